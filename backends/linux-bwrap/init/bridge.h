@@ -1,0 +1,21 @@
+/* The in-sandbox bridge: TCP listeners on 127.0.0.1 and [::1] inside the
+ * sandbox's empty network namespace, relaying each connection to the srt
+ * proxy's Unix socket (bind-mounted into the sandbox). Replaces socat. */
+#ifndef SRT_INIT_BRIDGE_H
+#define SRT_INIT_BRIDGE_H
+
+#include <sys/types.h>
+
+struct srt_bridge_spec {
+	const char *socket_path; /* the proxy's Unix socket, as seen inside */
+	int http_port;           /* e.g. 3128 */
+	int socks_port;          /* e.g. 1080 */
+};
+
+/* Bind and listen on every port (127.0.0.1 and ::1; ::1 may be missing),
+ * then fork the relay process and return its pid in *pid. The relay dies
+ * with its parent (PR_SET_PDEATHSIG). Returns 0, or -1 with a message on
+ * stderr naming the step; nothing is left listening on failure. */
+int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid);
+
+#endif

@@ -1,0 +1,42 @@
+/* linux-bwrap: the filesystem part of the plan, a pure function of the policy.
+ *
+ * Produces the bwrap mount words (from "--ro-bind / /" up to and including
+ * the mandatory write denies, §4.4-4.6 of anchor-inventory, with the
+ * precedence of SPEC §3) and the list of host paths the plan had to create
+ * (placeholders for deny paths that do not exist yet) so the core can remove
+ * them when the run ends. */
+#ifndef SRT_BWRAP_MOUNTS_H
+#define SRT_BWRAP_MOUNTS_H
+
+#include <stddef.h>
+#include <srt/error.h>
+#include <srt/policy.h>
+
+struct srt_words {
+	char **v; /* NULL-terminated when n > 0 */
+	size_t n, alloc;
+};
+
+struct srt_mount_plan {
+	struct srt_words words;        /* bwrap arguments, e.g. "--ro-bind" "/" "/" */
+	struct srt_words created;      /* host paths created for the run, deepest last */
+	struct srt_words notes;        /* one line per decision, for --explain/--debug */
+};
+
+/* Compute the mount words for pol. Walks the write roots for mandatory
+ * denies (bounded by pol->mandatory_deny_search_depth, skipping
+ * node_modules). May create placeholder files/dirs (recorded in
+ * plan->created). On failure nothing is left created and diag names the
+ * rule ("filesystem.denyWrite[0]: ...") that could not be enforced. */
+int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
+			   struct srt_diag *diag);
+/* Free the plan; does not touch the host (see srt__bwrap_plan_cleanup). */
+void srt__bwrap_plan_release(struct srt_mount_plan *plan);
+/* Remove what the plan created, deepest first, each only if it is still an
+ * empty regular file or an empty directory. Safe to call twice. */
+void srt__bwrap_plan_cleanup(const struct srt_words *created);
+
+int srt__words_push(struct srt_words *w, const char *s);
+void srt__words_release(struct srt_words *w);
+
+#endif

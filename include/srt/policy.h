@@ -1,0 +1,66 @@
+/* srt: the validated, resolved policy a backend compiles into its plan.
+ *
+ * Built by the core from the settings (libsrt/policy.c). Every path here is
+ * absolute and normalised; backends never see "~" or relative spellings.
+ * The core owns all memory; a backend borrows the policy for the lifetime of
+ * the state it returns from prepare(). */
+#ifndef SRT_POLICY_H
+#define SRT_POLICY_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum srt_rule_flags {
+	SRT_RULE_LITERAL = 1u << 0, /* {path, literal:true}: a name, never a pattern */
+	SRT_RULE_GLOB = 1u << 1,    /* path holds glob characters (* ? [ ]) */
+	SRT_RULE_DEFAULT = 1u << 2, /* added by srt (default write path, mandatory deny) */
+};
+
+struct srt_rule {
+	char *path;     /* absolute; for globs, the pattern with an absolute prefix */
+	unsigned flags; /* enum srt_rule_flags */
+	char *origin;   /* where it came from: "filesystem.denyRead[2]", "mandatory", ... */
+};
+
+struct srt_rules {
+	struct srt_rule *v;
+	size_t n;
+};
+
+struct srt_policy {
+	char *cwd;    /* the command's working directory (realpath) */
+	char *home;   /* $HOME of the caller, or NULL when unknown/empty */
+	char *tmpdir; /* TMPDIR handed to the command; exists and is writable */
+
+	int fs_disabled; /* filesystem.disabled: no filesystem rules at all */
+	struct srt_rules deny_read;
+	struct srt_rules allow_read;
+	struct srt_rules allow_write; /* includes default write paths and tmpdir */
+	struct srt_rules deny_write;  /* user denyWrite + loaded settings files */
+	int allow_git_config;
+	int mandatory_deny_depth; /* 1..10 */
+
+	int weaker_nested_sandbox;   /* enableWeakerNestedSandbox */
+	int allow_nested_userns;     /* allowNestedUserNamespaces */
+	int allow_all_unix_sockets;  /* network.allowAllUnixSockets */
+	int allow_local_binding;     /* network.allowLocalBinding */
+	char *bwrap_path;            /* settings bwrapPath, or NULL: search PATH */
+
+	/* Network: the command always gets an empty network namespace. When
+	 * proxy_dir is set, the proxies listen on Unix sockets inside it and the
+	 * backend makes them reachable at 127.0.0.1:<port> inside. */
+	char *proxy_dir;        /* 0700 per-run directory, or NULL: no network at all */
+	char *proxy_socket;     /* socket path inside proxy_dir, or NULL */
+	int http_port;          /* in-sandbox port of the HTTP proxy (3128) */
+	int socks_port;         /* in-sandbox port of the SOCKS5 proxy (1080) */
+
+	int debug; /* -d: backends may print plan details on stderr */
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,44 @@
+/* The filtering proxy: one epoll loop on a thread of its own, serving HTTP
+ * (absolute-form and CONNECT) and SOCKS5 on one Unix socket, deciding by the
+ * settings' domain lists (anchor-inventory §3.4, §7). */
+#ifndef SRT_PROXY_H
+#define SRT_PROXY_H
+
+#include <srt/error.h>
+#include "libsrt/settings.h"
+
+struct srt_proxy;
+
+/* Called from the proxy thread for every refusal. `command_key` is the
+ * attribution decoded from the proxy username (may be NULL), `line` is
+ * "deny network-outbound host:port (reason)". */
+typedef void (*srt_proxy_violation_fn)(void *ctx, const char *command_key,
+				       const char *line);
+
+struct srt_proxy_config {
+	const struct srt_settings *settings; /* copied; not kept */
+	const char *socket_path;             /* where to listen (in a 0700 dir) */
+	const char *token;                   /* per-run secret, 32 hex chars */
+	srt_proxy_violation_fn on_violation;
+	void *ctx;
+	int debug;
+};
+
+/* Bind the socket and prepare the loop; no thread yet. */
+int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
+		   struct srt_diag *diag);
+/* Start the loop thread. */
+int srt__proxy_start(struct srt_proxy *p, struct srt_diag *diag);
+/* Replace the network lists live (thread-safe). */
+int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
+		      struct srt_diag *diag);
+/* Stop the thread, close every connection, unlink the socket. NULL-safe. */
+void srt__proxy_free(struct srt_proxy *p);
+
+/* NAME=VALUE strings of §4.8 for the child environment (proxy variables,
+ * NO_PROXY, GIT_SSH_COMMAND, ...), for a client reaching the proxy inside
+ * the sandbox at localhost:http_port / :socks_port with user:token. */
+int srt__proxy_env(struct srt_strv *out, const char *user, const char *token,
+		   int http_port, int socks_port);
+
+#endif

@@ -1,0 +1,47 @@
+# Shared helpers for integration tests (sourced). Each test script prints TAP.
+#
+# Environment set by the Makefile (AM_TESTS_ENVIRONMENT) or tests/run:
+#   top_builddir, top_srcdir   absolute paths of the build and source trees
+#   SRT_TEST_USER              name of the user this run is for (informational)
+# Every test gets a fresh world-traversable WORK directory with a fake HOME
+# (WORK/home) holding a canary secret at ~/.ssh/id_canary, and cd's into
+# WORK/proj (a directory the command may write when the settings say so).
+
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+
+SRT="$top_builddir/srt"
+BACKEND="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+SYSPROBE="$top_builddir/tests/helpers/sysprobe"
+
+_tap_n=0
+_tap_failed=0
+
+plan() { echo "1..$1"; }
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+not_ok() { _tap_n=$((_tap_n + 1)); _tap_failed=1; echo "not ok $_tap_n - $*"; }
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
+diag() { printf '# %s\n' "$@" | sed 's/^# # /# /'; }
+# check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+WORK=$(mktemp -d /tmp/srt-it.XXXXXX)
+chmod 755 "$WORK"
+export HOME="$WORK/home"
+mkdir -p "$HOME/.ssh" "$WORK/proj"
+echo "CANARY-SECRET-$$" > "$HOME/.ssh/id_canary"
+chmod 700 "$HOME/.ssh"; chmod 600 "$HOME/.ssh/id_canary"
+CANARY=$(cat "$HOME/.ssh/id_canary")
+cd "$WORK/proj"
+_cleanup() { cd /; rm -rf "$WORK" 2>/dev/null || true; }
+trap _cleanup EXIT
+
+# settings JSON: writes $WORK/settings.json and echoes its path
+settings() { printf '%s\n' "$1" > "$WORK/settings.json"; echo "$WORK/settings.json"; }
+DEFAULT_SETTINGS='{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}'
+
+# srt_run [srt options] -- ...: run srt with the built backend, 30 s cap
+srt_run() { timeout -k 5 30 "$SRT" --backend="$BACKEND" "$@"; }
+
+is_root() { [ "$(id -u)" = 0 ]; }
