@@ -1,1 +1,26 @@
-/* placeholder: being written */
+/* Module loader: backends by absolute path only, header checked before use. */
+#ifndef SRT_LOADER_H
+#define SRT_LOADER_H
+
+#include <srt/backend.h>
+
+struct srt_module;
+
+/* Load the backend named `spec`: an absolute path to a .so, or a name
+ * ("linux-bwrap") looked up as <SRT_BACKENDDIR>/<name with '-' -> '_'>.so.
+ * Never searches a path an attacker could set. Checks magic, ABI major,
+ * ABI minor and size before anything else is read, and refuses a mismatch
+ * naming the file and both versions. */
+int srt__module_load_backend(const char *spec, struct srt_module **out,
+			     const struct srt_backend **vt, struct srt_diag *diag);
+/* The absolute path the module was loaded from. */
+const char *srt__module_path(const struct srt_module *m);
+/* Unload; NULL-safe. */
+void srt__module_free(struct srt_module *m);
+
+/* Check a header against what this core accepts; exposed for tests. */
+int srt__module_check_header(const struct srt_module_header *h, const char *path,
+			     uint32_t want_magic, size_t min_size,
+			     struct srt_diag *diag);
+
+#endif

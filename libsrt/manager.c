@@ -1,1 +1,640 @@
-/* placeholder: being written */
+/* The sandbox object: settings -> policy -> backend plan -> proxy -> run.
+ *
+ * Everything here is OS-neutral; the backend module does the OS work and the
+ * proxy (proxies/) owns the sockets. Every setup failure is returned before
+ * any command runs. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <srt/srt.h>
+#include <srt/backend.h>
+
+#include "loader.h"
+#include "policy.h"
+#include "proxies/proxy.h"
+#include "run.h"
+#include "settings.h"
+
+#define SRT_HTTP_PORT 3128
+#define SRT_SOCKS_PORT 1080
+#define SRT_DEFAULT_BACKEND "linux-bwrap"
+
+extern char **environ;
+
+struct srt_sandbox {
+	char *backend_spec;
+	char *cwd;
+	int debug;
+	srt_log_fn log;
+	void *log_ctx;
+
+	struct srt_settings settings;
+	char *settings_path; /* the file loaded, or NULL */
+	int have_policy;
+	struct srt_policy policy;
+
+	struct srt_module *module;
+	const struct srt_backend *be;
+	void *bstate;
+
+	struct srt_proxy *proxy;
+	char *proxy_dir;
+	char token[33];
+	int started;
+};
+
+const char *srt_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+static void sb_log(struct srt_sandbox *sb, int is_debug, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void sb_log(struct srt_sandbox *sb, int is_debug, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	if (is_debug && !sb->debug)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (sb->log)
+		sb->log(sb->log_ctx, is_debug, line);
+	else
+		fprintf(stderr, "%s%s\n", is_debug ? "[srt debug] " : "srt: warning: ", line);
+}
+
+static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
+{
+	struct srt_sandbox *sb = calloc(1, sizeof(*sb));
+	char buf[PATH_MAX];
+
+	if (!sb)
+		return SRT_E_NOMEM;
+	srt_settings_init(&sb->settings);
+	if (opt) {
+		sb->debug = opt->debug;
+		sb->log = opt->log;
+		sb->log_ctx = opt->log_ctx;
+		if (opt->backend && !(sb->backend_spec = strdup(opt->backend)))
+			goto nomem;
+		if (opt->cwd && !(sb->cwd = strdup(opt->cwd)))
+			goto nomem;
+	}
+	if (!sb->cwd) {
+		if (!getcwd(buf, sizeof(buf))) {
+			srt_sandbox_free(sb);
+			return SRT_E_IO;
+		}
+		if (!(sb->cwd = strdup(buf)))
+			goto nomem;
+	}
+	*out = sb;
+	return SRT_OK;
+nomem:
+	srt_sandbox_free(sb);
+	return SRT_E_NOMEM;
+}
+
+static void flush_warnings(struct srt_sandbox *sb)
+{
+	size_t i;
+
+	for (i = 0; i < sb->settings.warnings.n; i++)
+		sb_log(sb, 0, "%s", sb->settings.warnings.v[i]);
+	for (i = 0; i < sb->settings.ignored_keys.n; i++)
+		sb_log(sb, 1, "settings key \"%s\" is accepted for compatibility and ignored",
+		       sb->settings.ignored_keys.v[i]);
+}
+
+static char *default_settings_path(void)
+{
+	const char *home = getenv("HOME");
+	char *p;
+
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || !*home)
+		return NULL;
+	if (asprintf(&p, "%s/.srt-settings.json", home) < 0)
+		return NULL;
+	return p;
+}
+
+int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
+			      int explicit_path, const struct srt_options *opt,
+			      struct srt_diag *diag)
+{
+	struct srt_sandbox *sb = NULL;
+	char *def = NULL;
+	bool loaded = false;
+	int rc;
+
+	rc = sb_alloc(&sb, opt);
+	if (rc)
+		return srt_diag_set(diag, rc, "", "cannot create sandbox: %s", srt_strerror(rc));
+	if (!path) {
+		def = default_settings_path();
+		explicit_path = 0;
+		path = def;
+	}
+	if (path) {
+		rc = srt_settings_load_file(&sb->settings, path, explicit_path, &loaded, diag);
+		if (rc)
+			goto out;
+		if (loaded && !(sb->settings_path = realpath(path, NULL)))
+			sb->settings_path = strdup(path);
+		if (!loaded)
+			sb_log(sb, 1, "no settings at %s, using the built-in defaults", path);
+	}
+	flush_warnings(sb);
+	*out = sb;
+	sb = NULL;
+	rc = SRT_OK;
+out:
+	free(def);
+	srt_sandbox_free(sb);
+	return rc;
+}
+
+int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
+			      size_t len, enum srt_settings_format fmt,
+			      const struct srt_options *opt, struct srt_diag *diag)
+{
+	struct srt_sandbox *sb = NULL;
+	int rc;
+
+	rc = sb_alloc(&sb, opt);
+	if (rc)
+		return srt_diag_set(diag, rc, "", "cannot create sandbox: %s", srt_strerror(rc));
+	if (fmt == SRT_SETTINGS_YAML)
+		rc = srt_settings_parse_yaml(&sb->settings, text, len, "settings", diag);
+	else
+		rc = srt_settings_parse_json(&sb->settings, text, len, "settings", diag);
+	if (rc) {
+		srt_sandbox_free(sb);
+		return rc;
+	}
+	flush_warnings(sb);
+	*out = sb;
+	return SRT_OK;
+}
+
+/* A setting that would change enforcement but that this build does not
+ * enforce yet is refused by name: running without it would silently give
+ * the command more (or different) access than the file asks for. */
+static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	const struct srt_settings *s = &sb->settings;
+	static const char fmt[] =
+		"\"%s\" is not supported yet by this srt; remove it from the settings (srt will not run with a rule it cannot enforce)";
+	const char *key = NULL;
+
+	if (s->has_tls_terminate)
+		key = "network.tlsTerminate";
+	else if (s->has_credentials)
+		key = "credentials";
+	else if (s->has_mitm_proxy)
+		key = "network.mitmProxy";
+	else if (s->has_parent_proxy)
+		key = "network.parentProxy";
+	else if (s->http_proxy_port)
+		key = "network.httpProxyPort";
+	else if (s->socks_proxy_port)
+		key = "network.socksProxyPort";
+	else if (s->has_filters)
+		key = "network.filters";
+	else if (s->allow_unix_sockets.n)
+		key = "network.allowUnixSockets";
+	else if (s->refuse_opaque_tunnels)
+		key = "network.refuseOpaqueTunnels";
+	else if (s->require_host_match)
+		key = "network.requireHostMatch";
+	else if (s->strip_response_headers.n)
+		key = "network.stripResponseHeaders";
+	else if (s->git_safe_directories.n)
+		key = "git.safeDirectories";
+	if (key)
+		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
+
+	/* macOS/Windows-only keys change nothing on this platform. */
+	if (s->allow_mach_lookup.n)
+		sb_log(sb, 1, "network.allowMachLookup applies to macOS only; ignored");
+	if (s->enable_weaker_network_isolation)
+		sb_log(sb, 1, "enableWeakerNetworkIsolation applies to macOS only; ignored");
+	if (s->allow_apple_events)
+		sb_log(sb, 1, "allowAppleEvents applies to macOS only; ignored");
+	if (s->allow_pty)
+		sb_log(sb, 1, "allowPty applies to macOS only; ignored");
+	if (s->has_windows)
+		sb_log(sb, 1, "windows settings apply to Windows only; ignored");
+	return SRT_OK;
+}
+
+static int make_token(char out[33], struct srt_diag *diag)
+{
+	unsigned char raw[16];
+	size_t got = 0;
+	int i;
+
+	while (got < sizeof(raw)) {
+		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return srt_diag_set(diag, SRT_E_IO, "", "getrandom: %s", strerror(errno));
+		}
+		got += (size_t)r;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return SRT_OK;
+}
+
+/* The proxy socket lives in a fresh 0700 directory: other users cannot
+ * reach it even before the token check. */
+static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	struct srt_proxy_config cfg;
+	char tmpl[PATH_MAX];
+	char *sock = NULL;
+	const char *base = getenv("TMPDIR");
+	sigset_t all, old;
+	int rc;
+
+	if (!base || base[0] != '/')
+		base = "/tmp";
+	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
+		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
+	if (!mkdtemp(tmpl))
+		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
+				    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
+				    base, strerror(errno));
+	if (!(sb->proxy_dir = strdup(tmpl)))
+		return SRT_E_NOMEM;
+	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
+		return SRT_E_NOMEM;
+	rc = make_token(sb->token, diag);
+	if (rc)
+		goto out;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &sb->settings;
+	cfg.socket_path = sock;
+	cfg.token = sb->token;
+	cfg.debug = sb->debug;
+	rc = srt__proxy_new(&sb->proxy, &cfg, diag);
+	if (rc)
+		goto out;
+	/* The proxy thread must never take the signals srt forwards. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = srt__proxy_start(sb->proxy, diag);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		goto out;
+	sb->policy.proxy_dir = strdup(sb->proxy_dir);
+	sb->policy.proxy_socket = sock;
+	sock = NULL;
+	if (!sb->policy.proxy_dir)
+		rc = SRT_E_NOMEM;
+	sb->policy.http_port = SRT_HTTP_PORT;
+	sb->policy.socks_port = SRT_SOCKS_PORT;
+out:
+	free(sock);
+	return rc;
+}
+
+int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	struct srt_policy_env env;
+	const char *files[2] = { NULL, NULL };
+	const char *spec;
+	int rc;
+
+	if (sb->started)
+		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox already started");
+	rc = check_supported(sb, diag);
+	if (rc)
+		return rc;
+
+	memset(&env, 0, sizeof(env));
+	env.cwd = sb->cwd;
+	files[0] = sb->settings_path;
+	env.settings_files = files;
+	env.debug = sb->debug;
+	rc = srt__policy_build(&sb->policy, &sb->settings, &env, diag);
+	if (rc)
+		return rc;
+	sb->have_policy = 1;
+	sb->policy.debug = sb->debug;
+
+	spec = sb->backend_spec ? sb->backend_spec : SRT_DEFAULT_BACKEND;
+	rc = srt__module_load_backend(spec, &sb->module, &sb->be, diag);
+	if (rc)
+		return rc;
+	sb_log(sb, 1, "backend %s from %s", sb->be->hdr.name, srt__module_path(sb->module));
+
+	/* With no allowed domain nothing could ever be reached, so no proxy is
+	 * started and the command gets an empty network namespace only. */
+	if (sb->settings.allowed_domains.n > 0) {
+		if (!(sb->be->caps & SRT_CAP_PROXY))
+			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
+					    "backend \"%s\" cannot bridge the proxy into the sandbox",
+					    sb->be->hdr.name);
+		rc = start_proxy(sb, diag);
+		if (rc)
+			return rc;
+	}
+
+	rc = sb->be->probe(&sb->policy, diag);
+	if (rc)
+		return rc;
+	rc = sb->be->prepare(&sb->policy, &sb->bstate, diag);
+	if (rc)
+		return rc;
+	sb->started = 1;
+	return SRT_OK;
+}
+
+static int base64_encode(const unsigned char *in, size_t n, char *out, size_t outlen)
+{
+	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i, o = 0;
+
+	if (outlen < 4 * ((n + 2) / 3) + 1)
+		return SRT_E_LIMIT;
+	for (i = 0; i + 2 < n; i += 3) {
+		out[o++] = tbl[in[i] >> 2];
+		out[o++] = tbl[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
+		out[o++] = tbl[((in[i + 1] & 15) << 2) | (in[i + 2] >> 6)];
+		out[o++] = tbl[in[i + 2] & 63];
+	}
+	if (i < n) {
+		out[o++] = tbl[in[i] >> 2];
+		if (i + 1 < n) {
+			out[o++] = tbl[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
+			out[o++] = tbl[(in[i + 1] & 15) << 2];
+		} else {
+			out[o++] = tbl[(in[i] & 3) << 4];
+			out[o++] = '=';
+		}
+		out[o++] = '=';
+	}
+	out[o] = '\0';
+	return SRT_OK;
+}
+
+/* The attribution key travels as "srt.<base64 of its first 100 chars>". */
+static void proxy_user(const char *key, char *out, size_t outlen)
+{
+	char b64[160];
+	size_t n = key ? strlen(key) : 0;
+
+	if (n > 100)
+		n = 100;
+	if (!n || base64_encode((const unsigned char *)key, n, b64, sizeof(b64)) != SRT_OK)
+		snprintf(out, outlen, "srt");
+	else
+		snprintf(out, outlen, "srt.%s", b64);
+}
+
+static int child_env(struct srt_sandbox *sb, const char *command_key, char ***out)
+{
+	struct srt_strv set = { 0 };
+	char *kv = NULL;
+	int rc = SRT_E_NOMEM;
+
+	if (srt__strv_push(&set, "SANDBOX_RUNTIME=1"))
+		goto out;
+	if (sb->policy.tmpdir && !sb->policy.fs_disabled) {
+		if (asprintf(&kv, "TMPDIR=%s", sb->policy.tmpdir) < 0 || srt__strv_push(&set, kv))
+			goto out;
+	}
+	if (sb->proxy) {
+		char user[200];
+		proxy_user(command_key, user, sizeof(user));
+		rc = srt__proxy_env(&set, user, sb->token, sb->policy.http_port,
+				    sb->policy.socks_port);
+		if (rc)
+			goto out;
+	}
+	rc = srt__env_build(environ, &set, out);
+out:
+	free(kv);
+	srt__strv_release(&set);
+	return rc;
+}
+
+static const char *pick_shell(void)
+{
+	if (access("/bin/bash", X_OK) == 0)
+		return "/bin/bash";
+	return "/bin/sh";
+}
+
+int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
+			FILE *out, struct srt_diag *diag)
+{
+	struct srt_command cmd;
+	const struct srt_rules *lists[4];
+	static const char *names[4] = { "deny read", "allow read", "allow write", "deny write" };
+	size_t i, j;
+	int rc;
+
+	if (!sb->started)
+		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox not started");
+	lists[0] = &sb->policy.deny_read;
+	lists[1] = &sb->policy.allow_read;
+	lists[2] = &sb->policy.allow_write;
+	lists[3] = &sb->policy.deny_write;
+	fprintf(out, "srt %s: effective policy\n", PACKAGE_VERSION);
+	fprintf(out, "settings: %s\n", sb->settings_path ? sb->settings_path : "(built-in defaults)");
+	fprintf(out, "backend: %s (%s)\n", sb->be->hdr.name, srt__module_path(sb->module));
+	fprintf(out, "cwd: %s\n", sb->policy.cwd);
+	fprintf(out, "TMPDIR: %s\n", sb->policy.tmpdir ? sb->policy.tmpdir : "(inherited)");
+	if (sb->policy.fs_disabled)
+		fprintf(out, "filesystem: disabled (filesystem.disabled): no filesystem rules\n");
+	else
+		for (i = 0; i < 4; i++)
+			for (j = 0; j < lists[i]->n; j++)
+				fprintf(out, "%-11s %s%s   <- %s\n", names[i], lists[i]->v[j].path,
+					(lists[i]->v[j].flags & SRT_RULE_GLOB) ? " (glob)" : "",
+					lists[i]->v[j].origin ? lists[i]->v[j].origin : "");
+	fprintf(out, "network: empty network namespace");
+	if (sb->proxy) {
+		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",
+			sb->policy.proxy_socket, sb->policy.http_port, sb->policy.socks_port);
+		for (i = 0; i < sb->settings.allowed_domains.n; i++)
+			fprintf(out, "allow host  %s   <- network.allowedDomains[%zu]\n",
+				sb->settings.allowed_domains.v[i], i);
+	} else {
+		fprintf(out, "; no proxy (network.allowedDomains is empty)\n");
+	}
+	for (i = 0; i < sb->settings.denied_domains.n; i++)
+		fprintf(out, "deny host   %s   <- network.deniedDomains[%zu]\n",
+			sb->settings.denied_domains.v[i], i);
+
+	memset(&cmd, 0, sizeof(cmd));
+	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+	if (rc)
+		return rc;
+	if (sb->be->explain)
+		rc = sb->be->explain(sb->bstate, &cmd, out);
+	else
+		rc = srt_diag_set(diag, SRT_E_UNSUPPORTED, "", "backend \"%s\" cannot explain its plan",
+				  sb->be->hdr.name);
+	sb->be->release(sb->bstate, &cmd);
+	return rc;
+}
+
+int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
+		    const struct srt_run_options *ro, int *status,
+		    struct srt_diag *diag)
+{
+	struct srt_command cmd;
+	struct srt_spawn sp;
+	char **envp = NULL;
+	char *key = NULL;
+	volatile pid_t target = 0;
+	pid_t pid;
+	int rc;
+
+	if (!sb->started)
+		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox not started");
+	if (!argv || !argv[0])
+		return srt_diag_set(diag, SRT_E_INVAL, "", "no command to run");
+	memset(&cmd, 0, sizeof(cmd));
+	if (ro && ro->command_id && *ro->command_id)
+		key = strdup(ro->command_id);
+	else
+		rc = srt_quote_argv(argv, &key);
+	if (!key)
+		return SRT_E_NOMEM;
+
+	rc = child_env(sb, key, &envp);
+	if (rc)
+		goto out;
+	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+	if (rc)
+		goto out;
+	memset(&sp, 0, sizeof(sp));
+	sp.argv = cmd.argv;
+	sp.envp = envp;
+	sp.keep_fds = cmd.child_fds;
+	sp.n_keep_fds = cmd.n_child_fds;
+	sp.null_fd = ro ? ro->null_fd : 0;
+	rc = srt__spawn(&sp, &pid, diag);
+	if (rc)
+		goto out_cmd;
+	if (sb->be->started) {
+		rc = sb->be->started(sb->bstate, &cmd, pid, diag);
+		if (rc) {
+			/* The sandbox could not be confirmed: never let it run on. */
+			kill(pid, SIGKILL);
+			srt__wait(pid, NULL, 0, status, NULL);
+			goto out_cmd;
+		}
+	}
+	target = cmd.signal_pid;
+	rc = srt__wait(pid, &target, ro ? ro->forward_signals : 0, status, diag);
+out_cmd:
+	sb->be->release(sb->bstate, &cmd);
+out:
+	srt__env_free(envp);
+	free(key);
+	return rc;
+}
+
+void srt_sandbox_free(struct srt_sandbox *sb)
+{
+	if (!sb)
+		return;
+	if (sb->be && sb->bstate)
+		sb->be->teardown(sb->bstate);
+	srt__proxy_free(sb->proxy);
+	if (sb->proxy_dir)
+		rmdir(sb->proxy_dir);
+	srt__module_free(sb->module);
+	if (sb->have_policy)
+		srt__policy_release(&sb->policy);
+	srt_settings_release(&sb->settings);
+	free(sb->proxy_dir);
+	free(sb->settings_path);
+	free(sb->backend_spec);
+	free(sb->cwd);
+	explicit_bzero(sb->token, sizeof(sb->token));
+	free(sb);
+}
+
+/* §1.3: bare when the word matches [A-Za-z0-9_./:@+,-][A-Za-z0-9_./:=@+,-]*,
+ * otherwise single-quoted with ' spelled '"'"'. */
+static int word_is_bare(const char *w)
+{
+	const char *p;
+
+	if (!*w || *w == '=')
+		return 0;
+	for (p = w; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      strchr("_./:@+,-=", c)))
+			return 0;
+	}
+	return 1;
+}
+
+int srt_quote_argv(const char *const *argv, char **out)
+{
+	size_t cap = 1, i, o = 0;
+	const char *p;
+	char *s;
+
+	for (i = 0; argv[i]; i++)
+		cap += strlen(argv[i]) * 5 + 3;
+	if (!(s = malloc(cap)))
+		return SRT_E_NOMEM;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			s[o++] = ' ';
+		if (word_is_bare(argv[i])) {
+			memcpy(s + o, argv[i], strlen(argv[i]));
+			o += strlen(argv[i]);
+			continue;
+		}
+		s[o++] = '\'';
+		for (p = argv[i]; *p; p++) {
+			if (*p == '\'') {
+				memcpy(s + o, "'\"'\"'", 5);
+				o += 5;
+			} else {
+				s[o++] = *p;
+			}
+		}
+		s[o++] = '\'';
+	}
+	s[o] = '\0';
+	*out = s;
+	return SRT_OK;
+}
+
+const char *srt_default_shell(void)
+{
+	return pick_shell();
+}

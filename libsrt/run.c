@@ -1,1 +1,188 @@
-/* placeholder: being written */
+/* Spawning and waiting (POSIX only: fork, execve, sigtimedwait, waitpid). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+static size_t name_len(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+int srt__env_build(char *const *base, const struct srt_strv *set, char ***out)
+{
+	size_t nb = 0, n = 0, i, j;
+	char **env;
+
+	while (base && base[nb])
+		nb++;
+	env = calloc(nb + (set ? set->n : 0) + 1, sizeof(*env));
+	if (!env)
+		return SRT_E_NOMEM;
+	for (i = 0; i < nb; i++) {
+		size_t l = name_len(base[i]);
+		int replaced = 0;
+		for (j = 0; set && j < set->n; j++)
+			if (name_len(set->v[j]) == l && !strncmp(set->v[j], base[i], l))
+				replaced = 1;
+		if (replaced)
+			continue;
+		if (!(env[n++] = strdup(base[i])))
+			goto nomem;
+	}
+	for (j = 0; set && j < set->n; j++)
+		if (!(env[n++] = strdup(set->v[j])))
+			goto nomem;
+	*out = env;
+	return SRT_OK;
+nomem:
+	srt__env_free(env);
+	return SRT_E_NOMEM;
+}
+
+void srt__env_free(char **env)
+{
+	size_t i;
+
+	if (!env)
+		return;
+	for (i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
+{
+	pid_t p;
+	int errpipe[2];
+	int child_errno = 0;
+	ssize_t r;
+
+	/* The child reports an exec failure through a CLOEXEC pipe, so srt can
+	 * say why instead of returning a bare 127. */
+	if (pipe2(errpipe, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "pipe: %s", strerror(errno));
+	p = fork();
+	if (p < 0) {
+		int e = errno;
+		close(errpipe[0]);
+		close(errpipe[1]);
+		return srt_diag_set(diag, SRT_E_IO, "", "fork: %s", strerror(e));
+	}
+	if (p == 0) {
+		sigset_t none;
+		size_t i;
+		int k, e;
+
+		for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+			signal(forwarded[i], SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (k = 0; k < sp->n_keep_fds; k++) {
+			int fl = fcntl(sp->keep_fds[k], F_GETFD);
+			if (fl >= 0)
+				fcntl(sp->keep_fds[k], F_SETFD, fl & ~FD_CLOEXEC);
+		}
+		if (sp->null_fd >= 3) {
+			int nfd = open("/dev/null", O_RDONLY);
+			if (nfd < 0 || (nfd != sp->null_fd && dup2(nfd, sp->null_fd) < 0))
+				goto fail;
+			if (nfd != sp->null_fd)
+				close(nfd);
+		}
+		execvpe(sp->argv[0], sp->argv, sp->envp);
+fail:
+		e = errno;
+		if (write(errpipe[1], &e, sizeof(e)) < 0) {
+			/* nothing more to do: the parent sees EOF and exit 127 */
+		}
+		_exit(127);
+	}
+	close(errpipe[1]);
+	do
+		r = read(errpipe[0], &child_errno, sizeof(child_errno));
+	while (r < 0 && errno == EINTR);
+	close(errpipe[0]);
+	if (r == (ssize_t)sizeof(child_errno)) {
+		waitpid(p, NULL, 0);
+		if (diag)
+			diag->saved_errno = child_errno;
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, sp->argv[0],
+				    "cannot execute \"%s\": %s", sp->argv[0], strerror(child_errno));
+	}
+	*pid = p;
+	return SRT_OK;
+}
+
+static int decode_status(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return 1;
+}
+
+int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
+	      int *status, struct srt_diag *diag)
+{
+	sigset_t set, old;
+	size_t i;
+	int ws;
+	pid_t r;
+
+	if (!forward) {
+		do
+			r = waitpid(pid, &ws, 0);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return srt_diag_set(diag, SRT_E_IO, "", "waitpid: %s", strerror(errno));
+		*status = decode_status(ws);
+		return SRT_OK;
+	}
+
+	/* SIGCHLD is blocked only in this thread; a process-directed SIGCHLD may
+	 * be taken by another thread, so the wait also polls with a timeout. */
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	for (;;) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		siginfo_t si;
+		int sig;
+
+		r = waitpid(pid, &ws, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			return srt_diag_set(diag, SRT_E_IO, "", "waitpid: %s", strerror(errno));
+		}
+		sig = sigtimedwait(&set, &si, &ts);
+		if (sig <= 0 || sig == SIGCHLD)
+			continue;
+		{
+			pid_t target = signal_pid && *signal_pid > 0 ? *signal_pid : pid;
+			kill(target, sig);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	*status = decode_status(ws);
+	return SRT_OK;
+}

@@ -1,1 +1,33 @@
-/* placeholder: being written */
+/* Spawning the wrapped command and waiting for it, with signal forwarding. */
+#ifndef SRT_RUN_H
+#define SRT_RUN_H
+
+#include <sys/types.h>
+#include <srt/error.h>
+#include "settings.h"
+
+/* Build the child environment: a copy of `base` with each NAME=VALUE of
+ * `set` replacing any entry of the same name. NULL-terminated, malloc'd. */
+int srt__env_build(char *const *base, const struct srt_strv *set, char ***out);
+void srt__env_free(char **env);
+
+struct srt_spawn {
+	char *const *argv;   /* argv[0] absolute or found on PATH */
+	char *const *envp;
+	const int *keep_fds; /* inherited by the child */
+	int n_keep_fds;
+	int null_fd;         /* >= 3: /dev/null at this fd in the child */
+};
+
+/* fork + exec. The child starts with an empty signal mask and default
+ * dispositions. *pid on success. Exec failure in the child exits 127. */
+int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag);
+
+/* Wait for pid. With forward != 0, INT TERM HUP QUIT USR1 USR2 received by
+ * the calling thread (which must have them blocked) are sent to
+ * *signal_pid (read at each signal, so it may be filled in late; 0 means
+ * pid). *status: exit code, or 128+N for a death by signal N. */
+int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
+	      int *status, struct srt_diag *diag);
+
+#endif

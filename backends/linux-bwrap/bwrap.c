@@ -1,1 +1,556 @@
-/* placeholder: being written */
+/* linux-bwrap: the policy enforced by bubblewrap (mount namespace, empty
+ * network namespace, pid namespace) plus the in-sandbox helper
+ * srt-linux-init (nested namespaces, seccomp, signal forwarding).
+ *
+ * The argv is assembled from three pure parts: the mount words (mounts.c),
+ * the process words (procargs.c) and the helper words. Secrets never go
+ * into the argv: the core passes the child environment through execve. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <srt/backend.h>
+
+#include "mounts.h"
+#include "procargs.h"
+
+/* Above this many words or bytes the mount words go through --args FD:
+ * the kernel limits one argument list (ARG_MAX) and bwrap accepts at most
+ * 9000 arguments on the command line. */
+#define ARGV_INLINE_WORDS 2000
+#define ARGV_INLINE_BYTES (64 * 1024)
+#define MAX_ARGS_FILE_WORDS 200000
+
+struct bwrap_state {
+	const struct srt_policy *pol;
+	char bwrap[PATH_MAX];
+	char helper[PATH_MAX];
+	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
+	pid_t guard_pid;
+};
+
+struct bwrap_cmd {
+	struct srt_mount_plan plan;
+	int info_rd, info_wr; /* --info-fd pipe */
+	int args_fd;          /* --args memfd, or -1 */
+};
+
+static int find_on_path(const char *name, char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	const char *p, *e;
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p; p = *e ? e + 1 : e) {
+		size_t l;
+		e = strchrnul(p, ':');
+		l = (size_t)(e - p);
+		/* only absolute PATH entries: "." or "" would pick up a file
+		 * from the working directory */
+		if (l == 0 || p[0] != '/')
+			continue;
+		if (snprintf(out, outlen, "%.*s/%s", (int)l, p, name) >= (int)outlen)
+			continue;
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The helper lives next to this module: <dir>/srt-linux-init (installed)
+ * or <dir>/../srt-linux-init (libtool build tree, module in .libs/). */
+static int find_helper(char *out, size_t outlen)
+{
+	extern const struct srt_backend srt_backend_entry;
+	Dl_info info;
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (!dladdr(&srt_backend_entry, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, dir))
+		return -1;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if (snprintf(out, outlen, "%s/srt-linux-init", dir) < (int)outlen && access(out, X_OK) == 0)
+		return 0;
+	if (snprintf(out, outlen, "%s/../srt-linux-init", dir) < (int)outlen && access(out, X_OK) == 0) {
+		char real[PATH_MAX];
+		if (realpath(out, real)) {
+			snprintf(out, outlen, "%s", real);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static long read_long_file(const char *path)
+{
+	char buf[64];
+	long v = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	v = strtol(buf, NULL, 10);
+	return v;
+}
+
+/* The likeliest reason namespaces cannot be created here, with the fix. */
+static const char *userns_diagnosis(void)
+{
+	if (read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1 && getuid() != 0)
+		return "AppArmor forbids unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1); "
+		       "allow them for bwrap with an AppArmor profile, or run `sysctl kernel.apparmor_restrict_unprivileged_userns=0`";
+	if (read_long_file("/proc/sys/user/max_user_namespaces") == 0)
+		return "user namespaces are disabled (user.max_user_namespaces=0); run `sysctl user.max_user_namespaces=15000`";
+	if (read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
+		return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); run `sysctl kernel.unprivileged_userns_clone=1`";
+	if (access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0)
+		return "this looks like a container whose seccomp profile forbids namespaces; start it with a profile that allows unshare/clone of user namespaces (e.g. --security-opt seccomp=unconfined)";
+	return "see bwrap's message above";
+}
+
+static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
+{
+	char path[PATH_MAX];
+
+	if (pol->bwrap_path) {
+		if (access(pol->bwrap_path, X_OK) != 0)
+			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
+					    "bubblewrap: bwrapPath \"%s\" is not executable (%s)",
+					    pol->bwrap_path, strerror(errno));
+	} else if (find_on_path("bwrap", path, sizeof(path)) != 0) {
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+				    "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap', or set bwrapPath in the settings");
+	}
+	if (find_helper(path, sizeof(path)) != 0)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
+				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
+	if (read_long_file("/proc/sys/user/max_user_namespaces") == 0)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "user namespaces", "user namespaces: %s",
+				    userns_diagnosis());
+	return SRT_OK;
+}
+
+static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
+{
+	struct bwrap_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return SRT_E_NOMEM;
+	st->pol = pol;
+	st->guard_fd = -1;
+	if (pol->bwrap_path)
+		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
+	else if (find_on_path("bwrap", st->bwrap, sizeof(st->bwrap)) != 0) {
+		free(st);
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+				    "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap'");
+	}
+	if (find_helper(st->helper, sizeof(st->helper)) != 0) {
+		free(st);
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
+				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
+	}
+	*state = st;
+	return SRT_OK;
+}
+
+/* The guard removes placeholder files if srt dies without cleaning up
+ * (SIGKILL): it reads NUL-terminated paths from a pipe and, at EOF, which
+ * comes when srt is gone or done, removes each one that is still an empty
+ * placeholder. */
+static void guard_main(int rd)
+{
+	struct srt_words paths = { 0 };
+	char buf[PATH_MAX + 1];
+	size_t have = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		int nfd = open("/dev/null", O_RDWR);
+		if (nfd >= 0 && nfd != i) {
+			dup2(nfd, i);
+			close(nfd);
+		}
+	}
+	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...) */
+	if (rd > 3)
+		close_range(3, (unsigned)rd - 1, 0);
+	close_range((unsigned)rd + 1, ~0U, 0);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	for (;;) {
+		ssize_t n = read(rd, buf + have, sizeof(buf) - have);
+		char *nul;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		while ((nul = memchr(buf, '\0', have))) {
+			size_t l = (size_t)(nul - buf) + 1;
+			srt__words_push(&paths, buf);
+			memmove(buf, buf + l, have - l);
+			have -= l;
+		}
+		if (have == sizeof(buf))
+			have = 0; /* an over-long record cannot be a path we sent */
+	}
+	srt__bwrap_plan_cleanup(&paths);
+	_exit(0);
+}
+
+static int guard_record(struct bwrap_state *st, const struct srt_words *created,
+			struct srt_diag *diag)
+{
+	size_t i;
+
+	if (created->n == 0)
+		return SRT_OK;
+	if (st->guard_fd < 0) {
+		int p[2];
+		pid_t pid;
+
+		if (pipe2(p, O_CLOEXEC) != 0)
+			return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+		pid = fork();
+		if (pid < 0) {
+			close(p[0]);
+			close(p[1]);
+			return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
+		}
+		if (pid == 0) {
+			sigset_t none;
+			close(p[1]);
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			guard_main(p[0]);
+		}
+		close(p[0]);
+		st->guard_fd = p[1];
+		st->guard_pid = pid;
+	}
+	for (i = 0; i < created->n; i++) {
+		const char *s = created->v[i];
+		size_t l = strlen(s) + 1, off = 0;
+		while (off < l) {
+			ssize_t w = write(st->guard_fd, s + off, l - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: write: %s",
+						    strerror(errno));
+			off += (size_t)w;
+		}
+	}
+	return SRT_OK;
+}
+
+static char *join_words(char **v, size_t n, size_t *len)
+{
+	size_t total = 0, i, o = 0;
+	char *buf;
+
+	for (i = 0; i < n; i++)
+		total += strlen(v[i]) + 1;
+	buf = malloc(total ? total : 1);
+	if (!buf)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(v[i]) + 1;
+		memcpy(buf + o, v[i], l);
+		o += l;
+	}
+	*len = total;
+	return buf;
+}
+
+static int push_fd_words(struct srt_words *w, const char *opt, int fd)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", fd);
+	if (srt__words_push(w, opt) || srt__words_push(w, num))
+		return SRT_E_NOMEM;
+	return SRT_OK;
+}
+
+static int bw_wrap(void *state, const char *const *argv, struct srt_command *out,
+		   struct srt_diag *diag)
+{
+	struct bwrap_state *st = state;
+	const struct srt_policy *pol = st->pol;
+	struct bwrap_cmd *bc;
+	struct srt_words w = { 0 };
+	size_t i, mount_bytes = 0;
+	int p[2], rc;
+
+	bc = calloc(1, sizeof(*bc));
+	if (!bc)
+		return SRT_E_NOMEM;
+	bc->info_rd = bc->info_wr = bc->args_fd = -1;
+	out->priv = bc;
+
+	rc = srt__bwrap_plan_mounts(pol, &bc->plan, diag);
+	if (rc)
+		return rc;
+	rc = guard_record(st, &bc->plan.created, diag);
+	if (rc)
+		return rc;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: info pipe: %s", strerror(errno));
+	bc->info_rd = p[0];
+	bc->info_wr = p[1];
+
+	rc = SRT_E_NOMEM;
+	if (srt__words_push(&w, st->bwrap) || srt__words_push(&w, "--new-session") ||
+	    srt__words_push(&w, "--die-with-parent") || srt__words_push(&w, "--unshare-net"))
+		goto fail;
+
+	for (i = 0; i < bc->plan.words.n; i++)
+		mount_bytes += strlen(bc->plan.words.v[i]) + 1;
+	if (bc->plan.words.n > ARGV_INLINE_WORDS || mount_bytes > ARGV_INLINE_BYTES) {
+		size_t len, off = 0;
+		char *buf;
+
+		if (bc->plan.words.n > MAX_ARGS_FILE_WORDS) {
+			rc = srt_diag_set(diag, SRT_E_LIMIT, "filesystem",
+					  "the mount plan has %zu words (limit %d); narrow the filesystem rules",
+					  bc->plan.words.n, MAX_ARGS_FILE_WORDS);
+			goto fail;
+		}
+		buf = join_words(bc->plan.words.v, bc->plan.words.n, &len);
+		if (!buf)
+			goto fail;
+		bc->args_fd = memfd_create("srt-bwrap-args", MFD_CLOEXEC);
+		if (bc->args_fd < 0) {
+			free(buf);
+			rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: memfd for --args: %s", strerror(errno));
+			goto fail;
+		}
+		while (off < len) {
+			ssize_t n = write(bc->args_fd, buf + off, len - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				free(buf);
+				rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: write --args: %s", strerror(errno));
+				goto fail;
+			}
+			off += (size_t)n;
+		}
+		free(buf);
+		lseek(bc->args_fd, 0, SEEK_SET);
+		if (push_fd_words(&w, "--args", bc->args_fd))
+			goto fail;
+	} else {
+		for (i = 0; i < bc->plan.words.n; i++)
+			if (srt__words_push(&w, bc->plan.words.v[i]))
+				goto fail;
+	}
+	if (pol->proxy_dir) {
+		/* the proxy's private directory, so the bridge can reach it */
+		if (srt__words_push(&w, "--bind") || srt__words_push(&w, pol->proxy_dir) ||
+		    srt__words_push(&w, pol->proxy_dir))
+			goto fail;
+	}
+	rc = srt__bwrap_process_args(pol, &w, diag);
+	if (rc)
+		goto fail;
+	rc = SRT_E_NOMEM;
+	if (push_fd_words(&w, "--info-fd", bc->info_wr))
+		goto fail;
+	rc = srt__bwrap_helper_args(pol, st->helper, argv, &w, diag);
+	if (rc)
+		goto fail;
+
+	out->argv = w.v; /* ownership moves to the command */
+	out->n_child_fds = 0;
+	out->child_fds[out->n_child_fds++] = bc->info_wr;
+	if (bc->args_fd >= 0)
+		out->child_fds[out->n_child_fds++] = bc->args_fd;
+	if (pol->debug) {
+		fprintf(stderr, "[srt debug] bwrap argv:");
+		for (i = 0; i < w.n; i++)
+			fprintf(stderr, " %s", w.v[i]);
+		fputc('\n', stderr);
+	}
+	return SRT_OK;
+fail:
+	srt__words_release(&w);
+	return rc;
+}
+
+/* bwrap writes {"child-pid": N} on --info-fd once the sandbox exists; EOF
+ * before that means bwrap failed to set it up. */
+static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
+		      struct srt_diag *diag)
+{
+	struct bwrap_cmd *bc = cmd->priv;
+	char buf[512];
+	size_t have = 0;
+	const char *k;
+
+	(void)state;
+	(void)pid;
+	if (bc->info_wr >= 0) {
+		close(bc->info_wr);
+		bc->info_wr = -1;
+	}
+	for (;;) {
+		ssize_t n = read(bc->info_rd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		k = strstr(buf, "\"child-pid\"");
+		if (k) {
+			const char *c = strchr(k + 11, ':');
+			if (c) {
+				char *end;
+				long v = strtol(c + 1, &end, 10);
+				if (end != c + 1 && *end && v > 0) {
+					cmd->signal_pid = (pid_t)v;
+					return SRT_OK;
+				}
+			}
+		}
+		if (have >= sizeof(buf) - 1)
+			break;
+	}
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+			    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
+}
+
+static void bw_release(void *state, struct srt_command *cmd)
+{
+	struct bwrap_cmd *bc = cmd->priv;
+	size_t i;
+
+	(void)state;
+	if (cmd->argv) {
+		for (i = 0; cmd->argv[i]; i++)
+			free(cmd->argv[i]);
+		free(cmd->argv);
+		cmd->argv = NULL;
+	}
+	if (!bc)
+		return;
+	if (bc->info_rd >= 0)
+		close(bc->info_rd);
+	if (bc->info_wr >= 0)
+		close(bc->info_wr);
+	if (bc->args_fd >= 0)
+		close(bc->args_fd);
+	srt__bwrap_plan_cleanup(&bc->plan.created);
+	srt__bwrap_plan_release(&bc->plan);
+	free(bc);
+	cmd->priv = NULL;
+}
+
+static void print_word(FILE *out, const char *s)
+{
+	const char *p;
+	int plain = *s != '\0';
+
+	for (p = s; *p && plain; p++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@+,-=", *p))
+			plain = 0;
+	if (plain) {
+		fputs(s, out);
+		return;
+	}
+	fputc('\'', out);
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			fputs("'\"'\"'", out);
+		else
+			fputc(*p, out);
+	}
+	fputc('\'', out);
+}
+
+static int bw_explain(void *state, const struct srt_command *cmd, FILE *out)
+{
+	struct bwrap_cmd *bc = cmd->priv;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < bc->plan.notes.n; i++)
+		fprintf(out, "plan: %s\n", bc->plan.notes.v[i]);
+	fputs("bwrap argv:", out);
+	for (i = 0; cmd->argv[i]; i++) {
+		fputc(' ', out);
+		print_word(out, cmd->argv[i]);
+		if (!strcmp(cmd->argv[i], "--args") && bc->args_fd >= 0) {
+			size_t j;
+			fputs(" (", out);
+			for (j = 0; j < bc->plan.words.n; j++) {
+				if (j)
+					fputc(' ', out);
+				print_word(out, bc->plan.words.v[j]);
+			}
+			fputs(")", out);
+		}
+	}
+	fputc('\n', out);
+	return SRT_OK;
+}
+
+static void bw_teardown(void *state)
+{
+	struct bwrap_state *st = state;
+
+	if (!st)
+		return;
+	if (st->guard_fd >= 0) {
+		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
+		waitpid(st->guard_pid, NULL, 0);
+	}
+	free(st);
+}
+
+const struct srt_backend srt_backend_entry = {
+	.hdr = {
+		.magic = SRT_BACKEND_MAGIC,
+		.abi_major = SRT_BACKEND_ABI_MAJOR,
+		.abi_minor = SRT_BACKEND_ABI_MINOR,
+		.size = sizeof(struct srt_backend),
+		.name = "linux-bwrap",
+	},
+	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETNS | SRT_CAP_PROXY | SRT_CAP_SECCOMP | SRT_CAP_PIDNS,
+	.probe = bw_probe,
+	.prepare = bw_prepare,
+	.wrap = bw_wrap,
+	.started = bw_started,
+	.release = bw_release,
+	.explain = bw_explain,
+	.teardown = bw_teardown,
+};

@@ -1,1 +1,87 @@
-/* placeholder: being written */
+/* srt: the sandbox runtime library.
+ *
+ * A sandbox is created from settings (a file, JSON text or YAML text),
+ * started (backend prepared, proxy started on a thread the library owns),
+ * then used to run or wrap commands, and freed. Several sandboxes may live
+ * in one process; each has its own proxy. Functions on one sandbox are not
+ * thread-safe unless noted. */
+#ifndef SRT_SRT_H
+#define SRT_SRT_H
+
+#include <stdio.h>
+#include <srt/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct srt_sandbox;
+
+/* Where warnings and debug lines go; NULL: stderr. Called from any thread. */
+typedef void (*srt_log_fn)(void *ctx, int is_debug, const char *line);
+
+struct srt_options {
+	const char *backend; /* name or absolute path of a backend; NULL: the default */
+	const char *cwd;     /* working directory of commands; NULL: getcwd() */
+	int debug;           /* emit debug lines */
+	srt_log_fn log;
+	void *log_ctx;
+};
+
+enum srt_settings_format {
+	SRT_SETTINGS_JSON = 0,
+	SRT_SETTINGS_YAML = 1,
+};
+
+/* The library's version string, e.g. "0.1.0". */
+const char *srt_version(void);
+
+/* Create a sandbox from a settings file. `explicit_path`: the user named
+ * the file (a missing file is an error); otherwise a missing file means the
+ * built-in defaults. path NULL: ~/.srt-settings.json, not explicit. */
+int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
+			      int explicit_path, const struct srt_options *opt,
+			      struct srt_diag *diag);
+
+/* Create a sandbox from settings text. */
+int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
+			      size_t len, enum srt_settings_format fmt,
+			      const struct srt_options *opt, struct srt_diag *diag);
+
+/* Load the backend, check it can run here, start the proxy, compile the
+ * policy. Fails closed: on error nothing is running. */
+int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag);
+
+/* Print the effective policy and the backend's plan for argv. Runs nothing. */
+int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
+			FILE *out, struct srt_diag *diag);
+
+struct srt_run_options {
+	const char *command_id; /* attribution key (default: the command text) */
+	int forward_signals;    /* forward INT TERM HUP QUIT USR1 USR2; the caller
+				 * must have blocked them in every thread */
+	int null_fd;            /* >= 3: the child sees /dev/null at this fd */
+};
+
+/* Run argv (argv[0] is looked up on PATH when not absolute) in the sandbox
+ * and wait for it. *status: the command's exit code, or 128+N when it died
+ * of signal N. */
+int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
+		    const struct srt_run_options *ro, int *status,
+		    struct srt_diag *diag);
+
+/* The shell that runs shell strings: /bin/bash when present, else /bin/sh
+ * (the reference runs commands with bash). */
+const char *srt_default_shell(void);
+
+/* Stop the proxy, undo everything start did, free. NULL-safe. */
+void srt_sandbox_free(struct srt_sandbox *sb);
+
+/* Quote argv into one shell word string as the reference does (§1.3):
+ * bare words when safe, else single-quoted. *out is malloc'd. */
+int srt_quote_argv(const char *const *argv, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
