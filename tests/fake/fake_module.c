@@ -1,0 +1,34 @@
+/* Deliberately (in)compatible backend modules for the loader test. The
+ * variant is chosen at compile time with FAKE_VARIANT. */
+#include "config.h"
+
+#include <srt/backend.h>
+
+static int f_probe(const struct srt_policy *p, struct srt_diag *d) { (void)p; (void)d; return 0; }
+static int f_prepare(const struct srt_policy *p, void **s, struct srt_diag *d) { (void)p; (void)d; *s = 0; return 0; }
+static int f_wrap(void *s, const char *const *a, struct srt_command *o, struct srt_diag *d)
+{ (void)s; (void)a; (void)o; (void)d; return SRT_E_UNSUPPORTED; }
+static void f_release(void *s, struct srt_command *c) { (void)s; (void)c; }
+static void f_teardown(void *s) { (void)s; }
+
+#define FAKE_OK 0
+#define FAKE_BAD_MAJOR 1
+#define FAKE_BAD_MAGIC 2
+#define FAKE_TRUNCATED 3
+#define FAKE_NEWER_MINOR 4
+#define FAKE_NULL_SLOT 5
+
+const struct srt_backend srt_backend_entry = {
+	.hdr = {
+		.magic = FAKE_VARIANT == FAKE_BAD_MAGIC ? 0x12345678u : SRT_BACKEND_MAGIC,
+		.abi_major = FAKE_VARIANT == FAKE_BAD_MAJOR ? SRT_BACKEND_ABI_MAJOR + 1 : SRT_BACKEND_ABI_MAJOR,
+		.abi_minor = FAKE_VARIANT == FAKE_NEWER_MINOR ? SRT_BACKEND_ABI_MINOR + 1 : SRT_BACKEND_ABI_MINOR,
+		.size = FAKE_VARIANT == FAKE_TRUNCATED ? sizeof(struct srt_module_header) + 8 : sizeof(struct srt_backend),
+		.name = "fake",
+	},
+	.probe = f_probe,
+	.prepare = f_prepare,
+	.wrap = FAKE_VARIANT == FAKE_NULL_SLOT ? 0 : f_wrap,
+	.release = f_release,
+	.teardown = f_teardown,
+};

@@ -1,0 +1,94 @@
+#!/bin/bash
+# CLI behaviour: flags, parsing, settings errors (F19), exit codes, signals,
+# --explain. Every "refused" case also checks that the command did not run.
+. "$(dirname "$0")/lib.sh"
+
+S=$(settings "$DEFAULT_SETTINGS")
+MARK="$WORK/ran"
+
+out=$("$SRT" -V 2>&1); check "-V prints the version" test -n "$out" -a "$?" = 0
+"$SRT" --help | grep -q 'usage: srt'; check "--help prints usage" test $? = 0
+
+"$SRT" >/dev/null 2>"$WORK/err"; rc=$?
+check "no command: exit 1" test $rc = 1
+check "no command: one clear line" grep -q 'no command given' "$WORK/err"
+
+srt_run --bogus -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "unknown option refused with exit 1" test $rc = 1 -a ! -e "$MARK"
+check "unknown option is named" grep -q "'--bogus'" "$WORK/err"
+
+out=$(srt_run -s "$S" echo -d --debug 2>/dev/null)
+check "parsing stops at the first command word" test "$out" = "-d --debug"
+out=$(srt_run -s "$S" -- echo -c x 2>/dev/null)
+check "-- ends the options" test "$out" = "-c x"
+out=$(srt_run -s "$S" echo "hello world" "it's" '$HOME' '=x' 2>/dev/null)
+check "positional words are quoted, not expanded" test "$out" = "hello world it's \$HOME =x"
+out=$(srt_run -s "$S" -c 'echo A' echo B 2>/dev/null)
+check "-c wins over positional words" test "$out" = "A"
+
+# F19: a settings file that cannot be used stops srt before anything runs.
+srt_run -s "$WORK/typo.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+check "F19 missing --settings: exit 1, nothing ran" test $rc = 1 -a ! -e "$MARK"
+check "F19 missing --settings: names the file" grep -q "typo.json" "$WORK/err"
+: > "$WORK/empty.json"
+srt_run -s "$WORK/empty.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+check "empty --settings refused" test $rc = 1 -a ! -e "$MARK"
+echo '{"network": {' > "$WORK/bad.json"
+srt_run -s "$WORK/bad.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+check "invalid JSON refused" test $rc = 1 -a ! -e "$MARK"
+check "invalid JSON: says so" grep -qi "json" "$WORK/err"
+echo '{"network":{"allowedDomains":["ok.example","*.com"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/broad.json"
+srt_run -s "$WORK/broad.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+check "schema failure refused" test $rc = 1 -a ! -e "$MARK"
+check "schema failure names the key path" grep -q 'network.allowedDomains\[1\]' "$WORK/err"
+mkdir "$WORK/dir.json"
+srt_run -s "$WORK/dir.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+check "directory as --settings refused" test $rc = 1 -a ! -e "$MARK"
+echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[],"allowWrites":["/"]}}' > "$WORK/typo-key.json"
+srt_run -s "$WORK/typo-key.json" -c true 2>"$WORK/err"; rc=$?
+check "unknown key warns and names the key" grep -q 'allowWrites' "$WORK/err"
+echo '{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/tls.json"
+srt_run -s "$WORK/tls.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+check "a rule srt cannot enforce yet is refused, not ignored" test $rc = 1 -a ! -e "$MARK"
+check "the refusal names the key" grep -q 'network.tlsTerminate' "$WORK/err"
+
+# YAML with the same schema
+printf 'network:\n  allowedDomains: []\n  deniedDomains: []\nfilesystem:\n  denyRead: ["~/.ssh"]\n  allowWrite: ["."]\n  denyWrite: []\n' > "$WORK/s.yaml"
+out=$(srt_run -s "$WORK/s.yaml" -c 'cat ~/.ssh/id_canary 2>/dev/null; echo yaml-ran' 2>/dev/null)
+check "YAML settings load and are enforced" test "$out" = "yaml-ran"
+
+# --explain runs nothing
+out=$(srt_run -s "$S" --explain -c "touch $MARK" 2>&1); rc=$?
+check "--explain exits 0 and runs nothing" test $rc = 0 -a ! -e "$MARK"
+check "--explain shows the bwrap plan" grep -q 'bwrap argv:' <<<"$out"
+check "--explain shows where a rule came from" grep -q 'filesystem.denyRead\[0\]' <<<"$out"
+
+# exit status
+srt_run -s "$S" -c 'exit 7'; check "exit 7 -> 7" test $? = 7
+srt_run -s "$S" -c 'kill -TERM $$'; check "kill -TERM \$\$ -> 143" test $? = 143
+srt_run -s "$S" -c 'kill -9 $$'; check "kill -9 \$\$ -> 137" test $? = 137
+srt_run -s "$S" -- /nonexistent/cmd 2>/dev/null; check "missing command -> 127" test $? = 127
+
+# signals sent to srt reach the command
+for sig in TERM INT HUP USR1; do
+	rm -f "$WORK/proj/got"
+	srt_run -s "$S" -c "trap 'echo $sig > got; exit 0' $sig; echo ready > ready; for i in \$(seq 100); do sleep 0.1; done" &
+	p=$!
+	for i in $(seq 50); do [ -e "$WORK/proj/ready" ] && break; sleep 0.1; done
+	sleep 0.2
+	kill -$sig $p
+	wait $p; rc=$?
+	check "SIG$sig to srt reaches the command (rc=$rc)" test "$(cat "$WORK/proj/got" 2>/dev/null)" = "$sig"
+	rm -f "$WORK/proj/ready"
+done
+
+# srt killed with SIGKILL leaves no sandboxed process
+tag="srt-orphan-$$-$RANDOM"
+srt_run -s "$S" -c "(exec -a $tag sleep 300) & exec -a $tag sleep 300" &
+p=$!
+for i in $(seq 50); do pgrep -f "$tag" >/dev/null && break; sleep 0.1; done
+kill -9 $p; wait $p 2>/dev/null
+for i in $(seq 50); do pgrep -f "$tag" >/dev/null || break; sleep 0.1; done
+check "kill -9 srt leaves no sandboxed process" test -z "$(pgrep -f "$tag")"
+
+echo "1..$_tap_n"

@@ -1,0 +1,76 @@
+/* The module loader refuses every incompatible module with a message that
+ * names the file and the versions, and never calls into it. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libsrt/loader.h"
+#include "tap.h"
+
+static char dir[4096];
+
+static int load(const char *name, struct srt_diag *d)
+{
+	char path[4200];
+	struct srt_module *m = NULL;
+	const struct srt_backend *vt = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+	memset(d, 0, sizeof(*d));
+	rc = srt__module_load_backend(path, &m, &vt, d);
+	if (rc == 0)
+		srt__module_free(m);
+	return rc;
+}
+
+int main(void)
+{
+	const char *b = getenv("top_builddir");
+	struct srt_diag d;
+	char want[64];
+
+	snprintf(dir, sizeof(dir), "%s/tests/fake/.libs", b ? b : ".");
+
+	ok(load("fake_ok", &d) == 0, "a compatible module loads (%s)", d.message);
+
+	ok(load("fake_bad_major", &d) == SRT_E_MODULE, "wrong ABI major refused");
+	snprintf(want, sizeof(want), "ABI %d.%d", SRT_BACKEND_ABI_MAJOR + 1, SRT_BACKEND_ABI_MINOR);
+	ok(contains(d.message, "fake_bad_major.so") && contains(d.message, want),
+	   "message names the file and the found version: %s", d.message);
+	snprintf(want, sizeof(want), "needs ABI %d.x", SRT_BACKEND_ABI_MAJOR);
+	ok(contains(d.message, want), "message names the wanted version");
+
+	ok(load("fake_bad_magic", &d) == SRT_E_MODULE, "wrong magic refused");
+	ok(contains(d.message, "fake_bad_magic.so") && contains(d.message, "0x12345678") &&
+	   contains(d.message, "not an srt backend"), "magic message: %s", d.message);
+
+	ok(load("fake_truncated", &d) == SRT_E_MODULE, "truncated size refused");
+	ok(contains(d.message, "fake_truncated.so") && contains(d.message, "truncated") &&
+	   contains(d.message, "ABI 1.0"), "truncated message: %s", d.message);
+
+	ok(load("fake_newer_minor", &d) == SRT_E_MODULE, "newer ABI minor refused");
+	ok(contains(d.message, "upgrade srt"), "minor message: %s", d.message);
+
+	ok(load("fake_null_slot", &d) == SRT_E_MODULE, "empty mandatory slot refused");
+
+	ok(load("does_not_exist", &d) == SRT_E_MODULE && contains(d.message, "does_not_exist.so"),
+	   "missing module named: %s", d.message);
+
+	{
+		struct srt_module *m = NULL;
+		const struct srt_backend *vt = NULL;
+		memset(&d, 0, sizeof(d));
+		ok(srt__module_load_backend("../evil", &m, &vt, &d) == SRT_E_INVAL,
+		   "relative path refused: %s", d.message);
+		ok(srt__module_load_backend("a/b", &m, &vt, &d) == SRT_E_INVAL,
+		   "name with a slash refused");
+		ok(srt__module_load_backend("", &m, &vt, &d) == SRT_E_INVAL, "empty name refused");
+		ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
+		   contains(d.message, SRT_BACKENDDIR "/no_such_backend.so"),
+		   "a name is looked up only in the configured directory: %s", d.message);
+	}
+	return tap_done();
+}
