@@ -127,7 +127,7 @@ int srt__module_load_backend(const char *spec, struct srt_module **out,
 		int e = errno;
 		rc = srt_diag_set(diag, SRT_E_MODULE, m->path, "backend module \"%s\": %s%s",
 				  m->path, strerror(e),
-				  e == ENOENT ? " (is srt installed? see `srt doctor`)" : "");
+				  e == ENOENT ? " (is srt installed?)" : "");
 		if (diag)
 			diag->saved_errno = e;
 		goto out;
