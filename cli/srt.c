@@ -2,10 +2,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <srt/srt.h>
@@ -23,6 +27,11 @@ static const char usage_text[] =
 	"  -d, --debug         print debug lines on stderr\n"
 	"      --backend=NAME|PATH\n"
 	"                      backend module by name (linux-bwrap) or absolute path\n"
+	"      --control-fd N  read settings updates (one JSON object per line) from fd N;\n"
+	"                      the network lists change live for the running command\n"
+	"      --violations-log FILE, --violations-fd N\n"
+	"                      write every denied action as one JSON object per line\n"
+	"  -q, --quiet         no summary of denied actions on stderr after the command\n"
 	"      --explain, --dry-run\n"
 	"                      print the effective policy and the backend's plan; run nothing\n"
 	"  -V, --version       print the version\n"
@@ -36,6 +45,10 @@ struct cli {
 	const char *backend;
 	int debug;
 	int explain;
+	int quiet;
+	int control_fd;
+	int violations_fd;
+	const char *violations_log;
 	char **words;
 	int nwords;
 };
@@ -85,6 +98,47 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->explain = 1;
 			continue;
 		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			c->quiet = 1;
+			continue;
+		}
+		if (!strncmp(a, "--control-fd", 12) || !strncmp(a, "--violations-fd", 15) ||
+		    !strncmp(a, "--violations-log", 16)) {
+			const char *eq = strchr(a, '=');
+			char name[32];
+			size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+			if (nl >= sizeof(name) || (strncmp(a, "--control-fd", nl) && strncmp(a, "--violations-fd", nl) &&
+						   strncmp(a, "--violations-log", nl)))
+				return die("unknown option '%s' (see srt --help)", a);
+			memcpy(name, a, nl);
+			name[nl] = '\0';
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return die("option '%s' needs an argument (see srt --help)", a);
+			if (!strcmp(name, "--violations-log")) {
+				if (!*val)
+					return die("%s", "--violations-log needs a file name");
+				c->violations_log = val;
+			} else {
+				char *end;
+				long fd;
+				errno = 0;
+				fd = strtol(val, &end, 10);
+				if (!*val || *end || errno || fd < 3 || fd > 65535) {
+					fprintf(stderr, "srt: %s: '%s' is not a file descriptor >= 3 (0-2 are stdin, stdout and stderr)\n",
+						name, val);
+					return 1;
+				}
+				if (!strcmp(name, "--control-fd"))
+					c->control_fd = (int)fd;
+				else
+					c->violations_fd = (int)fd;
+			}
+			continue;
+		}
 		if (!strcmp(a, "-c") || !strcmp(a, "-s") || !strcmp(a, "--settings") ||
 		    !strcmp(a, "--backend")) {
 			if (i + 1 >= argc)
@@ -117,6 +171,166 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	c->words = argv + i;
 	c->nwords = argc - i;
 	return -1;
+}
+
+/* ---- violations: JSON lines while running, a summary afterwards ---- */
+
+static int violations_out = -1;
+
+static void json_str(char *out, size_t outlen, const char *s)
+{
+	size_t o = 0;
+
+	if (outlen < 3)
+		return;
+	out[o++] = '"';
+	for (; s && *s && o + 8 < outlen; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)ch;
+		} else if (ch < 0x20) {
+			o += (size_t)snprintf(out + o, outlen - o, "\\u%04x", ch);
+		} else {
+			out[o++] = (char)ch;
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
+static void on_violation(void *ctx, const struct srt_violation *v)
+{
+	char line[4096], cmd[1200], key[1200];
+	int n;
+
+	(void)ctx;
+	if (violations_out < 0)
+		return;
+	json_str(line, sizeof(line) - 200, v->line);
+	json_str(cmd, sizeof(cmd), v->command ? v->command : "");
+	json_str(key, sizeof(key), v->key ? v->key : "");
+	{
+		char rec[8192];
+		n = snprintf(rec, sizeof(rec), "{\"time\":%lld,\"line\":%s,\"command\":%s,\"key\":%s}\n",
+			     v->time_ms, line, cmd, key);
+		if (n > 0 && (size_t)n < sizeof(rec) && write(violations_out, rec, (size_t)n) < 0) {
+			/* the reader went away; nothing else to report to */
+		}
+	}
+}
+
+static void print_summary(struct srt_sandbox *sb, const char *key)
+{
+	struct srt_violation *v = NULL;
+	size_t n = 0, i;
+
+	if (srt_sandbox_violations(sb, key, &v, &n) != SRT_OK || n == 0) {
+		srt_violations_free(v, n);
+		return;
+	}
+	fprintf(stderr, "srt: the sandbox denied %zu action%s:\n", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "srt:   %s\n", v[i].line);
+	srt_violations_free(v, n);
+}
+
+/* ---- --control-fd: live settings updates (§1.6) ---- */
+
+struct control {
+	struct srt_sandbox *sb;
+	int fd;
+	int lines;
+	int failed_early;
+};
+
+#define CONTROL_MAX_LINE (1024 * 1024)
+
+static void control_line(struct control *ct, char *line, size_t len)
+{
+	struct srt_diag d;
+	size_t i;
+
+	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'); i++)
+		;
+	if (i == len)
+		return; /* blank lines are ignored */
+	memset(&d, 0, sizeof(d));
+	if (srt_sandbox_update_settings(ct->sb, line, len, &d) != SRT_OK)
+		fprintf(stderr, "srt: invalid settings on control fd %d ignored, previous settings still in force: %s\n",
+			ct->fd, d.message);
+	ct->lines++;
+}
+
+static void *control_main(void *arg)
+{
+	struct control *ct = arg;
+	static char buf[CONTROL_MAX_LINE + 1];
+	size_t have = 0;
+	int skipping = 0;
+
+	for (;;) {
+		ssize_t n = read(ct->fd, buf + have, CONTROL_MAX_LINE - have);
+		char *nl;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (ct->lines == 0) {
+				fprintf(stderr, "srt: control fd %d failed before delivering an update: %s; refusing to run the command without the control channel it asks for\n",
+					ct->fd, strerror(errno));
+				ct->failed_early = 1;
+				kill(getpid(), SIGTERM);
+			} else {
+				fprintf(stderr, "srt: error reading control fd %d: %s; no further updates will be applied\n",
+					ct->fd, strerror(errno));
+			}
+			break;
+		}
+		if (n == 0) {
+			if (have && !skipping)
+				control_line(ct, buf, have);
+			break;
+		}
+		have += (size_t)n;
+		while ((nl = memchr(buf, '\n', have))) {
+			size_t l = (size_t)(nl - buf);
+			if (!skipping) {
+				int old;
+				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+				control_line(ct, buf, l);
+				pthread_setcancelstate(old, NULL);
+			}
+			skipping = 0;
+			memmove(buf, nl + 1, have - l - 1);
+			have -= l + 1;
+		}
+		if (have == CONTROL_MAX_LINE) {
+			fprintf(stderr, "srt: control fd %d: a line longer than %d bytes was ignored\n",
+				ct->fd, CONTROL_MAX_LINE);
+			have = 0;
+			skipping = 1;
+		}
+	}
+	return NULL;
+}
+
+static int control_fd_usable(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "srt: --control-fd %d is not usable: %s; refusing to run the command without the control channel it asks for\n",
+			fd, strerror(errno));
+		return 0;
+	}
+	if ((fl & O_ACCMODE) == O_WRONLY) {
+		fprintf(stderr, "srt: --control-fd %d is open for writing only; give srt a readable end\n", fd);
+		return 0;
+	}
+	/* the descriptor must not leak into the sandbox */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -157,9 +371,27 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (c.control_fd && !control_fd_usable(c.control_fd))
+		return 1;
+	if (c.violations_log) {
+		violations_out = open(c.violations_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (violations_out < 0) {
+			fprintf(stderr, "srt: --violations-log \"%s\": %s\n", c.violations_log, strerror(errno));
+			return 1;
+		}
+	} else if (c.violations_fd) {
+		if (fcntl(c.violations_fd, F_GETFL) < 0) {
+			fprintf(stderr, "srt: --violations-fd %d is not open: %s\n", c.violations_fd, strerror(errno));
+			return 1;
+		}
+		violations_out = c.violations_fd;
+		fcntl(violations_out, F_SETFD, FD_CLOEXEC);
+	}
+
 	memset(&opt, 0, sizeof(opt));
 	opt.backend = c.backend;
 	opt.debug = c.debug;
+	opt.live_updates = c.control_fd != 0;
 	rc = srt_sandbox_new_from_file(&sb, c.settings, c.settings != NULL, &opt, &diag);
 	if (rc) {
 		fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
@@ -192,16 +424,42 @@ int main(int argc, char **argv)
 		return rc ? 1 : 0;
 	}
 
+	srt_sandbox_on_violation(sb, on_violation, NULL);
 	memset(&ro, 0, sizeof(ro));
 	ro.forward_signals = 1;
+	ro.null_fd = c.control_fd;
 	if (c.command_string)
 		ro.command_id = c.command_string;
 	else if (srt_quote_argv(run_argv, &key) == SRT_OK)
 		ro.command_id = key;
-	rc = srt_sandbox_run(sb, run_argv, &ro, &status, &diag);
+	if (c.control_fd) {
+		static struct control ct;
+		pthread_t th;
+		sigset_t all, old;
+		ct.sb = sb;
+		ct.fd = c.control_fd;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (pthread_create(&th, NULL, control_main, &ct) != 0) {
+			fprintf(stderr, "srt: cannot start the control fd reader; refusing to run without the control channel\n");
+			srt_sandbox_free(sb);
+			return 1;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		rc = srt_sandbox_run(sb, run_argv, &ro, &status, &diag);
+		/* stop the reader before the sandbox it updates goes away */
+		pthread_cancel(th);
+		pthread_join(th, NULL);
+		if (ct.failed_early)
+			status = 1;
+	} else {
+		rc = srt_sandbox_run(sb, run_argv, &ro, &status, &diag);
+	}
 	if (rc) {
 		fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
 		status = 1;
+	} else if (!c.quiet) {
+		print_summary(sb, ro.command_id);
 	}
 	free(key);
 	srt_sandbox_free(sb);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "proxies/proxy.h"
 #include "run.h"
 #include "settings.h"
+#include "violations.h"
 
 #define SRT_HTTP_PORT 3128
 #define SRT_SOCKS_PORT 1080
@@ -37,6 +39,7 @@ struct srt_sandbox {
 	char *backend_spec;
 	char *cwd;
 	int debug;
+	int live_updates;
 	srt_log_fn log;
 	void *log_ctx;
 
@@ -53,6 +56,9 @@ struct srt_sandbox {
 	char *proxy_dir;
 	char token[33];
 	int started;
+
+	struct srt_vstore *violations;
+	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings */
 };
 
 const char *srt_version(void)
@@ -87,8 +93,14 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 	if (!sb)
 		return SRT_E_NOMEM;
 	srt_settings_init(&sb->settings);
+	pthread_mutex_init(&sb->update_lock, NULL);
+	if (srt__vstore_new(&sb->violations)) {
+		free(sb);
+		return SRT_E_NOMEM;
+	}
 	if (opt) {
 		sb->debug = opt->debug;
+		sb->live_updates = opt->live_updates;
 		sb->log = opt->log;
 		sb->log_ctx = opt->log_ctx;
 		if (opt->backend && !(sb->backend_spec = strdup(opt->backend)))
@@ -268,6 +280,13 @@ static int make_token(char out[33], struct srt_diag *diag)
 	return SRT_OK;
 }
 
+static void on_proxy_violation(void *ctx, const char *command_key, const char *line)
+{
+	struct srt_sandbox *sb = ctx;
+
+	srt__vstore_add(sb->violations, command_key, line);
+}
+
 /* The proxy socket lives in a fresh 0700 directory: other users cannot
  * reach it even before the token check. */
 static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
@@ -299,6 +318,8 @@ static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	cfg.socket_path = sock;
 	cfg.token = sb->token;
 	cfg.debug = sb->debug;
+	cfg.on_violation = on_proxy_violation;
+	cfg.ctx = sb;
 	rc = srt__proxy_new(&sb->proxy, &cfg, diag);
 	if (rc)
 		goto out;
@@ -353,7 +374,10 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 
 	/* With no allowed domain nothing could ever be reached, so no proxy is
 	 * started and the command gets an empty network namespace only. */
-	if (sb->settings.allowed_domains.n > 0) {
+	rc = srt__vstore_set_ignore(sb->violations, &sb->settings);
+	if (rc)
+		return rc;
+	if (sb->settings.allowed_domains.n > 0 || sb->live_updates) {
 		if (!(sb->be->caps & SRT_CAP_PROXY))
 			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
 					    "backend \"%s\" cannot bridge the proxy into the sandbox",
@@ -528,6 +552,10 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	if (!key)
 		return SRT_E_NOMEM;
 
+	rc = srt__vstore_register(sb->violations, key,
+				  ro && ro->command_text ? ro->command_text : key);
+	if (rc)
+		goto out;
 	rc = child_env(sb, key, &envp);
 	if (rc)
 		goto out;
@@ -572,6 +600,8 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	if (sb->proxy_dir)
 		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);
+	srt__vstore_free(sb->violations);
+	pthread_mutex_destroy(&sb->update_lock);
 	if (sb->have_policy)
 		srt__policy_release(&sb->policy);
 	srt_settings_release(&sb->settings);
@@ -632,6 +662,89 @@ int srt_quote_argv(const char *const *argv, char **out)
 	s[o] = '\0';
 	*out = s;
 	return SRT_OK;
+}
+
+void srt_sandbox_on_violation(struct srt_sandbox *sb, srt_violation_fn fn, void *ctx)
+{
+	srt__vstore_listen(sb->violations, fn, ctx);
+}
+
+int srt_sandbox_violations(struct srt_sandbox *sb, const char *key,
+			   struct srt_violation **out, size_t *n)
+{
+	return srt__vstore_get(sb->violations, key, out, n);
+}
+
+void srt_violations_free(struct srt_violation *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++) {
+		free((char *)v[i].line);
+		free((char *)v[i].command);
+		free((char *)v[i].key);
+	}
+	free(v);
+}
+
+int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
+				const char *stderr_text, char **out)
+{
+	struct srt_violation *v = NULL;
+	size_t n = 0, i, len;
+	char *s, *p;
+	int rc;
+
+	if (!stderr_text)
+		stderr_text = "";
+	rc = srt__vstore_get(sb->violations, key, &v, &n);
+	if (rc)
+		return rc;
+	len = strlen(stderr_text) + sizeof("\n<sandbox_violations>\n</sandbox_violations>");
+	for (i = 0; i < n; i++)
+		len += strlen(v[i].line) + 1;
+	s = malloc(len);
+	if (!s) {
+		srt_violations_free(v, n);
+		return SRT_E_NOMEM;
+	}
+	p = stpcpy(s, stderr_text);
+	if (n) {
+		p = stpcpy(p, "\n<sandbox_violations>\n");
+		for (i = 0; i < n; i++) {
+			p = stpcpy(p, v[i].line);
+			p = stpcpy(p, "\n");
+		}
+		stpcpy(p, "</sandbox_violations>");
+	}
+	srt_violations_free(v, n);
+	*out = s;
+	return SRT_OK;
+}
+
+int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
+				struct srt_diag *diag)
+{
+	struct srt_settings next;
+	int rc;
+
+	srt_settings_init(&next);
+	rc = srt_settings_parse_json(&next, json, len, "settings update", diag);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&sb->update_lock);
+	if (sb->proxy)
+		rc = srt__proxy_update(sb->proxy, &next, diag);
+	else if (next.allowed_domains.n)
+		rc = srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
+				  "this sandbox was started without a proxy, so network access cannot be opened live; start it with live updates");
+	if (!rc)
+		rc = srt__vstore_set_ignore(sb->violations, &next);
+	pthread_mutex_unlock(&sb->update_lock);
+	srt_settings_release(&next);
+	return rc;
 }
 
 const char *srt_default_shell(void)

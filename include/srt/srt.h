@@ -24,9 +24,24 @@ struct srt_options {
 	const char *backend; /* name or absolute path of a backend; NULL: the default */
 	const char *cwd;     /* working directory of commands; NULL: getcwd() */
 	int debug;           /* emit debug lines */
+	int live_updates;    /* settings may change while running (start the proxy
+			      * even when nothing is allowed yet) */
 	srt_log_fn log;
 	void *log_ctx;
 };
+
+/* One denied action (anchor-inventory §9). Strings are UTF-8. */
+struct srt_violation {
+	const char *line;    /* e.g. "deny network-outbound evil.com:443 (host is on the deny list)" */
+	const char *command; /* the command's text, or NULL */
+	const char *key;     /* the attribution key (command id), or NULL */
+	long long time_ms;   /* wall clock, milliseconds since the epoch */
+};
+
+/* Called for every recorded violation, from the thread that produced it
+ * (the proxy thread or the monitor). The event is borrowed for the call;
+ * the listener must not call back into the sandbox. */
+typedef void (*srt_violation_fn)(void *ctx, const struct srt_violation *v);
 
 enum srt_settings_format {
 	SRT_SETTINGS_JSON = 0,
@@ -58,6 +73,8 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 
 struct srt_run_options {
 	const char *command_id; /* attribution key (default: the command text) */
+	const char *command_text; /* text for ignoreViolations and reports
+				   * (default: the command) */
 	int forward_signals;    /* forward INT TERM HUP QUIT USR1 USR2; the caller
 				 * must have blocked them in every thread */
 	int null_fd;            /* >= 3: the child sees /dev/null at this fd */
@@ -73,6 +90,29 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 /* The shell that runs shell strings: /bin/bash when present, else /bin/sh
  * (the reference runs commands with bash). */
 const char *srt_default_shell(void);
+
+/* Install (or with fn NULL remove) the violation listener. Thread-safe. */
+void srt_sandbox_on_violation(struct srt_sandbox *sb, srt_violation_fn fn, void *ctx);
+
+/* Copies of the recorded violations for key (NULL: every one), oldest
+ * first; at most the last 100 are kept. Free with srt_violations_free().
+ * Thread-safe. */
+int srt_sandbox_violations(struct srt_sandbox *sb, const char *key,
+			   struct srt_violation **out, size_t *n);
+void srt_violations_free(struct srt_violation *v, size_t n);
+
+/* §9: stderr_text unchanged when key has no violation, else
+ * stderr_text + "\n<sandbox_violations>\n" + one line per event +
+ * "</sandbox_violations>". *out is malloc'd. Thread-safe. */
+int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
+				const char *stderr_text, char **out);
+
+/* Replace the live settings with a complete settings object (JSON text):
+ * the network lists and ignoreViolations change for running commands; the
+ * filesystem rules of running commands do not. An invalid object changes
+ * nothing and fills diag. Thread-safe. */
+int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
+				struct srt_diag *diag);
 
 /* Stop the proxy, undo everything start did, free. NULL-safe. */
 void srt_sandbox_free(struct srt_sandbox *sb);
