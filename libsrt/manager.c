@@ -675,20 +675,6 @@ int srt_sandbox_violations(struct srt_sandbox *sb, const char *key,
 	return srt__vstore_get(sb->violations, key, out, n);
 }
 
-void srt_violations_free(struct srt_violation *v, size_t n)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++) {
-		free((char *)v[i].line);
-		free((char *)v[i].command);
-		free((char *)v[i].key);
-	}
-	free(v);
-}
-
 int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
 				const char *stderr_text, char **out)
 {

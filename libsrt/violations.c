@@ -161,8 +161,7 @@ int srt__vstore_new(struct srt_vstore **out)
 
 	if (!vs)
 		return SRT_E_NOMEM;
-	pthread_mutex_init(&vs->lock, NULL);
-	srt_settings_init(&vs->ignore);
+	pthread_mutex_init(&vs->lock, NULL); /* vs->ignore: zeroed, no rules */
 	*out = vs;
 	return SRT_OK;
 }
@@ -396,4 +395,18 @@ unsigned long srt__vstore_total(struct srt_vstore *vs)
 	t = vs->total;
 	pthread_mutex_unlock(&vs->lock);
 	return t;
+}
+
+void srt_violations_free(struct srt_violation *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++) {
+		free((char *)v[i].line);
+		free((char *)v[i].command);
+		free((char *)v[i].key);
+	}
+	free(v);
 }
