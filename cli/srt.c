@@ -17,6 +17,7 @@
 static const char usage_text[] =
 	"usage: srt [options] [--] command [args...]\n"
 	"       srt [options] -c 'shell command'\n"
+	"       srt doctor [--json] [--backend=NAME|PATH]\n"
 	"\n"
 	"Run a command with its filesystem and network access limited by a settings file.\n"
 	"\n"
@@ -348,6 +349,21 @@ int main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	memset(&diag, 0, sizeof(diag));
+	if (argc >= 2 && !strcmp(argv[1], "doctor")) {
+		const char *backend = NULL;
+		int json = 0, i;
+		for (i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--json"))
+				json = 1;
+			else if (!strncmp(argv[i], "--backend=", 10) && argv[i][10])
+				backend = argv[i] + 10;
+			else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+				backend = argv[++i];
+			else
+				return die("doctor: unknown argument '%s' (srt doctor [--json] [--backend=NAME|PATH])", argv[i]);
+		}
+		return srt_doctor(backend, stdout, json);
+	}
 	rc = parse_args(argc, argv, &c);
 	if (rc >= 0)
 		return rc;

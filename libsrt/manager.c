@@ -31,7 +31,9 @@
 
 #define SRT_HTTP_PORT 3128
 #define SRT_SOCKS_PORT 1080
-#define SRT_DEFAULT_BACKEND "linux-bwrap"
+/* The automatic choice, best first. */
+static const char *const auto_backends[] = { "linux-bwrap", "linux-landlock" };
+#define N_AUTO_BACKENDS (sizeof(auto_backends) / sizeof(auto_backends[0]))
 
 extern char **environ;
 
@@ -260,6 +262,45 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 	return SRT_OK;
 }
 
+/* Without --backend: the first backend that can run here and enforce the
+ * whole policy. When none can, say why for each. */
+static int choose_backend(struct srt_sandbox *sb, int need_proxy, struct srt_diag *diag)
+{
+	char why[N_AUTO_BACKENDS][sizeof(((struct srt_diag *)0)->message)];
+	size_t i;
+
+	for (i = 0; i < N_AUTO_BACKENDS; i++) {
+		struct srt_diag d;
+		struct srt_module *m = NULL;
+		const struct srt_backend *be = NULL;
+		int rc;
+
+		memset(&d, 0, sizeof(d));
+		rc = srt__module_load_backend(auto_backends[i], &m, &be, &d);
+		if (!rc && need_proxy && !(be->caps & SRT_CAP_PROXY)) {
+			snprintf(d.message, sizeof(d.message),
+				 "cannot bridge the proxy that network.allowedDomains needs");
+			rc = SRT_E_UNSUPPORTED;
+		}
+		if (!rc)
+			rc = be->probe(&sb->policy, &d);
+		if (!rc) {
+			sb->module = m;
+			sb->be = be;
+			if (i > 0)
+				sb_log(sb, 1, "backend %s chosen: %s could not run (%s)", auto_backends[i],
+				       auto_backends[0], why[0]);
+			return SRT_OK;
+		}
+		snprintf(why[i], sizeof(why[i]), "%s", d.message);
+		sb_log(sb, 1, "backend %s cannot run here: %s", auto_backends[i], d.message);
+		srt__module_free(m);
+	}
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "backend",
+			    "no sandbox backend can run here, so nothing was run. linux-bwrap: %s. linux-landlock: %s. Run `srt doctor` for every layer and its fix",
+			    why[0], why[1]);
+}
+
 static int make_token(char out[33], struct srt_diag *diag)
 {
 	unsigned char raw[16];
@@ -346,7 +387,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt_policy_env env;
 	const char *files[2] = { NULL, NULL };
-	const char *spec;
+	int need_proxy;
 	int rc;
 
 	if (sb->started)
@@ -366,21 +407,27 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	sb->have_policy = 1;
 	sb->policy.debug = sb->debug;
 
-	spec = sb->backend_spec ? sb->backend_spec : SRT_DEFAULT_BACKEND;
-	rc = srt__module_load_backend(spec, &sb->module, &sb->be, diag);
-	if (rc)
-		return rc;
+	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates;
+	if (sb->backend_spec) {
+		rc = srt__module_load_backend(sb->backend_spec, &sb->module, &sb->be, diag);
+		if (rc)
+			return rc;
+	} else {
+		rc = choose_backend(sb, need_proxy, diag);
+		if (rc)
+			return rc;
+	}
 	sb_log(sb, 1, "backend %s from %s", sb->be->hdr.name, srt__module_path(sb->module));
 
-	/* With no allowed domain nothing could ever be reached, so no proxy is
-	 * started and the command gets an empty network namespace only. */
 	rc = srt__vstore_set_ignore(sb->violations, &sb->settings);
 	if (rc)
 		return rc;
-	if (sb->settings.allowed_domains.n > 0 || sb->live_updates) {
+	/* With no allowed domain (and no live updates) nothing could ever be
+	 * reached, so no proxy is started: an empty network namespace only. */
+	if (need_proxy) {
 		if (!(sb->be->caps & SRT_CAP_PROXY))
 			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
-					    "backend \"%s\" cannot bridge the proxy into the sandbox",
+					    "backend \"%s\" cannot bridge the proxy into the sandbox; use --backend=linux-bwrap",
 					    sb->be->hdr.name);
 		rc = start_proxy(sb, diag);
 		if (rc)
@@ -397,46 +444,28 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-static int base64_encode(const unsigned char *in, size_t n, char *out, size_t outlen)
+/* A helper program installed beside the backend module (or, in the build
+ * tree, up to two levels above its .libs directory). Derived only from the
+ * module's own absolute path, never from the environment. */
+static char *sibling_program(const char *module_path, const char *name)
 {
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i, o = 0;
+	static const char *const up[] = { "", "/..", "/../.." };
+	char dir[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
+	char *slash;
+	size_t i;
 
-	if (outlen < 4 * ((n + 2) / 3) + 1)
-		return SRT_E_LIMIT;
-	for (i = 0; i + 2 < n; i += 3) {
-		out[o++] = tbl[in[i] >> 2];
-		out[o++] = tbl[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
-		out[o++] = tbl[((in[i + 1] & 15) << 2) | (in[i + 2] >> 6)];
-		out[o++] = tbl[in[i + 2] & 63];
+	snprintf(dir, sizeof(dir), "%s", module_path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		if (snprintf(cand, sizeof(cand), "%s%s/%s", dir, up[i], name) >= (int)sizeof(cand))
+			continue;
+		if (access(cand, X_OK) == 0 && realpath(cand, real))
+			return strdup(real);
 	}
-	if (i < n) {
-		out[o++] = tbl[in[i] >> 2];
-		if (i + 1 < n) {
-			out[o++] = tbl[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
-			out[o++] = tbl[(in[i + 1] & 15) << 2];
-		} else {
-			out[o++] = tbl[(in[i] & 3) << 4];
-			out[o++] = '=';
-		}
-		out[o++] = '=';
-	}
-	out[o] = '\0';
-	return SRT_OK;
-}
-
-/* The attribution key travels as "srt.<base64 of its first 100 chars>". */
-static void proxy_user(const char *key, char *out, size_t outlen)
-{
-	char b64[160];
-	size_t n = key ? strlen(key) : 0;
-
-	if (n > 100)
-		n = 100;
-	if (!n || base64_encode((const unsigned char *)key, n, b64, sizeof(b64)) != SRT_OK)
-		snprintf(out, outlen, "srt");
-	else
-		snprintf(out, outlen, "srt.%s", b64);
+	return NULL;
 }
 
 static int child_env(struct srt_sandbox *sb, const char *command_key, char ***out)
@@ -452,10 +481,14 @@ static int child_env(struct srt_sandbox *sb, const char *command_key, char ***ou
 			goto out;
 	}
 	if (sb->proxy) {
-		char user[200];
-		proxy_user(command_key, user, sizeof(user));
+		char user[300];
+		char *connect = sibling_program(srt__module_path(sb->module), "srt-connect");
+		srt__proxy_user(command_key, user, sizeof(user));
+		if (!connect)
+			sb_log(sb, 0, "srt-connect is missing beside the backend module: GIT_SSH_COMMAND is not set, so ssh will not go through the proxy");
 		rc = srt__proxy_env(&set, user, sb->token, sb->policy.http_port,
-				    sb->policy.socks_port);
+				    sb->policy.socks_port, connect);
+		free(connect);
 		if (rc)
 			goto out;
 	}

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/seccomp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -131,9 +134,30 @@ static const char *userns_diagnosis(void)
 	return "see bwrap's message above";
 }
 
+/* Can this process create a user namespace? Tried in a throwaway child,
+ * because that is what bwrap will do; a container's seccomp profile or a
+ * disabled sysctl makes it fail with EPERM/ENOSPC/EINVAL. */
+static int userns_works(int *err)
+{
+	int st = 0;
+	pid_t p = fork();
+
+	if (p < 0) {
+		*err = errno;
+		return 0;
+	}
+	if (p == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0x7f));
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	*err = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 {
 	char path[PATH_MAX];
+	int err = 0;
 
 	if (pol->bwrap_path) {
 		if (access(pol->bwrap_path, X_OK) != 0)
@@ -147,10 +171,88 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 	if (find_helper(path, sizeof(path)) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
-	if (read_long_file("/proc/sys/user/max_user_namespaces") == 0)
-		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "user namespaces", "user namespaces: %s",
-				    userns_diagnosis());
+	if (!userns_works(&err))
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "user namespaces",
+				    "user namespaces cannot be created here (%s): %s",
+				    strerror(err), userns_diagnosis());
 	return SRT_OK;
+}
+
+static void bw_diagnose(srt_report_fn report, void *ctx)
+{
+	char path[PATH_MAX], detail[PATH_MAX + 128], line[256];
+	long v;
+	int err = 0, have_bwrap;
+	FILE *f;
+
+	have_bwrap = find_on_path("bwrap", path, sizeof(path)) == 0;
+	if (have_bwrap) {
+		char cmd[PATH_MAX + 32];
+		snprintf(cmd, sizeof(cmd), "'%s' --version 2>&1", path);
+		line[0] = '\0';
+		f = popen(cmd, "r");
+		if (f) {
+			if (!fgets(line, sizeof(line), f))
+				line[0] = '\0';
+			pclose(f);
+		}
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(detail, sizeof(detail), "%s (%s)", path, line[0] ? line : "version unknown");
+		report(ctx, "bubblewrap", 1, detail, NULL);
+	} else {
+		report(ctx, "bubblewrap", 0, "bwrap not found on PATH",
+		       "install the Debian package 'bubblewrap' (or set bwrapPath)");
+	}
+
+	if (find_helper(path, sizeof(path)) == 0)
+		report(ctx, "srt-linux-init helper", 1, path, NULL);
+	else
+		report(ctx, "srt-linux-init helper", 0, "not found next to the linux-bwrap module",
+		       "reinstall srt (make install)");
+
+	v = read_long_file("/proc/sys/user/max_user_namespaces");
+	snprintf(detail, sizeof(detail), "user.max_user_namespaces=%ld", v);
+	report(ctx, "user namespace limit", v != 0, detail,
+	       v == 0 ? "sysctl user.max_user_namespaces=15000" : NULL);
+	v = read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	if (v >= 0) {
+		snprintf(detail, sizeof(detail), "kernel.apparmor_restrict_unprivileged_userns=%ld", v);
+		report(ctx, "AppArmor userns restriction", v == 0 || getuid() == 0, detail,
+		       v == 1 ? "add an AppArmor profile allowing userns for bwrap, or sysctl kernel.apparmor_restrict_unprivileged_userns=0 (or use --backend=linux-landlock)" : NULL);
+	} else {
+		report(ctx, "AppArmor userns restriction", 1, "sysctl absent (no restriction)", NULL);
+	}
+	if (userns_works(&err)) {
+		report(ctx, "user namespaces", 1, "unshare(CLONE_NEWUSER) works", NULL);
+	} else {
+		snprintf(detail, sizeof(detail), "unshare(CLONE_NEWUSER) failed: %s", strerror(err));
+		report(ctx, "user namespaces", 0, detail, userns_diagnosis());
+	}
+
+	/* Seccomp mode of this process: 2 means a filter is already installed,
+	 * as in a container with a seccomp profile. */
+	line[0] = '\0';
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		char l[256];
+		while (fgets(l, sizeof(l), f))
+			if (!strncmp(l, "Seccomp:", 8)) {
+				snprintf(line, sizeof(line), "%s", l + 8 + strspn(l + 8, " \t"));
+				line[strcspn(line, "\n")] = '\0';
+			}
+		fclose(f);
+	}
+	snprintf(detail, sizeof(detail), "this process's seccomp mode: %s%s", line[0] ? line : "unknown",
+		 !strcmp(line, "2") ? " (already filtered: a container profile may refuse namespaces)" : "");
+	report(ctx, "inherited seccomp filter", 1, detail, NULL);
+	{
+		struct seccomp_notif_sizes sz;
+		int ok = syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) == 0;
+		snprintf(detail, sizeof(detail), ok ? "SECCOMP_GET_NOTIF_SIZES works" : "unavailable: %s",
+			 strerror(errno));
+		report(ctx, "seccomp user notification", ok, detail,
+		       ok ? NULL : "a kernel >= 5.5 is needed for the violation monitor");
+	}
 }
 
 static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
@@ -553,4 +655,5 @@ const struct srt_backend srt_backend_entry = {
 	.release = bw_release,
 	.explain = bw_explain,
 	.teardown = bw_teardown,
+	.diagnose = bw_diagnose,
 };

@@ -52,6 +52,11 @@ struct srt_command {
 	void *priv;         /* backend's per-command state (freed by release()) */
 };
 
+/* One probed layer, for `srt doctor`: what was checked, whether it works,
+ * what was seen, and the narrowest fix when it does not. */
+typedef void (*srt_report_fn)(void *ctx, const char *layer, int works,
+			      const char *detail, const char *fix);
+
 struct srt_backend {
 	struct srt_module_header hdr;
 	uint32_t caps;
@@ -84,6 +89,10 @@ struct srt_backend {
 
 	/* Undo everything prepare() did. NULL-safe. Mandatory. */
 	void (*teardown)(void *state);
+
+	/* Probe every layer this backend needs and report each one (srt
+	 * doctor). Optional. */
+	void (*diagnose)(srt_report_fn report, void *ctx);
 };
 
 #ifdef __cplusplus

@@ -114,6 +114,11 @@ int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
 int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
 				struct srt_diag *diag);
 
+/* Probe every backend (or only `backend`, a name or absolute path) and
+ * every layer it needs; print what works and the fix for what does not,
+ * as text or JSON. Returns 0 when a backend can run here, 1 otherwise. */
+int srt_doctor(const char *backend, FILE *out, int json);
+
 /* Stop the proxy, undo everything start did, free. NULL-safe. */
 void srt_sandbox_free(struct srt_sandbox *sb);
 
