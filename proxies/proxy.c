@@ -1,1 +1,1507 @@
-/* placeholder: being written */
+/* The filtering proxy: one thread, one epoll loop, one Unix socket serving
+ * HTTP (absolute-form and CONNECT) and SOCKS5 chosen by the first byte.
+ *
+ * Every connection is a small state machine driven by edge-triggered
+ * events: conn_run() makes as much progress as it can and returns when a
+ * socket would block, so an edge is never lost. Header buffers exist only
+ * while a head is parsed; a tunnel holds two sockets and a few hundred
+ * bytes, and borrows a splice pipe only while data is in flight. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libsrt/domain.h"
+#include "proxies/auth.h"
+#include "proxies/dns.h"
+#include "proxies/filter.h"
+#include "proxies/guard.h"
+#include "proxies/http.h"
+#include "proxies/proxy.h"
+#include "proxies/pump.h"
+#include "proxies/socks.h"
+
+#define EP_LISTEN 0x4c53544e
+#define EP_WAKE 0x57414b45
+#define EP_CLIENT 0x434c4e54
+#define EP_UP 0x55505354
+
+#define FIRST_BYTE_MS 10000
+#define HEAD_MS 30000
+#define SOCKS_NOAUTH_MS 5000
+#define CONNECT_MS 30000
+#define IDLE_MS 120000
+#define LINGER_MS 2000
+#define BODY_BUF (16 * 1024)
+#define MAX_ADDRS 16
+
+enum phase {
+	PH_SNIFF,
+	PH_HTTP_HEAD,
+	PH_SOCKS_GREET,
+	PH_SOCKS_AUTH,
+	PH_SOCKS_REQ,
+	PH_RESOLVE,
+	PH_CONNECT,
+	PH_HTTP_REQBODY,
+	PH_HTTP_RESPHEAD,
+	PH_HTTP_RESPBODY,
+	PH_TUNNEL,
+	PH_LINGER,
+};
+
+enum kind { K_HTTP_CONNECT, K_HTTP_PLAIN, K_SOCKS };
+
+struct ep {
+	uint32_t tag;
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+struct conn {
+	struct ep cep, uep;
+	struct srt_proxy *p;
+	int cfd, ufd;
+	enum phase phase;
+	enum kind kind;
+	bool dead;
+	bool socks_noauth; /* §7.6 probe: the client offered no authentication */
+	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
+	bool keep_alive, head_request, close_after, upstream_close;
+	struct buf in;   /* from the client, while parsing */
+	struct buf uin;  /* from the upstream, while parsing */
+	struct buf cout; /* to the client, pending */
+	struct buf uout; /* to the upstream, pending */
+	size_t cout_off, uout_off;
+	struct srt_pump up, down;
+	enum srt_http_body req_body, resp_body;
+	uint64_t req_left, resp_left;
+	struct srt_chunked chunk;
+	char host[256];  /* as requested */
+	char canon[256];
+	int port;
+	char up_canon[256]; /* target of the open upstream connection */
+	int up_port;
+	char *key;       /* attribution */
+	struct srt_dns_query *q;
+	struct srt_ip addrs[MAX_ADDRS];
+	size_t naddrs, next_addr;
+	int64_t deadline;
+	struct conn *tprev, *tnext; /* timed list */
+	struct conn *prev, *next;   /* every connection */
+};
+
+struct srt_proxy {
+	struct ep lep, wep;
+	int lfd, epfd, wakefd;
+	char *path;
+	char *token;
+	srt_proxy_violation_fn on_violation;
+	void *ctx;
+	int debug;
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	pthread_mutex_t lock; /* guards rules */
+	struct srt_rules *rules;
+	struct srt_dns *dns;
+	struct srt_pipe_pool pool;
+	struct conn *conns;
+	struct conn *timed;
+	struct conn *dead;
+	struct srt_ip *local;
+	size_t nlocal;
+	int64_t local_at;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int buf_reserve(struct buf *b, size_t extra)
+{
+	size_t cap;
+	char *np;
+
+	if (b->cap - b->len >= extra)
+		return 0;
+	cap = b->cap ? b->cap : 1024;
+	while (cap - b->len < extra)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np)
+		return -1;
+	b->p = np;
+	b->cap = cap;
+	return 0;
+}
+
+static int buf_add(struct buf *b, const void *data, size_t n)
+{
+	if (buf_reserve(b, n) < 0)
+		return -1;
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	return 0;
+}
+
+static void buf_consume(struct buf *b, size_t n)
+{
+	memmove(b->p, b->p + n, b->len - n);
+	b->len -= n;
+}
+
+static void buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+enum { FILL_DATA, FILL_AGAIN, FILL_EOF, FILL_ERR, FILL_FULL };
+
+/* Read from fd until EAGAIN, EOF or `max` bytes are buffered. */
+static int fill(int fd, struct buf *b, size_t max)
+{
+	bool got = false;
+
+	for (;;) {
+		ssize_t n;
+		size_t room;
+
+		if (b->len >= max)
+			return FILL_FULL;
+		if (buf_reserve(b, b->len + 4096 > max ? max - b->len : 4096) < 0)
+			return FILL_ERR;
+		room = b->cap - b->len;
+		if (room > max - b->len)
+			room = max - b->len;
+		n = read(fd, b->p + b->len, room);
+		if (n > 0) {
+			b->len += (size_t)n;
+			got = true;
+			continue;
+		}
+		if (n == 0)
+			return FILL_EOF;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return got ? FILL_DATA : FILL_AGAIN;
+		return FILL_ERR;
+	}
+}
+
+/* Write pending bytes. 1: all written, 0: would block, -1: error. */
+static int flush(int fd, struct buf *b, size_t *off)
+{
+	while (*off < b->len) {
+		ssize_t n = send(fd, b->p + *off, b->len - *off, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -1;
+		}
+		*off += (size_t)n;
+	}
+	buf_free(b);
+	*off = 0;
+	return 1;
+}
+
+static void timed_set(struct conn *c, int ms)
+{
+	struct srt_proxy *p = c->p;
+
+	c->deadline = now_ms() + ms;
+	if (c->tprev || p->timed == c)
+		return;
+	c->tnext = p->timed;
+	if (p->timed)
+		p->timed->tprev = c;
+	p->timed = c;
+}
+
+static void timed_clear(struct conn *c)
+{
+	struct srt_proxy *p = c->p;
+
+	if (!c->tprev && p->timed != c)
+		return;
+	if (c->tprev)
+		c->tprev->tnext = c->tnext;
+	else
+		p->timed = c->tnext;
+	if (c->tnext)
+		c->tnext->tprev = c->tprev;
+	c->tprev = c->tnext = NULL;
+	c->deadline = 0;
+}
+
+static void close_upstream(struct conn *c)
+{
+	if (c->ufd >= 0) {
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	c->ushut = false;
+	c->up_canon[0] = '\0';
+	buf_free(&c->uin);
+	buf_free(&c->uout);
+	c->uout_off = 0;
+	srt__pump_release(&c->up, &c->p->pool);
+	srt__pump_release(&c->down, &c->p->pool);
+	srt__pump_init(&c->up);
+	srt__pump_init(&c->down);
+}
+
+static void conn_close(struct conn *c)
+{
+	struct srt_proxy *p = c->p;
+
+	if (c->dead)
+		return;
+	c->dead = true;
+	timed_clear(c);
+	if (c->q) {
+		srt__dns_cancel(c->q);
+		c->q = NULL;
+	}
+	close_upstream(c);
+	if (c->cfd >= 0)
+		close(c->cfd);
+	c->cfd = -1;
+	buf_free(&c->in);
+	buf_free(&c->cout);
+	free(c->key);
+	c->key = NULL;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		p->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	/* freed after the current batch of events: later events in the same
+	 * batch may still point at it */
+	c->next = p->dead;
+	p->dead = c;
+}
+
+static void violation(struct conn *c, const char *reason)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "deny network-outbound %s:%d (%s)", c->host,
+		 c->port, reason);
+	if (c->p->debug)
+		fprintf(stderr, "srt-proxy: %s\n", line);
+	if (c->p->on_violation)
+		c->p->on_violation(c->p->ctx, c->key, line);
+}
+
+/* Queue a reply, then flush it, shut our side and drain the client until
+ * it closes: closing with unread input would reset the connection and
+ * could destroy the reply before the client reads it. */
+static void reply_and_close(struct conn *c, const void *data, size_t n)
+{
+	if (c->q) {
+		srt__dns_cancel(c->q);
+		c->q = NULL;
+	}
+	close_upstream(c);
+	if (n && buf_add(&c->cout, data, n) < 0) {
+		conn_close(c);
+		return;
+	}
+	buf_free(&c->in);
+	c->phase = PH_LINGER;
+	timed_set(c, LINGER_MS);
+}
+
+static void reply_text(struct conn *c, const char *text)
+{
+	reply_and_close(c, text, strlen(text));
+}
+
+/* Status-line phrase: printable ASCII only, others become '?'. */
+static void sanitize_phrase(const char *in, char *out, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < cap; i++) {
+		unsigned char ch = (unsigned char)in[i];
+		out[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	out[i] = '\0';
+}
+
+static void http_simple(struct conn *c, int status, const char *phrase,
+			const char *mark, const char *body)
+{
+	char msg[2048];
+
+	snprintf(msg, sizeof(msg),
+		 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n%s%s%sContent-Length: %zu\r\n"
+		 "Connection: close\r\n\r\n%s",
+		 status, phrase, mark ? "X-Proxy-Error: " : "", mark ? mark : "",
+		 mark ? "\r\n" : "", strlen(body), body);
+	reply_text(c, msg);
+}
+
+/* The policy denied the target (§7.3 step 4, §7.4, §7.5). */
+static void deny_policy(struct conn *c, const char *reason)
+{
+	char phrase[512], msg[1024];
+	uint8_t r[10];
+
+	violation(c, reason);
+	switch (c->kind) {
+	case K_HTTP_CONNECT:
+		sanitize_phrase(reason, phrase, sizeof(phrase));
+		snprintf(msg, sizeof(msg),
+			 "HTTP/1.1 403 %s\r\nContent-Type: text/plain\r\n"
+			 "X-Proxy-Error: blocked-by-allowlist\r\n\r\n"
+			 "Connection blocked by network allowlist", phrase);
+		reply_text(c, msg);
+		break;
+	case K_HTTP_PLAIN:
+		http_simple(c, 403, "Forbidden", "blocked-by-allowlist",
+			    "Connection blocked by network allowlist\n");
+		break;
+	case K_SOCKS:
+		srt__socks_reply(r, 2);
+		reply_and_close(c, r, sizeof(r));
+		break;
+	}
+}
+
+/* Every resolved address was refused by the guard (§7.8). */
+static void deny_address(struct conn *c, const char *reason)
+{
+	char phrase[512], msg[4096], body[1024];
+	uint8_t r[10];
+
+	violation(c, reason);
+	snprintf(body, sizeof(body), "Connection to %s blocked: %s", c->host, reason);
+	switch (c->kind) {
+	case K_HTTP_CONNECT:
+		sanitize_phrase(reason, phrase, sizeof(phrase));
+		snprintf(msg, sizeof(msg),
+			 "HTTP/1.1 403 %s\r\nContent-Type: text/plain\r\n"
+			 "X-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\n%s", phrase, body);
+		reply_text(c, msg);
+		break;
+	case K_HTTP_PLAIN:
+		http_simple(c, 403, "Forbidden", "blocked-by-sandbox-runtime", body);
+		break;
+	case K_SOCKS:
+		srt__socks_reply(r, 2);
+		reply_and_close(c, r, sizeof(r));
+		break;
+	}
+}
+
+static void bad_gateway(struct conn *c)
+{
+	uint8_t r[10];
+
+	switch (c->kind) {
+	case K_HTTP_CONNECT:
+		reply_text(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n");
+		break;
+	case K_HTTP_PLAIN:
+		http_simple(c, 502, "Bad Gateway", NULL, "Bad Gateway\n");
+		break;
+	case K_SOCKS:
+		srt__socks_reply(r, 4);
+		reply_and_close(c, r, sizeof(r));
+		break;
+	}
+}
+
+/* ---- policy ------------------------------------------------------------ */
+
+static bool decide(struct conn *c, char *reason, size_t cap)
+{
+	bool ok;
+
+	pthread_mutex_lock(&c->p->lock);
+	ok = srt__filter_decide(c->p->rules, c->host, c->port, c->key, reason, cap);
+	pthread_mutex_unlock(&c->p->lock);
+	return ok;
+}
+
+static void refresh_local(struct srt_proxy *p)
+{
+	int64_t t = now_ms();
+	struct srt_ip *v;
+	size_t n;
+
+	if (p->local && t - p->local_at < 5000)
+		return;
+	if (srt__guard_local_addrs(&v, &n) < 0)
+		return; /* keep the previous list */
+	free(p->local);
+	p->local = v;
+	p->nlocal = n;
+	p->local_at = t;
+}
+
+static void start_connect(struct conn *c);
+
+/* Keep the answers the guard allows, in order; refuse when none is left. */
+static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
+{
+	unsigned classes = 0;
+	size_t k = 0;
+	char reason[512];
+
+	refresh_local(c->p);
+	pthread_mutex_lock(&c->p->lock);
+	for (size_t i = 0; i < n; i++) {
+		unsigned cl = srt__guard_check(c->p->rules, c->canon, c->port, &a[i],
+					       c->p->local, c->p->nlocal);
+		if (cl)
+			classes |= cl;
+		else if (k < MAX_ADDRS)
+			c->addrs[k++] = a[i];
+	}
+	pthread_mutex_unlock(&c->p->lock);
+	if (n == 0) {
+		if (c->p->debug)
+			fprintf(stderr, "srt-proxy: %s: no address\n", c->canon);
+		bad_gateway(c);
+		return;
+	}
+	if (k == 0) {
+		srt__guard_reason(classes, reason, sizeof(reason));
+		deny_address(c, reason);
+		return;
+	}
+	c->naddrs = k;
+	c->next_addr = 0;
+	start_connect(c);
+}
+
+static void conn_run(struct conn *c);
+
+static void dns_done(void *arg, int status, const struct srt_ip *a, size_t n)
+{
+	struct conn *c = arg;
+
+	c->q = NULL;
+	if (status != 0) {
+		if (c->p->debug)
+			fprintf(stderr, "srt-proxy: %s: lookup failed\n", c->canon);
+		bad_gateway(c);
+	} else {
+		addresses_ready(c, a, n);
+	}
+	if (!c->dead)
+		conn_run(c);
+}
+
+static void resolve(struct conn *c)
+{
+	struct srt_ip ip;
+
+	c->phase = PH_RESOLVE;
+	timed_set(c, CONNECT_MS);
+	if (srt__ip_parse(c->canon, &ip) == 0) {
+		/* an IP literal skips DNS, never the guard */
+		addresses_ready(c, &ip, 1);
+		return;
+	}
+	if (c->p->debug)
+		fprintf(stderr, "srt-proxy: resolving %s\n", c->canon);
+	c->q = srt__dns_lookup(c->p->dns, c->canon, dns_done, c);
+	if (!c->q)
+		bad_gateway(c);
+}
+
+static void connected(struct conn *c)
+{
+	static const char est[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
+	uint8_t r[10];
+
+	snprintf(c->up_canon, sizeof(c->up_canon), "%s", c->canon);
+	c->up_port = c->port;
+	timed_clear(c);
+	switch (c->kind) {
+	case K_HTTP_CONNECT:
+	case K_SOCKS:
+		if (c->kind == K_SOCKS) {
+			srt__socks_reply(r, 0);
+			if (buf_add(&c->cout, r, sizeof(r)) < 0)
+				goto fail;
+		} else if (buf_add(&c->cout, est, sizeof(est) - 1) < 0) {
+			goto fail;
+		}
+		/* bytes the client sent after its request go first */
+		if (c->in.len && buf_add(&c->uout, c->in.p, c->in.len) < 0)
+			goto fail;
+		buf_free(&c->in);
+		c->phase = PH_TUNNEL;
+		return;
+	case K_HTTP_PLAIN:
+		c->phase = PH_HTTP_REQBODY;
+		return;
+	}
+fail:
+	conn_close(c);
+}
+
+static void start_connect(struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+				  .data.ptr = &c->uep };
+
+	while (c->next_addr < c->naddrs) {
+		const struct srt_ip *a = &c->addrs[c->next_addr++];
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		int one = 1, fd;
+
+		memset(&ss, 0, sizeof(ss));
+		if (a->family == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons((uint16_t)c->port);
+			memcpy(&s4->sin_addr, a->a, 4);
+			sl = sizeof(*s4);
+		} else {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons((uint16_t)c->port);
+			memcpy(&s6->sin6_addr, a->a, 16);
+			sl = sizeof(*s6);
+		}
+		fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+			close(fd);
+			continue;
+		}
+		if (epoll_ctl(c->p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			continue;
+		}
+		c->ufd = fd;
+		c->phase = PH_CONNECT;
+		timed_set(c, CONNECT_MS);
+		return;
+	}
+	bad_gateway(c);
+}
+
+/* The upstream socket reported an event while connecting. */
+static void check_connect(struct conn *c)
+{
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
+		err = errno;
+	if (err == 0) {
+		/* writable and no error: connected (EPOLLOUT arrives once) */
+		connected(c);
+		return;
+	}
+	close(c->ufd);
+	c->ufd = -1;
+	start_connect(c);
+}
+
+/* ---- HTTP -------------------------------------------------------------- */
+
+static const char *const auth_required =
+	"HTTP/1.1 407 Proxy Authentication Required\r\n"
+	"Proxy-Authenticate: Basic realm=\"srt\"\r\n";
+
+static void http_head(struct conn *c)
+{
+	struct srt_http_head *h;
+	struct srt_http_request r;
+	struct srt_http_refusal why = { 0, NULL };
+	char reason[512];
+	int len, rc;
+	bool bad;
+
+	h = malloc(sizeof(*h));
+	if (!h) {
+		conn_close(c);
+		return;
+	}
+	for (;;) {
+		len = srt__http_parse_request(c->in.p ? c->in.p : "", c->in.len, h);
+		if (len != SRT_HTTP_NEED_MORE)
+			break;
+		rc = fill(c->cfd, &c->in, SRT_HTTP_MAX_HEAD);
+		if (rc == FILL_DATA)
+			continue;
+		if (rc == FILL_FULL)
+			continue; /* the parser reports TOO_BIG */
+		if (rc == FILL_AGAIN)
+			goto out;
+		/* EOF or error before a full head: nothing to answer */
+		conn_close(c);
+		goto out;
+	}
+	c->kind = K_HTTP_PLAIN;
+	if (len == SRT_HTTP_TOO_BIG) {
+		http_simple(c, 431, "Request Header Fields Too Large", NULL,
+			    "request header fields too large\n");
+		goto out;
+	}
+	if (len < 0) {
+		http_simple(c, 400, "Bad Request", "blocked-by-sandbox-runtime",
+			    "malformed request\n");
+		goto out;
+	}
+	bad = srt__http_analyze_request(h, &r, &why) < 0;
+	c->kind = r.is_connect ? K_HTTP_CONNECT : K_HTTP_PLAIN;
+	free(c->key);
+	c->key = NULL;
+	if (c->p->token && !(r.auth && srt__auth_basic_check(r.auth, r.auth_len,
+							     c->p->token, &c->key))) {
+		char msg[256];
+		if (r.is_connect)
+			snprintf(msg, sizeof(msg), "%s\r\n", auth_required);
+		else
+			snprintf(msg, sizeof(msg), "%sContent-Length: 0\r\nConnection: close\r\n\r\n",
+				 auth_required);
+		reply_text(c, msg);
+		goto out;
+	}
+	if (bad) {
+		if (r.is_connect || (h->method_len == 7 && !memcmp(h->method, "CONNECT", 7))) {
+			c->kind = K_HTTP_CONNECT;
+			reply_text(c, "HTTP/1.1 400 Bad Request\r\n\r\n");
+		} else {
+			char body[300];
+			snprintf(body, sizeof(body), "%s\n", why.reason);
+			http_simple(c, why.status, why.status == 421 ? "Misdirected Request" :
+				    "Bad Request", "blocked-by-sandbox-runtime", body);
+		}
+		goto out;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", r.host);
+	c->port = r.port;
+	if (!decide(c, reason, sizeof(reason))) {
+		deny_policy(c, reason);
+		goto out;
+	}
+	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	if (r.is_connect) {
+		buf_consume(&c->in, (size_t)len);
+		resolve(c);
+		goto out;
+	}
+	/* plain HTTP: the rewritten head goes out first */
+	buf_free(&c->uout);
+	c->uout_off = 0;
+	if (buf_reserve(&c->uout, (size_t)len + 512) < 0) {
+		conn_close(c);
+		goto out;
+	}
+	c->uout.len = srt__http_build_upstream(h, &r, c->canon, c->uout.p, c->uout.cap);
+	if (c->uout.len == 0) {
+		conn_close(c);
+		goto out;
+	}
+	if (r.expect_continue &&
+	    buf_add(&c->cout, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0) {
+		conn_close(c);
+		goto out;
+	}
+	c->keep_alive = r.keep_alive;
+	c->head_request = h->method_len == 4 && memcmp(h->method, "HEAD", 4) == 0;
+	c->req_body = r.body;
+	c->req_left = r.length;
+	srt__chunked_init(&c->chunk);
+	buf_consume(&c->in, (size_t)len);
+	timed_clear(c);
+	if (c->ufd >= 0 && c->up_port == c->port && strcmp(c->up_canon, c->canon) == 0) {
+		/* same origin as the previous request: reuse the checked
+		 * connection (no new lookup) */
+		c->phase = PH_HTTP_REQBODY;
+		goto out;
+	}
+	{
+		/* keep the head for the new connection */
+		struct buf keep = c->uout;
+		c->uout.p = NULL;
+		close_upstream(c);
+		c->uout = keep;
+	}
+	resolve(c);
+out:
+	free(h);
+}
+
+/* Relay a framed body (request: client to upstream; response: upstream to
+ * client). Returns 1 when the body is complete, 0 to wait, -1 on error. */
+static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
+		      struct buf *dstbuf, size_t *dstoff, struct srt_pump *pump,
+		      enum srt_http_body kind, uint64_t *left)
+{
+	int rc = flush(dst, dstbuf, dstoff);
+
+	if (rc <= 0)
+		return rc;
+	switch (kind) {
+	case SRT_BODY_NONE:
+		return 1;
+	case SRT_BODY_LENGTH:
+	case SRT_BODY_EOF:
+		/* buffered bytes first, then splice */
+		if (srcbuf->len) {
+			size_t take = srcbuf->len;
+			if (kind == SRT_BODY_LENGTH && take > *left)
+				take = (size_t)*left;
+			if (take) {
+				if (buf_add(dstbuf, srcbuf->p, take) < 0)
+					return -1;
+				buf_consume(srcbuf, take);
+				if (kind == SRT_BODY_LENGTH)
+					*left -= take;
+				rc = flush(dst, dstbuf, dstoff);
+				if (rc <= 0)
+					return rc;
+			}
+		}
+		rc = srt__pump_run(pump, src, dst, &c->p->pool,
+				   kind == SRT_BODY_LENGTH ? left : NULL);
+		if (rc == SRT_PUMP_ERROR)
+			return -1;
+		if (rc == SRT_PUMP_DONE)
+			return 1;
+		if (rc == SRT_PUMP_EOF)
+			return kind == SRT_BODY_EOF ? 1 : -1; /* short body */
+		return 0;
+	case SRT_BODY_CHUNKED:
+		for (;;) {
+			bool done = false;
+			long k;
+
+			if (srcbuf->len) {
+				k = srt__chunked_feed(&c->chunk, srcbuf->p, srcbuf->len, &done);
+				if (k < 0)
+					return -1;
+				if (k && buf_add(dstbuf, srcbuf->p, (size_t)k) < 0)
+					return -1;
+				buf_consume(srcbuf, (size_t)k);
+			}
+			rc = flush(dst, dstbuf, dstoff);
+			if (rc < 0)
+				return -1;
+			if (done)
+				return rc;
+			if (rc == 0)
+				return 0;
+			rc = fill(src, srcbuf, BODY_BUF);
+			if (rc == FILL_AGAIN)
+				return 0;
+			if (rc == FILL_EOF || rc == FILL_ERR)
+				return -1;
+		}
+	}
+	return -1;
+}
+
+static void http_reqbody(struct conn *c)
+{
+	int rc = relay_body(c, c->cfd, c->ufd, &c->in, &c->uout, &c->uout_off, &c->up,
+			    c->req_body, &c->req_left);
+
+	if (rc < 0) {
+		conn_close(c);
+		return;
+	}
+	if (rc == 0)
+		return;
+	/* flush the 100 Continue or anything queued for the client later */
+	c->phase = PH_HTTP_RESPHEAD;
+	srt__chunked_init(&c->chunk);
+}
+
+static void http_resphead(struct conn *c)
+{
+	struct srt_http_head *h = malloc(sizeof(*h));
+	struct srt_http_response r;
+	int len, rc;
+	size_t out;
+
+	if (!h) {
+		conn_close(c);
+		return;
+	}
+again:
+	for (;;) {
+		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
+		if (len != SRT_HTTP_NEED_MORE)
+			break;
+		rc = fill(c->ufd, &c->uin, SRT_HTTP_MAX_HEAD);
+		if (rc == FILL_DATA || rc == FILL_FULL)
+			continue;
+		if (rc == FILL_AGAIN)
+			goto out;
+		len = SRT_HTTP_BAD;
+		break;
+	}
+	if (len < 0 || srt__http_analyze_response(h, c->head_request, &r) < 0 ||
+	    h->status == 101) {
+		http_simple(c, 502, "Bad Gateway", NULL, "Bad Gateway\n");
+		goto out;
+	}
+	if (h->status < 200) {
+		/* interim response: pass it on and read the next head */
+		r.body = SRT_BODY_NONE;
+		if (buf_reserve(&c->cout, (size_t)len + 64) < 0)
+			goto fail;
+		out = srt__http_build_downstream(h, &r, false, c->cout.p + c->cout.len,
+						 c->cout.cap - c->cout.len);
+		if (!out)
+			goto fail;
+		c->cout.len += out;
+		buf_consume(&c->uin, (size_t)len);
+		goto again;
+	}
+	c->resp_body = r.body;
+	c->resp_left = r.length;
+	c->upstream_close = r.upstream_close;
+	c->close_after = !c->keep_alive || r.body == SRT_BODY_EOF;
+	srt__chunked_init(&c->chunk);
+	if (buf_reserve(&c->cout, (size_t)len + 128) < 0)
+		goto fail;
+	out = srt__http_build_downstream(h, &r, c->close_after, c->cout.p + c->cout.len,
+					 c->cout.cap - c->cout.len);
+	if (!out)
+		goto fail;
+	c->cout.len += out;
+	buf_consume(&c->uin, (size_t)len);
+	c->phase = PH_HTTP_RESPBODY;
+	goto out;
+fail:
+	conn_close(c);
+out:
+	free(h);
+}
+
+static void http_respbody(struct conn *c)
+{
+	int rc = relay_body(c, c->ufd, c->cfd, &c->uin, &c->cout, &c->cout_off, &c->down,
+			    c->resp_body, &c->resp_left);
+
+	if (rc < 0) {
+		conn_close(c);
+		return;
+	}
+	if (rc == 0)
+		return;
+	if (c->uin.len)
+		c->upstream_close = true; /* bytes after the body: never reuse */
+	if (c->upstream_close)
+		close_upstream(c);
+	else
+		buf_free(&c->uin);
+	if (c->close_after) {
+		reply_and_close(c, NULL, 0);
+		return;
+	}
+	c->phase = PH_HTTP_HEAD;
+	timed_set(c, IDLE_MS);
+}
+
+/* ---- SOCKS5 ------------------------------------------------------------ */
+
+static void socks_greet(struct conn *c)
+{
+	uint32_t offers = 0;
+	int n = srt__socks_parse_greeting((uint8_t *)c->in.p, c->in.len, &offers);
+	uint8_t rep[2] = { 5, 0 };
+
+	if (n == 0) {
+		int rc = fill(c->cfd, &c->in, 512);
+		if (rc == FILL_DATA)
+			return socks_greet(c);
+		if (rc != FILL_AGAIN)
+			conn_close(c);
+		return;
+	}
+	if (n < 0) {
+		conn_close(c); /* SOCKS4 or garbage */
+		return;
+	}
+	buf_consume(&c->in, (size_t)n);
+	if (!c->p->token) {
+		if (!(offers & 1u << SRT_SOCKS_METHOD_NONE)) {
+			rep[1] = 0xff;
+			reply_and_close(c, rep, 2);
+			return;
+		}
+		c->phase = PH_SOCKS_REQ;
+	} else if (offers & 1u << SRT_SOCKS_METHOD_USERPASS) {
+		rep[1] = SRT_SOCKS_METHOD_USERPASS;
+		c->phase = PH_SOCKS_AUTH;
+	} else {
+		/* §7.6: pretend no-auth so an ssh ProxyCommand learns why */
+		c->socks_noauth = true;
+		c->phase = PH_SOCKS_REQ;
+		timed_set(c, SOCKS_NOAUTH_MS);
+	}
+	if (buf_add(&c->cout, rep, 2) < 0)
+		conn_close(c);
+}
+
+static void socks_auth(struct conn *c)
+{
+	const char *user, *pass;
+	size_t ul, pl;
+	int n = srt__socks_parse_auth((uint8_t *)c->in.p, c->in.len, &user, &ul, &pass, &pl);
+	uint8_t ok[2] = { 1, 0 }, bad[2] = { 1, 1 };
+
+	if (n == 0) {
+		int rc = fill(c->cfd, &c->in, 1024);
+		if (rc == FILL_DATA)
+			return socks_auth(c);
+		if (rc != FILL_AGAIN)
+			conn_close(c);
+		return;
+	}
+	if (n < 0) {
+		conn_close(c);
+		return;
+	}
+	free(c->key);
+	c->key = NULL;
+	if (!srt__auth_socks_check(user, ul, pass, pl, c->p->token, &c->key)) {
+		reply_and_close(c, bad, 2);
+		return;
+	}
+	buf_consume(&c->in, (size_t)n);
+	if (buf_add(&c->cout, ok, 2) < 0) {
+		conn_close(c);
+		return;
+	}
+	c->phase = PH_SOCKS_REQ;
+}
+
+static void socks_refuse_unauthenticated(struct conn *c)
+{
+	static const char dflt[] = "This proxy requires authentication, and this client "
+		"did not offer an authentication method, so the connection was refused.";
+	char reason[512];
+	uint8_t msg[2048 + 10];
+	size_t n;
+	bool denied;
+
+	pthread_mutex_lock(&c->p->lock);
+	denied = srt__filter_denied(c->p->rules, c->host, c->port, reason, sizeof(reason));
+	pthread_mutex_unlock(&c->p->lock);
+	if (denied)
+		violation(c, reason);
+	if (c->port != 22 || !srt__host_is_valid(c->host)) {
+		srt__socks_reply(msg, 2);
+		reply_and_close(c, msg, 10);
+		return;
+	}
+	srt__socks_reply(msg, 0);
+	n = srt__ssh_refusal(denied ? reason : dflt, msg + 10, sizeof(msg) - 10);
+	reply_and_close(c, msg, 10 + n);
+}
+
+static void socks_req(struct conn *c)
+{
+	struct srt_socks_request r;
+	int bad_atyp = 0;
+	int n = srt__socks_parse_request((uint8_t *)c->in.p, c->in.len, &r, &bad_atyp);
+	uint8_t rep[10];
+	char reason[512];
+
+	if (n == 0) {
+		int rc = fill(c->cfd, &c->in, 1024);
+		if (rc == FILL_DATA)
+			return socks_req(c);
+		if (rc != FILL_AGAIN)
+			conn_close(c);
+		return;
+	}
+	if (n < 0) {
+		if (bad_atyp) {
+			srt__socks_reply(rep, 8);
+			reply_and_close(c, rep, sizeof(rep));
+		} else {
+			conn_close(c);
+		}
+		return;
+	}
+	buf_consume(&c->in, (size_t)n);
+	snprintf(c->host, sizeof(c->host), "%s", r.host);
+	c->port = r.port;
+	if (r.cmd != 1) {
+		uint8_t unsupported[2] = { 5, 7 };
+		reply_and_close(c, unsupported, 2);
+		return;
+	}
+	if (c->socks_noauth) {
+		socks_refuse_unauthenticated(c);
+		return;
+	}
+	if (!decide(c, reason, sizeof(reason))) {
+		deny_policy(c, reason);
+		return;
+	}
+	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	resolve(c);
+}
+
+/* ---- tunnel and linger --------------------------------------------------- */
+
+static void tunnel(struct conn *c)
+{
+	int rc;
+
+	rc = flush(c->ufd, &c->uout, &c->uout_off);
+	if (rc < 0)
+		goto fail;
+	if (rc > 0 && !c->ushut) {
+		rc = srt__pump_run(&c->up, c->cfd, c->ufd, &c->p->pool, NULL);
+		if (rc == SRT_PUMP_ERROR)
+			goto fail;
+		if (rc == SRT_PUMP_EOF) {
+			shutdown(c->ufd, SHUT_WR);
+			c->ushut = true;
+		}
+	}
+	rc = flush(c->cfd, &c->cout, &c->cout_off);
+	if (rc < 0)
+		goto fail;
+	if (rc > 0 && !c->cshut) {
+		rc = srt__pump_run(&c->down, c->ufd, c->cfd, &c->p->pool, NULL);
+		if (rc == SRT_PUMP_ERROR)
+			goto fail;
+		if (rc == SRT_PUMP_EOF) {
+			shutdown(c->cfd, SHUT_WR);
+			c->cshut = true;
+		}
+	}
+	if (c->ushut && c->cshut)
+		conn_close(c);
+	return;
+fail:
+	conn_close(c);
+}
+
+static void linger(struct conn *c)
+{
+	char sink[4096];
+	int rc = flush(c->cfd, &c->cout, &c->cout_off);
+
+	if (rc < 0) {
+		conn_close(c);
+		return;
+	}
+	if (rc == 0)
+		return;
+	if (!c->cshut) {
+		shutdown(c->cfd, SHUT_WR);
+		c->cshut = true;
+	}
+	for (;;) {
+		ssize_t n = read(c->cfd, sink, sizeof(sink));
+		if (n > 0)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		conn_close(c);
+		return;
+	}
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+static void conn_run(struct conn *c)
+{
+	for (int guard = 0; !c->dead && guard < 64; guard++) {
+		enum phase before = c->phase;
+		int rc;
+
+		/* anything queued for the client (100 Continue, SOCKS replies) */
+		if (c->cout.len && c->phase != PH_LINGER && c->phase != PH_TUNNEL &&
+		    c->phase != PH_HTTP_RESPBODY) {
+			rc = flush(c->cfd, &c->cout, &c->cout_off);
+			if (rc < 0) {
+				conn_close(c);
+				return;
+			}
+		}
+		switch (c->phase) {
+		case PH_SNIFF:
+			rc = fill(c->cfd, &c->in, 1);
+			if (c->in.len >= 1) {
+				uint8_t b = (uint8_t)c->in.p[0];
+				c->phase = (b == 4 || b == 5) ? PH_SOCKS_GREET : PH_HTTP_HEAD;
+				c->kind = (b == 4 || b == 5) ? K_SOCKS : K_HTTP_PLAIN;
+				timed_set(c, HEAD_MS);
+			} else if (rc != FILL_AGAIN) {
+				conn_close(c);
+			}
+			break;
+		case PH_HTTP_HEAD:
+			if (c->ufd >= 0) {
+				/* an idle upstream that speaks or closes is done */
+				char b;
+				ssize_t n = recv(c->ufd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+				if (n >= 0 || errno != EAGAIN)
+					close_upstream(c);
+			}
+			http_head(c);
+			break;
+		case PH_SOCKS_GREET:
+			socks_greet(c);
+			break;
+		case PH_SOCKS_AUTH:
+			socks_auth(c);
+			break;
+		case PH_SOCKS_REQ:
+			socks_req(c);
+			break;
+		case PH_RESOLVE:
+			return;
+		case PH_CONNECT:
+			return; /* check_connect() runs on the upstream's event */
+		case PH_HTTP_REQBODY:
+			http_reqbody(c);
+			break;
+		case PH_HTTP_RESPHEAD:
+			http_resphead(c);
+			break;
+		case PH_HTTP_RESPBODY:
+			http_respbody(c);
+			break;
+		case PH_TUNNEL:
+			tunnel(c);
+			return;
+		case PH_LINGER:
+			linger(c);
+			return;
+		}
+		if (c->phase == before)
+			return;
+	}
+}
+
+static void on_accept(struct srt_proxy *p)
+{
+	for (;;) {
+		int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+		struct conn *c;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return; /* EAGAIN, or EMFILE: the backlog waits */
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->cep.tag = EP_CLIENT;
+		c->uep.tag = EP_UP;
+		c->p = p;
+		c->cfd = fd;
+		c->ufd = -1;
+		srt__pump_init(&c->up);
+		srt__pump_init(&c->down);
+		ev.data.ptr = &c->cep;
+		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = p->conns;
+		if (p->conns)
+			p->conns->prev = c;
+		p->conns = c;
+		c->phase = PH_SNIFF;
+		timed_set(c, FIRST_BYTE_MS);
+		conn_run(c);
+	}
+}
+
+static void sweep(struct srt_proxy *p)
+{
+	int64_t t = now_ms();
+
+	for (struct conn *c = p->timed, *n; c; c = n) {
+		n = c->tnext;
+		if (c->deadline > t)
+			continue;
+		if (p->debug)
+			fprintf(stderr, "srt-proxy: connection timed out (phase %d)\n", c->phase);
+		if (c->phase == PH_RESOLVE || c->phase == PH_CONNECT) {
+			timed_clear(c);
+			bad_gateway(c);
+			if (!c->dead)
+				conn_run(c);
+		} else {
+			conn_close(c);
+		}
+	}
+}
+
+static void reap(struct srt_proxy *p)
+{
+	while (p->dead) {
+		struct conn *c = p->dead;
+		p->dead = c->next;
+		free(c);
+	}
+}
+
+static void *loop(void *arg)
+{
+	struct srt_proxy *p = arg;
+	struct epoll_event evs[256];
+	int64_t next_sweep = now_ms() + 250;
+
+	while (!atomic_load(&p->stop)) {
+		int timeout = srt__dns_timeout(p->dns, 250);
+		int n = epoll_wait(p->epfd, evs, 256, timeout);
+
+		for (int i = 0; i < n; i++) {
+			struct ep *e = evs[i].data.ptr;
+			struct conn *c;
+
+			switch (e->tag) {
+			case EP_LISTEN:
+				on_accept(p);
+				break;
+			case EP_WAKE:
+				break;
+			case SRT_EP_DNS:
+				srt__dns_event(p->dns, e, evs[i].events);
+				break;
+			case EP_CLIENT:
+				c = (struct conn *)((char *)e - offsetof(struct conn, cep));
+				if (!c->dead)
+					conn_run(c);
+				break;
+			case EP_UP:
+				c = (struct conn *)((char *)e - offsetof(struct conn, uep));
+				if (c->dead)
+					break;
+				if (c->phase == PH_CONNECT)
+					check_connect(c);
+				if (!c->dead)
+					conn_run(c);
+				break;
+			}
+		}
+		srt__dns_tick(p->dns);
+		if (now_ms() >= next_sweep) {
+			sweep(p);
+			next_sweep = now_ms() + 250;
+		}
+		reap(p);
+	}
+	return NULL;
+}
+
+/* ---- public ------------------------------------------------------------ */
+
+/* Tunnels hold two descriptors each; take what the hard limit allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
+		   struct srt_diag *diag)
+{
+	struct srt_proxy *p = NULL;
+	struct sockaddr_un sa;
+	struct epoll_event ev;
+	int err;
+
+	if (!cfg || !cfg->settings || !cfg->socket_path) {
+		err = srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings or socket path");
+		goto out;
+	}
+	if (strlen(cfg->socket_path) >= sizeof(sa.sun_path)) {
+		err = srt_diag_set(diag, SRT_E_INVAL, cfg->socket_path,
+				   "proxy socket path '%s' is too long", cfg->socket_path);
+		goto out;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+		goto out;
+	}
+	p->lfd = p->epfd = p->wakefd = -1;
+	p->lep.tag = EP_LISTEN;
+	p->wep.tag = EP_WAKE;
+	pthread_mutex_init(&p->lock, NULL);
+	p->on_violation = cfg->on_violation;
+	p->ctx = cfg->ctx;
+	p->debug = cfg->debug;
+	p->path = strdup(cfg->socket_path);
+	p->token = cfg->token && *cfg->token ? strdup(cfg->token) : NULL;
+	if (!p->path || (cfg->token && *cfg->token && !p->token)) {
+		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+		goto out;
+	}
+	err = srt__rules_new(&p->rules, cfg->settings, diag);
+	if (err)
+		goto out;
+	raise_nofile();
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->epfd < 0 || p->wakefd < 0) {
+		err = srt_diag_set(diag, SRT_E_IO, "", "cannot create the proxy's event loop: %s",
+				   strerror(errno));
+		goto out;
+	}
+	err = srt__dns_new(&p->dns, p->epfd, diag);
+	if (err)
+		goto out;
+	p->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, cfg->socket_path, strlen(cfg->socket_path));
+	unlink(cfg->socket_path); /* a stale socket of an earlier run */
+	if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(cfg->socket_path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
+		err = srt_diag_set(diag, SRT_E_IO, cfg->socket_path,
+				   "cannot listen on the proxy socket '%s': %s",
+				   cfg->socket_path, strerror(errno));
+		if (diag)
+			diag->saved_errno = errno;
+		goto out;
+	}
+	ev.events = EPOLLIN;
+	ev.data.ptr = &p->lep;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->lfd, &ev) < 0)
+		goto io;
+	ev.data.ptr = &p->wep;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->wakefd, &ev) < 0)
+		goto io;
+	*out = p;
+	p = NULL;
+	err = SRT_OK;
+	goto out;
+io:
+	err = srt_diag_set(diag, SRT_E_IO, "", "proxy event loop: %s", strerror(errno));
+out:
+	srt__proxy_free(p);
+	return err;
+}
+
+int srt__proxy_start(struct srt_proxy *p, struct srt_diag *diag)
+{
+	int rc;
+
+	if (!p || p->started)
+		return srt_diag_set(diag, SRT_E_STATE, "", "proxy already started");
+	rc = pthread_create(&p->thread, NULL, loop, p);
+	if (rc)
+		return srt_diag_set(diag, SRT_E_IO, "", "cannot start the proxy thread: %s",
+				    strerror(rc));
+	p->started = true;
+	return SRT_OK;
+}
+
+int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
+		      struct srt_diag *diag)
+{
+	struct srt_rules *r = NULL, *old;
+	int err;
+
+	if (!p || !s)
+		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings");
+	/* on failure the old rules stay: never fail open */
+	err = srt__rules_new(&r, s, diag);
+	if (err)
+		return err;
+	pthread_mutex_lock(&p->lock);
+	old = p->rules;
+	p->rules = r;
+	pthread_mutex_unlock(&p->lock);
+	srt__rules_free(old);
+	return SRT_OK;
+}
+
+void srt__proxy_free(struct srt_proxy *p)
+{
+	if (!p)
+		return;
+	if (p->started) {
+		uint64_t one = 1;
+		atomic_store(&p->stop, true);
+		if (write(p->wakefd, &one, sizeof(one)) < 0) {
+			/* the loop still wakes within its 250 ms timeout */
+		}
+		pthread_join(p->thread, NULL);
+	}
+	while (p->conns)
+		conn_close(p->conns);
+	reap(p);
+	srt__dns_free(p->dns);
+	srt__pipe_pool_drain(&p->pool);
+	if (p->lfd >= 0) {
+		close(p->lfd);
+		unlink(p->path);
+	}
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->wakefd >= 0)
+		close(p->wakefd);
+	srt__rules_free(p->rules);
+	pthread_mutex_destroy(&p->lock);
+	free(p->local);
+	free(p->path);
+	free(p->token);
+	free(p);
+}
+
+unsigned long srt__proxy_dns_count(struct srt_proxy *p)
+{
+	return srt__dns_count(p->dns);
+}

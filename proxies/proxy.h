@@ -37,8 +37,19 @@ void srt__proxy_free(struct srt_proxy *p);
 
 /* NAME=VALUE strings of §4.8 for the child environment (proxy variables,
  * NO_PROXY, GIT_SSH_COMMAND, ...), for a client reaching the proxy inside
- * the sandbox at localhost:http_port / :socks_port with user:token. */
+ * the sandbox at localhost:http_port / :socks_port with user:token (user
+ * as made by srt__proxy_user; it is percent-encoded here). `connect_helper`
+ * is the absolute path of srt-connect (the ssh ProxyCommand); NULL leaves
+ * GIT_SSH_COMMAND out. Appends to out. */
 int srt__proxy_env(struct srt_strv *out, const char *user, const char *token,
-		   int http_port, int socks_port);
+		   int http_port, int socks_port, const char *connect_helper);
+
+/* The proxy username carrying the attribution (§4.8): "srt.<base64 of the
+ * first 100 bytes of command_key>", or "srt" when command_key is NULL or
+ * empty or the name would exceed 255 bytes. */
+void srt__proxy_user(const char *command_key, char *out, size_t cap);
+
+/* Lookups the proxy has started (tests: a denied name must start none). */
+unsigned long srt__proxy_dns_count(struct srt_proxy *p);
 
 #endif

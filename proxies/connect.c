@@ -1,0 +1,191 @@
+/* srt-connect HOST PORT: an ssh ProxyCommand that needs no socat or nc.
+ * Reads the proxy URL (with the per-run credentials) from $HTTPS_PROXY,
+ * asks the proxy for a CONNECT tunnel with Proxy-Authorization and then
+ * relays stdin/stdout. The credentials come from the environment, never
+ * from argv. */
+#include "config.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxies/auth.h"
+
+static int unhex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static void pct_decode(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '%' && unhex(s[1]) >= 0 && unhex(s[2]) >= 0) {
+			*o++ = (char)(unhex(s[1]) << 4 | unhex(s[2]));
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *url = getenv("HTTPS_PROXY");
+	char buf[8192], host[256], port[16], cred[600] = "", auth[900] = "";
+	char *rest, *at, *colon, *slash;
+	struct addrinfo hints, *res = NULL, *ai;
+	int fd = -1, in_open = 1;
+	size_t n;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: srt-connect HOST PORT\n");
+		return 2;
+	}
+	if (!url || !*url)
+		url = getenv("https_proxy");
+	if (!url || !*url)
+		url = getenv("HTTP_PROXY");
+	if (!url || !*url) {
+		fprintf(stderr, "srt-connect: 'HTTPS_PROXY' is not set\n");
+		return 1;
+	}
+	if (strncmp(url, "http://", 7) != 0 || strlen(url) >= sizeof(buf)) {
+		fprintf(stderr, "srt-connect: 'HTTPS_PROXY' is not an http:// url\n");
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%s", url + 7);
+	rest = buf;
+	if ((slash = strchr(rest, '/')))
+		*slash = '\0';
+	if ((at = strrchr(rest, '@'))) {
+		*at = '\0';
+		if (strlen(rest) >= sizeof(cred)) {
+			fprintf(stderr, "srt-connect: proxy credentials too long\n");
+			return 1;
+		}
+		memcpy(cred, rest, strlen(rest) + 1);
+		rest = at + 1;
+		/* percent-decoding only shrinks, so it can run in place on each part */
+		if ((colon = strchr(cred, ':'))) {
+			size_t ul;
+			*colon = '\0';
+			pct_decode(cred);
+			pct_decode(colon + 1);
+			ul = strlen(cred);
+			cred[ul] = ':';
+			memmove(cred + ul + 1, colon + 1, strlen(colon + 1) + 1);
+		}
+		srt__b64_encode((const uint8_t *)cred, strlen(cred), auth, sizeof(auth));
+	}
+	colon = strrchr(rest, ':');
+	snprintf(host, sizeof(host), "%.*s", colon ? (int)(colon - rest) : (int)strlen(rest), rest);
+	snprintf(port, sizeof(port), "%s", colon ? colon + 1 : "80");
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res) != 0) {
+		fprintf(stderr, "srt-connect: cannot resolve the proxy '%s'\n", host);
+		return 1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		fprintf(stderr, "srt-connect: cannot connect to the proxy '%s:%s'\n", host, port);
+		return 1;
+	}
+	{
+		const char *h = argv[1];
+		int v6 = strchr(h, ':') != NULL && h[0] != '[';
+		int len = snprintf(buf, sizeof(buf),
+				   "CONNECT %s%s%s:%s HTTP/1.1\r\nHost: %s%s%s:%s\r\n%s%s%s\r\n",
+				   v6 ? "[" : "", h, v6 ? "]" : "", argv[2], v6 ? "[" : "", h,
+				   v6 ? "]" : "", argv[2], *auth ? "Proxy-Authorization: Basic " : "",
+				   auth, *auth ? "\r\n" : "");
+		if (len < 0 || (size_t)len >= sizeof(buf) || write_all(fd, buf, (size_t)len) < 0) {
+			fprintf(stderr, "srt-connect: cannot send the request\n");
+			return 1;
+		}
+	}
+	/* read the head byte by byte: nothing after it may be swallowed */
+	n = 0;
+	while (n < sizeof(buf) - 1) {
+		ssize_t r = read(fd, buf + n, 1);
+		if (r <= 0) {
+			fprintf(stderr, "srt-connect: the proxy closed the connection\n");
+			return 1;
+		}
+		n++;
+		if (n >= 4 && memcmp(buf + n - 4, "\r\n\r\n", 4) == 0)
+			break;
+	}
+	buf[n] = '\0';
+	if (strncmp(buf, "HTTP/1.", 7) != 0 || buf[8] != ' ' || buf[9] != '2') {
+		char *eol = strstr(buf, "\r\n");
+		if (eol)
+			*eol = '\0';
+		fprintf(stderr, "srt-connect: the proxy refused %s:%s: %s\n", argv[1], argv[2], buf);
+		return 1;
+	}
+	for (;;) {
+		struct pollfd pf[2] = { { in_open ? 0 : -1, POLLIN, 0 }, { fd, POLLIN, 0 } };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (pf[0].revents) {
+			ssize_t r = read(0, buf, sizeof(buf));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				shutdown(fd, SHUT_WR);
+				in_open = 0;
+			} else if (write_all(fd, buf, (size_t)r) < 0) {
+				return 1;
+			}
+		}
+		if (pf[1].revents) {
+			ssize_t r = read(fd, buf, sizeof(buf));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return 0;
+			if (write_all(1, buf, (size_t)r) < 0)
+				return 1;
+		}
+	}
+}

@@ -1,0 +1,161 @@
+/* Network decisions. The rules are a private copy so a settings update on
+ * another thread swaps them whole (never half-applied), and a failed copy
+ * keeps the old rules: a policy change never fails open. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libsrt/domain.h"
+#include "proxies/filter.h"
+#include "proxies/guard.h"
+
+static int copy_list(char ***out, size_t *n, const struct srt_strv *in)
+{
+	*out = calloc(in->n ? in->n : 1, sizeof(char *));
+	*n = 0;
+	if (!*out)
+		return -1;
+	for (size_t i = 0; i < in->n; i++) {
+		if (!((*out)[i] = strdup(in->v[i])))
+			return -1;
+		*n = i + 1;
+	}
+	return 0;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void srt__rules_free(struct srt_rules *r)
+{
+	if (!r)
+		return;
+	free_list(r->allowed, r->n_allowed);
+	free_list(r->denied, r->n_denied);
+	free_list(r->reason_keys, r->n_reasons);
+	free_list(r->reason_values, r->n_reasons);
+	free(r->denied_addrs);
+	free(r);
+}
+
+int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
+		   struct srt_diag *diag)
+{
+	struct srt_rules *r = calloc(1, sizeof(*r));
+	int err = SRT_E_NOMEM;
+	size_t n = s->n_denied_domain_reasons;
+
+	if (!r)
+		goto out;
+	if (copy_list(&r->allowed, &r->n_allowed, &s->allowed_domains) < 0 ||
+	    copy_list(&r->denied, &r->n_denied, &s->denied_domains) < 0)
+		goto out;
+	r->reason_keys = calloc(n ? n : 1, sizeof(char *));
+	r->reason_values = calloc(n ? n : 1, sizeof(char *));
+	if (!r->reason_keys || !r->reason_values)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		r->reason_keys[i] = strdup(s->denied_domain_reasons[i].key);
+		r->reason_values[i] = strdup(s->denied_domain_reasons[i].value);
+		r->n_reasons = i + 1;
+		if (!r->reason_keys[i] || !r->reason_values[i])
+			goto out;
+	}
+	r->strict = s->strict_allowlist;
+	n = s->denied_resolved_addresses.n;
+	r->denied_addrs = calloc(n ? n : 1, sizeof(*r->denied_addrs));
+	if (!r->denied_addrs)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (srt__cidr_parse(s->denied_resolved_addresses.v[i],
+				    &r->denied_addrs[i]) < 0) {
+			err = srt_diag_set(diag, SRT_E_INVAL,
+					   "network.deniedResolvedAddresses",
+					   "invalid address range '%s'",
+					   s->denied_resolved_addresses.v[i]);
+			goto out;
+		}
+		r->n_denied_addrs = i + 1;
+	}
+	*out = r;
+	r = NULL;
+	err = SRT_OK;
+out:
+	if (err == SRT_E_NOMEM)
+		srt_diag_set(diag, err, "", "out of memory copying the network rules");
+	srt__rules_free(r);
+	return err;
+}
+
+void srt__filter_canon(const char *host, char *out, size_t cap)
+{
+	size_t i;
+
+	if (srt__host_canonicalize(host, out, cap) == 0)
+		return;
+	for (i = 0; host[i] && i + 1 < cap; i++)
+		out[i] = (char)tolower((unsigned char)host[i]);
+	if (cap)
+		out[i] = '\0';
+}
+
+static void set_reason(char *reason, size_t cap, const char *text)
+{
+	snprintf(reason, cap, "%s", text);
+}
+
+static const char *deny_reason(const struct srt_rules *r, const char *entry)
+{
+	for (size_t i = 0; i < r->n_reasons; i++)
+		if (strcmp(r->reason_keys[i], entry) == 0)
+			return r->reason_values[i];
+	return "host is on the deny list";
+}
+
+bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
+			char *reason, size_t cap)
+{
+	char canon[300];
+
+	if (!r) {
+		set_reason(reason, cap, "sandbox policy unavailable");
+		return true;
+	}
+	if (!srt__host_is_valid(host)) {
+		set_reason(reason, cap, "malformed host");
+		return true;
+	}
+	srt__filter_canon(host, canon, sizeof(canon));
+	for (size_t i = 0; i < r->n_denied; i++) {
+		if (srt__domain_match(canon, port, r->denied[i])) {
+			set_reason(reason, cap, deny_reason(r, r->denied[i]));
+			return true;
+		}
+	}
+	return false;
+}
+
+bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
+			const char *command_key, char *reason, size_t cap)
+{
+	char canon[300];
+
+	if (srt__filter_denied(r, host, port, reason, cap))
+		return false;
+	srt__filter_canon(host, canon, sizeof(canon));
+	for (size_t i = 0; i < r->n_allowed; i++)
+		if (srt__domain_match(canon, port, r->allowed[i]))
+			return true;
+	/* strictAllowlist and the per-command lists (not implemented: no
+	 * command_key grants anything) both end in the same refusal */
+	(void)command_key;
+	set_reason(reason, cap, "host is not on the allow list");
+	return false;
+}

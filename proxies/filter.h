@@ -1,0 +1,52 @@
+/* The proxy's network rules (a private copy of the settings' lists) and the
+ * decision order of anchor-inventory §3.4 on canonical hosts (§7.7). */
+#ifndef SRT_PROXY_FILTER_H
+#define SRT_PROXY_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "libsrt/settings.h"
+
+struct srt_cidr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t a[16];
+	int prefix;
+};
+
+struct srt_rules {
+	char **allowed;
+	size_t n_allowed;
+	char **denied;
+	size_t n_denied;
+	char **reason_keys;
+	char **reason_values;
+	size_t n_reasons;
+	bool strict;
+	struct srt_cidr *denied_addrs; /* deniedResolvedAddresses */
+	size_t n_denied_addrs;
+};
+
+/* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL
+ * (an unparsable deniedResolvedAddresses entry: fail closed). */
+int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
+		   struct srt_diag *diag);
+void srt__rules_free(struct srt_rules *r);
+
+/* §3.4 for host (as requested) and port. Returns true to allow; on deny
+ * writes the violation reason. `command_key` selects a per-command list
+ * (none yet: the hook is here so attribution can grant later). A NULL
+ * rules pointer denies ("sandbox policy unavailable"). */
+bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
+			const char *command_key, char *reason, size_t cap);
+
+/* deniedDomains only (the unauthenticated SOCKS probe of §7.6). Returns
+ * true and the reason when the host is deny-listed. */
+bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
+			char *reason, size_t cap);
+
+/* Canonical form of host for matching and dialling; falls back to the host
+ * lower-cased when it cannot be canonicalised (as the reference does). */
+void srt__filter_canon(const char *host, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,304 @@
+/* Resolved-address guard. Every answer is judged on its own and also on
+ * the IPv4 address embedded in it, because a NAT64, 6to4 or mapped
+ * spelling reaches the same IPv4 host. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "libsrt/domain.h"
+#include "proxies/guard.h"
+
+int srt__ip_parse(const char *s, struct srt_ip *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	if (inet_pton(AF_INET, s, ip->a) == 1) {
+		ip->family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, ip->a) == 1) {
+		ip->family = AF_INET6;
+		return 0;
+	}
+	return -1;
+}
+
+void srt__ip_format(const struct srt_ip *ip, char *out, size_t cap)
+{
+	if (!inet_ntop(ip->family, ip->a, out, (socklen_t)cap) && cap)
+		out[0] = '\0';
+}
+
+bool srt__ip_equal(const struct srt_ip *a, const struct srt_ip *b)
+{
+	return a->family == b->family &&
+	       memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static bool zeros(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+bool srt__ip_unwrap_v4(const struct srt_ip *ip, struct srt_ip *v4)
+{
+	const uint8_t *a = ip->a;
+	const uint8_t *src = NULL;
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+
+	if (ip->family != AF_INET6)
+		return false;
+	if (zeros(a, 10) && a[10] == 0xff && a[11] == 0xff)
+		src = a + 12; /* ::ffff:a.b.c.d */
+	else if (zeros(a, 8) && a[8] == 0xff && a[9] == 0xff && a[10] == 0 && a[11] == 0)
+		src = a + 12; /* ::ffff:0:a.b.c.d */
+	else if (zeros(a, 12) && !(zeros(a + 12, 3) && a[15] <= 1))
+		src = a + 12; /* ::a.b.c.d, not :: or ::1 */
+	else if (memcmp(a, nat64, 12) == 0)
+		src = a + 12;
+	else if (a[0] == 0x20 && a[1] == 0x02)
+		src = a + 2;
+	if (!src)
+		return false;
+	memset(v4, 0, sizeof(*v4));
+	v4->family = AF_INET;
+	memcpy(v4->a, src, 4);
+	return true;
+}
+
+int srt__cidr_parse(const char *s, struct srt_cidr *c)
+{
+	char buf[128];
+	const char *slash = strchr(s, '/');
+	size_t hl = slash ? (size_t)(slash - s) : strlen(s);
+	struct srt_ip ip;
+	char *pct;
+	int max;
+
+	if (hl == 0 || hl >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, hl);
+	buf[hl] = '\0';
+	if ((pct = strchr(buf, '%')))
+		*pct = '\0'; /* zone dropped */
+	if (srt__ip_parse(buf, &ip) < 0)
+		return -1;
+	max = ip.family == AF_INET ? 32 : 128;
+	c->prefix = max;
+	if (slash) {
+		const char *p = slash + 1;
+		size_t n = strlen(p);
+		int v = 0;
+		if (n == 0 || n > 3)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i] < '0' || p[i] > '9')
+				return -1;
+			v = v * 10 + (p[i] - '0');
+		}
+		if (v > max)
+			return -1;
+		c->prefix = v;
+	}
+	c->family = ip.family;
+	memcpy(c->a, ip.a, 16);
+	if (ip.family == AF_INET6 && zeros(ip.a, 10) && ip.a[10] == 0xff &&
+	    ip.a[11] == 0xff) {
+		if (c->prefix < 96)
+			return -1;
+		c->family = AF_INET;
+		memmove(c->a, ip.a + 12, 4);
+		memset(c->a + 4, 0, 12);
+		c->prefix -= 96;
+	}
+	return 0;
+}
+
+bool srt__cidr_contains(const struct srt_cidr *c, const struct srt_ip *ip)
+{
+	int full = c->prefix / 8, rem = c->prefix % 8;
+
+	if (c->family != ip->family)
+		return false;
+	if (memcmp(c->a, ip->a, (size_t)full) != 0)
+		return false;
+	if (rem) {
+		uint8_t mask = (uint8_t)(0xff << (8 - rem));
+		if ((c->a[full] & mask) != (ip->a[full] & mask))
+			return false;
+	}
+	return true;
+}
+
+static bool in_range(const struct srt_ip *ip, const char *cidr)
+{
+	struct srt_cidr c;
+
+	return srt__cidr_parse(cidr, &c) == 0 && srt__cidr_contains(&c, ip);
+}
+
+/* Does `ip` equal the IP literal of one of the patterns (port-aware)? */
+static bool literal_listed(char *const *list, size_t n, const struct srt_ip *ip,
+			   int port)
+{
+	for (size_t i = 0; i < n; i++) {
+		char host[300], canon[300];
+		struct srt_ip lit, v4;
+		int pport = 0;
+
+		if (srt__domain_split_port(list[i], host, sizeof(host), &pport) < 0)
+			continue;
+		if (pport && pport != port)
+			continue;
+		if (srt__host_canonicalize(host, canon, sizeof(canon)) < 0 ||
+		    srt__ip_parse(canon, &lit) < 0)
+			continue;
+		if (srt__ip_unwrap_v4(&lit, &v4) && lit.a[10] == 0xff)
+			lit = v4;
+		if (srt__ip_equal(&lit, ip))
+			return true;
+	}
+	return false;
+}
+
+static bool is_loopback(const struct srt_ip *ip)
+{
+	return in_range(ip, "127.0.0.0/8") || in_range(ip, "::1/128");
+}
+
+/* Rules 4-11 for one form of the address. */
+static unsigned classify(const struct srt_rules *r, const struct srt_ip *ip,
+			 const struct srt_ip *local, size_t nlocal)
+{
+	static const char *const metadata[] = {
+		"100.100.100.200", "168.63.129.16", "192.0.0.192", "fd00:ec2::/32",
+		"fd20:ce::254", "fd00:c1::a9fe:a9fe", "fd00:42::42", "fd00:a9fe:a9fe::1",
+		"fd00:100::100:200", NULL,
+	};
+
+	if (is_loopback(ip))
+		return SRT_GUARD_LOOPBACK;
+	if (in_range(ip, "0.0.0.0/8") || in_range(ip, "::/128"))
+		return SRT_GUARD_UNSPECIFIED;
+	if (in_range(ip, "169.254.0.0/16") || in_range(ip, "fe80::/10"))
+		return SRT_GUARD_LINK_LOCAL;
+	if (in_range(ip, "224.0.0.0/4") || in_range(ip, "ff00::/8"))
+		return SRT_GUARD_MULTICAST;
+	if (in_range(ip, "255.255.255.255/32"))
+		return SRT_GUARD_BROADCAST;
+	for (size_t i = 0; metadata[i]; i++)
+		if (in_range(ip, metadata[i]))
+			return SRT_GUARD_METADATA;
+	for (size_t i = 0; r && i < r->n_denied_addrs; i++)
+		if (srt__cidr_contains(&r->denied_addrs[i], ip))
+			return SRT_GUARD_LISTED;
+	for (size_t i = 0; i < nlocal; i++)
+		if (srt__ip_equal(&local[i], ip))
+			return SRT_GUARD_OWN;
+	return 0;
+}
+
+static bool is_localhost_name(const char *h)
+{
+	size_t n = strlen(h);
+
+	if (n && h[n - 1] == '.')
+		n--;
+	if (n == 9 && strncasecmp(h, "localhost", 9) == 0)
+		return true;
+	return n > 10 && strncasecmp(h + n - 10, ".localhost", 10) == 0;
+}
+
+unsigned srt__guard_check(const struct srt_rules *r, const char *host, int port,
+			  const struct srt_ip *a, const struct srt_ip *local,
+			  size_t nlocal)
+{
+	struct srt_ip v4;
+	bool has_v4 = srt__ip_unwrap_v4(a, &v4);
+	bool mapped = has_v4 && a->a[10] == 0xff;
+	unsigned c;
+
+	if (!r)
+		return SRT_GUARD_DENYLISTED;
+	if (literal_listed(r->denied, r->n_denied, a, port) ||
+	    (has_v4 && literal_listed(r->denied, r->n_denied, &v4, port)))
+		return SRT_GUARD_DENYLISTED;
+	/* an allowed literal: the user named this exact address (a mapped
+	 * spelling is the same socket address; NAT64/6to4 are not) */
+	if (literal_listed(r->allowed, r->n_allowed, a, port) ||
+	    (mapped && literal_listed(r->allowed, r->n_allowed, &v4, port)))
+		return 0;
+	if (is_localhost_name(host))
+		return is_loopback(a) || (mapped && is_loopback(&v4)) ? 0 :
+		       SRT_GUARD_NON_LOOPBACK;
+	c = classify(r, a, local, nlocal);
+	if (!c && has_v4)
+		c = classify(r, &v4, local, nlocal);
+	return c;
+}
+
+void srt__guard_reason(unsigned classes, char *out, size_t cap)
+{
+	static const char *const names[] = {
+		"a deny-listed address", "a non-loopback address", "a loopback address",
+		"an unspecified address", "a link-local address", "a multicast address",
+		"the broadcast address", "a cloud metadata address", "a listed address",
+		"one of this host's addresses",
+	};
+	size_t o;
+	bool first = true;
+
+	o = (size_t)snprintf(out, cap, "resolved to ");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(classes & (1u << i)) || o >= cap)
+			continue;
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", first ? "" : " / ", names[i]);
+		first = false;
+	}
+}
+
+int srt__guard_local_addrs(struct srt_ip **out, size_t *n)
+{
+	struct ifaddrs *ifa = NULL, *i;
+	struct srt_ip *v = NULL;
+	size_t cnt = 0, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (getifaddrs(&ifa) < 0)
+		return -1;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && (i->ifa_addr->sa_family == AF_INET ||
+				    i->ifa_addr->sa_family == AF_INET6))
+			cnt++;
+	v = calloc(cnt ? cnt : 1, sizeof(*v));
+	if (!v) {
+		freeifaddrs(ifa);
+		return -1;
+	}
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			v[k].family = AF_INET;
+			memcpy(v[k].a, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, 4);
+			k++;
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			v[k].family = AF_INET6;
+			memcpy(v[k].a, &((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr, 16);
+			k++;
+		}
+	}
+	freeifaddrs(ifa);
+	*out = v;
+	*n = k;
+	return 0;
+}

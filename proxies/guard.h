@@ -1,0 +1,56 @@
+/* The resolved-address guard of anchor-inventory §7.8: which addresses a
+ * hostname may be dialled at, so DNS rebinding and alternate spellings
+ * cannot reach loopback, link-local, metadata or this host's addresses. */
+#ifndef SRT_PROXY_GUARD_H
+#define SRT_PROXY_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "proxies/filter.h"
+
+struct srt_ip {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t a[16];
+};
+
+/* A bare IPv4 dotted quad or IPv6 literal (a zone is refused). */
+int srt__ip_parse(const char *s, struct srt_ip *ip);
+void srt__ip_format(const struct srt_ip *ip, char *out, size_t cap);
+bool srt__ip_equal(const struct srt_ip *a, const struct srt_ip *b);
+/* The IPv4 address inside an IPv6 one: mapped, compatible, translated
+ * (::ffff:0:0/96), NAT64 64:ff9b::/96, 6to4 2002::/16. */
+bool srt__ip_unwrap_v4(const struct srt_ip *ip, struct srt_ip *v4);
+
+/* addr[/prefix]; IPv4-mapped IPv6 ranges with prefix >= 96 become IPv4. */
+int srt__cidr_parse(const char *s, struct srt_cidr *c);
+bool srt__cidr_contains(const struct srt_cidr *c, const struct srt_ip *ip);
+
+/* Classes, in the fixed priority order of the reason text. */
+enum {
+	SRT_GUARD_DENYLISTED = 1u << 0,
+	SRT_GUARD_NON_LOOPBACK = 1u << 1,
+	SRT_GUARD_LOOPBACK = 1u << 2,
+	SRT_GUARD_UNSPECIFIED = 1u << 3,
+	SRT_GUARD_LINK_LOCAL = 1u << 4,
+	SRT_GUARD_MULTICAST = 1u << 5,
+	SRT_GUARD_BROADCAST = 1u << 6,
+	SRT_GUARD_METADATA = 1u << 7,
+	SRT_GUARD_LISTED = 1u << 8,
+	SRT_GUARD_OWN = 1u << 9,
+};
+
+/* 0 when `a` (an answer for hostname `host`, canonical, dialled on port)
+ * may be dialled, else the class that refuses it. `local` is this host's
+ * interface addresses. */
+unsigned srt__guard_check(const struct srt_rules *r, const char *host, int port,
+			  const struct srt_ip *a, const struct srt_ip *local,
+			  size_t nlocal);
+
+/* "resolved to <class> / <class>" for a union of classes. */
+void srt__guard_reason(unsigned classes, char *out, size_t cap);
+
+/* This host's interface addresses (getifaddrs). *out is malloc'd. */
+int srt__guard_local_addrs(struct srt_ip **out, size_t *n);
+
+#endif

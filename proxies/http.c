@@ -1,0 +1,727 @@
+/* HTTP/1.x heads for the proxy. The parser is deliberately stricter than
+ * the RFC allows: a proxy that authorises one host and forwards to the
+ * next hop must not read a message differently from that hop, so
+ * everything two parsers could disagree on (bare LF, folding, whitespace
+ * before a colon, CL with TE, duplicate lengths) is refused. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "proxies/http.h"
+
+static bool is_tchar(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return true;
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+		return true;
+	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static bool is_value_char(unsigned char c)
+{
+	return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+/* Find the end of the head (CRLF CRLF). Any LF not preceded by CR makes
+ * the head malformed right away, so a bare-LF client gets a 400 rather
+ * than a timeout. */
+static int head_end(const char *buf, size_t len)
+{
+	size_t lim = len < SRT_HTTP_MAX_HEAD ? len : SRT_HTTP_MAX_HEAD, i;
+
+	for (i = 0; i < lim; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (i == 0 || buf[i - 1] != '\r')
+			return SRT_HTTP_BAD;
+		if (i >= 3 && buf[i - 2] == '\n' && buf[i - 3] == '\r')
+			return (int)(i + 1);
+	}
+	return len >= SRT_HTTP_MAX_HEAD ? SRT_HTTP_TOO_BIG : SRT_HTTP_NEED_MORE;
+}
+
+static int parse_version(const char *p, size_t n, int *minor)
+{
+	if (n != 8 || memcmp(p, "HTTP/1.", 7) != 0 || (p[7] != '0' && p[7] != '1'))
+		return -1;
+	*minor = p[7] - '0';
+	return 0;
+}
+
+/* Header lines from `p` up to the empty line at `end`. */
+static int parse_headers(const char *p, const char *end, struct srt_http_head *h)
+{
+	while (p < end) {
+		const char *eol = memchr(p, '\r', (size_t)(end - p));
+		const char *colon, *v, *ve;
+		struct srt_http_header *hd;
+
+		if (!eol)
+			return SRT_HTTP_BAD;
+		if (eol == p)
+			return 0; /* the empty line */
+		if (h->n >= SRT_HTTP_MAX_HEADERS)
+			return SRT_HTTP_TOO_BIG;
+		colon = p;
+		while (colon < eol && is_tchar((unsigned char)*colon))
+			colon++;
+		if (colon == p || colon == eol || *colon != ':')
+			return SRT_HTTP_BAD; /* includes folding and "name :" */
+		v = colon + 1;
+		ve = eol;
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		for (const char *q = v; q < ve; q++)
+			if (!is_value_char((unsigned char)*q))
+				return SRT_HTTP_BAD;
+		hd = &h->h[h->n++];
+		hd->name = p;
+		hd->name_len = (size_t)(colon - p);
+		hd->value = v;
+		hd->value_len = (size_t)(ve - v);
+		p = eol + 2;
+	}
+	return SRT_HTTP_BAD;
+}
+
+int srt__http_parse_request(const char *buf, size_t len, struct srt_http_head *h)
+{
+	int end = head_end(buf, len), rc;
+	const char *p = buf, *eol, *sp1, *sp2;
+
+	if (end <= 0)
+		return end;
+	memset(h, 0, sizeof(*h));
+	eol = memchr(buf, '\r', (size_t)end);
+	sp1 = memchr(p, ' ', (size_t)(eol - p));
+	if (!sp1 || sp1 == p)
+		return SRT_HTTP_BAD;
+	for (const char *q = p; q < sp1; q++)
+		if (!is_tchar((unsigned char)*q))
+			return SRT_HTTP_BAD;
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
+	if (!sp2 || sp2 == sp1 + 1)
+		return SRT_HTTP_BAD;
+	for (const char *q = sp1 + 1; q < sp2; q++)
+		if ((unsigned char)*q <= 0x20 || (unsigned char)*q >= 0x7f)
+			return SRT_HTTP_BAD;
+	if (parse_version(sp2 + 1, (size_t)(eol - sp2 - 1), &h->minor) < 0)
+		return SRT_HTTP_BAD;
+	h->method = p;
+	h->method_len = (size_t)(sp1 - p);
+	h->target = sp1 + 1;
+	h->target_len = (size_t)(sp2 - sp1 - 1);
+	rc = parse_headers(eol + 2, buf + end, h);
+	return rc < 0 ? rc : end;
+}
+
+int srt__http_parse_response(const char *buf, size_t len, struct srt_http_head *h)
+{
+	int end = head_end(buf, len), rc;
+	const char *eol;
+
+	if (end <= 0)
+		return end;
+	memset(h, 0, sizeof(*h));
+	eol = memchr(buf, '\r', (size_t)end);
+	if (eol - buf < 12 || parse_version(buf, 8, &h->minor) < 0 || buf[8] != ' ')
+		return SRT_HTTP_BAD;
+	for (int i = 9; i < 12; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return SRT_HTTP_BAD;
+	h->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	if (h->status < 100)
+		return SRT_HTTP_BAD;
+	if (eol - buf > 12) {
+		if (buf[12] != ' ')
+			return SRT_HTTP_BAD;
+		for (const char *q = buf + 13; q < eol; q++)
+			if (!is_value_char((unsigned char)*q))
+				return SRT_HTTP_BAD;
+		h->reason = buf + 13;
+		h->reason_len = (size_t)(eol - buf - 13);
+	} else {
+		h->reason = "";
+	}
+	rc = parse_headers(eol + 2, buf + end, h);
+	return rc < 0 ? rc : end;
+}
+
+bool srt__http_name_is(const struct srt_http_header *hd, const char *name)
+{
+	return strlen(name) == hd->name_len &&
+	       strncasecmp(hd->name, name, hd->name_len) == 0;
+}
+
+/* Does a comma-separated header value hold `token` (case-insensitive)? */
+static bool list_has(const char *v, size_t n, const char *token)
+{
+	size_t tl = strlen(token), i = 0;
+
+	while (i < n) {
+		size_t s, e;
+		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		s = i;
+		while (i < n && v[i] != ',')
+			i++;
+		e = i;
+		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+			e--;
+		if (e - s == tl && strncasecmp(v + s, token, tl) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool connection_lists(const struct srt_http_head *h, const char *name,
+			     size_t name_len)
+{
+	char tmp[64];
+
+	if (name_len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, name, name_len);
+	tmp[name_len] = '\0';
+	for (size_t i = 0; i < h->n; i++)
+		if (srt__http_name_is(&h->h[i], "connection") &&
+		    list_has(h->h[i].value, h->h[i].value_len, tmp))
+			return true;
+	return false;
+}
+
+static int parse_port(const char *p, size_t n, int *port)
+{
+	int v = 0;
+
+	if (n == 0 || n > 5 || p[0] == '0')
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		v = v * 10 + (p[i] - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*port = v;
+	return 0;
+}
+
+/* "host:port", "[v6]:port", or without a port when default_port > 0. */
+static int parse_authority(const char *a, size_t n, int default_port,
+			   char *host, size_t host_cap, int *port)
+{
+	const char *hs, *he, *rest;
+	size_t hl;
+
+	if (n == 0)
+		return -1;
+	if (a[0] == '[') {
+		const char *rb = memchr(a, ']', n);
+		if (!rb)
+			return -1;
+		hs = a + 1;
+		he = rb;
+		rest = rb + 1;
+	} else {
+		const char *colon = memchr(a, ':', n);
+		hs = a;
+		he = colon ? colon : a + n;
+		rest = he;
+	}
+	hl = (size_t)(he - hs);
+	if (hl == 0 || hl >= host_cap)
+		return -1;
+	for (size_t i = 0; i < hl; i++)
+		if ((unsigned char)hs[i] <= 0x20 || (unsigned char)hs[i] >= 0x7f ||
+		    hs[i] == '@' || hs[i] == '[' || hs[i] == ']' || hs[i] == '/')
+			return -1;
+	if (a[0] == '[' && !memchr(hs, ':', hl))
+		return -1; /* brackets only around IPv6 */
+	memcpy(host, hs, hl);
+	host[hl] = '\0';
+	if (rest == a + n) {
+		if (default_port <= 0)
+			return -1;
+		*port = default_port;
+		return 0;
+	}
+	if (*rest != ':')
+		return -1;
+	if (rest + 1 == a + n && default_port > 0) {
+		*port = default_port; /* "host:" means the default port */
+		return 0;
+	}
+	return parse_port(rest + 1, (size_t)(a + n - rest - 1), port);
+}
+
+static bool host_equal(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 1 && a[la - 1] == '.')
+		la--;
+	if (lb > 1 && b[lb - 1] == '.')
+		lb--;
+	return la == lb && strncasecmp(a, b, la) == 0;
+}
+
+static int refuse(struct srt_http_refusal *why, int status, const char *reason)
+{
+	why->status = status;
+	why->reason = reason;
+	return -1;
+}
+
+static int parse_length(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t x = 0;
+
+	if (n == 0 || n > 18)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return 0;
+}
+
+int srt__http_analyze_request(const struct srt_http_head *h,
+			      struct srt_http_request *r,
+			      struct srt_http_refusal *why)
+{
+	bool have_cl = false, have_te = false, conn_close = false, conn_keep = false;
+	int n_host = 0, n_auth = 0;
+	const struct srt_http_header *host_hd = NULL;
+
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt_http_header *hd = &h->h[i];
+		if (srt__http_name_is(hd, "content-length")) {
+			uint64_t v;
+			if (parse_length(hd->value, hd->value_len, &v) < 0)
+				return refuse(why, 400, "invalid Content-Length");
+			if (have_cl && v != r->length)
+				return refuse(why, 400, "conflicting Content-Length headers");
+			have_cl = true;
+			r->length = v;
+		} else if (srt__http_name_is(hd, "transfer-encoding")) {
+			if (have_te || hd->value_len != 7 ||
+			    strncasecmp(hd->value, "chunked", 7) != 0)
+				return refuse(why, 400, "unsupported Transfer-Encoding");
+			have_te = true;
+		} else if (srt__http_name_is(hd, "host")) {
+			n_host++;
+			host_hd = hd;
+		} else if (srt__http_name_is(hd, "proxy-authorization")) {
+			n_auth++;
+			r->auth = hd->value;
+			r->auth_len = hd->value_len;
+		} else if (srt__http_name_is(hd, "connection")) {
+			if (list_has(hd->value, hd->value_len, "close"))
+				conn_close = true;
+			if (list_has(hd->value, hd->value_len, "keep-alive"))
+				conn_keep = true;
+		} else if (srt__http_name_is(hd, "expect")) {
+			if (list_has(hd->value, hd->value_len, "100-continue"))
+				r->expect_continue = true;
+		}
+	}
+	/* two credentials: neither is trusted */
+	if (n_auth > 1) {
+		r->auth = NULL;
+		r->auth_len = 0;
+	}
+	r->keep_alive = h->minor == 1 ? !conn_close : (conn_keep && !conn_close);
+
+	if (h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0) {
+		r->is_connect = true;
+		if (parse_authority(h->target, h->target_len, 0, r->host,
+				    sizeof(r->host), &r->port) < 0)
+			return refuse(why, 400, "Bad Request");
+		r->body = SRT_BODY_NONE;
+		return 0;
+	}
+
+	if (h->target_len < 7 || strncasecmp(h->target, "http://", 7) != 0)
+		return refuse(why, 400, "the proxy only forwards absolute http:// request targets");
+	{
+		const char *a = h->target + 7, *end = h->target + h->target_len, *p = a;
+		while (p < end && *p != '/' && *p != '?' && *p != '#')
+			p++;
+		if (memchr(a, '@', (size_t)(p - a)))
+			return refuse(why, 400, "malformed request-target");
+		if (parse_authority(a, (size_t)(p - a), 80, r->host, sizeof(r->host),
+				    &r->port) < 0)
+			return refuse(why, 400, "malformed request-target");
+		r->origin_target = p;
+		{
+			const char *hash = memchr(p, '#', (size_t)(end - p));
+			r->origin_target_len = (size_t)((hash ? hash : end) - p);
+		}
+	}
+	if (n_host > 1)
+		return refuse(why, 421, "more than one Host header");
+	if (host_hd) {
+		char hh[256];
+		int hp;
+		if (parse_authority(host_hd->value, host_hd->value_len, 80, hh,
+				    sizeof(hh), &hp) < 0 ||
+		    hp != r->port || !host_equal(hh, r->host))
+			return refuse(why, 421, "Host header does not match the request target");
+	}
+	if (have_cl && have_te)
+		return refuse(why, 400, "both Content-Length and Transfer-Encoding");
+	if (have_te)
+		r->body = SRT_BODY_CHUNKED;
+	else if (have_cl && r->length > 0)
+		r->body = SRT_BODY_LENGTH;
+	else
+		r->body = SRT_BODY_NONE;
+	if (have_te)
+		r->length = 0;
+	return 0;
+}
+
+static bool request_hop_header(const struct srt_http_head *h,
+			       const struct srt_http_header *hd)
+{
+	static const char *const hop[] = {
+		"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+		"proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+		"host", "content-length", "expect", NULL,
+	};
+	for (size_t i = 0; hop[i]; i++)
+		if (srt__http_name_is(hd, hop[i]))
+			return true;
+	return connection_lists(h, hd->name, hd->name_len);
+}
+
+struct out {
+	char *p;
+	size_t n, cap;
+	bool overflow;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->overflow || o->cap - o->n < n) {
+		o->overflow = true;
+		return;
+	}
+	memcpy(o->p + o->n, s, n);
+	o->n += n;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+size_t srt__http_build_upstream(const struct srt_http_head *h,
+				const struct srt_http_request *r,
+				const char *canon_host, char *buf, size_t cap)
+{
+	struct out o = { buf, 0, cap, false };
+	char tmp[320];
+	bool v6 = strchr(canon_host, ':') != NULL;
+
+	put(&o, h->method, h->method_len);
+	puts_(&o, " ");
+	if (r->origin_target_len == 0 || r->origin_target[0] != '/')
+		puts_(&o, "/");
+	put(&o, r->origin_target, r->origin_target_len);
+	snprintf(tmp, sizeof(tmp), " HTTP/1.%d\r\nHost: %s%s%s", h->minor,
+		 v6 ? "[" : "", canon_host, v6 ? "]" : "");
+	puts_(&o, tmp);
+	if (r->port != 80) {
+		snprintf(tmp, sizeof(tmp), ":%d", r->port);
+		puts_(&o, tmp);
+	}
+	puts_(&o, "\r\n");
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt_http_header *hd = &h->h[i];
+		if (request_hop_header(h, hd))
+			continue;
+		put(&o, hd->name, hd->name_len);
+		puts_(&o, ": ");
+		put(&o, hd->value, hd->value_len);
+		puts_(&o, "\r\n");
+	}
+	if (r->body == SRT_BODY_LENGTH) {
+		snprintf(tmp, sizeof(tmp), "Content-Length: %llu\r\n",
+			 (unsigned long long)r->length);
+		puts_(&o, tmp);
+	} else if (r->body == SRT_BODY_CHUNKED) {
+		puts_(&o, "Transfer-Encoding: chunked\r\n");
+	}
+	puts_(&o, "\r\n");
+	return o.overflow ? 0 : o.n;
+}
+
+int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
+			       struct srt_http_response *r)
+{
+	bool have_cl = false, have_te = false, chunked_last = false;
+	bool conn_close = false, conn_keep = false;
+
+	memset(r, 0, sizeof(*r));
+	r->status = h->status;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt_http_header *hd = &h->h[i];
+		if (srt__http_name_is(hd, "content-length")) {
+			uint64_t v;
+			if (parse_length(hd->value, hd->value_len, &v) < 0 ||
+			    (have_cl && v != r->length))
+				return -1;
+			have_cl = true;
+			r->length = v;
+		} else if (srt__http_name_is(hd, "transfer-encoding")) {
+			/* the last coding decides; repeated headers concatenate */
+			const char *v = hd->value;
+			size_t n = hd->value_len;
+			size_t s = n;
+			while (s > 0 && v[s - 1] != ',')
+				s--;
+			while (s < n && (v[s] == ' ' || v[s] == '\t'))
+				s++;
+			chunked_last = n - s == 7 && strncasecmp(v + s, "chunked", 7) == 0;
+			have_te = true;
+		} else if (srt__http_name_is(hd, "connection")) {
+			if (list_has(hd->value, hd->value_len, "close"))
+				conn_close = true;
+			if (list_has(hd->value, hd->value_len, "keep-alive"))
+				conn_keep = true;
+		}
+	}
+	r->upstream_close = conn_close || (h->minor == 0 && !conn_keep);
+	if (h->status < 200 || h->status == 204 || h->status == 304 || head_request) {
+		r->body = SRT_BODY_NONE;
+		return 0;
+	}
+	if (have_te) {
+		/* TE with CL: TE wins (RFC 9112 6.3), but never reuse that upstream */
+		if (have_cl)
+			r->upstream_close = true;
+		r->length = 0;
+		if (chunked_last) {
+			r->body = SRT_BODY_CHUNKED;
+		} else {
+			r->body = SRT_BODY_EOF;
+			r->upstream_close = true;
+		}
+		return 0;
+	}
+	if (have_cl) {
+		r->body = r->length ? SRT_BODY_LENGTH : SRT_BODY_NONE;
+		return 0;
+	}
+	r->body = SRT_BODY_EOF;
+	r->upstream_close = true;
+	return 0;
+}
+
+static bool response_hop_header(const struct srt_http_head *h,
+				const struct srt_http_header *hd, bool keep_length)
+{
+	static const char *const hop[] = {
+		"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+		"proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+		NULL,
+	};
+	for (size_t i = 0; hop[i]; i++)
+		if (srt__http_name_is(hd, hop[i]))
+			return true;
+	if (!keep_length && srt__http_name_is(hd, "content-length"))
+		return true;
+	return connection_lists(h, hd->name, hd->name_len);
+}
+
+size_t srt__http_build_downstream(const struct srt_http_head *h,
+				  const struct srt_http_response *r, bool close,
+				  char *buf, size_t cap)
+{
+	struct out o = { buf, 0, cap, false };
+	char tmp[64];
+	/* a HEAD or 304 answer keeps its Content-Length: it describes the
+	 * representation, no body follows */
+	bool keep_length = r->body == SRT_BODY_NONE && h->status >= 200 &&
+			   h->status != 204;
+
+	snprintf(tmp, sizeof(tmp), "HTTP/1.1 %03d ", h->status);
+	puts_(&o, tmp);
+	put(&o, h->reason, h->reason_len);
+	puts_(&o, "\r\n");
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt_http_header *hd = &h->h[i];
+		if (response_hop_header(h, hd, keep_length))
+			continue;
+		put(&o, hd->name, hd->name_len);
+		puts_(&o, ": ");
+		put(&o, hd->value, hd->value_len);
+		puts_(&o, "\r\n");
+	}
+	if (r->body == SRT_BODY_LENGTH) {
+		snprintf(tmp, sizeof(tmp), "Content-Length: %llu\r\n",
+			 (unsigned long long)r->length);
+		puts_(&o, tmp);
+	} else if (r->body == SRT_BODY_CHUNKED) {
+		puts_(&o, "Transfer-Encoding: chunked\r\n");
+	}
+	if (close)
+		puts_(&o, "Connection: close\r\n");
+	puts_(&o, "\r\n");
+	return o.overflow ? 0 : o.n;
+}
+
+enum {
+	CH_SIZE0, CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
+	CH_TRAILER_BOL, CH_TRAILER, CH_TRAILER_LF, CH_END_LF, CH_DONE,
+};
+
+#define CH_MAX_LINE 4096
+#define CH_MAX_TRAILER (16 * 1024)
+
+void srt__chunked_init(struct srt_chunked *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->state = CH_SIZE0;
+}
+
+uint64_t srt__chunked_data_left(const struct srt_chunked *c)
+{
+	return c->state == CH_DATA ? c->remaining : 0;
+}
+
+void srt__chunked_skip(struct srt_chunked *c, uint64_t n)
+{
+	if (c->state != CH_DATA || n > c->remaining)
+		return;
+	c->remaining -= n;
+	if (c->remaining == 0)
+		c->state = CH_DATA_CR;
+}
+
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	ch |= 0x20;
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;
+}
+
+long srt__chunked_feed(struct srt_chunked *c, const char *buf, size_t len,
+		       bool *done)
+{
+	size_t i = 0;
+
+	*done = c->state == CH_DONE;
+	while (i < len && c->state != CH_DONE) {
+		char ch = buf[i];
+		int hv;
+
+		switch (c->state) {
+		case CH_SIZE0:
+		case CH_SIZE:
+			hv = hexval(ch);
+			if (hv >= 0) {
+				if (c->line >= 15)
+					return -1;
+				c->remaining = c->remaining << 4 | (uint64_t)hv;
+				c->line++;
+				c->state = CH_SIZE;
+			} else if (c->state == CH_SIZE0) {
+				return -1;
+			} else if (ch == ';' || ch == ' ' || ch == '\t') {
+				c->state = CH_EXT;
+			} else if (ch == '\r') {
+				c->state = CH_SIZE_LF;
+			} else {
+				return -1;
+			}
+			i++;
+			break;
+		case CH_EXT:
+			if (ch == '\r')
+				c->state = CH_SIZE_LF;
+			else if (ch == '\n' || ++c->line > CH_MAX_LINE ||
+				 (!is_value_char((unsigned char)ch)))
+				return -1;
+			i++;
+			break;
+		case CH_SIZE_LF:
+			if (ch != '\n')
+				return -1;
+			c->line = 0;
+			c->state = c->remaining ? CH_DATA : CH_TRAILER_BOL;
+			i++;
+			break;
+		case CH_DATA: {
+			size_t take = len - i;
+			if (take > c->remaining)
+				take = (size_t)c->remaining;
+			c->remaining -= take;
+			i += take;
+			if (c->remaining == 0)
+				c->state = CH_DATA_CR;
+			break;
+		}
+		case CH_DATA_CR:
+			if (ch != '\r')
+				return -1;
+			c->state = CH_DATA_LF;
+			i++;
+			break;
+		case CH_DATA_LF:
+			if (ch != '\n')
+				return -1;
+			c->state = CH_SIZE0;
+			c->remaining = 0;
+			c->line = 0;
+			i++;
+			break;
+		case CH_TRAILER_BOL:
+			if (ch == '\r') {
+				c->state = CH_END_LF;
+				i++;
+				break;
+			}
+			c->state = CH_TRAILER;
+			/* fall through */
+		case CH_TRAILER:
+			if (++c->trailer > CH_MAX_TRAILER)
+				return -1;
+			if (ch == '\r')
+				c->state = CH_TRAILER_LF;
+			else if (ch == '\n' || !is_value_char((unsigned char)ch))
+				return -1;
+			i++;
+			break;
+		case CH_TRAILER_LF:
+			if (ch != '\n')
+				return -1;
+			c->state = CH_TRAILER_BOL;
+			i++;
+			break;
+		case CH_END_LF:
+			if (ch != '\n')
+				return -1;
+			c->state = CH_DONE;
+			i++;
+			break;
+		default:
+			return -1;
+		}
+	}
+	*done = c->state == CH_DONE;
+	return (long)i;
+}

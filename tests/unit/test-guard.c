@@ -1,0 +1,195 @@
+/* The resolved-address guard (§7.8) and the decision order (§3.4). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libsrt/settings.h"
+#include "proxies/filter.h"
+#include "proxies/guard.h"
+#include "tests/unit/tap.h"
+
+static struct srt_rules *rules(const char *const *allowed, const char *const *denied,
+			       const char *const *reasons, bool strict,
+			       const char *const *denied_addrs)
+{
+	struct srt_settings s;
+	struct srt_rules *r = NULL;
+	struct srt_kv kv[8];
+	size_t n = 0;
+
+	memset(&s, 0, sizeof(s));
+	for (; allowed && *allowed; allowed++)
+		srt__strv_push(&s.allowed_domains, *allowed);
+	for (; denied && *denied; denied++)
+		srt__strv_push(&s.denied_domains, *denied);
+	for (; denied_addrs && *denied_addrs; denied_addrs++)
+		srt__strv_push(&s.denied_resolved_addresses, *denied_addrs);
+	for (; reasons && reasons[0] && n < 8; reasons += 2, n++) {
+		kv[n].key = (char *)reasons[0];
+		kv[n].value = (char *)reasons[1];
+	}
+	s.denied_domain_reasons = kv;
+	s.n_denied_domain_reasons = n;
+	s.strict_allowlist = strict;
+	if (srt__rules_new(&r, &s, NULL) != 0)
+		r = NULL;
+	srt__strv_release(&s.allowed_domains);
+	srt__strv_release(&s.denied_domains);
+	srt__strv_release(&s.denied_resolved_addresses);
+	return r;
+}
+
+static unsigned check(const struct srt_rules *r, const char *host, int port, const char *addr)
+{
+	struct srt_ip ip;
+
+	if (srt__ip_parse(addr, &ip) < 0)
+		return 0xdead;
+	return srt__guard_check(r, host, port, &ip, NULL, 0);
+}
+
+static void test_guard(void)
+{
+	const char *allowed[] = { "example.com", "127.0.0.1:8080", "localhost", NULL };
+	const char *denied[] = { "10.9.9.9", NULL };
+	const char *daddrs[] = { "192.168.50.0/24", "::ffff:10.1.0.0/112", NULL };
+	struct srt_rules *r = rules(allowed, denied, NULL, false, daddrs);
+	struct srt_ip ip, v4, own[1];
+	char reason[256];
+
+	ok(r != NULL, "rules built");
+	ok(check(r, "example.com", 443, "93.184.216.34") == 0, "public address allowed");
+	ok(check(r, "example.com", 443, "127.0.0.1") == SRT_GUARD_LOOPBACK, "loopback refused");
+	ok(check(r, "example.com", 443, "127.1.2.3") == SRT_GUARD_LOOPBACK, "127/8 refused");
+	ok(check(r, "example.com", 443, "::1") == SRT_GUARD_LOOPBACK, "::1 refused");
+	ok(check(r, "example.com", 443, "::ffff:127.0.0.1") == SRT_GUARD_LOOPBACK,
+	   "IPv4-mapped loopback refused");
+	ok(check(r, "example.com", 443, "::ffff:0:127.0.0.1") == SRT_GUARD_LOOPBACK,
+	   "IPv4-translated loopback refused");
+	ok(check(r, "example.com", 443, "::127.0.0.1") == SRT_GUARD_LOOPBACK,
+	   "IPv4-compatible loopback refused");
+	ok(check(r, "example.com", 443, "64:ff9b::a9fe:a9fe") == SRT_GUARD_LINK_LOCAL,
+	   "NAT64 of 169.254.169.254 refused");
+	ok(check(r, "example.com", 443, "2002:a9fe:a9fe::1") == SRT_GUARD_LINK_LOCAL,
+	   "6to4 of 169.254.169.254 refused");
+	ok(check(r, "example.com", 443, "169.254.169.254") == SRT_GUARD_LINK_LOCAL,
+	   "169.254.169.254 refused");
+	ok(check(r, "example.com", 443, "fe80::1") == SRT_GUARD_LINK_LOCAL, "fe80::/10 refused");
+	ok(check(r, "example.com", 443, "0.0.0.0") == SRT_GUARD_UNSPECIFIED, "0.0.0.0 refused");
+	ok(check(r, "example.com", 443, "::") == SRT_GUARD_UNSPECIFIED, ":: refused");
+	ok(check(r, "example.com", 443, "224.0.0.1") == SRT_GUARD_MULTICAST, "multicast refused");
+	ok(check(r, "example.com", 443, "ff02::1") == SRT_GUARD_MULTICAST, "ff00::/8 refused");
+	ok(check(r, "example.com", 443, "255.255.255.255") == SRT_GUARD_BROADCAST,
+	   "broadcast refused");
+	ok(check(r, "example.com", 443, "100.100.100.200") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "168.63.129.16") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "192.0.0.192") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "fd00:ec2::254") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "fd20:ce::254") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "fd00:c1::a9fe:a9fe") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "fd00:42::42") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "fd00:a9fe:a9fe::1") == SRT_GUARD_METADATA &&
+	   check(r, "example.com", 443, "fd00:100::100:200") == SRT_GUARD_METADATA,
+	   "cloud metadata list refused");
+	ok(check(r, "example.com", 443, "10.9.9.9") == SRT_GUARD_DENYLISTED, "deny-listed literal");
+	ok(check(r, "example.com", 443, "::ffff:10.9.9.9") == SRT_GUARD_DENYLISTED,
+	   "deny-listed literal behind a mapped address");
+	ok(check(r, "example.com", 443, "192.168.50.7") == SRT_GUARD_LISTED,
+	   "deniedResolvedAddresses range");
+	ok(check(r, "example.com", 443, "10.1.2.3") == SRT_GUARD_LISTED,
+	   "mapped deniedResolvedAddresses range became IPv4");
+	ok(check(r, "example.com", 443, "192.168.51.7") == 0, "private ranges not denied by default");
+	ok(check(r, "x.example.com", 8080, "127.0.0.1") == 0,
+	   "an allowed IP literal (with its port) passes");
+	ok(check(r, "x.example.com", 8081, "127.0.0.1") == SRT_GUARD_LOOPBACK,
+	   "the literal's port is respected");
+	ok(check(r, "localhost", 3000, "127.0.0.1") == 0 && check(r, "localhost", 3000, "::1") == 0,
+	   "localhost may reach loopback");
+	ok(check(r, "localhost", 3000, "93.184.216.34") == SRT_GUARD_NON_LOOPBACK,
+	   "localhost must be loopback");
+	ok(check(r, "a.localhost", 3000, "10.0.0.1") == SRT_GUARD_NON_LOOPBACK,
+	   "*.localhost must be loopback");
+	srt__ip_parse("198.51.100.7", &own[0]);
+	srt__ip_parse("198.51.100.7", &ip);
+	ok(srt__guard_check(r, "example.com", 443, &ip, own, 1) == SRT_GUARD_OWN,
+	   "this host's address refused");
+	srt__ip_parse("::ffff:198.51.100.7", &ip);
+	ok(srt__guard_check(r, "example.com", 443, &ip, own, 1) == SRT_GUARD_OWN,
+	   "this host's address behind a mapped address refused");
+	srt__guard_reason(SRT_GUARD_LOOPBACK | SRT_GUARD_LINK_LOCAL, reason, sizeof(reason));
+	ok(!strcmp(reason, "resolved to a loopback address / a link-local address"),
+	   "reason lists classes in order: %s", reason);
+	srt__ip_parse("::ffff:1.2.3.4", &ip);
+	ok(srt__ip_unwrap_v4(&ip, &v4) && v4.family == AF_INET && v4.a[3] == 4, "unwrap mapped");
+	srt__ip_parse("::1", &ip);
+	ok(!srt__ip_unwrap_v4(&ip, &v4), "::1 is not IPv4-compatible");
+	ok(srt__guard_check(NULL, "example.com", 443, &ip, NULL, 0) != 0, "no rules: refused");
+	srt__rules_free(r);
+}
+
+static void test_decide(void)
+{
+	const char *allowed[] = { "*.example.com", "api.test:443", "127.0.0.1", "[::1]:8080", NULL };
+	const char *denied[] = { "bad.example.com", "*:22", "evil.test", NULL };
+	const char *reasons[] = { "*:22", "SSH is blocked here", NULL, NULL };
+	struct srt_rules *r = rules(allowed, denied, reasons, false, NULL);
+	char why[256];
+
+	ok(srt__filter_decide(r, "a.example.com", 443, NULL, why, sizeof(why)), "wildcard subdomain");
+	ok(!srt__filter_decide(r, "example.com", 443, NULL, why, sizeof(why)) &&
+	   !strcmp(why, "host is not on the allow list"), "wildcard does not match the apex");
+	ok(!srt__filter_decide(r, "example.com.evil.test", 443, NULL, why, sizeof(why)),
+	   "suffix trick refused");
+	ok(!srt__filter_decide(r, "evilexample.com", 443, NULL, why, sizeof(why)),
+	   "label boundary respected");
+	ok(!srt__filter_decide(r, "bad.example.com", 443, NULL, why, sizeof(why)) &&
+	   !strcmp(why, "host is on the deny list"), "deny wins over allow");
+	ok(!srt__filter_decide(r, "a.example.com", 22, NULL, why, sizeof(why)) &&
+	   !strcmp(why, "SSH is blocked here"), "deniedDomainReasons used");
+	ok(srt__filter_decide(r, "api.test", 443, NULL, why, sizeof(why)), "port-scoped allow");
+	ok(!srt__filter_decide(r, "api.test", 8443, NULL, why, sizeof(why)), "other port refused");
+	ok(srt__filter_decide(r, "127.1", 80, NULL, why, sizeof(why)),
+	   "127.1 canonicalised to 127.0.0.1");
+	ok(srt__filter_decide(r, "0x7f.1", 80, NULL, why, sizeof(why)),
+	   "0x7f.1 canonicalised to 127.0.0.1");
+	ok(srt__filter_decide(r, "::ffff:127.0.0.1", 80, NULL, why, sizeof(why)),
+	   "::ffff:127.0.0.1 canonicalised to 127.0.0.1");
+	ok(srt__filter_decide(r, "0:0::1", 8080, NULL, why, sizeof(why)) &&
+	   !srt__filter_decide(r, "::1", 8081, NULL, why, sizeof(why)), "IPv6 literal with port");
+	ok(srt__filter_decide(r, "A.EXAMPLE.COM.", 443, NULL, why, sizeof(why)),
+	   "case and trailing dot");
+	ok(!srt__filter_decide(r, "a b", 443, NULL, why, sizeof(why)) &&
+	   !strcmp(why, "malformed host"), "malformed host");
+	ok(!srt__filter_decide(r, "fe80::1%eth0", 443, NULL, why, sizeof(why)) &&
+	   !strcmp(why, "malformed host"), "zone id refused");
+	ok(!srt__filter_decide(NULL, "a.example.com", 443, NULL, why, sizeof(why)) &&
+	   !strcmp(why, "sandbox policy unavailable"), "no rules");
+	ok(srt__filter_denied(r, "evil.test", 443, why, sizeof(why)) &&
+	   !srt__filter_denied(r, "other.test", 443, why, sizeof(why)),
+	   "deny-only probe (SOCKS without auth)");
+	srt__rules_free(r);
+	{
+		const char *all[] = { "*", NULL };
+		r = rules(allowed, all, NULL, false, NULL);
+		ok(!srt__filter_decide(r, "a.example.com", 443, NULL, why, sizeof(why)),
+		   "deniedDomains * denies everything");
+		srt__rules_free(r);
+	}
+	{
+		const char *bad[] = { "not-an-address", NULL };
+		struct srt_settings s;
+		memset(&s, 0, sizeof(s));
+		srt__strv_push(&s.denied_resolved_addresses, bad[0]);
+		ok(srt__rules_new(&r, &s, NULL) != 0, "invalid deniedResolvedAddresses fails closed");
+		srt__strv_release(&s.denied_resolved_addresses);
+	}
+}
+
+int main(void)
+{
+	test_guard();
+	test_decide();
+	return tap_done();
+}

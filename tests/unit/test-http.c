@@ -1,0 +1,235 @@
+/* HTTP head parser, request analysis, rewritten heads and chunked framing. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxies/http.h"
+#include "tests/unit/tap.h"
+
+static struct srt_http_head h;
+
+static int req(const char *s)
+{
+	return srt__http_parse_request(s, strlen(s), &h);
+}
+
+static int analyze(const char *s, struct srt_http_request *r, struct srt_http_refusal *w)
+{
+	if (req(s) <= 0)
+		return -100;
+	return srt__http_analyze_request(&h, r, w);
+}
+
+static void test_parse(void)
+{
+	const char *good = "GET http://a.b/x HTTP/1.1\r\nHost: a.b\r\nX:  y \r\n\r\nBODY";
+	int n = req(good);
+
+	ok(n == (int)(strlen(good) - 4), "parse returns the head length (%d)", n);
+	ok(h.n == 2 && h.h[1].value_len == 1 && h.h[1].value[0] == 'y',
+	   "values are trimmed");
+	ok(req("GET http://a.b/ HTTP/1.1\r\nHost: a.b\r\n") == SRT_HTTP_NEED_MORE,
+	   "incomplete head needs more");
+	ok(req("GET http://a.b/ HTTP/1.1\nHost: a.b\n\n") == SRT_HTTP_BAD, "bare LF refused");
+	ok(req("GET http://a.b/ HTTP/1.1\r\nHost : a.b\r\n\r\n") == SRT_HTTP_BAD,
+	   "space before colon refused");
+	ok(req("GET http://a.b/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n") == SRT_HTTP_BAD,
+	   "obsolete folding refused");
+	ok(req("GET http://a.b/ HTTP/2.0\r\n\r\n") == SRT_HTTP_BAD, "HTTP/2.0 refused");
+	ok(req("GET  http://a.b/ HTTP/1.1\r\n\r\n") == SRT_HTTP_BAD, "double space refused");
+	ok(req("GET http://a.b/ HTTP/1.1\r\nX: a\001b\r\n\r\n") == SRT_HTTP_BAD,
+	   "control character in a value refused");
+	{
+		size_t big = SRT_HTTP_MAX_HEAD + 100;
+		char *b = malloc(big);
+		memset(b, 'a', big);
+		memcpy(b, "GET http://a.b/ HTTP/1.1\r\nX: ", 29);
+		ok(srt__http_parse_request(b, big, &h) == SRT_HTTP_TOO_BIG,
+		   "head over 64 KiB is too big");
+		free(b);
+	}
+	{
+		char b[8192];
+		size_t o = (size_t)sprintf(b, "GET http://a.b/ HTTP/1.1\r\n");
+		for (int i = 0; i < SRT_HTTP_MAX_HEADERS + 1; i++)
+			o += (size_t)sprintf(b + o, "X%d: 1\r\n", i);
+		strcpy(b + o, "\r\n");
+		ok(req(b) == SRT_HTTP_TOO_BIG, "too many headers");
+	}
+	ok(srt__http_parse_response("HTTP/1.1 200 OK\r\nA: b\r\n\r\n", 25, &h) == 25 &&
+	   h.status == 200 && h.reason_len == 2, "response status line");
+	ok(srt__http_parse_response("HTTP/1.1 20 OK\r\n\r\n", 18, &h) == SRT_HTTP_BAD,
+	   "two-digit status refused");
+	ok(srt__http_parse_response("HTTP/1.0 204\r\n\r\n", 16, &h) == 16 && h.minor == 0,
+	   "status line without a reason");
+}
+
+static void test_analyze(void)
+{
+	struct srt_http_request r;
+	struct srt_http_refusal w;
+
+	ok(analyze("CONNECT example.com:443 HTTP/1.1\r\n\r\n", &r, &w) == 0 &&
+	   r.is_connect && !strcmp(r.host, "example.com") && r.port == 443,
+	   "CONNECT authority");
+	ok(analyze("CONNECT [::1]:8443 HTTP/1.1\r\n\r\n", &r, &w) == 0 &&
+	   !strcmp(r.host, "::1") && r.port == 8443, "CONNECT bracketed IPv6");
+	ok(analyze("CONNECT example.com HTTP/1.1\r\n\r\n", &r, &w) == -1 && w.status == 400,
+	   "CONNECT without a port refused");
+	ok(analyze("CONNECT example.com:0 HTTP/1.1\r\n\r\n", &r, &w) == -1, "port 0 refused");
+	ok(analyze("CONNECT example.com:65536 HTTP/1.1\r\n\r\n", &r, &w) == -1,
+	   "port 65536 refused");
+	ok(analyze("CONNECT a:b:443 HTTP/1.1\r\n\r\n", &r, &w) == -1,
+	   "unbracketed colons refused");
+	ok(analyze("GET http://Example.com:8080/p?q=1#frag HTTP/1.1\r\nHost: example.com:8080\r\n\r\n",
+		   &r, &w) == 0 && !r.is_connect && r.port == 8080 &&
+	   r.origin_target_len == 6 && !strncmp(r.origin_target, "/p?q=1", 6),
+	   "absolute-form: host, port, path and query, fragment cut");
+	ok(analyze("GET http://a.com HTTP/1.1\r\n\r\n", &r, &w) == 0 && r.port == 80 &&
+	   r.origin_target_len == 0, "absolute-form without a path");
+	ok(analyze("GET /x HTTP/1.1\r\nHost: a.com\r\n\r\n", &r, &w) == -1 && w.status == 400,
+	   "origin-form refused by a proxy");
+	ok(analyze("GET http://user@a.com/ HTTP/1.1\r\n\r\n", &r, &w) == -1,
+	   "userinfo refused");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nHost: b.com\r\n\r\n", &r, &w) == -1 &&
+	   w.status == 421 && strstr(w.reason, "does not match"),
+	   "Host mismatch refused with 421");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nHost: a.com:81\r\n\r\n", &r, &w) == -1 &&
+	   w.status == 421, "Host port mismatch refused");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nHost: a.com\r\nHost: a.com\r\n\r\n", &r, &w) == -1 &&
+	   w.status == 421 && strstr(w.reason, "more than one"), "two Host headers refused");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nHost: A.COM.:80\r\n\r\n", &r, &w) == 0,
+	   "Host compared case-insensitively, default port, trailing dot");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+		   &r, &w) == -1 && w.status == 400 && strstr(w.reason, "both"),
+	   "Content-Length with Transfer-Encoding refused");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+		   &r, &w) == -1, "conflicting Content-Length refused");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n",
+		   &r, &w) == 0 && r.body == SRT_BODY_LENGTH && r.length == 5,
+	   "repeated equal Content-Length accepted");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n", &r, &w) == -1,
+	   "signed Content-Length refused");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+		   &r, &w) == -1, "Transfer-Encoding other than chunked refused");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", &r, &w) == 0 &&
+	   r.body == SRT_BODY_CHUNKED, "chunked request body");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nConnection: close\r\n\r\n", &r, &w) == 0 &&
+	   !r.keep_alive, "Connection: close");
+	ok(analyze("GET http://a.com/ HTTP/1.0\r\n\r\n", &r, &w) == 0 && !r.keep_alive,
+	   "HTTP/1.0 closes by default");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nProxy-Authorization: Basic eA==\r\n"
+		   "Proxy-Authorization: Basic eQ==\r\n\r\n", &r, &w) == 0 && r.auth == NULL,
+	   "two Proxy-Authorization headers: neither is used");
+}
+
+static void test_build(void)
+{
+	struct srt_http_request r;
+	struct srt_http_refusal w;
+	struct srt_http_response rs;
+	char out[4096];
+	size_t n;
+
+	analyze("POST http://A.com:8080/p?q HTTP/1.1\r\nHost: a.com:8080\r\n"
+		"Proxy-Authorization: Basic xx\r\nConnection: close, X-Secret\r\n"
+		"X-Secret: 1\r\nKeep-Alive: 5\r\nUpgrade: h2c\r\nTE: trailers\r\n"
+		"Content-Length: 3\r\nAccept: */*\r\n\r\n", &r, &w);
+	n = srt__http_build_upstream(&h, &r, "a.com", out, sizeof(out));
+	out[n] = '\0';
+	ok(n > 0 && !strncmp(out, "POST /p?q HTTP/1.1\r\nHost: a.com:8080\r\n", 38),
+	   "request line in origin form, Host rebuilt");
+	ok(!strstr(out, "Proxy-Authorization") && !strstr(out, "X-Secret") &&
+	   !strstr(out, "Keep-Alive") && !strstr(out, "Upgrade") && !strstr(out, "TE:") &&
+	   !strstr(out, "Connection"), "hop-by-hop and Connection-listed headers removed");
+	ok(strstr(out, "Accept: */*\r\n") && strstr(out, "Content-Length: 3\r\n") &&
+	   !strcmp(out + n - 4, "\r\n\r\n"), "end-to-end headers and framing kept");
+	ok(srt__http_build_upstream(&h, &r, "a.com", out, 20) == 0, "small buffer reports 0");
+	analyze("GET http://[::1]/ HTTP/1.1\r\n\r\n", &r, &w);
+	n = srt__http_build_upstream(&h, &r, "::1", out, sizeof(out));
+	out[n] = '\0';
+	ok(strstr(out, "Host: [::1]\r\n") != NULL, "IPv6 Host bracketed, default port elided");
+
+	{
+		const char *s = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: keep-alive\r\n"
+				"Keep-Alive: timeout=5\r\nX: y\r\n\r\n";
+		srt__http_parse_response(s, strlen(s), &h);
+	}
+	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.body == SRT_BODY_LENGTH &&
+	   rs.length == 10 && !rs.upstream_close, "response with Content-Length");
+	n = srt__http_build_downstream(&h, &rs, false, out, sizeof(out));
+	out[n] = '\0';
+	ok(!strstr(out, "Keep-Alive") && !strstr(out, "Connection") &&
+	   strstr(out, "Content-Length: 10"), "response hop-by-hop removed");
+	ok(srt__http_analyze_response(&h, true, &rs) == 0 && rs.body == SRT_BODY_NONE,
+	   "HEAD response has no body");
+	srt__http_parse_response("HTTP/1.1 200 OK\r\n\r\n", 19, &h);
+	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.body == SRT_BODY_EOF &&
+	   rs.upstream_close, "no framing: until EOF");
+	n = srt__http_build_downstream(&h, &rs, true, out, sizeof(out));
+	out[n] = '\0';
+	ok(strstr(out, "Connection: close\r\n") != NULL, "close announced");
+	srt__http_parse_response("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 47, &h);
+	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.body == SRT_BODY_CHUNKED,
+	   "chunked response");
+	{
+		const char *s = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n";
+		srt__http_parse_response(s, strlen(s), &h);
+	}
+	ok(srt__http_analyze_response(&h, false, &rs) == -1, "conflicting response lengths");
+	srt__http_parse_response("HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n", 48, &h);
+	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.body == SRT_BODY_NONE,
+	   "304 has no body");
+}
+
+static long feed_all(struct srt_chunked *c, const char *s, bool *done)
+{
+	return srt__chunked_feed(c, s, strlen(s), done);
+}
+
+static void test_chunked(void)
+{
+	struct srt_chunked c;
+	bool done;
+	const char *body = "5\r\nhello\r\n1a;ext=1\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nT: v\r\n\r\nNEXT";
+	long k;
+
+	srt__chunked_init(&c);
+	k = feed_all(&c, body, &done);
+	ok(done && k == (long)strlen(body) - 4, "chunked body ends before the next message (%ld)", k);
+	srt__chunked_init(&c);
+	done = false;
+	k = 0;
+	for (size_t i = 0; i < strlen(body) && !done; i++) {
+		long r = srt__chunked_feed(&c, body + i, 1, &done);
+		if (r < 0) {
+			k = -1;
+			break;
+		}
+		k += r;
+	}
+	ok(done && k == (long)strlen(body) - 4, "byte-at-a-time gives the same end");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "0\r\n\r\n", &done) == 5 && done, "empty chunked body");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "g\r\n", &done) == -1, "bad size refused");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "5\r\nhelloX\r\n", &done) == -1, "missing CRLF after data refused");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "ffffffffffffffff\r\n", &done) == -1, "oversized chunk length refused");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "5\nhello", &done) == -1, "bare LF refused");
+	srt__chunked_init(&c);
+	feed_all(&c, "10\r\n", &done);
+	ok(srt__chunked_data_left(&c) == 16, "data left while in a chunk");
+}
+
+int main(void)
+{
+	test_parse();
+	test_analyze();
+	test_build();
+	test_chunked();
+	return tap_done();
+}

@@ -1,0 +1,120 @@
+/* SOCKS5 messages, the SSH refusal bytes and proxy authentication. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxies/auth.h"
+#include "proxies/socks.h"
+#include "tests/unit/tap.h"
+
+static void test_socks(void)
+{
+	uint32_t offers;
+	const char *u, *p;
+	size_t ul, pl;
+	struct srt_socks_request r;
+	int bad;
+	uint8_t rep[10];
+
+	ok(srt__socks_parse_greeting((const uint8_t *)"\x05\x02\x00\x02", 4, &offers) == 4 &&
+	   offers == 5, "greeting offers 0 and 2");
+	ok(srt__socks_parse_greeting((const uint8_t *)"\x05\x02\x00", 3, &offers) == 0,
+	   "short greeting needs more");
+	ok(srt__socks_parse_greeting((const uint8_t *)"\x04\x01", 2, &offers) == -1,
+	   "SOCKS4 refused");
+	ok(srt__socks_parse_auth((const uint8_t *)"\x01\x03srt\x02pw", 8, &u, &ul, &p, &pl) == 8 &&
+	   ul == 3 && pl == 2 && !memcmp(p, "pw", 2), "RFC 1929 user/password");
+	ok(srt__socks_parse_request((const uint8_t *)"\x05\x01\x00\x01\x7f\x00\x00\x01\x1f\x90",
+				    10, &r, &bad) == 10 && !strcmp(r.host, "127.0.0.1") &&
+	   r.port == 8080 && r.cmd == 1, "IPv4 request");
+	ok(srt__socks_parse_request((const uint8_t *)"\x05\x01\x00\x03\x05" "a.com\x01\xbb",
+				    12, &r, &bad) == 12 && !strcmp(r.host, "a.com") && r.port == 443,
+	   "domain request");
+	ok(srt__socks_parse_request((const uint8_t *)"\x05\x01\x00\x03\x05" "a\0com\x01\xbb",
+				    12, &r, &bad) == -1, "NUL in a domain refused");
+	ok(srt__socks_parse_request((const uint8_t *)
+				    "\x05\x01\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x16",
+				    22, &r, &bad) == 22 &&
+	   !strcmp(r.host, "0000:0000:0000:0000:0000:0000:0000:0001") && r.port == 22,
+	   "IPv6 request as 8 groups");
+	ok(srt__socks_parse_request((const uint8_t *)"\x05\x01\x00\x09\x00", 5, &r, &bad) == -1 &&
+	   bad, "unknown address type flagged");
+	srt__socks_reply(rep, 2);
+	ok(!memcmp(rep, "\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00", 10), "deny reply bytes");
+}
+
+static void test_ssh(void)
+{
+	uint8_t out[2048];
+	const char *desc = "SSH pushes to GitHub are blocked; use an https:// remote";
+	size_t n = srt__ssh_refusal(desc, out, sizeof(out));
+	static const uint8_t want[] = "SSH-2.0-policy_refusal\r\n\x00\x00\x00L\x06\x01"
+				      "\x00\x00\x00\x01\x00\x00\x00" "8";
+
+	ok(n == 24 + 4 + 76, "refusal length (%zu)", n);
+	ok(!memcmp(out, want, sizeof(want) - 1), "refusal bytes match the reference");
+	ok(!memcmp(out + 24 + 14, desc, strlen(desc)), "description carried");
+	ok((n - 24) % 8 == 0, "packet is a multiple of 8");
+	n = srt__ssh_refusal("a\r\n\tb\x7f", out, sizeof(out));
+	ok(out[24 + 13] == 4 && !memcmp(out + 24 + 14, "a b ", 4), "control runs collapsed");
+}
+
+static void test_auth(void)
+{
+	char enc[64], *key = NULL;
+	uint8_t dec[64];
+	size_t n;
+
+	srt__b64_encode((const uint8_t *)"srt:tok", 7, enc, sizeof(enc));
+	ok(!strcmp(enc, "c3J0OnRvaw=="), "base64 encode");
+	ok(srt__b64_decode("c3J0OnRvaw==", 12, dec, sizeof(dec), &n) == 0 && n == 7 &&
+	   !memcmp(dec, "srt:tok", 7), "base64 decode");
+	ok(srt__b64_decode("c3J0OnRvaw", 10, dec, sizeof(dec), &n) == 0 && n == 7,
+	   "base64 without padding");
+	ok(srt__b64_decode("c3J0O*Rvaw==", 12, dec, sizeof(dec), &n) == -1, "bad character");
+	ok(srt__b64_decode("c", 1, dec, sizeof(dec), &n) == -1, "bad length");
+
+	ok(srt__auth_basic_check("Basic c3J0OnRvaw==", 18, "tok", &key) && key == NULL,
+	   "Basic with user srt and the token");
+	ok(!srt__auth_basic_check("Basic c3J0OnRvaw==", 18, "tok2", &key), "wrong token");
+	srt__b64_encode((const uint8_t *)":tok", 4, enc, sizeof(enc));
+	ok(!srt__auth_basic_check(enc, strlen(enc), "tok", &key), "not Basic");
+	{
+		char v[80];
+		snprintf(v, sizeof(v), "Basic %s", enc);
+		ok(!srt__auth_basic_check(v, strlen(v), "tok", &key), "empty user refused");
+	}
+	ok(srt__auth_basic_check("bAsIc   c3J0OnRvaw==  ", 22, "tok", &key), "scheme case, spaces");
+	ok(!srt__auth_basic_check("Basic c3J0OnRvaw==", 18, "", &key), "empty token never matches");
+	{
+		/* user srt.<b64("npm test")> */
+		char user[80], cred[128], v[200];
+		srt__b64_encode((const uint8_t *)"npm test", 8, enc, sizeof(enc));
+		snprintf(user, sizeof(user), "srt.%s", enc);
+		snprintf(cred, sizeof(cred), "%s:tok", user);
+		srt__b64_encode((const uint8_t *)cred, strlen(cred), enc, sizeof(enc));
+		snprintf(v, sizeof(v), "Basic %s", enc);
+		ok(srt__auth_basic_check(v, strlen(v), "tok", &key) && key &&
+		   !strcmp(key, "npm test"), "attribution decoded from the user");
+		free(key);
+		key = NULL;
+		ok(srt__auth_socks_check(user, strlen(user), "tok", 3, "tok", &key) && key &&
+		   !strcmp(key, "npm test"), "SOCKS user srt.<b64>");
+		free(key);
+	}
+	ok(srt__auth_socks_check("srt", 3, "tok", 3, "tok", &key) && !key, "SOCKS user srt");
+	ok(!srt__auth_socks_check("bob", 3, "tok", 3, "tok", &key), "SOCKS other user refused");
+	ok(!srt__auth_socks_check("srt", 3, "tok ", 4, "tok", &key), "SOCKS wrong password");
+	ok(srt__auth_user_key("srt.AA==", 8) == NULL, "control characters in a key dropped");
+	ok(srt__token_equal("abc", 3, "abc") && !srt__token_equal("abd", 3, "abc") &&
+	   !srt__token_equal("ab", 2, "abc"), "token comparison");
+}
+
+int main(void)
+{
+	test_socks();
+	test_ssh();
+	test_auth();
+	return tap_done();
+}
