@@ -36,6 +36,33 @@ struct srt_ignore_rule {
 	struct srt_strv lines; /* substrings of violation lines */
 };
 
+/* network.filters entry: a request-filter plugin and its configuration. */
+struct srt_filter_spec {
+	char *plugin;      /* name or absolute path, as spelled */
+	char *config_json; /* "config" re-serialised as compact JSON, or NULL */
+};
+
+/* One credentials.files[] or credentials.envVars[] entry (§2.6). */
+struct srt_credential {
+	char *path;                /* files: the file; NULL for envVars */
+	char *name;                /* envVars: the variable; NULL for files */
+	bool mask;                 /* mode "mask" (false: "deny") */
+	char *extract;             /* POSIX ERE with >= 1 group, or NULL */
+	char *on_extract_no_match; /* "warn" | "deny" | "error", or NULL */
+	bool decode_jwt;           /* decode: "jwt" */
+	bool has_mask_claims;
+	struct srt_strv mask_claims;
+	bool mask_duplicates;
+	bool has_inject_hosts;     /* absent: defaults to allowedDomains */
+	struct srt_strv inject_hosts;
+};
+
+struct srt_aws_pair {
+	char *access_key_id_var;
+	char *secret_access_key_var;
+	char *session_token_var; /* NULL when absent */
+};
+
 struct srt_settings {
 	/* network (§2.2) */
 	struct srt_strv allowed_domains;
@@ -96,6 +123,20 @@ struct srt_settings {
 
 	/* Warnings for the user, one line each (unknown keys, ...). */
 	struct srt_strv warnings;
+
+	/* Additions (settings owner): the parsed detail behind has_filters
+	 * and has_credentials. */
+	struct srt_filter_spec *filters;
+	size_t n_filters;
+	struct srt_credential *cred_files;
+	size_t n_cred_files;
+	struct srt_credential *cred_env_vars;
+	size_t n_cred_env_vars;
+	bool cred_allow_plaintext_inject;
+	struct srt_aws_pair *aws_pairs;
+	size_t n_aws_pairs;
+	/* credentials.sigv4: "deny" | "passthrough", NULL = default "deny" */
+	char *sigv4_streaming, *sigv4_presigned, *sigv4_sigv4a;
 };
 
 /* Built-in defaults (§1.4): no network, reads unrestricted, writes only to
@@ -122,6 +163,47 @@ int srt_settings_parse_yaml(struct srt_settings *s, const char *text, size_t len
  * *loaded = false. */
 int srt_settings_load_file(struct srt_settings *s, const char *path,
 			   bool explicit_path, bool *loaded, struct srt_diag *diag);
+
+/* Size and nesting limits for settings text (JSON and YAML alike). */
+#define SRT_SETTINGS_MAX_BYTES (4u * 1024 * 1024)
+#define SRT_SETTINGS_MAX_DEPTH 64
+
+/* Internal: a parsed document, the same for JSON and YAML, so both are
+ * validated by one code path and give identical results and errors.
+ * Built by settings.c (from cJSON) and settings_yaml.c (from libyaml). */
+enum srt__snode_type {
+	SRT_SNODE_NULL,
+	SRT_SNODE_BOOL,
+	SRT_SNODE_NUMBER,
+	SRT_SNODE_STRING,
+	SRT_SNODE_ARRAY,
+	SRT_SNODE_OBJECT,
+};
+
+struct srt__snode {
+	enum srt__snode_type type;
+	bool boolean;
+	double number;
+	char *string;               /* SRT_SNODE_STRING (NUL-free) */
+	char *key;                  /* set when this node is an object member */
+	struct srt__snode *child;   /* ARRAY/OBJECT: first element or member */
+	struct srt__snode *last;    /* ARRAY/OBJECT: last, for appending */
+	struct srt__snode *next;    /* next sibling */
+	size_t n_children;
+};
+
+/* Allocate a node (NULL on ENOMEM). */
+struct srt__snode *srt__snode_new(enum srt__snode_type type);
+/* Free a node and everything below it; NULL is a no-op. */
+void srt__snode_free(struct srt__snode *n);
+/* Append child (ownership moves to parent; child->key already set for an
+ * object member). */
+void srt__snode_append(struct srt__snode *parent, struct srt__snode *child);
+/* Validate a parsed document into s (freshly initialised); the contract of
+ * srt_settings_parse_json() from the document on. root may be NULL (an
+ * empty document). */
+int srt__settings_from_snode(struct srt_settings *s, const struct srt__snode *root,
+			     const char *origin, struct srt_diag *diag);
 
 /* strv helpers (shared by libsrt). */
 int srt__strv_push(struct srt_strv *v, const char *s);

@@ -1,0 +1,249 @@
+/* Domain patterns (§2.8) and host canonicalisation (§7.7). TAP output. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "libsrt/domain.h"
+
+static int n_test, n_fail;
+
+#define ok(cond, ...) do { \
+	n_test++; \
+	if (cond) { printf("ok %d - ", n_test); } \
+	else { printf("not ok %d - ", n_test); n_fail++; } \
+	printf(__VA_ARGS__); printf("\n"); \
+} while (0)
+
+static void accept(const char *e, enum srt_domain_list l, const char *lname)
+{
+	struct srt_diag d = { 0 };
+	int rc = srt__domain_pattern_check(e, l, &d);
+
+	ok(rc == SRT_OK, "%s accepts \"%s\"%s%s", lname, e, rc ? ": " : "", rc ? d.message : "");
+}
+
+static void refuse(const char *e, enum srt_domain_list l, const char *lname, const char *why)
+{
+	struct srt_diag d = { 0 };
+	int rc = srt__domain_pattern_check(e, l, &d);
+
+	ok(rc == SRT_E_INVAL && strstr(d.message, "Invalid domain pattern. Must be a valid domain") &&
+	   strstr(d.message, why),
+	   "%s refuses \"%s\" (%s): %s", lname, e, why, d.message);
+}
+
+static void canon(const char *in, const char *want)
+{
+	char out[256] = "";
+	int rc = srt__host_canonicalize(in, out, sizeof(out));
+
+	ok(rc == SRT_OK && strcmp(out, want) == 0, "canonicalize \"%s\" -> \"%s\" (got rc %d \"%s\")",
+	   in, want, rc, out);
+}
+
+static void canon_fails(const char *in)
+{
+	char out[256] = "";
+	int rc = srt__host_canonicalize(in, out, sizeof(out));
+
+	ok(rc != SRT_OK, "canonicalize refuses \"%s\" (rc %d, out \"%s\")", in, rc, out);
+}
+
+static void match(const char *host, int port, const char *pat, bool want)
+{
+	char c[256];
+	bool got;
+
+	if (srt__host_canonicalize(host, c, sizeof(c)) != SRT_OK)
+		snprintf(c, sizeof(c), "%s", host);
+	got = srt__domain_match(c, port, pat);
+	ok(got == want, "\"%s\":%d %s \"%s\"", host, port, want ? "matches" : "does not match", pat);
+}
+
+static void split(const char *e, int rc_want, const char *host_want, int port_want)
+{
+	char h[256] = "";
+	int port = -1;
+	int rc = srt__domain_split_port(e, h, sizeof(h), &port);
+
+	if (rc_want != SRT_OK)
+		ok(rc == rc_want, "split \"%s\" fails (rc %d)", e, rc);
+	else
+		ok(rc == SRT_OK && strcmp(h, host_want) == 0 && port == port_want,
+		   "split \"%s\" -> \"%s\" port %d (got rc %d \"%s\" %d)", e, host_want, port_want, rc,
+		   h, port);
+}
+
+int main(void)
+{
+	struct srt_diag d = { 0 };
+	char small[4];
+
+	/* §2.8 [obs]: allowedDomains accepts ... */
+	accept("[::1]:443", SRT_LIST_ALLOWED, "allowed");
+	accept("127.0.0.1", SRT_LIST_ALLOWED, "allowed");
+	accept("a.b:65535", SRT_LIST_ALLOWED, "allowed");
+	accept("*.a.b", SRT_LIST_ALLOWED, "allowed");
+	accept("localhost", SRT_LIST_ALLOWED, "allowed");
+	accept("localhost:3000", SRT_LIST_ALLOWED, "allowed");
+	accept("example.com", SRT_LIST_ALLOWED, "allowed");
+	accept("Example.COM", SRT_LIST_ALLOWED, "allowed");
+	accept("[2001:db8::1]", SRT_LIST_ALLOWED, "allowed");
+	accept("[2001:db8::1]:443", SRT_LIST_ALLOWED, "allowed");
+	accept("[fe80::1%eth0]", SRT_LIST_ALLOWED, "allowed");
+	accept("a.b:1", SRT_LIST_ALLOWED, "allowed");
+	/* ... and refuses */
+	refuse("evil.com:443.allowed.com", SRT_LIST_ALLOWED, "allowed", "port");
+	refuse("a.b:0", SRT_LIST_ALLOWED, "allowed", "port");
+	refuse("a.b:080", SRT_LIST_ALLOWED, "allowed", "port");
+	refuse("a.b:65536", SRT_LIST_ALLOWED, "allowed", "port");
+	refuse("a.b:", SRT_LIST_ALLOWED, "allowed", "port");
+	refuse("*.com", SRT_LIST_ALLOWED, "allowed", "too broad");
+	refuse("2001:db8::1", SRT_LIST_ALLOWED, "allowed", "without brackets");
+	refuse("not-a-domain", SRT_LIST_ALLOWED, "allowed", "not a domain name");
+	refuse("https://example.com", SRT_LIST_ALLOWED, "allowed", "URL");
+	refuse("example.com/path", SRT_LIST_ALLOWED, "allowed", "URL");
+	refuse("*", SRT_LIST_ALLOWED, "allowed", "too broad");
+	refuse("*:22", SRT_LIST_ALLOWED, "allowed", "too broad");
+	refuse("*.", SRT_LIST_ALLOWED, "allowed", "too broad");
+	refuse("*example.com", SRT_LIST_ALLOWED, "allowed", "wildcard");
+	refuse("a.*.example.com", SRT_LIST_ALLOWED, "allowed", "wildcard");
+	refuse("*.*.example.com", SRT_LIST_ALLOWED, "allowed", "wildcard");
+	refuse(".example.com", SRT_LIST_ALLOWED, "allowed", "\".\"");
+	refuse("example.com.", SRT_LIST_ALLOWED, "allowed", "\".\"");
+	refuse("*.a..b", SRT_LIST_ALLOWED, "allowed", "empty label");
+	refuse("", SRT_LIST_ALLOWED, "allowed", "empty");
+	refuse("exa mple.com", SRT_LIST_ALLOWED, "allowed", "space");
+	refuse("[::1", SRT_LIST_ALLOWED, "allowed", "bracketed");
+	refuse("[not-v6]", SRT_LIST_ALLOWED, "allowed", "bracketed");
+	refuse("[::1]:0", SRT_LIST_ALLOWED, "allowed", "bracketed");
+	refuse("[::1]x", SRT_LIST_ALLOWED, "allowed", "bracketed");
+	/* deniedDomains: "*" and "*:port" only here */
+	accept("*", SRT_LIST_DENIED, "denied");
+	accept("*:22", SRT_LIST_DENIED, "denied");
+	accept("[2001:db8::1]", SRT_LIST_DENIED, "denied");
+	accept("evil.com", SRT_LIST_DENIED, "denied");
+	refuse("*.com", SRT_LIST_DENIED, "denied", "too broad");
+	refuse("*:0", SRT_LIST_DENIED, "denied", "port");
+	/* list variants of the message */
+	srt__domain_pattern_check("*.com", SRT_LIST_DENIED, &d);
+	ok(strstr(d.message, "In deniedDomains a bare \"*\" (deny-all) is also accepted") != NULL,
+	   "deniedDomains message variant");
+	srt__domain_pattern_check("*.com", SRT_LIST_ALLOWED, &d);
+	ok(strstr(d.message, "An optional \":port\" suffix (1-65535) restricts the entry to that port.") &&
+	   !strstr(d.message, "deny-all"), "allowedDomains message variant");
+	ok(strncmp(d.message, "\"*.com\" is too broad: Invalid domain pattern.", 45) == 0,
+	   "message quotes the entry first: %s", d.message);
+	/* plain list: no ports */
+	accept("example.com", SRT_LIST_PLAIN, "plain");
+	refuse("example.com:443", SRT_LIST_PLAIN, "plain", "port");
+	refuse("*", SRT_LIST_PLAIN, "plain", "too broad");
+	srt__domain_pattern_check("x", SRT_LIST_PLAIN, &d);
+	ok(!strstr(d.message, ":port\" suffix (1-65535)"), "plain message has no port sentence");
+
+	/* split */
+	split("example.com:443", SRT_OK, "example.com", 443);
+	split("example.com", SRT_OK, "example.com", 0);
+	split("[::1]:443", SRT_OK, "::1", 443);
+	split("[0:0::1]", SRT_OK, "::1", 0);
+	split("[2001:DB8:0:0:0:0:0:1]:8080", SRT_OK, "2001:db8::1", 8080);
+	split("[fe80::1%eth0]:22", SRT_OK, "fe80::1", 22);
+	split("[::ffff:1.2.3.4]", SRT_OK, "1.2.3.4", 0);
+	split("evil.com:443.allowed.com", SRT_OK, "evil.com:443.allowed.com", 0);
+	split("a.b:080", SRT_OK, "a.b:080", 0);
+	split("*:22", SRT_OK, "*", 22);
+	split("[::1]:99999", SRT_E_INVAL, NULL, 0);
+	split("[zz]", SRT_E_INVAL, NULL, 0);
+	ok(srt__domain_split_port("example.com", small, sizeof(small), &(int){ 0 }) == SRT_E_LIMIT,
+	   "split reports a too small buffer");
+
+	/* isValidHost */
+	ok(srt__host_is_valid("example.com"), "valid host example.com");
+	ok(srt__host_is_valid("a_b-c.example"), "valid host with _ and -");
+	ok(srt__host_is_valid("[::1]"), "valid host [::1]");
+	ok(srt__host_is_valid("::1"), "valid host ::1");
+	ok(srt__host_is_valid("127.0.0.1"), "valid host 127.0.0.1");
+	ok(!srt__host_is_valid(""), "empty host invalid");
+	ok(!srt__host_is_valid("[fe80::1%eth0]"), "zone id invalid");
+	ok(!srt__host_is_valid("exa mple.com"), "space invalid");
+	ok(!srt__host_is_valid("a/b"), "slash invalid");
+	ok(!srt__host_is_valid("a@b"), "at-sign invalid");
+	{
+		char big[300];
+
+		memset(big, 'a', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		ok(!srt__host_is_valid(big), "host longer than 255 invalid");
+	}
+
+	/* §7.7 canonicalisation */
+	canon("127.1", "127.0.0.1");
+	canon("2130706433", "127.0.0.1");
+	canon("0x7f.0.0.1", "127.0.0.1");
+	canon("0177.0.0.1", "127.0.0.1");
+	canon("0x7F000001", "127.0.0.1");
+	canon("127.0.1", "127.0.0.1");
+	canon("127.0.0.1.", "127.0.0.1");
+	canon("0", "0.0.0.0");
+	canon("Api.Example.COM.", "api.example.com");
+	canon("Api.Example.COM", "api.example.com");
+	canon("::ffff:1.2.3.4", "1.2.3.4");
+	canon("[::ffff:1.2.3.4]", "1.2.3.4");
+	canon("[0:0::1]", "::1");
+	canon("0:0:0:0:0:0:0:1", "::1");
+	canon("[2001:DB8:0:0:1:0:0:1]", "2001:db8::1:0:0:1");
+	canon("2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1");
+	canon("[::]", "::");
+	canon("[::1.2.3.4]", "::102:304");
+	canon("localhost", "localhost");
+	canon("under_score.example", "under_score.example");
+	canon_fails("");
+	canon_fails("256.0.0.1");
+	canon_fails("1.2.3.4.5");
+	canon_fails("1.2.3.256");
+	canon_fails("4294967296");
+	canon_fails("foo.0x10");
+	canon_fails("1..2");
+	canon_fails("089.0.0.1");
+	canon_fails("[::1");
+	canon_fails("[fe80::1%eth0]");
+	canon_fails("exa mple.com");
+	canon_fails("ex%41mple.com");
+	canon_fails("b\xc3\xbc" "cher.de");
+	canon_fails("a/b");
+	canon_fails("a@b");
+	canon_fails("1:2:3");
+	canon_fails(".");
+	ok(srt__host_canonicalize("example.com", small, sizeof(small)) != SRT_OK,
+	   "canonicalize reports a too small buffer");
+
+	/* matching (§2.8 + §7.7) */
+	match("example.com", 443, "example.com", true);
+	match("EXAMPLE.com.", 443, "example.com", true);
+	match("a.example.com", 443, "*.example.com", true);
+	match("a.b.example.com", 443, "*.example.com", true);
+	match("example.com", 443, "*.example.com", false);
+	match("evilexample.com", 443, "*.example.com", false);
+	match("example.com.evil.test", 443, "*.example.com", false);
+	match("anything.test", 1, "*", true);
+	match("127.0.0.1", 22, "*:22", true);
+	match("127.0.0.1", 23, "*:22", false);
+	match("example.com", 8443, "example.com:443", false);
+	match("example.com", 443, "example.com:443", true);
+	match("127.1", 80, "127.0.0.1", true);
+	match("2130706433", 80, "127.0.0.1", true);
+	match("0x7f.0.0.1", 80, "127.0.0.1", true);
+	match("127.0.0.1", 80, "127.1", true);
+	match("127.0.0.1", 80, "*.0.0.1", false);
+	match("[0:0::1]", 443, "[::1]:443", true);
+	match("::1", 444, "[::1]:443", false);
+	match("::ffff:1.2.3.4", 80, "1.2.3.4", true);
+	match("::ffff:1.2.3.4", 80, "[::ffff:1.2.3.4]", true);
+	match("1.2.3.4", 80, "[::ffff:1.2.3.4]", true);
+	match("::1", 80, "*.1", false);
+	ok(!srt__domain_match("", 80, "*"), "empty host never matches");
+
+	printf("1..%d\n", n_test);
+	return n_fail ? 1 : 0;
+}
