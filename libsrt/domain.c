@@ -454,7 +454,10 @@ int srt__host_canonicalize(const char *host, char *out, size_t out_len)
 		return ipv4_parse(buf, out, out_len);
 	if (buf[len - 1] == '.')
 		buf[--len] = '\0';
-	if (len == 0)
+	/* Empty labels ("a..b", ".a", "a.." after the one trailing dot) name
+	 * nothing DNS can resolve; refusing them keeps "evil.com.." from
+	 * dodging a rule for "evil.com". */
+	if (len == 0 || buf[0] == '.' || buf[len - 1] == '.' || strstr(buf, ".."))
 		return SRT_E_INVAL;
 	if (len >= out_len)
 		return SRT_E_LIMIT;

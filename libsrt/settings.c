@@ -306,8 +306,22 @@ static int warn(struct vctx *c, const char *fmt, ...)
 	return SRT_OK;
 }
 
+/* Shortest "%g" spelling that reads back as the same double. */
+static void fmt_num(char *out, size_t cap, double v)
+{
+	int prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(out, cap, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			return;
+	}
+}
+
 static const char *describe(struct vctx *c, const struct srt__snode *n)
 {
+	char num[40];
+
 	char *q;
 
 	switch (n->type) {
@@ -317,7 +331,8 @@ static const char *describe(struct vctx *c, const struct srt__snode *n)
 	case SRT_SNODE_OBJECT: return "an object";
 	case SRT_SNODE_NUMBER:
 		q = c->qbuf[c->qi++ % 3];
-		snprintf(q, sizeof(c->qbuf[0]), "number %.17g", n->number);
+		fmt_num(num, sizeof(num), n->number);
+		snprintf(q, sizeof(c->qbuf[0]), "number %s", num);
 		return q;
 	case SRT_SNODE_STRING:
 		q = c->qbuf[c->qi++ % 3];
@@ -415,7 +430,9 @@ static int check_members(struct vctx *c, const struct srt__snode *obj,
 
 			if (best)
 				snprintf(sugg, sizeof(sugg), " (did you mean \"%s\"?)", best);
-			rc = warn(c, "unknown key %s ignored%s", quote(c, path_str(c)), sugg);
+			/* A path with a quoted segment is printed as is. */
+			rc = warn(c, "unknown key %s ignored%s",
+				  strchr(path_str(c), '"') ? path_str(c) : quote(c, path_str(c)), sugg);
 			path_pop(c, old);
 			if (rc)
 				return rc;
@@ -485,16 +502,19 @@ static int get_bool(struct vctx *c, const struct srt__snode *n, bool *out)
 
 static int get_int(struct vctx *c, const struct srt__snode *n, long lo, long hi, int *out)
 {
+	char num[40];
+
 	if (n->type != SRT_SNODE_NUMBER)
 		return type_error(c, n, "an integer");
+	fmt_num(num, sizeof(num), n->number);
 	if (!isfinite(n->number) || floor(n->number) != n->number)
-		return fail(c, "expected an integer, got number %.17g", n->number);
+		return fail(c, "expected an integer, got number %s", num);
 	if (n->number < (double)lo)
-		return fail(c, "%.17g is out of range: Number must be greater than or equal to %ld",
-			    n->number, lo);
+		return fail(c, "%s is out of range: Number must be greater than or equal to %ld",
+			    num, lo);
 	if (n->number > (double)hi)
-		return fail(c, "%.17g is out of range: Number must be less than or equal to %ld",
-			    n->number, hi);
+		return fail(c, "%s is out of range: Number must be less than or equal to %ld",
+			    num, hi);
 	*out = (int)n->number;
 	return SRT_OK;
 }
@@ -910,7 +930,7 @@ static void to_json(struct buf *b, const struct srt__snode *n)
 		if (!isfinite(n->number))
 			buf_add(b, "null", 4);
 		else {
-			snprintf(num, sizeof(num), "%.17g", n->number);
+			fmt_num(num, sizeof(num), n->number);
 			buf_add(b, num, strlen(num));
 		}
 		break;

@@ -215,6 +215,10 @@ int main(void)
 	canon_fails("a@b");
 	canon_fails("1:2:3");
 	canon_fails(".");
+	canon_fails("a..b");
+	canon_fails(".example.com");
+	canon_fails("example.com..");
+	canon_fails("127.0.0.1..");
 	ok(srt__host_canonicalize("example.com", small, sizeof(small)) != SRT_OK,
 	   "canonicalize reports a too small buffer");
 
@@ -243,6 +247,9 @@ int main(void)
 	match("1.2.3.4", 80, "[::ffff:1.2.3.4]", true);
 	match("::1", 80, "*.1", false);
 	ok(!srt__domain_match("", 80, "*"), "empty host never matches");
+	/* a raw (uncanonical) spelling with extra dots matches no allow rule */
+	ok(!srt__domain_match("a.example.com..", 443, "*.example.com"),
+	   "\"a.example.com..\" does not match \"*.example.com\"");
 
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;

@@ -330,6 +330,10 @@ static void test_network_rules(void)
 	    "expected an integer, got number 1080.5", "fractional port");
 	bad(NET("\"socksProxyPort\":\"1080\""), "network.socksProxyPort",
 	    "expected an integer, got string \"1080\"", "port as string");
+	bad(NET("\"httpProxyPort\":0.1"), "network.httpProxyPort", "expected an integer, got number 0.1",
+	    "short number spelling in messages");
+	bad(NET("\"httpProxyPort\":1e400"), "network.httpProxyPort", "expected an integer, got number inf",
+	    "overflowing number");
 	bad(NET("\"httpProxyPort\":-1"), "network.httpProxyPort", "greater than or equal to 1",
 	    "negative port");
 	bad(NET("\"strictAllowlist\":\"yes\""), "network.strictAllowlist",
@@ -534,6 +538,10 @@ static void test_unknown_keys(void)
 	ok(has_warning(&s, "settings.json: unknown key \"foo\" ignored") &&
 	   !has_warning(&s, "\"foo\" ignored (did you mean"), "unknown top-level key, no suggestion");
 	ok(s.warnings.n == 3, "one warning per unknown key (%zu)", s.warnings.n);
+	srt_settings_release(&s);
+	rc = parse_json(&s, TOP("\"allow pty\":true"), &d);
+	ok(rc == SRT_OK && has_warning(&s, "settings.json: unknown key [\"allow pty\"] ignored"),
+	   "unknown key with a space: %s", s.warnings.n ? s.warnings.v[0] : "none");
 	srt_settings_release(&s);
 
 	rc = parse_json(&s, NET("\"allowedDomain\":[\"x.com\"],\"tlsTerminate\":{\"maxTunnel\":3}"), &d);
