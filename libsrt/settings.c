@@ -176,7 +176,12 @@ struct vctx {
 	char qbuf[3][192];
 	unsigned int qi;
 	bool fs_enforced;
+	size_t unknown_seen; /* unknown keys warned about or suppressed */
 };
+
+/* Unknown-key warnings listed before the rest are only counted: a hostile
+ * file with a million keys must not become a million warning lines. */
+#define MAX_UNKNOWN_WARNINGS 50
 
 /* Quote a value for a message: JSON-style escapes, bounded length. */
 static const char *quote(struct vctx *c, const char *v)
@@ -357,7 +362,7 @@ static size_t edit_distance(const char *a, const char *b)
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	size_t row[64], prev;
 
-	if (la >= 63 || lb >= 63)
+	if (la >= 63 || lb >= 63 || la > lb + 2 || lb > la + 2)
 		return 99;
 	for (j = 0; j <= lb; j++)
 		row[j] = j;
@@ -400,19 +405,21 @@ static int check_members(struct vctx *c, const struct srt__snode *obj,
 		const char *best = NULL;
 		size_t best_d = 3;
 
-		for (k = known; *k; k++) {
-			size_t d;
-
+		for (k = known; *k; k++)
 			if (strcmp(*k, m->key) == 0)
 				break;
-			d = edit_distance(m->key, *k);
+		if (*k)
+			continue;
+		if (!strict && ++c->unknown_seen > MAX_UNKNOWN_WARNINGS)
+			continue;
+		for (k = known; !strict && *k; k++) {
+			size_t d = edit_distance(m->key, *k);
+
 			if (d < best_d) {
 				best_d = d;
 				best = *k;
 			}
 		}
-		if (*k)
-			continue;
 		if (strict) {
 			if (o < sizeof(list) - 1) {
 				int w = snprintf(list + o, sizeof(list) - o, "%s'%s'",
@@ -1871,6 +1878,9 @@ static int validate(struct vctx *c, const struct srt__snode *root)
 	    (rc = section(c, root, "windows", false, parse_windows, false)) ||
 	    (rc = section(c, root, "git", false, parse_git, false)))
 		return rc;
+	if (c->unknown_seen > MAX_UNKNOWN_WARNINGS)
+		return warn(c, "%zu more unknown keys ignored (not listed)",
+			    c->unknown_seen - MAX_UNKNOWN_WARNINGS);
 	return SRT_OK;
 }
 

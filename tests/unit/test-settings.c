@@ -539,6 +539,23 @@ static void test_unknown_keys(void)
 	   !has_warning(&s, "\"foo\" ignored (did you mean"), "unknown top-level key, no suggestion");
 	ok(s.warnings.n == 3, "one warning per unknown key (%zu)", s.warnings.n);
 	srt_settings_release(&s);
+	{
+		/* a flood of unknown keys: bounded warnings, bounded time */
+		size_t cap = 4000000, o, i;
+		char *t = malloc(cap);
+
+		o = (size_t)snprintf(t, cap, "{\"network\":{" NETD "},\"filesystem\":{" FSD "}");
+		for (i = 0; o + 40 < cap - 2; i++)
+			o += (size_t)snprintf(t + o, cap - o, ",\"allowPtx%zu\":0", i);
+		strcpy(t + o, "}");
+		rc = parse_json(&s, t, &d);
+		ok(rc == SRT_OK && s.warnings.n == 51 &&
+		   strstr(s.warnings.v[50], "more unknown keys ignored (not listed)"),
+		   "%zu unknown keys give 51 warning lines (%zu): %s", i, s.warnings.n,
+		   s.warnings.n ? s.warnings.v[s.warnings.n - 1] : "");
+		srt_settings_release(&s);
+		free(t);
+	}
 	rc = parse_json(&s, TOP("\"allow pty\":true"), &d);
 	ok(rc == SRT_OK && has_warning(&s, "settings.json: unknown key [\"allow pty\"] ignored"),
 	   "unknown key with a space: %s", s.warnings.n ? s.warnings.v[0] : "none");
