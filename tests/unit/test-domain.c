@@ -93,6 +93,8 @@ int main(void)
 	accept("[2001:db8::1]:443", SRT_LIST_ALLOWED, "allowed");
 	accept("[fe80::1%eth0]", SRT_LIST_ALLOWED, "allowed");
 	accept("a.b:1", SRT_LIST_ALLOWED, "allowed");
+	accept("*.a.b:443", SRT_LIST_ALLOWED, "allowed");
+	accept("LOCALHOST", SRT_LIST_ALLOWED, "allowed");
 	/* ... and refuses */
 	refuse("evil.com:443.allowed.com", SRT_LIST_ALLOWED, "allowed", "port");
 	refuse("a.b:0", SRT_LIST_ALLOWED, "allowed", "port");
@@ -246,6 +248,10 @@ int main(void)
 	match("::ffff:1.2.3.4", 80, "[::ffff:1.2.3.4]", true);
 	match("1.2.3.4", 80, "[::ffff:1.2.3.4]", true);
 	match("::1", 80, "*.1", false);
+	match("x.a.b", 443, "*.a.b:443", true);
+	match("x.a.b", 80, "*.a.b:443", false);
+	match("LOCALHOST", 3000, "localhost:3000", true);
+	match("[::1]", 80, "[0::1]", true);
 	ok(!srt__domain_match("", 80, "*"), "empty host never matches");
 	/* a raw (uncanonical) spelling with extra dots matches no allow rule */
 	ok(!srt__domain_match("a.example.com..", 443, "*.example.com"),
