@@ -207,13 +207,15 @@ static int fill(int fd, struct buf *b, size_t max)
 			got = true;
 			continue;
 		}
+		/* EOF and errors are sticky: report the data first, the next
+		 * call sees them again */
 		if (n == 0)
-			return FILL_EOF;
+			return got ? FILL_DATA : FILL_EOF;
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN)
 			return got ? FILL_DATA : FILL_AGAIN;
-		return FILL_ERR;
+		return got ? FILL_DATA : FILL_ERR;
 	}
 }
 

@@ -1,0 +1,1078 @@
+/* The proxy against loopback servers: CONNECT, plain HTTP, SOCKS5, auth,
+ * refusals and their exact bytes, the DNS order (a denied name is never
+ * queried: a fake resolver counts the queries it receives), the address
+ * guard on resolved names, keep-alive, framing, oversized heads, half-close,
+ * a 1 GiB tunnel and 1,000 concurrent tunnels.
+ *
+ * The test first moves into a new network namespace (user namespace when
+ * not root) with its own /etc/hosts and /etc/resolv.conf pointing at a fake
+ * DNS server on 127.0.0.1:53, so no query or packet can leave the host. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libsrt/settings.h"
+#include "proxies/auth.h"
+#include "proxies/http.h"
+#include "proxies/proxy.h"
+#include "proxies/pump.h"
+#include "tests/unit/tap.h"
+
+#define TOKEN "0123456789abcdef0123456789abcdef"
+#define SKIP(...) do { tap_n++; printf("ok %d # SKIP ", tap_n); printf(__VA_ARGS__); printf("\n"); } while (0)
+
+static char sock_path[256];
+static int echo_port, http_port, closed_port;
+static bool have_ns;
+static struct srt_proxy *proxy;
+
+/* ---- namespace ------------------------------------------------------- */
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int enter_namespace(const char *dir)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char path[512], map[64];
+	struct ifreq ifr;
+	int fd;
+
+	if (uid != 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) < 0)
+			return -1;
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+		if (write_file("/proc/self/uid_map", map) < 0)
+			return -1;
+		write_file("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+		if (write_file("/proc/self/gid_map", map) < 0)
+			return -1;
+	} else if (unshare(CLONE_NEWNS | CLONE_NEWNET) < 0) {
+		return -1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -1;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return -1;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/hosts", dir);
+	if (write_file(path, "127.0.0.1 localhost\n::1 localhost\n") < 0 ||
+	    mount(path, "/etc/hosts", NULL, MS_BIND, NULL) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/resolv.conf", dir);
+	if (write_file(path, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n") < 0 ||
+	    mount(path, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- fake DNS -------------------------------------------------------- */
+
+static pthread_mutex_t dns_lock = PTHREAD_MUTEX_INITIALIZER;
+static char dns_log[64][128];
+static int dns_n;
+
+static const struct {
+	const char *name;
+	const char *a;
+} dns_zone[] = {
+	{ "rebind.test", "127.0.0.1" },
+	{ "meta.test", "169.254.169.254" },
+	{ "public.test", "192.0.2.10" },
+	{ "denied.test", "192.0.2.11" },
+	{ "other.test", "192.0.2.12" },
+	{ "a.wild.test", "127.0.0.1" },
+};
+
+static int dns_queries(const char *name)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&dns_lock);
+	for (int i = 0; i < dns_n; i++)
+		if (!strcmp(dns_log[i], name))
+			n++;
+	pthread_mutex_unlock(&dns_lock);
+	return n;
+}
+
+static void *dns_server(void *arg)
+{
+	int fd = *(int *)arg;
+
+	for (;;) {
+		uint8_t q[512], r[600];
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&from, &fl);
+		char name[128];
+		size_t o = 12, nl = 0, qend, rl;
+		int qtype;
+		const char *ans = NULL;
+
+		if (n < 12)
+			continue;
+		while (o < (size_t)n && q[o] && nl + q[o] + 1 < sizeof(name)) {
+			if (nl)
+				name[nl++] = '.';
+			memcpy(name + nl, q + o + 1, q[o]);
+			nl += q[o];
+			o += (size_t)q[o] + 1;
+		}
+		name[nl] = '\0';
+		if (o + 5 > (size_t)n)
+			continue;
+		qend = o + 5;
+		qtype = q[o + 1] << 8 | q[o + 2];
+		pthread_mutex_lock(&dns_lock);
+		if (dns_n < 64)
+			snprintf(dns_log[dns_n++], sizeof(dns_log[0]), "%s", name);
+		pthread_mutex_unlock(&dns_lock);
+		for (size_t i = 0; i < sizeof(dns_zone) / sizeof(dns_zone[0]); i++)
+			if (!strcasecmp(dns_zone[i].name, name))
+				ans = dns_zone[i].a;
+		memcpy(r, q, qend);
+		r[2] = 0x81;
+		r[3] = ans ? 0x80 : 0x83;
+		r[6] = r[7] = r[8] = r[9] = r[10] = r[11] = 0;
+		rl = qend;
+		if (ans && qtype == 1) {
+			static const uint8_t rr[] = { 0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4 };
+			r[7] = 1;
+			memcpy(r + rl, rr, sizeof(rr));
+			rl += sizeof(rr);
+			inet_pton(AF_INET, ans, r + rl);
+			rl += 4;
+		}
+		sendto(fd, r, rl, 0, (struct sockaddr *)&from, fl);
+	}
+	return NULL;
+}
+
+/* ---- servers --------------------------------------------------------- */
+
+static int listen_tcp(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0)
+		return -1;
+	getsockname(fd, (struct sockaddr *)&sa, &sl);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+struct echo_conn {
+	int fd;
+	struct srt_pump p;
+	bool shut;
+};
+
+/* Echo: everything back, half-close honoured (EOF in -> FIN out). */
+static void *echo_server(void *arg)
+{
+	int lfd = *(int *)arg, ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
+	struct srt_pipe_pool pool = { .n = 0 };
+
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	for (;;) {
+		int n = epoll_wait(ep, evs, 64, -1);
+		for (int i = 0; i < n; i++) {
+			struct echo_conn *c = evs[i].data.ptr;
+			if (!c) {
+				int fd;
+				while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+					c = calloc(1, sizeof(*c));
+					c->fd = fd;
+					srt__pump_init(&c->p);
+					ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
+					ev.data.ptr = c;
+					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+				}
+				continue;
+			}
+			int rc = srt__pump_run(&c->p, c->fd, c->fd, &pool, NULL);
+			if (rc == SRT_PUMP_EOF && !c->shut) {
+				shutdown(c->fd, SHUT_WR);
+				c->shut = true;
+			}
+			if (rc == SRT_PUMP_ERROR || (c->shut && (evs[i].events & (EPOLLHUP | EPOLLERR)))) {
+				srt__pump_release(&c->p, NULL);
+				close(c->fd);
+				free(c);
+			}
+		}
+	}
+	return NULL;
+}
+
+static atomic_int http_requests;
+
+static ssize_t read_some(int fd, char *b, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, b, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* One keep-alive connection of the origin server: answers with what it
+ * saw, so the tests can check what the proxy forwarded. */
+static void *http_conn(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char *buf = malloc(1 << 20);
+	size_t len = 0;
+	struct srt_http_head *h = malloc(sizeof(*h));
+
+	for (;;) {
+		int hl;
+		ssize_t r;
+		while ((hl = srt__http_parse_request(buf, len, h)) == SRT_HTTP_NEED_MORE) {
+			r = read_some(fd, buf + len, (1 << 20) - len);
+			if (r <= 0)
+				goto out;
+			len += (size_t)r;
+		}
+		if (hl < 0)
+			goto out;
+		atomic_fetch_add(&http_requests, 1);
+		char host[256] = "-", conn[64] = "-", path[512];
+		bool auth = false, chunked = false;
+		uint64_t cl = 0, got = 0;
+		for (size_t i = 0; i < h->n; i++) {
+			if (srt__http_name_is(&h->h[i], "host"))
+				snprintf(host, sizeof(host), "%.*s", (int)h->h[i].value_len, h->h[i].value);
+			if (srt__http_name_is(&h->h[i], "connection"))
+				snprintf(conn, sizeof(conn), "%.*s", (int)h->h[i].value_len, h->h[i].value);
+			if (srt__http_name_is(&h->h[i], "proxy-authorization"))
+				auth = true;
+			if (srt__http_name_is(&h->h[i], "content-length"))
+				cl = strtoull(h->h[i].value, NULL, 10);
+			if (srt__http_name_is(&h->h[i], "transfer-encoding"))
+				chunked = true;
+		}
+		snprintf(path, sizeof(path), "%.*s", (int)h->target_len, h->target);
+		bool head = h->method_len == 4 && !memcmp(h->method, "HEAD", 4);
+		char method[16];
+		snprintf(method, sizeof(method), "%.*s", (int)h->method_len, h->method);
+		memmove(buf, buf + hl, len - (size_t)hl);
+		len -= (size_t)hl;
+		if (chunked) {
+			struct srt_chunked ch;
+			bool done = false;
+			srt__chunked_init(&ch);
+			for (;;) {
+				long k = srt__chunked_feed(&ch, buf, len, &done);
+				if (k < 0)
+					goto out;
+				memmove(buf, buf + k, len - (size_t)k);
+				len -= (size_t)k;
+				got += (uint64_t)k;
+				if (done)
+					break;
+				r = read_some(fd, buf + len, (1 << 20) - len);
+				if (r <= 0)
+					goto out;
+				len += (size_t)r;
+			}
+		} else {
+			while (got < cl) {
+				if (len == 0) {
+					r = read_some(fd, buf, 1 << 20);
+					if (r <= 0)
+						goto out;
+					len = (size_t)r;
+				}
+				size_t take = len < cl - got ? len : (size_t)(cl - got);
+				memmove(buf, buf + take, len - take);
+				len -= take;
+				got += take;
+			}
+		}
+		char body[1024], resp[2048];
+		int bl = snprintf(body, sizeof(body),
+				  "method=%s target=%s host=%s auth=%s body=%llu conn=%s\n", method,
+				  path, host, auth ? "yes" : "no", (unsigned long long)got, conn);
+		int rl;
+		if (!strcmp(path, "/eof")) {
+			rl = snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\n\r\n%s", body);
+			send_all(fd, resp, (size_t)rl);
+			goto out;
+		}
+		if (!strcmp(path, "/chunked"))
+			rl = snprintf(resp, sizeof(resp),
+				      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n",
+				      bl, body);
+		else
+			rl = snprintf(resp, sizeof(resp),
+				      "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nKeep-Alive: timeout=5\r\n"
+				      "Connection: keep-alive\r\n\r\n%s", bl, head ? "" : body);
+		if (send_all(fd, resp, (size_t)rl) < 0)
+			goto out;
+	}
+out:
+	close(fd);
+	free(buf);
+	free(h);
+	return NULL;
+}
+
+static void *http_server(void *arg)
+{
+	int lfd = *(int *)arg;
+
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		pthread_t t;
+		if (fd < 0)
+			continue;
+		pthread_create(&t, NULL, http_conn, (void *)(intptr_t)fd);
+		pthread_detach(t);
+	}
+	return NULL;
+}
+
+/* ---- client helpers -------------------------------------------------- */
+
+static pthread_mutex_t vlock = PTHREAD_MUTEX_INITIALIZER;
+static char vlines[32][512];
+static char vkeys[32][128];
+static int vn;
+
+static void on_violation(void *ctx, const char *key, const char *line)
+{
+	pthread_mutex_lock(&vlock);
+	if (vn < 32) {
+		snprintf(vlines[vn], sizeof(vlines[0]), "%s", line);
+		snprintf(vkeys[vn], sizeof(vkeys[0]), "%s", key ? key : "(none)");
+		vn++;
+	}
+	pthread_mutex_unlock(&vlock);
+}
+
+static bool violation_seen(const char *line, const char *key)
+{
+	bool seen = false;
+
+	pthread_mutex_lock(&vlock);
+	for (int i = 0; i < vn; i++)
+		if (!strcmp(vlines[i], line) && (!key || !strcmp(vkeys[i], key)))
+			seen = true;
+	pthread_mutex_unlock(&vlock);
+	return seen;
+}
+
+static int pconnect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { 15, 0 };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, sock_path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Read until `marker` is seen (included) or EOF/timeout. */
+static size_t recv_until(int fd, char *buf, size_t cap, const char *marker)
+{
+	size_t n = 0;
+
+	while (n + 1 < cap) {
+		ssize_t r = read_some(fd, buf + n, 1);
+		if (r <= 0)
+			break;
+		n++;
+		buf[n] = '\0';
+		if (marker && n >= strlen(marker) && !strcmp(buf + n - strlen(marker), marker))
+			break;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static size_t recv_all(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	while (n + 1 < cap) {
+		ssize_t r = read_some(fd, buf + n, cap - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static bool at_eof(int fd)
+{
+	char b;
+	struct pollfd pf = { fd, POLLIN, 0 };
+
+	if (poll(&pf, 1, 5000) <= 0)
+		return false;
+	return read_some(fd, &b, 1) <= 0;
+}
+
+static char auth_hdr[512];
+static char auth_hdr_keyed[512];
+
+static void make_auth(void)
+{
+	char cred[300], b64[420], user[200];
+
+	snprintf(cred, sizeof(cred), "srt:%s", TOKEN);
+	srt__b64_encode((uint8_t *)cred, strlen(cred), b64, sizeof(b64));
+	snprintf(auth_hdr, sizeof(auth_hdr), "Proxy-Authorization: Basic %s\r\n", b64);
+	srt__proxy_user("build 42", user, sizeof(user));
+	snprintf(cred, sizeof(cred), "%s:%s", user, TOKEN);
+	srt__b64_encode((uint8_t *)cred, strlen(cred), b64, sizeof(b64));
+	snprintf(auth_hdr_keyed, sizeof(auth_hdr_keyed), "Proxy-Authorization: Basic %s\r\n", b64);
+}
+
+/* CONNECT and return the fd with the whole response head in resp. */
+static int do_connect(const char *target, const char *auth, char *resp, size_t cap)
+{
+	char req[1024];
+	int fd = pconnect();
+
+	if (fd < 0)
+		return -1;
+	snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target,
+		 auth ? auth : "");
+	send_all(fd, req, strlen(req));
+	recv_until(fd, resp, cap, "\r\n\r\n");
+	return fd;
+}
+
+static bool echo_roundtrip(int fd, const char *msg)
+{
+	char b[256];
+	size_t n = strlen(msg), got = 0;
+
+	if (send_all(fd, msg, n) < 0)
+		return false;
+	while (got < n) {
+		ssize_t r = read_some(fd, b + got, n - got);
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return memcmp(b, msg, n) == 0;
+}
+
+/* ---- tests ----------------------------------------------------------- */
+
+static void test_connect(void)
+{
+	char resp[4096], target[64];
+	int fd;
+	unsigned long before;
+
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n"),
+	   "CONNECT to an allowed IP literal: 200");
+	ok(echo_roundtrip(fd, "hello through the tunnel"), "tunnel carries data both ways");
+	close(fd);
+
+	fd = do_connect(target, NULL, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 407 Proxy Authentication Required\r\n"
+			 "Proxy-Authenticate: Basic realm=\"srt\"\r\n\r\n") && at_eof(fd),
+	   "CONNECT without credentials: exact 407, then closed");
+	close(fd);
+	fd = do_connect(target, "Proxy-Authorization: Basic c3J0Ondyb25n\r\n", resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 407 ", 13), "CONNECT with a wrong token: 407");
+	close(fd);
+
+	before = srt__proxy_dns_count(proxy);
+	fd = do_connect("denied.test:443", auth_hdr_keyed, resp, sizeof(resp));
+	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
+	ok(!strcmp(resp, "HTTP/1.1 403 host is on the deny list\r\nContent-Type: text/plain\r\n"
+			 "X-Proxy-Error: blocked-by-allowlist\r\n\r\n"
+			 "Connection blocked by network allowlist"),
+	   "CONNECT to a denied host: exact 403 and body");
+	close(fd);
+	ok(violation_seen("deny network-outbound denied.test:443 (host is on the deny list)",
+			  "build 42"), "violation recorded and attributed to the command key");
+
+	fd = do_connect("Reasoned.TEST.:443", auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 SSH pushes to GitHub are blocked; use an https:// remote\r\n", 71),
+	   "deniedDomainReasons in the status line (case and trailing dot ignored)");
+	close(fd);
+	fd = do_connect("other.test:443", auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 host is not on the allow list\r\n", 44),
+	   "CONNECT to a host not on the allow list: 403");
+	close(fd);
+	ok(srt__proxy_dns_count(proxy) == before, "no lookup started for refused names");
+	ok(!have_ns || (dns_queries("denied.test") == 0 && dns_queries("other.test") == 0 &&
+			dns_queries("reasoned.test") == 0),
+	   "the resolver never saw a refused name");
+
+	snprintf(target, sizeof(target), "127.0.0.1:%d", http_port + 1 == echo_port ? http_port + 2 :
+		 http_port + 1);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 ", 13), "allowed literal on another port: 403");
+	close(fd);
+	fd = do_connect("127.0.0.1", auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 400 Bad Request\r\n\r\n"), "CONNECT without a port: 400");
+	close(fd);
+
+	snprintf(target, sizeof(target), "localhost:%d", echo_port);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+	   echo_roundtrip(fd, "via localhost"), "allowed localhost reaches a loopback server");
+	close(fd);
+	snprintf(target, sizeof(target), "127.0.0.1:%d", closed_port);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 502 Bad Gateway\r\n\r\n"), "refused connection: 502");
+	close(fd);
+
+	if (!have_ns) {
+		SKIP("no private network namespace: resolver tests need the fake DNS");
+		SKIP("no private network namespace");
+		SKIP("no private network namespace");
+		SKIP("no private network namespace");
+		return;
+	}
+	before = srt__proxy_dns_count(proxy);
+	/* port 9: an allowed literal 127.0.0.1:<port> would let it through (§7.8 rule 2) */
+	snprintf(target, sizeof(target), "rebind.test:%d", 9);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
+	ok(!strcmp(resp, "HTTP/1.1 403 resolved to a loopback address\r\nContent-Type: text/plain\r\n"
+			 "X-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\n"
+			 "Connection to rebind.test blocked: resolved to a loopback address"),
+	   "allowed name resolving to loopback: 403 resolved to a loopback address");
+	close(fd);
+	ok(srt__proxy_dns_count(proxy) == before + 1 && dns_queries("rebind.test") >= 1,
+	   "an allowed name is resolved (the counters can move)");
+	fd = do_connect("meta.test:80", auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 resolved to a link-local address\r\n", 47),
+	   "allowed name resolving to 169.254.169.254: refused");
+	close(fd);
+	snprintf(target, sizeof(target), "a.wild.test:%d", 9);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 resolved to a loopback address", 43),
+	   "wildcard-allowed name is guarded too");
+	close(fd);
+}
+
+static void test_socks(void)
+{
+	uint8_t b[512];
+	char req[300];
+	int fd, n;
+	size_t ul = strlen(TOKEN);
+
+	fd = pconnect();
+	send_all(fd, "\x05\x01\x02", 3);
+	n = (int)read_some(fd, (char *)b, 2);
+	ok(n == 2 && b[0] == 5 && b[1] == 2, "SOCKS5 greeting: user/password chosen");
+	req[0] = 1;
+	req[1] = 3;
+	memcpy(req + 2, "srt", 3);
+	req[5] = (char)ul;
+	memcpy(req + 6, TOKEN, ul);
+	send_all(fd, req, 6 + ul);
+	n = (int)read_some(fd, (char *)b, 2);
+	ok(n == 2 && b[0] == 1 && b[1] == 0, "RFC 1929 auth accepted: 01 00");
+	memcpy(req, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
+	req[8] = (char)(echo_port >> 8);
+	req[9] = (char)(echo_port & 255);
+	send_all(fd, req, 10);
+	n = (int)read_some(fd, (char *)b, 10);
+	ok(n == 10 && !memcmp(b, "\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00", 10),
+	   "SOCKS CONNECT allowed: 05 00 00 01 0...");
+	ok(echo_roundtrip(fd, "socks data"), "SOCKS tunnel carries data");
+	close(fd);
+
+	/* greeting, auth and request in one write */
+	fd = pconnect();
+	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
+	req[8] = (char)ul;
+	memcpy(req + 9, TOKEN, ul);
+	memcpy(req + 9 + ul, "\x05\x01\x00\x03\x0b" "denied.test\x01\xbb", 18);
+	send_all(fd, req, 9 + ul + 18);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n == 14 && !memcmp(b + 4, "\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00", 10),
+	   "SOCKS CONNECT to a denied host: 05 02 00 01 0..., then closed");
+	close(fd);
+
+	fd = pconnect();
+	memcpy(req, "\x05\x01\x02\x01\x03srt\x03" "bad", 12);
+	send_all(fd, req, 12);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n == 4 && b[2] == 1 && b[3] == 1, "SOCKS wrong password: 01 01, then closed");
+	close(fd);
+
+	fd = pconnect();
+	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
+	req[8] = (char)ul;
+	memcpy(req + 9, TOKEN, ul);
+	memcpy(req + 9 + ul, "\x05\x02\x00\x01\x7f\x00\x00\x01\x00\x50", 10);
+	send_all(fd, req, 9 + ul + 10);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n == 6 && b[4] == 5 && b[5] == 7, "SOCKS BIND: 05 07");
+	close(fd);
+
+	/* §7.6: no auth offered, port 22 of a deny-listed host */
+	fd = pconnect();
+	send_all(fd, "\x05\x01\x00\x05\x01\x00\x03\x0d" "reasoned.test\x00\x16", 23);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n > 12 && !memcmp(b, "\x05\x00\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00", 12) &&
+	   !memcmp(b + 12, "SSH-2.0-policy_refusal\r\n", 24) &&
+	   !memcmp(b + 12 + 24 + 14, "SSH pushes to GitHub", 20),
+	   "SOCKS without auth to port 22: SSH refusal carrying the deny reason");
+	close(fd);
+	fd = pconnect();
+	send_all(fd, "\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01\x01\xbb", 13);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n == 12 && b[3] == 2, "SOCKS without auth to another port: 05 02, never connected");
+	close(fd);
+	fd = pconnect();
+	send_all(fd, "\x04\x01\x00\x50\x7f\x00\x00\x01\x00", 9);
+	ok(at_eof(fd), "SOCKS4 dropped");
+	close(fd);
+}
+
+static void test_plain(void)
+{
+	char req[4096], resp[8192];
+	int fd, before;
+
+	before = atomic_load(&http_requests);
+	fd = pconnect();
+	snprintf(req, sizeof(req),
+		 "GET http://127.0.0.1:%d/a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
+		 "X-Test: 1\r\n\r\n", http_port, http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_until(fd, resp, sizeof(resp), "\n");
+	recv_until(fd, resp + strlen(resp), sizeof(resp) - strlen(resp), "\n\n");
+	{
+		char *body = strstr(resp, "\r\n\r\n");
+		char want[256];
+		snprintf(want, sizeof(want), "method=GET target=/a?b=1 host=127.0.0.1:%d auth=no body=0 conn=-\n",
+			 http_port);
+		/* read the body line */
+		if (body && !strchr(body + 4, '\n'))
+			recv_until(fd, resp + strlen(resp), sizeof(resp) - strlen(resp), "\n");
+		body = strstr(resp, "\r\n\r\n");
+		ok(!strncmp(resp, "HTTP/1.1 200 OK\r\n", 17) && body && !strcmp(body + 4, want),
+		   "plain GET forwarded in origin form, Proxy-Authorization stripped");
+		ok(!strstr(resp, "Keep-Alive") && !strstr(resp, "Connection:"),
+		   "response hop-by-hop headers stripped");
+	}
+	/* second request on the same connection, to a denied host */
+	snprintf(req, sizeof(req), "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
+		 auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 Forbidden\r\n", 24) &&
+	   strstr(resp, "X-Proxy-Error: blocked-by-allowlist\r\n") &&
+	   strstr(resp, "\r\n\r\nConnection blocked by network allowlist\n"),
+	   "keep-alive: a second request to a denied host is refused on its own");
+	ok(atomic_load(&http_requests) == before + 1, "only the allowed request reached the server");
+	close(fd);
+
+	fd = pconnect();
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
+		 http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 421 ", 13) && strstr(resp, "Host header does not match"),
+	   "Host header differing from the request target: 421");
+	close(fd);
+
+	fd = pconnect();
+	snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
+		 "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", http_port,
+		 http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 400 ", 13) && strstr(resp, "both Content-Length"),
+	   "Content-Length with Transfer-Encoding: 400");
+	ok(atomic_load(&http_requests) == before + 1, "refused requests never reached the server");
+	close(fd);
+
+	fd = pconnect();
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\n\r\n", http_port);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 407 ", 13), "plain HTTP without credentials: 407");
+	close(fd);
+
+	/* keep-alive with bodies: CL, chunked, then a HEAD and an EOF-framed answer */
+	fd = pconnect();
+	snprintf(req, sizeof(req),
+		 "POST http://127.0.0.1:%d/cl HTTP/1.1\r\n%sContent-Length: 11\r\n\r\nhello world"
+		 "POST http://127.0.0.1:%d/chunked HTTP/1.1\r\n%sTransfer-Encoding: chunked\r\n\r\n"
+		 "3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n"
+		 "HEAD http://127.0.0.1:%d/h HTTP/1.1\r\n%s\r\n"
+		 "GET http://127.0.0.1:%d/eof HTTP/1.1\r\n%s\r\n",
+		 http_port, auth_hdr, http_port, auth_hdr, http_port, auth_hdr, http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(strstr(resp, "target=/cl ") && strstr(resp, "body=11 ") &&
+	   strstr(resp, "target=/chunked ") && strstr(resp, "body=22 ") &&
+	   strstr(resp, "Transfer-Encoding: chunked\r\n"),
+	   "pipelined CL and chunked bodies framed and forwarded");
+	{
+		const char *h = strstr(resp, "target=/chunked");
+		const char *eof = strstr(resp, "target=/eof");
+		ok(h && eof && strstr(h, "HTTP/1.1 200 OK\r\nContent-Length:") && !strstr(resp, "target=/h "),
+		   "HEAD answered without a body, then the EOF-framed response");
+		ok(eof && strstr(resp, "Connection: close\r\n"), "EOF-framed response announces close");
+	}
+	ok(atomic_load(&http_requests) == before + 5, "four pipelined requests forwarded (%d)",
+	   atomic_load(&http_requests) - before);
+	close(fd);
+}
+
+static void *garbage_client(void *arg)
+{
+	char *buf = malloc(70 * 1024);
+	int fd = pconnect();
+	size_t *result = arg;
+
+	memcpy(buf, "GET http://127.0.0.1/ HTTP/1.1\r\nX-Junk: ", 40);
+	memset(buf + 40, 'a', 70 * 1024 - 40);
+	send_all(fd, buf, 70 * 1024);
+	*result = recv_all(fd, buf, 1024);
+	buf[1023] = '\0';
+	result[1] = !strncmp(buf, "HTTP/1.1 431 ", 13);
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+static void test_limits(void)
+{
+	pthread_t t;
+	size_t res[2] = { 0, 0 };
+	char resp[512], target[64];
+	int fd;
+
+	pthread_create(&t, NULL, garbage_client, res);
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(echo_roundtrip(fd, "still served"), "another client is served meanwhile");
+	close(fd);
+	pthread_join(t, NULL);
+	ok(res[1] == 1, "64 KiB of header garbage: 431 and closed");
+
+	/* half-close: our FIN reaches the server, its data still comes back */
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	send_all(fd, "half-closed", 11);
+	shutdown(fd, SHUT_WR);
+	ok(recv_all(fd, resp, sizeof(resp)) == 11 && !strcmp(resp, "half-closed"),
+	   "half-close: data after our FIN arrives, then EOF");
+	close(fd);
+}
+
+static uint64_t xs(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+struct sender {
+	int fd;
+	uint64_t total;
+};
+
+static void *send_stream(void *arg)
+{
+	struct sender *s = arg;
+	uint64_t st = 0x9e3779b97f4a7c15ull, sent = 0;
+	uint64_t *buf = malloc(1 << 16);
+
+	while (sent < s->total) {
+		for (size_t i = 0; i < (1 << 16) / 8; i++)
+			buf[i] = xs(&st);
+		if (send_all(s->fd, buf, 1 << 16) < 0)
+			break;
+		sent += 1 << 16;
+	}
+	shutdown(s->fd, SHUT_WR);
+	free(buf);
+	return NULL;
+}
+
+static void test_big(void)
+{
+	char resp[512], target[64];
+	struct sender s;
+	pthread_t t;
+	uint64_t st = 0x9e3779b97f4a7c15ull, got = 0, want = 0;
+	uint64_t *buf = malloc(1 << 16), *exp = malloc(1 << 16);
+	size_t fill = 0;
+	bool same = true;
+	struct timespec a, b;
+
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	s.fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	s.total = 1ull << 30;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	pthread_create(&t, NULL, send_stream, &s);
+	for (;;) {
+		ssize_t r = read_some(s.fd, (char *)buf + fill, (1 << 16) - fill);
+		if (r <= 0)
+			break;
+		fill += (size_t)r;
+		got += (uint64_t)r;
+		if (fill == 1 << 16) {
+			for (size_t i = 0; i < (1 << 16) / 8; i++)
+				exp[i] = xs(&st);
+			if (memcmp(buf, exp, 1 << 16))
+				same = false;
+			want += 1 << 16;
+			fill = 0;
+		}
+	}
+	pthread_join(t, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ok(got == 1ull << 30 && same && fill == 0, "1 GiB echoed byte-exact through a tunnel");
+	printf("# 1 GiB each way in %.2f s\n",
+	       (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+	close(s.fd);
+	free(buf);
+	free(exp);
+}
+
+static void test_many(void)
+{
+	enum { N = 1000, SZ = 4096 };
+	static int fds[N];
+	char resp[512], target[64];
+	int opened = 0, good = 0;
+	uint8_t *buf = malloc(SZ), *in = malloc(SZ);
+
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	for (int i = 0; i < N; i++) {
+		fds[i] = do_connect(target, auth_hdr, resp, sizeof(resp));
+		if (fds[i] >= 0 && !strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n"))
+			opened++;
+	}
+	ok(opened == N, "1,000 tunnels open at once (%d)", opened);
+	for (int i = 0; i < N; i++) {
+		for (int k = 0; k < SZ; k++)
+			buf[k] = (uint8_t)(i * 31 + k * 7);
+		send_all(fds[i], buf, SZ);
+	}
+	for (int i = 0; i < N; i++) {
+		size_t got = 0;
+		while (got < SZ) {
+			ssize_t r = read_some(fds[i], (char *)in + got, SZ - got);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		for (int k = 0; k < SZ; k++)
+			buf[k] = (uint8_t)(i * 31 + k * 7);
+		if (got == SZ && !memcmp(buf, in, SZ))
+			good++;
+		close(fds[i]);
+	}
+	ok(good == N, "every tunnel returned its own bytes (%d)", good);
+	free(buf);
+	free(in);
+}
+
+static void test_update(void)
+{
+	struct srt_settings s;
+	char resp[512], target[64];
+	int fd;
+
+	memset(&s, 0, sizeof(s));
+	srt__strv_push(&s.denied_domains, "127.0.0.1");
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	srt__strv_push(&s.allowed_domains, target);
+	ok(srt__proxy_update(proxy, &s, NULL) == 0, "live update accepted");
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 host is on the deny list", 37), "update applies to new connections");
+	close(fd);
+	srt__strv_push(&s.denied_resolved_addresses, "not an address");
+	ok(srt__proxy_update(proxy, &s, NULL) != 0, "an invalid update is refused");
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 ", 13), "and the previous rules stay (never fails open)");
+	close(fd);
+	srt__strv_release(&s.denied_domains);
+	srt__strv_release(&s.allowed_domains);
+	srt__strv_release(&s.denied_resolved_addresses);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
+	struct srt_settings s;
+	struct srt_kv reason = { (char *)"reasoned.test",
+				 (char *)"SSH pushes to GitHub are blocked; use an https:// remote" };
+	struct srt_proxy_config cfg;
+	struct srt_diag diag = { "", "", 0 };
+	struct rlimit rl;
+	pthread_t t;
+	int efd, hfd, cfd, slow, dfd;
+	char a[64];
+	time_t slow_at;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	alarm(300);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	have_ns = enter_namespace(dir) == 0;
+	if (!have_ns)
+		printf("# no private network namespace (%s): resolver tests skipped\n", strerror(errno));
+	snprintf(sock_path, sizeof(sock_path), "%s/proxy.sock", dir);
+
+	if (have_ns) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(53) };
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		dfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (bind(dfd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			printf("# cannot bind the fake DNS server: %s\n", strerror(errno));
+			have_ns = false;
+		} else {
+			pthread_create(&t, NULL, dns_server, &dfd);
+		}
+	}
+	efd = listen_tcp(&echo_port);
+	hfd = listen_tcp(&http_port);
+	cfd = listen_tcp(&closed_port);
+	close(cfd); /* a port nobody listens on */
+	pthread_create(&t, NULL, echo_server, &efd);
+	pthread_create(&t, NULL, http_server, &hfd);
+
+	memset(&s, 0, sizeof(s));
+	snprintf(a, sizeof(a), "127.0.0.1:%d", echo_port);
+	srt__strv_push(&s.allowed_domains, a);
+	snprintf(a, sizeof(a), "127.0.0.1:%d", http_port);
+	srt__strv_push(&s.allowed_domains, a);
+	snprintf(a, sizeof(a), "127.0.0.1:%d", closed_port);
+	srt__strv_push(&s.allowed_domains, a);
+	snprintf(a, sizeof(a), "localhost:%d", echo_port);
+	srt__strv_push(&s.allowed_domains, a);
+	srt__strv_push(&s.allowed_domains, "rebind.test");
+	srt__strv_push(&s.allowed_domains, "meta.test");
+	srt__strv_push(&s.allowed_domains, "*.wild.test");
+	srt__strv_push(&s.allowed_domains, "denied.test");
+	srt__strv_push(&s.denied_domains, "denied.test");
+	srt__strv_push(&s.denied_domains, "reasoned.test");
+	s.denied_domain_reasons = &reason;
+	s.n_denied_domain_reasons = 1;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &s;
+	cfg.socket_path = sock_path;
+	cfg.token = TOKEN;
+	cfg.on_violation = on_violation;
+	ok(srt__proxy_new(&proxy, &cfg, &diag) == 0, "proxy created (%s)", diag.message);
+	srt__strv_release(&s.allowed_domains);
+	srt__strv_release(&s.denied_domains);
+	{
+		struct stat st;
+		ok(stat(sock_path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
+		   "socket is 0600");
+	}
+	ok(srt__proxy_start(proxy, &diag) == 0, "proxy thread started");
+	make_auth();
+
+	slow = pconnect(); /* sends nothing: must be dropped after 10 s */
+	slow_at = time(NULL);
+	test_connect();
+	test_socks();
+	test_plain();
+	test_limits();
+	test_many();
+	test_big();
+	{
+		struct pollfd pf = { slow, POLLIN, 0 };
+		int left = (int)(12 - (time(NULL) - slow_at));
+		char b;
+		ok(poll(&pf, 1, left > 0 ? left * 1000 : 0) == 1 && read_some(slow, &b, 1) == 0,
+		   "a client that sends nothing is dropped (first-byte timeout)");
+		close(slow);
+	}
+	test_update();
+	srt__proxy_free(proxy);
+	ok(access(sock_path, F_OK) < 0, "socket removed on free");
+	rmdir(dir);
+	return tap_done();
+}
