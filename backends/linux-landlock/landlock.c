@@ -1,0 +1,316 @@
+/* linux-landlock: the policy enforced with Landlock plus seccomp, without
+ * any namespace, for the hosts where linux-bwrap cannot start: containers
+ * whose seccomp profile refuses user namespaces, Ubuntu's AppArmor
+ * restriction of unprivileged user namespaces.
+ *
+ * srt compiles the policy into a rule plan here (plan.c); the exec helper
+ * srt-landlock-exec, installed next to this module, replays the plan:
+ *
+ *   srt-landlock-exec --plan-fd N -- command [args...]
+ *
+ * The plan goes through an inherited memfd, never through argv, which any
+ * process can read in /proc.
+ *
+ * What it does not give, compared with linux-bwrap (no SRT_CAP_NETNS,
+ * SRT_CAP_PIDNS, SRT_CAP_PROXY): no private network (every socket family
+ * but AF_UNIX is refused instead, so allowedDomains cannot work yet), no
+ * private process tree (processes a command leaves behind may outlive srt),
+ * and signals to the user's other processes are only scoped from ABI 6. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <srt/backend.h>
+
+#include "backends/linux-landlock/landlock-abi.h"
+#include "backends/linux-landlock/plan.h"
+#include "backends/linux-bwrap/init/seccomp.h"
+
+#define HELPER_NAME "srt-landlock-exec"
+
+struct ll_state {
+	const struct srt_policy *pol;
+	char helper[PATH_MAX];
+	struct srt_ll_plan plan;
+};
+
+struct ll_cmd {
+	int plan_fd;
+};
+
+/* The helper lives next to this module: <dir>/srt-landlock-exec
+ * (installed) or <dir>/../srt-landlock-exec (libtool build tree, module in
+ * .libs/). */
+static int find_helper(char *out, size_t outlen)
+{
+	extern const struct srt_backend srt_backend_entry;
+	char dir[PATH_MAX], real[PATH_MAX];
+	Dl_info info;
+	char *slash;
+
+	if (!dladdr(&srt_backend_entry, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, dir))
+		return -1;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if (snprintf(out, outlen, "%s/" HELPER_NAME, dir) < (int)outlen && access(out, X_OK) == 0)
+		return 0;
+	if (snprintf(out, outlen, "%s/../" HELPER_NAME, dir) < (int)outlen && access(out, X_OK) == 0 &&
+	    realpath(out, real) && strlen(real) < outlen) {
+		memcpy(out, real, strlen(real) + 1);
+		return 0;
+	}
+	return -1;
+}
+
+/* The Landlock ABI of this kernel, or a diagnosis of why there is none. */
+static int probe_abi(int *abi, struct srt_diag *diag)
+{
+	int v = srt_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (v >= 1) {
+		*abi = v;
+		return SRT_OK;
+	}
+	if (errno == EOPNOTSUPP)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "landlock",
+				    "landlock is built into this kernel but disabled: add \"landlock\" to the lsm= kernel boot parameter (see /sys/kernel/security/lsm), or use the linux-bwrap backend");
+	if (errno == ENOSYS)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "landlock",
+				    "landlock is not available: the kernel lacks it (needs Linux 5.13+ with CONFIG_SECURITY_LANDLOCK) or a container's seccomp profile blocks landlock_create_ruleset; use a newer kernel, allow the landlock_* system calls in the profile, or use the linux-bwrap backend");
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "landlock",
+			    "landlock is not usable: landlock_create_ruleset: %s (a container's seccomp profile may block the landlock_* system calls: allow them, or use the linux-bwrap backend)",
+			    strerror(errno));
+}
+
+static int probe_seccomp(struct srt_diag *diag)
+{
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 && errno == EINVAL)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "seccomp",
+				    "seccomp is not available in this kernel (needs CONFIG_SECCOMP_FILTER): linux-landlock cannot refuse sockets, io_uring and namespaces without it");
+	return SRT_OK;
+}
+
+static int ll_probe(const struct srt_policy *pol, struct srt_diag *diag)
+{
+	char helper[PATH_MAX];
+	int abi = 0, rc;
+
+	rc = probe_abi(&abi, diag);
+	if (rc)
+		return rc;
+	rc = probe_seccomp(diag);
+	if (rc)
+		return rc;
+	if (find_helper(helper, sizeof(helper)) != 0)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, HELPER_NAME,
+				    "the sandbox helper " HELPER_NAME " is missing next to the linux-landlock module; reinstall srt");
+	return srt__ll_plan_check(pol, abi, diag);
+}
+
+static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
+{
+	struct ll_state *st;
+	int abi = 0, rc;
+
+	rc = probe_abi(&abi, diag);
+	if (rc)
+		return rc;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return SRT_E_NOMEM;
+	st->pol = pol;
+	if (find_helper(st->helper, sizeof(st->helper)) != 0) {
+		free(st);
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, HELPER_NAME,
+				    "the sandbox helper " HELPER_NAME " is missing next to the linux-landlock module; reinstall srt");
+	}
+	rc = srt__ll_plan_build(pol, abi, NULL, &st->plan, diag);
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	if (pol->debug)
+		fprintf(stderr, "[srt debug] linux-landlock: ABI %d, %zu rules, helper %s\n", abi,
+			st->plan.n_rules, st->helper);
+	*state = st;
+	return SRT_OK;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void free_argv(char **argv)
+{
+	size_t i;
+
+	if (!argv)
+		return;
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static int ll_wrap(void *state, const char *const *argv, struct srt_command *out,
+		   struct srt_diag *diag)
+{
+	struct ll_state *st = state;
+	struct ll_cmd *lc;
+	char *buf = NULL;
+	char num[16];
+	size_t len, n, i;
+	char **v = NULL;
+	int rc;
+
+	lc = calloc(1, sizeof(*lc));
+	if (!lc)
+		return SRT_E_NOMEM;
+	lc->plan_fd = -1;
+	out->priv = lc;
+
+	rc = srt__ll_plan_serialize(&st->plan, &buf, &len);
+	if (rc)
+		return srt_diag_set(diag, rc, "filesystem", "linux-landlock: the rule plan is too large");
+	lc->plan_fd = memfd_create("srt-landlock-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (lc->plan_fd < 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: memfd for the plan: %s", strerror(errno));
+		goto out;
+	}
+	if (write_all(lc->plan_fd, buf, len) != 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: write the plan: %s", strerror(errno));
+		goto out;
+	}
+	/* the helper reads exactly what was planned */
+	if (fcntl(lc->plan_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: seal the plan: %s", strerror(errno));
+		goto out;
+	}
+
+	for (n = 0; argv[n]; n++)
+		;
+	v = calloc(n + 5, sizeof(*v));
+	if (!v) {
+		rc = SRT_E_NOMEM;
+		goto out;
+	}
+	snprintf(num, sizeof(num), "%d", lc->plan_fd);
+	v[0] = strdup(st->helper);
+	v[1] = strdup("--plan-fd");
+	v[2] = strdup(num);
+	v[3] = strdup("--");
+	rc = SRT_E_NOMEM;
+	if (!v[0] || !v[1] || !v[2] || !v[3])
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!(v[4 + i] = strdup(argv[i])))
+			goto out;
+	out->argv = v;
+	v = NULL;
+	out->n_child_fds = 0;
+	out->child_fds[out->n_child_fds++] = lc->plan_fd;
+	rc = SRT_OK;
+out:
+	free_argv(v);
+	free(buf);
+	return rc;
+}
+
+static void ll_release(void *state, struct srt_command *cmd)
+{
+	struct ll_cmd *lc = cmd->priv;
+
+	(void)state;
+	free_argv(cmd->argv);
+	cmd->argv = NULL;
+	if (!lc)
+		return;
+	if (lc->plan_fd >= 0)
+		close(lc->plan_fd);
+	free(lc);
+	cmd->priv = NULL;
+}
+
+static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
+{
+	struct ll_state *st = state;
+	const struct srt_ll_plan *p = &st->plan;
+	char names[512];
+	size_t i;
+
+	fprintf(out, "landlock: ABI %d; network: no namespace, every socket family but AF_UNIX refused by seccomp",
+		p->abi);
+	if (p->handled_net)
+		fputs(", TCP connect and bind refused by Landlock", out);
+	fputc('\n', out);
+	if (p->scoped)
+		fputs("landlock: abstract Unix sockets and signals scoped to the sandbox\n", out);
+	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX refused%s%s\n",
+		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) and io_uring refused",
+		(p->seccomp_flags & SRT_SECCOMP_ALLOW_USERNS) ? "" : "; mount family, setns, new user/mount namespaces refused, clone3 ENOSYS");
+	if (p->handled_fs) {
+		srt__ll_access_names(p->handled_fs, names, sizeof(names));
+		fprintf(out, "landlock: handled filesystem rights: %s (refused unless a rule grants them)\n", names);
+	}
+	for (i = 0; i < p->n_notes; i++)
+		fprintf(out, "plan: %s\n", p->notes[i]);
+	for (i = 0; i < p->n_rules; i++) {
+		const struct srt_ll_rule *r = &p->rules[i];
+		srt__ll_access_names(r->access, names, sizeof(names));
+		fprintf(out, "rule %s (%s) %s   <- %s\n", r->path, r->is_dir ? "tree" : "file", names, r->why);
+	}
+	fputs("helper argv:", out);
+	for (i = 0; cmd->argv && cmd->argv[i]; i++)
+		fprintf(out, " %s", cmd->argv[i]);
+	fputc('\n', out);
+	return SRT_OK;
+}
+
+static void ll_teardown(void *state)
+{
+	struct ll_state *st = state;
+
+	if (!st)
+		return;
+	srt__ll_plan_release(&st->plan);
+	free(st);
+}
+
+const struct srt_backend srt_backend_entry = {
+	.hdr = {
+		.magic = SRT_BACKEND_MAGIC,
+		.abi_major = SRT_BACKEND_ABI_MAJOR,
+		.abi_minor = SRT_BACKEND_ABI_MINOR,
+		.size = sizeof(struct srt_backend),
+		.name = "linux-landlock",
+	},
+	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_SECCOMP,
+	.probe = ll_probe,
+	.prepare = ll_prepare,
+	.wrap = ll_wrap,
+	.started = NULL,
+	.release = ll_release,
+	.explain = ll_explain,
+	.teardown = ll_teardown,
+};

@@ -1,0 +1,899 @@
+/* linux-landlock: policy -> Landlock rule plan (see plan.h for the model).
+ *
+ * Two independent domains are planned the same way, then merged per object:
+ *  - reads: allowed by default; denyRead (and /dev outside the bwrap --dev
+ *    set) deny; allowRead and the write roots re-open; the most specific
+ *    rule wins, allow wins a tie (SPEC §3).
+ *  - writes: denied by default; allowWrite opens; denyWrite, the loaded
+ *    settings files and the mandatory denies close and win over any allow
+ *    at or below them; a denyRead path is unwritable too but, like a read
+ *    deny, is most-specific-wins against a write root inside it.
+ * A domain is a sorted list of path rules; process() walks the tree from
+ * "/" and emits grants: a whole subtree when nothing below it differs, and
+ * otherwise the complement, entry by entry, of the directory it must split. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/linux-landlock/plan.h"
+#include "backends/linux-landlock/landlock-abi.h"
+#include "backends/linux-bwrap/mandatory.h"
+#include "backends/linux-bwrap/init/seccomp.h"
+
+#define DEFAULT_SCAN_BUDGET 200000
+
+struct lrule {
+	char *path;
+	int allow;
+	int strong; /* writes: a denyWrite, wins over any allow at or below it */
+	char *origin;
+};
+
+struct domain {
+	const char *name; /* "reads" or "writes" */
+	struct lrule *v;
+	size_t n, alloc;
+	int dflt_allow;
+	const char *dflt_origin;
+	uint64_t dir_rights, file_rights;
+};
+
+struct planner {
+	const struct srt_policy *pol;
+	struct srt_ll_plan *plan;
+	struct srt_diag *diag;
+	size_t max_rules;
+};
+
+/* The bwrap --dev set: what a command sees of /dev under linux-bwrap. Any
+ * other device (disks, /dev/sg*, /dev/nvme*) would read around every file
+ * rule, so it stays out of reach. */
+static const char *const dev_read[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/console",
+};
+static const char *const dev_write[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx",
+};
+
+/* '/' sorts before every other byte, so a directory's descendants follow
+ * it contiguously ("/a", "/a/x", "/a-b"). */
+static int path_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
+		if (ca == '/')
+			ca = 1;
+		if (cb == '/')
+			cb = 1;
+		if (ca != cb || !ca)
+			return (int)ca - (int)cb;
+	}
+}
+
+static int lrule_cmp(const void *a, const void *b)
+{
+	const struct lrule *x = a, *y = b;
+	return path_cmp(x->path, y->path);
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct srt_ll_rule *x = a, *y = b;
+	return path_cmp(x->path, y->path);
+}
+
+static int note(struct srt_ll_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct srt_ll_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (plan->n_notes == plan->alloc_notes) {
+		size_t na = plan->alloc_notes ? plan->alloc_notes * 2 : 16;
+		char **nv = realloc(plan->notes, na * sizeof(*nv));
+		if (!nv)
+			return SRT_E_NOMEM;
+		plan->notes = nv;
+		plan->alloc_notes = na;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return SRT_E_NOMEM;
+	plan->notes[plan->n_notes++] = s;
+	return SRT_OK;
+}
+
+static int domain_add(struct domain *d, const char *path, int allow, int strong,
+		      const char *origin)
+{
+	struct lrule *r;
+
+	if (d->n == d->alloc) {
+		size_t na = d->alloc ? d->alloc * 2 : 32;
+		struct lrule *nv = realloc(d->v, na * sizeof(*nv));
+		if (!nv)
+			return SRT_E_NOMEM;
+		d->v = nv;
+		d->alloc = na;
+	}
+	r = &d->v[d->n];
+	r->path = strdup(path);
+	r->origin = strdup(origin ? origin : "");
+	if (!r->path || !r->origin) {
+		free(r->path);
+		free(r->origin);
+		return SRT_E_NOMEM;
+	}
+	r->allow = allow;
+	r->strong = strong;
+	d->n++;
+	return SRT_OK;
+}
+
+static void domain_release(struct domain *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].path);
+		free(d->v[i].origin);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = d->alloc = 0;
+}
+
+/* p's real location: realpath when it exists, else the realpath of its
+ * deepest existing ancestor with the rest appended. 0 or -1. */
+static int resolve(const char *p, char out[PATH_MAX])
+{
+	char buf[PATH_MAX], real[PATH_MAX];
+	size_t len = strlen(p);
+	char *cut;
+
+	if (p[0] != '/' || len >= sizeof(buf))
+		return -1;
+	if (realpath(p, out))
+		return 0;
+	memcpy(buf, p, len + 1);
+	for (;;) {
+		cut = strrchr(buf, '/');
+		if (!cut)
+			return -1;
+		if (cut == buf) /* nothing below "/" exists: p as spelled */
+			return snprintf(out, PATH_MAX, "%s", p) < PATH_MAX ? 0 : -1;
+		*cut = '\0';
+		if (realpath(buf, real)) {
+			const char *rest = p + (cut - buf); /* starts with "/" */
+			int n = snprintf(out, PATH_MAX, "%s%s", strcmp(real, "/") ? real : "", rest);
+			return n >= 0 && n < PATH_MAX ? 0 : -1;
+		}
+	}
+}
+
+/* The deny of p covers the object it names (symlinks resolved) and the name
+ * itself in its real parent directory: a symbolic link at p must not be
+ * replaceable by a file the command writes. */
+static int add_deny(struct planner *pl, struct domain *d, const char *p, int strong,
+		    const char *origin)
+{
+	char real[PATH_MAX], parent[PATH_MAX], named[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	int rc;
+
+	if (resolve(p, real) != 0)
+		return srt_diag_set(pl->diag, SRT_E_LIMIT, origin,
+				    "linux-landlock cannot resolve \"%s\" (%s)", p, origin);
+	if (lstat(real, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, origin,
+				    "linux-landlock cannot enforce %s \"%s\": the file has %lu hard links and a link elsewhere would not be covered; remove the extra links or use the linux-bwrap backend",
+				    origin, p, (unsigned long)st.st_nlink);
+	rc = domain_add(d, real, 0, strong, origin);
+	if (rc)
+		return rc;
+	slash = strrchr(p, '/');
+	if (!slash || slash == p || !slash[1])
+		return SRT_OK;
+	if ((size_t)(slash - p) >= sizeof(parent))
+		return SRT_OK;
+	memcpy(parent, p, (size_t)(slash - p));
+	parent[slash - p] = '\0';
+	if (resolve(parent, named) != 0)
+		return SRT_OK;
+	if (strlen(named) + strlen(slash) >= sizeof(named))
+		return SRT_OK;
+	if (strcmp(named, "/") == 0)
+		named[0] = '\0';
+	strcat(named, slash);
+	if (strcmp(named, real) == 0)
+		return SRT_OK;
+	return domain_add(d, named, 0, strong, origin);
+}
+
+/* Sort, drop allows under a strong deny (denyWrite wins, SPEC §3), and merge
+ * rules on the same path: a strong deny wins, else an allow wins. */
+static int domain_finish(struct planner *pl, struct domain *d)
+{
+	size_t i, j, o;
+	int rc;
+
+	qsort(d->v, d->n, sizeof(d->v[0]), lrule_cmp);
+	for (i = 0; i < d->n; i++) {
+		size_t l;
+		if (!d->v[i].strong)
+			continue;
+		l = strlen(d->v[i].path);
+		for (j = i + 1; j < d->n && !strncmp(d->v[j].path, d->v[i].path, l) &&
+			     (d->v[j].path[l] == '/' || d->v[j].path[l] == '\0' || l == 1);
+		     j++) {
+			if (!d->v[j].allow)
+				continue;
+			rc = note(pl->plan, "%s: \"%s\" (%s) lies inside \"%s\" (%s): read-only, the deny wins",
+				  d->name, d->v[j].path, d->v[j].origin, d->v[i].path, d->v[i].origin);
+			if (rc)
+				return rc;
+			d->v[j].allow = 0;
+			d->v[j].strong = 1;
+		}
+		/* a strong deny after an equal-path allow that sorted first */
+		for (j = i; j > 0 && !strcmp(d->v[j - 1].path, d->v[i].path); j--) {
+			d->v[j - 1].allow = 0;
+			d->v[j - 1].strong = 1;
+		}
+	}
+	for (i = 0, o = 0; i < d->n; i++) {
+		if (o > 0 && !strcmp(d->v[o - 1].path, d->v[i].path)) {
+			struct lrule *k = &d->v[o - 1];
+			if (d->v[i].strong && !k->strong) {
+				k->allow = 0;
+				k->strong = 1;
+				free(k->origin);
+				k->origin = d->v[i].origin;
+				d->v[i].origin = NULL;
+			} else if (!k->strong && d->v[i].allow && !k->allow) {
+				k->allow = 1;
+				free(k->origin);
+				k->origin = d->v[i].origin;
+				d->v[i].origin = NULL;
+			}
+			free(d->v[i].path);
+			free(d->v[i].origin);
+			continue;
+		}
+		d->v[o++] = d->v[i];
+	}
+	d->n = o;
+	return SRT_OK;
+}
+
+/* Index of the first rule not below path_cmp order of key. */
+static size_t lower_bound(const struct domain *d, const char *key)
+{
+	size_t lo = 0, hi = d->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (path_cmp(d->v[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct lrule *find_exact(const struct domain *d, const char *path)
+{
+	size_t i = lower_bound(d, path);
+
+	if (i < d->n && !strcmp(d->v[i].path, path))
+		return &d->v[i];
+	return NULL;
+}
+
+/* The rules strictly below directory p: [*lo, *hi). */
+static void range_under(const struct domain *d, const char *p, size_t *lo, size_t *hi)
+{
+	size_t pl = strlen(p), i;
+
+	if (pl == 1) {
+		/* "/": everything but "/" itself */
+		i = lower_bound(d, "/");
+		if (i < d->n && !strcmp(d->v[i].path, "/"))
+			i++;
+		*lo = i;
+		*hi = d->n;
+		return;
+	}
+	i = lower_bound(d, p);
+	if (i < d->n && !strcmp(d->v[i].path, p))
+		i++;
+	*lo = i;
+	while (i < d->n && !strncmp(d->v[i].path, p, pl) && d->v[i].path[pl] == '/')
+		i++;
+	*hi = i;
+}
+
+static int join(char out[PATH_MAX], const char *dir, const char *name)
+{
+	int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(dir, "/") ? dir : "", name);
+	return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+static int grant(struct planner *pl, const struct domain *d, const char *path,
+		 const struct stat *st, const char *why)
+{
+	struct srt_ll_plan *plan = pl->plan;
+	struct srt_ll_rule *r;
+	int is_dir = S_ISDIR(st->st_mode);
+	uint64_t access = (is_dir ? d->dir_rights : d->file_rights) & plan->handled_fs;
+
+	if (!access)
+		return SRT_OK;
+	if (plan->n_rules >= pl->max_rules)
+		return srt_diag_set(pl->diag, SRT_E_LIMIT, why,
+				    "linux-landlock: the plan needs more than %zu rules (at \"%s\", %s); narrow the filesystem rules or use the linux-bwrap backend",
+				    pl->max_rules, path, why);
+	if (plan->n_rules == plan->alloc_rules) {
+		size_t na = plan->alloc_rules ? plan->alloc_rules * 2 : 64;
+		struct srt_ll_rule *nv = realloc(plan->rules, na * sizeof(*nv));
+		if (!nv)
+			return SRT_E_NOMEM;
+		plan->rules = nv;
+		plan->alloc_rules = na;
+	}
+	r = &plan->rules[plan->n_rules];
+	memset(r, 0, sizeof(*r));
+	r->path = strdup(path);
+	if (asprintf(&r->why, "%s: %s", d->name, why) < 0)
+		r->why = NULL;
+	if (!r->path || !r->why) {
+		free(r->path);
+		free(r->why);
+		return SRT_E_NOMEM;
+	}
+	r->access = access;
+	r->dev = (uint64_t)st->st_dev;
+	r->ino = (uint64_t)st->st_ino;
+	r->is_dir = is_dir;
+	plan->n_rules++;
+	return SRT_OK;
+}
+
+static int process(struct planner *pl, const struct domain *d, const char *p, int allow,
+		   const char *origin);
+
+/* Grant, entry by entry, everything in directory p except what deny (the
+ * first deny rule below p) and the other rules below p take out. */
+static int split(struct planner *pl, const struct domain *d, const char *p, int allow,
+		 const char *origin, const struct lrule *deny)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, rc = SRT_OK;
+
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, deny->origin,
+				    "linux-landlock cannot enforce %s \"%s\": the directory \"%s\" on its way cannot be listed (%s), so its other entries cannot be granted one by one; make it listable or use the linux-bwrap backend",
+				    deny->origin, deny->path, p, strerror(e));
+	}
+	if (!strcmp(d->name, "reads"))
+		rc = note(pl->plan,
+			  "reads: \"%s\" is granted entry by entry to keep \"%s\" (%s) unreadable: it cannot be listed itself, and entries that appear in it later are unreadable",
+			  p, deny->path, deny->origin);
+	else
+		rc = note(pl->plan,
+			  "writes: \"%s\" is granted entry by entry to keep \"%s\" (%s) read-only: nothing can be created, removed or renamed directly in it; its existing entries stay writable",
+			  p, deny->path, deny->origin);
+	while (!rc && (de = readdir(dir))) {
+		char child[PATH_MAX];
+		const struct lrule *r;
+		struct stat st;
+		size_t lo, hi;
+		int callow;
+		const char *corigin;
+
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (join(child, p, de->d_name) != 0) {
+			rc = srt_diag_set(pl->diag, SRT_E_LIMIT, deny->origin,
+					  "linux-landlock: a name in \"%s\" is too long to grant", p);
+			break;
+		}
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue; /* gone since readdir: nothing to grant */
+		if (S_ISLNK(st.st_mode))
+			continue; /* the target is covered where it really lives */
+		r = find_exact(d, child);
+		callow = r ? r->allow : allow;
+		corigin = r ? r->origin : origin;
+		if (S_ISDIR(st.st_mode)) {
+			range_under(d, child, &lo, &hi);
+			if (r || lo < hi) {
+				rc = process(pl, d, child, callow, corigin);
+				continue;
+			}
+		}
+		if (callow)
+			rc = grant(pl, d, child, &st, corigin);
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int process(struct planner *pl, const struct domain *d, const char *p, int allow,
+		   const char *origin)
+{
+	struct stat st;
+	size_t lo, hi, i;
+
+	if (lstat(p, &st) != 0 || S_ISLNK(st.st_mode))
+		return SRT_OK; /* absent, or a link: nothing to grant here */
+	range_under(d, p, &lo, &hi);
+	if (allow) {
+		for (i = lo; i < hi; i++)
+			if (!d->v[i].allow)
+				break;
+		if (i == hi || !S_ISDIR(st.st_mode))
+			return grant(pl, d, p, &st, origin);
+		return split(pl, d, p, allow, origin, &d->v[i]);
+	}
+	/* A denied region: descend only towards the allows inside it, by the
+	 * names the rules spell, without listing anything. */
+	for (i = lo; i < hi;) {
+		const char *rest = d->v[i].path + (strlen(p) == 1 ? 1 : strlen(p) + 1);
+		size_t clen = strcspn(rest, "/"), j, cl;
+		char child[PATH_MAX];
+		const struct lrule *r;
+		int any_allow = 0, rc;
+
+		if (snprintf(child, sizeof(child), "%.*s", (int)(rest - d->v[i].path + clen),
+			     d->v[i].path) >= (int)sizeof(child))
+			return srt_diag_set(pl->diag, SRT_E_LIMIT, d->v[i].origin,
+					    "linux-landlock: \"%s\" is too long", d->v[i].path);
+		cl = strlen(child);
+		for (j = i; j < d->n && !strncmp(d->v[j].path, child, cl) &&
+			    (d->v[j].path[cl] == '/' || d->v[j].path[cl] == '\0');
+		     j++)
+			if (d->v[j].allow)
+				any_allow = 1;
+		if (any_allow) {
+			r = find_exact(d, child);
+			rc = process(pl, d, child, r ? r->allow : 0, r ? r->origin : origin);
+			if (rc)
+				return rc;
+		}
+		i = j;
+	}
+	return SRT_OK;
+}
+
+/* "/" may carry a rule itself (allowWrite "/", denyRead "/"). */
+static int process_root(struct planner *pl, const struct domain *d)
+{
+	const struct lrule *r = find_exact(d, "/");
+
+	return process(pl, d, "/", r ? r->allow : d->dflt_allow, r ? r->origin : d->dflt_origin);
+}
+
+/* Sort the grants and merge those on one object (a read and a write grant
+ * of the same directory become one rule). */
+static int merge_rules(struct srt_ll_plan *plan)
+{
+	size_t i, o;
+
+	qsort(plan->rules, plan->n_rules, sizeof(plan->rules[0]), rule_cmp);
+	for (i = 0, o = 0; i < plan->n_rules; i++) {
+		struct srt_ll_rule *r = &plan->rules[i];
+		if (o > 0 && !strcmp(plan->rules[o - 1].path, r->path)) {
+			struct srt_ll_rule *k = &plan->rules[o - 1];
+			char *why;
+			k->access |= r->access;
+			if (asprintf(&why, "%s; %s", k->why, r->why) < 0)
+				return SRT_E_NOMEM;
+			free(k->why);
+			k->why = why;
+			free(r->path);
+			free(r->why);
+			continue;
+		}
+		plan->rules[o++] = *r;
+	}
+	plan->n_rules = o;
+	return SRT_OK;
+}
+
+static int refuse_glob(struct planner *pl, const struct srt_rule *r)
+{
+	return srt_diag_set(pl->diag, SRT_E_UNSUPPORTED, r->origin,
+			    "linux-landlock cannot enforce the glob %s \"%s\" (Landlock rules name existing paths); spell the paths out or use the linux-bwrap backend",
+			    r->origin, r->path);
+}
+
+static int under_any(const char *path, const struct domain *d, int want_allow)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		size_t l = strlen(d->v[i].path);
+		if (d->v[i].allow != want_allow)
+			continue;
+		if (l == 1 || (!strncmp(path, d->v[i].path, l) && (path[l] == '/' || path[l] == '\0')))
+			return 1;
+	}
+	return 0;
+}
+
+struct scan_ctx {
+	struct planner *pl;
+	struct domain *w;
+	struct domain *r;
+};
+
+static int on_mandatory(void *vctx, const char *path, const char *what)
+{
+	struct scan_ctx *c = vctx;
+	char origin[128];
+
+	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
+	return add_deny(c->pl, c->w, path, 1, origin);
+}
+
+static int build_reads(struct planner *pl, struct domain *r, const struct domain *w)
+{
+	const struct srt_policy *pol = pl->pol;
+	char real[PATH_MAX];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < pol->deny_read.n; i++) {
+		const struct srt_rule *x = &pol->deny_read.v[i];
+		if (x->flags & SRT_RULE_GLOB)
+			return refuse_glob(pl, x);
+		rc = add_deny(pl, r, x->path, 0, x->origin);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < pol->allow_read.n; i++) {
+		const struct srt_rule *x = &pol->allow_read.v[i];
+		if (x->flags & SRT_RULE_GLOB) {
+			/* an allow only widens: leaving it out is stricter */
+			rc = note(pl->plan, "reads: the glob %s \"%s\" is not applied (Landlock rules name existing paths): stricter than asked",
+				  x->origin, x->path);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (resolve(x->path, real) == 0 && (rc = domain_add(r, real, 1, 0, x->origin)))
+			return rc;
+	}
+	/* a write root is readable (bwrap binds it back inside a denied dir) */
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].allow && (rc = domain_add(r, w->v[i].path, 1, 0, w->v[i].origin)))
+			return rc;
+	rc = domain_add(r, "/dev", 0, 0, "linux-landlock: /dev outside the bwrap --dev set");
+	for (i = 0; !rc && i < sizeof(dev_read) / sizeof(dev_read[0]); i++)
+		rc = domain_add(r, dev_read[i], 1, 0, "linux-landlock: the bwrap --dev set");
+	return rc;
+}
+
+static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
+{
+	const struct srt_policy *pol = pl->pol;
+	struct srt_mandatory_opts mo;
+	struct scan_ctx sc;
+	char real[PATH_MAX];
+	size_t i, budget;
+	int rc, truncated = 0;
+
+	for (i = 0; i < pol->allow_write.n; i++) {
+		const struct srt_rule *x = &pol->allow_write.v[i];
+		if (x->flags & SRT_RULE_GLOB)
+			return refuse_glob(pl, x);
+		if (!strncmp(x->path, "/dev/", 5) || !strcmp(x->path, "/dev"))
+			continue; /* the --dev set below, as linux-bwrap does */
+		if (resolve(x->path, real) != 0 || access(real, F_OK) != 0) {
+			rc = note(pl->plan, "writes: %s \"%s\" does not exist: skipped", x->origin, x->path);
+			if (rc)
+				return rc;
+			continue;
+		}
+		rc = domain_add(w, real, 1, 0, x->origin);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < sizeof(dev_write) / sizeof(dev_write[0]); i++)
+		if ((rc = domain_add(w, dev_write[i], 1, 0, "linux-landlock: the bwrap --dev set")))
+			return rc;
+	for (i = 0; i < pol->deny_write.n; i++) {
+		const struct srt_rule *x = &pol->deny_write.v[i];
+		if (x->flags & SRT_RULE_GLOB)
+			return refuse_glob(pl, x);
+		rc = add_deny(pl, w, x->path, 1, x->origin);
+		if (rc)
+			return rc;
+	}
+	/* Mandatory denies (§4.5): in the working directory, names even when
+	 * absent, and in every write root what exists. Only what lies in a
+	 * write root matters: elsewhere nothing is writable anyway. */
+	memset(&mo, 0, sizeof(mo));
+	mo.depth = pol->mandatory_deny_depth > 0 ? pol->mandatory_deny_depth : 3;
+	mo.allow_git_config = pol->allow_git_config;
+	budget = DEFAULT_SCAN_BUDGET;
+	sc.pl = pl;
+	sc.w = w;
+	sc.r = rd;
+	if (pol->cwd && resolve(pol->cwd, real) == 0 && under_any(real, w, 1)) {
+		mo.root_names = 1;
+		rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
+		if (rc)
+			return rc;
+	}
+	mo.root_names = 0;
+	for (i = 0; i < pol->allow_write.n && !truncated; i++) {
+		const struct srt_rule *x = &pol->allow_write.v[i];
+		struct stat st;
+		if (!strncmp(x->path, "/dev/", 5) || resolve(x->path, real) != 0 ||
+		    stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
+		if (rc)
+			return rc;
+	}
+	if (truncated)
+		return srt_diag_set(pl->diag, SRT_E_LIMIT, "mandatoryDenySearchDepth",
+				    "linux-landlock: the mandatory deny scan of the write roots stopped after %d entries, so some dangerous files could stay writable; narrow filesystem.allowWrite or lower mandatoryDenySearchDepth",
+				    DEFAULT_SCAN_BUDGET);
+	return SRT_OK;
+}
+
+/* The refusals that depend only on the policy and the ABI. */
+int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *diag)
+{
+	if (abi < 1)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "landlock", "landlock is not available");
+	if (pol->proxy_socket)
+		return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
+				    "linux-landlock cannot reach the proxy yet (network.allowedDomains needs linux-bwrap)");
+	/* Without a network namespace the host's abstract Unix sockets would
+	 * be reachable; ABI 6 scopes them to the sandbox. */
+	if (pol->allow_all_unix_sockets && abi < 6)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "network.allowAllUnixSockets",
+				    "linux-landlock: network.allowAllUnixSockets needs Landlock ABI 6 (Linux 6.12) to keep the host's abstract Unix sockets out of reach; this kernel has ABI %d: use linux-bwrap or remove the setting",
+				    abi);
+	/* Before ABI 3 truncate(2) and open(O_RDONLY|O_TRUNC) are not checked:
+	 * every write deny could be emptied. */
+	if (!pol->fs_disabled && abi < 3)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "filesystem",
+				    "linux-landlock: Landlock ABI %d cannot stop truncate(2) and O_TRUNC on read-only files (needs ABI 3, Linux 6.2); use linux-bwrap or a newer kernel",
+				    abi);
+	return SRT_OK;
+}
+
+int srt__ll_plan_build(const struct srt_policy *pol, int abi,
+		       const struct srt_ll_plan_limits *limits,
+		       struct srt_ll_plan *plan, struct srt_diag *diag)
+{
+	struct domain rd = { .name = "reads", .dflt_allow = 1, .dflt_origin = "reads allowed by default",
+			     .dir_rights = SRT_LL_READ_RIGHTS, .file_rights = SRT_LL_READ_FILE_RIGHTS };
+	struct domain wr = { .name = "writes", .dflt_allow = 0, .dflt_origin = "writes denied by default",
+			     .dir_rights = SRT_LL_WRITE_RIGHTS, .file_rights = SRT_LL_WRITE_FILE_RIGHTS };
+	struct planner pl;
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	memset(&pl, 0, sizeof(pl));
+	pl.pol = pol;
+	pl.plan = plan;
+	pl.diag = diag;
+	pl.max_rules = limits && limits->max_rules ? limits->max_rules : SRT_LL_MAX_RULES;
+	plan->abi = abi;
+
+	rc = srt__ll_plan_check(pol, abi, diag);
+	if (rc)
+		goto out;
+
+	plan->seccomp_flags = (pol->allow_all_unix_sockets ? SRT_SECCOMP_ALLOW_UNIX : 0) |
+			      (pol->allow_nested_userns ? SRT_SECCOMP_ALLOW_USERNS : 0);
+	/* No network namespace: every socket family but AF_UNIX is refused,
+	 * and from ABI 4 Landlock refuses TCP connect and bind as well. */
+	plan->block_inet = 1;
+	if (abi >= 4)
+		plan->handled_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (abi >= 6)
+		plan->scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	if (pol->allow_local_binding && (rc = note(plan, "network: network.allowLocalBinding cannot apply without a network namespace: no socket but AF_UNIX can be created")))
+		goto out;
+	if (abi < 6 && (rc = note(plan, "ipc: Landlock ABI %d cannot scope signals: the command can signal other processes of this user", abi)))
+		goto out;
+
+	if (pol->fs_disabled) {
+		rc = note(plan, "filesystem: disabled (filesystem.disabled): no Landlock filesystem rules");
+		goto out;
+	}
+	plan->handled_fs = srt_ll_fs_rights_for_abi(abi);
+	plan->stdio_access = SRT_LL_WRITE_FILE_RIGHTS & plan->handled_fs;
+
+	rc = build_writes(&pl, &wr, &rd);
+	if (rc)
+		goto out;
+	/* reads need the write roots first, and writes the read denies */
+	rc = build_reads(&pl, &rd, &wr);
+	if (rc)
+		goto out;
+	/* a read-denied path is unwritable too (SPEC §3: not a writable tmpfs) */
+	{
+		size_t i;
+		for (i = 0; i < rd.n; i++)
+			if (!rd.v[i].allow && strcmp(rd.v[i].path, "/dev") &&
+			    (rc = domain_add(&wr, rd.v[i].path, 0, 0, rd.v[i].origin)))
+				goto out;
+	}
+	rc = domain_finish(&pl, &rd);
+	if (!rc)
+		rc = domain_finish(&pl, &wr);
+	if (!rc)
+		rc = process_root(&pl, &rd);
+	if (!rc)
+		rc = process_root(&pl, &wr);
+	if (!rc)
+		rc = merge_rules(plan);
+out:
+	domain_release(&rd);
+	domain_release(&wr);
+	if (rc)
+		srt__ll_plan_release(plan);
+	return rc;
+}
+
+void srt__ll_plan_release(struct srt_ll_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_rules; i++) {
+		free(plan->rules[i].path);
+		free(plan->rules[i].why);
+	}
+	for (i = 0; i < plan->n_notes; i++)
+		free(plan->notes[i]);
+	free(plan->rules);
+	free(plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_rules; i++)
+		if (!strcmp(plan->rules[i].path, path))
+			return &plan->rules[i];
+	return NULL;
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int rec(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rec(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return SRT_E_INVAL;
+		if ((size_t)n + 1 <= room) {
+			b->len += (size_t)n + 1; /* keep the NUL: it ends the record */
+			return SRT_OK;
+		}
+		{
+			size_t nc = b->cap * 2 + (size_t)n + 1;
+			char *np;
+			if (nc > SRT_LL_PLAN_MAX_BYTES)
+				return SRT_E_LIMIT;
+			np = realloc(b->p, nc);
+			if (!np)
+				return SRT_E_NOMEM;
+			b->p = np;
+			b->cap = nc;
+		}
+	}
+}
+
+int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **out, size_t *outlen)
+{
+	struct buf b = { 0 };
+	size_t i;
+	int rc;
+
+	b.cap = 4096 + plan->n_rules * 96;
+	b.p = malloc(b.cap);
+	if (!b.p)
+		return SRT_E_NOMEM;
+	rc = rec(&b, "%s", SRT_LL_PLAN_MAGIC);
+	if (!rc) rc = rec(&b, "abi %x", (unsigned)plan->abi);
+	if (!rc) rc = rec(&b, "fs %" PRIx64, plan->handled_fs);
+	if (!rc) rc = rec(&b, "net %" PRIx64, plan->handled_net);
+	if (!rc) rc = rec(&b, "scope %" PRIx64, plan->scoped);
+	if (!rc) rc = rec(&b, "seccomp %x", plan->seccomp_flags);
+	if (!rc) rc = rec(&b, "inet-block %d", plan->block_inet ? 1 : 0);
+	if (!rc) rc = rec(&b, "stdio %" PRIx64, plan->stdio_access);
+	for (i = 0; !rc && i < plan->n_rules; i++) {
+		const struct srt_ll_rule *r = &plan->rules[i];
+		rc = rec(&b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", r->access, r->dev, r->ino,
+			 r->path);
+	}
+	if (!rc)
+		rc = rec(&b, "end");
+	if (rc) {
+		free(b.p);
+		return rc;
+	}
+	*out = b.p;
+	*outlen = b.len;
+	return SRT_OK;
+}
+
+void srt__ll_access_names(uint64_t access, char *out, size_t outlen)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} names[] = {
+		{ LANDLOCK_ACCESS_FS_READ_FILE, "read-file" },
+		{ LANDLOCK_ACCESS_FS_READ_DIR, "read-dir" },
+		{ LANDLOCK_ACCESS_FS_EXECUTE, "execute" },
+		{ LANDLOCK_ACCESS_FS_WRITE_FILE, "write-file" },
+		{ LANDLOCK_ACCESS_FS_TRUNCATE, "truncate" },
+		{ LANDLOCK_ACCESS_FS_MAKE_REG, "make-reg" },
+		{ LANDLOCK_ACCESS_FS_MAKE_DIR, "make-dir" },
+		{ LANDLOCK_ACCESS_FS_MAKE_SYM, "make-sym" },
+		{ LANDLOCK_ACCESS_FS_MAKE_SOCK, "make-sock" },
+		{ LANDLOCK_ACCESS_FS_MAKE_FIFO, "make-fifo" },
+		{ LANDLOCK_ACCESS_FS_MAKE_CHAR, "make-char" },
+		{ LANDLOCK_ACCESS_FS_MAKE_BLOCK, "make-block" },
+		{ LANDLOCK_ACCESS_FS_REMOVE_FILE, "remove-file" },
+		{ LANDLOCK_ACCESS_FS_REMOVE_DIR, "remove-dir" },
+		{ LANDLOCK_ACCESS_FS_REFER, "refer" },
+		{ LANDLOCK_ACCESS_FS_IOCTL_DEV, "ioctl-dev" },
+	};
+	size_t i, o = 0;
+
+	if (outlen)
+		out[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int n;
+		if (!(access & names[i].bit))
+			continue;
+		n = snprintf(out + o, outlen - o, "%s%s", o ? "," : "", names[i].name);
+		if (n < 0 || (size_t)n >= outlen - o)
+			return;
+		o += (size_t)n;
+	}
+}

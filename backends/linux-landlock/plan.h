@@ -1,0 +1,92 @@
+/* linux-landlock: the policy compiled into a Landlock rule plan.
+ *
+ * Landlock only grants: every handled right is refused unless a rule on an
+ * ancestor (or the object itself) allows it. srt's model has denies inside
+ * allowed regions (denyRead in the readable world, denyWrite and the
+ * mandatory denies inside write roots), so the planner expands each such
+ * region into its complement: walking from the allowed root down to the
+ * denied path, it grants the right on every sibling along the way and on
+ * none of the directories on the path itself. Consequences, printed by
+ * --explain: the directories on such a path cannot be listed (reads) or
+ * gain/lose entries (writes), and entries that appear there after planning
+ * are not covered. A rule the planner cannot express (a directory it must
+ * list but cannot, a denied file with other hard links, a glob deny, too
+ * many rules) is a refusal naming the rule; the plan is never weakened.
+ *
+ * The planning runs in srt (the parent); the exec helper only replays the
+ * rules, so it stays small. The plan travels to the helper in a memfd as
+ * NUL-terminated records:
+ *
+ *   "srt-landlock-plan 1"
+ *   "abi N"            Landlock ABI the plan needs at least
+ *   "fs HEX"           handled filesystem rights (0: no filesystem ruleset)
+ *   "net HEX"          handled network rights
+ *   "scope HEX"        scoped IPC (ABI 6)
+ *   "seccomp HEX"      SRT_SECCOMP_* flags for the shared filter
+ *   "inet-block N"     1: sockets of any family but AF_UNIX are refused
+ *   "stdio HEX"        rights on a regular-file stdout/stderr
+ *   "rule HEX DEV INO PATH"   one grant; the helper checks dev/ino
+ *   "end"
+ */
+#ifndef SRT_LANDLOCK_PLAN_H
+#define SRT_LANDLOCK_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <srt/error.h>
+#include <srt/policy.h>
+
+#define SRT_LL_PLAN_MAGIC "srt-landlock-plan 1"
+#define SRT_LL_PLAN_MAX_BYTES (32u * 1024 * 1024)
+#define SRT_LL_MAX_RULES 50000
+
+struct srt_ll_rule {
+	char *path;      /* real path of the object the rule is attached to */
+	uint64_t access; /* granted rights, limited to what the object can carry */
+	uint64_t dev, ino;
+	int is_dir;
+	char *why;       /* the policy entry it came from */
+};
+
+struct srt_ll_plan {
+	int abi;
+	uint64_t handled_fs; /* 0: no filesystem ruleset (filesystem.disabled) */
+	uint64_t handled_net;
+	uint64_t scoped;
+	unsigned seccomp_flags;
+	int block_inet;
+	uint64_t stdio_access;
+	struct srt_ll_rule *rules;
+	size_t n_rules, alloc_rules;
+	char **notes; /* one line per decision worth explaining */
+	size_t n_notes, alloc_notes;
+};
+
+struct srt_ll_plan_limits {
+	size_t max_rules;   /* 0: SRT_LL_MAX_RULES */
+	size_t scan_budget; /* directory entries for the mandatory scan; 0: default */
+};
+
+/* The refusals that depend only on pol and the ABI (no filesystem access):
+ * the proxy, allowAllUnixSockets before ABI 6, filesystem rules before
+ * ABI 3. */
+int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *diag);
+
+/* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
+ * zeroed by the call). limits may be NULL. On failure plan is released and
+ * diag names the rule that could not be enforced. */
+int srt__ll_plan_build(const struct srt_policy *pol, int abi,
+		       const struct srt_ll_plan_limits *limits,
+		       struct srt_ll_plan *plan, struct srt_diag *diag);
+void srt__ll_plan_release(struct srt_ll_plan *plan);
+
+/* The rule granted on exactly path, or NULL. */
+const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, const char *path);
+
+/* Serialise plan into a malloc'd buffer in the format above. */
+int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **buf, size_t *len);
+
+/* Short names of the rights in access ("read-file,read-dir,..."). */
+void srt__ll_access_names(uint64_t access, char *out, size_t outlen);
+
+#endif
