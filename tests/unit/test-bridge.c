@@ -1,0 +1,448 @@
+/* The in-sandbox bridge: TCP on 127.0.0.1 and [::1] relayed to the proxy's
+ * Unix socket by one relay process. Runs in a private network namespace
+ * (a user namespace when not root) so the ports are ours alone. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/linux-bwrap/init/bridge.h"
+#include "libsrt/settings.h"
+#include "proxies/auth.h"
+#include "proxies/proxy.h"
+#include "proxies/pump.h"
+#include "tests/unit/tap.h"
+
+#define TOKEN "fedcba9876543210fedcba9876543210"
+
+static int echo_port;
+static char auth[256];
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int enter_netns(bool lo_up)
+{
+	char map[64];
+	struct ifreq ifr;
+	int fd;
+
+	if (getuid() != 0) {
+		uid_t uid = getuid();
+		gid_t gid = getgid();
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+			return -1;
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+		if (write_file("/proc/self/uid_map", map) < 0)
+			return -1;
+		write_file("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+		if (write_file("/proc/self/gid_map", map) < 0)
+			return -1;
+	} else if (unshare(CLONE_NEWNET) < 0) {
+		return -1;
+	}
+	if (!lo_up)
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -1;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static void *echo_server(void *arg)
+{
+	int lfd = *(int *)arg, ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
+	struct srt_pipe_pool pool = { .n = 0 };
+	struct ec {
+		int fd;
+		struct srt_pump p;
+		bool shut;
+	};
+
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	for (;;) {
+		int n = epoll_wait(ep, evs, 64, -1);
+		for (int i = 0; i < n; i++) {
+			struct ec *c = evs[i].data.ptr;
+			if (!c) {
+				int fd;
+				while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+					c = calloc(1, sizeof(*c));
+					c->fd = fd;
+					srt__pump_init(&c->p);
+					ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
+					ev.data.ptr = c;
+					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+				}
+				continue;
+			}
+			int rc = srt__pump_run(&c->p, c->fd, c->fd, &pool, NULL);
+			if (rc == SRT_PUMP_EOF && !c->shut) {
+				shutdown(c->fd, SHUT_WR);
+				c->shut = true;
+			}
+			if (rc == SRT_PUMP_ERROR || (c->shut && (evs[i].events & (EPOLLHUP | EPOLLERR)))) {
+				epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+				srt__pump_release(&c->p, NULL);
+				close(c->fd);
+				/* leaked on purpose: a later event in this batch may name it */
+			}
+		}
+	}
+	return NULL;
+}
+
+static int tcp_connect(int family, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct timeval tv = { 10, 0 };
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+		s->sin_family = AF_INET;
+		s->sin_port = htons((uint16_t)port);
+		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof(*s);
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons((uint16_t)port);
+		s->sin6_addr = in6addr_loopback;
+		sl = sizeof(*s);
+	}
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static size_t recv_n(int fd, char *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+static int http_tunnel(int family, int port)
+{
+	char req[512], resp[128];
+	static const char est[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
+	int fd = tcp_connect(family, port);
+
+	if (fd < 0)
+		return -1;
+	snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\n%s\r\n", echo_port, auth);
+	send_all(fd, req, strlen(req));
+	if (recv_n(fd, resp, sizeof(est) - 1) != sizeof(est) - 1 ||
+	    memcmp(resp, est, sizeof(est) - 1)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool roundtrip(int fd, const char *msg)
+{
+	char b[256];
+	size_t n = strlen(msg);
+
+	return send_all(fd, msg, n) == 0 && recv_n(fd, b, n) == n && !memcmp(b, msg, n);
+}
+
+static int count_socket_fds(void)
+{
+	char path[64], link[128];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t l = readlink(path, link, sizeof(link) - 1);
+		if (l > 0) {
+			link[l] = '\0';
+			if (!strncmp(link, "socket:", 7))
+				n++;
+		}
+	}
+	return n;
+}
+
+static char state_of(pid_t pid)
+{
+	char path[64], buf[256];
+	int fd;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/srt-bridge-test.XXXXXX", sock[256], cred[100], b64[200];
+	struct srt_settings s;
+	struct srt_proxy_config cfg;
+	struct srt_proxy *p = NULL;
+	struct srt_bridge_spec spec;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	pthread_t t;
+	pid_t relay = 0;
+	int efd, fd, before, one = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	alarm(120);
+	if (!mkdtemp(dir))
+		return 1;
+	/* lo stays down: the bridge must bring it up */
+	if (enter_netns(false) < 0) {
+		printf("ok 1 # SKIP cannot create a network namespace: %s\n1..1\n", strerror(errno));
+		return 0;
+	}
+	snprintf(sock, sizeof(sock), "%s/proxy.sock", dir);
+	snprintf(cred, sizeof(cred), "srt:%s", TOKEN);
+	srt__b64_encode((uint8_t *)cred, strlen(cred), b64, sizeof(b64));
+	snprintf(auth, sizeof(auth), "Proxy-Authorization: Basic %s\r\n", b64);
+
+	spec.socket_path = sock;
+	spec.http_port = 3128;
+	spec.socks_port = 1080;
+	before = count_socket_fds();
+	ok(srt_bridge_start(&spec, &relay) == 0 && relay > 0, "bridge started (relay %d)", (int)relay);
+	ok(count_socket_fds() == before, "no listening socket left in the caller");
+
+	efd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(efd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(efd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(efd, 4096) < 0)
+		return 1;
+	getsockname(efd, (struct sockaddr *)&sa, &sl);
+	echo_port = ntohs(sa.sin_port);
+	ok(echo_port > 0, "the bridge brought lo up (a loopback server could bind)");
+	pthread_create(&t, NULL, echo_server, &efd);
+
+	fd = http_tunnel(AF_INET, 3128);
+	ok(fd < 0, "before the proxy exists, a client is refused");
+	if (fd >= 0)
+		close(fd);
+
+	memset(&s, 0, sizeof(s));
+	snprintf(cred, sizeof(cred), "127.0.0.1:%d", echo_port);
+	srt__strv_push(&s.allowed_domains, cred);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &s;
+	cfg.socket_path = sock;
+	cfg.token = TOKEN;
+	ok(srt__proxy_new(&p, &cfg, NULL) == 0 && srt__proxy_start(p, NULL) == 0, "proxy up");
+	srt__strv_release(&s.allowed_domains);
+
+	fd = http_tunnel(AF_INET, 3128);
+	ok(fd >= 0 && roundtrip(fd, "via 127.0.0.1:3128"), "HTTP CONNECT through 127.0.0.1:3128");
+	if (fd >= 0) {
+		/* half-close passes through both hops */
+		char b[64];
+		send_all(fd, "tail", 4);
+		shutdown(fd, SHUT_WR);
+		ok(recv_n(fd, b, sizeof(b)) == 4 && !memcmp(b, "tail", 4),
+		   "half-close through the bridge");
+		close(fd);
+	}
+	fd = http_tunnel(AF_INET6, 3128);
+	ok(fd >= 0 && roundtrip(fd, "via [::1]:3128"), "HTTP CONNECT through [::1]:3128");
+	if (fd >= 0)
+		close(fd);
+	fd = http_tunnel(AF_INET, 1080);
+	ok(fd >= 0 && roundtrip(fd, "http on the socks port"),
+	   "the SOCKS port reaches the same sniffing endpoint");
+	if (fd >= 0)
+		close(fd);
+	{
+		/* SOCKS5 with auth through 127.0.0.1:1080 */
+		char req[128], b[16];
+		size_t tl = strlen(TOKEN);
+		fd = tcp_connect(AF_INET, 1080);
+		memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
+		req[8] = (char)tl;
+		memcpy(req + 9, TOKEN, tl);
+		memcpy(req + 9 + tl, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
+		req[17 + tl] = (char)(echo_port >> 8);
+		req[18 + tl] = (char)(echo_port & 255);
+		send_all(fd, req, 19 + tl);
+		ok(recv_n(fd, b, 14) == 14 && !memcmp(b + 4, "\x05\x00", 2) && roundtrip(fd, "socks"),
+		   "SOCKS5 through 127.0.0.1:1080");
+		close(fd);
+	}
+	{
+		enum { N = 300 };
+		int fds[N], good = 0;
+		for (int i = 0; i < N; i++)
+			fds[i] = http_tunnel(AF_INET, 3128);
+		for (int i = 0; i < N; i++) {
+			char m[32];
+			snprintf(m, sizeof(m), "conn %d", i);
+			if (fds[i] >= 0 && roundtrip(fds[i], m))
+				good++;
+			if (fds[i] >= 0)
+				close(fds[i]);
+		}
+		ok(good == N, "%d concurrent connections through one relay (%d)", N, good);
+	}
+	{
+		/* 256 MiB checksum through both hops */
+		size_t total = 256u << 20, sent = 0, got = 0;
+		char *out = malloc(1 << 16), *in = malloc(1 << 16);
+		uint32_t a = 1, bsum = 1;
+		struct pollfd pf[1];
+		bool eof = false;
+		fd = http_tunnel(AF_INET, 3128);
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		for (int i = 0; i < 1 << 16; i++)
+			out[i] = (char)(i * 131 + 7);
+		while (!eof) {
+			pf[0].fd = fd;
+			pf[0].events = POLLIN | (sent < total ? POLLOUT : 0);
+			if (poll(pf, 1, 10000) <= 0)
+				break;
+			if ((pf[0].revents & POLLOUT) && sent < total) {
+				size_t n = total - sent < (1 << 16) ? total - sent : (1 << 16);
+				ssize_t w = send(fd, out + (sent & 0xffff), n - (sent & 0xffff), MSG_NOSIGNAL);
+				if (w > 0) {
+					for (ssize_t k = 0; k < w; k++)
+						a = a * 31 + (uint8_t)out[(sent + (size_t)k) & 0xffff];
+					sent += (size_t)w;
+					if (sent == total)
+						shutdown(fd, SHUT_WR);
+				}
+			}
+			if (pf[0].revents & (POLLIN | POLLHUP)) {
+				ssize_t r = read(fd, in, 1 << 16);
+				if (r == 0)
+					eof = true;
+				for (ssize_t k = 0; k < r; k++)
+					bsum = bsum * 31 + (uint8_t)in[k];
+				if (r > 0)
+					got += (size_t)r;
+			}
+		}
+		ok(got == total && a == bsum, "256 MiB echoed byte-exact through the bridge");
+		close(fd);
+		free(out);
+		free(in);
+	}
+	srt__proxy_free(p);
+
+	{
+		/* the relay dies with the process that started it */
+		int pp[2];
+		pid_t starter, r2 = 0;
+		if (pipe(pp) < 0)
+			return 1;
+		starter = fork();
+		if (starter == 0) {
+			struct srt_bridge_spec sp = { sock, 3129, 1081 };
+			pid_t rr = 0;
+			srt_bridge_start(&sp, &rr);
+			if (write(pp[1], &rr, sizeof(rr)) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		if (read(pp[0], &r2, sizeof(r2)) != sizeof(r2))
+			r2 = 0;
+		waitpid(starter, NULL, 0);
+		for (int i = 0; i < 100 && r2 > 0 && state_of(r2) && state_of(r2) != 'Z'; i++)
+			usleep(20000);
+		ok(r2 > 0 && (state_of(r2) == 0 || state_of(r2) == 'Z'),
+		   "relay killed when its parent exits");
+		fd = tcp_connect(AF_INET, 3129);
+		ok(fd < 0, "its port no longer listens");
+		if (fd >= 0)
+			close(fd);
+	}
+	kill(relay, SIGKILL);
+	waitpid(relay, NULL, 0);
+	{
+		struct srt_bridge_spec bad = { sock, 3128, 1080 };
+		pid_t r3 = 0;
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		sa.sin_port = htons(3130);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		listen(fd, 1);
+		bad.http_port = 3130;
+		ok(srt_bridge_start(&bad, &r3) != 0, "a port already taken fails the bridge");
+		close(fd);
+	}
+	unlink(sock);
+	rmdir(dir);
+	return tap_done();
+}
