@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1298,6 +1299,13 @@ static void *loop(void *arg)
 	struct srt_proxy *p = arg;
 	struct epoll_event evs[256];
 	int64_t next_sweep = now_ms() + 250;
+	sigset_t pipe_set;
+
+	/* splice() into a socket the peer closed raises SIGPIPE at this
+	 * thread; blocked, it stays pending instead of killing srt */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 
 	while (!atomic_load(&p->stop)) {
 		int timeout = srt__dns_timeout(p->dns, 250);

@@ -246,6 +246,70 @@ static char state_of(pid_t pid)
 	return p && p[1] ? p[2] : 0;
 }
 
+/* Run srt-connect with stdin `in`; its stdout goes to out. Returns the
+ * exit status, or -1 when it could not be run. */
+static int run_connect(const char *prog, const char *proxy_url, const char *host, int port,
+		       const char *in, char *out, size_t cap)
+{
+	int pin[2], pout[2], st;
+	char portstr[16];
+	size_t n = 0;
+	pid_t pid;
+
+	if (pipe(pin) < 0 || pipe(pout) < 0)
+		return -1;
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	pid = fork();
+	if (pid == 0) {
+		char env[300];
+		char *envp[] = { env, NULL };
+		snprintf(env, sizeof(env), "HTTPS_PROXY=%s", proxy_url);
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		close(pin[1]);
+		close(pout[0]);
+		execle(prog, prog, host, portstr, (char *)NULL, envp);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	if (write(pin[1], in, strlen(in)) != (ssize_t)strlen(in))
+		printf("# short write to srt-connect\n");
+	close(pin[1]);
+	for (;;) {
+		ssize_t r = read(pout[0], out + n, cap - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	out[n] = '\0';
+	close(pout[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_connect_helper(void)
+{
+	const char *top = getenv("top_builddir");
+	char prog[512], url[200], out[256];
+	int rc;
+
+	snprintf(prog, sizeof(prog), "%s/backends/linux-bwrap/srt-connect", top ? top : ".");
+	if (access(prog, X_OK) < 0) {
+		tap_n++;
+		printf("ok %d # SKIP srt-connect not built at %s\n", tap_n, prog);
+		tap_n++;
+		printf("ok %d # SKIP srt-connect not built\n", tap_n);
+		return;
+	}
+	snprintf(url, sizeof(url), "http://srt:%s@127.0.0.1:3128", TOKEN);
+	rc = run_connect(prog, url, "127.0.0.1", echo_port, "SSH-2.0-test\r\n", out, sizeof(out));
+	ok(rc == 0 && !strcmp(out, "SSH-2.0-test\r\n"),
+	   "srt-connect (ssh ProxyCommand) tunnels stdin/stdout with the token from HTTPS_PROXY");
+	rc = run_connect(prog, url, "127.0.0.1", 22, "x", out, sizeof(out));
+	ok(rc == 1 && out[0] == '\0', "srt-connect to a refused target exits 1 and relays nothing");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/srt-bridge-test.XXXXXX", sock[256], cred[100], b64[200];
@@ -399,6 +463,7 @@ int main(void)
 		free(out);
 		free(in);
 	}
+	test_connect_helper();
 	srt__proxy_free(p);
 
 	{

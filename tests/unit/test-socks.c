@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libsrt/settings.h"
 #include "proxies/auth.h"
+#include "proxies/proxy.h"
 #include "proxies/socks.h"
 #include "tests/unit/tap.h"
 
@@ -111,8 +113,54 @@ static void test_auth(void)
 	   !srt__token_equal("ab", 2, "abc"), "token comparison");
 }
 
+static const char *env_get(const struct srt_strv *v, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (size_t i = 0; i < v->n; i++)
+		if (!strncmp(v->v[i], name, l) && v->v[i][l] == '=')
+			return v->v[i] + l + 1;
+	return NULL;
+}
+
+static void test_env(void)
+{
+	struct srt_strv v = { NULL, 0 };
+	char user[300];
+	const char *x;
+
+	srt__proxy_user(NULL, user, sizeof(user));
+	ok(!strcmp(user, "srt"), "no command key: user srt");
+	srt__proxy_user("npm test", user, sizeof(user));
+	ok(!strcmp(user, "srt.bnBtIHRlc3Q="), "user carries base64 of the key (%s)", user);
+	ok(srt__proxy_env(&v, user, "tok", 3128, 1080, "/usr/lib/srt/backends/srt-connect") == 0,
+	   "environment built");
+	x = env_get(&v, "HTTPS_PROXY");
+	ok(x && !strcmp(x, "http://srt.bnBtIHRlc3Q%3D:tok@localhost:3128"),
+	   "HTTPS_PROXY with the user percent-encoded (%s)", x ? x : "");
+	ok(env_get(&v, "http_proxy") && env_get(&v, "ALL_PROXY") && env_get(&v, "grpc_proxy") &&
+	   env_get(&v, "DOCKER_HTTPS_PROXY"), "the proxy variables are all there");
+	x = env_get(&v, "NO_PROXY");
+	ok(x && !strcmp(x, "localhost,127.0.0.1,::1"), "NO_PROXY is loopback only");
+	x = env_get(&v, "FTP_PROXY");
+	ok(x && !strncmp(x, "socks5h://", 10) && strstr(x, "@localhost:1080"), "FTP_PROXY socks5h");
+	x = env_get(&v, "GIT_SSH_COMMAND");
+	ok(x && !strcmp(x, "ssh -o ControlMaster=no -o ControlPath=none -o "
+			"ProxyCommand='/usr/lib/srt/backends/srt-connect %h %p'"),
+	   "GIT_SSH_COMMAND uses srt-connect");
+	x = env_get(&v, "GIT_CONFIG_PARAMETERS");
+	ok(x && !strcmp(x, "'http.proxyAuthMethod=basic'"), "git proxy auth method");
+	ok(env_get(&v, "SANDBOX_RUNTIME") && env_get(&v, "CLOUDSDK_PROXY_PASSWORD") &&
+	   env_get(&v, "RSYNC_PROXY"), "SANDBOX_RUNTIME, CLOUDSDK_*, RSYNC_PROXY");
+	srt__strv_release(&v);
+	ok(srt__proxy_env(&v, "srt", "tok", 3128, 1080, "/tmp/a b/srt-connect") != 0,
+	   "a helper path needing shell quoting is refused");
+	srt__strv_release(&v);
+}
+
 int main(void)
 {
+	test_env();
 	test_socks();
 	test_ssh();
 	test_auth();
