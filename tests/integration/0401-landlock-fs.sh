@@ -1,0 +1,97 @@
+#!/bin/bash
+# linux-landlock, filesystem: denied reads (F1), writes outside and inside
+# the write roots, denyWrite inside a root, the mandatory denies, truncate,
+# rename and symlink tricks. Every case asserts on the host afterwards.
+. "$(dirname "$0")/lib.sh"
+
+LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
+PY=/usr/bin/python3
+
+plan 27
+
+S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locked"]}}')
+P="$WORK/proj"
+mkdir -p "$P/out" "$P/locked" "$P/sub"
+echo keep > "$P/locked/file"
+echo orig-rc > "$P/.bashrc"
+echo nested-rc > "$P/sub/.bashrc"
+echo before > "$P/out/existing"
+
+if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
+	if grep -qi 'landlock' "$WORK/err"; then
+		for i in $(seq 27); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		exit 0
+	fi
+	diag "$(cat "$WORK/err")"
+fi
+check "a command runs under linux-landlock" test "$out" = alive
+
+# F1: the canary under a denied directory
+out=$(ll_run -s "$S" -c 'cat ~/.ssh/id_canary' 2>/dev/null); rc=$?
+check "F1 denied read: canary not printed" test "$rc" != 0 -a "${out#*CANARY}" = "$out"
+out=$(ll_run -s "$S" -c "cat $WORK/home/./.ssh/../.ssh/id_canary; cat /proc/self/root$HOME/.ssh/id_canary" 2>/dev/null)
+check "F1 other spellings and /proc/self/root: canary not printed" test "${out#*CANARY}" = "$out"
+ll_run -s "$S" -c 'ln -s ~/.ssh out/l && cat out/l/id_canary' >"$WORK/o" 2>/dev/null
+check "F1 through a symlink made in a write root: canary not printed" test "$(grep -c CANARY "$WORK/o")" = 0
+ll_run -s "$S" -c 'ln ~/.ssh/id_canary out/hl' 2>/dev/null
+check "F1 a hard link of the canary cannot be made" test ! -e "$P/out/hl"
+out=$(ll_run -s "$S" -c 'ls ~/.ssh' 2>/dev/null); rc=$?
+check "F1 the denied directory cannot be listed" test "$rc" != 0 -a -z "$out"
+out=$(ll_run -s "$S" -c 'cat /etc/hostname >/dev/null && echo readable' 2>/dev/null)
+check "reads elsewhere still work" test "$out" = readable
+
+# writes outside the roots
+ll_run -s "$S" -c "echo x > $WORK/outside" 2>/dev/null
+check "write outside the write roots: nothing on the host" test ! -e "$WORK/outside"
+ll_run -s "$S" -c "echo x > $HOME/dropped; mkdir $HOME/d" 2>/dev/null
+check "write into \$HOME (not a root): nothing on the host" test ! -e "$HOME/dropped" -a ! -e "$HOME/d"
+
+# writes inside the roots land on the host
+ll_run -s "$S" -c 'echo data > out/new && echo more >> out/existing && mkdir out/dir && echo y > out/dir/f' 2>"$WORK/err"
+check "write inside a root lands on the host" test "$(cat "$P/out/new" 2>/dev/null)" = data
+check "append inside a root lands on the host" test "$(tail -1 "$P/out/existing" 2>/dev/null)" = more
+check "new directories inside a root work" test "$(cat "$P/out/dir/f" 2>/dev/null)" = y
+ll_run -s "$S" -c 'mv out/new out/dir/moved && rm out/existing' 2>/dev/null
+check "rename and remove inside a root" test -e "$P/out/dir/moved" -a ! -e "$P/out/existing"
+
+# denyWrite inside the root
+ll_run -s "$S" -c 'echo evil > locked/file; echo evil >> locked/file; rm -f locked/file; touch locked/new' 2>/dev/null
+check "denyWrite inside a root: file unchanged" test "$(cat "$P/locked/file")" = keep
+check "denyWrite inside a root: nothing created" test ! -e "$P/locked/new"
+ll_run -s "$S" -c 'mv locked out/stolen; mv locked/file out/f2' 2>/dev/null
+check "denyWrite inside a root: cannot be moved away" test -d "$P/locked" -a ! -e "$P/out/stolen" -a ! -e "$P/out/f2"
+ll_run -s "$S" -c 'truncate -s 0 locked/file' 2>/dev/null
+check "denyWrite: truncate(2) refused" test "$(cat "$P/locked/file")" = keep
+if [ -x "$PY" ]; then
+	ll_run -s "$S" -c "$PY -c 'import os; os.open(\"locked/file\", os.O_RDONLY | os.O_TRUNC)'" 2>/dev/null
+	check "denyWrite: open(O_RDONLY|O_TRUNC) refused" test "$(cat "$P/locked/file")" = keep
+else
+	skip "no $PY"
+fi
+
+# mandatory denies
+ll_run -s "$S" -c 'echo evil >> .bashrc; echo evil > sub/.bashrc' 2>/dev/null
+check "mandatory: .bashrc in the working directory unchanged" test "$(cat "$P/.bashrc")" = orig-rc
+check "mandatory: a nested .bashrc unchanged" test "$(cat "$P/sub/.bashrc")" = nested-rc
+ll_run -s "$S" -c 'rm -f .bashrc; mv .bashrc out/rc' 2>/dev/null
+check "mandatory: .bashrc cannot be removed or moved" test "$(cat "$P/.bashrc" 2>/dev/null)" = orig-rc -a ! -e "$P/out/rc"
+ll_run -s "$S" -c 'echo x > .zshrc; mkdir -p .git/hooks; echo x > .gitconfig' 2>/dev/null
+check "mandatory: absent .zshrc, .git/hooks, .gitconfig are not created" \
+	test ! -e "$P/.zshrc" -a ! -e "$P/.git" -a ! -e "$P/.gitconfig"
+
+# the settings file itself
+ll_run -s "$S" -c "echo '{}' > $S" 2>/dev/null
+check "the settings file stays unchanged" grep -q denyRead "$S"
+
+# exit status and the plan
+ll_run -s "$S" -c 'exit 7' 2>/dev/null; rc=$?
+check "the command's exit status is srt's" test "$rc" = 7
+out=$(ll_run -s "$S" --explain -c "touch $WORK/explained" 2>&1)
+check "--explain prints the rule plan and runs nothing" \
+	test ! -e "$WORK/explained" -a "${out#*rule }" != "$out" -a "${out#*plan-fd}" != "$out"
+G=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh/*.key"],"allowWrite":["."],"denyWrite":[]}}')
+ll_run -s "$G" -c "touch $P/out/globbed" 2>"$WORK/err"; rc=$?
+check "a rule Landlock cannot express is refused, naming it, before the command runs" \
+	test "$rc" = 1 -a ! -e "$P/out/globbed"
+check "the refusal names the entry" grep -q 'filesystem.denyRead\[0\]' "$WORK/err"

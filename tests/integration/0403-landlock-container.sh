@@ -1,0 +1,45 @@
+#!/bin/bash
+# linux-landlock where user namespaces are refused (Docker's default seccomp
+# profile, Ubuntu's AppArmor restriction): srt runs under no-userns, a
+# filter refusing CLONE_NEWUSER, and must still block a denied read and a
+# write outside the roots, while writes inside the roots work.
+. "$(dirname "$0")/lib.sh"
+
+LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+NOUSERNS="$top_builddir/tests/helpers/no-userns"
+cr_run() { timeout -k 5 30 "$NOUSERNS" "$SRT" --backend="$LL" "$@"; }
+
+plan 6
+
+S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+mkdir -p "$WORK/proj/out"
+if [ ! -x "$NOUSERNS" ]; then
+	for i in $(seq 6); do skip "no $NOUSERNS"; done
+	exit 0
+fi
+
+# the simulated container really refuses user namespaces
+if command -v unshare >/dev/null; then
+	"$NOUSERNS" unshare -U true 2>/dev/null; rc=$?
+	check "control: no-userns refuses a new user namespace" test "$rc" != 0
+else
+	skip "no unshare(1)"
+fi
+
+if ! out=$(cr_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
+	if grep -qi 'landlock' "$WORK/err"; then
+		for i in $(seq 5); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		exit 0
+	fi
+	diag "$(cat "$WORK/err")"
+fi
+check "srt with linux-landlock starts without user namespaces" test "$out" = alive
+
+out=$(cr_run -s "$S" -c 'cat ~/.ssh/id_canary' 2>/dev/null); rc=$?
+check "no userns: denied read still blocked" test "$rc" != 0 -a "${out#*CANARY}" = "$out"
+cr_run -s "$S" -c "echo x > $WORK/outside" 2>/dev/null
+check "no userns: write outside the roots leaves nothing on the host" test ! -e "$WORK/outside"
+cr_run -s "$S" -c 'echo inside > out/f' 2>/dev/null
+check "no userns: write inside a root lands on the host" test "$(cat "$WORK/proj/out/f" 2>/dev/null)" = inside
+out=$(cr_run -s "$S" -c 'unshare -U true 2>&1 || echo refused' 2>/dev/null)
+check "no userns: the command cannot make a user namespace either" grep -q refused <<<"$out"
