@@ -1,1 +1,492 @@
-/* placeholder: being written */
+/* Settings -> policy: the filesystem part (anchor-inventory §2.5, §4.6,
+ * §4.14) and the flags backends need.
+ *
+ * Every rule keeps the settings key it came from as its origin, so an error
+ * or an --explain line can name it. Write rules with glob characters are
+ * refused rather than dropped: Linux mounts can only protect names that
+ * exist, and a rule that is shown but not enforced is worse than an error
+ * (SPEC §3, user-asks F9). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "policy.h"
+
+#define SRT_MAX_RULES 100000
+
+static int rules_push(struct srt_rules *r, char *path, unsigned flags,
+		      const char *origin, struct srt_diag *diag)
+{
+	struct srt_rule *v;
+	char *o;
+
+	if (r->n >= SRT_MAX_RULES) {
+		free(path);
+		return srt_diag_set(diag, SRT_E_LIMIT, origin, "%s: too many filesystem rules", origin);
+	}
+	o = strdup(origin);
+	v = realloc(r->v, (r->n + 1) * sizeof(*v));
+	if (!o || !v) {
+		free(o);
+		free(path);
+		if (v)
+			r->v = v;
+		return srt_diag_set(diag, SRT_E_NOMEM, origin, "out of memory");
+	}
+	r->v = v;
+	v[r->n].path = path;
+	v[r->n].flags = flags;
+	v[r->n].origin = o;
+	r->n++;
+	return SRT_OK;
+}
+
+static void rules_release(struct srt_rules *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].path);
+		free(r->v[i].origin);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
+/* A trailing globstar component names the directory itself (§2.5): "a" +
+ * "/" + "**" is "a"; alone it is the root. */
+static void strip_globstar_suffix(char *p)
+{
+	size_t n = strlen(p);
+
+	if (n >= 3 && strcmp(p + n - 3, "/**") == 0) {
+		p[n - 3] = '\0';
+		if (p[0] == '\0') {
+			p[0] = '/';
+			p[1] = '\0';
+		}
+	}
+}
+
+/* A glob keeps its pattern part as written; only the directories before the
+ * first component holding a glob character are expanded and resolved. */
+static int normalize_glob(const char *spelling, const char *cwd, const char *home,
+			  char **out, struct srt_diag *diag)
+{
+	char *lex = NULL, *prefix = NULL, *res = NULL, *cut;
+	const char *g;
+	size_t n;
+	int rc;
+
+	rc = srt__path_lexical(spelling, cwd, home, &lex, diag);
+	if (rc)
+		return rc;
+	g = strpbrk(lex, "*?[]");
+	/* the separator before the glob component ends the static prefix */
+	for (cut = lex + (g - lex); cut > lex && *cut != '/'; cut--)
+		;
+	prefix = strndup(lex, (size_t)(cut - lex));
+	if (!prefix) {
+		rc = srt_diag_set(diag, SRT_E_NOMEM, spelling, "out of memory");
+		goto out;
+	}
+	if (prefix[0] == '\0') {
+		free(prefix);
+		prefix = strdup("/");
+		if (!prefix) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, spelling, "out of memory");
+			goto out;
+		}
+	}
+	rc = srt__path_normalize(prefix, "/", home, &res, diag);
+	if (rc)
+		goto out;
+	n = strlen(res) + strlen(cut) + 2;
+	*out = malloc(n);
+	if (!*out) {
+		rc = srt_diag_set(diag, SRT_E_NOMEM, spelling, "out of memory");
+		goto out;
+	}
+	snprintf(*out, n, "%s%s", strcmp(res, "/") == 0 ? "" : res, cut);
+out:
+	free(lex);
+	free(prefix);
+	free(res);
+	return rc;
+}
+
+static int add_entries(struct srt_rules *dst, const struct srt_path_entries *src,
+		       const char *key, int write_rule, const char *cwd,
+		       const char *home, struct srt_diag *diag)
+{
+	char origin[128];
+	size_t i;
+	int rc = SRT_OK;
+
+	for (i = 0; i < src->n; i++) {
+		const char *spelling = src->v[i].path;
+		char *copy = NULL, *path = NULL;
+		struct stat st;
+
+		snprintf(origin, sizeof(origin), "%s[%zu]", key, i);
+		if (!spelling || !*spelling)
+			return srt_diag_set(diag, SRT_E_SETTINGS, origin,
+					    "%s: path cannot be empty", origin);
+		if (src->v[i].literal) {
+			rc = srt__path_normalize(spelling, cwd, home, &path, diag);
+			if (rc)
+				goto fail;
+			rc = rules_push(dst, path, SRT_RULE_LITERAL, origin, diag);
+			if (rc)
+				return rc;
+			continue;
+		}
+		copy = strdup(spelling);
+		if (!copy)
+			return srt_diag_set(diag, SRT_E_NOMEM, origin, "out of memory");
+		strip_globstar_suffix(copy);
+		if (!srt__path_is_glob(copy)) {
+			rc = srt__path_normalize(copy, cwd, home, &path, diag);
+			free(copy);
+			if (rc)
+				goto fail;
+			rc = rules_push(dst, path, 0, origin, diag);
+			if (rc)
+				return rc;
+			continue;
+		}
+		/* A spelling with glob characters that also names an existing
+		 * path is applied as that path too (§4.14 "other readings"). */
+		rc = srt__path_lexical(copy, cwd, home, &path, diag);
+		if (rc) {
+			free(copy);
+			goto fail;
+		}
+		if (lstat(path, &st) == 0) {
+			rc = rules_push(dst, path, SRT_RULE_LITERAL, origin, diag);
+			path = NULL;
+			if (rc) {
+				free(copy);
+				return rc;
+			}
+		} else {
+			free(path);
+			path = NULL;
+			if (write_rule) {
+				rc = srt_diag_set(diag, SRT_E_SETTINGS, origin,
+						  "%s: \"%s\": glob patterns in write rules cannot be "
+						  "enforced on Linux; list the paths (or a directory that "
+						  "holds them) instead, or use {\"path\": ..., \"literal\": true} "
+						  "for a name with these characters",
+						  origin, spelling);
+				free(copy);
+				return rc;
+			}
+		}
+		if (write_rule) {
+			free(copy);
+			continue;
+		}
+		rc = normalize_glob(copy, cwd, home, &path, diag);
+		free(copy);
+		if (rc)
+			goto fail;
+		rc = rules_push(dst, path, SRT_RULE_GLOB, origin, diag);
+		if (rc)
+			return rc;
+	}
+	return SRT_OK;
+fail:
+	/* re-key the message with the settings entry it came from */
+	{
+		char msg[sizeof(diag->message)];
+
+		if (diag) {
+			snprintf(msg, sizeof(msg), "%s", diag->message);
+			srt_diag_set(diag, rc == SRT_E_NOMEM ? rc : SRT_E_SETTINGS, origin,
+				     "%s: %s", origin, msg);
+		}
+	}
+	return rc == SRT_E_NOMEM ? rc : SRT_E_SETTINGS;
+}
+
+/* is a an ancestor of (or equal to) b? Both normalised. */
+static int path_covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+/* §4.6: a default write path under a denyRead entry is dropped unless an
+ * allowRead entry at or below that deny re-opens it. */
+static int default_path_hidden(const struct srt_policy *pol, const char *p)
+{
+	const char *deny = NULL;
+	size_t i;
+
+	for (i = 0; i < pol->deny_read.n; i++) {
+		const struct srt_rule *r = &pol->deny_read.v[i];
+
+		if (r->flags & SRT_RULE_GLOB)
+			continue;
+		if (path_covers(r->path, p) && (!deny || strlen(r->path) > strlen(deny)))
+			deny = r->path;
+	}
+	if (!deny)
+		return 0;
+	for (i = 0; i < pol->allow_read.n; i++) {
+		const struct srt_rule *r = &pol->allow_read.v[i];
+
+		if (!(r->flags & SRT_RULE_GLOB) && path_covers(deny, r->path) &&
+		    path_covers(r->path, p))
+			return 0;
+	}
+	return 1;
+}
+
+/* Make sure dir exists as a directory owned by us and not a link. Returns
+ * SRT_E_STATE (without diag) when it exists but belongs to someone else, so
+ * the caller may try another name. */
+static int ensure_private_dir(const char *dir, struct srt_diag *diag)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return srt_diag_set(diag, SRT_E_IO, dir,
+				    "cannot create the temporary directory \"%s\": %s", dir,
+				    strerror(errno));
+	if (lstat(dir, &st) != 0)
+		return srt_diag_set(diag, SRT_E_IO, dir, "cannot inspect \"%s\": %s", dir,
+				    strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, dir,
+				    "the temporary directory \"%s\" is a symbolic link; "
+				    "remove it or set CLAUDE_CODE_TMPDIR", dir);
+	if (!S_ISDIR(st.st_mode))
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, dir,
+				    "the temporary directory \"%s\" is not a directory; "
+				    "remove it or set CLAUDE_CODE_TMPDIR", dir);
+	if (st.st_uid != geteuid())
+		return SRT_E_STATE;
+	if (access(dir, W_OK | X_OK) != 0)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, dir,
+				    "the temporary directory \"%s\" is not writable: %s", dir,
+				    strerror(errno));
+	return SRT_OK;
+}
+
+static int prepare_tmpdir(struct srt_policy *pol, const struct srt_policy_env *env,
+			  struct srt_diag *diag)
+{
+	const char *want = env ? env->tmpdir : NULL;
+	char fallback[64], *path = NULL;
+	int rc;
+
+	if (!want || !*want)
+		want = getenv("CLAUDE_CODE_TMPDIR");
+	if (!want || !*want)
+		want = getenv("CLAUDE_TMPDIR");
+	if (want && *want) {
+		if (want[0] != '/')
+			return srt_diag_set(diag, SRT_E_SETTINGS, want,
+					    "the temporary directory \"%s\" must be an absolute path",
+					    want);
+		rc = srt__path_lexical(want, "/", NULL, &path, diag);
+		if (rc)
+			return rc;
+		rc = ensure_private_dir(path, diag);
+		if (rc == SRT_E_STATE)
+			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, path,
+					  "the temporary directory \"%s\" belongs to another user; "
+					  "choose another CLAUDE_CODE_TMPDIR", path);
+		if (rc) {
+			free(path);
+			return rc;
+		}
+		pol->tmpdir = path;
+		return SRT_OK;
+	}
+	/* The reference's shared default. When another user already owns it
+	 * (a multi-user host), use a per-uid name instead of failing. */
+	rc = ensure_private_dir("/tmp/claude", diag);
+	if (rc == SRT_E_STATE) {
+		snprintf(fallback, sizeof(fallback), "/tmp/claude-%lu", (unsigned long)geteuid());
+		rc = ensure_private_dir(fallback, diag);
+		if (rc == SRT_E_STATE)
+			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, fallback,
+					  "the temporary directory \"%s\" belongs to another user; "
+					  "set CLAUDE_CODE_TMPDIR", fallback);
+		if (rc)
+			return rc;
+		pol->tmpdir = strdup(fallback);
+	} else if (rc) {
+		return rc;
+	} else {
+		pol->tmpdir = strdup("/tmp/claude");
+	}
+	if (!pol->tmpdir)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	return SRT_OK;
+}
+
+static int add_default(struct srt_policy *pol, const char *path, const char *origin,
+		       int must_exist, struct srt_diag *diag)
+{
+	struct stat st;
+	char *p;
+
+	if (must_exist && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return SRT_OK;
+	if (default_path_hidden(pol, path))
+		return SRT_OK;
+	p = strdup(path);
+	if (!p)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	return rules_push(&pol->allow_write, p, SRT_RULE_DEFAULT, origin, diag);
+}
+
+int srt__policy_build(struct srt_policy *pol, const struct srt_settings *s,
+		      const struct srt_policy_env *env, struct srt_diag *diag)
+{
+	const char *home;
+	char buf[4096], *p = NULL;
+	size_t i;
+	int rc;
+
+	memset(pol, 0, sizeof(*pol));
+	pol->debug = env ? env->debug : 0;
+	if (env && env->cwd) {
+		pol->cwd = realpath(env->cwd, NULL);
+	} else if (getcwd(buf, sizeof(buf))) {
+		pol->cwd = realpath(buf, NULL);
+	}
+	if (!pol->cwd) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "cannot resolve the working directory: %s",
+				  strerror(errno));
+		goto out;
+	}
+	home = env && env->home ? env->home : getenv("HOME");
+	if (home && home[0] == '/') {
+		rc = srt__path_lexical(home, "/", NULL, &pol->home, diag);
+		if (rc)
+			goto out;
+	}
+
+	pol->allow_git_config = s->allow_git_config;
+	pol->mandatory_deny_depth = s->mandatory_deny_search_depth;
+	if (pol->mandatory_deny_depth < 1 || pol->mandatory_deny_depth > 10)
+		pol->mandatory_deny_depth = 3;
+	pol->weaker_nested_sandbox = s->enable_weaker_nested_sandbox;
+	pol->allow_nested_userns = s->allow_nested_user_namespaces;
+	pol->allow_all_unix_sockets = s->allow_all_unix_sockets;
+	pol->allow_local_binding = s->allow_local_binding;
+	pol->http_port = 3128;
+	pol->socks_port = 1080;
+	if (s->bwrap_path) {
+		pol->bwrap_path = strdup(s->bwrap_path);
+		if (!pol->bwrap_path) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+	}
+
+	/* §2.5 disabled: no filesystem rules at all, no TMPDIR override. */
+	if (s->fs_disabled) {
+		pol->fs_disabled = 1;
+		rc = SRT_OK;
+		goto out;
+	}
+
+	rc = add_entries(&pol->deny_read, &s->deny_read, "filesystem.denyRead", 0,
+			 pol->cwd, pol->home, diag);
+	if (!rc)
+		rc = add_entries(&pol->allow_read, &s->allow_read, "filesystem.allowRead", 0,
+				 pol->cwd, pol->home, diag);
+	if (!rc)
+		rc = add_entries(&pol->allow_write, &s->allow_write, "filesystem.allowWrite", 1,
+				 pol->cwd, pol->home, diag);
+	if (!rc)
+		rc = add_entries(&pol->deny_write, &s->deny_write, "filesystem.denyWrite", 1,
+				 pol->cwd, pol->home, diag);
+	if (rc)
+		goto out;
+
+	/* §4.6 default write paths; the /dev entries are left to bwrap's --dev. The
+	 * TMPDIR handed to the command is created here so it exists (the
+	 * reference exports /tmp/claude without creating it). */
+	rc = prepare_tmpdir(pol, env, diag);
+	if (rc)
+		goto out;
+	p = strdup(pol->tmpdir);
+	if (!p) {
+		rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+		goto out;
+	}
+	rc = rules_push(&pol->allow_write, p, SRT_RULE_DEFAULT, "default write path (TMPDIR)", diag);
+	if (rc)
+		goto out;
+	if (pol->home) {
+		snprintf(buf, sizeof(buf), "%s/.npm/_logs", pol->home);
+		rc = add_default(pol, buf, "default write path", 1, diag);
+		if (!rc) {
+			snprintf(buf, sizeof(buf), "%s/.claude/debug", pol->home);
+			rc = add_default(pol, buf, "default write path", 1, diag);
+		}
+		if (rc)
+			goto out;
+	}
+
+	/* The settings srt read must not be rewritten from inside (user-asks
+	 * F20); the default settings path too, even before it exists, so a
+	 * command cannot plant one for the next run. */
+	for (i = 0; env && env->settings_files && env->settings_files[i]; i++) {
+		rc = srt__path_normalize(env->settings_files[i], pol->cwd, pol->home, &p, diag);
+		if (!rc)
+			rc = rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT,
+					"loaded settings file", diag);
+		if (rc)
+			goto out;
+	}
+	if (pol->home) {
+		snprintf(buf, sizeof(buf), "%s/.srt-settings.json", pol->home);
+		p = strdup(buf);
+		if (!p) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+		rc = rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT,
+				"default settings file", diag);
+		if (rc)
+			goto out;
+	}
+	rc = SRT_OK;
+out:
+	if (rc)
+		srt__policy_release(pol);
+	return rc;
+}
+
+void srt__policy_release(struct srt_policy *pol)
+{
+	if (!pol)
+		return;
+	free(pol->cwd);
+	free(pol->home);
+	free(pol->tmpdir);
+	free(pol->bwrap_path);
+	free(pol->proxy_dir);
+	free(pol->proxy_socket);
+	rules_release(&pol->deny_read);
+	rules_release(&pol->allow_read);
+	rules_release(&pol->allow_write);
+	rules_release(&pol->deny_write);
+	memset(pol, 0, sizeof(*pol));
+}

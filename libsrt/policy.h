@@ -29,4 +29,12 @@ void srt__policy_release(struct srt_policy *pol);
 int srt__path_normalize(const char *path, const char *cwd, const char *home,
 			char **out, struct srt_diag *diag);
 
+/* Added by the filesystem area. */
+/* Non-zero when p holds a glob character of §4.14 (* ? [ ]). */
+int srt__path_is_glob(const char *p);
+/* The lexical part of srt__path_normalize ("~", relative, "//", "/./",
+ * "/../", trailing "/"), without touching the filesystem. */
+int srt__path_lexical(const char *path, const char *cwd, const char *home,
+		      char **out, struct srt_diag *diag);
+
 #endif

@@ -1,1 +1,40 @@
-/* placeholder: being written */
+/* linux-bwrap: the glob grammar of anchor-inventory §4.14 and its expansion
+ * at wrap time (Linux mounts can only name paths that exist).
+ *
+ * Grammar: "?" one character other than "/"; "*" any run without "/";
+ * "**" (two or more stars) anything; "**" followed by "/" any run of whole
+ * directories, including none; "[set]" from "[" to the first "]": literal
+ * members and ranges "a-z" ("-" literal at either end, no negation, may
+ * match "/"). A bracket that spells no set (empty, a backwards range,
+ * unmatched) is literal text. The pattern must match the whole path. */
+#ifndef SRT_BWRAP_GLOB_H
+#define SRT_BWRAP_GLOB_H
+
+#include <stddef.h>
+#include <srt/error.h>
+#include "mounts.h"
+
+struct srt_glob;
+
+/* Compile pattern; *out is freed with srt__glob_free(). */
+int srt__glob_compile(const char *pattern, struct srt_glob **out);
+void srt__glob_free(struct srt_glob *g);
+/* 1 when the whole of path matches, else 0. */
+int srt__glob_match(const struct srt_glob *g, const char *path);
+
+/* Length of the directory prefix of an absolute pattern before its first
+ * component that holds a glob character ("/a/b/x*.pem" -> 4, "/a/[x]" -> 2;
+ * a pattern whose first component is a glob -> 0, meaning "/"). */
+size_t srt__glob_base_len(const char *pattern);
+
+/* Expand an absolute pattern by walking from its base directory without
+ * following symbolic links. Each matching entry is appended to out as an
+ * absolute path; a matching directory is not descended into (a deny of it
+ * covers everything below). Entries that are symbolic links are reported
+ * only when with_links is set. At most *budget directory entries are
+ * visited (decremented); running out is SRT_E_LIMIT. A pattern whose base
+ * is "/" is refused (SRT_E_INVAL): it would mean walking the whole host. */
+int srt__glob_expand(const char *pattern, int with_links, size_t *budget,
+		     struct srt_words *out, struct srt_diag *diag);
+
+#endif

@@ -1,1 +1,251 @@
-/* placeholder: being written */
+/* linux-bwrap: bounded walk for the mandatory write denies (§4.5).
+ *
+ * One openat()/fdopendir() per directory, d_type from getdents so most
+ * entries cost no stat, and a quick first-byte test: every dangerous name
+ * starts with ".", so the common entry is rejected with one comparison. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "mandatory.h"
+
+static const char *const dangerous_files[] = {
+	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
+	".zprofile", ".profile", ".ripgreprc", ".mcp.json",
+};
+
+struct scan {
+	const struct srt_mandatory_opts *o;
+	size_t *budget;
+	int *truncated;
+	srt_mandatory_fn fn;
+	void *ctx;
+	char path[PATH_MAX];
+};
+
+static int is_dangerous_file(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]); i++)
+		if (strcasecmp(name, dangerous_files[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Report path + "/" + tail (tail may be NULL). */
+static int report(struct scan *s, size_t plen, const char *name, const char *tail,
+		  const char *what)
+{
+	char buf[PATH_MAX];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%.*s/%s%s%s", (int)plen, s->path, name,
+		     tail ? "/" : "", tail ? tail : "");
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 0; /* cannot be a path anyone can create either */
+	return s->fn(s->ctx, buf, what);
+}
+
+/* The dangerous directories held by the directory open at dfd. */
+static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
+		      unsigned char type)
+{
+	int rc = 0;
+
+	if (strcasecmp(name, ".vscode") == 0 || strcasecmp(name, ".idea") == 0) {
+		if (type == DT_DIR || type == DT_LNK)
+			rc = report(s, plen, name, NULL, name);
+	} else if (strcasecmp(name, ".claude") == 0 && type == DT_DIR) {
+		struct stat st;
+		char sub[NAME_MAX + 16];
+
+		snprintf(sub, sizeof(sub), "%s/commands", name);
+		if (fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = report(s, plen, name, "commands", ".claude/commands");
+		snprintf(sub, sizeof(sub), "%s/agents", name);
+		if (!rc && fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = report(s, plen, name, "agents", ".claude/agents");
+	} else if (strcasecmp(name, ".git") == 0) {
+		if (type == DT_DIR || type == DT_LNK) {
+			/* hooks even before they exist: a repo is found by its .git */
+			rc = report(s, plen, name, "hooks", ".git/hooks");
+			if (!rc && !s->o->allow_git_config)
+				rc = report(s, plen, name, "config", ".git/config");
+		} else {
+			/* a worktree or submodule: the .git file points elsewhere */
+			rc = report(s, plen, name, NULL, ".git");
+		}
+	}
+	return rc;
+}
+
+/* The deepest level only holds files that count, so instead of listing a
+ * directory (every entry, each a getdents record) its few dangerous names
+ * are looked up. A case-insensitive filesystem answers the lookup for any
+ * spelling; on a case-sensitive one ".BASHRC" is not the file shells read. */
+static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
+{
+	char rel[NAME_MAX + 32];
+	size_t i, dl = strlen(dir);
+	int rc = 0;
+
+	if (dl > NAME_MAX)
+		return 0;
+	memcpy(rel, dir, dl);
+	rel[dl] = '/';
+	for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]) && !rc; i++) {
+		struct stat st;
+
+		if (*s->budget == 0) {
+			*s->truncated = 1;
+			break;
+		}
+		(*s->budget)--;
+		/* "dir" was a directory in the listing; if it has been swapped
+		 * for a link since, the name reported below is resolved (and
+		 * the deny applied at its target) by the caller anyway */
+		snprintf(rel + dl + 1, sizeof(rel) - dl - 1, "%s", dangerous_files[i]);
+		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+			rc = report(s, plen, dangerous_files[i], NULL, dangerous_files[i]);
+	}
+	return rc;
+}
+
+static int walk(struct scan *s, int dfd, size_t plen, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		unsigned char type = de->d_type;
+		size_t nlen;
+
+		if (*s->budget == 0) {
+			*s->truncated = 1;
+			break;
+		}
+		(*s->budget)--;
+		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+			continue;
+		if (name[0] != '.' && type != DT_DIR && type != DT_UNKNOWN)
+			continue;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		}
+		if (name[0] == '.') {
+			if (type != DT_DIR && depth <= s->o->depth - 1 && is_dangerous_file(name)) {
+				rc = report(s, plen, name, NULL, name);
+				if (rc)
+					break;
+			}
+			if (depth == 0 || depth <= s->o->depth - 2) {
+				rc = check_dirs(s, dirfd(d), plen, name, type);
+				if (rc)
+					break;
+			}
+			if (strcasecmp(name, ".git") == 0 || strcasecmp(name, ".vscode") == 0 ||
+			    strcasecmp(name, ".idea") == 0)
+				continue;
+		}
+		if (type != DT_DIR || depth + 1 > s->o->depth - 1 ||
+		    strcasecmp(name, "node_modules") == 0)
+			continue;
+		nlen = strlen(name);
+		if (plen + 1 + nlen + 1 > sizeof(s->path))
+			continue;
+		{
+			int cfd = -1;
+
+			if (depth + 1 < s->o->depth - 1) {
+				cfd = openat(dirfd(d), name,
+					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (cfd < 0)
+					continue;
+			}
+			s->path[plen] = '/';
+			memcpy(s->path + plen + 1, name, nlen + 1);
+			if (cfd < 0)
+				rc = probe_leaf(s, dirfd(d), name, plen + 1 + nlen);
+			else
+				rc = walk(s, cfd, plen + 1 + nlen, depth + 1);
+			s->path[plen] = '\0';
+			if (rc || *s->truncated)
+				break;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
+			size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx)
+{
+	struct scan s;
+	size_t plen = strlen(root), i;
+	int dfd, rc;
+
+	if (plen >= sizeof(s.path))
+		return SRT_OK;
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.budget = budget;
+	s.truncated = truncated;
+	s.fn = fn;
+	s.ctx = ctx;
+	/* "/" is spelled "" so children come out as "/x", not "//x" */
+	if (strcmp(root, "/") == 0)
+		plen = 0;
+	memcpy(s.path, root, plen);
+	s.path[plen] = '\0';
+
+	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return SRT_OK;
+	if (o->root_names) {
+		struct stat st;
+
+		for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]); i++) {
+			rc = report(&s, plen, dangerous_files[i], NULL, dangerous_files[i]);
+			if (rc)
+				goto out;
+		}
+		rc = report(&s, plen, ".vscode", NULL, ".vscode");
+		if (!rc)
+			rc = report(&s, plen, ".idea", NULL, ".idea");
+		if (!rc)
+			rc = report(&s, plen, ".claude", "commands", ".claude/commands");
+		if (!rc)
+			rc = report(&s, plen, ".claude", "agents", ".claude/agents");
+		if (!rc && fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = check_dirs(&s, dfd, plen, ".git",
+					S_ISDIR(st.st_mode) ? DT_DIR :
+					S_ISLNK(st.st_mode) ? DT_LNK : DT_REG);
+		if (rc)
+			goto out;
+	}
+	rc = walk(&s, dfd, plen, 0);
+	dfd = -1; /* closed by walk */
+out:
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
+}

@@ -1,1 +1,33 @@
-/* placeholder: being written */
+/* linux-bwrap: the mandatory write denies of anchor-inventory §4.5, found by
+ * a bounded walk of a write root (no ripgrep).
+ *
+ * Depth rule (mandatoryDenySearchDepth = D): a dangerous file counts when
+ * the directory holding it is at depth <= D-1 below the root (the root is
+ * depth 0); a dangerous directory (.vscode, .idea, .claude/commands,
+ * .claude/agents, .git/hooks, .git/config) when the directory holding it is
+ * at depth <= D-2, and always at the root itself. node_modules is skipped,
+ * symbolic links are never followed, names match case-insensitively. */
+#ifndef SRT_BWRAP_MANDATORY_H
+#define SRT_BWRAP_MANDATORY_H
+
+#include <stddef.h>
+#include <srt/error.h>
+
+/* Called for each path to protect (absolute, spelled under root, may not
+ * exist); what names the entry (".bashrc", ".git/hooks", ...). A non-zero
+ * return stops the scan and is returned by srt__mandatory_scan(). */
+typedef int (*srt_mandatory_fn)(void *ctx, const char *path, const char *what);
+
+struct srt_mandatory_opts {
+	int depth;            /* mandatoryDenySearchDepth, 1..10 */
+	int allow_git_config; /* leave .git/config writable */
+	int root_names;       /* report every name at the root even when absent */
+};
+
+/* Walk root. *budget bounds the directory entries visited (decremented);
+ * when it runs out the walk stops early and *truncated is set: the caller
+ * notes it, it is not an error. */
+int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
+			size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx);
+
+#endif

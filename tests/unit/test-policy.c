@@ -1,0 +1,324 @@
+/* Unit tests: path normalisation (§2.5) and settings -> policy (policy.c).
+ * The settings are filled by hand, so these tests do not depend on the
+ * parser. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "libsrt/policy.h"
+#include "tap.h"
+
+static char T[PATH_MAX];
+
+static const char *P(const char *rel)
+{
+	static char buf[8][PATH_MAX + 64];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%.60s", T, rel);
+	return buf[i];
+}
+
+/* Run a shell command; "@" in it stands for the temporary tree. */
+static void sh(const char *cmd)
+{
+	char buf[PATH_MAX * 4];
+	size_t o = 0;
+
+	for (; *cmd && o + sizeof(T) + 1 < sizeof(buf); cmd++) {
+		if (*cmd == '@') {
+			memcpy(buf + o, T, strlen(T));
+			o += strlen(T);
+		} else {
+			buf[o++] = *cmd;
+		}
+	}
+	buf[o] = '\0';
+	if (system(buf) != 0)
+		abort();
+}
+
+static int norm_is(const char *in, const char *cwd, const char *home, const char *want)
+{
+	struct srt_diag d;
+	char *out = NULL;
+	int rc, good;
+
+	memset(&d, 0, sizeof(d));
+	rc = srt__path_normalize(in, cwd, home, &out, &d);
+	good = rc == 0 && out && strcmp(out, want) == 0;
+	if (!good)
+		printf("# normalize(%s) = %s (rc %d %s), want %s\n", in, out ? out : "(null)", rc,
+		       d.message, want);
+	free(out);
+	return good;
+}
+
+static void test_normalize(void)
+{
+	struct srt_diag d;
+	char *out = NULL;
+	char link[PATH_MAX];
+
+	ok(norm_is("~", "/w", "/h/u", "/h/u"), "~ is HOME");
+	ok(norm_is("~/x/", "/w", "/h/u", "/h/u/x"), "~/x/ is HOME/x, trailing slash stripped");
+	ok(norm_is("a/b", "/w/c", "/h", "/w/c/a/b"), "relative from cwd");
+	ok(norm_is("//a/./b/../c//", "/w", "/h", "/a/c"), "//, /./, /../ collapsed");
+	ok(norm_is("/..", "/w", "/h", "/"), "/.. stays /");
+	ok(norm_is("../../../..", "/w/x", "/h", "/"), "never above /");
+	ok(norm_is("~user/x", "/w", "/h", "/w/~user/x"), "~user is not expanded (as the reference)");
+	memset(&d, 0, sizeof(d));
+	ok(srt__path_normalize("~/.ssh", "/w", "", &out, &d) != 0 && !out,
+	   "empty HOME: ~/.ssh is an error, never /.ssh (%s)", d.message);
+	ok(srt__path_normalize("~/.ssh", "/w", NULL, &out, &d) != 0 && !out, "no HOME: error");
+	ok(srt__path_normalize("", "/w", "/h", &out, &d) != 0, "empty path: error");
+
+	/* realpath is applied only within the boundary: a link elsewhere keeps
+	 * its spelling (the mount planner resolves it for enforcement) */
+	snprintf(link, sizeof(link), "%s", P("l"));
+	sh("mkdir -p '@/real/sub'");
+	if (symlink(P("real"), link) != 0)
+		abort();
+	ok(norm_is(P("l/sub"), "/", "/h", P("l/sub")), "a link outside the boundary keeps its spelling");
+	ok(norm_is(P("real/sub/"), "/", "/h", P("real/sub")), "an existing real path is unchanged");
+}
+
+static void entries(struct srt_path_entries *e, const char *const *paths, int literal)
+{
+	size_t n = 0, i;
+
+	while (paths[n])
+		n++;
+	e->v = calloc(n + 1, sizeof(*e->v));
+	e->n = n;
+	for (i = 0; i < n; i++) {
+		e->v[i].path = strdup(paths[i]);
+		e->v[i].literal = literal;
+	}
+}
+
+static void entries_free(struct srt_path_entries *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		free(e->v[i].path);
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
+static void settings_free(struct srt_settings *s)
+{
+	entries_free(&s->deny_read);
+	entries_free(&s->allow_read);
+	entries_free(&s->allow_write);
+	entries_free(&s->deny_write);
+}
+
+static const struct srt_rule *find_rule(const struct srt_rules *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].path, path) == 0)
+			return &r->v[i];
+	return NULL;
+}
+
+static void test_build(void)
+{
+	struct srt_settings s;
+	struct srt_policy pol;
+	struct srt_policy_env env;
+	struct srt_diag d;
+	const struct srt_rule *r;
+	const char *dr[] = { "~/.ssh", "secrets/**", "keys/*.pem", NULL };
+	const char *ar[] = { "~/.ssh/known_hosts", NULL };
+	const char *aw[] = { ".", "out/", NULL };
+	const char *dw[] = { ".env", NULL };
+	const char *files[] = { NULL, NULL };
+	char settings_path[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	sh("mkdir -p '@/proj/out'");
+	sh("mkdir -p '@/home/.npm/_logs'");
+	snprintf(settings_path, sizeof(settings_path), "%s", P("s.json"));
+	files[0] = settings_path;
+
+	memset(&s, 0, sizeof(s));
+	s.mandatory_deny_search_depth = 5;
+	s.allow_git_config = true;
+	entries(&s.deny_read, dr, 0);
+	entries(&s.allow_read, ar, 0);
+	entries(&s.allow_write, aw, 0);
+	entries(&s.deny_write, dw, 0);
+	memset(&env, 0, sizeof(env));
+	env.cwd = P("proj");
+	env.home = P("home");
+	env.tmpdir = P("tmp-claude");
+	env.settings_files = files;
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0, "policy builds (%s)", d.message);
+	if (rc) {
+		settings_free(&s);
+		return;
+	}
+	r = find_rule(&pol.deny_read, P("home/.ssh"));
+	ok(r && strcmp(r->origin, "filesystem.denyRead[0]") == 0, "~ expanded, origin names the key");
+	r = find_rule(&pol.deny_read, P("proj/secrets"));
+	ok(r && !(r->flags & SRT_RULE_GLOB), "trailing globstar stripped: a plain path");
+	r = find_rule(&pol.deny_read, P("proj/keys/*.pem"));
+	ok(r && (r->flags & SRT_RULE_GLOB) && strcmp(r->origin, "filesystem.denyRead[2]") == 0,
+	   "read glob kept as a pattern with an absolute prefix");
+	ok(find_rule(&pol.allow_read, P("home/.ssh/known_hosts")) != NULL, "allowRead");
+	ok(find_rule(&pol.allow_write, P("proj")) && find_rule(&pol.allow_write, P("proj/out")),
+	   "allowWrite relative entries from cwd, trailing slash stripped");
+	ok(find_rule(&pol.deny_write, P("proj/.env")) != NULL, "denyWrite");
+	r = find_rule(&pol.deny_write, settings_path);
+	ok(r && strcmp(r->origin, "loaded settings file") == 0, "loaded settings file write-denied");
+	ok(find_rule(&pol.deny_write, P("home/.srt-settings.json")) != NULL,
+	   "default settings path write-denied");
+	ok(pol.tmpdir && strcmp(pol.tmpdir, P("tmp-claude")) == 0 && stat(pol.tmpdir, &st) == 0 &&
+	   S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700, "tmpdir created, mode 0700");
+	r = find_rule(&pol.allow_write, P("tmp-claude"));
+	ok(r && (r->flags & SRT_RULE_DEFAULT), "tmpdir is a default write path");
+	ok(find_rule(&pol.allow_write, P("home/.npm/_logs")) != NULL, "~/.npm/_logs when it exists");
+	ok(find_rule(&pol.allow_write, P("home/.claude/debug")) == NULL, "~/.claude/debug absent: skipped");
+	ok(pol.mandatory_deny_depth == 5 && pol.allow_git_config, "flags copied");
+	ok(strcmp(pol.cwd, P("proj")) == 0 && strcmp(pol.home, P("home")) == 0, "cwd and home");
+	srt__policy_release(&pol);
+	ok(pol.cwd == NULL && pol.deny_read.n == 0, "release clears the policy");
+
+	/* a denyRead over ~ drops ~/.npm/_logs (§4.6) */
+	entries_free(&s.deny_read);
+	{
+		const char *dr2[] = { "~", NULL };
+
+		entries(&s.deny_read, dr2, 0);
+	}
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && find_rule(&pol.allow_write, P("home/.npm/_logs")) == NULL,
+	   "default path under denyRead dropped");
+	srt__policy_release(&pol);
+	settings_free(&s);
+}
+
+static void test_write_globs(void)
+{
+	struct srt_settings s;
+	struct srt_policy pol;
+	struct srt_policy_env env;
+	struct srt_diag d;
+	const char *dw[] = { "**/*.pem", NULL };
+	const char *aw[] = { "build", "out[1]", NULL };
+	const char *lit[] = { "weird*name", NULL };
+	int rc;
+
+	sh("mkdir -p '@/proj/build' && touch '@/proj/out[1]'");
+	memset(&s, 0, sizeof(s));
+	entries(&s.deny_write, dw, 0);
+	memset(&env, 0, sizeof(env));
+	env.cwd = P("proj");
+	env.home = P("home");
+	env.tmpdir = P("tmp-claude");
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == SRT_E_SETTINGS && strcmp(d.key, "filesystem.denyWrite[0]") == 0 &&
+	   contains(d.message, "filesystem.denyWrite[0]: \"**/*.pem\": glob patterns in write rules"),
+	   "write glob refused, naming the entry: %s", d.message);
+	ok(pol.cwd == NULL && pol.deny_write.n == 0, "nothing left in the policy after a failure");
+	entries_free(&s.deny_write);
+
+	entries(&s.allow_write, aw, 0);
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && find_rule(&pol.allow_write, P("proj/out[1]")) != NULL,
+	   "a write entry with glob characters that names an existing path is that path");
+	srt__policy_release(&pol);
+	entries_free(&s.allow_write);
+
+	entries(&s.deny_write, lit, 1);
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && find_rule(&pol.deny_write, P("proj/weird*name")) &&
+	   (find_rule(&pol.deny_write, P("proj/weird*name"))->flags & SRT_RULE_LITERAL),
+	   "{path, literal:true} is a name even with glob characters");
+	srt__policy_release(&pol);
+	settings_free(&s);
+}
+
+static void test_tmpdir_checks(void)
+{
+	struct srt_settings s;
+	struct srt_policy pol;
+	struct srt_policy_env env;
+	struct srt_diag d;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(&env, 0, sizeof(env));
+	env.cwd = T;
+	env.home = P("home");
+
+	sh("ln -s /etc '@/tmp-link'");
+	env.tmpdir = P("tmp-link");
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc != 0 && contains(d.message, "symbolic link"), "tmpdir that is a link refused: %s", d.message);
+
+	sh("touch '@/tmp-file'");
+	env.tmpdir = P("tmp-file");
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc != 0 && contains(d.message, "not a directory"), "tmpdir that is a file refused");
+
+	env.tmpdir = "relative/tmp";
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc != 0 && contains(d.message, "absolute"), "relative tmpdir refused");
+
+	if (geteuid() == 0) {
+		sh("mkdir -p '@/tmp-other' && chown 4242 '@/tmp-other'");
+		env.tmpdir = P("tmp-other");
+		rc = srt__policy_build(&pol, &s, &env, &d);
+		ok(rc != 0 && contains(d.message, "another user"), "tmpdir of another user refused: %s",
+		   d.message);
+	} else {
+		ok(1, "# SKIP chown needs root");
+	}
+
+	setenv("CLAUDE_CODE_TMPDIR", P("from-env"), 1);
+	env.tmpdir = NULL;
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && strcmp(pol.tmpdir, P("from-env")) == 0, "CLAUDE_CODE_TMPDIR used and created");
+	srt__policy_release(&pol);
+	unsetenv("CLAUDE_CODE_TMPDIR");
+
+	s.fs_disabled = true;
+	env.tmpdir = P("never-made");
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && pol.fs_disabled && !pol.tmpdir && pol.allow_write.n == 0 &&
+	   access(P("never-made"), F_OK) != 0, "filesystem.disabled: no rules, no TMPDIR");
+	srt__policy_release(&pol);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/srt-policy.XXXXXX";
+
+	if (!mkdtemp(tmpl))
+		return 1;
+	snprintf(T, sizeof(T), "%s", tmpl);
+	umask(022);
+	test_normalize();
+	test_build();
+	test_write_globs();
+	test_tmpdir_checks();
+	sh("rm -rf '@'");
+	return tap_done();
+}
