@@ -4,7 +4,11 @@
  * the obvious ones, but AF_SMC, AF_TIPC, AF_RDS and friends reach other
  * hosts too, and netlink would show (and, with privileges, change) the
  * host's interfaces. The family is compared on its low 32 bits, as the
- * kernel reads it. */
+ * kernel reads it.
+ *
+ * io_uring is refused here too, whatever allowAllUnixSockets says (the
+ * shared filter lifts its io_uring rule with that setting): since 5.19
+ * IORING_OP_SOCKET creates sockets without the socket() system call. */
 #include "config.h"
 
 #include <errno.h>
@@ -17,7 +21,9 @@
 
 int srt__ll_seccomp_net(char *step, size_t steplen)
 {
+	static const char *const uring[] = { "io_uring_setup", "io_uring_enter", "io_uring_register" };
 	scmp_filter_ctx ctx;
+	size_t i;
 	int rc;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -41,6 +47,22 @@ int srt__ll_seccomp_net(char *step, size_t steplen)
 	if (rc < 0) {
 		snprintf(step, steplen, "rule 'socketpair non-AF_UNIX'");
 		goto out;
+	}
+	for (i = 0; i < sizeof(uring) / sizeof(uring[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(uring[i]);
+		if (nr == __NR_SCMP_ERROR) {
+			/* libseccomp older than the kernel: refuse to guess */
+			snprintf(step, steplen, "resolve syscall '%s'", uring[i]);
+			rc = -ENOSYS;
+			goto out;
+		}
+		if (nr < 0)
+			continue; /* not on this architecture */
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+		if (rc < 0) {
+			snprintf(step, steplen, "rule '%s'", uring[i]);
+			goto out;
+		}
 	}
 	rc = seccomp_load(ctx);
 	if (rc < 0)

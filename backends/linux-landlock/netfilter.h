@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* Load a filter that refuses socket() and socketpair() of every family but
- * AF_UNIX with EPERM (whether AF_UNIX itself is allowed is the shared
+ * AF_UNIX, and the io_uring system calls, with EPERM (whether AF_UNIX itself is allowed is the shared
  * filter's business, backends/linux-bwrap/init/seccomp.c). Other
  * architectures are killed. The caller has set PR_SET_NO_NEW_PRIVS. On
  * failure returns a negative errno, names the failed step in step, and

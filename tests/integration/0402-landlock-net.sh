@@ -8,15 +8,15 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 PY=/usr/bin/python3
 
-plan 10
+plan 13
 
 S=$(settings "$DEFAULT_SETTINGS")
 if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
-	for i in $(seq 10); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+	for i in $(seq 13); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
 	exit 0
 fi
 if [ ! -x "$PY" ]; then
-	for i in $(seq 10); do skip "no $PY for the listeners"; done
+	for i in $(seq 13); do skip "no $PY for the listeners"; done
 	exit 0
 fi
 
@@ -77,6 +77,18 @@ check "socket(AF_UNIX) blocked: the host Unix socket saw nothing" test ! -s "$LO
 check "socket(AF_UNIX) fails with EPERM" grep -q 'Operation not permitted' "$WORK/o"
 out=$(ll_run -s "$S" -c "$PY -c 'import socket; a,b=socket.socketpair(); a.send(b\"ok\"); print(b.recv(2).decode())'" 2>/dev/null)
 check "socketpair(AF_UNIX) still works" test "$out" = ok
+
+# allowAllUnixSockets lifts the AF_UNIX rule but never io_uring, whose
+# IORING_OP_SOCKET would make sockets behind seccomp's back (425 is
+# io_uring_setup in the unified syscall table)
+A=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}')
+ll_run -s "$A" -c "$PY -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$USOCK\")'" 2>/dev/null
+for i in $(seq 50); do grep -q unix "$LOG" && break; sleep 0.05; done
+check "allowAllUnixSockets: the host Unix socket is reachable" grep -q unix "$LOG"
+out=$(ll_run -s "$A" -c "$PY -c 'import ctypes; l=ctypes.CDLL(None, use_errno=True); b=ctypes.create_string_buffer(120); print(l.syscall(425, 4, b), ctypes.get_errno())'" 2>&1)
+check "allowAllUnixSockets: io_uring_setup still fails with EPERM" test "$out" = "-1 1"
+out=$(ll_run -s "$A" -c "$PY -c 'import socket; socket.socket()'" 2>&1)
+check "allowAllUnixSockets: socket(AF_INET) still fails with EPERM" grep -q 'Operation not permitted' <<<"$out"
 
 # allowedDomains needs the proxy, which linux-landlock cannot bridge yet
 N=$(settings '{"network":{"allowedDomains":["example.com"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}')
