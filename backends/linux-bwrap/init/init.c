@@ -1,1 +1,502 @@
-/* placeholder: being written */
+/* srt-linux-init: the helper bwrap runs as PID 1 of the sandbox's pid
+ * namespace (--as-pid-1).
+ *
+ *   srt-linux-init [--proxy-socket PATH --http-port N --socks-port N]
+ *                  [--allow-all-unix-sockets] [--allow-nested-userns]
+ *                  [--weaker-nested-sandbox] [--debug] -- command [args...]
+ *
+ * Process tree (SPEC §5, anchor-inventory §4.9):
+ *
+ *   outer (this process, PID 1 of bwrap's pid namespace)
+ *    ├─ bridge relay (srt_bridge_start, only with --proxy-socket)
+ *    └─ nested init (PID 1 of a new pid + mount namespace)
+ *        └─ worker: no_new_privs, seccomp, exec of the command
+ *
+ * The nested namespaces give the command a /proc that shows only its own
+ * tree: the outer helper and the relay are not in it, so the command can
+ * neither see nor signal nor ptrace them. Both init processes are
+ * non-dumpable, forward INT TERM HUP QUIT USR1 USR2 downwards, reap every
+ * child, and exit with the command's status (its exit code, or 128+N when
+ * signal N killed it).
+ *
+ * Capabilities: srt asks bwrap to keep CAP_SYS_ADMIN for this helper (see
+ * procargs.c), so the nested namespaces can be made without another user
+ * namespace; without it we fall back to a nested user namespace like the
+ * reference does. Either way every process that the command can reach ends
+ * up with no capabilities at all: the outer drops them before it starts the
+ * relay, the nested init before it forks the worker.
+ *
+ * Failures: one line "srt-linux-init: <step>: <reason>" on stderr and exit
+ * status 125; the command never runs with fewer layers than asked for. If
+ * exec itself fails the status is 127 (not found) or 126, like a shell. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backends/linux-bwrap/init/bridge.h"
+#include "backends/linux-bwrap/init/seccomp.h"
+
+#define EXIT_SETUP 125
+#define EXIT_NOEXEC 126
+#define EXIT_NOTFOUND 127
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+struct opts {
+	const char *proxy_socket;
+	int http_port, socks_port;
+	int allow_unix;
+	int allow_userns;
+	int weaker; /* enableWeakerNestedSandbox: /proc may not be mountable */
+	int debug;
+	char **argv; /* the command, NULL-terminated */
+};
+
+/* Signals srt forwards to us and we forward to the command. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	/* one write(2) per line: no stdio buffers to duplicate across fork */
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+		return;
+}
+
+static void fail(const char *step, int err)
+{
+	say("srt-linux-init: %s: %s", step, strerror(err));
+}
+
+static int parse_port(const char *s, int *out)
+{
+	long v = 0;
+
+	if (!*s || strlen(s) > 5)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "--proxy-socket") && val) {
+			if (val[0] != '/') {
+				say("srt-linux-init: --proxy-socket: '%s' is not an absolute path", val);
+				return -1;
+			}
+			o->proxy_socket = val;
+			i++;
+		} else if (!strcmp(a, "--http-port") && val) {
+			if (parse_port(val, &o->http_port)) {
+				say("srt-linux-init: --http-port: '%s' is not a port number", val);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--socks-port") && val) {
+			if (parse_port(val, &o->socks_port)) {
+				say("srt-linux-init: --socks-port: '%s' is not a port number", val);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--allow-all-unix-sockets")) {
+			o->allow_unix = 1;
+		} else if (!strcmp(a, "--allow-nested-userns")) {
+			o->allow_userns = 1;
+		} else if (!strcmp(a, "--weaker-nested-sandbox")) {
+			o->weaker = 1;
+		} else if (!strcmp(a, "--debug")) {
+			o->debug = 1;
+		} else {
+			say("srt-linux-init: unknown or incomplete option '%s'", a);
+			return -1;
+		}
+	}
+	if (i >= argc) {
+		say("srt-linux-init: no command given (usage: srt-linux-init [options] -- command [args...])");
+		return -1;
+	}
+	if ((o->proxy_socket != NULL) != (o->http_port != 0) ||
+	    (o->proxy_socket != NULL) != (o->socks_port != 0)) {
+		say("srt-linux-init: --proxy-socket, --http-port and --socks-port go together");
+		return -1;
+	}
+	o->argv = argv + i;
+	return 0;
+}
+
+/* fork(2) with namespace flags; the child returns 0 like fork. Only used
+ * before anything else runs in the child, which execs or forks again. */
+static pid_t clone_ns(unsigned long flags)
+{
+#if defined(__s390__) || defined(__s390x__)
+	return (pid_t)syscall(SYS_clone, NULL, flags | SIGCHLD);
+#else
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+#endif
+}
+
+static int write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd, err = 0;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	if (close(fd) != 0 && !err)
+		err = errno;
+	return err;
+}
+
+/* Map only our own ids into the child's new user namespace (the one
+ * mapping an unprivileged process may write), with setgroups denied. */
+static int write_id_maps(pid_t child)
+{
+	static const char *const names[] = { "setgroups", "uid_map", "gid_map" };
+	char path[64], text[64];
+	int i, err;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)child, names[i]);
+		if (i == 0)
+			snprintf(text, sizeof(text), "deny");
+		else
+			snprintf(text, sizeof(text), "%u %u 1",
+				 i == 1 ? (unsigned)geteuid() : (unsigned)getegid(),
+				 i == 1 ? (unsigned)geteuid() : (unsigned)getegid());
+		err = write_file(path, text);
+		if (err) {
+			char step[96];
+			snprintf(step, sizeof(step), "write %s of the nested user namespace", names[i]);
+			fail(step, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Give up every capability: effective, permitted, inheritable, ambient. A
+ * uid-0 process would get its permitted set back at exec, but not under
+ * no_new_privs (the worker sets it before exec). */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+		fail("clear ambient capabilities", errno);
+		return -1;
+	}
+	if (syscall(SYS_capset, &hdr, data) != 0) {
+		fail("drop capabilities", errno);
+		return -1;
+	}
+	return 0;
+}
+
+static int status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return EXIT_SETUP;
+}
+
+/* Forward the signals in set (all blocked) to child and reap every child
+ * until child itself is gone; return its status as an exit code. */
+static int supervise(pid_t child, const sigset_t *set)
+{
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(set, &si);
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("sigwaitinfo", errno);
+			kill(child, SIGKILL);
+			return EXIT_SETUP;
+		}
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
+		}
+		for (;;) {
+			int st;
+			pid_t p = waitpid(-1, &st, WNOHANG);
+
+			if (p <= 0)
+				break;
+			if (p == child)
+				return status_code(st);
+		}
+	}
+}
+
+static void worker(const struct opts *o, const sigset_t *orig_mask) __attribute__((noreturn));
+static void worker(const struct opts *o, const sigset_t *orig_mask)
+{
+	char step[128] = "";
+	unsigned flags = 0;
+	int rc;
+
+	if (sigprocmask(SIG_SETMASK, orig_mask, NULL) != 0) {
+		fail("restore signal mask", errno);
+		_exit(EXIT_SETUP);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+		_exit(EXIT_SETUP);
+	}
+	if (o->allow_unix)
+		flags |= SRT_SECCOMP_ALLOW_UNIX;
+	if (o->allow_userns)
+		flags |= SRT_SECCOMP_ALLOW_USERNS;
+	rc = srt__seccomp_install(flags, step, sizeof(step));
+	if (rc < 0) {
+		char what[160];
+		snprintf(what, sizeof(what), "seccomp: %s", step);
+		fail(what, -rc);
+		_exit(EXIT_SETUP);
+	}
+	execvp(o->argv[0], o->argv);
+	rc = errno;
+	say("srt-linux-init: %s: %s", o->argv[0], strerror(rc));
+	_exit(rc == ENOENT || rc == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+/* bwrap covers these with read-only binds of themselves; our fresh /proc
+ * must too: a uid-0 caller's command is uid 0 for sysctl permission checks
+ * and could otherwise write host-wide sysctls. */
+static const char *const proc_covers[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus" };
+
+static int cover_proc(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(proc_covers) / sizeof(proc_covers[0]); i++) {
+		const char *p = proc_covers[i];
+		char step[64];
+
+		if (access(p, F_OK) != 0)
+			continue;
+		if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+		    mount(NULL, p, NULL,
+			  MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  NULL) != 0) {
+			snprintf(step, sizeof(step), "read-only %s", p);
+			fail(step, errno);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
+ * finish the namespace setup, run the worker, forward and reap. */
+static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
+			const sigset_t *orig_mask) __attribute__((noreturn));
+static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
+			const sigset_t *orig_mask)
+{
+	char go;
+	ssize_t n;
+	pid_t pid;
+
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	close(go_fd);
+	if (n != 1)
+		_exit(EXIT_SETUP); /* the outer helper failed and said why */
+
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		fail("prctl(PR_SET_DUMPABLE) in the nested init", errno);
+		_exit(EXIT_SETUP);
+	}
+	/* our mounts must not propagate back into bwrap's namespace */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		fail("make / private in the nested mount namespace", errno);
+		_exit(EXIT_SETUP);
+	}
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+		/* enableWeakerNestedSandbox is for hosts (unprivileged
+		 * containers) where proc cannot be mounted; the user accepted
+		 * the host's /proc there */
+		if (!o->weaker) {
+			fail("mount /proc for the nested pid namespace", errno);
+			_exit(EXIT_SETUP);
+		}
+		if (o->debug)
+			say("srt-linux-init: (debug) mount /proc: %s; keeping the bound one (weaker nested sandbox)",
+			    strerror(errno));
+	}
+	if (made_userns && !o->allow_userns) {
+		/* a second lock besides seccomp: no user namespace can be made
+		 * below this one. Best effort, as in the reference. */
+		int err = write_file("/proc/sys/user/max_user_namespaces", "0");
+		if (err && o->debug)
+			say("srt-linux-init: (debug) max_user_namespaces=0 in the nested user namespace: %s",
+			    strerror(err));
+	}
+	if (cover_proc() != 0)
+		_exit(EXIT_SETUP);
+	if (drop_caps() != 0)
+		_exit(EXIT_SETUP);
+
+	pid = fork();
+	if (pid < 0) {
+		fail("fork the command", errno);
+		_exit(EXIT_SETUP);
+	}
+	if (pid == 0)
+		worker(o, orig_mask);
+	_exit(supervise(pid, set));
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	sigset_t set, orig_mask;
+	struct sigaction dfl;
+	int go[2] = { -1, -1 };
+	int made_userns = 0;
+	pid_t child = -1;
+	size_t i;
+	char one = 1;
+	int rc = EXIT_SETUP;
+
+	if (parse_opts(argc, argv, &o) != 0)
+		return EXIT_SETUP;
+
+	/* Block what we forward, and SIGCHLD, before any child exists: a
+	 * signal that comes early stays pending and is forwarded once there
+	 * is someone to forward it to. PID 1 gets signals it blocks (it would
+	 * drop default-action ones it does not). */
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	/* SIG_IGN inherited for SIGCHLD would make the kernel reap for us */
+	if (sigaction(SIGCHLD, &dfl, NULL) != 0 || sigprocmask(SIG_BLOCK, &set, &orig_mask) != 0) {
+		fail("signal setup", errno);
+		return EXIT_SETUP;
+	}
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		fail("pipe", errno);
+		return EXIT_SETUP;
+	}
+
+	child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
+	if (child < 0 && errno == EPERM) {
+		if (o.debug)
+			say("srt-linux-init: (debug) no CAP_SYS_ADMIN here, nesting a user namespace");
+		made_userns = 1;
+		child = clone_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS);
+	}
+	if (child < 0) {
+		fail(made_userns ? "create the nested user, pid and mount namespaces"
+				 : "create the nested pid and mount namespaces",
+		     errno);
+		goto out;
+	}
+	if (child == 0) {
+		close(go[1]);
+		nested_init(&o, go[0], made_userns, &set, &orig_mask);
+	}
+	close(go[0]);
+	go[0] = -1;
+
+	if (made_userns && write_id_maps(child) != 0)
+		goto out;
+	/* From here on nothing from the sandbox may ptrace or read us. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		fail("prctl(PR_SET_DUMPABLE)", errno);
+		goto out;
+	}
+	if (drop_caps() != 0)
+		goto out;
+	if (o.proxy_socket) {
+		struct srt_bridge_spec spec = {
+			.socket_path = o.proxy_socket,
+			.http_port = o.http_port,
+			.socks_port = o.socks_port,
+		};
+		pid_t relay;
+
+		if (srt_bridge_start(&spec, &relay) != 0)
+			goto out; /* the bridge said why */
+	}
+	if (write(go[1], &one, 1) != 1) {
+		fail("start the nested init", errno);
+		goto out;
+	}
+	close(go[1]);
+	go[1] = -1;
+	return supervise(child, &set);
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	return rc;
+}
