@@ -385,6 +385,12 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* A shell starts background jobs with SIGINT and SIGQUIT ignored, and an
+	 * ignored signal is discarded even while blocked; srt takes them all
+	 * (they stay blocked and are forwarded to the command). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (c.control_fd && !control_fd_usable(c.control_fd))

@@ -72,7 +72,9 @@ srt_run -s "$S" -- /nonexistent/cmd 2>/dev/null; check "missing command -> 127" 
 # signals sent to srt reach the command
 for sig in TERM INT HUP USR1; do
 	rm -f "$WORK/proj/got"
-	srt_run -s "$S" -c "trap 'echo $sig > got; exit 0' $sig; echo ready > ready; for i in \$(seq 100); do sleep 0.1; done" &
+	# srt itself in the background (not through a function or timeout), so
+	# that $! is srt's pid
+	"$SRT" --backend="$BACKEND" -s "$S" -c "trap 'echo $sig > got; exit 0' $sig; echo ready > ready; for i in \$(seq 100); do sleep 0.1; done" &
 	p=$!
 	for i in $(seq 50); do [ -e "$WORK/proj/ready" ] && break; sleep 0.1; done
 	sleep 0.2
@@ -84,7 +86,7 @@ done
 
 # srt killed with SIGKILL leaves no sandboxed process
 tag="srt-orphan-$$-$RANDOM"
-srt_run -s "$S" -c "(exec -a $tag sleep 300) & exec -a $tag sleep 300" &
+"$SRT" --backend="$BACKEND" -s "$S" -c "(exec -a $tag sleep 300) & exec -a $tag sleep 300" &
 p=$!
 for i in $(seq 50); do pgrep -f "$tag" >/dev/null && break; sleep 0.1; done
 kill -9 $p; wait $p 2>/dev/null
