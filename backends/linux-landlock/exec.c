@@ -7,7 +7,8 @@
  * the parent-death signal (the command dies with srt), open every granted
  * path and check it is still the object srt planned for, drop every
  * capability, restrict self with the ruleset, load the seccomp filters
- * (the shared one of linux-bwrap and the socket-family one), exec.
+ * (the shared one of linux-bwrap and ours: socket families, io_uring,
+ * chown and xattrs), exec.
  *
  * Any failure before exec: one line "srt-landlock-exec: <step>: <why>" on
  * stderr and exit status 125; the command never runs with fewer layers
@@ -49,6 +50,7 @@ struct plan {
 	uint64_t fs, net, scope, stdio;
 	unsigned seccomp;
 	int inet_block;
+	int meta_block;
 	int ruleset_fd;
 };
 
@@ -194,6 +196,8 @@ static void apply_plan(struct plan *p, char *buf, size_t len)
 			p->seccomp = (unsigned)hex_field(arg, "seccomp");
 		} else if (!strcmp(rec, "inet-block") && arg) {
 			p->inet_block = (int)hex_field(arg, "inet-block");
+		} else if (!strcmp(rec, "meta-block") && arg) {
+			p->meta_block = (int)hex_field(arg, "meta-block");
 		} else if (!strcmp(rec, "stdio") && arg) {
 			p->stdio = hex_field(arg, "stdio");
 		} else if (!strcmp(rec, "rule") && arg) {
@@ -319,11 +323,11 @@ int main(int argc, char **argv)
 	rc = srt__seccomp_install(p.seccomp, step, sizeof(step));
 	if (rc < 0)
 		die("seccomp", "%s: %s", step, strerror(-rc));
-	if (p.inet_block) {
-		rc = srt__ll_seccomp_net(step, sizeof(step));
-		if (rc < 0)
-			die("seccomp", "%s: %s", step, strerror(-rc));
-	}
+	rc = srt__ll_seccomp_install((p.inet_block ? SRT_LL_SECCOMP_INET : 0) |
+				     (p.meta_block ? SRT_LL_SECCOMP_META : 0),
+				     step, sizeof(step));
+	if (rc < 0)
+		die("seccomp", "%s: %s", step, strerror(-rc));
 	execvp(argv[i], argv + i);
 	rc = errno;
 	fprintf(stderr, "srt-landlock-exec: %s: %s\n", argv[i], strerror(rc));

@@ -266,9 +266,12 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 	fputc('\n', out);
 	if (p->scoped)
 		fputs("landlock: abstract Unix sockets and signals scoped to the sandbox\n", out);
-	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX refused%s%s\n",
-		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) and io_uring refused",
-		(p->seccomp_flags & SRT_SECCOMP_ALLOW_USERNS) ? "" : "; mount family, setns, new user/mount namespaces refused, clone3 ENOSYS");
+	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX refused; io_uring refused%s%s%s%s\n",
+		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) refused",
+		p->block_inet ? "; socket() of every other family refused" : "",
+		p->block_meta ? "; chown refused, setxattr/removexattr EOPNOTSUPP" : "",
+		(p->seccomp_flags & SRT_SECCOMP_ALLOW_USERNS) ? "" :
+		"; mount family, setns, new user/mount namespaces refused, clone3 ENOSYS");
 	if (p->handled_fs) {
 		srt__ll_access_names(p->handled_fs, names, sizeof(names));
 		fprintf(out, "landlock: handled filesystem rights: %s (refused unless a rule grants them)\n", names);

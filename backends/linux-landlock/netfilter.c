@@ -1,14 +1,15 @@
-/* linux-landlock: refuse every socket family but AF_UNIX (see netfilter.h).
+/* linux-landlock: the seccomp filter for what Landlock cannot see (see
+ * netfilter.h).
  *
- * An allow-list, not a list of network families: AF_INET and AF_INET6 are
- * the obvious ones, but AF_SMC, AF_TIPC, AF_RDS and friends reach other
- * hosts too, and netlink would show (and, with privileges, change) the
- * host's interfaces. The family is compared on its low 32 bits, as the
- * kernel reads it.
+ * Sockets: an allow-list, not a list of network families. AF_INET and
+ * AF_INET6 are the obvious ones, but AF_SMC, AF_TIPC, AF_RDS and friends
+ * reach other hosts too, and netlink would show (and, with privileges,
+ * change) the host's interfaces. The family is compared on its low 32
+ * bits, as the kernel reads it.
  *
- * io_uring is refused here too, whatever allowAllUnixSockets says (the
- * shared filter lifts its io_uring rule with that setting): since 5.19
- * IORING_OP_SOCKET creates sockets without the socket() system call. */
+ * System calls newer than our libseccomp are filtered by their number in
+ * the kernel's unified table (403 and up, the same on every architecture
+ * listed below); elsewhere an unknown name is an error: fail closed. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,11 +20,63 @@
 
 #include "backends/linux-landlock/netfilter.h"
 
-int srt__ll_seccomp_net(char *step, size_t steplen)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
+	defined(__riscv) || defined(__powerpc__) || defined(__s390__) || defined(__loongarch__)
+#define HAVE_UNIFIED_NUMBERS 1
+#else
+#define HAVE_UNIFIED_NUMBERS 0
+#endif
+
+struct call {
+	const char *name;
+	int unified_nr; /* -1: an older system call libseccomp always knows */
+};
+
+static const struct call uring_calls[] = {
+	{ "io_uring_setup", 425 }, { "io_uring_enter", 426 }, { "io_uring_register", 427 },
+};
+
+static const struct call chown_calls[] = {
+	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
+	{ "chown32", -1 }, { "fchown32", -1 }, { "lchown32", -1 },
+};
+
+static const struct call xattr_calls[] = {
+	{ "setxattr", -1 }, { "lsetxattr", -1 }, { "fsetxattr", -1 },
+	{ "removexattr", -1 }, { "lremovexattr", -1 }, { "fremovexattr", -1 },
+	{ "setxattrat", 463 }, { "removexattrat", 466 },
+};
+
+static int add_calls(scmp_filter_ctx ctx, uint32_t action, const struct call *v, size_t n,
+		     char *step, size_t steplen)
 {
-	static const char *const uring[] = { "io_uring_setup", "io_uring_enter", "io_uring_register" };
-	scmp_filter_ctx ctx;
 	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		int nr = seccomp_syscall_resolve_name(v[i].name);
+
+		if (nr == __NR_SCMP_ERROR) {
+			if (!HAVE_UNIFIED_NUMBERS || v[i].unified_nr < 0) {
+				snprintf(step, steplen, "resolve syscall '%s'", v[i].name);
+				return -ENOSYS;
+			}
+			nr = v[i].unified_nr;
+		}
+		if (nr < 0)
+			continue; /* not a system call of this architecture */
+		rc = seccomp_rule_add(ctx, action, nr, 0);
+		if (rc < 0) {
+			snprintf(step, steplen, "rule '%s'", v[i].name);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
+{
+	scmp_filter_ctx ctx;
 	int rc;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -36,33 +89,33 @@ int srt__ll_seccomp_net(char *step, size_t steplen)
 		snprintf(step, steplen, "bad-architecture action");
 		goto out;
 	}
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-			      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-	if (rc < 0) {
-		snprintf(step, steplen, "rule 'socket non-AF_UNIX'");
-		goto out;
-	}
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
-			      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-	if (rc < 0) {
-		snprintf(step, steplen, "rule 'socketpair non-AF_UNIX'");
-		goto out;
-	}
-	for (i = 0; i < sizeof(uring) / sizeof(uring[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(uring[i]);
-		if (nr == __NR_SCMP_ERROR) {
-			/* libseccomp older than the kernel: refuse to guess */
-			snprintf(step, steplen, "resolve syscall '%s'", uring[i]);
-			rc = -ENOSYS;
-			goto out;
-		}
-		if (nr < 0)
-			continue; /* not on this architecture */
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	if (flags & SRT_LL_SECCOMP_INET) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
 		if (rc < 0) {
-			snprintf(step, steplen, "rule '%s'", uring[i]);
+			snprintf(step, steplen, "rule 'socket non-AF_UNIX'");
 			goto out;
 		}
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+		if (rc < 0) {
+			snprintf(step, steplen, "rule 'socketpair non-AF_UNIX'");
+			goto out;
+		}
+	}
+	rc = add_calls(ctx, SCMP_ACT_ERRNO(EPERM), uring_calls,
+		       sizeof(uring_calls) / sizeof(uring_calls[0]), step, steplen);
+	if (rc < 0)
+		goto out;
+	if (flags & SRT_LL_SECCOMP_META) {
+		rc = add_calls(ctx, SCMP_ACT_ERRNO(EPERM), chown_calls,
+			       sizeof(chown_calls) / sizeof(chown_calls[0]), step, steplen);
+		if (rc < 0)
+			goto out;
+		rc = add_calls(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr_calls,
+			       sizeof(xattr_calls) / sizeof(xattr_calls[0]), step, steplen);
+		if (rc < 0)
+			goto out;
 	}
 	rc = seccomp_load(ctx);
 	if (rc < 0)

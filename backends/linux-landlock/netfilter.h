@@ -1,17 +1,29 @@
-/* linux-landlock: the seccomp filter that stands in for the empty network
- * namespace linux-bwrap gives: without a namespace, refusing to create
- * sockets is the only way to keep the command off the network. */
+/* linux-landlock: the seccomp filter for what Landlock cannot see, in
+ * addition to linux-bwrap's shared filter (backends/linux-bwrap/init/
+ * seccomp.c):
+ *  - sockets: without a network namespace, refusing to create them is the
+ *    only way to keep the command off the network;
+ *  - io_uring, always: IORING_OP_SOCKET makes sockets without socket(2);
+ *  - file ownership and extended attributes: Landlock before ABI 13 has no
+ *    right for metadata, so chown(2) and setxattr(2) (POSIX ACLs among
+ *    them) would reach files outside the write roots. */
 #ifndef SRT_LANDLOCK_NETFILTER_H
 #define SRT_LANDLOCK_NETFILTER_H
 
 #include <stddef.h>
 
-/* Load a filter that refuses socket() and socketpair() of every family but
- * AF_UNIX, and the io_uring system calls, with EPERM (whether AF_UNIX itself is allowed is the shared
- * filter's business, backends/linux-bwrap/init/seccomp.c). Other
- * architectures are killed. The caller has set PR_SET_NO_NEW_PRIVS. On
- * failure returns a negative errno, names the failed step in step, and
+enum srt_ll_seccomp_flags {
+	/* socket()/socketpair() of every family but AF_UNIX: EPERM */
+	SRT_LL_SECCOMP_INET = 1u << 0,
+	/* chown family: EPERM; setxattr/removexattr family: EOPNOTSUPP, which
+	 * copying tools take as "no xattrs here" */
+	SRT_LL_SECCOMP_META = 1u << 1,
+};
+
+/* Load the filter for flags (io_uring is refused whatever the flags).
+ * Other architectures are killed. The caller has set PR_SET_NO_NEW_PRIVS.
+ * On failure returns a negative errno, names the failed step in step, and
  * nothing is loaded. */
-int srt__ll_seccomp_net(char *step, size_t steplen);
+int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen);
 
 #endif

@@ -731,6 +731,13 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		goto out;
 	}
 	plan->handled_fs = srt_ll_fs_rights_for_abi(abi);
+	/* Landlock has no metadata right before ABI 13: seccomp refuses
+	 * chown and xattr changes; chmod and utimes stay possible on the
+	 * user's own files (tools need them inside the write roots). */
+	plan->block_meta = 1;
+	rc = note(plan, "metadata: chown(2) and setxattr(2) refused everywhere; Landlock ABI %d cannot stop chmod(2) and utimensat(2) on the user's own files outside the write roots (linux-bwrap can)", abi);
+	if (rc)
+		goto out;
 	plan->stdio_access = SRT_LL_WRITE_FILE_RIGHTS & plan->handled_fs;
 
 	rc = build_writes(&pl, &wr, &rd);
@@ -843,6 +850,7 @@ int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **out, size_t *o
 	if (!rc) rc = rec(&b, "scope %" PRIx64, plan->scoped);
 	if (!rc) rc = rec(&b, "seccomp %x", plan->seccomp_flags);
 	if (!rc) rc = rec(&b, "inet-block %d", plan->block_inet ? 1 : 0);
+	if (!rc) rc = rec(&b, "meta-block %d", plan->block_meta ? 1 : 0);
 	if (!rc) rc = rec(&b, "stdio %" PRIx64, plan->stdio_access);
 	for (i = 0; !rc && i < plan->n_rules; i++) {
 		const struct srt_ll_rule *r = &plan->rules[i];

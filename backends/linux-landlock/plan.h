@@ -24,6 +24,7 @@
  *   "scope HEX"        scoped IPC (ABI 6)
  *   "seccomp HEX"      SRT_SECCOMP_* flags for the shared filter
  *   "inet-block N"     1: sockets of any family but AF_UNIX are refused
+ *   "meta-block N"     1: chown and xattr changes are refused
  *   "stdio HEX"        rights on a regular-file stdout/stderr
  *   "rule HEX DEV INO PATH"   one grant; the helper checks dev/ino
  *   "end"
@@ -55,6 +56,7 @@ struct srt_ll_plan {
 	uint64_t scoped;
 	unsigned seccomp_flags;
 	int block_inet;
+	int block_meta;
 	uint64_t stdio_access;
 	struct srt_ll_rule *rules;
 	size_t n_rules, alloc_rules;

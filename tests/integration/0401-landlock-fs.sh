@@ -8,7 +8,7 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 PY=/usr/bin/python3
 
-plan 27
+plan 29
 
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locked"]}}')
 P="$WORK/proj"
@@ -20,7 +20,7 @@ echo before > "$P/out/existing"
 
 if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 27); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		for i in $(seq 29); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
 		exit 0
 	fi
 	diag "$(cat "$WORK/err")"
@@ -69,6 +69,18 @@ if [ -x "$PY" ]; then
 else
 	skip "no $PY"
 fi
+
+# metadata Landlock cannot see: ownership and extended attributes (ACLs)
+echo meta > "$HOME/meta"
+if [ -x "$PY" ] && "$PY" -c "import os; os.setxattr('$HOME/meta', 'user.ctl', b'1'); os.removexattr('$HOME/meta', 'user.ctl')" 2>/dev/null; then
+	ll_run -s "$S" -c "$PY -c 'import os; os.setxattr(\"$HOME/meta\", \"user.x\", b\"evil\")'" 2>/dev/null
+	check "setxattr outside the write roots leaves no attribute on the host" \
+		"$PY" -c "import os, sys; sys.exit('user.x' in os.listxattr('$HOME/meta'))"
+else
+	skip "no user xattrs on this filesystem"
+fi
+out=$(ll_run -s "$S" -c "$PY -c 'import os; os.chown(\"$HOME/meta\", os.getuid(), os.getgid())' 2>&1 || echo refused" 2>/dev/null)
+check "chown outside the write roots is refused" grep -q refused <<<"$out"
 
 # mandatory denies
 ll_run -s "$S" -c 'echo evil >> .bashrc; echo evil > sub/.bashrc' 2>/dev/null

@@ -423,7 +423,7 @@ static void test_serialize(void)
 		if (buf[i] == '\0')
 			recs++;
 	ok(rc == 0 && len > 0 && !strcmp(buf, SRT_LL_PLAN_MAGIC) && buf[len - 1] == '\0' &&
-	   !strcmp(buf + len - 4, "end") && recs == pl.n_rules + 9,
+	   !strcmp(buf + len - 4, "end") && recs == pl.n_rules + 10,
 	   "serialize: magic, %zu records, end", recs);
 	free(buf);
 	srt__ll_plan_release(&pl);
