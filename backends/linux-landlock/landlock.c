@@ -269,7 +269,7 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX refused; io_uring refused%s%s%s%s\n",
 		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) refused",
 		p->block_inet ? "; socket() of every other family refused" : "",
-		p->block_meta ? "; chown refused, setxattr/removexattr EOPNOTSUPP" : "",
+		p->block_meta ? "; chown refused, setxattr/removexattr EOPNOTSUPP, chmod to set-id or group/other-writable modes refused" : "",
 		(p->seccomp_flags & SRT_SECCOMP_ALLOW_USERNS) ? "" :
 		"; mount family, setns, new user/mount namespaces refused, clone3 ENOSYS");
 	if (p->handled_fs) {

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <seccomp.h>
 
@@ -47,6 +48,57 @@ static const struct call xattr_calls[] = {
 	{ "setxattrat", 463 }, { "removexattrat", 466 },
 };
 
+/* The mode argument of each chmod call. */
+static const struct {
+	const char *name;
+	int unified_nr;
+	unsigned mode_arg;
+} chmod_calls[] = {
+	{ "chmod", -1, 1 }, { "fchmod", -1, 1 }, { "fchmodat", -1, 2 }, { "fchmodat2", 452, 2 },
+};
+
+/* Mode bits chmod may not set: set-id bits (a set-uid-root copy of an
+ * existing binary made by a uid-0 command would outlive the sandbox) and
+ * group/other write (someone else could then edit the user's files). */
+static const unsigned chmod_forbidden[] = { S_ISUID, S_ISGID, S_IWGRP, S_IWOTH };
+
+static int resolve(const char *name, int unified_nr, int *nr, char *step, size_t steplen)
+{
+	*nr = seccomp_syscall_resolve_name(name);
+	if (*nr == __NR_SCMP_ERROR) {
+		if (!HAVE_UNIFIED_NUMBERS || unified_nr < 0) {
+			snprintf(step, steplen, "resolve syscall '%s'", name);
+			return -ENOSYS;
+		}
+		*nr = unified_nr;
+	}
+	return 0;
+}
+
+static int add_chmod(scmp_filter_ctx ctx, char *step, size_t steplen)
+{
+	size_t i, j;
+	int nr, rc;
+
+	for (i = 0; i < sizeof(chmod_calls) / sizeof(chmod_calls[0]); i++) {
+		rc = resolve(chmod_calls[i].name, chmod_calls[i].unified_nr, &nr, step, steplen);
+		if (rc < 0)
+			return rc;
+		if (nr < 0)
+			continue;
+		for (j = 0; j < sizeof(chmod_forbidden) / sizeof(chmod_forbidden[0]); j++) {
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+					      SCMP_CMP32(chmod_calls[i].mode_arg, SCMP_CMP_MASKED_EQ,
+							 chmod_forbidden[j], chmod_forbidden[j]));
+			if (rc < 0) {
+				snprintf(step, steplen, "rule '%s' mode", chmod_calls[i].name);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 static int add_calls(scmp_filter_ctx ctx, uint32_t action, const struct call *v, size_t n,
 		     char *step, size_t steplen)
 {
@@ -54,15 +106,11 @@ static int add_calls(scmp_filter_ctx ctx, uint32_t action, const struct call *v,
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		int nr = seccomp_syscall_resolve_name(v[i].name);
+		int nr;
 
-		if (nr == __NR_SCMP_ERROR) {
-			if (!HAVE_UNIFIED_NUMBERS || v[i].unified_nr < 0) {
-				snprintf(step, steplen, "resolve syscall '%s'", v[i].name);
-				return -ENOSYS;
-			}
-			nr = v[i].unified_nr;
-		}
+		rc = resolve(v[i].name, v[i].unified_nr, &nr, step, steplen);
+		if (rc < 0)
+			return rc;
 		if (nr < 0)
 			continue; /* not a system call of this architecture */
 		rc = seccomp_rule_add(ctx, action, nr, 0);
@@ -114,6 +162,9 @@ int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
 			goto out;
 		rc = add_calls(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr_calls,
 			       sizeof(xattr_calls) / sizeof(xattr_calls[0]), step, steplen);
+		if (rc < 0)
+			goto out;
+		rc = add_chmod(ctx, step, steplen);
 		if (rc < 0)
 			goto out;
 	}

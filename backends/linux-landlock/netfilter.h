@@ -16,7 +16,8 @@ enum srt_ll_seccomp_flags {
 	/* socket()/socketpair() of every family but AF_UNIX: EPERM */
 	SRT_LL_SECCOMP_INET = 1u << 0,
 	/* chown family: EPERM; setxattr/removexattr family: EOPNOTSUPP, which
-	 * copying tools take as "no xattrs here" */
+	 * copying tools take as "no xattrs here"; chmod setting S_ISUID,
+	 * S_ISGID, S_IWGRP or S_IWOTH: EPERM */
 	SRT_LL_SECCOMP_META = 1u << 1,
 };
 

@@ -732,10 +732,11 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 	}
 	plan->handled_fs = srt_ll_fs_rights_for_abi(abi);
 	/* Landlock has no metadata right before ABI 13: seccomp refuses
-	 * chown and xattr changes; chmod and utimes stay possible on the
-	 * user's own files (tools need them inside the write roots). */
+	 * chown and xattr changes and the dangerous chmod modes; the other
+	 * chmod modes and utimes stay possible on the user's own files (tools
+	 * need them inside the write roots). */
 	plan->block_meta = 1;
-	rc = note(plan, "metadata: chown(2) and setxattr(2) refused everywhere; Landlock ABI %d cannot stop chmod(2) and utimensat(2) on the user's own files outside the write roots (linux-bwrap can)", abi);
+	rc = note(plan, "metadata: chown(2), setxattr(2) and chmod(2) to set-id or group/other-writable modes refused everywhere; Landlock ABI %d cannot stop other chmod(2) modes and utimensat(2) on the user's own files outside the write roots (linux-bwrap can)", abi);
 	if (rc)
 		goto out;
 	plan->stdio_access = SRT_LL_WRITE_FILE_RIGHTS & plan->handled_fs;

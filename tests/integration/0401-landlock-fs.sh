@@ -8,7 +8,7 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 PY=/usr/bin/python3
 
-plan 29
+plan 31
 
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locked"]}}')
 P="$WORK/proj"
@@ -20,7 +20,7 @@ echo before > "$P/out/existing"
 
 if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 29); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		for i in $(seq 31); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
 		exit 0
 	fi
 	diag "$(cat "$WORK/err")"
@@ -81,6 +81,13 @@ else
 fi
 out=$(ll_run -s "$S" -c "$PY -c 'import os; os.chown(\"$HOME/meta\", os.getuid(), os.getgid())' 2>&1 || echo refused" 2>/dev/null)
 check "chown outside the write roots is refused" grep -q refused <<<"$out"
+
+chmod 644 "$HOME/meta"
+ll_run -s "$S" -c "chmod 4755 $HOME/meta; chmod o+w $HOME/meta; chmod g+w $HOME/meta" 2>/dev/null
+check "chmod to set-id or group/other-writable modes outside the roots refused" \
+	test "$(stat -c %a "$HOME/meta")" = 644
+ll_run -s "$S" -c 'touch out/tool && chmod 755 out/tool' 2>/dev/null
+check "plain chmod inside a root still works (tools need it)" test "$(stat -c %a "$P/out/tool" 2>/dev/null)" = 755
 
 # mandatory denies
 ll_run -s "$S" -c 'echo evil >> .bashrc; echo evil > sub/.bashrc' 2>/dev/null
