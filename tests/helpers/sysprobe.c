@@ -5,7 +5,12 @@
  * Used by the integration tests from inside the sandbox, where no
  * interpreter may be at hand, and by people checking a host by hand. Raw
  * syscalls, so libc fallbacks (clone3 -> clone) do not hide the answer.
- * Exit status 0 whenever the probe ran; 2 on a usage error. */
+ * Exit status 0 whenever the probe ran; 2 on a usage error.
+ *
+ *   sysprobe deny-seccomp command [args...]
+ *
+ * runs command where installing a seccomp filter fails with EPERM (to
+ * check that srt-linux-init then refuses to run its command). */
 #include "config.h"
 
 #include <errno.h>
@@ -17,8 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -114,6 +122,31 @@ static long unix_connect(const char *name, int abstract)
 	return rc;
 }
 
+/* Exec argv with seccomp(2) and prctl(PR_SET_SECCOMP) answering EPERM. */
+static int deny_seccomp(char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+		perror("sysprobe: deny-seccomp");
+		return 2;
+	}
+	execvp(argv[0], argv);
+	perror("sysprobe: deny-seccomp: exec");
+	return 2;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
@@ -123,7 +156,8 @@ static int usage(void)
 		"        mount-tmpfs DIR open_tree open_tree_attr fsopen\n"
 		"        tiocsti [FD] tiocsti-hi [FD] tioclinux [FD]\n"
 		"        ptrace PID proc-mem PID kill PID connect-unix PATH\n"
-		"        connect-abstract NAME x32\n");
+		"        connect-abstract NAME x32\n"
+		"       sysprobe deny-seccomp command [args...]\n");
 	return 2;
 }
 
@@ -136,6 +170,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	p = argv[1];
+	if (!strcmp(p, "deny-seccomp"))
+		return argc > 2 ? deny_seccomp(argv + 2) : usage();
 	arg = argc > 2 ? argv[2] : NULL;
 	fd = arg ? atoi(arg) : 0;
 	errno = 0;

@@ -1,0 +1,66 @@
+#!/bin/bash
+# In-sandbox helper fails closed (user-asks b2 K11): when a layer it was
+# asked for cannot be set up, srt-linux-init says which one and exits 125
+# without running the command. The marker file the command would create is
+# checked on the host.
+. "$(dirname "$0")/lib.sh"
+
+plan 12
+H="$top_builddir/backends/linux-bwrap/srt-linux-init"
+MARK="$WORK/proj/ran"
+
+if [ ! -x "$H" ]; then
+	for i in $(seq 12); do skip "srt-linux-init not built"; done
+	exit 0
+fi
+
+"$H" --bogus -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "unknown helper option: exit 125 (rc=$rc)" test "$rc" = 125
+check "unknown helper option: the command did not run" test ! -e "$MARK"
+check "unknown helper option: named" grep -q "'--bogus'" "$WORK/err"
+
+"$H" --proxy-socket "$WORK/p.sock" -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "proxy socket without ports: exit 125, nothing ran (rc=$rc)" test "$rc" = 125 -a ! -e "$MARK"
+
+# No CAP_SYS_ADMIN from bwrap and no user namespaces allowed below it: the
+# nested namespaces cannot be made, so the command must not run at all.
+if bwrap --help 2>&1 | grep -q -- --disable-userns; then
+	bwrap --ro-bind / / --bind "$WORK" "$WORK" --dev /dev --unshare-pid --unshare-user \
+		--disable-userns --as-pid-1 --cap-drop ALL --proc /proc \
+		-- "$H" -- touch "$MARK" 2>"$WORK/err"; rc=$?
+	check "K11 nested namespaces impossible: exit 125 (rc=$rc)" test "$rc" = 125
+	check "K11 nested namespaces impossible: the command did not run" test ! -e "$MARK"
+	check "K11 nested namespaces impossible: the step is named" \
+		grep -q '^srt-linux-init: create the nested' "$WORK/err"
+else
+	skip "K11 bwrap has no --disable-userns (< 0.8)"
+	skip "K11 bwrap has no --disable-userns (< 0.8)"
+	skip "K11 bwrap has no --disable-userns (< 0.8)"
+fi
+
+# The seccomp filter cannot be installed: the command must not run.
+if [ -x "$SYSPROBE" ]; then
+	"$SYSPROBE" deny-seccomp "$H" -- touch "$MARK" 2>"$WORK/err"; rc=$?
+	check "K11 seccomp unavailable: exit 125 (rc=$rc)" test "$rc" = 125
+	check "K11 seccomp unavailable: the command did not run" test ! -e "$MARK"
+	check "K11 seccomp unavailable: the step is named" grep -q '^srt-linux-init: seccomp' "$WORK/err"
+else
+	skip "sysprobe not built"
+	skip "sysprobe not built"
+	skip "sysprobe not built"
+fi
+
+# Control: the same helper with the layers available does run the command,
+# so the refusals above are the helper's doing.
+if bwrap --help 2>&1 | grep -q -- --as-pid-1; then
+	bwrap --ro-bind / / --bind "$WORK" "$WORK" --dev /dev --unshare-pid --unshare-user \
+		--as-pid-1 --cap-drop ALL --cap-add CAP_SYS_ADMIN --proc /proc \
+		-- "$H" -- touch "$MARK" 2>"$WORK/err"; rc=$?
+	check "control: with the layers available the command runs (rc=$rc)" test "$rc" = 0 -a -e "$MARK"
+else
+	skip "bwrap has no --as-pid-1"
+fi
+rm -f "$MARK"
+
+out=$("$H" 2>&1); rc=$?
+check "no command: exit 125 with usage (rc=$rc)" test "$rc" = 125 -a -n "$out"
