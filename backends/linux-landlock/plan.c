@@ -27,6 +27,7 @@
 
 #include "backends/linux-landlock/plan.h"
 #include "backends/linux-landlock/landlock-abi.h"
+#include "backends/linux-bwrap/glob.h"
 #include "backends/linux-bwrap/mandatory.h"
 #include "backends/linux-bwrap/init/seccomp.h"
 
@@ -53,6 +54,7 @@ struct planner {
 	struct srt_ll_plan *plan;
 	struct srt_diag *diag;
 	size_t max_rules;
+	size_t glob_budget; /* directory entries the deny globs may visit */
 };
 
 /* The bwrap --dev set: what a command sees of /dev under linux-bwrap. Any
@@ -529,6 +531,32 @@ static int refuse_glob(struct planner *pl, const struct srt_rule *r)
 			    r->origin, r->path);
 }
 
+/* A denyRead glob is expanded now (anchor-inventory §4.14, as linux-bwrap
+ * does): every match, links included, is denied like a literal entry. */
+static int deny_glob(struct planner *pl, struct domain *d, const struct srt_rule *x)
+{
+	struct srt_words m = { 0 };
+	struct srt_diag gd;
+	size_t j;
+	int rc;
+
+	memset(&gd, 0, sizeof(gd));
+	rc = srt__glob_expand(x->path, 1, &pl->glob_budget, &m, &gd);
+	if (rc) {
+		srt__words_release(&m);
+		return srt_diag_set(pl->diag, rc, x->origin, "linux-landlock cannot expand %s \"%s\": %s",
+				    x->origin, x->path, gd.message);
+	}
+	for (j = 0; j < m.n && !rc; j++)
+		rc = add_deny(pl, d, m.v[j], 0, x->origin);
+	if (!rc)
+		rc = note(pl->plan,
+			  "reads: %s \"%s\" matched %zu paths when the plan was made; a path created later that matches it is not denied unless it lands in a directory split for another rule",
+			  x->origin, x->path, m.n);
+	srt__words_release(&m);
+	return rc;
+}
+
 static int under_any(const char *path, const struct domain *d, int want_allow)
 {
 	size_t i;
@@ -568,17 +596,32 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 	for (i = 0; i < pol->deny_read.n; i++) {
 		const struct srt_rule *x = &pol->deny_read.v[i];
 		if (x->flags & SRT_RULE_GLOB)
-			return refuse_glob(pl, x);
-		rc = add_deny(pl, r, x->path, 0, x->origin);
+			rc = deny_glob(pl, r, x);
+		else
+			rc = add_deny(pl, r, x->path, 0, x->origin);
 		if (rc)
 			return rc;
 	}
 	for (i = 0; i < pol->allow_read.n; i++) {
 		const struct srt_rule *x = &pol->allow_read.v[i];
 		if (x->flags & SRT_RULE_GLOB) {
-			/* an allow only widens: leaving it out is stricter */
-			rc = note(pl->plan, "reads: the glob %s \"%s\" is not applied (Landlock rules name existing paths): stricter than asked",
-				  x->origin, x->path);
+			struct srt_words m = { 0 };
+			struct srt_diag gd;
+			size_t j;
+
+			/* matches only, links not followed (§4.14) */
+			memset(&gd, 0, sizeof(gd));
+			rc = srt__glob_expand(x->path, 0, &pl->glob_budget, &m, &gd);
+			if (rc) {
+				srt__words_release(&m);
+				return srt_diag_set(pl->diag, rc, x->origin,
+						    "linux-landlock cannot expand %s \"%s\": %s",
+						    x->origin, x->path, gd.message);
+			}
+			for (j = 0; j < m.n && !rc; j++)
+				if (resolve(m.v[j], real) == 0)
+					rc = domain_add(r, real, 1, 0, x->origin);
+			srt__words_release(&m);
 			if (rc)
 				return rc;
 			continue;
@@ -706,6 +749,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 	pl.plan = plan;
 	pl.diag = diag;
 	pl.max_rules = limits && limits->max_rules ? limits->max_rules : SRT_LL_MAX_RULES;
+	pl.glob_budget = limits && limits->scan_budget ? limits->scan_budget : DEFAULT_SCAN_BUDGET;
 	plan->abi = abi;
 
 	rc = srt__ll_plan_check(pol, abi, diag);

@@ -10,7 +10,7 @@
  * --explain: the directories on such a path cannot be listed (reads) or
  * gain/lose entries (writes), and entries that appear there after planning
  * are not covered. A rule the planner cannot express (a directory it must
- * list but cannot, a denied file with other hard links, a glob deny, too
+ * list but cannot, a denied file with other hard links, a write glob, too
  * many rules) is a refusal naming the rule; the plan is never weakened.
  *
  * The planning runs in srt (the parent); the exec helper only replays the
@@ -66,7 +66,7 @@ struct srt_ll_plan {
 
 struct srt_ll_plan_limits {
 	size_t max_rules;   /* 0: SRT_LL_MAX_RULES */
-	size_t scan_budget; /* directory entries for the mandatory scan; 0: default */
+	size_t scan_budget; /* directory entries the deny globs may visit; 0: default */
 };
 
 /* The refusals that depend only on pol and the ABI (no filesystem access):

@@ -8,7 +8,7 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 PY=/usr/bin/python3
 
-plan 31
+plan 32
 
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locked"]}}')
 P="$WORK/proj"
@@ -20,7 +20,7 @@ echo before > "$P/out/existing"
 
 if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 31); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		for i in $(seq 32); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
 		exit 0
 	fi
 	diag "$(cat "$WORK/err")"
@@ -109,8 +109,16 @@ check "the command's exit status is srt's" test "$rc" = 7
 out=$(ll_run -s "$S" --explain -c "touch $WORK/explained" 2>&1)
 check "--explain prints the rule plan and runs nothing" \
 	test ! -e "$WORK/explained" -a "${out#*rule }" != "$out" -a "${out#*plan-fd}" != "$out"
-G=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh/*.key"],"allowWrite":["."],"denyWrite":[]}}')
-ll_run -s "$G" -c "touch $P/out/globbed" 2>"$WORK/err"; rc=$?
-check "a rule Landlock cannot express is refused, naming it, before the command runs" \
-	test "$rc" = 1 -a ! -e "$P/out/globbed"
+mkdir -p "$HOME/keys"
+echo "KEY-$CANARY" > "$HOME/keys/a.key"
+echo public > "$HOME/keys/b.txt"
+G=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/keys/*.key"],"allowWrite":["."],"denyWrite":[]}}')
+out=$(ll_run -s "$G" -c 'cat ~/keys/a.key; cat ~/keys/b.txt' 2>/dev/null)
+check "a denyRead glob is expanded: the match is denied, the rest readable" \
+	test "${out#*CANARY}" = "$out" -a "${out#*public}" != "$out"
+ln "$HOME/keys/b.txt" "$P/out/b-link"
+H=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/keys/b.txt"],"allowWrite":["."],"denyWrite":[]}}')
+ll_run -s "$H" -c "touch $P/out/refused" 2>"$WORK/err"; rc=$?
+check "a rule Landlock cannot express (denied file with two links) is refused before the command runs" \
+	test "$rc" = 1 -a ! -e "$P/out/refused"
 check "the refusal names the entry" grep -q 'filesystem.denyRead\[0\]' "$WORK/err"

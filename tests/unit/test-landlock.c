@@ -323,12 +323,30 @@ static void test_refusals(void)
 	x.p.allow_all_unix_sockets = 0;
 	pol_free(&x);
 
-	/* a glob deny */
+	/* a deny glob is expanded now; one based at "/" is refused */
+	mk("g/a.pem");
+	mk("g/b.txt");
+	mk("g/sub/c.pem");
+	mk("g/open/d.pem");
 	pol_init(&x);
-	add(&x, DR, P("g/*.pem"), SRT_RULE_GLOB, "filesystem.denyRead[0]");
+	add(&x, DR, P("g/**/*.pem"), SRT_RULE_GLOB, "filesystem.denyRead[0]");
+	add(&x, AR, P("g/op[e]n/*.pem"), SRT_RULE_GLOB, "filesystem.allowRead[0]");
 	memset(&d, 0, sizeof(d));
 	rc = srt__ll_plan_build(&x.p, 7, NULL, &pl, &d);
-	ok(rc == SRT_E_UNSUPPORTED && contains(d.message, "filesystem.denyRead[0]"), "refuse: a glob deny (%s)",
+	ok(rc == 0 && !covered(&pl, P("g/a.pem"), LANDLOCK_ACCESS_FS_READ_FILE) &&
+	   !covered(&pl, P("g/sub/c.pem"), LANDLOCK_ACCESS_FS_READ_FILE) &&
+	   covered(&pl, P("g/b.txt"), LANDLOCK_ACCESS_FS_READ_FILE),
+	   "glob: denyRead matches are denied, the rest readable (%s)", d.message);
+	ok(rc == 0 && covered(&pl, P("g/open/d.pem"), LANDLOCK_ACCESS_FS_READ_FILE),
+	   "glob: an allowRead glob re-opens its matches");
+	if (!rc)
+		srt__ll_plan_release(&pl);
+	pol_free(&x);
+	pol_init(&x);
+	add(&x, DR, "/*.pem", SRT_RULE_GLOB, "filesystem.denyRead[0]");
+	memset(&d, 0, sizeof(d));
+	rc = srt__ll_plan_build(&x.p, 7, NULL, &pl, &d);
+	ok(rc != 0 && contains(d.message, "filesystem.denyRead[0]"), "refuse: a deny glob based at \"/\" (%s)",
 	   d.message);
 	pol_free(&x);
 
