@@ -16,7 +16,12 @@
 #include <unistd.h>
 
 #define SRT_PIPE_POOL_MAX 64
-#define SRT_PUMP_CHUNK (64 * 1024)
+/* Bigger pipes halve the splice calls per byte on bulk transfers; pages
+ * are only allocated while data is in flight. When the per-user pipe
+ * budget is exhausted F_SETPIPE_SZ fails and the pipe keeps 64 KiB. */
+#ifndef SRT_PUMP_CHUNK
+#define SRT_PUMP_CHUNK (256 * 1024)
+#endif
 
 struct srt_pipe_pool {
 	int fds[SRT_PIPE_POOL_MAX][2];
@@ -88,6 +93,7 @@ static inline int srt__pump_get(struct srt_pump *p, struct srt_pipe_pool *pool)
 	}
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
 		return -1;
+	(void)fcntl(fds[1], F_SETPIPE_SZ, SRT_PUMP_CHUNK);
 	p->pr = fds[0];
 	p->pw = fds[1];
 	return 0;
