@@ -8,7 +8,7 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 PY=/usr/bin/python3
 
-plan 32
+plan 33
 
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locked"]}}')
 P="$WORK/proj"
@@ -20,7 +20,7 @@ echo before > "$P/out/existing"
 
 if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 32); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		for i in $(seq 33); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
 		exit 0
 	fi
 	diag "$(cat "$WORK/err")"
@@ -102,6 +102,10 @@ check "mandatory: absent .zshrc, .git/hooks, .gitconfig are not created" \
 # the settings file itself
 ll_run -s "$S" -c "echo '{}' > $S" 2>/dev/null
 check "the settings file stays unchanged" grep -q denyRead "$S"
+
+# a regular file srt's caller gave as stdout can be reopened as /dev/stdout
+ll_run -s "$S" -c 'echo via-dev-stdout > /dev/stdout' > "$WORK/stdout.txt" 2>/dev/null
+check "/dev/stdout reopens the caller's output file" test "$(cat "$WORK/stdout.txt")" = via-dev-stdout
 
 # exit status and the plan
 ll_run -s "$S" -c 'exit 7' 2>/dev/null; rc=$?

@@ -9,12 +9,12 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 NOUSERNS="$top_builddir/tests/helpers/no-userns"
 cr_run() { timeout -k 5 30 "$NOUSERNS" "$SRT" --backend="$LL" "$@"; }
 
-plan 6
+plan 7
 
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
 mkdir -p "$WORK/proj/out"
 if [ ! -x "$NOUSERNS" ]; then
-	for i in $(seq 6); do skip "no $NOUSERNS"; done
+	for i in $(seq 7); do skip "no $NOUSERNS"; done
 	exit 0
 fi
 
@@ -24,6 +24,15 @@ if command -v unshare >/dev/null; then
 	check "control: no-userns refuses a new user namespace" test "$rc" != 0
 else
 	skip "no unshare(1)"
+fi
+
+# and linux-bwrap cannot start there, which is why linux-landlock exists
+BW="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+if [ -e "$BW" ]; then
+	timeout -k 5 30 "$NOUSERNS" "$SRT" --backend="$BW" -s "$S" -c "touch $WORK/bwrap-ran" 2>/dev/null; rc=$?
+	check "control: linux-bwrap refuses to start without user namespaces" test "$rc" != 0 -a ! -e "$WORK/bwrap-ran"
+else
+	skip "linux-bwrap not built"
 fi
 
 if ! out=$(cr_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
