@@ -1,4 +1,77 @@
 #!/bin/bash
+# Filesystem reads: denyRead masks, allowRead re-opens, the most specific
+# rule wins whatever the order (F1, F2, F3, F10, a-e/srt #193 #263).
 . "$(dirname "$0")/lib.sh"
-plan 1
-skip "being written"
+
+fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
+# no_canary FILE: the canary string is absent from FILE
+no_canary() { ! grep -q "$CANARY" "$1"; }
+# check_not DESCRIPTION COMMAND...: ok when COMMAND fails
+check_not() { local d=$1; shift; if "$@"; then not_ok "$d"; else ok "$d"; fi; }
+
+S=$(fs base '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+
+# F1
+srt_run -s "$S" -c 'cat ~/.ssh/id_canary' >"$WORK/out" 2>&1; rc=$?
+check "F1 reading a denied secret fails (rc=$rc)" test $rc != 0
+check "F1 the secret does not appear" no_canary "$WORK/out"
+srt_run -s "$S" -c 'ls -la ~/.ssh; cat ~/.ssh/*' >"$WORK/out" 2>&1
+check "F1 the denied directory cannot be listed into a leak" no_canary "$WORK/out"
+
+# F2: a single-file deny inside an allowed directory
+mkdir -p "$WORK/proj/sub"
+echo "CANARY-F2-$$" > "$WORK/proj/secret.txt"
+F2=$(fs f2 '{"denyRead":["~/.ssh","./secret.txt"],"allowRead":["."],"allowWrite":["."],"denyWrite":[]}')
+srt_run -s "$F2" -c 'cat secret.txt; cat sub/../secret.txt; cat "$PWD/secret.txt"' >"$WORK/out" 2>&1
+check_not "F2 file deny inside allowRead: every spelling blocked" grep -q "CANARY-F2" "$WORK/out"
+srt_run -s "$F2" -c 'ls sub >/dev/null && echo readable' >"$WORK/out" 2>&1
+check "F2 the rest of the directory stays readable" grep -q readable "$WORK/out"
+
+# F3: deny-read inside a deny-write directory
+mkdir -p "$WORK/proj/secrets"
+echo "CANARY-F3-$$" > "$WORK/proj/secrets/f"
+F3=$(fs f3 '{"denyRead":["./secrets/f"],"allowWrite":["."],"denyWrite":["./secrets"]}')
+srt_run -s "$F3" -c 'cat secrets/f' >"$WORK/out" 2>&1; rc=$?
+check "F3 deny-read inside deny-write holds (rc=$rc)" test $rc != 0
+check_not "F3 no leak" grep -q "CANARY-F3" "$WORK/out"
+srt_run -s "$F3" -c 'echo x > secrets/new' >/dev/null 2>&1; rc=$?
+check "F3 the deny-write directory is read-only" test $rc != 0 -a ! -e "$WORK/proj/secrets/new"
+
+# denyRead with allowRead re-open
+mkdir -p "$WORK/data/pub" "$WORK/data/private"
+echo "public" > "$WORK/data/pub/readme"
+echo "CANARY-DATA-$$" > "$WORK/data/private/key"
+RO=$(fs reopen "{\"denyRead\":[\"$WORK/data\"],\"allowRead\":[\"$WORK/data/pub\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
+out=$(srt_run -s "$RO" -c "cat '$WORK/data/pub/readme'" 2>/dev/null)
+check "allowRead re-opens inside a denied directory" test "$out" = public
+srt_run -s "$RO" -c "cat '$WORK/data/private/key' 2>/dev/null; ls '$WORK/data'" >"$WORK/out" 2>&1
+check_not "the rest of the denied directory stays hidden" grep -qx "CANARY-DATA-$$\|private" "$WORK/out"
+srt_run -s "$RO" -c "echo x > '$WORK/data/new'" >/dev/null 2>&1; rc=$?
+check "the denied directory is not writable" test $rc != 0 -a ! -e "$WORK/data/new"
+
+# Overlapping rules, listed in both orders, give the same result
+mkdir -p "$WORK/proj/a/b" "$WORK/proj/w/sub"
+echo "CANARY-A-$$" > "$WORK/proj/a/x"
+echo "open" > "$WORK/proj/a/b/y"
+echo "CANARY-B-$$" > "$WORK/proj/a/b/secret"
+echo "lock" > "$WORK/proj/w/sub/lock"
+probe='cat a/x; cat a/b/y; cat a/b/secret; echo 1 > w/f && echo w-ok; echo 2 > w/sub/g && echo sub-ok; echo 3 > w/sub/lock && echo lock-broken; true'
+O1=$(fs order1 '{"denyRead":["./a","./a/b/secret"],"allowRead":["./a/b"],"allowWrite":["./w","./w/sub"],"denyWrite":["./w/sub/lock"]}')
+O2=$(fs order2 '{"denyWrite":["./w/sub/lock"],"allowWrite":["./w/sub","./w"],"allowRead":["./a/b"],"denyRead":["./a/b/secret","./a"]}')
+r1=$(srt_run -s "$O1" -c "$probe" 2>/dev/null | sort)
+rm -f "$WORK/proj/w/f" "$WORK/proj/w/sub/g"
+r2=$(srt_run -s "$O2" -c "$probe" 2>/dev/null | sort)
+check "overlapping rules: both orders give the same result" test "$r1" = "$r2"
+check "overlapping rules: the most specific wins" \
+	test "$r1" = "$(printf '%s\n' open sub-ok w-ok | sort)"
+check "overlapping rules: the denyWrite file is unchanged on the host" \
+	test "$(cat "$WORK/proj/w/sub/lock")" = lock
+
+# F10: read through a symlink planted in the project
+ln -s "$HOME/.ssh/id_canary" "$WORK/proj/l"
+srt_run -s "$S" -c 'cat l; cat ./l' >"$WORK/out" 2>&1
+check "F10 a symlink to the secret does not leak it" no_canary "$WORK/out"
+srt_run -s "$S" -c 'ln -s ~/.ssh/id_canary l2; cat l2' >"$WORK/out" 2>&1
+check "F10 a symlink made inside does not leak it" no_canary "$WORK/out"
+
+echo "1..$_tap_n"

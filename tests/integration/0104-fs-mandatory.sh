@@ -1,4 +1,75 @@
 #!/bin/bash
+# Mandatory write denies (§4.5): in cwd, at depth, in every write root (F6),
+# git hooks and config, allowGitConfig, and what stays writable.
 . "$(dirname "$0")/lib.sh"
-plan 1
-skip "being written"
+
+fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
+
+P="$WORK/proj"
+S=$(fs base '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+
+# dangerous files in cwd
+for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc; do
+	echo orig > "$P/$f"
+done
+srt_run -s "$S" -c 'for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc; do echo MOD > $f; done' >/dev/null 2>&1
+bad=
+for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc; do
+	[ "$(cat "$P/$f")" = orig ] || bad="$bad $f"
+done
+check "dangerous files in cwd stay unchanged${bad:+ (changed:$bad)}" test -z "$bad"
+
+# git: hooks and config; other .git content writable
+mkdir -p "$P/.git/hooks" "$P/.git/objects" "$P/.claude"
+echo "[core]" > "$P/.git/config"
+srt_run -s "$S" -c 'echo MOD > .git/config; echo x > .git/hooks/pre-commit' >/dev/null 2>&1
+check ".git/config and .git/hooks are write-denied" \
+	test "$(cat "$P/.git/config")" = "[core]" -a ! -e "$P/.git/hooks/pre-commit"
+srt_run -s "$S" -c 'echo o > .git/objects/test-obj && echo c > .claude/other.txt && echo s > safe.txt' >/dev/null 2>&1; rc=$?
+check "other .git and .claude files and plain files stay writable (rc=$rc)" \
+	test $rc = 0 -a -e "$P/.git/objects/test-obj" -a -e "$P/.claude/other.txt" -a -e "$P/safe.txt"
+srt_run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1
+check "absent .claude/commands and .vscode cannot be created" \
+	test ! -e "$P/.claude/commands/t.md" -a ! -e "$P/.vscode/settings.json"
+G=$(fs gitcfg '{"denyRead":[],"allowWrite":["."],"denyWrite":[],"allowGitConfig":true}')
+srt_run -s "$G" -c 'echo "[user]" >> .git/config; echo x > .git/hooks/post-commit' >/dev/null 2>&1
+check "allowGitConfig: config writable, hooks still not" \
+	test "$(tail -1 "$P/.git/config")" = "[user]" -a ! -e "$P/.git/hooks/post-commit"
+
+# found at depth (directory depth 2 with the default depth 3), not beyond
+mkdir -p "$P/x/y/z" "$P/node_modules/m"
+echo orig > "$P/x/y/.bashrc"
+echo orig > "$P/x/y/z/.bashrc"
+mkdir -p "$P/x/.git/hooks"
+srt_run -s "$S" -c 'echo MOD > x/y/.bashrc; echo MOD > x/.git/hooks/pre-push; echo MOD > x/y/z/.bashrc' >/dev/null 2>&1
+check "mandatory deny found at depth 2" test "$(cat "$P/x/y/.bashrc")" = orig
+check "nested repo hooks protected" test ! -e "$P/x/.git/hooks/pre-push"
+check "depth rule: directory depth 3 is beyond mandatoryDenySearchDepth 3" \
+	test "$(cat "$P/x/y/z/.bashrc")" = MOD
+D5=$(fs deep '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+sed -i 's/}}$/},"mandatoryDenySearchDepth":5}/' "$D5"
+echo orig > "$P/x/y/z/.bashrc"
+srt_run -s "$D5" -c 'echo MOD > x/y/z/.bashrc' >/dev/null 2>&1
+check "mandatoryDenySearchDepth 5 reaches directory depth 3" test "$(cat "$P/x/y/z/.bashrc")" = orig
+
+# a second write root gets the same protection (the reference scans cwd only)
+mkdir -p "$WORK/other/.git/hooks"
+echo orig > "$WORK/other/.zshrc"
+W2=$(fs second "{\"denyRead\":[],\"allowWrite\":[\".\",\"$WORK/other\"],\"denyWrite\":[]}")
+srt_run -s "$W2" -c "echo MOD > '$WORK/other/.zshrc'; echo x > '$WORK/other/.git/hooks/pre-commit'; echo x > '$WORK/other/.bashrc'; echo ok > '$WORK/other/file'" >/dev/null 2>&1
+check "second write root: existing rc file protected" test "$(cat "$WORK/other/.zshrc")" = orig
+check "second write root: hooks and absent rc files protected" \
+	test ! -e "$WORK/other/.git/hooks/pre-commit" -a ! -e "$WORK/other/.bashrc"
+check "second write root: ordinary files writable" test "$(cat "$WORK/other/file" 2>/dev/null)" = ok
+
+# F6: run from ~/proj with allowWrite ["~"]
+mkdir -p "$HOME/proj/a/.git"
+echo "rc-orig" > "$HOME/.bashrc"
+F6=$(fs f6 '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
+(cd "$HOME/proj" && srt_run -s "$F6" -c 'echo x>>~/.bashrc; mkdir -p ~/proj/a/.git/hooks; echo x>~/proj/a/.git/hooks/pre-commit; echo x > ~/.profile') >/dev/null 2>&1
+check "F6 ~/.bashrc unchanged with ~ writable" test "$(cat "$HOME/.bashrc")" = rc-orig
+check "F6 hook in an existing repo below cwd not written" test ! -e "$HOME/proj/a/.git/hooks/pre-commit"
+check "F6 absent ~/.profile not created" test ! -e "$HOME/.profile"
+check "F6 placeholders removed afterwards" test ! -e "$HOME/.zshrc" -a ! -e "$HOME/proj/a/.git/hooks"
+
+echo "1..$_tap_n"
