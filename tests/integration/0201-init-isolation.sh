@@ -5,11 +5,11 @@
 # where a probe could change the host, the host is checked afterwards.
 . "$(dirname "$0")/lib.sh"
 
-plan 30
+plan 33
 S=$(settings "$DEFAULT_SETTINGS")
 
 if [ ! -x "$SYSPROBE" ]; then
-	for i in $(seq 30); do skip "sysprobe not built"; done
+	for i in $(seq 33); do skip "sysprobe not built"; done
 	exit 0
 fi
 P=$SYSPROBE
@@ -19,8 +19,15 @@ P=$SYSPROBE
 out=$(srt_run -s "$S" -c 'ls /proc | grep -c "^[0-9][0-9]*$"' 2>"$WORK/err"); rc=$?
 check "K1 ls /proc runs (rc=$rc)" test "$rc" = 0
 check "K1 /proc lists only the command's tree (got $out pids)" test -n "$out" -a "${out:-99}" -le 4
-out=$(srt_run -s "$S" -c 'for p in /proc/[0-9]*; do tr "\0" " " < $p/cmdline; echo; done' 2>/dev/null)
-check "K1 no bridge or outer helper visible" test "$(printf '%s\n' "$out" | grep -c 'srt-linux-init')" -le 1
+# with a proxy configured the bridge relay runs too; it must stay out of view
+cp "$S" "$WORK/default.json"; S="$WORK/default.json"
+NET=$(settings '{"network":{"allowedDomains":["example.com"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}')
+cp "$NET" "$WORK/net.json"; NET="$WORK/net.json"
+out=$(srt_run -s "$NET" -c 'test -n "$HTTP_PROXY" && ls /proc | grep -c "^[0-9][0-9]*$"' 2>/dev/null)
+check "K1 with the bridge running, /proc still lists only the command's tree (got $out pids)" \
+	test -n "$out" -a "${out:-99}" -le 4
+out=$(srt_run -s "$NET" -c 'for p in /proc/[0-9]*; do tr "\0" " " < $p/cmdline; echo; done' 2>/dev/null)
+check "K1 only PID 1 is a helper process" test "$(printf '%s\n' "$out" | grep -c 'srt-linux-init')" = 1
 out=$(srt_run -s "$S" -c "$P proc-mem 1" 2>/dev/null)
 check "K1 open /proc/1/mem fails ($out)" test "$out" = "proc-mem errno=EACCES" -o "$out" = "proc-mem errno=EPERM"
 out=$(srt_run -s "$S" -c "$P ptrace 1" 2>/dev/null)
@@ -49,6 +56,13 @@ if [ -u /usr/bin/sudo ] && ! is_root; then
 else
 	skip "K3 sudo: no setuid sudo, or already root"
 fi
+
+# The fresh /proc keeps bwrap's read-only covers: a uid-0 caller's command
+# is uid 0 for sysctl checks and must not write host-wide sysctls. (Writes
+# back the current value, so the host is unchanged even if this failed.)
+out=$(srt_run -s "$S" -c 'cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname && echo written' 2>/dev/null)
+check "/proc/sys is read-only inside ($out)" test -z "$out"
+check "the host's hostname is unchanged" test "$(cat /proc/sys/kernel/hostname)" = "$(hostname)"
 
 # K4: terminal injection
 out=$(srt_run -s "$S" -c "$P tiocsti 0; $P tiocsti-hi 0; $P tioclinux 0" 2>/dev/null </dev/null)
