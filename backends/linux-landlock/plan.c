@@ -800,6 +800,17 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 			    (rc = domain_add(&wr, rd.v[i].path, 0, 0, rd.v[i].origin)))
 				goto out;
 	}
+	/* A write root at or above them never covers the pseudo filesystems:
+	 * linux-bwrap gives a fresh /dev and read-only /proc/sys and /sys, and
+	 * a uid-0 command without capabilities could still write many
+	 * sysctls, or a disk, through plain file permissions. */
+	rc = domain_add(&wr, "/dev", 0, 0, "linux-landlock: /dev outside the bwrap --dev set");
+	if (!rc)
+		rc = domain_add(&wr, "/proc", 0, 0, "linux-landlock: /proc is never a write root");
+	if (!rc)
+		rc = domain_add(&wr, "/sys", 0, 0, "linux-landlock: /sys is never a write root");
+	if (rc)
+		goto out;
 	rc = domain_finish(&pl, &rd);
 	if (!rc)
 		rc = domain_finish(&pl, &wr);

@@ -285,6 +285,36 @@ static void test_symlink_deny(void)
 	pol_free(&x);
 }
 
+/* allowWrite "/" (a working directory of "/" with allowWrite ".") still
+ * leaves the pseudo filesystems read-only, and the --dev set writable. */
+static void test_root_write(void)
+{
+	struct srt_ll_plan pl;
+	struct srt_diag d = { 0 };
+	struct pol x;
+	int rc;
+
+	pol_init(&x);
+	add(&x, AW, "/", 0, "filesystem.allowWrite[0]");
+	x.p.mandatory_deny_depth = 1;
+	free(x.p.cwd);
+	x.p.cwd = strdup(T);
+	rc = srt__ll_plan_build(&x.p, 7, NULL, &pl, &d);
+	ok(rc == 0, "allowWrite \"/\": plan builds (%s)", d.message);
+	if (rc) {
+		pol_free(&x);
+		return;
+	}
+	ok(!covered(&pl, "/proc/sys/kernel/hostname", LANDLOCK_ACCESS_FS_WRITE_FILE) &&
+	   !covered(&pl, "/sys/kernel/mm", LANDLOCK_ACCESS_FS_WRITE_FILE) &&
+	   !covered(&pl, "/dev/sda", LANDLOCK_ACCESS_FS_WRITE_FILE),
+	   "allowWrite \"/\": /proc, /sys and the rest of /dev stay read-only");
+	ok(covered(&pl, "/dev/null", LANDLOCK_ACCESS_FS_WRITE_FILE) && covered(&pl, "/usr", LANDLOCK_ACCESS_FS_WRITE_FILE),
+	   "allowWrite \"/\": /dev/null and ordinary trees writable");
+	srt__ll_plan_release(&pl);
+	pol_free(&x);
+}
+
 static void test_refusals(void)
 {
 	struct srt_ll_plan pl;
@@ -460,6 +490,7 @@ int main(void)
 	test_reads_nested();
 	test_writes();
 	test_symlink_deny();
+	test_root_write();
 	test_refusals();
 	test_unlistable();
 	test_serialize();
