@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""Helpers for bench/run: process-tree memory and CPU sampling, hyperfine
+JSON medians, test-tree creation and the final table/JSON report.
+
+A sandbox runtime's "own" processes are the runtime process itself and every
+descendant that is not part of the workload (the command the benchmark runs
+inside the sandbox): for srt that is srt, bwrap and srt-linux-init (PID 1
+and the bridge); for the reference it is node, bwrap and socat."""
+import json
+import os
+import statistics
+import sys
+import time
+
+# comm names of the workload processes the benchmark runs inside the sandbox
+WORKLOAD = {"curl", "bench-load", "bash", "sh", "dash", "sleep", "cat", "touch", "true"}
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def stat_fields(pid):
+    s = read(f"/proc/{pid}/stat")
+    if s is None:
+        return None
+    # comm is in parentheses and may contain spaces
+    lp, rp = s.index("("), s.rindex(")")
+    comm = s[lp + 1:rp]
+    rest = s[rp + 2:].split()
+    # rest[0] = state (field 3); ppid field 4; utime 14; stime 15
+    return {"comm": comm, "ppid": int(rest[1]), "utime": int(rest[11]), "stime": int(rest[12])}
+
+
+def tree(root):
+    """[(pid, comm, is_own)] of root and its descendants."""
+    kids = {}
+    info = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        st = stat_fields(int(d))
+        if st is None:
+            continue
+        info[int(d)] = st
+        kids.setdefault(st["ppid"], []).append(int(d))
+    out = []
+    todo = [root]
+    while todo:
+        p = todo.pop()
+        if p not in info:
+            continue
+        comm = info[p]["comm"]
+        out.append((p, comm, p == root or comm not in WORKLOAD, info[p]))
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def rollup(pid):
+    """(rss_kb, pss_kb) from smaps_rollup, or None."""
+    s = read(f"/proc/{pid}/smaps_rollup")
+    if s is None:
+        return None
+    rss = pss = 0
+    for line in s.splitlines():
+        if line.startswith("Rss:"):
+            rss = int(line.split()[1])
+        elif line.startswith("Pss:"):
+            pss = int(line.split()[1])
+    return rss, pss
+
+
+def hwm(pid):
+    s = read(f"/proc/{pid}/status")
+    if s is None:
+        return None
+    for line in s.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
+def snapshot(root):
+    snap = {"root_rss_kb": 0, "root_pss_kb": 0, "own_rss_kb": 0, "own_pss_kb": 0,
+            "tree_rss_kb": 0, "tree_pss_kb": 0, "procs": []}
+    for pid, comm, own, _ in tree(root):
+        r = rollup(pid)
+        if r is None:
+            continue
+        rss, pss = r
+        snap["procs"].append({"pid": pid, "comm": comm, "own": own, "rss_kb": rss, "pss_kb": pss})
+        snap["tree_rss_kb"] += rss
+        snap["tree_pss_kb"] += pss
+        if own:
+            snap["own_rss_kb"] += rss
+            snap["own_pss_kb"] += pss
+        if pid == root:
+            snap["root_rss_kb"], snap["root_pss_kb"] = rss, pss
+    return snap
+
+
+def cmd_mem(pid, interval=0.01):
+    """Sample until pid exits; print the peaks as JSON."""
+    pid = int(pid)
+    peak = {}
+    root_hwm = 0
+    nprocs = 0
+    comms = set()
+    while os.path.exists(f"/proc/{pid}/stat"):
+        h = hwm(pid)
+        if h:
+            root_hwm = max(root_hwm, h)
+        s = snapshot(pid)
+        for k, v in s.items():
+            if k != "procs":
+                peak[k] = max(peak.get(k, 0), v)
+        nprocs = max(nprocs, len(s["procs"]))
+        for p in s["procs"]:
+            comms.add(p["comm"] + ("" if p["own"] else "*"))
+        time.sleep(interval)
+    peak["root_hwm_kb"] = root_hwm
+    peak["max_procs"] = nprocs
+    peak["comms"] = sorted(comms)
+    print(json.dumps(peak))
+
+
+def cmd_cpu(pid):
+    """Own CPU seconds (utime+stime of live own processes) as JSON."""
+    total = 0
+    procs = []
+    for p, comm, own, st in tree(int(pid)):
+        t = (st["utime"] + st["stime"]) / TICK
+        procs.append({"pid": p, "comm": comm, "own": own, "cpu_s": t})
+        if own:
+            total += t
+    print(json.dumps({"own_cpu_s": total, "procs": procs}))
+
+
+def cmd_rss(pid):
+    print(json.dumps(snapshot(int(pid))))
+
+
+def cmd_hf(*paths):
+    """name<TAB>median_ms<TAB>stddev_ms<TAB>runs per hyperfine command; the
+    times of several exports of the same command list (rounds) are pooled."""
+    pooled = {}
+    order = []
+    for path in paths:
+        with open(path) as f:
+            d = json.load(f)
+        for r in d["results"]:
+            if r["command"] not in pooled:
+                order.append(r["command"])
+                pooled[r["command"]] = []
+            pooled[r["command"]].extend(r["times"])
+    for c in order:
+        times = pooled[c]
+        print(f"{c}\t{statistics.median(times) * 1e3:.3f}\t"
+              f"{(statistics.pstdev(times) if len(times) > 1 else 0) * 1e3:.3f}\t{len(times)}")
+
+
+def cmd_mktree(root, depth, files):
+    """A tree of about `files` empty files whose leaf directories are
+    `depth` levels below root (fan-out chosen so the count is close)."""
+    depth, files = int(depth), int(files)
+    # fan-out f with f**depth leaf dirs; files spread evenly over the leaves
+    fan = 2
+    while (fan + 1) ** depth <= files // 10:
+        fan += 1
+    leaves = fan ** depth
+    per = files // leaves
+    extra = files - per * leaves
+    made = 0
+
+    def walk(path, level):
+        nonlocal made, extra
+        if level == depth:
+            n = per + (1 if extra > 0 else 0)
+            if extra > 0:
+                extra -= 1
+            for i in range(n):
+                fd = os.open(os.path.join(path, f"f{i}.txt"), os.O_CREAT | os.O_WRONLY, 0o644)
+                os.close(fd)
+            made += n
+            return
+        for i in range(fan):
+            p = os.path.join(path, f"d{i}")
+            os.makedirs(p, exist_ok=True)
+            walk(p, level + 1)
+
+    os.makedirs(root, exist_ok=True)
+    walk(root, 0)
+    print(json.dumps({"files": made, "fanout": fan, "leaf_dirs": leaves, "depth": depth}))
+
+
+# ---- report ----
+
+def fnum(v, unit):
+    if v is None:
+        return "n/a"
+    if unit in ("ms",):
+        return f"{v:.2f} ms" if v >= 0.1 or v <= -0.1 else f"{v:.3f} ms"
+    if unit == "KiB":
+        return f"{v:.0f} KiB" if v >= 100 else f"{v:.1f} KiB"
+    if unit == "MiB":
+        return f"{v:.2f} MiB"
+    if unit == "MiB/s":
+        return f"{v:.0f} MiB/s"
+    if unit == "req/s":
+        return f"{v:.0f} req/s"
+    if unit == "s/GiB":
+        return f"{v:.3f} s/GiB"
+    return f"{v:g} {unit}".strip()
+
+
+# (key, label, unit, baseline key or None, baseline label, target kind, target value)
+# target kinds: ratio_le (value/baseline <= t), ratio_ge, le (value <= t),
+# diff_le (value - baseline <= t)
+ROWS = [
+    ("startup.nonet", "startup `srt -c true` (no network)", "ms", "startup.bwrap", "bare bwrap", "ratio_le", 1.5),
+    ("startup.net", "startup `srt -c true` (allowedDomains: proxy + bridge)", "ms", "startup.bwrap", "bare bwrap", "ratio_le", 1.5),
+    ("startup.bwrap", "startup bare bwrap", "ms", "startup.true", "`true`", None, None),
+    ("mem.nonet.root_hwm_mib", "srt peak RSS (no network)", "MiB", None, "", "le", 4.0),
+    ("mem.net.root_hwm_mib", "srt peak RSS (proxy running)", "MiB", None, "", "le", 4.0),
+    ("mem.net.root_pss_mib", "srt peak PSS (proxy running)", "MiB", None, "", None, None),
+    ("mem.nonet.own_rss_mib", "own processes peak RSS sum (no network)", "MiB", None, "", None, None),
+    ("mem.net.own_rss_mib", "own processes peak RSS sum (proxy running)", "MiB", None, "", None, None),
+    ("mem.net.own_pss_mib", "own processes peak PSS sum (proxy running)", "MiB", None, "", None, None),
+    ("mem.net.tree_pss_mib", "whole tree peak PSS (incl. `sleep`)", "MiB", None, "", None, None),
+    ("mem.net.time_maxrss_mib", "/usr/bin/time -v max RSS (proxy running)", "MiB", None, "", None, None),
+    ("tput.http.mibs", "1 GiB plain HTTP through the proxy", "MiB/s", "tput.direct.mibs", "direct", "ratio_ge", None),
+    ("tput.connect.mibs", "1 GiB CONNECT tunnel", "MiB/s", "tput.direct.mibs", "direct", "ratio_ge", 0.75),
+    ("tput.socks.mibs", "1 GiB SOCKS5", "MiB/s", "tput.direct.mibs", "direct", "ratio_ge", None),
+    ("tput.http.cpu", "own CPU per GiB, plain HTTP", "s/GiB", None, "", None, None),
+    ("tput.connect.cpu", "own CPU per GiB, CONNECT", "s/GiB", None, "", None, None),
+    ("tput.socks.cpu", "own CPU per GiB, SOCKS5", "s/GiB", None, "", None, None),
+    ("lat.p50", "keep-alive latency p50 (1,000 sequential)", "ms", "lat.direct.p50", "direct", "diff_le", 0.1),
+    ("lat.p99", "keep-alive latency p99", "ms", "lat.direct.p99", "direct", "diff", None),
+    ("conc.rps", "50 connections, requests/s", "req/s", "conc.direct.rps", "direct", "ratio_ge", 0.5),
+    ("tun.1000.own_kib", "idle tunnel memory, 1,000 tunnels (srt + bridge)", "KiB", None, "", "le", 16),
+    ("tun.1000.root_kib", "idle tunnel memory, 1,000 tunnels (srt process)", "KiB", None, "", "le", 16),
+    ("tun.big.own_kib", "idle tunnel memory, N_BIG tunnels (srt + bridge)", "KiB", None, "", "le", 16),
+    ("tun.big.root_kib", "idle tunnel memory, N_BIG tunnels (srt process)", "KiB", None, "", "le", 16),
+    ("tun.1000.usable", "1,000 tunnels usable (echo ok / opened)", "", None, "", "all", None),
+    ("tun.big.usable", "N_BIG tunnels usable (echo ok / opened)", "", None, "", "all", None),
+    ("walk.d3", "startup, cwd = 100k files at depth 3, allowWrite [\".\"]", "ms", "walk.empty", "empty cwd", "diff_le", 10),
+    ("walk.d6", "startup, cwd = 100k files at depth 6, allowWrite [\".\"]", "ms", "walk.empty", "empty cwd", "diff", None),
+]
+
+
+def judge(kind, t, v, b):
+    if kind in (None, "diff") or v is None:
+        return "", ""
+    if kind == "all":
+        return "all usable", ("PASS" if v is not None and v == b else "MISS")
+    if b is None and kind != "le":
+        return "", "n/a"
+    if kind == "ratio_le":
+        return f"<= {t}x", "PASS" if v <= t * b else "MISS"
+    if kind == "ratio_ge":
+        if t is None:
+            return "", ""
+        return f">= {t * 100:.0f}%", "PASS" if v >= t * b else "MISS"
+    if kind == "le":
+        return f"<= {t:g}", "PASS" if v <= t else "MISS"
+    if kind == "diff_le":
+        return f"<= +{t:g}", "PASS" if v - b <= t else "MISS"
+    return "", ""
+
+
+def cmd_report(kv_path, json_path, md_path=None):
+    kv = {}
+    meta = {}
+    with open(kv_path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or " " not in line:
+                continue
+            k, v = line.split(" ", 1)
+            if k.startswith("meta."):
+                meta[k[5:]] = v
+                continue
+            try:
+                kv[k] = float(v)
+            except ValueError:
+                kv[k] = v
+    impls = ["srt"] + (["ref"] if any(k.startswith("ref.") for k in kv) else [])
+    nbig = meta.get("n_big", "10000")
+    out = {"meta": meta, "figures": {}}
+    lines = []
+    hdr = "| figure | value | baseline | ratio | target | result |"
+    lines.append(hdr)
+    lines.append("|---|---|---|---|---|---|")
+    for impl in impls:
+        pre = "" if impl == "srt" else "ref."
+        if impl == "ref":
+            lines.append(f"| **reference {meta.get('ref_version', '')}** | | | | | |")
+        for key, label, unit, bkey, blabel, kind, t in ROWS:
+            label = label.replace("N_BIG", f"{int(nbig):,}")
+            v = kv.get(pre + key)
+            if v is None:
+                continue
+            if kind == "all":
+                opened = kv.get(pre + key.replace("usable", "opened"))
+                n = kv.get(pre + key.replace("usable", "n"))
+                tgt, res = judge(kind, t, v, n)
+                if opened != n:
+                    res = "MISS"
+                lines.append(f"| {label} | {v:.0f} echoed / {opened:.0f} opened of {n:.0f} | | | {tgt} | {res} |")
+                out["figures"][pre + key] = {"label": label, "echoed": v, "opened": opened,
+                                             "tunnels": n, "result": res}
+                continue
+            # baselines are shared (bwrap, direct) and measured once
+            # walk baselines are each implementation's own empty-cwd start
+            b = kv.get((pre + bkey) if bkey and bkey.startswith("walk.") else bkey) if bkey else None
+            ratio = ""
+            if b not in (None, 0) and isinstance(v, float):
+                ratio = f"{v / b:.2f}x" if kind not in ("diff_le", "diff") else f"{v - b:+.2f} ms"
+            tgt, res = judge(kind, t, v, b)
+            btxt = f"{blabel} {fnum(b, unit)}" if b is not None else ""
+            lines.append(f"| {label} | {fnum(v, unit)} | {btxt} | {ratio} | {tgt} | {res} |")
+            out["figures"][pre + key] = {"label": label, "value": v, "unit": unit,
+                                         "baseline": b, "baseline_label": blabel,
+                                         "target": tgt, "result": res}
+    out["raw"] = kv
+    table = "\n".join(lines)
+    with open(json_path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    if md_path:
+        with open(md_path, "w") as f:
+            f.write(table + "\n")
+    print(table)
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"mem": cmd_mem, "cpu": cmd_cpu, "rss": cmd_rss, "hf": cmd_hf,
+     "mktree": cmd_mktree, "report": cmd_report}[cmd](*args)
+
+
+if __name__ == "__main__":
+    main()
