@@ -42,6 +42,7 @@ void srt__rules_free(struct srt_rules *r)
 	free_list(r->reason_keys, r->n_reasons);
 	free_list(r->reason_values, r->n_reasons);
 	free(r->denied_addrs);
+	free_list(r->strip, r->n_strip);
 	free(r);
 }
 
@@ -69,6 +70,10 @@ int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
 			goto out;
 	}
 	r->strict = s->strict_allowlist;
+	r->refuse_opaque = s->refuse_opaque_tunnels;
+	r->require_host_match = s->require_host_match;
+	if (copy_list(&r->strip, &r->n_strip, &s->strip_response_headers) < 0)
+		goto out;
 	n = s->denied_resolved_addresses.n;
 	r->denied_addrs = calloc(n ? n : 1, sizeof(*r->denied_addrs));
 	if (!r->denied_addrs)

@@ -25,6 +25,10 @@ struct srt_rules {
 	bool strict;
 	struct srt_cidr *denied_addrs; /* deniedResolvedAddresses */
 	size_t n_denied_addrs;
+	bool refuse_opaque;      /* refuseOpaqueTunnels: no TLS termination here, so every tunnel */
+	bool require_host_match; /* requireHostMatch: HTTP/1.1 without Host is refused */
+	char **strip;            /* stripResponseHeaders */
+	size_t n_strip;
 };
 
 /* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL

@@ -320,6 +320,7 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 		} else if (srt__http_name_is(hd, "host")) {
 			n_host++;
 			host_hd = hd;
+			r->has_host = true;
 		} else if (srt__http_name_is(hd, "proxy-authorization")) {
 			n_auth++;
 			r->auth = hd->value;
@@ -544,8 +545,28 @@ static bool response_hop_header(const struct srt_http_head *h,
 	return connection_lists(h, hd->name, hd->name_len);
 }
 
+static char fold(char c)
+{
+	if (c == '_' || c == '.')
+		return '-';
+	return (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+}
+
+bool srt__http_name_folds(const char *a, size_t alen, const char *b)
+{
+	size_t bl = strlen(b);
+
+	if (alen != bl)
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if (fold(a[i]) != fold(b[i]))
+			return false;
+	return true;
+}
+
 size_t srt__http_build_downstream(const struct srt_http_head *h,
 				  const struct srt_http_response *r, bool close,
+				  char *const *strip, size_t n_strip,
 				  char *buf, size_t cap)
 {
 	struct out o = { buf, 0, cap, false };
@@ -561,7 +582,12 @@ size_t srt__http_build_downstream(const struct srt_http_head *h,
 	puts_(&o, "\r\n");
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt_http_header *hd = &h->h[i];
+		bool stripped = false;
 		if (response_hop_header(h, hd, keep_length))
+			continue;
+		for (size_t k = 0; k < n_strip && !stripped; k++)
+			stripped = srt__http_name_folds(hd->name, hd->name_len, strip[k]);
+		if (stripped)
 			continue;
 		put(&o, hd->name, hd->name_len);
 		puts_(&o, ": ");

@@ -67,6 +67,7 @@ struct srt_http_request {
 	enum srt_http_body body;
 	uint64_t length;
 	bool keep_alive;   /* the client wants the connection kept */
+	bool has_host;     /* a Host header was present */
 	bool expect_continue;
 	const char *auth;  /* Proxy-Authorization value or NULL */
 	size_t auth_len;
@@ -107,12 +108,17 @@ struct srt_http_response {
 int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
 			       struct srt_http_response *r);
 
-/* The response head for the client: hop-by-hop headers removed, framing
- * re-emitted, "Connection: close" when `close` is set. Returns the length
- * or 0 when `cap` is too small. */
+/* The response head for the client: hop-by-hop headers and the names in
+ * `strip` (stripResponseHeaders: case-insensitive, '-', '_' and '.' fold
+ * together) removed, framing re-emitted, "Connection: close" when `close`
+ * is set. Returns the length or 0 when `cap` is too small. */
 size_t srt__http_build_downstream(const struct srt_http_head *h,
 				  const struct srt_http_response *r, bool close,
+				  char *const *strip, size_t n_strip,
 				  char *out, size_t cap);
+
+/* Header names equal under the stripResponseHeaders folding. */
+bool srt__http_name_folds(const char *a, size_t alen, const char *b);
 
 /* The chunked framing scanner: finds where a chunked body ends so the next
  * message on the connection is parsed on its own. Bytes pass through

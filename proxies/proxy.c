@@ -449,6 +449,19 @@ static void bad_gateway(struct conn *c)
 
 /* ---- policy ------------------------------------------------------------ */
 
+enum { RULE_REFUSE_OPAQUE, RULE_REQUIRE_HOST };
+
+static bool rule_flag(struct conn *c, int which)
+{
+	bool v;
+
+	pthread_mutex_lock(&c->p->lock);
+	v = which == RULE_REFUSE_OPAQUE ? c->p->rules->refuse_opaque :
+					  c->p->rules->require_host_match;
+	pthread_mutex_unlock(&c->p->lock);
+	return v;
+}
+
 static bool decide(struct conn *c, char *reason, size_t cap)
 {
 	bool ok;
@@ -717,12 +730,23 @@ static void http_head(struct conn *c)
 	}
 	snprintf(c->host, sizeof(c->host), "%s", r.host);
 	c->port = r.port;
+	if (!r.is_connect && h->minor == 1 && !r.has_host && rule_flag(c, RULE_REQUIRE_HOST)) {
+		http_simple(c, 400, "Bad Request", "blocked-by-sandbox-runtime",
+			    "HTTP/1.1 request without a Host header\n");
+		goto out;
+	}
 	if (!decide(c, reason, sizeof(reason))) {
 		deny_policy(c, reason);
 		goto out;
 	}
 	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
+		if (rule_flag(c, RULE_REFUSE_OPAQUE)) {
+			/* nothing is TLS-terminated here, so no tunnel can be inspected */
+			http_simple(c, 403, "Forbidden", "blocked-by-sandbox-runtime",
+				    "this proxy does not tunnel CONNECTs it cannot inspect");
+			goto out;
+		}
 		buf_consume(&c->in, (size_t)len);
 		resolve(c);
 		goto out;
@@ -855,6 +879,18 @@ static void http_reqbody(struct conn *c)
 	srt__chunked_init(&c->chunk);
 }
 
+static size_t build_downstream(struct conn *c, const struct srt_http_head *h,
+			       const struct srt_http_response *r, bool close)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->p->lock);
+	n = srt__http_build_downstream(h, r, close, c->p->rules->strip, c->p->rules->n_strip,
+				       c->cout.p + c->cout.len, c->cout.cap - c->cout.len);
+	pthread_mutex_unlock(&c->p->lock);
+	return n;
+}
+
 static void http_resphead(struct conn *c)
 {
 	struct srt_http_head *h = malloc(sizeof(*h));
@@ -889,8 +925,7 @@ again:
 		r.body = SRT_BODY_NONE;
 		if (buf_reserve(&c->cout, (size_t)len + 64) < 0)
 			goto fail;
-		out = srt__http_build_downstream(h, &r, false, c->cout.p + c->cout.len,
-						 c->cout.cap - c->cout.len);
+		out = build_downstream(c, h, &r, false);
 		if (!out)
 			goto fail;
 		c->cout.len += out;
@@ -904,8 +939,7 @@ again:
 	srt__chunked_init(&c->chunk);
 	if (buf_reserve(&c->cout, (size_t)len + 128) < 0)
 		goto fail;
-	out = srt__http_build_downstream(h, &r, c->close_after, c->cout.p + c->cout.len,
-					 c->cout.cap - c->cout.len);
+	out = build_downstream(c, h, &r, c->close_after);
 	if (!out)
 		goto fail;
 	c->cout.len += out;
@@ -1076,6 +1110,16 @@ static void socks_req(struct conn *c)
 	}
 	if (c->socks_noauth) {
 		socks_refuse_unauthenticated(c);
+		return;
+	}
+	if (rule_flag(c, RULE_REFUSE_OPAQUE)) {
+		char line[600];
+		snprintf(line, sizeof(line), "deny socks-tunnel %s:%d (refuseOpaqueTunnels)",
+			 c->host, c->port);
+		if (c->p->on_violation)
+			c->p->on_violation(c->p->ctx, c->key, line);
+		srt__socks_reply(rep, 1);
+		reply_and_close(c, rep, sizeof(rep));
 		return;
 	}
 	if (!decide(c, reason, sizeof(reason))) {

@@ -158,16 +158,29 @@ static void test_build(void)
 	}
 	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.body == SRT_BODY_LENGTH &&
 	   rs.length == 10 && !rs.upstream_close, "response with Content-Length");
-	n = srt__http_build_downstream(&h, &rs, false, out, sizeof(out));
+	n = srt__http_build_downstream(&h, &rs, false, NULL, 0, out, sizeof(out));
 	out[n] = '\0';
 	ok(!strstr(out, "Keep-Alive") && !strstr(out, "Connection") &&
 	   strstr(out, "Content-Length: 10"), "response hop-by-hop removed");
 	ok(srt__http_analyze_response(&h, true, &rs) == 0 && rs.body == SRT_BODY_NONE,
 	   "HEAD response has no body");
+	{
+		char *strip[] = { (char *)"x" };
+		char *strip2[] = { (char *)"X_Powered.BY" };
+		const char *s2 = "HTTP/1.1 200 OK\r\nX-Powered-By: php\r\nX: y\r\nContent-Length: 0\r\n\r\n";
+		srt__http_parse_response(s2, strlen(s2), &h);
+		srt__http_analyze_response(&h, false, &rs);
+		n = srt__http_build_downstream(&h, &rs, false, strip, 1, out, sizeof(out));
+		out[n] = '\0';
+		ok(!strstr(out, "X: y") && strstr(out, "X-Powered-By"), "stripResponseHeaders removes a name");
+		n = srt__http_build_downstream(&h, &rs, false, strip2, 1, out, sizeof(out));
+		out[n] = '\0';
+		ok(!strstr(out, "Powered") && strstr(out, "X: y"), "stripResponseHeaders folds - _ . and case");
+	}
 	srt__http_parse_response("HTTP/1.1 200 OK\r\n\r\n", 19, &h);
 	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.body == SRT_BODY_EOF &&
 	   rs.upstream_close, "no framing: until EOF");
-	n = srt__http_build_downstream(&h, &rs, true, out, sizeof(out));
+	n = srt__http_build_downstream(&h, &rs, true, NULL, 0, out, sizeof(out));
 	out[n] = '\0';
 	ok(strstr(out, "Connection: close\r\n") != NULL, "close announced");
 	srt__http_parse_response("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 47, &h);

@@ -371,7 +371,8 @@ static void *http_conn(void *arg)
 		else
 			rl = snprintf(resp, sizeof(resp),
 				      "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nKeep-Alive: timeout=5\r\n"
-				      "Connection: keep-alive\r\n\r\n%s", bl, head ? "" : body);
+				      "X-Server: test\r\nConnection: keep-alive\r\n\r\n%s", bl,
+				      head ? "" : body);
 		if (send_all(fd, resp, (size_t)rl) < 0)
 			goto out;
 	}
@@ -730,8 +731,9 @@ static void test_plain(void)
 		body = strstr(resp, "\r\n\r\n");
 		ok(!strncmp(resp, "HTTP/1.1 200 OK\r\n", 17) && body && !strcmp(body + 4, want),
 		   "plain GET forwarded in origin form, Proxy-Authorization stripped");
-		ok(!strstr(resp, "Keep-Alive") && !strstr(resp, "Connection:"),
-		   "response hop-by-hop headers stripped");
+		ok(!strstr(resp, "Keep-Alive") && !strstr(resp, "Connection:") &&
+		   strstr(resp, "X-Server: test\r\n"),
+		   "response hop-by-hop headers stripped, end-to-end ones kept");
 	}
 	/* second request on the same connection, to a denied host */
 	snprintf(req, sizeof(req), "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
@@ -975,6 +977,63 @@ static void test_update(void)
 	srt__strv_release(&s.denied_resolved_addresses);
 }
 
+/* refuseOpaqueTunnels, requireHostMatch, stripResponseHeaders (live) */
+static void test_options(void)
+{
+	struct srt_settings s;
+	char resp[4096], target[64], req[1024];
+	uint8_t b[64];
+	size_t ul = strlen(TOKEN);
+	int fd, n;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	srt__strv_push(&s.allowed_domains, target);
+	snprintf(req, sizeof(req), "127.0.0.1:%d", http_port);
+	srt__strv_push(&s.allowed_domains, req);
+	srt__strv_push(&s.strip_response_headers, "x_SERVER");
+	s.refuse_opaque_tunnels = true;
+	s.require_host_match = true;
+	ok(srt__proxy_update(proxy, &s, NULL) == 0, "options applied live");
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 Forbidden\r\n", 24) &&
+	   strstr(resp, "X-Proxy-Error: blocked-by-sandbox-runtime\r\n") &&
+	   strstr(resp, "this proxy does not tunnel CONNECTs it cannot inspect"),
+	   "refuseOpaqueTunnels: an allowed CONNECT is refused");
+	close(fd);
+	fd = pconnect();
+	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
+	req[8] = (char)ul;
+	memcpy(req + 9, TOKEN, ul);
+	memcpy(req + 9 + ul, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
+	req[17 + ul] = (char)(echo_port >> 8);
+	req[18 + ul] = (char)(echo_port & 255);
+	send_all(fd, req, 19 + ul);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n == 14 && b[4] == 5 && b[5] == 1, "refuseOpaqueTunnels: SOCKS CONNECT gets 05 01");
+	snprintf(resp, sizeof(resp), "deny socks-tunnel 127.0.0.1:%d (refuseOpaqueTunnels)", echo_port);
+	ok(violation_seen(resp, NULL), "and a socks-tunnel violation");
+	close(fd);
+	fd = pconnect();
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\n%s\r\n", http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 400 ", 13) && strstr(resp, "without a Host header"),
+	   "requireHostMatch: HTTP/1.1 without Host is refused");
+	close(fd);
+	fd = pconnect();
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		 "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && !strstr(resp, "X-Server"),
+	   "stripResponseHeaders removes the folded name");
+	close(fd);
+	srt__strv_release(&s.allowed_domains);
+	srt__strv_release(&s.strip_response_headers);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
@@ -1071,6 +1130,7 @@ int main(void)
 		close(slow);
 	}
 	test_update();
+	test_options();
 	srt__proxy_free(proxy);
 	ok(access(sock_path, F_OK) < 0, "socket removed on free");
 	rmdir(dir);
