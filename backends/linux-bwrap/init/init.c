@@ -323,7 +323,7 @@ static void worker(const struct opts *o, const sigset_t *orig_mask)
  * and could otherwise write host-wide sysctls. */
 static const char *const proc_covers[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus" };
 
-static int cover_proc(void)
+static int cover_proc(int required, int debug)
 {
 	size_t i;
 
@@ -338,6 +338,11 @@ static int cover_proc(void)
 			  MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  NULL) != 0) {
 			snprintf(step, sizeof(step), "read-only %s", p);
+			if (!required) {
+				if (debug)
+					say("srt-linux-init: (debug) %s: %s", step, strerror(errno));
+				continue;
+			}
 			fail(step, errno);
 			return -1;
 		}
@@ -352,6 +357,7 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
 			const sigset_t *orig_mask)
 {
+	int fresh_proc = 0;
 	char go;
 	ssize_t n;
 	pid_t pid;
@@ -372,7 +378,9 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 		fail("make / private in the nested mount namespace", errno);
 		_exit(EXIT_SETUP);
 	}
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
+		fresh_proc = 1;
+	} else {
 		/* enableWeakerNestedSandbox is for hosts (unprivileged
 		 * containers) where proc cannot be mounted; the user accepted
 		 * the host's /proc there */
@@ -392,7 +400,9 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 			say("srt-linux-init: (debug) max_user_namespaces=0 in the nested user namespace: %s",
 			    strerror(err));
 	}
-	if (cover_proc() != 0)
+	/* on the host's /proc that the weaker mode binds in, the container
+	 * runtime decides what is writable; our covers are best effort there */
+	if (cover_proc(fresh_proc || !o->weaker, o->debug) != 0)
 		_exit(EXIT_SETUP);
 	if (drop_caps() != 0)
 		_exit(EXIT_SETUP);
@@ -450,9 +460,15 @@ int main(int argc, char **argv)
 		child = clone_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS);
 	}
 	if (child < 0) {
+		int err = errno;
+
 		fail(made_userns ? "create the nested user, pid and mount namespaces"
 				 : "create the nested pid and mount namespaces",
-		     errno);
+		     err);
+		if (made_userns && (err == EPERM || err == ENOSPC || err == EUSERS))
+			say("srt-linux-init: bubblewrap did not keep CAP_SYS_ADMIN for the helper and no "
+			    "user namespace can be made inside the sandbox (user.max_user_namespaces, a "
+			    "seccomp profile or bwrap --disable-userns); the command was not run");
 		goto out;
 	}
 	if (child == 0) {
