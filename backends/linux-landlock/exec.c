@@ -164,12 +164,42 @@ static void create_ruleset(struct plan *p)
 		die("landlock_create_ruleset", "%s", strerror(errno));
 }
 
+/* The header records, each required exactly once before any rule: a plan
+ * that leaves one out is not one srt wrote, and running it could mean
+ * fewer layers. */
+static const char *const headers[] = {
+	"abi", "fs", "net", "scope", "seccomp", "inet-block", "meta-block", "stdio",
+};
+#define ALL_HEADERS ((1u << (sizeof(headers) / sizeof(headers[0]))) - 1)
+
+static void seen_header(unsigned *seen, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
+		if (!strcmp(headers[i], name)) {
+			if (*seen & (1u << i))
+				die("parse plan", "\"%s\" given twice", name);
+			*seen |= 1u << i;
+			return;
+		}
+}
+
+static void check_headers(unsigned seen)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++)
+		if (!(seen & (1u << i)))
+			die("parse plan", "\"%s\" is missing", headers[i]);
+}
+
 /* Parse the records and build the ruleset as we go. */
 static void apply_plan(struct plan *p, char *buf, size_t len)
 {
 	char *rec = buf, *end = buf + len;
 	int have_end = 0, created = 0;
-	unsigned nrec = 0;
+	unsigned nrec = 0, seen = 0;
 
 	if (len == 0 || buf[len - 1] != '\0')
 		die("parse plan", "the plan is not NUL-terminated");
@@ -181,6 +211,11 @@ static void apply_plan(struct plan *p, char *buf, size_t len)
 			die("parse plan", "data after \"end\"");
 		if (arg)
 			*arg++ = '\0';
+		if (nrec > 0 && strcmp(rec, "rule") && strcmp(rec, "end")) {
+			if (created)
+				die("parse plan", "\"%s\" after the rules", rec);
+			seen_header(&seen, rec);
+		}
 		if (nrec++ == 0) {
 			if (strcmp(rec, "srt-landlock-plan") || !arg || strcmp(arg, "1"))
 				die("parse plan", "not a version 1 plan");
@@ -208,6 +243,7 @@ static void apply_plan(struct plan *p, char *buf, size_t len)
 			int fd;
 
 			if (!created) {
+				check_headers(seen);
 				create_ruleset(p);
 				created = 1;
 			}
@@ -240,6 +276,7 @@ next:
 	}
 	if (!have_end)
 		die("parse plan", "the plan is truncated");
+	check_headers(seen);
 	if (!created)
 		create_ruleset(p);
 }
@@ -289,7 +326,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--plan-fd") && i + 1 < argc) {
 			errno = 0;
 			fd = strtol(argv[++i], &end, 10);
-			if (errno || *end || fd < 0 || fd > 65535)
+			if (errno || *end || fd < 3 || fd > 65535)
 				die("arguments", "bad --plan-fd \"%s\"", argv[i]);
 		} else if (!strcmp(argv[i], "--")) {
 			i++;
