@@ -769,6 +769,9 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		goto out;
 	if (abi < 6 && (rc = note(plan, "ipc: Landlock ABI %d cannot scope signals: the command can signal other processes of this user", abi)))
 		goto out;
+	rc = note(plan, "processes: no pid namespace: the command sees the host's processes (ptrace and /proc/PID of processes outside the sandbox are refused by Landlock) and a process it leaves behind can outlive srt; the command itself is killed when srt dies");
+	if (rc)
+		goto out;
 
 	if (pol->fs_disabled) {
 		rc = note(plan, "filesystem: disabled (filesystem.disabled): no Landlock filesystem rules");
