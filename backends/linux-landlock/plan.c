@@ -769,7 +769,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		goto out;
 	if (abi < 6 && (rc = note(plan, "ipc: Landlock ABI %d cannot scope signals: the command can signal other processes of this user", abi)))
 		goto out;
-	rc = note(plan, "processes: no pid namespace: the command sees the host's processes (ptrace and /proc/PID of processes outside the sandbox are refused by Landlock) and a process it leaves behind can outlive srt; the command itself is killed when srt dies");
+	rc = note(plan, "processes: no pid namespace: the command sees the host's processes and their command lines (ptrace and /proc/PID/{mem,environ,fd,root} of processes outside the sandbox are refused by Landlock) and a process it leaves behind can outlive srt; the command itself is killed when srt dies");
 	if (rc)
 		goto out;
 
