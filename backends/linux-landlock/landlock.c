@@ -191,8 +191,12 @@ static int ll_wrap(void *state, const char *const *argv, struct srt_command *out
 	out->priv = lc;
 
 	rc = srt__ll_plan_serialize(&st->plan, &buf, &len);
+	if (rc == SRT_E_LIMIT)
+		return srt_diag_set(diag, rc, "filesystem",
+				    "linux-landlock: the rule plan is over %u bytes; narrow the filesystem rules",
+				    SRT_LL_PLAN_MAX_BYTES);
 	if (rc)
-		return srt_diag_set(diag, rc, "filesystem", "linux-landlock: the rule plan is too large");
+		return rc;
 	lc->plan_fd = memfd_create("srt-landlock-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (lc->plan_fd < 0) {
 		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: memfd for the plan: %s", strerror(errno));
