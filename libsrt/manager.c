@@ -417,7 +417,10 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 		if (rc)
 			return rc;
 	}
-	sb_log(sb, 1, "backend %s from %s", sb->be->hdr.name, srt__module_path(sb->module));
+	sb_log(sb, 1, "backend %s from %s (%s%s%s)", sb->be->hdr.name, srt__module_path(sb->module),
+	       (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" : "no network namespace",
+	       (sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace" : ", no pid namespace",
+	       (sb->be->caps & SRT_CAP_PROXY) ? ", proxy" : "");
 
 	rc = srt__vstore_set_ignore(sb->violations, &sb->settings);
 	if (rc)
@@ -534,7 +537,13 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 				fprintf(out, "%-11s %s%s   <- %s\n", names[i], lists[i]->v[j].path,
 					(lists[i]->v[j].flags & SRT_RULE_GLOB) ? " (glob)" : "",
 					lists[i]->v[j].origin ? lists[i]->v[j].origin : "");
-	fprintf(out, "network: empty network namespace");
+	fprintf(out, "guarantees: filesystem rules%s%s%s%s\n",
+		(sb->be->caps & SRT_CAP_NETNS) ? ", empty network namespace" : ", no network namespace (sockets refused by seccomp/Landlock instead)",
+		(sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace and /proc" : ", no pid namespace (the host's /proc is visible)",
+		(sb->be->caps & SRT_CAP_SECCOMP) ? ", seccomp syscall filters" : "",
+		(sb->be->caps & SRT_CAP_PROXY) ? ", filtering proxy" : "");
+	fprintf(out, "network: %s", (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" :
+		"no network namespace (the backend refuses sockets instead)");
 	if (sb->proxy) {
 		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",
 			sb->policy.proxy_socket, sb->policy.http_port, sb->policy.socks_port);
@@ -561,6 +570,48 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 	return rc;
 }
 
+/* Violation lines from the backend's monitor, read until EOF (the monitor
+ * closes its end when the sandbox ends). */
+struct events_reader {
+	struct srt_sandbox *sb;
+	const char *key;
+	int fd;
+};
+
+#define EVENT_LINE_MAX 4096
+
+static void *events_main(void *arg)
+{
+	struct events_reader *er = arg;
+	char buf[EVENT_LINE_MAX + 1];
+	size_t have = 0;
+	int skipping = 0;
+
+	for (;;) {
+		ssize_t n = read(er->fd, buf + have, EVENT_LINE_MAX - have);
+		char *nl;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		while ((nl = memchr(buf, '\n', have))) {
+			size_t l = (size_t)(nl - buf);
+			*nl = '\0';
+			if (!skipping && l > 0)
+				srt__vstore_add(er->sb->violations, er->key, buf);
+			skipping = 0;
+			memmove(buf, nl + 1, have - l - 1);
+			have -= l + 1;
+		}
+		if (have == EVENT_LINE_MAX) { /* an over-long line is dropped whole */
+			have = 0;
+			skipping = 1;
+		}
+	}
+	return NULL;
+}
+
 int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag)
@@ -570,6 +621,9 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	char **envp = NULL;
 	char *key = NULL;
 	volatile pid_t target = 0;
+	struct events_reader er;
+	pthread_t reader;
+	int have_reader = 0;
 	pid_t pid;
 	int rc;
 
@@ -614,7 +668,21 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		}
 	}
 	target = cmd.signal_pid;
+	if (cmd.events_fd > 2) {
+		sigset_t all, old;
+		er.sb = sb;
+		er.key = key;
+		er.fd = cmd.events_fd;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		have_reader = pthread_create(&reader, NULL, events_main, &er) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (!have_reader)
+			sb_log(sb, 0, "cannot start the violation reader: file violations of this command are not reported");
+	}
 	rc = srt__wait(pid, &target, ro ? ro->forward_signals : 0, status, diag);
+	if (have_reader)
+		pthread_join(reader, NULL);
 out_cmd:
 	sb->be->release(sb->bstate, &cmd);
 out:

@@ -50,6 +50,10 @@ struct srt_command {
 	int n_child_fds;
 	pid_t signal_pid;   /* where forwarded signals go; 0 = the spawned process */
 	void *priv;         /* backend's per-command state (freed by release()) */
+	int events_fd;      /* > 2: the core reads violation lines from it
+			     * ("deny <syscall> <path>", one per line) until EOF
+			     * and attributes them to the command; else none.
+			     * Owned by the backend (closed by release()). */
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,
