@@ -87,7 +87,14 @@ int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path
 			   const char *const *argv, struct srt_words *w,
 			   struct srt_diag *diag)
 {
-	char http[16], socks[16];
+	return srt__bwrap_helper_args_status(pol, helper_path, -1, argv, w, diag);
+}
+
+int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *helper_path,
+				  int status_fd, const char *const *argv,
+				  struct srt_words *w, struct srt_diag *diag)
+{
+	char http[16], socks[16], fdnum[16];
 
 	if (!helper_path || helper_path[0] != '/')
 		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
@@ -116,6 +123,11 @@ int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path
 		goto nomem;
 	if (pol->weaker_nested_sandbox && srt__words_push(w, "--weaker-nested-sandbox"))
 		goto nomem;
+	if (status_fd >= 0) {
+		snprintf(fdnum, sizeof(fdnum), "%d", status_fd);
+		if (srt__words_push(w, "--status-fd") || srt__words_push(w, fdnum))
+			goto nomem;
+	}
 	if (pol->debug && srt__words_push(w, "--debug"))
 		goto nomem;
 	if (srt__words_push(w, "--"))

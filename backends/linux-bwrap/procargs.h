@@ -19,4 +19,13 @@ int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path
 			   const char *const *argv, struct srt_words *w,
 			   struct srt_diag *diag);
 
+/* The same, plus "--status-fd status_fd" when status_fd >= 0: the write
+ * end of a pipe the child inherits. The helper writes "S" on it once every
+ * layer is in place (just before exec), or "E<one line>\n" when a layer
+ * failed (that line then is not printed by the helper: report it, exit 1).
+ * EOF with neither means bwrap or the helper died first. */
+int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *helper_path,
+				  int status_fd, const char *const *argv,
+				  struct srt_words *w, struct srt_diag *diag);
+
 #endif

@@ -5,12 +5,12 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 15
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
 MARK="$WORK/proj/ran"
 
 if [ ! -x "$H" ]; then
-	for i in $(seq 12); do skip "srt-linux-init not built"; done
+	for i in $(seq 15); do skip "srt-linux-init not built"; done
 	exit 0
 fi
 
@@ -44,6 +44,23 @@ if [ -x "$SYSPROBE" ]; then
 	check "K11 seccomp unavailable: exit 125 (rc=$rc)" test "$rc" = 125
 	check "K11 seccomp unavailable: the command did not run" test ! -e "$MARK"
 	check "K11 seccomp unavailable: the step is named" grep -q '^srt-linux-init: seccomp' "$WORK/err"
+else
+	skip "sysprobe not built"
+	skip "sysprobe not built"
+	skip "sysprobe not built"
+fi
+
+# The same through srt: one clear line, nothing ran. With the helper's
+# status channel wired (--status-fd in the bwrap argv) srt reports the
+# layer as its own failure (exit 1, SPEC §1); without it the helper's 125
+# passes through.
+if [ -x "$SYSPROBE" ]; then
+	S=$(settings "$DEFAULT_SETTINGS")
+	if srt_run -s "$S" --explain -c true 2>/dev/null | grep -q -- '--status-fd'; then want=1; else want=125; fi
+	"$SYSPROBE" deny-seccomp timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" -c "touch '$MARK'" 2>"$WORK/err"; rc=$?
+	check "K11 via srt, seccomp unavailable: exit $want (rc=$rc)" test "$rc" = "$want"
+	check "K11 via srt: the command did not run" test ! -e "$MARK"
+	check "K11 via srt: one line naming the layer" test "$(grep -c seccomp "$WORK/err")" = 1
 else
 	skip "sysprobe not built"
 	skip "sysprobe not built"

@@ -3,7 +3,8 @@
  *
  *   srt-linux-init [--proxy-socket PATH --http-port N --socks-port N]
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
- *                  [--weaker-nested-sandbox] [--debug] -- command [args...]
+ *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
+ *                  -- command [args...]
  *
  * Process tree (SPEC §5, anchor-inventory §4.9):
  *
@@ -28,7 +29,13 @@
  *
  * Failures: one line "srt-linux-init: <step>: <reason>" on stderr and exit
  * status 125; the command never runs with fewer layers than asked for. If
- * exec itself fails the status is 127 (not found) or 126, like a shell. */
+ * exec itself fails the status is 127 (not found) or 126, like a shell.
+ *
+ * --status-fd N tells srt how the setup went, so it can tell a layer that
+ * failed from a command that exits 125: the worker writes "S" on N just
+ * before exec (every layer is in place), or a failing step writes "E" and
+ * its message line there instead of on stderr. N is close-on-exec: the
+ * command never holds it. */
 #include "config.h"
 
 #include <errno.h>
@@ -68,6 +75,9 @@ struct opts {
 	char **argv; /* the command, NULL-terminated */
 };
 
+/* --status-fd, or -1 */
+static int status_fd = -1;
+
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
@@ -90,9 +100,34 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 		return;
 }
 
+/* Report a setup failure: on the status fd when srt gave us one (srt then
+ * prints it as its own one-line error), else on stderr. */
+__attribute__((format(printf, 1, 2))) static void failf(const char *fmt, ...)
+{
+	char buf[600];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + 1, sizeof(buf) - 2, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf) - 3)
+		n = (int)sizeof(buf) - 3;
+	if (status_fd >= 0) {
+		buf[0] = 'E';
+		buf[n + 1] = '\n';
+		if (write(status_fd, buf, (size_t)n + 2) == (ssize_t)n + 2)
+			return;
+		buf[n + 1] = '\0'; /* srt is not listening: say it on stderr */
+	}
+	say("%s", buf + 1);
+}
+
 static void fail(const char *step, int err)
 {
-	say("srt-linux-init: %s: %s", step, strerror(err));
+	failf("srt-linux-init: %s: %s", step, strerror(err));
 }
 
 static int parse_port(const char *s, int *out)
@@ -126,20 +161,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		} else if (!strcmp(a, "--proxy-socket") && val) {
 			if (val[0] != '/') {
-				say("srt-linux-init: --proxy-socket: '%s' is not an absolute path", val);
+				failf("srt-linux-init: --proxy-socket: '%s' is not an absolute path", val);
 				return -1;
 			}
 			o->proxy_socket = val;
 			i++;
 		} else if (!strcmp(a, "--http-port") && val) {
 			if (parse_port(val, &o->http_port)) {
-				say("srt-linux-init: --http-port: '%s' is not a port number", val);
+				failf("srt-linux-init: --http-port: '%s' is not a port number", val);
 				return -1;
 			}
 			i++;
 		} else if (!strcmp(a, "--socks-port") && val) {
 			if (parse_port(val, &o->socks_port)) {
-				say("srt-linux-init: --socks-port: '%s' is not a port number", val);
+				failf("srt-linux-init: --socks-port: '%s' is not a port number", val);
 				return -1;
 			}
 			i++;
@@ -149,20 +184,29 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->allow_userns = 1;
 		} else if (!strcmp(a, "--weaker-nested-sandbox")) {
 			o->weaker = 1;
+		} else if (!strcmp(a, "--status-fd") && val) {
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+				failf("srt-linux-init: --status-fd: '%s' is not an open descriptor", val);
+				return -1;
+			}
+			status_fd = fd;
+			i++;
 		} else if (!strcmp(a, "--debug")) {
 			o->debug = 1;
 		} else {
-			say("srt-linux-init: unknown or incomplete option '%s'", a);
+			failf("srt-linux-init: unknown or incomplete option '%s'", a);
 			return -1;
 		}
 	}
 	if (i >= argc) {
-		say("srt-linux-init: no command given (usage: srt-linux-init [options] -- command [args...])");
+		failf("srt-linux-init: no command given (usage: srt-linux-init [options] -- command [args...])");
 		return -1;
 	}
 	if ((o->proxy_socket != NULL) != (o->http_port != 0) ||
 	    (o->proxy_socket != NULL) != (o->socks_port != 0)) {
-		say("srt-linux-init: --proxy-socket, --http-port and --socks-port go together");
+		failf("srt-linux-init: --proxy-socket, --http-port and --socks-port go together");
 		return -1;
 	}
 	o->argv = argv + i;
@@ -312,6 +356,11 @@ static void worker(const struct opts *o, const sigset_t *orig_mask)
 		fail(what, -rc);
 		_exit(EXIT_SETUP);
 	}
+	if (status_fd >= 0 && write(status_fd, "S", 1) != 1) {
+		/* srt is gone or stopped listening: nobody to run for */
+		fail("report to srt", errno);
+		_exit(EXIT_SETUP);
+	}
 	execvp(o->argv[0], o->argv);
 	rc = errno;
 	say("srt-linux-init: %s: %s", o->argv[0], strerror(rc));
@@ -414,6 +463,8 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	}
 	if (pid == 0)
 		worker(o, orig_mask);
+	if (status_fd >= 0)
+		close(status_fd);
 	_exit(supervise(pid, set));
 }
 
@@ -462,13 +513,16 @@ int main(int argc, char **argv)
 	if (child < 0) {
 		int err = errno;
 
-		fail(made_userns ? "create the nested user, pid and mount namespaces"
-				 : "create the nested pid and mount namespaces",
-		     err);
 		if (made_userns && (err == EPERM || err == ENOSPC || err == EUSERS))
-			say("srt-linux-init: bubblewrap did not keep CAP_SYS_ADMIN for the helper and no "
-			    "user namespace can be made inside the sandbox (user.max_user_namespaces, a "
-			    "seccomp profile or bwrap --disable-userns); the command was not run");
+			failf("srt-linux-init: create the nested user, pid and mount namespaces: %s "
+			      "(bubblewrap did not keep CAP_SYS_ADMIN for the helper and no user namespace "
+			      "can be made inside the sandbox: user.max_user_namespaces, a seccomp profile "
+			      "or bwrap --disable-userns); the command was not run",
+			      strerror(err));
+		else
+			fail(made_userns ? "create the nested user, pid and mount namespaces"
+					 : "create the nested pid and mount namespaces",
+			     err);
 		goto out;
 	}
 	if (child == 0) {
@@ -495,8 +549,11 @@ int main(int argc, char **argv)
 		};
 		pid_t relay;
 
-		if (srt_bridge_start(&spec, &relay) != 0)
-			goto out; /* the bridge said why */
+		if (srt_bridge_start(&spec, &relay) != 0) {
+			/* the bridge said why on stderr */
+			failf("srt-linux-init: the proxy bridge could not start (see the bridge's message)");
+			goto out;
+		}
 	}
 	if (write(go[1], &one, 1) != 1) {
 		fail("start the nested init", errno);
@@ -504,6 +561,8 @@ int main(int argc, char **argv)
 	}
 	close(go[1]);
 	go[1] = -1;
+	if (status_fd >= 0)
+		close(status_fd);
 	return supervise(child, &set);
 out:
 	if (child > 0) {

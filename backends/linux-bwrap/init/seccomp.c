@@ -158,7 +158,9 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	}
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (rc < 0) {
-		snprintf(step, steplen, "bad-architecture action");
+		/* libseccomp asks the kernel whether it can kill a whole
+		 * process; no answer means no usable seccomp here */
+		snprintf(step, steplen, "kill-process action for other architectures (is seccomp available?)");
 		goto out;
 	}
 	/* seccomp_init filters for the native architecture only; be sure */
