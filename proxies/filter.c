@@ -43,6 +43,7 @@ void srt__rules_free(struct srt_rules *r)
 	free_list(r->reason_values, r->n_reasons);
 	free(r->denied_addrs);
 	free_list(r->strip, r->n_strip);
+	srt__routes_release(&r->routes);
 	free(r);
 }
 
@@ -74,6 +75,10 @@ int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
 	r->require_host_match = s->require_host_match;
 	if (copy_list(&r->strip, &r->n_strip, &s->strip_response_headers) < 0)
 		goto out;
+	err = srt__routes_init(&r->routes, s, diag);
+	if (err)
+		goto out;
+	err = SRT_E_NOMEM;
 	n = s->denied_resolved_addresses.n;
 	r->denied_addrs = calloc(n ? n : 1, sizeof(*r->denied_addrs));
 	if (!r->denied_addrs)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "libsrt/settings.h"
+#include "proxies/route.h"
 
 struct srt_cidr {
 	int family; /* AF_INET or AF_INET6 */
@@ -29,6 +30,7 @@ struct srt_rules {
 	bool require_host_match; /* requireHostMatch: HTTP/1.1 without Host is refused */
 	char **strip;            /* stripResponseHeaders */
 	size_t n_strip;
+	struct srt_routes routes; /* mitmProxy, parentProxy */
 };
 
 /* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL

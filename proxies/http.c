@@ -428,14 +428,23 @@ static void puts_(struct out *o, const char *s)
 
 size_t srt__http_build_upstream(const struct srt_http_head *h,
 				const struct srt_http_request *r,
-				const char *canon_host, char *buf, size_t cap)
+				const char *canon_host, const char *proxy_auth,
+				char *buf, size_t cap)
 {
 	struct out o = { buf, 0, cap, false };
-	char tmp[320];
+	char tmp[700];
 	bool v6 = strchr(canon_host, ':') != NULL;
 
 	put(&o, h->method, h->method_len);
 	puts_(&o, " ");
+	if (proxy_auth) {
+		snprintf(tmp, sizeof(tmp), "http://%s%s%s", v6 ? "[" : "", canon_host, v6 ? "]" : "");
+		puts_(&o, tmp);
+		if (r->port != 80) {
+			snprintf(tmp, sizeof(tmp), ":%d", r->port);
+			puts_(&o, tmp);
+		}
+	}
 	if (r->origin_target_len == 0 || r->origin_target[0] != '/')
 		puts_(&o, "/");
 	put(&o, r->origin_target, r->origin_target_len);
@@ -447,6 +456,10 @@ size_t srt__http_build_upstream(const struct srt_http_head *h,
 		puts_(&o, tmp);
 	}
 	puts_(&o, "\r\n");
+	if (proxy_auth && *proxy_auth) {
+		snprintf(tmp, sizeof(tmp), "Proxy-Authorization: %s\r\n", proxy_auth);
+		puts_(&o, tmp);
+	}
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt_http_header *hd = &h->h[i];
 		if (request_hop_header(h, hd))

@@ -88,12 +88,15 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 			      struct srt_http_refusal *why);
 
 /* Write the head to send upstream for a plain-HTTP request: origin-form
- * target, Host rebuilt from the canonical host, hop-by-hop headers and the
- * headers named by Connection removed, the framing header re-emitted
- * alone. Returns the length, or 0 when `cap` is too small. */
+ * target (absolute-form when `proxy_auth` is not NULL: the next hop is a
+ * proxy, and a non-empty proxy_auth is sent as its Proxy-Authorization),
+ * Host rebuilt from the canonical host, hop-by-hop headers and the headers
+ * named by Connection removed, the framing header re-emitted alone.
+ * Returns the length, or 0 when `cap` is too small. */
 size_t srt__http_build_upstream(const struct srt_http_head *h,
 				const struct srt_http_request *r,
-				const char *canon_host, char *out, size_t cap);
+				const char *canon_host, const char *proxy_auth,
+				char *out, size_t cap);
 
 struct srt_http_response {
 	int status;

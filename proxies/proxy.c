@@ -36,6 +36,7 @@
 #include "proxies/http.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
+#include "proxies/route.h"
 #include "proxies/socks.h"
 
 #define EP_LISTEN 0x4c53544e
@@ -63,6 +64,7 @@ enum phase {
 	PH_HTTP_REQBODY,
 	PH_HTTP_RESPHEAD,
 	PH_HTTP_RESPBODY,
+	PH_PROXY_HS,  /* CONNECT sent to a parent/mitm proxy, reading its answer */
 	PH_TUNNEL,
 	PH_LINGER,
 };
@@ -102,6 +104,10 @@ struct conn {
 	int port;
 	char up_canon[256]; /* target of the open upstream connection */
 	int up_port;
+	enum srt_route up_route;
+	enum srt_route route;     /* of the current request */
+	struct srt_upstream *via; /* parent or mitm proxy, or NULL: direct */
+	int dial_port;            /* what start_connect() dials */
 	char *key;       /* attribution */
 	struct srt_dns_query *q;
 	struct srt_ip addrs[MAX_ADDRS];
@@ -303,6 +309,8 @@ static void conn_close(struct conn *c)
 	buf_free(&c->cout);
 	free(c->key);
 	c->key = NULL;
+	free(c->via);
+	c->via = NULL;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -490,6 +498,26 @@ static void refresh_local(struct srt_proxy *p)
 
 static void start_connect(struct conn *c);
 
+/* Pick the way out for an allowed target; fills c->via for upstream
+ * proxies. Returns -1 on allocation failure. */
+static int choose_route(struct conn *c, bool plain)
+{
+	struct srt_upstream via;
+
+	free(c->via);
+	c->via = NULL;
+	pthread_mutex_lock(&c->p->lock);
+	c->route = srt__route_for(&c->p->rules->routes, c->canon, c->port, plain, &via);
+	pthread_mutex_unlock(&c->p->lock);
+	if (c->route == SRT_ROUTE_DIRECT)
+		return 0;
+	c->via = malloc(sizeof(*c->via));
+	if (!c->via)
+		return -1;
+	*c->via = via;
+	return 0;
+}
+
 /* Keep the answers the guard allows, in order; refuse when none is left. */
 static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
 {
@@ -500,7 +528,10 @@ static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
 	refresh_local(c->p);
 	pthread_mutex_lock(&c->p->lock);
 	for (size_t i = 0; i < n; i++) {
-		unsigned cl = srt__guard_check(c->p->rules, c->canon, c->port, &a[i],
+		/* the parent proxy's own address is configuration, not a
+		 * destination: the guard is for targets dialled directly */
+		unsigned cl = c->via ? 0 :
+			      srt__guard_check(c->p->rules, c->canon, c->port, &a[i],
 					       c->p->local, c->p->nlocal);
 		if (cl)
 			classes |= cl;
@@ -542,32 +573,113 @@ static void dns_done(void *arg, int status, const struct srt_ip *a, size_t n)
 		conn_run(c);
 }
 
+static void connect_unix(struct conn *c);
+
 static void resolve(struct conn *c)
 {
 	struct srt_ip ip;
+	const char *name = c->via ? c->via->host : c->canon;
 
 	c->phase = PH_RESOLVE;
 	timed_set(c, CONNECT_MS);
-	if (srt__ip_parse(c->canon, &ip) == 0) {
+	c->dial_port = c->via ? c->via->port : c->port;
+	if (c->via && c->via->is_unix) {
+		connect_unix(c);
+		return;
+	}
+	if (srt__ip_parse(name, &ip) == 0) {
 		/* an IP literal skips DNS, never the guard */
 		addresses_ready(c, &ip, 1);
 		return;
 	}
 	if (c->p->debug)
-		fprintf(stderr, "srt-proxy: resolving %s\n", c->canon);
-	c->q = srt__dns_lookup(c->p->dns, c->canon, dns_done, c);
+		fprintf(stderr, "srt-proxy: resolving %s\n", name);
+	c->q = srt__dns_lookup(c->p->dns, name, dns_done, c);
 	if (!c->q)
 		bad_gateway(c);
 }
 
+static void established(struct conn *c);
+
 static void connected(struct conn *c)
+{
+	snprintf(c->up_canon, sizeof(c->up_canon), "%s", c->canon);
+	c->up_port = c->port;
+	c->up_route = c->route;
+	timed_clear(c);
+	if (c->via && c->kind != K_HTTP_PLAIN) {
+		/* ask the upstream proxy for the tunnel first (§7.9, §7.10) */
+		char req[1200];
+		bool v6 = strchr(c->canon, ':') != NULL;
+		int n = snprintf(req, sizeof(req),
+				 "CONNECT %s%s%s:%d HTTP/1.1\r\nHost: %s%s%s:%d\r\n%s%s%s\r\n",
+				 v6 ? "[" : "", c->canon, v6 ? "]" : "", c->port, v6 ? "[" : "",
+				 c->canon, v6 ? "]" : "", c->port,
+				 *c->via->auth ? "Proxy-Authorization: " : "", c->via->auth,
+				 *c->via->auth ? "\r\n" : "");
+		if (n < 0 || (size_t)n >= sizeof(req) || buf_add(&c->uout, req, (size_t)n) < 0) {
+			conn_close(c);
+			return;
+		}
+		c->phase = PH_PROXY_HS;
+		timed_set(c, CONNECT_MS);
+		return;
+	}
+	established(c);
+}
+
+/* The upstream proxy's answer to our CONNECT: 2xx opens the tunnel. */
+static void proxy_handshake(struct conn *c)
+{
+	struct srt_http_head *h;
+	int rc = flush(c->ufd, &c->uout, &c->uout_off), len;
+
+	if (rc < 0) {
+		bad_gateway(c);
+		return;
+	}
+	if (rc == 0)
+		return;
+	h = malloc(sizeof(*h));
+	if (!h) {
+		conn_close(c);
+		return;
+	}
+	for (;;) {
+		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
+		if (len != SRT_HTTP_NEED_MORE)
+			break;
+		if (c->uin.len >= 16 * 1024) {
+			len = SRT_HTTP_TOO_BIG;
+			break;
+		}
+		rc = fill(c->ufd, &c->uin, 16 * 1024);
+		if (rc == FILL_AGAIN)
+			goto out;
+		if (rc == FILL_EOF || rc == FILL_ERR) {
+			len = SRT_HTTP_BAD;
+			break;
+		}
+	}
+	if (len < 0 || h->status < 200 || h->status > 299) {
+		if (c->p->debug)
+			fprintf(stderr, "srt-proxy: upstream proxy refused %s:%d (%d)\n", c->canon,
+				c->port, len < 0 ? 0 : h->status);
+		bad_gateway(c);
+		goto out;
+	}
+	buf_consume(&c->uin, (size_t)len);
+	timed_clear(c);
+	established(c);
+out:
+	free(h);
+}
+
+static void established(struct conn *c)
 {
 	static const char est[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
 	uint8_t r[10];
 
-	snprintf(c->up_canon, sizeof(c->up_canon), "%s", c->canon);
-	c->up_port = c->port;
-	timed_clear(c);
 	switch (c->kind) {
 	case K_HTTP_CONNECT:
 	case K_SOCKS:
@@ -578,10 +690,14 @@ static void connected(struct conn *c)
 		} else if (buf_add(&c->cout, est, sizeof(est) - 1) < 0) {
 			goto fail;
 		}
-		/* bytes the client sent after its request go first */
+		/* bytes the client sent after its request go first, and bytes
+		 * an upstream proxy sent after its answer */
 		if (c->in.len && buf_add(&c->uout, c->in.p, c->in.len) < 0)
 			goto fail;
+		if (c->uin.len && buf_add(&c->cout, c->uin.p, c->uin.len) < 0)
+			goto fail;
 		buf_free(&c->in);
+		buf_free(&c->uin);
 		c->phase = PH_TUNNEL;
 		return;
 	case K_HTTP_PLAIN:
@@ -607,13 +723,13 @@ static void start_connect(struct conn *c)
 		if (a->family == AF_INET) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 			s4->sin_family = AF_INET;
-			s4->sin_port = htons((uint16_t)c->port);
+			s4->sin_port = htons((uint16_t)c->dial_port);
 			memcpy(&s4->sin_addr, a->a, 4);
 			sl = sizeof(*s4);
 		} else {
 			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons((uint16_t)c->port);
+			s6->sin6_port = htons((uint16_t)c->dial_port);
 			memcpy(&s6->sin6_addr, a->a, 16);
 			sl = sizeof(*s6);
 		}
@@ -635,6 +751,31 @@ static void start_connect(struct conn *c)
 		return;
 	}
 	bad_gateway(c);
+}
+
+/* mitmProxy: a Unix socket; a failure never falls back to another route. */
+static void connect_unix(struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+				  .data.ptr = &c->uep };
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->via->path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    epoll_ctl(c->p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		if (c->p->debug)
+			fprintf(stderr, "srt-proxy: mitm proxy '%s': %s\n", c->via->path,
+				strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		bad_gateway(c);
+		return;
+	}
+	c->ufd = fd;
+	connected(c);
 }
 
 /* The upstream socket reported an event while connecting. */
@@ -747,18 +888,31 @@ static void http_head(struct conn *c)
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;
 		}
+		if (choose_route(c, false) < 0) {
+			conn_close(c);
+			goto out;
+		}
 		buf_consume(&c->in, (size_t)len);
 		resolve(c);
 		goto out;
 	}
 	/* plain HTTP: the rewritten head goes out first */
+	if (choose_route(c, true) < 0) {
+		conn_close(c);
+		goto out;
+	}
 	buf_free(&c->uout);
 	c->uout_off = 0;
 	if (buf_reserve(&c->uout, (size_t)len + 512) < 0) {
 		conn_close(c);
 		goto out;
 	}
-	c->uout.len = srt__http_build_upstream(h, &r, c->canon, c->uout.p, c->uout.cap);
+	if (buf_reserve(&c->uout, (size_t)len + 1024) < 0) {
+		conn_close(c);
+		goto out;
+	}
+	c->uout.len = srt__http_build_upstream(h, &r, c->canon, c->via ? c->via->auth : NULL,
+					       c->uout.p, c->uout.cap);
 	if (c->uout.len == 0) {
 		conn_close(c);
 		goto out;
@@ -775,7 +929,8 @@ static void http_head(struct conn *c)
 	srt__chunked_init(&c->chunk);
 	buf_consume(&c->in, (size_t)len);
 	timed_clear(c);
-	if (c->ufd >= 0 && c->up_port == c->port && strcmp(c->up_canon, c->canon) == 0) {
+	if (c->ufd >= 0 && c->up_port == c->port && c->up_route == c->route &&
+	    strcmp(c->up_canon, c->canon) == 0) {
 		/* same origin as the previous request: reuse the checked
 		 * connection (no new lookup) */
 		c->phase = PH_HTTP_REQBODY;
@@ -1127,6 +1282,10 @@ static void socks_req(struct conn *c)
 		return;
 	}
 	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	if (choose_route(c, false) < 0) {
+		conn_close(c);
+		return;
+	}
 	resolve(c);
 }
 
@@ -1256,6 +1415,9 @@ static void conn_run(struct conn *c)
 		case PH_HTTP_RESPBODY:
 			http_respbody(c);
 			break;
+		case PH_PROXY_HS:
+			proxy_handshake(c);
+			break;
 		case PH_TUNNEL:
 			tunnel(c);
 			return;
@@ -1318,7 +1480,7 @@ static void sweep(struct srt_proxy *p)
 			continue;
 		if (p->debug)
 			fprintf(stderr, "srt-proxy: connection timed out (phase %d)\n", c->phase);
-		if (c->phase == PH_RESOLVE || c->phase == PH_CONNECT) {
+		if (c->phase == PH_RESOLVE || c->phase == PH_CONNECT || c->phase == PH_PROXY_HS) {
 			timed_clear(c);
 			bad_gateway(c);
 			if (!c->dead)

@@ -8,6 +8,7 @@
 #include "libsrt/settings.h"
 #include "proxies/filter.h"
 #include "proxies/guard.h"
+#include "proxies/route.h"
 #include "tests/unit/tap.h"
 
 static struct srt_rules *rules(const char *const *allowed, const char *const *denied,
@@ -187,8 +188,39 @@ static void test_decide(void)
 	}
 }
 
+static void test_routes(void)
+{
+	struct srt_upstream up;
+	char *np[] = { (char *)".corp.example", (char *)"intranet.test:8080",
+		       (char *)"10.0.0.0/8", (char *)"*.wild.example", (char *)"192.0.2.7" };
+
+	ok(srt__upstream_parse("http://us%40er:p%3Aw@proxy.corp:3128", &up) == 0 &&
+	   !strcmp(up.host, "proxy.corp") && up.port == 3128 &&
+	   !strcmp(up.auth, "Basic dXNAZXI6cDp3"), "parent url with percent-encoded credentials");
+	ok(srt__upstream_parse("127.0.0.1:8888", &up) == 0 && up.port == 8888 && !up.auth[0],
+	   "schemeless parent url");
+	ok(srt__upstream_parse("http://[::1]", &up) == 0 && !strcmp(up.host, "::1") && up.port == 80,
+	   "IPv6 parent, default port");
+	ok(srt__upstream_parse("https://proxy:443", &up) == -2, "https parent reported");
+	ok(srt__upstream_parse("socks5://proxy:1080", &up) == -1 &&
+	   srt__upstream_parse("http://proxy:0", &up) == -1 &&
+	   srt__upstream_parse("http://a b:1", &up) == -1, "invalid parent urls");
+	ok(srt__no_proxy_match(np, 5, "corp.example") && srt__no_proxy_match(np, 5, "a.corp.example"),
+	   "NO_PROXY .x matches x and its subdomains");
+	ok(srt__no_proxy_match(np, 5, "intranet.test") && srt__no_proxy_match(np, 5, "b.intranet.test"),
+	   "NO_PROXY x matches x and *.x, port ignored");
+	ok(srt__no_proxy_match(np, 5, "10.1.2.3") && srt__no_proxy_match(np, 5, "192.0.2.7") &&
+	   !srt__no_proxy_match(np, 5, "192.0.2.8"), "NO_PROXY CIDR and exact IP");
+	ok(srt__no_proxy_match(np, 5, "a.wild.example") && !srt__no_proxy_match(np, 5, "evilcorp.example"),
+	   "NO_PROXY wildcard and label boundary");
+	ok(srt__no_proxy_match(NULL, 0, "localhost") && srt__no_proxy_match(NULL, 0, "127.0.0.9") &&
+	   srt__no_proxy_match(NULL, 0, "::1") && !srt__no_proxy_match(NULL, 0, "example.com"),
+	   "loopback always bypasses the parent");
+}
+
 int main(void)
 {
+	test_routes();
 	test_guard();
 	test_decide();
 	return tap_done();

@@ -136,7 +136,7 @@ static void test_build(void)
 		"Proxy-Authorization: Basic xx\r\nConnection: close, X-Secret\r\n"
 		"X-Secret: 1\r\nKeep-Alive: 5\r\nUpgrade: h2c\r\nTE: trailers\r\n"
 		"Content-Length: 3\r\nAccept: */*\r\n\r\n", &r, &w);
-	n = srt__http_build_upstream(&h, &r, "a.com", out, sizeof(out));
+	n = srt__http_build_upstream(&h, &r, "a.com", NULL, out, sizeof(out));
 	out[n] = '\0';
 	ok(n > 0 && !strncmp(out, "POST /p?q HTTP/1.1\r\nHost: a.com:8080\r\n", 38),
 	   "request line in origin form, Host rebuilt");
@@ -145,11 +145,17 @@ static void test_build(void)
 	   !strstr(out, "Connection"), "hop-by-hop and Connection-listed headers removed");
 	ok(strstr(out, "Accept: */*\r\n") && strstr(out, "Content-Length: 3\r\n") &&
 	   !strcmp(out + n - 4, "\r\n\r\n"), "end-to-end headers and framing kept");
-	ok(srt__http_build_upstream(&h, &r, "a.com", out, 20) == 0, "small buffer reports 0");
+	ok(srt__http_build_upstream(&h, &r, "a.com", NULL, out, 20) == 0, "small buffer reports 0");
 	analyze("GET http://[::1]/ HTTP/1.1\r\n\r\n", &r, &w);
-	n = srt__http_build_upstream(&h, &r, "::1", out, sizeof(out));
+	n = srt__http_build_upstream(&h, &r, "::1", NULL, out, sizeof(out));
 	out[n] = '\0';
 	ok(strstr(out, "Host: [::1]\r\n") != NULL, "IPv6 Host bracketed, default port elided");
+	analyze("GET http://a.com:8080/p HTTP/1.1\r\nProxy-Authorization: Basic mine\r\n\r\n", &r, &w);
+	n = srt__http_build_upstream(&h, &r, "a.com", "Basic cGFyZW50OnB3", out, sizeof(out));
+	out[n] = '\0';
+	ok(!strncmp(out, "GET http://a.com:8080/p HTTP/1.1\r\n", 34) &&
+	   strstr(out, "Proxy-Authorization: Basic cGFyZW50OnB3\r\n") && !strstr(out, "mine"),
+	   "to a parent proxy: absolute form and the parent's credentials only");
 
 	{
 		const char *s = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: keep-alive\r\n"

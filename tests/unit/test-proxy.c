@@ -252,6 +252,29 @@ static void *echo_server(void *arg)
 }
 
 static atomic_int http_requests;
+static pthread_mutex_t plog_lock = PTHREAD_MUTEX_INITIALIZER;
+static char plog[32][900]; /* CONNECTs and Proxy-Authorization seen by the origin */
+static int plog_n;
+
+static void plog_add(const char *what, const char *a, const char *b)
+{
+	pthread_mutex_lock(&plog_lock);
+	if (plog_n < 32)
+		snprintf(plog[plog_n++], sizeof(plog[0]), "%s %s %s", what, a, b);
+	pthread_mutex_unlock(&plog_lock);
+}
+
+static bool plog_has(const char *line)
+{
+	bool r = false;
+
+	pthread_mutex_lock(&plog_lock);
+	for (int i = 0; i < plog_n; i++)
+		if (!strcmp(plog[i], line))
+			r = true;
+	pthread_mutex_unlock(&plog_lock);
+	return r;
+}
 
 static ssize_t read_some(int fd, char *b, size_t n)
 {
@@ -301,7 +324,7 @@ static void *http_conn(void *arg)
 		if (hl < 0)
 			goto out;
 		atomic_fetch_add(&http_requests, 1);
-		char host[256] = "-", conn[64] = "-", path[512];
+		char host[256] = "-", conn[64] = "-", path[512], pauth[256] = "-";
 		bool auth = false, chunked = false;
 		uint64_t cl = 0, got = 0;
 		for (size_t i = 0; i < h->n; i++) {
@@ -309,14 +332,37 @@ static void *http_conn(void *arg)
 				snprintf(host, sizeof(host), "%.*s", (int)h->h[i].value_len, h->h[i].value);
 			if (srt__http_name_is(&h->h[i], "connection"))
 				snprintf(conn, sizeof(conn), "%.*s", (int)h->h[i].value_len, h->h[i].value);
-			if (srt__http_name_is(&h->h[i], "proxy-authorization"))
+			if (srt__http_name_is(&h->h[i], "proxy-authorization")) {
 				auth = true;
+				snprintf(pauth, sizeof(pauth), "%.*s", (int)h->h[i].value_len,
+					 h->h[i].value);
+			}
 			if (srt__http_name_is(&h->h[i], "content-length"))
 				cl = strtoull(h->h[i].value, NULL, 10);
 			if (srt__http_name_is(&h->h[i], "transfer-encoding"))
 				chunked = true;
 		}
 		snprintf(path, sizeof(path), "%.*s", (int)h->target_len, h->target);
+		if (auth)
+			plog_add("auth", path, pauth);
+		if (h->method_len == 7 && !memcmp(h->method, "CONNECT", 7)) {
+			/* acting as a parent or mitm proxy: answer, then echo */
+			plog_add("CONNECT", path, pauth);
+			if (!strncmp(path, "refuse.", 7)) {
+				{ static const char m[] = "HTTP/1.1 403 Forbidden\r\n\r\n"; send_all(fd, m, sizeof(m) - 1); }
+				goto out;
+			}
+			{ static const char m[] = "HTTP/1.1 200 Connection established\r\n\r\n"; send_all(fd, m, sizeof(m) - 1); }
+			if (len > (size_t)hl && send_all(fd, buf + hl, len - (size_t)hl) < 0)
+				goto out;
+			for (;;) {
+				ssize_t e = read_some(fd, buf, 1 << 20);
+				if (e <= 0 || send_all(fd, buf, (size_t)e) < 0)
+					break;
+			}
+			shutdown(fd, SHUT_WR);
+			goto out;
+		}
 		bool head = h->method_len == 4 && !memcmp(h->method, "HEAD", 4);
 		char method[16];
 		snprintf(method, sizeof(method), "%.*s", (int)h->method_len, h->method);
@@ -473,6 +519,19 @@ static size_t recv_all(int fd, char *buf, size_t cap)
 	}
 	buf[n] = '\0';
 	return n;
+}
+
+static size_t recv_n_bytes(int fd, char *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read_some(fd, buf + got, n - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
 }
 
 static bool at_eof(int fd)
@@ -1034,6 +1093,90 @@ static void test_options(void)
 	srt__strv_release(&s.strip_response_headers);
 }
 
+/* parentProxy and mitmProxy routes (filtering still first) */
+static void test_routes(const char *mitm_path)
+{
+	struct srt_settings s;
+	char resp[4096], a[128], parent[128], req[1024];
+	uint8_t b[64];
+	size_t ul = strlen(TOKEN);
+	unsigned long before;
+	int fd, n, reqs;
+
+	memset(&s, 0, sizeof(s));
+	srt__strv_push(&s.allowed_domains, "far.test");
+	srt__strv_push(&s.allowed_domains, "refuse.test");
+	srt__strv_push(&s.allowed_domains, "*.mitm.test");
+	snprintf(a, sizeof(a), "127.0.0.1:%d", echo_port);
+	srt__strv_push(&s.allowed_domains, a);
+	srt__strv_push(&s.denied_domains, "denied.test");
+	s.has_parent_proxy = true;
+	snprintf(parent, sizeof(parent), "http://pu:pp@127.0.0.1:%d", http_port);
+	s.parent_http = parent;
+	s.has_mitm_proxy = true;
+	s.mitm_socket_path = (char *)mitm_path;
+	srt__strv_push(&s.mitm_domains, "*.mitm.test");
+	ok(srt__proxy_update(proxy, &s, NULL) == 0, "parent and mitm proxies configured");
+
+	before = srt__proxy_dns_count(proxy);
+	fd = do_connect("far.test:443", auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+	   echo_roundtrip(fd, "via the parent"), "CONNECT through the parent proxy");
+	close(fd);
+	ok(plog_has("CONNECT far.test:443 Basic cHU6cHA="),
+	   "the parent got CONNECT with its own credentials (pu:pp)");
+	ok(srt__proxy_dns_count(proxy) == before, "the target name is left to the parent (no lookup)");
+
+	reqs = atomic_load(&http_requests);
+	fd = pconnect();
+	snprintf(req, sizeof(req), "GET http://far.test/p?q HTTP/1.1\r\nHost: far.test\r\n%s"
+		 "Connection: close\r\n\r\n", auth_hdr_keyed);
+	send_all(fd, req, strlen(req));
+	recv_all(fd, resp, sizeof(resp));
+	ok(strstr(resp, "target=http://far.test/p?q ") && strstr(resp, "host=far.test ") &&
+	   plog_has("auth http://far.test/p?q Basic cHU6cHA="),
+	   "plain HTTP to the parent in absolute form with the parent's credentials only");
+	close(fd);
+	ok(atomic_load(&http_requests) == reqs + 1, "one request reached the parent");
+
+	fd = pconnect();
+	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
+	req[8] = (char)ul;
+	memcpy(req + 9, TOKEN, ul);
+	memcpy(req + 9 + ul, "\x05\x01\x00\x03\x08" "far.test\x01\xbb", 15);
+	send_all(fd, req, 9 + ul + 15);
+	n = (int)recv_n_bytes(fd, (char *)b, 14);
+	ok(n == 14 && b[4] == 5 && b[5] == 0 && echo_roundtrip(fd, "socks via parent"),
+	   "SOCKS CONNECT through the parent proxy");
+	close(fd);
+
+	n = plog_n;
+	fd = do_connect(a, auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+	   echo_roundtrip(fd, "loopback bypass") && plog_n == n,
+	   "loopback bypasses the parent");
+	close(fd);
+	fd = do_connect("denied.test:443", auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 host is on the deny list", 37) && plog_n == n,
+	   "a denied host is refused before any route");
+	close(fd);
+	fd = do_connect("refuse.test:443", auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 502 Bad Gateway\r\n\r\n"), "the parent's refusal becomes 502");
+	close(fd);
+	fd = do_connect("x.mitm.test:443", auth_hdr, resp, sizeof(resp));
+	ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+	   echo_roundtrip(fd, "via mitm"), "mitmProxy domain tunnelled through its Unix socket");
+	close(fd);
+	ok(plog_has("CONNECT x.mitm.test:443 -"), "the mitm socket got the CONNECT");
+	srt__strv_release(&s.allowed_domains);
+	srt__strv_release(&s.denied_domains);
+	srt__strv_release(&s.mitm_domains);
+	memset(&s, 0, sizeof(s));
+	s.has_parent_proxy = true;
+	s.parent_https = (char *)"https://proxy.example:443";
+	ok(srt__proxy_update(proxy, &s, NULL) == SRT_E_UNSUPPORTED, "an https parent is refused");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
@@ -1131,6 +1274,20 @@ int main(void)
 	}
 	test_update();
 	test_options();
+	{
+		char mp[100];
+		struct sockaddr_un su = { .sun_family = AF_UNIX };
+		int mfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		snprintf(mp, sizeof(mp), "%s/mitm.sock", dir);
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s", mp);
+		if (bind(mfd, (struct sockaddr *)&su, sizeof(su)) == 0 && listen(mfd, 16) == 0) {
+			static int mfd_s;
+			mfd_s = mfd;
+			pthread_create(&t, NULL, http_server, &mfd_s);
+			test_routes(mp);
+		}
+		unlink(mp);
+	}
 	srt__proxy_free(proxy);
 	ok(access(sock_path, F_OK) < 0, "socket removed on free");
 	rmdir(dir);
