@@ -169,6 +169,11 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 		if (type != DT_DIR || depth + 1 > s->o->depth - 1 ||
 		    strcasecmp(name, "node_modules") == 0)
 			continue;
+		/* "/" as a write root: the sandbox gets its own /proc and /dev,
+		 * and nothing below /sys is a file anyone sources */
+		if (plen == 0 && (strcmp(name, "proc") == 0 || strcmp(name, "sys") == 0 ||
+				  strcmp(name, "dev") == 0))
+			continue;
 		nlen = strlen(name);
 		if (plen + 1 + nlen + 1 > sizeof(s->path))
 			continue;

@@ -6,9 +6,11 @@
  *   readable(p): the deepest of denyRead / allowRead / allowWrite at or
  *     above p decides; at one path allowRead beats denyRead beats allowWrite.
  *     Default: readable.
- *   writable(p): readable(p) and the deepest of allowWrite / denyWrite at or
- *     above p is an allow; at one path the deny wins. Default: read-only.
- * So the most specific rule wins whatever order the settings list them in,
+ *   writable(p): readable(p), an allowWrite at or above p, and no
+ *     denyWrite at or above p: for writes the deny wins even over a deeper
+ *     allow (as the reference; the plan notes the allow it overrides).
+ *     Default: read-only.
+ * So the outcome never depends on the order the settings list rules in,
  * a denied directory is neither readable nor writable, and an allowRead
  * under a denyRead re-opens the real files (writable only when an allowWrite
  * covers them).
@@ -421,7 +423,7 @@ static struct state state_of(const struct ctx *c, const char *p)
 {
 	struct state s;
 	size_t len = strlen(p), i;
-	int r = 1, w = 0;
+	int r = 1, aw = 0, dw = 0;
 
 	for (i = 0; i <= len; i++) {
 		long k;
@@ -443,14 +445,14 @@ static struct state state_of(const struct ctx *c, const char *p)
 		else if (kd & K_AW)
 			r = 1;
 		if (kd & K_DW)
-			w = 0;
-		else if (kd & K_AW)
-			w = 1;
+			dw = 1;
+		if (kd & K_AW)
+			aw = 1;
 		if (i == len)
 			break;
 	}
 	s.r = r;
-	s.w = r && w;
+	s.w = r && aw && !dw;
 	return s;
 }
 
@@ -940,6 +942,12 @@ static int emit(struct ctx *c)
 			struct state s = state_of(c, nd->path);
 
 			want = !s.r ? (nd->type == T_DIR ? M_TMPFS : M_NULL) : s.w ? M_RW : M_RO;
+			if ((nd->kinds & K_AW) && s.r && !s.w && !(nd->kinds & K_DW) &&
+			    note(c, "%s: inside a denyWrite rule, which wins: read-only",
+				 nd->origin ? nd->origin : nd->path)) {
+				rc = SRT_E_NOMEM;
+				goto out;
+			}
 		}
 		if (inh == M_NULL || inh == M_PH_FILE || inh == M_PH_DIR)
 			continue;

@@ -760,6 +760,77 @@ static void test_walker_speed(void)
 	drop_tree();
 }
 
+static int has_note(const struct srt_mount_plan *pl, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < pl->notes.n; i++)
+		if (contains(pl->notes.v[i], needle))
+			return 1;
+	return 0;
+}
+
+/* For writes a denyWrite wins even over a deeper allowWrite (§4.4). */
+static void test_write_deny_wins(void)
+{
+	struct srt_policy pol;
+	struct srt_mount_plan pl;
+
+	fresh_tree();
+	mkdirs("proj/w/sub");
+	pol_init(&pol);
+	rule(&pol.allow_write, P("proj"), 0);
+	rule(&pol.deny_write, P("proj/w"), 0);
+	rule(&pol.allow_write, P("proj/w/sub"), 0);
+	ok(plan_ok(&pol, &pl), "plan: allowWrite inside denyWrite");
+	ok(find_path(&pl, "--bind", P("proj/w/sub")) < 0 && find_path(&pl, "--ro-bind", P("proj/w")) > 0,
+	   "the deny covers the deeper allow");
+	ok(has_note(&pl, "inside a denyWrite rule"), "and the plan says so");
+	if (have_bwrap)
+		ok(run_in(&pl, "echo x > w/sub/f") != 0 && !exists("proj/w/sub/f"), "write fails");
+	else
+		skip_n(1);
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	pol_free(&pol);
+	drop_tree();
+}
+
+/* allowWrite "/": pins must be buried under a cover of their top-level
+ * directory. Only as a user who cannot write "/" (no placeholders there). */
+static void test_root_writable(void)
+{
+	struct srt_policy pol;
+	struct srt_mount_plan pl;
+	char top[PATH_MAX];
+	long pin, cover;
+
+	if (geteuid() == 0) {
+		skip_n(3);
+		return;
+	}
+	fresh_tree();
+	mkdirs("proj/d1/d2");
+	put("proj/d1/d2/f", "keep\n");
+	pol_init(&pol);
+	rule(&pol.allow_write, "/", 0);
+	rule(&pol.deny_write, P("proj/d1/d2/f"), 0);
+	ok(plan_ok(&pol, &pl) && find3(&pl, "--bind", "/", "/") == 0, "plan: allowWrite / binds / read-write");
+	snprintf(top, sizeof(top), "/%.*s", (int)strcspn(T + 1, "/"), T + 1);
+	pin = find_path(&pl, "--ro-bind", P("proj/d1"));
+	cover = find_path(&pl, "--bind", top);
+	ok(pin > 0 && cover > pin, "pins buried under a cover of %s", top);
+	if (have_bwrap)
+		ok(run_in(&pl, "mv d1 moved") != 0 && run_in(&pl, "echo x > d1/d2/f") != 0 &&
+		   exists("proj/d1/d2/f"), "rename and write of the protected file fail");
+	else
+		skip_n(1);
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	pol_free(&pol);
+	drop_tree();
+}
+
 static int probe_bwrap(void)
 {
 	struct srt_mount_plan pl;
@@ -796,6 +867,8 @@ int main(void)
 	test_globs();
 	test_file_on_the_way();
 	test_disabled();
+	test_write_deny_wins();
+	test_root_writable();
 	test_walker_speed();
 	return tap_done();
 }
