@@ -153,7 +153,7 @@ bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
 }
 
 bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
-			const char *command_key, char *reason, size_t cap)
+			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap)
 {
 	char canon[300];
 
@@ -163,9 +163,10 @@ bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
 	for (size_t i = 0; i < r->n_allowed; i++)
 		if (srt__domain_match(canon, port, r->allowed[i]))
 			return true;
-	/* strictAllowlist and the per-command lists (not implemented: no
-	 * command_key grants anything) both end in the same refusal */
-	(void)command_key;
+	if (!r->strict)
+		for (size_t i = 0; i < n_cmd; i++)
+			if (srt__domain_match(canon, port, cmd_allowed[i]))
+				return true;
 	set_reason(reason, cap, "host is not on the allow list");
 	return false;
 }

@@ -40,11 +40,12 @@ int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
 void srt__rules_free(struct srt_rules *r);
 
 /* §3.4 for host (as requested) and port. Returns true to allow; on deny
- * writes the violation reason. `command_key` selects a per-command list
- * (none yet: the hook is here so attribution can grant later). A NULL
- * rules pointer denies ("sandbox policy unavailable"). */
+ * writes the violation reason. `cmd_allowed` is the per-command list of
+ * the connection's attribution (may be NULL): consulted after
+ * strictAllowlist, as the reference does. A NULL rules pointer denies
+ * ("sandbox policy unavailable"). */
 bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
-			const char *command_key, char *reason, size_t cap);
+			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap);
 
 /* deniedDomains only (the unauthenticated SOCKS probe of §7.6). Returns
  * true and the reason when the host is deny-listed. */

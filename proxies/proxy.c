@@ -117,6 +117,13 @@ struct conn {
 	struct conn *prev, *next;   /* every connection */
 };
 
+struct cmd_list {
+	char *key;
+	char **v;
+	size_t n;
+	struct cmd_list *next;
+};
+
 struct srt_proxy {
 	struct ep lep, wep;
 	int lfd, epfd, wakefd;
@@ -128,8 +135,9 @@ struct srt_proxy {
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
-	pthread_mutex_t lock; /* guards rules */
+	pthread_mutex_t lock; /* guards rules and cmds */
 	struct srt_rules *rules;
+	struct cmd_list *cmds;
 	struct srt_dns *dns;
 	struct srt_pipe_pool pool;
 	struct conn *conns;
@@ -472,10 +480,14 @@ static bool rule_flag(struct conn *c, int which)
 
 static bool decide(struct conn *c, char *reason, size_t cap)
 {
+	const struct cmd_list *l = NULL;
 	bool ok;
 
 	pthread_mutex_lock(&c->p->lock);
-	ok = srt__filter_decide(c->p->rules, c->host, c->port, c->key, reason, cap);
+	for (l = c->key ? c->p->cmds : NULL; l && strcmp(l->key, c->key); l = l->next)
+		;
+	ok = srt__filter_decide(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
+				reason, cap);
 	pthread_mutex_unlock(&c->p->lock);
 	return ok;
 }
@@ -1684,6 +1696,57 @@ int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
 	return SRT_OK;
 }
 
+static void cmd_list_free(struct cmd_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	free(l->key);
+	free(l);
+}
+
+int srt__proxy_command_domains(struct srt_proxy *p, const char *command_key,
+			       const struct srt_strv *allowed, struct srt_diag *diag)
+{
+	struct cmd_list *l = NULL, **pp, *old = NULL;
+	char key[101];
+
+	if (!p || !command_key || !*command_key)
+		return srt_diag_set(diag, SRT_E_INVAL, "", "per-command list without a command key");
+	/* the username carries at most the first 100 bytes of the key */
+	snprintf(key, sizeof(key), "%s", command_key);
+	if (allowed && allowed->n) {
+		l = calloc(1, sizeof(*l));
+		if (!l || !(l->key = strdup(key)) || !(l->v = calloc(allowed->n, sizeof(char *))))
+			goto nomem;
+		for (size_t i = 0; i < allowed->n; i++) {
+			if (!(l->v[i] = strdup(allowed->v[i])))
+				goto nomem;
+			l->n = i + 1;
+		}
+	}
+	pthread_mutex_lock(&p->lock);
+	for (pp = &p->cmds; *pp; pp = &(*pp)->next) {
+		if (!strcmp((*pp)->key, key)) {
+			old = *pp;
+			*pp = old->next;
+			break;
+		}
+	}
+	if (l) {
+		l->next = p->cmds;
+		p->cmds = l;
+	}
+	pthread_mutex_unlock(&p->lock);
+	cmd_list_free(old);
+	return SRT_OK;
+nomem:
+	cmd_list_free(l);
+	return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+}
+
 void srt__proxy_free(struct srt_proxy *p)
 {
 	if (!p)
@@ -1710,6 +1773,11 @@ void srt__proxy_free(struct srt_proxy *p)
 	if (p->wakefd >= 0)
 		close(p->wakefd);
 	srt__rules_free(p->rules);
+	while (p->cmds) {
+		struct cmd_list *n = p->cmds->next;
+		cmd_list_free(p->cmds);
+		p->cmds = n;
+	}
 	pthread_mutex_destroy(&p->lock);
 	free(p->local);
 	free(p->path);

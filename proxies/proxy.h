@@ -32,6 +32,15 @@ int srt__proxy_start(struct srt_proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */
 int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
 		      struct srt_diag *diag);
+/* Per-command allow list (§3.2, §3.4): connections whose proxy username
+ * carries `command_key` (srt__proxy_user) may also reach these domain
+ * patterns, unless deniedDomains or strictAllowlist refuse them first.
+ * The attribution is chosen by the client (which holds the token), so this
+ * widens the policy for everything the sandbox runs. A NULL or empty list
+ * removes the entry. Thread-safe; survives srt__proxy_update. */
+int srt__proxy_command_domains(struct srt_proxy *p, const char *command_key,
+			       const struct srt_strv *allowed, struct srt_diag *diag);
+
 /* Stop the thread, close every connection, unlink the socket. NULL-safe. */
 void srt__proxy_free(struct srt_proxy *p);
 

@@ -138,43 +138,58 @@ static void test_decide(void)
 	struct srt_rules *r = rules(allowed, denied, reasons, false, NULL);
 	char why[256];
 
-	ok(srt__filter_decide(r, "a.example.com", 443, NULL, why, sizeof(why)), "wildcard subdomain");
-	ok(!srt__filter_decide(r, "example.com", 443, NULL, why, sizeof(why)) &&
+	ok(srt__filter_decide(r, "a.example.com", 443, NULL, 0, why, sizeof(why)), "wildcard subdomain");
+	ok(!srt__filter_decide(r, "example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "host is not on the allow list"), "wildcard does not match the apex");
-	ok(!srt__filter_decide(r, "example.com.evil.test", 443, NULL, why, sizeof(why)),
+	ok(!srt__filter_decide(r, "example.com.evil.test", 443, NULL, 0, why, sizeof(why)),
 	   "suffix trick refused");
-	ok(!srt__filter_decide(r, "evilexample.com", 443, NULL, why, sizeof(why)),
+	ok(!srt__filter_decide(r, "evilexample.com", 443, NULL, 0, why, sizeof(why)),
 	   "label boundary respected");
-	ok(!srt__filter_decide(r, "bad.example.com", 443, NULL, why, sizeof(why)) &&
+	ok(!srt__filter_decide(r, "bad.example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "host is on the deny list"), "deny wins over allow");
-	ok(!srt__filter_decide(r, "a.example.com", 22, NULL, why, sizeof(why)) &&
+	ok(!srt__filter_decide(r, "a.example.com", 22, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "SSH is blocked here"), "deniedDomainReasons used");
-	ok(srt__filter_decide(r, "api.test", 443, NULL, why, sizeof(why)), "port-scoped allow");
-	ok(!srt__filter_decide(r, "api.test", 8443, NULL, why, sizeof(why)), "other port refused");
-	ok(srt__filter_decide(r, "127.1", 80, NULL, why, sizeof(why)),
+	ok(srt__filter_decide(r, "api.test", 443, NULL, 0, why, sizeof(why)), "port-scoped allow");
+	ok(!srt__filter_decide(r, "api.test", 8443, NULL, 0, why, sizeof(why)), "other port refused");
+	ok(srt__filter_decide(r, "127.1", 80, NULL, 0, why, sizeof(why)),
 	   "127.1 canonicalised to 127.0.0.1");
-	ok(srt__filter_decide(r, "0x7f.1", 80, NULL, why, sizeof(why)),
+	ok(srt__filter_decide(r, "0x7f.1", 80, NULL, 0, why, sizeof(why)),
 	   "0x7f.1 canonicalised to 127.0.0.1");
-	ok(srt__filter_decide(r, "::ffff:127.0.0.1", 80, NULL, why, sizeof(why)),
+	ok(srt__filter_decide(r, "::ffff:127.0.0.1", 80, NULL, 0, why, sizeof(why)),
 	   "::ffff:127.0.0.1 canonicalised to 127.0.0.1");
-	ok(srt__filter_decide(r, "0:0::1", 8080, NULL, why, sizeof(why)) &&
-	   !srt__filter_decide(r, "::1", 8081, NULL, why, sizeof(why)), "IPv6 literal with port");
-	ok(srt__filter_decide(r, "A.EXAMPLE.COM.", 443, NULL, why, sizeof(why)),
+	ok(srt__filter_decide(r, "0:0::1", 8080, NULL, 0, why, sizeof(why)) &&
+	   !srt__filter_decide(r, "::1", 8081, NULL, 0, why, sizeof(why)), "IPv6 literal with port");
+	ok(srt__filter_decide(r, "A.EXAMPLE.COM.", 443, NULL, 0, why, sizeof(why)),
 	   "case and trailing dot");
-	ok(!srt__filter_decide(r, "a b", 443, NULL, why, sizeof(why)) &&
+	ok(!srt__filter_decide(r, "a b", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host"), "malformed host");
-	ok(!srt__filter_decide(r, "fe80::1%eth0", 443, NULL, why, sizeof(why)) &&
+	ok(!srt__filter_decide(r, "fe80::1%eth0", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host"), "zone id refused");
-	ok(!srt__filter_decide(NULL, "a.example.com", 443, NULL, why, sizeof(why)) &&
+	ok(!srt__filter_decide(NULL, "a.example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "sandbox policy unavailable"), "no rules");
+	{
+		char *cmd[] = { (char *)"extra.test", (char *)"bad.example.com" };
+		ok(srt__filter_decide(r, "extra.test", 443, cmd, 2, why, sizeof(why)),
+		   "per-command list grants its domains");
+		ok(!srt__filter_decide(r, "bad.example.com", 443, cmd, 2, why, sizeof(why)),
+		   "deniedDomains still wins over a per-command list");
+	}
 	ok(srt__filter_denied(r, "evil.test", 443, why, sizeof(why)) &&
 	   !srt__filter_denied(r, "other.test", 443, why, sizeof(why)),
 	   "deny-only probe (SOCKS without auth)");
 	srt__rules_free(r);
 	{
+		char *cmd[] = { (char *)"extra.test" };
+		r = rules(allowed, denied, NULL, true, NULL);
+		ok(!srt__filter_decide(r, "extra.test", 443, cmd, 1, why, sizeof(why)) &&
+		   !strcmp(why, "host is not on the allow list"),
+		   "strictAllowlist: per-command lists are not consulted");
+		srt__rules_free(r);
+	}
+	{
 		const char *all[] = { "*", NULL };
 		r = rules(allowed, all, NULL, false, NULL);
-		ok(!srt__filter_decide(r, "a.example.com", 443, NULL, why, sizeof(why)),
+		ok(!srt__filter_decide(r, "a.example.com", 443, NULL, 0, why, sizeof(why)),
 		   "deniedDomains * denies everything");
 		srt__rules_free(r);
 	}

@@ -1012,6 +1012,35 @@ static void test_many(void)
 	free(in);
 }
 
+static void test_cmd(void)
+{
+	char resp[512];
+	int fd;
+
+	{
+		/* per-command list: only the attributed command gets it */
+		struct srt_strv extra = { NULL, 0 };
+		char t2[64];
+		snprintf(t2, sizeof(t2), "localhost:%d", http_port);
+		srt__strv_push(&extra, t2);
+		ok(srt__proxy_command_domains(proxy, "build 42", &extra, NULL) == 0,
+		   "per-command list set");
+		fd = do_connect(t2, auth_hdr, resp, sizeof(resp));
+		ok(!strncmp(resp, "HTTP/1.1 403 host is not on the allow list", 42),
+		   "without the attribution the target is refused");
+		close(fd);
+		fd = do_connect(t2, auth_hdr_keyed, resp, sizeof(resp));
+		ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n"),
+		   "the attributed command reaches its extra domain");
+		close(fd);
+		ok(srt__proxy_command_domains(proxy, "build 42", NULL, NULL) == 0, "list removed");
+		fd = do_connect(t2, auth_hdr_keyed, resp, sizeof(resp));
+		ok(!strncmp(resp, "HTTP/1.1 403 ", 13), "and refused again");
+		close(fd);
+		srt__strv_release(&extra);
+	}
+}
+
 static void test_update(void)
 {
 	struct srt_settings s;
@@ -1272,6 +1301,7 @@ int main(void)
 		   "a client that sends nothing is dropped (first-byte timeout)");
 		close(slow);
 	}
+	test_cmd();
 	test_update();
 	test_options();
 	{
