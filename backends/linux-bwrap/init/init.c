@@ -468,7 +468,7 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	_exit(supervise(pid, set));
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	struct opts o;
 	sigset_t set, orig_mask;
@@ -574,4 +574,12 @@ out:
 	if (go[1] >= 0)
 		close(go[1]);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	/* _exit: no atexit work in a process that may be PID 1 of a namespace
+	 * and is not dumpable (a leak checker's ptrace would fail and change
+	 * the exit status the command's caller sees) */
+	_exit(run(argc, argv));
 }
