@@ -47,6 +47,7 @@ struct bwrap_state {
 struct bwrap_cmd {
 	struct srt_mount_plan plan;
 	int info_rd, info_wr; /* --info-fd pipe */
+	int status_rd, status_wr; /* the helper's --status-fd pipe */
 	int args_fd;          /* --args memfd, or -1 */
 };
 
@@ -415,6 +416,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	if (!bc)
 		return SRT_E_NOMEM;
 	bc->info_rd = bc->info_wr = bc->args_fd = -1;
+	bc->status_rd = bc->status_wr = -1;
 	out->priv = bc;
 
 	rc = srt__bwrap_plan_mounts(pol, &bc->plan, diag);
@@ -428,6 +430,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: info pipe: %s", strerror(errno));
 	bc->info_rd = p[0];
 	bc->info_wr = p[1];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status pipe: %s", strerror(errno));
+	bc->status_rd = p[0];
+	bc->status_wr = p[1];
 
 	rc = SRT_E_NOMEM;
 	if (srt__words_push(&w, st->bwrap) || srt__words_push(&w, "--new-session") ||
@@ -487,13 +493,14 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	rc = SRT_E_NOMEM;
 	if (push_fd_words(&w, "--info-fd", bc->info_wr))
 		goto fail;
-	rc = srt__bwrap_helper_args(pol, st->helper, argv, &w, diag);
+	rc = srt__bwrap_helper_args_status(pol, st->helper, bc->status_wr, argv, &w, diag);
 	if (rc)
 		goto fail;
 
 	out->argv = w.v; /* ownership moves to the command */
 	out->n_child_fds = 0;
 	out->child_fds[out->n_child_fds++] = bc->info_wr;
+	out->child_fds[out->n_child_fds++] = bc->status_wr;
 	if (bc->args_fd >= 0)
 		out->child_fds[out->n_child_fds++] = bc->args_fd;
 	if (pol->debug) {
@@ -509,27 +516,22 @@ fail:
 }
 
 /* bwrap writes {"child-pid": N} on --info-fd once the sandbox exists; EOF
- * before that means bwrap failed to set it up. */
-static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
-		      struct srt_diag *diag)
+ * before that means bwrap failed to set it up. Then the helper writes "S"
+ * on its status pipe when every layer is in place (just before exec), or
+ * "E<line>" naming the layer that failed: srt reports that and exits 1
+ * instead of passing a helper exit code off as the command's. */
+static int read_child_pid(int fd, pid_t *out)
 {
-	struct bwrap_cmd *bc = cmd->priv;
 	char buf[512];
 	size_t have = 0;
 	const char *k;
 
-	(void)state;
-	(void)pid;
-	if (bc->info_wr >= 0) {
-		close(bc->info_wr);
-		bc->info_wr = -1;
-	}
 	for (;;) {
-		ssize_t n = read(bc->info_rd, buf + have, sizeof(buf) - 1 - have);
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			break;
+			return -1;
 		have += (size_t)n;
 		buf[have] = '\0';
 		k = strstr(buf, "\"child-pid\"");
@@ -539,16 +541,57 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 				char *end;
 				long v = strtol(c + 1, &end, 10);
 				if (end != c + 1 && *end && v > 0) {
-					cmd->signal_pid = (pid_t)v;
-					return SRT_OK;
+					*out = (pid_t)v;
+					return 0;
 				}
 			}
 		}
 		if (have >= sizeof(buf) - 1)
+			return -1;
+	}
+}
+
+static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
+		      struct srt_diag *diag)
+{
+	struct bwrap_cmd *bc = cmd->priv;
+	char buf[1024];
+	size_t have = 0;
+
+	(void)state;
+	(void)pid;
+	if (bc->info_wr >= 0) {
+		close(bc->info_wr);
+		bc->info_wr = -1;
+	}
+	if (bc->status_wr >= 0) {
+		close(bc->status_wr);
+		bc->status_wr = -1;
+	}
+	if (read_child_pid(bc->info_rd, &cmd->signal_pid) != 0)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+				    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
+	for (;;) {
+		ssize_t n = read(bc->status_rd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		if (buf[0] == 'S')
+			return SRT_OK;
+		if (buf[0] == 'E' && memchr(buf, '\n', have))
+			break;
+		if (have >= sizeof(buf) - 1)
 			break;
 	}
-	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-			    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
+	buf[have] = '\0';
+	if (have > 1 && buf[0] == 'E') {
+		buf[strcspn(buf, "\n")] = '\0';
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init", "%s", buf + 1);
+	}
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
+			    "the sandbox helper ended before the command started (see the message above); nothing was run");
 }
 
 static void bw_release(void *state, struct srt_command *cmd)
@@ -569,6 +612,10 @@ static void bw_release(void *state, struct srt_command *cmd)
 		close(bc->info_rd);
 	if (bc->info_wr >= 0)
 		close(bc->info_wr);
+	if (bc->status_rd >= 0)
+		close(bc->status_rd);
+	if (bc->status_wr >= 0)
+		close(bc->status_wr);
 	if (bc->args_fd >= 0)
 		close(bc->args_fd);
 	srt__bwrap_plan_cleanup(&bc->plan.created);
