@@ -5,11 +5,11 @@
 # where a probe could change the host, the host is checked afterwards.
 . "$(dirname "$0")/lib.sh"
 
-plan 33
+plan 35
 S=$(settings "$DEFAULT_SETTINGS")
 
 if [ ! -x "$SYSPROBE" ]; then
-	for i in $(seq 33); do skip "sysprobe not built"; done
+	for i in $(seq 35); do skip "sysprobe not built"; done
 	exit 0
 fi
 P=$SYSPROBE
@@ -100,3 +100,13 @@ N=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"
 out=$(srt_run -s "$N" -c "$P unshare-user; $P socket-unix" 2>/dev/null)
 check "allowNestedUserNamespaces: unshare(CLONE_NEWUSER) works" test "$(echo "$out" | sed -n 1p)" = "unshare-user ok"
 check "allowNestedUserNamespaces: unix sockets still filtered" test "$(echo "$out" | sed -n 2p)" = "socket-unix errno=EPERM"
+
+# enableWeakerNestedSandbox: bwrap binds the host's /proc, the helper still
+# mounts a fresh one over it where it can (here it can)
+W=$(settings '{"enableWeakerNestedSandbox":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}')
+out=$(srt_run -s "$W" --explain -c true 2>/dev/null)
+check "weaker nested sandbox: bwrap binds /proc, the helper is told" \
+	sh -c 'printf "%s" "$1" | grep -q -- "--bind /proc /proc .*--weaker-nested-sandbox"' sh "$out"
+out=$(srt_run -s "$W" -c 'ls /proc | grep -c "^[0-9][0-9]*$"' 2>/dev/null)
+check "weaker nested sandbox: /proc still lists only the command's tree (got $out pids)" \
+	test -n "$out" -a "${out:-99}" -le 4
