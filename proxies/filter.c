@@ -72,6 +72,8 @@ int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
 	}
 	r->strict = s->strict_allowlist;
 	r->refuse_opaque = s->refuse_opaque_tunnels;
+	r->ext_http_port = s->http_proxy_port;
+	r->ext_socks_port = s->socks_proxy_port;
 	r->require_host_match = s->require_host_match;
 	if (copy_list(&r->strip, &r->n_strip, &s->strip_response_headers) < 0)
 		goto out;

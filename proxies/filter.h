@@ -31,6 +31,8 @@ struct srt_rules {
 	char **strip;            /* stripResponseHeaders */
 	size_t n_strip;
 	struct srt_routes routes; /* mitmProxy, parentProxy */
+	int ext_http_port;        /* httpProxyPort: HTTP goes raw to 127.0.0.1:port */
+	int ext_socks_port;       /* socksProxyPort: SOCKS goes raw to 127.0.0.1:port */
 };
 
 /* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL

@@ -69,7 +69,8 @@ enum phase {
 	PH_LINGER,
 };
 
-enum kind { K_HTTP_CONNECT, K_HTTP_PLAIN, K_SOCKS };
+/* K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
+enum kind { K_HTTP_CONNECT, K_HTTP_PLAIN, K_SOCKS, K_RAW };
 
 struct ep {
 	uint32_t tag;
@@ -400,6 +401,9 @@ static void deny_policy(struct conn *c, const char *reason)
 
 	violation(c, reason);
 	switch (c->kind) {
+	case K_RAW:
+		reply_and_close(c, NULL, 0);
+		break;
 	case K_HTTP_CONNECT:
 		sanitize_phrase(reason, phrase, sizeof(phrase));
 		snprintf(msg, sizeof(msg),
@@ -428,6 +432,9 @@ static void deny_address(struct conn *c, const char *reason)
 	violation(c, reason);
 	snprintf(body, sizeof(body), "Connection to %s blocked: %s", c->host, reason);
 	switch (c->kind) {
+	case K_RAW:
+		reply_and_close(c, NULL, 0);
+		break;
 	case K_HTTP_CONNECT:
 		sanitize_phrase(reason, phrase, sizeof(phrase));
 		snprintf(msg, sizeof(msg),
@@ -450,6 +457,9 @@ static void bad_gateway(struct conn *c)
 	uint8_t r[10];
 
 	switch (c->kind) {
+	case K_RAW:
+		reply_and_close(c, NULL, 0);
+		break;
 	case K_HTTP_CONNECT:
 		reply_text(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n");
 		break;
@@ -542,7 +552,7 @@ static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		/* the parent proxy's own address is configuration, not a
 		 * destination: the guard is for targets dialled directly */
-		unsigned cl = c->via ? 0 :
+		unsigned cl = c->via || c->kind == K_RAW ? 0 :
 			      srt__guard_check(c->p->rules, c->canon, c->port, &a[i],
 					       c->p->local, c->p->nlocal);
 		if (cl)
@@ -693,9 +703,12 @@ static void established(struct conn *c)
 	uint8_t r[10];
 
 	switch (c->kind) {
+	case K_RAW:
 	case K_HTTP_CONNECT:
 	case K_SOCKS:
-		if (c->kind == K_SOCKS) {
+		if (c->kind == K_RAW) {
+			/* the external proxy answers the client itself */
+		} else if (c->kind == K_SOCKS) {
 			srt__socks_reply(r, 0);
 			if (buf_add(&c->cout, r, sizeof(r)) < 0)
 				goto fail;
@@ -1366,6 +1379,29 @@ static void linger(struct conn *c)
 	}
 }
 
+/* httpProxyPort / socksProxyPort: that protocol is the external proxy's
+ * business (no local filtering, as in the reference); relay it unparsed to
+ * the loopback port. */
+static void start_external(struct conn *c)
+{
+	struct srt_ip lo;
+	int port;
+
+	pthread_mutex_lock(&c->p->lock);
+	port = c->kind == K_SOCKS ? c->p->rules->ext_socks_port : c->p->rules->ext_http_port;
+	pthread_mutex_unlock(&c->p->lock);
+	if (port <= 0)
+		return;
+	c->kind = K_RAW;
+	snprintf(c->host, sizeof(c->host), "127.0.0.1");
+	snprintf(c->canon, sizeof(c->canon), "127.0.0.1");
+	c->port = c->dial_port = port;
+	c->phase = PH_RESOLVE;
+	timed_set(c, CONNECT_MS);
+	srt__ip_parse("127.0.0.1", &lo);
+	addresses_ready(c, &lo, 1);
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 static void conn_run(struct conn *c)
@@ -1391,6 +1427,7 @@ static void conn_run(struct conn *c)
 				c->phase = (b == 4 || b == 5) ? PH_SOCKS_GREET : PH_HTTP_HEAD;
 				c->kind = (b == 4 || b == 5) ? K_SOCKS : K_HTTP_PLAIN;
 				timed_set(c, HEAD_MS);
+				start_external(c);
 			} else if (rc != FILL_AGAIN) {
 				conn_close(c);
 			}

@@ -1201,6 +1201,18 @@ static void test_routes(const char *mitm_path)
 	srt__strv_release(&s.denied_domains);
 	srt__strv_release(&s.mitm_domains);
 	memset(&s, 0, sizeof(s));
+	s.http_proxy_port = echo_port;
+	ok(srt__proxy_update(proxy, &s, NULL) == 0, "httpProxyPort set");
+	fd = pconnect();
+	ok(echo_roundtrip(fd, "GET raw bytes to the external proxy"),
+	   "httpProxyPort: HTTP bytes relayed unparsed to 127.0.0.1:port");
+	close(fd);
+	fd = pconnect();
+	send_all(fd, "\x05\x01\x02", 3);
+	n = (int)recv_n_bytes(fd, (char *)b, 2);
+	ok(n == 2 && b[0] == 5 && b[1] == 2, "SOCKS stays local when only httpProxyPort is set");
+	close(fd);
+	memset(&s, 0, sizeof(s));
 	s.has_parent_proxy = true;
 	s.parent_https = (char *)"https://proxy.example:443";
 	ok(srt__proxy_update(proxy, &s, NULL) == SRT_E_UNSUPPORTED, "an https parent is refused");
