@@ -1110,6 +1110,14 @@ again:
 			goto fail;
 		c->cout.len += out;
 		buf_consume(&c->uin, (size_t)len);
+		/* bounded: a stream of interim heads waits for the client */
+		if (c->cout.len > SRT_HTTP_MAX_HEAD) {
+			int rc2 = flush(c->cfd, &c->cout, &c->cout_off);
+			if (rc2 < 0)
+				goto fail;
+			if (rc2 == 0)
+				goto out; /* EPOLLOUT on the client resumes us */
+		}
 		goto again;
 	}
 	c->resp_body = r.body;

@@ -877,6 +877,51 @@ static void *garbage_client(void *arg)
 	return NULL;
 }
 
+static uint64_t xs(uint64_t *s);
+
+/* Hostile input: random bytes after each kind of first byte; the proxy
+ * must answer or close, and keep serving. */
+static void test_garbage(void)
+{
+	uint64_t st = 0x1234567887654321ull;
+	char buf[2048], resp[512], target[64];
+	int fd, alive = 0;
+	static const char firsts[] = { 5, 4, 'G', 'C', 0, (char)0xff };
+
+	for (int i = 0; i < 600; i++) {
+		size_t n = 1 + xs(&st) % sizeof(buf);
+		for (size_t k = 0; k < n; k++)
+			buf[k] = (char)xs(&st);
+		buf[0] = firsts[i % sizeof(firsts)];
+		if (i % 3 == 0 && n > 40) {
+			/* a plausible prefix, then garbage */
+			static const char hp[] = "GET http://127.0.0.1/ HTTP/1.1\r\n";
+			static const char sp[] = "\x05\x02\x00\x02\x01\x03srt\x20";
+			if (i % 2)
+				memcpy(buf, hp, sizeof(hp) - 1);
+			else
+				memcpy(buf, sp, sizeof(sp) - 1);
+		}
+		fd = pconnect();
+		if (fd < 0)
+			continue;
+		send_all(fd, buf, n);
+		if (i % 2)
+			shutdown(fd, SHUT_WR);
+		{
+			struct pollfd pf = { fd, POLLIN, 0 };
+			if (poll(&pf, 1, 50) == 1)
+				read_some(fd, resp, sizeof(resp));
+		}
+		close(fd);
+	}
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	alive = fd >= 0 && echo_roundtrip(fd, "still alive");
+	close(fd);
+	ok(alive, "600 connections of random bytes later the proxy still serves");
+}
+
 static void test_limits(void)
 {
 	pthread_t t;
@@ -1303,6 +1348,7 @@ int main(void)
 	test_socks();
 	test_plain();
 	test_limits();
+	test_garbage();
 	test_many();
 	test_big();
 	{
