@@ -296,7 +296,8 @@ nomem:
  * links (at most MAX_LINKS). out gets the resolved spelling. *type is
  * T_MISSING when a component does not exist; then *missing_at is the length
  * of the existing prefix. A non-directory met before the last component
- * yields ENOTDIR with out = that non-directory. link_dirs (optional) gets
+ * yields ENOTDIR with out = that non-directory; a directory that cannot be
+ * searched yields EACCES with out = that directory. link_dirs (optional) gets
  * the directory holding each link followed. Returns 0 or an errno. */
 static int resolve(const char *in, char *out, int *type, size_t *missing_at,
 		   struct srt_words *link_dirs)
@@ -345,13 +346,17 @@ static int resolve(const char *in, char *out, int *type, size_t *missing_at,
 			continue;
 		}
 		if (lstat(res, &st) != 0) {
-			if (errno == ENOENT) {
+			int e = errno;
+
+			if (e == ENOENT) {
 				*missing_at = rlen ? rlen : 1;
 				missing = 1;
 				rlen += 1 + clen;
 				continue;
 			}
-			return errno;
+			/* out names the directory that could not be looked into */
+			snprintf(out, PATH_MAX, "%.*s", (int)(rlen ? rlen : 1), res);
+			return e;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX], rest[PATH_MAX * 2];
@@ -509,10 +514,22 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		if (err == ENOMEM) {
 			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 		} else if (err == EACCES && deny) {
-			/* The sandbox runs as this user: what it cannot look up here
-			 * it cannot look up inside either. */
-			rc = note(c, "%s %s: not accessible to this user (%s); already unreadable",
-				  origin, path, strerror(err));
+			struct stat st;
+
+			/* The sandbox runs as this user: a directory it cannot
+			 * search stays closed inside too, unless it is ours (an
+			 * owner can chmod it back open). Then the whole directory
+			 * gets the rule: wider than asked, never narrower. */
+			if (lstat(res, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+			    strcmp(res, "/") != 0) {
+				rc = note(c, "%s %s: \"%s\" cannot be searched; the rule covers all of it",
+					  origin, path, res);
+				if (!rc)
+					rc = add_rule(c, res, kind, origin, dflt);
+			} else {
+				rc = note(c, "%s %s: not accessible to this user (%s); already unreadable",
+					  origin, path, strerror(err));
+			}
 		} else if (deny) {
 			rc = srt_diag_set(c->diag, SRT_E_UNAVAILABLE, origin,
 					  "%s: cannot resolve \"%s\": %s; the rule cannot be enforced",

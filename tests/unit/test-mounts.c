@@ -831,6 +831,33 @@ static void test_root_writable(void)
 	drop_tree();
 }
 
+/* A directory this user cannot search but owns: the deny covers all of it
+ * (the command could chmod it open otherwise). */
+static void test_unsearchable(void)
+{
+	struct srt_policy pol;
+	struct srt_mount_plan pl;
+
+	if (geteuid() == 0) {
+		skip_n(2);
+		return;
+	}
+	fresh_tree();
+	mkdirs("proj/locked");
+	put("proj/locked/secret", "S\n");
+	chmod(P("proj/locked"), 0);
+	pol_init(&pol);
+	rule(&pol.allow_write, P("proj"), 0);
+	rule(&pol.deny_read, P("proj/locked/secret"), 0);
+	ok(plan_ok(&pol, &pl), "plan: denyRead below an unsearchable directory of ours");
+	ok(find_path(&pl, "--tmpfs", P("proj/locked")) > 0, "the whole directory is hidden");
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	pol_free(&pol);
+	chmod(P("proj/locked"), 0755);
+	drop_tree();
+}
+
 static int probe_bwrap(void)
 {
 	struct srt_mount_plan pl;
@@ -869,6 +896,7 @@ int main(void)
 	test_disabled();
 	test_write_deny_wins();
 	test_root_writable();
+	test_unsearchable();
 	test_walker_speed();
 	return tap_done();
 }
