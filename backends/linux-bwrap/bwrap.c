@@ -181,7 +181,7 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 
 static void bw_diagnose(srt_report_fn report, void *ctx)
 {
-	char path[PATH_MAX], detail[PATH_MAX + 128], line[256];
+	char path[PATH_MAX], detail[PATH_MAX + 512], line[256];
 	long v;
 	int err = 0, have_bwrap;
 	FILE *f;

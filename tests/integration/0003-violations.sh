@@ -1,0 +1,78 @@
+#!/bin/bash
+# Violations a user can see, and live updates (issue 5): every denied host
+# produces exactly one attributed event, written as a JSON line while the
+# command runs and summarised on stderr afterwards; ignoreViolations hides
+# matching ones; --control-fd changes the network lists of the running
+# command; an invalid control line changes nothing.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-lib.sh"
+
+net_server http WEB
+S=$(net_settings "[\"localhost:$WEB_PORT\"]" '["evil.test"]' \
+	'"deniedDomainReasons":{"evil.test":"no evil here"}')
+
+# --violations-log: one JSON object per denied action, attributed
+srt_run -s "$S" --violations-log "$WORK/v.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; $CURLP http://other.test/x >/dev/null 2>&1; true" 2>"$WORK/err"
+check "two denied hosts: exactly two events in the log" test "$(wc -l < "$WORK/v.jsonl")" = 2
+check "the event names the host and the configured reason" \
+	grep -q '"line":"deny network-outbound evil.test:80 (no evil here)"' "$WORK/v.jsonl"
+check "the event for an unlisted host" \
+	grep -q '"line":"deny network-outbound other.test:80 (host is not on the allow list)"' "$WORK/v.jsonl"
+check "events are attributed to the command" grep -q '"command":".*evil.test' "$WORK/v.jsonl"
+check "every line is valid JSON" python3 -c '
+import json,sys
+for l in open(sys.argv[1]): json.loads(l)' "$WORK/v.jsonl"
+check "the summary on stderr lists the denials" grep -q 'srt: the sandbox denied 2 actions' "$WORK/err"
+
+# --violations-fd
+exec 7>"$WORK/v7.jsonl"
+srt_run -s "$S" --violations-fd 7 -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>/dev/null
+exec 7>&-
+check "--violations-fd: one event" test "$(wc -l < "$WORK/v7.jsonl")" = 1
+
+# --quiet
+srt_run -s "$S" --quiet -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>"$WORK/err"
+check "--quiet: no summary" test -z "$(grep 'srt: the sandbox denied' "$WORK/err")"
+
+# ignoreViolations: the '*' rule hides matching lines
+SI=$(settings "{\"network\":{\"allowedDomains\":[\"localhost:$WEB_PORT\"],\"deniedDomains\":[\"evil.test\"]},$NET_FS,\"ignoreViolations\":{\"*\":[\"evil.test\"]}}")
+srt_run -s "$SI" --violations-log "$WORK/vi.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; $CURLP http://other.test/ >/dev/null 2>&1; true" 2>"$WORK/err" || true
+check "ignoreViolations hides the matching event only" \
+	test "$(grep -c '"line":"deny network-outbound evil.test' "$WORK/vi.jsonl" 2>/dev/null)" = 0 -a \
+	     "$(grep -c '"line":"deny network-outbound other.test' "$WORK/vi.jsonl" 2>/dev/null)" = 1
+
+# --control-fd: refused, then allowed by a control line, in one command
+mkfifo "$WORK/ctl"
+SC=$(net_settings '[]' '[]')
+( srt_run -s "$SC" --control-fd 3 -c "
+	a=\$($CURLP -o /dev/null -w '%{http_code}' http://localhost:$WEB_PORT/before 2>/dev/null)
+	echo \$a > before.txt
+	echo go > ready.txt
+	for i in \$(seq 100); do [ -e go.txt ] && break; sleep 0.1; done
+	b=\$($CURLP -o /dev/null -w '%{http_code}' http://localhost:$WEB_PORT/after 2>/dev/null)
+	echo \$b > after.txt
+	ls -l /proc/self/fd/3 > fd3.txt 2>&1
+" 3<"$WORK/ctl" 2>"$WORK/ctl-err" ) &
+sp=$!
+exec 8>"$WORK/ctl"
+for i in $(seq 100); do [ -e ready.txt ] && break; sleep 0.1; done
+echo 'this is not json' >&8
+printf '%s\n' "{\"network\":{\"allowedDomains\":[\"localhost:$WEB_PORT\"],\"deniedDomains\":[]},$NET_FS}" >&8
+sleep 0.5
+touch go.txt
+wait $sp
+exec 8>&-
+check "control fd: refused before the update ($(cat before.txt 2>/dev/null))" test "$(cat before.txt 2>/dev/null)" = 403
+check "control fd: allowed after the update ($(cat after.txt 2>/dev/null))" test "$(cat after.txt 2>/dev/null)" = 200
+check "control fd: the server saw only the request after the update" \
+	test "$(grep -c 'GET /after' "$WEB_LOG")" = 1 -a "$(grep -c 'GET /before' "$WEB_LOG")" = 0
+check "control fd: an invalid line is reported and ignored" grep -q 'invalid settings on control fd 3' "$WORK/ctl-err"
+check "control fd: the command sees /dev/null at that descriptor" grep -q '/dev/null' fd3.txt
+
+# --control-fd validation
+srt_run -s "$SC" --control-fd 2 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+check "--control-fd 2 refused" test $rc = 1 -a ! -e "$WORK/ran"
+srt_run -s "$SC" --control-fd 9 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+check "--control-fd on a closed descriptor refused before running" test $rc = 1 -a ! -e "$WORK/ran"
+
+echo "1..$_tap_n"
