@@ -243,8 +243,6 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		key = "network.requireHostMatch";
 	else if (s->strip_response_headers.n)
 		key = "network.stripResponseHeaders";
-	else if (s->git_safe_directories.n)
-		key = "git.safeDirectories";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
 
@@ -471,6 +469,71 @@ static char *sibling_program(const char *module_path, const char *name)
 	return NULL;
 }
 
+static int push_kv(struct srt_strv *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int push_kv(struct srt_strv *set, const char *fmt, ...)
+{
+	va_list ap;
+	char *kv = NULL;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vasprintf(&kv, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return SRT_E_NOMEM;
+	rc = srt__strv_push(set, kv);
+	free(kv);
+	return rc;
+}
+
+/* git.safeDirectories (§4.3 row 4): GIT_CONFIG_COUNT/KEY/VALUE entries for
+ * safe.directory, each directory and its children; more than 8 collapse to
+ * "*". An inherited GIT_CONFIG_COUNT is continued; an inherited 0 is the
+ * user's opt-out and is respected. */
+static int git_safe_env(struct srt_sandbox *sb, struct srt_strv *set)
+{
+	const struct srt_strv *dirs = &sb->settings.git_safe_directories;
+	const char *inherited = getenv("GIT_CONFIG_COUNT");
+	long base = 0;
+	size_t i;
+	int rc;
+
+	if (!dirs->n)
+		return SRT_OK;
+	if (inherited) {
+		char *end;
+		base = strtol(inherited, &end, 10);
+		if (*end || base < 0 || base > 1000)
+			base = 0;
+		else if (base == 0 && *inherited)
+			return SRT_OK;
+	}
+	if (dirs->n > 8) {
+		if ((rc = push_kv(set, "GIT_CONFIG_KEY_%ld=safe.directory", base)) ||
+		    (rc = push_kv(set, "GIT_CONFIG_VALUE_%ld=*", base)))
+			return rc;
+		return push_kv(set, "GIT_CONFIG_COUNT=%ld", base + 1);
+	}
+	for (i = 0; i < dirs->n; i++) {
+		char *norm = NULL;
+		const char *d = dirs->v[i];
+		if (srt__path_normalize(d, sb->policy.cwd, sb->policy.home, &norm, NULL) == SRT_OK && norm)
+			d = norm;
+		rc = push_kv(set, "GIT_CONFIG_KEY_%ld=safe.directory", base);
+		if (!rc)
+			rc = push_kv(set, "GIT_CONFIG_VALUE_%ld=%s", base, d);
+		if (!rc)
+			rc = push_kv(set, "GIT_CONFIG_KEY_%ld=safe.directory", base + 1);
+		if (!rc)
+			rc = push_kv(set, "GIT_CONFIG_VALUE_%ld=%s/*", base + 1, d);
+		free(norm);
+		if (rc)
+			return rc;
+		base += 2;
+	}
+	return push_kv(set, "GIT_CONFIG_COUNT=%ld", base);
+}
+
 static int child_env(struct srt_sandbox *sb, const char *command_key, char ***out)
 {
 	struct srt_strv set = { 0 };
@@ -495,6 +558,9 @@ static int child_env(struct srt_sandbox *sb, const char *command_key, char ***ou
 		if (rc)
 			goto out;
 	}
+	rc = git_safe_env(sb, &set);
+	if (rc)
+		goto out;
 	rc = srt__env_build(environ, &set, out);
 out:
 	free(kv);

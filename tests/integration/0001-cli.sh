@@ -57,6 +57,13 @@ printf 'network:\n  allowedDomains: []\n  deniedDomains: []\nfilesystem:\n  deny
 out=$(srt_run -s "$WORK/s.yaml" -c 'cat ~/.ssh/id_canary 2>/dev/null; echo yaml-ran' 2>/dev/null)
 check "YAML settings load and are enforced" test "$out" = "yaml-ran"
 
+# git.safeDirectories reaches git through GIT_CONFIG_* (continuing an inherited count)
+echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]},"git":{"safeDirectories":["/srv/repo"]}}' > "$WORK/git.json"
+out=$(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=me srt_run -s "$WORK/git.json" -c 'echo $GIT_CONFIG_COUNT $GIT_CONFIG_KEY_0 $GIT_CONFIG_KEY_1 $GIT_CONFIG_VALUE_1 $GIT_CONFIG_VALUE_2' 2>/dev/null)
+check "git.safeDirectories continues the inherited GIT_CONFIG_COUNT ($out)" test "$out" = "3 user.name safe.directory /srv/repo /srv/repo/*"
+out=$(GIT_CONFIG_COUNT=0 srt_run -s "$WORK/git.json" -c 'echo "[${GIT_CONFIG_COUNT}]"' 2>/dev/null)
+check "an inherited GIT_CONFIG_COUNT=0 is the user's opt-out ($out)" test "$out" = "[0]"
+
 # --explain runs nothing
 out=$(srt_run -s "$S" --explain -c "touch $MARK" 2>&1); rc=$?
 check "--explain exits 0 and runs nothing" test $rc = 0 -a ! -e "$MARK"
