@@ -81,10 +81,19 @@ struct buf {
 	size_t len, cap;
 };
 
+/* What epoll told us about one socket since we last drained it. With
+ * edge-triggered events a read is only worth a system call when data (or
+ * EOF) arrived after the last read that came back short or EAGAIN. */
+struct side {
+	bool rd;  /* readable: an EPOLLIN edge since the last drain */
+	bool hup; /* the peer shut down or failed: always try */
+};
+
 struct conn {
 	struct ep cep, uep;
 	struct srt_proxy *p;
 	int cfd, ufd;
+	struct side cs, us; /* client and upstream socket state */
 	enum phase phase;
 	enum kind kind;
 	bool dead;
@@ -201,11 +210,15 @@ static void buf_free(struct buf *b)
 
 enum { FILL_DATA, FILL_AGAIN, FILL_EOF, FILL_ERR, FILL_FULL };
 
-/* Read from fd until EAGAIN, EOF or `max` bytes are buffered. */
-static int fill(int fd, struct buf *b, size_t max)
+/* Read from fd until it is drained (EAGAIN, or a short read: for a stream
+ * socket that means the queue is empty, epoll(7)), EOF or `max` bytes are
+ * buffered. */
+static int fill(int fd, struct side *sd, struct buf *b, size_t max)
 {
 	bool got = false;
 
+	if (!sd->rd && !sd->hup)
+		return FILL_AGAIN;
 	for (;;) {
 		ssize_t n;
 		size_t room;
@@ -221,6 +234,11 @@ static int fill(int fd, struct buf *b, size_t max)
 		if (n > 0) {
 			b->len += (size_t)n;
 			got = true;
+			if ((size_t)n < room) {
+				sd->rd = false;
+				if (!sd->hup)
+					return FILL_DATA;
+			}
 			continue;
 		}
 		/* EOF and errors are sticky: report the data first, the next
@@ -229,8 +247,10 @@ static int fill(int fd, struct buf *b, size_t max)
 			return got ? FILL_DATA : FILL_EOF;
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN)
+		if (errno == EAGAIN) {
+			sd->rd = false;
 			return got ? FILL_DATA : FILL_AGAIN;
+		}
 		return got ? FILL_DATA : FILL_ERR;
 	}
 }
@@ -675,7 +695,7 @@ static void proxy_handshake(struct conn *c)
 			len = SRT_HTTP_TOO_BIG;
 			break;
 		}
-		rc = fill(c->ufd, &c->uin, 16 * 1024);
+		rc = fill(c->ufd, &c->us, &c->uin, 16 * 1024);
 		if (rc == FILL_AGAIN)
 			goto out;
 		if (rc == FILL_EOF || rc == FILL_ERR) {
@@ -771,6 +791,8 @@ static void start_connect(struct conn *c)
 			continue;
 		}
 		c->ufd = fd;
+		c->us.rd = true;
+		c->us.hup = false;
 		c->phase = PH_CONNECT;
 		timed_set(c, CONNECT_MS);
 		return;
@@ -800,6 +822,8 @@ static void connect_unix(struct conn *c)
 		return;
 	}
 	c->ufd = fd;
+	c->us.rd = true;
+	c->us.hup = false;
 	connected(c);
 }
 
@@ -845,7 +869,7 @@ static void http_head(struct conn *c)
 		len = srt__http_parse_request(c->in.p ? c->in.p : "", c->in.len, h);
 		if (len != SRT_HTTP_NEED_MORE)
 			break;
-		rc = fill(c->cfd, &c->in, SRT_HTTP_MAX_HEAD);
+		rc = fill(c->cfd, &c->cs, &c->in, SRT_HTTP_MAX_HEAD);
 		if (rc == FILL_DATA)
 			continue;
 		if (rc == FILL_FULL)
@@ -979,8 +1003,23 @@ static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
 		      struct buf *dstbuf, size_t *dstoff, struct srt_pump *pump,
 		      enum srt_http_body kind, uint64_t *left)
 {
-	int rc = flush(dst, dstbuf, dstoff);
+	int rc;
 
+	/* body bytes that came with the head join it in one send: one
+	 * wakeup of the reader instead of two */
+	if ((kind == SRT_BODY_LENGTH || kind == SRT_BODY_EOF) && srcbuf->len) {
+		size_t take = srcbuf->len;
+		if (kind == SRT_BODY_LENGTH && take > *left)
+			take = (size_t)*left;
+		if (take) {
+			if (buf_add(dstbuf, srcbuf->p, take) < 0)
+				return -1;
+			buf_consume(srcbuf, take);
+			if (kind == SRT_BODY_LENGTH)
+				*left -= take;
+		}
+	}
+	rc = flush(dst, dstbuf, dstoff);
 	if (rc <= 0)
 		return rc;
 	switch (kind) {
@@ -988,22 +1027,6 @@ static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
 		return 1;
 	case SRT_BODY_LENGTH:
 	case SRT_BODY_EOF:
-		/* buffered bytes first, then splice */
-		if (srcbuf->len) {
-			size_t take = srcbuf->len;
-			if (kind == SRT_BODY_LENGTH && take > *left)
-				take = (size_t)*left;
-			if (take) {
-				if (buf_add(dstbuf, srcbuf->p, take) < 0)
-					return -1;
-				buf_consume(srcbuf, take);
-				if (kind == SRT_BODY_LENGTH)
-					*left -= take;
-				rc = flush(dst, dstbuf, dstoff);
-				if (rc <= 0)
-					return rc;
-			}
-		}
 		rc = srt__pump_run(pump, src, dst, &c->p->pool,
 				   kind == SRT_BODY_LENGTH ? left : NULL);
 		if (rc == SRT_PUMP_ERROR)
@@ -1033,7 +1056,7 @@ static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
 				return rc;
 			if (rc == 0)
 				return 0;
-			rc = fill(src, srcbuf, BODY_BUF);
+			rc = fill(src, src == c->cfd ? &c->cs : &c->us, srcbuf, BODY_BUF);
 			if (rc == FILL_AGAIN)
 				return 0;
 			if (rc == FILL_EOF || rc == FILL_ERR)
@@ -1087,7 +1110,7 @@ again:
 		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
 		if (len != SRT_HTTP_NEED_MORE)
 			break;
-		rc = fill(c->ufd, &c->uin, SRT_HTTP_MAX_HEAD);
+		rc = fill(c->ufd, &c->us, &c->uin, SRT_HTTP_MAX_HEAD);
 		if (rc == FILL_DATA || rc == FILL_FULL)
 			continue;
 		if (rc == FILL_AGAIN)
@@ -1174,7 +1197,7 @@ static void socks_greet(struct conn *c)
 	uint8_t rep[2] = { 5, 0 };
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->in, 512);
+		int rc = fill(c->cfd, &c->cs, &c->in, 512);
 		if (rc == FILL_DATA)
 			return socks_greet(c);
 		if (rc != FILL_AGAIN)
@@ -1214,7 +1237,7 @@ static void socks_auth(struct conn *c)
 	uint8_t ok[2] = { 1, 0 }, bad[2] = { 1, 1 };
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->in, 1024);
+		int rc = fill(c->cfd, &c->cs, &c->in, 1024);
 		if (rc == FILL_DATA)
 			return socks_auth(c);
 		if (rc != FILL_AGAIN)
@@ -1272,7 +1295,7 @@ static void socks_req(struct conn *c)
 	char reason[512];
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->in, 1024);
+		int rc = fill(c->cfd, &c->cs, &c->in, 1024);
 		if (rc == FILL_DATA)
 			return socks_req(c);
 		if (rc != FILL_AGAIN)
@@ -1429,7 +1452,7 @@ static void conn_run(struct conn *c)
 		}
 		switch (c->phase) {
 		case PH_SNIFF:
-			rc = fill(c->cfd, &c->in, 1);
+			rc = fill(c->cfd, &c->cs, &c->in, 1);
 			if (c->in.len >= 1) {
 				uint8_t b = (uint8_t)c->in.p[0];
 				c->phase = (b == 4 || b == 5) ? PH_SOCKS_GREET : PH_HTTP_HEAD;
@@ -1441,13 +1464,6 @@ static void conn_run(struct conn *c)
 			}
 			break;
 		case PH_HTTP_HEAD:
-			if (c->ufd >= 0) {
-				/* an idle upstream that speaks or closes is done */
-				char b;
-				ssize_t n = recv(c->ufd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-				if (n >= 0 || errno != EAGAIN)
-					close_upstream(c);
-			}
 			http_head(c);
 			break;
 		case PH_SOCKS_GREET:
@@ -1509,6 +1525,7 @@ static void on_accept(struct srt_proxy *p)
 		c->p = p;
 		c->cfd = fd;
 		c->ufd = -1;
+		c->cs.rd = true;
 		srt__pump_init(&c->up);
 		srt__pump_init(&c->down);
 		ev.data.ptr = &c->cep;
@@ -1557,6 +1574,26 @@ static void reap(struct srt_proxy *p)
 	}
 }
 
+static void note_events(struct side *sd, uint32_t ev)
+{
+	if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+		sd->rd = true;
+	if (ev & (EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+		sd->hup = true;
+}
+
+/* A kept upstream between requests that speaks or closes is done. */
+static void idle_upstream_check(struct conn *c)
+{
+	char b;
+	ssize_t n = recv(c->ufd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	if (n >= 0 || errno != EAGAIN)
+		close_upstream(c);
+	else
+		c->us.rd = false;
+}
+
 static void *loop(void *arg)
 {
 	struct srt_proxy *p = arg;
@@ -1589,15 +1626,20 @@ static void *loop(void *arg)
 				break;
 			case EP_CLIENT:
 				c = (struct conn *)((char *)e - offsetof(struct conn, cep));
-				if (!c->dead)
-					conn_run(c);
+				if (c->dead)
+					break;
+				note_events(&c->cs, evs[i].events);
+				conn_run(c);
 				break;
 			case EP_UP:
 				c = (struct conn *)((char *)e - offsetof(struct conn, uep));
 				if (c->dead)
 					break;
+				note_events(&c->us, evs[i].events);
 				if (c->phase == PH_CONNECT)
 					check_connect(c);
+				else if (c->phase == PH_HTTP_HEAD && c->ufd >= 0 && c->us.rd)
+					idle_upstream_check(c);
 				if (!c->dead)
 					conn_run(c);
 				break;
