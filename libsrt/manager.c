@@ -5,6 +5,7 @@
  * any command runs. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -328,6 +329,45 @@ static void on_proxy_violation(void *ctx, const char *command_key, const char *l
 
 /* The proxy socket lives in a fresh 0700 directory: other users cannot
  * reach it even before the token check. */
+/* A srt killed with SIGKILL cannot remove its proxy directory. The next
+ * start removes those of ours whose srt is gone: "srt-<pid>-XXXXXX", owned
+ * by us, mode 0700, pid no longer alive, holding at most proxy.sock. */
+static void sweep_stale_proxy_dirs(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	int dfd;
+
+	if (!d)
+		return;
+	dfd = dirfd(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *end;
+		long pid;
+		int sub;
+
+		if (strncmp(e->d_name, "srt-", 4) != 0)
+			continue;
+		pid = strtol(e->d_name + 4, &end, 10);
+		if (end == e->d_name + 4 || *end != '-' || strlen(end) != 7 || pid <= 0 ||
+		    pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+			continue;
+		sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		unlinkat(sub, "proxy.sock", 0);
+		close(sub);
+		unlinkat(dfd, e->d_name, AT_REMOVEDIR); /* fails, harmlessly, if not empty */
+	}
+	closedir(d);
+}
+
 static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt_proxy_config cfg;
@@ -339,6 +379,7 @@ static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 
 	if (!base || base[0] != '/')
 		base = "/tmp";
+	sweep_stale_proxy_dirs(base);
 	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
 		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
 	if (!mkdtemp(tmpl))
