@@ -95,20 +95,45 @@ bool srt__token_equal(const char *given, size_t len, const char *token)
 	return diff == 0;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 char *srt__auth_user_key(const char *user, size_t len)
 {
 	uint8_t buf[256];
-	size_t n, i;
+	char dec[256];
+	size_t n, i, o = 0;
 	char *key;
 
+	/* a client may hand over the URL's userinfo still percent-encoded
+	 * ("=" as %3D); base64 never contains '%', so decoding is safe */
+	if (len <= sizeof(dec) && memchr(user, '%', len)) {
+		for (i = 0; i < len; i++) {
+			if (user[i] == '%' && i + 2 < len && hexval(user[i + 1]) >= 0 &&
+			    hexval(user[i + 2]) >= 0) {
+				dec[o++] = (char)(hexval(user[i + 1]) << 4 | hexval(user[i + 2]));
+				i += 2;
+			} else {
+				dec[o++] = user[i];
+			}
+		}
+		user = dec;
+		len = o;
+	}
 	/* §4.8: the suffix is at most 251 bytes (the name fits in 255) */
 	if (len <= 4 || len > 255 || memcmp(user, "srt.", 4) != 0)
 		return NULL;
 	if (srt__b64_decode(user + 4, len - 4, buf, sizeof(buf), &n) < 0 || n == 0)
 		return NULL;
-	for (i = 0; i < n; i++)
-		if (buf[i] < 0x20 || buf[i] == 0x7f)
-			return NULL;
+	/* byte-exact: multi-line commands have newlines in their key; only a
+	 * NUL cannot be carried in a C string */
+	if (memchr(buf, 0, n))
+		return NULL;
 	key = malloc(n + 1);
 	if (!key)
 		return NULL;

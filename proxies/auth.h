@@ -21,7 +21,8 @@ bool srt__token_equal(const char *given, size_t len, const char *token);
 
 /* The attribution in a proxy username: "srt.<base64 of the command key>"
  * gives the key (malloc'd, caller frees); anything else, an undecodable
- * suffix or a key with control characters gives NULL. */
+ * suffix or a key with a NUL byte gives NULL. A still percent-encoded
+ * name (%3D for '=') is decoded first. */
 char *srt__auth_user_key(const char *user, size_t len);
 
 /* Check a Proxy-Authorization value against the token: "Basic <b64>" whose

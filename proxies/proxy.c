@@ -38,6 +38,7 @@
 #include "proxies/pump.h"
 #include "proxies/route.h"
 #include "proxies/socks.h"
+#include "proxies/tls.h"
 
 #define EP_LISTEN 0x4c53544e
 #define EP_WAKE 0x57414b45
@@ -65,6 +66,7 @@ enum phase {
 	PH_HTTP_RESPHEAD,
 	PH_HTTP_RESPBODY,
 	PH_PROXY_HS,  /* CONNECT sent to a parent/mitm proxy, reading its answer */
+	PH_SNI,       /* tunnel open; holding the client's first bytes for the SNI check */
 	PH_TUNNEL,
 	PH_LINGER,
 };
@@ -735,14 +737,23 @@ static void established(struct conn *c)
 		} else if (buf_add(&c->cout, est, sizeof(est) - 1) < 0) {
 			goto fail;
 		}
-		/* bytes the client sent after its request go first, and bytes
-		 * an upstream proxy sent after its answer */
-		if (c->in.len && buf_add(&c->uout, c->in.p, c->in.len) < 0)
-			goto fail;
+		/* bytes an upstream proxy sent after its answer go to the
+		 * client; the client's own bytes wait for the SNI check (the
+		 * external proxy of K_RAW does its own checking) */
 		if (c->uin.len && buf_add(&c->cout, c->uin.p, c->uin.len) < 0)
 			goto fail;
-		buf_free(&c->in);
 		buf_free(&c->uin);
+		if (c->kind != K_RAW) {
+			/* no deadline: a tunnel where only the server talks stays
+			 * open, and an idle one holds no buffer */
+			if (!c->in.len)
+				buf_free(&c->in);
+			c->phase = PH_SNI;
+			return;
+		}
+		if (c->in.len && buf_add(&c->uout, c->in.p, c->in.len) < 0)
+			goto fail;
+		buf_free(&c->in);
 		c->phase = PH_TUNNEL;
 		return;
 	case K_HTTP_PLAIN:
@@ -1345,6 +1356,85 @@ static void socks_req(struct conn *c)
 	resolve(c);
 }
 
+/* ---- SNI check ---------------------------------------------------------- */
+
+/* Before the first client byte reaches the upstream: when the tunnel
+ * carries TLS, its server name must pass the same policy as the CONNECT
+ * target (§3.4), so an allowed CONNECT cannot front for another host.
+ * Bytes from the server flow meanwhile (SSH and SMTP speak first). */
+static void sni_check(struct conn *c)
+{
+	char sni[256], reason[512];
+	int rc = flush(c->cfd, &c->cout, &c->cout_off), r;
+
+	if (rc < 0) {
+		conn_close(c);
+		return;
+	}
+	if (rc > 0 && !c->cshut) {
+		rc = srt__pump_run(&c->down, c->ufd, c->cfd, &c->p->pool, NULL);
+		if (rc == SRT_PUMP_ERROR) {
+			conn_close(c);
+			return;
+		}
+		if (rc == SRT_PUMP_EOF) {
+			shutdown(c->cfd, SHUT_WR);
+			c->cshut = true;
+		}
+	}
+	for (;;) {
+		r = srt__tls_sni((const uint8_t *)(c->in.p ? c->in.p : ""), c->in.len, sni,
+				 sizeof(sni));
+		if (r != SRT_SNI_MORE)
+			break;
+		if (c->in.len >= SRT_TLS_PEEK_MAX) {
+			r = SRT_SNI_MALFORMED;
+			break;
+		}
+		rc = fill(c->cfd, &c->cs, &c->in, SRT_TLS_PEEK_MAX);
+		if (rc == FILL_AGAIN)
+			return;
+		if (rc == FILL_EOF || rc == FILL_ERR) {
+			/* nothing (or a partial hello) and EOF: nothing to check */
+			r = c->in.len ? SRT_SNI_MALFORMED : SRT_SNI_NOT_TLS;
+			break;
+		}
+	}
+	if (r == SRT_SNI_MALFORMED) {
+		violation(c, "TLS client hello could not be read");
+		conn_close(c);
+		return;
+	}
+	if (r == SRT_SNI_FOUND) {
+		char canon[300];
+		bool ok;
+		srt__filter_canon(sni, canon, sizeof(canon));
+		if (strcmp(canon, c->canon) != 0) {
+			char saved[256];
+			/* judge the name as if it had been the CONNECT target */
+			snprintf(saved, sizeof(saved), "%s", c->host);
+			snprintf(c->host, sizeof(c->host), "%s", sni);
+			ok = decide(c, reason, sizeof(reason));
+			if (!ok) {
+				char why[1100];
+				snprintf(why, sizeof(why),
+					 "TLS server name does not match the request target %s: %s",
+					 saved, reason);
+				violation(c, why);
+				conn_close(c);
+				return;
+			}
+			snprintf(c->host, sizeof(c->host), "%s", saved);
+		}
+	}
+	if (c->in.len && buf_add(&c->uout, c->in.p, c->in.len) < 0) {
+		conn_close(c);
+		return;
+	}
+	buf_free(&c->in);
+	c->phase = PH_TUNNEL;
+}
+
 /* ---- tunnel and linger --------------------------------------------------- */
 
 static void tunnel(struct conn *c)
@@ -1443,7 +1533,7 @@ static void conn_run(struct conn *c)
 
 		/* anything queued for the client (100 Continue, SOCKS replies) */
 		if (c->cout.len && c->phase != PH_LINGER && c->phase != PH_TUNNEL &&
-		    c->phase != PH_HTTP_RESPBODY) {
+		    c->phase != PH_HTTP_RESPBODY && c->phase != PH_SNI) {
 			rc = flush(c->cfd, &c->cout, &c->cout_off);
 			if (rc < 0) {
 				conn_close(c);
@@ -1490,6 +1580,9 @@ static void conn_run(struct conn *c)
 			break;
 		case PH_PROXY_HS:
 			proxy_handshake(c);
+			break;
+		case PH_SNI:
+			sni_check(c);
 			break;
 		case PH_TUNNEL:
 			tunnel(c);

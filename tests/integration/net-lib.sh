@@ -38,13 +38,20 @@ def http(c):
              hdrs.get(b"host", b"-").decode("latin-1"),
              "yes" if b"proxy-authorization" in hdrs else "no", len(body)))
         c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n")
+def raw(c):
+    c.settimeout(5)
+    try:
+        data = c.recv(65536)
+    except OSError:
+        data = b""
+    note("raw %d bytes" % len(data))
 def ssh(c):
     c.sendall(b"SSH-2.0-srt_fake_server\r\n")
     line = c.makefile("rb").readline()
     note("client " + line.decode("latin-1").strip())
 def serve(c):
     try:
-        (http if mode == "http" else ssh)(c)
+        {"http": http, "ssh": ssh, "raw": raw}[mode](c)
     except OSError:
         pass
     finally:
@@ -57,7 +64,8 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PYEOF
 
-# net_server MODE NAME: start a loopback server (http or ssh); sets
+# net_server MODE NAME: start a loopback server (http, ssh or raw: logs the
+# size of the first read); sets
 # NAME_PORT and NAME_LOG. Fails the whole script when it cannot start.
 net_server() {
 	local mode=$1 name=$2 i

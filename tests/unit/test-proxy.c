@@ -39,6 +39,7 @@
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/tls-hello.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 #define SKIP(...) do { tap_n++; printf("ok %d # SKIP ", tap_n); printf(__VA_ARGS__); printf("\n"); } while (0)
@@ -657,6 +658,34 @@ static void test_connect(void)
 	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
 	ok(!strcmp(resp, "HTTP/1.1 502 Bad Gateway\r\n\r\n"), "refused connection: 502");
 	close(fd);
+
+	/* N9: the TLS server name must pass the policy too */
+	{
+		uint8_t h[4096], back[4096];
+		size_t n = hello(h, "evil.test", 100), got = 0;
+		char line[512];
+		snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+		fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+		send_all(fd, h, n);
+		ok(recv_all(fd, (char *)back, sizeof(back)) == 0,
+		   "SNI naming a host not on the allow list: tunnel closed, nothing echoed");
+		close(fd);
+		snprintf(line, sizeof(line), "deny network-outbound evil.test:%d (TLS server name does not "
+			 "match the request target 127.0.0.1: host is not on the allow list)", echo_port);
+		ok(violation_seen(line, NULL), "violation names the server name");
+		n = hello(h, "localhost", 16384);
+		snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+		fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+		send_all(fd, h, n);
+		while (got < n) {
+			ssize_t r = read_some(fd, (char *)back + got, n - got);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		ok(got == n && !memcmp(back, h, n), "SNI naming an allowed host (localhost:port) passes");
+		close(fd);
+	}
 
 	if (!have_ns) {
 		SKIP("no private network namespace: resolver tests need the fake DNS");

@@ -108,7 +108,15 @@ static void test_auth(void)
 	ok(srt__auth_socks_check("srt", 3, "tok", 3, "tok", &key) && !key, "SOCKS user srt");
 	ok(!srt__auth_socks_check("bob", 3, "tok", 3, "tok", &key), "SOCKS other user refused");
 	ok(!srt__auth_socks_check("srt", 3, "tok ", 4, "tok", &key), "SOCKS wrong password");
-	ok(srt__auth_user_key("srt.AA==", 8) == NULL, "control characters in a key dropped");
+	ok(srt__auth_user_key("srt.AA==", 8) == NULL, "a key with a NUL byte is dropped");
+	key = srt__auth_user_key("srt.YQpi", 8);
+	ok(key && !strcmp(key, "a\nb"), "a multi-line command key is kept byte-exact");
+	free(key);
+	key = NULL;
+	key = srt__auth_user_key("srt.bnBtIHRlc3Q%3D", 18);
+	ok(key && !strcmp(key, "npm test"), "a still percent-encoded user is understood");
+	free(key);
+	key = NULL;
 	ok(srt__token_equal("abc", 3, "abc") && !srt__token_equal("abd", 3, "abc") &&
 	   !srt__token_equal("ab", 2, "abc"), "token comparison");
 }
