@@ -49,6 +49,8 @@ struct bwrap_cmd {
 	int info_rd, info_wr; /* --info-fd pipe */
 	int status_rd, status_wr; /* the helper's --status-fd pipe */
 	int args_fd;          /* --args memfd, or -1 */
+	int events_rd, events_wr; /* the violation monitor's pipe */
+	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
 };
 
 static int find_on_path(const char *name, char *out, size_t outlen)
@@ -402,6 +404,60 @@ static int push_fd_words(struct srt_words *w, const char *opt, int fd)
 	return SRT_OK;
 }
 
+/* The violation monitor: a pipe whose write end goes to the helper and
+ * whose read end the core reads "deny <syscall> <path>" lines from, and
+ * the classification policy in a sealed memfd (never in argv, which
+ * /proc shows to everyone). Nothing to observe (filesystem.disabled with
+ * allowAllUnixSockets): no monitor. */
+static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, struct srt_diag *diag)
+{
+	char *buf = NULL;
+	size_t len = 0, off = 0;
+	int p[2], rc;
+
+	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.created, &buf, &len, diag);
+	if (rc)
+		return rc;
+	/* "f0": no file rule to observe */
+	if (pol->allow_all_unix_sockets && len > 22 && !strcmp(buf + 21, "f0")) {
+		free(buf);
+		return SRT_OK;
+	}
+	bc->policy_fd = memfd_create("srt-monitor-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (bc->policy_fd < 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: memfd for the monitor policy: %s",
+				  strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t n = write(bc->policy_fd, buf + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: write the monitor policy: %s",
+					  strerror(errno));
+			goto out;
+		}
+		off += (size_t)n;
+	}
+	if (fcntl(bc->policy_fd, F_ADD_SEALS,
+		  F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: seal the monitor policy: %s",
+				  strerror(errno));
+		goto out;
+	}
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: events pipe: %s", strerror(errno));
+		goto out;
+	}
+	bc->events_rd = p[0];
+	bc->events_wr = p[1];
+out:
+	free(buf);
+	return rc;
+}
+
 static int bw_wrap(void *state, const char *const *argv, struct srt_command *out,
 		   struct srt_diag *diag)
 {
@@ -417,7 +473,9 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		return SRT_E_NOMEM;
 	bc->info_rd = bc->info_wr = bc->args_fd = -1;
 	bc->status_rd = bc->status_wr = -1;
+	bc->events_rd = bc->events_wr = bc->policy_fd = -1;
 	out->priv = bc;
+	out->events_fd = -1;
 
 	rc = srt__bwrap_plan_mounts(pol, &bc->plan, diag);
 	if (rc)
@@ -434,6 +492,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status pipe: %s", strerror(errno));
 	bc->status_rd = p[0];
 	bc->status_wr = p[1];
+
+	rc = monitor_setup(pol, bc, diag);
+	if (rc)
+		return rc;
 
 	rc = SRT_E_NOMEM;
 	if (srt__words_push(&w, st->bwrap) || srt__words_push(&w, "--new-session") ||
@@ -493,7 +555,11 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	rc = SRT_E_NOMEM;
 	if (push_fd_words(&w, "--info-fd", bc->info_wr))
 		goto fail;
-	rc = srt__bwrap_helper_args_status(pol, st->helper, bc->status_wr, argv, &w, diag);
+	{
+		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd };
+
+		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
+	}
 	if (rc)
 		goto fail;
 
@@ -503,6 +569,11 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	out->child_fds[out->n_child_fds++] = bc->status_wr;
 	if (bc->args_fd >= 0)
 		out->child_fds[out->n_child_fds++] = bc->args_fd;
+	if (bc->events_wr >= 0) {
+		out->child_fds[out->n_child_fds++] = bc->events_wr;
+		out->child_fds[out->n_child_fds++] = bc->policy_fd;
+		out->events_fd = bc->events_rd;
+	}
 	if (pol->debug) {
 		fprintf(stderr, "[srt debug] bwrap argv:");
 		for (i = 0; i < w.n; i++)
@@ -568,6 +639,15 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		close(bc->status_wr);
 		bc->status_wr = -1;
 	}
+	/* only the helper may hold the write end: EOF then means it is gone */
+	if (bc->events_wr >= 0) {
+		close(bc->events_wr);
+		bc->events_wr = -1;
+	}
+	if (bc->policy_fd >= 0) {
+		close(bc->policy_fd);
+		bc->policy_fd = -1;
+	}
 	if (read_child_pid(bc->info_rd, &cmd->signal_pid) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
@@ -618,6 +698,13 @@ static void bw_release(void *state, struct srt_command *cmd)
 		close(bc->status_wr);
 	if (bc->args_fd >= 0)
 		close(bc->args_fd);
+	if (bc->events_rd >= 0)
+		close(bc->events_rd);
+	if (bc->events_wr >= 0)
+		close(bc->events_wr);
+	if (bc->policy_fd >= 0)
+		close(bc->policy_fd);
+	cmd->events_fd = -1;
 	srt__bwrap_plan_cleanup(&bc->plan.created);
 	srt__bwrap_plan_release(&bc->plan);
 	free(bc);

@@ -94,7 +94,24 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt_words *w, struct srt_diag *diag)
 {
-	char http[16], socks[16], fdnum[16];
+	struct srt_helper_fds fds = { status_fd, -1, -1 };
+
+	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
+}
+
+static int push_fd_opt(struct srt_words *w, const char *opt, int fd)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", fd);
+	return srt__words_push(w, opt) || srt__words_push(w, num);
+}
+
+int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_path,
+			       const struct srt_helper_fds *fds, const char *const *argv,
+			       struct srt_words *w, struct srt_diag *diag)
+{
+	char http[16], socks[16];
 
 	if (!helper_path || helper_path[0] != '/')
 		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
@@ -123,11 +140,14 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 		goto nomem;
 	if (pol->weaker_nested_sandbox && srt__words_push(w, "--weaker-nested-sandbox"))
 		goto nomem;
-	if (status_fd >= 0) {
-		snprintf(fdnum, sizeof(fdnum), "%d", status_fd);
-		if (srt__words_push(w, "--status-fd") || srt__words_push(w, fdnum))
-			goto nomem;
-	}
+	if (fds->status_fd >= 0 && push_fd_opt(w, "--status-fd", fds->status_fd))
+		goto nomem;
+	if ((fds->events_fd >= 0) != (fds->policy_fd >= 0))
+		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
+				    "the violation monitor needs both its events and its policy descriptor");
+	if (fds->events_fd >= 0 && (push_fd_opt(w, "--events-fd", fds->events_fd) ||
+				    push_fd_opt(w, "--monitor-policy-fd", fds->policy_fd)))
+		goto nomem;
 	if (pol->debug && srt__words_push(w, "--debug"))
 		goto nomem;
 	if (srt__words_push(w, "--"))
@@ -138,4 +158,163 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 	return SRT_OK;
 nomem:
 	return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap arguments: out of memory");
+}
+
+/* ---- the violation monitor's policy ------------------------------------ */
+
+struct mrec {
+	char state;
+	const char *path;
+};
+
+struct mbuf {
+	char *v;
+	size_t n, alloc;
+};
+
+static int mbuf_put(struct mbuf *b, char state, const char *s)
+{
+	size_t l = strlen(s) + (state ? 1 : 0) + 1;
+
+	if (b->n + l > b->alloc) {
+		size_t na = b->alloc ? b->alloc * 2 : 4096;
+		char *nv;
+
+		while (na < b->n + l)
+			na *= 2;
+		nv = realloc(b->v, na);
+		if (!nv)
+			return -1;
+		b->v = nv;
+		b->alloc = na;
+	}
+	if (state)
+		b->v[b->n++] = state;
+	memcpy(b->v + b->n, s, l - (state ? 1 : 0));
+	b->n += l - (state ? 1 : 0);
+	return 0;
+}
+
+static int path_covers(const char *a, const char *b)
+{
+	size_t l = strlen(a);
+
+	if (l == 1 && a[0] == '/')
+		return 1;
+	return strncmp(a, b, l) == 0 && (b[l] == '\0' || b[l] == '/');
+}
+
+static int is_created(const struct srt_words *created, const char *p)
+{
+	size_t i;
+
+	for (i = 0; created && i < created->n; i++)
+		if (strcmp(created->v[i], p) == 0)
+			return 1;
+	return 0;
+}
+
+static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, const char *path)
+{
+	if (path[0] != '/')
+		return -1;
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 64;
+		struct mrec *nv = realloc(*v, na * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*alloc = na;
+	}
+	(*v)[*n].state = state;
+	(*v)[*n].path = path;
+	(*n)++;
+	return 0;
+}
+
+int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
+			      const struct srt_words *created, char **out, size_t *len,
+			      struct srt_diag *diag)
+{
+	struct mrec *r = NULL;
+	size_t n = 0, alloc = 0, i;
+	struct mbuf b = { 0 };
+	unsigned flags = 0;
+	int known = 1, rc = SRT_E_NOMEM;
+	char fl[4];
+
+	*out = NULL;
+	*len = 0;
+	for (i = 0; i < mount_words->n && known; i++) {
+		const char *a = mount_words->v[i];
+		const char *x = i + 1 < mount_words->n ? mount_words->v[i + 1] : NULL;
+		const char *y = i + 2 < mount_words->n ? mount_words->v[i + 2] : NULL;
+		char st;
+
+		if ((!strcmp(a, "--bind") || !strcmp(a, "--ro-bind")) && y) {
+			if (!strcmp(x, "/dev/null"))
+				st = is_created(created, y) ? 'p' : 'h';
+			else if (a[2] == 'r')
+				st = is_created(created, y) ? 'p' : 'r';
+			else
+				st = 'w';
+			if (mrec_push(&r, &n, &alloc, st, y))
+				goto fail;
+			i += 2;
+		} else if (!strcmp(a, "--tmpfs") && x) {
+			if (mrec_push(&r, &n, &alloc, is_created(created, x) ? 'p' : 'h', x))
+				goto fail;
+			i += 1;
+		} else if ((!strcmp(a, "--perms") || !strcmp(a, "--dir")) && x) {
+			i += 1; /* no mount of its own */
+		} else if (!strcmp(a, "--remount-ro") && x) {
+			size_t j;
+
+			/* read-only from here down; what was mounted below it
+			 * since its tmpfs (the re-opens' mount points) included */
+			for (j = n; j > 0; j--) {
+				struct mrec *m = &r[j - 1];
+
+				if (path_covers(x, m->path) && m->state == 'w')
+					m->state = 'r';
+				if (!strcmp(m->path, x))
+					break;
+			}
+			i += 1;
+		} else {
+			known = 0;
+		}
+	}
+	if (known) {
+		if (pol->proxy_dir && mrec_push(&r, &n, &alloc, 'w', pol->proxy_dir))
+			goto fail;
+		if (mrec_push(&r, &n, &alloc, 'x', "/dev") || mrec_push(&r, &n, &alloc, 'x', "/proc"))
+			goto fail;
+		for (i = 0; i < n; i++) {
+			if (r[i].state == 'r' || r[i].state == 'h' || r[i].state == 'p')
+				flags |= 1; /* SRT_MONITOR_WRITES */
+			if (r[i].state == 'h')
+				flags |= 2; /* SRT_MONITOR_READS */
+		}
+	} else {
+		n = 0;
+		if (pol->debug)
+			fprintf(stderr, "[srt debug] violation monitor: unknown mount word in the plan; "
+					"file violations are not reported\n");
+	}
+	snprintf(fl, sizeof(fl), "f%u", flags);
+	if (mbuf_put(&b, 0, "srt-monitor-policy 1") || mbuf_put(&b, 0, fl))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (mbuf_put(&b, r[i].state, r[i].path))
+			goto fail;
+	free(r);
+	*out = b.v;
+	*len = b.n;
+	return SRT_OK;
+fail:
+	free(r);
+	free(b.v);
+	return rc == SRT_E_NOMEM ? srt_diag_set(diag, SRT_E_NOMEM, "", "monitor policy: out of memory") : rc;
 }

@@ -28,4 +28,33 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt_words *w, struct srt_diag *diag);
 
+/* The descriptors srt-linux-init inherits (each -1 when not used):
+ * status_fd as above; events_fd, the write end of the pipe the violation
+ * monitor writes "deny <syscall> <path>" lines on; policy_fd, a sealed
+ * memfd with the monitor policy (srt__bwrap_monitor_policy). events_fd and
+ * policy_fd go together. */
+struct srt_helper_fds {
+	int status_fd;
+	int events_fd;
+	int policy_fd;
+};
+
+/* srt__bwrap_helper_args_status with every descriptor of fds. */
+int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_path,
+			       const struct srt_helper_fds *fds, const char *const *argv,
+			       struct srt_words *w, struct srt_diag *diag);
+
+/* The violation monitor's policy (format in init/monitor.h) from the mount
+ * words of the plan (plan->words) and the placeholders it made
+ * (plan->created): each mount becomes a record with the access it leaves,
+ * in bwrap's order, followed by the proxy directory bind and the
+ * sandbox's own /dev and /proc. So the monitor reports exactly what the
+ * mounts refuse: the denyRead/denyWrite rules, the mandatory denies, the
+ * write roots, after the plan's precedence and link resolution. A mount
+ * word it does not know turns the file monitor off (flags 0), never into a
+ * wrong report. *out is malloc'd, *len includes the final NUL. */
+int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
+			      const struct srt_words *created, char **out, size_t *len,
+			      struct srt_diag *diag);
+
 #endif

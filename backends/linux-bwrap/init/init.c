@@ -4,6 +4,7 @@
  *   srt-linux-init [--proxy-socket PATH --http-port N --socks-port N]
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
+ *                  [--events-fd N --monitor-policy-fd N]
  *                  -- command [args...]
  *
  * Process tree (SPEC §5, anchor-inventory §4.9):
@@ -35,7 +36,18 @@
  * failed from a command that exits 125: the worker writes "S" on N just
  * before exec (every layer is in place), or a failing step writes "E" and
  * its message line there instead of on stderr. N is close-on-exec: the
- * command never holds it. */
+ * command never holds it.
+ *
+ * --events-fd N --monitor-policy-fd M start the violation monitor
+ * (monitor.h): the outer helper reads the policy from the sealed memfd M
+ * before anything else runs, the worker loads the observe filter and hands
+ * its listener to the outer over a socketpair made before the nested
+ * namespaces, and the outer answers each notification while it forwards
+ * signals, writing "deny <syscall> <path>" lines on N. The outer is not in
+ * the command's pid namespace and not dumpable: the command can neither
+ * see nor ptrace its supervisor. When the kernel cannot run the observer
+ * the worker installs the plain filters (every refusal still in place) and
+ * says so under --debug. */
 #include "config.h"
 
 #include <errno.h>
@@ -48,12 +60,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/bridge.h"
+#include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-bwrap/init/seccomp.h"
 
 #define EXIT_SETUP 125
@@ -72,11 +88,18 @@ struct opts {
 	int allow_userns;
 	int weaker; /* enableWeakerNestedSandbox: /proc may not be mountable */
 	int debug;
+	int events_fd, policy_fd; /* the violation monitor's, or -1 */
 	char **argv; /* the command, NULL-terminated */
 };
 
 /* --status-fd, or -1 */
 static int status_fd = -1;
+
+/* The violation monitor, when srt asked for it: the parsed policy (the
+ * worker reads its flags from this copy too), and the socketpair the
+ * worker hands the listener over: [0] the outer's end, [1] the worker's. */
+static struct srt_monitor *monitor;
+static int mon_sock[2] = { -1, -1 };
 
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -152,6 +175,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int i;
 
 	memset(o, 0, sizeof(*o));
+	o->events_fd = o->policy_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -193,6 +217,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			status_fd = fd;
 			i++;
+		} else if ((!strcmp(a, "--events-fd") || !strcmp(a, "--monitor-policy-fd")) && val) {
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+				failf("srt-linux-init: %s: '%s' is not an open descriptor", a, val);
+				return -1;
+			}
+			if (a[2] == 'e')
+				o->events_fd = fd;
+			else
+				o->policy_fd = fd;
+			i++;
 		} else if (!strcmp(a, "--debug")) {
 			o->debug = 1;
 		} else {
@@ -202,6 +238,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (i >= argc) {
 		failf("srt-linux-init: no command given (usage: srt-linux-init [options] -- command [args...])");
+		return -1;
+	}
+	if ((o->events_fd >= 0) != (o->policy_fd >= 0)) {
+		failf("srt-linux-init: --events-fd and --monitor-policy-fd go together");
 		return -1;
 	}
 	if ((o->proxy_socket != NULL) != (o->http_port != 0) ||
@@ -330,6 +370,202 @@ static int supervise(pid_t child, const sigset_t *set)
 	}
 }
 
+/* One byte on the socketpair, with the listener attached or without. */
+static int send_listener(int sock, int fd)
+{
+	char byte = fd >= 0 ? 'L' : 'N';
+	struct iovec iov = { &byte, 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+/* The listener from the worker: >= 0, or -1 when the worker runs without
+ * the observer ('N', or it died: EOF). */
+static int recv_listener(int sock)
+{
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct cmsghdr *c;
+	int fd = -1;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (byte != 'L' && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* In the worker: load the observe filter and hand its listener to the
+ * outer helper before anything else can make an observed call (each one
+ * waits for an answer). Returns the flags for the enforcement filter. */
+static unsigned start_observer(const struct opts *o)
+{
+	unsigned obs = 0, mflags = srt__monitor_flags(monitor);
+	char step[128] = "";
+	int lfd = -1, rc;
+
+	if (mflags & SRT_MONITOR_WRITES)
+		obs |= SRT_OBSERVE_WRITES;
+	if (mflags & SRT_MONITOR_READS)
+		obs |= SRT_OBSERVE_READS;
+	if (!o->allow_unix)
+		obs |= SRT_OBSERVE_UNIX;
+	rc = obs ? srt__seccomp_install_observer(obs, &lfd, step, sizeof(step)) : -ENODATA;
+	if (rc < 0 && lfd == -2) {
+		char what[200];
+		snprintf(what, sizeof(what), "seccomp: %s", step);
+		fail(what, -rc);
+		_exit(EXIT_SETUP);
+	}
+	if (rc < 0) {
+		if (o->debug && obs)
+			say("srt-linux-init: (debug) violation monitor unavailable (%s: %s); "
+			    "installing the plain filters, nothing is reported",
+			    step, strerror(-rc));
+		send_listener(mon_sock[1], -1);
+		close(mon_sock[1]);
+		return 0;
+	}
+	if (send_listener(mon_sock[1], lfd) != 0) {
+		/* nobody would answer: every observed call would wait */
+		fail("hand the seccomp listener to the monitor", errno);
+		_exit(EXIT_SETUP);
+	}
+	close(lfd);
+	close(mon_sock[1]);
+	if (o->debug)
+		say("srt-linux-init: (debug) violation monitor on (%s%s%s)",
+		    obs & SRT_OBSERVE_WRITES ? "writes " : "", obs & SRT_OBSERVE_READS ? "reads " : "",
+		    obs & SRT_OBSERVE_UNIX ? "unix-sockets" : "");
+	return obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0;
+}
+
+/* supervise() for the outer helper with the monitor: signals come through
+ * sfd (a signalfd for set), the listener arrives on mon_sock[0], then each
+ * notification is answered as it comes. */
+static int supervise_monitored(pid_t child, int sfd)
+{
+	int lfd = -1;
+
+	for (;;) {
+		struct pollfd p[3];
+		int n = 0, i_sock = -1, i_lfd = -1;
+
+		p[n].fd = sfd;
+		p[n++].events = POLLIN;
+		if (mon_sock[0] >= 0) {
+			i_sock = n;
+			p[n].fd = mon_sock[0];
+			p[n++].events = POLLIN;
+		}
+		if (lfd >= 0) {
+			i_lfd = n;
+			p[n].fd = lfd;
+			p[n++].events = POLLIN;
+		}
+		if (poll(p, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("poll", errno);
+			kill(child, SIGKILL);
+			return EXIT_SETUP;
+		}
+		if (i_lfd >= 0 && p[i_lfd].revents) {
+			/* POLLHUP alone: nobody uses the filter any more */
+			if (!(p[i_lfd].revents & POLLIN) || srt__monitor_handle(monitor) != 0) {
+				close(lfd);
+				lfd = -1;
+			}
+		}
+		if (i_sock >= 0 && p[i_sock].revents) {
+			lfd = recv_listener(mon_sock[0]);
+			close(mon_sock[0]);
+			mon_sock[0] = -1;
+			if (lfd >= 0) {
+				int err = -srt__monitor_attach(monitor, lfd);
+
+				if (err) {
+					/* unanswered calls would wait forever */
+					fail("start the violation monitor", err);
+					kill(child, SIGKILL);
+					return EXIT_SETUP;
+				}
+			}
+		}
+		if (p[0].revents) {
+			struct signalfd_siginfo si;
+			ssize_t r;
+
+			while ((r = read(sfd, &si, sizeof(si))) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo != SIGCHLD) {
+					kill(child, (int)si.ssi_signo);
+					continue;
+				}
+				for (;;) {
+					int st;
+					pid_t w = waitpid(-1, &st, WNOHANG);
+
+					if (w <= 0)
+						break;
+					if (w == child) {
+						srt__monitor_finish(monitor, 200);
+						return status_code(st);
+					}
+				}
+			}
+			if (r < 0 && errno != EAGAIN && errno != EINTR) {
+				fail("read signals", errno);
+				kill(child, SIGKILL);
+				return EXIT_SETUP;
+			}
+		}
+	}
+}
+
 static void worker(const struct opts *o, const sigset_t *orig_mask) __attribute__((noreturn));
 static void worker(const struct opts *o, const sigset_t *orig_mask)
 {
@@ -349,6 +585,8 @@ static void worker(const struct opts *o, const sigset_t *orig_mask)
 		flags |= SRT_SECCOMP_ALLOW_UNIX;
 	if (o->allow_userns)
 		flags |= SRT_SECCOMP_ALLOW_USERNS;
+	if (monitor)
+		flags |= start_observer(o);
 	rc = srt__seccomp_install(flags, step, sizeof(step));
 	if (rc < 0) {
 		char what[160];
@@ -417,6 +655,11 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	close(go_fd);
 	if (n != 1)
 		_exit(EXIT_SETUP); /* the outer helper failed and said why */
+	/* the monitor's ends belong to the outer helper */
+	if (mon_sock[0] >= 0)
+		close(mon_sock[0]);
+	if (o->events_fd >= 0)
+		close(o->events_fd);
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		fail("prctl(PR_SET_DUMPABLE) in the nested init", errno);
@@ -465,6 +708,8 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 		worker(o, orig_mask);
 	if (status_fd >= 0)
 		close(status_fd);
+	if (mon_sock[1] >= 0)
+		close(mon_sock[1]); /* the worker's: EOF for the outer if it dies early */
 	_exit(supervise(pid, set));
 }
 
@@ -478,7 +723,7 @@ static int run(int argc, char **argv)
 	pid_t child = -1;
 	size_t i;
 	char one = 1;
-	int rc = EXIT_SETUP;
+	int rc = EXIT_SETUP, sfd = -1;
 
 	if (parse_opts(argc, argv, &o) != 0)
 		return EXIT_SETUP;
@@ -497,6 +742,27 @@ static int run(int argc, char **argv)
 	if (sigaction(SIGCHLD, &dfl, NULL) != 0 || sigprocmask(SIG_BLOCK, &set, &orig_mask) != 0) {
 		fail("signal setup", errno);
 		return EXIT_SETUP;
+	}
+	if (o.events_fd >= 0) {
+		char err[256];
+
+		if (srt__monitor_load(o.policy_fd, o.events_fd, o.debug, &monitor, err, sizeof(err)) != 0) {
+			failf("srt-linux-init: violation monitor: %s", err);
+			return EXIT_SETUP;
+		}
+		close(o.policy_fd);
+		o.policy_fd = -1;
+		/* before the filters and namespaces: the worker's end travels
+		 * with it into the nested namespaces */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mon_sock) != 0) {
+			fail("violation monitor: socketpair", errno);
+			return EXIT_SETUP;
+		}
+		sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+		if (sfd < 0) {
+			fail("violation monitor: signalfd", errno);
+			return EXIT_SETUP;
+		}
 	}
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		fail("pipe", errno);
@@ -531,6 +797,10 @@ static int run(int argc, char **argv)
 	}
 	close(go[0]);
 	go[0] = -1;
+	if (mon_sock[1] >= 0) {
+		close(mon_sock[1]);
+		mon_sock[1] = -1;
+	}
 
 	if (made_userns && write_id_maps(child) != 0)
 		goto out;
@@ -563,6 +833,8 @@ static int run(int argc, char **argv)
 	go[1] = -1;
 	if (status_fd >= 0)
 		close(status_fd);
+	if (monitor)
+		return supervise_monitored(child, sfd);
 	return supervise(child, &set);
 out:
 	if (child > 0) {

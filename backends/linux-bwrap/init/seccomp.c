@@ -14,6 +14,14 @@
  *    ENOSYS, because its flags live in memory seccomp cannot read and libc
  *    falls back to clone on ENOSYS.
  *
+ * The observe filter (srt__seccomp_install_observer) is a second program,
+ * loaded first, whose only non-ALLOW action is USER_NOTIF: file syscalls
+ * go on unchanged once the supervisor has looked at them; socket(AF_UNIX /
+ * AF_VSOCK) and io_uring_* are refused by the supervisor with EPERM, and
+ * by the kernel with ENOSYS if the supervisor is gone. ERRNO takes
+ * precedence over USER_NOTIF across filters, so with the observer the
+ * enforcement filter leaves those rules out (SRT_SECCOMP_UNIX_OBSERVED).
+ *
  * Arguments the kernel reads as 32-bit (socket's domain, ioctl's command)
  * are compared on their low 32 bits only: a caller can put anything in the
  * high half and the kernel ignores it, so an exact 64-bit compare would be
@@ -21,7 +29,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -177,7 +190,7 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	if (rc < 0)
 		goto out;
 
-	if (!(flags & SRT_SECCOMP_ALLOW_UNIX)) {
+	if (!(flags & (SRT_SECCOMP_ALLOW_UNIX | SRT_SECCOMP_UNIX_OBSERVED))) {
 		rc = add_masked(ctx, eperm, SCMP_SYS(socket), 0, LOW32, AF_UNIX, "socket AF_UNIX", step, steplen);
 		if (rc < 0)
 			goto out;
@@ -235,6 +248,197 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	rc = seccomp_load(ctx);
 	if (rc < 0)
 		snprintf(step, steplen, "seccomp_load");
+out:
+	seccomp_release(ctx);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the observe filter ------------------------------------------------ */
+
+#define AT_NONE { -1, -1 }
+/* anchor-inventory §4.9's observe list, plus reads and the refusals */
+const struct srt_observed_syscall srt__observed_syscalls[] = {
+	{ "openat", -1, SRT_OBS_OPEN, 2, { { 0, 1 }, AT_NONE } },
+	{ "open", -1, SRT_OBS_OPEN, 1, { { -1, 0 }, AT_NONE } },
+	{ "openat2", 437, SRT_OBS_OPENAT2, 2, { { 0, 1 }, AT_NONE } },
+	{ "creat", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "unlinkat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "mkdirat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "mknodat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "symlinkat", -1, SRT_OBS_WRITE, -1, { { 1, 2 }, AT_NONE } },
+	{ "linkat", -1, SRT_OBS_WRITE, -1, { { 2, 3 }, AT_NONE } },
+	{ "renameat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, { 2, 3 } } },
+	{ "renameat2", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, { 2, 3 } } },
+	{ "fchmodat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "fchmodat2", 452, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "fchownat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "utimensat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "truncate", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	/* legacy calls (x86_64 and other older tables) */
+	{ "unlink", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "rmdir", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "rename", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, { -1, 1 } } },
+	{ "link", -1, SRT_OBS_WRITE, -1, { { -1, 1 }, AT_NONE } },
+	{ "symlink", -1, SRT_OBS_WRITE, -1, { { -1, 1 }, AT_NONE } },
+	{ "mkdir", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "mknod", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "chmod", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "chown", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "lchown", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "utime", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "utimes", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
+	{ "futimesat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
+	{ "socket", -1, SRT_OBS_SOCKET, -1, { AT_NONE, AT_NONE } },
+	{ "io_uring_setup", 425, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
+	{ "io_uring_enter", 426, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
+	{ "io_uring_register", 427, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
+};
+const size_t srt__n_observed_syscalls =
+	sizeof(srt__observed_syscalls) / sizeof(srt__observed_syscalls[0]);
+
+int srt__seccomp_observed_nr(const struct srt_observed_syscall *s)
+{
+	struct named_syscall ns = { s->name, s->unified_nr };
+	int nr = -1;
+
+	if (resolve(&ns, &nr) < 0 || nr < 0)
+		return -1;
+	return nr;
+}
+
+#ifndef SECCOMP_GET_NOTIF_SIZES
+#define SECCOMP_GET_NOTIF_SIZES 3
+#endif
+#ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
+#define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
+#endif
+
+int srt__seccomp_notify_supported(char *step, size_t steplen)
+{
+	struct seccomp_notif_sizes sz;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0) {
+		int err = errno;
+		snprintf(step, steplen, "seccomp(SECCOMP_GET_NOTIF_SIZES)");
+		return -err;
+	}
+	/* SECCOMP_USER_NOTIF_FLAG_CONTINUE came with Linux 5.5, before
+	 * SECCOMP_FILTER_FLAG_TSYNC_ESRCH (5.7): a kernel that knows the flag
+	 * checks the (missing) program next and says EFAULT; an older one
+	 * says EINVAL. Without CONTINUE the observer could not let a file
+	 * syscall go on, so it must not run. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC_ESRCH, NULL) == 0 ||
+	    errno != EFAULT) {
+		snprintf(step, steplen, "kernel without SECCOMP_USER_NOTIF_FLAG_CONTINUE (Linux < 5.5)");
+		return -ENOSYS;
+	}
+	return 0;
+}
+
+/* Notify on syscall nr when (low 32 bits of) arg has any of bits set. */
+static int notify_any_bit(scmp_filter_ctx ctx, int nr, unsigned arg, uint32_t bits,
+			  const char *name, char *step, size_t steplen)
+{
+	uint32_t b;
+	int rc;
+
+	for (b = 1; b; b <<= 1) {
+		if (!(bits & b))
+			continue;
+		rc = add_masked(ctx, SCMP_ACT_NOTIFY, nr, arg, b, b, name, step, steplen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen)
+{
+	scmp_filter_ctx ctx;
+	size_t i;
+	int rc, fd;
+
+	*listener = -1;
+	rc = srt__seccomp_notify_supported(step, steplen);
+	if (rc < 0)
+		return rc;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx) {
+		snprintf(step, steplen, "seccomp_init");
+		return -ENOMEM;
+	}
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc < 0) {
+		snprintf(step, steplen, "kill-process action for other architectures");
+		goto out;
+	}
+	for (i = 0; i < srt__n_observed_syscalls; i++) {
+		const struct srt_observed_syscall *s = &srt__observed_syscalls[i];
+		struct named_syscall ns = { s->name, s->unified_nr };
+		int nr;
+
+		if ((s->kind == SRT_OBS_SOCKET || s->kind == SRT_OBS_IOURING) &&
+		    !(observe & SRT_OBSERVE_UNIX))
+			continue;
+		if (s->kind != SRT_OBS_SOCKET && s->kind != SRT_OBS_IOURING &&
+		    !(observe & (SRT_OBSERVE_WRITES | SRT_OBSERVE_READS)))
+			continue;
+		rc = resolve(&ns, &nr);
+		if (rc < 0) {
+			snprintf(step, steplen, "resolve syscall '%s'", s->name);
+			goto out;
+		}
+		if (nr < 0)
+			continue;
+		if (s->kind == SRT_OBS_SOCKET) {
+			rc = add_masked(ctx, SCMP_ACT_NOTIFY, nr, 0, LOW32, AF_UNIX, "notify socket AF_UNIX",
+					step, steplen);
+			if (rc >= 0)
+				rc = add_masked(ctx, SCMP_ACT_NOTIFY, nr, 0, LOW32, AF_VSOCK,
+						"notify socket AF_VSOCK", step, steplen);
+		} else if (s->kind == SRT_OBS_OPEN && !(observe & SRT_OBSERVE_READS)) {
+			rc = notify_any_bit(ctx, nr, (unsigned)s->flags_arg, SRT_OPEN_WRITE_FLAGS,
+					    s->name, step, steplen);
+		} else if (s->kind == SRT_OBS_WRITE && !(observe & SRT_OBSERVE_WRITES)) {
+			continue;
+		} else {
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+			if (rc < 0)
+				snprintf(step, steplen, "notify rule '%s'", s->name);
+		}
+		if (rc < 0)
+			goto out;
+	}
+	rc = seccomp_load(ctx);
+	if (rc < 0) {
+		snprintf(step, steplen, "load the observe filter");
+		goto out;
+	}
+	fd = seccomp_notify_fd(ctx);
+	*listener = -2; /* from here on the filter is in place */
+	if (fd < 0) {
+		/* loaded, but nobody could ever answer it: every observed call
+		 * would block. Cannot be undone; the caller must not run the
+		 * command. */
+		snprintf(step, steplen, "listener of the observe filter");
+		rc = -EIO;
+		goto out;
+	}
+	/* Our own close-on-exec copy; libseccomp's descriptor is closed
+	 * below whether or not seccomp_release() does it: the command must
+	 * never hold a listener (it could answer its own refusals). */
+	*listener = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (*listener < 0) {
+		*listener = -2;
+		rc = -errno;
+		snprintf(step, steplen, "listener of the observe filter");
+	} else {
+		rc = 0;
+	}
+	seccomp_release(ctx);
+	if (fcntl(fd, F_GETFD) >= 0)
+		close(fd);
+	return rc;
 out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;

@@ -5,6 +5,7 @@
 #ifndef SRT_INIT_SECCOMP_H
 #define SRT_INIT_SECCOMP_H
 
+#include <fcntl.h>
 #include <stddef.h>
 
 enum srt_seccomp_flags {
@@ -12,6 +13,10 @@ enum srt_seccomp_flags {
 	SRT_SECCOMP_ALLOW_UNIX = 1u << 0,
 	/* allowNestedUserNamespaces: no mount-family/namespace rules */
 	SRT_SECCOMP_ALLOW_USERNS = 1u << 1,
+	/* the observe filter refuses AF_UNIX/AF_VSOCK/io_uring (through its
+	 * supervisor): leave those rules out, or their ERRNO action would take
+	 * precedence over the notification and hide the refusal */
+	SRT_SECCOMP_UNIX_OBSERVED = 1u << 2,
 };
 
 /* Build the filter for flags and load it into the calling thread. The
@@ -19,5 +24,56 @@ enum srt_seccomp_flags {
  * CAP_SYS_ADMIN). On failure returns a negative errno and writes the failed
  * step ("seccomp_load", "rule socket", ...) into step; nothing is loaded. */
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen);
+
+/* The violation monitor's observe filter (anchor-inventory §4.9). */
+enum srt_observe_flags {
+	SRT_OBSERVE_WRITES = 1u << 0, /* write-intent file syscalls: notify */
+	SRT_OBSERVE_READS = 1u << 1,  /* also every open/openat for reading */
+	SRT_OBSERVE_UNIX = 1u << 2,   /* socket(AF_UNIX/AF_VSOCK), io_uring_*:
+				       * notify; the supervisor refuses them */
+};
+
+enum srt_observed_kind {
+	SRT_OBS_OPEN = 1, /* open/openat: flags_arg tells read from write */
+	SRT_OBS_OPENAT2,  /* flags in struct open_how (memory) */
+	SRT_OBS_WRITE,    /* always a write of its path operands */
+	SRT_OBS_SOCKET,
+	SRT_OBS_IOURING,
+};
+
+struct srt_observed_syscall {
+	const char *name;
+	int unified_nr;         /* see resolve() in seccomp.c, or -1 */
+	unsigned char kind;     /* enum srt_observed_kind */
+	signed char flags_arg;  /* SRT_OBS_OPEN: the open flags; OPENAT2: the how pointer */
+	signed char at[2][2];   /* the (dirfd arg or -1 for the cwd, path arg)
+				 * operands the call creates or changes; path
+				 * arg -1 = no such operand */
+};
+
+extern const struct srt_observed_syscall srt__observed_syscalls[];
+extern const size_t srt__n_observed_syscalls;
+
+/* The open flags that mean write intent (O_TMPFILE needs O_WRONLY or
+ * O_RDWR, so it is covered). From <fcntl.h>: they differ by architecture. */
+#define SRT_OPEN_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
+
+/* This architecture's number for s, or -1 when it has no such syscall. */
+int srt__seccomp_observed_nr(const struct srt_observed_syscall *s);
+
+/* Can this kernel run the observer (user notifications with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE, Linux >= 5.5)? 0 or -errno. */
+int srt__seccomp_notify_supported(char *step, size_t steplen);
+
+/* Load the observe filter for the observe flags into the calling thread
+ * and return its listener in *listener (close-on-exec). Nothing from the
+ * enforcement filter is in it: load that one afterwards, with
+ * SRT_SECCOMP_UNIX_OBSERVED when observe has SRT_OBSERVE_UNIX. On failure
+ * returns a negative errno (step says where); nothing is loaded when
+ * *listener is -1, while -2 means the filter is in place but its listener
+ * was lost (every observed call would fail: do not run the command). Every
+ * notification blocks the caller until someone answers on the listener:
+ * hand it to the supervisor before anything else runs. */
+int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen);
 
 #endif

@@ -1,0 +1,775 @@
+/* srt-linux-init's violation monitor (see monitor.h).
+ *
+ * Cost model: every observed syscall of the command waits for one round
+ * trip through this process. The common case (an allowed open) costs
+ * SECCOMP_IOCTL_NOTIF_RECV, one process_vm_readv of the path, a lookup of
+ * each of its prefixes in a hash table, and SECCOMP_IOCTL_NOTIF_SEND; a
+ * relative path adds one readlink of /proc/<pid>/cwd (or fd/<n>). The
+ * path is read before the reply so it is the one the syscall is about to
+ * use; another thread of the command can still change it between our read
+ * and the kernel's (TOCTOU): the result is a diagnostic, never a decision.
+ * The kernel enforces the filesystem policy (bwrap's mounts) on its own.
+ *
+ * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
+ * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
+ * lines are written once (a table of SEEN_SLOTS hashes); at most
+ * SRT_MONITOR_MAX_EVENTS lines per command, then one note. Nothing here
+ * grows with the number of notifications. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/seccomp.h>
+
+#include "backends/linux-bwrap/init/monitor.h"
+#include "backends/linux-bwrap/init/seccomp.h"
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef F_SEAL_WRITE
+#define F_SEAL_WRITE 0x0008
+#endif
+#ifndef F_GET_SEALS
+#define F_GET_SEALS 1034
+#endif
+#ifndef SECCOMP_GET_NOTIF_SIZES
+#define SECCOMP_GET_NOTIF_SIZES 3
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#define MAX_POLICY (16u << 20)
+#define MAX_RECORDS 400000
+#define MAX_LINE 4000
+#define SEEN_SLOTS 4096
+#define MAX_NRS 1024
+#define DROP_NOTE "monitor: more denied system calls were not reported (event limit or a full pipe)"
+
+struct rec {
+	const char *path;
+	uint32_t len;
+	uint32_t seq;
+	uint64_t hash;
+	char state;
+};
+
+struct srt_monitor {
+	unsigned flags;
+	int debug;
+	char *blob; /* the policy text, records point into it */
+	struct rec *recs;
+	size_t n;
+	uint32_t *tab; /* open addressing: record index + 1, 0 = empty */
+	size_t tabsz;  /* power of two */
+
+	int events_fd;
+	int listener;
+	int proc_ok; /* /proc is our pid namespace's: /proc/<pid> means the notified pid */
+	size_t req_size, resp_size;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	/* native syscall number -> index in srt__observed_syscalls + 1 */
+	unsigned char by_nr[MAX_NRS];
+
+	uint64_t seen[SEEN_SLOTS];
+	size_t nseen;
+	unsigned long emitted, dropped;
+	int note_pending, note_written;
+};
+
+static uint64_t fnv_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * 0x100000001b3ULL;
+}
+
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = FNV_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = fnv_step(h, (unsigned char)s[i]);
+	return h;
+}
+
+static long tab_find(const struct srt_monitor *m, const char *p, size_t len, uint64_t h)
+{
+	size_t i = (size_t)h & (m->tabsz - 1);
+
+	if (!m->tabsz)
+		return -1;
+	for (;;) {
+		uint32_t v = m->tab[i];
+		const struct rec *r;
+
+		if (!v)
+			return -1;
+		r = &m->recs[v - 1];
+		if (r->hash == h && r->len == len && memcmp(r->path, p, len) == 0)
+			return (long)v - 1;
+		i = (i + 1) & (m->tabsz - 1);
+	}
+}
+
+unsigned srt__monitor_flags(const struct srt_monitor *m)
+{
+	return m->flags;
+}
+
+int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
+		       struct srt_monitor **out, char *err, size_t errlen)
+{
+	struct srt_monitor *m;
+	const char *p, *end = buf + len;
+	size_t i, nrec = 0;
+	uint32_t seq = 0;
+
+	*out = NULL;
+	if (len == 0 || buf[len - 1] != '\0') {
+		snprintf(err, errlen, "policy is not a list of NUL-terminated records");
+		return -1;
+	}
+	if (len < sizeof(SRT_MONITOR_MAGIC) || memcmp(buf, SRT_MONITOR_MAGIC, sizeof(SRT_MONITOR_MAGIC)) != 0) {
+		snprintf(err, errlen, "policy does not start with '%s'", SRT_MONITOR_MAGIC);
+		return -1;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	m->events_fd = events_fd;
+	m->listener = -1;
+	m->debug = debug;
+	m->blob = malloc(len);
+	if (!m->blob)
+		goto nomem;
+	memcpy(m->blob, buf, len);
+	end = m->blob + len;
+	p = m->blob + sizeof(SRT_MONITOR_MAGIC);
+	if (p >= end || p[0] != 'f' || p[1] < '0' || p[1] > '3' || p[2] != '\0') {
+		snprintf(err, errlen, "policy flags record missing or invalid");
+		goto fail;
+	}
+	m->flags = (unsigned)(p[1] - '0');
+	p += 3;
+	{
+		const char *q;
+
+		for (q = p; q < end; q += strlen(q) + 1)
+			nrec++;
+	}
+	if (nrec > MAX_RECORDS) {
+		snprintf(err, errlen, "policy has %zu records (limit %d)", nrec, MAX_RECORDS);
+		goto fail;
+	}
+	m->recs = calloc(nrec + 1, sizeof(*m->recs));
+	for (m->tabsz = 16; m->tabsz < 2 * nrec + 2; m->tabsz <<= 1)
+		;
+	m->tab = calloc(m->tabsz, sizeof(*m->tab));
+	if (!m->recs || !m->tab)
+		goto nomem;
+	for (; p < end; p += strlen(p) + 1) {
+		size_t l = strlen(p);
+		struct rec *r;
+		long k;
+
+		if (l < 2 || !strchr("wrhpx", p[0]) || p[1] != '/' || l - 1 >= PATH_MAX ||
+		    (l > 2 && p[l - 1] == '/')) {
+			snprintf(err, errlen, "policy record %zu is invalid", m->n + 1);
+			goto fail;
+		}
+		seq++;
+		k = tab_find(m, p + 1, l - 1, fnv(p + 1, l - 1));
+		if (k >= 0) {
+			/* a later mount at the same place replaces the earlier */
+			m->recs[k].state = p[0];
+			m->recs[k].seq = seq;
+			continue;
+		}
+		r = &m->recs[m->n];
+		r->path = p + 1;
+		r->len = (uint32_t)(l - 1);
+		r->hash = fnv(r->path, r->len);
+		r->state = p[0];
+		r->seq = seq;
+		i = (size_t)r->hash & (m->tabsz - 1);
+		while (m->tab[i])
+			i = (i + 1) & (m->tabsz - 1);
+		m->tab[i] = (uint32_t)(m->n + 1);
+		m->n++;
+	}
+	{
+		/* /proc/<pid> names the notified pid only when /proc belongs to
+		 * our pid namespace (not with the weaker mode's host /proc) */
+		char self[32];
+		ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = '\0';
+			m->proc_ok = strtol(self, NULL, 10) == (long)getpid();
+		}
+	}
+	for (i = 0; i < srt__n_observed_syscalls; i++) {
+		int nr = srt__seccomp_observed_nr(&srt__observed_syscalls[i]);
+
+		if (nr >= 0 && nr < MAX_NRS)
+			m->by_nr[nr] = (unsigned char)(i + 1);
+	}
+	*out = m;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	srt__monitor_free(m);
+	return -1;
+}
+
+int srt__monitor_load(int policy_fd, int events_fd, int debug, struct srt_monitor **out,
+		      char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t have = 0;
+	int seals, rc = -1, fl;
+
+	*out = NULL;
+	if (fstat(policy_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (unsigned long long)st.st_size > MAX_POLICY) {
+		snprintf(err, errlen, "policy descriptor is not a policy of at most %u bytes", MAX_POLICY);
+		goto out;
+	}
+	/* sealed: nobody can change it while we read */
+	seals = fcntl(policy_fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_WRITE)) {
+		snprintf(err, errlen, "policy memfd is not sealed against writes");
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	while (have < (size_t)st.st_size) {
+		ssize_t n = pread(policy_fd, buf + have, (size_t)st.st_size - have, (off_t)have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "read the policy: %s", n < 0 ? strerror(errno) : "short");
+			goto out;
+		}
+		have += (size_t)n;
+	}
+	fl = fcntl(events_fd, F_GETFL);
+	if (fl < 0 || fcntl(events_fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+		snprintf(err, errlen, "events descriptor: %s", strerror(errno));
+		goto out;
+	}
+	rc = srt__monitor_parse(buf, have, events_fd, debug, out, err, errlen);
+out:
+	free(buf);
+	return rc;
+}
+
+void srt__monitor_free(struct srt_monitor *m)
+{
+	if (!m)
+		return;
+	free(m->blob);
+	free(m->recs);
+	free(m->tab);
+	free(m->req);
+	free(m->resp);
+	free(m);
+}
+
+/* The state letter of the last mount at path or above it. */
+static char state_of(const struct srt_monitor *m, const char *path)
+{
+	size_t len = strlen(path), i;
+	uint64_t h = FNV_INIT;
+	uint32_t best = 0;
+	char st = 'w'; /* no record at all: nothing is restricted */
+
+	for (i = 0; i <= len; i++) {
+		long k = -1;
+
+		/* prefixes that end at a component boundary: "/", "/a", "/a/b" */
+		if (i == 1)
+			k = tab_find(m, path, 1, h);
+		else if (i > 1 && (i == len || path[i] == '/'))
+			k = tab_find(m, path, i, h);
+		if (k >= 0 && m->recs[k].seq > best) {
+			best = m->recs[k].seq;
+			st = m->recs[k].state;
+		}
+		if (i < len)
+			h = fnv_step(h, (unsigned char)path[i]);
+	}
+	return st;
+}
+
+int srt__monitor_denied(const struct srt_monitor *m, const char *path, int write)
+{
+	char st = state_of(m, path);
+
+	switch (st) {
+	case 'h':
+		return 1;
+	case 'r':
+	case 'p':
+		return write;
+	default:
+		return 0;
+	}
+}
+
+int srt__monitor_join(const char *base, const char *rel, char *out, size_t outlen)
+{
+	size_t o = 0;
+	int pass;
+
+	if (outlen < 2)
+		return -1;
+	out[o++] = '/';
+	for (pass = 0; pass < 2; pass++) {
+		const char *s = pass == 0 ? base : rel;
+
+		if (pass == 0 && rel[0] == '/')
+			continue; /* absolute: the base does not matter */
+		if (!s)
+			continue;
+		while (*s) {
+			const char *e;
+			size_t l;
+
+			while (*s == '/')
+				s++;
+			if (!*s)
+				break;
+			e = strchrnul(s, '/');
+			l = (size_t)(e - s);
+			if (l == 1 && s[0] == '.') {
+				/* nothing */
+			} else if (l == 2 && s[0] == '.' && s[1] == '.') {
+				/* lexical: a link on the way would lead elsewhere;
+				 * diagnostic only */
+				while (o > 1 && out[o - 1] != '/')
+					o--;
+				if (o > 1)
+					o--;
+			} else {
+				if (o > 1) {
+					if (o + 1 >= outlen)
+						return -1;
+					out[o++] = '/';
+				}
+				if (o + l >= outlen)
+					return -1;
+				memcpy(out + o, s, l);
+				o += l;
+			}
+			s = e;
+		}
+	}
+	out[o] = '\0';
+	return (int)o;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static int seen_before(struct srt_monitor *m, uint64_t h)
+{
+	size_t i = (size_t)h & (SEEN_SLOTS - 1), tries;
+
+	if (h == 0)
+		h = 1;
+	for (tries = 0; tries < SEEN_SLOTS; tries++) {
+		if (m->seen[i] == h)
+			return 1;
+		if (m->seen[i] == 0) {
+			/* keep a quarter free so lookups stay short; past that
+			 * equal lines are no longer merged (the limit still holds) */
+			if (m->nseen < SEEN_SLOTS * 3 / 4) {
+				m->seen[i] = h;
+				m->nseen++;
+			}
+			return 0;
+		}
+		i = (i + 1) & (SEEN_SLOTS - 1);
+	}
+	return 0;
+}
+
+static int write_line(struct srt_monitor *m, const char *line, size_t len)
+{
+	ssize_t n;
+
+	if (m->events_fd < 0)
+		return 0;
+	do
+		n = write(m->events_fd, line, len);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+static void try_note(struct srt_monitor *m)
+{
+	if (m->note_pending && !m->note_written &&
+	    write_line(m, DROP_NOTE "\n", sizeof(DROP_NOTE))) {
+		m->note_written = 1;
+		m->note_pending = 0;
+	}
+}
+
+int srt__monitor_event(struct srt_monitor *m, const char *syscall_name, const char *what)
+{
+	static const char hex[] = "0123456789abcdef";
+	char line[MAX_LINE + 8];
+	size_t o;
+	const unsigned char *p;
+
+	o = (size_t)snprintf(line, sizeof(line), "deny %s%s", syscall_name, *what ? " " : "");
+	if (o >= MAX_LINE / 2)
+		return 0;
+	/* Newlines must not split the line; other control characters are
+	 * escaped too, so the line says what the path really was (the core
+	 * would only collapse them to spaces). */
+	for (p = (const unsigned char *)what; *p; p++) {
+		if (o + 8 >= MAX_LINE) {
+			memcpy(line + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (*p < 0x20 || *p == 0x7f || *p == '\\') {
+			line[o++] = '\\';
+			if (*p == '\\') {
+				line[o++] = '\\';
+			} else {
+				line[o++] = 'x';
+				line[o++] = hex[*p >> 4];
+				line[o++] = hex[*p & 15];
+			}
+		} else {
+			line[o++] = (char)*p;
+		}
+	}
+	line[o++] = '\n';
+	if (seen_before(m, fnv(line, o)))
+		return 0;
+	if (m->emitted >= SRT_MONITOR_MAX_EVENTS) {
+		m->dropped++;
+		m->note_pending = 1;
+		try_note(m);
+		return 0;
+	}
+	if (!write_line(m, line, o)) {
+		/* srt is not keeping up: drop, never wait */
+		m->dropped++;
+		m->note_pending = 1;
+		return 0;
+	}
+	m->emitted++;
+	try_note(m);
+	return 1;
+}
+
+void srt__monitor_finish(struct srt_monitor *m, int timeout_ms)
+{
+	struct pollfd pfd;
+
+	if (!m || !m->note_pending || m->note_written || m->events_fd < 0)
+		return;
+	pfd.fd = m->events_fd;
+	pfd.events = POLLOUT;
+	if (poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLOUT))
+		try_note(m);
+}
+
+/* ---- notifications ------------------------------------------------------ */
+
+int srt__monitor_attach(struct srt_monitor *m, int listener)
+{
+	struct seccomp_notif_sizes sz;
+	uint64_t fl = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
+		return -errno;
+	m->req_size = sz.seccomp_notif > sizeof(*m->req) ? sz.seccomp_notif : sizeof(*m->req);
+	m->resp_size = sz.seccomp_notif_resp > sizeof(*m->resp) ? sz.seccomp_notif_resp
+								 : sizeof(*m->resp);
+	m->req = calloc(1, m->req_size);
+	m->resp = calloc(1, m->resp_size);
+	if (!m->req || !m->resp)
+		return -ENOMEM;
+	/* Linux >= 6.6: wake the supervisor on the notifying CPU, which
+	 * shortens each round trip; older kernels say EINVAL, which is fine */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, &fl);
+	m->listener = listener;
+	return 0;
+}
+
+static int reply(struct srt_monitor *m, uint64_t id, int error, int cont)
+{
+	memset(m->resp, 0, m->resp_size);
+	m->resp->id = id;
+	m->resp->error = error;
+	m->resp->val = 0;
+	m->resp->flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+	if (ioctl(m->listener, SECCOMP_IOCTL_NOTIF_SEND, m->resp) == 0)
+		return 0;
+	/* ENOENT: the caller was interrupted or killed meanwhile */
+	return errno == ENOENT || errno == EINTR ? 0 : -1;
+}
+
+/* Read a NUL-terminated string at addr in pid, at most len-1 bytes.
+ * Split at the page boundary: a partial read stops at a whole iovec, so a
+ * string that ends just before an unmapped page is still read. */
+static ssize_t read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	struct iovec local = { buf, len - 1 }, remote[2];
+	uint64_t page = 4096, first = page - (addr & (page - 1));
+	ssize_t n;
+	char *nul;
+	int nr = 1;
+
+	if (addr == 0)
+		return -1;
+	remote[0].iov_base = (void *)(uintptr_t)addr;
+	remote[0].iov_len = first < len - 1 ? first : len - 1;
+	if (remote[0].iov_len < len - 1) {
+		remote[1].iov_base = (void *)(uintptr_t)(addr + remote[0].iov_len);
+		remote[1].iov_len = len - 1 - remote[0].iov_len;
+		nr = 2;
+	}
+	n = process_vm_readv(pid, &local, 1, remote, (unsigned long)nr, 0);
+	if (n <= 0)
+		return -1;
+	nul = memchr(buf, '\0', (size_t)n);
+	if (!nul)
+		return -1; /* longer than PATH_MAX: the kernel refuses it too */
+	return nul - buf;
+}
+
+/* The absolute, normalised path of operand (dirfd arg, path arg). */
+static int operand_path(struct srt_monitor *m, const struct seccomp_notif *req, int dirarg,
+			int patharg, char *out, size_t outlen)
+{
+	char rel[PATH_MAX], base[PATH_MAX + 1], link[64];
+	uint64_t addr = req->data.args[patharg];
+	ssize_t n;
+	int dirfd;
+
+	if (addr == 0) {
+		rel[0] = '\0'; /* utimensat(fd, NULL, ...): the descriptor itself */
+	} else if (read_string((pid_t)req->pid, addr, rel, sizeof(rel)) < 0) {
+		return -1;
+	}
+	if (rel[0] == '/')
+		return srt__monitor_join("/", rel, out, outlen) < 0 ? -1 : 0;
+	if (!m->proc_ok)
+		return -1;
+	dirfd = dirarg < 0 ? AT_FDCWD : (int)(int32_t)req->data.args[dirarg];
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%u/cwd", (unsigned)req->pid);
+	else if (dirfd >= 0)
+		snprintf(link, sizeof(link), "/proc/%u/fd/%d", (unsigned)req->pid, dirfd);
+	else
+		return -1;
+	n = readlink(link, base, sizeof(base) - 1);
+	if (n <= 0 || base[0] != '/')
+		return -1; /* gone, or not a path (pipe:[...], anon_inode:...) */
+	base[n] = '\0';
+	return srt__monitor_join(base, rel, out, outlen) < 0 ? -1 : 0;
+}
+
+/* The file mapped at addr in pid, from /proc/<pid>/maps, into out; 0 or -1. */
+static int mapping_of(pid_t pid, uint64_t addr, char *out, size_t outlen)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", (unsigned)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		int off = 0;
+		char *name;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || off == 0)
+			continue;
+		if (addr < lo || addr >= hi)
+			continue;
+		name = line + off;
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(out, outlen, "%s", name);
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* glibc's name-service code asks nscd first on every lookup (getaddrinfo,
+ * getpwnam, ...) with socket(AF_UNIX, SOCK_STREAM|SOCK_NONBLOCK|
+ * SOCK_CLOEXEC, 0) and quietly goes on without it. Reporting that refusal
+ * would add a line to nearly every command that resolves a name, about
+ * something the command never chose to do. It is recognised by those
+ * exact arguments, made from libc's socket() wrapper (the syscall's
+ * address) called from libc itself (the return address on the stack, as
+ * /proc/<pid>/syscall shows while the call waits for us): a program that
+ * calls socket() with the same flags calls it from its own code. x86_64
+ * only (elsewhere the return address is not on the stack): every refusal
+ * is reported there. */
+static int is_nscd_probe(const struct srt_monitor *m, const struct seccomp_notif *req)
+{
+#if defined(__x86_64__)
+	char path[64], buf[512], at_pc[PATH_MAX], at_ret[PATH_MAX];
+	unsigned long long sp = 0, pc = 0, ret = 0;
+	struct iovec l = { &ret, sizeof(ret) }, r;
+	const char *base;
+	ssize_t n;
+	int fd, i;
+	char *q;
+
+	if ((uint32_t)req->data.args[1] != (SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC) ||
+	    (uint32_t)req->data.args[2] != 0 || !m->proc_ok)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/syscall", (unsigned)req->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "nr a0 a1 a2 a3 a4 a5 sp pc" */
+	q = buf;
+	for (i = 0; i < 7 && q; i++) {
+		q = strchr(q, ' ');
+		if (q)
+			q++;
+	}
+	if (!q || sscanf(q, "%llx %llx", &sp, &pc) != 2)
+		return 0;
+	r.iov_base = (void *)(uintptr_t)sp;
+	r.iov_len = sizeof(ret);
+	if (process_vm_readv((pid_t)req->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(ret))
+		return 0;
+	if (mapping_of((pid_t)req->pid, pc, at_pc, sizeof(at_pc)) != 0 ||
+	    mapping_of((pid_t)req->pid, ret, at_ret, sizeof(at_ret)) != 0)
+		return 0;
+	base = strrchr(at_pc, '/');
+	return base && strncmp(base, "/libc.so", 8) == 0 && strcmp(at_pc, at_ret) == 0;
+#else
+	(void)m;
+	(void)req;
+	return 0;
+#endif
+}
+
+struct open_how_head {
+	uint64_t flags;
+};
+
+int srt__monitor_handle(struct srt_monitor *m)
+{
+	const struct srt_observed_syscall *s;
+	struct seccomp_notif *req = m->req;
+	char path[2][PATH_MAX * 2];
+	int have[2] = { 0, 0 }, denied[2] = { 0, 0 }, write = 1, i, idx;
+	uint64_t id;
+
+	memset(req, 0, m->req_size);
+	if (ioctl(m->listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) {
+		/* ENOENT: the caller went away before we looked */
+		return errno == EINTR || errno == ENOENT ? 0 : -1;
+	}
+	id = req->id;
+	idx = req->data.nr >= 0 && req->data.nr < MAX_NRS ? m->by_nr[req->data.nr] : 0;
+	if (!idx) {
+		/* not a call the filter notifies: refuse (fail closed) */
+		return reply(m, id, -EPERM, 0);
+	}
+	s = &srt__observed_syscalls[idx - 1];
+	if (s->kind == SRT_OBS_SOCKET || s->kind == SRT_OBS_IOURING) {
+		/* the enforcement itself: always refused */
+		int quiet = s->kind == SRT_OBS_SOCKET && is_nscd_probe(m, req);
+
+		if (reply(m, id, -EPERM, 0) != 0)
+			return -1;
+		if (quiet)
+			return 0;
+		if (s->kind == SRT_OBS_IOURING) {
+			srt__monitor_event(m, s->name, "");
+		} else {
+			uint32_t dom = (uint32_t)req->data.args[0];
+			char d[32];
+
+			if (dom == AF_UNIX)
+				snprintf(d, sizeof(d), "AF_UNIX");
+			else if (dom == AF_VSOCK)
+				snprintf(d, sizeof(d), "AF_VSOCK");
+			else
+				snprintf(d, sizeof(d), "domain %u", dom);
+			srt__monitor_event(m, s->name, d);
+		}
+		return 0;
+	}
+
+	/* a file syscall: it goes on unchanged, whatever we find */
+	if (s->kind == SRT_OBS_OPEN) {
+		write = ((uint32_t)req->data.args[(int)s->flags_arg] & SRT_OPEN_WRITE_FLAGS) != 0;
+	} else if (s->kind == SRT_OBS_OPENAT2) {
+		struct open_how_head how;
+		struct iovec l = { &how, sizeof(how) };
+		struct iovec r = { (void *)(uintptr_t)req->data.args[(int)s->flags_arg], sizeof(how) };
+
+		if (process_vm_readv((pid_t)req->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(how))
+			return reply(m, id, 0, 1);
+		write = ((uint32_t)how.flags & SRT_OPEN_WRITE_FLAGS) != 0;
+	}
+	if (write ? !(m->flags & SRT_MONITOR_WRITES) : !(m->flags & SRT_MONITOR_READS))
+		return reply(m, id, 0, 1);
+	for (i = 0; i < 2; i++) {
+		if (s->at[i][1] < 0)
+			continue;
+		have[i] = operand_path(m, req, s->at[i][0], s->at[i][1], path[i], sizeof(path[i])) == 0;
+		denied[i] = have[i] && srt__monitor_denied(m, path[i], write);
+	}
+	/* the pid we read from must still be the caller when we report */
+	if ((denied[0] || denied[1]) && ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+		denied[0] = denied[1] = 0;
+	if (reply(m, id, 0, 1) != 0)
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (denied[i]) {
+			srt__monitor_event(m, s->name, path[i]);
+			break; /* one event per call */
+		}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* srt-linux-init's violation monitor: the supervisor side of the seccomp
+ * user-notification observer (anchor-inventory §4.9 "observe filter",
+ * §4.13; issue "Violations you can see").
+ *
+ * srt hands the helper two descriptors: a sealed memfd with the monitor
+ * policy (--monitor-policy-fd) and the write end of a pipe whose read end
+ * srt reads violation lines from (--events-fd). The worker loads the
+ * observe filter (seccomp.c) with a new listener and passes the listener
+ * to the outer helper, which runs srt__monitor_handle() for each
+ * notification:
+ *  - file syscalls: the syscall always goes on unchanged (the reply is
+ *    SECCOMP_USER_NOTIF_FLAG_CONTINUE); the path is read, classified and
+ *    "deny <syscall> <path>" written when the policy refuses that access;
+ *  - socket(AF_UNIX/AF_VSOCK), io_uring_*: the reply is always EPERM (this
+ *    is the enforcement when the monitor is up) and the refusal reported.
+ *
+ * Policy memfd format (written by procargs.c, srt__bwrap_monitor_policy):
+ * NUL-terminated records, the first "srt-monitor-policy 1", the second
+ * "f<digit>" with the SRT_MONITOR_* flags, then one record per mount in the
+ * order bwrap makes them: a state letter and an absolute path. The state of
+ * a path is that of the LAST record at the path or above it (a later mount
+ * hides everything mounted below its destination before it):
+ *   'w' read-write, 'r' read-only, 'h' hidden (reads and writes refused),
+ *   'p' placeholder of a missing denied path (writes refused; a read of a
+ *       path that does not exist is not reported),
+ *   'x' the sandbox's own /dev or /proc (never reported). */
+#ifndef SRT_INIT_MONITOR_H
+#define SRT_INIT_MONITOR_H
+
+#include <stddef.h>
+
+#define SRT_MONITOR_MAGIC "srt-monitor-policy 1"
+
+enum srt_monitor_flags {
+	SRT_MONITOR_WRITES = 1u << 0, /* observe write-intent file syscalls */
+	SRT_MONITOR_READS = 1u << 1,  /* observe read opens (some path is hidden) */
+};
+
+/* Events per command written at most; past it one note says so. */
+#define SRT_MONITOR_MAX_EVENTS 1000
+
+struct srt_monitor;
+
+/* Read and check the policy from fd (a memfd sealed against writes; at
+ * most 16 MiB). events_fd is the pipe to write lines on (made
+ * non-blocking here). Returns 0, or -1 with a reason in err. */
+int srt__monitor_load(int policy_fd, int events_fd, int debug, struct srt_monitor **out,
+		      char *err, size_t errlen);
+/* Same, from a buffer (unit tests); events_fd may be -1. */
+int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
+		       struct srt_monitor **out, char *err, size_t errlen);
+void srt__monitor_free(struct srt_monitor *m);
+
+/* SRT_MONITOR_* flags of the policy. */
+unsigned srt__monitor_flags(const struct srt_monitor *m);
+
+/* Is this access refused by the policy? path is absolute and normalised.
+ * Returns 1 when a write (write != 0) or read of path is denied. */
+int srt__monitor_denied(const struct srt_monitor *m, const char *path, int write);
+
+/* Normalise base + "/" + rel (rel alone when absolute) lexically: no ".",
+ * "..", "//" or trailing "/". Returns the length, or -1 when it does not
+ * fit in outlen. */
+int srt__monitor_join(const char *base, const char *rel, char *out, size_t outlen);
+
+/* Make the listener ready (sizes, wake-up flags). Returns 0 or -errno. */
+int srt__monitor_attach(struct srt_monitor *m, int listener);
+/* Receive one notification on the attached listener, answer it, report
+ * it. Returns 0, or -1 when the listener is unusable (close it). Never
+ * blocks for long: reads are bounded, the events pipe is non-blocking. */
+int srt__monitor_handle(struct srt_monitor *m);
+/* Write the pending "events dropped" note, waiting at most timeout_ms for
+ * room in the pipe. Called when the command has ended. */
+void srt__monitor_finish(struct srt_monitor *m, int timeout_ms);
+
+/* Format and record one event (exposed for unit tests): dedups, applies
+ * the limit, escapes control characters. Returns 1 when written. */
+int srt__monitor_event(struct srt_monitor *m, const char *syscall, const char *what);
+
+#endif
