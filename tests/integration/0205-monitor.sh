@@ -1,0 +1,161 @@
+#!/bin/bash
+# The Linux violation monitor (issue "Violations you can see", item 2):
+# srt-linux-init observes the command's file syscalls and refused Unix
+# sockets through a seccomp user-notification listener and reports each
+# denial as one line attributed to the command. Checked here: a denied
+# read, a denied write (outside the write roots, and a mandatory deny in
+# the working directory), a denied host and a denied Unix socket each give
+# exactly one event for the right command; allowed work gives none; the
+# monitor changes no outcome (same messages and errnos as with the monitor
+# unavailable); a flood of denials neither hangs nor grows srt's memory;
+# and when the kernel refuses the observer the helper falls back to the
+# plain filters, says so under --debug, and the command is still filtered.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-lib.sh"
+
+BUSY="$top_builddir/tests/helpers/notify-busy"
+net_server http WEB
+S=$(net_settings "[\"localhost:$WEB_PORT\"]" '["evil.test"]')
+cp "$S" "$WORK/mon.json"; S="$WORK/mon.json"
+
+# events FILE: the "line" of each JSON event, one per line
+events() { [ -e "$1" ] && "$PY" -c '
+import json, sys
+for l in open(sys.argv[1]):
+    print(json.loads(l)["line"])' "$1"; }
+# keys FILE: the distinct "key" values
+keys() { [ -e "$1" ] && "$PY" -c '
+import json, sys
+print("\n".join(sorted({json.loads(l)["key"] for l in open(sys.argv[1])})))' "$1"; }
+# cmds FILE: the distinct "command" values
+cmds() { [ -e "$1" ] && "$PY" -c '
+import json, sys
+print("\n".join(sorted({json.loads(l)["command"] for l in open(sys.argv[1])})))' "$1"; }
+# keys100 FILE: the distinct keys on their first 100 characters (how the
+# core compares them: the proxy carries only that much)
+keys100() { [ -e "$1" ] && "$PY" -c '
+import json, sys
+print("\n".join(sorted({json.loads(l)["key"][:100] for l in open(sys.argv[1])})))' "$1"; }
+nlines() { if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+
+# Is the observer available on this kernel? Then "violation monitor on"
+srt_run -s "$S" --debug -c true 2>"$WORK/dbg" >/dev/null
+if ! grep -q 'violation monitor on' "$WORK/dbg"; then
+	diag "$(grep -m1 'violation monitor' "$WORK/dbg")"
+	skip "the kernel cannot run the seccomp observer here"
+	echo "1..$_tap_n"
+	exit 0
+fi
+ok "the helper starts the violation monitor"
+
+# --- a denied read --------------------------------------------------------
+C1="cat $HOME/.ssh/id_canary"
+srt_run -s "$S" --violations-log "$WORK/v1" -c "$C1" >"$WORK/out1" 2>"$WORK/err1"
+check "denied read: the secret stays unread" test -z "$(grep -F "$CANARY" "$WORK/out1")"
+check "denied read: exactly one event ($(events "$WORK/v1" | tr '\n' '|'))" \
+	test "$(events "$WORK/v1")" = "deny openat $HOME/.ssh/id_canary"
+check "denied read: attributed to the command" test "$(keys "$WORK/v1")" = "$C1"
+check "denied read: the summary on stderr names it" \
+	grep -q "srt:   deny openat $HOME/.ssh/id_canary" "$WORK/err1"
+
+# --- denied writes ----------------------------------------------------------
+C2="echo x > $WORK/outside.txt"
+srt_run -s "$S" --violations-log "$WORK/v2" -c "$C2" 2>/dev/null
+check "write outside the roots: nothing on the host" test ! -e "$WORK/outside.txt"
+check "write outside the roots: exactly one event ($(events "$WORK/v2" | tr '\n' '|'))" \
+	test "$(events "$WORK/v2")" = "deny openat $WORK/outside.txt"
+check "write outside the roots: attributed" test "$(keys "$WORK/v2")" = "$C2"
+
+C3="echo x > .bashrc"
+srt_run -s "$S" --violations-log "$WORK/v3" -c "$C3" 2>/dev/null
+check "mandatory deny .bashrc: not written on the host" test ! -s "$WORK/proj/.bashrc"
+check "mandatory deny .bashrc: exactly one event ($(events "$WORK/v3" | tr '\n' '|'))" \
+	test "$(events "$WORK/v3")" = "deny openat $WORK/proj/.bashrc"
+
+C4="mkdir $WORK/newdir; rm -f $HOME/.ssh/id_canary"
+srt_run -s "$S" --violations-log "$WORK/v4" -c "$C4" 2>/dev/null
+check "mkdir and unlink: nothing changed on the host" test ! -e "$WORK/newdir" -a -s "$HOME/.ssh/id_canary"
+check "mkdir and unlink: one event each ($(events "$WORK/v4" | tr '\n' '|'))" \
+	test "$(events "$WORK/v4" | grep -cE "^deny mkdir(at)? $WORK/newdir\$")" = 1 -a \
+	     "$(events "$WORK/v4" | grep -cE "^deny (unlink|unlinkat) $HOME/.ssh/id_canary\$")" = 1 -a \
+	     "$(nlines "$WORK/v4")" = 2
+
+# --- a denied host and a denied read in one command --------------------------
+C5="cat $HOME/.ssh/id_canary 2>/dev/null; $CURLP http://evil.test/ >/dev/null 2>&1; true"
+srt_run -s "$S" --violations-log "$WORK/v5" -c "$C5" 2>/dev/null
+check "denied host: exactly one network event ($(events "$WORK/v5" | tr '\n' '|'))" \
+	test "$(events "$WORK/v5" | grep -c '^deny network-outbound evil.test:80')" = 1
+check "denied host: two events in all (no resolver noise)" test "$(nlines "$WORK/v5")" = 2
+check "denied host and denied read: both attributed to the same command" \
+	test "$(cmds "$WORK/v5")" = "$C5" -a "$(keys100 "$WORK/v5")" = "${C5:0:100}"
+
+# --- a denied Unix socket, io_uring -----------------------------------------
+C6="$SYSPROBE socket-unix"
+out=$(srt_run -s "$S" --violations-log "$WORK/v6" -c "$C6" 2>/dev/null)
+check "Unix socket: still refused with EPERM ($out)" test "$out" = "socket-unix errno=EPERM"
+check "Unix socket: exactly one event ($(events "$WORK/v6" | tr '\n' '|'))" \
+	test "$(events "$WORK/v6")" = "deny socket AF_UNIX"
+check "Unix socket: attributed" test "$(keys "$WORK/v6")" = "$C6"
+out=$(srt_run -s "$S" --violations-log "$WORK/v6b" -c "$SYSPROBE socket-unix-hi; $SYSPROBE socket-vsock; $SYSPROBE io_uring_setup" 2>/dev/null)
+check "high bits, vsock, io_uring: refused ($(echo $out))" \
+	test "$(echo $out)" = "socket-unix-hi errno=EPERM socket-vsock errno=EPERM io_uring_setup errno=EPERM"
+check "high bits, vsock, io_uring: reported ($(events "$WORK/v6b" | tr '\n' '|'))" \
+	test "$(events "$WORK/v6b" | sort | tr '\n' '|')" = "deny io_uring_setup|deny socket AF_UNIX|deny socket AF_VSOCK|"
+out=$(srt_run -s "$S" --violations-log "$WORK/v6c" -c "$SYSPROBE socketpair; $SYSPROBE socket-inet" 2>/dev/null)
+check "socketpair and inet sockets: allowed, not reported ($(echo $out))" \
+	test "$(echo $out)" = "socketpair ok socket-inet ok" -a "$(nlines "$WORK/v6c")" = 0
+
+# --- allowed work: no events, outcomes kept -----------------------------------
+C7="cat /etc/hostname >/dev/null; echo ok > allowed.txt; mkdir sub; mv allowed.txt sub/a.txt; ln -s a.txt sub/l; chmod 600 sub/a.txt; touch sub/a.txt; ls -la sub >/dev/null; rm -r sub; echo hi > kept.txt; echo log > \$TMPDIR/t.txt; cat \$TMPDIR/t.txt >/dev/null; echo > /dev/null"
+srt_run -s "$S" --violations-log "$WORK/v7" -c "$C7" >/dev/null 2>"$WORK/err7"; rc=$?
+check "allowed work: exit 0 (rc=$rc)" test "$rc" = 0
+check "allowed work: the write happened on the host" test "$(cat "$WORK/proj/kept.txt" 2>/dev/null)" = hi
+check "allowed work: no event ($(events "$WORK/v7" | tr '\n' '|'))" test "$(nlines "$WORK/v7")" = 0
+check "allowed work: no summary" test -z "$(grep 'the sandbox denied' "$WORK/err7")"
+
+# --- the monitor changes no outcome -----------------------------------------
+# The same probes with the monitor (plain run) and without it (a listener
+# above srt makes the kernel refuse ours): same messages, same errnos.
+PROBE="echo x > $WORK/outside.txt; echo \"w=\$?\"; cat $HOME/.ssh/id_canary; echo \"r=\$?\"; echo x > .bashrc; echo \"m=\$?\"; $SYSPROBE socket-unix; $SYSPROBE mount-tmpfs /tmp; echo y > ok2.txt; echo \"a=\$?\""
+if [ -x "$BUSY" ] && "$BUSY" true 2>/dev/null; then
+	srt_run -s "$S" --quiet -c "$PROBE" >"$WORK/with" 2>&1
+	rm -f "$WORK/proj/ok2.txt"
+	"$BUSY" timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" --quiet --debug \
+		--violations-log "$WORK/v8" -c "$PROBE" >"$WORK/dbg8" 2>&1
+	grep -v '(debug)\|^\[srt debug\]' "$WORK/dbg8" > "$WORK/without"
+	check "same outcomes with and without the monitor" cmp -s "$WORK/with" "$WORK/without"
+	if ! cmp -s "$WORK/with" "$WORK/without"; then diag "$(diff "$WORK/with" "$WORK/without")"; fi
+	check "denied write failed in both runs" grep -q '^w=1$' "$WORK/with"
+	check "allowed write succeeded in both runs" grep -q '^a=0$' "$WORK/with"
+
+	# --- fallback: the kernel refuses the observer ----------------------
+	check "fallback: the helper says the monitor is unavailable" \
+		grep -q 'violation monitor unavailable.*plain filters' "$WORK/dbg8"
+	check "fallback: Unix sockets and mounts still refused" \
+		test "$(grep -c 'socket-unix errno=EPERM\|mount-tmpfs errno=EPERM' "$WORK/without")" = 2
+	check "fallback: nothing written outside the roots" test ! -e "$WORK/outside.txt" -a ! -s "$WORK/proj/.bashrc"
+	check "fallback: no events (nothing observes)" test "$(nlines "$WORK/v8")" = 0
+else
+	for i in 1 2 3 4 5 6 7; do skip "notify-busy cannot make a listener here"; done
+fi
+
+# --- a flood of denials -------------------------------------------------------
+FLOOD='i=0; while [ $i -lt 100000 ]; do : < $HOME/.ssh/f$i; i=$((i+1)); done 2>/dev/null; echo flood-done'
+/usr/bin/time -f %M -o "$WORK/rss0" timeout -k 5 60 "$SRT" --backend="$BACKEND" -s "$S" \
+	--violations-log "$WORK/v9a" -c "cat $HOME/.ssh/id_canary" >/dev/null 2>&1
+start=$(date +%s)
+/usr/bin/time -f %M -o "$WORK/rss1" timeout -k 5 120 "$SRT" --backend="$BACKEND" -s "$S" \
+	--violations-log "$WORK/v9" -c "$FLOOD" >"$WORK/out9" 2>/dev/null; rc=$?
+secs=$(( $(date +%s) - start ))
+check "flood of 100000 denied opens: finishes (rc=$rc, ${secs}s)" test "$rc" = 0 -a "$(cat "$WORK/out9")" = flood-done
+n9=$(nlines "$WORK/v9")
+check "flood: events bounded ($n9 <= 1001) with one 'not reported' note" \
+	test "$n9" -le 1001 -a "$(events "$WORK/v9" | grep -c 'were not reported')" = 1
+r0=$(tail -1 "$WORK/rss0"); r1=$(tail -1 "$WORK/rss1")
+check "flood: srt's memory stays flat (max RSS ${r0} KiB quiet, ${r1} KiB flooded)" \
+	test "$r1" -lt $((r0 + 8192))
+SAME='i=0; while [ $i -lt 20000 ]; do : < $HOME/.ssh/id_canary; i=$((i+1)); done 2>/dev/null'
+srt_run -s "$S" --violations-log "$WORK/v10" -c "$SAME" 2>/dev/null
+check "the same denial repeated: reported once ($(nlines "$WORK/v10"))" test "$(nlines "$WORK/v10")" = 1
+
+echo "1..$_tap_n"
