@@ -1,0 +1,377 @@
+/* escape-sys: the escape battery's raw-syscall attacker.
+ *
+ *   escape-sys PROBE [ARG...]
+ *
+ * Each probe runs in a forked child (so a seccomp kill is an answer, not
+ * the end of the run) and prints one line:
+ *   "<probe> ok"          the kernel did it: an escape where a test says so
+ *   "<probe> errno=NAME"  refused with that errno
+ *   "<probe> sig=N"       the child was killed by signal N (SIGSYS = 31)
+ * Raw syscalls throughout, so libc fallbacks do not hide the answer.
+ *
+ *   escape-sys handle-save PATH OUT   (host side) writes the file handle
+ *                                     of PATH to OUT
+ *   escape-sys handle-read OUT        (sandbox) open_by_handle_at + read;
+ *                                     prints the first line it read */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+#define NR_IO_URING_SETUP 425
+#define NR_OPEN_TREE 428
+#define NR_MOVE_MOUNT 429
+#define NR_FSOPEN 430
+#define NR_FSCONFIG 431
+#define NR_FSMOUNT 432
+#define NR_PIDFD_OPEN 434
+#define NR_CLONE3 435
+#define NR_MOUNT_SETATTR 442
+#define X32_BIT 0x40000000UL
+#define HI ((unsigned long)(UINT64_C(1) << 32))
+
+struct errname {
+	int e;
+	const char *n;
+};
+static const struct errname errnames[] = {
+	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" }, { EINTR, "EINTR" },
+	{ EIO, "EIO" }, { ENXIO, "ENXIO" }, { EBADF, "EBADF" }, { ECHILD, "ECHILD" },
+	{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" }, { EACCES, "EACCES" }, { EFAULT, "EFAULT" },
+	{ EBUSY, "EBUSY" }, { EEXIST, "EEXIST" }, { EXDEV, "EXDEV" }, { ENODEV, "ENODEV" },
+	{ ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { ENOTTY, "ENOTTY" },
+	{ EROFS, "EROFS" }, { ENOSYS, "ENOSYS" }, { ENOTSOCK, "ENOTSOCK" },
+	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	{ EAFNOSUPPORT, "EAFNOSUPPORT" }, { ENETUNREACH, "ENETUNREACH" },
+	{ ECONNREFUSED, "ECONNREFUSED" }, { ESTALE, "ESTALE" }, { ENAMETOOLONG, "ENAMETOOLONG" },
+	{ EOVERFLOW, "EOVERFLOW" },
+};
+
+static const char *errname(int e)
+{
+	static char buf[32];
+
+	for (size_t i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (errnames[i].e == e)
+			return errnames[i].n;
+	snprintf(buf, sizeof(buf), "%d", e);
+	return buf;
+}
+
+/* Result of a probe child: 0 ok, 100 + errno (capped) refused. */
+static int done(long rc)
+{
+	if (rc >= 0)
+		_exit(0);
+	_exit(errno > 0 && errno < 150 ? 100 + errno : 99);
+}
+
+/* A raw clone child leaves at once; its parent (the probe child) reaps it. */
+static long reaped(long pid)
+{
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid((pid_t)pid, NULL, __WALL);
+	return pid;
+}
+
+static long raw_clone(unsigned long flags)
+{
+#if defined(__s390__) || defined(__s390x__)
+	return reaped(syscall(SYS_clone, 0, flags));
+#else
+	return reaped(syscall(SYS_clone, flags, 0, 0, 0, 0));
+#endif
+}
+
+#if defined(__x86_64__)
+/* The i386 entry point from a 64-bit process: the filter sees
+ * AUDIT_ARCH_I386 and i386 numbers. Arguments are 32-bit, so any memory
+ * they point to must be below 4 GiB. */
+static long int80(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+#endif
+
+static long probe(const char *p, char **arg, int nargs)
+{
+	const char *a1 = nargs > 0 ? arg[0] : NULL;
+
+	if (!strcmp(p, "socket-unix-cloexec"))
+		return syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (!strcmp(p, "socket-unix-dgram"))
+		return syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0);
+	if (!strcmp(p, "socket-unix-seqpacket"))
+		return syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (!strcmp(p, "socket-unix-hi"))
+		return syscall(SYS_socket, (unsigned long)AF_UNIX | HI, SOCK_STREAM, 0);
+	if (!strcmp(p, "socket-unix-type-hi"))
+		return syscall(SYS_socket, AF_UNIX, (unsigned long)SOCK_STREAM | HI, 0);
+	if (!strcmp(p, "socket-unix-proto"))
+		return syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 1);
+	if (!strcmp(p, "socket-vsock-cloexec"))
+		return syscall(SYS_socket, AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!strcmp(p, "socket-packet"))
+		return syscall(SYS_socket, AF_PACKET, SOCK_RAW, 0);
+	if (!strcmp(p, "personality-socket")) {
+		/* a changed personality must not change how the filter reads calls */
+		syscall(SYS_personality, PER_LINUX32);
+		return syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+	}
+#if defined(__x86_64__)
+	if (!strcmp(p, "i386-socket"))
+		return int80(359, AF_UNIX, SOCK_STREAM, 0);
+	if (!strcmp(p, "i386-socketcall")) {
+		unsigned int *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		if (args == MAP_FAILED)
+			return -1;
+		args[0] = AF_UNIX;
+		args[1] = SOCK_STREAM;
+		args[2] = 0;
+		return int80(102, 1 /* SYS_SOCKET */, (long)(uintptr_t)args, 0);
+	}
+	if (!strcmp(p, "i386-unshare"))
+		return int80(310, CLONE_NEWUSER, 0, 0);
+	if (!strcmp(p, "i386-mount"))
+		return int80(21, 0, 0, 0);
+	if (!strcmp(p, "x32-socket"))
+		return syscall(X32_BIT | SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+	if (!strcmp(p, "x32-unshare"))
+		return syscall(X32_BIT | SYS_unshare, CLONE_NEWUSER);
+#endif
+	if (!strcmp(p, "unshare-user-net"))
+		return syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNET);
+	if (!strcmp(p, "unshare-all"))
+		return syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET |
+				     CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP);
+	if (!strcmp(p, "unshare-user-hi"))
+		return syscall(SYS_unshare, (unsigned long)CLONE_NEWUSER | HI);
+	if (!strcmp(p, "unshare-ns-files"))
+		return syscall(SYS_unshare, CLONE_NEWNS | CLONE_FILES | CLONE_FS);
+	if (!strcmp(p, "unshare-net"))
+		return syscall(SYS_unshare, CLONE_NEWNET);
+	if (!strcmp(p, "clone-user-hi"))
+		return raw_clone((unsigned long)CLONE_NEWUSER | HI | SIGCHLD);
+	if (!strcmp(p, "clone-user-vfork"))
+		return raw_clone(CLONE_NEWUSER | CLONE_VFORK | SIGCHLD);
+	if (!strcmp(p, "clone-ns-net"))
+		return raw_clone(CLONE_NEWNS | CLONE_NEWNET | SIGCHLD);
+	if (!strcmp(p, "clone3-user")) {
+		uint64_t ca[11];
+		memset(ca, 0, sizeof(ca));
+		ca[0] = CLONE_NEWUSER;
+		ca[4] = SIGCHLD;
+		return reaped(syscall(NR_CLONE3, ca, sizeof(ca)));
+	}
+	if (!strcmp(p, "vfork-unshare")) {
+		/* a child between fork and exec gets no more than its parent */
+		pid_t c = fork();
+		int st;
+		if (c == 0)
+			_exit(syscall(SYS_unshare, CLONE_NEWUSER) == 0 ? 0 : 100 + errno);
+		if (c < 0 || waitpid(c, &st, 0) < 0)
+			return -1;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			return 0;
+		errno = WIFEXITED(st) ? WEXITSTATUS(st) - 100 : EINTR;
+		return -1;
+	}
+	if (!strcmp(p, "setns-pidfd")) {
+		long fd = syscall(NR_PIDFD_OPEN, getppid(), 0);
+		if (fd < 0)
+			return -1;
+		return syscall(SYS_setns, fd, CLONE_NEWUSER | CLONE_NEWNS);
+	}
+	if (!strcmp(p, "setns-proc1-mnt")) {
+		int fd = open("/proc/1/ns/mnt", O_RDONLY);
+		if (fd < 0)
+			return -1;
+		return syscall(SYS_setns, fd, 0);
+	}
+	if (!strcmp(p, "keyctl-user")) {
+		/* KEYCTL_GET_KEYRING_ID of the user keyring, then search it */
+		return syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -4 /* @u */, "user",
+			       a1 ? a1 : "srt-escape", 0);
+	}
+	if (!strcmp(p, "bpf-prog")) {
+		/* BPF_PROG_LOAD of a 2-instruction socket filter */
+		uint64_t insns[2] = { 0x00000000000000b7ULL /* r0 = 0 */, 0x0000000000000095ULL /* exit */ };
+		union {
+			uint32_t w[32];
+			uint64_t q[16];
+		} attr;
+		memset(&attr, 0, sizeof(attr));
+		attr.w[0] = 1; /* BPF_PROG_TYPE_SOCKET_FILTER */
+		attr.w[1] = 2;
+		attr.q[1] = (uint64_t)(uintptr_t)insns;
+		attr.q[2] = (uint64_t)(uintptr_t)"GPL";
+		return syscall(SYS_bpf, 5 /* BPF_PROG_LOAD */, &attr, 72);
+	}
+	if (!strcmp(p, "perf-cpu")) {
+		/* a CPU-wide event sees every process on the host */
+		uint32_t attr[32];
+		memset(attr, 0, sizeof(attr));
+		attr[0] = 1;   /* PERF_TYPE_SOFTWARE */
+		attr[1] = 128; /* size */
+		return syscall(SYS_perf_event_open, attr, -1, 0, -1, 0);
+	}
+	if (!strcmp(p, "userfaultfd"))
+		return syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (!strcmp(p, "ptrace-seize-1"))
+		return syscall(SYS_ptrace, PTRACE_SEIZE, 1, 0, 0);
+	if (!strcmp(p, "vm-read-1")) {
+		char buf[16];
+		struct iovec l = { buf, sizeof(buf) }, r = { (void *)0x400000, sizeof(buf) };
+		return syscall(SYS_process_vm_readv, 1, &l, 1, &r, 1, 0);
+	}
+	if (!strcmp(p, "proc1-environ")) {
+		int fd = open("/proc/1/environ", O_RDONLY);
+		char b[8];
+		if (fd < 0)
+			return -1;
+		return read(fd, b, sizeof(b)) > 0 ? 0 : -1;
+	}
+	if (!strcmp(p, "fsopen"))
+		return syscall(NR_FSOPEN, "tmpfs", 0);
+	if (!strcmp(p, "fsopen-proc"))
+		return syscall(NR_FSOPEN, "proc", 0);
+	if (!strcmp(p, "open_tree-clone"))
+		return syscall(NR_OPEN_TREE, AT_FDCWD, "/", 1 /* OPEN_TREE_CLONE */ | 0x8000 /* AT_RECURSIVE */);
+	if (!strcmp(p, "move_mount"))
+		return syscall(NR_MOVE_MOUNT, AT_FDCWD, "/tmp", AT_FDCWD, "/", 0);
+	if (!strcmp(p, "mount_setattr")) {
+		uint64_t attr[4] = { 0, 1 /* clear MOUNT_ATTR_RDONLY */, 0, 0 };
+		return syscall(NR_MOUNT_SETATTR, AT_FDCWD, "/", 0x8000, attr, sizeof(attr));
+	}
+	if (!strcmp(p, "umount") && a1)
+		return syscall(SYS_umount2, a1, MNT_DETACH);
+	if (!strcmp(p, "remount-rw") && a1)
+		return syscall(SYS_mount, NULL, a1, NULL, MS_REMOUNT | MS_BIND, NULL);
+	if (!strcmp(p, "bind-mount") && nargs > 1)
+		return syscall(SYS_mount, a1, arg[1], NULL, MS_BIND, NULL);
+	if (!strcmp(p, "chroot"))
+		return syscall(SYS_chroot, a1 ? a1 : "/tmp");
+	if (!strcmp(p, "pivot_root"))
+		return syscall(SYS_pivot_root, "/", "/");
+	if (!strcmp(p, "handle-read") && a1) {
+		/* a handle saved by the host: open_by_handle_at bypasses paths */
+		unsigned char h[200];
+		FILE *f = fopen(a1, "rb");
+		size_t n;
+		long fd;
+		char line[200];
+		if (!f)
+			return -1;
+		n = fread(h, 1, sizeof(h), f);
+		fclose(f);
+		if (n < 8)
+			return -1;
+		fd = syscall(SYS_open_by_handle_at, open("/", O_RDONLY | O_DIRECTORY), h, O_RDONLY);
+		if (fd < 0)
+			return -1;
+		n = (size_t)read((int)fd, line, sizeof(line) - 1);
+		line[n < sizeof(line) ? n : 0] = '\0';
+		fprintf(stderr, "escape-sys: handle-read got: %s\n", line);
+		return 0;
+	}
+	errno = ENOSYS;
+	fprintf(stderr, "escape-sys: unknown probe '%s'\n", p);
+	return -2;
+}
+
+/* Host side: save the handle of PATH (no privilege needed for this half). */
+static int handle_save(const char *path, const char *out)
+{
+	unsigned char buf[200];
+	unsigned int *bytes = (unsigned int *)(void *)buf;
+	int mount_id;
+	FILE *f;
+
+	memset(buf, 0, sizeof(buf));
+	*bytes = (unsigned int)(sizeof(buf) - 8);
+	if (syscall(SYS_name_to_handle_at, AT_FDCWD, path, buf, &mount_id, 0) < 0) {
+		perror("escape-sys: name_to_handle_at");
+		return 1;
+	}
+	f = fopen(out, "wb");
+	if (!f || fwrite(buf, 1, 8 + *bytes, f) != 8 + *bytes || fclose(f) != 0) {
+		perror("escape-sys: write handle");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t c;
+	int st;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: escape-sys PROBE [ARG...] | handle-save PATH OUT\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "handle-save"))
+		return argc == 4 ? handle_save(argv[2], argv[3]) : 2;
+	fflush(stdout);
+	c = fork();
+	if (c < 0) {
+		perror("escape-sys: fork");
+		return 2;
+	}
+	if (c == 0) {
+		long rc;
+		errno = 0;
+		rc = probe(argv[1], argv + 2, argc - 2);
+		if (rc == -2)
+			_exit(98);
+		done(rc);
+	}
+	if (waitpid(c, &st, 0) < 0) {
+		perror("escape-sys: waitpid");
+		return 2;
+	}
+	if (WIFSIGNALED(st))
+		printf("%s sig=%d\n", argv[1], WTERMSIG(st));
+	else if (WEXITSTATUS(st) == 0)
+		printf("%s ok\n", argv[1]);
+	else if (WEXITSTATUS(st) == 98)
+		return 2;
+	else if (WEXITSTATUS(st) >= 100)
+		printf("%s errno=%s\n", argv[1], errname(WEXITSTATUS(st) - 100));
+	else
+		printf("%s exit=%d\n", argv[1], WEXITSTATUS(st));
+	return 0;
+}
