@@ -21,6 +21,12 @@ struct srt_mount_plan {
 	struct srt_words words;        /* bwrap arguments, e.g. "--ro-bind" "/" "/" */
 	struct srt_words created;      /* host paths created for the run, deepest last */
 	struct srt_words notes;        /* one line per decision, for --explain/--debug */
+	/* Added by the filesystem area: one descriptor per placeholder in
+	 * `created`, each holding a shared POSIX lock for the life of the plan,
+	 * so the cleanup of a concurrent run (or its guard) leaves placeholders
+	 * this run still mounts alone. Closed by srt__bwrap_plan_release(). */
+	int *lock_fds;
+	size_t n_lock_fds;
 };
 
 /* Compute the mount words for pol. Walks the write roots for mandatory
@@ -33,7 +39,9 @@ int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *
 /* Free the plan; does not touch the host (see srt__bwrap_plan_cleanup). */
 void srt__bwrap_plan_release(struct srt_mount_plan *plan);
 /* Remove what the plan created, deepest first, each only if it is still an
- * empty regular file or an empty directory. Safe to call twice. */
+ * empty regular file or an empty directory and no other live run holds its
+ * lock (placeholders are shared by concurrent runs in one directory; the
+ * last one out removes them). Safe to call twice. */
 void srt__bwrap_plan_cleanup(const struct srt_words *created);
 
 int srt__words_push(struct srt_words *w, const char *s);

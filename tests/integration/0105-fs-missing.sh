@@ -43,4 +43,22 @@ check "placeholders were there while srt ran ($present)" test $present = yes
 check "after kill -9 of srt nothing is left behind" test "$before" = "$(listing)"
 [ "$before" = "$(listing)" ] || diff <(echo "$before") <(listing) | sed 's/^/# /'
 
+# Two runs in one directory: the run that made the placeholders ends first;
+# it must not pull them from under the other (cc#89514)
+"$SRT" --backend="$BACKEND" -s "$S" -c 'echo up > upA; while [ ! -e goA ]; do sleep 0.05; done' >/dev/null 2>&1 &
+pa=$!
+for i in $(seq 50); do [ -e "$WORK/proj/upA" ] && break; sleep 0.1; done
+"$SRT" --backend="$BACKEND" -s "$S" -c 'echo up > upB; while [ ! -e goB ]; do sleep 0.05; done; (echo hi > credentials.json) 2>/dev/null; echo $? > resB; cat credentials.json > readB 2>/dev/null; true' >/dev/null 2>&1 &
+pb=$!
+for i in $(seq 50); do [ -e "$WORK/proj/upB" ] && break; sleep 0.1; done
+touch "$WORK/proj/goA"
+wait $pa
+touch "$WORK/proj/goB"
+wait $pb
+check "concurrent runs: the deny still holds after the other run ended" \
+	test "$(cat "$WORK/proj/resB" 2>/dev/null)" != 0 -a ! -s "$WORK/proj/readB"
+rm -f "$WORK/proj/upA" "$WORK/proj/goA" "$WORK/proj/upB" "$WORK/proj/goB" "$WORK/proj/resB" "$WORK/proj/readB"
+check "concurrent runs: nothing left on the host" test "$before" = "$(listing)"
+[ "$before" = "$(listing)" ] || diff <(echo "$before") <(listing) | sed 's/^/# /'
+
 echo "1..$_tap_n"

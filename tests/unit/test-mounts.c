@@ -858,6 +858,73 @@ static void test_unsearchable(void)
 	drop_tree();
 }
 
+static int has_word(const struct srt_words *w, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Two runs in one directory share placeholders; the first one to finish
+ * must not pull them from under the other (cc#89514). */
+static void test_concurrent_runs(void)
+{
+	struct srt_policy pol;
+	struct srt_mount_plan pl;
+	int to_child[2], to_parent[2], st = 0;
+	char b = 0;
+	pid_t pid;
+
+	fresh_tree();
+	mkdirs("proj");
+	pol_init(&pol);
+	rule(&pol.allow_write, P("proj"), 0);
+	rule(&pol.deny_write, P("proj/credentials.json"), 0);
+	rule(&pol.deny_write, P("proj/gen/x/a"), 0);
+	if (pipe(to_child) || pipe(to_parent))
+		abort();
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct srt_mount_plan cp;
+		int good;
+
+		if (!plan_ok(&pol, &cp))
+			_exit(2);
+		if (write(to_parent[1], "p", 1) != 1 || read(to_child[0], &b, 1) != 1)
+			_exit(3);
+		srt__bwrap_plan_cleanup(&cp.created);
+		srt__bwrap_plan_release(&cp);
+		/* the other run still holds them: they must still be there */
+		good = exists("proj/credentials.json") && exists("proj/gen");
+		_exit(good ? 0 : 1);
+	}
+	ok(read(to_parent[0], &b, 1) == 1 && exists("proj/credentials.json"),
+	   "first run planned its placeholders");
+	ok(plan_ok(&pol, &pl) && has_word(&pl.created, P("proj/credentials.json")) &&
+	   has_word(&pl.created, P("proj/gen")), "second run shares them");
+	ok(find3(&pl, "--ro-bind", "/dev/null", P("proj/credentials.json")) > 0 &&
+	   find_path(&pl, "--ro-bind", P("proj/gen")) > 0, "and mounts them the same way");
+	if (write(to_child[1], "g", 1) != 1)
+		abort();
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "the first run's cleanup leaves placeholders the second still uses");
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	ok(!exists("proj/credentials.json") && !exists("proj/gen") && !exists("proj/.bashrc"),
+	   "the last run out removes them");
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	pol_free(&pol);
+	drop_tree();
+}
+
 static int probe_bwrap(void)
 {
 	struct srt_mount_plan pl;
@@ -897,6 +964,7 @@ int main(void)
 	test_write_deny_wins();
 	test_root_writable();
 	test_unsearchable();
+	test_concurrent_runs();
 	test_walker_speed();
 	return tap_done();
 }
