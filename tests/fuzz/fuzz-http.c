@@ -75,6 +75,21 @@ static size_t build_up(const struct srt_http_head *h, const struct srt_http_requ
 	return n;
 }
 
+/* A rebuilt head adds lines (Host, the framing header, our
+ * Proxy-Authorization, Connection: close), so one built from a head at
+ * the limits may pass them: a size limit, not a syntax error, and the
+ * next hop applies its own. Only that case may come back TOO_BIG. */
+static bool over_limits(const char *out, size_t n)
+{
+	size_t lines = 0;
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if (out[i] == '\r' && out[i + 1] == '\n')
+			lines++;
+	/* the start line and the empty line are not headers */
+	return n > SRT_HTTP_MAX_HEAD || lines - 2 > SRT_HTTP_MAX_HEADERS;
+}
+
 #define PARENT_AUTH "Basic dXNlcjpwYXNz"
 
 /* The head we send must parse again under our own strict rules, keep the
@@ -89,6 +104,8 @@ static void check_upstream(const struct srt_http_head *h, const struct srt_http_
 	int end2, n_auth = 0;
 
 	end2 = srt__http_parse_request(out, n, h2);
+	if (end2 == SRT_HTTP_TOO_BIG && over_limits(out, n))
+		return;
 	FUZZ_CHECK(end2 == (int)n, "rebuilt upstream head does not parse (%d of %zu): %.*s",
 		   end2, n, (int)n, out);
 	check_head(h2, out, n);
@@ -257,6 +274,8 @@ static void fuzz_response(const char *buf, size_t len, bool head_request, bool c
 		   "downstream head of %zu bytes fit in %zu", n, n - 1);
 	n = srt__http_build_downstream(h, &r, close, strip, N_STRIP, out, cap);
 	end2 = srt__http_parse_response(out, n, h2);
+	if (end2 == SRT_HTTP_TOO_BIG && over_limits(out, n))
+		goto out;
 	FUZZ_CHECK(end2 == (int)n, "rebuilt downstream head does not parse (%d of %zu)",
 		   end2, n);
 	FUZZ_CHECK(h2->status == h->status, "status changed downstream");
