@@ -26,6 +26,7 @@
 
 #include <srt/backend.h>
 
+#include "backends/common/sibling.h"
 #include "mounts.h"
 #include "procargs.h"
 
@@ -76,61 +77,22 @@ static int find_on_path(const char *name, char *out, size_t outlen)
 	return -1;
 }
 
-/* The helper lives next to this module: <dir>/srt-linux-init (installed)
- * or <dir>/../srt-linux-init (libtool build tree, module in .libs/). */
 static int find_helper(char *out, size_t outlen)
 {
 	extern const struct srt_backend srt_backend_entry;
-	Dl_info info;
-	char dir[PATH_MAX];
-	char *slash;
 
-	if (!dladdr(&srt_backend_entry, &info) || !info.dli_fname ||
-	    !realpath(info.dli_fname, dir))
-		return -1;
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if (snprintf(out, outlen, "%s/srt-linux-init", dir) < (int)outlen && access(out, X_OK) == 0)
-		return 0;
-	if (snprintf(out, outlen, "%s/../srt-linux-init", dir) < (int)outlen && access(out, X_OK) == 0) {
-		char real[PATH_MAX];
-		if (realpath(out, real)) {
-			snprintf(out, outlen, "%s", real);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static long read_long_file(const char *path)
-{
-	char buf[64];
-	long v = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	v = strtol(buf, NULL, 10);
-	return v;
+	return srt__module_sibling(&srt_backend_entry, "srt-linux-init", out, outlen);
 }
 
 /* The likeliest reason namespaces cannot be created here, with the fix. */
 static const char *userns_diagnosis(void)
 {
-	if (read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1 && getuid() != 0)
+	if (srt__read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1 && getuid() != 0)
 		return "AppArmor forbids unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1); "
 		       "allow them for bwrap with an AppArmor profile, or run `sysctl kernel.apparmor_restrict_unprivileged_userns=0`";
-	if (read_long_file("/proc/sys/user/max_user_namespaces") == 0)
+	if (srt__read_long_file("/proc/sys/user/max_user_namespaces") == 0)
 		return "user namespaces are disabled (user.max_user_namespaces=0); run `sysctl user.max_user_namespaces=15000`";
-	if (read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
+	if (srt__read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
 		return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); run `sysctl kernel.unprivileged_userns_clone=1`";
 	if (access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0)
 		return "this looks like a container whose seccomp profile forbids namespaces; start it with a profile that allows unshare/clone of user namespaces (e.g. --security-opt seccomp=unconfined)";
@@ -213,11 +175,11 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 		report(ctx, "srt-linux-init helper", 0, "not found next to the linux-bwrap module",
 		       "reinstall srt (make install)");
 
-	v = read_long_file("/proc/sys/user/max_user_namespaces");
+	v = srt__read_long_file("/proc/sys/user/max_user_namespaces");
 	snprintf(detail, sizeof(detail), "user.max_user_namespaces=%ld", v);
 	report(ctx, "user namespace limit", v != 0, detail,
 	       v == 0 ? "sysctl user.max_user_namespaces=15000" : NULL);
-	v = read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	v = srt__read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
 	if (v >= 0) {
 		snprintf(detail, sizeof(detail), "kernel.apparmor_restrict_unprivileged_userns=%ld", v);
 		report(ctx, "AppArmor userns restriction", v == 0 || getuid() == 0, detail,

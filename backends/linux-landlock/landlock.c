@@ -31,6 +31,8 @@
 
 #include <srt/backend.h>
 
+#include "backends/common/sibling.h"
+
 #include "backends/linux-landlock/landlock-abi.h"
 #include "backends/linux-landlock/plan.h"
 #include "backends/linux-bwrap/init/seccomp.h"
@@ -47,31 +49,11 @@ struct ll_cmd {
 	int plan_fd;
 };
 
-/* The helper lives next to this module: <dir>/srt-landlock-exec
- * (installed) or <dir>/../srt-landlock-exec (libtool build tree, module in
- * .libs/). */
 static int find_helper(char *out, size_t outlen)
 {
 	extern const struct srt_backend srt_backend_entry;
-	char dir[PATH_MAX], real[PATH_MAX];
-	Dl_info info;
-	char *slash;
 
-	if (!dladdr(&srt_backend_entry, &info) || !info.dli_fname ||
-	    !realpath(info.dli_fname, dir))
-		return -1;
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if (snprintf(out, outlen, "%s/" HELPER_NAME, dir) < (int)outlen && access(out, X_OK) == 0)
-		return 0;
-	if (snprintf(out, outlen, "%s/../" HELPER_NAME, dir) < (int)outlen && access(out, X_OK) == 0 &&
-	    realpath(out, real) && strlen(real) < outlen) {
-		memcpy(out, real, strlen(real) + 1);
-		return 0;
-	}
-	return -1;
+	return srt__module_sibling(&srt_backend_entry, HELPER_NAME, out, outlen);
 }
 
 /* The Landlock ABI of this kernel, or a diagnosis of why there is none. */
@@ -117,6 +99,33 @@ static int ll_probe(const struct srt_policy *pol, struct srt_diag *diag)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, HELPER_NAME,
 				    "the sandbox helper " HELPER_NAME " is missing next to the linux-landlock module; reinstall srt");
 	return srt__ll_plan_check(pol, abi, diag);
+}
+
+static void ll_diagnose(srt_report_fn report, void *ctx)
+{
+	struct srt_diag d;
+	char detail[PATH_MAX + 64];
+	int abi = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (probe_abi(&abi, &d) == SRT_OK) {
+		snprintf(detail, sizeof(detail), "Landlock ABI %d%s", abi,
+			 abi >= 4 ? " (TCP connect/bind rules)" : " (no network rules: inet sockets refused by seccomp)");
+		report(ctx, "Landlock", 1, detail, NULL);
+	} else {
+		report(ctx, "Landlock", 0, d.message,
+		       "boot with Landlock in the lsm= list (e.g. lsm=landlock,lockdown,yama,...) on a kernel >= 5.13");
+	}
+	memset(&d, 0, sizeof(d));
+	if (probe_seccomp(&d) == SRT_OK)
+		report(ctx, "seccomp filters", 1, "available", NULL);
+	else
+		report(ctx, "seccomp filters", 0, d.message, "a kernel with CONFIG_SECCOMP_FILTER");
+	if (find_helper(detail, sizeof(detail)) == 0)
+		report(ctx, HELPER_NAME " helper", 1, detail, NULL);
+	else
+		report(ctx, HELPER_NAME " helper", 0, "not found next to the linux-landlock module",
+		       "reinstall srt (make install)");
 }
 
 static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
@@ -320,4 +329,5 @@ const struct srt_backend srt_backend_entry = {
 	.release = ll_release,
 	.explain = ll_explain,
 	.teardown = ll_teardown,
+	.diagnose = ll_diagnose,
 };
