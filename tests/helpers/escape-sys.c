@@ -9,6 +9,10 @@
  *   "<probe> sig=N"       the child was killed by signal N (SIGSYS = 31)
  * Raw syscalls throughout, so libc fallbacks do not hide the answer.
  *
+ *   escape-sys key-exec NAME DATA CMD...  (host side) joins a fresh session
+ *                                     keyring, adds a "user" key NAME=DATA
+ *                                     to it and to the user keyring, runs CMD;
+ *                                     the user-keyring key is revoked after
  *   escape-sys handle-save PATH OUT   (host side) writes the file handle
  *                                     of PATH to OUT
  *   escape-sys handle-read OUT        (sandbox) open_by_handle_at + read;
@@ -221,11 +225,28 @@ static long probe(const char *p, char **arg, int nargs)
 			return -1;
 		return syscall(SYS_setns, fd, 0);
 	}
-	if (!strcmp(p, "keyctl-user")) {
-		/* KEYCTL_GET_KEYRING_ID of the user keyring, then search it */
-		return syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -4 /* @u */, "user",
-			       a1 ? a1 : "srt-escape", 0);
+	if (!strcmp(p, "keyctl-read") && a1) {
+		/* a key of the caller's session or user keyring, by description */
+		char data[200];
+		long k = syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -3 /* @s */, "user", a1, 0);
+		if (k < 0)
+			k = syscall(SYS_keyctl, 10, -4 /* @u */, "user", a1, 0);
+		if (k < 0)
+			return -1;
+		memset(data, 0, sizeof(data));
+		if (syscall(SYS_keyctl, 11 /* KEYCTL_READ */, k, data, sizeof(data) - 1) < 0)
+			return -1;
+		fprintf(stderr, "escape-sys: key %s holds %s\n", a1, data);
+		return 0;
 	}
+	if (!strcmp(p, "io_uring-sqpoll")) {
+		unsigned char params[120];
+		memset(params, 0, sizeof(params));
+		params[8] = 2; /* flags = IORING_SETUP_SQPOLL */
+		return syscall(NR_IO_URING_SETUP, 8, params);
+	}
+	if (!strcmp(p, "io_uring_register"))
+		return syscall(427, 0, 0, NULL, 0); /* fd 0 is no ring: EBADF/EOPNOTSUPP if unfiltered */
 	if (!strcmp(p, "bpf-prog")) {
 		/* BPF_PROG_LOAD of a 2-instruction socket filter */
 		uint64_t insns[2] = { 0x00000000000000b7ULL /* r0 = 0 */, 0x0000000000000095ULL /* exit */ };
@@ -334,6 +355,36 @@ static int handle_save(const char *path, const char *out)
 	return 0;
 }
 
+/* Host side of the keyring probe: CMD runs with a session keyring and a
+ * user keyring that both hold NAME=DATA. */
+static int key_exec(char **a)
+{
+	long ks, ku;
+	pid_t c;
+	int st;
+
+	if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0) {
+		perror("escape-sys: join session keyring");
+		return 2;
+	}
+	ks = syscall(SYS_add_key, "user", a[0], a[1], strlen(a[1]), -3);
+	ku = syscall(SYS_add_key, "user", a[0], a[1], strlen(a[1]), -4);
+	if (ks < 0 || ku < 0) {
+		perror("escape-sys: add_key");
+		return 2;
+	}
+	c = fork();
+	if (c == 0) {
+		execvp(a[2], a + 2);
+		_exit(127);
+	}
+	if (c < 0 || waitpid(c, &st, 0) < 0)
+		st = 2 << 8;
+	syscall(SYS_keyctl, 3 /* KEYCTL_REVOKE */, ku);
+	syscall(SYS_keyctl, 3, ks);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(int argc, char **argv)
 {
 	pid_t c;
@@ -345,6 +396,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "handle-save"))
 		return argc == 4 ? handle_save(argv[2], argv[3]) : 2;
+	if (!strcmp(argv[1], "key-exec"))
+		return argc > 4 ? key_exec(argv + 2) : 2;
 	fflush(stdout);
 	c = fork();
 	if (c < 0) {

@@ -1,0 +1,65 @@
+#!/bin/bash
+# Escape class: the settings themselves (user-asks F19 fail-open, F20
+# tamper). A settings file srt cannot use in full stops it before the
+# command runs (marker absent on the host); the file srt loaded cannot be
+# rewritten, replaced by renaming its directory, or shadowed for the next
+# run from inside.
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+MARK="$WORK/ran"
+
+# F19: unusable settings never mean "run with defaults"
+bad() { # bad WHAT FILE
+	rm -f "$MARK"
+	srt_run -s "$2" -c "touch '$MARK'; cat ~/.ssh/id_canary" >"$WORK/out" 2>&1; rc=$?
+	attempt F19 "$1: exit 1, the command never ran (rc=$rc)" test "$rc" = 1 -a ! -e "$MARK"
+}
+printf '{"filesystem":{"denyRead":["~/.ssh"]}}\0garbage' > "$WORK/nul.json"
+bad "NUL byte in the file" "$WORK/nul.json"
+printf '{"filesystem":{"denyRead":["~/.ssh\\u0000x"],"allowWrite":["."],"denyWrite":[]}}' > "$WORK/nulstr.json"
+bad "\\u0000 inside a path string" "$WORK/nulstr.json"
+printf '%*s' 100000 '' | tr ' ' '[' > "$WORK/deep.json"
+bad "100000 nested arrays" "$WORK/deep.json"
+printf '{"filesystem":{"denyRead":"~/.ssh","allowWrite":["."],"denyWrite":[]}}' > "$WORK/type.json"
+bad "denyRead given as a string" "$WORK/type.json"
+echo '{"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}' > "$WORK/unreadable.json"
+chmod 000 "$WORK/unreadable.json"
+if is_root; then
+	skip "F19 unreadable settings file: root reads a mode-000 file"
+else
+	bad "unreadable settings file" "$WORK/unreadable.json"
+fi
+ln -sf /dev/zero "$WORK/zero.json"
+bad "settings file is /dev/zero (endless)" "$WORK/zero.json"
+mkfifo "$WORK/fifo.json"
+rm -f "$MARK"
+timeout -k 2 10 "$SRT" --backend="$BACKEND" -s "$WORK/fifo.json" -c "touch '$MARK'" >/dev/null 2>&1; rc=$?
+attempt F19 "settings file is a FIFO nobody writes: the command never ran (rc=$rc)" test ! -e "$MARK"
+
+# F20: the loaded settings file, in a write root, by every route
+mkdir -p "$P/cfg"
+echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}' > "$P/cfg/s.json"
+ino=$(stat -c %i "$P/cfg/s.json"); sum=$(md5sum < "$P/cfg/s.json")
+evil='{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["/"],"denyWrite":[]}}'
+srt_run -s "$P/cfg/s.json" -c "
+	echo '$evil' > cfg/s.json; echo '$evil' >> cfg/s.json
+	echo '$evil' > t.json && mv -f t.json cfg/s.json; rm -f cfg/s.json
+	mv cfg cfg.old && mkdir cfg && echo '$evil' > cfg/s.json
+	mkdir -p c2 && echo '$evil' > c2/s.json && /usr/bin/python3 -c 'import ctypes; ctypes.CDLL(None).renameat2(-100, b\"cfg\", -100, b\"c2\", 2)'
+	true" >/dev/null 2>&1
+attempt F20 "the loaded settings file: same inode, same content, same place" \
+	test "$(stat -c %i "$P/cfg/s.json" 2>/dev/null)" = "$ino" -a "$(md5sum < "$P/cfg/s.json")" = "$sum"
+rm -rf "$P/cfg.old" "$P/c2" "$P/t.json"
+srt_run -s "$P/cfg/s.json" -c 'cat ~/.ssh/id_canary' >"$WORK/out" 2>&1
+attempt F20 "the next run with the same path still denies the secret" no_leak "$WORK/out"
+
+# the default settings file, with ~ writable
+H=$(fsjson home '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
+(cd "$HOME" && srt_run -s "$H" -c "
+	echo '$evil' > ~/.srt-settings.json; ln -s '$WORK/home.json' ~/.srt-settings.json
+	echo '$evil' > t.json && mv t.json ~/.srt-settings.json; true") >/dev/null 2>&1
+attempt F20 "no ~/.srt-settings.json planted (file, link or rename)" test ! -e "$HOME/.srt-settings.json" -a ! -L "$HOME/.srt-settings.json"
+rm -f "$HOME/t.json"
+
+echo "1..$_tap_n"
