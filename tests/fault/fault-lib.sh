@@ -18,8 +18,13 @@ wait_gone() {
 	return 1
 }
 
-# mount_points: the mount points of this mount namespace, sorted
-mount_points() { awk '{ print $5 }' /proc/self/mountinfo | sort; }
+# mount_points: the mount points of this mount namespace that concern
+# this test (root or mount point under $WORK, or bwrap's staging dirs),
+# sorted; other tests running at the same time mount elsewhere
+mount_points() {
+	awk -v w="$WORK" 'index($4, w) || index($5, w) || index($5, "bwrap") || index($4, "bwrap") { print $4, $5 }' \
+		/proc/self/mountinfo | sort
+}
 
 # listing DIR: every path below DIR with its type, sorted (placeholders
 # are files, character devices or directories created by srt)

@@ -1,0 +1,95 @@
+#!/bin/bash
+# srt killed with SIGKILL at random points of its startup (0-100 ms after
+# exec), with settings that create placeholders in the work dir and start
+# the proxy. Afterwards: no process of the run is left (srt, its cleanup
+# guard, bwrap, the helper, the command: all carry a unique marker in their
+# command line), the host's mounts are unchanged, the work dir holds
+# exactly what it held before (no placeholder left), and no proxy
+# directory srt-<pid>-* of a killed srt is left in TMPDIR.
+. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+. "$top_srcdir/tests/fault/fault-lib.sh"
+
+ITER=${FAULT_KILL_ITER:-40}
+plan 7
+mkdir -p "$WORK/tmp" && chmod 700 "$WORK/tmp"
+export TMPDIR="$WORK/tmp"
+S=$(settings '{"network":{"allowedDomains":["example.invalid"],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./missing-secret"],"allowWrite":["."],"denyWrite":["./missing-dir/deep/x","./missing-file"]}}')
+echo data > "$WORK/proj/existing"
+# a unique sleep argument marks every process of a run (srt, its guard,
+# bwrap, the helper, the command) and, at the start of a command line, the
+# sandboxed command itself
+MARK="30.0$$$RANDOM"
+
+# one normal run first: the placeholders and the proxy are really made
+out=$(srt_run -s "$S" -- sh -c "ls -A; ls -d \$TMPDIR/../tmp/srt-* 2>/dev/null | wc -l; : $MARK" 2>&1)
+if printf '%s\n' "$out" | grep -qx 'missing-file' && printf '%s\n' "$out" | grep -qx '.bashrc'; then
+	ok "a normal run creates placeholders in the work dir (missing-file, .bashrc)"
+else
+	not_ok "a normal run creates placeholders in the work dir"; diag "$out"
+fi
+
+before_ls=$(listing "$WORK/proj")
+before_mnt=$(mount_points)
+left_procs=0 left_ph=0 left_dirs=0 changed_mnt=0 killed_running=0 killed_early=0
+for i in $(seq "$ITER"); do
+	# 0-100 ms (startup); every fourth run 100-400 ms, so that some kills
+	# land while the command runs even on a loaded machine
+	if [ $((i % 4)) = 0 ]; then ms=$((100 + RANDOM % 301)); else ms=$((RANDOM % 101)); fi
+	delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
+	"$SRT" --backend="$BACKEND" -s "$S" -- sleep "$MARK" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$delay"
+	if pgrep -f -- "^sleep $MARK" >/dev/null; then
+		killed_running=$((killed_running + 1))
+	else
+		killed_early=$((killed_early + 1))
+	fi
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if ! wait_gone "$MARK" 3; then
+		left_procs=$((left_procs + 1))
+		diag "iteration $i (delay $delay): still running 3 s after srt was killed:" \
+			"$(proc_pids "$MARK" | xargs -r ps -o pid=,ppid=,wchan:20=,args= -p | cut -c1-110 | head -5)"
+		for p in $(proc_pids "$MARK"); do kill -KILL "$p" 2>/dev/null; done
+	fi
+	# the cleanup guard removes placeholders once srt is gone: allow it 3 s
+	n=60
+	while [ "$(listing "$WORK/proj")" != "$before_ls" ] && [ $n -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
+	if [ "$(listing "$WORK/proj")" != "$before_ls" ]; then
+		left_ph=$((left_ph + 1))
+		diag "iteration $i (delay $delay): work dir changed:" \
+			"$(diff <(printf '%s\n' "$before_ls") <(listing "$WORK/proj") | grep '^[<>]' | head -5)"
+		# restore, so later iterations are judged on their own
+		( cd "$WORK/proj" && find . -mindepth 1 -maxdepth 1 ! -name existing -exec rm -rf {} + )
+	fi
+	if ls -d "$TMPDIR/srt-$pid-"* >/dev/null 2>&1; then
+		left_dirs=$((left_dirs + 1))
+	fi
+	if [ "$(mount_points)" != "$before_mnt" ]; then
+		changed_mnt=$((changed_mnt + 1))
+		diag "iteration $i: mounts changed: $(diff <(printf '%s\n' "$before_mnt") <(mount_points) | grep '^[<>]' | head -3)"
+		before_mnt=$(mount_points)
+	fi
+done
+diag "$ITER kills: $killed_early before the command ran, $killed_running while it ran"
+check "no process of a killed run is left (srt, guard, bwrap, helper, command) ($left_procs of $ITER runs left some)" \
+	test "$left_procs" = 0
+check "the host's mount table is unchanged after every kill ($changed_mnt changes)" test "$changed_mnt" = 0
+check "no placeholder is left in the work dir after any kill ($left_ph of $ITER runs left some)" \
+	test "$left_ph" = 0
+check "kills landed both before and after the command started ($killed_early/$killed_running)" \
+	test "$killed_early" -gt 0 -a "$killed_running" -gt 0
+# A SIGKILLed srt cannot remove its own proxy directory; the next srt start
+# sweeps the stale ones of its user (libsrt/manager.c sweep_stale_proxy_dirs).
+diag "$left_dirs of $ITER killed runs left their proxy directory until the next start"
+left_now=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
+diag "proxy directories in TMPDIR after the last kill: $left_now"
+out=$(srt_run -s "$S" -- true 2>&1)
+stale=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
+check "no proxy directory of a killed srt survives the next srt start ($stale left)" test "$stale" = 0
+# a dir that belongs to a live process or another user is never swept
+mkdir -m 700 "$TMPDIR/srt-$$-AAAAAA"
+srt_run -s "$S" -- true >/dev/null 2>&1
+check "a live srt's proxy directory is not swept by another start" test -d "$TMPDIR/srt-$$-AAAAAA"
+rmdir "$TMPDIR/srt-$$-AAAAAA"
+exit $_tap_failed
