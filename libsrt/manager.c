@@ -762,6 +762,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	sp.keep_fds = cmd.child_fds;
 	sp.n_keep_fds = cmd.n_child_fds;
 	sp.null_fd = ro ? ro->null_fd : 0;
+	sp.new_pgrp = cmd.new_pgrp;
 	rc = srt__spawn(&sp, &pid, diag);
 	if (rc)
 		goto out_cmd;

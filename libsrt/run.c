@@ -92,6 +92,8 @@ int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
 		signal(SIGPIPE, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (sp->new_pgrp && setpgid(0, 0) != 0)
+			goto fail;
 		for (k = 0; k < sp->n_keep_fds; k++) {
 			int fl = fcntl(sp->keep_fds[k], F_GETFD);
 			if (fl >= 0)

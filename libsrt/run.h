@@ -17,6 +17,7 @@ struct srt_spawn {
 	const int *keep_fds; /* inherited by the child */
 	int n_keep_fds;
 	int null_fd;         /* >= 3: /dev/null at this fd in the child */
+	int new_pgrp;        /* setpgid(0, 0) in the child */
 };
 
 /* fork + exec. The child starts with an empty signal mask and default

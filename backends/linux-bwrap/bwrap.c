@@ -49,6 +49,7 @@ struct bwrap_cmd {
 	struct srt_mount_plan plan;
 	int info_rd, info_wr; /* --info-fd pipe */
 	int status_rd, status_wr; /* the helper's --status-fd pipe */
+	pid_t pgrp;           /* bwrap's process group, known to the guard */
 	int args_fd;          /* --args memfd, or -1 */
 	int events_rd, events_wr; /* the violation monitor's pipe */
 	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
@@ -244,16 +245,24 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	return SRT_OK;
 }
 
-/* The guard removes placeholder files if srt dies without cleaning up
- * (SIGKILL): it reads NUL-terminated paths from a pipe and, at EOF, which
- * comes when srt is gone or done, removes each one that is still an empty
- * placeholder. */
+/* The guard outlives a srt that is killed (SIGKILL) and undoes what srt
+ * would have: it kills the process group of a bwrap still setting up (a
+ * bwrap child whose parent died mid-setup waits forever on its eventfd, and
+ * --die-with-parent does not reach it yet), then removes the placeholder
+ * files. It reads NUL-terminated records from a pipe: "P<path>" a
+ * placeholder, "K<pid>" a process group to kill if srt dies, "k<pid>" that
+ * group is finished, "Q" srt is ending normally. At EOF, which comes when
+ * srt is gone or done, it acts on what is left. */
+#define GUARD_MAX_GROUPS 64
+
 static void guard_main(int rd)
 {
 	struct srt_words paths = { 0 };
-	char buf[PATH_MAX + 1];
+	pid_t groups[GUARD_MAX_GROUPS];
+	size_t ngroups = 0, g;
+	char buf[PATH_MAX + 2];
 	size_t have = 0;
-	int i;
+	int i, quitting = 0;
 
 	for (i = 0; i < 3; i++) {
 		int nfd = open("/dev/null", O_RDWR);
@@ -280,61 +289,93 @@ static void guard_main(int rd)
 		have += (size_t)n;
 		while ((nul = memchr(buf, '\0', have))) {
 			size_t l = (size_t)(nul - buf) + 1;
-			srt__words_push(&paths, buf);
+			long pid = 0;
+
+			if (buf[0] == 'K' || buf[0] == 'k')
+				pid = strtol(buf + 1, NULL, 10);
+			if (buf[0] == 'P' && buf[1] == '/') {
+				srt__words_push(&paths, buf + 1);
+			} else if (buf[0] == 'K' && pid > 1 && ngroups < GUARD_MAX_GROUPS) {
+				groups[ngroups++] = (pid_t)pid;
+			} else if (buf[0] == 'k') {
+				for (g = 0; g < ngroups; g++)
+					if (groups[g] == (pid_t)pid)
+						groups[g] = groups[--ngroups];
+			} else if (buf[0] == 'Q') {
+				quitting = 1;
+			}
 			memmove(buf, buf + l, have - l);
 			have -= l;
 		}
 		if (have == sizeof(buf))
-			have = 0; /* an over-long record cannot be a path we sent */
+			have = 0; /* an over-long record cannot be one we sent */
 	}
+	if (!quitting)
+		for (g = 0; g < ngroups; g++)
+			kill(-groups[g], SIGKILL);
 	srt__bwrap_plan_cleanup(&paths);
 	_exit(0);
+}
+
+static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
+{
+	int p[2];
+	pid_t pid;
+
+	if (st->guard_fd >= 0)
+		return SRT_OK;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		sigset_t none;
+		close(p[1]);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		guard_main(p[0]);
+	}
+	close(p[0]);
+	st->guard_fd = p[1];
+	st->guard_pid = pid;
+	return SRT_OK;
+}
+
+static int guard_send(struct bwrap_state *st, char type, const char *text, struct srt_diag *diag)
+{
+	char rec[PATH_MAX + 2];
+	size_t l, off = 0;
+
+	if (st->guard_fd < 0)
+		return SRT_OK;
+	l = (size_t)snprintf(rec, sizeof(rec), "%c%s", type, text ? text : "");
+	if (l >= sizeof(rec))
+		return srt_diag_set(diag, SRT_E_LIMIT, "", "cleanup guard: record too long");
+	l++; /* the NUL ends the record */
+	while (off < l) {
+		ssize_t w = write(st->guard_fd, rec + off, l - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: write: %s", strerror(errno));
+		off += (size_t)w;
+	}
+	return SRT_OK;
 }
 
 static int guard_record(struct bwrap_state *st, const struct srt_words *created,
 			struct srt_diag *diag)
 {
 	size_t i;
+	int rc = guard_start(st, diag);
 
-	if (created->n == 0)
-		return SRT_OK;
-	if (st->guard_fd < 0) {
-		int p[2];
-		pid_t pid;
-
-		if (pipe2(p, O_CLOEXEC) != 0)
-			return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
-		pid = fork();
-		if (pid < 0) {
-			close(p[0]);
-			close(p[1]);
-			return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
-		}
-		if (pid == 0) {
-			sigset_t none;
-			close(p[1]);
-			sigemptyset(&none);
-			sigprocmask(SIG_SETMASK, &none, NULL);
-			guard_main(p[0]);
-		}
-		close(p[0]);
-		st->guard_fd = p[1];
-		st->guard_pid = pid;
-	}
-	for (i = 0; i < created->n; i++) {
-		const char *s = created->v[i];
-		size_t l = strlen(s) + 1, off = 0;
-		while (off < l) {
-			ssize_t w = write(st->guard_fd, s + off, l - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: write: %s",
-						    strerror(errno));
-			off += (size_t)w;
-		}
-	}
-	return SRT_OK;
+	for (i = 0; !rc && i < created->n; i++)
+		rc = guard_send(st, 'P', created->v[i], diag);
+	return rc;
 }
 
 static char *join_words(char **v, size_t n, size_t *len)
@@ -438,6 +479,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	bc->events_rd = bc->events_wr = bc->policy_fd = -1;
 	out->priv = bc;
 	out->events_fd = -1;
+	out->new_pgrp = 1;
 
 	rc = srt__bwrap_plan_mounts(pol, &bc->plan, diag);
 	if (rc)
@@ -591,8 +633,14 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 	char buf[1024];
 	size_t have = 0;
 
-	(void)state;
-	(void)pid;
+	char num[24];
+
+	/* bwrap runs in a process group of its own (cmd->new_pgrp): if srt is
+	 * killed from here on, the guard kills that group */
+	snprintf(num, sizeof(num), "%ld", (long)pid);
+	if (guard_send(state, 'K', num, diag) != SRT_OK)
+		return SRT_E_IO;
+	bc->pgrp = pid;
 	if (bc->info_wr >= 0) {
 		close(bc->info_wr);
 		bc->info_wr = -1;
@@ -641,7 +689,6 @@ static void bw_release(void *state, struct srt_command *cmd)
 	struct bwrap_cmd *bc = cmd->priv;
 	size_t i;
 
-	(void)state;
 	if (cmd->argv) {
 		for (i = 0; cmd->argv[i]; i++)
 			free(cmd->argv[i]);
@@ -667,6 +714,11 @@ static void bw_release(void *state, struct srt_command *cmd)
 	if (bc->policy_fd >= 0)
 		close(bc->policy_fd);
 	cmd->events_fd = -1;
+	if (bc->pgrp > 0) {
+		char num[24];
+		snprintf(num, sizeof(num), "%ld", (long)bc->pgrp);
+		guard_send(state, 'k', num, NULL);
+	}
 	srt__bwrap_plan_cleanup(&bc->plan.created);
 	srt__bwrap_plan_release(&bc->plan);
 	free(bc);
@@ -729,6 +781,7 @@ static void bw_teardown(void *state)
 	if (!st)
 		return;
 	if (st->guard_fd >= 0) {
+		guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
 		waitpid(st->guard_pid, NULL, 0);
 	}

@@ -54,6 +54,8 @@ struct srt_command {
 			     * ("deny <syscall> <path>", one per line) until EOF
 			     * and attributes them to the command; else none.
 			     * Owned by the backend (closed by release()). */
+	int new_pgrp;       /* spawn the command in a process group of its own
+			     * (its pgid = its pid), so a guard can kill it all */
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

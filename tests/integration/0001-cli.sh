@@ -92,12 +92,27 @@ for sig in TERM INT HUP USR1; do
 done
 
 # srt killed with SIGKILL leaves no sandboxed process
+# the tag is assembled inside, so only the sandboxed sleeps carry it (not
+# srt's or bwrap's own command lines)
 tag="srt-orphan-$$-$RANDOM"
-"$SRT" --backend="$BACKEND" -s "$S" -c "(exec -a $tag sleep 300) & exec -a $tag sleep 300" &
+half=${tag%-*}
+"$SRT" --backend="$BACKEND" -s "$S" -c "t=$half-\${0:+}${tag##*-}; (exec -a \$t sleep 300) & exec -a \$t sleep 300" &
 p=$!
 for i in $(seq 50); do pgrep -f "$tag" >/dev/null && break; sleep 0.1; done
 kill -9 $p; wait $p 2>/dev/null
 for i in $(seq 50); do pgrep -f "$tag" >/dev/null || break; sleep 0.1; done
 check "kill -9 srt leaves no sandboxed process" test -z "$(pgrep -f "$tag")"
+
+# srt killed while bwrap is still setting up: no bwrap or helper is left
+# (a bwrap child whose parent died mid-setup would wait forever)
+for i in 1 2 3 4 5 6 7 8; do
+	"$SRT" --backend="$BACKEND" -s "$S" -c "true $tag-setup" &
+	p=$!
+	sleep "0.0$i"
+	kill -9 $p 2>/dev/null
+	wait $p 2>/dev/null
+done
+for i in $(seq 50); do pgrep -f "$tag-setup" >/dev/null || break; sleep 0.1; done
+check "kill -9 srt during startup leaves no bwrap or helper" test -z "$(pgrep -f "$tag-setup")"
 
 echo "1..$_tap_n"
