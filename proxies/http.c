@@ -59,7 +59,9 @@ static int parse_headers(const char *p, const char *end, struct srt_http_head *h
 		const char *colon, *v, *ve;
 		struct srt_http_header *hd;
 
-		if (!eol)
+		/* a CR ends a line only as CR LF: a bare CR is another parser's
+		 * line end and this one's smuggling vector */
+		if (!eol || eol + 1 >= end || eol[1] != '\n')
 			return SRT_HTTP_BAD;
 		if (eol == p)
 			return 0; /* the empty line */
@@ -98,6 +100,8 @@ int srt__http_parse_request(const char *buf, size_t len, struct srt_http_head *h
 		return end;
 	memset(h, 0, sizeof(*h));
 	eol = memchr(buf, '\r', (size_t)end);
+	if (!eol || eol[1] != '\n')
+		return SRT_HTTP_BAD;
 	sp1 = memchr(p, ' ', (size_t)(eol - p));
 	if (!sp1 || sp1 == p)
 		return SRT_HTTP_BAD;
@@ -129,7 +133,7 @@ int srt__http_parse_response(const char *buf, size_t len, struct srt_http_head *
 		return end;
 	memset(h, 0, sizeof(*h));
 	eol = memchr(buf, '\r', (size_t)end);
-	if (eol - buf < 12 || parse_version(buf, 8, &h->minor) < 0 || buf[8] != ' ')
+	if (!eol || eol[1] != '\n' || eol - buf < 12 || parse_version(buf, 8, &h->minor) < 0 || buf[8] != ' ')
 		return SRT_HTTP_BAD;
 	for (int i = 9; i < 12; i++)
 		if (buf[i] < '0' || buf[i] > '9')
@@ -271,6 +275,11 @@ static bool host_equal(const char *a, const char *b)
 	return la == lb && strncasecmp(a, b, la) == 0;
 }
 
+static bool request_hop_header(const struct srt_http_head *h,
+			       const struct srt_http_header *hd);
+static bool response_hop_header(const struct srt_http_head *h,
+				const struct srt_http_header *hd, bool keep_length);
+
 static int refuse(struct srt_http_refusal *why, int status, const char *reason)
 {
 	why->status = status;
@@ -302,6 +311,16 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 	const struct srt_http_header *host_hd = NULL;
 
 	memset(r, 0, sizeof(*r));
+	/* the rebuilt head copies the end-to-end headers and adds up to three
+	 * (Host, framing, a parent's Proxy-Authorization): keep room for them */
+	{
+		size_t e2e = 0;
+		for (size_t i = 0; i < h->n; i++)
+			if (!request_hop_header(h, &h->h[i]))
+				e2e++;
+		if (e2e > SRT_HTTP_MAX_HEADERS - 4)
+			return refuse(why, 431, "too many header fields");
+	}
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt_http_header *hd = &h->h[i];
 		if (srt__http_name_is(hd, "content-length")) {
@@ -488,6 +507,16 @@ int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
 
 	memset(r, 0, sizeof(*r));
 	r->status = h->status;
+	/* the rebuilt head copies the end-to-end headers and adds up to three
+	 * (Content-Length or Transfer-Encoding, Connection) */
+	{
+		size_t e2e = 0;
+		for (size_t i = 0; i < h->n; i++)
+			if (!response_hop_header(h, &h->h[i], false))
+				e2e++;
+		if (e2e > SRT_HTTP_MAX_HEADERS - 4)
+			return -1;
+	}
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt_http_header *hd = &h->h[i];
 		if (srt__http_name_is(hd, "content-length")) {

@@ -925,6 +925,7 @@ static void http_head(struct conn *c)
 			char body[300];
 			snprintf(body, sizeof(body), "%s\n", why.reason);
 			http_simple(c, why.status, why.status == 421 ? "Misdirected Request" :
+				    why.status == 431 ? "Request Header Fields Too Large" :
 				    "Bad Request", "blocked-by-sandbox-runtime", body);
 		}
 		goto out;

@@ -32,6 +32,12 @@ static void test_parse(void)
 	ok(req("GET http://a.b/ HTTP/1.1\r\nHost: a.b\r\n") == SRT_HTTP_NEED_MORE,
 	   "incomplete head needs more");
 	ok(req("GET http://a.b/ HTTP/1.1\nHost: a.b\n\n") == SRT_HTTP_BAD, "bare LF refused");
+	ok(req("GET http://a.b/ HTTP/1.1\r\nX: a\rY: b\r\n\r\n") == SRT_HTTP_BAD,
+	   "bare CR inside a header line refused");
+	ok(req("GET http://a.b/ HTTP/1.1\rX\r\n\r\n") == SRT_HTTP_BAD,
+	   "bare CR in the request line refused");
+	ok(srt__http_parse_response("HTTP/1.1 200 OK\rX\r\n\r\n", 22, &h) == SRT_HTTP_BAD,
+	   "bare CR in a status line refused");
 	ok(req("GET http://a.b/ HTTP/1.1\r\nHost : a.b\r\n\r\n") == SRT_HTTP_BAD,
 	   "space before colon refused");
 	ok(req("GET http://a.b/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n") == SRT_HTTP_BAD,
@@ -56,6 +62,17 @@ static void test_parse(void)
 			o += (size_t)sprintf(b + o, "X%d: 1\r\n", i);
 		strcpy(b + o, "\r\n");
 		ok(req(b) == SRT_HTTP_TOO_BIG, "too many headers");
+	}
+	{
+		char b[8192];
+		struct srt_http_request r;
+		struct srt_http_refusal w;
+		size_t o = (size_t)sprintf(b, "GET http://a.b/ HTTP/1.1\r\n");
+		for (int i = 0; i < SRT_HTTP_MAX_HEADERS - 3; i++)
+			o += (size_t)sprintf(b + o, "X%d: 1\r\n", i);
+		strcpy(b + o, "\r\n");
+		ok(req(b) > 0 && srt__http_analyze_request(&h, &r, &w) == -1 && w.status == 431,
+		   "headers the rebuilt head could not carry: 431");
 	}
 	ok(srt__http_parse_response("HTTP/1.1 200 OK\r\nA: b\r\n\r\n", 25, &h) == 25 &&
 	   h.status == 200 && h.reason_len == 2, "response status line");
