@@ -660,18 +660,12 @@ static int add_rules(struct ctx *c, const struct srt_rules *rules, unsigned kind
 	return SRT_OK;
 }
 
-struct mand_ctx {
-	struct ctx *c;
-	const char *root;
-};
-
 static int mandatory_cb(void *vctx, const char *path, const char *what)
 {
-	struct mand_ctx *m = vctx;
 	char origin[128];
 
 	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
-	return add_rule(m->c, path, K_DW, origin, 0);
+	return add_rule(vctx, path, K_DW, origin, 0);
 }
 
 /* §4.5 in the working directory and in every writable root. */
@@ -707,9 +701,8 @@ static int add_mandatory(struct ctx *c)
 	o.depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
 		  pol->mandatory_deny_depth : 3;
 	o.allow_git_config = pol->allow_git_config;
-	for (i = 0; i < roots.n; i++) {
-		struct mand_ctx m = { c, roots.v[i] };
-		size_t j;
+	for (i = 0; i < roots.n && !rc; i++) {
+		size_t j, budget = WALK_BUDGET;
 		int dup = 0;
 
 		for (j = 0; j < i; j++)
@@ -717,15 +710,14 @@ static int add_mandatory(struct ctx *c)
 				dup = 1;
 		if (dup)
 			continue;
+		/* each root gets its own bound, so one huge root cannot leave
+		 * the others unscanned */
 		o.root_names = full[i];
-		rc = srt__mandatory_scan(roots.v[i], &o, &c->budget, &truncated, mandatory_cb, &m);
-		if (rc)
-			break;
-		if (truncated) {
-			rc = note(c, "mandatory deny scan stopped after %d entries (at %s); "
-				  "deeper files are not protected", WALK_BUDGET, roots.v[i]);
-			break;
-		}
+		truncated = 0;
+		rc = srt__mandatory_scan(roots.v[i], &o, &budget, &truncated, mandatory_cb, c);
+		if (!rc && truncated)
+			rc = note(c, "mandatory deny scan of %s stopped after %d entries; "
+				  "deeper files there are not protected", roots.v[i], WALK_BUDGET);
 	}
 	free(full);
 	srt__words_release(&roots);
@@ -1044,6 +1036,17 @@ static int cmp_nodes(const void *a, const void *b, void *arg)
 	return strcmp(x->path, y->path);
 }
 
+/* qsort order for path strings: shallow first, then by name */
+static int cmp_paths(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t dx = depth_of(x), dy = depth_of(y);
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x, y);
+}
+
 static long mounted_ancestor(const struct ctx *c, const char *p)
 {
 	size_t len = strlen(p);
@@ -1185,48 +1188,19 @@ static int emit(struct ctx *c)
 	if (!rc)
 		rc = note(c, "/ %s", c->root_rw ? "read-write (allowWrite \"/\")" :
 			  "read-only (writes only where allowWrite says)");
-	/* shallow first; duplicates dropped */
-	{
-		size_t *po = calloc(pins.n + 1, sizeof(*po));
-
-		if (!po) {
-			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
-			goto out;
-		}
-		for (i = 0; i < pins.n; i++)
-			po[i] = i;
-		for (i = 1; i < pins.n; i++) {
-			size_t x = po[i];
-			size_t dx = depth_of(pins.v[x]);
-
-			for (j = i; j > 0 && depth_of(pins.v[po[j - 1]]) > dx; j--)
-				po[j] = po[j - 1];
-			po[j] = x;
-		}
-		for (i = 0; i < pins.n && !rc; i++) {
-			const char *d = pins.v[po[i]];
-			int dup = 0;
-
-			for (j = 0; j < i; j++)
-				if (strcmp(pins.v[po[j]], d) == 0)
-					dup = 1;
-			if (dup)
-				continue;
-			rc = push3(c, "--ro-bind", d, d);
-			if (!rc)
-				rc = note(c, "%s pinned (rename and rmdir fail with EBUSY)", d);
-		}
-		free(po);
-		for (i = 0; i < covers_w.n && !rc; i++) {
-			int dup = 0;
-
-			for (j = 0; j < i; j++)
-				if (strcmp(covers_w.v[j], covers_w.v[i]) == 0)
-					dup = 1;
-			if (!dup)
-				rc = push3(c, "--bind", covers_w.v[i], covers_w.v[i]);
-		}
+	/* shallow first, duplicates dropped */
+	qsort(pins.v, pins.n, sizeof(*pins.v), cmp_paths);
+	for (i = 0; i < pins.n && !rc; i++) {
+		if (i > 0 && strcmp(pins.v[i - 1], pins.v[i]) == 0)
+			continue;
+		rc = push3(c, "--ro-bind", pins.v[i], pins.v[i]);
+		if (!rc)
+			rc = note(c, "%s pinned (rename and rmdir fail with EBUSY)", pins.v[i]);
 	}
+	qsort(covers_w.v, covers_w.n, sizeof(*covers_w.v), cmp_paths);
+	for (i = 0; i < covers_w.n && !rc; i++)
+		if (i == 0 || strcmp(covers_w.v[i - 1], covers_w.v[i]) != 0)
+			rc = push3(c, "--bind", covers_w.v[i], covers_w.v[i]);
 
 	for (i = 0; i < n && !rc; i++) {
 		struct node *nd = &c->v[order[i]];
