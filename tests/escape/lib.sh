@@ -47,3 +47,20 @@ need_bwrap() {
 # the caller's own wait loop; output to $WORK/bg.out
 srt_bg() { "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null & }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+# Network scripts run the whole test (srt, its proxy, the listeners) in a
+# network namespace of their own (`unshare -rn`), so that even a proxy
+# that wrongly connects to a metadata or other non-loopback address sends
+# nothing off this machine; there the addresses an attacker aims at
+# (169.254.169.254, fd00:ec2::254) are put on lo with a listener behind
+# them, which makes a leak visible. Call netns_setup first thing.
+CLIENT="$top_srcdir/tests/escape/proxyclient.py"
+IPCMD=$(command -v ip || ls /usr/sbin/ip /sbin/ip /bin/ip 2>/dev/null | head -1)
+netns_setup() {
+	[ -n "${SRT_ESC_NETNS:-}" ] || return 1
+	[ -n "$IPCMD" ] || return 1
+	"$IPCMD" link set lo up || return 1
+	"$IPCMD" addr add 169.254.169.254/32 dev lo 2>/dev/null
+	"$IPCMD" -6 addr add fd00:ec2::254/128 dev lo nodad 2>/dev/null
+	return 0
+}
