@@ -60,9 +60,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -484,86 +483,52 @@ static unsigned start_observer(const struct opts *o)
 	return obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0;
 }
 
-/* supervise() for the outer helper with the monitor: signals come through
- * sfd (a signalfd for set), the listener arrives on mon_sock[0], then each
- * notification is answered as it comes. */
-static int supervise_monitored(pid_t child, int sfd)
+/* The outer helper's monitor thread: wait for the listener from the
+ * worker, then answer notifications for as long as the sandbox runs. It
+ * blocks in SECCOMP_IOCTL_NOTIF_RECV rather than poll(2), so the kernel can
+ * hand it the CPU of the notifying task directly (SYNC_WAKE_UP). Every
+ * signal is blocked here: they are the main thread's to forward. */
+static void *monitor_main(void *arg)
 {
-	int lfd = -1;
+	pid_t child = *(pid_t *)arg;
+	int lfd, err;
 
-	for (;;) {
-		struct pollfd p[3];
-		int n = 0, i_sock = -1, i_lfd = -1;
-
-		p[n].fd = sfd;
-		p[n++].events = POLLIN;
-		if (mon_sock[0] >= 0) {
-			i_sock = n;
-			p[n].fd = mon_sock[0];
-			p[n++].events = POLLIN;
-		}
-		if (lfd >= 0) {
-			i_lfd = n;
-			p[n].fd = lfd;
-			p[n++].events = POLLIN;
-		}
-		if (poll(p, (nfds_t)n, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			fail("poll", errno);
-			kill(child, SIGKILL);
-			return EXIT_SETUP;
-		}
-		if (i_lfd >= 0 && p[i_lfd].revents) {
-			/* POLLHUP alone: nobody uses the filter any more */
-			if (!(p[i_lfd].revents & POLLIN) || srt__monitor_handle(monitor) != 0) {
-				close(lfd);
-				lfd = -1;
-			}
-		}
-		if (i_sock >= 0 && p[i_sock].revents) {
-			lfd = recv_listener(mon_sock[0]);
-			close(mon_sock[0]);
-			mon_sock[0] = -1;
-			if (lfd >= 0) {
-				int err = -srt__monitor_attach(monitor, lfd);
-
-				if (err) {
-					/* unanswered calls would wait forever */
-					fail("start the violation monitor", err);
-					kill(child, SIGKILL);
-					return EXIT_SETUP;
-				}
-			}
-		}
-		if (p[0].revents) {
-			struct signalfd_siginfo si;
-			ssize_t r;
-
-			while ((r = read(sfd, &si, sizeof(si))) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo != SIGCHLD) {
-					kill(child, (int)si.ssi_signo);
-					continue;
-				}
-				for (;;) {
-					int st;
-					pid_t w = waitpid(-1, &st, WNOHANG);
-
-					if (w <= 0)
-						break;
-					if (w == child) {
-						srt__monitor_finish(monitor, 200);
-						return status_code(st);
-					}
-				}
-			}
-			if (r < 0 && errno != EAGAIN && errno != EINTR) {
-				fail("read signals", errno);
-				kill(child, SIGKILL);
-				return EXIT_SETUP;
-			}
-		}
+	lfd = recv_listener(mon_sock[0]);
+	close(mon_sock[0]);
+	mon_sock[0] = -1;
+	if (lfd < 0)
+		return NULL; /* the worker runs the plain filters, or died */
+	err = -srt__monitor_attach(monitor, lfd);
+	if (err) {
+		/* nobody would answer: observed calls would wait forever */
+		fail("start the violation monitor", err);
+		kill(child, SIGKILL);
+		return NULL;
 	}
+	while (srt__monitor_handle(monitor) == 0)
+		;
+	/* the listener broke: observed calls now fail with ENOSYS (closed) */
+	close(lfd);
+	return NULL;
+}
+
+static int start_monitor_thread(pid_t *child)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	if (pthread_attr_init(&attr) != 0)
+		return ENOMEM;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&t, &attr, monitor_main, child);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return err;
 }
 
 static void worker(const struct opts *o, const sigset_t *orig_mask) __attribute__((noreturn));
@@ -723,7 +688,7 @@ static int run(int argc, char **argv)
 	pid_t child = -1;
 	size_t i;
 	char one = 1;
-	int rc = EXIT_SETUP, sfd = -1;
+	int rc = EXIT_SETUP;
 
 	if (parse_opts(argc, argv, &o) != 0)
 		return EXIT_SETUP;
@@ -756,11 +721,6 @@ static int run(int argc, char **argv)
 		 * with it into the nested namespaces */
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mon_sock) != 0) {
 			fail("violation monitor: socketpair", errno);
-			return EXIT_SETUP;
-		}
-		sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-		if (sfd < 0) {
-			fail("violation monitor: signalfd", errno);
 			return EXIT_SETUP;
 		}
 	}
@@ -825,6 +785,15 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after the bridge's fork: no fork once there is a second thread */
+	if (monitor) {
+		int err = start_monitor_thread(&child);
+
+		if (err) {
+			fail("start the violation monitor thread", err);
+			goto out;
+		}
+	}
 	if (write(go[1], &one, 1) != 1) {
 		fail("start the nested init", errno);
 		goto out;
@@ -833,9 +802,10 @@ static int run(int argc, char **argv)
 	go[1] = -1;
 	if (status_fd >= 0)
 		close(status_fd);
-	if (monitor)
-		return supervise_monitored(child, sfd);
-	return supervise(child, &set);
+	rc = supervise(child, &set);
+	/* a note about dropped events may still be waiting for room */
+	srt__monitor_finish(monitor, 200);
+	return rc;
 out:
 	if (child > 0) {
 		kill(child, SIGKILL);

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ struct srt_monitor {
 	/* native syscall number -> index in srt__observed_syscalls + 1 */
 	unsigned char by_nr[MAX_NRS];
 
+	/* the monitor thread writes events, the main thread the final note */
+	pthread_mutex_t lock;
 	uint64_t seen[SEEN_SLOTS];
 	size_t nseen;
 	unsigned long emitted, dropped;
@@ -157,6 +160,7 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	pthread_mutex_init(&m->lock, NULL);
 	m->events_fd = events_fd;
 	m->listener = -1;
 	m->debug = debug;
@@ -300,6 +304,7 @@ void srt__monitor_free(struct srt_monitor *m)
 	free(m->tab);
 	free(m->req);
 	free(m->resp);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
@@ -442,7 +447,19 @@ static void try_note(struct srt_monitor *m)
 	}
 }
 
+static int event_locked(struct srt_monitor *m, const char *syscall_name, const char *what);
+
 int srt__monitor_event(struct srt_monitor *m, const char *syscall_name, const char *what)
+{
+	int rc;
+
+	pthread_mutex_lock(&m->lock);
+	rc = event_locked(m, syscall_name, what);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+static int event_locked(struct srt_monitor *m, const char *syscall_name, const char *what)
 {
 	static const char hex[] = "0123456789abcdef";
 	char line[MAX_LINE + 8];
@@ -502,8 +519,11 @@ void srt__monitor_finish(struct srt_monitor *m, int timeout_ms)
 		return;
 	pfd.fd = m->events_fd;
 	pfd.events = POLLOUT;
-	if (poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLOUT))
+	if (poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLOUT)) {
+		pthread_mutex_lock(&m->lock);
 		try_note(m);
+		pthread_mutex_unlock(&m->lock);
+	}
 }
 
 /* ---- notifications ------------------------------------------------------ */
