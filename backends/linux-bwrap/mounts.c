@@ -1308,7 +1308,11 @@ int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *
 
 		c.root_rw = r >= 0 && (c.v[r].kinds & K_AW) && !(c.v[r].kinds & K_DW);
 	}
-	rc = add_mandatory(&c);
+	if (pol->tmpdir && !state_of(&c, pol->tmpdir).w)
+		rc = note(&c, "TMPDIR %s is covered by a deny rule and is not writable",
+			  pol->tmpdir);
+	if (!rc)
+		rc = add_mandatory(&c);
 	if (!rc)
 		rc = plan_placeholders(&c);
 	if (!rc)

@@ -74,4 +74,18 @@ check "F10 a symlink to the secret does not leak it" no_canary "$WORK/out"
 srt_run -s "$S" -c 'ln -s ~/.ssh/id_canary l2; cat l2' >"$WORK/out" 2>&1
 check "F10 a symlink made inside does not leak it" no_canary "$WORK/out"
 
+# denyRead globs are expanded when the sandbox starts (§4.14)
+mkdir -p "$WORK/proj/keys/sub"
+echo "CANARY-PEM-$$" > "$WORK/proj/keys/a.pem"
+echo "CANARY-PEM2-$$" > "$WORK/proj/keys/sub/b.pem"
+echo "public" > "$WORK/proj/keys/a.pub"
+GL=$(fs glob '{"denyRead":["./keys/**/*.pem"],"allowWrite":["."],"denyWrite":[]}')
+srt_run -s "$GL" -c 'cat keys/a.pem keys/sub/b.pem' >"$WORK/out" 2>&1
+check_not "denyRead glob: matching files unreadable at any depth" grep -q "CANARY-PEM" "$WORK/out"
+out=$(srt_run -s "$GL" -c 'cat keys/a.pub' 2>/dev/null)
+check "denyRead glob: other files readable" test "$out" = public
+srt_run -s "$GL" -c 'mv keys keys2; mv keys/sub keys/s2' >/dev/null 2>&1
+check "denyRead glob: the directories holding matches cannot be renamed" \
+	test -d "$WORK/proj/keys/sub" -a ! -e "$WORK/proj/keys2" -a ! -e "$WORK/proj/keys/s2"
+
 echo "1..$_tap_n"
