@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <srt/srt.h>
 #include <srt/backend.h>
 
+#include "domain.h"
 #include "loader.h"
 #include "policy.h"
 #include "proxies/proxy.h"
@@ -61,6 +63,7 @@ struct srt_sandbox {
 	int started;
 
 	struct srt_vstore *violations;
+	struct rlimit nofile; /* the caller's open-files limit, restored for commands */
 	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings */
 };
 
@@ -97,6 +100,8 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 		return SRT_E_NOMEM;
 	srt_settings_init(&sb->settings);
 	pthread_mutex_init(&sb->update_lock, NULL);
+	if (getrlimit(RLIMIT_NOFILE, &sb->nofile) != 0)
+		sb->nofile.rlim_cur = sb->nofile.rlim_max = RLIM_INFINITY;
 	if (srt__vstore_new(&sb->violations)) {
 		free(sb);
 		return SRT_E_NOMEM;
@@ -226,24 +231,10 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		key = "network.tlsTerminate";
 	else if (s->has_credentials)
 		key = "credentials";
-	else if (s->has_mitm_proxy)
-		key = "network.mitmProxy";
-	else if (s->has_parent_proxy)
-		key = "network.parentProxy";
-	else if (s->http_proxy_port)
-		key = "network.httpProxyPort";
-	else if (s->socks_proxy_port)
-		key = "network.socksProxyPort";
 	else if (s->has_filters)
 		key = "network.filters";
 	else if (s->allow_unix_sockets.n)
 		key = "network.allowUnixSockets";
-	else if (s->refuse_opaque_tunnels)
-		key = "network.refuseOpaqueTunnels";
-	else if (s->require_host_match)
-		key = "network.requireHostMatch";
-	else if (s->strip_response_headers.n)
-		key = "network.stripResponseHeaders";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
 
@@ -591,10 +582,16 @@ static int child_env(struct srt_sandbox *sb, const char *command_key, char ***ou
 		char user[300];
 		char *connect = sibling_program(srt__module_path(sb->module), "srt-connect");
 		srt__proxy_user(command_key, user, sizeof(user));
+		/* With an external HTTP proxy (httpProxyPort) HTTP traffic goes
+		 * to it unparsed, as in the reference: our token means nothing
+		 * there, so it is not handed out. */
+		if (sb->settings.http_proxy_port)
+			user[0] = '\0';
 		if (!connect)
 			sb_log(sb, 0, "srt-connect is missing beside the backend module: GIT_SSH_COMMAND is not set, so ssh will not go through the proxy");
-		rc = srt__proxy_env(&set, user, sb->token, sb->policy.http_port,
-				    sb->policy.socks_port, connect);
+		rc = srt__proxy_env(&set, user[0] ? user : NULL,
+				    sb->settings.http_proxy_port ? NULL : sb->token,
+				    sb->policy.http_port, sb->policy.socks_port, connect);
 		free(connect);
 		if (rc)
 			goto out;
@@ -763,6 +760,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	sp.n_keep_fds = cmd.n_child_fds;
 	sp.null_fd = ro ? ro->null_fd : 0;
 	sp.new_pgrp = cmd.new_pgrp;
+	sp.nofile_soft = sb->nofile.rlim_cur; /* the proxy may have raised it */
 	rc = srt__spawn(&sp, &pid, diag);
 	if (rc)
 		goto out_cmd;
@@ -939,6 +937,37 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 		rc = srt__vstore_set_ignore(sb->violations, &next);
 	pthread_mutex_unlock(&sb->update_lock);
 	srt_settings_release(&next);
+	return rc;
+}
+
+int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_id,
+				    const char *const *allowed, struct srt_diag *diag)
+{
+	struct srt_strv list = { 0 };
+	size_t i;
+	int rc;
+
+	if (!command_id || strlen(command_id) < 22)
+		return srt_diag_set(diag, SRT_E_INVAL, "commandId",
+				    "a per-command list needs a command id of at least 22 characters (it is carried in the proxy username)");
+	if (!sb->proxy)
+		return srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
+				    "this sandbox runs no proxy; start it with live updates or a non-empty allowedDomains");
+	for (i = 0; allowed && allowed[i]; i++) {
+		if (srt__domain_pattern_check(allowed[i], SRT_LIST_ALLOWED, diag) != SRT_OK) {
+			char msg[sizeof(diag->message)];
+			snprintf(msg, sizeof(msg), "%s", diag ? diag->message : "");
+			srt__strv_release(&list);
+			return srt_diag_set(diag, SRT_E_INVAL, "allowedDomains",
+					    "invalid allowedDomains entry \"%s\": %s", allowed[i], msg);
+		}
+		if (srt__strv_push(&list, allowed[i])) {
+			srt__strv_release(&list);
+			return SRT_E_NOMEM;
+		}
+	}
+	rc = srt__proxy_command_domains(sb->proxy, command_id, list.n ? &list : NULL, diag);
+	srt__strv_release(&list);
 	return rc;
 }
 

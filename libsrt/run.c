@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +95,13 @@ int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (sp->new_pgrp && setpgid(0, 0) != 0)
 			goto fail;
+		if (sp->nofile_soft) {
+			struct rlimit rl;
+			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > sp->nofile_soft) {
+				rl.rlim_cur = (rlim_t)sp->nofile_soft;
+				setrlimit(RLIMIT_NOFILE, &rl);
+			}
+		}
 		for (k = 0; k < sp->n_keep_fds; k++) {
 			int fl = fcntl(sp->keep_fds[k], F_GETFD);
 			if (fl >= 0)

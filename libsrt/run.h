@@ -18,6 +18,8 @@ struct srt_spawn {
 	int n_keep_fds;
 	int null_fd;         /* >= 3: /dev/null at this fd in the child */
 	int new_pgrp;        /* setpgid(0, 0) in the child */
+	unsigned long long nofile_soft; /* RLIMIT_NOFILE soft limit for the child
+					 * (0: leave as is) */
 };
 
 /* fork + exec. The child starts with an empty signal mask and default

@@ -87,6 +87,16 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag);
 
+/* Per-command network allow list (the reference's
+ * registerCommandNetworkLists): hosts matching `allowed` (domain patterns)
+ * are allowed for commands run with this command_id, in addition to the
+ * settings; allowed NULL or empty removes the list. The id travels in the
+ * proxy username (first 100 characters) and must be at least 22
+ * characters long. The attribution is chosen by the client, so this widens
+ * the policy for anything the sandbox runs that knows the id. Thread-safe. */
+int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_id,
+				    const char *const *allowed, struct srt_diag *diag);
+
 /* The shell that runs shell strings: /bin/bash when present, else /bin/sh
  * (the reference runs commands with bash). */
 const char *srt_default_shell(void);

@@ -69,6 +69,10 @@ check "control fd: the server saw only the request after the update" \
 check "control fd: an invalid line is reported and ignored" grep -q 'invalid settings on control fd 3' "$WORK/ctl-err"
 check "control fd: the command sees /dev/null at that descriptor" grep -q '/dev/null' fd3.txt
 
+# the proxy raises srt's own open-files limit; the command gets the caller's
+out=$(bash -c "ulimit -Sn 1000; $(printf '%q' "$SRT") --backend=$(printf '%q' "$BACKEND") -s $(printf '%q' "$S") -c 'ulimit -Sn'" 2>/dev/null)
+check "the command keeps the caller's open-files limit ($out)" test "$out" = 1000
+
 # --control-fd validation
 srt_run -s "$SC" --control-fd 2 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
 check "--control-fd 2 refused" test $rc = 1 -a ! -e "$WORK/ran"
