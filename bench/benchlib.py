@@ -164,38 +164,33 @@ def cmd_hf(*paths):
               f"{(statistics.pstdev(times) if len(times) > 1 else 0) * 1e3:.3f}\t{len(times)}")
 
 
-def cmd_mktree(root, depth, files):
-    """A tree of about `files` empty files whose leaf directories are
-    `depth` levels below root (fan-out chosen so the count is close)."""
-    depth, files = int(depth), int(files)
-    # fan-out f with f**depth leaf dirs; files spread evenly over the leaves
-    fan = 2
-    while (fan + 1) ** depth <= files // 10:
-        fan += 1
-    leaves = fan ** depth
-    per = files // leaves
-    extra = files - per * leaves
+def cmd_mktree(root, depth, files, fan):
+    """A tree of `files` empty files spread over every directory of a tree
+    `depth` levels deep with `fan` subdirectories per directory, like a
+    source tree (files at every level, not only in the leaves)."""
+    depth, files, fan = int(depth), int(files), int(fan)
+    ndirs = sum(fan ** i for i in range(depth + 1))
+    per, extra = divmod(files, ndirs)
     made = 0
 
     def walk(path, level):
         nonlocal made, extra
+        n = per + (1 if extra > 0 else 0)
+        if extra > 0:
+            extra -= 1
+        for i in range(n):
+            os.close(os.open(os.path.join(path, f"f{i}.c"), os.O_CREAT | os.O_WRONLY, 0o644))
+        made += n
         if level == depth:
-            n = per + (1 if extra > 0 else 0)
-            if extra > 0:
-                extra -= 1
-            for i in range(n):
-                fd = os.open(os.path.join(path, f"f{i}.txt"), os.O_CREAT | os.O_WRONLY, 0o644)
-                os.close(fd)
-            made += n
             return
         for i in range(fan):
             p = os.path.join(path, f"d{i}")
-            os.makedirs(p, exist_ok=True)
+            os.mkdir(p)
             walk(p, level + 1)
 
     os.makedirs(root, exist_ok=True)
     walk(root, 0)
-    print(json.dumps({"files": made, "fanout": fan, "leaf_dirs": leaves, "depth": depth}))
+    print(json.dumps({"files": made, "fanout": fan, "dirs": ndirs, "depth": depth}))
 
 
 # ---- report ----
@@ -213,6 +208,8 @@ def fnum(v, unit):
         return f"{v:.0f} MiB/s"
     if unit == "req/s":
         return f"{v:.0f} req/s"
+    if unit == "us":
+        return f"{v:.1f} us"
     if unit == "s/GiB":
         return f"{v:.3f} s/GiB"
     return f"{v:g} {unit}".strip()
@@ -236,12 +233,15 @@ ROWS = [
     ("tput.http.mibs", "1 GiB plain HTTP through the proxy", "MiB/s", "tput.direct.mibs", "direct", "ratio_ge", None),
     ("tput.connect.mibs", "1 GiB CONNECT tunnel", "MiB/s", "tput.direct.mibs", "direct", "ratio_ge", 0.75),
     ("tput.socks.mibs", "1 GiB SOCKS5", "MiB/s", "tput.direct.mibs", "direct", "ratio_ge", None),
-    ("tput.http.cpu", "own CPU per GiB, plain HTTP", "s/GiB", None, "", None, None),
-    ("tput.connect.cpu", "own CPU per GiB, CONNECT", "s/GiB", None, "", None, None),
-    ("tput.socks.cpu", "own CPU per GiB, SOCKS5", "s/GiB", None, "", None, None),
+    ("tput.http.cpu", "own CPU per GiB, plain HTTP", "s/GiB", "tput.direct.cpu", "direct curl+server", None, None),
+    ("tput.connect.cpu", "own CPU per GiB, CONNECT", "s/GiB", "tput.direct.cpu", "direct curl+server", None, None),
+    ("tput.socks.cpu", "own CPU per GiB, SOCKS5", "s/GiB", "tput.direct.cpu", "direct curl+server", None, None),
     ("lat.p50", "keep-alive latency p50 (1,000 sequential)", "ms", "lat.direct.p50", "direct", "diff_le", 0.1),
     ("lat.p99", "keep-alive latency p99", "ms", "lat.direct.p99", "direct", "diff", None),
+    ("lat.cpu_us_per_req", "own CPU per keep-alive request", "us", None, "", None, None),
     ("conc.rps", "50 connections, requests/s", "req/s", "conc.direct.rps", "direct", "ratio_ge", 0.5),
+    ("conc.cpu_per_kreq", "own CPU per 1,000 requests (50 connections)", "ms", "conc.direct.cpu_per_kreq", "direct client+server", None, None),
+    ("conc.cs_cpu_per_kreq", "client+server CPU per 1,000 requests through the proxy", "ms", "conc.direct.cpu_per_kreq", "direct", None, None),
     ("tun.1000.own_kib", "idle tunnel memory, 1,000 tunnels (srt + bridge)", "KiB", None, "", "le", 16),
     ("tun.1000.root_kib", "idle tunnel memory, 1,000 tunnels (srt process)", "KiB", None, "", "le", 16),
     ("tun.big.own_kib", "idle tunnel memory, N_BIG tunnels (srt + bridge)", "KiB", None, "", "le", 16),
@@ -250,6 +250,9 @@ ROWS = [
     ("tun.big.usable", "N_BIG tunnels usable (echo ok / opened)", "", None, "", "all", None),
     ("walk.d3", "startup, cwd = 100k files at depth 3, allowWrite [\".\"]", "ms", "walk.empty", "empty cwd", "diff_le", 10),
     ("walk.d6", "startup, cwd = 100k files at depth 6, allowWrite [\".\"]", "ms", "walk.empty", "empty cwd", "diff", None),
+    ("walk.empty", "startup, empty cwd, allowWrite [\".\"]", "ms", "startup.nonet", "allowWrite []", "diff", None),
+    ("walk.dry.d3", "plan + walk only (--dry-run), depth 3", "ms", "walk.dry.empty", "empty cwd", "diff", None),
+    ("walk.dry.d6", "plan + walk only (--dry-run), depth 6", "ms", "walk.dry.empty", "empty cwd", "diff", None),
 ]
 
 
@@ -317,7 +320,7 @@ def cmd_report(kv_path, json_path, md_path=None):
                 continue
             # baselines are shared (bwrap, direct) and measured once
             # walk baselines are each implementation's own empty-cwd start
-            b = kv.get((pre + bkey) if bkey and bkey.startswith("walk.") else bkey) if bkey else None
+            b = kv.get((pre + bkey) if bkey and (bkey.startswith("walk.") or key == "walk.empty") else bkey) if bkey else None
             ratio = ""
             if b not in (None, 0) and isinstance(v, float):
                 ratio = f"{v / b:.2f}x" if kind not in ("diff_le", "diff") else f"{v - b:+.2f} ms"

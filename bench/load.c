@@ -46,6 +46,16 @@ static char path[1024] = "/";
 static char request[4096];
 static size_t request_len;
 
+/* user+system CPU seconds of this process so far */
+static double cpu_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -314,8 +324,9 @@ static int run_seq(int n, int warm)
 		sum += lat[i];
 	int i99 = (int)((double)n * 0.99 + 0.999999) - 1;
 	printf("{\"requests\": %d, \"p50_ms\": %.4f, \"p99_ms\": %.4f, \"mean_ms\": %.4f, "
-	       "\"min_ms\": %.4f, \"max_ms\": %.4f, \"reconnects\": %d}\n",
-	       n, lat[n / 2], lat[i99 < 0 ? 0 : i99], sum / n, lat[0], lat[n - 1], reconnects);
+	       "\"min_ms\": %.4f, \"max_ms\": %.4f, \"reconnects\": %d, \"cpu_s\": %.3f}\n",
+	       n, lat[n / 2], lat[i99 < 0 ? 0 : i99], sum / n, lat[0], lat[n - 1], reconnects,
+	       cpu_self());
 	return 0;
 }
 
@@ -347,6 +358,8 @@ static int run_conc(int nconn, double secs)
 	long long done = 0, errors = 0, reconnects = 0;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	double t0, deadline;
+
+	double cpu0 = cpu_self();
 
 	if (!cs)
 		die("out of memory");
@@ -414,8 +427,8 @@ broken:
 	}
 	double el = now() - t0;
 	printf("{\"connections\": %d, \"seconds\": %.3f, \"requests\": %lld, \"rps\": %.1f, "
-	       "\"errors\": %lld, \"reconnects\": %lld}\n",
-	       nconn, el, done, (double)done / el, errors, reconnects);
+	       "\"errors\": %lld, \"reconnects\": %lld, \"cpu_s\": %.3f}\n",
+	       nconn, el, done, (double)done / el, errors, reconnects, cpu_self() - cpu0);
 	return 0;
 }
 
