@@ -1,9 +1,11 @@
 /* libFuzzer harness: proxy authentication (proxies/auth.h): the
  * Proxy-Authorization "Basic" value, the attribution in a proxy username
  * and base64 itself. Checks: a value only passes with the token as the
- * password; the key is terminated and free of control characters; base64
- * decoding never writes past `cap`, and what it decodes encodes back to a
- * text that decodes to the same bytes; encoding never overflows. */
+ * password; base64 decoding never writes past `cap`, and what it decodes
+ * encodes back to a text that decodes to the same bytes; encoding never
+ * overflows. The attribution key is the command key byte for byte
+ * (control characters included; only NUL cannot be carried), so a key
+ * must round-trip through the user name srt would build for it. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -13,13 +15,26 @@
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 
+/* A key is the byte-exact command key (newlines included, no NUL): the
+ * username built from it the way srt builds it gives the same key back. */
 static void check_key(const char *key)
 {
+	char user[4 + 400];
+	char *again;
+	size_t n;
+
 	if (!key)
 		return;
-	for (const char *q = key; *q; q++)
-		FUZZ_CHECK((unsigned char)*q >= 0x20 && *q != 0x7f,
-			   "control character in the attribution key");
+	n = strlen(key);
+	if (n > 186) /* "srt." + base64 must fit the 255-byte user name */
+		return;
+	memcpy(user, "srt.", 4);
+	FUZZ_CHECK(srt__b64_encode((const uint8_t *)key, n, user + 4, sizeof(user) - 4) > 0,
+		   "cannot encode a %zu-byte key", n);
+	again = srt__auth_user_key(user, strlen(user));
+	FUZZ_CHECK(again && strcmp(again, key) == 0,
+		   "the key does not survive its own user name (%s)", user);
+	free(again);
 }
 
 static void basic(const char *v, size_t n)
@@ -103,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	basic(v, size);
 	key = srt__auth_user_key(v, size);
 	check_key(key);
-	if (key)
+	/* a user that is neither "srt.<...>" nor percent-encoded gets no key */
+	if (key && !memchr(v, '%', size))
 		FUZZ_CHECK(size > 4 && memcmp(v, "srt.", 4) == 0, "key from a foreign user");
 	free(key);
 	/* the user part of "user:password" as the Basic check sees it */

@@ -65,9 +65,7 @@ static int auth(const uint8_t *b, size_t n)
 		FUZZ_CHECK(key == NULL, "refused but returned a key");
 	}
 	if (key)
-		for (const char *q = key; *q; q++)
-			FUZZ_CHECK((unsigned char)*q >= 0x20 && *q != 0x7f,
-				   "control character in the attribution key");
+		FUZZ_CHECK(ul > 4, "a key from the bare user name");
 	free(key);
 	return k;
 }
