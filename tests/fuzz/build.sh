@@ -10,7 +10,7 @@
 set -eu
 
 usage() {
-	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth]" >&2
+	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls]" >&2
 	exit 2
 }
 
@@ -81,7 +81,7 @@ build() {
 	"$cc" $base $extra -o "$out/fuzz-$name" $srcs $libs
 }
 
-all="settings-json settings-yaml domain http socks auth"
+all="settings-json settings-yaml domain http socks auth tls"
 [ $# -gt 0 ] && all="$*"
 for h in $all; do
 	case $h in
@@ -100,6 +100,8 @@ for h in $all; do
 		build socks "" "" tests/fuzz/fuzz-socks.c proxies/socks.c proxies/auth.c ;;
 	auth)
 		build auth "" "" tests/fuzz/fuzz-auth.c proxies/auth.c ;;
+	tls)
+		build tls "" "" tests/fuzz/fuzz-tls.c proxies/tls.c ;;
 	*)
 		echo "build.sh: unknown harness '$h'" >&2
 		usage ;;
