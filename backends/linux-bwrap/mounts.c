@@ -555,7 +555,15 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		goto out;
 	}
 	if (strcmp(res, path) != 0 && links.n) {
+		struct stat st;
+
 		rc = note(c, "%s %s: resolves to %s; enforced there", origin, path, res);
+		/* see the header comment: a link's name is not a mount point */
+		if (!rc && deny && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    links_untrusted(c, &links))
+			rc = note(c, "%s %s: is a symbolic link inside a writable directory; its "
+				  "target is protected, the link itself can still be replaced",
+				  origin, path);
 		if (rc)
 			goto out;
 	}

@@ -163,6 +163,16 @@ static long find_path(const struct srt_mount_plan *pl, const char *opt, const ch
 				      strcmp(opt, "--dir") ? path : NULL);
 }
 
+static int has_note(const struct srt_mount_plan *pl, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < pl->notes.n; i++)
+		if (contains(pl->notes.v[i], needle))
+			return 1;
+	return 0;
+}
+
 static void dump(const struct srt_mount_plan *pl)
 {
 	size_t i;
@@ -595,6 +605,8 @@ static void test_symlinks(void)
 	ok(plan_ok(&pol, &pl), "plan with symlinked rules");
 	ok(find3(&pl, "--ro-bind", "/dev/null", P("real/secret")) > 0, "denyRead enforced at the link's target");
 	ok(find_path(&pl, "--ro-bind", P("proj/target.txt")) > 0, "denyWrite enforced at the target");
+	ok(has_note(&pl, "the link itself can still be replaced"),
+	   "the plan says a denied link's own name stays replaceable");
 	ok(find_path(&pl, "--bind", P("outside")) < 0,
 	   "allowWrite through a link inside a write root is not followed");
 	if (have_bwrap) {
@@ -760,15 +772,6 @@ static void test_walker_speed(void)
 	drop_tree();
 }
 
-static int has_note(const struct srt_mount_plan *pl, const char *needle)
-{
-	size_t i;
-
-	for (i = 0; i < pl->notes.n; i++)
-		if (contains(pl->notes.v[i], needle))
-			return 1;
-	return 0;
-}
 
 /* For writes a denyWrite wins even over a deeper allowWrite (§4.4). */
 static void test_write_deny_wins(void)
