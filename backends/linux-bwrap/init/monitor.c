@@ -543,8 +543,11 @@ int srt__monitor_attach(struct srt_monitor *m, int listener)
 	if (!m->req || !m->resp)
 		return -ENOMEM;
 	/* Linux >= 6.6: wake the supervisor on the notifying CPU, which
-	 * shortens each round trip; older kernels say EINVAL, which is fine */
-	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, &fl);
+	 * shortens each round trip; older kernels say EINVAL, which is fine.
+	 * The flags go by value, not through a pointer. */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)fl) != 0 && m->debug)
+		fprintf(stderr, "srt-linux-init: (debug) violation monitor: no synchronous wake-ups: %s\n",
+			strerror(errno));
 	m->listener = listener;
 	return 0;
 }
@@ -726,8 +729,16 @@ int srt__monitor_handle(struct srt_monitor *m)
 
 	memset(req, 0, m->req_size);
 	if (ioctl(m->listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) {
-		/* ENOENT: the caller went away before we looked */
-		return errno == EINTR || errno == ENOENT ? 0 : -1;
+		struct pollfd p = { m->listener, POLLIN, 0 };
+
+		if (errno != EINTR && errno != ENOENT)
+			return -1;
+		/* ENOENT: the caller went away before we looked, or nobody
+		 * uses the filter any more: then the listener says POLLHUP
+		 * (and RECV would fail at once, forever) */
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)) && !(p.revents & POLLIN))
+			return -1;
+		return 0;
 	}
 	id = req->id;
 	idx = req->data.nr >= 0 && req->data.nr < MAX_NRS ? m->by_nr[req->data.nr] : 0;

@@ -66,7 +66,8 @@ int srt__monitor_join(const char *base, const char *rel, char *out, size_t outle
 /* Make the listener ready (sizes, wake-up flags). Returns 0 or -errno. */
 int srt__monitor_attach(struct srt_monitor *m, int listener);
 /* Receive one notification on the attached listener, answer it, report
- * it. Returns 0, or -1 when the listener is unusable (close it). Never
+ * it. Returns 0, or -1 when the listener is unusable or nobody uses the
+ * filter any more (close it). Never
  * blocks for long: reads are bounded, the events pipe is non-blocking. */
 int srt__monitor_handle(struct srt_monitor *m);
 /* Write the pending "events dropped" note, waiting at most timeout_ms for
