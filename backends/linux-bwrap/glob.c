@@ -214,7 +214,9 @@ size_t srt__glob_base_len(const char *pattern)
 
 struct expand {
 	const struct srt_glob *g;
-	int with_links;
+	int with_links; /* deny side: report links, and walk into linked dirs */
+	struct stat on_path[64]; /* directories being walked, against loops */
+	size_t n_on_path;
 	size_t *budget;
 	size_t max_depth;
 	struct srt_words *out;
@@ -228,9 +230,26 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 	struct dirent *de;
 	int rc = SRT_OK;
 
+	{
+		struct stat st;
+		size_t i;
+
+		/* a linked directory that leads back up the walk is a loop */
+		if (fstat(dfd, &st) != 0 || e->n_on_path == sizeof(e->on_path) / sizeof(e->on_path[0])) {
+			close(dfd);
+			return SRT_OK;
+		}
+		for (i = 0; i < e->n_on_path; i++)
+			if (e->on_path[i].st_dev == st.st_dev && e->on_path[i].st_ino == st.st_ino) {
+				close(dfd);
+				return SRT_OK;
+			}
+		e->on_path[e->n_on_path++] = st;
+	}
 	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
+		e->n_on_path--;
 		return SRT_OK;
 	}
 	while ((de = readdir(d))) {
@@ -266,9 +285,14 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 			}
 			continue;
 		}
-		if (type == DT_DIR && depth + 1 < e->max_depth) {
+		/* A deny also covers what a linked directory leads to (matches are
+		 * reported under the link's name; the planner resolves them to
+		 * where they really are). An allow never follows a link. */
+		if ((type == DT_DIR || (type == DT_LNK && e->with_links)) &&
+		    depth + 1 < e->max_depth) {
 			int cfd = openat(dirfd(d), name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+					 O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+					 (type == DT_LNK ? 0 : O_NOFOLLOW));
 
 			if (cfd >= 0) {
 				rc = walk(e, cfd, plen + 1 + nlen, depth + 1);
@@ -279,6 +303,7 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 	}
 	e->path[plen] = '\0';
 	closedir(d);
+	e->n_on_path--;
 	return rc;
 }
 

@@ -27,11 +27,12 @@ int srt__glob_match(const struct srt_glob *g, const char *path);
  * a pattern whose first component is a glob -> 0, meaning "/"). */
 size_t srt__glob_base_len(const char *pattern);
 
-/* Expand an absolute pattern by walking from its base directory without
- * following symbolic links. Each matching entry is appended to out as an
- * absolute path; a matching directory is not descended into (a deny of it
- * covers everything below). Entries that are symbolic links are reported
- * only when with_links is set. At most *budget directory entries are
+/* Expand an absolute pattern by walking from its base directory. Each
+ * matching entry is appended to out as an absolute path (spelled through
+ * any link walked); a matching directory is not descended into (a deny of
+ * it covers everything below). With with_links (the deny side) matching
+ * links are reported and linked directories are walked too (loops
+ * skipped); without it links are neither reported nor followed. At most *budget directory entries are
  * visited (decremented); running out is SRT_E_LIMIT. A pattern whose base
  * is "/" is refused (SRT_E_INVAL): it would mean walking the whole host. */
 int srt__glob_expand(const char *pattern, int with_links, size_t *budget,

@@ -669,6 +669,25 @@ static void test_globs(void)
 	srt__bwrap_plan_cleanup(&pl.created);
 	srt__bwrap_plan_release(&pl);
 	pol_free(&pol);
+
+	/* a deny glob follows linked directories (and survives a loop) */
+	mkdirs("ext");
+	put("ext/x.pem", "X\n");
+	if (symlink(P("ext"), P("proj/vendor")) != 0 || symlink(P("proj"), P("proj/loop")) != 0)
+		abort();
+	pol_init(&pol);
+	{
+		char pat[PATH_MAX];
+
+		snprintf(pat, sizeof(pat), "%s/**/*.pem", P("proj"));
+		rule(&pol.deny_read, pat, SRT_RULE_GLOB);
+	}
+	ok(plan_ok(&pol, &pl), "plan: denyRead glob over a linked directory and a loop");
+	ok(find3(&pl, "--ro-bind", "/dev/null", P("ext/x.pem")) > 0,
+	   "a match behind a linked directory is masked where it really is");
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	pol_free(&pol);
 	pol_init(&pol);
 	rule(&pol.deny_read, "/*/x", SRT_RULE_GLOB);
 	{
