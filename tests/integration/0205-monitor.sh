@@ -158,4 +158,11 @@ SAME='i=0; while [ $i -lt 20000 ]; do : < $HOME/.ssh/id_canary; i=$((i+1)); done
 srt_run -s "$S" --violations-log "$WORK/v10" -c "$SAME" 2>/dev/null
 check "the same denial repeated: reported once ($(nlines "$WORK/v10"))" test "$(nlines "$WORK/v10")" = 1
 
+# --- the weaker nested sandbox: the host's /proc, other pid numbers --------
+SW=$(settings '{"enableWeakerNestedSandbox":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+srt_run -s "$SW" --violations-log "$WORK/v11" -c "echo x > .bashrc; cat $HOME/.ssh/id_canary" >/dev/null 2>&1
+check "weaker nested sandbox: relative and absolute denials reported ($(events "$WORK/v11" | tr '\n' '|'))" \
+	test "$(events "$WORK/v11" | tr '\n' '|')" = "deny openat $WORK/proj/.bashrc|deny openat $HOME/.ssh/id_canary|"
+check "weaker nested sandbox: nothing written" test ! -s "$WORK/proj/.bashrc"
+
 echo "1..$_tap_n"

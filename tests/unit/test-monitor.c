@@ -420,6 +420,54 @@ static void test_live(void)
 	rmdir(dir);
 }
 
+/* The supervisor is gone (its listener closed): the kernel fails every
+ * observed call with ENOSYS. The Unix socket stays refused (fail closed). */
+static void test_supervisor_gone(void)
+{
+	char step[128];
+	int sv[2], st = 0, lfd;
+	pid_t pid;
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	unlink("/tmp/srt-mon-gone");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char b;
+		int bad = 0;
+
+		close(sv[0]);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (srt__seccomp_install_observer(SRT_OBSERVE_WRITES | SRT_OBSERVE_UNIX, &lfd, step,
+						  sizeof(step)) != 0 ||
+		    send_fd(sv[1], lfd) != 0)
+			_exit(90);
+		close(lfd);
+		/* wait until the parent has dropped the listener */
+		if (read(sv[1], &b, 1) != 0)
+			_exit(91);
+		if (socket(AF_UNIX, SOCK_STREAM, 0) >= 0 || errno != ENOSYS)
+			bad |= 1;
+		if (open("/tmp/srt-mon-gone", O_WRONLY | O_CREAT, 0600) >= 0 || errno != ENOSYS)
+			bad |= 2;
+		_exit(bad);
+	}
+	close(sv[1]);
+	lfd = recv_fd(sv[0]);
+	close(lfd);
+	close(sv[0]); /* EOF: go on */
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "supervisor gone: Unix socket and observed writes fail with ENOSYS (status %d)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	ok(access("/tmp/srt-mon-gone", F_OK) != 0, "supervisor gone: nothing was created");
+	unlink("/tmp/srt-mon-gone");
+}
+
 int main(void)
 {
 	test_classify();
@@ -427,5 +475,6 @@ int main(void)
 	test_events();
 	test_policy_from_words();
 	test_live();
+	test_supervisor_gone();
 	return tap_done();
 }

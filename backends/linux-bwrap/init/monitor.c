@@ -82,7 +82,8 @@ struct srt_monitor {
 
 	int events_fd;
 	int listener;
-	int proc_ok; /* /proc is our pid namespace's: /proc/<pid> means the notified pid */
+	int proc_ok; /* /proc is our pid namespace's: /proc/<pid> means the notified pid
+		      * (else see proc_pid()) */
 	size_t req_size, resp_size;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
@@ -565,6 +566,43 @@ static int reply(struct srt_monitor *m, uint64_t id, int error, int cont)
 	return errno == ENOENT || errno == EINTR ? 0 : -1;
 }
 
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* The number that names pid (of our pid namespace) in the /proc we see:
+ * pid itself, or, on the host's /proc that the weaker nested sandbox
+ * binds in, what a pidfd's fdinfo says there ("Pid:" is given in the pid
+ * namespace of the /proc it is read through). -1 when unknown. */
+static long proc_pid(const struct srt_monitor *m, pid_t pid)
+{
+	char path[64], buf[1024];
+	long v = -1;
+	ssize_t n;
+	int pfd, fd;
+	char *q;
+
+	if (m->proc_ok)
+		return pid;
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			q = strstr(buf, "\nPid:");
+			if (q)
+				v = strtol(q + 5, NULL, 10);
+		}
+	}
+	close(pfd);
+	return v > 0 ? v : -1;
+}
+
 /* Read a NUL-terminated string at addr in pid, at most len-1 bytes.
  * Split at the page boundary: a partial read stops at a whole iovec, so a
  * string that ends just before an unmapped page is still read. */
@@ -601,6 +639,7 @@ static int operand_path(struct srt_monitor *m, const struct seccomp_notif *req, 
 	char rel[PATH_MAX], base[PATH_MAX + 1], link[64];
 	uint64_t addr = req->data.args[patharg];
 	ssize_t n;
+	long ppid;
 	int dirfd;
 
 	if (addr == 0) {
@@ -610,13 +649,14 @@ static int operand_path(struct srt_monitor *m, const struct seccomp_notif *req, 
 	}
 	if (rel[0] == '/')
 		return srt__monitor_join("/", rel, out, outlen) < 0 ? -1 : 0;
-	if (!m->proc_ok)
+	ppid = proc_pid(m, (pid_t)req->pid);
+	if (ppid < 0)
 		return -1;
 	dirfd = dirarg < 0 ? AT_FDCWD : (int)(int32_t)req->data.args[dirarg];
 	if (dirfd == AT_FDCWD)
-		snprintf(link, sizeof(link), "/proc/%u/cwd", (unsigned)req->pid);
+		snprintf(link, sizeof(link), "/proc/%ld/cwd", ppid);
 	else if (dirfd >= 0)
-		snprintf(link, sizeof(link), "/proc/%u/fd/%d", (unsigned)req->pid, dirfd);
+		snprintf(link, sizeof(link), "/proc/%ld/fd/%d", ppid, dirfd);
 	else
 		return -1;
 	n = readlink(link, base, sizeof(base) - 1);
@@ -627,13 +667,13 @@ static int operand_path(struct srt_monitor *m, const struct seccomp_notif *req, 
 }
 
 /* The file mapped at addr in pid, from /proc/<pid>/maps, into out; 0 or -1. */
-static int mapping_of(pid_t pid, uint64_t addr, char *out, size_t outlen)
+static int mapping_of(long pid, uint64_t addr, char *out, size_t outlen)
 {
 	char path[64], line[PATH_MAX + 128];
 	FILE *f;
 	int rc = -1;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", (unsigned)pid);
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -678,10 +718,15 @@ static int is_nscd_probe(const struct srt_monitor *m, const struct seccomp_notif
 	int fd, i;
 	char *q;
 
+	long ppid;
+
 	if ((uint32_t)req->data.args[1] != (SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC) ||
-	    (uint32_t)req->data.args[2] != 0 || !m->proc_ok)
+	    (uint32_t)req->data.args[2] != 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/syscall", (unsigned)req->pid);
+	ppid = proc_pid(m, (pid_t)req->pid);
+	if (ppid < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/syscall", ppid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -703,8 +748,8 @@ static int is_nscd_probe(const struct srt_monitor *m, const struct seccomp_notif
 	r.iov_len = sizeof(ret);
 	if (process_vm_readv((pid_t)req->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(ret))
 		return 0;
-	if (mapping_of((pid_t)req->pid, pc, at_pc, sizeof(at_pc)) != 0 ||
-	    mapping_of((pid_t)req->pid, ret, at_ret, sizeof(at_ret)) != 0)
+	if (mapping_of(ppid, pc, at_pc, sizeof(at_pc)) != 0 ||
+	    mapping_of(ppid, ret, at_ret, sizeof(at_ret)) != 0)
 		return 0;
 	base = strrchr(at_pc, '/');
 	return base && strncmp(base, "/libc.so", 8) == 0 && strcmp(at_pc, at_ret) == 0;
