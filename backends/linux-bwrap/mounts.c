@@ -69,6 +69,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "backends/common/sibling.h"
 #include "glob.h"
 #include "mandatory.h"
 #include "mounts.h"
@@ -1309,6 +1310,15 @@ int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *
 	if (!rc && pol->proxy_dir)
 		/* the proxy sockets must stay reachable under any denyRead */
 		rc = add_rule(&c, pol->proxy_dir, K_AR, "srt proxy directory", 1);
+	if (!rc) {
+		/* so must the helper bwrap runs first (a broad denyRead hiding
+		 * it made every command fail, carderne/pi-sandbox#82) */
+		char helper[PATH_MAX];
+
+		if (srt__module_sibling((const void *)srt__bwrap_plan_mounts, "srt-linux-init",
+					helper, sizeof(helper)) == 0)
+			rc = add_rule(&c, helper, K_AR, "srt sandbox helper", 1);
+	}
 	if (rc)
 		goto out;
 	{

@@ -95,4 +95,9 @@ srt_run -s "$GL" -c 'mv keys keys2; mv keys/sub keys/s2' >/dev/null 2>&1
 check "denyRead glob: the directories holding matches cannot be renamed" \
 	test -d "$WORK/proj/keys/sub" -a ! -e "$WORK/proj/keys2" -a ! -e "$WORK/proj/keys/s2"
 
+# a broad denyRead must not hide srt's own helper (carderne/pi-sandbox#82)
+HB=$(fs helper "{\"denyRead\":[\"$top_builddir\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
+out=$(srt_run -s "$HB" -c 'echo alive' 2>/dev/null)
+check "a denyRead over srt's helper does not break every command" test "$out" = alive
+
 echo "1..$_tap_n"
