@@ -1258,6 +1258,10 @@ out:
 
 /* ---- entry points ----------------------------------------------------- */
 
+/* Weak: programs that build this file without backends/common (unit tests
+ * of other areas) simply have no helper to keep reachable. */
+#pragma weak srt__module_sibling
+
 int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
 			   struct srt_diag *diag)
 {
@@ -1315,7 +1319,8 @@ int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *
 		 * it made every command fail, carderne/pi-sandbox#82) */
 		char helper[PATH_MAX];
 
-		if (srt__module_sibling((const void *)srt__bwrap_plan_mounts, "srt-linux-init",
+		if (srt__module_sibling &&
+		    srt__module_sibling((const void *)srt__bwrap_plan_mounts, "srt-linux-init",
 					helper, sizeof(helper)) == 0)
 			rc = add_rule(&c, helper, K_AR, "srt sandbox helper", 1);
 	}
