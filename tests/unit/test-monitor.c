@@ -155,8 +155,9 @@ static void test_events(void)
 	   "lines: escaped, one per event");
 	for (q = buf; (q = strchr(q, '\n')); q++)
 		lines++;
-	ok(lines == SRT_MONITOR_MAX_EVENTS + 1, "at most %d events and one note (%d lines)",
-	   SRT_MONITOR_MAX_EVENTS, lines);
+	/* the bucket refills SRT_MONITOR_RATE a second: a few more may pass */
+	ok(lines >= SRT_MONITOR_MAX_EVENTS + 1 && lines <= SRT_MONITOR_MAX_EVENTS + 1 + 20,
+	   "a burst of at most %d events and one note (%d lines)", SRT_MONITOR_MAX_EVENTS, lines);
 	q = strstr(buf, "were not reported");
 	ok(q && !strstr(q + 1, "were not reported"), "one note says events were dropped");
 	srt__monitor_free(m);

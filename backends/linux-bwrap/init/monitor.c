@@ -13,7 +13,9 @@
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
  * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
  * lines are written once (a table of SEEN_SLOTS hashes); at most
- * SRT_MONITOR_MAX_EVENTS lines per command, then one note. Nothing here
+ * SRT_MONITOR_MAX_EVENTS lines at once, then SRT_MONITOR_RATE a second
+ * (a token bucket), and one note per minute at most about what was
+ * dropped. Nothing here
  * grows with the number of notifications. */
 #include "config.h"
 
@@ -31,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/seccomp.h>
 
@@ -61,7 +64,8 @@
 #define MAX_LINE 4000
 #define SEEN_SLOTS 4096
 #define MAX_NRS 1024
-#define DROP_NOTE "monitor: more denied system calls were not reported (event limit or a full pipe)"
+#define DROP_NOTE "monitor: more denied system calls were not reported (rate limit or a full pipe)"
+#define NOTE_EVERY_NS (60ull * 1000000000ull)
 
 struct rec {
 	const char *path;
@@ -95,7 +99,10 @@ struct srt_monitor {
 	uint64_t seen[SEEN_SLOTS];
 	size_t nseen;
 	unsigned long emitted, dropped;
-	int note_pending, note_written;
+	uint64_t tokens_milli; /* the bucket, in thousandths of an event */
+	uint64_t last_ns;      /* when it was last refilled */
+	uint64_t note_ns;      /* when the last note was written, 0 = never */
+	int note_pending;
 };
 
 static uint64_t fnv_step(uint64_t h, unsigned char c)
@@ -162,6 +169,7 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 		return -1;
 	}
 	pthread_mutex_init(&m->lock, NULL);
+	m->tokens_milli = (uint64_t)SRT_MONITOR_MAX_EVENTS * 1000;
 	m->events_fd = events_fd;
 	m->listener = -1;
 	m->debug = debug;
@@ -439,13 +447,41 @@ static int write_line(struct srt_monitor *m, const char *line, size_t len)
 	return n == (ssize_t)len;
 }
 
-static void try_note(struct srt_monitor *m)
+static uint64_t now_ns(void)
 {
-	if (m->note_pending && !m->note_written &&
-	    write_line(m, DROP_NOTE "\n", sizeof(DROP_NOTE))) {
-		m->note_written = 1;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void try_note(struct srt_monitor *m, uint64_t now)
+{
+	if (!m->note_pending || (m->note_ns && now - m->note_ns < NOTE_EVERY_NS))
+		return;
+	if (write_line(m, DROP_NOTE "\n", sizeof(DROP_NOTE))) {
+		m->note_ns = now ? now : 1;
 		m->note_pending = 0;
 	}
+}
+
+/* Take one token from the bucket (refilled SRT_MONITOR_RATE a second up
+ * to SRT_MONITOR_MAX_EVENTS); 0 when it is empty. */
+static int take_token(struct srt_monitor *m, uint64_t now)
+{
+	const uint64_t cap = (uint64_t)SRT_MONITOR_MAX_EVENTS * 1000;
+
+	if (m->last_ns && now > m->last_ns) {
+		uint64_t add = (now - m->last_ns) / 1000000 * SRT_MONITOR_RATE; /* per ms */
+
+		m->tokens_milli = m->tokens_milli + add > cap ? cap : m->tokens_milli + add;
+	}
+	if (now - m->last_ns >= 1000000 || !m->last_ns)
+		m->last_ns = now;
+	if (m->tokens_milli < 1000)
+		return 0;
+	m->tokens_milli -= 1000;
+	return 1;
 }
 
 static int event_locked(struct srt_monitor *m, const char *syscall_name, const char *what);
@@ -466,6 +502,7 @@ static int event_locked(struct srt_monitor *m, const char *syscall_name, const c
 	char line[MAX_LINE + 8];
 	size_t o;
 	const unsigned char *p;
+	uint64_t now;
 
 	o = (size_t)snprintf(line, sizeof(line), "deny %s%s", syscall_name, *what ? " " : "");
 	if (o >= MAX_LINE / 2)
@@ -495,10 +532,11 @@ static int event_locked(struct srt_monitor *m, const char *syscall_name, const c
 	line[o++] = '\n';
 	if (seen_before(m, fnv(line, o)))
 		return 0;
-	if (m->emitted >= SRT_MONITOR_MAX_EVENTS) {
+	now = now_ns();
+	if (!take_token(m, now)) {
 		m->dropped++;
 		m->note_pending = 1;
-		try_note(m);
+		try_note(m, now);
 		return 0;
 	}
 	if (!write_line(m, line, o)) {
@@ -508,7 +546,7 @@ static int event_locked(struct srt_monitor *m, const char *syscall_name, const c
 		return 0;
 	}
 	m->emitted++;
-	try_note(m);
+	try_note(m, now);
 	return 1;
 }
 
@@ -516,13 +554,13 @@ void srt__monitor_finish(struct srt_monitor *m, int timeout_ms)
 {
 	struct pollfd pfd;
 
-	if (!m || !m->note_pending || m->note_written || m->events_fd < 0)
+	if (!m || !m->note_pending || m->events_fd < 0)
 		return;
 	pfd.fd = m->events_fd;
 	pfd.events = POLLOUT;
 	if (poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLOUT)) {
 		pthread_mutex_lock(&m->lock);
-		try_note(m);
+		try_note(m, now_ns());
 		pthread_mutex_unlock(&m->lock);
 	}
 }

@@ -36,8 +36,11 @@ enum srt_monitor_flags {
 	SRT_MONITOR_READS = 1u << 1,  /* observe read opens (some path is hidden) */
 };
 
-/* Events per command written at most; past it one note says so. */
+/* Events written at once at most (a burst), then SRT_MONITOR_RATE a
+ * second; past that they are dropped, and a note says so (at most one a
+ * minute). Equal lines are written once per command. */
 #define SRT_MONITOR_MAX_EVENTS 1000
+#define SRT_MONITOR_RATE 20
 
 struct srt_monitor;
 
@@ -75,7 +78,7 @@ int srt__monitor_handle(struct srt_monitor *m);
 void srt__monitor_finish(struct srt_monitor *m, int timeout_ms);
 
 /* Format and record one event (exposed for unit tests): dedups, applies
- * the limit, escapes control characters. Returns 1 when written. */
+ * the rate limit, escapes control characters. Returns 1 when written. */
 int srt__monitor_event(struct srt_monitor *m, const char *syscall, const char *what);
 
 #endif
