@@ -43,9 +43,11 @@ need_bwrap() {
 		exit 0
 	fi
 }
-# srt_bg ARGS...: srt itself in the background (so $! is srt), 60 s cap by
-# the caller's own wait loop; output to $WORK/bg.out
-srt_bg() { "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null & }
+# srt_bg ARGS...: srt itself in the background (so $! is srt); output to
+# $WORK/bg.out. The forked shell drops the EXIT trap before it execs srt:
+# bash runs an inherited EXIT trap (rm -rf $WORK) in a child that a signal
+# kills before its exec.
+srt_bg() { ( trap - EXIT; exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null ) & }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # Network scripts run the whole test (srt, its proxy, the listeners) in a
