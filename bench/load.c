@@ -12,7 +12,10 @@
  *       open N CONNECT tunnels to HOST:PORT (an echo server), write READYFILE,
  *       wait for GOFILE to exist, send one byte through each, check the echo
  *
- * PROXY "env" means $HTTP_PROXY. Output: one JSON object on stdout. */
+ * PROXY "env" means $HTTP_PROXY. -U PATH dials that Unix socket instead of
+ * the proxy's host:port (the proxy URL still gives the credentials): used
+ * to time srt's proxy without the in-sandbox bridge. Output: one JSON
+ * object on stdout. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +45,7 @@ struct endpoint {
 
 static struct endpoint server, proxy;
 static int use_proxy;
+static const char *unix_path; /* -U: dial this Unix socket instead of the proxy's address */
 static char auth_hdr[1500]; /* "Proxy-Authorization: Basic ...\r\n" or "" */
 static char path[1024] = "/";
 static char request[4096];
@@ -227,9 +232,23 @@ static void build_request(void)
 static int dial(int nonblock)
 {
 	const struct endpoint *e = use_proxy ? &proxy : &server;
-	int fd = socket(e->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
-	int one = 1;
+	int fd, one = 1;
 
+	if (unix_path && use_proxy) {
+		struct sockaddr_un un = { .sun_family = AF_UNIX };
+		if (strlen(unix_path) >= sizeof(un.sun_path))
+			return -1;
+		strcpy(un.sun_path, unix_path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (const struct sockaddr *)&un, sizeof(un)) < 0 && errno != EINPROGRESS) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	fd = socket(e->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -591,8 +610,9 @@ int main(int argc, char **argv)
 		die("usage: load seq|conc|tunnels [options]");
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "u:x:n:w:c:d:t:r:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "u:x:n:w:c:d:t:r:g:U:")) != -1) {
 		switch (opt) {
+		case 'U': unix_path = optarg; break;
 		case 'u': url = optarg; break;
 		case 'x': px = optarg; break;
 		case 'n': n = atoi(optarg); break;
