@@ -165,15 +165,17 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 		return SRT_OK;
 	}
 
-	/* SIGCHLD is blocked only in this thread; a process-directed SIGCHLD may
-	 * be taken by another thread, so the wait also polls with a timeout. */
+	/* The caller has SIGCHLD blocked in every thread (srt_run_options
+	 * contract), so it arrives here; the timeout is only a safety net for a
+	 * caller that broke that contract (then a SIGCHLD taken by another
+	 * thread would otherwise be lost). */
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaddset(&set, forwarded[i]);
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (;;) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		struct timespec ts = { 1, 0 };
 		siginfo_t si;
 		int sig;
 

@@ -76,7 +76,9 @@ struct srt_run_options {
 	const char *command_text; /* text for ignoreViolations and reports
 				   * (default: the command) */
 	int forward_signals;    /* forward INT TERM HUP QUIT USR1 USR2; the caller
-				 * must have blocked them in every thread */
+				 * must have blocked them and SIGCHLD in every
+				 * thread (else the end of the command may be
+				 * noticed up to a second late) */
 	int null_fd;            /* >= 3: the child sees /dev/null at this fd */
 };
 
