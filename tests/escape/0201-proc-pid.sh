@@ -68,4 +68,14 @@ sleep 0.3
 attempt K10 "signalling the helper leaves no sandboxed process behind (rc=$rc)" test -z "$(pgrep -f "$MARK")"
 for p in $(pgrep -f "$MARK"); do kill -KILL "$p"; done
 
+# K3: setuid and file-capability programs give nothing (no_new_privs)
+if is_root; then
+	skip "K3 setuid elevation: the caller is root already"
+else
+	srt_run -s "$S" -c 'for c in "sudo -n id -u" "su -c \"id -u\" root" "pkexec id -u" "newgrp root"; do
+		timeout 5 $c </dev/null 2>/dev/null; done; grep "^CapEff:" /proc/self/status' >"$WORK/out" 2>&1
+	attempt K3 "no setuid program ran anything as uid 0" sh -c "! grep -qx 0 '$WORK/out'"
+	attempt K3 "no effective capability in the command" grep -q '^CapEff:[[:space:]]*0*$' "$WORK/out"
+fi
+
 echo "1..$_tap_n"

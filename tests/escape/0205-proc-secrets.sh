@@ -57,11 +57,12 @@ attempt F22 "no host argv holds the proxy token or the env secret ($(echo "$scan
 	sh -c "printf '%s\n' \"\$1\" | grep -q '^argv 0'" _ "$scan"
 envpids=$(echo "$scan" | sed -n 's/^envpids //p')
 attempt F22 "srt's own environ does not hold the token" sh -c "! printf ' %s ' '$envpids' | grep -q ' $R '"
-if is_root && id srtuser >/dev/null 2>&1 && [ -n "$envpids" ]; then
-	readable=$(su srtuser -s /bin/sh -c "for p in $envpids; do cat /proc/\$p/environ 2>/dev/null; done" | tr '\0' '\n' | grep -c "$tok")
+other=$(for u in "${SRT_TEST_USER:-}" srtuser srt-test; do [ -n "$u" ] && [ "$u" != root ] && id "$u" >/dev/null 2>&1 && echo "$u" && break; done)
+if is_root && [ -n "$other" ] && [ -n "$envpids" ]; then
+	readable=$(su "$other" -s /bin/sh -c "for p in $envpids; do cat /proc/\$p/environ 2>/dev/null; done" | tr '\0' '\n' | grep -c "$tok")
 	attempt F22 "another host user cannot read the token from any environ ($readable hits)" test "$readable" = 0
 else
-	skip "F22 other-user environ check needs root and the user srtuser"
+	skip "F22 other-user environ check needs root and an unprivileged user (srtuser or srt-test)"
 fi
 wait "$R" 2>/dev/null
 attempt F22 "the violation log exists and holds no token" sh -c "[ -s '$WORK/viol.log' ] && ! grep -q '$tok' '$WORK/viol.log'"

@@ -84,7 +84,10 @@ def hello(name):
     except ssl.SSLWantReadError:
         pass
     return o.read()
-for name in ("evil.test", "EVIL.TEST", "evil.test.", "a.example.com.evil.test"):
+names = ("evil.test", "EVIL.TEST", "evil.test.", "a.example.com.evil.test")
+if sys.argv[1:] == ["control"]:
+    names = ("localhost",)
+for name in names:
     for split in (False, True):
         ch = hello(name)
         if split:
@@ -102,6 +105,8 @@ for name in ("evil.test", "EVIL.TEST", "evil.test.", "a.example.com.evil.test"):
             print("sni", name, "split" if split else "whole", "->", h)
         except OSError as e:
             print("sni", name, "->", "error", e)
+if sys.argv[1:] == ["control"]:
+    sys.exit(0)
 # credentials: none, wrong token, empty user
 for extra in ("", "Proxy-Authorization: Basic %s\r\n" % base64.b64encode(b"srt:0123456789abcdef0123456789abcdef").decode(),
               "Proxy-Authorization: Basic %s\r\n" % base64.b64encode(b":").decode()):
@@ -117,19 +122,23 @@ attempt N59 "CONNECT to the proxy's own ports refused ($(grep -c '^own-port.* 40
 attempt N59 "nothing reached the host side of 3128/1080" test ! -s "$WORK/ports.log"
 attempt N59 "CONNECT inside CONNECT: the inner request went to the allowed server only" \
 	sh -c "grep -q '^CONNECT 127.0.0.1:$D_PORT' '$A_LOG' && [ ! -s '$D_LOG' ]"
-attempt N9 "SNI naming another host: refused, whole or split ($(grep -c '^sni.*-> HTTP/1.1 200' "$WORK/out") tunnels opened)" \
+attempt N9 "SNI naming another host: all 8 attempts made, whole and split ($(grep -c '^sni.*-> HTTP/1.1 200' "$WORK/out") tunnels opened)" \
 	sh -c "[ \$(grep -c '^sni' '$WORK/out') = 8 ]"
 attempt N9 "SNI naming another host: the upstream got no ClientHello byte" sh -c "! grep -q '^raw [1-9]' '$T_LOG'"
+srt_run -s "$S" -c "/usr/bin/python3 relay.py control" >/dev/null 2>&1
+sleep 0.5
+attempt N9 "control: with an allowed name (localhost) the ClientHello does reach the upstream" grep -q '^raw [1-9]' "$T_LOG"
 attempt N14 "no token, a wrong token, an empty user: 407 each" test "$(grep -c '^auth.*407' "$WORK/out")" = 3
 
 # N10/N11: wildcard and port boundaries, refused before any lookup
 printf '%s\n' "http example.com.evil.test:80" "http xexample.com:80" "http example.com:80" "http a.example.com.evil.test:80" \
 	"connect evil.test:443" "http 127.0.0.1:$((A_PORT + 1))" "connect localhost:$((A_PORT + 1))" "socks localhost $((A_PORT + 1))" \
 	"connect 127.0.0.1:0" "connect 127.0.0.1:65536" "connect 127.0.0.1:+$A_PORT" "connect 127.0.0.1:0$A_PORT" \
-	"connect localhost:$A_PORT.evil.test:80" "connect evil.test:80.localhost:$A_PORT" > "$P/requests"
+	"connect localhost:$A_PORT.evil.test:80" "connect evil.test:80.localhost:$A_PORT" \
+	"connect evil.test:22" "socks evil.test 22" "connect git@evil.test:22" > "$P/requests"
 srt_run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
 sed 's/^/# /' "$WORK/out"
-attempt N10 "no boundary or port trick got through" sh -c "! grep -q -- '-> 200' '$WORK/out'"
+attempt N10 "no boundary or port trick got through (SSH port 22 included: N15)" sh -c "! grep -q -- '-> 200' '$WORK/out'"
 attempt N10 "none of them was looked up" sh -c "! grep -q 'srt-proxy: resolving' '$WORK/err'"
 attempt N11 "the denied server and other ports logged nothing" test ! -s "$D_LOG" -a ! -s "$WORK/ports.log"
 
@@ -247,7 +256,10 @@ def hello(name):
     except ssl.SSLWantReadError:
         pass
     return o.read()
-for name in ("evil.test", "EVIL.TEST", "evil.test.", "a.example.com.evil.test"):
+names = ("evil.test", "EVIL.TEST", "evil.test.", "a.example.com.evil.test")
+if sys.argv[1:] == ["control"]:
+    names = ("localhost",)
+for name in names:
     for split in (False, True):
         ch = hello(name)
         if split:
@@ -265,6 +277,8 @@ for name in ("evil.test", "EVIL.TEST", "evil.test.", "a.example.com.evil.test"):
             print("sni", name, "split" if split else "whole", "->", h)
         except OSError as e:
             print("sni", name, "->", "error", e)
+if sys.argv[1:] == ["control"]:
+    sys.exit(0)
 # credentials: none, wrong token, empty user
 for extra in ("", "Proxy-Authorization: Basic %s\r\n" % base64.b64encode(b"srt:0123456789abcdef0123456789abcdef").decode(),
               "Proxy-Authorization: Basic %s\r\n" % base64.b64encode(b":").decode()):
@@ -280,19 +294,23 @@ attempt N59 "CONNECT to the proxy's own ports refused ($(grep -c '^own-port.* 40
 attempt N59 "nothing reached the host side of 3128/1080" test ! -s "$WORK/ports.log"
 attempt N59 "CONNECT inside CONNECT: the inner request went to the allowed server only" \
 	sh -c "grep -q '^CONNECT 127.0.0.1:$D_PORT' '$A_LOG' && [ ! -s '$D_LOG' ]"
-attempt N9 "SNI naming another host: refused, whole or split ($(grep -c '^sni.*-> HTTP/1.1 200' "$WORK/out") tunnels opened)" \
+attempt N9 "SNI naming another host: all 8 attempts made, whole and split ($(grep -c '^sni.*-> HTTP/1.1 200' "$WORK/out") tunnels opened)" \
 	sh -c "[ \$(grep -c '^sni' '$WORK/out') = 8 ]"
 attempt N9 "SNI naming another host: the upstream got no ClientHello byte" sh -c "! grep -q '^raw [1-9]' '$T_LOG'"
+srt_run -s "$S" -c "/usr/bin/python3 relay.py control" >/dev/null 2>&1
+sleep 0.5
+attempt N9 "control: with an allowed name (localhost) the ClientHello does reach the upstream" grep -q '^raw [1-9]' "$T_LOG"
 attempt N14 "no token, a wrong token, an empty user: 407 each" test "$(grep -c '^auth.*407' "$WORK/out")" = 3
 
 # N10/N11: wildcard and port boundaries, refused before any lookup
 printf '%s\n' "http example.com.evil.test:80" "http xexample.com:80" "http example.com:80" "http a.example.com.evil.test:80" \
 	"connect evil.test:443" "http 127.0.0.1:$((A_PORT + 1))" "connect localhost:$((A_PORT + 1))" "socks localhost $((A_PORT + 1))" \
 	"connect 127.0.0.1:0" "connect 127.0.0.1:65536" "connect 127.0.0.1:+$A_PORT" "connect 127.0.0.1:0$A_PORT" \
-	"connect localhost:$A_PORT.evil.test:80" "connect evil.test:80.localhost:$A_PORT" > "$P/requests"
+	"connect localhost:$A_PORT.evil.test:80" "connect evil.test:80.localhost:$A_PORT" \
+	"connect evil.test:22" "socks evil.test 22" "connect git@evil.test:22" > "$P/requests"
 srt_run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
 sed 's/^/# /' "$WORK/out"
-attempt N10 "no boundary or port trick got through" sh -c "! grep -q -- '-> 200' '$WORK/out'"
+attempt N10 "no boundary or port trick got through (SSH port 22 included: N15)" sh -c "! grep -q -- '-> 200' '$WORK/out'"
 attempt N10 "none of them was looked up" sh -c "! grep -q 'srt-proxy: resolving' '$WORK/err'"
 attempt N11 "the denied server and other ports logged nothing" test ! -s "$D_LOG" -a ! -s "$WORK/ports.log"
 
