@@ -416,13 +416,14 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 {
 	char *buf = NULL;
 	size_t len = 0, off = 0;
+	unsigned flags = 0;
 	int p[2], rc;
 
-	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.created, &buf, &len, diag);
+	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.created, &buf, &len, &flags,
+				       diag);
 	if (rc)
 		return rc;
-	/* "f0": no file rule to observe */
-	if (pol->allow_all_unix_sockets && len > 22 && !strcmp(buf + 21, "f0")) {
+	if (pol->allow_all_unix_sockets && flags == 0) {
 		free(buf);
 		return SRT_OK;
 	}

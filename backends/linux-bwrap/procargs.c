@@ -235,7 +235,7 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
 			      const struct srt_words *created, char **out, size_t *len,
-			      struct srt_diag *diag)
+			      unsigned *out_flags, struct srt_diag *diag)
 {
 	struct mrec *r = NULL;
 	size_t n = 0, alloc = 0, i;
@@ -246,6 +246,7 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_wor
 
 	*out = NULL;
 	*len = 0;
+	*out_flags = 0;
 	for (i = 0; i < mount_words->n && known; i++) {
 		const char *a = mount_words->v[i];
 		const char *x = i + 1 < mount_words->n ? mount_words->v[i + 1] : NULL;
@@ -312,6 +313,7 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_wor
 	free(r);
 	*out = b.v;
 	*len = b.n;
+	*out_flags = flags;
 	return SRT_OK;
 fail:
 	free(r);

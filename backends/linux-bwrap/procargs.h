@@ -52,9 +52,10 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
  * mounts refuse: the denyRead/denyWrite rules, the mandatory denies, the
  * write roots, after the plan's precedence and link resolution. A mount
  * word it does not know turns the file monitor off (flags 0), never into a
- * wrong report. *out is malloc'd, *len includes the final NUL. */
+ * wrong report. *out is malloc'd, *len includes the final NUL; *flags
+ * are the file flags it holds (1: writes observed, 2: reads observed). */
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
 			      const struct srt_words *created, char **out, size_t *len,
-			      struct srt_diag *diag);
+			      unsigned *flags, struct srt_diag *diag);
 
 #endif

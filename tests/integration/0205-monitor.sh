@@ -105,6 +105,13 @@ out=$(srt_run -s "$S" --violations-log "$WORK/v6c" -c "$SYSPROBE socketpair; $SY
 check "socketpair and inet sockets: allowed, not reported ($(echo $out))" \
 	test "$(echo $out)" = "socketpair ok socket-inet ok" -a "$(nlines "$WORK/v6c")" = 0
 
+# allowAllUnixSockets: sockets allowed and not reported, files still observed
+SU=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+out=$(srt_run -s "$SU" --violations-log "$WORK/v6d" -c "$SYSPROBE socket-unix; cat $HOME/.ssh/id_canary" 2>/dev/null)
+check "allowAllUnixSockets: the socket works ($out)" test "$out" = "socket-unix ok"
+check "allowAllUnixSockets: only the denied read is reported ($(events "$WORK/v6d" | tr '\n' '|'))" \
+	test "$(events "$WORK/v6d")" = "deny openat $HOME/.ssh/id_canary"
+
 # --- allowed work: no events, outcomes kept -----------------------------------
 C7="cat /etc/hostname >/dev/null; echo ok > allowed.txt; mkdir sub; mv allowed.txt sub/a.txt; ln -s a.txt sub/l; chmod 600 sub/a.txt; touch sub/a.txt; ls -la sub >/dev/null; rm -r sub; echo hi > kept.txt; echo log > \$TMPDIR/t.txt; cat \$TMPDIR/t.txt >/dev/null; echo > /dev/null"
 srt_run -s "$S" --violations-log "$WORK/v7" -c "$C7" >/dev/null 2>"$WORK/err7"; rc=$?

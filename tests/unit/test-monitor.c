@@ -208,6 +208,7 @@ static void test_policy_from_words(void)
 	struct srt_monitor *m = NULL;
 	char *buf = NULL, err[128];
 	size_t len = 0, i;
+	unsigned fl = 0;
 	int rc;
 
 	memset(&pol, 0, sizeof(pol));
@@ -215,8 +216,8 @@ static void test_policy_from_words(void)
 	for (i = 0; words[i]; i++)
 		srt__words_push(&w, words[i]);
 	srt__words_push(&created, "/w/p/.zshrc");
-	rc = srt__bwrap_monitor_policy(&pol, &w, &created, &buf, &len, &diag);
-	ok(rc == 0 && buf, "policy built from mount words");
+	rc = srt__bwrap_monitor_policy(&pol, &w, &created, &buf, &len, &fl, &diag);
+	ok(rc == 0 && buf && fl == 3, "policy built from mount words (flags %u)", fl);
 	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
 		ok(srt__monitor_flags(m) == (SRT_MONITOR_WRITES | SRT_MONITOR_READS), "observes writes and reads");
 		ok(srt__monitor_denied(m, "/etc/x", 1) && !srt__monitor_denied(m, "/w/p/x", 1),
@@ -238,8 +239,8 @@ static void test_policy_from_words(void)
 
 	srt__words_push(&w, "--overlay-src");
 	srt__words_push(&w, "/x");
-	rc = srt__bwrap_monitor_policy(&pol, &w, &created, &buf, &len, &diag);
-	ok(rc == 0 && len > 22 && !strcmp(buf + 21, "f0") && len == 24,
+	rc = srt__bwrap_monitor_policy(&pol, &w, &created, &buf, &len, &fl, &diag);
+	ok(rc == 0 && fl == 0 && len > 22 && !strcmp(buf + 21, "f0") && len == 24,
 	   "an unknown mount word turns the file monitor off");
 	free(buf);
 	srt__words_release(&w);
@@ -251,8 +252,8 @@ static void test_policy_from_words(void)
 		memset(&w, 0, sizeof(w));
 		for (i = 0; dis[i]; i++)
 			srt__words_push(&w, dis[i]);
-		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, &buf, &len, &diag);
-		ok(rc == 0 && !strcmp(buf + 21, "f0"), "filesystem.disabled: nothing to observe");
+		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, &buf, &len, &fl, &diag);
+		ok(rc == 0 && fl == 0 && !strcmp(buf + 21, "f0"), "filesystem.disabled: nothing to observe");
 		free(buf);
 		srt__words_release(&w);
 	}
