@@ -69,6 +69,7 @@ enum phase {
 	PH_SNI,       /* tunnel open; holding the client's first bytes for the SNI check */
 	PH_TUNNEL,
 	PH_LINGER,
+	PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
 };
 
 /* K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -102,6 +103,7 @@ struct conn {
 	bool socks_noauth; /* §7.6 probe: the client offered no authentication */
 	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
 	bool keep_alive, head_request, close_after, upstream_close;
+	bool unix_client;  /* accepted on the Unix socket (may become PH_FDRECV) */
 	struct buf in;   /* from the client, while parsing */
 	struct buf uin;  /* from the upstream, while parsing */
 	struct buf cout; /* to the client, pending */
@@ -155,6 +157,8 @@ struct srt_proxy {
 	struct conn *conns;
 	struct conn *timed;
 	struct conn *dead;
+	size_t npassed;     /* live connections on passed sockets */
+	size_t max_passed;  /* ... at most this many at once */
 	struct srt_ip *local;
 	size_t nlocal;
 	int64_t local_at;
@@ -232,7 +236,7 @@ static int fill(int fd, struct side *sd, struct buf *b, size_t max)
 		room = b->cap - b->len;
 		if (room > max - b->len)
 			room = max - b->len;
-		n = read(fd, b->p + b->len, room);
+		n = recv(fd, b->p + b->len, room, MSG_DONTWAIT);
 		if (n > 0) {
 			b->len += (size_t)n;
 			got = true;
@@ -261,7 +265,7 @@ static int fill(int fd, struct side *sd, struct buf *b, size_t max)
 static int flush(int fd, struct buf *b, size_t *off)
 {
 	while (*off < b->len) {
-		ssize_t n = send(fd, b->p + *off, b->len - *off, MSG_NOSIGNAL);
+		ssize_t n = send(fd, b->p + *off, b->len - *off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -342,6 +346,8 @@ static void conn_close(struct conn *c)
 	c->key = NULL;
 	free(c->via);
 	c->via = NULL;
+	if (!c->unix_client)
+		p->npassed--;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -600,6 +606,7 @@ static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
 }
 
 static void conn_run(struct conn *c);
+static void fd_recv(struct conn *c);
 
 static void dns_done(void *arg, int status, const struct srt_ip *a, size_t n)
 {
@@ -1489,7 +1496,7 @@ static void linger(struct conn *c)
 		c->cshut = true;
 	}
 	for (;;) {
-		ssize_t n = read(c->cfd, sink, sizeof(sink));
+		ssize_t n = recv(c->cfd, sink, sizeof(sink), MSG_DONTWAIT);
 		if (n > 0)
 			continue;
 		if (n < 0 && errno == EINTR)
@@ -1544,7 +1551,15 @@ static void conn_run(struct conn *c)
 		switch (c->phase) {
 		case PH_SNIFF:
 			rc = fill(c->cfd, &c->cs, &c->in, 1);
-			if (c->in.len >= 1) {
+			if (c->in.len >= 1 && c->in.p[0] == SRT_PASS_HELLO && c->unix_client) {
+				/* the bridge: from now on it hands over TCP sockets */
+				static const char ack = SRT_PASS_HELLO;
+				buf_free(&c->in);
+				timed_clear(c);
+				c->phase = PH_FDRECV;
+				if (buf_add(&c->cout, &ack, 1) < 0)
+					conn_close(c);
+			} else if (c->in.len >= 1) {
 				uint8_t b = (uint8_t)c->in.p[0];
 				c->phase = (b == 4 || b == 5) ? PH_SOCKS_GREET : PH_HTTP_HEAD;
 				c->kind = (b == 4 || b == 5) ? K_SOCKS : K_HTTP_PLAIN;
@@ -1591,50 +1606,173 @@ static void conn_run(struct conn *c)
 		case PH_LINGER:
 			linger(c);
 			return;
+		case PH_FDRECV:
+			fd_recv(c);
+			return;
 		}
 		if (c->phase == before)
 			return;
 	}
 }
 
+/* A new client socket (accepted here or passed by the bridge) becomes a
+ * connection in PH_SNIFF; the fd is closed on failure. */
+static void new_client(struct srt_proxy *p, int fd, bool unix_client)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->cep.tag = EP_CLIENT;
+	c->uep.tag = EP_UP;
+	c->p = p;
+	c->cfd = fd;
+	c->ufd = -1;
+	c->cs.rd = true;
+	c->unix_client = unix_client;
+	srt__pump_init(&c->up);
+	srt__pump_init(&c->down);
+	ev.data.ptr = &c->cep;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		free(c);
+		return;
+	}
+	c->next = p->conns;
+	if (p->conns)
+		p->conns->prev = c;
+	p->conns = c;
+	if (!unix_client)
+		p->npassed++;
+	c->phase = PH_SNIFF;
+	timed_set(c, FIRST_BYTE_MS);
+	conn_run(c);
+}
+
 static void on_accept(struct srt_proxy *p)
 {
 	for (;;) {
 		int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
-		struct conn *c;
 
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return; /* EAGAIN, or EMFILE: the backlog waits */
 		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			continue;
+		new_client(p, fd, true);
+	}
+}
+
+/* A descriptor from the control connection is untrusted: only a connected
+ * TCP socket (what the bridge accepted) is served, as one more client that
+ * must still authenticate; anything else is closed unused. */
+static void adopt_passed(struct srt_proxy *p, int fd)
+{
+	struct stat st;
+	int v, fl;
+	socklen_t l;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		goto refuse;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 ||
+	    (v != AF_INET && v != AF_INET6))
+		goto refuse;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 || v != SOCK_STREAM)
+		goto refuse;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &l) < 0 || v != IPPROTO_TCP)
+		goto refuse;
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || v != 0)
+		goto refuse;
+	if (p->npassed >= p->max_passed)
+		goto refuse;
+	/* the sender may keep a copy of the open file: every read and write
+	 * here also passes MSG_DONTWAIT, this only serves splice */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		goto refuse;
+	new_client(p, fd, false);
+	return;
+refuse:
+	close(fd);
+}
+
+/* The control connection: each message is a byte (ignored) with at most
+ * SRT_PASS_MAX_FDS descriptors. Received descriptors are close-on-exec
+ * from the start; a truncated set (more than the bridge ever sends) or a
+ * message with anything but SCM_RIGHTS ends the connection, every
+ * descriptor received with it closed. */
+static void fd_recv(struct conn *c)
+{
+	struct srt_proxy *p = c->p;
+
+	if (c->cout.len && flush(c->cfd, &c->cout, &c->cout_off) < 0) {
+		conn_close(c);
+		return;
+	}
+	for (;;) {
+		union {
+			char b[CMSG_SPACE(sizeof(int) * SRT_PASS_MAX_FDS)];
+			struct cmsghdr align;
+		} cbuf;
+		char sink[64];
+		struct iovec iov = { sink, sizeof(sink) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b) };
+		int fds[SRT_PASS_MAX_FDS], nfd = 0;
+		bool bad = false;
+		ssize_t n;
+
+		if (!c->cs.rd && !c->cs.hup)
+			return;
+		n = recvmsg(c->cfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				c->cs.rd = false;
+				return;
+			}
+			conn_close(c);
+			return;
 		}
-		c->cep.tag = EP_CLIENT;
-		c->uep.tag = EP_UP;
-		c->p = p;
-		c->cfd = fd;
-		c->ufd = -1;
-		c->cs.rd = true;
-		srt__pump_init(&c->up);
-		srt__pump_init(&c->down);
-		ev.data.ptr = &c->cep;
-		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			close(fd);
-			free(c);
-			continue;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			size_t k;
+			if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+			    h->cmsg_len < CMSG_LEN(0)) {
+				bad = true;
+				continue;
+			}
+			k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < k; i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+				if (nfd < SRT_PASS_MAX_FDS)
+					fds[nfd++] = fd;
+				else
+					close(fd); /* cannot happen with this buffer */
+			}
 		}
-		c->next = p->conns;
-		if (p->conns)
-			p->conns->prev = c;
-		p->conns = c;
-		c->phase = PH_SNIFF;
-		timed_set(c, FIRST_BYTE_MS);
-		conn_run(c);
+		if (bad || (m.msg_flags & MSG_CTRUNC)) {
+			for (int i = 0; i < nfd; i++)
+				close(fds[i]);
+			conn_close(c);
+			return;
+		}
+		for (int i = 0; i < nfd; i++)
+			adopt_passed(p, fds[i]);
+		if (n == 0) {
+			conn_close(c);
+			return;
+		}
+		if (c->dead)
+			return;
 	}
 }
 
@@ -1752,14 +1890,19 @@ static void *loop(void *arg)
 /* ---- public ------------------------------------------------------------ */
 
 /* Tunnels hold two descriptors each; take what the hard limit allows. */
-static void raise_nofile(void)
+static size_t raise_nofile(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 30 ? 1u << 30 :
+									(size_t)rl.rlim_cur;
 }
 
 int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
@@ -1800,7 +1943,14 @@ int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
 	err = srt__rules_new(&p->rules, cfg->settings, diag);
 	if (err)
 		goto out;
-	raise_nofile();
+	{
+		/* passed sockets arrive faster than accept's backlog could
+		 * hold them back: two descriptors per connection (client and
+		 * upstream), a reserve for pipes, DNS and srt itself */
+		size_t nofile = raise_nofile();
+		p->max_passed = cfg->max_passed ? cfg->max_passed :
+				nofile > 512 ? (nofile - 256) / 2 : nofile / 4;
+	}
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (p->epfd < 0 || p->wakefd < 0) {

@@ -9,6 +9,14 @@
 
 struct srt_proxy;
 
+/* Socket hand-over from the in-sandbox bridge. A client of the Unix socket
+ * whose first byte is SRT_PASS_HELLO is a control connection: the proxy
+ * answers SRT_PASS_HELLO, then every message on it is one byte carrying up
+ * to SRT_PASS_MAX_FDS accepted TCP sockets (SCM_RIGHTS), each served as a
+ * client of its own (still token-authenticated). */
+#define SRT_PASS_HELLO '\0'
+#define SRT_PASS_MAX_FDS 8
+
 /* Called from the proxy thread for every refusal. `command_key` is the
  * attribution decoded from the proxy username (may be NULL), `line` is
  * "deny network-outbound host:port (reason)". */
@@ -22,6 +30,8 @@ struct srt_proxy_config {
 	srt_proxy_violation_fn on_violation;
 	void *ctx;
 	int debug;
+	/* most connections a passed socket may join (0: from RLIMIT_NOFILE) */
+	unsigned max_passed;
 };
 
 /* Bind the socket and prepare the loop; no thread yet. */

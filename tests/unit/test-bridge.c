@@ -226,6 +226,31 @@ static int count_socket_fds(void)
 	return n;
 }
 
+/* Sockets of this process bound locally to `port` (accepted ends). */
+static int count_local_port(int port)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int type = 0;
+		socklen_t tl = sizeof(type);
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM ||
+		    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+			continue;
+		if (ss.ss_family == AF_INET &&
+		    ntohs(((struct sockaddr_in *)&ss)->sin_port) == port) {
+			int acc = 1;
+			socklen_t al = sizeof(acc);
+			getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al);
+			if (!acc)
+				n++;
+		}
+	}
+	return n;
+}
+
 static char state_of(pid_t pid)
 {
 	char path[64], buf[256];
@@ -411,6 +436,11 @@ int main(void)
 		int fds[N], good = 0;
 		for (int i = 0; i < N; i++)
 			fds[i] = http_tunnel(AF_INET, 3128);
+		/* handed over, not relayed: the proxy (this process) holds
+		 * the accepted end of every client */
+		ok(count_local_port(3128) == N,
+		   "the bridge passed each accepted socket to the proxy (%d of %d held there)",
+		   count_local_port(3128), N);
 		for (int i = 0; i < N; i++) {
 			char m[32];
 			snprintf(m, sizeof(m), "conn %d", i);

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -475,19 +476,138 @@ static bool violation_seen(const char *line, const char *key)
 	return seen;
 }
 
-static int pconnect(void)
+/* The hand-over path (what the in-sandbox bridge does): clients are TCP
+ * sockets accepted on pass_lfd and passed to the proxy over pass_ctl. */
+static bool via_pass;
+static int pass_lfd = -1, pass_port, pass_ctl = -1;
+
+static int unix_to(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { 15, 0 };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	strcpy(sa.sun_path, sock_path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* A control connection: hello, and the proxy's one-byte answer. */
+static int ctl_connect(const char *path)
+{
+	struct timeval tv = { 5, 0 };
+	char hello = SRT_PASS_HELLO, ack = 1;
+	int fd = unix_to(path);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(fd, &hello, 1, MSG_NOSIGNAL) != 1 || read(fd, &ack, 1) != 1 ||
+	    ack != SRT_PASS_HELLO) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_fds(int ctl, const int *fds, int n)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int) * 64)];
+		struct cmsghdr align;
+	} cbuf;
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
+			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
+	struct cmsghdr *h;
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)n);
+	return sendmsg(ctl, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* A connected TCP pair through pass_lfd: the client end is returned, the
+ * accepted end in *server. */
+static int tcp_pair(int *server)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)pass_port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	*server = -1;
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    (*server = accept4(pass_lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int pconnect(void)
+{
+	struct timeval tv = { 15, 0 };
+	int fd, srv;
+
+	if (via_pass) {
+		fd = tcp_pair(&srv);
+		if (fd < 0)
+			return -1;
+		if (send_fds(pass_ctl, &srv, 1) < 0) {
+			close(srv);
+			close(fd);
+			return -1;
+		}
+		close(srv);
+	} else {
+		fd = unix_to(sock_path);
+		if (fd < 0)
+			return -1;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* The proxy thread works asynchronously: wait until the count settles at
+ * `want` (or stays put for half a second when want < 0). */
+static int settle_fds(int want)
+{
+	int last = count_fds(), same = 0;
+
+	for (int i = 0; i < 300; i++) {
+		int n;
+		usleep(10000);
+		n = count_fds();
+		if (want >= 0 && n == want)
+			return n;
+		same = n == last ? same + 1 : 0;
+		last = n;
+		if (want < 0 && same >= 50)
+			return n;
+	}
+	return last;
 }
 
 /* Read until `marker` is seen (included) or EOF/timeout. */
@@ -1039,7 +1159,8 @@ static void test_big(void)
 	}
 	pthread_join(t, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	ok(got == 1ull << 30 && same && fill == 0, "1 GiB echoed byte-exact through a tunnel");
+	ok(got == 1ull << 30 && same && fill == 0, "1 GiB echoed byte-exact through a tunnel%s",
+	   via_pass ? " (passed TCP socket)" : "");
 	printf("# 1 GiB each way in %.2f s\n",
 	       (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 	close(s.fd);
@@ -1061,7 +1182,8 @@ static void test_many(void)
 		if (fds[i] >= 0 && !strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n"))
 			opened++;
 	}
-	ok(opened == N, "1,000 tunnels open at once (%d)", opened);
+	ok(opened == N, "1,000 tunnels open at once%s (%d)",
+	   via_pass ? " on passed TCP sockets" : "", opened);
 	for (int i = 0; i < N; i++) {
 		for (int k = 0; k < SZ; k++)
 			buf[k] = (uint8_t)(i * 31 + k * 7);
@@ -1081,7 +1203,8 @@ static void test_many(void)
 			good++;
 		close(fds[i]);
 	}
-	ok(good == N, "every tunnel returned its own bytes (%d)", good);
+	ok(good == N, "every tunnel returned its own bytes%s (%d)",
+	   via_pass ? " (passed TCP sockets)" : "", good);
 	free(buf);
 	free(in);
 }
@@ -1292,6 +1415,127 @@ static void test_routes(const char *mitm_path)
 	ok(srt__proxy_update(proxy, &s, NULL) == SRT_E_UNSUPPORTED, "an https parent is refused");
 }
 
+/* SCM_RIGHTS hand-over: only connected TCP sockets are served, anything
+ * else is closed unused; the message format is enforced and the number of
+ * adopted sockets bounded. */
+static void test_passing(void)
+{
+	char resp[512], target[64];
+	int base, fd, srv, fds[16], n, ctl2;
+
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	pass_ctl = ctl_connect(sock_path);
+	ok(pass_ctl >= 0, "control connection: hello answered");
+	via_pass = true;
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(fd >= 0 && !strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+	   echo_roundtrip(fd, "passed"), "CONNECT on a passed TCP socket");
+	if (fd >= 0)
+		close(fd);
+	fd = do_connect(target, NULL, resp, sizeof(resp));
+	ok(fd >= 0 && !strncmp(resp, "HTTP/1.1 407 ", 13),
+	   "a passed socket still needs the token (407)");
+	if (fd >= 0)
+		close(fd);
+
+	base = settle_fds(-1);
+	{
+		/* not connected TCP: a pipe, a file, UDP, a listener, a Unix socket */
+		int pp[2], k = 0, l6 = -1, lport;
+		if (pipe2(pp, O_CLOEXEC) == 0) {
+			fds[k++] = pp[0];
+			fds[k++] = pp[1];
+		}
+		fds[k++] = open("/dev/null", O_RDWR | O_CLOEXEC);
+		fds[k++] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		fds[k++] = listen_tcp(&lport);
+		fds[k++] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		l6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (l6 >= 0)
+			fds[k++] = l6;
+		n = 0;
+		for (int i = 0; i < k; i++)
+			if (fds[i] >= 0 && send_fds(pass_ctl, &fds[i], 1) == 0)
+				n++;
+		for (int i = 0; i < k; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		ok(n == k && settle_fds(base) == base,
+		   "pipe, file, UDP, listening TCP and Unix sockets passed: all closed, no leak (%d sent, %d fds, %d before)",
+		   n, count_fds(), base);
+	}
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	ok(fd >= 0 && echo_roundtrip(fd, "after refusals"),
+	   "the control connection keeps working after refusals");
+	if (fd >= 0)
+		close(fd);
+	settle_fds(base);
+
+	/* more descriptors in one message than the proxy accepts */
+	ctl2 = ctl_connect(sock_path);
+	base = settle_fds(-1);
+	for (int i = 0; i < 16; i++)
+		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	n = send_fds(ctl2, fds, 16);
+	for (int i = 0; i < 16; i++)
+		close(fds[i]);
+	{
+		char b;
+		struct pollfd pf = { ctl2, POLLIN, 0 };
+		bool closed = n == 0 && poll(&pf, 1, 5000) == 1 && read(ctl2, &b, 1) == 0;
+		close(ctl2);
+		/* both ends of the control connection are in this process */
+		ok(closed && settle_fds(base - 2) == base - 2,
+		   "16 descriptors in one message (truncated): all closed, control connection ended (%d fds, %d before)",
+		   count_fds(), base);
+	}
+
+	/* a flood: a second proxy adopts at most max_passed */
+	{
+		char path2[300];
+		struct srt_settings st;
+		struct srt_proxy_config cfg;
+		struct srt_proxy *p2 = NULL;
+		int cl, b0, peak, sent = 0;
+
+		snprintf(path2, sizeof(path2), "%s.flood", sock_path);
+		memset(&st, 0, sizeof(st));
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.settings = &st;
+		cfg.socket_path = path2;
+		cfg.token = TOKEN;
+		cfg.max_passed = 20;
+		if (srt__proxy_new(&p2, &cfg, NULL) != 0 || srt__proxy_start(p2, NULL) != 0) {
+			ok(0, "second proxy for the flood");
+			srt__proxy_free(p2);
+			return;
+		}
+		ctl2 = ctl_connect(path2);
+		cl = tcp_pair(&srv);
+		b0 = settle_fds(-1);
+		for (int i = 0; i < 400 / SRT_PASS_MAX_FDS; i++) {
+			int d[SRT_PASS_MAX_FDS];
+			for (int k = 0; k < SRT_PASS_MAX_FDS; k++)
+				d[k] = dup(srv);
+			if (send_fds(ctl2, d, SRT_PASS_MAX_FDS) == 0)
+				sent += SRT_PASS_MAX_FDS;
+			for (int k = 0; k < SRT_PASS_MAX_FDS; k++)
+				close(d[k]);
+		}
+		peak = settle_fds(-1);
+		ok(ctl2 >= 0 && cl >= 0 && sent == 400 && peak - b0 == 20,
+		   "400 passed sockets: 20 adopted (the bound), the rest closed (%d sent, +%d fds)",
+		   sent, peak - b0);
+		close(cl);
+		close(srv);
+		ok(settle_fds(b0 - 2) == b0 - 2,
+		   "their peer closes: every adopted socket is closed (%d fds, want %d)",
+		   count_fds(), b0 - 2);
+		close(ctl2);
+		srt__proxy_free(p2);
+	}
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
@@ -1379,7 +1623,13 @@ int main(void)
 	test_limits();
 	test_garbage();
 	test_many();
+	pass_lfd = listen_tcp(&pass_port);
+	test_passing();
+	/* the bulk and the many-tunnel tests on the bridge's path */
+	via_pass = pass_ctl >= 0;
+	test_many();
 	test_big();
+	via_pass = false;
 	{
 		struct pollfd pf = { slow, POLLIN, 0 };
 		int left = (int)(12 - (time(NULL) - slow_at));

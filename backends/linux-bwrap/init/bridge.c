@@ -1,11 +1,15 @@
 /* The in-sandbox bridge: TCP listeners on 127.0.0.1 and [::1] inside the
- * sandbox's empty network namespace, relayed to the srt proxy's Unix socket.
+ * sandbox's empty network namespace, handed to the srt proxy.
  *
- * One relay process with one epoll loop serves every connection (no
- * process or thread per connection) and moves bytes with splice(2) through
- * pipes borrowed only while data is in flight (proxies/pump.h). It dies
- * with its parent (PR_SET_PDEATHSIG) and is not dumpable, so the command
- * can neither ptrace it nor read its memory. */
+ * Each accepted TCP socket is passed to the proxy over one control
+ * connection on its Unix socket (SCM_RIGHTS, proxies/proxy.h), so the proxy
+ * serves it directly and no byte crosses this process. When passing is not
+ * possible (no control connection, its buffer full, the proxy gone) the
+ * connection is relayed as before: one epoll loop for every connection,
+ * bytes moved with splice(2) through pipes borrowed only while data is in
+ * flight (proxies/pump.h). The process dies with its parent
+ * (PR_SET_PDEATHSIG) and is not dumpable, so the command can neither
+ * ptrace it nor read its memory. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -26,9 +30,12 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/bridge.h"
+#include "proxies/proxy.h"
 #include "proxies/pump.h"
 
 #define MAX_LISTEN 4
@@ -43,6 +50,20 @@ struct relay_conn {
 /* Closed connections are freed after the batch of events: each has two
  * sockets, so a batch may still hold an event naming it. */
 static struct relay_conn *dead_list;
+
+/* The control connection to the proxy (-1: none), and when the proxy last
+ * failed to answer its hello: then retried at most once a second (a
+ * missing socket is retried at every accept: that costs one connect). */
+static int ctl = -1;
+static int64_t ctl_failed_at = -1;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void say(const char *step, int err)
 {
@@ -144,50 +165,147 @@ static void close_conn(int ep, struct relay_conn *c, struct srt_pipe_pool *pool)
 	dead_list = c;
 }
 
+static int unix_connect(const struct sockaddr_un *sa, bool nonblock)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Open the control connection: hello, and the proxy's answer within a
+ * second (a proxy that does not know the hand-over closes instead). */
+static void ctl_open(const struct sockaddr_un *sa)
+{
+	char hello = SRT_PASS_HELLO, ack = 1;
+	struct pollfd pf;
+	int64_t t = mono_ms();
+	int fd;
+
+	if (ctl >= 0 || (ctl_failed_at >= 0 && t - ctl_failed_at < 1000))
+		return;
+	fd = unix_connect(sa, false);
+	if (fd < 0)
+		return;
+	pf.fd = fd;
+	pf.events = POLLIN;
+	if (send(fd, &hello, 1, MSG_NOSIGNAL) != 1 || poll(&pf, 1, 1000) != 1 ||
+	    recv(fd, &ack, 1, MSG_DONTWAIT) != 1 || ack != SRT_PASS_HELLO ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+		close(fd);
+		goto fail;
+	}
+	ctl = fd;
+	ctl_failed_at = -1;
+	return;
+fail:
+	ctl_failed_at = t;
+}
+
+/* Hand `n` accepted sockets to the proxy in one message. On success they
+ * are the proxy's (closed here); otherwise the caller relays them. */
+static bool pass_fds(const int *fds, int n)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int) * SRT_PASS_MAX_FDS)];
+		struct cmsghdr align;
+	} cbuf;
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
+			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
+	struct cmsghdr *h;
+	ssize_t r;
+
+	if (ctl < 0 || n <= 0 || n > SRT_PASS_MAX_FDS)
+		return false;
+	memset(&cbuf, 0, sizeof(cbuf));
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)n);
+	do
+		r = sendmsg(ctl, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (r < 0 && errno == EINTR);
+	if (r == 1) {
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		return true;
+	}
+	if (r < 0 && errno != EAGAIN && errno != ENOBUFS && errno != ETOOMANYREFS) {
+		/* the proxy closed it: reconnect on a later accept */
+		close(ctl);
+		ctl = -1;
+	}
+	return false;
+}
+
+/* The fallback: relay one accepted socket through a Unix connection of
+ * its own. */
+static void relay_add(int ep, int tcp, const struct sockaddr_un *sa)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+	struct relay_conn *c;
+	int ux = unix_connect(sa, true);
+
+	/* a full proxy backlog (EAGAIN) drops this client, never blocks others */
+	if (ux < 0) {
+		close(tcp);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(ux);
+		close(tcp);
+		return;
+	}
+	c->tcp = tcp;
+	c->ux = ux;
+	srt__pump_init(&c->up);
+	srt__pump_init(&c->down);
+	ev.data.ptr = c;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, tcp, &ev) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, ux, &ev) < 0)
+		close_conn(ep, c, NULL);
+}
+
 static void accept_all(int ep, int lfd, const char *path)
 {
 	struct sockaddr_un sa;
+	bool more = true;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	for (;;) {
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
-		struct relay_conn *c;
-		int one = 1;
-		int tcp = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		int ux;
+	while (more) {
+		int fds[SRT_PASS_MAX_FDS], n = 0;
 
-		if (tcp < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			return;
+		while (n < SRT_PASS_MAX_FDS) {
+			int one = 1;
+			int tcp = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+			if (tcp < 0) {
+				if (errno == EINTR || errno == ECONNABORTED)
+					continue;
+				more = false;
+				break;
+			}
+			setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			fds[n++] = tcp;
 		}
-		setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		ux = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		/* a full proxy backlog (EAGAIN) drops this client, never blocks others */
-		if (ux < 0 || connect(ux, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-			if (ux >= 0)
-				close(ux);
-			close(tcp);
+		if (n == 0)
+			break;
+		ctl_open(&sa);
+		if (pass_fds(fds, n))
 			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(ux);
-			close(tcp);
-			continue;
-		}
-		c->tcp = tcp;
-		c->ux = ux;
-		srt__pump_init(&c->up);
-		srt__pump_init(&c->down);
-		ev.data.ptr = c;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, tcp, &ev) < 0 ||
-		    epoll_ctl(ep, EPOLL_CTL_ADD, ux, &ev) < 0) {
-			close_conn(ep, c, NULL);
-			continue;
-		}
+		for (int i = 0; i < n; i++)
+			relay_add(ep, fds[i], &sa);
 	}
 }
 
