@@ -760,6 +760,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	sp.n_keep_fds = cmd.n_child_fds;
 	sp.null_fd = ro ? ro->null_fd : 0;
 	sp.new_pgrp = cmd.new_pgrp;
+	sp.announce_fd = cmd.guard_fd;
 	sp.nofile_soft = sb->nofile.rlim_cur; /* the proxy may have raised it */
 	rc = srt__spawn(&sp, &pid, diag);
 	if (rc)

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_SYS_PRCTL_H
+#include <sys/prctl.h>
+#endif
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,7 +69,7 @@ void srt__env_free(char **env)
 
 int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
 {
-	pid_t p;
+	pid_t p, parent;
 	int errpipe[2];
 	int child_errno = 0;
 	ssize_t r;
@@ -75,6 +78,7 @@ int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
 	 * say why instead of returning a bare 127. */
 	if (pipe2(errpipe, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "pipe: %s", strerror(errno));
+	parent = getpid();
 	p = fork();
 	if (p < 0) {
 		int e = errno;
@@ -95,6 +99,36 @@ int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (sp->new_pgrp && setpgid(0, 0) != 0)
 			goto fail;
+		/* Die with srt even before the sandbox's own die-with-parent is
+		 * armed (bwrap sets it only once it runs); if srt is already
+		 * gone, do not start at all. */
+#ifdef HAVE_SYS_PRCTL_H
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+			_exit(127);
+#endif
+		if (getppid() != parent)
+			_exit(127);
+		if (sp->announce_fd > 2) {
+			char rec[32];
+			int l = snprintf(rec, sizeof(rec), "K%ld", (long)getpid()) + 1;
+			/* shorter than PIPE_BUF: one atomic write */
+			if (write(sp->announce_fd, rec, (size_t)l) != l)
+				goto fail;
+		}
+		/* Nothing of the caller's but stdin/stdout/stderr and the
+		 * descriptors the backend asked for reaches the sandbox: an
+		 * inherited directory descriptor would open every path the
+		 * mounts hide (/proc/self/fd/N/...). */
+#ifdef CLOSE_RANGE_CLOEXEC
+		if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+			goto fail;
+#else
+		{
+			long fd, max = sysconf(_SC_OPEN_MAX);
+			for (fd = 3; fd < max && fd < 65536; fd++)
+				fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		}
+#endif
 		if (sp->nofile_soft) {
 			struct rlimit rl;
 			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > sp->nofile_soft) {

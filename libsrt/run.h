@@ -18,6 +18,9 @@ struct srt_spawn {
 	int n_keep_fds;
 	int null_fd;         /* >= 3: /dev/null at this fd in the child */
 	int new_pgrp;        /* setpgid(0, 0) in the child */
+	int announce_fd;     /* > 2: before exec the child writes "K<its pid>\0"
+			      * here (a guard that must know its process group
+			      * before srt can die) */
 	unsigned long long nofile_soft; /* RLIMIT_NOFILE soft limit for the child
 					 * (0: leave as is) */
 };

@@ -27,6 +27,7 @@
 #include <srt/backend.h>
 
 #include "backends/common/sibling.h"
+#include "layer.h"
 #include "mounts.h"
 #include "procargs.h"
 
@@ -43,6 +44,7 @@ struct bwrap_state {
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
 	pid_t guard_pid;
+	int proxy_dir_sent;
 };
 
 struct bwrap_cmd {
@@ -53,9 +55,43 @@ struct bwrap_cmd {
 	int args_fd;          /* --args memfd, or -1 */
 	int events_rd, events_wr; /* the violation monitor's pipe */
 	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
+	struct srt_ll_layer layer; /* the Landlock layer (layer.h) */
 };
 
-static int find_on_path(const char *name, char *out, size_t outlen)
+/* Whether a program found on PATH may be trusted to build the sandbox: a
+ * sandboxed command must not be able to plant it. So: a regular file owned
+ * by root or by us, neither it nor its directory writable by group or
+ * others, and not inside a write root of the policy (a previous run could
+ * have written it there). */
+static int trusted_program(const char *path, const struct srt_policy *pol)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	char *slash;
+	size_t i;
+
+	if (!realpath(path, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", real);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	if (stat(dir[0] ? dir : "/", &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & 022))
+		return 0;
+	for (i = 0; pol && i < pol->allow_write.n; i++) {
+		const char *root = pol->allow_write.v[i].path;
+		size_t l = strlen(root);
+		if (!strncmp(real, root, l) && (real[l] == '/' || real[l] == '\0' || !strcmp(root, "/")))
+			return 0;
+	}
+	return 1;
+}
+
+static int find_on_path(const char *name, const struct srt_policy *pol, char *out, size_t outlen)
 {
 	const char *path = getenv("PATH");
 	const char *p, *e;
@@ -72,7 +108,7 @@ static int find_on_path(const char *name, char *out, size_t outlen)
 			continue;
 		if (snprintf(out, outlen, "%.*s/%s", (int)l, p, name) >= (int)outlen)
 			continue;
-		if (access(out, X_OK) == 0)
+		if (access(out, X_OK) == 0 && trusted_program(out, pol))
 			return 0;
 	}
 	return -1;
@@ -130,9 +166,13 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
 					    "bubblewrap: bwrapPath \"%s\" is not executable (%s)",
 					    pol->bwrap_path, strerror(errno));
-	} else if (find_on_path("bwrap", path, sizeof(path)) != 0) {
+		if (!trusted_program(pol->bwrap_path, pol))
+			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
+					    "bubblewrap: bwrapPath \"%s\" could be replaced by a sandboxed command (it is writable by others or lies in a write root); install bwrap outside the allowed write paths",
+					    pol->bwrap_path);
+	} else if (find_on_path("bwrap", pol, path, sizeof(path)) != 0) {
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-				    "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap', or set bwrapPath in the settings");
+				    "bubblewrap (bwrap) is not installed (or only in a directory a sandboxed command could write): install the Debian package 'bubblewrap', or set bwrapPath in the settings");
 	}
 	if (find_helper(path, sizeof(path)) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
@@ -151,7 +191,7 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 	int err = 0, have_bwrap;
 	FILE *f;
 
-	have_bwrap = find_on_path("bwrap", path, sizeof(path)) == 0;
+	have_bwrap = find_on_path("bwrap", NULL, path, sizeof(path)) == 0;
 	if (have_bwrap) {
 		char cmd[PATH_MAX + 32];
 		snprintf(cmd, sizeof(cmd), "'%s' --version 2>&1", path);
@@ -231,7 +271,7 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	st->guard_fd = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
-	else if (find_on_path("bwrap", st->bwrap, sizeof(st->bwrap)) != 0) {
+	else if (find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
 		free(st);
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap'");
@@ -262,6 +302,7 @@ static void guard_main(int rd)
 	size_t ngroups = 0, g;
 	char buf[PATH_MAX + 2];
 	size_t have = 0;
+	char proxy_dir[PATH_MAX + 2] = "";
 	int i, quitting = 0;
 
 	for (i = 0; i < 3; i++) {
@@ -301,6 +342,8 @@ static void guard_main(int rd)
 				for (g = 0; g < ngroups; g++)
 					if (groups[g] == (pid_t)pid)
 						groups[g] = groups[--ngroups];
+			} else if (buf[0] == 'D' && buf[1] == '/' && !proxy_dir[0]) {
+				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
 			} else if (buf[0] == 'Q') {
 				quitting = 1;
 			}
@@ -310,9 +353,19 @@ static void guard_main(int rd)
 		if (have == sizeof(buf))
 			have = 0; /* an over-long record cannot be one we sent */
 	}
-	if (!quitting)
+	if (!quitting) {
 		for (g = 0; g < ngroups; g++)
 			kill(-groups[g], SIGKILL);
+		/* srt died: its proxy directory (socket inside) goes too */
+		if (proxy_dir[0]) {
+			int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (dfd >= 0) {
+				unlinkat(dfd, "proxy.sock", 0);
+				close(dfd);
+				rmdir(proxy_dir);
+			}
+		}
+	}
 	srt__bwrap_plan_cleanup(&paths);
 	_exit(0);
 }
@@ -367,15 +420,11 @@ static int guard_send(struct bwrap_state *st, char type, const char *text, struc
 	return SRT_OK;
 }
 
-static int guard_record(struct bwrap_state *st, const struct srt_words *created,
-			struct srt_diag *diag)
+static void guard_announce(void *ctx, const char *path)
 {
-	size_t i;
-	int rc = guard_start(st, diag);
-
-	for (i = 0; !rc && i < created->n; i++)
-		rc = guard_send(st, 'P', created->v[i], diag);
-	return rc;
+	/* a failed write leaves the guard without this path: srt's own
+	 * cleanup still removes it unless srt dies too */
+	guard_send(ctx, 'P', path, NULL);
 }
 
 static char *join_words(char **v, size_t n, size_t *len)
@@ -478,14 +527,25 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	bc->info_rd = bc->info_wr = bc->args_fd = -1;
 	bc->status_rd = bc->status_wr = -1;
 	bc->events_rd = bc->events_wr = bc->policy_fd = -1;
+	bc->layer.fd = -1;
 	out->priv = bc;
 	out->events_fd = -1;
+	out->guard_fd = -1;
 	out->new_pgrp = 1;
 
-	rc = srt__bwrap_plan_mounts(pol, &bc->plan, diag);
+	/* the guard first, told of each placeholder before it exists, so a
+	 * srt killed while planning leaves nothing behind */
+	rc = guard_start(st, diag);
 	if (rc)
 		return rc;
-	rc = guard_record(st, &bc->plan.created, diag);
+	out->guard_fd = st->guard_fd;
+	if (pol->proxy_dir && !st->proxy_dir_sent) {
+		rc = guard_send(st, 'D', pol->proxy_dir, diag);
+		if (rc)
+			return rc;
+		st->proxy_dir_sent = 1;
+	}
+	rc = srt__bwrap_plan_mounts_announced(pol, &bc->plan, guard_announce, st, diag);
 	if (rc)
 		return rc;
 
@@ -501,6 +561,16 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	rc = monitor_setup(pol, bc, diag);
 	if (rc)
 		return rc;
+	/* after the mount plan: its placeholders are part of the host the
+	 * Landlock planner looks at */
+	rc = srt__bwrap_ll_layer(pol, &bc->layer, diag);
+	if (rc)
+		return rc;
+	if (pol->debug && bc->layer.fd >= 0)
+		fprintf(stderr, "[srt debug] landlock layer: applied, %zu rules, ABI %d\n",
+			bc->layer.n_rules, bc->layer.abi);
+	else if (pol->debug)
+		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
 
 	rc = SRT_E_NOMEM;
 	if (srt__words_push(&w, st->bwrap) || srt__words_push(&w, "--new-session") ||
@@ -561,7 +631,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	if (push_fd_words(&w, "--info-fd", bc->info_wr))
 		goto fail;
 	{
-		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd };
+		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
+					      bc->layer.fd };
 
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 	}
@@ -579,6 +650,11 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		out->child_fds[out->n_child_fds++] = bc->policy_fd;
 		out->events_fd = bc->events_rd;
 	}
+	if (bc->layer.fd >= 0)
+		out->child_fds[out->n_child_fds++] = bc->layer.fd;
+	for (i = 0; i < bc->plan.notes.n; i++)
+		if (!strncmp(bc->plan.notes.v[i], "warning: ", 9))
+			fprintf(stderr, "srt: %s\n", bc->plan.notes.v[i]);
 	if (pol->debug) {
 		fprintf(stderr, "[srt debug] bwrap argv:");
 		for (i = 0; i < w.n; i++)
@@ -634,13 +710,10 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 	char buf[1024];
 	size_t have = 0;
 
-	char num[24];
-
-	/* bwrap runs in a process group of its own (cmd->new_pgrp): if srt is
-	 * killed from here on, the guard kills that group */
-	snprintf(num, sizeof(num), "%ld", (long)pid);
-	if (guard_send(state, 'K', num, diag) != SRT_OK)
-		return SRT_E_IO;
+	/* bwrap runs in a process group of its own (cmd->new_pgrp) that the
+	 * spawned child announced to the guard before exec (cmd->guard_fd):
+	 * if srt is killed from then on, the guard kills that group */
+	(void)state;
 	bc->pgrp = pid;
 	if (bc->info_wr >= 0) {
 		close(bc->info_wr);
@@ -659,6 +732,8 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		close(bc->policy_fd);
 		bc->policy_fd = -1;
 	}
+	/* --explain ran before this: the helper holds the plan now */
+	srt__bwrap_ll_layer_release(&bc->layer);
 	if (read_child_pid(bc->info_rd, &cmd->signal_pid) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
@@ -714,6 +789,7 @@ static void bw_release(void *state, struct srt_command *cmd)
 		close(bc->events_wr);
 	if (bc->policy_fd >= 0)
 		close(bc->policy_fd);
+	srt__bwrap_ll_layer_release(&bc->layer);
 	cmd->events_fd = -1;
 	if (bc->pgrp > 0) {
 		char num[24];
@@ -756,6 +832,7 @@ static int bw_explain(void *state, const struct srt_command *cmd, FILE *out)
 	(void)state;
 	for (i = 0; i < bc->plan.notes.n; i++)
 		fprintf(out, "plan: %s\n", bc->plan.notes.v[i]);
+	srt__bwrap_ll_layer_explain(&bc->layer, out);
 	fputs("bwrap argv:", out);
 	for (i = 0; cmd->argv[i]; i++) {
 		fputc(' ', out);

@@ -102,6 +102,8 @@ struct ctx {
 	const struct srt_policy *pol;
 	struct srt_mount_plan *plan;
 	struct srt_diag *diag;
+	srt_plan_create_fn announce; /* told of each path before it is created */
+	void *announce_ctx;
 	struct node *v;
 	size_t n, alloc;
 	long *tab; /* open addressing: node index + 1, 0 = empty */
@@ -487,6 +489,19 @@ static int links_untrusted(const struct ctx *c, const struct srt_words *dirs)
 	return 0;
 }
 
+/* A symbolic link in a directory this user can write may have been
+ * planted by an earlier sandboxed run that could write there, even when no
+ * write root of this run covers it. An allow rule never follows one. */
+static int links_in_writable_dirs(const struct srt_words *dirs)
+{
+	size_t i;
+
+	for (i = 0; i < dirs->n; i++)
+		if (access(dirs->v[i], W_OK) == 0)
+			return 1;
+	return 0;
+}
+
 static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *origin,
 		    int dflt)
 {
@@ -541,9 +556,10 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		}
 		goto out;
 	}
-	if (!deny && links.n && links_untrusted(c, &links)) {
-		rc = note(c, "%s %s: skipped: it goes through a symbolic link inside a writable "
-			  "directory (resolves to %s); name the target instead", origin, path, res);
+	if (!deny && links.n && (links_untrusted(c, &links) || links_in_writable_dirs(&links))) {
+		rc = note(c, "warning: %s \"%s\" is not applied: it goes through a symbolic link "
+			  "in a directory that can be written (a sandboxed command could have "
+			  "planted it); name the real path \"%s\" instead", origin, path, res);
 		goto out;
 	}
 	if (covers("/dev", res) || covers("/proc", res)) {
@@ -870,6 +886,8 @@ static int make_placeholder(struct ctx *c, const char *m, int as_dir, const char
 		return srt_diag_set(c->diag, SRT_E_IO, why,
 				    "%s: cannot open \"%s\" to protect \"%s\": %s", why, parent, m,
 				    strerror(errno));
+	if (c->announce)
+		c->announce(c->announce_ctx, m);
 	if (as_dir) {
 		err = mkdirat(pfd, name, 0700) == 0 ? 0 : errno;
 	} else {
@@ -1265,12 +1283,21 @@ out:
 int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
 			   struct srt_diag *diag)
 {
+	return srt__bwrap_plan_mounts_announced(pol, plan, NULL, NULL, diag);
+}
+
+int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mount_plan *plan,
+				     srt_plan_create_fn announce, void *announce_ctx,
+				     struct srt_diag *diag)
+{
 	struct ctx c;
 	size_t i;
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));
 	memset(&c, 0, sizeof(c));
+	c.announce = announce;
+	c.announce_ctx = announce_ctx;
 	c.pol = pol;
 	c.plan = plan;
 	c.diag = diag;

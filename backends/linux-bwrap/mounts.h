@@ -29,6 +29,10 @@ struct srt_mount_plan {
 	size_t n_lock_fds;
 };
 
+/* Called with each host path just before the plan creates it, so a guard
+ * that outlives srt can remove it even if srt dies in between. */
+typedef void (*srt_plan_create_fn)(void *ctx, const char *path);
+
 /* Compute the mount words for pol. Walks the write roots for mandatory
  * denies (bounded by pol->mandatory_deny_search_depth, skipping
  * node_modules). May create placeholder files/dirs (recorded in
@@ -36,6 +40,10 @@ struct srt_mount_plan {
  * rule ("filesystem.denyWrite[0]: ...") that could not be enforced. */
 int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
 			   struct srt_diag *diag);
+/* The same, announcing each path before it is created. */
+int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mount_plan *plan,
+				     srt_plan_create_fn announce, void *ctx,
+				     struct srt_diag *diag);
 /* Free the plan; does not touch the host (see srt__bwrap_plan_cleanup). */
 void srt__bwrap_plan_release(struct srt_mount_plan *plan);
 /* Remove what the plan created, deepest first, each only if it is still an

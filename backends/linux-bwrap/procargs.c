@@ -65,7 +65,9 @@ int srt__bwrap_process_args(const struct srt_policy *pol, struct srt_words *w,
 			    struct srt_diag *diag)
 {
 	static const char *const ns_words[] = {
-		"--dev", "/dev", "--unshare-pid", "--unshare-user", "--as-pid-1",
+		/* IPC too: System V objects and POSIX message queues of the host
+		 * would otherwise be a channel out of the sandbox */
+		"--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--unshare-user", "--as-pid-1",
 		"--cap-drop", "ALL", NULL,
 	};
 	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", NULL };
@@ -94,7 +96,7 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt_words *w, struct srt_diag *diag)
 {
-	struct srt_helper_fds fds = { status_fd, -1, -1 };
+	struct srt_helper_fds fds = { status_fd, -1, -1, -1 };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -147,6 +149,8 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 				    "the violation monitor needs both its events and its policy descriptor");
 	if (fds->events_fd >= 0 && (push_fd_opt(w, "--events-fd", fds->events_fd) ||
 				    push_fd_opt(w, "--monitor-policy-fd", fds->policy_fd)))
+		goto nomem;
+	if (fds->landlock_fd >= 0 && push_fd_opt(w, "--landlock-plan-fd", fds->landlock_fd))
 		goto nomem;
 	if (pol->debug && srt__words_push(w, "--debug"))
 		goto nomem;

@@ -56,6 +56,9 @@ struct srt_command {
 			     * Owned by the backend (closed by release()). */
 	int new_pgrp;       /* spawn the command in a process group of its own
 			     * (its pgid = its pid), so a guard can kill it all */
+	int guard_fd;       /* > 2: the spawned child writes "K<its pid>\0" on
+			     * it before exec (see new_pgrp); owned by the
+			     * backend */
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

@@ -37,6 +37,7 @@
 #include <linux/seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -158,11 +159,39 @@ static int add_masked(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg
 	return rc;
 }
 
+static const struct named_syscall keyring_calls[] = {
+	{ "keyctl", -1 },
+	{ "add_key", -1 },
+	{ "request_key", -1 },
+};
+
+/* "Seccomp_filters:" of /proc/self/status, or -1 when unknown (old
+ * kernels do not report it). */
+static int filter_count(void)
+{
+	char buf[4096];
+	const char *k;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	k = strstr(buf, "Seccomp_filters:");
+	if (!k)
+		return -1;
+	return (int)strtol(k + 16, NULL, 10);
+}
+
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 {
 	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	scmp_filter_ctx ctx;
-	int rc;
+	int rc, before;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
@@ -187,6 +216,14 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	if (rc < 0)
 		goto out;
 	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCLINUX, "ioctl TIOCLINUX", step, steplen);
+	if (rc < 0)
+		goto out;
+
+	/* The kernel keyrings are shared with the caller's session (its
+	 * session keyring holds secrets such as Kerberos tickets or ecryptfs
+	 * keys): no keyring access from the sandbox. */
+	rc = add_all(ctx, eperm, keyring_calls, sizeof(keyring_calls) / sizeof(keyring_calls[0]),
+		     step, steplen);
 	if (rc < 0)
 		goto out;
 
@@ -245,9 +282,16 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 		}
 	}
 
+	before = filter_count();
 	rc = seccomp_load(ctx);
-	if (rc < 0)
+	if (rc < 0) {
 		snprintf(step, steplen, "seccomp_load");
+	} else if (before >= 0 && filter_count() != before + 1) {
+		/* the kernel's own count, not libseccomp's word: an interposed
+		 * library (LD_PRELOAD into a dynamic helper) cannot fake it */
+		snprintf(step, steplen, "seccomp_load (the filter count did not go up: the filter is not in place)");
+		rc = -EPERM;
+	}
 out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
