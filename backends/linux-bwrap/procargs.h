@@ -32,11 +32,13 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
  * status_fd as above; events_fd, the write end of the pipe the violation
  * monitor writes "deny <syscall> <path>" lines on; policy_fd, a sealed
  * memfd with the monitor policy (srt__bwrap_monitor_policy). events_fd and
- * policy_fd go together. */
+ * policy_fd go together. landlock_fd, a sealed memfd with the Landlock
+ * layer's plan (layer.h), passed as --landlock-plan-fd. */
 struct srt_helper_fds {
 	int status_fd;
 	int events_fd;
 	int policy_fd;
+	int landlock_fd;
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */

@@ -4,7 +4,7 @@
  *   srt-linux-init [--proxy-socket PATH --http-port N --socks-port N]
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
- *                  [--events-fd N --monitor-policy-fd N]
+ *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
  *                  -- command [args...]
  *
  * Process tree (SPEC §5, anchor-inventory §4.9):
@@ -47,7 +47,12 @@
  * the command's pid namespace and not dumpable: the command can neither
  * see nor ptrace its supervisor. When the kernel cannot run the observer
  * the worker installs the plain filters (every refusal still in place) and
- * says so under --debug. */
+ * says so under --debug.
+ *
+ * --landlock-plan-fd N: a sealed memfd with the Landlock layer's plan
+ * (backends/linux-bwrap/layer.h). The worker replays it after
+ * no_new_privs and before the seccomp filters; a plan srt made must be
+ * applied: any failure is a setup failure (125), never a silent skip. */
 #include "config.h"
 
 #include <errno.h>
@@ -70,6 +75,7 @@
 #include "backends/linux-bwrap/init/bridge.h"
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-landlock/replay.h"
 
 #define EXIT_SETUP 125
 #define EXIT_NOEXEC 126
@@ -88,6 +94,7 @@ struct opts {
 	int weaker; /* enableWeakerNestedSandbox: /proc may not be mountable */
 	int debug;
 	int events_fd, policy_fd; /* the violation monitor's, or -1 */
+	int landlock_fd; /* the Landlock layer's plan, or -1 */
 	char **argv; /* the command, NULL-terminated */
 };
 
@@ -174,7 +181,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int i;
 
 	memset(o, 0, sizeof(*o));
-	o->events_fd = o->policy_fd = -1;
+	o->events_fd = o->policy_fd = o->landlock_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -227,6 +234,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				o->events_fd = fd;
 			else
 				o->policy_fd = fd;
+			i++;
+		} else if (!strcmp(a, "--landlock-plan-fd") && val) {
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+				failf("srt-linux-init: %s: '%s' is not an open descriptor", a, val);
+				return -1;
+			}
+			o->landlock_fd = fd;
 			i++;
 		} else if (!strcmp(a, "--debug")) {
 			o->debug = 1;
@@ -531,6 +547,30 @@ static int start_monitor_thread(pid_t *child)
 	return err;
 }
 
+/* The Landlock layer, in the worker: the paths are the sandbox's now
+ * (bwrap's binds keep the host's objects at their host paths; what bwrap
+ * and we made here is granted by the plan's "here" records). */
+static void apply_landlock(const struct opts *o)
+{
+	struct srt_ll_replay p;
+	size_t len = 0;
+	char *buf = NULL;
+
+	srt__ll_replay_init(&p);
+	if (srt__ll_replay_read(&p, o->landlock_fd, &buf, &len) != 0 ||
+	    srt__ll_replay_build(&p, buf, len, SRT_LL_REPLAY_HERE) != 0 ||
+	    srt__ll_replay_stdio(&p) != 0 || srt__ll_replay_restrict(&p) != 0) {
+		failf("srt-linux-init: landlock layer: %s: %s", p.step, p.why);
+		_exit(EXIT_SETUP);
+	}
+	free(buf);
+	close(o->landlock_fd);
+	if (o->debug)
+		say("srt-linux-init: (debug) landlock layer: %zu rules applied (kernel ABI %d), "
+		    "%zu planned objects absent or replaced here",
+		    p.n_rules, p.kernel_abi, p.n_skipped);
+}
+
 static void worker(const struct opts *o, const sigset_t *orig_mask) __attribute__((noreturn));
 static void worker(const struct opts *o, const sigset_t *orig_mask)
 {
@@ -546,6 +586,8 @@ static void worker(const struct opts *o, const sigset_t *orig_mask)
 		fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
 		_exit(EXIT_SETUP);
 	}
+	if (o->landlock_fd >= 0)
+		apply_landlock(o);
 	if (o->allow_unix)
 		flags |= SRT_SECCOMP_ALLOW_UNIX;
 	if (o->allow_userns)

@@ -1,0 +1,109 @@
+#!/bin/sh
+# The Landlock layer under linux-bwrap's mounts: a command allowed to make
+# namespaces (allowNestedUserNamespaces) that tries to unmount or cover the
+# tmpfs hiding a denied directory still cannot read what it hides, writes
+# outside the roots still fail after a remount attempt, and what the mounts
+# allow (the write roots, TMPDIR, /dev, /proc, the proxy) still works.
+#
+# Control: the mount(2) probe is what tells the layer apart. Without it a
+# command in its own user+mount namespace may mount a tmpfs (the kernel's
+# locks only protect the mounts bwrap made); with it Landlock refuses every
+# mount operation. A policy the planner refuses (a denied file with a second
+# hard link) runs without the layer and shows the probe succeeding there.
+# The attack against mounts that can be removed, with and without the
+# layer, is in tests/unit/test-landlock-layer.c. unshare --keep-caps: the
+# command keeps its capabilities of the new namespace across exec (a uid-0
+# caller cannot map itself, the kernel wants CAP_SETFCAP for that).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-lib.sh"
+plan 13
+
+if ! command -v bwrap >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; then
+	for i in $(seq 13); do skip "bwrap or unshare missing"; done
+	exit 0
+fi
+# DAC must not be what refuses: the nested namespace maps nobody, so the
+# secret is world-readable here and only the sandbox hides it
+chmod 755 "$HOME/.ssh"
+chmod 644 "$HOME/.ssh/id_canary"
+mkdir -p "$WORK/proj/m"
+S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+
+ex=$(srt_run --settings "$S" --explain -- true 2>&1)
+if ! srt_run --settings "$S" -- true >/dev/null 2>&1; then
+	for i in $(seq 13); do skip "bwrap cannot run here"; done
+	exit 0
+fi
+if printf '%s\n' "$ex" | grep -q '^landlock layer: not applied: the kernel offers no Landlock'; then
+	ok "--explain says why the layer is skipped: $(printf '%s\n' "$ex" | grep '^landlock layer' | head -1)"
+	for i in $(seq 12); do skip "the kernel offers no Landlock"; done
+	exit 0
+fi
+n=$(printf '%s\n' "$ex" | sed -n 's/^landlock layer: applied: \([0-9][0-9]*\) rules.*/\1/p')
+check "--explain: the layer is applied with its rule count (${n:-none})" test "${n:-0}" -gt 0
+check "the plan goes to the helper as a descriptor" \
+	sh -c 'printf "%s\n" "$1" | grep -q -- "--landlock-plan-fd [0-9]"' sh "$ex"
+
+# the attack: a new user+mount namespace, unmount or cover the mask, read
+out=$(srt_run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
+	umount "$1" 2>&1; echo "umount=$?"
+	umount -l "$1" 2>&1; echo "lazy=$?"
+	mount --bind /usr "$1" 2>&1; echo "bind=$?"
+	cat "$1/id_canary"' sh "$HOME/.ssh" 2>&1)
+case $out in
+*"$CANARY"*) not_ok "nested namespace attack: the secret was read" ;;
+*) ok "nested namespace attack: the secret stays unreadable" ;;
+esac
+check "nested namespace attack: umount is refused" \
+	sh -c 'printf "%s\n" "$1" | grep -q "^umount=[1-9]" && printf "%s\n" "$1" | grep -q "^lazy=[1-9]"' sh "$out"
+out=$(srt_run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>&1)
+check "Landlock refuses mount(2) even in the command's own namespaces (got: $out)" \
+	test "$out" = "mount-tmpfs errno=EPERM"
+
+# the control: the same probe where the layer is not applied
+echo other > "$WORK/proj/linked"
+ln -f "$WORK/proj/linked" "$WORK/linked2"
+C=$(settings "{\"allowNestedUserNamespaces\":true,\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[\"$WORK/proj/linked\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}}")
+check "control: --explain says the layer is not applied, and why" \
+	sh -c 'srt_out=$("$@" 2>&1); printf "%s\n" "$srt_out" | grep -q "^landlock layer: not applied: .*hard links"' \
+	sh timeout 30 "$SRT" --backend="$BACKEND" --settings "$C" --explain -- true
+out=$(srt_run --settings "$C" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>&1)
+check "control: without the layer the same mount succeeds (got: $out)" test "$out" = "mount-tmpfs ok"
+S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+rm -f "$WORK/linked2"
+
+# writes outside the roots after a remount attempt
+srt_run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
+	mount -o remount,rw / 2>/dev/null; mount -o remount,rw "$1" 2>/dev/null
+	echo pwned > "$1/outside"; echo pwned > "$2/.bashrc"' sh "$WORK" "$WORK/proj" >/dev/null 2>&1
+check "remount attempt: nothing written outside the roots" test ! -e "$WORK/outside"
+check "remount attempt: the mandatory deny in the root holds" \
+	sh -c '! grep -q pwned "$1/.bashrc" 2>/dev/null' sh "$WORK/proj"
+
+# what the mounts allow still works with the layer on
+out=$(srt_run --settings "$S" -- sh -c '
+	echo made > new.txt && mkdir -p d/e && echo x > d/e/f && mv d/e/f d/g && rm -r d/e && echo roots-ok
+	echo t > "$TMPDIR/layer.$$" && cat "$TMPDIR/layer.$$" >/dev/null && rm "$TMPDIR/layer.$$" && echo tmpdir-ok
+	head -c 2 /usr/bin/env >/dev/null && ls / >/dev/null && ls "$HOME" >/dev/null && echo reads-ok
+	echo > /dev/null && head -c 1 /dev/urandom >/dev/null && touch /dev/shm/x && echo dev-ok
+	grep -q "^Pid:" /proc/self/status && ls /proc/self/fd >/dev/null && echo proc-ok' 2>&1)
+check "write roots, TMPDIR, reads, /dev and /proc work with the layer (got: $(echo $out))" \
+	test "$(echo $out)" = "roots-ok tmpdir-ok reads-ok dev-ok proc-ok"
+check "the write in the root reached the host" test "$(cat "$WORK/proj/new.txt" 2>/dev/null)" = made
+
+# nested user namespaces still work (uid_map lives in the layer's /proc)
+out=$(srt_run --settings "$S" -- unshare -U sh -c 'cat /proc/self/uid_map >/dev/null && echo userns-ok' 2>&1)
+check "allowNestedUserNamespaces: a nested user namespace still starts (got: $out)" test "$out" = userns-ok
+
+# the proxy through 127.0.0.1:3128 with the layer on
+if command -v curl >/dev/null 2>&1; then
+	net_server http WEB
+	P=$(settings "{\"network\":{\"allowedDomains\":[\"127.0.0.1:$WEB_PORT\"],\"deniedDomains\":[]},$NET_FS}")
+	srt_run --settings "$P" --explain -- true 2>&1 | grep -q '^landlock layer: applied' || \
+		diag "the layer is not applied with the proxy settings"
+	code=$(srt_run --settings "$P" -c "$CURLP -o /dev/null -w '%{http_code}' http://127.0.0.1:$WEB_PORT/layer" 2>/dev/null)
+	check "the proxy works with the layer on (HTTP $code, logged on the host)" \
+		sh -c 'test "$1" = 200 && grep -q "^GET /layer HTTP/1.1 host=127.0.0.1:$2 " "$3"' sh "$code" "$WEB_PORT" "$WEB_LOG"
+else
+	skip "curl missing"
+fi
