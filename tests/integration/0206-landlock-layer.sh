@@ -16,10 +16,10 @@
 # caller cannot map itself, the kernel wants CAP_SETFCAP for that).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-lib.sh"
-plan 13
+plan 15
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; then
-	for i in $(seq 13); do skip "bwrap or unshare missing"; done
+	for i in $(seq 15); do skip "bwrap or unshare missing"; done
 	exit 0
 fi
 # DAC must not be what refuses: the nested namespace maps nobody, so the
@@ -31,12 +31,12 @@ S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"
 
 ex=$(srt_run --settings "$S" --explain -- true 2>&1)
 if ! srt_run --settings "$S" -- true >/dev/null 2>&1; then
-	for i in $(seq 13); do skip "bwrap cannot run here"; done
+	for i in $(seq 15); do skip "bwrap cannot run here"; done
 	exit 0
 fi
 if printf '%s\n' "$ex" | grep -q '^landlock layer: not applied: the kernel offers no Landlock'; then
 	ok "--explain says why the layer is skipped: $(printf '%s\n' "$ex" | grep '^landlock layer' | head -1)"
-	for i in $(seq 12); do skip "the kernel offers no Landlock"; done
+	for i in $(seq 14); do skip "the kernel offers no Landlock"; done
 	exit 0
 fi
 n=$(printf '%s\n' "$ex" | sed -n 's/^landlock layer: applied: \([0-9][0-9]*\) rules.*/\1/p')
@@ -107,3 +107,19 @@ if command -v curl >/dev/null 2>&1; then
 else
 	skip "curl missing"
 fi
+
+# fail closed: a plan the helper cannot apply stops it before the command
+# (status 125, the step named), never a run without the layer
+INIT="$top_builddir/backends/linux-bwrap/srt-linux-init"
+printf 'srt-landlock-plan 1\0abi 3f\0fs 7fff\0net 0\0scope 0\0seccomp 0\0inet-block 0\0meta-block 0\0stdio 0\0end\0' > "$WORK/plan-abi"
+"$INIT" --landlock-plan-fd 3 -- touch "$WORK/ran" 3<"$WORK/plan-abi" 2>"$WORK/err"
+rc=$?
+check "a plan the kernel cannot serve: helper exits 125 naming the step (rc $rc: $(cat "$WORK/err"))" \
+	sh -c 'test "$1" = 125 && grep -q "landlock layer: landlock: the plan needs ABI 63" "$2" && test ! -e "$3"' \
+	sh "$rc" "$WORK/err" "$WORK/ran"
+printf 'srt-landlock-plan 1\0abi 3\0fs 7fff\0end\0' > "$WORK/plan-bad"
+"$INIT" --landlock-plan-fd 3 -- touch "$WORK/ran" 3<"$WORK/plan-bad" 2>"$WORK/err"
+rc=$?
+check "a truncated plan: helper exits 125 naming the step (rc $rc: $(cat "$WORK/err"))" \
+	sh -c 'test "$1" = 125 && grep -q "landlock layer: parse plan: " "$2" && test ! -e "$3"' \
+	sh "$rc" "$WORK/err" "$WORK/ran"
