@@ -5,6 +5,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/un.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -313,6 +316,88 @@ static int run_connect(const char *prog, const char *proxy_url, const char *host
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A stand-in for a proxy without the socket hand-over: it closes a
+ * connection whose first byte is the hello and echoes any other. */
+static atomic_int hellos_refused;
+
+static void *old_proxy_conn(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char b[4096];
+	ssize_t n = read(fd, b, sizeof(b));
+
+	if (n > 0 && b[0] == SRT_PASS_HELLO) {
+		atomic_fetch_add(&hellos_refused, 1);
+		close(fd);
+		return NULL;
+	}
+	while (n > 0) {
+		if (send_all(fd, b, (size_t)n) < 0)
+			break;
+		n = read(fd, b, sizeof(b));
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *old_proxy(void *arg)
+{
+	int lfd = *(int *)arg;
+
+	for (;;) {
+		pthread_t t;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		pthread_create(&t, NULL, old_proxy_conn, (void *)(intptr_t)fd);
+		pthread_detach(t);
+	}
+}
+
+/* Without the hand-over the bridge relays the bytes itself. */
+static void test_fallback(const char *dir)
+{
+	static int lfd;
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	struct srt_bridge_spec sp;
+	pthread_t t;
+	pid_t rr = 0;
+	int fd, good = 0;
+	char path[sizeof(su.sun_path)];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/old.sock", dir) >= sizeof(path))
+		return;
+	memcpy(su.sun_path, path, sizeof(path));
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (bind(lfd, (struct sockaddr *)&su, sizeof(su)) < 0 || listen(lfd, 64) < 0) {
+		ok(0, "fallback: stand-in proxy listening");
+		return;
+	}
+	pthread_create(&t, NULL, old_proxy, &lfd);
+	sp.socket_path = path;
+	sp.http_port = 3131;
+	sp.socks_port = 1082;
+	if (srt_bridge_start(&sp, &rr) < 0) {
+		ok(0, "fallback: second bridge");
+		return;
+	}
+	for (int i = 0; i < 20; i++) {
+		char m[32];
+		fd = tcp_connect(AF_INET, i % 2 ? 3131 : 1082);
+		snprintf(m, sizeof(m), "relayed %d", i);
+		if (fd >= 0 && roundtrip(fd, m))
+			good++;
+		if (fd >= 0)
+			close(fd);
+	}
+	ok(good == 20 && atomic_load(&hellos_refused) >= 1,
+	   "a proxy that refuses the hand-over: the bridge relays instead (%d of 20, %d hellos refused)",
+	   good, atomic_load(&hellos_refused));
+	kill(rr, SIGKILL);
+	waitpid(rr, NULL, 0);
+	unlink(path);
+}
+
 static void test_connect_helper(void)
 {
 	const char *top = getenv("top_builddir");
@@ -494,6 +579,7 @@ int main(void)
 		free(in);
 	}
 	test_connect_helper();
+	test_fallback(dir);
 	srt__proxy_free(p);
 
 	{
