@@ -99,9 +99,15 @@ static void *echo_server(void *arg)
 	fcntl(lfd, F_SETFL, O_NONBLOCK);
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 	for (;;) {
-		int n = epoll_wait(ep, evs, 64, -1);
+		int n = epoll_wait(ep, evs, 64, -1), ndead = 0;
+		struct ec *dead[64];
 		for (int i = 0; i < n; i++) {
 			struct ec *c = evs[i].data.ptr;
+			bool gone = false;
+			for (int k = 0; k < ndead; k++)
+				gone |= dead[k] == c;
+			if (gone)
+				continue;
 			if (!c) {
 				int fd;
 				while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
@@ -123,9 +129,12 @@ static void *echo_server(void *arg)
 				epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
 				srt__pump_release(&c->p, NULL);
 				close(c->fd);
-				/* leaked on purpose: a later event in this batch may name it */
+				/* freed after the batch: a later event in it may name it */
+				dead[ndead++] = c;
 			}
 		}
+		for (int k = 0; k < ndead; k++)
+			free(dead[k]);
 	}
 	return NULL;
 }
