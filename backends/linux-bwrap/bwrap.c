@@ -545,6 +545,19 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			return rc;
 		st->proxy_dir_sent = 1;
 	}
+	/* before the mount plan: the planner opens and closes directories,
+	 * and closing any descriptor of a placeholder would drop the POSIX
+	 * lock the plan keeps on it for concurrent runs. The placeholders it
+	 * then makes are denies, which the layer's plan never grants outside
+	 * a write root (inside one the mounts enforce them). */
+	rc = srt__bwrap_ll_layer(pol, &bc->layer, diag);
+	if (rc)
+		return rc;
+	if (pol->debug && bc->layer.fd >= 0)
+		fprintf(stderr, "[srt debug] landlock layer: applied, %zu rules, ABI %d\n",
+			bc->layer.n_rules, bc->layer.abi);
+	else if (pol->debug)
+		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
 	rc = srt__bwrap_plan_mounts_announced(pol, &bc->plan, guard_announce, st, diag);
 	if (rc)
 		return rc;
@@ -561,16 +574,6 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	rc = monitor_setup(pol, bc, diag);
 	if (rc)
 		return rc;
-	/* after the mount plan: its placeholders are part of the host the
-	 * Landlock planner looks at */
-	rc = srt__bwrap_ll_layer(pol, &bc->layer, diag);
-	if (rc)
-		return rc;
-	if (pol->debug && bc->layer.fd >= 0)
-		fprintf(stderr, "[srt debug] landlock layer: applied, %zu rules, ABI %d\n",
-			bc->layer.n_rules, bc->layer.abi);
-	else if (pol->debug)
-		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
 
 	rc = SRT_E_NOMEM;
 	if (srt__words_push(&w, st->bwrap) || srt__words_push(&w, "--new-session") ||

@@ -42,7 +42,9 @@ struct srt_ll_layer {
 	char reason[600];  /* fd < 0: why the layer is not applied */
 };
 
-/* Plan the layer for pol. Returns an error only when srt itself fails
+/* Plan the layer for pol. Call it before srt__bwrap_plan_mounts: the
+ * planner opens and closes directories, which would drop the POSIX locks
+ * that plan keeps on its placeholders. Returns an error only when srt itself fails
  * (memory, memfd); a policy or kernel Landlock cannot serve leaves
  * layer->fd at -1 with the reason. */
 int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer,
