@@ -1216,7 +1216,8 @@ static int emit(struct ctx *c)
 		rc = note(c, "/ %s", c->root_rw ? "read-write (allowWrite \"/\")" :
 			  "read-only (writes only where allowWrite says)");
 	/* shallow first, duplicates dropped */
-	qsort(pins.v, pins.n, sizeof(*pins.v), cmp_paths);
+	if (pins.n) /* qsort wants a non-NULL base even for no elements */
+		qsort(pins.v, pins.n, sizeof(*pins.v), cmp_paths);
 	for (i = 0; i < pins.n && !rc; i++) {
 		if (i > 0 && strcmp(pins.v[i - 1], pins.v[i]) == 0)
 			continue;
@@ -1224,7 +1225,8 @@ static int emit(struct ctx *c)
 		if (!rc)
 			rc = note(c, "%s pinned (rename and rmdir fail with EBUSY)", pins.v[i]);
 	}
-	qsort(covers_w.v, covers_w.n, sizeof(*covers_w.v), cmp_paths);
+	if (covers_w.n)
+		qsort(covers_w.v, covers_w.n, sizeof(*covers_w.v), cmp_paths);
 	for (i = 0; i < covers_w.n && !rc; i++)
 		if (i == 0 || strcmp(covers_w.v[i - 1], covers_w.v[i]) != 0)
 			rc = push3(c, "--bind", covers_w.v[i], covers_w.v[i]);

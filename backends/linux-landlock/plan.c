@@ -234,7 +234,8 @@ static int domain_finish(struct planner *pl, struct domain *d)
 	size_t i, j, o;
 	int rc;
 
-	qsort(d->v, d->n, sizeof(d->v[0]), lrule_cmp);
+	if (d->n) /* qsort wants a non-NULL base even for no elements */
+		qsort(d->v, d->n, sizeof(d->v[0]), lrule_cmp);
 	for (i = 0; i < d->n; i++) {
 		size_t l;
 		if (!d->v[i].strong)
@@ -503,7 +504,8 @@ static int merge_rules(struct srt_ll_plan *plan)
 {
 	size_t i, o;
 
-	qsort(plan->rules, plan->n_rules, sizeof(plan->rules[0]), rule_cmp);
+	if (plan->n_rules)
+		qsort(plan->rules, plan->n_rules, sizeof(plan->rules[0]), rule_cmp);
 	for (i = 0, o = 0; i < plan->n_rules; i++) {
 		struct srt_ll_rule *r = &plan->rules[i];
 		if (o > 0 && !strcmp(plan->rules[o - 1].path, r->path)) {
