@@ -445,39 +445,60 @@ static void puts_(struct out *o, const char *s)
 	put(o, s, strlen(s));
 }
 
+/* Decimal, at least `width` digits: a head is built per request, and
+ * printf's machinery was a visible share of the proxy's time. */
+static void put_dec(struct out *o, unsigned long long v, int width)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+		width--;
+	} while (v || width > 0);
+	put(o, d + i, sizeof(d) - (size_t)i);
+}
+
+static void put_host(struct out *o, const char *host, int port, bool v6)
+{
+	if (v6)
+		puts_(o, "[");
+	puts_(o, host);
+	if (v6)
+		puts_(o, "]");
+	if (port != 80) {
+		puts_(o, ":");
+		put_dec(o, (unsigned)port, 1);
+	}
+}
+
 size_t srt__http_build_upstream(const struct srt_http_head *h,
 				const struct srt_http_request *r,
 				const char *canon_host, const char *proxy_auth,
 				char *buf, size_t cap)
 {
 	struct out o = { buf, 0, cap, false };
-	char tmp[700];
 	bool v6 = strchr(canon_host, ':') != NULL;
 
 	put(&o, h->method, h->method_len);
 	puts_(&o, " ");
 	if (proxy_auth) {
-		snprintf(tmp, sizeof(tmp), "http://%s%s%s", v6 ? "[" : "", canon_host, v6 ? "]" : "");
-		puts_(&o, tmp);
-		if (r->port != 80) {
-			snprintf(tmp, sizeof(tmp), ":%d", r->port);
-			puts_(&o, tmp);
-		}
+		puts_(&o, "http://");
+		put_host(&o, canon_host, r->port, v6);
 	}
 	if (r->origin_target_len == 0 || r->origin_target[0] != '/')
 		puts_(&o, "/");
 	put(&o, r->origin_target, r->origin_target_len);
-	snprintf(tmp, sizeof(tmp), " HTTP/1.%d\r\nHost: %s%s%s", h->minor,
-		 v6 ? "[" : "", canon_host, v6 ? "]" : "");
-	puts_(&o, tmp);
-	if (r->port != 80) {
-		snprintf(tmp, sizeof(tmp), ":%d", r->port);
-		puts_(&o, tmp);
-	}
+	puts_(&o, " HTTP/1.");
+	put_dec(&o, (unsigned)h->minor, 1);
+	puts_(&o, "\r\nHost: ");
+	put_host(&o, canon_host, r->port, v6);
 	puts_(&o, "\r\n");
 	if (proxy_auth && *proxy_auth) {
-		snprintf(tmp, sizeof(tmp), "Proxy-Authorization: %s\r\n", proxy_auth);
-		puts_(&o, tmp);
+		puts_(&o, "Proxy-Authorization: ");
+		puts_(&o, proxy_auth);
+		puts_(&o, "\r\n");
 	}
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt_http_header *hd = &h->h[i];
@@ -489,9 +510,9 @@ size_t srt__http_build_upstream(const struct srt_http_head *h,
 		puts_(&o, "\r\n");
 	}
 	if (r->body == SRT_BODY_LENGTH) {
-		snprintf(tmp, sizeof(tmp), "Content-Length: %llu\r\n",
-			 (unsigned long long)r->length);
-		puts_(&o, tmp);
+		puts_(&o, "Content-Length: ");
+		put_dec(&o, (unsigned long long)r->length, 1);
+		puts_(&o, "\r\n");
 	} else if (r->body == SRT_BODY_CHUNKED) {
 		puts_(&o, "Transfer-Encoding: chunked\r\n");
 	}
@@ -612,14 +633,14 @@ size_t srt__http_build_downstream(const struct srt_http_head *h,
 				  char *buf, size_t cap)
 {
 	struct out o = { buf, 0, cap, false };
-	char tmp[64];
 	/* a HEAD or 304 answer keeps its Content-Length: it describes the
 	 * representation, no body follows */
 	bool keep_length = r->body == SRT_BODY_NONE && h->status >= 200 &&
 			   h->status != 204;
 
-	snprintf(tmp, sizeof(tmp), "HTTP/1.1 %03d ", h->status);
-	puts_(&o, tmp);
+	puts_(&o, "HTTP/1.1 ");
+	put_dec(&o, h->status < 0 ? 0 : (unsigned)h->status, 3);
+	puts_(&o, " ");
 	put(&o, h->reason, h->reason_len);
 	puts_(&o, "\r\n");
 	for (size_t i = 0; i < h->n; i++) {
@@ -637,9 +658,9 @@ size_t srt__http_build_downstream(const struct srt_http_head *h,
 		puts_(&o, "\r\n");
 	}
 	if (r->body == SRT_BODY_LENGTH) {
-		snprintf(tmp, sizeof(tmp), "Content-Length: %llu\r\n",
-			 (unsigned long long)r->length);
-		puts_(&o, tmp);
+		puts_(&o, "Content-Length: ");
+		put_dec(&o, (unsigned long long)r->length, 1);
+		puts_(&o, "\r\n");
 	} else if (r->body == SRT_BODY_CHUNKED) {
 		puts_(&o, "Transfer-Encoding: chunked\r\n");
 	}

@@ -123,6 +123,8 @@ struct conn {
 	struct srt_upstream *via; /* parent or mitm proxy, or NULL: direct */
 	int dial_port;            /* what start_connect() dials */
 	char *key;       /* attribution */
+	char *auth_ok;   /* the last Proxy-Authorization accepted on this connection */
+	size_t auth_ok_len;
 	struct srt_dns_query *q;
 	struct srt_ip addrs[MAX_ADDRS];
 	size_t naddrs, next_addr;
@@ -344,6 +346,8 @@ static void conn_close(struct conn *c)
 	buf_free(&c->cout);
 	free(c->key);
 	c->key = NULL;
+	free(c->auth_ok);
+	c->auth_ok = NULL;
 	free(c->via);
 	c->via = NULL;
 	if (!c->unix_client)
@@ -876,7 +880,7 @@ static void http_head(struct conn *c)
 	struct srt_http_refusal why = { 0, NULL };
 	char reason[512];
 	int len, rc;
-	bool bad;
+	bool bad, authed;
 
 	h = malloc(sizeof(*h));
 	if (!h) {
@@ -911,10 +915,33 @@ static void http_head(struct conn *c)
 	}
 	bad = srt__http_analyze_request(h, &r, &why) < 0;
 	c->kind = r.is_connect ? K_HTTP_CONNECT : K_HTTP_PLAIN;
-	free(c->key);
-	c->key = NULL;
-	if (c->p->token && !(r.auth && srt__auth_basic_check(r.auth, r.auth_len,
-							     c->p->token, &c->key))) {
+	if (!c->p->token) {
+		free(c->key);
+		c->key = NULL;
+		authed = true;
+	} else if (r.auth && c->auth_ok && r.auth_len == c->auth_ok_len &&
+		   memcmp(r.auth, c->auth_ok, r.auth_len) == 0) {
+		/* the credentials the previous request on this keep-alive
+		 * connection passed with: same answer, same attribution */
+		authed = true;
+	} else {
+		free(c->key);
+		c->key = NULL;
+		free(c->auth_ok);
+		c->auth_ok = NULL;
+		authed = r.auth && srt__auth_basic_check(r.auth, r.auth_len, c->p->token, &c->key);
+		if (authed && !r.is_connect && r.auth_len <= 512 &&
+		    (c->auth_ok = malloc(r.auth_len)) != NULL) {
+			memcpy(c->auth_ok, r.auth, r.auth_len);
+			c->auth_ok_len = r.auth_len;
+		}
+	}
+	if (r.is_connect) {
+		/* a tunnel never parses another head */
+		free(c->auth_ok);
+		c->auth_ok = NULL;
+	}
+	if (!authed) {
 		char msg[256];
 		if (r.is_connect)
 			snprintf(msg, sizeof(msg), "%s\r\n", auth_required);

@@ -955,6 +955,53 @@ static void test_plain(void)
 	ok(atomic_load(&http_requests) == before + 1, "only the allowed request reached the server");
 	close(fd);
 
+	/* credentials are checked per request: a kept connection remembers
+	 * only the exact header that passed, with its attribution */
+	{
+		const char *hdrs[2] = { auth_hdr_keyed, auth_hdr };
+		char bad_hdr[600], vline[300];
+		bool fine = true;
+		int kept = atomic_load(&http_requests), kept0 = kept;
+		snprintf(bad_hdr, sizeof(bad_hdr), "%.*sX\r\n", (int)strlen(auth_hdr) - 2, auth_hdr);
+		fd = pconnect();
+		for (int i = 0; i < 2; i++) {
+			char *body;
+			snprintf(req, sizeof(req),
+				 "GET http://127.0.0.1:%d/k%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
+				 http_port, i, http_port, hdrs[i]);
+			send_all(fd, req, strlen(req));
+			recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
+			fine &= !strncmp(resp, "HTTP/1.1 200 OK\r\n", 17);
+			body = resp + strlen(resp);
+			recv_until(fd, body, sizeof(resp) - strlen(resp), "\n");
+		}
+		kept = atomic_load(&http_requests);
+		snprintf(req, sizeof(req), "GET http://denied.test/a HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
+			 auth_hdr_keyed);
+		send_all(fd, req, strlen(req));
+		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
+		snprintf(vline, sizeof(vline), "deny network-outbound denied.test:80 (%s)",
+			 "host is on the deny list");
+		fine &= !strncmp(resp, "HTTP/1.1 403 ", 13) && violation_seen(vline, "build 42");
+		close(fd);
+		ok(fine, "keep-alive with changing credentials: each request judged and attributed on its own");
+		fd = pconnect();
+		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/k HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
+			 http_port, http_port, auth_hdr);
+		send_all(fd, req, strlen(req));
+		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
+		recv_until(fd, resp + strlen(resp), sizeof(resp) - strlen(resp), "\n");
+		kept = atomic_load(&http_requests);
+		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/k HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
+			 http_port, http_port, bad_hdr);
+		send_all(fd, req, strlen(req));
+		recv_all(fd, resp, sizeof(resp));
+		ok(!strncmp(resp, "HTTP/1.1 407 ", 13) && atomic_load(&http_requests) == kept,
+		   "keep-alive: a later request with a wrong token gets 407 and reaches nothing");
+		close(fd);
+		before += atomic_load(&http_requests) - kept0;
+	}
+
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
 		 http_port, auth_hdr);
