@@ -22,6 +22,10 @@ if ! command -v bwrap >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; t
 	for i in $(seq 15); do skip "bwrap or unshare missing"; done
 	exit 0
 fi
+if ! unshare --help 2>&1 | grep -q -- --keep-caps; then
+	for i in $(seq 15); do skip "unshare has no --keep-caps (util-linux < 2.38)"; done
+	exit 0
+fi
 # DAC must not be what refuses: the nested namespace maps nobody, so the
 # secret is world-readable here and only the sandbox hides it
 chmod 755 "$HOME/.ssh"
