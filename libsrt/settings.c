@@ -1271,12 +1271,108 @@ static int check_env_name(struct vctx *c, const char *v)
 	return SRT_OK;
 }
 
+/* glibc's regcomp copies a subexpression once per repetition bound and
+ * twice for "+", so nested or stacked repetitions multiply:
+ * "((b{1,255}){1,255}){1,255}" or "(a+++...+)" with 40 '+' take tens of
+ * GiB and minutes. Estimate the expanded size (atoms times the copies of
+ * every repetition around them) and refuse a pattern past a small budget. */
+#define EXTRACT_MAX_LEN 1024
+#define EXTRACT_MAX_EXPANSION 20000
+
+static bool extract_too_complex(const char *v)
+{
+	unsigned long long group[33], last = 0, b;
+	size_t depth = 0, i, n = strlen(v);
+
+	if (n > EXTRACT_MAX_LEN)
+		return true;
+	group[0] = 0;
+	for (i = 0; i < n; i++) {
+		switch (v[i]) {
+		case '\\':
+			if (i + 1 < n)
+				i++;
+			last = 1;
+			group[depth] += 1;
+			break;
+		case '[':
+			/* a bracket expression is one atom: skip "[^]...]" and
+			 * "[:class:]" inside it */
+			i++;
+			if (i < n && v[i] == '^')
+				i++;
+			if (i < n && v[i] == ']')
+				i++;
+			while (i < n && v[i] != ']') {
+				if (v[i] == '[' && i + 1 < n &&
+				    (v[i + 1] == ':' || v[i + 1] == '.' || v[i + 1] == '=')) {
+					const char *e = strchr(v + i + 2, v[i + 1]);
+					if (!e || e[1] != ']')
+						return false; /* regcomp reports it */
+					i = (size_t)(e - v) + 2;
+					continue;
+				}
+				i++;
+			}
+			last = 1;
+			group[depth] += 1;
+			break;
+		case '(':
+			if (depth + 1 >= sizeof(group) / sizeof(group[0]))
+				return true;
+			group[++depth] = 0;
+			break;
+		case ')':
+			if (depth == 0)
+				return false; /* regcomp reports it */
+			last = group[depth] ? group[depth] : 1;
+			depth--;
+			group[depth] += last;
+			break;
+		case '+':
+			/* "x+" is compiled as "xx*": the atom twice */
+			group[depth] += last;
+			last *= 2;
+			break;
+		case '{':
+			b = 0;
+			for (i++; i < n && v[i] != '}'; i++)
+				if (v[i] >= '0' && v[i] <= '9') {
+					unsigned long long x = 0;
+					while (i < n && v[i] >= '0' && v[i] <= '9' && x < 100000)
+						x = x * 10 + (unsigned long long)(v[i++] - '0');
+					i--;
+					if (x > b)
+						b = x;
+				} else if (v[i] == ',' && i + 1 < n && v[i + 1] == '}') {
+					b++; /* "{m,}": m copies and a star */
+				}
+			/* the atom now counts b times instead of once */
+			if (b > 1) {
+				group[depth] += last * (b - 1);
+				last *= b;
+			}
+			break;
+		default:
+			last = 1;
+			group[depth] += 1;
+			break;
+		}
+		if (group[depth] > EXTRACT_MAX_EXPANSION || last > EXTRACT_MAX_EXPANSION)
+			return true;
+	}
+	return false;
+}
+
 static int check_extract(struct vctx *c, const char *v)
 {
 	regex_t re;
 	char err[200];
 	int r;
 
+	if (extract_too_complex(v))
+		return fail(c, "%s: extract is too complex (nested or large repetition "
+			    "counts); simplify the regular expression", quote(c, v));
 	r = regcomp(&re, v, REG_EXTENDED);
 	if (r != 0) {
 		regerror(r, &re, err, sizeof(err));

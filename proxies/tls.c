@@ -3,6 +3,7 @@
  * closed on it. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "proxies/tls.h"
@@ -16,6 +17,7 @@ int srt__tls_sni(const uint8_t *buf, size_t len, char *out, size_t cap)
 {
 	uint8_t hs[SRT_TLS_PEEK_MAX];
 	size_t hl = 0, off = 0, need = 0, p, end;
+	bool found = false;
 
 	if (len == 0)
 		return SRT_SNI_MORE;
@@ -80,6 +82,7 @@ int srt__tls_sni(const uint8_t *buf, size_t len, char *out, size_t cap)
 	while (p + 4 <= end) {
 		unsigned type = u16(hs + p), el = u16(hs + p + 2);
 		size_t q, qe;
+		unsigned nt, nl;
 
 		p += 4;
 		if (p + el > end)
@@ -88,32 +91,33 @@ int srt__tls_sni(const uint8_t *buf, size_t len, char *out, size_t cap)
 			p += el;
 			continue;
 		}
-		/* server_name: list length, then (type, length, name) entries */
+		/* server_name: list length, then (type, length, name) entries.
+		 * Exactly one host_name in one extension: with two, a server
+		 * that picks another one than we checked would be fronting
+		 * (OpenSSL and Go refuse such hellos anyway). */
+		if (found)
+			return SRT_SNI_MALFORMED;
 		q = p;
 		qe = p + el;
-		if (q + 2 > qe || q + 2 + u16(hs + q) != qe)
+		if (q + 2 > qe || q + 2 + u16(hs + q) != qe || q + 5 > qe)
 			return SRT_SNI_MALFORMED;
 		q += 2;
-		while (q + 3 <= qe) {
-			unsigned nt = hs[q], nl = u16(hs + q + 1);
-			q += 3;
-			if (q + nl > qe)
+		nt = hs[q];
+		nl = u16(hs + q + 1);
+		q += 3;
+		if (nt != 0 || q + nl != qe || nl == 0 || nl >= cap)
+			return SRT_SNI_MALFORMED;
+		for (unsigned i = 0; i < nl; i++) {
+			uint8_t ch = hs[q + i];
+			if (ch <= 0x20 || ch >= 0x7f)
 				return SRT_SNI_MALFORMED;
-			if (nt == 0) {
-				if (nl == 0 || nl >= cap)
-					return SRT_SNI_MALFORMED;
-				for (unsigned i = 0; i < nl; i++) {
-					uint8_t ch = hs[q + i];
-					if (ch <= 0x20 || ch >= 0x7f)
-						return SRT_SNI_MALFORMED;
-					out[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-				}
-				out[nl] = '\0';
-				return SRT_SNI_FOUND;
-			}
-			q += nl;
+			out[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
 		}
-		return SRT_SNI_MALFORMED;
+		out[nl] = '\0';
+		found = true;
+		p = qe;
 	}
-	return p == end ? SRT_SNI_NONE : SRT_SNI_MALFORMED;
+	if (p != end)
+		return SRT_SNI_MALFORMED;
+	return found ? SRT_SNI_FOUND : SRT_SNI_NONE;
 }
