@@ -22,7 +22,12 @@ LIBDIR=$(dirname "$(find "$INST" -name 'libsrt.so' | head -1)")
 export PKG_CONFIG_PATH=$(dirname "$PC") PKG_CONFIG_SYSROOT_DIR="$INST"
 flags=$(pkg-config --cflags --libs srt 2>"$WORK/pc.err")
 check "pkg-config knows srt" test -n "$flags"
-if cc -o "$WORK/embed" "$top_srcdir/examples/embed.c" $flags 2>"$WORK/cc.err"; then
+# a sanitizer build of the library needs the program built the same way
+san=
+if ldd "$LIBDIR/libsrt.so" 2>/dev/null | grep -q libasan; then
+	san="-fsanitize=address,undefined"
+fi
+if cc $san -o "$WORK/embed" "$top_srcdir/examples/embed.c" $flags 2>"$WORK/cc.err"; then
 	ok "examples/embed.c builds against the installed library"
 else
 	not_ok "examples/embed.c builds against the installed library: $(head -3 "$WORK/cc.err")"
