@@ -118,9 +118,16 @@ void srt__filter_canon(const char *host, char *out, size_t cap)
 		out[i] = '\0';
 }
 
+/* Runs for every decision: a bounded copy, not printf. */
 static void set_reason(char *reason, size_t cap, const char *text)
 {
-	snprintf(reason, cap, "%s", text);
+	size_t n;
+
+	if (!cap)
+		return;
+	n = strnlen(text, cap - 1);
+	memcpy(reason, text, n);
+	reason[n] = '\0';
 }
 
 static const char *deny_reason(const struct srt_rules *r, const char *entry)

@@ -209,6 +209,15 @@ static void buf_consume(struct buf *b, size_t n)
 	b->len -= n;
 }
 
+/* snprintf("%s") without printf: runs for every request. */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static void buf_free(struct buf *b)
 {
 	free(b->p);
@@ -964,7 +973,7 @@ static void http_head(struct conn *c)
 		}
 		goto out;
 	}
-	snprintf(c->host, sizeof(c->host), "%s", r.host);
+	copy_str(c->host, sizeof(c->host), r.host);
 	c->port = r.port;
 	if (!r.is_connect && h->minor == 1 && !r.has_host && rule_flag(c, RULE_REQUIRE_HOST)) {
 		http_simple(c, 400, "Bad Request", "blocked-by-sandbox-runtime",
@@ -1358,7 +1367,7 @@ static void socks_req(struct conn *c)
 		return;
 	}
 	buf_consume(&c->in, (size_t)n);
-	snprintf(c->host, sizeof(c->host), "%s", r.host);
+	copy_str(c->host, sizeof(c->host), r.host);
 	c->port = r.port;
 	if (r.cmd != 1) {
 		uint8_t unsupported[2] = { 5, 7 };
