@@ -19,10 +19,17 @@
 int main(int argc, char **argv)
 {
 	scmp_filter_ctx ctx;
-	int rc;
+	int rc, no_landlock = 0;
 
+	/* --no-landlock: also a kernel without Landlock (ENOSYS), as in an
+	 * older container host */
+	if (argc >= 2 && !strcmp(argv[1], "--no-landlock")) {
+		no_landlock = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: no-userns command [args...]\n");
+		fprintf(stderr, "usage: no-userns [--no-landlock] command [args...]\n");
 		return 125;
 	}
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -37,6 +44,8 @@ int main(int argc, char **argv)
 				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (rc == 0 && no_landlock)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(landlock_create_ruleset), 0);
 	if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		rc = -errno;
 	if (rc == 0)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Automatic backend choice (no --backend) in a simulated container: with
+# user namespaces refused (as Docker's default seccomp profile does) srt
+# picks linux-landlock and still blocks a denied read, a write outside the
+# roots and a direct connection; with Landlock unavailable too it refuses
+# with the diagnosis and runs nothing. The automatic choice looks for the
+# backends in the installed module directory only (never a path from the
+# environment), so this uses the installed srt (./quickstart.sh installs
+# it) and skips, saying so, when there is none or it is not this build.
+. "$(dirname "$0")/lib.sh"
+
+NOUSERNS="$top_builddir/tests/helpers/no-userns"
+INSTALLED=$(command -v srt 2>/dev/null)
+want=$("$SRT" -V 2>/dev/null)
+if [ -z "$INSTALLED" ] || [ "$("$INSTALLED" -V 2>/dev/null)" != "$want" ] || [ ! -x "$NOUSERNS" ]; then
+	for i in 1 2 3 4 5 6 7 8; do skip "no installed srt $want on PATH (run ./quickstart.sh), or no-userns helper missing"; done
+	echo "1..$_tap_n"; exit 0
+fi
+if ! "$INSTALLED" doctor --backend=linux-landlock >/dev/null 2>&1; then
+	for i in 1 2 3 4 5 6 7 8; do skip "this kernel offers no Landlock: the container fallback cannot be shown"; done
+	echo "1..$_tap_n"; exit 0
+fi
+
+S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+
+out=$("$INSTALLED" -d -s "$S" -c 'echo alive' 2>"$WORK/err")
+check "normal host: the automatic choice is linux-bwrap" grep -q 'backend linux-bwrap' "$WORK/err"
+
+out=$("$NOUSERNS" "$INSTALLED" -d -s "$S" -c 'echo alive' 2>"$WORK/err")
+check "container: srt runs without user namespaces ($out)" test "$out" = alive
+check "container: the automatic choice is linux-landlock, and --debug says why" \
+	grep -q 'backend linux-landlock chosen: linux-bwrap could not run' "$WORK/err"
+out=$("$NOUSERNS" "$INSTALLED" -s "$S" -c 'cat ~/.ssh/id_canary' 2>/dev/null)
+check "container: a denied read is still blocked" test "${out#*CANARY}" = "$out"
+"$NOUSERNS" "$INSTALLED" -s "$S" -c "echo x > $WORK/outside" 2>/dev/null
+check "container: a write outside the roots leaves nothing on the host" test ! -e "$WORK/outside"
+python3 -c '
+import socket,sys
+s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1]); sys.stdout.flush()
+s.settimeout(8)
+try:
+    c,_=s.accept(); open(sys.argv[1],"w").write("connected")
+except Exception: pass' "$WORK/conn" > "$WORK/port" &
+lp=$!
+for i in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+port=$(cat "$WORK/port")
+"$NOUSERNS" "$INSTALLED" -s "$S" -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null
+sleep 0.3; kill $lp 2>/dev/null; wait $lp 2>/dev/null
+check "container: a direct connection to a loopback listener is refused (nothing connected)" test ! -e "$WORK/conn"
+
+"$NOUSERNS" --no-landlock "$INSTALLED" -s "$S" -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+check "no namespaces and no Landlock: srt refuses (exit 1) and runs nothing" test $rc = 1 -a ! -e "$WORK/ran"
+check "the refusal names both backends and points at srt doctor" \
+	grep -q 'no sandbox backend can run here.*linux-bwrap.*linux-landlock.*srt doctor' "$WORK/err"
+echo "1..$_tap_n"
