@@ -13,11 +13,11 @@ NOUSERNS="$top_builddir/tests/helpers/no-userns"
 INSTALLED=$(command -v srt 2>/dev/null)
 want=$("$SRT" -V 2>/dev/null)
 if [ -z "$INSTALLED" ] || [ "$("$INSTALLED" -V 2>/dev/null)" != "$want" ] || [ ! -x "$NOUSERNS" ]; then
-	for i in 1 2 3 4 5 6 7 8; do skip "no installed srt $want on PATH (run ./quickstart.sh), or no-userns helper missing"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no installed srt $want on PATH (run ./quickstart.sh), or no-userns helper missing"; done
 	echo "1..$_tap_n"; exit 0
 fi
 if ! "$INSTALLED" doctor --backend=linux-landlock >/dev/null 2>&1; then
-	for i in 1 2 3 4 5 6 7 8; do skip "this kernel offers no Landlock: the container fallback cannot be shown"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "this kernel offers no Landlock: the container fallback cannot be shown"; done
 	echo "1..$_tap_n"; exit 0
 fi
 
@@ -52,4 +52,15 @@ check "container: a direct connection to a loopback listener is refused (nothing
 check "no namespaces and no Landlock: srt refuses (exit 1) and runs nothing" test $rc = 1 -a ! -e "$WORK/ran"
 check "the refusal names both backends and points at srt doctor" \
 	grep -q 'no sandbox backend can run here.*linux-bwrap.*linux-landlock.*srt doctor' "$WORK/err"
+
+# srt doctor: exit 0 only when a backend can run, every layer reported
+"$INSTALLED" doctor >"$WORK/doc" 2>&1; rc=$?
+uses_bwrap() { test $rc = 0 && grep -q 'srt will use: linux-bwrap' "$WORK/doc"; }
+check "doctor: exit 0 here, names the backend it would use" uses_bwrap
+"$NOUSERNS" "$INSTALLED" doctor >"$WORK/doc" 2>&1
+has_fix() { grep -A1 'FAIL\] user namespaces' "$WORK/doc" | grep -q 'fix:'; }
+check "doctor in a container: user namespaces reported as failing, with a fix" has_fix
+"$NOUSERNS" --no-landlock "$INSTALLED" doctor --json >"$WORK/doc.json" 2>&1; rc=$?
+json_none() { test $rc = 1 && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["chosen"] is None and len(d["backends"]) >= 2' "$WORK/doc.json"; }
+check "doctor --json with nothing usable: exit 1, valid JSON, chosen null" json_none
 echo "1..$_tap_n"
