@@ -9,7 +9,7 @@ if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
 	SRT_ESC_NETNS=1 exec unshare -rn bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../integration/net-lib.sh"
+. "$TESTDIR/../integration/net-lib.sh"
 need_bwrap
 if ! netns_setup; then
 	skip "N3 needs a network namespace of its own (unshare -rn) and ip(8)"; # control: the same client does get through where the policy allows it

@@ -5,7 +5,7 @@
 # matching ones; --control-fd changes the network lists of the running
 # command; an invalid control line changes nothing.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 
 net_server http WEB
 S=$(net_settings "[\"localhost:$WEB_PORT\"]" '["evil.test"]' \

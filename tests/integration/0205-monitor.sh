@@ -11,7 +11,7 @@
 # and when the kernel refuses the observer the helper falls back to the
 # plain filters, says so under --debug, and the command is still filtered.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 
 BUSY="$top_builddir/tests/helpers/notify-busy"
 net_server http WEB

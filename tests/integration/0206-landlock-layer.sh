@@ -15,7 +15,7 @@
 # command keeps its capabilities of the new namespace across exec (a uid-0
 # caller cannot map itself, the kernel wants CAP_SETFCAP for that).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 15
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; then

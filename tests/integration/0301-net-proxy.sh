@@ -4,7 +4,7 @@
 # §7.3/§7.4, and a client that ignores the proxy variables reaches nothing
 # (user-asks N1, N2, N3, N11).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 15
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then

@@ -4,7 +4,7 @@
 # -d; an allowed name in the same run shows that the log line exists.
 # Wildcard boundaries (N10) are refused before any lookup too.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 8
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then

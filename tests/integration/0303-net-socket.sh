@@ -3,7 +3,7 @@
 # directory and only with the per-run token (user-asks N14); the token is
 # never in any process's argv.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 6
 
 if ! command -v bwrap >/dev/null 2>&1; then

@@ -3,7 +3,7 @@
 # ProxyCommand, no socat or nc): an allowed host is reached, a denied one
 # is refused before anything is sent (user-asks N15).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 5
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1; then

@@ -3,7 +3,7 @@
 # policy (user-asks N9, domain fronting): the proxy reads the ClientHello
 # before any client byte reaches the upstream.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 4
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||

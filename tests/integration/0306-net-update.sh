@@ -3,7 +3,7 @@
 # running command, and never fail open (user-asks N17): an unrelated edit
 # keeps every refusal, an invalid line keeps the previous rules.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net-lib.sh"
+. "$TESTDIR/net-lib.sh"
 plan 6
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then

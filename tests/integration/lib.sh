@@ -8,6 +8,9 @@
 # WORK/proj (a directory the command may write when the settings say so).
 
 set -u
+# the test's own directory, absolute: lib.sh cd's into WORK below, after
+# which a relative $0 (make distcheck's ../../tests/...) no longer resolves
+TESTDIR=$(cd "$(dirname "$0")" && pwd)
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 
