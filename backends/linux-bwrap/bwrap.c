@@ -59,35 +59,40 @@ struct bwrap_cmd {
 };
 
 /* Whether a program found on PATH may be trusted to build the sandbox: a
- * sandboxed command must not be able to plant it. So: a regular file owned
- * by root or by us, neither it nor its directory writable by group or
- * others, and not inside a write root of the policy (a previous run could
- * have written it there). */
+ * sandboxed command must not be able to plant it. So: a regular file that
+ * neither it nor its directory lets group or others write, and that, when
+ * it lies inside a write root of the policy (where a previous run could
+ * have written), this user cannot write either (nor its directory). The
+ * owner is not checked: inside a user namespace the real root shows as the
+ * overflow uid. */
 static int trusted_program(const char *path, const struct srt_policy *pol)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	struct stat st;
 	char *slash;
 	size_t i;
+	int in_root = 0;
 
-	if (!realpath(path, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+	if (!realpath(path, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 022))
 		return 0;
 	snprintf(dir, sizeof(dir), "%s", real);
 	slash = strrchr(dir, '/');
 	if (!slash)
 		return 0;
 	*slash = '\0';
-	if (stat(dir[0] ? dir : "/", &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & 022))
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	if (stat(dir, &st) != 0 || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
 		return 0;
 	for (i = 0; pol && i < pol->allow_write.n; i++) {
 		const char *root = pol->allow_write.v[i].path;
 		size_t l = strlen(root);
-		if (!strncmp(real, root, l) && (real[l] == '/' || real[l] == '\0' || !strcmp(root, "/")))
-			return 0;
+		if (!strcmp(root, "/") || (!strncmp(real, root, l) && (real[l] == '/' || real[l] == '\0')))
+			in_root = 1;
 	}
+	if (in_root && (access(real, W_OK) == 0 || access(dir, W_OK) == 0))
+		return 0;
 	return 1;
 }
 
