@@ -318,8 +318,17 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt_policy_env *e
 	 * (a multi-user host), use a per-uid name instead of failing. */
 	rc = ensure_private_dir("/tmp/claude", diag);
 	if (rc == SRT_E_STATE) {
+		int n;
+
+		/* Inside a user namespace geteuid() is the mapped id (often 0), so
+		 * two real users can meet on one name: try a few more. */
 		snprintf(fallback, sizeof(fallback), "/tmp/claude-%lu", (unsigned long)geteuid());
 		rc = ensure_private_dir(fallback, diag);
+		for (n = 1; rc == SRT_E_STATE && n < 10; n++) {
+			snprintf(fallback, sizeof(fallback), "/tmp/claude-%lu-%d",
+				 (unsigned long)geteuid(), n);
+			rc = ensure_private_dir(fallback, diag);
+		}
 		if (rc == SRT_E_STATE)
 			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, fallback,
 					  "the temporary directory \"%s\" belongs to another user; "
