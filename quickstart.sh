@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 PKGS="build-essential autoconf automake libtool libtool-bin pkg-config
       libcjson-dev libyaml-dev libseccomp-dev libmbedtls-dev libc-ares-dev libltdl-dev
       bubblewrap curl python3 iproute2 procps psmisc openssh-client netcat-openbsd
-      clang llvm hyperfine"
+      socat git openssl gdb strace valgrind clang llvm libclang-rt-dev hyperfine"
 if [ "$(id -u)" != 0 ]; then
 	echo "quickstart.sh: run as root (sudo ./quickstart.sh): it installs packages" >&2
 	exit 1
