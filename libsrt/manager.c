@@ -606,13 +606,6 @@ out:
 	return rc;
 }
 
-static const char *pick_shell(void)
-{
-	if (access("/bin/bash", X_OK) == 0)
-		return "/bin/bash";
-	return "/bin/sh";
-}
-
 int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 			FILE *out, struct srt_diag *diag)
 {
@@ -974,5 +967,7 @@ int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_
 
 const char *srt_default_shell(void)
 {
-	return pick_shell();
+	if (access("/bin/bash", X_OK) == 0)
+		return "/bin/bash";
+	return "/bin/sh";
 }

@@ -7,7 +7,6 @@
  * into the argv: the core passes the child environment through execve. */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -18,7 +18,6 @@
  * and signals to the user's other processes are only scoped from ABI 6. */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
