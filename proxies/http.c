@@ -447,6 +447,17 @@ static void puts_(struct out *o, const char *s)
 
 /* Decimal, at least `width` digits: a head is built per request, and
  * printf's machinery was a visible share of the proxy's time. */
+static void put_dec(struct out *o, unsigned long long v, int width);
+
+/* "Name: value" as received (the parser refused CR, LF and NUL in both) */
+static void put_header(struct out *o, const struct srt_http_header *hd)
+{
+	put(o, hd->name, hd->name_len);
+	puts_(o, ": ");
+	put(o, hd->value, hd->value_len);
+	puts_(o, "\r\n");
+}
+
 static void put_dec(struct out *o, unsigned long long v, int width)
 {
 	char d[24];
@@ -470,6 +481,19 @@ static void put_host(struct out *o, const char *host, int port, bool v6)
 	if (port != 80) {
 		puts_(o, ":");
 		put_dec(o, (unsigned)port, 1);
+	}
+}
+
+/* The framing srt decided on, never the peer's own lines (those are
+ * dropped with the hop-by-hop headers). */
+static void put_framing(struct out *o, int body, unsigned long long length)
+{
+	if (body == SRT_BODY_LENGTH) {
+		puts_(o, "Content-Length: ");
+		put_dec(o, length, 1);
+		puts_(o, "\r\n");
+	} else if (body == SRT_BODY_CHUNKED) {
+		puts_(o, "Transfer-Encoding: chunked\r\n");
 	}
 }
 
@@ -504,18 +528,9 @@ size_t srt__http_build_upstream(const struct srt_http_head *h,
 		const struct srt_http_header *hd = &h->h[i];
 		if (request_hop_header(h, hd))
 			continue;
-		put(&o, hd->name, hd->name_len);
-		puts_(&o, ": ");
-		put(&o, hd->value, hd->value_len);
-		puts_(&o, "\r\n");
+		put_header(&o, hd);
 	}
-	if (r->body == SRT_BODY_LENGTH) {
-		puts_(&o, "Content-Length: ");
-		put_dec(&o, (unsigned long long)r->length, 1);
-		puts_(&o, "\r\n");
-	} else if (r->body == SRT_BODY_CHUNKED) {
-		puts_(&o, "Transfer-Encoding: chunked\r\n");
-	}
+	put_framing(&o, r->body, r->length);
 	puts_(&o, "\r\n");
 	return o.overflow ? 0 : o.n;
 }
@@ -652,18 +667,9 @@ size_t srt__http_build_downstream(const struct srt_http_head *h,
 			stripped = srt__http_name_folds(hd->name, hd->name_len, strip[k]);
 		if (stripped)
 			continue;
-		put(&o, hd->name, hd->name_len);
-		puts_(&o, ": ");
-		put(&o, hd->value, hd->value_len);
-		puts_(&o, "\r\n");
+		put_header(&o, hd);
 	}
-	if (r->body == SRT_BODY_LENGTH) {
-		puts_(&o, "Content-Length: ");
-		put_dec(&o, (unsigned long long)r->length, 1);
-		puts_(&o, "\r\n");
-	} else if (r->body == SRT_BODY_CHUNKED) {
-		puts_(&o, "Transfer-Encoding: chunked\r\n");
-	}
+	put_framing(&o, r->body, r->length);
 	if (close)
 		puts_(&o, "Connection: close\r\n");
 	puts_(&o, "\r\n");
