@@ -14,6 +14,8 @@
 
 #include <srt/srt.h>
 
+#include "direct.h"
+
 static const char usage_text[] =
 	"usage: srt [options] [--] command [args...]\n"
 	"       srt [options] -c 'shell command'\n"
@@ -22,7 +24,8 @@ static const char usage_text[] =
 	"Run a command with its filesystem and network access limited by a settings file.\n"
 	"\n"
 	"options (parsing stops at the first command word):\n"
-	"  -c COMMAND          run COMMAND with the shell (bash, else sh), verbatim\n"
+	"  -c COMMAND          run COMMAND with the shell (bash, else sh), verbatim;\n"
+	"                      a plain `program args` line runs without a shell\n"
 	"  -s, --settings PATH settings file (JSON, or YAML when it ends in .yaml/.yml);\n"
 	"                      default ~/.srt-settings.json (built-in defaults if absent)\n"
 	"  -d, --debug         print debug lines on stderr\n"
@@ -344,6 +347,7 @@ int main(int argc, char **argv)
 	const char *shell_argv[4];
 	const char *const *run_argv;
 	char *key = NULL;
+	char **direct = NULL;
 	sigset_t set;
 	int rc, status = 1;
 
@@ -428,7 +432,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (c.command_string) {
+	if (c.command_string && (direct = srt_cli_direct_argv(c.command_string))) {
+		if (c.debug)
+			fprintf(stderr, "[srt debug] -c: a simple command, run without a shell\n");
+		run_argv = (const char *const *)direct;
+	} else if (c.command_string) {
 		shell_argv[0] = srt_default_shell();
 		shell_argv[1] = "-c";
 		shell_argv[2] = c.command_string;
@@ -442,6 +450,7 @@ int main(int argc, char **argv)
 		rc = srt_sandbox_explain(sb, run_argv, stdout, &diag);
 		if (rc)
 			fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
+		srt_cli_direct_free(direct);
 		srt_sandbox_free(sb);
 		return rc ? 1 : 0;
 	}
@@ -484,6 +493,7 @@ int main(int argc, char **argv)
 		print_summary(sb, ro.command_id);
 	}
 	free(key);
+	srt_cli_direct_free(direct);
 	srt_sandbox_free(sb);
 	return status;
 }

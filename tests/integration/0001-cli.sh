@@ -76,6 +76,21 @@ srt_run -s "$S" -c 'kill -TERM $$'; check "kill -TERM \$\$ -> 143" test $? = 143
 srt_run -s "$S" -c 'kill -9 $$'; check "kill -9 \$\$ -> 137" test $? = 137
 srt_run -s "$S" -- /nonexistent/cmd 2>/dev/null; check "missing command -> 127" test $? = 127
 
+# -c with a plain `program args` line runs it without a shell: same status,
+# and BASH_ENV (read by a non-interactive bash) is not sourced
+# (only a bash inside the sandbox counts: the build tree's srt is a libtool
+# wrapper script that reads BASH_ENV too)
+printf '[ -n "$SANDBOX_RUNTIME" ] && echo sourced-bash-env\n' >"$WORK/bash-env"
+out=$(BASH_ENV="$WORK/bash-env" srt_run -d -s "$S" -c 'false' 2>&1); rc=$?
+check "-c false -> 1" test $rc = 1
+check "-c with a simple command: no shell, so BASH_ENV is not read" \
+	eval '! grep -q sourced-bash-env <<<"$out" && grep -q "run without a shell" <<<"$out"'
+out=$(BASH_ENV="$WORK/bash-env" srt_run -s "$S" -c 'true; echo x' 2>&1)
+check "-c with shell syntax still runs the shell" grep -q sourced-bash-env <<<"$out"
+srt_run -s "$S" -c 'srt-no-such-program' 2>"$WORK/err"; rc=$?
+check "-c with an unknown program: the shell's 127 and message" \
+	eval 'test $rc = 127 && grep -q "command not found" "$WORK/err"'
+
 # signals sent to srt reach the command
 for sig in TERM INT HUP USR1; do
 	rm -f "$WORK/proj/got"
