@@ -417,7 +417,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt_policy_env env;
 	const char *files[2] = { NULL, NULL };
-	int need_proxy;
+	int need_proxy, probed = 0;
 	int rc;
 
 	if (sb->started)
@@ -443,9 +443,11 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 		if (rc)
 			return rc;
 	} else {
+		/* probes each candidate, so the chosen one is not probed again */
 		rc = choose_backend(sb, need_proxy, diag);
 		if (rc)
 			return rc;
+		probed = 1;
 	}
 	sb_log(sb, 1, "backend %s from %s (%s%s%s)", sb->be->hdr.name, srt__module_path(sb->module),
 	       (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" : "no network namespace",
@@ -467,7 +469,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 			return rc;
 	}
 
-	rc = sb->be->probe(&sb->policy, diag);
+	rc = probed ? SRT_OK : sb->be->probe(&sb->policy, diag);
 	if (rc)
 		return rc;
 	rc = sb->be->prepare(&sb->policy, &sb->bstate, diag);
