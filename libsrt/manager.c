@@ -31,6 +31,7 @@
 #include "run.h"
 #include "settings.h"
 #include "violations.h"
+#include "gitguard.h"
 
 #define SRT_HTTP_PORT 3128
 #define SRT_SOCKS_PORT 1080
@@ -711,6 +712,24 @@ static void *events_main(void *arg)
 	return NULL;
 }
 
+struct gitguard_ctx {
+	struct srt_sandbox *sb;
+	const char *key;
+};
+
+static void on_gitguard(void *vctx, int is_violation, const char *line)
+{
+	struct gitguard_ctx *gc = vctx;
+
+	/* a rename is reported like every denial: in the summary, the log
+	 * and the library's callback */
+	if (is_violation) {
+		srt__vstore_add(gc->sb->violations, gc->key, line);
+	} else {
+		sb_log(gc->sb, 1, "%s", line);
+	}
+}
+
 int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag)
@@ -721,6 +740,8 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	char *key = NULL;
 	volatile pid_t target = 0;
 	struct events_reader er;
+	struct srt_gitguard *gg = NULL;
+	struct gitguard_ctx ggc;
 	pthread_t reader;
 	int have_reader = 0;
 	pid_t pid;
@@ -743,6 +764,13 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	if (rc)
 		goto out;
 	rc = child_env(sb, key, &envp);
+	if (rc)
+		goto out;
+	ggc.sb = sb;
+	ggc.key = key;
+	/* before the backend plans: the repositories that exist now are the
+	 * ones its mounts protect */
+	rc = srt__gitguard_snapshot(&sb->policy, &gg, on_gitguard, &ggc);
 	if (rc)
 		goto out;
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
@@ -787,7 +815,11 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		pthread_join(reader, NULL);
 out_cmd:
 	sb->be->release(sb->bstate, &cmd);
+	/* the sandbox is gone: nothing can race the sweep */
+	srt__gitguard_sweep(gg, on_gitguard, &ggc);
+	gg = NULL;
 out:
+	srt__gitguard_free(gg);
 	srt__env_free(envp);
 	free(key);
 	return rc;

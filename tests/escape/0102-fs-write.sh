@@ -114,16 +114,26 @@ srt_run -s "$S" -c '
 	mkdir -p g/hooks && echo x > g/hooks/pre-commit && mv g n2.git
 	mkdir -p n3 && mkdir -p gd/hooks && echo x > gd/hooks/pre-commit && mv gd n3/.git
 	true' >/dev/null 2>&1
-# KNOWN GAP (SECURITY.md "Repositories created inside the sandbox"): the
-# mandatory denies protect repositories that exist when srt starts; one the
-# command creates in a write root keeps the hooks and config it writes,
-# as with the reference. These attempts still run and still report what
-# happened; they are marked TODO (an expected failure) instead of failing
-# the suite, and turn into plain passes (XPASS: look) once closed.
-gap() { local w=$1; shift; _tap_n=$((_tap_n + 1)); if "$@"; then echo "ok $_tap_n - F6 $w # TODO known gap"; else echo "not ok $_tap_n - F6 $w # TODO known gap: repositories created inside the sandbox are not protected (SECURITY.md)"; fi; }
-gap "new repository in cwd: no .git/hooks/pre-commit on the host" test ! -e "$P/.git/hooks/pre-commit"
-gap "git init in a subdirectory: no hook on the host" test ! -e "$P/n1/.git/hooks/pre-commit"
-gap "a prepared directory renamed to .git: no hook on the host" test ! -e "$P/n3/.git/hooks/pre-commit"
+# Repositories the command creates are not covered by mounts (they did not
+# exist when srt planned them); srt renames each one whose hooks or config
+# could run a program to .git.srt-quarantine once the sandbox is gone.
+attempt F6 "new repository in cwd: no .git/hooks/pre-commit on the host, the hook kept aside" \
+	test ! -e "$P/.git/hooks/pre-commit" -a -f "$P/.git.srt-quarantine/hooks/pre-commit"
+attempt F6 "git init in a subdirectory: no hook on the host" \
+	test ! -e "$P/n1/.git/hooks/pre-commit" -a -f "$P/n1/.git.srt-quarantine/hooks/pre-commit"
+attempt F6 "a prepared directory renamed to .git: no hook on the host" \
+	test ! -e "$P/n3/.git/hooks/pre-commit" -a -d "$P/n3/.git.srt-quarantine"
+mkdir -p "$P/clean"
+srt_run -s "$S" -c 'cd clean && git init -q . && git config user.name x' >/dev/null 2>&1
+attempt F6 "a plain git init (sample hooks, ordinary config) is left as it is" \
+	test -d "$P/clean/.git/hooks" -a ! -e "$P/clean/.git.srt-quarantine"
+srt_run -s "$S" -c 'mkdir -p n4 && cd n4 && git init -q . && git config core.fsmonitor "touch $HOME/PWNED-fsmonitor"' >/dev/null 2>&1
+attempt F6 "a new repository with core.fsmonitor is renamed: a host git status runs nothing" \
+	eval '! test -e "$P/n4/.git" && (cd "$P/n4" && git status >/dev/null 2>&1; true) && ! test -e "$HOME/PWNED-fsmonitor"'
+mkdir -p "$P/n5"
+srt_run -s "$S" -c 'mkdir -p gd5/hooks && echo x > gd5/hooks/pre-commit && echo "gitdir: ../gd5" > n5/.git; mkdir -p n7 && ln -s ../gd5 n7/.git' >/dev/null 2>&1
+attempt F6 "a .git file naming a directory with a hook is renamed" test ! -e "$P/n5/.git"
+attempt F6 "a .git symbolic link is renamed" test ! -e "$P/n7/.git" -a ! -L "$P/n7/.git"
 
 attempt F4 "the canary is unchanged" canary_intact
 

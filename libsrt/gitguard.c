@@ -1,0 +1,582 @@
+/* srt: quarantine of git repositories a sandboxed command creates (see
+ * gitguard.h). Every walk is bounded (depth, entries), opens directories
+ * with O_NOFOLLOW and acts through directory descriptors, and the sweep
+ * runs only once no sandboxed process is left to race it. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gitguard.h"
+
+#define GG_BUDGET 50000           /* directory entries per root and walk */
+#define GG_CONFIG_MAX (64 * 1024) /* a larger config is not one git init wrote */
+#define GG_GITFILE_MAX 4096
+#define GG_HOOKS_MAX 1024
+#define GG_NAME_MAX 64
+
+struct gg_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct srt_gitguard {
+	char **roots;
+	size_t nroots;
+	int depth;
+	int allow_git_config;
+	struct gg_id *ids;
+	size_t n, cap;
+};
+
+struct walk {
+	struct srt_gitguard *g;
+	int sweeping;
+	size_t budget;
+	int truncated;
+	srt_gitguard_fn fn;
+	void *ctx;
+	char path[PATH_MAX];
+};
+
+/* ---- git config: which keys cannot make git run a program -------------- */
+
+/* What `git init`, `git clone` and `git config user.*` write. Everything
+ * else (core.hooksPath, core.fsmonitor, core.sshCommand, aliases, filter
+ * and diff drivers, includes, credential helpers, ...) could run code, or
+ * is unknown here, and makes the repository suspect. */
+static const char *const safe_keys[] = {
+	"core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
+	"core.ignorecase", "core.precomposeunicode", "core.symlinks",
+	"remote.url", "remote.fetch", "remote.pushurl",
+	"branch.remote", "branch.merge",
+	"user.name", "user.email",
+	"init.defaultbranch",
+	"extensions.objectformat",
+	"submodule.url", "submodule.active",
+};
+
+static int key_is_safe(const char *section, const char *key)
+{
+	char full[2 * GG_NAME_MAX + 2];
+	size_t i;
+
+	snprintf(full, sizeof(full), "%s.%s", section, key);
+	for (i = 0; i < sizeof(safe_keys) / sizeof(safe_keys[0]); i++)
+		if (!strcmp(full, safe_keys[i]))
+			return 1;
+	return 0;
+}
+
+/* Both return 0 (unsafe) after saying why. */
+static int refuse(char *why, size_t whylen, const char *msg)
+{
+	snprintf(why, whylen, "%s", msg);
+	return 0;
+}
+
+static int unsafe(char *why, size_t whylen, const char *msg, const char *name)
+{
+	snprintf(why, whylen, "%s%s", msg, name);
+	return 0;
+}
+
+/* Copies [A-Za-z0-9-] (and '.' when dots) lower-cased; returns the length,
+ * 0 when there is none or it is too long. */
+static size_t take_name(const char **pp, const char *end, char out[GG_NAME_MAX], int dots)
+{
+	const char *p = *pp;
+	size_t n = 0;
+
+	while (p < end && (isalnum((unsigned char)*p) || *p == '-' || (dots && *p == '.'))) {
+		if (n + 1 >= GG_NAME_MAX)
+			return 0;
+		out[n++] = (char)tolower((unsigned char)*p++);
+	}
+	out[n] = '\0';
+	*pp = p;
+	return n;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+int srt__gitguard_config_safe(const char *text, size_t len, char *why, size_t whylen)
+{
+	const char *line = text, *end = text + len;
+	char section[GG_NAME_MAX] = "", key[GG_NAME_MAX];
+
+	if (memchr(text, '\0', len))
+		return refuse(why, whylen, "config holds a NUL byte");
+	while (line < end) {
+		const char *eol = memchr(line, '\n', (size_t)(end - line));
+		const char *p, *stop;
+
+		if (!eol)
+			eol = end;
+		stop = eol;
+		if (stop > line && stop[-1] == '\r')
+			stop--;
+		p = skip_blanks(line, stop);
+		line = eol + 1;
+		if (p == stop || *p == '#' || *p == ';')
+			continue;
+		if (*p == '[') {
+			p++;
+			if (!take_name(&p, stop, section, 1))
+				return refuse(why, whylen, "a config section header srt cannot read");
+			/* [section.sub] (old form): the section is before the dot */
+			section[strcspn(section, ".")] = '\0';
+			if (p < stop && *p == ' ') {
+				p = skip_blanks(p, stop);
+				if (p >= stop || *p != '"')
+					return refuse(why, whylen, "a config section header srt cannot read");
+				for (p++; p < stop && *p != '"'; p++)
+					if (*p == '\\' && p + 1 < stop)
+						p++;
+				if (p >= stop)
+					return refuse(why, whylen, "a config section header srt cannot read");
+				p++;
+			}
+			if (p >= stop || *p != ']')
+				return refuse(why, whylen, "a config section header srt cannot read");
+			p = skip_blanks(p + 1, stop);
+			if (p == stop || *p == '#' || *p == ';')
+				continue;
+			/* a key may follow the header on the same line */
+		}
+		if (!section[0])
+			return refuse(why, whylen, "a config key outside any section");
+		if (!take_name(&p, stop, key, 0))
+			return refuse(why, whylen, "a config line srt cannot read");
+		p = skip_blanks(p, stop);
+		if (p < stop && *p != '=' && *p != '#' && *p != ';')
+			return refuse(why, whylen, "a config line srt cannot read");
+		if (stop > p && stop[-1] == '\\')
+			return refuse(why, whylen, "a config value continued on the next line");
+		if (!key_is_safe(section, key)) {
+			char full[2 * GG_NAME_MAX + 2];
+			snprintf(full, sizeof(full), "%s.%s", section, key);
+			return unsafe(why, whylen, "config key ", full);
+		}
+		if (!strcmp(section, "remote") && *p == '=') {
+			p = skip_blanks(p + 1, stop);
+			if (p < stop && *p == '"')
+				p++;
+			/* the ext:: transport runs a command (off by default, but
+			 * protocol.allow may be set globally) */
+			if (stop - p >= 5 && !strncasecmp(p, "ext::", 5))
+				return refuse(why, whylen, "a remote using the ext:: transport");
+		}
+	}
+	return 1;
+}
+
+/* ---- what makes a git directory suspect -------------------------------- */
+
+static int read_small(int fd, char *buf, size_t cap, size_t *len)
+{
+	size_t have = 0;
+
+	for (;;) {
+		ssize_t r = read(fd, buf + have, cap - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		have += (size_t)r;
+		if (have == cap)
+			return -1; /* larger than we accept */
+	}
+	*len = have;
+	return 0;
+}
+
+static int hooks_safe(int gfd, char *why, size_t whylen)
+{
+	int hfd = openat(gfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+	size_t seen = 0;
+	int ok = 1;
+
+	if (hfd < 0)
+		return errno == ENOENT ? 1 : refuse(why, whylen, "hooks is not a plain directory");
+	d = fdopendir(hfd);
+	if (!d) {
+		close(hfd);
+		return refuse(why, whylen, "hooks cannot be listed");
+	}
+	while (ok && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (++seen > GG_HOOKS_MAX)
+			ok = refuse(why, whylen, "more hooks than srt inspects");
+		else if (l < 7 || strcmp(de->d_name + l - 7, ".sample") != 0)
+			ok = unsafe(why, whylen, "hook ", de->d_name);
+	}
+	closedir(d);
+	return ok;
+}
+
+static int gitdir_safe(int gfd, int allow_git_config, char *why, size_t whylen)
+{
+	static const char *const redirects[] = { "commondir", "config.worktree" };
+	struct stat st;
+	char *buf;
+	size_t i, len = 0;
+	int cfd, ok;
+
+	if (!hooks_safe(gfd, why, whylen))
+		return 0;
+	/* these point git at another directory's config and hooks */
+	for (i = 0; i < sizeof(redirects) / sizeof(redirects[0]); i++)
+		if (fstatat(gfd, redirects[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return refuse(why, whylen, redirects[i]);
+	if (allow_git_config)
+		return 1; /* allowGitConfig: the user lets commands write git config */
+	cfd = openat(gfd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (cfd < 0)
+		return errno == ENOENT ? 1 : refuse(why, whylen, "config is not a plain file");
+	if (fstat(cfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > GG_CONFIG_MAX) {
+		close(cfd);
+		return refuse(why, whylen, "config is not a small plain file");
+	}
+	buf = malloc(GG_CONFIG_MAX + 1);
+	if (!buf) {
+		close(cfd);
+		return refuse(why, whylen, "config could not be read (out of memory)");
+	}
+	if (read_small(cfd, buf, GG_CONFIG_MAX + 1, &len) != 0)
+		ok = refuse(why, whylen, "config could not be read");
+	else
+		ok = srt__gitguard_config_safe(buf, len, why, whylen);
+	free(buf);
+	close(cfd);
+	return ok;
+}
+
+/* A .git file ("gitdir: <path>", as for worktrees and submodules): the
+ * directory it names is what git would use. */
+static int gitfile_safe(int dfd, const char *name, int allow_git_config, char *why, size_t whylen)
+{
+	char buf[GG_GITFILE_MAX + 1];
+	size_t len = 0;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), gfd, ok;
+	char *target;
+
+	if (fd < 0)
+		return refuse(why, whylen, "a .git file srt cannot read");
+	ok = read_small(fd, buf, sizeof(buf), &len) == 0;
+	close(fd);
+	if (!ok)
+		return refuse(why, whylen, "a .git file srt cannot read");
+	buf[len] = '\0';
+	if (strncmp(buf, "gitdir:", 7) != 0 || strlen(buf) != len)
+		return refuse(why, whylen, "a .git file srt cannot read");
+	target = buf + 7;
+	target += strspn(target, " \t");
+	target[strcspn(target, "\r\n")] = '\0';
+	if (!*target)
+		return refuse(why, whylen, "a .git file naming no directory");
+	gfd = openat(dfd, target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (gfd < 0)
+		return unsafe(why, whylen, "a .git file naming a directory srt cannot inspect: ", target);
+	ok = gitdir_safe(gfd, allow_git_config, why, whylen);
+	close(gfd);
+	return ok;
+}
+
+/* ---- the walk ----------------------------------------------------------- */
+
+static int known(const struct srt_gitguard *g, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->ids[i].dev == st->st_dev && g->ids[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+static void note(struct walk *w, int is_violation, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void note(struct walk *w, int is_violation, const char *fmt, ...)
+{
+	char line[PATH_MAX + 512];
+	va_list ap;
+
+	if (!w->fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	w->fn(w->ctx, is_violation, line);
+}
+
+static void quarantine(struct walk *w, int dfd, const char *name, const char *why)
+{
+	char to[NAME_MAX + 1];
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (i == 0)
+			snprintf(to, sizeof(to), "%s.srt-quarantine", name);
+		else
+			snprintf(to, sizeof(to), "%s.srt-quarantine.%d", name, i);
+		if (renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0) {
+			note(w, 1, "deny git-repository %s/%s (%s): created inside the sandbox; renamed to %s/%s so no host git command runs it",
+			     w->path, name, why, w->path, to);
+			return;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	note(w, 1, "deny git-repository %s/%s (%s): created inside the sandbox and could run a program outside it; srt could not rename it (%s): inspect it before running git there",
+	     w->path, name, why, strerror(errno));
+}
+
+static void found(struct walk *w, int dfd, const char *name)
+{
+	struct srt_gitguard *g = w->g;
+	struct stat st;
+	char why[PATH_MAX + 64] = "";
+	int ok;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	if (!w->sweeping) {
+		if (g->n == g->cap) {
+			size_t cap = g->cap ? 2 * g->cap : 16;
+			struct gg_id *v = realloc(g->ids, cap * sizeof(*v));
+			if (!v)
+				return; /* unrecorded: judged by its contents later */
+			g->ids = v;
+			g->cap = cap;
+		}
+		g->ids[g->n].dev = st.st_dev;
+		g->ids[g->n].ino = st.st_ino;
+		g->n++;
+		return;
+	}
+	if (known(g, &st))
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		ok = refuse(why, sizeof(why), "a .git symbolic link");
+	} else if (S_ISREG(st.st_mode)) {
+		ok = gitfile_safe(dfd, name, g->allow_git_config, why, sizeof(why));
+	} else if (S_ISDIR(st.st_mode)) {
+		int gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (gfd < 0)
+			return;
+		ok = gitdir_safe(gfd, g->allow_git_config, why, sizeof(why));
+		close(gfd);
+	} else {
+		return;
+	}
+	if (!ok)
+		quarantine(w, dfd, name, why);
+}
+
+/* .git entries in the directories at levels 0..depth-1 below a root: one
+ * level deeper than the mandatory denies reach, on the safe side. */
+static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		unsigned char type = de->d_type;
+		size_t nlen;
+		int cfd;
+
+		if (w->budget == 0) {
+			w->truncated = 1;
+			break;
+		}
+		w->budget--;
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (strcasecmp(name, ".git") == 0) {
+			found(w, dirfd(d), name);
+			continue;
+		}
+		if (level + 1 > w->g->depth - 1 || strcmp(name, "node_modules") == 0)
+			continue;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if (type != DT_DIR)
+			continue;
+		if (plen == 0 && (!strcmp(name, "proc") || !strcmp(name, "sys") || !strcmp(name, "dev")))
+			continue;
+		nlen = strlen(name);
+		if (plen + 1 + nlen + 1 > sizeof(w->path))
+			continue;
+		cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		w->path[plen] = '/';
+		memcpy(w->path + plen + 1, name, nlen + 1);
+		walk_dir(w, cfd, plen + 1 + nlen, level + 1);
+		w->path[plen] = '\0';
+		if (w->truncated)
+			break;
+	}
+	closedir(d);
+}
+
+static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn, void *ctx)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	size_t i;
+
+	if (!w)
+		return;
+	w->g = g;
+	w->sweeping = sweeping;
+	w->fn = fn;
+	w->ctx = ctx;
+	for (i = 0; i < g->nroots; i++) {
+		size_t plen = strlen(g->roots[i]);
+		int dfd;
+
+		if (plen >= sizeof(w->path))
+			continue;
+		dfd = open(g->roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		/* "/" is kept as the empty prefix so names join with one slash */
+		if (plen == 1)
+			plen = 0;
+		memcpy(w->path, g->roots[i], plen);
+		w->path[plen] = '\0';
+		w->budget = GG_BUDGET;
+		w->truncated = 0;
+		walk_dir(w, dfd, plen, 0);
+		if (w->truncated && !sweeping)
+			note(w, 0, "git repository guard: the scan of %s stopped after %d entries; repositories created deeper there are not checked",
+			     g->roots[i], GG_BUDGET);
+	}
+	free(w);
+}
+
+/* ---- roots -------------------------------------------------------------- */
+
+static int under(const char *path, const char *root)
+{
+	size_t l = strlen(root);
+
+	if (l == 1 && root[0] == '/')
+		return 1;
+	return strncmp(path, root, l) == 0 && (path[l] == '\0' || path[l] == '/');
+}
+
+static int add_root(struct srt_gitguard *g, const char *path)
+{
+	struct stat st;
+	char **v;
+	size_t i;
+
+	for (i = 0; i < g->nroots; i++)
+		if (!strcmp(g->roots[i], path))
+			return 0;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	v = realloc(g->roots, (g->nroots + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	g->roots = v;
+	if (!(g->roots[g->nroots] = strdup(path)))
+		return -1;
+	g->nroots++;
+	return 0;
+}
+
+int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **out,
+			   srt_gitguard_fn fn, void *ctx)
+{
+	struct srt_gitguard *g;
+	size_t i;
+	int cwd_writable = 0;
+
+	*out = NULL;
+	if (pol->fs_disabled || pol->allow_write.n == 0)
+		return SRT_OK;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return SRT_E_NOMEM;
+	g->depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
+		   pol->mandatory_deny_depth : 3;
+	g->allow_git_config = pol->allow_git_config;
+	for (i = 0; i < pol->allow_write.n; i++) {
+		const struct srt_rule *r = &pol->allow_write.v[i];
+
+		if (r->flags & SRT_RULE_GLOB)
+			continue;
+		if (pol->cwd && under(pol->cwd, r->path))
+			cwd_writable = 1;
+		if (add_root(g, r->path) != 0)
+			goto nomem;
+	}
+	if (cwd_writable && add_root(g, pol->cwd) != 0)
+		goto nomem;
+	if (g->nroots == 0) {
+		srt__gitguard_free(g);
+		return SRT_OK;
+	}
+	walk_roots(g, 0, fn, ctx);
+	*out = g;
+	return SRT_OK;
+nomem:
+	srt__gitguard_free(g);
+	return SRT_E_NOMEM;
+}
+
+void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx)
+{
+	if (!g)
+		return;
+	walk_roots(g, 1, fn, ctx);
+	srt__gitguard_free(g);
+}
+
+void srt__gitguard_free(struct srt_gitguard *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nroots; i++)
+		free(g->roots[i]);
+	free(g->roots);
+	free(g->ids);
+	free(g);
+}

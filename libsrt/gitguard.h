@@ -1,0 +1,39 @@
+/* srt: git repositories a sandboxed command creates in its write roots.
+ *
+ * The mandatory denies protect .git/hooks and .git/config of repositories
+ * that exist when the command starts. One the command creates (git init,
+ * a directory renamed to .git, a .git file pointing elsewhere) would keep
+ * the hooks and config it writes, and the host's next git command there
+ * would run them outside the sandbox. The guard lists the .git entries of
+ * the write roots before the command runs; afterwards, when every sandboxed
+ * process is gone, each new one whose hooks or config could run a program
+ * is renamed aside (".git.srt-quarantine") so git no longer finds it. A
+ * plain `git init` or `git clone` (sample hooks, ordinary config) is left
+ * as it is. */
+#ifndef SRT_GITGUARD_H
+#define SRT_GITGUARD_H
+
+#include <srt/error.h>
+#include <srt/policy.h>
+
+struct srt_gitguard;
+
+typedef void (*srt_gitguard_fn)(void *ctx, int is_violation, const char *line);
+
+/* Lists the .git entries now present in the write roots of pol. *out is
+ * NULL when there is nothing to guard (no write roots, filesystem rules
+ * disabled). Notes (a scan cut short) go to fn as non-violations. */
+int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **out,
+			   srt_gitguard_fn fn, void *ctx);
+
+/* After the command: quarantines the new repositories that could run a
+ * program, reporting each through fn (is_violation = 1), and frees g. */
+void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx);
+
+void srt__gitguard_free(struct srt_gitguard *g);
+
+/* Exposed for the unit test: is this git config text one that cannot make
+ * git run a program? why names the first offending key. */
+int srt__gitguard_config_safe(const char *text, size_t len, char *why, size_t whylen);
+
+#endif

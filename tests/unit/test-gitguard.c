@@ -1,0 +1,198 @@
+/* The git repository guard: which configs pass, and which repositories a
+ * "command" creates between snapshot and sweep are renamed aside. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../libsrt/gitguard.h"
+#include "tap.h"
+
+static char root[256];
+static int nviol;
+static char lastline[8192];
+
+static void on_line(void *ctx, int is_violation, const char *line)
+{
+	(void)ctx;
+	if (is_violation)
+		nviol++;
+	snprintf(lastline, sizeof(lastline), "%s", line);
+}
+
+static int cfg_safe(const char *text)
+{
+	char why[256];
+
+	return srt__gitguard_config_safe(text, strlen(text), why, sizeof(why));
+}
+
+static void put(const char *rel, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	if (!f) {
+		perror(p);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk(const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	if (mkdir(p, 0755) != 0) {
+		perror(p);
+		exit(2);
+	}
+}
+
+static int exists(const char *rel)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	return lstat(p, &st) == 0;
+}
+
+static const char clone_config[] =
+	"[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+	"\tlogallrefupdates = true\n[remote \"origin\"]\n\turl = https://example.invalid/r.git\n"
+	"\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n"
+	"\tmerge = refs/heads/main\n";
+
+int main(void)
+{
+	struct srt_policy pol;
+	struct srt_rule rule;
+	struct srt_gitguard *g = NULL;
+	char *tmp;
+
+	/* the config filter */
+	ok(cfg_safe(clone_config), "what git clone writes is safe");
+	ok(cfg_safe("# c\n; c\n\n[user]\n\tname = A B\n\temail = a@b\n[init] defaultBranch = main\n"),
+	   "user.* and a key on the header line are safe");
+	ok(cfg_safe("[CORE]\r\n\tBare = false\r\n"), "section and key names are case-insensitive; CRLF");
+	ok(!cfg_safe("[core]\n\thooksPath = /tmp/h\n"), "core.hooksPath is refused");
+	ok(!cfg_safe("[core]\n\tfsmonitor = ./x\n"), "core.fsmonitor is refused");
+	ok(!cfg_safe("[core] sshCommand = x\n"), "core.sshCommand on the header line is refused");
+	ok(!cfg_safe("[alias]\n\tst = !sh x\n"), "aliases are refused");
+	ok(!cfg_safe("[include]\n\tpath = ../x\n"), "include is refused");
+	ok(!cfg_safe("[includeIf \"gitdir:/\"]\n\tpath = x\n"), "includeIf is refused");
+	ok(!cfg_safe("[filter \"a\"]\n\tclean = x\n"), "filter drivers are refused");
+	ok(!cfg_safe("[remote \"o\"]\n\turl = ext::sh -c x\n"), "an ext:: remote is refused");
+	ok(!cfg_safe("[remote \"o\"]\n\tuploadpack = x\n"), "remote.*.uploadpack is refused");
+	ok(!cfg_safe("[core]\n\tbare = \\\nfalse\n"), "a continued value is refused");
+	ok(!cfg_safe("bare = false\n"), "a key before any section is refused");
+	ok(!cfg_safe("[core\n"), "a broken header is refused");
+	ok(!cfg_safe("[core \"x]\n"), "an unterminated subsection is refused");
+	ok(!cfg_safe("[core]\n\t= x\n"), "a line without a key is refused");
+	ok(!cfg_safe("[core.x]\n\tpager = less\n"), "[section.sub] is read as its section");
+	ok(!srt__gitguard_config_safe("[core]\n\0\tpager=x\n", 17, lastline, 64), "a NUL byte is refused");
+
+	/* a write root, before and after a "command" */
+	tmp = getenv("TMPDIR");
+	snprintf(root, sizeof(root), "%s/srt-gitguard.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	/* present before: a repository with a real hook is the user's own */
+	mk("old");
+	mk("old/.git");
+	mk("old/.git/hooks");
+	put("old/.git/hooks/pre-commit", "#!/bin/sh\n");
+	mk("deep");
+
+	memset(&pol, 0, sizeof(pol));
+	memset(&rule, 0, sizeof(rule));
+	rule.path = root;
+	pol.allow_write.v = &rule;
+	pol.allow_write.n = 1;
+	pol.cwd = root;
+	pol.mandatory_deny_depth = 3;
+	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "snapshot of the write root");
+
+	/* what the command does */
+	mk(".git");
+	mk(".git/hooks");
+	put(".git/hooks/pre-commit", "touch PWNED\n");
+	put(".git/config", clone_config);
+	mk("clean");
+	mk("clean/.git");
+	mk("clean/.git/hooks");
+	put("clean/.git/hooks/pre-commit.sample", "#\n");
+	put("clean/.git/config", clone_config);
+	mk("cfg");
+	mk("cfg/.git");
+	put("cfg/.git/config", "[core]\n\tfsmonitor = ./evil\n");
+	mk("deep/x");
+	mk("deep/x/.git");
+	mk("deep/x/.git/hooks");
+	put("deep/x/.git/hooks/post-checkout", "x\n");
+	mk("gd");
+	mk("gd/hooks");
+	put("gd/hooks/pre-commit", "x\n");
+	mk("wt");
+	put("wt/.git", "gitdir: ../gd\n");
+	mk("ln");
+	{
+		char p[512];
+		snprintf(p, sizeof(p), "%s/ln/.git", root);
+		if (symlink("../gd", p) != 0)
+			perror("symlink");
+	}
+	put("old/.git/hooks/post-merge", "x\n"); /* a repository that existed */
+	mk("cd");
+	mk("cd/.git");
+	put("cd/.git/commondir", "../../gd\n");
+
+	nviol = 0;
+	srt__gitguard_sweep(g, on_line, NULL);
+	ok(!exists(".git") && exists(".git.srt-quarantine/hooks/pre-commit"),
+	   "a new repository in the root with a hook is renamed aside");
+	ok(exists("clean/.git") && !exists("clean/.git.srt-quarantine"),
+	   "a clean git init/clone (sample hooks, plain config) is left alone");
+	ok(!exists("cfg/.git") && exists("cfg/.git.srt-quarantine"), "a new repository with core.fsmonitor is renamed");
+	ok(!exists("deep/x/.git") && exists("deep/x/.git.srt-quarantine"), "two levels down: renamed");
+	ok(!exists("wt/.git") && exists("wt/.git.srt-quarantine"), "a .git file naming a directory with a hook is renamed");
+	ok(!exists("ln/.git") && exists("ln/.git.srt-quarantine"), "a .git symbolic link is renamed");
+	ok(!exists("cd/.git") && exists("cd/.git.srt-quarantine"), "a new repository with commondir is renamed");
+	ok(exists("old/.git/hooks/pre-commit") && exists("old/.git"),
+	   "a repository that existed before is not touched (its hooks are the mounts' to protect)");
+	ok(nviol == 6, "one violation per renamed repository (%d)", nviol);
+	ok(strstr(lastline, "deny git-repository ") && strstr(lastline, ".srt-quarantine"),
+	   "the violation names the repository and where it went: %s", lastline);
+
+	/* a second quarantine of the same name does not overwrite the first */
+	g = NULL;
+	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "second snapshot");
+	mk(".git");
+	mk(".git/hooks");
+	put(".git/hooks/pre-push", "x\n");
+	srt__gitguard_sweep(g, on_line, NULL);
+	ok(exists(".git.srt-quarantine/hooks/pre-commit") && exists(".git.srt-quarantine.1/hooks/pre-push"),
+	   "an existing quarantine is kept; the next one gets a number");
+
+	/* nothing to guard without write roots */
+	pol.allow_write.n = 0;
+	g = (struct srt_gitguard *)1;
+	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g == NULL, "no write roots: no guard");
+	{
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cleanup of %s failed\n", root);
+	}
+	return tap_done();
+}
