@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include <sys/stat.h>
@@ -598,10 +600,17 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: info pipe: %s", strerror(errno));
 	bc->info_rd = p[0];
 	bc->info_wr = p[1];
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status pipe: %s", strerror(errno));
+	/* a socket, so the helper's first byte carries its pid (SO_PASSCRED) */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status socket: %s", strerror(errno));
 	bc->status_rd = p[0];
 	bc->status_wr = p[1];
+	{
+		int one = 1;
+		if (setsockopt(bc->status_rd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0)
+			return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status socket credentials: %s",
+					    strerror(errno));
+	}
 
 	rc = monitor_setup(pol, bc, diag);
 	if (rc)
@@ -703,9 +712,8 @@ fail:
 }
 
 /* bwrap writes {"child-pid": N} on --info-fd once the sandbox exists; EOF
- * before that means bwrap failed to set it up. Then the helper writes "S"
- * on its status pipe when every layer is in place (just before exec), or
- * "E<line>" naming the layer that failed: srt reports that and exits 1
+ * before that means bwrap failed to set it up. Then the helper reports on
+ * its status socket (read_status): srt reports a failed layer and exits 1
  * instead of passing a helper exit code off as the command's. */
 static int read_child_pid(int fd, pid_t *out)
 {
@@ -738,12 +746,71 @@ static int read_child_pid(int fd, pid_t *out)
 	}
 }
 
+/* The helper's status socket: "P" from the outer helper, whose credentials
+ * (SO_PASSCRED) give its pid in our namespace, the one forwarded signals go
+ * to; then "S" from the worker once every layer is in place, or "E<line>"
+ * from whichever step failed. 1: started; 0: a failure, said in err; -1:
+ * the helper ended without a word. */
+static int read_status(int fd, pid_t *helper, char *err, size_t errlen)
+{
+	size_t elen = 0;
+	int in_error = 0;
+
+	err[0] = '\0';
+	for (;;) {
+		char buf[512];
+		union {
+			struct cmsghdr h;
+			char space[CMSG_SPACE(sizeof(struct ucred))];
+		} ctl;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh;
+		struct cmsghdr *c;
+		const struct ucred *cred = NULL;
+		ssize_t n, i;
+
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.space;
+		mh.msg_controllen = sizeof(ctl.space);
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return in_error && elen ? 0 : -1;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
+				cred = (const struct ucred *)(const void *)CMSG_DATA(c);
+		for (i = 0; i < n; i++) {
+			if (in_error) {
+				if (buf[i] == '\n')
+					return 0;
+				if (elen + 1 < errlen) {
+					err[elen++] = buf[i];
+					err[elen] = '\0';
+				}
+			} else if (buf[i] == 'P' && cred && cred->pid > 0) {
+				*helper = cred->pid;
+			} else if (buf[i] == 'S' && *helper > 0) {
+				return 1;
+			} else if (buf[i] == 'E') {
+				in_error = 1;
+			} else {
+				snprintf(err, errlen, "the sandbox helper sent an unexpected status; nothing was run");
+				return 0;
+			}
+		}
+	}
+}
+
 static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		      struct srt_diag *diag)
 {
 	struct bwrap_cmd *bc = cmd->priv;
-	char buf[1024];
-	size_t have = 0;
+	char err[600];
+	pid_t reaper = 0;
 
 	/* bwrap runs in a process group of its own (cmd->new_pgrp) that the
 	 * spawned child announced to the guard before exec (cmd->guard_fd):
@@ -769,30 +836,19 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 	}
 	/* --explain ran before this: the helper holds the plan now */
 	srt__bwrap_ll_layer_release(&bc->layer);
-	if (read_child_pid(bc->info_rd, &cmd->signal_pid) != 0)
+	/* bwrap's reaper: only a sign that bwrap set the sandbox up */
+	if (read_child_pid(bc->info_rd, &reaper) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
-	for (;;) {
-		ssize_t n = read(bc->status_rd, buf + have, sizeof(buf) - 1 - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		if (buf[0] == 'S')
-			return SRT_OK;
-		if (buf[0] == 'E' && memchr(buf, '\n', have))
-			break;
-		if (have >= sizeof(buf) - 1)
-			break;
+	switch (read_status(bc->status_rd, &cmd->signal_pid, err, sizeof(err))) {
+	case 1:
+		return SRT_OK;
+	case 0:
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init", "%s", err);
+	default:
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
+				    "the sandbox helper ended before the command started (see the message above); nothing was run");
 	}
-	buf[have] = '\0';
-	if (have > 1 && buf[0] == 'E') {
-		buf[strcspn(buf, "\n")] = '\0';
-		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init", "%s", buf + 1);
-	}
-	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
-			    "the sandbox helper ended before the command started (see the message above); nothing was run");
 }
 
 static void bw_release(void *state, struct srt_command *cmd)

@@ -67,7 +67,7 @@ int srt__bwrap_process_args(const struct srt_policy *pol, struct srt_words *w,
 	static const char *const ns_words[] = {
 		/* IPC too: System V objects and POSIX message queues of the host
 		 * would otherwise be a channel out of the sandbox */
-		"--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--unshare-user", "--as-pid-1",
+		"--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--unshare-user",
 		"--cap-drop", "ALL", NULL,
 	};
 	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", NULL };

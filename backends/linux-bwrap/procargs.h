@@ -9,7 +9,7 @@
 #include "mounts.h"
 
 /* Append the words that follow the mounts: "--dev /dev", "--unshare-pid",
- * user namespace and capability flags, "--as-pid-1", "--proc /proc" (or the
+ * user namespace and capability flags, "--proc /proc" (or the
  * weaker bind), ... Does not append "--". */
 int srt__bwrap_process_args(const struct srt_policy *pol, struct srt_words *w,
 			    struct srt_diag *diag);

@@ -1,5 +1,5 @@
-/* srt-linux-init: the helper bwrap runs as PID 1 of the sandbox's pid
- * namespace (--as-pid-1).
+/* srt-linux-init: the helper bwrap runs first in the sandbox's pid
+ * namespace, under bwrap's own reaper (PID 1 there).
  *
  *   srt-linux-init [--proxy-socket PATH --http-port N --socks-port N]
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
@@ -9,7 +9,10 @@
  *
  * Process tree (SPEC §5, anchor-inventory §4.9):
  *
- *   outer (this process, PID 1 of bwrap's pid namespace)
+ *   bwrap's reaper (PID 1 of bwrap's pid namespace; it reports our exit
+ *   │                status to bwrap, which then exits without waiting
+ *   │                for the namespaces to be torn down)
+ *   outer (this process)
  *    ├─ bridge relay (srt_bridge_start, only with --proxy-socket)
  *    └─ nested init (PID 1 of a new pid + mount namespace)
  *        └─ worker: no_new_privs, seccomp, exec of the command
@@ -33,7 +36,10 @@
  * exec itself fails the status is 127 (not found) or 126, like a shell.
  *
  * --status-fd N tells srt how the setup went, so it can tell a layer that
- * failed from a command that exits 125: the worker writes "S" on N just
+ * failed from a command that exits 125. The outer helper first writes "P":
+ * N is a Unix socket whose reader asked for the sender's credentials, so
+ * that byte tells srt this process's pid in srt's own pid namespace, where
+ * srt sends the signals it forwards. Then the worker writes "S" on N just
  * before exec (every layer is in place), or a failing step writes "E" and
  * its message line there instead of on stderr. N is close-on-exec: the
  * command never holds it.
@@ -734,6 +740,11 @@ static int run(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) != 0)
 		return EXIT_SETUP;
+	/* who to forward signals to: our pid travels with this byte */
+	if (status_fd >= 0 && write(status_fd, "P", 1) != 1) {
+		fail("report to srt", errno);
+		return EXIT_SETUP;
+	}
 
 	/* Block what we forward, and SIGCHLD, before any child exists: a
 	 * signal that comes early stays pending and is forwarded once there
