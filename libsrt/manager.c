@@ -671,7 +671,8 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 }
 
 /* Violation lines from the backend's monitor, read until EOF (the monitor
- * closes its end when the sandbox ends). */
+ * closes its end when the sandbox ends) or a line holding a single NUL, the
+ * monitor's mark that nothing follows. */
 struct events_reader {
 	struct srt_sandbox *sb;
 	const char *key;
@@ -698,6 +699,8 @@ static void *events_main(void *arg)
 		while ((nl = memchr(buf, '\n', have))) {
 			size_t l = (size_t)(nl - buf);
 			*nl = '\0';
+			if (!skipping && l == 1 && buf[0] == '\0')
+				return NULL;
 			if (!skipping && l > 0)
 				srt__vstore_add(er->sb->violations, er->key, buf);
 			skipping = 0;

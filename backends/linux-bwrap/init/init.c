@@ -858,6 +858,11 @@ static int run(int argc, char **argv)
 	rc = supervise(child, &set);
 	/* a note about dropped events may still be waiting for room */
 	srt__monitor_finish(monitor, 200);
+	/* The last event is out: say so, so srt need not wait for EOF, which
+	 * only comes when bwrap's own processes, holding copies of this
+	 * descriptor, have exited. A NUL cannot occur in an event line. */
+	if (monitor && o.events_fd >= 0 && write(o.events_fd, "\0\n", 2) != 2 && o.debug)
+		say("srt-linux-init: (debug) end-of-events mark: %s", strerror(errno));
 	return rc;
 out:
 	if (child > 0) {
