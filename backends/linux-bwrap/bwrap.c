@@ -44,7 +44,8 @@ struct bwrap_state {
 	char bwrap[PATH_MAX];
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
-	pid_t guard_pid;
+	int guard_done;  /* read end: EOF once the guard has exited, or -1 */
+	int guard_work;  /* the guard was told of something to clean up */
 	int proxy_dir_sent;
 };
 
@@ -303,6 +304,7 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		return SRT_E_NOMEM;
 	st->pol = pol;
 	st->guard_fd = -1;
+	st->guard_done = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
 	else if (find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
@@ -329,7 +331,7 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
  * srt is gone or done, it acts on what is left. */
 #define GUARD_MAX_GROUPS 64
 
-static void guard_main(int rd)
+static void guard_main(int rd, int done)
 {
 	struct srt_words paths = { 0 };
 	pid_t groups[GUARD_MAX_GROUPS];
@@ -346,10 +348,17 @@ static void guard_main(int rd)
 			close(nfd);
 		}
 	}
-	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...) */
-	if (rd > 3)
-		close_range(3, (unsigned)rd - 1, 0);
-	close_range((unsigned)rd + 1, ~0U, 0);
+	/* hold nothing of srt's but the two pipes (sockets, the info pipe,
+	 * ...); "done" stays open until we exit, which is how srt waits */
+	{
+		unsigned lo = (unsigned)(rd < done ? rd : done), hi = (unsigned)(rd < done ? done : rd);
+
+		if (lo > 3)
+			close_range(3, lo - 1, 0);
+		if (hi > lo + 1)
+			close_range(lo + 1, hi - 1, 0);
+		close_range(hi + 1, ~0U, 0);
+	}
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -404,31 +413,48 @@ static void guard_main(int rd)
 	_exit(0);
 }
 
+/* The guard is a grandchild: nobody has to reap it, so srt waits for it
+ * (on the "done" pipe) only when it has something to clean up. */
 static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
 {
-	int p[2];
+	int p[2], d[2], status = 0;
 	pid_t pid;
 
 	if (st->guard_fd >= 0)
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(d, O_CLOEXEC) != 0) {
 		close(p[0]);
 		close(p[1]);
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
 	}
+	pid = fork();
 	if (pid == 0) {
 		sigset_t none;
+		pid_t g;
+
 		close(p[1]);
+		close(d[0]);
+		g = fork();
+		if (g != 0)
+			_exit(g < 0 ? 1 : 0);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		guard_main(p[0]);
+		guard_main(p[0], d[1]);
 	}
 	close(p[0]);
+	close(d[1]);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		close(p[1]);
+		close(d[0]);
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s",
+				    pid < 0 ? strerror(errno) : "the guard could not be started");
+	}
 	st->guard_fd = p[1];
-	st->guard_pid = pid;
+	st->guard_done = d[0];
 	return SRT_OK;
 }
 
@@ -443,6 +469,8 @@ static int guard_send(struct bwrap_state *st, char type, const char *text, struc
 	if (l >= sizeof(rec))
 		return srt_diag_set(diag, SRT_E_LIMIT, "", "cleanup guard: record too long");
 	l++; /* the NUL ends the record */
+	if (type == 'P' || type == 'D')
+		st->guard_work = 1;
 	while (off < l) {
 		ssize_t w = write(st->guard_fd, rec + off, l - off);
 		if (w < 0 && errno == EINTR)
@@ -952,7 +980,17 @@ static void bw_teardown(void *state)
 	if (st->guard_fd >= 0) {
 		guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
-		waitpid(st->guard_pid, NULL, 0);
+	}
+	if (st->guard_done >= 0) {
+		char c;
+		ssize_t r = 0;
+
+		/* placeholders and the proxy directory are gone when we return */
+		if (st->guard_work)
+			do
+				r = read(st->guard_done, &c, 1);
+			while (r > 0 || (r < 0 && errno == EINTR));
+		close(st->guard_done);
 	}
 	free(st);
 }
