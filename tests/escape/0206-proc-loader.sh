@@ -14,6 +14,13 @@ E=$ESYS
 if [ ! -f "$PRELOAD" ]; then
 	skip "loader: tests/helpers/.libs/escape-preload.so not built"; echo "1..$_tap_n"; exit 0
 fi
+# in a sanitizer build the library itself links libasan, and ASan refuses
+# to start in any process where its runtime is not the first library
+# loaded: put libasan first then, so the library still loads everywhere
+# (srt, srt-linux-init, the command) ahead of libseccomp
+PRE=$PRELOAD
+asan=$(ldd "$PRELOAD" 2>/dev/null | awk '$1 ~ /^libasan/ {print $3; exit}')
+[ -n "$asan" ] && PRE="$asan:$PRELOAD"
 probe="touch ran; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | tr -s '\t ' ' '; $E socket-unix-cloexec; $E unshare-user-net; cat ~/.ssh/id_canary"
 # judge MODE: the command did not run, or ran with every layer
 judge() {
@@ -31,7 +38,7 @@ judge() {
 for mode in log all later; do
 	rm -f "$P/ran" "$WORK/preload.log"
 	skipv=$mode; [ "$mode" = log ] && skipv=
-	SRT_ESCAPE_PRELOAD_LOG="$WORK/preload.log" SRT_ESCAPE_PRELOAD_SKIP="$skipv" LD_PRELOAD="$PRELOAD" \
+	SRT_ESCAPE_PRELOAD_LOG="$WORK/preload.log" SRT_ESCAPE_PRELOAD_SKIP="$skipv" LD_PRELOAD="$PRE" \
 		srt_run -s "$S" -c "$probe" >"$WORK/out" 2>&1
 	[ "$mode" = log ] && attempt LD "control: the library did load (into $(grep -c loaded "$WORK/preload.log" 2>/dev/null) processes)" \
 		grep -q loaded "$WORK/preload.log"
@@ -41,7 +48,7 @@ done
 
 # the command's own loader games for its children
 rm -f "$P/ran"
-srt_run -s "$S" -c "export SRT_ESCAPE_PRELOAD_SKIP=all LD_PRELOAD=$PRELOAD LD_LIBRARY_PATH=$P; $probe" >"$WORK/out" 2>&1
+srt_run -s "$S" -c "export SRT_ESCAPE_PRELOAD_SKIP=all LD_PRELOAD=$PRE LD_LIBRARY_PATH=$P; $probe" >"$WORK/out" 2>&1
 judge "LD_PRELOAD set inside"
 
 echo "1..$_tap_n"
