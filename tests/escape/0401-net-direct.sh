@@ -10,7 +10,7 @@ if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
 	SRT_ESC_NETNS=1 exec unshare -rn bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../integration/net-lib.sh"
+. "$TESTDIR/../integration/net-lib.sh" # absolute: lib.sh cd'd into WORK
 need_bwrap
 if ! netns_setup; then
 	skip "N1 needs a network namespace of its own (unshare -rn) and ip(8)"; echo "1..$_tap_n"; exit 0

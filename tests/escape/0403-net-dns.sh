@@ -13,7 +13,7 @@ if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rnm true 2>/dev/null; then
 	SRT_ESC_NETNS=1 exec unshare -rnm bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../integration/net-lib.sh"
+. "$TESTDIR/../integration/net-lib.sh" # absolute: lib.sh cd'd into WORK
 need_bwrap
 cat > "$WORK/hosts" <<EOF2
 127.0.0.1 localhost
