@@ -659,8 +659,11 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 
 	memset(&cmd, 0, sizeof(cmd));
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
-	if (rc)
+	if (rc) {
+		/* a failed wrap may have set up part of the command */
+		sb->be->release(sb->bstate, &cmd);
 		return rc;
+	}
 	if (sb->be->explain)
 		rc = sb->be->explain(sb->bstate, &cmd, out);
 	else
@@ -778,7 +781,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		goto out;
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 	if (rc)
-		goto out;
+		goto out_cmd; /* a failed wrap may have set up part of the command */
 	memset(&sp, 0, sizeof(sp));
 	sp.argv = cmd.argv;
 	sp.envp = envp;

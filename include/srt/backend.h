@@ -90,7 +90,9 @@ struct srt_backend {
 		       struct srt_diag *diag);
 
 	/* Free what wrap() put in cmd->priv and close its descriptors.
-	 * NULL-safe on cmd->priv. Mandatory. */
+	 * Called after every wrap(), also one that failed (cmd->priv then
+	 * holds whatever wrap() had set up). NULL-safe on cmd->priv.
+	 * Mandatory. */
 	void (*release)(void *state, struct srt_command *cmd);
 
 	/* Print the plan (e.g. the bwrap argv) for --explain. Optional. */
