@@ -398,12 +398,28 @@ static void found(struct walk *w, int dfd, const char *name)
 }
 
 /* .git entries in the directories at levels 0..depth-1 below a root: one
- * level deeper than the mandatory denies reach, on the safe side. */
+ * level deeper than the mandatory denies reach, on the safe side. The
+ * deepest level is probed by name, not listed: its directories hold most of
+ * a tree's files. */
 static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 {
-	DIR *d = fdopendir(dfd);
+	DIR *d;
 	struct dirent *de;
 
+	if (level >= w->g->depth - 1) {
+		struct stat st;
+
+		if (w->budget == 0) {
+			w->truncated = 1;
+		} else {
+			w->budget--;
+			if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+				found(w, dfd, ".git");
+		}
+		close(dfd);
+		return;
+	}
+	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
 		return;
@@ -425,7 +441,7 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			found(w, dirfd(d), name);
 			continue;
 		}
-		if (level + 1 > w->g->depth - 1 || strcmp(name, "node_modules") == 0)
+		if (strcmp(name, "node_modules") == 0)
 			continue;
 		if (type == DT_UNKNOWN) {
 			struct stat st;
@@ -440,6 +456,15 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 		nlen = strlen(name);
 		if (plen + 1 + nlen + 1 > sizeof(w->path))
 			continue;
+		if (level + 1 >= w->g->depth - 1) {
+			/* a leaf: opened only when it holds a .git */
+			char rel[NAME_MAX + 8];
+			struct stat st;
+
+			snprintf(rel, sizeof(rel), "%s/.git", name);
+			if (fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+		}
 		cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0)
 			continue;
