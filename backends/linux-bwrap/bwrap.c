@@ -45,6 +45,7 @@ struct bwrap_state {
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
 	int guard_done;  /* read end: EOF once the guard has exited, or -1 */
+	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
 	int guard_work;  /* the guard was told of something to clean up */
 	int proxy_dir_sent;
 };
@@ -417,7 +418,7 @@ static void guard_main(int rd, int done)
  * (on the "done" pipe) only when it has something to clean up. */
 static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
 {
-	int p[2], d[2], status = 0;
+	int p[2], d[2];
 	pid_t pid;
 
 	if (st->guard_fd >= 0)
@@ -445,16 +446,36 @@ static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
 	}
 	close(p[0]);
 	close(d[1]);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (pid < 0) {
 		close(p[1]);
 		close(d[0]);
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s",
-				    pid < 0 ? strerror(errno) : "the guard could not be started");
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
 	}
+	/* reaped later (guard_check): waiting here would put its exit on
+	 * every start's critical path */
+	st->guard_mid = pid;
 	st->guard_fd = p[1];
 	st->guard_done = d[0];
+	return SRT_OK;
+}
+
+/* Did the guard start? Asked before anything runs; the guard's parent has
+ * usually exited by then, and if not, it is reaped at teardown. */
+static int guard_check(struct bwrap_state *st, int block, struct srt_diag *diag)
+{
+	int status = 0;
+	pid_t r;
+
+	if (st->guard_mid <= 0)
+		return SRT_OK;
+	do
+		r = waitpid(st->guard_mid, &status, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return SRT_OK;
+	st->guard_mid = 0;
+	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: the guard could not be started");
 	return SRT_OK;
 }
 
@@ -621,6 +642,9 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	else if (pol->debug)
 		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
 	rc = srt__bwrap_plan_mounts_announced(pol, &bc->plan, guard_announce, st, diag);
+	if (rc)
+		return rc;
+	rc = guard_check(st, 0, diag);
 	if (rc)
 		return rc;
 
@@ -981,6 +1005,7 @@ static void bw_teardown(void *state)
 		guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
 	}
+	guard_check(st, 1, NULL);
 	if (st->guard_done >= 0) {
 		char c;
 		ssize_t r = 0;
