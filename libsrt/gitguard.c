@@ -307,14 +307,23 @@ static int gitfile_safe(int dfd, const char *name, int allow_git_config, char *w
 
 /* ---- the walk ----------------------------------------------------------- */
 
+static int id_cmp(const void *a, const void *b)
+{
+	const struct gg_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+/* the snapshot is sorted once it is complete (walk_roots) */
 static int known(const struct srt_gitguard *g, const struct stat *st)
 {
-	size_t i;
+	struct gg_id key = { st->st_dev, st->st_ino };
 
-	for (i = 0; i < g->n; i++)
-		if (g->ids[i].dev == st->st_dev && g->ids[i].ino == st->st_ino)
-			return 1;
-	return 0;
+	return g->n && bsearch(&key, g->ids, g->n, sizeof(key), id_cmp) != NULL;
 }
 
 static void note(struct walk *w, int is_violation, const char *fmt, ...)
@@ -510,6 +519,8 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 			note(w, 0, "git repository guard: the scan of %s stopped after %d entries; repositories created deeper there are not checked",
 			     g->roots[i], GG_BUDGET);
 	}
+	if (!sweeping && g->n > 1)
+		qsort(g->ids, g->n, sizeof(g->ids[0]), id_cmp);
 	free(w);
 }
 
