@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,44 +15,6 @@
 #include "backends/linux-landlock/landlock-abi.h"
 #include "backends/linux-landlock/plan.h"
 #include "layer.h"
-
-struct xbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int xrec(struct xbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int xrec(struct xbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, room, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return SRT_E_INVAL;
-		if ((size_t)n + 1 <= room) {
-			b->len += (size_t)n + 1; /* the NUL ends the record */
-			return SRT_OK;
-		}
-		{
-			size_t nc = b->cap * 2 + (size_t)n + 1;
-			char *np;
-
-			if (nc > SRT_LL_PLAN_MAX_BYTES)
-				return SRT_E_LIMIT;
-			np = realloc(b->p, nc);
-			if (!np)
-				return SRT_E_NOMEM;
-			b->p = np;
-			b->cap = nc;
-		}
-	}
-}
 
 static int under(const char *path, const char *root)
 {
@@ -82,7 +43,7 @@ static int root_writable(const struct srt_policy *pol, const char *root)
 
 /* A rule on the host object at path (real path), dev/ino checked when the
  * worker replays it. */
-static int host_rule(struct xbuf *b, const char *path, uint64_t dir_access, uint64_t file_access,
+static int host_rule(struct srt_ll_buf *b, const char *path, uint64_t dir_access, uint64_t file_access,
 		     uint64_t handled, size_t *n)
 {
 	struct stat st;
@@ -94,13 +55,13 @@ static int host_rule(struct xbuf *b, const char *path, uint64_t dir_access, uint
 	if (!access)
 		return SRT_OK;
 	(*n)++;
-	return xrec(b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", access, (uint64_t)st.st_dev,
+	return srt__ll_rec(b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", access, (uint64_t)st.st_dev,
 		    (uint64_t)st.st_ino, path);
 }
 
 /* The layer's own records, appended to the planner's before "end". */
 static int extra_records(const struct srt_policy *pol, const struct srt_ll_plan *plan,
-			 struct xbuf *b, size_t *n)
+			 struct srt_ll_buf *b, size_t *n)
 {
 	static const char *const pseudo[] = { "/dev", "/proc", "/sys" };
 	uint64_t h = plan->handled_fs;
@@ -132,12 +93,12 @@ static int extra_records(const struct srt_policy *pol, const struct srt_ll_plan 
 	/* bwrap's /dev (tmpfs with the --dev set bound in, devpts, shm):
 	 * what the mounts allow there; no device can be made in it */
 	dev_rights &= ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
-	rc = xrec(b, "here %" PRIx64 " /dev", dev_rights & h);
+	rc = srt__ll_rec(b, "here %" PRIx64 " /dev", dev_rights & h);
 	/* the helper's /proc: reads, and writes of files (/proc/self/uid_map
 	 * for a nested user namespace, oom_score_adj); its sysctls are
 	 * read-only mounts */
 	if (!rc)
-		rc = xrec(b, "here %" PRIx64 " /proc",
+		rc = srt__ll_rec(b, "here %" PRIx64 " /proc",
 			  (uint64_t)(SRT_LL_READ_RIGHTS | SRT_LL_WRITE_FILE_RIGHTS) & h);
 	*n += 2;
 	return rc;
@@ -180,7 +141,7 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 	struct srt_policy lp;
 	struct srt_ll_plan plan;
 	struct srt_diag pd;
-	struct xbuf b = { 0 };
+	struct srt_ll_buf b = { 0 };
 	char *buf = NULL;
 	size_t len = 0, extra = 0;
 	int abi, rc;
@@ -221,26 +182,20 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 	plan.block_inet = 0;
 	plan.block_meta = 0;
 	rc = srt__ll_plan_serialize(&plan, &buf, &len);
-	if (rc == SRT_E_LIMIT) {
-		snprintf(layer->reason, sizeof(layer->reason),
-			 "the rule plan is over %u bytes", SRT_LL_PLAN_MAX_BYTES);
-		rc = SRT_OK;
-		goto out;
-	}
-	if (rc)
-		goto out;
 	/* the planner's records end with "end": ours go before it */
-	if (len < 4 || memcmp(buf + len - 4, "end", 4) != 0) {
+	if (!rc && (len < 4 || memcmp(buf + len - 4, "end", 4) != 0)) {
 		rc = srt_diag_set(diag, SRT_E_INVAL, "", "landlock layer: the plan does not end with \"end\"");
 		goto out;
 	}
-	b.p = buf;
-	b.len = len - 4;
-	b.cap = len;
-	buf = NULL;
-	rc = extra_records(pol, &plan, &b, &extra);
+	if (!rc) {
+		b.p = buf;
+		b.len = len - 4;
+		b.cap = len;
+		buf = NULL;
+		rc = extra_records(pol, &plan, &b, &extra);
+	}
 	if (!rc)
-		rc = xrec(&b, "end");
+		rc = srt__ll_rec(&b, "end");
 	if (rc == SRT_E_LIMIT) {
 		snprintf(layer->reason, sizeof(layer->reason),
 			 "the rule plan is over %u bytes", SRT_LL_PLAN_MAX_BYTES);

@@ -858,13 +858,7 @@ const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, cons
 	return NULL;
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int rec(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int rec(struct buf *b, const char *fmt, ...)
+int srt__ll_rec(struct srt_ll_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -896,7 +890,7 @@ static int rec(struct buf *b, const char *fmt, ...)
 
 int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **out, size_t *outlen)
 {
-	struct buf b = { 0 };
+	struct srt_ll_buf b = { 0 };
 	size_t i;
 	int rc;
 
@@ -904,22 +898,22 @@ int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **out, size_t *o
 	b.p = malloc(b.cap);
 	if (!b.p)
 		return SRT_E_NOMEM;
-	rc = rec(&b, "%s", SRT_LL_PLAN_MAGIC);
-	if (!rc) rc = rec(&b, "abi %x", (unsigned)plan->abi);
-	if (!rc) rc = rec(&b, "fs %" PRIx64, plan->handled_fs);
-	if (!rc) rc = rec(&b, "net %" PRIx64, plan->handled_net);
-	if (!rc) rc = rec(&b, "scope %" PRIx64, plan->scoped);
-	if (!rc) rc = rec(&b, "seccomp %x", plan->seccomp_flags);
-	if (!rc) rc = rec(&b, "inet-block %d", plan->block_inet ? 1 : 0);
-	if (!rc) rc = rec(&b, "meta-block %d", plan->block_meta ? 1 : 0);
-	if (!rc) rc = rec(&b, "stdio %" PRIx64, plan->stdio_access);
+	rc = srt__ll_rec(&b, "%s", SRT_LL_PLAN_MAGIC);
+	if (!rc) rc = srt__ll_rec(&b, "abi %x", (unsigned)plan->abi);
+	if (!rc) rc = srt__ll_rec(&b, "fs %" PRIx64, plan->handled_fs);
+	if (!rc) rc = srt__ll_rec(&b, "net %" PRIx64, plan->handled_net);
+	if (!rc) rc = srt__ll_rec(&b, "scope %" PRIx64, plan->scoped);
+	if (!rc) rc = srt__ll_rec(&b, "seccomp %x", plan->seccomp_flags);
+	if (!rc) rc = srt__ll_rec(&b, "inet-block %d", plan->block_inet ? 1 : 0);
+	if (!rc) rc = srt__ll_rec(&b, "meta-block %d", plan->block_meta ? 1 : 0);
+	if (!rc) rc = srt__ll_rec(&b, "stdio %" PRIx64, plan->stdio_access);
 	for (i = 0; !rc && i < plan->n_rules; i++) {
 		const struct srt_ll_rule *r = &plan->rules[i];
-		rc = rec(&b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", r->access, r->dev, r->ino,
+		rc = srt__ll_rec(&b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", r->access, r->dev, r->ino,
 			 r->path);
 	}
 	if (!rc)
-		rc = rec(&b, "end");
+		rc = srt__ll_rec(&b, "end");
 	if (rc) {
 		free(b.p);
 		return rc;

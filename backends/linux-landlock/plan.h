@@ -88,6 +88,15 @@ const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, cons
 /* Serialise plan into a malloc'd buffer in the format above. */
 int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **buf, size_t *len);
 
+/* The serialised plan's records: each one printf-formatted and ended by its
+ * NUL, the buffer growing up to SRT_LL_PLAN_MAX_BYTES (then SRT_E_LIMIT).
+ * Exposed so linux-bwrap's layer can append records of its own. */
+struct srt_ll_buf {
+	char *p;
+	size_t len, cap;
+};
+int srt__ll_rec(struct srt_ll_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Short names of the rights in access ("read-file,read-dir,..."). */
 void srt__ll_access_names(uint64_t access, char *out, size_t outlen);
 
