@@ -5,17 +5,9 @@
 # sockets, ICMP, and netlink changes to the sandbox's own interfaces must
 # reach nothing: host listeners on 127.0.0.1, ::1 and 169.254.169.254 log
 # nothing. A listener the command opens is not reachable from the host.
-# Runs in a network namespace of its own (see lib.sh).
-if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
-	SRT_ESC_NETNS=1 exec unshare -rn bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TESTDIR/../integration/net-lib.sh" # absolute: lib.sh cd'd into WORK
-need_bwrap
-if ! netns_setup; then
-	skip "N1 needs a network namespace of its own (unshare -rn) and ip(8)"; echo "1..$_tap_n"; exit 0
-fi
-P="$WORK/proj"
+# Runs in a network namespace of its own (see netns.sh).
+. "$(dirname "$0")/netns.sh"
+skip_without_netns N1
 cat > "$WORK/any.py" <<'PYEOF'
 import socket, sys, threading
 port, log = int(sys.argv[1]), sys.argv[2]

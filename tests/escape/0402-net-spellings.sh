@@ -5,24 +5,8 @@
 # may reach the listeners bound there, by plain HTTP (absolute form),
 # CONNECT or SOCKS5 (name, IPv4 and IPv6 address types). Runs in a network
 # namespace of its own with the metadata addresses on lo (see lib.sh).
-if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
-	SRT_ESC_NETNS=1 exec unshare -rn bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TESTDIR/../integration/net-lib.sh"
-need_bwrap
-if ! netns_setup; then
-	skip "N3 needs a network namespace of its own (unshare -rn) and ip(8)"; # control: the same client does get through where the policy allows it
-# (so the refusals above are the proxy's, not the client's)
-S3=$(net_settings "[\"localhost:$PORT\"]" '[]')
-printf 'http localhost:%s\nconnect localhost:%s\nsocks localhost %s\n' "$PORT" "$PORT" "$PORT" > "$P/requests"
-srt_run -s "$S3" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
-attempt N3 "control: allowed localhost:PORT answers 200 by HTTP, CONNECT and SOCKS5 ($(grep -c -- '-> 200' "$WORK/out"))" \
-	test "$(grep -c -- '-> 200' "$WORK/out")" = 3
-
-echo "1..$_tap_n"; exit 0
-fi
-P="$WORK/proj"
+. "$(dirname "$0")/netns.sh"
+skip_without_netns N3
 # a listener on every address (0.0.0.0 and ::) logs any request
 cat > "$WORK/any.py" <<'PYEOF'
 import socket, sys, threading

@@ -9,12 +9,8 @@
 # /etc/hosts is a test file there (c-ares reads it first) and
 # /etc/resolv.conf names 127.0.0.1, where a UDP listener logs every query
 # that would have gone to a real resolver; no query can leave the machine.
-if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rnm true 2>/dev/null; then
-	SRT_ESC_NETNS=1 exec unshare -rnm bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TESTDIR/../integration/net-lib.sh" # absolute: lib.sh cd'd into WORK
-need_bwrap
+NETNS_UNSHARE=-rnm # /etc/hosts and resolv.conf are bound over below
+. "$(dirname "$0")/netns.sh"
 cat > "$WORK/hosts" <<EOF2
 127.0.0.1 localhost
 ::1 localhost ip6-localhost
@@ -37,7 +33,6 @@ if ! netns_setup || ! mount --bind "$WORK/hosts" /etc/hosts 2>/dev/null ||
 	skip "N4 needs network and mount namespaces of its own (unshare -rnm), ip(8) and mount(8)"
 	echo "1..$_tap_n"; exit 0
 fi
-P="$WORK/proj"
 cat > "$WORK/any.py" <<'PYEOF'
 import socket, sys, threading
 port, log = int(sys.argv[1]), sys.argv[2]

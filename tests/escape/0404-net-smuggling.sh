@@ -7,16 +7,8 @@
 # authorities, pipelined requests on a kept-alive connection, bytes after
 # a refused CONNECT) must never make D log anything, nor make A receive a
 # request meant for D. Runs in a network namespace of its own.
-if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
-	SRT_ESC_NETNS=1 exec unshare -rn bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TESTDIR/../integration/net-lib.sh" # absolute: lib.sh cd'd into WORK
-need_bwrap
-if ! netns_setup; then
-	skip "SMUGGLE needs a network namespace of its own (unshare -rn) and ip(8)"; echo "1..$_tap_n"; exit 0
-fi
-P="$WORK/proj"
+. "$(dirname "$0")/netns.sh"
+skip_without_netns SMUGGLE
 net_server http A
 net_server http D
 S=$(net_settings "[\"127.0.0.1:$A_PORT\",\"localhost:$A_PORT\"]" '[]')

@@ -7,16 +7,8 @@
 # live settings updates that must never fail open. Host listeners log
 # every byte; runs in a network namespace of its own, with listeners on
 # the host side of 3128 and 1080 as well.
-if [ -z "${SRT_ESC_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
-	SRT_ESC_NETNS=1 exec unshare -rn bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TESTDIR/../integration/net-lib.sh" # absolute: lib.sh cd'd into WORK
-need_bwrap
-if ! netns_setup; then
-	skip "N9 needs a network namespace of its own (unshare -rn) and ip(8)"; echo "1..$_tap_n"; exit 0
-fi
-P="$WORK/proj"
+. "$(dirname "$0")/netns.sh"
+skip_without_netns N9
 net_server http A
 net_server raw T
 net_server http D
