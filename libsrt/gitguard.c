@@ -395,10 +395,15 @@ static void found(struct walk *w, int dfd, const char *name)
 		ok = gitfile_safe(dfd, name, g->allow_git_config, why, sizeof(why));
 	} else if (S_ISDIR(st.st_mode)) {
 		int gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (gfd < 0)
-			return;
-		ok = gitdir_safe(gfd, g->allow_git_config, why, sizeof(why));
-		close(gfd);
+
+		/* a new .git the command made unreadable is not given the
+		 * benefit of the doubt (renaming needs only its parent) */
+		if (gfd < 0) {
+			ok = refuse(why, sizeof(why), "a .git directory srt cannot open");
+		} else {
+			ok = gitdir_safe(gfd, g->allow_git_config, why, sizeof(why));
+			close(gfd);
+		}
 	} else {
 		return;
 	}
@@ -471,12 +476,18 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			struct stat st;
 
 			snprintf(rel, sizeof(rel), "%s/.git", name);
-			if (fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			if (fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno != EACCES)
 				continue;
 		}
 		cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
+		if (cfd < 0) {
+			/* the command can make its own directories unreadable
+			 * to hide a repository from this walk: say so */
+			if (w->sweeping && errno == EACCES)
+				note(w, 1, "deny git-repository-check %s/%s: unreadable, so repositories in it were not checked; inspect it before running git there",
+				     w->path, name);
 			continue;
+		}
 		w->path[plen] = '/';
 		memcpy(w->path + plen + 1, name, nlen + 1);
 		walk_dir(w, cfd, plen + 1 + nlen, level + 1);
