@@ -701,6 +701,15 @@ static void upstream_cuts(int rounds, uint32_t max_len)
 			bool eof = false, err = false;
 			double end = now() + 10;
 
+			/* the header opens the stream: it must not start 16 03
+			 * either (see storm()) */
+			for (;;) {
+				uint8_t first[8];
+				memcpy(first, &seed, 8);
+				if (first[0] != 0x16 || first[1] != 0x03)
+					break;
+				seed = rnd();
+			}
 			total++;
 			if (fd < 0) {
 				refused++;
