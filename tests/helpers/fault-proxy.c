@@ -680,7 +680,11 @@ static bool tls_lookalike(void)
 		close(fd);
 		return true; /* already closed */
 	}
+	/* EOF or a reset; a timeout (SO_RCVTIMEO, 10 s) would mean the
+	 * proxy still holds the tunnel, which is not a close */
 	r = recv(fd, in, sizeof(in), 0);
+	if (r < 0 && errno != ECONNRESET)
+		r = 1;
 	close(fd);
 	return r <= 0;
 }
