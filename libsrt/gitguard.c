@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gitguard.h"
+#include "settings.h"
 
 #define GG_BUDGET 50000           /* directory entries per root and walk */
 #define GG_CONFIG_MAX (64 * 1024) /* a larger config is not one git init wrote */
@@ -31,8 +32,7 @@ struct gg_id {
 };
 
 struct srt_gitguard {
-	char **roots;
-	size_t nroots;
+	struct srt_strv roots;
 	int depth;
 	int allow_git_config;
 	struct gg_id *ids;
@@ -342,6 +342,22 @@ static void note(struct walk *w, int is_violation, const char *fmt, ...)
 	w->fn(w->ctx, is_violation, line);
 }
 
+/* The command can make its own directories unreadable to hide a
+ * repository from the sweep: say so rather than pass over it. name is a
+ * directory below w->path, or NULL for w->path itself. */
+static void unchecked(struct walk *w, const char *name)
+{
+	static const char what[] =
+		"unreadable, so repositories in it were not checked; inspect it before running git there";
+
+	if (!w->sweeping)
+		return;
+	if (name)
+		note(w, 1, "deny git-repository-check %s/%s: %s", w->path, name, what);
+	else
+		note(w, 1, "deny git-repository-check %s: %s", w->path[0] ? w->path : "/", what);
+}
+
 static void quarantine(struct walk *w, int dfd, const char *name, const char *why)
 {
 	char to[NAME_MAX + 1];
@@ -371,8 +387,11 @@ static void found(struct walk *w, int dfd, const char *name)
 	char why[PATH_MAX + 64] = "";
 	int ok;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno != ENOENT)
+			unchecked(w, NULL);
 		return;
+	}
 	if (!w->sweeping) {
 		if (g->n == g->cap) {
 			size_t cap = g->cap ? 2 * g->cap : 16;
@@ -429,6 +448,8 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			w->budget--;
 			if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 				found(w, dfd, ".git");
+			else if (errno != ENOENT)
+				unchecked(w, NULL);
 		}
 		close(dfd);
 		return;
@@ -481,11 +502,8 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 		}
 		cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
-			/* the command can make its own directories unreadable
-			 * to hide a repository from this walk: say so */
-			if (w->sweeping && errno == EACCES)
-				note(w, 1, "deny git-repository-check %s/%s: unreadable, so repositories in it were not checked; inspect it before running git there",
-				     w->path, name);
+			if (errno == EACCES)
+				unchecked(w, name);
 			continue;
 		}
 		w->path[plen] = '/';
@@ -509,26 +527,30 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 	w->sweeping = sweeping;
 	w->fn = fn;
 	w->ctx = ctx;
-	for (i = 0; i < g->nroots; i++) {
-		size_t plen = strlen(g->roots[i]);
+	for (i = 0; i < g->roots.n; i++) {
+		size_t plen = strlen(g->roots.v[i]);
 		int dfd;
 
 		if (plen >= sizeof(w->path))
 			continue;
-		dfd = open(g->roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			continue;
 		/* "/" is kept as the empty prefix so names join with one slash */
 		if (plen == 1)
 			plen = 0;
-		memcpy(w->path, g->roots[i], plen);
+		memcpy(w->path, g->roots.v[i], plen);
 		w->path[plen] = '\0';
+		dfd = open(g->roots.v[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			/* a root the command made unreadable, not one that is gone */
+			if (errno != ENOENT)
+				unchecked(w, NULL);
+			continue;
+		}
 		w->budget = GG_BUDGET;
 		w->truncated = 0;
 		walk_dir(w, dfd, plen, 0);
 		if (w->truncated && !sweeping)
 			note(w, 0, "git repository guard: the scan of %s stopped after %d entries; repositories created deeper there are not checked",
-			     g->roots[i], GG_BUDGET);
+			     g->roots.v[i], GG_BUDGET);
 	}
 	if (!sweeping && g->n > 1)
 		qsort(g->ids, g->n, sizeof(g->ids[0]), id_cmp);
@@ -549,22 +571,14 @@ static int under(const char *path, const char *root)
 static int add_root(struct srt_gitguard *g, const char *path)
 {
 	struct stat st;
-	char **v;
 	size_t i;
 
-	for (i = 0; i < g->nroots; i++)
-		if (!strcmp(g->roots[i], path))
+	for (i = 0; i < g->roots.n; i++)
+		if (!strcmp(g->roots.v[i], path))
 			return 0;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return 0;
-	v = realloc(g->roots, (g->nroots + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	g->roots = v;
-	if (!(g->roots[g->nroots] = strdup(path)))
-		return -1;
-	g->nroots++;
-	return 0;
+	return srt__strv_push(&g->roots, path) == SRT_OK ? 0 : -1;
 }
 
 int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **out,
@@ -595,7 +609,7 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **o
 	}
 	if (cwd_writable && add_root(g, pol->cwd) != 0)
 		goto nomem;
-	if (g->nroots == 0) {
+	if (g->roots.n == 0) {
 		srt__gitguard_free(g);
 		return SRT_OK;
 	}
@@ -617,13 +631,9 @@ void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx)
 
 void srt__gitguard_free(struct srt_gitguard *g)
 {
-	size_t i;
-
 	if (!g)
 		return;
-	for (i = 0; i < g->nroots; i++)
-		free(g->roots[i]);
-	free(g->roots);
+	srt__strv_release(&g->roots);
 	free(g->ids);
 	free(g);
 }
