@@ -391,7 +391,8 @@ static int ipv4_parse(const char *h, char *out, size_t out_len)
 {
 	uint64_t n[4], addr;
 	size_t len = strlen(h), pos = 0, parts = 0, i;
-	int w;
+	char quad[16]; /* "255.255.255.255" and its NUL */
+	int w = 0;
 
 	if (len && h[len - 1] == '.')
 		len--;
@@ -414,11 +415,21 @@ static int ipv4_parse(const char *h, char *out, size_t out_len)
 	addr = n[parts - 1];
 	for (i = 0; i + 1 < parts; i++)
 		addr += n[i] << (8 * (3 - i));
-	w = snprintf(out, out_len, "%u.%u.%u.%u", (unsigned int)(addr >> 24) & 255,
-		     (unsigned int)(addr >> 16) & 255, (unsigned int)(addr >> 8) & 255,
-		     (unsigned int)addr & 255);
-	if (w < 0 || (size_t)w >= out_len)
+	/* dotted quad by hand: the proxy canonicalises every request's host
+	 * and every rule it is matched against, and snprintf was most of it */
+	for (i = 0; i < 4; i++) {
+		unsigned int b = (unsigned int)(addr >> (8 * (3 - i))) & 255;
+
+		if (b >= 100)
+			quad[w++] = (char)('0' + b / 100);
+		if (b >= 10)
+			quad[w++] = (char)('0' + b / 10 % 10);
+		quad[w++] = (char)('0' + b % 10);
+		quad[w++] = i < 3 ? '.' : '\0';
+	}
+	if ((size_t)w > out_len)
 		return SRT_E_LIMIT;
+	memcpy(out, quad, (size_t)w);
 	return SRT_OK;
 }
 

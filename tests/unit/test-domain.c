@@ -188,6 +188,21 @@ int main(void)
 	canon("127.0.1", "127.0.0.1");
 	canon("127.0.0.1.", "127.0.0.1");
 	canon("0", "0.0.0.0");
+	canon("4294967295", "255.255.255.255");
+	canon("10.100.9.250", "10.100.9.250");
+	canon("0xa.0x64.011.0372", "10.100.9.250");
+	canon("1.2.65535", "1.2.255.255");
+	{
+		/* the dotted quad and its NUL must fit, or nothing is written */
+		char q[16];
+
+		memset(q, 'x', sizeof(q));
+		ok(srt__host_canonicalize("4294967295", q, 15) == SRT_E_LIMIT && q[0] == 'x',
+		   "canonicalize refuses a 15-byte buffer for 255.255.255.255");
+		ok(srt__host_canonicalize("4294967295", q, 16) == SRT_OK &&
+			   strcmp(q, "255.255.255.255") == 0,
+		   "canonicalize fills a 16-byte buffer with 255.255.255.255");
+	}
 	canon("Api.Example.COM.", "api.example.com");
 	canon("Api.Example.COM", "api.example.com");
 	canon("::ffff:1.2.3.4", "1.2.3.4");
