@@ -60,6 +60,7 @@ struct srt_sandbox {
 
 	struct srt_proxy *proxy;
 	char *proxy_dir;
+	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];
 	int started;
 
@@ -323,7 +324,10 @@ static void on_proxy_violation(void *ctx, const char *command_key, const char *l
  * reach it even before the token check. */
 /* A srt killed with SIGKILL cannot remove its proxy directory. The next
  * start removes those of ours whose srt is gone: "srt-<pid>-XXXXXX", owned
- * by us, mode 0700, pid no longer alive, holding at most proxy.sock. */
+ * by us, mode 0700, pid no longer alive, holding at most proxy.sock. It
+ * reads the whole of TMPDIR, so it runs once the sandbox is being built
+ * (srt_sandbox_run, right after the spawn), on the CPU that would
+ * otherwise wait for bwrap, not before the command can start. */
 static void sweep_stale_proxy_dirs(const char *base)
 {
 	DIR *d = opendir(base);
@@ -371,7 +375,8 @@ static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 
 	if (!base || base[0] != '/')
 		base = "/tmp";
-	sweep_stale_proxy_dirs(base);
+	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))
+		return SRT_E_NOMEM;
 	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
 		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
 	if (!mkdtemp(tmpl))
@@ -794,6 +799,11 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	rc = srt__spawn(&sp, &pid, diag);
 	if (rc)
 		goto out_cmd;
+	if (sb->sweep_base) {
+		sweep_stale_proxy_dirs(sb->sweep_base);
+		free(sb->sweep_base);
+		sb->sweep_base = NULL;
+	}
 	if (sb->be->started) {
 		rc = sb->be->started(sb->bstate, &cmd, pid, diag);
 		if (rc) {
@@ -847,6 +857,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 		srt__policy_release(&sb->policy);
 	srt_settings_release(&sb->settings);
 	free(sb->proxy_dir);
+	free(sb->sweep_base);
 	free(sb->settings_path);
 	free(sb->backend_spec);
 	free(sb->cwd);
