@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/fault/fault-lib.sh"
 
 ITER=${FAULT_KILL_ITER:-40}
-plan 7
+plan 10
 mkdir -p "$WORK/tmp" && chmod 700 "$WORK/tmp"
 export TMPDIR="$WORK/tmp"
 S=$(settings '{"network":{"allowedDomains":["example.invalid"],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./missing-secret"],"allowWrite":["."],"denyWrite":["./missing-dir/deep/x","./missing-file"]}}')
@@ -92,4 +92,20 @@ mkdir -m 700 "$TMPDIR/srt-$$-AAAAAA"
 srt_run -s "$S" -- true >/dev/null 2>&1
 check "a live srt's proxy directory is not swept by another start" test -d "$TMPDIR/srt-$$-AAAAAA"
 rmdir "$TMPDIR/srt-$$-AAAAAA"
+# The kills above leave a directory only now and then (the guard usually
+# removes it), so the sweep itself is checked on directories made here: a
+# dead pid's, shaped like srt's (0700, holding proxy.sock), goes; one with
+# another mode stays. It runs after the spawn now: check it ran at all.
+true &
+dead=$!
+wait "$dead"
+mkdir -m 700 "$TMPDIR/srt-$dead-BBBBBB" "$TMPDIR/srt-$dead-CCCCCC"
+chmod 755 "$TMPDIR/srt-$dead-CCCCCC"
+: > "$TMPDIR/srt-$dead-BBBBBB/proxy.sock"
+out=$(srt_run -s "$S" -- true 2>&1)
+rc=$?
+check "the start ran (exit $rc${out:+: $out})" test "$rc" = 0
+check "a dead srt's proxy directory is swept by the next start" test ! -e "$TMPDIR/srt-$dead-BBBBBB"
+check "a directory of a dead pid that is not mode 0700 is not swept" test -d "$TMPDIR/srt-$dead-CCCCCC"
+rmdir "$TMPDIR/srt-$dead-CCCCCC"
 exit 0
