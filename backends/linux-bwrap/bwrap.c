@@ -459,9 +459,12 @@ static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-/* Did the guard start? Asked before anything runs; the guard's parent has
- * usually exited by then, and if not, it is reaped at teardown. */
-static int guard_check(struct bwrap_state *st, int block, struct srt_diag *diag)
+/* Did the guard start? Asked once the plan is made, before anything runs:
+ * the guard's parent has exited by then, so the wait costs nothing, and a
+ * guard that could not be started stops the run instead of being noticed
+ * only at teardown (a non-blocking look would pass while that parent still
+ * ran). Teardown asks too, for a run that failed before the plan. */
+static int guard_check(struct bwrap_state *st, struct srt_diag *diag)
 {
 	int status = 0;
 	pid_t r;
@@ -469,10 +472,8 @@ static int guard_check(struct bwrap_state *st, int block, struct srt_diag *diag)
 	if (st->guard_mid <= 0)
 		return SRT_OK;
 	do
-		r = waitpid(st->guard_mid, &status, block ? 0 : WNOHANG);
+		r = waitpid(st->guard_mid, &status, 0);
 	while (r < 0 && errno == EINTR);
-	if (r == 0)
-		return SRT_OK;
 	st->guard_mid = 0;
 	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: the guard could not be started");
@@ -644,7 +645,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	rc = srt__bwrap_plan_mounts_announced(pol, &bc->plan, guard_announce, st, diag);
 	if (rc)
 		return rc;
-	rc = guard_check(st, 0, diag);
+	rc = guard_check(st, diag);
 	if (rc)
 		return rc;
 
@@ -1005,7 +1006,7 @@ static void bw_teardown(void *state)
 		guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
 	}
-	guard_check(st, 1, NULL);
+	guard_check(st, NULL);
 	if (st->guard_done >= 0) {
 		char c;
 		ssize_t r = 0;
