@@ -55,6 +55,7 @@ struct planner {
 	struct srt_diag *diag;
 	size_t max_rules;
 	size_t glob_budget; /* directory entries the deny globs may visit */
+	size_t scan_budget; /* and the mandatory-deny scan of the write roots */
 };
 
 /* The bwrap --dev set: what a command sees of /dev under linux-bwrap. Any
@@ -646,6 +647,7 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	const struct srt_policy *pol = pl->pol;
 	struct srt_mandatory_opts mo;
 	struct scan_ctx sc;
+	struct srt_words scanned = { 0 };
 	char real[PATH_MAX];
 	size_t i, budget;
 	int rc, truncated = 0;
@@ -683,32 +685,48 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	memset(&mo, 0, sizeof(mo));
 	mo.depth = pol->mandatory_deny_depth > 0 ? pol->mandatory_deny_depth : 3;
 	mo.allow_git_config = pol->allow_git_config;
-	budget = DEFAULT_SCAN_BUDGET;
+	budget = pl->scan_budget;
 	sc.pl = pl;
 	sc.w = w;
 	sc.r = rd;
+	rc = SRT_OK;
 	if (pol->cwd && resolve(pol->cwd, real) == 0 && under_any(real, w, 1)) {
 		mo.root_names = 1;
 		rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
+		if (!rc && srt__words_push(&scanned, real))
+			rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
 		if (rc)
-			return rc;
+			goto out;
 	}
 	mo.root_names = 0;
 	for (i = 0; i < pol->allow_write.n && !truncated; i++) {
 		const struct srt_rule *x = &pol->allow_write.v[i];
 		struct stat st;
+		size_t j;
+
 		if (!strncmp(x->path, "/dev/", 5) || resolve(x->path, real) != 0 ||
 		    stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
+		/* a root already scanned (allowWrite "." is the working
+		 * directory, whose scan above also reported the absent names)
+		 * would only report the same paths again */
+		for (j = 0; j < scanned.n && strcmp(scanned.v[j], real) != 0; j++)
+			;
+		if (j < scanned.n)
+			continue;
 		rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
+		if (!rc && srt__words_push(&scanned, real))
+			rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
 		if (rc)
-			return rc;
+			goto out;
 	}
 	if (truncated)
-		return srt_diag_set(pl->diag, SRT_E_LIMIT, "mandatoryDenySearchDepth",
-				    "linux-landlock: the mandatory deny scan of the write roots stopped after %d entries, so some dangerous files could stay writable; narrow filesystem.allowWrite or lower mandatoryDenySearchDepth",
-				    DEFAULT_SCAN_BUDGET);
-	return SRT_OK;
+		rc = srt_diag_set(pl->diag, SRT_E_LIMIT, "mandatoryDenySearchDepth",
+				  "linux-landlock: the mandatory deny scan of the write roots stopped after %zu entries, so some dangerous files could stay writable; narrow filesystem.allowWrite or lower mandatoryDenySearchDepth",
+				  pl->scan_budget);
+out:
+	srt__words_release(&scanned);
+	return rc;
 }
 
 /* The refusals that depend only on the policy and the ABI. */
@@ -752,6 +770,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 	pl.diag = diag;
 	pl.max_rules = limits && limits->max_rules ? limits->max_rules : SRT_LL_MAX_RULES;
 	pl.glob_budget = limits && limits->scan_budget ? limits->scan_budget : DEFAULT_SCAN_BUDGET;
+	pl.scan_budget = pl.glob_budget;
 	plan->abi = abi;
 
 	rc = srt__ll_plan_check(pol, abi, diag);

@@ -66,7 +66,8 @@ struct srt_ll_plan {
 
 struct srt_ll_plan_limits {
 	size_t max_rules;   /* 0: SRT_LL_MAX_RULES */
-	size_t scan_budget; /* directory entries the deny globs may visit; 0: default */
+	size_t scan_budget; /* directory entries the deny globs may visit, and
+			     * apart from them the mandatory-deny scan; 0: default */
 };
 
 /* The refusals that depend only on pol and the ABI (no filesystem access):

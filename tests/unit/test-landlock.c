@@ -315,6 +315,49 @@ static void test_root_write(void)
 	pol_free(&x);
 }
 
+/* allowWrite "." is the working directory: its mandatory-deny scan runs
+ * once, not once as the cwd and again as a write root. With a budget that
+ * one scan fits and two would not, the plan builds; a smaller budget still
+ * stops it with the key to change. */
+static void test_scan_once(void)
+{
+	struct srt_ll_plan_limits lim = { 0, 50 };
+	struct srt_ll_plan pl;
+	struct srt_diag d = { 0 };
+	struct pol x;
+	char name[32];
+	int i, rc;
+
+	for (i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "once/f%d", i);
+		mk(name);
+	}
+	pol_init(&x);
+	free(x.p.cwd);
+	x.p.cwd = strdup(P("once"));
+	add(&x, AW, P("once"), 0, "filesystem.allowWrite[0]");
+	/* the root's listing is 32 entries: one scan fits in 50, two do not */
+	rc = srt__ll_plan_build(&x.p, 7, &lim, &pl, &d);
+	ok(rc == 0, "allowWrite \".\": the working directory is scanned once (%s)", d.message);
+	if (rc == 0) {
+		ok(!covered(&pl, P("once/.bashrc"), LANDLOCK_ACCESS_FS_WRITE_FILE) &&
+		   covered(&pl, P("once/f1"), LANDLOCK_ACCESS_FS_WRITE_FILE),
+		   "allowWrite \".\": the absent .bashrc stays denied, the rest is writable");
+		srt__ll_plan_release(&pl);
+	} else {
+		ok(0, "allowWrite \".\": the absent .bashrc stays denied, the rest is writable");
+	}
+	lim.scan_budget = 20;
+	memset(&d, 0, sizeof(d));
+	rc = srt__ll_plan_build(&x.p, 7, &lim, &pl, &d);
+	ok(rc == SRT_E_LIMIT && !strcmp(d.key, "mandatoryDenySearchDepth") &&
+	   contains(d.message, "stopped after 20 entries"),
+	   "a scan over its budget still refuses the plan (%s: %s)", d.key, d.message);
+	if (rc == 0)
+		srt__ll_plan_release(&pl);
+	pol_free(&x);
+}
+
 static void test_refusals(void)
 {
 	struct srt_ll_plan pl;
@@ -491,6 +534,7 @@ int main(void)
 	test_writes();
 	test_symlink_deny();
 	test_root_write();
+	test_scan_once();
 	test_refusals();
 	test_unlistable();
 	test_serialize();
