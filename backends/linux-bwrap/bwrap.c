@@ -38,6 +38,9 @@
 #define ARGV_INLINE_WORDS 2000
 #define ARGV_INLINE_BYTES (64 * 1024)
 #define MAX_ARGS_FILE_WORDS 200000
+/* Files the helper covers on its command line; a plan with more leaves
+ * the rest to bwrap (through --args when large). */
+#define HELPER_HIDE_MAX 128
 
 struct bwrap_state {
 	const struct srt_policy *pol;
@@ -540,6 +543,25 @@ static int push_fd_words(struct srt_words *w, const char *opt, int fd)
 	return SRT_OK;
 }
 
+/* Can srt-linux-init cover files itself (open_tree, mount_setattr and
+ * move_mount, Linux 5.12)? Asked with a size the kernel refuses before it
+ * looks at anything else: EINVAL means the call is there and no seccomp
+ * filter around srt refuses it. Otherwise bwrap mounts every file, as
+ * before. */
+static int helper_can_hide(void)
+{
+#if defined(SYS_mount_setattr) && defined(SYS_open_tree) && defined(SYS_move_mount)
+	static int known = -1;
+
+	if (known < 0)
+		known = syscall(SYS_mount_setattr, -1, "", 0, NULL, (size_t)0) < 0 &&
+			(errno == EINVAL || errno == EBADF);
+	return known;
+#else
+	return 0;
+#endif
+}
+
 /* The violation monitor: a pipe whose write end goes to the helper and
  * whose read end the core reads "deny <syscall> <path>" lines from, and
  * the classification policy in a sealed memfd (never in argv, which
@@ -552,8 +574,8 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 	unsigned flags = 0;
 	int p[2], rc;
 
-	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.created, &buf, &len, &flags,
-				       diag);
+	rc = srt__bwrap_monitor_policy_hidden(pol, &bc->plan.words, &bc->plan.hidden,
+					      &bc->plan.created, &buf, &len, &flags, diag);
 	if (rc)
 		return rc;
 	if (pol->allow_all_unix_sockets && flags == 0) {
@@ -642,7 +664,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			bc->layer.n_rules, bc->layer.abi);
 	else if (pol->debug)
 		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
-	rc = srt__bwrap_plan_mounts_announced(pol, &bc->plan, guard_announce, st, diag);
+	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, guard_announce, st,
+				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
 	if (rc)
 		return rc;
 	rc = guard_check(st, diag);
@@ -729,7 +752,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		goto fail;
 	{
 		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
-					      bc->layer.fd };
+					      bc->layer.fd, &bc->plan.hidden };
 
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 	}

@@ -112,6 +112,7 @@ struct ctx {
 	int root_rw;
 	int err; /* set when node_get() fails */
 	size_t budget;
+	size_t hide_max; /* hidden files the helper may take (plan->hidden) */
 };
 
 /* ---- words ------------------------------------------------------------ */
@@ -1240,6 +1241,14 @@ static int emit(struct ctx *c)
 			  nd->origin ? nd->origin : "");
 		if (rc)
 			break;
+		if ((nd->mount == M_NULL || nd->mount == M_PH_FILE) &&
+		    c->plan->hidden.n < c->hide_max) {
+			/* a leaf outside any hidden directory (those are the
+			 * kids below, mounted before their --remount-ro) */
+			if (srt__words_push(&c->plan->hidden, nd->path))
+				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+			continue;
+		}
 		if (nd->mount != M_TMPFS) {
 			rc = emit_mount(c, nd);
 			continue;
@@ -1292,6 +1301,13 @@ int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mo
 				     srt_plan_create_fn announce, void *announce_ctx,
 				     struct srt_diag *diag)
 {
+	return srt__bwrap_plan_mounts_ex(pol, plan, announce, announce_ctx, 0, diag);
+}
+
+int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,
+			      srt_plan_create_fn announce, void *announce_ctx, size_t hide_max,
+			      struct srt_diag *diag)
+{
 	struct ctx c;
 	size_t i;
 	int rc;
@@ -1304,6 +1320,7 @@ int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mo
 	c.plan = plan;
 	c.diag = diag;
 	c.budget = WALK_BUDGET;
+	c.hide_max = hide_max;
 
 	if (pol->fs_disabled) {
 		rc = push3(&c, "--bind", "/", "/");
@@ -1391,6 +1408,7 @@ void srt__bwrap_plan_release(struct srt_mount_plan *plan)
 	srt__words_release(&plan->words);
 	srt__words_release(&plan->created);
 	srt__words_release(&plan->notes);
+	srt__words_release(&plan->hidden);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);
 	free(plan->lock_fds);

@@ -27,6 +27,13 @@ struct srt_mount_plan {
 	 * this run still mounts alone. Closed by srt__bwrap_plan_release(). */
 	int *lock_fds;
 	size_t n_lock_fds;
+	/* Files to cover with a read-only /dev/null that the plan left to
+	 * srt-linux-init (--hide-file) instead of bwrap, when asked: each is
+	 * a leaf (no mount goes below a file, and none after it above), so
+	 * mounting it after all of bwrap's words is the same tree. bwrap
+	 * rereads its whole mount table for every bind; the helper does
+	 * not. */
+	struct srt_words hidden;
 };
 
 /* Called with each host path just before the plan creates it, so a guard
@@ -44,6 +51,12 @@ int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *
 int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mount_plan *plan,
 				     srt_plan_create_fn announce, void *ctx,
 				     struct srt_diag *diag);
+/* The same, leaving up to hide_max hidden files (denyRead files and
+ * placeholder files, outside a hidden directory) to the helper in
+ * plan->hidden rather than in plan->words. */
+int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,
+			      srt_plan_create_fn announce, void *ctx, size_t hide_max,
+			      struct srt_diag *diag);
 /* Free the plan; does not touch the host (see srt__bwrap_plan_cleanup). */
 void srt__bwrap_plan_release(struct srt_mount_plan *plan);
 /* Remove what the plan created, deepest first, each only if it is still an

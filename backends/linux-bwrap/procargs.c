@@ -96,7 +96,7 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt_words *w, struct srt_diag *diag)
 {
-	struct srt_helper_fds fds = { status_fd, -1, -1, -1 };
+	struct srt_helper_fds fds = { status_fd, -1, -1, -1, NULL };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -152,6 +152,14 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		goto nomem;
 	if (fds->landlock_fd >= 0 && push_fd_opt(w, "--landlock-plan-fd", fds->landlock_fd))
 		goto nomem;
+	for (size_t i = 0; fds->hidden && i < fds->hidden->n; i++) {
+		if (fds->hidden->v[i][0] != '/')
+			return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
+					    "a file to hide is not an absolute path: \"%s\"",
+					    fds->hidden->v[i]);
+		if (srt__words_push(w, "--hide-file") || srt__words_push(w, fds->hidden->v[i]))
+			goto nomem;
+	}
 	if (pol->debug && srt__words_push(w, "--debug"))
 		goto nomem;
 	if (srt__words_push(w, "--"))
@@ -241,6 +249,16 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_wor
 			      const struct srt_words *created, char **out, size_t *len,
 			      unsigned *out_flags, struct srt_diag *diag)
 {
+	return srt__bwrap_monitor_policy_hidden(pol, mount_words, NULL, created, out, len,
+						out_flags, diag);
+}
+
+int srt__bwrap_monitor_policy_hidden(const struct srt_policy *pol,
+				     const struct srt_words *mount_words,
+				     const struct srt_words *hidden,
+				     const struct srt_words *created, char **out, size_t *len,
+				     unsigned *out_flags, struct srt_diag *diag)
+{
 	struct mrec *r = NULL;
 	size_t n = 0, alloc = 0, i;
 	struct mbuf b = { 0 };
@@ -292,6 +310,11 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_wor
 		}
 	}
 	if (known) {
+		/* the helper covers these after all of bwrap's mounts */
+		for (i = 0; hidden && i < hidden->n; i++)
+			if (mrec_push(&r, &n, &alloc, is_created(created, hidden->v[i]) ? 'p' : 'h',
+				      hidden->v[i]))
+				goto fail;
 		if (pol->proxy_dir && mrec_push(&r, &n, &alloc, 'w', pol->proxy_dir))
 			goto fail;
 		if (mrec_push(&r, &n, &alloc, 'x', "/dev") || mrec_push(&r, &n, &alloc, 'x', "/proc"))

@@ -33,12 +33,15 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
  * monitor writes "deny <syscall> <path>" lines on; policy_fd, a sealed
  * memfd with the monitor policy (srt__bwrap_monitor_policy). events_fd and
  * policy_fd go together. landlock_fd, a sealed memfd with the Landlock
- * layer's plan (layer.h), passed as --landlock-plan-fd. */
+ * layer's plan (layer.h), passed as --landlock-plan-fd. hidden, when not
+ * NULL, the files the mount plan left to the helper (mounts.h), each
+ * passed as --hide-file. */
 struct srt_helper_fds {
 	int status_fd;
 	int events_fd;
 	int policy_fd;
 	int landlock_fd;
+	const struct srt_words *hidden;
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */
@@ -59,5 +62,12 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
 			      const struct srt_words *created, char **out, size_t *len,
 			      unsigned *flags, struct srt_diag *diag);
+/* The same for a plan that left the files in hidden (may be NULL) to the
+ * helper: they are mounted after every mount word, and recorded so. */
+int srt__bwrap_monitor_policy_hidden(const struct srt_policy *pol,
+				     const struct srt_words *mount_words,
+				     const struct srt_words *hidden,
+				     const struct srt_words *created, char **out, size_t *len,
+				     unsigned *flags, struct srt_diag *diag);
 
 #endif

@@ -5,12 +5,12 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 22
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
 MARK="$WORK/proj/ran"
 
 if [ ! -x "$H" ]; then
-	for i in $(seq 15); do skip "srt-linux-init not built"; done
+	for i in $(seq 22); do skip "srt-linux-init not built"; done
 	exit 0
 fi
 
@@ -78,6 +78,38 @@ else
 	skip "bwrap has no --as-pid-1"
 fi
 rm -f "$MARK"
+
+# --hide-file: the helper covers a denied file with a read-only /dev/null
+# itself (mounts.h). It must hold, and a target that is not the planned
+# file (a link, a path through a link, a directory, gone) must stop the run.
+if bwrap --help 2>&1 | grep -q -- --as-pid-1; then
+	mkdir -p "$WORK/hide/real"
+	echo secret > "$WORK/hide/real/f"
+	ln -s real "$WORK/hide/dirlink"
+	ln -s real/f "$WORK/hide/filelink"
+	hide() {
+		bwrap --ro-bind / / --bind "$WORK" "$WORK" --dev /dev --unshare-pid --unshare-user \
+			--as-pid-1 --cap-drop ALL --cap-add CAP_SYS_ADMIN --proc /proc \
+			-- "$H" --hide-file "$1" -- sh -c "$2" 2>"$WORK/err"
+	}
+	hide "$WORK/hide/real/f" "cat '$WORK/hide/real/f' || echo x > '$WORK/hide/real/f' || touch '$MARK'"; rc=$?
+	check "hide-file: the file can be neither read nor written inside (rc=$rc)" \
+		test "$rc" = 0 -a -e "$MARK" -a "$(cat "$WORK/hide/real/f")" = secret
+	check "hide-file: the refusal is EACCES, as bwrap's /dev/null bind gives" \
+		grep -q 'Permission denied' "$WORK/err"
+	rm -f "$MARK"
+	for t in "filelink:a link" "dirlink/f:a path through a link" "real:a directory" "real/gone:a missing file"; do
+		hide "$WORK/hide/${t%%:*}" "touch '$MARK'"; rc=$?
+		check "hide-file on ${t#*:}: exit 125, nothing ran, named (rc=$rc)" \
+			test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep "^srt-linux-init: hide $WORK/hide/${t%%:*} " "$WORK/err")"
+		rm -f "$MARK"
+	done
+	"$H" --hide-file relative -- true 2>"$WORK/err"; rc=$?
+	check "hide-file with a relative path: exit 125, named (rc=$rc)" \
+		test "$rc" = 125 -a -n "$(grep "'relative' is not an absolute path" "$WORK/err")"
+else
+	for i in $(seq 7); do skip "bwrap has no --as-pid-1"; done
+fi
 
 out=$("$H" 2>&1); rc=$?
 check "no command: exit 125 with usage (rc=$rc)" test "$rc" = 125 -a -n "$out"

@@ -237,6 +237,30 @@ static void test_policy_from_words(void)
 	free(buf);
 	buf = NULL;
 
+	/* the same files left to the helper (--hide-file): the same policy */
+	{
+		struct srt_words w2 = { 0 }, hid = { 0 };
+		char *buf2 = NULL;
+		size_t len2 = 0;
+		unsigned fl2 = 0;
+
+		for (i = 0; i + 6 < w.n; i++)
+			srt__words_push(&w2, w.v[i]);
+		srt__words_push(&hid, "/w/p/.bashrc");
+		srt__words_push(&hid, "/w/p/.zshrc");
+		rc = srt__bwrap_monitor_policy(&pol, &w, &created, &buf, &len, &fl, &diag);
+		if (rc == 0)
+			rc = srt__bwrap_monitor_policy_hidden(&pol, &w2, &hid, &created, &buf2, &len2,
+							      &fl2, &diag);
+		ok(rc == 0 && len == len2 && fl == fl2 && !memcmp(buf, buf2, len),
+		   "files the helper hides: recorded as their /dev/null binds were");
+		free(buf);
+		free(buf2);
+		buf = NULL;
+		srt__words_release(&w2);
+		srt__words_release(&hid);
+	}
+
 	srt__words_push(&w, "--overlay-src");
 	srt__words_push(&w, "/x");
 	rc = srt__bwrap_monitor_policy(&pol, &w, &created, &buf, &len, &fl, &diag);

@@ -886,6 +886,90 @@ static int has_word(const struct srt_words *w, const char *s)
 
 /* Two runs in one directory share placeholders; the first one to finish
  * must not pull them from under the other (cc#89514). */
+/* The plan can leave denied and placeholder files to srt-linux-init
+ * (--hide-file): bwrap's words are those of the plain plan with exactly
+ * those files' /dev/null binds taken out, in the same order; never a file
+ * below a hidden directory (bwrap must mount it before the directory turns
+ * read-only); at most hide_max of them. */
+static void test_helper_hides(void)
+{
+	struct srt_policy pol;
+	struct srt_mount_plan a, b;
+	struct srt_diag d;
+	size_t i, j, k, moved = 0;
+	int same = 1, under_tmpfs = 0, rc;
+
+	fresh_tree();
+	mkdirs("proj/secrets/open");
+	put("proj/secrets/open/x", "X\n");
+	put("proj/secrets/k", "K\n");
+	put("proj/.env", "T\n");
+	put("proj/key.pem", "P\n");
+	pol_init(&pol);
+	rule(&pol.allow_write, P("proj"), 0);
+	rule(&pol.deny_read, P("proj/secrets"), 0);
+	rule(&pol.allow_read, P("proj/secrets/open"), 0);
+	rule(&pol.deny_read, P("proj/.env"), 0);
+	rule(&pol.deny_read, P("proj/key.pem"), 0);
+	rule(&pol.deny_write, P("proj/secrets/absent"), 0);
+	ok(plan_ok(&pol, &a), "plain plan");
+	/* the placeholders again from scratch for the second plan */
+	srt__bwrap_plan_cleanup(&a.created);
+	memset(&d, 0, sizeof(d));
+	rc = srt__bwrap_plan_mounts_ex(&pol, &b, NULL, NULL, 1000, &d);
+	ok(rc == 0 && b.hidden.n >= 3, "plan with the helper hiding files: %zu of them (%s)",
+	   b.hidden.n, d.message);
+	ok(rc == 0 && a.created.n == b.created.n && a.hidden.n == 0 &&
+	   find3(&b, "--ro-bind", "/dev/null", P("proj/.env")) < 0,
+	   "the denied file is no longer a bwrap word; the same placeholders made");
+	/* walk a's words, skipping the binds b left to the helper */
+	for (i = 0, j = 0; rc == 0 && i < a.words.n && same;) {
+		int hidden = 0;
+
+		if (i + 2 < a.words.n && !strcmp(a.words.v[i], "--ro-bind") &&
+		    !strcmp(a.words.v[i + 1], "/dev/null"))
+			for (k = 0; k < b.hidden.n; k++)
+				if (!strcmp(b.hidden.v[k], a.words.v[i + 2]))
+					hidden = 1;
+		if (hidden) {
+			moved++;
+			i += 3;
+			continue;
+		}
+		same = j < b.words.n && !strcmp(a.words.v[i], b.words.v[j]);
+		i++;
+		j++;
+	}
+	ok(rc == 0 && same && j == b.words.n && moved == b.hidden.n,
+	   "the same words but for the %zu moved binds", moved);
+	if (!same) {
+		dump(&a);
+		dump(&b);
+	}
+	for (i = 0; rc == 0 && i + 1 < b.words.n; i++)
+		if (!strcmp(b.words.v[i], "--tmpfs"))
+			for (k = 0; k < b.hidden.n; k++)
+				if (!strncmp(b.hidden.v[k], b.words.v[i + 1], strlen(b.words.v[i + 1])) &&
+				    b.hidden.v[k][strlen(b.words.v[i + 1])] == '/')
+					under_tmpfs = 1;
+	ok(rc == 0 && !under_tmpfs, "no hidden file lies below a hidden directory");
+	if (rc == 0) {
+		srt__bwrap_plan_cleanup(&b.created);
+		srt__bwrap_plan_release(&b);
+	}
+	memset(&d, 0, sizeof(d));
+	rc = srt__bwrap_plan_mounts_ex(&pol, &b, NULL, NULL, 2, &d);
+	ok(rc == 0 && b.hidden.n == 2 && b.words.n == a.words.n - 3 * 2,
+	   "hide_max 2: two files to the helper, the rest stay bwrap words");
+	if (rc == 0) {
+		srt__bwrap_plan_cleanup(&b.created);
+		srt__bwrap_plan_release(&b);
+	}
+	srt__bwrap_plan_release(&a);
+	pol_free(&pol);
+	drop_tree();
+}
+
 static void test_concurrent_runs(void)
 {
 	struct srt_policy pol;
@@ -1050,6 +1134,7 @@ int main(void)
 	as_unprivileged(test_root_writable, 3, "allowWrite /");
 	as_unprivileged(test_unsearchable, 2, "unsearchable directory");
 	test_concurrent_runs();
+	test_helper_hides();
 	test_walker_speed();
 	return tap_done();
 }

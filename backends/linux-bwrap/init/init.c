@@ -5,6 +5,7 @@
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
  *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
+ *                  [--hide-file PATH]...
  *                  -- command [args...]
  *
  * Process tree (SPEC §5, anchor-inventory §4.9):
@@ -58,7 +59,15 @@
  * --landlock-plan-fd N: a sealed memfd with the Landlock layer's plan
  * (backends/linux-bwrap/layer.h). The worker replays it after
  * no_new_privs and before the seccomp filters; a plan srt made must be
- * applied: any failure is a setup failure (125), never a silent skip. */
+ * applied: any failure is a setup failure (125), never a silent skip.
+ *
+ * --hide-file PATH (repeated): the nested init covers PATH, a file the
+ * mount plan denies (mounts.h), with a read-only, nodev, nosuid /dev/null,
+ * as bwrap's --ro-bind /dev/null PATH would: opening it fails with EACCES.
+ * The target is opened without following a link, and the mount goes onto
+ * that descriptor (move_mount), so a name swapped for a link or a
+ * directory since srt planned it stops the run instead of mounting
+ * elsewhere. Any failure is a setup failure. */
 #include "config.h"
 
 #include <errno.h>
@@ -67,10 +76,12 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -101,6 +112,8 @@ struct opts {
 	int debug;
 	int events_fd, policy_fd; /* the violation monitor's, or -1 */
 	int landlock_fd; /* the Landlock layer's plan, or -1 */
+	const char **hide; /* --hide-file paths */
+	size_t n_hide;
 	char **argv; /* the command, NULL-terminated */
 };
 
@@ -249,6 +262,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->landlock_fd = fd;
+			i++;
+		} else if (!strcmp(a, "--hide-file") && val) {
+			if (val[0] != '/') {
+				failf("srt-linux-init: --hide-file: '%s' is not an absolute path", val);
+				return -1;
+			}
+			if (!o->hide && !(o->hide = calloc((size_t)argc, sizeof(*o->hide)))) {
+				fail("--hide-file", ENOMEM);
+				return -1;
+			}
+			o->hide[o->n_hide++] = val;
 			i++;
 		} else if (!strcmp(a, "--debug")) {
 			o->debug = 1;
@@ -650,6 +674,101 @@ static int cover_proc(int required, int debug)
 	return 0;
 }
 
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+#define MOUNT_ATTR_NODEV 0x00000004
+#endif
+#ifndef RESOLVE_NO_SYMLINKS
+#define RESOLVE_NO_SYMLINKS 0x04
+#endif
+
+/* The target, without following a link anywhere on the way (openat2;
+ * the last component alone where the kernel has no openat2). */
+static int open_target(const char *path)
+{
+#ifdef SYS_openat2
+	struct {
+		uint64_t flags, mode, resolve;
+	} how = { O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	if (fd >= 0 || errno != ENOSYS)
+		return (int)fd;
+#endif
+	return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* --hide-file: a read-only, nodev, nosuid copy of /dev/null's mount onto
+ * the file itself. 0, or the errno of the step that failed (named in
+ * *step). */
+static int hide_one(const char *path, const char **step)
+{
+	struct {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} attr = { MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0 };
+	struct stat st;
+	int target, tree = -1, err = 0;
+
+	*step = "open";
+	target = open_target(path);
+	if (target < 0)
+		return errno;
+	*step = "check";
+	if (fstat(target, &st) != 0)
+		err = errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EISDIR; /* the plan hides directories with bwrap */
+	else if (S_ISLNK(st.st_mode))
+		err = ELOOP;
+	if (!err) {
+		*step = "clone /dev/null";
+		tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | O_CLOEXEC);
+		if (tree < 0)
+			err = errno;
+	}
+	if (!err) {
+		*step = "make the copy of /dev/null read-only";
+		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0)
+			err = errno;
+	}
+	if (!err) {
+		*step = "mount";
+		if (syscall(SYS_move_mount, tree, "", target, "",
+			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+			err = errno;
+	}
+	if (tree >= 0)
+		close(tree);
+	close(target);
+	return err;
+}
+
+static int hide_files(const struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_hide; i++) {
+		const char *step;
+		int err = hide_one(o->hide[i], &step);
+
+		if (err) {
+			failf("srt-linux-init: hide %s (%s): %s", o->hide[i], step, strerror(err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
  * finish the namespace setup, run the worker, forward and reap. */
 static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
@@ -708,6 +827,8 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	/* on the host's /proc that the weaker mode binds in, the container
 	 * runtime decides what is writable; our covers are best effort there */
 	if (cover_proc(fresh_proc || !o->weaker, o->debug) != 0)
+		_exit(EXIT_SETUP);
+	if (hide_files(o) != 0)
 		_exit(EXIT_SETUP);
 	if (drop_caps() != 0)
 		_exit(EXIT_SETUP);
