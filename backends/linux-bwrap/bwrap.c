@@ -47,9 +47,7 @@ struct bwrap_state {
 	char bwrap[PATH_MAX];
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
-	int guard_done;  /* read end: EOF once the guard has exited, or -1 */
 	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
-	int guard_work;  /* the guard was told of something to clean up */
 	int proxy_dir_sent;
 };
 
@@ -308,7 +306,6 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		return SRT_E_NOMEM;
 	st->pol = pol;
 	st->guard_fd = -1;
-	st->guard_done = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
 	else if (find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
@@ -332,10 +329,12 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
  * files. It reads NUL-terminated records from a pipe: "P<path>" a
  * placeholder, "K<pid>" a process group to kill if srt dies, "k<pid>" that
  * group is finished, "Q" srt is ending normally. At EOF, which comes when
- * srt is gone or done, it acts on what is left. */
+ * srt is gone or done, it acts on what is left: nothing after "Q", since
+ * srt removes its own placeholders when each command ends (bw_release),
+ * so srt never waits for the guard. */
 #define GUARD_MAX_GROUPS 64
 
-static void guard_main(int rd, int done)
+static void guard_main(int rd)
 {
 	struct srt_words paths = { 0 };
 	pid_t groups[GUARD_MAX_GROUPS];
@@ -352,17 +351,10 @@ static void guard_main(int rd, int done)
 			close(nfd);
 		}
 	}
-	/* hold nothing of srt's but the two pipes (sockets, the info pipe,
-	 * ...); "done" stays open until we exit, which is how srt waits */
-	{
-		unsigned lo = (unsigned)(rd < done ? rd : done), hi = (unsigned)(rd < done ? done : rd);
-
-		if (lo > 3)
-			close_range(3, lo - 1, 0);
-		if (hi > lo + 1)
-			close_range(lo + 1, hi - 1, 0);
-		close_range(hi + 1, ~0U, 0);
-	}
+	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...) */
+	if (rd > 3)
+		close_range(3, (unsigned)rd - 1, 0);
+	close_range((unsigned)rd + 1, ~0U, 0);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -400,65 +392,57 @@ static void guard_main(int rd, int done)
 		if (have == sizeof(buf))
 			have = 0; /* an over-long record cannot be one we sent */
 	}
-	if (!quitting) {
-		for (g = 0; g < ngroups; g++)
-			kill(-groups[g], SIGKILL);
-		/* srt died: its proxy directory (socket inside) goes too */
-		if (proxy_dir[0]) {
-			int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (dfd >= 0) {
-				unlinkat(dfd, "proxy.sock", 0);
-				close(dfd);
-				rmdir(proxy_dir);
-			}
+	/* srt ending normally has removed its placeholders itself */
+	if (quitting)
+		_exit(0);
+	for (g = 0; g < ngroups; g++)
+		kill(-groups[g], SIGKILL);
+	/* srt died: its proxy directory (socket inside) goes too */
+	if (proxy_dir[0]) {
+		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			unlinkat(dfd, "proxy.sock", 0);
+			close(dfd);
+			rmdir(proxy_dir);
 		}
 	}
 	srt__bwrap_plan_cleanup(&paths);
 	_exit(0);
 }
 
-/* The guard is a grandchild: nobody has to reap it, so srt waits for it
- * (on the "done" pipe) only when it has something to clean up. */
+/* The guard is a grandchild: nobody has to reap it, and srt does not
+ * wait for it. */
 static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
 {
-	int p[2], d[2];
+	int p[2];
 	pid_t pid;
 
 	if (st->guard_fd >= 0)
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
-	if (pipe2(d, O_CLOEXEC) != 0) {
-		close(p[0]);
-		close(p[1]);
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
-	}
 	pid = fork();
 	if (pid == 0) {
 		sigset_t none;
 		pid_t g;
 
 		close(p[1]);
-		close(d[0]);
 		g = fork();
 		if (g != 0)
 			_exit(g < 0 ? 1 : 0);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		guard_main(p[0], d[1]);
+		guard_main(p[0]);
 	}
 	close(p[0]);
-	close(d[1]);
 	if (pid < 0) {
 		close(p[1]);
-		close(d[0]);
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
 	}
 	/* reaped later (guard_check): waiting here would put its exit on
 	 * every start's critical path */
 	st->guard_mid = pid;
 	st->guard_fd = p[1];
-	st->guard_done = d[0];
 	return SRT_OK;
 }
 
@@ -494,8 +478,6 @@ static int guard_send(struct bwrap_state *st, char type, const char *text, struc
 	if (l >= sizeof(rec))
 		return srt_diag_set(diag, SRT_E_LIMIT, "", "cleanup guard: record too long");
 	l++; /* the NUL ends the record */
-	if (type == 'P' || type == 'D')
-		st->guard_work = 1;
 	while (off < l) {
 		ssize_t w = write(st->guard_fd, rec + off, l - off);
 		if (w < 0 && errno == EINTR)
@@ -1030,17 +1012,6 @@ static void bw_teardown(void *state)
 		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
 	}
 	guard_check(st, NULL);
-	if (st->guard_done >= 0) {
-		char c;
-		ssize_t r = 0;
-
-		/* placeholders and the proxy directory are gone when we return */
-		if (st->guard_work)
-			do
-				r = read(st->guard_done, &c, 1);
-			while (r > 0 || (r < 0 && errno == EINTR));
-		close(st->guard_done);
-	}
 	free(st);
 }
 
