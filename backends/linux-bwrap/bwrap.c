@@ -29,6 +29,7 @@
 
 #include "backends/common/sibling.h"
 #include "layer.h"
+#include "mandatory.h"
 #include "mounts.h"
 #include "procargs.h"
 
@@ -638,9 +639,12 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	 * lock the plan keeps on it for concurrent runs. The placeholders it
 	 * then makes are denies, which the layer's plan never grants outside
 	 * a write root (inside one the mounts enforce them). */
+	srt__mandatory_memo_begin(); /* the two plans walk the same roots */
 	rc = srt__bwrap_ll_layer(pol, &bc->layer, diag);
-	if (rc)
+	if (rc) {
+		srt__mandatory_memo_end();
 		return rc;
+	}
 	if (pol->debug && bc->layer.fd >= 0)
 		fprintf(stderr, "[srt debug] landlock layer: applied, %zu rules, ABI %d\n",
 			bc->layer.n_rules, bc->layer.abi);
@@ -648,6 +652,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
 	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, guard_announce, st,
 				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
+	srt__mandatory_memo_end();
 	if (rc)
 		return rc;
 	rc = guard_check(st, diag);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -201,8 +202,144 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 	return rc;
 }
 
+/* ---- the memo (mandatory.h) -------------------------------------------- */
+
+struct memo_scan {
+	char *root;
+	struct srt_mandatory_opts o;
+	size_t used;        /* budget the walk took */
+	char **rep;         /* path, what, path, what, ... */
+	size_t n_rep, alloc_rep;
+	struct memo_scan *next;
+};
+
+static _Thread_local int memo_on;
+static _Thread_local struct memo_scan *memo;
+
+static void memo_free_one(struct memo_scan *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_rep; i++)
+		free(m->rep[i]);
+	free(m->rep);
+	free(m->root);
+	free(m);
+}
+
+void srt__mandatory_memo_begin(void)
+{
+	srt__mandatory_memo_end();
+	memo_on = 1;
+}
+
+void srt__mandatory_memo_end(void)
+{
+	while (memo) {
+		struct memo_scan *m = memo;
+		memo = m->next;
+		memo_free_one(m);
+	}
+	memo_on = 0;
+}
+
+/* The caller's callback, and a copy of each report for the memo (a copy
+ * that cannot be made only means this walk is not kept). */
+struct recorder {
+	srt_mandatory_fn fn;
+	void *ctx;
+	struct memo_scan *m; /* NULL once a copy failed */
+};
+
+static int record(void *ctx, const char *path, const char *what)
+{
+	struct recorder *r = ctx;
+	struct memo_scan *m = r->m;
+
+	if (m && m->n_rep + 2 > m->alloc_rep) {
+		size_t na = m->alloc_rep ? m->alloc_rep * 2 : 32;
+		char **nv = realloc(m->rep, na * sizeof(*nv));
+
+		if (nv) {
+			m->rep = nv;
+			m->alloc_rep = na;
+		} else {
+			r->m = m = NULL;
+		}
+	}
+	if (m) {
+		char *p = strdup(path), *w = strdup(what);
+
+		if (p && w) {
+			m->rep[m->n_rep++] = p;
+			m->rep[m->n_rep++] = w;
+		} else {
+			free(p);
+			free(w);
+			r->m = NULL;
+		}
+	}
+	return r->fn(r->ctx, path, what);
+}
+
+static struct memo_scan *memo_find(const char *root, const struct srt_mandatory_opts *o)
+{
+	struct memo_scan *m;
+
+	for (m = memo; m; m = m->next)
+		if (!strcmp(m->root, root) && m->o.depth == o->depth &&
+		    m->o.allow_git_config == o->allow_git_config &&
+		    m->o.root_names == o->root_names)
+			return m;
+	return NULL;
+}
+
+static int scan_walk(const char *root, const struct srt_mandatory_opts *o,
+		     size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx);
+
 int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
 			size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx)
+{
+	struct memo_scan *m;
+	struct recorder r;
+	size_t before = *budget, i;
+	int cut = 0, rc;
+
+	if (!memo_on)
+		return scan_walk(root, o, budget, truncated, fn, ctx);
+	m = memo_find(root, o);
+	if (m && m->used <= *budget) {
+		for (i = 0; i + 1 < m->n_rep; i += 2) {
+			rc = fn(ctx, m->rep[i], m->rep[i + 1]);
+			if (rc)
+				return rc;
+		}
+		*budget -= m->used;
+		return SRT_OK;
+	}
+	r.fn = fn;
+	r.ctx = ctx;
+	r.m = m ? NULL : calloc(1, sizeof(*r.m));
+	if (r.m && !(r.m->root = strdup(root))) {
+		free(r.m);
+		r.m = NULL;
+	}
+	rc = scan_walk(root, o, budget, &cut, record, &r);
+	if (cut)
+		*truncated = 1;
+	if (r.m && !rc && !cut) {
+		r.m->o = *o;
+		r.m->used = before - *budget;
+		r.m->next = memo;
+		memo = r.m;
+	} else if (r.m) {
+		memo_free_one(r.m);
+	}
+	return rc;
+}
+
+static int scan_walk(const char *root, const struct srt_mandatory_opts *o,
+		     size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx)
 {
 	struct scan s;
 	size_t plen = strlen(root), i;

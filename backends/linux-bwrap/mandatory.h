@@ -30,4 +30,14 @@ struct srt_mandatory_opts {
 int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
 			size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx);
 
+/* One walk per root for one run's plans: between begin and end (same
+ * thread), a scan of a root already scanned with the same options replays
+ * that scan's reports, and takes the same share of *budget, instead of
+ * walking again. The Landlock layer's plan and the mount plan of one run
+ * walk the same roots a few milliseconds apart. Only a scan that reached
+ * its end (not truncated, not stopped by its callback) is kept, and only
+ * a caller whose budget covers it is served from it. end forgets all. */
+void srt__mandatory_memo_begin(void);
+void srt__mandatory_memo_end(void);
+
 #endif

@@ -517,6 +517,53 @@ static void test_mandatory_walker(void)
 	drop_tree();
 }
 
+/* The memo of one run's plans: a second scan of the same root with the
+ * same options replays the first (the file deleted in between is still
+ * reported, with the same share of the budget taken); other options, a
+ * budget too small for the recorded walk, and any scan after the end walk
+ * the tree again. */
+static void test_mandatory_memo(void)
+{
+	struct srt_mandatory_opts o = { 3, 0, 0 };
+	struct found f;
+	size_t budget = 100000, b1, b2;
+	int trunc = 0;
+
+	fresh_tree();
+	mkdirs("m/a/b");
+	put("m/a/.bashrc", "");
+	put("m/a/b/x", "");
+	srt__mandatory_memo_begin();
+	memset(&f, 0, sizeof(f));
+	ok(srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f) == 0 && !trunc &&
+	   in_found(&f, P("m/a/.bashrc")), "memo: the first scan walks");
+	b1 = 100000 - budget;
+	unlink(P("m/a/.bashrc"));
+	memset(&f, 0, sizeof(f));
+	budget = 100000;
+	srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+	b2 = 100000 - budget;
+	ok(in_found(&f, P("m/a/.bashrc")) && b1 == b2 && b1 > 0,
+	   "memo: the same scan again is replayed, same budget taken (%zu, %zu)", b1, b2);
+	o.root_names = 1;
+	memset(&f, 0, sizeof(f));
+	srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+	ok(!in_found(&f, P("m/a/.bashrc")) && in_found(&f, P("m/.bashrc")),
+	   "memo: other options walk again");
+	o.root_names = 0;
+	memset(&f, 0, sizeof(f));
+	budget = b1 - 1;
+	trunc = 0;
+	srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+	ok(!in_found(&f, P("m/a/.bashrc")), "memo: a budget below the recorded walk walks again");
+	srt__mandatory_memo_end();
+	memset(&f, 0, sizeof(f));
+	budget = 100000;
+	srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+	ok(!in_found(&f, P("m/a/.bashrc")), "memo: after the end every scan walks");
+	drop_tree();
+}
+
 static void test_mandatory_in_roots(void)
 {
 	struct srt_policy pol;
@@ -1124,6 +1171,7 @@ int main(void)
 	test_file_deny_in_allowread();
 	test_placeholders();
 	test_mandatory_walker();
+	test_mandatory_memo();
 	test_mandatory_in_roots();
 	test_pins();
 	test_symlinks();
