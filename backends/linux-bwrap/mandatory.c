@@ -248,13 +248,14 @@ void srt__mandatory_memo_end(void)
 struct recorder {
 	srt_mandatory_fn fn;
 	void *ctx;
-	struct memo_scan *m; /* NULL once a copy failed */
+	struct memo_scan *m; /* the walk being recorded, or NULL */
+	int lost;            /* a copy failed: the walk is not kept */
 };
 
 static int record(void *ctx, const char *path, const char *what)
 {
 	struct recorder *r = ctx;
-	struct memo_scan *m = r->m;
+	struct memo_scan *m = r->lost ? NULL : r->m;
 
 	if (m && m->n_rep + 2 > m->alloc_rep) {
 		size_t na = m->alloc_rep ? m->alloc_rep * 2 : 32;
@@ -264,7 +265,8 @@ static int record(void *ctx, const char *path, const char *what)
 			m->rep = nv;
 			m->alloc_rep = na;
 		} else {
-			r->m = m = NULL;
+			r->lost = 1;
+			m = NULL;
 		}
 	}
 	if (m) {
@@ -276,7 +278,7 @@ static int record(void *ctx, const char *path, const char *what)
 		} else {
 			free(p);
 			free(w);
-			r->m = NULL;
+			r->lost = 1;
 		}
 	}
 	return r->fn(r->ctx, path, what);
@@ -319,6 +321,7 @@ int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
 	}
 	r.fn = fn;
 	r.ctx = ctx;
+	r.lost = 0;
 	r.m = m ? NULL : calloc(1, sizeof(*r.m));
 	if (r.m && !(r.m->root = strdup(root))) {
 		free(r.m);
@@ -327,7 +330,7 @@ int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
 	rc = scan_walk(root, o, budget, &cut, record, &r);
 	if (cut)
 		*truncated = 1;
-	if (r.m && !rc && !cut) {
+	if (r.m && !rc && !cut && !r.lost) {
 		r.m->o = *o;
 		r.m->used = before - *budget;
 		r.m->next = memo;
