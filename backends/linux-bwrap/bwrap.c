@@ -529,7 +529,7 @@ static int push_fd_words(struct srt_words *w, const char *opt, int fd)
 /* Can srt-linux-init cover files itself (open_tree, mount_setattr and
  * move_mount, Linux 5.12)? Asked with a size the kernel refuses before it
  * looks at anything else: EINVAL means the call is there and no seccomp
- * filter around srt refuses it. Otherwise bwrap mounts every file, as
+ * filter around srt refuses it (EBADF would say the same). Otherwise bwrap mounts every file, as
  * before. */
 static int helper_can_hide(void)
 {
@@ -557,8 +557,8 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 	unsigned flags = 0;
 	int p[2], rc;
 
-	rc = srt__bwrap_monitor_policy_hidden(pol, &bc->plan.words, &bc->plan.hidden,
-					      &bc->plan.created, &buf, &len, &flags, diag);
+	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.hidden, &bc->plan.created,
+				       &buf, &len, &flags, diag);
 	if (rc)
 		return rc;
 	if (pol->allow_all_unix_sockets && flags == 0) {
@@ -1014,7 +1014,7 @@ static void bw_teardown(void *state)
 		return;
 	if (st->guard_fd >= 0) {
 		guard_send(st, 'Q', NULL, NULL);
-		close(st->guard_fd); /* EOF: the guard cleans what is left and exits */
+		close(st->guard_fd); /* EOF after Q: the guard just exits */
 	}
 	guard_check(st, NULL);
 	free(st);

@@ -1294,14 +1294,7 @@ out:
 int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
 			   struct srt_diag *diag)
 {
-	return srt__bwrap_plan_mounts_announced(pol, plan, NULL, NULL, diag);
-}
-
-int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mount_plan *plan,
-				     srt_plan_create_fn announce, void *announce_ctx,
-				     struct srt_diag *diag)
-{
-	return srt__bwrap_plan_mounts_ex(pol, plan, announce, announce_ctx, 0, diag);
+	return srt__bwrap_plan_mounts_ex(pol, plan, NULL, NULL, 0, diag);
 }
 
 int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,

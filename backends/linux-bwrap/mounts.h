@@ -47,11 +47,8 @@ typedef void (*srt_plan_create_fn)(void *ctx, const char *path);
  * rule ("filesystem.denyWrite[0]: ...") that could not be enforced. */
 int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
 			   struct srt_diag *diag);
-/* The same, announcing each path before it is created. */
-int srt__bwrap_plan_mounts_announced(const struct srt_policy *pol, struct srt_mount_plan *plan,
-				     srt_plan_create_fn announce, void *ctx,
-				     struct srt_diag *diag);
-/* The same, leaving up to hide_max hidden files (denyRead files and
+/* The same, announcing each path before it is created (announce may be
+ * NULL), and leaving up to hide_max hidden files (denyRead files and
  * placeholder files, outside a hidden directory) to the helper in
  * plan->hidden rather than in plan->words. */
 int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,

@@ -246,18 +246,8 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 }
 
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
-			      const struct srt_words *created, char **out, size_t *len,
-			      unsigned *out_flags, struct srt_diag *diag)
-{
-	return srt__bwrap_monitor_policy_hidden(pol, mount_words, NULL, created, out, len,
-						out_flags, diag);
-}
-
-int srt__bwrap_monitor_policy_hidden(const struct srt_policy *pol,
-				     const struct srt_words *mount_words,
-				     const struct srt_words *hidden,
-				     const struct srt_words *created, char **out, size_t *len,
-				     unsigned *out_flags, struct srt_diag *diag)
+			      const struct srt_words *hidden, const struct srt_words *created,
+			      char **out, size_t *len, unsigned *out_flags, struct srt_diag *diag)
 {
 	struct mrec *r = NULL;
 	size_t n = 0, alloc = 0, i;

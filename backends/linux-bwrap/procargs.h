@@ -57,17 +57,12 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
  * mounts refuse: the denyRead/denyWrite rules, the mandatory denies, the
  * write roots, after the plan's precedence and link resolution. A mount
  * word it does not know turns the file monitor off (flags 0), never into a
- * wrong report. *out is malloc'd, *len includes the final NUL; *flags
- * are the file flags it holds (1: writes observed, 2: reads observed). */
+ * wrong report. The files a plan left to the helper (hidden, may be NULL)
+ * are mounted after every mount word, and recorded so. *out is malloc'd,
+ * *len includes the final NUL; *flags are the file flags it holds (1:
+ * writes observed, 2: reads observed). */
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
-			      const struct srt_words *created, char **out, size_t *len,
-			      unsigned *flags, struct srt_diag *diag);
-/* The same for a plan that left the files in hidden (may be NULL) to the
- * helper: they are mounted after every mount word, and recorded so. */
-int srt__bwrap_monitor_policy_hidden(const struct srt_policy *pol,
-				     const struct srt_words *mount_words,
-				     const struct srt_words *hidden,
-				     const struct srt_words *created, char **out, size_t *len,
-				     unsigned *flags, struct srt_diag *diag);
+			      const struct srt_words *hidden, const struct srt_words *created,
+			      char **out, size_t *len, unsigned *flags, struct srt_diag *diag);
 
 #endif
