@@ -122,6 +122,31 @@ static long unix_connect(const char *name, int abstract)
 	return rc;
 }
 
+/* A datagram pair's end sent to a host pathname socket: the way past a
+ * refused socket(AF_UNIX) when socketpair(AF_UNIX, SOCK_DGRAM) works. */
+static long dgram_send(const char *path)
+{
+	struct sockaddr_un sa;
+	size_t len = strlen(path);
+	int sv[2];
+	long rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (len >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sa.sun_path, path, len);
+	if (syscall(SYS_socketpair, AF_UNIX, SOCK_DGRAM, 0, sv) != 0)
+		return -1;
+	rc = sendto(sv[0], "sysprobe\n", 9, 0, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1));
+	close(sv[0]);
+	close(sv[1]);
+	return rc < 0 ? -1 : 0;
+}
+
 /* Exec argv with seccomp(2) and prctl(PR_SET_SECCOMP) answering EPERM. */
 static int deny_seccomp(char **argv)
 {
@@ -152,6 +177,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: sysprobe PROBE [ARG]\n"
 		"probes: socket-unix socket-unix-hi socket-vsock socket-inet socketpair\n"
+		"        socketpair-seqpacket socketpair-dgram socketpair-dgram-hi socketpair-raw\n"
+		"        dgram-send PATH\n"
 		"        io_uring_setup unshare-user unshare-ns clone-user clone-ns clone3\n"
 		"        mount-tmpfs DIR open_tree open_tree_attr fsopen\n"
 		"        tiocsti [FD] tiocsti-hi [FD] tioclinux [FD]\n"
@@ -189,6 +216,24 @@ int main(int argc, char **argv)
 	} else if (!strcmp(p, "socketpair")) {
 		int sv[2];
 		rc = syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv);
+	} else if (!strcmp(p, "socketpair-seqpacket")) {
+		int sv[2];
+		rc = syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv);
+	} else if (!strcmp(p, "socketpair-dgram")) {
+		int sv[2];
+		rc = syscall(SYS_socketpair, AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv);
+	} else if (!strcmp(p, "socketpair-dgram-hi")) {
+		int sv[2];
+		rc = syscall(SYS_socketpair, (unsigned long)AF_UNIX | HI_NOISE,
+			     (unsigned long)SOCK_DGRAM | HI_NOISE, 0, sv);
+	} else if (!strcmp(p, "socketpair-raw")) {
+		/* AF_UNIX makes SOCK_RAW a datagram socket */
+		int sv[2];
+		rc = syscall(SYS_socketpair, AF_UNIX, SOCK_RAW, 0, sv);
+	} else if (!strcmp(p, "dgram-send")) {
+		if (!arg)
+			return usage();
+		rc = dgram_send(arg);
 	} else if (!strcmp(p, "io_uring_setup")) {
 		unsigned char params[120];
 		memset(params, 0, sizeof(params));

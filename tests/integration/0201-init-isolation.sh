@@ -5,11 +5,11 @@
 # where a probe could change the host, the host is checked afterwards.
 . "$(dirname "$0")/lib.sh"
 
-plan 35
+plan 39
 S=$(settings "$DEFAULT_SETTINGS")
 
 if [ ! -x "$SYSPROBE" ]; then
-	for i in $(seq 35); do skip "sysprobe not built"; done
+	for i in $(seq 39); do skip "sysprobe not built"; done
 	exit 0
 fi
 P=$SYSPROBE
@@ -80,6 +80,13 @@ check "socket(AF_UNIX): EPERM" test "$(echo "$out" | sed -n 1p)" = "socket-unix 
 check "socket(AF_VSOCK): EPERM" test "$(echo "$out" | sed -n 2p)" = "socket-vsock errno=EPERM"
 check "socket(AF_INET) works" test "$(echo "$out" | sed -n 3p)" = "socket-inet ok"
 check "socketpair(AF_UNIX) works" test "$(echo "$out" | sed -n 4p)" = "socketpair ok"
+out=$(srt_run -s "$S" -c "$P socketpair-seqpacket; $P socketpair-dgram; $P socketpair-dgram-hi; $P socketpair-raw" 2>/dev/null)
+check "socketpair(AF_UNIX, SOCK_SEQPACKET) works" test "$(echo "$out" | sed -n 1p)" = "socketpair-seqpacket ok"
+check "socketpair(AF_UNIX, SOCK_DGRAM): EPERM" test "$(echo "$out" | sed -n 2p)" = "socketpair-dgram errno=EPERM"
+check "socketpair(AF_UNIX, SOCK_DGRAM) with high bits set: EPERM" \
+	test "$(echo "$out" | sed -n 3p)" = "socketpair-dgram-hi errno=EPERM"
+check "socketpair(AF_UNIX, SOCK_RAW), a datagram pair too: EPERM" \
+	test "$(echo "$out" | sed -n 4p)" = "socketpair-raw errno=EPERM"
 out=$(srt_run -s "$S" -c "$P unshare-user; $P unshare-ns; $P clone-user; $P clone3; $P open_tree; $P mount-tmpfs /tmp" 2>/dev/null)
 check "unshare(CLONE_NEWUSER): EPERM" test "$(echo "$out" | sed -n 1p)" = "unshare-user errno=EPERM"
 check "unshare(CLONE_NEWNS): EPERM" test "$(echo "$out" | sed -n 2p)" = "unshare-ns errno=EPERM"

@@ -6,26 +6,30 @@
 # reachable: that control shows the listener and the probe work.
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 15
 # settings() always writes the same file: keep a copy of each
 S=$(settings "$DEFAULT_SETTINGS")
 cp "$S" "$WORK/default.json"; S="$WORK/default.json"
 A=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}')
 
 if [ ! -x "$SYSPROBE" ] || ! command -v socat >/dev/null 2>&1; then
-	for i in $(seq 11); do skip "needs sysprobe and socat"; done
+	for i in $(seq 15); do skip "needs sysprobe and socat"; done
 	exit 0
 fi
 P=$SYSPROBE
 SOCK="$WORK/host.sock"
+DSOCK="$WORK/host-dgram.sock"
 ABS="srt-it-$$-$RANDOM"
 
 socat "UNIX-LISTEN:$SOCK,fork" "OPEN:$WORK/got-path,creat,append" 2>/dev/null &
 L1=$!
 socat "ABSTRACT-LISTEN:$ABS,fork" "OPEN:$WORK/got-abstract,creat,append" 2>/dev/null &
 L2=$!
-trap 'kill $L1 $L2 2>/dev/null; _cleanup' EXIT
-for i in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+# a datagram daemon (syslog, journald, $NOTIFY_SOCKET): reached by sendto()
+socat -u "UNIX-RECV:$DSOCK" "OPEN:$WORK/got-dgram,creat,append" 2>/dev/null &
+L3=$!
+trap 'kill $L1 $L2 $L3 2>/dev/null; _cleanup' EXIT
+for i in $(seq 50); do [ -S "$SOCK" ] && [ -S "$DSOCK" ] && break; sleep 0.1; done
 
 # the listeners work from the host (else the checks below prove nothing)
 "$P" connect-abstract "$ABS" >/dev/null
@@ -50,6 +54,19 @@ for s in /var/run/docker.sock /run/dbus/system_bus_socket /run/systemd/private; 
 done
 [ "$found" = 1 ] || skip "I1 no system daemon socket on this host"
 
+# I1 through a datagram pair: socket(AF_UNIX) is refused, but an end of
+# socketpair(AF_UNIX, SOCK_DGRAM) could sendto() any host path socket
+out=$("$P" dgram-send "$DSOCK")
+for i in $(seq 20); do [ -s "$WORK/got-dgram" ] && break; sleep 0.1; done
+check "control: a datagram pair on the host reaches the datagram listener ($out)" \
+	test "$out" = "dgram-send ok" -a -s "$WORK/got-dgram"
+rm -f "$WORK/got-dgram"
+out=$(srt_run -s "$S" -c "$P dgram-send $DSOCK" 2>/dev/null)
+check "I1 a datagram pair cannot be made to reach a host socket: EPERM ($out)" \
+	test "$out" = "dgram-send errno=EPERM"
+sleep 0.3
+check "I1 nothing reached the host datagram listener" test ! -e "$WORK/got-dgram"
+
 # I2: abstract socket
 out=$(srt_run -s "$S" -c "$P connect-abstract $ABS" 2>/dev/null)
 check "I2 connect to a host abstract socket fails: EPERM ($out)" test "$out" = "connect-abstract errno=EPERM"
@@ -62,6 +79,8 @@ out=$(srt_run -s "$A" -c "$P connect-unix $SOCK" 2>/dev/null)
 check "allowAllUnixSockets: connect to the path socket works ($out)" test "$out" = "connect-unix ok"
 for i in $(seq 20); do [ -s "$WORK/got-path" ] && break; sleep 0.1; done
 check "allowAllUnixSockets: the listener got the bytes" test -s "$WORK/got-path"
+out=$(srt_run -s "$A" -c "$P dgram-send $DSOCK" 2>/dev/null)
+check "allowAllUnixSockets: a datagram pair works too ($out)" test "$out" = "dgram-send ok"
 out=$(srt_run -s "$A" -c "$P connect-abstract $ABS" 2>/dev/null)
 check "allowAllUnixSockets: the host abstract socket is in another netns ($out)" \
 	test "$out" = "connect-abstract errno=ECONNREFUSED"

@@ -104,6 +104,9 @@ check "high bits, vsock, io_uring: reported ($(events "$WORK/v6b" | tr '\n' '|')
 out=$(srt_run -s "$S" --violations-log "$WORK/v6c" -c "$SYSPROBE socketpair; $SYSPROBE socket-inet" 2>/dev/null)
 check "socketpair and inet sockets: allowed, not reported ($(echo $out))" \
 	test "$(echo $out)" = "socketpair ok socket-inet ok" -a "$(nlines "$WORK/v6c")" = 0
+out=$(srt_run -s "$S" --violations-log "$WORK/v6e" -c "$SYSPROBE socketpair-dgram" 2>/dev/null)
+check "datagram socketpair: refused and reported ($out; $(events "$WORK/v6e" | tr '\n' '|'))" \
+	test "$out" = "socketpair-dgram errno=EPERM" -a "$(events "$WORK/v6e")" = "deny socketpair AF_UNIX datagram"
 
 # allowAllUnixSockets: sockets allowed and not reported, files still observed
 SU=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')

@@ -77,6 +77,27 @@ static long do_socketpair(void)
 	int sv[2];
 	return syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv);
 }
+static long do_socketpair_seqpacket(void)
+{
+	int sv[2];
+	return syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv);
+}
+static long do_socketpair_dgram(void)
+{
+	int sv[2];
+	return syscall(SYS_socketpair, AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv);
+}
+static long do_socketpair_dgram_hi(void)
+{
+	int sv[2];
+	return syscall(SYS_socketpair, (unsigned long)AF_UNIX | HI_NOISE,
+		       (unsigned long)SOCK_DGRAM | HI_NOISE, 0, sv);
+}
+static long do_socketpair_raw(void)
+{
+	int sv[2];
+	return syscall(SYS_socketpair, AF_UNIX, SOCK_RAW, 0, sv);
+}
 static long do_uring_setup(void)
 {
 	unsigned char params[120];
@@ -305,6 +326,7 @@ int main(void)
 
 	/* controls: without the filter the kernel answers differently */
 	expect("control: socket(AF_UNIX) without filter", NO_FILTER, do_socket_unix, 0);
+	expect("control: socketpair(AF_UNIX, DGRAM) without filter", NO_FILTER, do_socketpair_dgram, 0);
 	expect("control: ioctl(-1, TIOCSTI) without filter", NO_FILTER, do_tiocsti, EBADF);
 	expect("control: setns(-1) without filter", NO_FILTER, do_setns, EBADF);
 	expect("control: io_uring_enter(-1) without filter", NO_FILTER, do_uring_enter, EBADF);
@@ -318,6 +340,11 @@ int main(void)
 	expect("socket(AF_VSOCK)", DEFAULT, do_socket_vsock, EPERM);
 	expect("socket(AF_INET) still works", DEFAULT, do_socket_inet, 0);
 	expect("socketpair(AF_UNIX) still works", DEFAULT, do_socketpair, 0);
+	expect("socketpair(AF_UNIX, SEQPACKET) still works", DEFAULT, do_socketpair_seqpacket, 0);
+	expect("socketpair(AF_UNIX, DGRAM): a datagram end reaches host paths", DEFAULT,
+	       do_socketpair_dgram, EPERM);
+	expect("socketpair(AF_UNIX | high bits, DGRAM | high bits)", DEFAULT, do_socketpair_dgram_hi, EPERM);
+	expect("socketpair(AF_UNIX, RAW): AF_UNIX makes it a datagram pair", DEFAULT, do_socketpair_raw, EPERM);
 	expect("io_uring_setup", DEFAULT, do_uring_setup, EPERM);
 	expect("io_uring_enter", DEFAULT, do_uring_enter, EPERM);
 	expect("io_uring_register", DEFAULT, do_uring_register, EPERM);
@@ -358,6 +385,7 @@ int main(void)
 	/* allowAllUnixSockets: the socket and io_uring rules are gone, the
 	 * others stay */
 	expect("allowAllUnixSockets: socket(AF_UNIX) works", ALLOW_UNIX, do_socket_unix, 0);
+	expect("allowAllUnixSockets: socketpair(AF_UNIX, DGRAM) works", ALLOW_UNIX, do_socketpair_dgram, 0);
 	expect_not("allowAllUnixSockets: io_uring_enter reaches the kernel", ALLOW_UNIX,
 		   do_uring_enter, EPERM);
 	expect("allowAllUnixSockets: setns still filtered", ALLOW_UNIX, do_setns, EPERM);

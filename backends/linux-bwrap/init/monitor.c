@@ -830,7 +830,7 @@ int srt__monitor_handle(struct srt_monitor *m)
 		return reply(m, id, -EPERM, 0);
 	}
 	s = &srt__observed_syscalls[idx - 1];
-	if (s->kind == SRT_OBS_SOCKET || s->kind == SRT_OBS_IOURING) {
+	if (SRT_OBS_REFUSED(s->kind)) {
 		/* the enforcement itself: always refused */
 		int quiet = s->kind == SRT_OBS_SOCKET && is_nscd_probe(m, req);
 
@@ -840,6 +840,8 @@ int srt__monitor_handle(struct srt_monitor *m)
 			return 0;
 		if (s->kind == SRT_OBS_IOURING) {
 			srt__monitor_event(m, s->name, "");
+		} else if (s->kind == SRT_OBS_SOCKETPAIR) {
+			srt__monitor_event(m, s->name, "AF_UNIX datagram");
 		} else {
 			uint32_t dom = (uint32_t)req->data.args[0];
 			char d[32];

@@ -7,8 +7,12 @@
  *    emits the x32 test itself whenever the filter holds x86_64 without x32;
  *    it routes those numbers to the bad-architecture action set here.
  *  - ioctl(TIOCSTI / TIOCLINUX): EPERM, always (CVE-2017-5226 class).
- *  - unless allowAllUnixSockets: socket(AF_UNIX / AF_VSOCK) and io_uring_*:
- *    EPERM. socketpair stays allowed (it reaches nothing outside).
+ *  - unless allowAllUnixSockets: socket(AF_UNIX / AF_VSOCK), io_uring_* and
+ *    socketpair(AF_UNIX) of any type but stream and seqpacket: EPERM. A stream or seqpacket pair
+ *    reaches nothing outside (its ends are connected to each other for
+ *    good), but a datagram end can sendto() or connect() any pathname
+ *    socket on the host (syslog, journald, $NOTIFY_SOCKET): the same reach
+ *    as socket(AF_UNIX, SOCK_DGRAM).
  *  - unless allowNestedUserNamespaces: the mount family and setns: EPERM;
  *    clone/unshare asking for a new user or mount namespace: EPERM; clone3:
  *    ENOSYS, because its flags live in memory seccomp cannot read and libc
@@ -159,6 +163,27 @@ static int add_masked(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg
 	return rc;
 }
 
+/* socketpair(AF_UNIX, type) for every type but SOCK_STREAM and
+ * SOCK_SEQPACKET: AF_UNIX turns SOCK_RAW into SOCK_DGRAM, and other types
+ * fail anyway. The type's low four bits are the socket type
+ * (SOCK_TYPE_MASK), the rest SOCK_NONBLOCK and SOCK_CLOEXEC; both
+ * arguments are ints to the kernel. */
+static int add_dgram_pair(scmp_filter_ctx ctx, uint32_t action, int nr, char *step, size_t steplen)
+{
+	uint64_t type;
+	int rc = 0;
+
+	for (type = 0; type <= 0xf && rc >= 0; type++) {
+		if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+			continue;
+		rc = seccomp_rule_add(ctx, action, nr, 2, SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+				      SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, type));
+	}
+	if (rc < 0)
+		snprintf(step, steplen, "rule 'socketpair AF_UNIX SOCK_DGRAM'");
+	return rc;
+}
+
 static const struct named_syscall keyring_calls[] = {
 	{ "keyctl", -1 },
 	{ "add_key", -1 },
@@ -236,6 +261,9 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 			goto out;
 		rc = add_all(ctx, eperm, io_uring_calls, sizeof(io_uring_calls) / sizeof(io_uring_calls[0]),
 			     step, steplen);
+		if (rc < 0)
+			goto out;
+		rc = add_dgram_pair(ctx, eperm, SCMP_SYS(socketpair), step, steplen);
 		if (rc < 0)
 			goto out;
 	}
@@ -333,6 +361,7 @@ const struct srt_observed_syscall srt__observed_syscalls[] = {
 	{ "utimes", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
 	{ "futimesat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
 	{ "socket", -1, SRT_OBS_SOCKET, -1, { AT_NONE, AT_NONE } },
+	{ "socketpair", -1, SRT_OBS_SOCKETPAIR, -1, { AT_NONE, AT_NONE } },
 	{ "io_uring_setup", 425, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
 	{ "io_uring_enter", 426, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
 	{ "io_uring_register", 427, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
@@ -421,11 +450,9 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 		struct named_syscall ns = { s->name, s->unified_nr };
 		int nr;
 
-		if ((s->kind == SRT_OBS_SOCKET || s->kind == SRT_OBS_IOURING) &&
-		    !(observe & SRT_OBSERVE_UNIX))
+		if (SRT_OBS_REFUSED(s->kind) && !(observe & SRT_OBSERVE_UNIX))
 			continue;
-		if (s->kind != SRT_OBS_SOCKET && s->kind != SRT_OBS_IOURING &&
-		    !(observe & (SRT_OBSERVE_WRITES | SRT_OBSERVE_READS)))
+		if (!SRT_OBS_REFUSED(s->kind) && !(observe & (SRT_OBSERVE_WRITES | SRT_OBSERVE_READS)))
 			continue;
 		rc = resolve(&ns, &nr);
 		if (rc < 0) {
@@ -440,6 +467,8 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 			if (rc >= 0)
 				rc = add_masked(ctx, SCMP_ACT_NOTIFY, nr, 0, LOW32, AF_VSOCK,
 						"notify socket AF_VSOCK", step, steplen);
+		} else if (s->kind == SRT_OBS_SOCKETPAIR) {
+			rc = add_dgram_pair(ctx, SCMP_ACT_NOTIFY, nr, step, steplen);
 		} else if (s->kind == SRT_OBS_OPEN && !(observe & SRT_OBSERVE_READS)) {
 			rc = notify_any_bit(ctx, nr, (unsigned)s->flags_arg, SRT_OPEN_WRITE_FLAGS,
 					    s->name, step, steplen);

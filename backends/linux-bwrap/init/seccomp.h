@@ -29,8 +29,9 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen);
 enum srt_observe_flags {
 	SRT_OBSERVE_WRITES = 1u << 0, /* write-intent file syscalls: notify */
 	SRT_OBSERVE_READS = 1u << 1,  /* also every open/openat for reading */
-	SRT_OBSERVE_UNIX = 1u << 2,   /* socket(AF_UNIX/AF_VSOCK), io_uring_*:
-				       * notify; the supervisor refuses them */
+	SRT_OBSERVE_UNIX = 1u << 2,   /* socket(AF_UNIX/AF_VSOCK), io_uring_*,
+				       * socketpair(AF_UNIX, SOCK_DGRAM): notify;
+				       * the supervisor refuses them */
 };
 
 enum srt_observed_kind {
@@ -39,7 +40,12 @@ enum srt_observed_kind {
 	SRT_OBS_WRITE,    /* always a write of its path operands */
 	SRT_OBS_SOCKET,
 	SRT_OBS_IOURING,
+	SRT_OBS_SOCKETPAIR, /* AF_UNIX SOCK_DGRAM only */
 };
+
+/* Kinds the supervisor refuses (EPERM) rather than lets through. */
+#define SRT_OBS_REFUSED(kind) \
+	((kind) == SRT_OBS_SOCKET || (kind) == SRT_OBS_IOURING || (kind) == SRT_OBS_SOCKETPAIR)
 
 struct srt_observed_syscall {
 	const char *name;
