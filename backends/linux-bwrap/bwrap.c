@@ -726,8 +726,11 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 				goto fail;
 	}
 	if (pol->proxy_dir) {
-		/* the proxy's private directory, so the bridge can reach it */
-		if (srt__words_push(&w, "--bind") || srt__words_push(&w, pol->proxy_dir) ||
+		/* the proxy's private directory, so the bridge can reach it;
+		 * read-only: connecting needs no write access to the mount,
+		 * and the command must not replace the socket even where no
+		 * Landlock layer stands behind the mounts */
+		if (srt__words_push(&w, "--ro-bind") || srt__words_push(&w, pol->proxy_dir) ||
 		    srt__words_push(&w, pol->proxy_dir))
 			goto fail;
 	}

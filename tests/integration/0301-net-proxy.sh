@@ -5,7 +5,7 @@
 # (user-asks N1, N2, N3, N11).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 15
+plan 16
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
 	for i in $(seq 15); do skip "bwrap or curl missing"; done
@@ -57,3 +57,9 @@ srt_run --settings "$S" -c 'curl -s --max-time 5 --noproxy "*" http://192.0.2.1/
 check "N2/N3: direct IPv4 and IPv6 connections fail" [ $? = 0 ]
 out=$(srt_run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' 'http://[2001:db8::1]/'" 2>"$WORK/err")
 check "N3: an IPv6 literal through the proxy is refused ($out)" [ "$out" = 403 ]
+
+# The proxy's private directory is in the sandbox only so the bridge can
+# connect: mounted read-only, the command cannot replace its socket even
+# where no Landlock layer stands behind the mounts.
+out=$(srt_run --settings "$S" -c 'awk '"'"'$5 ~ "/srt-[0-9]+-" { split($6, o, ","); print o[1] }'"'"' /proc/self/mountinfo' 2>/dev/null)
+check "the proxy directory is a read-only mount inside ($out)" [ "$out" = ro ]
