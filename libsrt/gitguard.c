@@ -29,7 +29,13 @@
 struct gg_id {
 	dev_t dev;
 	ino_t ino;
+	unsigned redirects; /* bit i: redirects[i] existed in this .git */
 };
+
+/* Files in a .git directory that point git at another directory's config
+ * and hooks. */
+static const char *const redirects[] = { "commondir", "config.worktree" };
+#define N_REDIRECTS (sizeof(redirects) / sizeof(redirects[0]))
 
 struct srt_gitguard {
 	struct srt_strv roots;
@@ -239,7 +245,6 @@ static int hooks_safe(int gfd, char *why, size_t whylen)
 
 static int gitdir_safe(int gfd, int allow_git_config, char *why, size_t whylen)
 {
-	static const char *const redirects[] = { "commondir", "config.worktree" };
 	struct stat st;
 	char *buf;
 	size_t i, len = 0;
@@ -248,7 +253,7 @@ static int gitdir_safe(int gfd, int allow_git_config, char *why, size_t whylen)
 	if (!hooks_safe(gfd, why, whylen))
 		return 0;
 	/* these point git at another directory's config and hooks */
-	for (i = 0; i < sizeof(redirects) / sizeof(redirects[0]); i++)
+	for (i = 0; i < N_REDIRECTS; i++)
 		if (fstatat(gfd, redirects[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
 			return refuse(why, whylen, redirects[i]);
 	if (allow_git_config)
@@ -319,11 +324,27 @@ static int id_cmp(const void *a, const void *b)
 }
 
 /* the snapshot is sorted once it is complete (walk_roots) */
-static int known(const struct srt_gitguard *g, const struct stat *st)
+static const struct gg_id *known(const struct srt_gitguard *g, const struct stat *st)
 {
-	struct gg_id key = { st->st_dev, st->st_ino };
+	struct gg_id key = { st->st_dev, st->st_ino, 0 };
 
-	return g->n && bsearch(&key, g->ids, g->n, sizeof(key), id_cmp) != NULL;
+	return g->n ? bsearch(&key, g->ids, g->n, sizeof(key), id_cmp) : NULL;
+}
+
+/* Which redirect files the .git directory name (below dfd) holds. */
+static unsigned redirects_in(int dfd, const char *name)
+{
+	char rel[NAME_MAX + 32];
+	struct stat st;
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < N_REDIRECTS; i++) {
+		snprintf(rel, sizeof(rel), "%s/%s", name, redirects[i]);
+		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			bits |= 1u << i;
+	}
+	return bits;
 }
 
 static void note(struct walk *w, int is_violation, const char *fmt, ...)
@@ -380,9 +401,54 @@ static void quarantine(struct walk *w, int dfd, const char *name, const char *wh
 	     w->path, name, why, strerror(errno));
 }
 
+/* A repository that existed before the command keeps its hooks and config
+ * behind the mandatory denies, but a commondir (or config.worktree) it did
+ * not have would send the host's git to a config and hooks the command
+ * wrote elsewhere: such a new file is renamed aside. */
+static void new_redirects(struct walk *w, int dfd, const char *name, unsigned had)
+{
+	unsigned now = redirects_in(dfd, name);
+	size_t i;
+	int gfd;
+
+	if (!(now & ~had))
+		return;
+	gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0) {
+		unchecked(w, name);
+		return;
+	}
+	for (i = 0; i < N_REDIRECTS; i++) {
+		char from[NAME_MAX + 32], to[NAME_MAX + 64];
+		int k, err = EEXIST, done = 0;
+
+		if (!(now & ~had & (1u << i)))
+			continue;
+		for (k = 0; k < 100 && !done && err == EEXIST; k++) {
+			if (k == 0)
+				snprintf(to, sizeof(to), "%s.srt-quarantine", redirects[i]);
+			else
+				snprintf(to, sizeof(to), "%s.srt-quarantine.%d", redirects[i], k);
+			if (renameat2(gfd, redirects[i], gfd, to, RENAME_NOREPLACE) == 0)
+				done = 1;
+			else
+				err = errno;
+		}
+		snprintf(from, sizeof(from), "%s/%s", name, redirects[i]);
+		if (done)
+			note(w, 1, "deny git-repository %s/%s: created inside the sandbox, it would point the host's git at another config and hooks; renamed to %s/%s/%s",
+			     w->path, from, w->path, name, to);
+		else
+			note(w, 1, "deny git-repository %s/%s: created inside the sandbox, it would point the host's git at another config and hooks; srt could not rename it (%s): inspect it before running git there",
+			     w->path, from, strerror(err));
+	}
+	close(gfd);
+}
+
 static void found(struct walk *w, int dfd, const char *name)
 {
 	struct srt_gitguard *g = w->g;
+	const struct gg_id *id;
 	struct stat st;
 	char why[PATH_MAX + 64] = "";
 	int ok;
@@ -403,11 +469,15 @@ static void found(struct walk *w, int dfd, const char *name)
 		}
 		g->ids[g->n].dev = st.st_dev;
 		g->ids[g->n].ino = st.st_ino;
+		g->ids[g->n].redirects = S_ISDIR(st.st_mode) ? redirects_in(dfd, name) : 0;
 		g->n++;
 		return;
 	}
-	if (known(g, &st))
+	if ((id = known(g, &st))) {
+		if (S_ISDIR(st.st_mode))
+			new_redirects(w, dfd, name, id->redirects);
 		return;
+	}
 	if (S_ISLNK(st.st_mode)) {
 		ok = refuse(why, sizeof(why), "a .git symbolic link");
 	} else if (S_ISREG(st.st_mode)) {

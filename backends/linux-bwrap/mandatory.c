@@ -55,6 +55,124 @@ static int report(struct scan *s, size_t plen, const char *name, const char *tai
 	return s->fn(s->ctx, buf, what);
 }
 
+/* Inside a repository's .git, the git directories git also runs hooks and
+ * reads config from: each submodule's (modules/<name>/, nested as
+ * modules/<name>/modules/<name>/, a name may hold slashes) and each linked
+ * worktree's (worktrees/<name>/). A commondir file sends git to another
+ * directory's config and hooks; it is protected where it exists (an empty
+ * placeholder where it does not would break git: an empty commondir is an
+ * error), and a new one is the repository guard's (gitguard.h). Bounded by
+ * the scan's budget and GITDIR_DEPTH levels. */
+#define GITDIR_DEPTH 8
+
+static int report_existing(struct scan *s, int dfd, size_t plen, const char *rel,
+			   const char *what)
+{
+	struct stat st;
+
+	if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	return report(s, plen, rel, NULL, what);
+}
+
+static int walk_gitdirs(struct scan *s, int dfd, size_t plen, char *rel, size_t rlen, int level,
+			int modules)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd, rc = 0;
+
+	if (level > GITDIR_DEPTH)
+		return 0;
+	fd = openat(dfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (!rc && (de = readdir(d))) {
+		struct stat st;
+		size_t nlen = strlen(de->d_name);
+		int is_gitdir;
+
+		if (*s->budget == 0) {
+			*s->truncated = 1;
+			break;
+		}
+		(*s->budget)--;
+		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+					     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (rlen + 1 + nlen + sizeof("/modules/commondir") > PATH_MAX)
+			continue;
+		rel[rlen] = '/';
+		memcpy(rel + rlen + 1, de->d_name, nlen + 1);
+		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+			rel[rlen] = '\0';
+			continue;
+		}
+		/* a git directory has HEAD; a directory without it is a step
+		 * of a submodule name with slashes */
+		memcpy(rel + rlen + 1 + nlen, "/HEAD", 6);
+		is_gitdir = fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (is_gitdir && !modules) {
+			/* a linked worktree uses the common directory's hooks
+			 * and config; only its pointer there matters */
+			memcpy(rel + rlen + 1 + nlen, "/commondir", 11);
+			rc = report_existing(s, dfd, plen, rel, ".git/worktrees/*/commondir");
+		} else if (is_gitdir) {
+			memcpy(rel + rlen + 1 + nlen, "/hooks", 7);
+			rc = report(s, plen, rel, NULL, ".git/modules/*/hooks");
+			if (!rc && !s->o->allow_git_config) {
+				memcpy(rel + rlen + 1 + nlen, "/config", 8);
+				rc = report_existing(s, dfd, plen, rel, ".git/modules/*/config");
+			}
+			if (!rc) {
+				memcpy(rel + rlen + 1 + nlen, "/commondir", 11);
+				rc = report_existing(s, dfd, plen, rel, ".git/modules/*/commondir");
+			}
+			if (!rc) {
+				memcpy(rel + rlen + 1 + nlen, "/modules", 9);
+				rc = walk_gitdirs(s, dfd, plen, rel, rlen + 1 + nlen + 8, level + 1, 1);
+			}
+		} else if (modules) {
+			rel[rlen + 1 + nlen] = '\0';
+			rc = walk_gitdirs(s, dfd, plen, rel, rlen + 1 + nlen, level + 1, 1);
+		}
+		rel[rlen] = '\0';
+		if (*s->truncated)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
+{
+	char rel[PATH_MAX];
+	size_t glen = strlen(git);
+	int rc;
+
+	if (glen + sizeof("/worktrees") > sizeof(rel))
+		return 0;
+	memcpy(rel, git, glen);
+	memcpy(rel + glen, "/commondir", 11);
+	rc = report_existing(s, dfd, plen, rel, ".git/commondir");
+	if (!rc) {
+		memcpy(rel + glen, "/modules", 9);
+		rc = walk_gitdirs(s, dfd, plen, rel, glen + 8, 1, 1);
+	}
+	if (!rc && !*s->truncated) {
+		memcpy(rel + glen, "/worktrees", 11);
+		rc = walk_gitdirs(s, dfd, plen, rel, glen + 10, GITDIR_DEPTH, 0);
+	}
+	return rc;
+}
+
 /* The dangerous directories held by the directory open at dfd. */
 static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 		      unsigned char type)
@@ -80,6 +198,8 @@ static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 			rc = report(s, plen, name, "hooks", ".git/hooks");
 			if (!rc && !s->o->allow_git_config)
 				rc = report(s, plen, name, "config", ".git/config");
+			if (!rc && type == DT_DIR)
+				rc = check_gitdir(s, dfd, plen, name);
 		} else {
 			/* a worktree or submodule: the .git file points elsewhere */
 			rc = report(s, plen, name, NULL, ".git");

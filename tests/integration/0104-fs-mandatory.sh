@@ -35,6 +35,24 @@ check ".git/config and .git/hooks are write-denied" \
 srt_run -s "$S" -c 'echo o > .git/objects/test-obj && echo c > .claude/other.txt && echo s > safe.txt' >/dev/null 2>&1; rc=$?
 check "other .git and .claude files and plain files stay writable (rc=$rc)" \
 	test $rc = 0 -a -e "$P/.git/objects/test-obj" -a -e "$P/.claude/other.txt" -a -e "$P/safe.txt"
+# the git directories git also reads config and runs hooks from: a
+# submodule's (.git/modules/<name>) and a worktree's pointer (commondir);
+# a commondir the command adds to an existing repository is renamed aside
+mkdir -p "$P/.git/modules/sub/hooks" "$P/.git/worktrees/wt"
+echo "ref: refs/heads/main" > "$P/.git/modules/sub/HEAD"
+echo "[core]" > "$P/.git/modules/sub/config"
+echo "ref: refs/heads/main" > "$P/.git/worktrees/wt/HEAD"
+echo "../.." > "$P/.git/worktrees/wt/commondir"
+out=$(srt_run -s "$S" -c 'echo MOD >> .git/modules/sub/config; echo x > .git/modules/sub/hooks/post-checkout; echo ../../x > .git/worktrees/wt/commondir; echo ../x > .git/commondir' 2>&1)
+check "a submodule's config and hooks are write-denied" \
+	test "$(cat "$P/.git/modules/sub/config")" = "[core]" -a ! -e "$P/.git/modules/sub/hooks/post-checkout"
+check "a worktree's commondir is write-denied" test "$(cat "$P/.git/worktrees/wt/commondir")" = "../.."
+check "a new .git/commondir is renamed aside and reported" \
+	test ! -e "$P/.git/commondir" -a -e "$P/.git/commondir.srt-quarantine"
+case $out in *"deny git-repository $P/.git/commondir"*) r=0 ;; *) r=1 ;; esac
+check "the commondir report names it" test $r = 0
+rm -rf "$P/.git/modules" "$P/.git/worktrees" "$P/.git/commondir.srt-quarantine"
+
 srt_run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1
 check "absent .claude/commands and .vscode cannot be created" \
 	test ! -e "$P/.claude/commands/t.md" -a ! -e "$P/.vscode/settings.json"

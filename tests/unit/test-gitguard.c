@@ -126,6 +126,9 @@ int main(void)
 	mk("old/.git/hooks");
 	put("old/.git/hooks/pre-commit", "#!/bin/sh\n");
 	mk("deep");
+	mk("keep"); /* a repository that already points elsewhere */
+	mk("keep/.git");
+	put("keep/.git/commondir", "../../old/.git\n");
 
 	memset(&pol, 0, sizeof(pol));
 	memset(&rule, 0, sizeof(rule));
@@ -169,9 +172,11 @@ int main(void)
 	mk("cd");
 	mk("cd/.git");
 	put("cd/.git/commondir", "../../gd\n");
+	put("old/.git/commondir", "../../gd\n"); /* an existing repository redirected */
+	put("old/.git/config.worktree", "[core]\n\tfsmonitor = ./evil\n");
+	put("keep/.git/commondir", "../../gd\n"); /* rewritten: the mounts' to protect */
 
-	nviol = 0;
-	srt__gitguard_sweep(g, on_line, NULL);
+	sweep(g);
 	ok(!exists(".git") && exists(".git.srt-quarantine/hooks/pre-commit"),
 	   "a new repository in the root with a hook is renamed aside");
 	ok(exists("clean/.git") && !exists("clean/.git.srt-quarantine"),
@@ -182,10 +187,16 @@ int main(void)
 	ok(!exists("ln/.git") && exists("ln/.git.srt-quarantine"), "a .git symbolic link is renamed");
 	ok(!exists("cd/.git") && exists("cd/.git.srt-quarantine"), "a new repository with commondir is renamed");
 	ok(exists("old/.git/hooks/pre-commit") && exists("old/.git"),
-	   "a repository that existed before is not touched (its hooks are the mounts' to protect)");
-	ok(nviol == 6, "one violation per renamed repository (%d)", nviol);
-	ok(strstr(lastline, "deny git-repository ") && strstr(lastline, ".srt-quarantine"),
-	   "the violation names the repository and where it went: %s", lastline);
+	   "a repository that existed before is kept (its hooks are the mounts' to protect)");
+	ok(!exists("old/.git/commondir") && exists("old/.git/commondir.srt-quarantine") &&
+	   !exists("old/.git/config.worktree") && exists("old/.git/config.worktree.srt-quarantine"),
+	   "an existing repository's new commondir and config.worktree are renamed aside");
+	ok(exists("keep/.git/commondir") && !exists("keep/.git/commondir.srt-quarantine"),
+	   "a commondir the repository had before is left (mounted read-only during the run)");
+	ok(nviol == 8, "one violation per renamed repository or redirect (%d)", nviol);
+	ok(strstr(alllines, "deny git-repository ") && strstr(alllines, ".git.srt-quarantine") &&
+	   strstr(alllines, "/old/.git/commondir: created inside the sandbox"),
+	   "the violations name what was renamed and where it went");
 
 	/* a second quarantine of the same name does not overwrite the first */
 	g = NULL;

@@ -522,6 +522,56 @@ static void test_mandatory_walker(void)
  * reported, with the same share of the budget taken); other options, a
  * budget too small for the recorded walk, and any scan after the end walk
  * the tree again. */
+/* Inside .git: every submodule's git directory (names with slashes,
+ * nested submodules) gets its hooks and config protected, an existing
+ * commondir (the repository's own, a worktree's, a submodule's) is
+ * protected, an absent one is not (an empty placeholder breaks git: the
+ * repository guard handles a new one). */
+static void test_mandatory_gitdirs(void)
+{
+	struct srt_mandatory_opts o = { 3, 0, 0 };
+	struct found f;
+	size_t budget = 100000;
+	int trunc = 0;
+
+	fresh_tree();
+	mkdirs("g/.git/hooks");
+	put("g/.git/config", "");
+	mkdirs("g/.git/modules/sub/hooks");
+	put("g/.git/modules/sub/HEAD", "");
+	put("g/.git/modules/sub/config", "");
+	mkdirs("g/.git/modules/lib/deep/modules/inner");
+	put("g/.git/modules/lib/deep/HEAD", "");
+	put("g/.git/modules/lib/deep/config", "");
+	put("g/.git/modules/lib/deep/commondir", "");
+	put("g/.git/modules/lib/deep/modules/inner/HEAD", "");
+	mkdirs("g/.git/worktrees/wt");
+	put("g/.git/worktrees/wt/HEAD", "");
+	put("g/.git/worktrees/wt/commondir", "");
+	mkdirs("g/a/.git/modules/s2");
+	put("g/a/.git/modules/s2/HEAD", "");
+	put("g/a/.git/commondir", "");
+	memset(&f, 0, sizeof(f));
+	ok(srt__mandatory_scan(P("g"), &o, &budget, &trunc, collect, &f) == 0 && !trunc,
+	   "gitdirs: the walker runs");
+	ok(in_found(&f, P("g/.git/modules/sub/hooks")) && in_found(&f, P("g/.git/modules/sub/config")),
+	   "gitdirs: a submodule's hooks and config");
+	ok(in_found(&f, P("g/.git/modules/lib/deep/hooks")) &&
+	   in_found(&f, P("g/.git/modules/lib/deep/config")) &&
+	   in_found(&f, P("g/.git/modules/lib/deep/commondir")),
+	   "gitdirs: a submodule named with a slash, its commondir too");
+	ok(in_found(&f, P("g/.git/modules/lib/deep/modules/inner/hooks")) &&
+	   !in_found(&f, P("g/.git/modules/lib/deep/modules/inner/config")),
+	   "gitdirs: a nested submodule's hooks; its absent config is not reported");
+	ok(!in_found(&f, P("g/.git/modules/lib/hooks")), "gitdirs: a name step without HEAD is not a git dir");
+	ok(in_found(&f, P("g/.git/worktrees/wt/commondir")) && !in_found(&f, P("g/.git/worktrees/wt/hooks")),
+	   "gitdirs: a worktree's commondir only");
+	ok(!in_found(&f, P("g/.git/commondir")), "gitdirs: an absent commondir gets no placeholder");
+	ok(in_found(&f, P("g/a/.git/commondir")) && in_found(&f, P("g/a/.git/modules/s2/hooks")),
+	   "gitdirs: a nested repository's commondir and submodules");
+	drop_tree();
+}
+
 static void test_mandatory_memo(void)
 {
 	struct srt_mandatory_opts o = { 3, 0, 0 };
@@ -1171,6 +1221,7 @@ int main(void)
 	test_file_deny_in_allowread();
 	test_placeholders();
 	test_mandatory_walker();
+	test_mandatory_gitdirs();
 	test_mandatory_memo();
 	test_mandatory_in_roots();
 	test_pins();
