@@ -997,6 +997,10 @@ static void http_head(struct conn *c)
 			goto out;
 		}
 		buf_consume(&c->in, (size_t)len);
+		/* a plain request before this one on the same connection may
+		 * have left its upstream open for reuse: the tunnel gets its
+		 * own, and the old one must not stay registered */
+		close_upstream(c);
 		resolve(c);
 		goto out;
 	}

@@ -915,6 +915,41 @@ static void test_socks(void)
 	close(fd);
 }
 
+/* A plain request, then CONNECT on the same kept-alive connection: the
+ * tunnel must replace the plain request's upstream, not leak it (the old
+ * socket stayed registered with the event loop and outlived its
+ * connection: a descriptor per round, then events on freed memory). */
+static void test_plain_then_connect(void)
+{
+	char req[1024], resp[8192];
+	int base, i, fine = 1;
+
+	base = settle_fds(-1);
+	for (i = 0; i < 20 && fine; i++) {
+		int fd = pconnect();
+		char *body;
+
+		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/k HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
+			 http_port, http_port, auth_hdr);
+		send_all(fd, req, strlen(req));
+		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
+		body = strstr(resp, "\r\n\r\n");
+		if (body && !strchr(body + 4, '\n'))
+			recv_until(fd, resp + strlen(resp), sizeof(resp) - strlen(resp), "\n");
+		fine = !strncmp(resp, "HTTP/1.1 200 OK\r\n", 17);
+		snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
+			 echo_port, echo_port, auth_hdr);
+		send_all(fd, req, strlen(req));
+		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
+		fine = fine && !strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+		       echo_roundtrip(fd, "after a plain request");
+		close(fd);
+	}
+	ok(fine, "plain request then CONNECT on one connection: both served (round %d)", i);
+	ok(settle_fds(base) == base, "no upstream socket left behind after %d rounds (%d fds, %d before)",
+	   i, count_fds(), base);
+}
+
 static void test_plain(void)
 {
 	char req[4096], resp[8192];
@@ -1667,6 +1702,7 @@ int main(void)
 	test_connect();
 	test_socks();
 	test_plain();
+	test_plain_then_connect();
 	test_limits();
 	test_garbage();
 	test_many();
