@@ -147,11 +147,13 @@ bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
 		set_reason(reason, cap, "sandbox policy unavailable");
 		return true;
 	}
-	if (!srt__host_is_valid(host)) {
+	/* a host with no canonical form (an empty label: ".a.b", "a..b")
+	 * must not be matched raw: an exact deny would miss it while an
+	 * allowed wildcard caught it */
+	if (!srt__host_is_valid(host) || srt__host_canonicalize(host, canon, sizeof(canon)) != SRT_OK) {
 		set_reason(reason, cap, "malformed host");
 		return true;
 	}
-	srt__filter_canon(host, canon, sizeof(canon));
 	for (size_t i = 0; i < r->n_denied; i++) {
 		if (srt__domain_match(canon, port, r->denied[i])) {
 			set_reason(reason, cap, deny_reason(r, r->denied[i]));

@@ -163,6 +163,12 @@ static void test_decide(void)
 	   "case and trailing dot");
 	ok(!srt__filter_decide(r, "a b", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host"), "malformed host");
+	ok(!srt__filter_decide(r, ".bad.example.com", 443, NULL, 0, why, sizeof(why)) &&
+	   !strcmp(why, "malformed host") &&
+	   !srt__filter_decide(r, "bad..example.com", 443, NULL, 0, why, sizeof(why)) &&
+	   !strcmp(why, "malformed host") &&
+	   !srt__filter_decide(r, "a..example.com", 443, NULL, 0, why, sizeof(why)),
+	   "empty labels refused as malformed, not matched raw against the allowed wildcard");
 	ok(!srt__filter_decide(r, "fe80::1%eth0", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host"), "zone id refused");
 	ok(!srt__filter_decide(NULL, "a.example.com", 443, NULL, 0, why, sizeof(why)) &&
