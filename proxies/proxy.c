@@ -1440,8 +1440,14 @@ static void sni_check(struct conn *c)
 			break;
 		}
 		rc = fill(c->cfd, &c->cs, &c->in, SRT_TLS_PEEK_MAX);
-		if (rc == FILL_AGAIN)
+		if (rc == FILL_AGAIN) {
+			/* a started hello is held in memory: it must finish in
+			 * HEAD_MS, like a request head (a silent client holds
+			 * nothing and keeps no deadline) */
+			if (c->in.len && !c->deadline)
+				timed_set(c, HEAD_MS);
 			return;
+		}
 		if (rc == FILL_EOF || rc == FILL_ERR) {
 			/* nothing (or a partial hello) and EOF: nothing to check */
 			r = c->in.len ? SRT_SNI_MALFORMED : SRT_SNI_NOT_TLS;
@@ -1480,6 +1486,7 @@ static void sni_check(struct conn *c)
 		return;
 	}
 	buf_free(&c->in);
+	timed_clear(c);
 	c->phase = PH_TUNNEL;
 }
 

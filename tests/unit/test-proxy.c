@@ -1628,9 +1628,9 @@ int main(void)
 	struct srt_diag diag = { "", "", 0 };
 	struct rlimit rl;
 	pthread_t t;
-	int efd, hfd, cfd, slow, dfd;
+	int efd, hfd, cfd, slow, dfd, tls_fd = -1;
 	char a[64];
-	time_t slow_at;
+	time_t slow_at, tls_at = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -1699,6 +1699,20 @@ int main(void)
 
 	slow = pconnect(); /* sends nothing: must be dropped after 10 s */
 	slow_at = time(NULL);
+	{
+		/* a tunnel whose client starts a TLS hello and never finishes
+		 * it: the proxy holds those bytes for the SNI check, and must
+		 * not hold them (or the connection) for ever */
+		static const char part[] = "\x16\x03\x01\x3e\x80\x01\x00\x3e\x7c\x03\x03";
+		char target[64], resp[512];
+
+		snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+		tls_fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+		ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
+		   send_all(tls_fd, part, sizeof(part) - 1) == 0,
+		   "a tunnel with a partial TLS client hello in it");
+		tls_at = time(NULL);
+	}
 	test_connect();
 	test_socks();
 	test_plain();
@@ -1737,6 +1751,16 @@ int main(void)
 			test_routes(mp);
 		}
 		unlink(mp);
+	}
+	{
+		struct pollfd pf = { tls_fd, POLLIN, 0 };
+		int left = (int)(33 - (time(NULL) - tls_at));
+		char b;
+		ok(poll(&pf, 1, left > 0 ? left * 1000 : 0) == 1 && read_some(tls_fd, &b, 1) == 0 &&
+		   time(NULL) - tls_at >= 29,
+		   "a partial TLS hello is dropped after the head timeout, not held for ever (%ld s)",
+		   (long)(time(NULL) - tls_at));
+		close(tls_fd);
 	}
 	srt__proxy_free(proxy);
 	ok(access(sock_path, F_OK) < 0, "socket removed on free");
