@@ -224,12 +224,12 @@ static void on_violation(void *ctx, const struct srt_violation *v)
 	}
 }
 
-static void print_summary(struct srt_sandbox *sb, const char *key)
+static void print_summary(struct srt_sandbox *sb)
 {
 	struct srt_violation *v = NULL;
 	size_t n = 0, i;
 
-	if (srt_sandbox_violations(sb, key, &v, &n) != SRT_OK || n == 0) {
+	if (srt_sandbox_violations(sb, NULL, &v, &n) != SRT_OK || n == 0) {
 		srt_violations_free(v, n);
 		return;
 	}
@@ -490,7 +490,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
 		status = 1;
 	} else if (!c.quiet) {
-		print_summary(sb, ro.command_id);
+		/* every violation of this sandbox: it ran this one command,
+		 * and a proxy denial is attributed to whatever key the client
+		 * put in its proxy user name, which the command chooses */
+		print_summary(sb);
 	}
 	free(key);
 	srt_cli_direct_free(direct);

@@ -5,7 +5,7 @@
 # (user-asks N1, N2, N3, N11).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 16
+plan 17
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
 	for i in $(seq 15); do skip "bwrap or curl missing"; done
@@ -63,3 +63,9 @@ check "N3: an IPv6 literal through the proxy is refused ($out)" [ "$out" = 403 ]
 # where no Landlock layer stands behind the mounts.
 out=$(srt_run --settings "$S" -c 'awk '"'"'$5 ~ "/srt-[0-9]+-" { split($6, o, ","); print o[1] }'"'"' /proc/self/mountinfo' 2>/dev/null)
 check "the proxy directory is a read-only mount inside ($out)" [ "$out" = ro ]
+
+# The summary lists proxy denials whatever key the client put in its proxy
+# user name (the command chooses it; "srt" alone carries none)
+srt_run --settings "$S" -c "tok=\${HTTPS_PROXY#*://*:}; tok=\${tok%@*}; $CURLP -x \"socks5h://srt:\$tok@localhost:1080\" -o /dev/null http://evil.test/" >/dev/null 2>"$WORK/err"
+check "an unattributed proxy denial is in the summary ($(grep -c 'deny network-outbound evil.test' "$WORK/err"))" \
+	grep -q "^srt:   deny network-outbound evil.test:80" "$WORK/err"
