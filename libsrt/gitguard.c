@@ -621,6 +621,11 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 		if (w->truncated && !sweeping)
 			note(w, 0, "git repository guard: the scan of %s stopped after %d entries; repositories created deeper there are not checked",
 			     g->roots.v[i], GG_BUDGET);
+		else if (w->truncated)
+			/* the command can fill the tree to hide a repository
+			 * past the bound: never pass over that in silence */
+			note(w, 1, "deny git-repository-check %s: the check after the command stopped after %d entries, so repositories it created past them were not checked; inspect it before running git there",
+			     g->roots.v[i], GG_BUDGET);
 	}
 	if (!sweeping && g->n > 1)
 		qsort(g->ids, g->n, sizeof(g->ids[0]), id_cmp);

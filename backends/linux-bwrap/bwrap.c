@@ -650,6 +650,11 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			bc->layer.n_rules, bc->layer.abi);
 	else if (pol->debug)
 		fprintf(stderr, "[srt debug] landlock layer: not applied: %s\n", bc->layer.reason);
+	else if (bc->layer.refused)
+		/* a layer this kernel has but this policy lost: the mounts
+		 * alone do not cover what appears during the run */
+		fprintf(stderr, "srt: warning: landlock layer not applied, the mounts enforce the policy alone: %s\n",
+			bc->layer.reason);
 	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, guard_announce, st,
 				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
 	srt__mandatory_memo_end();
@@ -953,6 +958,9 @@ static void bw_release(void *state, struct srt_command *cmd)
 		snprintf(num, sizeof(num), "%ld", (long)bc->pgrp);
 		guard_send(state, 'k', num, NULL);
 	}
+	/* the sandbox is gone: links it replaced go back before anything on
+	 * the host follows them */
+	srt__bwrap_plan_restore_links(&bc->plan.links, stderr);
 	srt__bwrap_plan_cleanup(&bc->plan.created);
 	srt__bwrap_plan_release(&bc->plan);
 	free(bc);

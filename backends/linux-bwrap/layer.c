@@ -174,6 +174,7 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 	if (rc) {
 		snprintf(layer->reason, sizeof(layer->reason), "%.590s",
 			 pd.message[0] ? pd.message : "the planner refused the policy");
+		layer->refused = 1;
 		return SRT_OK;
 	}
 	plan.handled_net = 0;
@@ -199,6 +200,7 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 	if (rc == SRT_E_LIMIT) {
 		snprintf(layer->reason, sizeof(layer->reason),
 			 "the rule plan is over %u bytes", SRT_LL_PLAN_MAX_BYTES);
+		layer->refused = 1;
 		rc = SRT_OK;
 		goto out;
 	}

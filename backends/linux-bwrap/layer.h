@@ -40,6 +40,8 @@ struct srt_ll_layer {
 	int abi;           /* Landlock ABI planned for */
 	size_t n_rules;    /* rules in the plan, "here" grants included */
 	char reason[600];  /* fd < 0: why the layer is not applied */
+	int refused;       /* fd < 0 because of this policy on this tree (not
+			    * a kernel without Landlock): the user is told */
 };
 
 /* Plan the layer for pol. Call it before srt__bwrap_plan_mounts: the

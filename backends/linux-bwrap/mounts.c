@@ -52,7 +52,9 @@
  *  - A deny rule that names a symbolic link inside a writable directory is
  *    enforced at the link's target. The link itself is not a mount point
  *    (bwrap follows it), so the command can replace the link by a file of
- *    its own; it never reaches the protected target.
+ *    its own; it never reaches the protected target, and the link is put
+ *    back after the run (plan->links, srt__bwrap_plan_restore_links), the
+ *    replacement moved aside, before anything on the host reads it.
  *  - Glob read rules are expanded when the plan is made; files created
  *    later are not covered. */
 #include "config.h"
@@ -578,10 +580,24 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		rc = note(c, "%s %s: resolves to %s; enforced there", origin, path, res);
 		/* see the header comment: a link's name is not a mount point */
 		if (!rc && deny && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    links_untrusted(c, &links))
+		    links_untrusted(c, &links)) {
+			char target[PATH_MAX];
+			ssize_t tl = readlink(path, target, sizeof(target) - 1);
+
+			if (tl <= 0 || (size_t)tl >= sizeof(target) - 1) {
+				rc = srt_diag_set(c->diag, SRT_E_UNAVAILABLE, origin,
+						  "%s: cannot read the symbolic link \"%s\"; the rule cannot be enforced",
+						  origin, path);
+				goto out;
+			}
+			target[tl] = '\0';
 			rc = note(c, "%s %s: is a symbolic link inside a writable directory; its "
-				  "target is protected, the link itself can still be replaced",
-				  origin, path);
+				  "target is protected, and the link is put back after the run if the "
+				  "command replaces it", origin, path);
+			if (!rc && (srt__words_push(&c->plan->links, path) ||
+				    srt__words_push(&c->plan->links, target)))
+				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+		}
 		if (rc)
 			goto out;
 	}
@@ -742,8 +758,10 @@ static int add_mandatory(struct ctx *c)
 		truncated = 0;
 		rc = srt__mandatory_scan(roots.v[i], &o, &budget, &truncated, mandatory_cb, c);
 		if (!rc && truncated)
-			rc = note(c, "mandatory deny scan of %s stopped after %d entries; "
-				  "deeper files there are not protected", roots.v[i], WALK_BUDGET);
+			rc = note(c, "warning: the mandatory deny scan of %s stopped after %d entries: "
+				  "dangerous files and repositories deeper there are not protected; "
+				  "lower mandatoryDenySearchDepth or narrow filesystem.allowWrite",
+				  roots.v[i], WALK_BUDGET);
 	}
 	free(full);
 	srt__words_release(&roots);
@@ -1402,10 +1420,82 @@ void srt__bwrap_plan_release(struct srt_mount_plan *plan)
 	srt__words_release(&plan->created);
 	srt__words_release(&plan->notes);
 	srt__words_release(&plan->hidden);
+	srt__words_release(&plan->links);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);
 	free(plan->lock_fds);
 	plan->lock_fds = NULL;
+}
+
+size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report)
+{
+	size_t i, restored = 0;
+
+	for (i = 0; links && i + 1 < links->n; i += 2) {
+		const char *path = links->v[i], *target = links->v[i + 1];
+		char parent[PATH_MAX], now[PATH_MAX], aside[NAME_MAX + 1];
+		const char *base = strrchr(path, '/');
+		struct stat st;
+		ssize_t nl;
+		int pfd, k, moved = 0;
+
+		if (!base || !base[1] || (size_t)(base - path) >= sizeof(parent))
+			continue;
+		snprintf(parent, sizeof(parent), "%.*s", base == path ? 1 : (int)(base - path), path);
+		base++;
+		/* the parent as planned, not through a link swapped in since */
+		pfd = open_dir_nofollow(parent);
+		if (pfd < 0) {
+			if (report)
+				fprintf(report, "srt: deny filesystem-write %s: the directory of this protected link cannot be opened without following a link (%s); inspect it\n",
+					path, strerror(errno));
+			continue;
+		}
+		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			nl = readlinkat(pfd, base, now, sizeof(now) - 1);
+			if (nl >= 0 && (size_t)nl < sizeof(now) - 1) {
+				now[nl] = '\0';
+				if (!strcmp(now, target)) {
+					close(pfd);
+					continue;
+				}
+			}
+		}
+		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			for (k = 0; k < 100 && !moved; k++) {
+				if (k == 0)
+					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine", NAME_MAX - 30, base);
+				else
+					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine.%d", NAME_MAX - 30, base, k);
+				if (renameat2(pfd, base, pfd, aside, RENAME_NOREPLACE) == 0)
+					moved = 1;
+				else if (errno != EEXIST)
+					break;
+			}
+			if (!moved) {
+				if (report)
+					fprintf(report, "srt: deny filesystem-write %s: this protected link was replaced inside the sandbox and srt could not move the replacement aside (%s); inspect it before using it\n",
+						path, strerror(errno));
+				close(pfd);
+				continue;
+			}
+		}
+		if (symlinkat(target, pfd, base) != 0) {
+			if (report)
+				fprintf(report, "srt: deny filesystem-write %s: this protected link was %s inside the sandbox and srt could not put it back (%s); it pointed to %s\n",
+					path, moved ? "replaced" : "removed", strerror(errno), target);
+		} else {
+			restored++;
+			if (report && moved)
+				fprintf(report, "srt: deny filesystem-write %s: this protected link was replaced inside the sandbox; the replacement is now %s/%s and the link to %s is back\n",
+					path, parent, aside, target);
+			else if (report)
+				fprintf(report, "srt: deny filesystem-write %s: this protected link was removed inside the sandbox; the link to %s is back\n",
+					path, target);
+		}
+		close(pfd);
+	}
+	return restored;
 }
 
 void srt__bwrap_plan_cleanup(const struct srt_words *created)

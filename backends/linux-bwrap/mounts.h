@@ -9,6 +9,7 @@
 #define SRT_BWRAP_MOUNTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <srt/error.h>
 #include <srt/policy.h>
 
@@ -34,6 +35,11 @@ struct srt_mount_plan {
 	 * rereads its whole mount table for every bind; the helper does
 	 * not. */
 	struct srt_words hidden;
+	/* Denied paths that are symbolic links inside a write root: the
+	 * target is protected, but the link's own name is no mount point and
+	 * the command can replace it. Pairs (path, target), checked and
+	 * restored after the run (srt__bwrap_plan_restore_links). */
+	struct srt_words links;
 };
 
 /* Called with each host path just before the plan creates it, so a guard
@@ -61,6 +67,12 @@ void srt__bwrap_plan_release(struct srt_mount_plan *plan);
  * lock (placeholders are shared by concurrent runs in one directory; the
  * last one out removes them). Safe to call twice. */
 void srt__bwrap_plan_cleanup(const struct srt_words *created);
+
+/* After the run, with no sandboxed process left: each link of plan->links
+ * that is gone or was replaced is put back (a replacement is first renamed
+ * aside to "<name>.srt-quarantine[.N]"), and each is said on report as a
+ * "srt: deny ..." line. Returns how many were restored. */
+size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report);
 
 int srt__words_push(struct srt_words *w, const char *s);
 void srt__words_release(struct srt_words *w);

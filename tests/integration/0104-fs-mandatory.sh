@@ -87,6 +87,26 @@ check "second write root: hooks and absent rc files protected" \
 	test ! -e "$WORK/other/.git/hooks/pre-commit" -a ! -e "$WORK/other/.bashrc"
 check "second write root: ordinary files writable" test "$(cat "$WORK/other/file" 2>/dev/null)" = ok
 
+# A protected name that is a symbolic link (dotfile managers): the target is
+# mounted read-only, the link's own name cannot be; a replaced or removed
+# link is put back after the run and the replacement moved aside
+L="$WORK/links"
+mkdir -p "$L/dotfiles"
+echo "rc-target" > "$L/dotfiles/bashrc"
+ln -s dotfiles/bashrc "$L/.bashrc"
+ln -s dotfiles/zshrc-missing "$L/.zshrc"
+LS=$(fs links "{\"denyRead\":[],\"allowWrite\":[\"$L\"],\"denyWrite\":[]}")
+(cd "$L" && srt_run -s "$LS" -c 'echo x >> .bashrc') >/dev/null 2>"$WORK/links.err"
+check "a symlinked rc file: writing through the link is refused, nothing to restore" \
+	test "$(cat "$L/dotfiles/bashrc")" = rc-target -a ! -e "$L/.bashrc.srt-quarantine" \
+	-a "$(grep -c 'protected link was' "$WORK/links.err")" = 0
+(cd "$L" && srt_run -s "$LS" -c 'rm -f .bashrc && echo "touch PWNED" > .bashrc; rm -f .zshrc') >/dev/null 2>"$WORK/links.err"
+check "a replaced symlinked rc file is a link to its target again" \
+	test -L "$L/.bashrc" -a "$(readlink "$L/.bashrc")" = dotfiles/bashrc -a "$(cat "$L/.bashrc")" = rc-target
+check "the replacement is moved aside, not lost" test "$(cat "$L/.bashrc.srt-quarantine" 2>/dev/null)" = "touch PWNED"
+check "a removed symlinked rc file is put back" test -L "$L/.zshrc" -a "$(readlink "$L/.zshrc")" = dotfiles/zshrc-missing
+check "both are reported" test "$(grep -c '^srt: deny filesystem-write .*protected link was' "$WORK/links.err")" = 2
+
 # F6: run from ~/proj with allowWrite ["~"]
 mkdir -p "$HOME/proj/a/.git"
 echo "rc-orig" > "$HOME/.bashrc"
