@@ -264,6 +264,31 @@ int main(void)
 			printf("ok %d # SKIP unreadable-directory cases: root reads every directory\n", ++tap_n);
 	}
 
+	/* a command that fills the tree past the guard's bound: the check
+	 * after it says what it could not look at */
+	{
+		char p[512];
+
+		g = NULL;
+		ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "snapshot before filling");
+		mk("fill");
+		for (int i = 0; i < 50100; i++) {
+			int fd;
+
+			snprintf(p, sizeof(p), "%s/fill/f%d", root, i);
+			fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
+		sweep(g);
+		ok(nviol >= 1 && strstr(alllines, "deny git-repository-check ") &&
+		   strstr(alllines, "stopped after 50000 entries"),
+		   "a check cut short after the command is reported as a violation (%d)", nviol);
+		snprintf(p, sizeof(p), "rm -rf '%s/fill'", root);
+		if (system(p) != 0)
+			perror("rm fill");
+	}
+
 	/* nothing to guard without write roots */
 	pol.allow_write.n = 0;
 	g = (struct srt_gitguard *)1;
