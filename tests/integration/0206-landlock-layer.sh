@@ -16,14 +16,14 @@
 # caller cannot map itself, the kernel wants CAP_SETFCAP for that).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 15
+plan 16
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; then
-	for i in $(seq 15); do skip "bwrap or unshare missing"; done
+	for i in $(seq 16); do skip "bwrap or unshare missing"; done
 	exit 0
 fi
 if ! unshare --help 2>&1 | grep -q -- --keep-caps; then
-	for i in $(seq 15); do skip "unshare has no --keep-caps (util-linux < 2.38)"; done
+	for i in $(seq 16); do skip "unshare has no --keep-caps (util-linux < 2.38)"; done
 	exit 0
 fi
 # DAC must not be what refuses: the nested namespace maps nobody, so the
@@ -35,12 +35,12 @@ S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"
 
 ex=$(srt_run --settings "$S" --explain -- true 2>&1)
 if ! srt_run --settings "$S" -- true >/dev/null 2>&1; then
-	for i in $(seq 15); do skip "bwrap cannot run here"; done
+	for i in $(seq 16); do skip "bwrap cannot run here"; done
 	exit 0
 fi
 if printf '%s\n' "$ex" | grep -q '^landlock layer: not applied: the kernel offers no Landlock'; then
 	ok "--explain says why the layer is skipped: $(printf '%s\n' "$ex" | grep '^landlock layer' | head -1)"
-	for i in $(seq 14); do skip "the kernel offers no Landlock"; done
+	for i in $(seq 15); do skip "the kernel offers no Landlock"; done
 	exit 0
 fi
 n=$(printf '%s\n' "$ex" | sed -n 's/^landlock layer: applied: \([0-9][0-9]*\) rules.*/\1/p')
@@ -71,8 +71,10 @@ C=$(settings "{\"allowNestedUserNamespaces\":true,\"network\":{\"allowedDomains\
 check "control: --explain says the layer is not applied, and why" \
 	sh -c 'srt_out=$("$@" 2>&1); printf "%s\n" "$srt_out" | grep -q "^landlock layer: not applied: .*hard links"' \
 	sh timeout 30 "$SRT" --backend="$BACKEND" --settings "$C" --explain -- true
-out=$(srt_run --settings "$C" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>&1)
+out=$(srt_run --settings "$C" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>"$WORK/ll.err")
 check "control: without the layer the same mount succeeds (got: $out)" test "$out" = "mount-tmpfs ok"
+check "a layer the policy lost is a warning in a normal run, not only in --explain" \
+	grep -q "^srt: warning: landlock layer not applied, the mounts enforce the policy alone: .*hard links" "$WORK/ll.err"
 S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
 rm -f "$WORK/linked2"
 
