@@ -17,9 +17,13 @@
 #include <unistd.h>
 #include "mandatory.h"
 
+/* §4.5's list, and the other startup files the same shells read: zsh reads
+ * .zshenv on every start, even a script's, and .zlogin at login; bash reads
+ * .bash_login when there is no .bash_profile. */
 static const char *const dangerous_files[] = {
 	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
 	".zprofile", ".profile", ".ripgreprc", ".mcp.json",
+	".zshenv", ".zlogin", ".bash_login",
 };
 
 struct scan {

@@ -721,11 +721,19 @@ static int add_mandatory(struct ctx *c)
 	char *full = NULL;
 
 	/* roots first (the node array grows while scanning) */
-	full = calloc(c->n + 1, 1);
+	full = calloc(c->n + 2, 1);
 	if (!full)
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	if (pol->cwd && state_of(c, pol->cwd).w) {
 		if (srt__words_push(&roots, pol->cwd))
+			goto nomem;
+		full[nfull++] = 1;
+	}
+	/* $HOME below the top of a write root: the shells read its startup
+	 * files wherever it lies, so its absent ones are held like a root's */
+	if (pol->home && pol->home[0] == '/' && strcmp(pol->home, "/") != 0 &&
+	    state_of(c, pol->home).w) {
+		if (srt__words_push(&roots, pol->home))
 			goto nomem;
 		full[nfull++] = 1;
 	}

@@ -16,12 +16,12 @@ P="$WORK/proj"
 S=$(fs base '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
 
 # dangerous files in cwd
-for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc; do
+for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do
 	echo orig > "$P/$f"
 done
-srt_run -s "$S" -c 'for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc; do echo MOD > $f; done' >/dev/null 2>&1
+srt_run -s "$S" -c 'for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do echo MOD > $f; done' >/dev/null 2>&1
 bad=
-for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc; do
+for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do
 	[ "$(cat "$P/$f")" = orig ] || bad="$bad $f"
 done
 check "dangerous files in cwd stay unchanged${bad:+ (changed:$bad)}" test -z "$bad"
@@ -106,6 +106,17 @@ check "a replaced symlinked rc file is a link to its target again" \
 check "the replacement is moved aside, not lost" test "$(cat "$L/.bashrc.srt-quarantine" 2>/dev/null)" = "touch PWNED"
 check "a removed symlinked rc file is put back" test -L "$L/.zshrc" -a "$(readlink "$L/.zshrc")" = dotfiles/zshrc-missing
 check "both are reported" test "$(grep -c '^srt: deny filesystem-write .*protected link was' "$WORK/links.err")" = 2
+
+# $HOME below the top of a write root: its absent startup files are held
+# like a root's (the shells read them wherever $HOME is), .zshenv too
+HH="$WORK/hh/home"
+mkdir -p "$HH/me/proj"
+HS=$(fs hh "{\"denyRead\":[],\"allowWrite\":[\"$HH\"],\"denyWrite\":[]}")
+(cd "$HH/me/proj" && HOME="$HH/me" srt_run -s "$HS" -c 'for f in .zshrc .zshenv .bash_login .profile; do echo "touch PWNED" > ~/$f; done; echo ok > ~/plain') >/dev/null 2>&1
+bad=
+for f in .zshrc .zshenv .bash_login .profile; do [ -e "$HH/me/$f" ] && bad="$bad $f"; done
+check "absent startup files of a \$HOME inside a write root stay absent${bad:+ (created:$bad)}" test -z "$bad"
+check "\$HOME inside a write root: ordinary files writable" test "$(cat "$HH/me/plain" 2>/dev/null)" = ok
 
 # F6: run from ~/proj with allowWrite ["~"]
 mkdir -p "$HOME/proj/a/.git"
