@@ -279,9 +279,15 @@ static int choose_backend(struct srt_sandbox *sb, int need_proxy, struct srt_dia
 		if (!rc) {
 			sb->module = m;
 			sb->be = be;
+			/* a weaker backend than the first is said every time, not
+			 * only under --debug: it has no private process tree, so
+			 * what the command leaves behind can outlive srt */
 			if (i > 0)
-				sb_log(sb, 1, "backend %s chosen: %s could not run (%s)", auto_backends[i],
-				       auto_backends[0], why[0]);
+				sb_log(sb, 0, "backend %s chosen: %s could not run (%s); %s has no "
+				       "private process tree or /proc, so processes the command leaves "
+				       "can outlive srt; pass --backend=%s to refuse instead",
+				       auto_backends[i], auto_backends[0], why[0], auto_backends[i],
+				       auto_backends[0]);
 			return SRT_OK;
 		}
 		snprintf(why[i], sizeof(why[i]), "%s", d.message);

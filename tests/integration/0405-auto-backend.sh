@@ -30,6 +30,9 @@ out=$("$NOUSERNS" "$INSTALLED" -d -s "$S" -c 'echo alive' 2>"$WORK/err")
 check "container: srt runs without user namespaces ($out)" test "$out" = alive
 check "container: the automatic choice is linux-landlock, and --debug says why" \
 	grep -q 'backend linux-landlock chosen: linux-bwrap could not run' "$WORK/err"
+out=$("$NOUSERNS" "$INSTALLED" -s "$S" -c 'echo alive' 2>"$WORK/err")
+check "container: without --debug the weaker choice is still a warning on stderr" \
+	grep -q '^srt: warning: backend linux-landlock chosen: .*can outlive srt; pass --backend=linux-bwrap to refuse' "$WORK/err"
 out=$("$NOUSERNS" "$INSTALLED" -s "$S" -c 'cat ~/.ssh/id_canary' 2>/dev/null)
 check "container: a denied read is still blocked" test "${out#*CANARY}" = "$out"
 "$NOUSERNS" "$INSTALLED" -s "$S" -c "echo x > $WORK/outside" 2>/dev/null
