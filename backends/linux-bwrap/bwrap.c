@@ -886,7 +886,6 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 	/* bwrap runs in a process group of its own (cmd->new_pgrp) that the
 	 * spawned child announced to the guard before exec (cmd->guard_fd):
 	 * if srt is killed from then on, the guard kills that group */
-	(void)state;
 	bc->pgrp = pid;
 	if (bc->info_wr >= 0) {
 		close(bc->info_wr);
@@ -908,9 +907,17 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 	/* --explain ran before this: the helper holds the plan now */
 	srt__bwrap_ll_layer_release(&bc->layer);
 	/* bwrap's reaper: only a sign that bwrap set the sandbox up */
-	if (read_child_pid(bc->info_rd, &reaper) != 0)
+	if (read_child_pid(bc->info_rd, &reaper) != 0) {
+		int uerr = 0;
+
+		/* guess at namespaces only when they are what fails here */
+		if (!userns_works(&uerr))
+			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+					    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-				    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
+				    "bubblewrap (%s) ended before it created the sandbox, although user namespaces work here; see its message above, or check bwrapPath",
+				    ((const struct bwrap_state *)state)->bwrap);
+	}
 	switch (read_status(bc->status_rd, &cmd->signal_pid, err, sizeof(err))) {
 	case 1:
 		return SRT_OK;

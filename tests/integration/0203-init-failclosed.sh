@@ -5,7 +5,7 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 24
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
 MARK="$WORK/proj/ran"
 
@@ -113,3 +113,11 @@ fi
 
 out=$("$H" 2>&1); rc=$?
 check "no command: exit 125 with usage (rc=$rc)" test "$rc" = 125 -a -n "$out"
+
+# a bwrapPath that ends without building anything: the run stops, and the
+# message points at bwrap and the setting, not at namespaces that work
+B=$(settings '{"bwrapPath":"/bin/false","network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}')
+"$SRT" --settings "$B" -c "touch $WORK/bf-ran" 2>"$WORK/err"; rc=$?
+check "bwrapPath /bin/false: exit 1 and nothing run (rc=$rc)" test "$rc" = 1 -a ! -e "$WORK/bf-ran"
+check "bwrapPath /bin/false: the message names bwrap, not namespaces ($(head -c 200 "$WORK/err"))" \
+	grep -q "bubblewrap (/bin/false) ended before it created the sandbox.*check bwrapPath" "$WORK/err"
