@@ -307,7 +307,8 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 			      struct srt_http_refusal *why)
 {
 	bool have_cl = false, have_te = false, conn_close = false, conn_keep = false;
-	int n_host = 0, n_auth = 0;
+	int n_host = 0, n_auth = 0, bad_status = 0;
+	const char *bad_reason = NULL;
 	const struct srt_http_header *host_hd = NULL;
 
 	memset(r, 0, sizeof(*r));
@@ -318,23 +319,31 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 		for (size_t i = 0; i < h->n; i++)
 			if (!request_hop_header(h, &h->h[i]))
 				e2e++;
-		if (e2e > SRT_HTTP_MAX_HEADERS - 4)
-			return refuse(why, 431, "too many header fields");
+		if (e2e > SRT_HTTP_MAX_HEADERS - 4) {
+			bad_status = 431;
+			bad_reason = "too many header fields";
+		}
 	}
+	/* Every header is read even after a fault, so the credentials are
+	 * known and a refused request is answered with its fault (400, 431),
+	 * not with 407 because the fault came before Proxy-Authorization. */
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt_http_header *hd = &h->h[i];
+		const char *fault = NULL;
+
 		if (srt__http_name_is(hd, "content-length")) {
 			uint64_t v;
 			if (parse_length(hd->value, hd->value_len, &v) < 0)
-				return refuse(why, 400, "invalid Content-Length");
-			if (have_cl && v != r->length)
-				return refuse(why, 400, "conflicting Content-Length headers");
+				fault = "invalid Content-Length";
+			else if (have_cl && v != r->length)
+				fault = "conflicting Content-Length headers";
 			have_cl = true;
-			r->length = v;
+			if (!fault)
+				r->length = v;
 		} else if (srt__http_name_is(hd, "transfer-encoding")) {
 			if (have_te || hd->value_len != 7 ||
 			    strncasecmp(hd->value, "chunked", 7) != 0)
-				return refuse(why, 400, "unsupported Transfer-Encoding");
+				fault = "unsupported Transfer-Encoding";
 			have_te = true;
 		} else if (srt__http_name_is(hd, "host")) {
 			n_host++;
@@ -353,11 +362,19 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 			if (list_has(hd->value, hd->value_len, "100-continue"))
 				r->expect_continue = true;
 		}
+		if (fault && !bad_status) {
+			bad_status = 400;
+			bad_reason = fault;
+		}
 	}
 	/* two credentials: neither is trusted */
 	if (n_auth > 1) {
 		r->auth = NULL;
 		r->auth_len = 0;
+	}
+	if (bad_status) {
+		r->is_connect = h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0;
+		return refuse(why, bad_status, bad_reason);
 	}
 	r->keep_alive = h->minor == 1 ? !conn_close : (conn_keep && !conn_close);
 

@@ -128,6 +128,13 @@ static void test_analyze(void)
 	   "repeated equal Content-Length accepted");
 	ok(analyze("POST http://a.com/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n", &r, &w) == -1,
 	   "signed Content-Length refused");
+	ok(analyze("POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
+		   "Proxy-Authorization: Basic eDp5\r\n\r\n", &r, &w) == -1 && w.status == 400 &&
+	   r.auth && r.auth_len == 10 && !strncmp(r.auth, "Basic eDp5", 10),
+	   "a refused request still yields its credentials, so it gets 400, not 407");
+	ok(analyze("CONNECT a.com:443 HTTP/1.1\r\nContent-Length: 1,1\r\n"
+		   "Proxy-Authorization: Basic eDp5\r\n\r\n", &r, &w) == -1 && w.status == 400 &&
+	   r.is_connect && r.auth, "a refused CONNECT is known as one, with its credentials");
 	ok(analyze("POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
 		   &r, &w) == -1, "Transfer-Encoding other than chunked refused");
 	ok(analyze("POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", &r, &w) == 0 &&

@@ -1175,6 +1175,21 @@ static void test_limits(void)
 	ok(recv_all(fd, resp, sizeof(resp)) == 11 && !strcmp(resp, "half-closed"),
 	   "half-close: data after our FIN arrives, then EOF");
 	close(fd);
+
+	/* a malformed request with good credentials after the fault is
+	 * answered with the fault, not with a request for credentials */
+	{
+		char req[1024];
+
+		fd = pconnect();
+		snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+			 "Transfer-Encoding: gzip, chunked\r\n%s\r\n", http_port, http_port, auth_hdr);
+		send_all(fd, req, strlen(req));
+		recv_all(fd, resp, sizeof(resp));
+		ok(!strncmp(resp, "HTTP/1.1 400 ", 13), "a malformed request with credentials: 400, not 407 (%.20s)",
+		   resp);
+		close(fd);
+	}
 }
 
 static uint64_t xs(uint64_t *s)
