@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gitguard.h"
@@ -41,6 +42,8 @@ struct srt_gitguard {
 	struct srt_strv roots;
 	int depth;
 	int allow_git_config;
+	struct timespec since; /* the snapshot (CLOCK_REALTIME_COARSE, the
+				* clock file times come from) */
 	struct gg_id *ids;
 	size_t n, cap;
 };
@@ -445,6 +448,109 @@ static void new_redirects(struct walk *w, int dfd, const char *name, unsigned ha
 	close(gfd);
 }
 
+/* Made or changed since the snapshot, by its times. */
+static int since_snapshot(const struct srt_gitguard *g, struct statx_timestamp t)
+{
+	return t.tv_sec > g->since.tv_sec ||
+	       (t.tv_sec == g->since.tv_sec && (long)t.tv_nsec >= g->since.tv_nsec);
+}
+
+/* Was name (below dfd) created during the run? Its birth time where the
+ * filesystem keeps one, else its change time. */
+static int born_in_run(const struct srt_gitguard *g, int dfd, const char *name)
+{
+	struct statx sx;
+
+	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_CTIME, &sx) != 0)
+		return 0;
+	if (sx.stx_mask & STATX_BTIME)
+		return since_snapshot(g, sx.stx_btime);
+	return since_snapshot(g, sx.stx_ctime);
+}
+
+/* What git takes for a bare repository: HEAD, objects/ and refs/. */
+static int looks_bare(int dfd)
+{
+	struct stat st;
+
+	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       fstatat(dfd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	       fstatat(dfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A directory the command turned into a bare repository (its HEAD born
+ * during the run) whose config or hooks could run a program: git run there
+ * on the host would take the directory itself for the repository before
+ * looking for a .git above it. Its HEAD is renamed aside, so git no longer
+ * sees a repository there. dfd is the directory, w->path its name. */
+static void check_bare(struct walk *w, int dfd)
+{
+	char why[PATH_MAX + 64] = "", to[64];
+	int k, err = EEXIST, done = 0;
+
+	if (!looks_bare(dfd) || !born_in_run(w->g, dfd, "HEAD") ||
+	    gitdir_safe(dfd, w->g->allow_git_config, why, sizeof(why)))
+		return;
+	for (k = 0; k < 100 && !done && err == EEXIST; k++) {
+		if (k == 0)
+			snprintf(to, sizeof(to), "HEAD.srt-quarantine");
+		else
+			snprintf(to, sizeof(to), "HEAD.srt-quarantine.%d", k);
+		if (renameat2(dfd, "HEAD", dfd, to, RENAME_NOREPLACE) == 0)
+			done = 1;
+		else
+			err = errno;
+	}
+	if (done)
+		note(w, 1, "deny git-repository %s (a bare repository: %s): created inside the sandbox; its HEAD was renamed to %s/%s so no host git command takes the directory for a repository",
+		     w->path[0] ? w->path : "/", why, w->path, to);
+	else
+		note(w, 1, "deny git-repository %s (a bare repository: %s): created inside the sandbox and could run a program outside it; srt could not rename its HEAD (%s): inspect it before running git there",
+		     w->path[0] ? w->path : "/", why, strerror(err));
+}
+
+/* A symbolic link the command made, to a directory holding a repository
+ * (or being one) whose config or hooks could run a program: `cd link` and
+ * git on the host would run them, wherever the repository lies (deeper
+ * than this walk goes, say). The link is renamed aside; what it points to
+ * is left alone, as it may be the user's. */
+static void check_link(struct walk *w, int dfd, const char *name)
+{
+	char why[PATH_MAX + 64] = "";
+	struct stat st;
+	int tfd, ok = 1;
+
+	if (!born_in_run(w->g, dfd, name))
+		return;
+	/* the sandbox is gone: nothing can swap the link while we follow it */
+	tfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0)
+		return; /* not a directory, or nothing */
+	if (fstatat(tfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			ok = refuse(why, sizeof(why), "a .git symbolic link");
+		} else if (S_ISREG(st.st_mode)) {
+			ok = gitfile_safe(tfd, ".git", w->g->allow_git_config, why, sizeof(why));
+		} else if (S_ISDIR(st.st_mode)) {
+			int gfd = openat(tfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			ok = gfd < 0 ? refuse(why, sizeof(why), "a .git directory srt cannot open") :
+				       gitdir_safe(gfd, w->g->allow_git_config, why, sizeof(why));
+			if (gfd >= 0)
+				close(gfd);
+		}
+	} else if (looks_bare(tfd)) {
+		ok = gitdir_safe(tfd, w->g->allow_git_config, why, sizeof(why));
+	}
+	close(tfd);
+	if (!ok) {
+		char full[PATH_MAX + 80];
+
+		snprintf(full, sizeof(full), "a symbolic link to a repository: %s", why);
+		quarantine(w, dfd, name, full);
+	}
+}
+
 static void found(struct walk *w, int dfd, const char *name)
 {
 	struct srt_gitguard *g = w->g;
@@ -509,6 +615,8 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 	DIR *d;
 	struct dirent *de;
 
+	if (w->sweeping)
+		check_bare(w, dfd);
 	if (level >= w->g->depth - 1) {
 		struct stat st;
 
@@ -552,8 +660,10 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			struct stat st;
 			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
+		if (type == DT_LNK && w->sweeping)
+			check_link(w, dirfd(d), name);
 		if (type != DT_DIR)
 			continue;
 		if (plen == 0 && (!strcmp(name, "proc") || !strcmp(name, "sys") || !strcmp(name, "dev")))
@@ -567,8 +677,12 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			struct stat st;
 
 			snprintf(rel, sizeof(rel), "%s/.git", name);
-			if (fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno != EACCES)
-				continue;
+			if (fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno != EACCES) {
+				/* or, after the command, when it may be a bare one */
+				snprintf(rel, sizeof(rel), "%s/HEAD", name);
+				if (!w->sweeping || fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+					continue;
+			}
 		}
 		cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
@@ -688,6 +802,7 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **o
 		srt__gitguard_free(g);
 		return SRT_OK;
 	}
+	clock_gettime(CLOCK_REALTIME_COARSE, &g->since);
 	walk_roots(g, 0, fn, ctx);
 	*out = g;
 	return SRT_OK;

@@ -9,7 +9,11 @@
  * process is gone, each new one whose hooks or config could run a program
  * is renamed aside (".git.srt-quarantine") so git no longer finds it. A
  * plain `git init` or `git clone` (sample hooks, ordinary config) is left
- * as it is. */
+ * as it is. The same judgement covers what git finds without a new .git:
+ * a commondir or config.worktree added to an existing repository (renamed
+ * aside), a directory made into a bare repository (its HEAD renamed aside)
+ * and a new symbolic link to a directory holding such a repository, however
+ * deep (the link renamed aside, the repository left alone). */
 #ifndef SRT_GITGUARD_H
 #define SRT_GITGUARD_H
 

@@ -264,6 +264,69 @@ int main(void)
 			printf("ok %d # SKIP unreadable-directory cases: root reads every directory\n", ++tap_n);
 	}
 
+	/* bare repositories and links to repositories: what git on the host
+	 * would take for a repository although no .git entry is new */
+	{
+		char p[512], l[512];
+
+		/* before the run: the user's own bare repository with a hook,
+		 * and the user's own link to a repository */
+		mk("own.git");
+		mk("own.git/objects");
+		mk("own.git/refs");
+		mk("own.git/hooks");
+		put("own.git/HEAD", "ref: refs/heads/main\n");
+		put("own.git/hooks/post-receive", "x\n");
+		mk("a");
+		mk("a/b");
+		mk("a/b/c");
+		mk("a/b/c/repo");
+		mk("a/b/c/repo/.git");
+		mk("a/b/c/repo/.git/hooks");
+		put("a/b/c/repo/.git/hooks/pre-commit", "touch PWNED\n");
+		snprintf(p, sizeof(p), "%s/a/b/c/repo", root);
+		snprintf(l, sizeof(l), "%s/mine", root);
+		if (symlink(p, l) != 0)
+			perror("symlink");
+		usleep(30000); /* past the coarse clock's tick */
+		g = NULL;
+		ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "snapshot before bare repositories");
+		/* the command: a bare repository planted in a plain directory,
+		 * a clean bare clone, and a link to the deep repository */
+		mk("src");
+		mk("src/objects");
+		mk("src/refs");
+		put("src/HEAD", "ref: refs/heads/main\n");
+		put("src/config", "[core]\n\tpager = touch PWNED; cat\n");
+		mk("clone.git");
+		mk("clone.git/objects");
+		mk("clone.git/refs");
+		put("clone.git/HEAD", "ref: refs/heads/main\n");
+		put("clone.git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
+		snprintf(l, sizeof(l), "%s/project", root);
+		if (symlink(p, l) != 0)
+			perror("symlink");
+		sweep(g);
+		ok(!exists("src/HEAD") && exists("src/HEAD.srt-quarantine") &&
+		   strstr(alllines, "/src (a bare repository: "),
+		   "a bare repository planted in a plain directory loses its HEAD, reported");
+		ok(exists("clone.git/HEAD"), "a clean bare clone is left alone");
+		ok(!exists("project") && exists("project.srt-quarantine") &&
+		   exists("a/b/c/repo/.git/hooks/pre-commit"),
+		   "a new link to a repository with a hook is renamed; the repository is not touched");
+		ok(exists("mine") && exists("own.git/HEAD"),
+		   "the user's own link and bare repository from before the run are left alone");
+		ok(nviol == 2, "two violations (%d)", nviol);
+		{
+			char cmd[2048];
+
+			snprintf(cmd, sizeof(cmd),
+				 "cd '%s' && rm -rf src clone.git own.git a mine project.srt-quarantine", root);
+			if (system(cmd) != 0)
+				perror("rm");
+		}
+	}
+
 	/* a command that fills the tree past the guard's bound: the check
 	 * after it says what it could not look at */
 	{
