@@ -181,22 +181,73 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 static int violations_out = -1;
 
+/* The length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes
+ * there are not one (a stray continuation, an overlong form, a surrogate,
+ * a cut sequence). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A JSON string: a command's text and key are the caller's bytes, which
+ * need not be UTF-8; each byte that does not start a valid sequence
+ * becomes U+FFFD, so every record parses as strict JSON. */
 static void json_str(char *out, size_t outlen, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t o = 0;
 
 	if (outlen < 3)
 		return;
 	out[o++] = '"';
-	for (; s && *s && o + 8 < outlen; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (*p && o + 8 < outlen) {
+		unsigned char ch = *p;
+		size_t n;
+
 		if (ch == '"' || ch == '\\') {
 			out[o++] = '\\';
 			out[o++] = (char)ch;
+			p++;
 		} else if (ch < 0x20) {
 			o += (size_t)snprintf(out + o, outlen - o, "\\u%04x", ch);
-		} else {
+			p++;
+		} else if (ch < 0x80) {
 			out[o++] = (char)ch;
+			p++;
+		} else if ((n = utf8_len(p)) != 0) {
+			if (o + n + 8 >= outlen)
+				break;
+			memcpy(out + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(out + o, "\\ufffd", 6);
+			o += 6;
+			p++;
 		}
 	}
 	out[o++] = '"';

@@ -24,6 +24,16 @@ import json,sys
 for l in open(sys.argv[1]): json.loads(l)' "$WORK/v.jsonl"
 check "the summary on stderr lists the denials" grep -q 'srt: the sandbox denied 2 actions' "$WORK/err"
 
+# a command whose text is not UTF-8 (the caller's bytes): every record is
+# still strict JSON, the stray bytes as U+FFFD
+srt_run -s "$S" --violations-log "$WORK/vu.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; : $(printf '\377\300\257')" 2>/dev/null
+check "a command text that is not UTF-8: the record is strict UTF-8 JSON with U+FFFD" python3 -c '
+import json,sys
+l=open(sys.argv[1],"rb").read().decode("utf-8")
+assert l.count("\n") == 1
+r=json.loads(l)
+assert "\ufffd" in r["command"] and r["line"].startswith("deny network-outbound evil.test"), r' "$WORK/vu.jsonl"
+
 # --violations-fd
 exec 7>"$WORK/v7.jsonl"
 srt_run -s "$S" --violations-fd 7 -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>/dev/null
