@@ -2,10 +2,11 @@
  * helper's command line (anchor-inventory §4.3 rows 8-14, §4.10, §4.11).
  *
  * Capabilities: bwrap drops every capability (--cap-drop ALL) and keeps
- * CAP_SYS_ADMIN for srt-linux-init alone. The helper needs it to make the
- * nested pid + mount namespace and mount a /proc that shows only the
- * command's tree; it then drops every capability before anything from the
- * sandbox runs (see init/init.c). The reference instead nests a user
+ * CAP_SYS_ADMIN and CAP_SETPCAP for srt-linux-init alone. The helper needs
+ * the first to make the nested pid + mount namespace and mount a /proc that
+ * shows only the command's tree, the second to empty the bounding set; it
+ * then drops every capability before anything from the sandbox runs (see
+ * init/init.c). The reference instead nests a user
  * namespace (with CAP_SETFCAP for a uid-0 caller); measured on Linux 6.18
  * with bubblewrap 0.8, a uid-0 caller's fresh /proc cannot be mounted that
  * way (bwrap's read-only binds under its /proc are locked in the nested
@@ -70,7 +71,8 @@ int srt__bwrap_process_args(const struct srt_policy *pol, struct srt_words *w,
 		"--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--unshare-user",
 		"--cap-drop", "ALL", NULL,
 	};
-	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", NULL };
+	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+						 NULL };
 	static const char *const proc_words[] = { "--proc", "/proc", NULL };
 	static const char *const weak_proc_words[] = { "--bind", "/proc", "/proc", NULL };
 

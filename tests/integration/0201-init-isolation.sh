@@ -5,11 +5,11 @@
 # where a probe could change the host, the host is checked afterwards.
 . "$(dirname "$0")/lib.sh"
 
-plan 39
+plan 40
 S=$(settings "$DEFAULT_SETTINGS")
 
 if [ ! -x "$SYSPROBE" ]; then
-	for i in $(seq 39); do skip "sysprobe not built"; done
+	for i in $(seq 40); do skip "sysprobe not built"; done
 	exit 0
 fi
 P=$SYSPROBE
@@ -48,6 +48,8 @@ out=$(srt_run -s "$S" -c 'grep "^NoNewPrivs:" /proc/self/status' 2>/dev/null)
 check "K3 NoNewPrivs: 1 ($out)" test "$(echo $out)" = "NoNewPrivs: 1"
 out=$(srt_run -s "$S" -c 'grep "^CapEff:" /proc/self/status' 2>/dev/null)
 check "K3 no effective capabilities ($out)" test "$(echo $out)" = "CapEff: 0000000000000000"
+out=$(srt_run -s "$S" -c 'grep "^CapBnd:" /proc/self/status' 2>/dev/null)
+check "K3 an empty capability bounding set ($out)" test "$(echo $out)" = "CapBnd: 0000000000000000"
 out=$(srt_run -s "$S" -c 'grep "^Seccomp:" /proc/self/status' 2>/dev/null)
 check "K3 seccomp filter mode ($out)" test "$(echo $out)" = "Seccomp: 2"
 if [ -u /usr/bin/sudo ] && ! is_root; then

@@ -357,12 +357,31 @@ static int write_id_maps(pid_t child)
 
 /* Give up every capability: effective, permitted, inheritable, ambient. A
  * uid-0 process would get its permitted set back at exec, but not under
- * no_new_privs (the worker sets it before exec). */
+ * no_new_privs (the worker sets it before exec). The bounding set goes
+ * too, first, when CAP_SETPCAP is ours to do it with: srt asks bwrap for
+ * it, and the nested init of the user-namespace fallback holds every
+ * capability of its namespace. Without it (the outer helper of that
+ * fallback, which runs no command; a bwrap started by hand) the bounding
+ * set stays as bwrap left it, which no_new_privs already keeps from
+ * raising anything at exec. */
 static int drop_caps(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
+	int cap;
 
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1u << CAP_SETPCAP))) {
+		for (cap = 0; cap <= 63; cap++) {
+			if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1)
+				continue; /* not held, or beyond this kernel's last */
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+				fail("drop the capability bounding set", errno);
+				return -1;
+			}
+		}
+	}
+	hdr.pid = 0;
 	memset(data, 0, sizeof(data));
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
 		fail("clear ambient capabilities", errno);
