@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -482,6 +483,13 @@ int main(int argc, char **argv)
 		srt_sandbox_free(sb);
 		return 1;
 	}
+	/* orphans of the command become ours, to be ended with it */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+		fprintf(stderr, "srt: cannot become the reaper of the command's processes (%s); refusing to run a command whose daemons could outlive srt\n",
+			strerror(errno));
+		srt_sandbox_free(sb);
+		return 1;
+	}
 
 	if (c.command_string && (direct = srt_cli_direct_argv(c.command_string))) {
 		if (c.debug)
@@ -510,6 +518,7 @@ int main(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	ro.forward_signals = 1;
 	ro.null_fd = c.control_fd;
+	ro.end_orphans = 1; /* this process is the subreaper and has no other child */
 	if (c.command_string)
 		ro.command_id = c.command_string;
 	else if (srt_quote_argv(run_argv, &key) == SRT_OK)

@@ -280,12 +280,12 @@ static int choose_backend(struct srt_sandbox *sb, int need_proxy, struct srt_dia
 			sb->module = m;
 			sb->be = be;
 			/* a weaker backend than the first is said every time, not
-			 * only under --debug: it has no private process tree, so
-			 * what the command leaves behind can outlive srt */
+			 * only under --debug (README: what differs) */
 			if (i > 0)
-				sb_log(sb, 0, "backend %s chosen: %s could not run (%s); %s has no "
-				       "private process tree or /proc, so processes the command leaves "
-				       "can outlive srt; pass --backend=%s to refuse instead",
+				sb_log(sb, 0, "backend %s chosen: %s could not run (%s); %s is weaker: "
+				       "no private process tree, /proc or /dev/pts, and the command's "
+				       "processes outlive a srt killed with SIGKILL; pass --backend=%s "
+				       "to refuse instead",
 				       auto_backends[i], auto_backends[0], why[0], auto_backends[i],
 				       auto_backends[0]);
 			return SRT_OK;
@@ -833,6 +833,10 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 			sb_log(sb, 0, "cannot start the violation reader: file violations of this command are not reported");
 	}
 	rc = srt__wait(pid, &target, ro ? ro->forward_signals : 0, status, diag);
+	/* without a pid namespace the command's daemons would outlive it,
+	 * and could write after the checks below */
+	if (ro && ro->end_orphans && !(sb->be->caps & SRT_CAP_PIDNS))
+		srt__end_children();
 	if (have_reader)
 		pthread_join(reader, NULL);
 out_cmd:

@@ -1,6 +1,7 @@
 /* Spawning and waiting (POSIX only: vfork, execve, sigtimedwait, waitpid). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -254,4 +255,61 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*status = decode_status(ws);
 	return SRT_OK;
+}
+
+/* The pids of this process's children, from every thread's list. */
+static size_t list_children(pid_t *out, size_t cap)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < cap) {
+		char path[64], buf[4096];
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		for (char *p = buf, *end; *p && n < cap; p = end) {
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (v > 0)
+				out[n++] = (pid_t)v;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* See run.h. Bounded: a process that forks as it dies leaves a new orphan
+ * for the next round. */
+void srt__end_children(void)
+{
+	int round;
+
+	for (round = 0; round < 1000; round++) {
+		pid_t kids[512];
+		size_t n = list_children(kids, sizeof(kids) / sizeof(kids[0])), i;
+
+		if (n == 0)
+			return;
+		for (i = 0; i < n; i++)
+			kill(kids[i], SIGKILL);
+		for (i = 0; i < n; i++)
+			while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+	}
 }

@@ -168,7 +168,12 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 	lp = *pol;
 	lp.proxy_socket = NULL;
 	lp.allow_all_unix_sockets = 0;
-	rc = srt__ll_plan_build(&lp, abi, NULL, &plan, &pd);
+	{
+		/* bwrap's --dev gives the sandbox a devpts of its own */
+		struct srt_ll_plan_limits lim = { 0, 0, 1 };
+
+		rc = srt__ll_plan_build(&lp, abi, &lim, &plan, &pd);
+	}
 	if (rc == SRT_E_NOMEM)
 		return srt_diag_set(diag, rc, "", "landlock layer: out of memory");
 	if (rc) {

@@ -56,6 +56,7 @@ struct planner {
 	size_t max_rules;
 	size_t glob_budget; /* directory entries the deny globs may visit */
 	size_t scan_budget; /* and the mandatory-deny scan of the write roots */
+	int private_dev;    /* srt_ll_plan_limits.private_dev */
 };
 
 /* The bwrap --dev set: what a command sees of /dev under linux-bwrap. Any
@@ -63,10 +64,10 @@ struct planner {
  * rule, so it stays out of reach. */
 static const char *const dev_read[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
-	"/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/console",
+	"/dev/tty", "/dev/ptmx", "/dev/console",
 };
 static const char *const dev_write[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx",
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
 };
 
 /* '/' sorts before every other byte, so a directory's descendants follow
@@ -589,6 +590,76 @@ static int on_mandatory(void *vctx, const char *path, const char *what)
 	return add_deny(c->pl, c->w, path, 1, origin);
 }
 
+/* /dev/pts: inside linux-bwrap a devpts of the sandbox's own; elsewhere the
+ * host's, where every terminal of this user would be open to reading
+ * keystrokes and writing into them. There only the terminals the command
+ * is started on (stdin, stdout, stderr) are granted; /dev/tty reaches the
+ * controlling one, and a terminal the command makes with /dev/ptmx is
+ * reached through its master (TIOCGPTPEER), not by its name. */
+static int grant_pts(struct planner *pl, struct domain *d, const char *origin)
+{
+	int fd, rc = SRT_OK;
+
+	if (pl->private_dev)
+		return domain_add(d, "/dev/pts", 1, 0, origin);
+	for (fd = 0; fd <= 2 && !rc; fd++) {
+		char link[32], target[PATH_MAX];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 9 || (size_t)n >= sizeof(target) - 1)
+			continue;
+		target[n] = '\0';
+		if (strncmp(target, "/dev/pts/", 9) != 0 || strchr(target + 9, '/'))
+			continue;
+		rc = domain_add(d, target, 1, 0, "linux-landlock: the terminal the command is started on");
+	}
+	return rc;
+}
+
+/* Does p lead through a symbolic link that a sandboxed command could have
+ * planted: one in a write root of this policy, or in any directory this
+ * user can write? An allow rule never follows such a link (as linux-bwrap:
+ * a run could turn its own directory into a door to anywhere for the next
+ * run). */
+static int via_planted_link(const struct srt_policy *pol, const char *p)
+{
+	char cur[PATH_MAX];
+	size_t len = strlen(p), i, j;
+
+	if (p[0] != '/' || len >= sizeof(cur))
+		return 0;
+	for (i = 1; i <= len; i++) {
+		struct stat st;
+		char dir[PATH_MAX];
+
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		memcpy(cur, p, i);
+		cur[i] = '\0';
+		if (lstat(cur, &st) != 0)
+			return 0; /* the rest does not exist: nothing to follow */
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		snprintf(dir, sizeof(dir), "%s", cur);
+		*strrchr(dir, '/') = '\0';
+		if (!dir[0])
+			snprintf(dir, sizeof(dir), "/");
+		if (access(dir, W_OK) == 0)
+			return 1;
+		for (j = 0; j < pol->allow_write.n; j++) {
+			const char *root = pol->allow_write.v[j].path;
+			size_t l = strlen(root);
+
+			if (!strcmp(root, "/") ||
+			    (!strncmp(dir, root, l) && (dir[l] == '/' || dir[l] == '\0')))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int build_reads(struct planner *pl, struct domain *r, const struct domain *w)
 {
 	const struct srt_policy *pol = pl->pol;
@@ -629,6 +700,13 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 				return rc;
 			continue;
 		}
+		if (via_planted_link(pol, x->path)) {
+			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it); name the real path instead",
+				  x->origin, x->path);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (resolve(x->path, real) == 0 && (rc = domain_add(r, real, 1, 0, x->origin)))
 			return rc;
 	}
@@ -639,6 +717,8 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 	rc = domain_add(r, "/dev", 0, 0, "linux-landlock: /dev outside the bwrap --dev set");
 	for (i = 0; !rc && i < sizeof(dev_read) / sizeof(dev_read[0]); i++)
 		rc = domain_add(r, dev_read[i], 1, 0, "linux-landlock: the bwrap --dev set");
+	if (!rc)
+		rc = grant_pts(pl, r, "linux-landlock: the bwrap --dev set");
 	return rc;
 }
 
@@ -664,6 +744,13 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 				return rc;
 			continue;
 		}
+		if (via_planted_link(pol, x->path)) {
+			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it); name the real path \"%s\" instead",
+				  x->origin, x->path, real);
+			if (rc)
+				return rc;
+			continue;
+		}
 		rc = domain_add(w, real, 1, 0, x->origin);
 		if (rc)
 			return rc;
@@ -671,6 +758,8 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	for (i = 0; i < sizeof(dev_write) / sizeof(dev_write[0]); i++)
 		if ((rc = domain_add(w, dev_write[i], 1, 0, "linux-landlock: the bwrap --dev set")))
 			return rc;
+	if ((rc = grant_pts(pl, w, "linux-landlock: the bwrap --dev set")))
+		return rc;
 	for (i = 0; i < pol->deny_write.n; i++) {
 		const struct srt_rule *x = &pol->deny_write.v[i];
 		if (x->flags & SRT_RULE_GLOB)
@@ -697,6 +786,23 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 			rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
 		if (rc)
 			goto out;
+	}
+	/* $HOME inside a write root: the shells read its startup files, so
+	 * its absent ones are held like the working directory's */
+	if (!truncated && pol->home && resolve(pol->home, real) == 0 && strcmp(real, "/") != 0 &&
+	    under_any(real, w, 1)) {
+		size_t j;
+
+		for (j = 0; j < scanned.n && strcmp(scanned.v[j], real) != 0; j++)
+			;
+		if (j == scanned.n) {
+			mo.root_names = 1;
+			rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
+			if (!rc && srt__words_push(&scanned, real))
+				rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
+			if (rc)
+				goto out;
+		}
 	}
 	mo.root_names = 0;
 	for (i = 0; i < pol->allow_write.n && !truncated; i++) {
@@ -771,6 +877,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 	pl.max_rules = limits && limits->max_rules ? limits->max_rules : SRT_LL_MAX_RULES;
 	pl.glob_budget = limits && limits->scan_budget ? limits->scan_budget : DEFAULT_SCAN_BUDGET;
 	pl.scan_budget = pl.glob_budget;
+	pl.private_dev = limits && limits->private_dev;
 	plan->abi = abi;
 
 	rc = srt__ll_plan_check(pol, abi, diag);
@@ -790,7 +897,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		goto out;
 	if (abi < 6 && (rc = note(plan, "ipc: Landlock ABI %d cannot scope signals: the command can signal other processes of this user", abi)))
 		goto out;
-	rc = note(plan, "processes: no pid namespace: the command sees the host's processes and their command lines (ptrace and /proc/PID/{mem,environ,fd,root} of processes outside the sandbox are refused by Landlock) and a process it leaves behind can outlive srt; the command itself is killed when srt dies");
+	rc = note(plan, "processes: no pid namespace: the command sees the host's processes and their command lines (ptrace and /proc/PID/{mem,environ,fd,root} of processes outside the sandbox are refused by Landlock) and srt ends what it leaves behind when it ends (srt is their reaper), but not when srt itself is killed with SIGKILL; the command itself is killed when srt dies");
 	if (rc)
 		goto out;
 

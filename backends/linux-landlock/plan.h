@@ -68,6 +68,11 @@ struct srt_ll_plan_limits {
 	size_t max_rules;   /* 0: SRT_LL_MAX_RULES */
 	size_t scan_budget; /* directory entries the deny globs may visit, and
 			     * apart from them the mandatory-deny scan; 0: default */
+	int private_dev;    /* the plan is applied where /dev is the sandbox's
+			     * own (linux-bwrap's layer): its /dev/pts holds
+			     * only the command's terminals. Otherwise /dev/pts
+			     * is the host's, and only the caller's own terminal
+			     * in it is granted. */
 };
 
 /* The refusals that depend only on pol and the ABI (no filesystem access):

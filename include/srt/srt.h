@@ -80,6 +80,12 @@ struct srt_run_options {
 				 * thread (else the end of the command may be
 				 * noticed up to a second late) */
 	int null_fd;            /* >= 3: the child sees /dev/null at this fd */
+	int end_orphans;        /* the caller is a child subreaper
+				 * (PR_SET_CHILD_SUBREAPER) with no child of its
+				 * own: with a backend that has no pid namespace,
+				 * every process the command left (now the
+				 * caller's child) is killed once it has ended,
+				 * before the post-run checks */
 };
 
 /* Run argv (argv[0] is looked up on PATH when not absolute) in the sandbox

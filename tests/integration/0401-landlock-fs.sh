@@ -8,7 +8,7 @@ LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 PY=/usr/bin/python3
 
-plan 33
+plan 40
 
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locked"]}}')
 P="$WORK/proj"
@@ -20,7 +20,7 @@ echo before > "$P/out/existing"
 
 if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 33); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
+		for i in $(seq 40); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
 		exit 0
 	fi
 	diag "$(cat "$WORK/err")"
@@ -126,3 +126,45 @@ ll_run -s "$H" -c "touch $P/out/refused" 2>"$WORK/err"; rc=$?
 check "a rule Landlock cannot express (denied file with two links) is refused before the command runs" \
 	test "$rc" = 1 -a ! -e "$P/out/refused"
 check "the refusal names the entry" grep -q 'filesystem.denyRead\[0\]' "$WORK/err"
+
+# Doors linux-bwrap keeps shut. A link planted in a write root (by an earlier
+# run) does not carry an allowWrite elsewhere:
+mkdir -p "$WORK/victim" "$P/sub"
+echo keys > "$WORK/victim/authorized_keys"
+ln -sfn "$WORK/victim" "$P/sub/build"
+V=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[".","./sub/build"],"denyWrite":[]}}')
+ll_run -s "$V" -c "echo PWN >> $WORK/victim/authorized_keys" 2>"$WORK/err"
+check "an allowWrite through a planted link is not followed" test "$(cat "$WORK/victim/authorized_keys")" = keys
+check "and it is said on stderr" grep -q "allowWrite\[1\] .*is not applied: it goes through a symbolic link" "$WORK/err"
+rm -f "$P/sub/build"
+# the host's other terminals are out of reach (a pty the host holds)
+$PY -c 'import os,pty,sys,time
+m,s=pty.openpty(); open(sys.argv[1],"w").write(os.ttyname(s)); time.sleep(15)' "$WORK/ptyname" &
+ptyp=$!
+for i in $(seq 50); do [ -s "$WORK/ptyname" ] && break; sleep 0.1; done
+PTY=$(cat "$WORK/ptyname" 2>/dev/null)
+if [ -n "$PTY" ] && [ -e "$PTY" ]; then
+	out=$(ll_run -s "$S" -c "echo INJECT > $PTY && echo wrote" </dev/null 2>/dev/null)
+	check "another terminal of this user cannot be written ($PTY)" test -z "$out"
+else
+	skip "no pty could be made on the host"
+fi
+kill $ptyp 2>/dev/null; wait $ptyp 2>/dev/null
+# a writable $HOME gains no startup file
+mkdir -p "$WORK/hh/me"
+HW=$(settings "{\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[],\"allowWrite\":[\".\",\"$WORK/hh\"],\"denyWrite\":[]}}")
+echo before > "$WORK/hh/other"
+echo before > "$WORK/hh/me/notes"
+HOME="$WORK/hh/me" ll_run -s "$HW" -c 'echo x > ~/.zshenv; echo x > ~/.bash_login; echo ok > ~/../other; echo ok > ~/notes' 2>/dev/null
+check "a writable \$HOME gains no startup file" test ! -e "$WORK/hh/me/.zshenv" -a ! -e "$WORK/hh/me/.bash_login"
+check "what that write root holds stays writable" \
+	test "$(cat "$WORK/hh/other" 2>/dev/null)" = ok -a "$(cat "$WORK/hh/me/notes" 2>/dev/null)" = ok
+
+# no pid namespace here: what the command leaves running is ended with it
+tag="srt-ll-orphan-$$-$RANDOM"
+ll_run -s "$S" -c "setsid bash -c 'exec -a $tag-a sleep 300' & (bash -c 'exec -a $tag-b sleep 300' &); bash -c 'exec -a $tag-c sleep 300' & disown; echo started" >/dev/null 2>&1; rc=$?
+sleep 0.3
+left=$(pgrep -f "$tag" | wc -l)
+check "a daemon, a double fork and a disowned job do not outlive srt ($left left)" test "$left" = 0
+check "and the command's own exit status is srt's (rc=$rc)" test "$rc" = 0
+pkill -KILL -f "$tag" 2>/dev/null

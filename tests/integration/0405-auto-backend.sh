@@ -32,7 +32,7 @@ check "container: the automatic choice is linux-landlock, and --debug says why" 
 	grep -q 'backend linux-landlock chosen: linux-bwrap could not run' "$WORK/err"
 out=$("$NOUSERNS" "$INSTALLED" -s "$S" -c 'echo alive' 2>"$WORK/err")
 check "container: without --debug the weaker choice is still a warning on stderr" \
-	grep -q '^srt: warning: backend linux-landlock chosen: .*can outlive srt; pass --backend=linux-bwrap to refuse' "$WORK/err"
+	grep -q '^srt: warning: backend linux-landlock chosen: .* is weaker: .*pass --backend=linux-bwrap to refuse' "$WORK/err"
 out=$("$NOUSERNS" "$INSTALLED" -s "$S" -c 'cat ~/.ssh/id_canary' 2>/dev/null)
 check "container: a denied read is still blocked" test "${out#*CANARY}" = "$out"
 "$NOUSERNS" "$INSTALLED" -s "$S" -c "echo x > $WORK/outside" 2>/dev/null

@@ -259,6 +259,58 @@ static void test_writes(void)
 	pol_free(&x);
 }
 
+/* What linux-landlock must not open that linux-bwrap keeps shut: an allow
+ * rule through a link a sandboxed run could have planted, the host's other
+ * terminals in /dev/pts, and absent startup files of a writable $HOME. */
+static void test_host_doors(void)
+{
+	struct srt_ll_plan pl;
+	struct srt_ll_plan_limits lim = { 0, 0, 1 };
+	struct srt_diag d = { 0 };
+	struct pol x;
+	char link[PATH_MAX];
+	int rc;
+
+	mk("hd/proj/sub/");
+	mk("hd/victim/.ssh/authorized_keys");
+	mk("hd/home/me/notes");
+	snprintf(link, sizeof(link), "%s", P("hd/proj/sub/build"));
+	if (symlink(P("hd/victim"), link) != 0)
+		abort();
+	pol_init(&x);
+	add(&x, AW, P("hd/proj"), 0, "filesystem.allowWrite[0]");
+	add(&x, AW, P("hd/proj/sub/build"), 0, "filesystem.allowWrite[1]");
+	add(&x, AW, P("hd/home"), 0, "filesystem.allowWrite[2]");
+	add(&x, AR, P("hd/proj/sub/build/.ssh"), 0, "filesystem.allowRead[0]");
+	x.p.home = strdup(P("hd/home/me"));
+	rc = srt__ll_plan_build(&x.p, 7, NULL, &pl, &d);
+	ok(rc == 0, "doors: plan builds (%s)", d.message);
+	if (rc) {
+		free(x.p.home);
+		pol_free(&x);
+		return;
+	}
+	ok(!covered(&pl, P("hd/victim/.ssh/authorized_keys"), LANDLOCK_ACCESS_FS_WRITE_FILE) &&
+	   has_note(&pl, "filesystem.allowWrite[1] \"") && has_note(&pl, "symbolic link in a directory that can be written"),
+	   "doors: allowWrite through a link planted in a write root is not followed, and said");
+	ok(!srt__ll_plan_find(&pl, P("hd/victim/.ssh")) && has_note(&pl, "filesystem.allowRead[0] \""),
+	   "doors: nor is allowRead");
+	ok(!srt__ll_plan_find(&pl, "/dev/pts") && !covered(&pl, "/dev/pts/0", LANDLOCK_ACCESS_FS_READ_FILE) &&
+	   covered(&pl, "/dev/ptmx", LANDLOCK_ACCESS_FS_WRITE_FILE) && covered(&pl, "/dev/tty", LANDLOCK_ACCESS_FS_WRITE_FILE),
+	   "doors: the host's /dev/pts is not granted, /dev/ptmx and /dev/tty are");
+	ok(!MAKES(&pl, P("hd/home/me")) && covered(&pl, P("hd/home/me/notes"), LANDLOCK_ACCESS_FS_WRITE_FILE),
+	   "doors: a writable $HOME cannot gain startup files; what is in it stays writable");
+	srt__ll_plan_release(&pl);
+	rc = srt__ll_plan_build(&x.p, 7, &lim, &pl, &d);
+	ok(rc == 0 && READS(&pl, "/dev/pts") && WRITES(&pl, "/dev/pts"),
+	   "doors: where /dev is the sandbox's own (linux-bwrap's layer), /dev/pts is granted whole");
+	if (!rc)
+		srt__ll_plan_release(&pl);
+	free(x.p.home);
+	x.p.home = NULL;
+	pol_free(&x);
+}
+
 static void test_symlink_deny(void)
 {
 	struct srt_ll_plan pl;
@@ -321,7 +373,7 @@ static void test_root_write(void)
  * stops it with the key to change. */
 static void test_scan_once(void)
 {
-	struct srt_ll_plan_limits lim = { 0, 50 };
+	struct srt_ll_plan_limits lim = { 0, 50, 0 };
 	struct srt_ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
@@ -447,7 +499,7 @@ static void test_refusals(void)
 	pol_init(&x);
 	add(&x, DR, P("m/d/f00"), 0, "filesystem.denyRead[0]");
 	{
-		struct srt_ll_plan_limits lim = { 30, 0 };
+		struct srt_ll_plan_limits lim = { 30, 0, 0 };
 		memset(&d, 0, sizeof(d));
 		rc = srt__ll_plan_build(&x.p, 7, &lim, &pl, &d);
 		ok(rc == SRT_E_LIMIT && contains(d.message, "more than 30 rules"), "refuse: over the rule limit (%s)",
@@ -533,6 +585,7 @@ int main(void)
 	test_reads_nested();
 	test_writes();
 	test_symlink_deny();
+	test_host_doors();
 	test_root_write();
 	test_scan_once();
 	test_refusals();
