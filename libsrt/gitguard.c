@@ -10,10 +10,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,7 +32,9 @@
 struct gg_id {
 	dev_t dev;
 	ino_t ino;
-	unsigned redirects; /* bit i: redirects[i] existed in this .git */
+	uint64_t where;         /* hash of the path it was found at */
+	struct timespec ctime;  /* when it last changed */
+	unsigned redirects;     /* bit i: redirects[i] existed in this .git */
 };
 
 /* Files in a .git directory that point git at another directory's config
@@ -40,6 +44,9 @@ static const char *const redirects[] = { "commondir", "config.worktree" };
 
 struct srt_gitguard {
 	struct srt_strv roots;
+	int *root_fds;     /* O_PATH, opened at the snapshot: the sweep looks
+			    * at the directories the snapshot walked, whatever
+			    * the command put at their names since */
 	int depth;
 	int allow_git_config;
 	struct timespec since; /* the snapshot (CLOCK_REALTIME_COARSE, the
@@ -51,6 +58,8 @@ struct srt_gitguard {
 struct walk {
 	struct srt_gitguard *g;
 	int sweeping;
+	int deepest;   /* the .git looked at is in a directory at the guard's
+			* deepest level, one below what the mounts protect */
 	size_t budget;
 	int truncated;
 	srt_gitguard_fn fn;
@@ -282,9 +291,37 @@ static int gitdir_safe(int gfd, int allow_git_config, char *why, size_t whylen)
 	return ok;
 }
 
+static int under(const char *path, const char *root);
+
+/* Is the directory open at fd inside one of the write roots? */
+static int fd_in_roots(const struct srt_gitguard *g, int fd)
+{
+	char link[64], real[PATH_MAX];
+	ssize_t n;
+	size_t i;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(real) - 1)
+		return 0;
+	real[n] = '\0';
+	for (i = 0; i < g->roots.n; i++) {
+		char rr[PATH_MAX];
+
+		if (realpath(g->roots.v[i], rr) && under(real, rr))
+			return 1;
+	}
+	return 0;
+}
+
 /* A .git file ("gitdir: <path>", as for worktrees and submodules): the
- * directory it names is what git would use. */
-static int gitfile_safe(int dfd, const char *name, int allow_git_config, char *why, size_t whylen)
+ * directory it names is what git would use. Read as git reads it: the
+ * prefix "gitdir: " exactly, then everything up to the trailing CR and LF
+ * characters (a name may hold spaces or a newline). A directory outside
+ * the write roots is not looked into: the command chose it, and what srt
+ * would report of it could be what the policy hides from the command. */
+static int gitfile_safe(const struct srt_gitguard *g, int dfd, const char *name, char *why,
+			size_t whylen)
 {
 	char buf[GG_GITFILE_MAX + 1];
 	size_t len = 0;
@@ -298,17 +335,21 @@ static int gitfile_safe(int dfd, const char *name, int allow_git_config, char *w
 	if (!ok)
 		return refuse(why, whylen, "a .git file srt cannot read");
 	buf[len] = '\0';
-	if (strncmp(buf, "gitdir:", 7) != 0 || strlen(buf) != len)
+	if (strncmp(buf, "gitdir: ", 8) != 0 || strlen(buf) != len)
 		return refuse(why, whylen, "a .git file srt cannot read");
-	target = buf + 7;
-	target += strspn(target, " \t");
-	target[strcspn(target, "\r\n")] = '\0';
+	while (len > 8 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	target = buf + 8;
 	if (!*target)
 		return refuse(why, whylen, "a .git file naming no directory");
 	gfd = openat(dfd, target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (gfd < 0)
-		return unsafe(why, whylen, "a .git file naming a directory srt cannot inspect: ", target);
-	ok = gitdir_safe(gfd, allow_git_config, why, whylen);
+		return refuse(why, whylen, "a .git file naming a directory srt cannot inspect");
+	if (!fd_in_roots(g, gfd)) {
+		close(gfd);
+		return refuse(why, whylen, "a .git file naming a directory outside the write roots");
+	}
+	ok = gitdir_safe(gfd, g->allow_git_config, why, whylen);
 	close(gfd);
 	return ok;
 }
@@ -326,12 +367,44 @@ static int id_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* the snapshot is sorted once it is complete (walk_roots) */
-static const struct gg_id *known(const struct srt_gitguard *g, const struct stat *st)
+/* FNV-1a of a path. */
+static uint64_t path_hash(const char *dir, const char *name)
 {
-	struct gg_id key = { st->st_dev, st->st_ino, 0 };
+	uint64_t h = 1469598103934665603ULL;
+	const char *parts[2] = { dir, name };
 
-	return g->n ? bsearch(&key, g->ids, g->n, sizeof(key), id_cmp) : NULL;
+	for (int k = 0; k < 2; k++) {
+		for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++) {
+			h ^= *p;
+			h *= 1099511628211ULL;
+		}
+		h ^= '/';
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* The snapshot's record of this very entry: the same object at the same
+ * place (a hard link of a known .git file elsewhere is new), and for a
+ * .git file or link, unchanged since (its name removed and made again may
+ * get the same inode back). The snapshot is sorted once it is complete
+ * (walk_roots). */
+static const struct gg_id *known(const struct srt_gitguard *g, const struct stat *st,
+				 uint64_t where)
+{
+	struct gg_id key;
+	const struct gg_id *id;
+
+	memset(&key, 0, sizeof(key));
+	key.dev = st->st_dev;
+	key.ino = st->st_ino;
+	id = g->n ? bsearch(&key, g->ids, g->n, sizeof(key), id_cmp) : NULL;
+	if (!id || id->where != where)
+		return NULL;
+	if (!S_ISDIR(st->st_mode) && (id->ctime.tv_sec != st->st_ctim.tv_sec ||
+				      id->ctime.tv_nsec != st->st_ctim.tv_nsec))
+		return NULL;
+	return id;
 }
 
 /* Which redirect files the .git directory name (below dfd) holds. */
@@ -382,26 +455,42 @@ static void unchecked(struct walk *w, const char *name)
 		note(w, 1, "deny git-repository-check %s: %s", w->path[0] ? w->path : "/", what);
 }
 
+/* Rename name (below dfd) aside, never over anything: to
+ * "<name>.srt-quarantine", or when that is taken (the command can make
+ * names in advance) "<name>.srt-quarantine.<random>", the name shortened
+ * as needed to fit NAME_MAX. 0, or an errno; to holds the new name. */
+static int rename_aside(int dfd, const char *name, char to[NAME_MAX + 1])
+{
+	int i, err = EEXIST;
+
+	for (i = 0; i < 8 && err == EEXIST; i++) {
+		uint32_t r = 0;
+
+		if (i == 0) {
+			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine", NAME_MAX - 15, name);
+		} else {
+			if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+				r = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
+			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine.%08x", NAME_MAX - 24, name, r);
+		}
+		if (renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0)
+			return 0;
+		err = errno;
+	}
+	return err;
+}
+
 static void quarantine(struct walk *w, int dfd, const char *name, const char *why)
 {
 	char to[NAME_MAX + 1];
-	int i;
+	int err = rename_aside(dfd, name, to);
 
-	for (i = 0; i < 100; i++) {
-		if (i == 0)
-			snprintf(to, sizeof(to), "%s.srt-quarantine", name);
-		else
-			snprintf(to, sizeof(to), "%s.srt-quarantine.%d", name, i);
-		if (renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0) {
-			note(w, 1, "deny git-repository %s/%s (%s): created inside the sandbox; renamed to %s/%s so no host git command runs it",
-			     w->path, name, why, w->path, to);
-			return;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	note(w, 1, "deny git-repository %s/%s (%s): created inside the sandbox and could run a program outside it; srt could not rename it (%s): inspect it before running git there",
-	     w->path, name, why, strerror(errno));
+	if (!err)
+		note(w, 1, "deny git-repository %s/%s (%s): made or changed inside the sandbox; renamed to %s/%s so no host git command runs it",
+		     w->path, name, why, w->path, to);
+	else
+		note(w, 1, "deny git-repository %s/%s (%s): made or changed inside the sandbox and could run a program outside it; srt could not rename it (%s): inspect it before running git there",
+		     w->path, name, why, strerror(err));
 }
 
 /* A repository that existed before the command keeps its hooks and config
@@ -422,23 +511,14 @@ static void new_redirects(struct walk *w, int dfd, const char *name, unsigned ha
 		return;
 	}
 	for (i = 0; i < N_REDIRECTS; i++) {
-		char from[NAME_MAX + 32], to[NAME_MAX + 64];
-		int k, err = EEXIST, done = 0;
+		char from[NAME_MAX + 32], to[NAME_MAX + 1];
+		int err;
 
 		if (!(now & ~had & (1u << i)))
 			continue;
-		for (k = 0; k < 100 && !done && err == EEXIST; k++) {
-			if (k == 0)
-				snprintf(to, sizeof(to), "%s.srt-quarantine", redirects[i]);
-			else
-				snprintf(to, sizeof(to), "%s.srt-quarantine.%d", redirects[i], k);
-			if (renameat2(gfd, redirects[i], gfd, to, RENAME_NOREPLACE) == 0)
-				done = 1;
-			else
-				err = errno;
-		}
+		err = rename_aside(gfd, redirects[i], to);
 		snprintf(from, sizeof(from), "%s/%s", name, redirects[i]);
-		if (done)
+		if (!err)
 			note(w, 1, "deny git-repository %s/%s: created inside the sandbox, it would point the host's git at another config and hooks; renamed to %s/%s/%s",
 			     w->path, from, w->path, name, to);
 		else
@@ -468,40 +548,52 @@ static int born_in_run(const struct srt_gitguard *g, int dfd, const char *name)
 	return since_snapshot(g, sx.stx_ctime);
 }
 
-/* What git takes for a bare repository: HEAD, objects/ and refs/. */
+/* What git takes for a bare repository: a HEAD (a file or a link), and
+ * objects/ and refs/ as git finds them (links followed), or a commondir
+ * that provides them. */
 static int looks_bare(int dfd)
 {
 	struct stat st;
 
-	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	       fstatat(dfd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-	       fstatat(dfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		return 0;
+	if (fstatat(dfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	return fstatat(dfd, "objects", &st, 0) == 0 && S_ISDIR(st.st_mode) &&
+	       fstatat(dfd, "refs", &st, 0) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A directory the command turned into a bare repository (its HEAD born
- * during the run) whose config or hooks could run a program: git run there
- * on the host would take the directory itself for the repository before
- * looking for a .git above it. Its HEAD is renamed aside, so git no longer
- * sees a repository there. dfd is the directory, w->path its name. */
+/* Did the command make this directory a bare repository? One of the names
+ * git looks at was made during the run (a HEAD linked in from elsewhere is
+ * old, its name here is not: the names are looked at, not what they point
+ * to). */
+static int bare_from_run(const struct srt_gitguard *g, int dfd)
+{
+	static const char *const names[] = { "HEAD", "objects", "refs", "config", "commondir", "hooks" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (born_in_run(g, dfd, names[i]))
+			return 1;
+	return 0;
+}
+
+/* A directory the command turned into a bare repository whose config or
+ * hooks could run a program: git run there on the host would take the
+ * directory itself for the repository before looking for a .git above it.
+ * Its HEAD is renamed aside, so git no longer sees a repository there. dfd
+ * is the directory, w->path its name. */
 static void check_bare(struct walk *w, int dfd)
 {
-	char why[PATH_MAX + 64] = "", to[64];
-	int k, err = EEXIST, done = 0;
+	char why[PATH_MAX + 64] = "", to[NAME_MAX + 1];
+	int err;
 
-	if (!looks_bare(dfd) || !born_in_run(w->g, dfd, "HEAD") ||
+	if (!looks_bare(dfd) || !bare_from_run(w->g, dfd) ||
 	    gitdir_safe(dfd, w->g->allow_git_config, why, sizeof(why)))
 		return;
-	for (k = 0; k < 100 && !done && err == EEXIST; k++) {
-		if (k == 0)
-			snprintf(to, sizeof(to), "HEAD.srt-quarantine");
-		else
-			snprintf(to, sizeof(to), "HEAD.srt-quarantine.%d", k);
-		if (renameat2(dfd, "HEAD", dfd, to, RENAME_NOREPLACE) == 0)
-			done = 1;
-		else
-			err = errno;
-	}
-	if (done)
+	err = rename_aside(dfd, "HEAD", to);
+	if (!err)
 		note(w, 1, "deny git-repository %s (a bare repository: %s): created inside the sandbox; its HEAD was renamed to %s/%s so no host git command takes the directory for a repository",
 		     w->path[0] ? w->path : "/", why, w->path, to);
 	else
@@ -509,16 +601,49 @@ static void check_bare(struct walk *w, int dfd)
 		     w->path[0] ? w->path : "/", why, strerror(err));
 }
 
-/* A symbolic link the command made, to a directory holding a repository
- * (or being one) whose config or hooks could run a program: `cd link` and
- * git on the host would run them, wherever the repository lies (deeper
- * than this walk goes, say). The link is renamed aside; what it points to
- * is left alone, as it may be the user's. */
+/* The repository git would find from the directory open at dfd: its .git,
+ * or the directory itself when bare. 1 and why filled when it could run a
+ * program, 0 when it is safe or there is none. */
+static int repo_unsafe(const struct srt_gitguard *g, int dfd, char *why, size_t whylen, int *found_one)
+{
+	struct stat st;
+	int ok = 1;
+
+	*found_one = 1;
+	if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			ok = refuse(why, whylen, "a .git symbolic link");
+		} else if (S_ISREG(st.st_mode)) {
+			ok = gitfile_safe(g, dfd, ".git", why, whylen);
+		} else if (S_ISDIR(st.st_mode)) {
+			int gfd = openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			ok = gfd < 0 ? refuse(why, whylen, "a .git directory srt cannot open") :
+				       gitdir_safe(gfd, g->allow_git_config, why, whylen);
+			if (gfd >= 0)
+				close(gfd);
+		} else {
+			*found_one = 0;
+		}
+	} else if (looks_bare(dfd)) {
+		ok = gitdir_safe(dfd, g->allow_git_config, why, whylen);
+	} else {
+		*found_one = 0;
+	}
+	return !ok;
+}
+
+/* A symbolic link the command made to a directory inside a repository
+ * (or to one) whose config or hooks could run a program: `cd link` and git
+ * on the host would find that repository, looking upward from the link's
+ * target as git does, wherever it lies (deeper than this walk goes, say).
+ * The link is renamed aside; the repository is left alone, as it may be
+ * the user's, and not described, as it may lie where the command may not
+ * read. */
 static void check_link(struct walk *w, int dfd, const char *name)
 {
 	char why[PATH_MAX + 64] = "";
-	struct stat st;
-	int tfd, ok = 1;
+	int tfd, level, bad = 0, found_one = 0;
 
 	if (!born_in_run(w->g, dfd, name))
 		return;
@@ -526,29 +651,48 @@ static void check_link(struct walk *w, int dfd, const char *name)
 	tfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (tfd < 0)
 		return; /* not a directory, or nothing */
-	if (fstatat(tfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(st.st_mode)) {
-			ok = refuse(why, sizeof(why), "a .git symbolic link");
-		} else if (S_ISREG(st.st_mode)) {
-			ok = gitfile_safe(tfd, ".git", w->g->allow_git_config, why, sizeof(why));
-		} else if (S_ISDIR(st.st_mode)) {
-			int gfd = openat(tfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (level = 0; level < PATH_MAX / 2 && !found_one; level++) {
+		struct stat here, up;
+		int pfd;
 
-			ok = gfd < 0 ? refuse(why, sizeof(why), "a .git directory srt cannot open") :
-				       gitdir_safe(gfd, w->g->allow_git_config, why, sizeof(why));
-			if (gfd >= 0)
-				close(gfd);
+		bad = repo_unsafe(w->g, tfd, why, sizeof(why), &found_one);
+		if (found_one)
+			break;
+		pfd = openat(tfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0 || fstat(tfd, &here) != 0 || fstat(pfd, &up) != 0 ||
+		    (here.st_dev == up.st_dev && here.st_ino == up.st_ino)) {
+			if (pfd >= 0)
+				close(pfd);
+			break; /* the root */
 		}
-	} else if (looks_bare(tfd)) {
-		ok = gitdir_safe(tfd, w->g->allow_git_config, why, sizeof(why));
+		close(tfd);
+		tfd = pfd;
 	}
 	close(tfd);
-	if (!ok) {
-		char full[PATH_MAX + 80];
+	if (bad)
+		quarantine(w, dfd, name, "a symbolic link into a repository whose hooks or config could run a program");
+}
 
-		snprintf(full, sizeof(full), "a symbolic link to a repository: %s", why);
-		quarantine(w, dfd, name, full);
-	}
+/* A repository from before the run deeper than the mandatory denies
+ * reach (the guard walks one level further) keeps writable hooks: a hooks
+ * directory changed during the run that now holds more than git's samples
+ * is a hook the command planted, and the repository is renamed aside. */
+static void known_hooks(struct walk *w, int dfd, const char *name)
+{
+	char rel[NAME_MAX + 16], why[PATH_MAX + 64] = "";
+	struct statx sx;
+	int gfd;
+
+	snprintf(rel, sizeof(rel), "%s/hooks", name);
+	if (statx(dfd, rel, AT_SYMLINK_NOFOLLOW, STATX_CTIME | STATX_MTIME, &sx) != 0 ||
+	    !(since_snapshot(w->g, sx.stx_ctime) || since_snapshot(w->g, sx.stx_mtime)))
+		return;
+	gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return;
+	if (!hooks_safe(gfd, why, sizeof(why)))
+		quarantine(w, dfd, name, why);
+	close(gfd);
 }
 
 static void found(struct walk *w, int dfd, const char *name)
@@ -575,19 +719,24 @@ static void found(struct walk *w, int dfd, const char *name)
 		}
 		g->ids[g->n].dev = st.st_dev;
 		g->ids[g->n].ino = st.st_ino;
+		g->ids[g->n].where = path_hash(w->path, name);
+		g->ids[g->n].ctime = st.st_ctim;
 		g->ids[g->n].redirects = S_ISDIR(st.st_mode) ? redirects_in(dfd, name) : 0;
 		g->n++;
 		return;
 	}
-	if ((id = known(g, &st))) {
-		if (S_ISDIR(st.st_mode))
+	if ((id = known(g, &st, path_hash(w->path, name)))) {
+		if (S_ISDIR(st.st_mode)) {
 			new_redirects(w, dfd, name, id->redirects);
+			if (w->deepest)
+				known_hooks(w, dfd, name);
+		}
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
 		ok = refuse(why, sizeof(why), "a .git symbolic link");
 	} else if (S_ISREG(st.st_mode)) {
-		ok = gitfile_safe(dfd, name, g->allow_git_config, why, sizeof(why));
+		ok = gitfile_safe(g, dfd, name, why, sizeof(why));
 	} else if (S_ISDIR(st.st_mode)) {
 		int gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -624,10 +773,12 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			w->truncated = 1;
 		} else {
 			w->budget--;
+			w->deepest = 1;
 			if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 				found(w, dfd, ".git");
 			else if (errno != ENOENT)
 				unchecked(w, NULL);
+			w->deepest = 0;
 		}
 		close(dfd);
 		return;
@@ -722,10 +873,14 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 			plen = 0;
 		memcpy(w->path, g->roots.v[i], plen);
 		w->path[plen] = '\0';
-		dfd = open(g->roots.v[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/* the directory the snapshot opened, not whatever has its
+		 * name now: the command may have put a link to elsewhere
+		 * there (a root whose parent it could write) */
+		dfd = g->root_fds[i] >= 0 ?
+			      openat(g->root_fds[i], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (dfd < 0) {
-			/* a root the command made unreadable, not one that is gone */
-			if (errno != ENOENT)
+			/* a root the command made unreadable */
+			if (g->root_fds[i] >= 0)
 				unchecked(w, NULL);
 			continue;
 		}
@@ -757,17 +912,66 @@ static int under(const char *path, const char *root)
 	return strncmp(path, root, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
+/* Does path lead through a symbolic link a sandboxed command could have
+ * planted (one in a directory this user can write)? Such a root is not the
+ * policy's: the mounts do not bind it either, and walking it would judge,
+ * and rename, repositories of wherever it points. */
+static int via_writable_link(const char *path)
+{
+	char cur[PATH_MAX];
+	size_t len = strlen(path), i;
+
+	if (path[0] != '/' || len >= sizeof(cur))
+		return 1;
+	for (i = 1; i <= len; i++) {
+		struct stat st;
+
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(cur, path, i);
+		cur[i] = '\0';
+		if (lstat(cur, &st) != 0)
+			return 0;
+		if (S_ISLNK(st.st_mode)) {
+			char *slash = strrchr(cur, '/');
+
+			if (slash == cur)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			if (access(cur, W_OK) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int add_root(struct srt_gitguard *g, const char *path)
 {
 	struct stat st;
 	size_t i;
+	int *fds, fd;
 
 	for (i = 0; i < g->roots.n; i++)
 		if (!strcmp(g->roots.v[i], path))
 			return 0;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || via_writable_link(path))
 		return 0;
-	return srt__strv_push(&g->roots, path) == SRT_OK ? 0 : -1;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	fds = realloc(g->root_fds, (g->roots.n + 1) * sizeof(*fds));
+	if (!fds) {
+		close(fd);
+		return -1;
+	}
+	g->root_fds = fds;
+	if (srt__strv_push(&g->roots, path) != SRT_OK) {
+		close(fd);
+		return -1;
+	}
+	g->root_fds[g->roots.n - 1] = fd;
+	return 0;
 }
 
 int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **out,
@@ -823,6 +1027,10 @@ void srt__gitguard_free(struct srt_gitguard *g)
 {
 	if (!g)
 		return;
+	for (size_t i = 0; g->root_fds && i < g->roots.n; i++)
+		if (g->root_fds[i] >= 0)
+			close(g->root_fds[i]);
+	free(g->root_fds);
 	srt__strv_release(&g->roots);
 	free(g->ids);
 	free(g);

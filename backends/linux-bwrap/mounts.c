@@ -65,6 +65,7 @@
 #include <stdarg.h>
 #include <limits.h>
 #include <stdint.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,8 +595,12 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 			rc = note(c, "%s %s: is a symbolic link inside a writable directory; its "
 				  "target is protected, and the link is put back after the run if the "
 				  "command replaces it", origin, path);
-			if (!rc && (srt__words_push(&c->plan->links, path) ||
-				    srt__words_push(&c->plan->links, target)))
+			int dup = 0;
+
+			for (size_t li = 0; li + 1 < c->plan->links.n; li += 2)
+				dup |= !strcmp(c->plan->links.v[li], path); /* an earlier rule's */
+			if (!rc && !dup && (srt__words_push(&c->plan->links, path) ||
+					    srt__words_push(&c->plan->links, target)))
 				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 		}
 		if (rc)
@@ -1470,11 +1475,18 @@ size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report
 			}
 		}
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			for (k = 0; k < 100 && !moved; k++) {
-				if (k == 0)
-					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine", NAME_MAX - 30, base);
-				else
-					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine.%d", NAME_MAX - 30, base, k);
+			/* a name the command cannot have taken in advance */
+			for (k = 0; k < 8 && !moved; k++) {
+				uint32_t r = 0;
+
+				if (k == 0) {
+					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine", NAME_MAX - 15, base);
+				} else {
+					if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+						r = (uint32_t)getpid() * 2654435761u + (uint32_t)k;
+					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine.%08x", NAME_MAX - 24,
+						 base, r);
+				}
 				if (renameat2(pfd, base, pfd, aside, RENAME_NOREPLACE) == 0)
 					moved = 1;
 				else if (errno != EEXIST)

@@ -205,8 +205,13 @@ int main(void)
 	mk(".git/hooks");
 	put(".git/hooks/pre-push", "x\n");
 	srt__gitguard_sweep(g, on_line, NULL);
-	ok(exists(".git.srt-quarantine/hooks/pre-commit") && exists(".git.srt-quarantine.1/hooks/pre-push"),
-	   "an existing quarantine is kept; the next one gets a number");
+	{
+		char cmd[700];
+
+		snprintf(cmd, sizeof(cmd), "test -e '%s'/.git.srt-quarantine.*/hooks/pre-push", root);
+		ok(exists(".git.srt-quarantine/hooks/pre-commit") && system(cmd) == 0,
+		   "an existing quarantine is kept; the next one gets a random suffix");
+	}
 
 	/* hiding from the check: a new .git, or the directory holding one,
 	 * made unreadable (root reads them anyway) */
@@ -325,6 +330,120 @@ int main(void)
 			if (system(cmd) != 0)
 				perror("rm");
 		}
+	}
+
+	/* the ways past the guard a red-team run found after the first fixes */
+	{
+		char a[600], b[600], cmd[1400];
+		char longname[240];
+		struct srt_policy p2;
+		struct srt_rule r2[2];
+
+		/* a write root of its own, later swapped for a link to a
+		 * victim's tree: the sweep must look at the directory it
+		 * snapshotted, never at the victim's repositories */
+		mk("swap");
+		mk("victim");
+		mk("victim/app");
+		mk("victim/app/.git");
+		mk("victim/app/.git/hooks");
+		put("victim/app/.git/hooks/pre-commit", "user's own\n");
+		memset(&p2, 0, sizeof(p2));
+		memset(r2, 0, sizeof(r2));
+		r2[0].path = root;
+		snprintf(a, sizeof(a), "%s/swap", root);
+		r2[1].path = a;
+		p2.allow_write.v = r2;
+		p2.allow_write.n = 2;
+		p2.cwd = root;
+		p2.mandatory_deny_depth = 3;
+		mk("gd2"); /* a gitdir with a hook, for .git files below */
+		mk("gd2/hooks");
+		put("gd2/hooks/pre-commit", "x\n");
+		put("gd2/HEAD", "ref: refs/heads/main\n");
+		mk("known");
+		put("known/.git", "gitdir: ../gd2\n"); /* the user's own worktree */
+		usleep(30000);
+		g = NULL;
+		ok(srt__gitguard_snapshot(&p2, &g, on_line, NULL) == SRT_OK && g, "snapshot with a second root");
+		snprintf(b, sizeof(b), "%s/swap.old", root);
+		if (rename(a, b) != 0 || symlink("victim", a) != 0)
+			perror("swap");
+		/* a hard link of the known .git file, somewhere new */
+		mk("copy");
+		snprintf(a, sizeof(a), "%s/known/.git", root);
+		snprintf(b, sizeof(b), "%s/copy/.git", root);
+		if (link(a, b) != 0)
+			perror("link");
+		/* "gitdir:" with two spaces: git reads " sp", srt must too */
+		mk("two");
+		mk("two/ sp");
+		mk("two/ sp/hooks");
+		put("two/ sp/hooks/post-checkout", "x\n");
+		mk("two/sp");
+		put("two/.git", "gitdir:  sp\n");
+		/* a link into a subdirectory of a repository with a hook */
+		mk("store"); /* deeper than the guard walks */
+		mk("store/a");
+		mk("store/a/b");
+		mk("store/a/b/r");
+		mk("store/a/b/r/.git");
+		mk("store/a/b/r/.git/hooks");
+		put("store/a/b/r/.git/hooks/pre-commit", "x\n");
+		mk("store/a/b/r/sub");
+		snprintf(a, sizeof(a), "%s/into", root);
+		if (symlink("store/a/b/r/sub", a) != 0)
+			perror("symlink into");
+		/* a long link name: the quarantine name must still fit */
+		memset(longname, 'L', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = '\0';
+		snprintf(a, sizeof(a), "%s/%s", root, longname);
+		if (symlink("store/a/b/r", a) != 0)
+			perror("symlink long");
+		/* a bare repository whose HEAD is a link and objects a link */
+		mk("bare2");
+		mk("bare2/realobj");
+		mk("bare2/refs");
+		put("bare2/config", "[core]\n\tsshCommand = touch PWNED\n");
+		snprintf(a, sizeof(a), "%s/bare2/HEAD", root);
+		if (symlink("refs/heads/main", a) != 0)
+			perror("symlink HEAD");
+		snprintf(a, sizeof(a), "%s/bare2/objects", root);
+		if (symlink("realobj", a) != 0)
+			perror("symlink objects");
+		/* a .git file naming a directory outside the write roots */
+		mk("out");
+		snprintf(b, sizeof(b), "%s-outside", root);
+		snprintf(cmd, sizeof(cmd), "%s/hooks", b);
+		if (mkdir(b, 0755) != 0 || mkdir(cmd, 0755) != 0)
+			perror("mkdir outside");
+		snprintf(cmd, sizeof(cmd), "%s/hooks/secret-name", b);
+		fclose(fopen(cmd, "w"));
+		snprintf(cmd, sizeof(cmd), "gitdir: %s\n", b);
+		put("out/.git", cmd);
+		sweep(g);
+		ok(exists("victim/app/.git") && !exists("victim/app/.git.srt-quarantine"),
+		   "a write root swapped for a link: the victim's repository is not touched");
+		ok(!exists("copy/.git") && exists("copy/.git.srt-quarantine"),
+		   "a hard link of a known .git file, elsewhere, is judged as new (renamed)");
+		ok(!exists("two/.git"), "\"gitdir:  sp\" is read as git reads it (\" sp\"), and judged");
+		ok(!exists("into") && exists("store/a/b/r/.git/hooks/pre-commit"),
+		   "a link into a subdirectory of a repository with a hook is renamed; the repository is left");
+		ok(!exists(longname), "a link with a long name is renamed too (the quarantine name fits)");
+		ok(!exists("bare2/HEAD") && strstr(alllines, "/bare2 (a bare repository: "),
+		   "a bare repository made of links (HEAD, objects) loses its HEAD");
+		ok(!exists("out/.git") && strstr(alllines, "outside the write roots") &&
+		   !strstr(alllines, "secret-name"),
+		   "a .git file naming a directory outside the roots is renamed, saying nothing of it");
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s-outside'", root);
+		if (system(cmd) != 0)
+			perror("rm outside");
+		snprintf(cmd, sizeof(cmd),
+			 "cd '%s' && rm -rf swap swap.old victim gd2 known copy two store into bare2 out L*",
+			 root);
+		if (system(cmd) != 0)
+			perror("rm");
+		(void)r2;
 	}
 
 	/* a command that fills the tree past the guard's bound: the check
