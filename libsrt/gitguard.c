@@ -60,6 +60,10 @@ struct walk {
 	int sweeping;
 	int deepest;   /* the .git looked at is in a directory at the guard's
 			* deepest level, one below what the mounts protect */
+	/* directories check_link already judged in this sweep: many links
+	 * to one repository cost one judgement */
+	struct { dev_t dev; ino_t ino; int bad; } judged[64];
+	size_t n_judged;
 	size_t budget;
 	int truncated;
 	srt_gitguard_fn fn;
@@ -653,13 +657,38 @@ static void check_link(struct walk *w, int dfd, const char *name)
 		return; /* not a directory, or nothing */
 	for (level = 0; level < PATH_MAX / 2 && !found_one; level++) {
 		struct stat here, up;
+		size_t k;
 		int pfd;
 
-		bad = repo_unsafe(w->g, tfd, why, sizeof(why), &found_one);
-		if (found_one)
+		/* every level costs the walk's budget: links cannot make the
+		 * sweep endless */
+		if (w->budget == 0) {
+			w->truncated = 1;
 			break;
+		}
+		w->budget--;
+		if (fstat(tfd, &here) != 0)
+			break;
+		for (k = 0; k < w->n_judged; k++)
+			if (w->judged[k].dev == here.st_dev && w->judged[k].ino == here.st_ino)
+				break;
+		if (k < w->n_judged) {
+			bad = w->judged[k].bad;
+			found_one = 1;
+			break;
+		}
+		bad = repo_unsafe(w->g, tfd, why, sizeof(why), &found_one);
+		if (found_one) {
+			if (w->n_judged < sizeof(w->judged) / sizeof(w->judged[0])) {
+				w->judged[w->n_judged].dev = here.st_dev;
+				w->judged[w->n_judged].ino = here.st_ino;
+				w->judged[w->n_judged].bad = bad;
+				w->n_judged++;
+			}
+			break;
+		}
 		pfd = openat(tfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pfd < 0 || fstat(tfd, &here) != 0 || fstat(pfd, &up) != 0 ||
+		if (pfd < 0 || fstat(pfd, &up) != 0 ||
 		    (here.st_dev == up.st_dev && here.st_ino == up.st_ino)) {
 			if (pfd >= 0)
 				close(pfd);
