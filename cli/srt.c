@@ -165,11 +165,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->command_string = val;
 		} else if (!strcmp(a, "--backend")) {
 			if (!*val)
-				return die("%s: --backend needs a name or an absolute path", "");
+				return die("--backend needs a name or an absolute path, not an empty string%s", "");
 			c->backend = val;
 		} else {
 			if (!*val)
-				return die("%s: --settings needs a path", "");
+				return die("--settings needs a path, not an empty string%s", "");
 			c->settings = val;
 		}
 	}
