@@ -722,6 +722,24 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 	return rc;
 }
 
+/* The mandatory-deny walk of one root, once: a root already walked
+ * (allowWrite "." is the working directory, whose walk also reported the
+ * absent names) would only report the same paths again. */
+static int scan_root(struct planner *pl, const struct srt_mandatory_opts *mo, const char *real,
+		     size_t *budget, int *truncated, struct scan_ctx *sc, struct srt_words *scanned)
+{
+	size_t j;
+	int rc;
+
+	for (j = 0; j < scanned->n; j++)
+		if (!strcmp(scanned->v[j], real))
+			return SRT_OK;
+	rc = srt__mandatory_scan(real, mo, budget, truncated, on_mandatory, sc);
+	if (!rc && srt__words_push(scanned, real))
+		rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
+	return rc;
+}
+
 static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 {
 	const struct srt_policy *pol = pl->pol;
@@ -779,50 +797,24 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	sc.w = w;
 	sc.r = rd;
 	rc = SRT_OK;
-	if (pol->cwd && resolve(pol->cwd, real) == 0 && under_any(real, w, 1)) {
-		mo.root_names = 1;
-		rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
-		if (!rc && srt__words_push(&scanned, real))
-			rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
-		if (rc)
-			goto out;
-	}
+	mo.root_names = 1;
+	if (pol->cwd && resolve(pol->cwd, real) == 0 && under_any(real, w, 1) &&
+	    (rc = scan_root(pl, &mo, real, &budget, &truncated, &sc, &scanned)))
+		goto out;
 	/* $HOME inside a write root: the shells read its startup files, so
 	 * its absent ones are held like the working directory's */
 	if (!truncated && pol->home && resolve(pol->home, real) == 0 && strcmp(real, "/") != 0 &&
-	    under_any(real, w, 1)) {
-		size_t j;
-
-		for (j = 0; j < scanned.n && strcmp(scanned.v[j], real) != 0; j++)
-			;
-		if (j == scanned.n) {
-			mo.root_names = 1;
-			rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
-			if (!rc && srt__words_push(&scanned, real))
-				rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
-			if (rc)
-				goto out;
-		}
-	}
+	    under_any(real, w, 1) && (rc = scan_root(pl, &mo, real, &budget, &truncated, &sc, &scanned)))
+		goto out;
 	mo.root_names = 0;
 	for (i = 0; i < pol->allow_write.n && !truncated; i++) {
 		const struct srt_rule *x = &pol->allow_write.v[i];
 		struct stat st;
-		size_t j;
 
 		if (!strncmp(x->path, "/dev/", 5) || resolve(x->path, real) != 0 ||
 		    stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
-		/* a root already scanned (allowWrite "." is the working
-		 * directory, whose scan above also reported the absent names)
-		 * would only report the same paths again */
-		for (j = 0; j < scanned.n && strcmp(scanned.v[j], real) != 0; j++)
-			;
-		if (j < scanned.n)
-			continue;
-		rc = srt__mandatory_scan(real, &mo, &budget, &truncated, on_mandatory, &sc);
-		if (!rc && srt__words_push(&scanned, real))
-			rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
+		rc = scan_root(pl, &mo, real, &budget, &truncated, &sc, &scanned);
 		if (rc)
 			goto out;
 	}
