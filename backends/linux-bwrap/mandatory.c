@@ -59,36 +59,58 @@ static int report(struct scan *s, size_t plen, const char *name, const char *tai
 	return s->fn(s->ctx, buf, what);
 }
 
-/* Inside a repository's .git, the git directories git also runs hooks and
- * reads config from: each submodule's (modules/<name>/, nested as
- * modules/<name>/modules/<name>/, a name may hold slashes) and each linked
- * worktree's (worktrees/<name>/). A commondir file sends git to another
- * directory's config and hooks; it is protected where it exists (an empty
- * placeholder where it does not would break git: an empty commondir is an
- * error), and a new one is the repository guard's (gitguard.h). Bounded by
- * the scan's budget and GITDIR_DEPTH levels. */
+/* Git directories: what git runs hooks from and reads config from, beyond
+ * a .git directory's own hooks and config (reported by check_dirs).
+ *  - Files that send git elsewhere or add config: commondir (to another
+ *    directory's config and hooks) and config.worktree (read with
+ *    extensions.worktreeConfig). Protected where they exist; an empty
+ *    placeholder where they do not would break git (an empty commondir is
+ *    an error), and a new one is the repository guard's (gitguard.h).
+ *  - Each submodule's git directory (modules/<name>/, a name may hold
+ *    slashes, nested as modules/<name>/modules/<name>/) and each linked
+ *    worktree's (worktrees/<name>/).
+ *  - The git directory a .git file names (git init --separate-git-dir, a
+ *    submodule or worktree checkout), read as git reads it.
+ *  - A bare repository (HEAD, objects/, refs/ in a walked directory).
+ * Paths are absolute here (a .git file may point anywhere); bounded by the
+ * scan's budget and GITDIR_DEPTH levels. */
 #define GITDIR_DEPTH 8
 
-static int report_existing(struct scan *s, int dfd, size_t plen, const char *rel,
-			   const char *what)
+static int report_abs(struct scan *s, const char *dir, const char *name, const char *what)
+{
+	char buf[PATH_MAX];
+	int n = snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 0;
+	return s->fn(s->ctx, buf, what);
+}
+
+static int report_abs_existing(struct scan *s, int gfd, const char *dir, const char *name,
+			       const char *what)
 {
 	struct stat st;
 
-	if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return 0;
-	return report(s, plen, rel, NULL, what);
+	return report_abs(s, dir, name, what);
 }
 
-static int walk_gitdirs(struct scan *s, int dfd, size_t plen, char *rel, size_t rlen, int level,
-			int modules)
+static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int level);
+
+/* The git directories below sub (modules/ or worktrees/) of the git
+ * directory open at gfd, abs its path. */
+static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *sub, int modules,
+			int level)
 {
+	char dir[PATH_MAX];
 	DIR *d;
 	struct dirent *de;
 	int fd, rc = 0;
 
-	if (level > GITDIR_DEPTH)
+	if (level > GITDIR_DEPTH || snprintf(dir, sizeof(dir), "%s/%s", abs, sub) >= (int)sizeof(dir))
 		return 0;
-	fd = openat(dfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(gfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	d = fdopendir(fd);
@@ -97,9 +119,9 @@ static int walk_gitdirs(struct scan *s, int dfd, size_t plen, char *rel, size_t 
 		return 0;
 	}
 	while (!rc && (de = readdir(d))) {
+		char child[PATH_MAX];
 		struct stat st;
-		size_t nlen = strlen(de->d_name);
-		int is_gitdir;
+		int cfd;
 
 		if (*s->budget == 0) {
 			*s->truncated = 1;
@@ -111,43 +133,38 @@ static int walk_gitdirs(struct scan *s, int dfd, size_t plen, char *rel, size_t 
 			continue;
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		if (rlen + 1 + nlen + sizeof("/modules/commondir") > PATH_MAX)
+		if (snprintf(child, sizeof(child), "%s/%s", dir, de->d_name) >= (int)sizeof(child))
 			continue;
-		rel[rlen] = '/';
-		memcpy(rel + rlen + 1, de->d_name, nlen + 1);
-		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
-			rel[rlen] = '\0';
+		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
 			continue;
-		}
-		/* a git directory has HEAD; a directory without it is a step
-		 * of a submodule name with slashes */
-		memcpy(rel + rlen + 1 + nlen, "/HEAD", 6);
-		is_gitdir = fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		if (is_gitdir && !modules) {
-			/* a linked worktree uses the common directory's hooks
-			 * and config; only its pointer there matters */
-			memcpy(rel + rlen + 1 + nlen, "/commondir", 11);
-			rc = report_existing(s, dfd, plen, rel, ".git/worktrees/*/commondir");
-		} else if (is_gitdir) {
-			memcpy(rel + rlen + 1 + nlen, "/hooks", 7);
-			rc = report(s, plen, rel, NULL, ".git/modules/*/hooks");
-			if (!rc && !s->o->allow_git_config) {
-				memcpy(rel + rlen + 1 + nlen, "/config", 8);
-				rc = report_existing(s, dfd, plen, rel, ".git/modules/*/config");
-			}
-			if (!rc) {
-				memcpy(rel + rlen + 1 + nlen, "/commondir", 11);
-				rc = report_existing(s, dfd, plen, rel, ".git/modules/*/commondir");
-			}
-			if (!rc) {
-				memcpy(rel + rlen + 1 + nlen, "/modules", 9);
-				rc = walk_gitdirs(s, dfd, plen, rel, rlen + 1 + nlen + 8, level + 1, 1);
+		if (fstatat(cfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			/* a step of a submodule name with slashes */
+			if (modules) {
+				char rel[NAME_MAX + 2];
+
+				snprintf(rel, sizeof(rel), "%s", de->d_name);
+				close(cfd);
+				cfd = -1;
+				{
+					char sub2[PATH_MAX];
+
+					if (snprintf(sub2, sizeof(sub2), "%s/%s", sub, rel) < (int)sizeof(sub2))
+						rc = walk_gitdirs(s, gfd, abs, sub2, 1, level + 1);
+				}
 			}
 		} else if (modules) {
-			rel[rlen + 1 + nlen] = '\0';
-			rc = walk_gitdirs(s, dfd, plen, rel, rlen + 1 + nlen, level + 1, 1);
+			rc = protect_gitdir(s, cfd, child, 0, level + 1);
+		} else {
+			/* a linked worktree takes hooks and config from the
+			 * common directory; its pointers there matter */
+			rc = report_abs_existing(s, cfd, child, "commondir", ".git/worktrees/*/commondir");
+			if (!rc)
+				rc = report_abs_existing(s, cfd, child, "config.worktree",
+							 ".git/worktrees/*/config.worktree");
 		}
-		rel[rlen] = '\0';
+		if (cfd >= 0)
+			close(cfd);
 		if (*s->truncated)
 			break;
 	}
@@ -155,26 +172,95 @@ static int walk_gitdirs(struct scan *s, int dfd, size_t plen, char *rel, size_t 
 	return rc;
 }
 
+/* A git directory open at gfd whose path is abs. own: a .git directory of
+ * the walk, whose hooks and config check_dirs reported already. */
+static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int level)
+{
+	int rc = 0;
+
+	if (!own) {
+		rc = report_abs(s, abs, "hooks", ".git/hooks of a git directory");
+		if (!rc && !s->o->allow_git_config)
+			rc = report_abs_existing(s, gfd, abs, "config", ".git/config of a git directory");
+	}
+	if (!rc)
+		rc = report_abs_existing(s, gfd, abs, "commondir", ".git/commondir");
+	if (!rc)
+		rc = report_abs_existing(s, gfd, abs, "config.worktree", ".git/config.worktree");
+	if (!rc && !*s->truncated)
+		rc = walk_gitdirs(s, gfd, abs, "modules", 1, level);
+	if (!rc && !*s->truncated)
+		rc = walk_gitdirs(s, gfd, abs, "worktrees", 0, GITDIR_DEPTH);
+	return rc;
+}
+
+/* The .git directory name below dfd (s->path's first plen bytes). */
 static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 {
-	char rel[PATH_MAX];
-	size_t glen = strlen(git);
-	int rc;
+	char abs[PATH_MAX];
+	int gfd, rc;
 
-	if (glen + sizeof("/worktrees") > sizeof(rel))
+	if (snprintf(abs, sizeof(abs), "%.*s/%s", (int)plen, s->path, git) >= (int)sizeof(abs))
 		return 0;
-	memcpy(rel, git, glen);
-	memcpy(rel + glen, "/commondir", 11);
-	rc = report_existing(s, dfd, plen, rel, ".git/commondir");
-	if (!rc) {
-		memcpy(rel + glen, "/modules", 9);
-		rc = walk_gitdirs(s, dfd, plen, rel, glen + 8, 1, 1);
-	}
-	if (!rc && !*s->truncated) {
-		memcpy(rel + glen, "/worktrees", 11);
-		rc = walk_gitdirs(s, dfd, plen, rel, glen + 10, GITDIR_DEPTH, 0);
-	}
+	gfd = openat(dfd, git, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return 0;
+	rc = protect_gitdir(s, gfd, abs, 1, 1);
+	close(gfd);
 	return rc;
+}
+
+/* The git directory a .git file below dfd names, read as git reads it:
+ * "gitdir: " and the rest up to the trailing CR and LF characters,
+ * relative to the file's directory. */
+static int check_gitfile(struct scan *s, int dfd, size_t plen, const char *name)
+{
+	char buf[PATH_MAX + 16], abs[PATH_MAX], real[PATH_MAX];
+	ssize_t n;
+	size_t len;
+	int fd, gfd, rc;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 8)
+		return 0;
+	buf[n] = '\0';
+	len = (size_t)n;
+	if (strncmp(buf, "gitdir: ", 8) != 0 || strlen(buf) != len)
+		return 0;
+	while (len > 8 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		buf[--len] = '\0';
+	gfd = openat(dfd, buf + 8, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (gfd < 0)
+		return 0;
+	snprintf(abs, sizeof(abs), "/proc/self/fd/%d", gfd);
+	n = readlink(abs, real, sizeof(real) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(real) - 1) {
+		close(gfd);
+		return 0;
+	}
+	real[n] = '\0';
+	(void)plen;
+	rc = protect_gitdir(s, gfd, real, 0, 1);
+	close(gfd);
+	return rc;
+}
+
+/* A walked directory git would take for a bare repository. */
+static int check_bare_dir(struct scan *s, int dfd, size_t plen)
+{
+	char abs[PATH_MAX];
+	struct stat st;
+
+	if (fstatat(dfd, "objects", &st, 0) != 0 || !S_ISDIR(st.st_mode) ||
+	    fstatat(dfd, "refs", &st, 0) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (snprintf(abs, sizeof(abs), "%.*s", (int)plen, s->path) >= (int)sizeof(abs))
+		return 0;
+	return protect_gitdir(s, dfd, abs[0] ? abs : "/", 0, 1);
 }
 
 /* The dangerous directories held by the directory open at dfd. */
@@ -207,6 +293,8 @@ static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 		} else {
 			/* a worktree or submodule: the .git file points elsewhere */
 			rc = report(s, plen, name, NULL, ".git");
+			if (!rc && type == DT_REG)
+				rc = check_gitfile(s, dfd, plen, name);
 		}
 	}
 	return rc;
@@ -267,6 +355,14 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 		(*s->budget)--;
 		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
 			continue;
+		if (name[0] == 'H' && type != DT_DIR && strcmp(name, "HEAD") == 0 &&
+		    (depth == 0 || depth <= s->o->depth - 2)) {
+			/* this directory may be a bare repository */
+			rc = check_bare_dir(s, dirfd(d), plen);
+			if (rc || *s->truncated)
+				break;
+			continue;
+		}
 		if (name[0] != '.' && type != DT_DIR && type != DT_UNKNOWN)
 			continue;
 		if (type == DT_UNKNOWN) {

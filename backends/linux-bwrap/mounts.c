@@ -1238,6 +1238,40 @@ static int emit(struct ctx *c)
 			}
 		}
 	}
+	/* and the directories between a protected symbolic link and the
+	 * write root it lies in: renaming one away and putting a link to a
+	 * directory of the command's in its place would change what the
+	 * link's name reaches without touching the link */
+	for (i = 0; !rc && i + 1 < c->plan->links.n; i += 2) {
+		const char *lp = c->plan->links.v[i];
+		size_t best = 0, k, len;
+		char d[PATH_MAX];
+
+		for (k = 0; k < c->wroots.n; k++) {
+			size_t l = strlen(c->wroots.v[k]);
+
+			if (covers(c->wroots.v[k], lp) && l > best && strcmp(c->wroots.v[k], lp) != 0)
+				best = l;
+		}
+		if (!best)
+			continue;
+		snprintf(d, sizeof(d), "%s", lp);
+		len = strlen(d);
+		for (;;) {
+			while (len > 0 && d[len - 1] != '/')
+				len--;
+			if (len <= 1)
+				break;
+			len--;
+			if (len <= best)
+				break;
+			d[len] = '\0';
+			if (srt__words_push(&pins, d)) {
+				rc = SRT_E_NOMEM;
+				break;
+			}
+		}
+	}
 	if (rc) {
 		rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 		goto out;

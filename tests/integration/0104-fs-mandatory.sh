@@ -53,6 +53,24 @@ case $out in *"deny git-repository $P/.git/commondir"*) r=0 ;; *) r=1 ;; esac
 check "the commondir report names it" test $r = 0
 rm -rf "$P/.git/modules" "$P/.git/worktrees" "$P/.git/commondir.srt-quarantine"
 
+# a git directory kept apart (git init --separate-git-dir), a bare
+# repository and config.worktree: hooks and config as well protected
+if command -v git >/dev/null 2>&1; then
+	GD="$WORK/gd"
+	mkdir -p "$GD"
+	git init -q --separate-git-dir="$GD/store/proj.git" "$GD/proj" 2>/dev/null
+	git init -q --bare "$GD/bare.git" 2>/dev/null
+	touch "$GD/store/proj.git/config.worktree"
+	GS=$(fs gd "{\"denyRead\":[],\"allowWrite\":[\"$GD\"],\"denyWrite\":[]}")
+	(cd "$GD" && srt_run -s "$GS" -c 'echo x > store/proj.git/hooks/pre-commit; echo "[core] fsmonitor = x" >> store/proj.git/config; echo x > bare.git/hooks/post-update; echo "[core] sshCommand = x" >> bare.git/config; echo "[core] fsmonitor = x" >> store/proj.git/config.worktree') >/dev/null 2>&1
+	check "a separate git directory's hooks, config and config.worktree are write-denied" \
+		test ! -e "$GD/store/proj.git/hooks/pre-commit" -a -z "$(grep -l fsmonitor "$GD/store/proj.git/config" "$GD/store/proj.git/config.worktree" 2>/dev/null)"
+	check "a bare repository's hooks and config are write-denied" \
+		test ! -e "$GD/bare.git/hooks/post-update" -a -z "$(grep -l sshCommand "$GD/bare.git/config")"
+else
+	skip "git missing"; skip "git missing"
+fi
+
 srt_run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1
 check "absent .claude/commands and .vscode cannot be created" \
 	test ! -e "$P/.claude/commands/t.md" -a ! -e "$P/.vscode/settings.json"

@@ -570,6 +570,39 @@ static void test_mandatory_gitdirs(void)
 	ok(in_found(&f, P("g/a/.git/commondir")) && in_found(&f, P("g/a/.git/modules/s2/hooks")),
 	   "gitdirs: a nested repository's commondir and submodules");
 	drop_tree();
+
+	/* a git directory named by a .git file, a bare repository, and
+	 * config.worktree */
+	fresh_tree();
+	mkdirs("h/proj");
+	mkdirs("h/store/proj.git/hooks");
+	put("h/store/proj.git/HEAD", "");
+	put("h/store/proj.git/config", "");
+	put("h/store/proj.git/config.worktree", "");
+	put("h/proj/.git", "gitdir: ../store/proj.git\n");
+	mkdirs("h/bare.git/objects");
+	mkdirs("h/bare.git/refs");
+	mkdirs("h/bare.git/hooks");
+	put("h/bare.git/HEAD", "ref: refs/heads/main\n");
+	put("h/bare.git/config", "");
+	mkdirs("h/wtc/.git/worktrees/w1");
+	put("h/wtc/.git/config.worktree", "");
+	put("h/wtc/.git/worktrees/w1/HEAD", "");
+	put("h/wtc/.git/worktrees/w1/config.worktree", "");
+	memset(&f, 0, sizeof(f));
+	budget = 100000;
+	trunc = 0;
+	ok(srt__mandatory_scan(P("h"), &o, &budget, &trunc, collect, &f) == 0 && !trunc,
+	   "gitdirs: the second walker runs");
+	ok(in_found(&f, P("h/store/proj.git/hooks")) && in_found(&f, P("h/store/proj.git/config")) &&
+	   in_found(&f, P("h/store/proj.git/config.worktree")),
+	   "gitdirs: the git directory a .git file names: hooks, config, config.worktree");
+	ok(in_found(&f, P("h/bare.git/hooks")) && in_found(&f, P("h/bare.git/config")),
+	   "gitdirs: a bare repository's hooks and config");
+	ok(in_found(&f, P("h/wtc/.git/config.worktree")) &&
+	   in_found(&f, P("h/wtc/.git/worktrees/w1/config.worktree")),
+	   "gitdirs: config.worktree of the repository and of a linked worktree");
+	drop_tree();
 }
 
 static void test_mandatory_memo(void)
