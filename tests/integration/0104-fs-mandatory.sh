@@ -124,6 +124,14 @@ check "a replaced symlinked rc file is a link to its target again" \
 check "the replacement is moved aside, not lost" test "$(cat "$L/.bashrc.srt-quarantine" 2>/dev/null)" = "touch PWNED"
 check "a removed symlinked rc file is put back" test -L "$L/.zshrc" -a "$(readlink "$L/.zshrc")" = dotfiles/zshrc-missing
 check "both are reported" test "$(grep -c '^srt: deny filesystem-write .*protected link was' "$WORK/links.err")" = 2
+# a protected link deeper in the root: its directory cannot be renamed away
+# and replaced by a link to a directory of the command's
+mkdir -p "$L/sub"
+ln -s ../dotfiles/bashrc "$L/sub/cfg"
+LD=$(fs linksd "{\"denyRead\":[],\"allowWrite\":[\"$L\"],\"denyWrite\":[\"$L/sub/cfg\"]}")
+(cd "$L" && srt_run -s "$LD" -c 'mv sub sub2 && mkdir evil && echo EVIL > evil/cfg && ln -s evil sub') >/dev/null 2>&1
+check "the directory of a protected link is pinned (no rename, the name still reaches the target)" \
+	test ! -e "$L/sub2" -a "$(cat "$L/sub/cfg")" = rc-target
 
 # $HOME below the top of a write root: its absent startup files are held
 # like a root's (the shells read them wherever $HOME is), .zshenv too
