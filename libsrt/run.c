@@ -250,6 +250,11 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 		{
 			pid_t target = signal_pid && *signal_pid > 0 ? *signal_pid : pid;
 			kill(target, sig);
+			/* a stopped command keeps a terminating signal pending:
+			 * continue it, as kill(1) and timeout(1) users expect
+			 * (linux-bwrap's helper does the same below it) */
+			if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT)
+				kill(target, SIGCONT);
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

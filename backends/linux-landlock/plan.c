@@ -64,10 +64,10 @@ struct planner {
  * rule, so it stays out of reach. */
 static const char *const dev_read[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
-	"/dev/tty", "/dev/ptmx", "/dev/console",
+	"/dev/ptmx", "/dev/console",
 };
 static const char *const dev_write[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/ptmx",
 };
 
 /* '/' sorts before every other byte, so a directory's descendants follow
@@ -590,18 +590,23 @@ static int on_mandatory(void *vctx, const char *path, const char *what)
 	return add_deny(c->pl, c->w, path, 1, origin);
 }
 
-/* /dev/pts: inside linux-bwrap a devpts of the sandbox's own; elsewhere the
- * host's, where every terminal of this user would be open to reading
- * keystrokes and writing into them. There only the terminals the command
- * is started on (stdin, stdout, stderr) are granted; /dev/tty reaches the
- * controlling one, and a terminal the command makes with /dev/ptmx is
- * reached through its master (TIOCGPTPEER), not by its name. */
+/* /dev/pts and /dev/tty: inside linux-bwrap a devpts of the sandbox's own
+ * and a new session; elsewhere the host's, where every terminal of this
+ * user would be open to reading keystrokes and writing into them, and
+ * /dev/tty is the caller's controlling terminal even when the command was
+ * given no terminal (srt ... </dev/null >log from an interactive shell).
+ * There only the terminals the command is started on (stdin, stdout,
+ * stderr) are granted, and /dev/tty only when it has one; a terminal the
+ * command makes with /dev/ptmx is reached through its master
+ * (TIOCGPTPEER), not by its name. */
 static int grant_pts(struct planner *pl, struct domain *d, const char *origin)
 {
-	int fd, rc = SRT_OK;
+	int fd, rc = SRT_OK, any = 0;
 
-	if (pl->private_dev)
-		return domain_add(d, "/dev/pts", 1, 0, origin);
+	if (pl->private_dev) {
+		rc = domain_add(d, "/dev/pts", 1, 0, origin);
+		return rc ? rc : domain_add(d, "/dev/tty", 1, 0, origin);
+	}
 	for (fd = 0; fd <= 2 && !rc; fd++) {
 		char link[32], target[PATH_MAX];
 		ssize_t n;
@@ -613,8 +618,11 @@ static int grant_pts(struct planner *pl, struct domain *d, const char *origin)
 		target[n] = '\0';
 		if (strncmp(target, "/dev/pts/", 9) != 0 || strchr(target + 9, '/'))
 			continue;
+		any = 1;
 		rc = domain_add(d, target, 1, 0, "linux-landlock: the terminal the command is started on");
 	}
+	if (!rc && any)
+		rc = domain_add(d, "/dev/tty", 1, 0, "linux-landlock: the terminal the command is started on");
 	return rc;
 }
 

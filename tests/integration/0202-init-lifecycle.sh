@@ -5,7 +5,7 @@
 # looks at the host's process table for a marker unique to this run.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 18
 S=$(settings "$DEFAULT_SETTINGS")
 MARK="srt-it-$$-$RANDOM$RANDOM"
 
@@ -83,3 +83,10 @@ wait_for "$WORK/proj/ready"
 sleep 0.2
 kill -TERM "$pid"; finish "$pid"; rc=$?
 check "untrapped SIGTERM -> 143 (rc=$rc)" test "$rc" = 143
+
+# a command that stopped itself: a terminating signal to srt still ends it
+# (timeout(1) sends TERM, then CONT to srt only)
+start=$(date +%s)
+timeout 2 "$SRT" --settings "$S" -c 'kill -STOP $$; echo resumed' >/dev/null 2>&1; rc=$?
+took=$(( $(date +%s) - start ))
+check "a stopped command is ended by timeout's SIGTERM (rc=$rc, ${took}s)" test "$rc" = 124 -a "$took" -le 5

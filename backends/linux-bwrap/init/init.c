@@ -420,6 +420,12 @@ static int supervise(pid_t child, const sigset_t *set)
 		}
 		if (sig != SIGCHLD) {
 			kill(child, sig);
+			/* a stopped command would keep a terminating signal
+			 * pending for ever, and nothing outside can resume it
+			 * in its hidden namespace (timeout(1) sends CONT to srt
+			 * only): continue it, as kill(1) users expect */
+			if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT)
+				kill(child, SIGCONT);
 			continue;
 		}
 		for (;;) {
