@@ -835,8 +835,8 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	rc = srt__wait(pid, &target, ro ? ro->forward_signals : 0, status, diag);
 	/* without a pid namespace the command's daemons would outlive it,
 	 * and could write after the checks below */
-	if (ro && ro->end_orphans && !(sb->be->caps & SRT_CAP_PIDNS))
-		srt__end_children();
+	if (ro && ro->end_orphans && !(sb->be->caps & SRT_CAP_PIDNS) && srt__end_children() != 0)
+		sb_log(sb, 0, "processes the command left kept appearing while srt ended them; some may outlive srt");
 	if (have_reader)
 		pthread_join(reader, NULL);
 out_cmd:

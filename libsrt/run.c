@@ -299,22 +299,44 @@ static size_t list_children(pid_t *out, size_t cap)
 	return n;
 }
 
-/* See run.h. Bounded: a process that forks as it dies leaves a new orphan
- * for the next round. */
-void srt__end_children(void)
+/* See run.h. First every child is stopped, round after round, until a
+ * round finds none that is not stopped yet: a stopped process cannot fork,
+ * so a chain of processes that fork and exit cannot stay ahead of the
+ * kills. Then all are killed and reaped. Bounded in rounds; 0, or -1 when
+ * children were still appearing at the bound. */
+int srt__end_children(void)
 {
-	int round;
+	static pid_t stopped[4096];
+	size_t ns = 0;
+	int round, fresh = 1;
 
+	for (round = 0; round < 1000 && fresh; round++) {
+		pid_t kids[512];
+		size_t n = list_children(kids, sizeof(kids) / sizeof(kids[0])), i, j;
+
+		fresh = 0;
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < ns && stopped[j] != kids[i]; j++)
+				;
+			if (j < ns)
+				continue;
+			kill(kids[i], SIGSTOP);
+			fresh = 1;
+			if (ns < sizeof(stopped) / sizeof(stopped[0]))
+				stopped[ns++] = kids[i];
+		}
+	}
 	for (round = 0; round < 1000; round++) {
 		pid_t kids[512];
 		size_t n = list_children(kids, sizeof(kids) / sizeof(kids[0])), i;
 
 		if (n == 0)
-			return;
+			return 0;
 		for (i = 0; i < n; i++)
 			kill(kids[i], SIGKILL);
 		for (i = 0; i < n; i++)
 			while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
 				;
 	}
+	return -1;
 }

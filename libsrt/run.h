@@ -36,10 +36,11 @@ int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag);
 int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 	      int *status, struct srt_diag *diag);
 
-/* Kill and reap every child of this process, again and again until none
- * is left. For a caller that made itself a child subreaper to catch what
- * a command without a pid namespace leaves behind, and has no child of its
- * own to keep. */
-void srt__end_children(void);
+/* Stop, then kill and reap, every child of this process, again and again
+ * until none is left. For a caller that made itself a child subreaper to
+ * catch what a command without a pid namespace leaves behind, and has no
+ * child of its own to keep. 0, or -1 when children were still appearing
+ * after every round. */
+int srt__end_children(void);
 
 #endif
