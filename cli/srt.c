@@ -285,7 +285,15 @@ static void print_summary(struct srt_sandbox *sb)
 		srt_violations_free(v, n);
 		return;
 	}
-	fprintf(stderr, "srt: the sandbox denied %zu action%s:\n", n, n == 1 ? "" : "s");
+	{
+		unsigned long total = srt_sandbox_violation_total(sb);
+
+		if (total > n)
+			/* the store keeps the last ones: say how many there were */
+			fprintf(stderr, "srt: the sandbox denied %lu actions; the last %zu:\n", total, n);
+		else
+			fprintf(stderr, "srt: the sandbox denied %zu action%s:\n", n, n == 1 ? "" : "s");
+	}
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "srt:   %s\n", v[i].line);
 	srt_violations_free(v, n);

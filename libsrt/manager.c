@@ -5,6 +5,8 @@
  * any command runs. */
 #include "config.h"
 
+#include <stdint.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +43,15 @@ static const char *const auto_backends[] = { "linux-bwrap", "linux-landlock" };
 
 extern char **environ;
 
+/* Proxy denials are recorded at most PROXY_EVENT_BURST at once, then
+ * PROXY_EVENT_RATE a second (a token bucket, as the violation monitor's): a
+ * command that floods the proxy with denied requests must not fill the
+ * caller's disk through --violations-log. One note a minute says some were
+ * dropped. */
+#define PROXY_EVENT_BURST 1000
+#define PROXY_EVENT_RATE 20
+#define PROXY_NOTE_EVERY_NS (60ull * 1000000000ull)
+
 struct srt_sandbox {
 	char *backend_spec;
 	char *cwd;
@@ -48,6 +59,10 @@ struct srt_sandbox {
 	int live_updates;
 	srt_log_fn log;
 	void *log_ctx;
+
+	/* proxy thread only: the denial rate limit */
+	uint64_t px_tokens_milli, px_last_ns, px_note_ns;
+	unsigned long px_dropped;
 
 	struct srt_settings settings;
 	char *settings_path; /* the file loaded, or NULL */
@@ -319,10 +334,41 @@ static int make_token(char out[33], struct srt_diag *diag)
 	return SRT_OK;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void on_proxy_violation(void *ctx, const char *command_key, const char *line)
 {
 	struct srt_sandbox *sb = ctx;
+	const uint64_t cap = (uint64_t)PROXY_EVENT_BURST * 1000;
+	uint64_t now = mono_ns();
 
+	if (sb->px_last_ns == 0) {
+		sb->px_tokens_milli = cap;
+	} else if (now > sb->px_last_ns) {
+		uint64_t add = (now - sb->px_last_ns) / 1000000 * PROXY_EVENT_RATE; /* per ms */
+		sb->px_tokens_milli = sb->px_tokens_milli + add > cap ? cap : sb->px_tokens_milli + add;
+	}
+	sb->px_last_ns = now;
+	if (sb->px_tokens_milli < 1000) {
+		sb->px_dropped++;
+		if (sb->px_note_ns == 0 || now - sb->px_note_ns >= PROXY_NOTE_EVERY_NS) {
+			char note[160];
+
+			snprintf(note, sizeof(note),
+				 "proxy: more denied network requests were not reported (rate limit; %lu so far)",
+				 sb->px_dropped);
+			sb->px_note_ns = now;
+			srt__vstore_add(sb->violations, command_key, note);
+		}
+		return;
+	}
+	sb->px_tokens_milli -= 1000;
 	srt__vstore_add(sb->violations, command_key, line);
 }
 
@@ -935,6 +981,11 @@ int srt_sandbox_violations(struct srt_sandbox *sb, const char *key,
 			   struct srt_violation **out, size_t *n)
 {
 	return srt__vstore_get(sb->violations, key, out, n);
+}
+
+unsigned long srt_sandbox_violation_total(struct srt_sandbox *sb)
+{
+	return srt__vstore_total(sb->violations);
 }
 
 int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,

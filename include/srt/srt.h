@@ -119,6 +119,10 @@ int srt_sandbox_violations(struct srt_sandbox *sb, const char *key,
 			   struct srt_violation **out, size_t *n);
 void srt_violations_free(struct srt_violation *v, size_t n);
 
+/* How many violations the sandbox has recorded in all (those above kept or
+ * not). Thread-safe. */
+unsigned long srt_sandbox_violation_total(struct srt_sandbox *sb);
+
 /* §9: stderr_text unchanged when key has no violation, else
  * stderr_text + "\n<sandbox_violations>\n" + one line per event +
  * "</sandbox_violations>". *out is malloc'd. Thread-safe. */

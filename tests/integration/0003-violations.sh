@@ -34,6 +34,23 @@ assert l.count("\n") == 1
 r=json.loads(l)
 assert "\ufffd" in r["command"] and r["line"].startswith("deny network-outbound evil.test"), r' "$WORK/vu.jsonl"
 
+# a command flooding the proxy with denied requests: the log is bounded (a
+# burst of 1,000, then 20 a second) and says so; the summary gives the total
+cat > "$WORK/flood.py" <<'PYF'
+import os,socket,base64
+u=os.environ["HTTP_PROXY"]; creds=u.split("//",1)[1].rsplit("@",1)[0]
+auth="Proxy-Authorization: Basic "+base64.b64encode(creds.encode()).decode()
+for i in range(1300):
+    s=socket.create_connection(("127.0.0.1",3128))
+    s.sendall(("CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n%s\r\n\r\n"%auth).encode())
+    s.recv(100); s.close()
+PYF
+srt_run -s "$S" --violations-log "$WORK/vf.jsonl" -c "python3 $WORK/flood.py" 2>"$WORK/err"
+lines=$(wc -l < "$WORK/vf.jsonl")
+check "1,300 denied requests: the log is bounded ($lines lines) and notes the rest" \
+	test "$lines" -ge 1000 -a "$lines" -le 1100 -a "$(grep -c 'were not reported (rate limit' "$WORK/vf.jsonl")" -ge 1
+check "the summary gives the total, not only the last 100" grep -q '^srt: the sandbox denied [0-9]* actions; the last 100:' "$WORK/err"
+
 # --violations-fd
 exec 7>"$WORK/v7.jsonl"
 srt_run -s "$S" --violations-fd 7 -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>/dev/null
