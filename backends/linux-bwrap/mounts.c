@@ -1152,6 +1152,33 @@ static int emit_mount(struct ctx *c, struct node *nd)
 	return SRT_OK;
 }
 
+
+/* The directories above path, deepest first, down to (not including) the
+ * first top bytes of it (the writable mount above), each pushed to pins;
+ * /proc, /dev and /sys are the sandbox's own and end the climb. */
+static int pin_ancestors(struct srt_words *pins, const char *path, size_t top)
+{
+	char d[PATH_MAX];
+	size_t len;
+
+	snprintf(d, sizeof(d), "%s", path);
+	len = strlen(d);
+	for (;;) {
+		while (len > 0 && d[len - 1] != '/')
+			len--;
+		if (len <= 1)
+			return SRT_OK;
+		len--;
+		if (len <= top)
+			return SRT_OK;
+		d[len] = '\0';
+		if (covers("/proc", d) || covers("/dev", d) || covers("/sys", d))
+			return SRT_OK;
+		if (srt__words_push(pins, d))
+			return SRT_E_NOMEM;
+	}
+}
+
 static int emit(struct ctx *c)
 {
 	const int root_kind = c->root_rw ? M_RW : M_RO;
@@ -1205,28 +1232,11 @@ static int emit(struct ctx *c)
 		const char *top = nd->parent >= 0 ? c->v[nd->parent].path : "/";
 		int inh = nd->parent >= 0 ? c->v[nd->parent].mount : root_kind;
 		char d[PATH_MAX];
-		size_t len, tlen = strcmp(top, "/") == 0 ? 0 : strlen(top);
+		size_t tlen = strcmp(top, "/") == 0 ? 0 : strlen(top);
 
 		if (nd->mount == M_NONE || nd->mount == M_RW || inh != M_RW)
 			continue;
-		snprintf(d, sizeof(d), "%s", nd->path);
-		len = strlen(d);
-		for (;;) {
-			while (len > 0 && d[len - 1] != '/')
-				len--;
-			if (len <= 1)
-				break;
-			len--;
-			if (len <= tlen)
-				break;
-			d[len] = '\0';
-			if (covers("/proc", d) || covers("/dev", d) || covers("/sys", d))
-				break;
-			if (srt__words_push(&pins, d)) {
-				rc = SRT_E_NOMEM;
-				break;
-			}
-		}
+		rc = pin_ancestors(&pins, nd->path, tlen);
 		if (!rc && nd->parent < 0 && c->root_rw) {
 			/* "/" itself is writable: bury the pins under a top-level cover */
 			const char *s2 = strchr(nd->path + 1, '/');
@@ -1244,8 +1254,7 @@ static int emit(struct ctx *c)
 	 * link's name reaches without touching the link */
 	for (i = 0; !rc && i + 1 < c->plan->links.n; i += 2) {
 		const char *lp = c->plan->links.v[i];
-		size_t best = 0, k, len;
-		char d[PATH_MAX];
+		size_t best = 0, k;
 
 		for (k = 0; k < c->wroots.n; k++) {
 			size_t l = strlen(c->wroots.v[k]);
@@ -1253,24 +1262,8 @@ static int emit(struct ctx *c)
 			if (covers(c->wroots.v[k], lp) && l > best && strcmp(c->wroots.v[k], lp) != 0)
 				best = l;
 		}
-		if (!best)
-			continue;
-		snprintf(d, sizeof(d), "%s", lp);
-		len = strlen(d);
-		for (;;) {
-			while (len > 0 && d[len - 1] != '/')
-				len--;
-			if (len <= 1)
-				break;
-			len--;
-			if (len <= best)
-				break;
-			d[len] = '\0';
-			if (srt__words_push(&pins, d)) {
-				rc = SRT_E_NOMEM;
-				break;
-			}
-		}
+		if (best)
+			rc = pin_ancestors(&pins, lp, best);
 	}
 	if (rc) {
 		rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
