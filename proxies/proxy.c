@@ -318,10 +318,21 @@ static void timed_clear(struct conn *c)
 	c->deadline = 0;
 }
 
+/* Close a descriptor of a connection, taking it out of the event loop
+ * first: a registration belongs to the open file, not to the descriptor,
+ * and a passed client socket is still open in the bridge (SCM_RIGHTS gives
+ * a copy) until the bridge closes its own, so close(2) alone would leave
+ * events coming for a connection that reap() has freed. */
+static void close_registered(struct srt_proxy *p, int fd)
+{
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+	close(fd);
+}
+
 static void close_upstream(struct conn *c)
 {
 	if (c->ufd >= 0) {
-		close(c->ufd);
+		close_registered(c->p, c->ufd);
 		c->ufd = -1;
 	}
 	c->ushut = false;
@@ -349,7 +360,7 @@ static void conn_close(struct conn *c)
 	}
 	close_upstream(c);
 	if (c->cfd >= 0)
-		close(c->cfd);
+		close_registered(p, c->cfd);
 	c->cfd = -1;
 	buf_free(&c->in);
 	buf_free(&c->cout);
@@ -871,7 +882,7 @@ static void check_connect(struct conn *c)
 		connected(c);
 		return;
 	}
-	close(c->ufd);
+	close_registered(c->p, c->ufd);
 	c->ufd = -1;
 	start_connect(c);
 }
