@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "backends/common/aside.h"
 #include "gitguard.h"
 #include "settings.h"
 
@@ -297,22 +297,30 @@ static int gitdir_safe(int gfd, int allow_git_config, char *why, size_t whylen)
 
 static int under(const char *path, const char *root);
 
-/* Is the directory open at fd inside one of the write roots? */
-static int fd_in_roots(const struct srt_gitguard *g, int fd)
+/* Where the directory open at fd is, or "" when that cannot be told. */
+static void fd_path(int fd, char out[PATH_MAX])
 {
-	char link[64], real[PATH_MAX];
+	char link[64];
 	ssize_t n;
-	size_t i;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, real, sizeof(real) - 1);
-	if (n <= 0 || (size_t)n >= sizeof(real) - 1)
-		return 0;
-	real[n] = '\0';
-	for (i = 0; i < g->roots.n; i++) {
+	n = readlink(link, out, PATH_MAX - 1);
+	out[n > 0 && n < PATH_MAX - 1 ? n : 0] = '\0';
+}
+
+/* Is the directory open at fd inside one of the write roots, the
+ * directories the snapshot opened (not what has their names now)? */
+static int fd_in_roots(const struct srt_gitguard *g, int fd)
+{
+	char real[PATH_MAX];
+	size_t i;
+
+	fd_path(fd, real);
+	for (i = 0; real[0] && i < g->roots.n; i++) {
 		char rr[PATH_MAX];
 
-		if (realpath(g->roots.v[i], rr) && under(real, rr))
+		fd_path(g->root_fds[i], rr);
+		if (rr[0] && under(real, rr))
 			return 1;
 	}
 	return 0;
@@ -459,35 +467,10 @@ static void unchecked(struct walk *w, const char *name)
 		note(w, 1, "deny git-repository-check %s: %s", w->path[0] ? w->path : "/", what);
 }
 
-/* Rename name (below dfd) aside, never over anything: to
- * "<name>.srt-quarantine", or when that is taken (the command can make
- * names in advance) "<name>.srt-quarantine.<random>", the name shortened
- * as needed to fit NAME_MAX. 0, or an errno; to holds the new name. */
-static int rename_aside(int dfd, const char *name, char to[NAME_MAX + 1])
-{
-	int i, err = EEXIST;
-
-	for (i = 0; i < 8 && err == EEXIST; i++) {
-		uint32_t r = 0;
-
-		if (i == 0) {
-			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine", NAME_MAX - 15, name);
-		} else {
-			if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-				r = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
-			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine.%08x", NAME_MAX - 24, name, r);
-		}
-		if (renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0)
-			return 0;
-		err = errno;
-	}
-	return err;
-}
-
 static void quarantine(struct walk *w, int dfd, const char *name, const char *why)
 {
 	char to[NAME_MAX + 1];
-	int err = rename_aside(dfd, name, to);
+	int err = srt__rename_aside(dfd, name, to);
 
 	if (!err)
 		note(w, 1, "deny git-repository %s/%s (%s): made or changed inside the sandbox; renamed to %s/%s so no host git command runs it",
@@ -520,7 +503,7 @@ static void new_redirects(struct walk *w, int dfd, const char *name, unsigned ha
 
 		if (!(now & ~had & (1u << i)))
 			continue;
-		err = rename_aside(gfd, redirects[i], to);
+		err = srt__rename_aside(gfd, redirects[i], to);
 		snprintf(from, sizeof(from), "%s/%s", name, redirects[i]);
 		if (!err)
 			note(w, 1, "deny git-repository %s/%s: created inside the sandbox, it would point the host's git at another config and hooks; renamed to %s/%s/%s",
@@ -596,7 +579,7 @@ static void check_bare(struct walk *w, int dfd)
 	if (!looks_bare(dfd) || !bare_from_run(w->g, dfd) ||
 	    gitdir_safe(dfd, w->g->allow_git_config, why, sizeof(why)))
 		return;
-	err = rename_aside(dfd, "HEAD", to);
+	err = srt__rename_aside(dfd, "HEAD", to);
 	if (!err)
 		note(w, 1, "deny git-repository %s (a bare repository: %s): created inside the sandbox; its HEAD was renamed to %s/%s so no host git command takes the directory for a repository",
 		     w->path[0] ? w->path : "/", why, w->path, to);
@@ -605,36 +588,44 @@ static void check_bare(struct walk *w, int dfd)
 		     w->path[0] ? w->path : "/", why, strerror(err));
 }
 
+/* Could the .git entry name below dfd (st: its lstat) make git run a
+ * program? A link is not followed, a .git file is judged by the directory
+ * it names, and a .git directory the command made unreadable is not given
+ * the benefit of the doubt (renaming needs only its parent). 1: safe,
+ * 0: not (why says why), -1: not a kind git takes for a repository. */
+static int git_entry_safe(const struct srt_gitguard *g, int dfd, const char *name,
+			  const struct stat *st, char *why, size_t whylen)
+{
+	int gfd, ok;
+
+	if (S_ISLNK(st->st_mode))
+		return refuse(why, whylen, "a .git symbolic link");
+	if (S_ISREG(st->st_mode))
+		return gitfile_safe(g, dfd, name, why, whylen);
+	if (!S_ISDIR(st->st_mode))
+		return -1;
+	gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return refuse(why, whylen, "a .git directory srt cannot open");
+	ok = gitdir_safe(gfd, g->allow_git_config, why, whylen);
+	close(gfd);
+	return ok;
+}
+
 /* The repository git would find from the directory open at dfd: its .git,
  * or the directory itself when bare. 1 and why filled when it could run a
  * program, 0 when it is safe or there is none. */
 static int repo_unsafe(const struct srt_gitguard *g, int dfd, char *why, size_t whylen, int *found_one)
 {
 	struct stat st;
-	int ok = 1;
+	int ok = -1;
 
-	*found_one = 1;
-	if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(st.st_mode)) {
-			ok = refuse(why, whylen, "a .git symbolic link");
-		} else if (S_ISREG(st.st_mode)) {
-			ok = gitfile_safe(g, dfd, ".git", why, whylen);
-		} else if (S_ISDIR(st.st_mode)) {
-			int gfd = openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			ok = gfd < 0 ? refuse(why, whylen, "a .git directory srt cannot open") :
-				       gitdir_safe(gfd, g->allow_git_config, why, whylen);
-			if (gfd >= 0)
-				close(gfd);
-		} else {
-			*found_one = 0;
-		}
-	} else if (looks_bare(dfd)) {
+	if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		ok = git_entry_safe(g, dfd, ".git", &st, why, whylen);
+	else if (looks_bare(dfd))
 		ok = gitdir_safe(dfd, g->allow_git_config, why, whylen);
-	} else {
-		*found_one = 0;
-	}
-	return !ok;
+	*found_one = ok >= 0;
+	return ok == 0;
 }
 
 /* A symbolic link the command made to a directory inside a repository
@@ -730,7 +721,6 @@ static void found(struct walk *w, int dfd, const char *name)
 	const struct gg_id *id;
 	struct stat st;
 	char why[PATH_MAX + 64] = "";
-	int ok;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno != ENOENT)
@@ -762,25 +752,7 @@ static void found(struct walk *w, int dfd, const char *name)
 		}
 		return;
 	}
-	if (S_ISLNK(st.st_mode)) {
-		ok = refuse(why, sizeof(why), "a .git symbolic link");
-	} else if (S_ISREG(st.st_mode)) {
-		ok = gitfile_safe(g, dfd, name, why, sizeof(why));
-	} else if (S_ISDIR(st.st_mode)) {
-		int gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		/* a new .git the command made unreadable is not given the
-		 * benefit of the doubt (renaming needs only its parent) */
-		if (gfd < 0) {
-			ok = refuse(why, sizeof(why), "a .git directory srt cannot open");
-		} else {
-			ok = gitdir_safe(gfd, g->allow_git_config, why, sizeof(why));
-			close(gfd);
-		}
-	} else {
-		return;
-	}
-	if (!ok)
+	if (git_entry_safe(g, dfd, name, &st, why, sizeof(why)) == 0)
 		quarantine(w, dfd, name, why);
 }
 
@@ -905,12 +877,10 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 		/* the directory the snapshot opened, not whatever has its
 		 * name now: the command may have put a link to elsewhere
 		 * there (a root whose parent it could write) */
-		dfd = g->root_fds[i] >= 0 ?
-			      openat(g->root_fds[i], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		dfd = openat(g->root_fds[i], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0) {
 			/* a root the command made unreadable */
-			if (g->root_fds[i] >= 0)
-				unchecked(w, NULL);
+			unchecked(w, NULL);
 			continue;
 		}
 		w->budget = GG_BUDGET;
@@ -1057,8 +1027,7 @@ void srt__gitguard_free(struct srt_gitguard *g)
 	if (!g)
 		return;
 	for (size_t i = 0; g->root_fds && i < g->roots.n; i++)
-		if (g->root_fds[i] >= 0)
-			close(g->root_fds[i]);
+		close(g->root_fds[i]);
 	free(g->root_fds);
 	srt__strv_release(&g->roots);
 	free(g->ids);

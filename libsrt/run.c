@@ -262,17 +262,20 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 	return SRT_OK;
 }
 
-/* The pids of this process's children, from every thread's list. */
-static size_t list_children(pid_t *out, size_t cap)
+/* The pids of this process's children, from every thread's list (each
+ * list read whole), up to cap. -1 when /proc cannot tell: then nothing can
+ * be said of the children, and the caller must not take that for none. */
+static ssize_t list_children(pid_t *out, size_t cap)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	size_t n = 0;
 
 	if (!d)
-		return 0;
+		return -1;
 	while ((e = readdir(d)) && n < cap) {
-		char path[64], buf[4096];
+		char path[64], buf[4096], *p, *end;
+		size_t have = 0;
 		ssize_t len;
 		int fd;
 
@@ -282,40 +285,54 @@ static size_t list_children(pid_t *out, size_t cap)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		for (char *p = buf, *end; *p && n < cap; p = end) {
-			long v = strtol(p, &end, 10);
-			if (end == p)
-				break;
-			if (v > 0)
-				out[n++] = (pid_t)v;
+		/* "pid pid ": each number ends with a space, so one that
+		 * reaches the end of what was read may be cut: kept for the
+		 * next piece */
+		while (n < cap && (len = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+			have += (size_t)len;
+			buf[have] = '\0';
+			for (p = buf;; p = end) {
+				long v = strtol(p, &end, 10);
+
+				if (end == p || *end == '\0')
+					break;
+				if (v > 0 && n < cap)
+					out[n++] = (pid_t)v;
+			}
+			have = strlen(p);
+			memmove(buf, p, have + 1);
 		}
+		close(fd);
 	}
 	closedir(d);
-	return n;
+	return (ssize_t)n;
 }
 
 /* See run.h. First every child is stopped, round after round, until a
  * round finds none that is not stopped yet: a stopped process cannot fork,
  * so a chain of processes that fork and exit cannot stay ahead of the
  * kills. Then all are killed and reaped. Bounded in rounds; 0, or -1 when
- * children were still appearing at the bound. */
+ * children were still appearing at the bound or could not be listed. */
 int srt__end_children(void)
 {
-	static pid_t stopped[4096];
+	pid_t stopped[4096];
 	size_t ns = 0;
 	int round, fresh = 1;
 
 	for (round = 0; round < 1000 && fresh; round++) {
 		pid_t kids[512];
-		size_t n = list_children(kids, sizeof(kids) / sizeof(kids[0])), i, j;
+		ssize_t n;
+		size_t i, j;
 
+		/* the ones that exited: a chain leaves one at every step, and
+		 * unreaped they would crowd the live ones out of the list */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		n = list_children(kids, sizeof(kids) / sizeof(kids[0]));
+		if (n < 0)
+			return -1;
 		fresh = 0;
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < (size_t)n; i++) {
 			for (j = 0; j < ns && stopped[j] != kids[i]; j++)
 				;
 			if (j < ns)
@@ -328,13 +345,14 @@ int srt__end_children(void)
 	}
 	for (round = 0; round < 1000; round++) {
 		pid_t kids[512];
-		size_t n = list_children(kids, sizeof(kids) / sizeof(kids[0])), i;
+		ssize_t n = list_children(kids, sizeof(kids) / sizeof(kids[0]));
+		size_t i;
 
-		if (n == 0)
-			return 0;
-		for (i = 0; i < n; i++)
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		for (i = 0; i < (size_t)n; i++)
 			kill(kids[i], SIGKILL);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < (size_t)n; i++)
 			while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
 				;
 	}

@@ -307,6 +307,7 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 			      struct srt_http_refusal *why)
 {
 	bool have_cl = false, have_te = false, conn_close = false, conn_keep = false;
+	bool is_connect = h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0;
 	int n_host = 0, n_auth = 0, bad_status = 0;
 	const char *bad_reason = NULL;
 	const struct srt_http_header *host_hd = NULL;
@@ -373,12 +374,12 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 		r->auth_len = 0;
 	}
 	if (bad_status) {
-		r->is_connect = h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0;
+		r->is_connect = is_connect;
 		return refuse(why, bad_status, bad_reason);
 	}
 	r->keep_alive = h->minor == 1 ? !conn_close : (conn_keep && !conn_close);
 
-	if (h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0) {
+	if (is_connect) {
 		r->is_connect = true;
 		if (parse_authority(h->target, h->target_len, 0, r->host,
 				    sizeof(r->host), &r->port) < 0)

@@ -140,19 +140,11 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 			continue;
 		if (fstatat(cfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			/* a step of a submodule name with slashes */
-			if (modules) {
-				char rel[NAME_MAX + 2];
+			char deeper[PATH_MAX];
 
-				snprintf(rel, sizeof(rel), "%s", de->d_name);
-				close(cfd);
-				cfd = -1;
-				{
-					char sub2[PATH_MAX];
-
-					if (snprintf(sub2, sizeof(sub2), "%s/%s", sub, rel) < (int)sizeof(sub2))
-						rc = walk_gitdirs(s, gfd, abs, sub2, 1, level + 1);
-				}
-			}
+			if (modules &&
+			    snprintf(deeper, sizeof(deeper), "%s/%s", sub, de->d_name) < (int)sizeof(deeper))
+				rc = walk_gitdirs(s, gfd, abs, deeper, 1, level + 1);
 		} else if (modules) {
 			rc = protect_gitdir(s, cfd, child, 0, level + 1);
 		} else {
@@ -163,8 +155,7 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 				rc = report_abs_existing(s, cfd, child, "config.worktree",
 							 ".git/worktrees/*/config.worktree");
 		}
-		if (cfd >= 0)
-			close(cfd);
+		close(cfd);
 		if (*s->truncated)
 			break;
 	}
@@ -213,7 +204,7 @@ static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 /* The git directory a .git file below dfd names, read as git reads it:
  * "gitdir: " and the rest up to the trailing CR and LF characters,
  * relative to the file's directory. */
-static int check_gitfile(struct scan *s, int dfd, size_t plen, const char *name)
+static int check_gitfile(struct scan *s, int dfd, const char *name)
 {
 	char buf[PATH_MAX + 16], abs[PATH_MAX], real[PATH_MAX];
 	ssize_t n;
@@ -243,7 +234,6 @@ static int check_gitfile(struct scan *s, int dfd, size_t plen, const char *name)
 		return 0;
 	}
 	real[n] = '\0';
-	(void)plen;
 	rc = protect_gitdir(s, gfd, real, 0, 1);
 	close(gfd);
 	return rc;
@@ -294,7 +284,7 @@ static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 			/* a worktree or submodule: the .git file points elsewhere */
 			rc = report(s, plen, name, NULL, ".git");
 			if (!rc && type == DT_REG)
-				rc = check_gitfile(s, dfd, plen, name);
+				rc = check_gitfile(s, dfd, name);
 		}
 	}
 	return rc;

@@ -65,13 +65,13 @@
 #include <stdarg.h>
 #include <limits.h>
 #include <stdint.h>
-#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "backends/common/aside.h"
 #include "backends/common/sibling.h"
 #include "glob.h"
 #include "mandatory.h"
@@ -584,6 +584,8 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		    links_untrusted(c, &links)) {
 			char target[PATH_MAX];
 			ssize_t tl = readlink(path, target, sizeof(target) - 1);
+			size_t li;
+			int dup = 0;
 
 			if (tl <= 0 || (size_t)tl >= sizeof(target) - 1) {
 				rc = srt_diag_set(c->diag, SRT_E_UNAVAILABLE, origin,
@@ -592,13 +594,11 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 				goto out;
 			}
 			target[tl] = '\0';
+			for (li = 0; li + 1 < c->plan->links.n; li += 2)
+				dup |= !strcmp(c->plan->links.v[li], path); /* an earlier rule's */
 			rc = note(c, "%s %s: is a symbolic link inside a writable directory; its "
 				  "target is protected, and the link is put back after the run if the "
 				  "command replaces it", origin, path);
-			int dup = 0;
-
-			for (size_t li = 0; li + 1 < c->plan->links.n; li += 2)
-				dup |= !strcmp(c->plan->links.v[li], path); /* an earlier rule's */
 			if (!rc && !dup && (srt__words_push(&c->plan->links, path) ||
 					    srt__words_push(&c->plan->links, target)))
 				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
@@ -1477,7 +1477,7 @@ size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report
 		const char *base = strrchr(path, '/');
 		struct stat st;
 		ssize_t nl;
-		int pfd, k, moved = 0;
+		int pfd, err, moved = 0;
 
 		if (!base || !base[1] || (size_t)(base - path) >= sizeof(parent))
 			continue;
@@ -1502,30 +1502,15 @@ size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report
 			}
 		}
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			/* a name the command cannot have taken in advance */
-			for (k = 0; k < 8 && !moved; k++) {
-				uint32_t r = 0;
-
-				if (k == 0) {
-					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine", NAME_MAX - 15, base);
-				} else {
-					if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-						r = (uint32_t)getpid() * 2654435761u + (uint32_t)k;
-					snprintf(aside, sizeof(aside), "%.*s.srt-quarantine.%08x", NAME_MAX - 24,
-						 base, r);
-				}
-				if (renameat2(pfd, base, pfd, aside, RENAME_NOREPLACE) == 0)
-					moved = 1;
-				else if (errno != EEXIST)
-					break;
-			}
-			if (!moved) {
+			err = srt__rename_aside(pfd, base, aside);
+			if (err) {
 				if (report)
 					fprintf(report, "srt: deny filesystem-write %s: this protected link was replaced inside the sandbox and srt could not move the replacement aside (%s); inspect it before using it\n",
-						path, strerror(errno));
+						path, strerror(err));
 				close(pfd);
 				continue;
 			}
+			moved = 1;
 		}
 		if (symlinkat(target, pfd, base) != 0) {
 			if (report)

@@ -381,7 +381,6 @@ static int drop_caps(void)
 			}
 		}
 	}
-	hdr.pid = 0;
 	memset(data, 0, sizeof(data));
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
 		fail("clear ambient capabilities", errno);

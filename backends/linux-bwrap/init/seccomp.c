@@ -8,11 +8,11 @@
  *    it routes those numbers to the bad-architecture action set here.
  *  - ioctl(TIOCSTI / TIOCLINUX): EPERM, always (CVE-2017-5226 class).
  *  - unless allowAllUnixSockets: socket(AF_UNIX / AF_VSOCK), io_uring_* and
- *    socketpair(AF_UNIX) of any type but stream and seqpacket: EPERM. A stream or seqpacket pair
- *    reaches nothing outside (its ends are connected to each other for
- *    good), but a datagram end can sendto() or connect() any pathname
- *    socket on the host (syslog, journald, $NOTIFY_SOCKET): the same reach
- *    as socket(AF_UNIX, SOCK_DGRAM).
+ *    socketpair(AF_UNIX) of any type but stream and seqpacket: EPERM. A
+ *    stream or seqpacket pair reaches nothing outside (its ends are
+ *    connected to each other for good), but a datagram end can sendto() or
+ *    connect() any pathname socket on the host (syslog, journald,
+ *    $NOTIFY_SOCKET): the same reach as socket(AF_UNIX, SOCK_DGRAM).
  *  - unless allowNestedUserNamespaces: the mount family and setns: EPERM;
  *    clone/unshare asking for a new user or mount namespace: EPERM; clone3:
  *    ENOSYS, because its flags live in memory seccomp cannot read and libc

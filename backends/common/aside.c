@@ -1,0 +1,32 @@
+/* See aside.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "aside.h"
+
+int srt__rename_aside(int dfd, const char *name, char to[NAME_MAX + 1])
+{
+	int i, err = EEXIST;
+
+	for (i = 0; i < 8 && err == EEXIST; i++) {
+		uint32_t r = 0;
+
+		if (i == 0) {
+			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine", NAME_MAX - 15, name);
+		} else {
+			if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+				r = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
+			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine.%08x", NAME_MAX - 24, name, r);
+		}
+		if (renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0)
+			return 0;
+		err = errno;
+	}
+	return err;
+}
