@@ -452,19 +452,26 @@ static void note(struct walk *w, int is_violation, const char *fmt, ...)
 }
 
 /* The command can make its own directories unreadable to hide a
- * repository from the sweep: say so rather than pass over it. name is a
- * directory below w->path, or NULL for w->path itself. */
-static void unchecked(struct walk *w, const char *name)
+ * repository from the sweep, or leave srt short of descriptors or memory
+ * (errno EMFILE, ENOMEM): say so rather than pass over it. name is a
+ * directory below w->path, or NULL for w->path itself; err is the errno of
+ * the failed open or listing. */
+static void unchecked(struct walk *w, const char *name, int err)
 {
-	static const char what[] =
-		"unreadable, so repositories in it were not checked; inspect it before running git there";
+	char why[128];
 
 	if (!w->sweeping)
 		return;
-	if (name)
-		note(w, 1, "deny git-repository-check %s/%s: %s", w->path, name, what);
+	if (err == EACCES)
+		snprintf(why, sizeof(why), "unreadable");
 	else
-		note(w, 1, "deny git-repository-check %s: %s", w->path[0] ? w->path : "/", what);
+		snprintf(why, sizeof(why), "could not be read (%s)", strerror(err));
+	if (name)
+		note(w, 1, "deny git-repository-check %s/%s: %s, so repositories in it were not checked; inspect it before running git there",
+		     w->path, name, why);
+	else
+		note(w, 1, "deny git-repository-check %s: %s, so repositories in it were not checked; inspect it before running git there",
+		     w->path[0] ? w->path : "/", why);
 }
 
 static void quarantine(struct walk *w, int dfd, const char *name, const char *why)
@@ -494,7 +501,7 @@ static void new_redirects(struct walk *w, int dfd, const char *name, unsigned ha
 		return;
 	gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0) {
-		unchecked(w, name);
+		unchecked(w, name, errno);
 		return;
 	}
 	for (i = 0; i < N_REDIRECTS; i++) {
@@ -704,12 +711,18 @@ static void known_hooks(struct walk *w, int dfd, const char *name)
 	int gfd;
 
 	snprintf(rel, sizeof(rel), "%s/hooks", name);
-	if (statx(dfd, rel, AT_SYMLINK_NOFOLLOW, STATX_CTIME | STATX_MTIME, &sx) != 0 ||
-	    !(since_snapshot(w->g, sx.stx_ctime) || since_snapshot(w->g, sx.stx_mtime)))
+	if (statx(dfd, rel, AT_SYMLINK_NOFOLLOW, STATX_CTIME | STATX_MTIME, &sx) != 0) {
+		if (errno != ENOENT)
+			unchecked(w, name, errno);
+		return;
+	}
+	if (!(since_snapshot(w->g, sx.stx_ctime) || since_snapshot(w->g, sx.stx_mtime)))
 		return;
 	gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (gfd < 0)
+	if (gfd < 0) {
+		unchecked(w, name, errno);
 		return;
+	}
 	if (!hooks_safe(gfd, why, sizeof(why)))
 		quarantine(w, dfd, name, why);
 	close(gfd);
@@ -724,7 +737,7 @@ static void found(struct walk *w, int dfd, const char *name)
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno != ENOENT)
-			unchecked(w, NULL);
+			unchecked(w, NULL, errno);
 		return;
 	}
 	if (!w->sweeping) {
@@ -778,7 +791,7 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 				found(w, dfd, ".git");
 			else if (errno != ENOENT)
-				unchecked(w, NULL);
+				unchecked(w, NULL, errno);
 			w->deepest = 0;
 		}
 		close(dfd);
@@ -786,10 +799,11 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 	}
 	d = fdopendir(dfd);
 	if (!d) {
+		unchecked(w, NULL, errno);
 		close(dfd);
 		return;
 	}
-	while ((de = readdir(d))) {
+	while ((errno = 0, de = readdir(d))) {
 		const char *name = de->d_name;
 		unsigned char type = de->d_type;
 		size_t nlen;
@@ -810,8 +824,11 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 			continue;
 		if (type == DT_UNKNOWN) {
 			struct stat st;
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+				if (errno != ENOENT)
+					unchecked(w, name, errno);
 				continue;
+			}
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
 		if (type == DT_LNK && w->sweeping)
@@ -838,8 +855,10 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 		}
 		cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
-			if (errno == EACCES)
-				unchecked(w, name);
+			/* any failure but a directory that is gone: EMFILE
+			 * or ENOMEM must not pass for "nothing there" */
+			if (errno != ENOENT)
+				unchecked(w, name, errno);
 			continue;
 		}
 		w->path[plen] = '/';
@@ -849,6 +868,9 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 		if (w->truncated)
 			break;
 	}
+	/* readdir says end and error alike with NULL: errno tells them apart */
+	if (errno != 0 && !w->truncated)
+		unchecked(w, NULL, errno);
 	closedir(d);
 }
 
@@ -857,8 +879,11 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 	struct walk *w = calloc(1, sizeof(*w));
 	size_t i;
 
-	if (!w)
+	if (!w) {
+		if (sweeping && fn)
+			fn(ctx, 1, "deny git-repository-check: out of memory, so no repository in the write roots was checked; inspect them before running git there");
 		return;
+	}
 	w->g = g;
 	w->sweeping = sweeping;
 	w->fn = fn;
@@ -880,7 +905,7 @@ static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn,
 		dfd = openat(g->root_fds[i], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0) {
 			/* a root the command made unreadable */
-			unchecked(w, NULL);
+			unchecked(w, NULL, errno);
 			continue;
 		}
 		w->budget = GG_BUDGET;

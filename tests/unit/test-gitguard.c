@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -270,6 +271,54 @@ int main(void)
 	} else {
 		for (int i = 0; i < 7; i++)
 			printf("ok %d # SKIP unreadable-directory cases: root reads every directory\n", ++tap_n);
+	}
+
+	/* srt short of descriptors (a command that could lower srt's
+	 * RLIMIT_NOFILE, or a huge tree): a directory the sweep cannot open
+	 * is reported, never taken for one without repositories. Two
+	 * snapshots of the same state; the first is swept with one descriptor
+	 * left, the second (the control) normally. */
+	{
+		struct srt_gitguard *g2 = NULL;
+		struct rlimit rl, low;
+		int fds[4096], nfd = 0, fd;
+
+		usleep(30000);
+		g = NULL;
+		ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g &&
+		   srt__gitguard_snapshot(&pol, &g2, on_line, NULL) == SRT_OK && g2,
+		   "two snapshots for the descriptor case");
+		mk("h4");
+		mk("h4/.git");
+		mk("h4/.git/hooks");
+		put("h4/.git/hooks/pre-commit", "x\n");
+		/* a soft limit the array can fill */
+		getrlimit(RLIMIT_NOFILE, &rl);
+		low = rl;
+		if (low.rlim_cur > 1024)
+			low.rlim_cur = 1024;
+		setrlimit(RLIMIT_NOFILE, &low);
+		while (nfd < (int)(sizeof(fds) / sizeof(fds[0])) && (fd = dup(0)) >= 0)
+			fds[nfd++] = fd;
+		if (nfd > 0 && nfd < (int)(sizeof(fds) / sizeof(fds[0]))) {
+			close(fds[--nfd]); /* one left: the root opens, nothing below it */
+			sweep(g);
+			while (nfd > 0)
+				close(fds[--nfd]);
+			setrlimit(RLIMIT_NOFILE, &rl);
+			ok(nviol >= 1 && strstr(alllines, "could not be read (Too many open files), so repositories in it were not checked") &&
+			   exists("h4/.git"),
+			   "a directory the sweep cannot open (EMFILE) is reported as not checked (%d violations)", nviol);
+		} else {
+			while (nfd > 0)
+				close(fds[--nfd]);
+			setrlimit(RLIMIT_NOFILE, &rl);
+			printf("ok %d # SKIP descriptor case: RLIMIT_NOFILE is above %zu here\n", ++tap_n,
+			       sizeof(fds) / sizeof(fds[0]));
+		}
+		sweep(g2);
+		ok(!exists("h4/.git") && exists("h4/.git.srt-quarantine") && !strstr(alllines, "could not be read"),
+		   "control: with descriptors the same repository is renamed aside");
 	}
 
 	/* bare repositories and links to repositories: what git on the host
