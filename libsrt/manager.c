@@ -423,6 +423,7 @@ static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	char *sock = NULL;
 	const char *base = getenv("TMPDIR");
 	sigset_t all, old;
+	struct stat st;
 	int rc;
 
 	if (!base || base[0] != '/')
@@ -459,6 +460,15 @@ static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		goto out;
+	/* the inode the proxy bound (not a link or another socket put in
+	 * its place since): the bridge will connect to it alone */
+	if (lstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
+				  "proxy: %s is not the socket srt bound (replaced during start-up?)", sock);
+		goto out;
+	}
+	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
+	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
 	sb->policy.proxy_dir = strdup(sb->proxy_dir);
 	sb->policy.proxy_socket = sock;
 	sock = NULL;

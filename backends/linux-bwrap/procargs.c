@@ -115,7 +115,7 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 			       const struct srt_helper_fds *fds, const char *const *argv,
 			       struct srt_words *w, struct srt_diag *diag)
 {
-	char http[16], socks[16];
+	char http[16], socks[16], sockid[48];
 
 	if (!helper_path || helper_path[0] != '/')
 		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
@@ -131,9 +131,14 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 			return srt_diag_set(diag, SRT_E_INVAL, "network",
 					    "in-sandbox proxy ports %d/%d are out of range",
 					    pol->http_port, pol->socks_port);
+		if (!pol->proxy_socket_ino)
+			return srt_diag_set(diag, SRT_E_INVAL, "network",
+					    "the proxy socket's identity (device and inode) is unknown");
 		snprintf(http, sizeof(http), "%d", pol->http_port);
 		snprintf(socks, sizeof(socks), "%d", pol->socks_port);
+		snprintf(sockid, sizeof(sockid), "%llu:%llu", pol->proxy_socket_dev, pol->proxy_socket_ino);
 		if (srt__words_push(w, "--proxy-socket") || srt__words_push(w, pol->proxy_socket) ||
+		    srt__words_push(w, "--proxy-socket-id") || srt__words_push(w, sockid) ||
 		    srt__words_push(w, "--http-port") || srt__words_push(w, http) ||
 		    srt__words_push(w, "--socks-port") || srt__words_push(w, socks))
 			goto nomem;

@@ -56,6 +56,11 @@ struct srt_policy {
 	char *proxy_socket;     /* socket path inside proxy_dir, or NULL */
 	int http_port;          /* in-sandbox port of the HTTP proxy (3128) */
 	int socks_port;         /* in-sandbox port of the SOCKS5 proxy (1080) */
+	/* proxy_socket's device and inode as srt bound it: the in-sandbox
+	 * bridge connects to that inode only, never to whatever the path
+	 * names later (a command that can write a parent of proxy_dir could
+	 * otherwise put a link to any host socket there) */
+	unsigned long long proxy_socket_dev, proxy_socket_ino;
 
 	int debug; /* -d: backends may print plan details on stderr */
 };

@@ -119,6 +119,24 @@ else
 	skip "I1 no SysV message queues on this host"
 fi
 
+# I1 through the bridge: the proxy directory below a write root with a
+# directory between (TMPDIR inside the project). The command renames that
+# directory away, makes the path again and puts a link to a host socket
+# where the proxy socket was: the in-sandbox bridge must still reach only
+# srt's proxy, never the host socket (review finding: it connected by path)
+rm -f "$WORK/a.log"
+N=$(fsjson bridge "$S0_FS" '{"allowedDomains":["127.0.0.1"],"deniedDomains":[]}')
+mkdir -p "$P/tmpd/sub"
+( cd "$P" && TMPDIR="$P/tmpd/sub" srt_run -s "$N" -c "
+	D=\$(ls -d $P/tmpd/sub/srt-* | head -1)
+	mv $P/tmpd $P/tmpd.old && mkdir -p \"\$D\" && ln -s $A \"\$D/proxy.sock\" && echo planted
+	curl -s -m 3 --noproxy '*' http://127.0.0.1:3128/x; curl -s -m 3 --noproxy '*' http://127.0.0.1:1080/x
+	true" ) >"$WORK/bridge.out" 2>&1
+sleep 0.3
+attempt I1 "bridge: the redirect was set up inside (the attack ran)" grep -q '^planted' "$WORK/bridge.out"
+attempt I1 "bridge: a link planted at the proxy socket's path reached no host socket" test ! -e "$WORK/a.log"
+rm -rf "$P/tmpd" "$P/tmpd.old"
+
 # I4: allowUnixSockets names one socket: that one only, or refused
 U=$(fsjson unix "$S0_FS" "{\"allowedDomains\":[],\"deniedDomains\":[],\"allowUnixSockets\":[\"$A\"]}")
 rm -f "$WORK/a.log" "$WORK/b.log" "$P/ran"

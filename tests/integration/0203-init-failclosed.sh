@@ -21,6 +21,11 @@ check "unknown helper option: named" grep -q "'--bogus'" "$WORK/err"
 
 "$H" --proxy-socket "$WORK/p.sock" -- touch "$MARK" 2>"$WORK/err"; rc=$?
 check "proxy socket without ports: exit 125, nothing ran (rc=$rc)" test "$rc" = 125 -a ! -e "$MARK"
+"$H" --proxy-socket "$WORK/p.sock" --proxy-socket-id 12:x --http-port 3128 --socks-port 1080 -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "malformed proxy socket identity: exit 125, nothing ran, named (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" && grep -q -- "--proxy-socket-id: '12:x'" "$WORK/err"
+"$H" --proxy-socket "$WORK/p.sock" --http-port 3128 --socks-port 1080 -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "proxy socket without its identity: exit 125, nothing ran (rc=$rc)" test "$rc" = 125 -a ! -e "$MARK"
 
 # No CAP_SYS_ADMIN from bwrap and no user namespaces allowed below it: the
 # nested namespaces cannot be made, so the command must not run at all.

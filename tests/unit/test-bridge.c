@@ -325,6 +325,37 @@ static int run_connect(const char *prog, const char *proxy_url, const char *host
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A spec for the socket at path as it is now (its inode is what the
+ * bridge pins). */
+static struct srt_bridge_spec spec_for(const char *path, int http, int socks)
+{
+	struct srt_bridge_spec sp = { .socket_path = path, .http_port = http, .socks_port = socks };
+	struct stat st;
+
+	if (lstat(path, &st) == 0) {
+		sp.socket_dev = (unsigned long long)st.st_dev;
+		sp.socket_ino = (unsigned long long)st.st_ino;
+	}
+	return sp;
+}
+
+/* A Unix socket that only counts who connects: what a link planted at the
+ * proxy socket's path would lead to (a host daemon's socket). */
+static atomic_int decoy_hits;
+
+static void *decoy_main(void *arg)
+{
+	int lfd = *(int *)arg;
+
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		atomic_fetch_add(&decoy_hits, 1);
+		close(fd);
+	}
+}
+
 /* A stand-in for a proxy without the socket hand-over: it closes a
  * connection whose first byte is the hello and echoes any other. */
 static atomic_int hellos_refused;
@@ -383,9 +414,7 @@ static void test_fallback(const char *dir)
 		return;
 	}
 	pthread_create(&t, NULL, old_proxy, &lfd);
-	sp.socket_path = path;
-	sp.http_port = 3131;
-	sp.socks_port = 1082;
+	sp = spec_for(path, 3131, 1082);
 	if (srt_bridge_start(&sp, &rr) < 0) {
 		ok(0, "fallback: second bridge");
 		return;
@@ -437,6 +466,10 @@ int main(void)
 	struct srt_proxy *p = NULL;
 	struct srt_bridge_spec spec;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_un du = { .sun_family = AF_UNIX };
+	char moved[300], decoy[300], link_path[300];
+	pthread_t dt;
+	int dfd;
 	socklen_t sl = sizeof(sa);
 	pthread_t t;
 	pid_t relay = 0;
@@ -457,9 +490,39 @@ int main(void)
 	srt__b64_encode((uint8_t *)cred, strlen(cred), b64, sizeof(b64));
 	snprintf(auth, sizeof(auth), "Proxy-Authorization: Basic %s\r\n", b64);
 
-	spec.socket_path = sock;
-	spec.http_port = 3128;
-	spec.socks_port = 1080;
+	/* the proxy first, as srt does: the bridge pins its socket */
+	memset(&s, 0, sizeof(s));
+	srt__strv_push(&s.allowed_domains, "127.0.0.1");
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &s;
+	cfg.socket_path = sock;
+	cfg.token = TOKEN;
+	ok(srt__proxy_new(&p, &cfg, NULL) == 0 && srt__proxy_start(p, NULL) == 0, "proxy up");
+	srt__strv_release(&s.allowed_domains);
+
+	/* a decoy socket: what a planted link would lead to */
+	snprintf(decoy, sizeof(decoy), "%s.decoy", dir);
+	if (strlen(decoy) >= sizeof(du.sun_path))
+		return 1;
+	memcpy(du.sun_path, decoy, strlen(decoy) + 1);
+	dfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (bind(dfd, (struct sockaddr *)&du, sizeof(du)) < 0 || listen(dfd, 64) < 0)
+		return 1;
+	pthread_create(&dt, NULL, decoy_main, &dfd);
+
+	/* only the socket srt bound: not a link to it, not another socket */
+	snprintf(link_path, sizeof(link_path), "%s/link.sock", dir);
+	if (symlink(sock, link_path) < 0)
+		return 1;
+	spec = spec_for(sock, 3128, 1080);
+	spec.socket_path = link_path;
+	ok(srt_bridge_start(&spec, &relay) != 0, "a link at the socket path fails the bridge");
+	unlink(link_path);
+	spec = spec_for(sock, 3128, 1080);
+	spec.socket_path = decoy;
+	ok(srt_bridge_start(&spec, &relay) != 0, "another socket at the path (other inode) fails the bridge");
+
+	spec = spec_for(sock, 3128, 1080);
 	before = count_socket_fds();
 	ok(srt_bridge_start(&spec, &relay) == 0 && relay > 0, "bridge started (relay %d)", (int)relay);
 	ok(count_socket_fds() == before, "no listening socket left in the caller");
@@ -474,20 +537,21 @@ int main(void)
 	ok(echo_port > 0, "the bridge brought lo up (a loopback server could bind)");
 	pthread_create(&t, NULL, echo_server, &efd);
 
+	/* before the first client: the socket's directory renamed away and
+	 * a link to the decoy put at its path, as a command that can write
+	 * the directory's parent could. The bridge still reaches the proxy. */
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	snprintf(link_path, sizeof(link_path), "%s/proxy.sock", dir);
+	if (rename(dir, moved) < 0 || mkdir(dir, 0700) < 0 || symlink(decoy, link_path) < 0)
+		return 1;
 	fd = http_tunnel(AF_INET, 3128);
-	ok(fd < 0, "before the proxy exists, a client is refused");
+	ok(fd >= 0 && roundtrip(fd, "pinned"), "after the path was redirected, clients still reach the proxy");
 	if (fd >= 0)
 		close(fd);
-
-	memset(&s, 0, sizeof(s));
-	snprintf(cred, sizeof(cred), "127.0.0.1:%d", echo_port);
-	srt__strv_push(&s.allowed_domains, cred);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
-	cfg.socket_path = sock;
-	cfg.token = TOKEN;
-	ok(srt__proxy_new(&p, &cfg, NULL) == 0 && srt__proxy_start(p, NULL) == 0, "proxy up");
-	srt__strv_release(&s.allowed_domains);
+	ok(atomic_load(&decoy_hits) == 0, "the link planted at the socket path was never followed (%d connections)",
+	   atomic_load(&decoy_hits));
+	if (unlink(link_path) < 0 || rmdir(dir) < 0 || rename(moved, dir) < 0)
+		return 1;
 
 	fd = http_tunnel(AF_INET, 3128);
 	ok(fd >= 0 && roundtrip(fd, "via 127.0.0.1:3128"), "HTTP CONNECT through 127.0.0.1:3128");
@@ -590,6 +654,18 @@ int main(void)
 	test_connect_helper();
 	test_fallback(dir);
 	srt__proxy_free(p);
+	{
+		/* a socket at the path again (the proxy removed its own), so
+		 * the bridges below start for the reason each case is about */
+		struct sockaddr_un su = { .sun_family = AF_UNIX };
+		int ufd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (strlen(sock) >= sizeof(su.sun_path))
+			return 1;
+		memcpy(su.sun_path, sock, strlen(sock) + 1);
+		if (bind(ufd, (struct sockaddr *)&su, sizeof(su)) < 0 || listen(ufd, 4) < 0)
+			return 1;
+	}
 
 	{
 		/* the relay dies with the process that started it */
@@ -599,7 +675,7 @@ int main(void)
 			return 1;
 		starter = fork();
 		if (starter == 0) {
-			struct srt_bridge_spec sp = { sock, 3129, 1081 };
+			struct srt_bridge_spec sp = spec_for(sock, 3129, 1081);
 			pid_t rr = 0;
 			srt_bridge_start(&sp, &rr);
 			if (write(pp[1], &rr, sizeof(rr)) < 0)
@@ -621,7 +697,7 @@ int main(void)
 	kill(relay, SIGKILL);
 	waitpid(relay, NULL, 0);
 	{
-		struct srt_bridge_spec bad = { sock, 3128, 1080 };
+		struct srt_bridge_spec bad = spec_for(sock, 3128, 1080);
 		pid_t r3 = 0;
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		sa.sin_port = htons(3130);
@@ -633,6 +709,7 @@ int main(void)
 		close(fd);
 	}
 	unlink(sock);
+	unlink(decoy);
 	rmdir(dir);
 	return tap_done();
 }

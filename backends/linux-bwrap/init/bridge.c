@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <poll.h>
 #include <time.h>
@@ -370,7 +371,7 @@ static void close_other_fds(const int *keep, int nkeep)
 }
 
 static void __attribute__((noreturn))
-relay_main(pid_t parent, const char *path, const int *lfds, int nl)
+relay_main(pid_t parent, int sockfd, const int *lfds, int nl)
 {
 	static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct srt_pipe_pool pool = { .n = 0 };
@@ -392,8 +393,15 @@ relay_main(pid_t parent, const char *path, const int *lfds, int nl)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	snprintf(sock_path, sizeof(sock_path), "%s", path);
-	close_other_fds(lfds, nl);
+	/* the pinned inode, whatever its path names by now */
+	snprintf(sock_path, sizeof(sock_path), "/proc/self/fd/%d", sockfd);
+	{
+		int keep[MAX_LISTEN + 1];
+
+		memcpy(keep, lfds, (size_t)nl * sizeof(*lfds));
+		keep[nl] = sockfd;
+		close_other_fds(keep, nl + 1);
+	}
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		_exit(1);
@@ -419,9 +427,38 @@ relay_main(pid_t parent, const char *path, const int *lfds, int nl)
 	}
 }
 
+/* An O_PATH descriptor of the socket srt bound, or -1 (said why). */
+static int pin_socket(const struct srt_bridge_spec *spec)
+{
+	char via[64];
+	struct stat st, vst;
+	int fd = open(spec->socket_path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		say("open the proxy socket", errno);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+	    (unsigned long long)st.st_dev != spec->socket_dev ||
+	    (unsigned long long)st.st_ino != spec->socket_ino) {
+		fprintf(stderr, "srt-linux-init: bridge: %s is not the socket srt's proxy bound (replaced by a link or another file?)\n",
+			spec->socket_path);
+		close(fd);
+		return -1;
+	}
+	/* connect() reaches it through /proc/self/fd: /proc must be there */
+	snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
+	if (stat(via, &vst) != 0 || vst.st_ino != st.st_ino || vst.st_dev != st.st_dev) {
+		say("the proxy socket cannot be reached through /proc/self/fd", errno);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid)
 {
-	int lfds[MAX_LISTEN], nl = 0, ports[2], np = 0, rc = -1;
+	int lfds[MAX_LISTEN], nl = 0, ports[2], np = 0, rc = -1, sockfd = -1;
 	pid_t parent = getpid(), child;
 
 	if (!spec || !spec->socket_path || spec->http_port <= 0 || spec->socks_port <= 0) {
@@ -432,8 +469,11 @@ int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid)
 		say("proxy socket path too long", 0);
 		return -1;
 	}
-	if (loopback_up() < 0)
+	sockfd = pin_socket(spec);
+	if (sockfd < 0)
 		return -1;
+	if (loopback_up() < 0)
+		goto out;
 	ports[np++] = spec->http_port;
 	if (spec->socks_port != spec->http_port)
 		ports[np++] = spec->socks_port;
@@ -454,12 +494,13 @@ int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid)
 		goto out;
 	}
 	if (child == 0)
-		relay_main(parent, spec->socket_path, lfds, nl);
+		relay_main(parent, sockfd, lfds, nl);
 	*pid = child;
 	rc = 0;
 out:
-	/* the listeners live only in the relay */
+	/* the listeners and the pinned socket live only in the relay */
 	for (int i = 0; i < nl; i++)
 		close(lfds[i]);
+	close(sockfd);
 	return rc;
 }

@@ -8,14 +8,20 @@
 
 struct srt_bridge_spec {
 	const char *socket_path; /* the proxy's Unix socket, as seen inside */
+	/* the socket's device and inode as srt bound it */
+	unsigned long long socket_dev, socket_ino;
 	int http_port;           /* e.g. 3128 */
 	int socks_port;          /* e.g. 1080 */
 };
 
-/* Bind and listen on every port (127.0.0.1 and ::1; ::1 may be missing),
- * then fork the relay process and return its pid in *pid. The relay dies
- * with its parent (PR_SET_PDEATHSIG). Returns 0, or -1 with a message on
- * stderr naming the step; nothing is left listening on failure. */
+/* Pin the proxy socket (an O_PATH descriptor of the inode socket_dev/ino
+ * names: every later connect goes through /proc/self/fd to that inode, so
+ * a command that renames a writable parent of the socket's directory and
+ * puts a link to another host socket at its path reaches nothing), bind
+ * and listen on every port (127.0.0.1 and ::1; ::1 may be missing), then
+ * fork the relay process and return its pid in *pid. The relay dies with
+ * its parent (PR_SET_PDEATHSIG). Returns 0, or -1 with a message on stderr
+ * naming the step; nothing is left listening on failure. */
 int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid);
 
 #endif

@@ -1,7 +1,8 @@
 /* srt-linux-init: the helper bwrap runs first in the sandbox's pid
  * namespace, under bwrap's own reaper (PID 1 there).
  *
- *   srt-linux-init [--proxy-socket PATH --http-port N --socks-port N]
+ *   srt-linux-init [--proxy-socket PATH --proxy-socket-id DEV:INO
+ *                   --http-port N --socks-port N]
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
  *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
@@ -105,6 +106,7 @@
 
 struct opts {
 	const char *proxy_socket;
+	unsigned long long proxy_dev, proxy_ino; /* --proxy-socket-id */
 	int http_port, socks_port;
 	int allow_unix;
 	int allow_userns;
@@ -215,6 +217,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			o->proxy_socket = val;
 			i++;
+		} else if (!strcmp(a, "--proxy-socket-id") && val) {
+			char *end;
+
+			errno = 0;
+			o->proxy_dev = strtoull(val, &end, 10);
+			if (errno || end == val || *end != ':' || !(end[1] >= '0' && end[1] <= '9')) {
+				failf("srt-linux-init: --proxy-socket-id: '%s' is not DEVICE:INODE", val);
+				return -1;
+			}
+			o->proxy_ino = strtoull(end + 1, &end, 10);
+			if (errno || *end || !o->proxy_ino) {
+				failf("srt-linux-init: --proxy-socket-id: '%s' is not DEVICE:INODE", val);
+				return -1;
+			}
+			i++;
 		} else if (!strcmp(a, "--http-port") && val) {
 			if (parse_port(val, &o->http_port)) {
 				failf("srt-linux-init: --http-port: '%s' is not a port number", val);
@@ -290,8 +307,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if ((o->proxy_socket != NULL) != (o->http_port != 0) ||
-	    (o->proxy_socket != NULL) != (o->socks_port != 0)) {
-		failf("srt-linux-init: --proxy-socket, --http-port and --socks-port go together");
+	    (o->proxy_socket != NULL) != (o->socks_port != 0) ||
+	    (o->proxy_socket != NULL) != (o->proxy_ino != 0)) {
+		failf("srt-linux-init: --proxy-socket, --proxy-socket-id, --http-port and --socks-port go together");
 		return -1;
 	}
 	o->argv = argv + i;
@@ -972,6 +990,8 @@ static int run(int argc, char **argv)
 	if (o.proxy_socket) {
 		struct srt_bridge_spec spec = {
 			.socket_path = o.proxy_socket,
+			.socket_dev = o.proxy_dev,
+			.socket_ino = o.proxy_ino,
 			.http_port = o.http_port,
 			.socks_port = o.socks_port,
 		};
