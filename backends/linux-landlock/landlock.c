@@ -287,7 +287,8 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 	fputc('\n', out);
 	if (p->scoped)
 		fputs("landlock: abstract Unix sockets and signals scoped to the sandbox\n", out);
-	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX refused; io_uring refused%s%s%s%s\n",
+	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX/TIOCSETD/TIOCEXCL refused; io_uring and System V IPC refused; "
+		"set-id chmod and another process's prlimit refused; keyrings refused%s%s%s%s\n",
 		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) refused",
 		p->block_inet ? "; socket() of every other family refused" : "",
 		p->block_meta ? "; chown refused, setxattr/removexattr EOPNOTSUPP, chmod to set-id or group/other-writable modes refused" : "",

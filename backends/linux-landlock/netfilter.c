@@ -37,6 +37,18 @@ static const struct call uring_calls[] = {
 	{ "io_uring_setup", 425 }, { "io_uring_enter", 426 }, { "io_uring_register", 427 },
 };
 
+/* System V IPC: without an IPC namespace the command would share the
+ * host's message queues, semaphores and shared memory of its user (of
+ * every user, for root), and Landlock does not see them. An id can be
+ * guessed without *get, so every call is refused. ("ipc" is the i386
+ * multiplexer: absent here, or another architecture, which is killed.) */
+static const struct call sysv_calls[] = {
+	{ "shmget", -1 }, { "shmat", -1 }, { "shmctl", -1 }, { "shmdt", -1 },
+	{ "msgget", -1 }, { "msgsnd", -1 }, { "msgrcv", -1 }, { "msgctl", -1 },
+	{ "semget", -1 }, { "semop", -1 }, { "semtimedop", -1 }, { "semctl", -1 },
+	{ "ipc", -1 },
+};
+
 static const struct call chown_calls[] = {
 	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
 	{ "chown32", -1 }, { "fchown32", -1 }, { "lchown32", -1 },
@@ -153,6 +165,10 @@ int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
 	}
 	rc = add_calls(ctx, SCMP_ACT_ERRNO(EPERM), uring_calls,
 		       sizeof(uring_calls) / sizeof(uring_calls[0]), step, steplen);
+	if (rc < 0)
+		goto out;
+	rc = add_calls(ctx, SCMP_ACT_ERRNO(EPERM), sysv_calls,
+		       sizeof(sysv_calls) / sizeof(sysv_calls[0]), step, steplen);
 	if (rc < 0)
 		goto out;
 	if (flags & SRT_LL_SECCOMP_META) {

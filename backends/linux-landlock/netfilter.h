@@ -4,6 +4,8 @@
  *  - sockets: without a network namespace, refusing to create them is the
  *    only way to keep the command off the network;
  *  - io_uring, always: IORING_OP_SOCKET makes sockets without socket(2);
+ *  - System V IPC, always: there is no IPC namespace to keep the host's
+ *    queues, semaphores and shared memory out of reach;
  *  - file ownership and extended attributes: Landlock before ABI 13 has no
  *    right for metadata, so chown(2) and setxattr(2) (POSIX ACLs among
  *    them) would reach files outside the write roots. */
@@ -21,7 +23,8 @@ enum srt_ll_seccomp_flags {
 	SRT_LL_SECCOMP_META = 1u << 1,
 };
 
-/* Load the filter for flags (io_uring is refused whatever the flags).
+/* Load the filter for flags (io_uring and System V IPC are refused
+ * whatever the flags).
  * Other architectures are killed. The caller has set PR_SET_NO_NEW_PRIVS.
  * On failure returns a negative errno, names the failed step in step, and
  * nothing is loaded. */

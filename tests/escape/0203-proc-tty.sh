@@ -4,7 +4,10 @@
 # the terminal's input queue (TIOCSTI, with high bits, on fds 0-2 and on a
 # freshly opened /dev/tty) and tries TIOCLINUX. The shell that started srt
 # then reads its input for a second: it must read nothing, and the
-# injected command's marker must not exist on the host.
+# injected command's marker must not exist on the host. TIOCSETD (another
+# line discipline) and TIOCEXCL (the terminal made exclusive, so prompts
+# that open /dev/tty fail after srt exits) are refused too; outside, on the
+# same terminal, they work (the control).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -42,7 +45,8 @@ PYEOF
 cat > "$WORK/tty-outer.sh" <<EOF2
 /usr/bin/python3 -c 'import fcntl, termios; [fcntl.ioctl(0, termios.TIOCSTI, bytes([c])) for c in b"ctl-line\\n"]'
 if read -t 1 line; then echo "control-read: \$line"; else echo "control-read: nothing"; fi
-timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" -c '/usr/bin/python3 $WORK/tty-attack.py'
+"$ESYS" tiocsetd; "$ESYS" tiocexcl
+timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" -c '/usr/bin/python3 $WORK/tty-attack.py; "$ESYS" tiocsetd >tty.ld; "$ESYS" tiocexcl >>tty.ld'
 if read -t 1 line; then echo "outer-read: \$line"; else echo "outer-read: nothing"; fi
 EOF2
 # script's input stays open (a pipe from sleep): at EOF it would end the
@@ -60,5 +64,12 @@ attempt K4 "TIOCSTI pushed no byte on any fd ($pushed fd/request pairs did)" tes
 attempt K4 "the shell that ran srt read nothing injected" grep -q 'outer-read: nothing' "$WORK/tty.out"
 attempt K4 "the injected command never ran on the host" test ! -e "$INJ"
 attempt K4 "TIOCLINUX refused" grep -q 'TIOCLINUX refused' "$P/tty.result"
+if grep -q '^tiocsetd ok' "$WORK/tty.out" && grep -q '^tiocexcl ok' "$WORK/tty.out"; then
+	attempt K4 "TIOCSETD refused ($(grep '^tiocsetd' "$P/tty.ld"))" grep -q '^tiocsetd errno=EPERM' "$P/tty.ld"
+	attempt K4 "TIOCEXCL refused ($(grep '^tiocexcl' "$P/tty.ld"))" grep -q '^tiocexcl errno=EPERM' "$P/tty.ld"
+else
+	skip "K4 TIOCSETD/TIOCEXCL do not work here even unsandboxed ($(grep -E '^tioc' "$WORK/tty.out" | tr '\n' ' '))"
+	skip "K4 TIOCSETD/TIOCEXCL do not work here even unsandboxed"
+fi
 
 echo "1..$_tap_n"

@@ -16,7 +16,17 @@
  *   escape-sys handle-save PATH OUT   (host side) writes the file handle
  *                                     of PATH to OUT
  *   escape-sys handle-read OUT        (sandbox) open_by_handle_at + read;
- *                                     prints the first line it read */
+ *                                     prints the first line it read
+ *
+ * Probes that outlive the run (all raw syscalls):
+ *   chmod-suid / chmod-sgid / chmod-suid-hi / fchmod-suid / fchmodat-suid /
+ *   fchmodat2-sgid PATH   set a set-id bit (-hi: with a high bit in the
+ *                         mode argument as well); chmod-plain PATH: 0755
+ *   prlimit-pid PID       prlimit64(PID, RLIMIT_NOFILE) set to its own value
+ *                         (harmless when it works); prlimit-self: pid 0
+ *   tiocsetd / tiocexcl   on fd 0 (TIOCSETD to the line discipline it has)
+ *   shm-read ID           shmat(ID) by id (no shmget) and print its text
+ *   shm-get KEY           shmget(KEY) of a host segment */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -33,7 +43,11 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -305,6 +319,57 @@ static long probe(const char *p, char **arg, int nargs)
 		return syscall(SYS_mount, a1, arg[1], NULL, MS_BIND, NULL);
 	if (!strcmp(p, "chroot"))
 		return syscall(SYS_chroot, a1 ? a1 : "/tmp");
+	if (!strcmp(p, "chmod-suid") && a1)
+		return syscall(SYS_chmod, a1, 04755);
+	if (!strcmp(p, "chmod-sgid") && a1)
+		return syscall(SYS_chmod, a1, 02755);
+	if (!strcmp(p, "chmod-suid-hi") && a1)
+		return syscall(SYS_chmod, a1, HI | 04755);
+	if (!strcmp(p, "chmod-plain") && a1)
+		return syscall(SYS_chmod, a1, 0755);
+	if (!strcmp(p, "fchmod-suid") && a1) {
+		int fd = open(a1, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -1 : syscall(SYS_fchmod, fd, 04755);
+	}
+	if (!strcmp(p, "fchmodat-suid") && a1)
+		return syscall(SYS_fchmodat, AT_FDCWD, a1, 04755);
+	if (!strcmp(p, "fchmodat2-sgid") && a1)
+		return syscall(452 /* fchmodat2 */, AT_FDCWD, a1, 02755, 0);
+	if (!strcmp(p, "prlimit-pid") && a1) {
+		struct rlimit rl;
+		long pid = strtol(a1, NULL, 10);
+		if (syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, NULL, &rl) < 0)
+			return -1;
+		return syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &rl, NULL);
+	}
+	if (!strcmp(p, "prlimit-self")) {
+		struct rlimit rl;
+		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) < 0)
+			return -1;
+		return syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+	}
+	if (!strcmp(p, "tiocsetd")) {
+		int ld = 0;
+		if (ioctl(0, TIOCGETD, &ld) < 0)
+			return -1;
+		return syscall(SYS_ioctl, 0, TIOCSETD, &ld);
+	}
+	if (!strcmp(p, "tiocexcl")) {
+		long rc = syscall(SYS_ioctl, 0, TIOCEXCL, 0);
+		if (rc == 0)
+			ioctl(0, TIOCNXCL, 0); /* leave the terminal as it was */
+		return rc;
+	}
+	if (!strcmp(p, "shm-read") && a1) {
+		long id = strtol(a1, NULL, 10);
+		long at = syscall(SYS_shmat, id, NULL, SHM_RDONLY);
+		if (at == -1)
+			return -1;
+		fprintf(stderr, "escape-sys: shm-read got: %.40s\n", (const char *)at);
+		return 0;
+	}
+	if (!strcmp(p, "shm-get") && a1)
+		return syscall(SYS_shmget, strtol(a1, NULL, 0), 0, 0);
 	if (!strcmp(p, "pivot_root"))
 		return syscall(SYS_pivot_root, "/", "/");
 	if (!strcmp(p, "handle-read") && a1) {

@@ -6,7 +6,21 @@
  *    on x86_64, any syscall number with the x32 bit: KILL_PROCESS. libseccomp
  *    emits the x32 test itself whenever the filter holds x86_64 without x32;
  *    it routes those numbers to the bad-architecture action set here.
- *  - ioctl(TIOCSTI / TIOCLINUX): EPERM, always (CVE-2017-5226 class).
+ *  - ioctl(TIOCSTI / TIOCLINUX): EPERM, always (CVE-2017-5226 class); and
+ *    TIOCSETD (a line discipline: the terminal's input and output sent
+ *    elsewhere, and bug-prone kernel code opened to the command) and
+ *    TIOCEXCL (the user's terminal made exclusive: after srt exits, sudo,
+ *    ssh and gpg prompts cannot open /dev/tty), which outlive the run.
+ *  - chmod, fchmod, fchmodat, fchmodat2 setting S_ISUID or S_ISGID: EPERM,
+ *    always. nosuid and no_new_privs hold inside only: a set-uid copy of a
+ *    shell left in a write root (set-uid root for a root caller) would
+ *    outlive the sandbox for every local user.
+ *  - prlimit64 naming another process (pid != 0): EPERM, always. Its
+ *    permission check is a uid match that Landlock's scoping does not
+ *    cover: RLIMIT_CPU or RLIMIT_NOFILE set on a process outside the
+ *    command's tree (linux-landlock has no pid namespace), or on the
+ *    helper, kills it or starves it of descriptors.
+ *  - keyctl, add_key, request_key: EPERM, always.
  *  - unless allowAllUnixSockets: socket(AF_UNIX / AF_VSOCK), io_uring_* and
  *    socketpair(AF_UNIX) of any type but stream and seqpacket: EPERM. A
  *    stream or seqpacket pair reaches nothing outside (its ends are
@@ -44,6 +58,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <seccomp.h>
 
@@ -54,6 +69,12 @@
 #endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
+#endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
+#ifndef TIOCEXCL
+#define TIOCEXCL 0x540C
 #endif
 #ifndef CLONE_NEWUSER
 #define CLONE_NEWUSER 0x10000000
@@ -184,6 +205,45 @@ static int add_dgram_pair(scmp_filter_ctx ctx, uint32_t action, int nr, char *st
 	return rc;
 }
 
+/* The mode argument of each chmod call. */
+static const struct {
+	struct named_syscall s;
+	unsigned mode_arg;
+} chmod_calls[] = {
+	{ { "chmod", -1 }, 1 },
+	{ { "fchmod", -1 }, 1 },
+	{ { "fchmodat", -1 }, 2 },
+	{ { "fchmodat2", 452 }, 2 },
+};
+
+/* chmod setting a set-id bit: EPERM. The mode is compared on its low 32
+ * bits (the kernel reads an umode_t). */
+static int add_setid_chmod(scmp_filter_ctx ctx, uint32_t action, char *step, size_t steplen)
+{
+	static const unsigned bits[] = { S_ISUID, S_ISGID };
+	size_t i, j;
+	int rc, nr;
+
+	for (i = 0; i < sizeof(chmod_calls) / sizeof(chmod_calls[0]); i++) {
+		rc = resolve(&chmod_calls[i].s, &nr);
+		if (rc < 0) {
+			snprintf(step, steplen, "resolve syscall '%s'", chmod_calls[i].s.name);
+			return rc;
+		}
+		if (nr < 0)
+			continue;
+		for (j = 0; j < sizeof(bits) / sizeof(bits[0]); j++) {
+			rc = seccomp_rule_add(ctx, action, nr, 1,
+					      SCMP_CMP32(chmod_calls[i].mode_arg, SCMP_CMP_MASKED_EQ, bits[j], bits[j]));
+			if (rc < 0) {
+				snprintf(step, steplen, "rule '%s' set-id mode", chmod_calls[i].s.name);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 static const struct named_syscall keyring_calls[] = {
 	{ "keyctl", -1 },
 	{ "add_key", -1 },
@@ -243,6 +303,21 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCLINUX, "ioctl TIOCLINUX", step, steplen);
 	if (rc < 0)
 		goto out;
+	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCSETD, "ioctl TIOCSETD", step, steplen);
+	if (rc < 0)
+		goto out;
+	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCEXCL, "ioctl TIOCEXCL", step, steplen);
+	if (rc < 0)
+		goto out;
+	rc = add_setid_chmod(ctx, eperm, step, steplen);
+	if (rc < 0)
+		goto out;
+	/* another process's limits (pid_t: low 32 bits; 0 is the caller) */
+	rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(prlimit64), 1, SCMP_A0_32(SCMP_CMP_NE, 0));
+	if (rc < 0) {
+		snprintf(step, steplen, "rule 'prlimit64 other process'");
+		goto out;
+	}
 
 	/* The kernel keyrings are shared with the caller's session (its
 	 * session keyring holds secrets such as Kerberos tickets or ecryptfs
