@@ -417,6 +417,10 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 	}
 	if (have_cl && have_te)
 		return refuse(why, 400, "both Content-Length and Transfer-Encoding");
+	/* HTTP/1.0 has no chunked framing: a 1.0 parser after us would read
+	 * the chunks as something else (RFC 9112 6.1: treat as faulty) */
+	if (have_te && h->minor == 0)
+		return refuse(why, 400, "Transfer-Encoding in an HTTP/1.0 request");
 	if (have_te)
 		r->body = SRT_BODY_CHUNKED;
 	else if (have_cl && r->length > 0)
@@ -696,7 +700,7 @@ size_t srt__http_build_downstream(const struct srt_http_head *h,
 
 enum {
 	CH_SIZE0, CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
-	CH_TRAILER_BOL, CH_TRAILER, CH_TRAILER_LF, CH_END_LF, CH_DONE,
+	CH_TRAILER_BOL, CH_TRAILER_NAME, CH_TRAILER, CH_TRAILER_LF, CH_END_LF, CH_DONE,
 };
 
 #define CH_MAX_LINE 4096
@@ -808,8 +812,22 @@ long srt__chunked_feed(struct srt_chunked *c, const char *buf, size_t len,
 				i++;
 				break;
 			}
-			c->state = CH_TRAILER;
+			/* a trailer is a header field, "name: value": a line
+			 * of anything else (a request line, say) is a parser
+			 * disagreement waiting to happen, not a trailer */
+			if (!is_tchar((unsigned char)ch))
+				return -1;
+			c->state = CH_TRAILER_NAME;
 			/* fall through */
+		case CH_TRAILER_NAME:
+			if (++c->trailer > CH_MAX_TRAILER)
+				return -1;
+			if (ch == ':')
+				c->state = CH_TRAILER;
+			else if (!is_tchar((unsigned char)ch))
+				return -1;
+			i++;
+			break;
 		case CH_TRAILER:
 			if (++c->trailer > CH_MAX_TRAILER)
 				return -1;

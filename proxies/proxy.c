@@ -104,6 +104,7 @@ struct conn {
 	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
 	bool keep_alive, head_request, close_after, upstream_close;
 	bool unix_client;  /* accepted on the Unix socket (may become PH_FDRECV) */
+	bool ctl;          /* a hand-over connection, counted in p->nctl */
 	struct buf in;   /* from the client, while parsing */
 	struct buf uin;  /* from the upstream, while parsing */
 	struct buf cout; /* to the client, pending */
@@ -160,6 +161,7 @@ struct srt_proxy {
 	struct conn *timed;
 	struct conn *dead;
 	size_t npassed;     /* live connections on passed sockets */
+	size_t nctl;        /* live hand-over (control) connections */
 	size_t max_passed;  /* ... at most this many at once */
 	struct srt_ip *local;
 	size_t nlocal;
@@ -372,6 +374,8 @@ static void conn_close(struct conn *c)
 	c->via = NULL;
 	if (!c->unix_client)
 		p->npassed--;
+	if (c->ctl)
+		p->nctl--;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -1389,6 +1393,13 @@ static void socks_req(struct conn *c)
 		reply_and_close(c, unsupported, 2);
 		return;
 	}
+	if (r.port == 0) {
+		/* no such destination (the HTTP side answers 400): general
+		 * failure, nothing dialled */
+		srt__socks_reply(rep, 1);
+		reply_and_close(c, rep, sizeof(rep));
+		return;
+	}
 	if (c->socks_noauth) {
 		socks_refuse_unauthenticated(c);
 		return;
@@ -1610,8 +1621,18 @@ static void conn_run(struct conn *c)
 		case PH_SNIFF:
 			rc = fill(c->cfd, &c->cs, &c->in, 1);
 			if (c->in.len >= 1 && c->in.p[0] == SRT_PASS_HELLO && c->unix_client) {
-				/* the bridge: from now on it hands over TCP sockets */
+				/* the bridge: from now on it hands over TCP sockets.
+				 * It needs one such connection (a new one after a
+				 * failure); a client relayed by a bridge in fallback
+				 * mode can start with the same byte, so they are
+				 * bounded, having no timeout */
 				static const char ack = SRT_PASS_HELLO;
+				if (c->p->nctl >= SRT_PASS_MAX_CTL) {
+					conn_close(c);
+					break;
+				}
+				c->ctl = true;
+				c->p->nctl++;
 				buf_free(&c->in);
 				timed_clear(c);
 				c->phase = PH_FDRECV;

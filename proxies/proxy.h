@@ -16,6 +16,9 @@ struct srt_proxy;
  * client of its own (still token-authenticated). */
 #define SRT_PASS_HELLO '\0'
 #define SRT_PASS_MAX_FDS 8
+/* control connections open at once (the bridge needs one; the rest is
+ * room for its reconnects): more are closed at their hello */
+#define SRT_PASS_MAX_CTL 4
 
 /* Called from the proxy thread for every refusal. `command_key` is the
  * attribution decoded from the proxy username (may be NULL), `line` is

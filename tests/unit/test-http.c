@@ -143,6 +143,8 @@ static void test_analyze(void)
 	   !r.keep_alive, "Connection: close");
 	ok(analyze("GET http://a.com/ HTTP/1.0\r\n\r\n", &r, &w) == 0 && !r.keep_alive,
 	   "HTTP/1.0 closes by default");
+	ok(analyze("POST http://a.com/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", &r, &w) == -1 && w.status == 400,
+	   "Transfer-Encoding in an HTTP/1.0 request: 400");
 	ok(analyze("GET http://a.com/ HTTP/1.1\r\nProxy-Authorization: Basic eA==\r\n"
 		   "Proxy-Authorization: Basic eQ==\r\n\r\n", &r, &w) == 0 && r.auth == NULL,
 	   "two Proxy-Authorization headers: neither is used");
@@ -266,6 +268,15 @@ static void test_chunked(void)
 	srt__chunked_init(&c);
 	feed_all(&c, "10\r\n", &done);
 	ok(srt__chunked_data_left(&c) == 16, "data left while in a chunk");
+	/* a trailer is "name: value"; a request line there is refused, not
+	 * passed on for a laxer parser to take as the next request */
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "0\r\nGET http://b.test/ HTTP/1.1\r\nHost: b.test\r\n\r\n", &done) == -1,
+	   "a request line among the trailers is refused");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "0\r\n: v\r\n\r\n", &done) == -1, "a trailer without a name is refused");
+	srt__chunked_init(&c);
+	ok(feed_all(&c, "0\r\nX-Sum: 1\r\nY:\r\n\r\n", &done) == 19 && done, "name: value trailers pass");
 }
 
 int main(void)

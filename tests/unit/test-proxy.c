@@ -895,6 +895,18 @@ static void test_socks(void)
 	ok(n == 6 && b[4] == 5 && b[5] == 7, "SOCKS BIND: 05 07");
 	close(fd);
 
+	/* port 0 of an allowed host: no such destination, nothing dialled
+	 * (HTTP answers 400) */
+	fd = pconnect();
+	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
+	req[8] = (char)ul;
+	memcpy(req + 9, TOKEN, ul);
+	memcpy(req + 9 + ul, "\x05\x01\x00\x01\x7f\x00\x00\x01\x00\x00", 10);
+	send_all(fd, req, 9 + ul + 10);
+	n = (int)recv_all(fd, (char *)b, sizeof(b));
+	ok(n == 14 && b[4] == 5 && b[5] == 1, "SOCKS CONNECT to port 0: 05 01, then closed");
+	close(fd);
+
 	/* §7.6: no auth offered, port 22 of a deny-listed host */
 	fd = pconnect();
 	send_all(fd, "\x05\x01\x00\x05\x01\x00\x03\x0d" "reasoned.test\x00\x16", 23);
@@ -1523,6 +1535,26 @@ static void test_passing(void)
 	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
 	pass_ctl = ctl_connect(sock_path);
 	ok(pass_ctl >= 0, "control connection: hello answered");
+	{
+		/* they have no timeout: bounded in number (a client relayed by
+		 * a bridge in fallback mode can send the same first byte) */
+		int extra[SRT_PASS_MAX_CTL + 2], got = 0, k;
+
+		for (k = 0; k < SRT_PASS_MAX_CTL + 2; k++)
+			if ((extra[k] = ctl_connect(sock_path)) >= 0)
+				got++;
+		ok(got == SRT_PASS_MAX_CTL - 1,
+		   "control connections are bounded (%d more answered, %d allowed with the first)", got,
+		   SRT_PASS_MAX_CTL);
+		for (k = 0; k < SRT_PASS_MAX_CTL + 2; k++)
+			if (extra[k] >= 0)
+				close(extra[k]);
+		usleep(100000);
+		k = ctl_connect(sock_path);
+		ok(k >= 0, "closing them frees their places");
+		if (k >= 0)
+			close(k);
+	}
 	via_pass = true;
 	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
 	ok(fd >= 0 && !strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
