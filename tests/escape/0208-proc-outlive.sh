@@ -3,7 +3,9 @@
 # through calls that file and namespace rules do not see (review findings):
 #  - set-id bits set with every chmod call on a file in a write root: a
 #    set-uid copy of a shell outlives the sandbox (set-uid root for a root
-#    caller), whatever nosuid and no_new_privs did inside;
+#    caller), whatever nosuid and no_new_privs did inside; and files created
+#    with such a mode (creat, open(at) with O_CREAT or O_TMPFILE, mknod,
+#    openat2), which keep the bit when a root program writes them later;
 #  - prlimit64 on another process: a uid match is its only check, so the
 #    command could kill (RLIMIT_CPU) or starve (RLIMIT_NOFILE) the helper,
 #    or under linux-landlock (no pid namespace) any process of the user;
@@ -35,6 +37,11 @@ cp /bin/true "$P/ctl"
 out=$(for p in $setid_probes; do chmod 0755 "$P/ctl"; $E $p "$P/ctl"; done)
 attempt K6 "control: outside, every set-id chmod works ($(echo $out))" \
 	sh -c "[ \$(printf '%s\n' '$out' | grep -c ' ok\$') = 6 ]"
+mkdir -p "$WORK/ctl-t"
+out=$(cd "$WORK" && umask 0 && for p in creat-suid open-suid openat-sgid mknod-suid openat2; do $E $p "./ctl-$p"; done; $E tmpfile-suid ./ctl-t)
+attempt K6 "control: outside, every set-id create works ($(echo $out))" \
+	sh -c "[ \$(printf '%s\n' '$out' | grep -c ' ok\$') = 6 ] && [ \$(find '$WORK' -maxdepth 1 -name 'ctl-*' -type f -perm /6000 | wc -l) = 5 ] && [ -u '$WORK/ctl-t/tmpfile-suid' ]"
+rm -rf "$WORK"/ctl-*
 
 for b in $backends; do
 	name=${b%%:*} mod=${b#*:}
@@ -55,6 +62,23 @@ for b in $backends; do
 	mode=$(stat -c %a "$P/t-$name")
 	attempt K6 "$name: no set-id bit on the host afterwards (mode $mode)" test "$mode" = 755
 
+	# files created with a set-id mode (umask 0 first): an empty set-uid
+	# file keeps its bit when a root program on the host writes it later.
+	# In a subdirectory: linux-landlock makes nothing directly in a write
+	# root that lacks a mandatory-deny name (it could not protect it)
+	mkdir -p "$P/n"
+	(cd "$P" && run -s "$S" -c "umask 0; for p in creat-suid open-suid openat-sgid mknod-suid openat2; do $E \$p ./n/n-$name-\$p; done; $E tmpfile-suid ./n; $E open-plain ./n/n-$name-plain") \
+		>"$WORK/create-$name" 2>&1
+	for p in creat-suid open-suid openat-sgid mknod-suid openat2 tmpfile-suid; do
+		line=$(grep "^$p " "$WORK/create-$name" | head -1)
+		attempt K6 "$name: $p refused (${line:-no answer})" \
+			sh -c "[ -n '$line' ] && ! printf '%s' '$line' | grep -q ' ok\$'"
+	done
+	attempt K6 "$name: a plain create still works ($(grep '^open-plain ' "$WORK/create-$name"))" \
+		grep -q '^open-plain ok' "$WORK/create-$name"
+	setid=$(find "$P/n" -maxdepth 1 -perm /6000 | wc -l)
+	attempt K6 "$name: no set-id file was created on the host ($setid)" test "$setid" = 0
+
 	# prlimit: the caller's own limits, and another process's
 	VICTIM=
 	sleep 60 & VICTIM=$!
@@ -67,7 +91,7 @@ for b in $backends; do
 		sh -c "grep '^prlimit-pid ' '$WORK/prl-$name' | sed -n 2p | grep -q errno="
 	kill $VICTIM 2>/dev/null; wait $VICTIM 2>/dev/null; VICTIM=
 done
-rm -f "$P"/t-* "$P/ctl"
+rm -rf "$P"/t-* "$P/n" "$P/ctl"
 
 # System V shared memory of the host: a segment made outside, attached
 # inside by its id (no shmget needed) and by its key

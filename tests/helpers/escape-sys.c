@@ -22,6 +22,10 @@
  *   chmod-suid / chmod-sgid / chmod-suid-hi / fchmod-suid / fchmodat-suid /
  *   fchmodat2-sgid PATH   set a set-id bit (-hi: with a high bit in the
  *                         mode argument as well); chmod-plain PATH: 0755
+ *   creat-suid / open-suid / openat-sgid / mknod-suid PATH   create PATH
+ *                         with a set-id mode; open-plain PATH: 0644
+ *   openat2 PATH          openat2(O_CREAT, mode 04755)
+ *   tmpfile-suid DIR      O_TMPFILE with mode 04755 in DIR, linked there
  *   prlimit-pid PID       prlimit64(PID, RLIMIT_NOFILE) set to its own value
  *                         (harmless when it works); prlimit-self: pid 0
  *   tiocsetd / tiocexcl   on fd 0 (TIOCSETD to the line discipline it has)
@@ -335,6 +339,30 @@ static long probe(const char *p, char **arg, int nargs)
 		return syscall(SYS_fchmodat, AT_FDCWD, a1, 04755);
 	if (!strcmp(p, "fchmodat2-sgid") && a1)
 		return syscall(452 /* fchmodat2 */, AT_FDCWD, a1, 02755, 0);
+	if (!strcmp(p, "creat-suid") && a1)
+		return syscall(SYS_creat, a1, 04755);
+	if (!strcmp(p, "open-suid") && a1)
+		return syscall(SYS_open, a1, O_WRONLY | O_CREAT | O_CLOEXEC, 04755);
+	if (!strcmp(p, "openat-sgid") && a1)
+		return syscall(SYS_openat, AT_FDCWD, a1, O_WRONLY | O_CREAT | O_CLOEXEC, 02755);
+	if (!strcmp(p, "mknod-suid") && a1)
+		return syscall(SYS_mknodat, AT_FDCWD, a1, S_IFREG | 04755, 0);
+	if (!strcmp(p, "tmpfile-suid") && a1) {
+		/* an unnamed set-uid file in directory a1, then named */
+		char via[64], to[4096];
+		long fd = syscall(SYS_openat, AT_FDCWD, a1, O_TMPFILE | O_WRONLY | O_CLOEXEC, 04755);
+		if (fd < 0)
+			return -1;
+		snprintf(via, sizeof(via), "/proc/self/fd/%ld", fd);
+		snprintf(to, sizeof(to), "%s/tmpfile-suid", a1);
+		return syscall(SYS_linkat, AT_FDCWD, via, AT_FDCWD, to, AT_SYMLINK_FOLLOW);
+	}
+	if (!strcmp(p, "open-plain") && a1)
+		return syscall(SYS_openat, AT_FDCWD, a1, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (!strcmp(p, "openat2") && a1) {
+		struct { uint64_t flags, mode, resolve; } how = { O_WRONLY | O_CREAT | O_CLOEXEC, 04755, 0 };
+		return syscall(437 /* openat2 */, AT_FDCWD, a1, &how, sizeof(how));
+	}
 	if (!strcmp(p, "prlimit-pid") && a1) {
 		struct rlimit rl;
 		long pid = strtol(a1, NULL, 10);

@@ -798,10 +798,6 @@ static int is_nscd_probe(const struct srt_monitor *m, const struct seccomp_notif
 #endif
 }
 
-struct open_how_head {
-	uint64_t flags;
-};
-
 int srt__monitor_handle(struct srt_monitor *m)
 {
 	const struct srt_observed_syscall *s;
@@ -858,17 +854,8 @@ int srt__monitor_handle(struct srt_monitor *m)
 	}
 
 	/* a file syscall: it goes on unchanged, whatever we find */
-	if (s->kind == SRT_OBS_OPEN) {
+	if (s->kind == SRT_OBS_OPEN)
 		write = ((uint32_t)req->data.args[(int)s->flags_arg] & SRT_OPEN_WRITE_FLAGS) != 0;
-	} else if (s->kind == SRT_OBS_OPENAT2) {
-		struct open_how_head how;
-		struct iovec l = { &how, sizeof(how) };
-		struct iovec r = { (void *)(uintptr_t)req->data.args[(int)s->flags_arg], sizeof(how) };
-
-		if (process_vm_readv((pid_t)req->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(how))
-			return reply(m, id, 0, 1);
-		write = ((uint32_t)how.flags & SRT_OPEN_WRITE_FLAGS) != 0;
-	}
 	if (write ? !(m->flags & SRT_MONITOR_WRITES) : !(m->flags & SRT_MONITOR_READS))
 		return reply(m, id, 0, 1);
 	for (i = 0; i < 2; i++) {

@@ -14,7 +14,11 @@
  *  - chmod, fchmod, fchmodat, fchmodat2 setting S_ISUID or S_ISGID: EPERM,
  *    always. nosuid and no_new_privs hold inside only: a set-uid copy of a
  *    shell left in a write root (set-uid root for a root caller) would
- *    outlive the sandbox for every local user.
+ *    outlive the sandbox for every local user. The same for a file created
+ *    with such a mode (creat, open/openat with O_CREAT, mknod/mknodat): an
+ *    empty set-uid file keeps its bit when a root program on the host later
+ *    writes it. openat2, whose mode and flags are in memory seccomp cannot
+ *    read: ENOSYS (callers fall back to openat, as on kernels before 5.6).
  *  - prlimit64 naming another process (pid != 0): EPERM, always. Its
  *    permission check is a uid match that Landlock's scoping does not
  *    cover: RLIMIT_CPU or RLIMIT_NOFILE set on a process outside the
@@ -105,6 +109,10 @@
 #endif
 
 #define LOW32 0xffffffffULL
+
+/* O_TMPFILE's own bit (O_TMPFILE is it plus O_DIRECTORY; the kernel
+ * wants both) */
+#define TMPFILE_BIT ((unsigned)(O_TMPFILE & ~O_DIRECTORY))
 
 struct named_syscall {
 	const char *name;
@@ -244,6 +252,56 @@ static int add_setid_chmod(scmp_filter_ctx ctx, uint32_t action, char *step, siz
 	return 0;
 }
 
+/* Calls that create a file with a mode: (mode argument, flags argument
+ * that must hold O_CREAT or O_TMPFILE's own bit, or -1 when the call
+ * always creates). An O_TMPFILE file gets its name later with linkat. */
+static const struct {
+	struct named_syscall s;
+	int mode_arg, flags_arg;
+} create_calls[] = {
+	{ { "creat", -1 }, 1, -1 },
+	{ { "open", -1 }, 2, 1 },
+	{ { "openat", -1 }, 3, 2 },
+	{ { "mknod", -1 }, 1, -1 },
+	{ { "mknodat", -1 }, 2, -1 },
+};
+
+static int add_setid_create(scmp_filter_ctx ctx, uint32_t action, char *step, size_t steplen)
+{
+	static const unsigned bits[] = { S_ISUID, S_ISGID };
+	size_t i, j;
+	int rc, nr;
+
+	for (i = 0; i < sizeof(create_calls) / sizeof(create_calls[0]); i++) {
+		rc = resolve(&create_calls[i].s, &nr);
+		if (rc < 0) {
+			snprintf(step, steplen, "resolve syscall '%s'", create_calls[i].s.name);
+			return rc;
+		}
+		if (nr < 0)
+			continue;
+		for (j = 0; j < 2 * (sizeof(bits) / sizeof(bits[0])); j++) {
+			unsigned m = (unsigned)create_calls[i].mode_arg;
+			unsigned bit = bits[j % 2], flag = j < 2 ? O_CREAT : TMPFILE_BIT;
+
+			if (create_calls[i].flags_arg < 0)
+				rc = j < 2 ? seccomp_rule_add(ctx, action, nr, 1,
+							      SCMP_CMP32(m, SCMP_CMP_MASKED_EQ, bit, bit))
+					   : 0;
+			else
+				rc = seccomp_rule_add(ctx, action, nr, 2,
+						      SCMP_CMP32((unsigned)create_calls[i].flags_arg,
+								 SCMP_CMP_MASKED_EQ, flag, flag),
+						      SCMP_CMP32(m, SCMP_CMP_MASKED_EQ, bit, bit));
+			if (rc < 0) {
+				snprintf(step, steplen, "rule '%s' set-id mode", create_calls[i].s.name);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 static const struct named_syscall keyring_calls[] = {
 	{ "keyctl", -1 },
 	{ "add_key", -1 },
@@ -312,6 +370,23 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	rc = add_setid_chmod(ctx, eperm, step, steplen);
 	if (rc < 0)
 		goto out;
+	rc = add_setid_create(ctx, eperm, step, steplen);
+	if (rc < 0)
+		goto out;
+	{
+		static const struct named_syscall openat2 = { "openat2", 437 };
+		int nr;
+
+		rc = resolve(&openat2, &nr);
+		if (rc < 0) {
+			snprintf(step, steplen, "resolve syscall 'openat2'");
+			goto out;
+		}
+		if (nr >= 0 && (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0)) < 0) {
+			snprintf(step, steplen, "rule 'openat2'");
+			goto out;
+		}
+	}
 	/* another process's limits (pid_t: low 32 bits; 0 is the caller) */
 	rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(prlimit64), 1, SCMP_A0_32(SCMP_CMP_NE, 0));
 	if (rc < 0) {
@@ -407,7 +482,6 @@ out:
 const struct srt_observed_syscall srt__observed_syscalls[] = {
 	{ "openat", -1, SRT_OBS_OPEN, 2, { { 0, 1 }, AT_NONE } },
 	{ "open", -1, SRT_OBS_OPEN, 1, { { -1, 0 }, AT_NONE } },
-	{ "openat2", 437, SRT_OBS_OPENAT2, 2, { { 0, 1 }, AT_NONE } },
 	{ "creat", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
 	{ "unlinkat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
 	{ "mkdirat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },

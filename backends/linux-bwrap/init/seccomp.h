@@ -36,7 +36,6 @@ enum srt_observe_flags {
 
 enum srt_observed_kind {
 	SRT_OBS_OPEN = 1, /* open/openat: flags_arg tells read from write */
-	SRT_OBS_OPENAT2,  /* flags in struct open_how (memory) */
 	SRT_OBS_WRITE,    /* always a write of its path operands */
 	SRT_OBS_SOCKET,
 	SRT_OBS_IOURING,
@@ -51,7 +50,8 @@ struct srt_observed_syscall {
 	const char *name;
 	int unified_nr;         /* see resolve() in seccomp.c, or -1 */
 	unsigned char kind;     /* enum srt_observed_kind */
-	signed char flags_arg;  /* SRT_OBS_OPEN: the open flags; OPENAT2: the how pointer */
+	signed char flags_arg;  /* SRT_OBS_OPEN: the open flags (openat2 is not
+				 * observed: the enforcement filter refuses it) */
 	signed char at[2][2];   /* the (dirfd arg or -1 for the cwd, path arg)
 				 * operands the call creates or changes; path
 				 * arg -1 = no such operand */
