@@ -5,7 +5,7 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 26
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
 MARK="$WORK/proj/ran"
 
