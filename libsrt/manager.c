@@ -66,6 +66,7 @@ struct srt_sandbox {
 
 	struct srt_settings settings;
 	char *settings_path; /* the file loaded, or NULL */
+	char *settings_named; /* the same as it was named, made absolute */
 	int have_policy;
 	struct srt_policy policy;
 
@@ -198,6 +199,15 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 			goto out;
 		if (loaded && !(sb->settings_path = realpath(path, NULL)))
 			sb->settings_path = strdup(path);
+		if (loaded) {
+			char cwd[PATH_MAX];
+
+			if (path[0] == '/')
+				sb->settings_named = strdup(path);
+			else if (getcwd(cwd, sizeof(cwd)) &&
+				 asprintf(&sb->settings_named, "%s/%s", cwd, path) < 0)
+				sb->settings_named = NULL;
+		}
 		if (!loaded)
 			sb_log(sb, 1, "no settings at %s, using the built-in defaults", path);
 	}
@@ -498,6 +508,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	env.cwd = sb->cwd;
 	files[0] = sb->settings_path;
 	env.settings_files = files;
+	env.settings_named = sb->settings_named;
 	env.debug = sb->debug;
 	rc = srt__policy_build(&sb->policy, &sb->settings, &env, diag);
 	if (rc)
@@ -925,6 +936,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	free(sb->proxy_dir);
 	free(sb->sweep_base);
 	free(sb->settings_path);
+	free(sb->settings_named);
 	free(sb->backend_spec);
 	free(sb->cwd);
 	explicit_bzero(sb->token, sizeof(sb->token));

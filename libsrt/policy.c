@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +347,51 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt_policy_env *e
 	return SRT_OK;
 }
 
+/* A settings file named through a symbolic link (or a chain of them):
+ * the link names are write-denied too, or the command could re-point one
+ * and the next run would read a file of its choosing. The backends protect
+ * each link's target and put a replaced link back after the run. */
+static int deny_settings_links(struct srt_policy *pol, const char *named, struct srt_diag *diag)
+{
+	char *cur = NULL;
+	int hops, rc;
+
+	rc = srt__path_lexical(named, pol->cwd, pol->home, &cur, diag);
+	for (hops = 0; !rc && hops < 40; hops++) {
+		char target[PATH_MAX], *next = NULL, *slash;
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			break;
+		n = readlink(cur, target, sizeof(target) - 1);
+		if (n <= 0 || (size_t)n >= sizeof(target) - 1)
+			break;
+		target[n] = '\0';
+		/* a relative target is relative to the link's directory */
+		if (target[0] != '/') {
+			char dir[PATH_MAX];
+
+			snprintf(dir, sizeof(dir), "%s", cur);
+			slash = strrchr(dir, '/');
+			if (slash == dir)
+				slash[1] = '\0';
+			else if (slash)
+				*slash = '\0';
+			rc = srt__path_lexical(target, dir, pol->home, &next, diag);
+		} else {
+			rc = srt__path_lexical(target, "/", pol->home, &next, diag);
+		}
+		if (rc)
+			break;
+		rc = rules_push(&pol->deny_write, cur, SRT_RULE_DEFAULT,
+				"loaded settings file (the link naming it)", diag);
+		cur = next;
+	}
+	free(cur);
+	return rc;
+}
+
 static int add_default(struct srt_policy *pol, const char *path, const char *origin,
 		       int must_exist, struct srt_diag *diag)
 {
@@ -461,6 +507,11 @@ int srt__policy_build(struct srt_policy *pol, const struct srt_settings *s,
 		if (!rc)
 			rc = rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT,
 					"loaded settings file", diag);
+		if (rc)
+			goto out;
+	}
+	if (env && env->settings_named) {
+		rc = deny_settings_links(pol, env->settings_named, diag);
 		if (rc)
 			goto out;
 	}

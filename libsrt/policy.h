@@ -12,6 +12,9 @@ struct srt_policy_env {
 	const char *home;   /* NULL: $HOME */
 	const char *tmpdir; /* NULL: $CLAUDE_CODE_TMPDIR, $CLAUDE_TMPDIR, /tmp/claude */
 	const char *const *settings_files; /* loaded files, NULL-terminated */
+	/* the loaded file as it was named (absolute, links not resolved), or
+	 * NULL: links along that name are write-denied too */
+	const char *settings_named;
 	int debug;
 };
 

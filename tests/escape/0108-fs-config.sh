@@ -54,6 +54,23 @@ rm -rf "$P/cfg.old" "$P/c2" "$P/t.json"
 srt_run -s "$P/cfg/s.json" -c 'cat ~/.ssh/id_canary' >"$WORK/out" 2>&1
 attempt F20 "the next run with the same path still denies the secret" no_leak "$WORK/out"
 
+# the file named through a link in the write root (a link to a shared
+# settings file): the command re-points the link at a permissive file of
+# its own; srt puts the link back after the run, and the next run with the
+# same name reads the original (review finding: the link was writable)
+mkdir -p "$WORK/shared"
+fsjson shared "$S0_FS" >/dev/null && mv "$WORK/shared.json" "$WORK/shared/s.json"
+ln -s "$WORK/shared/s.json" "$P/link.json"
+(cd "$P" && srt_run -s link.json -c "echo '$evil' > weak.json; ln -sfn weak.json link.json; readlink link.json") \
+	>"$WORK/link.out" 2>&1
+attempt F20 "link-named settings: the command did re-point the link inside ($(grep -v '^srt:' "$WORK/link.out" | head -1))" \
+	grep -qx 'weak.json' "$WORK/link.out"
+attempt F20 "link-named settings: the link is back after the run ($(readlink "$P/link.json"))" \
+	test "$(readlink "$P/link.json")" = "$WORK/shared/s.json"
+(cd "$P" && srt_run -s link.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
+attempt F20 "link-named settings: the next run still denies the secret" no_leak "$WORK/out"
+rm -rf "$P/link.json" "$P"/link.json.srt-quarantine* "$P/weak.json" "$WORK/shared"
+
 # the default settings file, with ~ writable
 H=$(fsjson home '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
 (cd "$HOME" && srt_run -s "$H" -c "
