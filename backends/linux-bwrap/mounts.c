@@ -79,6 +79,7 @@
 
 #define MAX_NODES 20000
 #define WALK_BUDGET 200000
+size_t srt__bwrap_walk_budget = WALK_BUDGET;
 #define MAX_LINKS 40
 
 enum { K_DR = 1, K_AR = 2, K_AW = 4, K_DW = 8 };
@@ -757,7 +758,7 @@ static int add_mandatory(struct ctx *c)
 		  pol->mandatory_deny_depth : 3;
 	o.allow_git_config = pol->allow_git_config;
 	for (i = 0; i < roots.n && !rc; i++) {
-		size_t j, budget = WALK_BUDGET;
+		size_t j, budget = srt__bwrap_walk_budget;
 		int dup = 0;
 
 		for (j = 0; j < i; j++)
@@ -770,11 +771,14 @@ static int add_mandatory(struct ctx *c)
 		o.root_names = full[i];
 		truncated = 0;
 		rc = srt__mandatory_scan(roots.v[i], &o, &budget, &truncated, mandatory_cb, c);
+		/* fail closed: past the bound, repositories and rc files an
+		 * earlier run could have pushed there would stay writable */
 		if (!rc && truncated)
-			rc = note(c, "warning: the mandatory deny scan of %s stopped after %d entries: "
-				  "dangerous files and repositories deeper there are not protected; "
-				  "lower mandatoryDenySearchDepth or narrow filesystem.allowWrite",
-				  roots.v[i], WALK_BUDGET);
+			rc = srt_diag_set(c->diag, SRT_E_LIMIT, "mandatoryDenySearchDepth",
+					  "the mandatory deny scan of %s stopped after %zu entries, so dangerous files and "
+					  "repositories deeper there could not be protected; lower mandatoryDenySearchDepth "
+					  "or narrow filesystem.allowWrite",
+					  roots.v[i], srt__bwrap_walk_budget);
 	}
 	free(full);
 	srt__words_release(&roots);

@@ -60,6 +60,11 @@ int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *
 int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,
 			      srt_plan_create_fn announce, void *ctx, size_t hide_max,
 			      struct srt_diag *diag);
+/* Directory entries the mandatory deny scan may visit in each write root
+ * (default 200,000); a scan that stops there fails the plan. Unit tests
+ * lower it. */
+extern size_t srt__bwrap_walk_budget;
+
 /* Free the plan; does not touch the host (see srt__bwrap_plan_cleanup). */
 void srt__bwrap_plan_release(struct srt_mount_plan *plan);
 /* Remove what the plan created, deepest first, each only if it is still an

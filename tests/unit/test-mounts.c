@@ -683,6 +683,41 @@ static void test_mandatory_in_roots(void)
 	drop_tree();
 }
 
+/* A write root with more entries than the scan may visit: an earlier run
+ * could have made them, to push a repository past the bound. The plan
+ * fails, naming the setting, and leaves nothing created; with the bound
+ * above the tree's size the same plan protects the deep hooks. */
+static void test_mandatory_bound(void)
+{
+	struct srt_policy pol;
+	struct srt_mount_plan pl;
+	struct srt_diag d;
+	char rel[64];
+	int rc;
+
+	fresh_tree();
+	for (int i = 0; i < 60; i++) {
+		snprintf(rel, sizeof(rel), "proj/d%02d/e", i);
+		mkdirs(rel);
+	}
+	mkdirs("proj/zz/.git/hooks");
+	pol_init(&pol);
+	rule(&pol.allow_write, P("proj"), 0);
+	srt__bwrap_walk_budget = 50;
+	memset(&d, 0, sizeof(d));
+	rc = srt__bwrap_plan_mounts(&pol, &pl, &d);
+	ok(rc != 0 && !strcmp(d.key, "mandatoryDenySearchDepth") && contains(d.message, "stopped after 50 entries"),
+	   "a scan cut short by its bound fails the plan (%s)", d.message);
+	ok(!exists("proj/.bashrc") && !exists("proj/.claude"), "the failed plan left nothing created");
+	srt__bwrap_walk_budget = 200000;
+	ok(plan_ok(&pol, &pl), "control: with the default bound the plan succeeds");
+	ok(find_path(&pl, "--ro-bind", P("proj/zz/.git/hooks")) > 0, "and protects the hooks past the small bound");
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	pol_free(&pol);
+	drop_tree();
+}
+
 static void test_pins(void)
 {
 	struct srt_policy pol;
@@ -1268,6 +1303,7 @@ int main(void)
 	test_mandatory_gitdirs();
 	test_mandatory_memo();
 	test_mandatory_in_roots();
+	test_mandatory_bound();
 	test_pins();
 	test_symlinks();
 	test_globs();
