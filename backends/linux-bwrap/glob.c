@@ -224,21 +224,32 @@ struct expand {
 	char path[PATH_MAX];
 };
 
+/* The walk cannot look inside e->path (too deep, a name too long for
+ * PATH_MAX, unreadable, out of descriptors): on the deny side the whole
+ * directory is reported as a match, so what it holds stays denied; an
+ * allow side gives nothing. */
+static int give_up(struct expand *e)
+{
+	if (!e->with_links)
+		return SRT_OK;
+	return srt__words_push(e->out, e->path) ? SRT_E_NOMEM : SRT_OK;
+}
+
 static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 {
 	DIR *d;
 	struct dirent *de;
-	int rc = SRT_OK;
+	int rc = SRT_OK, denied_here = 0;
 
 	{
 		struct stat st;
 		size_t i;
 
-		/* a linked directory that leads back up the walk is a loop */
 		if (fstat(dfd, &st) != 0 || e->n_on_path == sizeof(e->on_path) / sizeof(e->on_path[0])) {
 			close(dfd);
-			return SRT_OK;
+			return give_up(e);
 		}
+		/* a linked directory that leads back up the walk is a loop */
 		for (i = 0; i < e->n_on_path; i++)
 			if (e->on_path[i].st_dev == st.st_dev && e->on_path[i].st_ino == st.st_ino) {
 				close(dfd);
@@ -250,7 +261,7 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 	if (!d) {
 		close(dfd);
 		e->n_on_path--;
-		return SRT_OK;
+		return give_up(e);
 	}
 	while ((de = readdir(d))) {
 		const char *name = de->d_name;
@@ -265,8 +276,15 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 			break;
 		}
 		(*e->budget)--;
-		if (plen + 1 + nlen + 1 > sizeof(e->path))
+		if (plen + 1 + nlen + 1 > sizeof(e->path)) {
+			/* this directory holds a name whose path is too long to
+			 * match against: deny the directory itself */
+			e->path[plen] = '\0';
+			if (!denied_here && (rc = give_up(e)) != SRT_OK)
+				break;
+			denied_here = 1;
 			continue;
+		}
 		e->path[plen] = '/';
 		memcpy(e->path + plen + 1, name, nlen + 1);
 		if (type == DT_UNKNOWN) {
@@ -294,11 +312,12 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 					 O_RDONLY | O_DIRECTORY | O_CLOEXEC |
 					 (type == DT_LNK ? 0 : O_NOFOLLOW));
 
-			if (cfd >= 0) {
+			if (cfd >= 0)
 				rc = walk(e, cfd, plen + 1 + nlen, depth + 1);
-				if (rc)
-					break;
-			}
+			else if (errno != ENOENT && type == DT_DIR)
+				rc = give_up(e); /* unreadable: denied whole */
+			if (rc)
+				break;
 		}
 	}
 	e->path[plen] = '\0';

@@ -866,6 +866,37 @@ static void test_globs(void)
 	srt__bwrap_plan_cleanup(&pl.created);
 	srt__bwrap_plan_release(&pl);
 	pol_free(&pol);
+
+	/* deeper than the walk goes (64 directories): where it stops, the
+	 * directory is denied whole, never passed over (review finding) */
+	{
+		char rel[400] = "proj/deep", pat[2 * PATH_MAX], cmd[2 * PATH_MAX];
+		size_t l = strlen(rel);
+		FILE *f;
+
+		for (int i = 0; i < 70; i++, l += 2)
+			memcpy(rel + l, "/d", 3);
+		/* P() keeps 60 characters of a relative path: spelled out here */
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", T, rel);
+		snprintf(pat, sizeof(pat), "%s/%s/x.pem", T, rel);
+		if (system(cmd) != 0 || !(f = fopen(pat, "w")))
+			abort();
+		fputs("DEEP\n", f);
+		fclose(f);
+		pol_init(&pol);
+		rule(&pol.allow_write, P("proj"), 0);
+		snprintf(pat, sizeof(pat), "%s/deep/**/*.pem", P("proj"));
+		rule(&pol.deny_read, pat, SRT_RULE_GLOB);
+		ok(plan_ok(&pol, &pl), "plan: denyRead glob over a tree deeper than the walk");
+		snprintf(cmd, sizeof(cmd), "cat %s/x.pem", rel + 5);
+		if (have_bwrap)
+			ok(run_in(&pl, cmd) != 0, "the file past the walk's depth is not readable");
+		else
+			ok(1, "# SKIP bwrap cannot run here");
+		srt__bwrap_plan_cleanup(&pl.created);
+		srt__bwrap_plan_release(&pl);
+		pol_free(&pol);
+	}
 	pol_init(&pol);
 	rule(&pol.deny_read, "/*/x", SRT_RULE_GLOB);
 	{
