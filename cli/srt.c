@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -181,6 +183,53 @@ static int parse_args(int argc, char **argv, struct cli *c)
 /* ---- violations: JSON lines while running, a summary afterwards ---- */
 
 static int violations_out = -1;
+/* The records are written without ever blocking srt for long: a reader
+ * that stops reading costs one wait of a second, then records are dropped
+ * (counted, said at the end) until it reads again. */
+static int violations_sock;      /* a socket: send(MSG_DONTWAIT) */
+static int violations_stalled;   /* the last wait timed out */
+static int violations_torn;      /* a record was cut: start the next on a new line */
+static unsigned long violations_dropped;
+static char *protect; /* the violations log, write-denied in the sandbox */
+
+static void violations_write(const char *rec, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t w;
+
+		if (violations_torn) {
+			w = violations_sock ? send(violations_out, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL)
+					    : write(violations_out, "\n", 1);
+			if (w == 1) {
+				violations_torn = 0;
+				continue;
+			}
+		} else {
+			w = violations_sock ? send(violations_out, rec + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL)
+					    : write(violations_out, rec + off, n - off);
+			if (w > 0) {
+				off += (size_t)w;
+				violations_stalled = 0;
+				continue;
+			}
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !violations_stalled) {
+			struct pollfd p = { .fd = violations_out, .events = POLLOUT };
+
+			if (poll(&p, 1, 1000) == 1)
+				continue;
+			violations_stalled = 1;
+		}
+		if (off > 0)
+			violations_torn = 1;
+		violations_dropped++;
+		return;
+	}
+}
 
 /* The length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes
  * there are not one (a stray continuation, an overlong form, a surrogate,
@@ -270,9 +319,8 @@ static void on_violation(void *ctx, const struct srt_violation *v)
 		char rec[8192];
 		n = snprintf(rec, sizeof(rec), "{\"time\":%lld,\"line\":%s,\"command\":%s,\"key\":%s}\n",
 			     v->time_ms, line, cmd, key);
-		if (n > 0 && (size_t)n < sizeof(rec) && write(violations_out, rec, (size_t)n) < 0) {
-			/* the reader went away; nothing else to report to */
-		}
+		if (n > 0 && (size_t)n < sizeof(rec))
+			violations_write(rec, (size_t)n);
 	}
 }
 
@@ -459,25 +507,55 @@ int main(int argc, char **argv)
 
 	if (c.control_fd && !control_fd_usable(c.control_fd))
 		return 1;
+	if (c.violations_log && c.violations_fd) {
+		fprintf(stderr, "srt: --violations-log and --violations-fd: give one of them\n");
+		return 1;
+	}
 	if (c.violations_log) {
-		violations_out = open(c.violations_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		struct stat st;
+
+		/* non-blocking: a FIFO without a reader is an error (ENXIO), not
+		 * a hang with the signals already blocked */
+		violations_out = open(c.violations_log,
+				      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 		if (violations_out < 0) {
-			fprintf(stderr, "srt: --violations-log \"%s\": %s\n", c.violations_log, strerror(errno));
+			fprintf(stderr, "srt: --violations-log \"%s\": %s%s\n", c.violations_log, strerror(errno),
+				errno == ENXIO ? " (a FIFO with no reader)" :
+				errno == ELOOP ? " (a symbolic link: give the file itself)" : "");
 			return 1;
 		}
+		/* a log in a write root: the command must not forge or cut it */
+		if (fstat(violations_out, &st) == 0 && S_ISREG(st.st_mode))
+			protect = realpath(c.violations_log, NULL);
 	} else if (c.violations_fd) {
-		if (fcntl(c.violations_fd, F_GETFL) < 0) {
+		struct stat st;
+		char via[64];
+
+		if (fcntl(c.violations_fd, F_GETFL) < 0 || fstat(c.violations_fd, &st) != 0) {
 			fprintf(stderr, "srt: --violations-fd %d is not open: %s\n", c.violations_fd, strerror(errno));
 			return 1;
 		}
 		violations_out = c.violations_fd;
 		fcntl(violations_out, F_SETFD, FD_CLOEXEC);
+		if (S_ISSOCK(st.st_mode)) {
+			violations_sock = 1;
+		} else if (S_ISFIFO(st.st_mode)) {
+			/* our own non-blocking open of the same pipe: the
+			 * caller's descriptor keeps its flags */
+			snprintf(via, sizeof(via), "/proc/self/fd/%d", c.violations_fd);
+			violations_out = open(via, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+			if (violations_out < 0) {
+				fprintf(stderr, "srt: --violations-fd %d: %s\n", c.violations_fd, strerror(errno));
+				return 1;
+			}
+		}
 	}
 
 	memset(&opt, 0, sizeof(opt));
 	opt.backend = c.backend;
 	opt.debug = c.debug;
 	opt.live_updates = c.control_fd != 0;
+	opt.protect_file = protect;
 	rc = srt_sandbox_new_from_file(&sb, c.settings, c.settings != NULL, &opt, &diag);
 	if (rc) {
 		fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
@@ -563,6 +641,9 @@ int main(int argc, char **argv)
 		 * put in its proxy user name, which the command chooses */
 		print_summary(sb);
 	}
+	if (violations_dropped)
+		fprintf(stderr, "srt: %lu violation record(s) were not written to %s: its reader was not reading\n",
+			violations_dropped, c.violations_log ? c.violations_log : "--violations-fd");
 	free(key);
 	srt_cli_direct_free(direct);
 	srt_sandbox_free(sb);

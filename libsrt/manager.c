@@ -67,6 +67,7 @@ struct srt_sandbox {
 	struct srt_settings settings;
 	char *settings_path; /* the file loaded, or NULL */
 	char *settings_named; /* the same as it was named, made absolute */
+	char *protect_file;   /* srt_options.protect_file */
 	int have_policy;
 	struct srt_policy policy;
 
@@ -130,6 +131,8 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 		sb->log = opt->log;
 		sb->log_ctx = opt->log_ctx;
 		if (opt->backend && !(sb->backend_spec = strdup(opt->backend)))
+			goto nomem;
+		if (opt->protect_file && !(sb->protect_file = strdup(opt->protect_file)))
 			goto nomem;
 		if (opt->cwd && !(sb->cwd = strdup(opt->cwd)))
 			goto nomem;
@@ -509,6 +512,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	files[0] = sb->settings_path;
 	env.settings_files = files;
 	env.settings_named = sb->settings_named;
+	env.protect_file = sb->protect_file;
 	env.debug = sb->debug;
 	rc = srt__policy_build(&sb->policy, &sb->settings, &env, diag);
 	if (rc)
@@ -937,6 +941,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	free(sb->sweep_base);
 	free(sb->settings_path);
 	free(sb->settings_named);
+	free(sb->protect_file);
 	free(sb->backend_spec);
 	free(sb->cwd);
 	explicit_bzero(sb->token, sizeof(sb->token));

@@ -510,6 +510,14 @@ int srt__policy_build(struct srt_policy *pol, const struct srt_settings *s,
 		if (rc)
 			goto out;
 	}
+	if (env && env->protect_file) {
+		rc = srt__path_normalize(env->protect_file, pol->cwd, pol->home, &p, diag);
+		if (!rc)
+			rc = rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT,
+					"srt's own output file (--violations-log)", diag);
+		if (rc)
+			goto out;
+	}
 	if (env && env->settings_named) {
 		rc = deny_settings_links(pol, env->settings_named, diag);
 		if (rc)

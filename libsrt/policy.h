@@ -15,6 +15,8 @@ struct srt_policy_env {
 	/* the loaded file as it was named (absolute, links not resolved), or
 	 * NULL: links along that name are write-denied too */
 	const char *settings_named;
+	/* a file of the caller's to write-deny (srt_options.protect_file) */
+	const char *protect_file;
 	int debug;
 };
 

@@ -28,6 +28,9 @@ struct srt_options {
 			      * even when nothing is allowed yet) */
 	srt_log_fn log;
 	void *log_ctx;
+	/* a file of the caller's the command must not write (a violations log
+	 * in a write root), or NULL; write-denied like the settings file */
+	const char *protect_file;
 };
 
 /* One denied action (anchor-inventory §9). Strings are UTF-8. */

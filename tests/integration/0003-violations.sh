@@ -112,4 +112,31 @@ check "--control-fd 2 refused" test $rc = 1 -a ! -e "$WORK/ran"
 srt_run -s "$SC" --control-fd 9 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
 check "--control-fd on a closed descriptor refused before running" test $rc = 1 -a ! -e "$WORK/ran"
 
+# where the records go (review findings): a FIFO nobody reads is an
+# error, not a hang with the signals blocked; a reader that stops reading
+# costs srt a second, then records are dropped and counted; the log in a
+# write root cannot be forged or cut by the command; one output only
+SV=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}')
+rm -f "$WORK/ran"; mkfifo "$WORK/vfifo"
+timeout -k 2 10 "$SRT" --backend="$BACKEND" -s "$SV" --violations-log "$WORK/vfifo" -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+check "--violations-log on a FIFO with no reader: exit 1 at once, nothing ran (rc=$rc)" \
+	test "$rc" = 1 -a ! -e "$WORK/ran" && grep -q 'a FIFO with no reader' "$WORK/err"
+srt_run -s "$SV" --violations-log "$WORK/a.log" --violations-fd 7 -c "touch $WORK/ran" 7>/dev/null 2>"$WORK/err"; rc=$?
+check "--violations-log with --violations-fd: refused, nothing ran (rc=$rc)" test "$rc" = 1 -a ! -e "$WORK/ran"
+mkfifo "$WORK/vstall"
+( exec 3<"$WORK/vstall"; sleep 30 ) & stall=$!
+exec 7>"$WORK/vstall"
+start=$(date +%s)
+srt_run -s "$SV" --violations-fd 7 -c 'i=0; while [ $i -lt 3000 ]; do (: > /etc/srt-v$i) 2>/dev/null; i=$((i+1)); done; echo done' >"$WORK/out" 2>"$WORK/err"; rc=$?
+secs=$(( $(date +%s) - start ))
+exec 7>&-
+kill $stall 2>/dev/null; wait $stall 2>/dev/null
+check "--violations-fd whose reader stopped: the run ends (rc=$rc, ${secs}s)" \
+	test "$rc" = 0 -a "$(cat "$WORK/out")" = done -a "$secs" -lt 25
+check "and srt says how many records it could not write ($(grep -o '[0-9]* violation record(s) were not written' "$WORK/err"))" \
+	grep -q 'violation record(s) were not written to --violations-fd' "$WORK/err"
+(cd "$WORK" && srt_run -s "$SV" --violations-log "$WORK/own.log" -c ': > own.log; echo "{\"line\":\"forged\"}" >> own.log; : > /etc/srt-v-x; true') >/dev/null 2>&1
+check "the log in a write root: the command can neither add to it nor cut it ($(wc -l < "$WORK/own.log") records)" \
+	sh -c "! grep -qx '{\"line\":\"forged\"}' '$WORK/own.log' && grep -q '/etc/srt-v-x' '$WORK/own.log'"
+
 echo "1..$_tap_n"
