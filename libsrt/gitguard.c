@@ -21,6 +21,7 @@
 
 #include "backends/common/aside.h"
 #include "gitguard.h"
+#include "policy.h"
 #include "settings.h"
 
 #define GG_BUDGET 50000           /* directory entries per root and walk */
@@ -936,40 +937,6 @@ static int under(const char *path, const char *root)
 	return strncmp(path, root, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
-/* Does path lead through a symbolic link a sandboxed command could have
- * planted (one in a directory this user can write)? Such a root is not the
- * policy's: the mounts do not bind it either, and walking it would judge,
- * and rename, repositories of wherever it points. */
-static int via_writable_link(const char *path)
-{
-	char cur[PATH_MAX];
-	size_t len = strlen(path), i;
-
-	if (path[0] != '/' || len >= sizeof(cur))
-		return 1;
-	for (i = 1; i <= len; i++) {
-		struct stat st;
-
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		memcpy(cur, path, i);
-		cur[i] = '\0';
-		if (lstat(cur, &st) != 0)
-			return 0;
-		if (S_ISLNK(st.st_mode)) {
-			char *slash = strrchr(cur, '/');
-
-			if (slash == cur)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
-			if (access(cur, W_OK) == 0)
-				return 1;
-		}
-	}
-	return 0;
-}
-
 static int add_root(struct srt_gitguard *g, const char *path)
 {
 	struct stat st;
@@ -979,7 +946,10 @@ static int add_root(struct srt_gitguard *g, const char *path)
 	for (i = 0; i < g->roots.n; i++)
 		if (!strcmp(g->roots.v[i], path))
 			return 0;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || via_writable_link(path))
+	/* a root through a link a command could have planted is not the
+	 * policy's: the mounts do not bind it either, and walking it would
+	 * judge, and rename, repositories of wherever it points */
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || srt__path_via_writable_link(path))
 		return 0;
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

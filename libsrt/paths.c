@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "policy.h"
 
 #define SRT_PATH_MAX 4096
@@ -147,4 +149,35 @@ int srt__path_normalize(const char *path, const char *cwd, const char *home,
 	}
 	*out = lex;
 	return SRT_OK;
+}
+
+/* See policy.h. */
+int srt__path_via_writable_link(const char *path)
+{
+	char cur[PATH_MAX];
+	size_t len = strlen(path), i;
+
+	if (path[0] != '/' || len >= sizeof(cur))
+		return 1;
+	for (i = 1; i <= len; i++) {
+		struct stat st;
+
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(cur, path, i);
+		cur[i] = '\0';
+		if (lstat(cur, &st) != 0)
+			return 0;
+		if (S_ISLNK(st.st_mode)) {
+			char *slash = strrchr(cur, '/');
+
+			if (slash == cur)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			if (access(cur, W_OK) == 0)
+				return 1;
+		}
+	}
+	return 0;
 }

@@ -303,6 +303,16 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt_policy_env *e
 		rc = srt__path_lexical(want, "/", NULL, &path, diag);
 		if (rc)
 			return rc;
+		/* never mkdir through a link a sandboxed command could have
+		 * planted (it would make the directory wherever that leads) */
+		if (srt__path_via_writable_link(path)) {
+			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, path,
+					  "the temporary directory \"%s\" goes through a symbolic link in a directory "
+					  "that can be written (a sandboxed command could have planted it); "
+					  "set CLAUDE_CODE_TMPDIR to the real path", path);
+			free(path);
+			return rc;
+		}
 		rc = ensure_private_dir(path, diag);
 		if (rc == SRT_E_STATE)
 			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, path,

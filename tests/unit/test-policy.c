@@ -297,6 +297,23 @@ static void test_tmpdir_checks(void)
 	rc = srt__policy_build(&pol, &s, &env, &d);
 	ok(rc == 0 && strcmp(pol.tmpdir, P("from-env")) == 0, "CLAUDE_CODE_TMPDIR used and created");
 	srt__policy_release(&pol);
+	/* through a link in a writable directory (a sandboxed command could
+	 * have planted it): refused, and nothing made where it leads */
+	mkdir(P("elsewhere"), 0755);
+	if (symlink(P("elsewhere"), P("planted")) != 0)
+		abort();
+	{
+		char via[600];
+
+		snprintf(via, sizeof(via), "%s/sub", P("planted"));
+		setenv("CLAUDE_CODE_TMPDIR", via, 1);
+	}
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc != 0 && strstr(d.message, "symbolic link") && access(P("elsewhere/sub"), F_OK) != 0,
+	   "CLAUDE_CODE_TMPDIR through a planted link: refused, nothing created (%s)", d.message);
+	if (rc == 0)
+		srt__policy_release(&pol);
 	unsetenv("CLAUDE_CODE_TMPDIR");
 
 	s.fs_disabled = true;
