@@ -43,6 +43,18 @@ attempt K6 "control: outside, every set-id create works ($(echo $out))" \
 	sh -c "[ \$(printf '%s\n' '$out' | grep -c ' ok\$') = 6 ] && [ \$(find '$WORK' -maxdepth 1 -name 'ctl-*' -type f -perm /6000 | wc -l) = 5 ] && [ -u '$WORK/ctl-t/tmpfile-suid' ]"
 rm -rf "$WORK"/ctl-*
 
+# refused NAME OUTPUT PROBES...: one TAP line per probe, which must have
+# answered with anything but "ok"
+refused() {
+	local name=$1 out=$2 p line
+	shift 2
+	for p in "$@"; do
+		line=$(grep "^$p " "$out" | head -1)
+		attempt K6 "$name: $p refused (${line:-no answer})" \
+			sh -c "[ -n '$line' ] && ! printf '%s' '$line' | grep -q ' ok\$'"
+	done
+}
+
 for b in $backends; do
 	name=${b%%:*} mod=${b#*:}
 	run() { timeout -k 5 30 "$SRT" --backend="$mod" "$@"; }
@@ -52,11 +64,7 @@ for b in $backends; do
 	chmod 0755 "$P/t-$name"
 	(cd "$P" && run -s "$S" -c "$E chmod-plain ./t-$name; for p in $setid_probes; do $E \$p ./t-$name; done") \
 		>"$WORK/setid-$name" 2>&1
-	for p in $setid_probes; do
-		line=$(grep "^$p " "$WORK/setid-$name" | head -1)
-		attempt K6 "$name: $p refused (${line:-no answer})" \
-			sh -c "[ -n '$line' ] && ! printf '%s' '$line' | grep -q ' ok\$'"
-	done
+	refused "$name" "$WORK/setid-$name" $setid_probes
 	attempt K6 "$name: a plain chmod still works ($(grep '^chmod-plain ' "$WORK/setid-$name"))" \
 		grep -q '^chmod-plain ok' "$WORK/setid-$name"
 	mode=$(stat -c %a "$P/t-$name")
@@ -69,11 +77,7 @@ for b in $backends; do
 	mkdir -p "$P/n"
 	(cd "$P" && run -s "$S" -c "umask 0; for p in creat-suid open-suid openat-sgid mknod-suid openat2; do $E \$p ./n/n-$name-\$p; done; $E tmpfile-suid ./n; $E open-plain ./n/n-$name-plain") \
 		>"$WORK/create-$name" 2>&1
-	for p in creat-suid open-suid openat-sgid mknod-suid openat2 tmpfile-suid; do
-		line=$(grep "^$p " "$WORK/create-$name" | head -1)
-		attempt K6 "$name: $p refused (${line:-no answer})" \
-			sh -c "[ -n '$line' ] && ! printf '%s' '$line' | grep -q ' ok\$'"
-	done
+	refused "$name" "$WORK/create-$name" creat-suid open-suid openat-sgid mknod-suid openat2 tmpfile-suid
 	attempt K6 "$name: a plain create still works ($(grep '^open-plain ' "$WORK/create-$name"))" \
 		grep -q '^open-plain ok' "$WORK/create-$name"
 	setid=$(find "$P/n" -maxdepth 1 -perm /6000 | wc -l)

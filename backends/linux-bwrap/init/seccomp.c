@@ -213,89 +213,59 @@ static int add_dgram_pair(scmp_filter_ctx ctx, uint32_t action, int nr, char *st
 	return rc;
 }
 
-/* The mode argument of each chmod call. */
-static const struct {
-	struct named_syscall s;
-	unsigned mode_arg;
-} chmod_calls[] = {
-	{ { "chmod", -1 }, 1 },
-	{ { "fchmod", -1 }, 1 },
-	{ { "fchmodat", -1 }, 2 },
-	{ { "fchmodat2", 452 }, 2 },
-};
-
-/* chmod setting a set-id bit: EPERM. The mode is compared on its low 32
- * bits (the kernel reads an umode_t). */
-static int add_setid_chmod(scmp_filter_ctx ctx, uint32_t action, char *step, size_t steplen)
-{
-	static const unsigned bits[] = { S_ISUID, S_ISGID };
-	size_t i, j;
-	int rc, nr;
-
-	for (i = 0; i < sizeof(chmod_calls) / sizeof(chmod_calls[0]); i++) {
-		rc = resolve(&chmod_calls[i].s, &nr);
-		if (rc < 0) {
-			snprintf(step, steplen, "resolve syscall '%s'", chmod_calls[i].s.name);
-			return rc;
-		}
-		if (nr < 0)
-			continue;
-		for (j = 0; j < sizeof(bits) / sizeof(bits[0]); j++) {
-			rc = seccomp_rule_add(ctx, action, nr, 1,
-					      SCMP_CMP32(chmod_calls[i].mode_arg, SCMP_CMP_MASKED_EQ, bits[j], bits[j]));
-			if (rc < 0) {
-				snprintf(step, steplen, "rule '%s' set-id mode", chmod_calls[i].s.name);
-				return rc;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Calls that create a file with a mode: (mode argument, flags argument
- * that must hold O_CREAT or O_TMPFILE's own bit, or -1 when the call
- * always creates). An O_TMPFILE file gets its name later with linkat. */
+/* Calls that set a mode: the mode argument, and the flags argument that
+ * must hold O_CREAT or O_TMPFILE's own bit for the call to create a file
+ * (an O_TMPFILE file gets its name later with linkat), or -1 when every
+ * call sets the mode (chmod family, creat, mknod). */
 static const struct {
 	struct named_syscall s;
 	int mode_arg, flags_arg;
-} create_calls[] = {
+} mode_calls[] = {
+	{ { "chmod", -1 }, 1, -1 },
+	{ { "fchmod", -1 }, 1, -1 },
+	{ { "fchmodat", -1 }, 2, -1 },
+	{ { "fchmodat2", 452 }, 2, -1 },
 	{ { "creat", -1 }, 1, -1 },
-	{ { "open", -1 }, 2, 1 },
-	{ { "openat", -1 }, 3, 2 },
 	{ { "mknod", -1 }, 1, -1 },
 	{ { "mknodat", -1 }, 2, -1 },
+	{ { "open", -1 }, 2, 1 },
+	{ { "openat", -1 }, 3, 2 },
 };
 
-static int add_setid_create(scmp_filter_ctx ctx, uint32_t action, char *step, size_t steplen)
+/* A set-id bit in the mode of any of mode_calls: action. Arguments are
+ * compared on their low 32 bits (the kernel reads an umode_t and an int). */
+static int add_setid_modes(scmp_filter_ctx ctx, uint32_t action, char *step, size_t steplen)
 {
 	static const unsigned bits[] = { S_ISUID, S_ISGID };
-	size_t i, j;
+	static const unsigned creating[] = { O_CREAT, TMPFILE_BIT };
+	size_t i, b, f;
 	int rc, nr;
 
-	for (i = 0; i < sizeof(create_calls) / sizeof(create_calls[0]); i++) {
-		rc = resolve(&create_calls[i].s, &nr);
+	for (i = 0; i < sizeof(mode_calls) / sizeof(mode_calls[0]); i++) {
+		unsigned m = (unsigned)mode_calls[i].mode_arg;
+		int fa = mode_calls[i].flags_arg;
+
+		rc = resolve(&mode_calls[i].s, &nr);
 		if (rc < 0) {
-			snprintf(step, steplen, "resolve syscall '%s'", create_calls[i].s.name);
+			snprintf(step, steplen, "resolve syscall '%s'", mode_calls[i].s.name);
 			return rc;
 		}
 		if (nr < 0)
 			continue;
-		for (j = 0; j < 2 * (sizeof(bits) / sizeof(bits[0])); j++) {
-			unsigned m = (unsigned)create_calls[i].mode_arg;
-			unsigned bit = bits[j % 2], flag = j < 2 ? O_CREAT : TMPFILE_BIT;
-
-			if (create_calls[i].flags_arg < 0)
-				rc = j < 2 ? seccomp_rule_add(ctx, action, nr, 1,
-							      SCMP_CMP32(m, SCMP_CMP_MASKED_EQ, bit, bit))
-					   : 0;
-			else
-				rc = seccomp_rule_add(ctx, action, nr, 2,
-						      SCMP_CMP32((unsigned)create_calls[i].flags_arg,
-								 SCMP_CMP_MASKED_EQ, flag, flag),
-						      SCMP_CMP32(m, SCMP_CMP_MASKED_EQ, bit, bit));
-			if (rc < 0) {
-				snprintf(step, steplen, "rule '%s' set-id mode", create_calls[i].s.name);
-				return rc;
+		for (b = 0; b < 2; b++) {
+			for (f = 0; f < (fa < 0 ? 1 : 2); f++) {
+				if (fa < 0)
+					rc = seccomp_rule_add(ctx, action, nr, 1,
+							      SCMP_CMP32(m, SCMP_CMP_MASKED_EQ, bits[b], bits[b]));
+				else
+					rc = seccomp_rule_add(ctx, action, nr, 2,
+							      SCMP_CMP32((unsigned)fa, SCMP_CMP_MASKED_EQ,
+									 creating[f], creating[f]),
+							      SCMP_CMP32(m, SCMP_CMP_MASKED_EQ, bits[b], bits[b]));
+				if (rc < 0) {
+					snprintf(step, steplen, "rule '%s' set-id mode", mode_calls[i].s.name);
+					return rc;
+				}
 			}
 		}
 	}
@@ -367,10 +337,7 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCEXCL, "ioctl TIOCEXCL", step, steplen);
 	if (rc < 0)
 		goto out;
-	rc = add_setid_chmod(ctx, eperm, step, steplen);
-	if (rc < 0)
-		goto out;
-	rc = add_setid_create(ctx, eperm, step, steplen);
+	rc = add_setid_modes(ctx, eperm, step, steplen);
 	if (rc < 0)
 		goto out;
 	{
