@@ -325,18 +325,25 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 		goto out;
 	}
 
-	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCSTI, "ioctl TIOCSTI", step, steplen);
-	if (rc < 0)
-		goto out;
-	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCLINUX, "ioctl TIOCLINUX", step, steplen);
-	if (rc < 0)
-		goto out;
-	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCSETD, "ioctl TIOCSETD", step, steplen);
-	if (rc < 0)
-		goto out;
-	rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, TIOCEXCL, "ioctl TIOCEXCL", step, steplen);
-	if (rc < 0)
-		goto out;
+	{
+		static const struct {
+			unsigned long cmd;
+			const char *what;
+		} tty_ioctls[] = {
+			{ TIOCSTI, "ioctl TIOCSTI" },
+			{ TIOCLINUX, "ioctl TIOCLINUX" },
+			{ TIOCSETD, "ioctl TIOCSETD" },
+			{ TIOCEXCL, "ioctl TIOCEXCL" },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(tty_ioctls) / sizeof(tty_ioctls[0]); k++) {
+			rc = add_masked(ctx, eperm, SCMP_SYS(ioctl), 1, LOW32, tty_ioctls[k].cmd,
+					tty_ioctls[k].what, step, steplen);
+			if (rc < 0)
+				goto out;
+		}
+	}
 	rc = add_setid_modes(ctx, eperm, step, steplen);
 	if (rc < 0)
 		goto out;
