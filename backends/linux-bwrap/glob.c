@@ -290,8 +290,12 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 		if (type == DT_UNKNOWN) {
 			struct stat st;
 
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+				/* what cannot be looked at is denied whole */
+				if (errno != ENOENT && (rc = give_up(e)) != SRT_OK)
+					break;
 				continue;
+			}
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
 		if (srt__glob_match(e->g, e->path)) {
@@ -314,8 +318,8 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 
 			if (cfd >= 0)
 				rc = walk(e, cfd, plen + 1 + nlen, depth + 1);
-			else if (errno != ENOENT && type == DT_DIR)
-				rc = give_up(e); /* unreadable: denied whole */
+			else if (errno != ENOENT && (type == DT_DIR || (errno != ENOTDIR && errno != ELOOP)))
+				rc = give_up(e); /* unreadable (also behind a link): denied whole */
 			if (rc)
 				break;
 		}
@@ -365,8 +369,11 @@ int srt__glob_expand(const char *pattern, int with_links, size_t *budget,
 	}
 	dfd = open(e.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
+		/* no base directory: nothing can match; one that cannot be
+		 * listed: on the deny side it is denied whole */
+		rc = errno == ENOENT || errno == ENOTDIR ? SRT_OK : give_up(&e);
 		srt__glob_free(g);
-		return SRT_OK; /* no base directory: nothing can match */
+		return rc;
 	}
 	rc = walk(&e, dfd, blen, 0);
 	srt__glob_free(g);

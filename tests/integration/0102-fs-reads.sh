@@ -95,6 +95,26 @@ srt_run -s "$GL" -c 'mv keys keys2; mv keys/sub keys/s2' >/dev/null 2>&1
 check "denyRead glob: the directories holding matches cannot be renamed" \
 	test -d "$WORK/proj/keys/sub" -a ! -e "$WORK/proj/keys2" -a ! -e "$WORK/proj/keys/s2"
 
+# a glob whose walk cannot list a directory (mode 111: searchable, not
+# listable; root lists it anyway): the directory is denied whole, never
+# passed over. Its base, a directory inside the walk, and one behind a link
+mkdir -p "$WORK/proj/hid/priv" "$WORK/hid2"
+echo "CANARY-HID1-$$" > "$WORK/proj/hid/priv/a.key"
+echo "CANARY-HID2-$$" > "$WORK/hid2/c.key"
+ln -s "$WORK/hid2" "$WORK/proj/hid/lnk"
+chmod 111 "$WORK/proj/hid/priv" "$WORK/hid2"
+GB=$(fs gbase "{\"denyRead\":[\"$WORK/proj/hid/priv/*.key\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
+srt_run -s "$GB" -c 'cat hid/priv/a.key' >"$WORK/out" 2>&1
+check_not "denyRead glob whose base cannot be listed: the file stays unreadable" grep -q "CANARY-HID1" "$WORK/out"
+GW=$(fs gwalk "{\"denyRead\":[\"$WORK/proj/hid/**/*.key\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
+srt_run -s "$GW" -c 'cat hid/priv/a.key; cat hid/lnk/c.key' >"$WORK/out" 2>&1
+check_not "denyRead ** glob over unlistable directories, also behind a link: unreadable" \
+	grep -q "CANARY-HID" "$WORK/out"
+cat "$WORK/proj/hid/priv/a.key" "$WORK/hid2/c.key" >"$WORK/out" 2>&1
+check "control: outside, both files are readable by name" \
+	sh -c "grep -q CANARY-HID1 '$WORK/out' && grep -q CANARY-HID2 '$WORK/out'"
+chmod 755 "$WORK/proj/hid/priv" "$WORK/hid2"
+
 # a broad denyRead must not hide srt's own helper (carderne/pi-sandbox#82)
 HB=$(fs helper "{\"denyRead\":[\"$top_builddir\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
 out=$(srt_run -s "$HB" -c 'echo alive' 2>/dev/null)
