@@ -359,8 +359,11 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt_policy_env *e
 
 /* A settings file named through a symbolic link (or a chain of them):
  * the link names are write-denied too, or the command could re-point one
- * and the next run would read a file of its choosing. The backends protect
- * each link's target and put a replaced link back after the run. */
+ * and the next run would read a file of its choosing. Each link is named
+ * where it really is (its directory resolved), and a relative target is
+ * read from there; the backends protect each link's target and put a
+ * replaced link back after the run. A link to a directory along the path
+ * is not covered (denying its target would freeze what it names). */
 static int deny_settings_links(struct srt_policy *pol, const char *named, struct srt_diag *diag)
 {
 	char *cur = NULL;
@@ -368,7 +371,8 @@ static int deny_settings_links(struct srt_policy *pol, const char *named, struct
 
 	rc = srt__path_lexical(named, pol->cwd, pol->home, &cur, diag);
 	for (hops = 0; !rc && hops < 40; hops++) {
-		char target[PATH_MAX], *next = NULL, *slash;
+		char target[PATH_MAX], dir[PATH_MAX], *real_dir, *link = NULL, *next = NULL;
+		const char *base;
 		struct stat st;
 		ssize_t n;
 
@@ -378,24 +382,26 @@ static int deny_settings_links(struct srt_policy *pol, const char *named, struct
 		if (n <= 0 || (size_t)n >= sizeof(target) - 1)
 			break;
 		target[n] = '\0';
-		/* a relative target is relative to the link's directory */
-		if (target[0] != '/') {
-			char dir[PATH_MAX];
-
-			snprintf(dir, sizeof(dir), "%s", cur);
-			slash = strrchr(dir, '/');
-			if (slash == dir)
-				slash[1] = '\0';
-			else if (slash)
-				*slash = '\0';
-			rc = srt__path_lexical(target, dir, pol->home, &next, diag);
-		} else {
-			rc = srt__path_lexical(target, "/", pol->home, &next, diag);
-		}
-		if (rc)
+		base = strrchr(cur, '/');
+		snprintf(dir, sizeof(dir), "%.*s", base == cur ? 1 : (int)(base - cur), cur);
+		base++;
+		real_dir = realpath(dir, NULL);
+		if (!real_dir)
 			break;
-		rc = rules_push(&pol->deny_write, cur, SRT_RULE_DEFAULT,
-				"loaded settings file (the link naming it)", diag);
+		if (asprintf(&link, "%s%s%s", real_dir, strcmp(real_dir, "/") ? "/" : "", base) < 0) {
+			link = NULL;
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+		}
+		if (!rc)
+			rc = srt__path_lexical(target, real_dir, pol->home, &next, diag);
+		free(real_dir);
+		if (!rc) {
+			rc = rules_push(&pol->deny_write, link, SRT_RULE_DEFAULT,
+					"loaded settings file (the link naming it)", diag);
+			link = NULL;
+		}
+		free(link);
+		free(cur);
 		cur = next;
 	}
 	free(cur);

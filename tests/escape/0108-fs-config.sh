@@ -70,6 +70,17 @@ attempt F20 "link-named settings: the link is back after the run ($(readlink "$P
 (cd "$P" && srt_run -s link.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
 attempt F20 "link-named settings: the next run still denies the secret" no_leak "$WORK/out"
 rm -rf "$P/link.json" "$P"/link.json.srt-quarantine* "$P/weak.json" "$WORK/shared"
+# a chain of links across directories, reached through a directory link,
+# the second link relative to where the first really is: both are put back
+mkdir -p "$P/d/e"
+fsjson chain "$S0_FS" >/dev/null && mv "$WORK/chain.json" "$P/real.json"
+ln -s ../real.json "$P/d/link2"; ln -s ../link2 "$P/d/e/s.json"; ln -s d/e "$P/cfg2"
+(cd "$P" && srt_run -s cfg2/s.json -c "echo '$evil' > weak.json; ln -sfn $P/weak.json d/link2; ln -sfn x d/e/s.json; true") >/dev/null 2>&1
+attempt F20 "link chain: both links are back ($(readlink "$P/d/link2") $(readlink "$P/d/e/s.json"))" \
+	test "$(readlink "$P/d/link2")" = ../real.json -a "$(readlink "$P/d/e/s.json")" = ../link2
+(cd "$P" && srt_run -s cfg2/s.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
+attempt F20 "link chain: the next run still denies the secret" no_leak "$WORK/out"
+rm -rf "$P/d" "$P/cfg2" "$P/real.json" "$P/weak.json"
 
 # the default settings file, with ~ writable
 H=$(fsjson home '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
