@@ -187,6 +187,7 @@ static int violations_out = -1;
  * that stops reading costs one wait of a second, then records are dropped
  * (counted, said at the end) until it reads again. */
 static int violations_sock;      /* a socket: send(MSG_DONTWAIT) */
+static int violations_poll;      /* the caller's blocking descriptor: poll, small writes */
 static int violations_stalled;   /* the last wait timed out */
 static int violations_torn;      /* a record was cut: start the next on a new line */
 static unsigned long violations_dropped;
@@ -197,23 +198,31 @@ static void violations_write(const char *rec, size_t n)
 	size_t off = 0;
 
 	while (off < n) {
+		const char *buf = violations_torn ? "\n" : rec + off;
+		size_t len = violations_torn ? 1 : n - off;
 		ssize_t w;
 
-		if (violations_torn) {
-			w = violations_sock ? send(violations_out, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL)
-					    : write(violations_out, "\n", 1);
-			if (w == 1) {
+		if (violations_poll) {
+			/* a blocking descriptor we could not reopen: write only
+			 * what poll says fits (a pipe page; a few tty bytes) */
+			struct pollfd p = { .fd = violations_out, .events = POLLOUT };
+
+			if (len > 512)
+				len = 512;
+			if (poll(&p, 1, violations_stalled ? 0 : 1000) != 1 || !(p.revents & POLLOUT)) {
+				violations_stalled = 1;
+				break;
+			}
+		}
+		w = violations_sock ? send(violations_out, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL)
+				    : write(violations_out, buf, len);
+		if (w > 0) {
+			if (violations_torn)
 				violations_torn = 0;
-				continue;
-			}
-		} else {
-			w = violations_sock ? send(violations_out, rec + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL)
-					    : write(violations_out, rec + off, n - off);
-			if (w > 0) {
+			else
 				off += (size_t)w;
-				violations_stalled = 0;
-				continue;
-			}
+			violations_stalled = 0;
+			continue;
 		}
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -224,10 +233,13 @@ static void violations_write(const char *rec, size_t n)
 				continue;
 			violations_stalled = 1;
 		}
+		break;
+	}
+	if (off < n) {
+		/* the rest of this record is dropped; a cut one ends here */
 		if (off > 0)
 			violations_torn = 1;
 		violations_dropped++;
-		return;
 	}
 }
 
@@ -524,9 +536,16 @@ int main(int argc, char **argv)
 				errno == ELOOP ? " (a symbolic link: give the file itself)" : "");
 			return 1;
 		}
-		/* a log in a write root: the command must not forge or cut it */
-		if (fstat(violations_out, &st) == 0 && S_ISREG(st.st_mode))
+		/* a log in a write root: the command must not forge or cut it,
+		 * nor through another name of the same file */
+		if (fstat(violations_out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (st.st_nlink > 1) {
+				fprintf(stderr, "srt: --violations-log \"%s\" has %lu hard links: the command could write it through another; give a file with one link\n",
+					c.violations_log, (unsigned long)st.st_nlink);
+				return 1;
+			}
 			protect = realpath(c.violations_log, NULL);
+		}
 	} else if (c.violations_fd) {
 		struct stat st;
 		char via[64];
@@ -539,15 +558,19 @@ int main(int argc, char **argv)
 		fcntl(violations_out, F_SETFD, FD_CLOEXEC);
 		if (S_ISSOCK(st.st_mode)) {
 			violations_sock = 1;
-		} else if (S_ISFIFO(st.st_mode)) {
-			/* our own non-blocking open of the same pipe: the
-			 * caller's descriptor keeps its flags */
+		} else if (!S_ISREG(st.st_mode)) {
+			/* a pipe or a terminal: our own non-blocking open of it, so
+			 * the caller's descriptor keeps its flags; where that is
+			 * not allowed (another user's pipe) or the reader is gone,
+			 * the caller's descriptor with a poll before each write */
+			int fd;
+
 			snprintf(via, sizeof(via), "/proc/self/fd/%d", c.violations_fd);
-			violations_out = open(via, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-			if (violations_out < 0) {
-				fprintf(stderr, "srt: --violations-fd %d: %s\n", c.violations_fd, strerror(errno));
-				return 1;
-			}
+			fd = open(via, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+			if (fd >= 0)
+				violations_out = fd;
+			else
+				violations_poll = 1;
 		}
 	}
 

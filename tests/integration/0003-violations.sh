@@ -138,5 +138,21 @@ check "and srt says how many records it could not write ($(grep -o '[0-9]* viola
 (cd "$WORK" && srt_run -s "$SV" --violations-log "$WORK/own.log" -c ': > own.log; echo "{\"line\":\"forged\"}" >> own.log; : > /etc/srt-v-x; true') >/dev/null 2>&1
 check "the log in a write root: the command can neither add to it nor cut it ($(wc -l < "$WORK/own.log") records)" \
 	sh -c "! grep -qx '{\"line\":\"forged\"}' '$WORK/own.log' && grep -q '/etc/srt-v-x' '$WORK/own.log'"
+echo old > "$WORK/hl.log"; ln "$WORK/hl.log" "$WORK/hl-alias"
+rm -f "$WORK/ran"
+srt_run -s "$SV" --violations-log "$WORK/hl.log" -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+check "a log with another hard link (the command could write it there): refused, nothing ran (rc=$rc)" \
+	test "$rc" = 1 -a ! -e "$WORK/ran" && grep -q 'hard links' "$WORK/err"
+# a pipe another user made (su, sudo, supervisors): srt cannot reopen it,
+# and writes to the caller's descriptor with a poll first
+U=${SRT_TEST_USER:-srt-test}
+if is_root && id "$U" >/dev/null 2>&1; then
+	chmod 755 "$WORK"; chmod 644 "$SV"
+	out=$(su "$U" -s /bin/bash -c "cd /tmp && timeout -k 5 30 '$SRT' --backend='$BACKEND' -s '$SV' --violations-fd 3 -c ': > /etc/srt-v-u; true' 3>&1 2>/dev/null" | cat)
+	check "--violations-fd to another user's pipe: the record arrives ($(printf '%s' "$out" | head -c 60))" \
+		sh -c "printf '%s' '$out' | grep -q 'deny openat /etc/srt-v-u'"
+else
+	skip "--violations-fd to another user's pipe: needs root and the user $U"
+fi
 
 echo "1..$_tap_n"
