@@ -38,7 +38,7 @@ int srt__path_normalize(const char *path, const char *cwd, const char *home,
 /* Non-zero when p holds a glob character of §4.14 (* ? [ ]). */
 int srt__path_is_glob(const char *p);
 /* Does the absolute path lead through a symbolic link a sandboxed command
- * could have planted (one in a directory this user can write)? 1 also for
+ * could have planted (one in a directory this user can write or owns)? 1 also for
  * a path that is not absolute or too long; 0 when no component is such a
  * link (a missing component ends the look). */
 int srt__path_via_writable_link(const char *path);

@@ -27,7 +27,8 @@
  *   openat2 PATH          openat2(O_CREAT, mode 04755)
  *   tmpfile-suid DIR      O_TMPFILE with mode 04755 in DIR, linked there
  *   prlimit-pid PID       prlimit64(PID, RLIMIT_NOFILE) set to its own value
- *                         (harmless when it works); prlimit-self: pid 0
+ *                         (harmless when it works); prlimit-self: pid 0;
+ *                         prlimit-read PID: only reads PID's limit
  *   tiocsetd / tiocexcl   on fd 0 (TIOCSETD to the line discipline it has)
  *   shm-read ID           shmat(ID) by id (no shmget) and print its text
  *   shm-get KEY           shmget(KEY) of a host segment */
@@ -369,6 +370,10 @@ static long probe(const char *p, char **arg, int nargs)
 		if (syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, NULL, &rl) < 0)
 			return -1;
 		return syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, &rl, NULL);
+	}
+	if (!strcmp(p, "prlimit-read") && a1) {
+		struct rlimit rl;
+		return syscall(SYS_prlimit64, strtol(a1, NULL, 10), RLIMIT_NOFILE, NULL, &rl);
 	}
 	if (!strcmp(p, "prlimit-self")) {
 		struct rlimit rl;

@@ -314,6 +314,25 @@ static void test_tmpdir_checks(void)
 	   "CLAUDE_CODE_TMPDIR through a planted link: refused, nothing created (%s)", d.message);
 	if (rc == 0)
 		srt__policy_release(&pol);
+	/* the same with the link's directory made read-only: its owner can
+	 * make it writable again, so it is no more trusted */
+	mkdir(P("ro"), 0755);
+	if (symlink(P("elsewhere"), P("ro/planted")) != 0)
+		abort();
+	chmod(P("ro"), 0555);
+	{
+		char via[600];
+
+		snprintf(via, sizeof(via), "%s/sub2", P("ro/planted"));
+		setenv("CLAUDE_CODE_TMPDIR", via, 1);
+	}
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc != 0 && access(P("elsewhere/sub2"), F_OK) != 0,
+	   "... also in a directory of ours made read-only (%s)", d.message);
+	if (rc == 0)
+		srt__policy_release(&pol);
+	chmod(P("ro"), 0755);
 	unsetenv("CLAUDE_CODE_TMPDIR");
 
 	s.fs_disabled = true;

@@ -19,7 +19,8 @@
  *    empty set-uid file keeps its bit when a root program on the host later
  *    writes it. openat2, whose mode and flags are in memory seccomp cannot
  *    read: ENOSYS (callers fall back to openat, as on kernels before 5.6).
- *  - prlimit64 naming another process (pid != 0): EPERM, always. Its
+ *  - prlimit64 setting another process's limits (pid != 0 with a new
+ *    limit; reading them stays allowed): EPERM, always. Its
  *    permission check is a uid match that Landlock's scoping does not
  *    cover: RLIMIT_CPU or RLIMIT_NOFILE set on a process outside the
  *    command's tree (linux-landlock has no pid namespace), or on the
@@ -361,8 +362,10 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 			goto out;
 		}
 	}
-	/* another process's limits (pid_t: low 32 bits; 0 is the caller) */
-	rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(prlimit64), 1, SCMP_A0_32(SCMP_CMP_NE, 0));
+	/* setting another process's limits (pid_t: low 32 bits; 0 is the
+	 * caller); reading them (no new limit) stays allowed */
+	rc = seccomp_rule_add(ctx, eperm, SCMP_SYS(prlimit64), 2, SCMP_A0_32(SCMP_CMP_NE, 0),
+			      SCMP_A2_64(SCMP_CMP_NE, 0));
 	if (rc < 0) {
 		snprintf(step, steplen, "rule 'prlimit64 other process'");
 		goto out;
