@@ -86,14 +86,14 @@ for b in $backends; do
 	# prlimit: the caller's own limits, and another process's
 	VICTIM=
 	sleep 60 & VICTIM=$!
-	(cd "$P" && run -s "$S" -c "$E prlimit-self; $E prlimit-pid 1; $E prlimit-pid $VICTIM; $E prlimit-read 1") >"$WORK/prl-$name" 2>&1
+	(cd "$P" && run -s "$S" -c "$E prlimit-self; $E prlimit-pid 1; $E prlimit-pid $VICTIM; $E prlimit-read \$\$") >"$WORK/prl-$name" 2>&1
 	attempt K6 "$name: prlimit on itself works ($(grep '^prlimit-self ' "$WORK/prl-$name"))" \
 		grep -q '^prlimit-self ok' "$WORK/prl-$name"
 	attempt K6 "$name: prlimit on pid 1 refused ($(grep '^prlimit-pid ' "$WORK/prl-$name" | head -1))" \
 		sh -c "grep '^prlimit-pid ' '$WORK/prl-$name' | head -1 | grep -q errno="
 	attempt K6 "$name: prlimit on a host process refused ($(grep '^prlimit-pid ' "$WORK/prl-$name" | sed -n 2p))" \
 		sh -c "grep '^prlimit-pid ' '$WORK/prl-$name' | sed -n 2p | grep -q errno="
-	attempt K6 "$name: reading pid 1's limits still works ($(grep '^prlimit-read ' "$WORK/prl-$name"))" \
+	attempt K6 "$name: reading another process's limits still works (the shell's: $(grep '^prlimit-read ' "$WORK/prl-$name"))" \
 		grep -q '^prlimit-read ok' "$WORK/prl-$name"
 	kill $VICTIM 2>/dev/null; wait $VICTIM 2>/dev/null; VICTIM=
 done
