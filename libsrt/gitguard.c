@@ -646,14 +646,19 @@ static int repo_unsafe(const struct srt_gitguard *g, int dfd, char *why, size_t 
 static void check_link(struct walk *w, int dfd, const char *name)
 {
 	char why[PATH_MAX + 64] = "";
-	int tfd, level, bad = 0, found_one = 0;
+	int tfd, level, bad = 0, found_one = 0, err = 0;
 
 	if (!born_in_run(w->g, dfd, name))
 		return;
 	/* the sandbox is gone: nothing can swap the link while we follow it */
 	tfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tfd < 0)
-		return; /* not a directory, or nothing */
+	if (tfd < 0) {
+		/* not a directory, nothing, or out of reach for git too;
+		 * anything else (EMFILE, ENOMEM) is not a verdict */
+		if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != EACCES)
+			unchecked(w, name, errno);
+		return;
+	}
 	for (level = 0; level < PATH_MAX / 2 && !found_one; level++) {
 		struct stat here, up;
 		size_t k;
@@ -666,8 +671,10 @@ static void check_link(struct walk *w, int dfd, const char *name)
 			break;
 		}
 		w->budget--;
-		if (fstat(tfd, &here) != 0)
+		if (fstat(tfd, &here) != 0) {
+			err = errno;
 			break;
+		}
 		for (k = 0; k < w->n_judged; k++)
 			if (w->judged[k].dev == here.st_dev && w->judged[k].ino == here.st_ino)
 				break;
@@ -687,10 +694,17 @@ static void check_link(struct walk *w, int dfd, const char *name)
 			break;
 		}
 		pfd = openat(tfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pfd < 0 || fstat(pfd, &up) != 0 ||
-		    (here.st_dev == up.st_dev && here.st_ino == up.st_ino)) {
+		if (pfd < 0 || fstat(pfd, &up) != 0) {
+			/* a parent git could not read stops git too; any other
+			 * failure leaves the climb unfinished: not a verdict */
+			if (errno != EACCES)
+				err = errno;
 			if (pfd >= 0)
 				close(pfd);
+			break;
+		}
+		if (here.st_dev == up.st_dev && here.st_ino == up.st_ino) {
+			close(pfd);
 			break; /* the root */
 		}
 		close(tfd);
@@ -699,6 +713,8 @@ static void check_link(struct walk *w, int dfd, const char *name)
 	close(tfd);
 	if (bad)
 		quarantine(w, dfd, name, "a symbolic link into a repository whose hooks or config could run a program");
+	else if (err)
+		unchecked(w, name, err);
 }
 
 /* A repository from before the run deeper than the mandatory denies
