@@ -545,6 +545,11 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			protect = realpath(c.violations_log, NULL);
+			if (!protect) {
+				fprintf(stderr, "srt: --violations-log \"%s\": cannot resolve its path to protect it: %s\n",
+					c.violations_log, strerror(errno));
+				return 1;
+			}
 		}
 	} else if (c.violations_fd) {
 		struct stat st;
