@@ -210,6 +210,12 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 			else if (getcwd(cwd, sizeof(cwd)) &&
 				 asprintf(&sb->settings_named, "%s/%s", cwd, path) < 0)
 				sb->settings_named = NULL;
+			/* without it the links naming the file would go unprotected */
+			if (!sb->settings_named) {
+				rc = srt_diag_set(diag, SRT_E_IO, path,
+						  "settings file \"%s\": cannot tell its full path: %s", path, strerror(errno));
+				goto out;
+			}
 		}
 		if (!loaded)
 			sb_log(sb, 1, "no settings at %s, using the built-in defaults", path);
