@@ -223,7 +223,7 @@ ROWS = [
     ("startup.net", "startup `srt -c true` (allowedDomains: proxy + bridge)", "ms", "startup.bwrap", "bare bwrap", "ratio_le", 1.5),
     ("startup.bwrap", "startup bare bwrap", "ms", "startup.true", "`true`", None, None),
     ("startup.floor", "startup floor: bare bwrap + nested pid/mount namespace helper, no policy (bench/floor.c)", "ms", "startup.bwrap", "bare bwrap", None, None),
-    ("startup.helper", "bare bwrap + srt-linux-init alone (nested namespaces, seccomp, caps; no srt process)", "ms", "startup.bwrap", "bare bwrap", None, None),
+    ("startup.helper", "bwrap + srt-linux-init alone, as srt runs them (nested namespaces, /dev and /proc, seccomp, caps; no srt process)", "ms", "startup.bwrap", "bare bwrap", None, None),
     ("mem.nonet.root_hwm_mib", "srt peak RSS (no network)", "MiB", None, "", "le", 4.0),
     ("mem.net.root_hwm_mib", "srt peak RSS (proxy running)", "MiB", None, "", "le", 4.0),
     ("mem.net.root_pss_mib", "srt peak PSS (proxy running)", "MiB", None, "", None, None),

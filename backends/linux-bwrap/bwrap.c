@@ -608,7 +608,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	struct bwrap_cmd *bc;
 	struct srt_words w = { 0 };
 	size_t i, mount_bytes = 0;
-	int p[2], rc;
+	int p[2], rc, own_dev;
 
 	bc = calloc(1, sizeof(*bc));
 	if (!bc)
@@ -739,7 +739,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		    srt__words_push(&w, pol->proxy_dir))
 			goto fail;
 	}
-	rc = srt__bwrap_process_args(pol, &w, diag);
+	own_dev = srt__bwrap_helper_makes_dev(pol, helper_can_hide());
+	rc = srt__bwrap_process_args(pol, own_dev, &w, diag);
 	if (rc)
 		goto fail;
 	rc = SRT_E_NOMEM;
@@ -747,7 +748,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		goto fail;
 	{
 		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
-					      bc->layer.fd, &bc->plan.hidden };
+					      bc->layer.fd, &bc->plan.hidden, own_dev };
 
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 	}

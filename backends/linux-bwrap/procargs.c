@@ -62,25 +62,38 @@ static int bwrap_is_setuid(const struct srt_policy *pol)
 	return 0;
 }
 
-int srt__bwrap_process_args(const struct srt_policy *pol, struct srt_words *w,
+int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api)
+{
+	/* the helper mounts with the CAP_SYS_ADMIN that bwrap keeps for it
+	 * (not kept by a setuid bwrap for another user); the weaker nested
+	 * sandbox binds the host's /proc, which bwrap does */
+	return mount_api && !pol->weaker_nested_sandbox && (geteuid() == 0 || !bwrap_is_setuid(pol));
+}
+
+int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt_words *w,
 			    struct srt_diag *diag)
 {
 	static const char *const ns_words[] = {
 		/* IPC too: System V objects and POSIX message queues of the host
 		 * would otherwise be a channel out of the sandbox */
-		"--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--unshare-user",
-		"--cap-drop", "ALL", NULL,
+		"--unshare-pid", "--unshare-ipc", "--unshare-user", "--cap-drop", "ALL", NULL,
 	};
+	static const char *const dev_words[] = { "--dev", "/dev", NULL };
 	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
 						 NULL };
 	static const char *const proc_words[] = { "--proc", "/proc", NULL };
 	static const char *const weak_proc_words[] = { "--bind", "/proc", "/proc", NULL };
 
+	if (helper_makes_dev && !srt__bwrap_helper_makes_dev(pol, 1))
+		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
+				    "the helper cannot make /dev and /proc under this policy");
+	if (!helper_makes_dev && push_all(w, dev_words))
+		goto nomem;
 	if (push_all(w, ns_words))
 		goto nomem;
 	if ((geteuid() == 0 || !bwrap_is_setuid(pol)) && push_all(w, cap_words))
 		goto nomem;
-	if (push_all(w, pol->weaker_nested_sandbox ? weak_proc_words : proc_words))
+	if (!helper_makes_dev && push_all(w, pol->weaker_nested_sandbox ? weak_proc_words : proc_words))
 		goto nomem;
 	return SRT_OK;
 nomem:
@@ -98,7 +111,7 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt_words *w, struct srt_diag *diag)
 {
-	struct srt_helper_fds fds = { status_fd, -1, -1, -1, NULL };
+	struct srt_helper_fds fds = { status_fd, -1, -1, -1, NULL, 0 };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -167,6 +180,8 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		if (srt__words_push(w, "--hide-file") || srt__words_push(w, fds->hidden->v[i]))
 			goto nomem;
 	}
+	if (fds->make_dev_proc && srt__words_push(w, "--make-dev-proc"))
+		goto nomem;
 	if (pol->debug && srt__words_push(w, "--debug"))
 		goto nomem;
 	if (srt__words_push(w, "--"))

@@ -8,10 +8,17 @@
 #include <srt/policy.h>
 #include "mounts.h"
 
+/* Can srt-linux-init make the sandbox's /dev and /proc itself
+ * (--make-dev-proc) instead of bwrap? mount_api: the kernel has
+ * open_tree, mount_setattr and move_mount. */
+int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api);
+
 /* Append the words that follow the mounts: "--dev /dev", "--unshare-pid",
  * user namespace and capability flags, "--proc /proc" (or the
- * weaker bind), ... Does not append "--". */
-int srt__bwrap_process_args(const struct srt_policy *pol, struct srt_words *w,
+ * weaker bind), ... Does not append "--". With helper_makes_dev (which
+ * srt__bwrap_helper_makes_dev must allow) no --dev and no --proc: the
+ * helper, given make_dev_proc, makes both. */
+int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt_words *w,
 			    struct srt_diag *diag);
 
 /* Append "--", the helper path and its options, "--", then argv. */
@@ -35,13 +42,15 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
  * policy_fd go together. landlock_fd, a sealed memfd with the Landlock
  * layer's plan (layer.h), passed as --landlock-plan-fd. hidden, when not
  * NULL, the files the mount plan left to the helper (mounts.h), each
- * passed as --hide-file. */
+ * passed as --hide-file. make_dev_proc: pass --make-dev-proc (bwrap was
+ * given no --dev and no --proc). */
 struct srt_helper_fds {
 	int status_fd;
 	int events_fd;
 	int policy_fd;
 	int landlock_fd;
 	const struct srt_words *hidden;
+	int make_dev_proc;
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */
