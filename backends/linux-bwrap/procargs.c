@@ -81,6 +81,7 @@ int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, 
 	static const char *const dev_words[] = { "--dev", "/dev", NULL };
 	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
 						 NULL };
+	static const char *const setfcap_words[] = { "--cap-add", "CAP_SETFCAP", NULL };
 	static const char *const proc_words[] = { "--proc", "/proc", NULL };
 	static const char *const weak_proc_words[] = { "--bind", "/proc", "/proc", NULL };
 
@@ -92,6 +93,11 @@ int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, 
 	if (push_all(w, ns_words))
 		goto nomem;
 	if ((geteuid() == 0 || !bwrap_is_setuid(pol)) && push_all(w, cap_words))
+		goto nomem;
+	/* the helper then nests a user namespace, and mapping uid 0 into a
+	 * new one (a root caller's) takes CAP_SETFCAP in its parent; the
+	 * helper drops it with the rest before anything runs */
+	if (helper_makes_dev && push_all(w, setfcap_words))
 		goto nomem;
 	if (!helper_makes_dev && push_all(w, pol->weaker_nested_sandbox ? weak_proc_words : proc_words))
 		goto nomem;

@@ -183,7 +183,7 @@ static int usage(void)
 		"        mount-tmpfs DIR open_tree open_tree_attr fsopen\n"
 		"        tiocsti [FD] tiocsti-hi [FD] tioclinux [FD]\n"
 		"        ptrace PID proc-mem PID kill PID connect-unix PATH\n"
-		"        connect-abstract NAME x32\n"
+		"        connect-abstract NAME x32 umount-in PID PATH\n"
 		"       sysprobe deny-seccomp command [args...]\n");
 	return 2;
 }
@@ -301,6 +301,24 @@ int main(int argc, char **argv)
 		if (!arg)
 			return usage();
 		rc = unix_connect(arg, 1);
+	} else if (!strcmp(p, "umount-in")) {
+		/* run outside: join PID's user and mount namespaces (holding
+		 * every capability there, as their owner) and unmount PATH, as
+		 * a command that regained CAP_SYS_ADMIN inside could */
+		char path[64];
+		int u, m;
+
+		if (!arg || argc < 4)
+			return usage();
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", atoi(arg));
+		u = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", atoi(arg));
+		m = open(path, O_RDONLY | O_CLOEXEC);
+		if (u < 0 || m < 0 || setns(u, CLONE_NEWUSER) != 0 || setns(m, CLONE_NEWNS) != 0) {
+			printf("umount-in setns-failed errno=%d\n", errno);
+			return 1;
+		}
+		rc = umount2(argv[3], MNT_DETACH);
 	} else if (!strcmp(p, "x32")) {
 #if defined(__x86_64__)
 		rc = syscall(X32_SYSCALL_BIT | SYS_getpid);

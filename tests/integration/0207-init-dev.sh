@@ -6,7 +6,7 @@
 # failure to build them stops the run.
 . "$(dirname "$0")/lib.sh"
 
-plan 19
+plan 20
 S=$(settings "$DEFAULT_SETTINGS")
 cp "$S" "$WORK/default.json"; S="$WORK/default.json"
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
@@ -85,6 +85,31 @@ check "/proc/sys is read-only ($(echo $out))" test "$(echo $out | cut -d, -f1)" 
 out=$(srt_run -s "$S" -c 'awk "\$5 == \"/proc\"" /proc/self/mountinfo | wc -l' 2>&1 </dev/null)
 check "the command's /proc is stacked on bwrap's and the host's, never the host's alone ($out mounts)" test "${out:-0}" -ge 2
 
+# the covers are locked: copied into the nested init's own user namespace,
+# they cannot come off even for something holding CAP_SYS_ADMIN there
+# (simulated from outside by joining the command's namespaces as their
+# owner). Control: the nested init's own /proc, mounted inside, does.
+if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$argv"; then
+	srt_run -s "$S" -c 'exec sleep 20' </dev/null >/dev/null 2>&1 &
+	spid=""
+	for i in $(seq 50); do
+		spid=$(pgrep -u "$(id -u)" -x sleep -P "$(pgrep -u "$(id -u)" -f 'srt-linux-init' | tr '\n' ',' | sed 's/,$//')" 2>/dev/null | head -1)
+		[ -n "$spid" ] && break
+		sleep 0.1
+	done
+	if [ -n "$spid" ]; then
+		out=$(for x in /dev/null /dev / /proc /proc; do "$SYSPROBE" umount-in "$spid" "$x"; done | awk '{print $2}' | tr '\n' ' ')
+		check "with CAP_SYS_ADMIN in the command's namespaces: /dev/null, /dev and / stay, the nested /proc comes off, bwrap's below it stays ($out)" \
+			test "$out" = "errno=EINVAL errno=EINVAL errno=EINVAL ok errno=EINVAL "
+		kill "$spid" 2>/dev/null
+	else
+		not_ok "the sandboxed sleep for the lock check did not start"
+	fi
+	wait
+else
+	skip "no sysprobe, or the helper does not make /dev here"
+fi
+
 # fail closed
 if [ -x "$H" ]; then
 	"$H" --make-dev-proc --weaker-nested-sandbox -- touch "$MARK" 2>"$WORK/err"; rc=$?
@@ -103,8 +128,8 @@ if [ -x "$H" ]; then
 		grep -q "^srt-linux-init: make the sandbox's /dev and /proc: copy the host's /dev/null: " "$WORK/err"
 	# control: the same bwrap with the capability runs the command
 	bwrap --ro-bind / / --bind "$WORK" "$WORK" --unshare-pid --unshare-user --cap-drop ALL \
-		--cap-add CAP_SYS_ADMIN -- "$H" --make-dev-proc -- touch "$MARK" 2>"$WORK/err"; rc=$?
-	check "control: with CAP_SYS_ADMIN the same helper runs the command (rc=$rc)" test "$rc" = 0 -a -e "$MARK"
+		--cap-add CAP_SYS_ADMIN --cap-add CAP_SETFCAP -- "$H" --make-dev-proc -- touch "$MARK" 2>"$WORK/err"; rc=$?
+	check "control: with CAP_SYS_ADMIN (and CAP_SETFCAP, to map uid 0 into its nested user namespace) the same helper runs the command (rc=$rc)" test "$rc" = 0 -a -e "$MARK"
 	rm -f "$MARK"
 else
 	for i in 1 2 3 4 5 6; do skip "srt-linux-init not built"; done

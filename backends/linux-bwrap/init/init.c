@@ -74,7 +74,14 @@
  * the outer helper makes the same /dev and /proc itself, in bwrap's
  * namespaces before the nested ones copy them (make_dev_proc). bwrap
  * re-reads /proc/self/mountinfo after each of its binds; the nine binds
- * of those two options were about 3 ms of every start. */
+ * of those two options were about 3 ms of every start. Refused outside a
+ * new pid and user namespace. The nested namespaces then always include a
+ * user namespace of their own (bwrap's --dev added a second one for
+ * unprivileged callers; without it there is one): mounts copied across
+ * that boundary are locked, so no cover over the host's /dev, /proc or
+ * files can come off. A root caller's uid 0 is mapped into it, which
+ * takes CAP_SETFCAP: srt asks bwrap to keep it, and both helpers drop
+ * it with every other capability. */
 #include "config.h"
 
 #include <errno.h>
@@ -378,7 +385,12 @@ static int write_id_maps(pid_t child)
 				 i == 1 ? (unsigned)geteuid() : (unsigned)getegid(),
 				 i == 1 ? (unsigned)geteuid() : (unsigned)getegid());
 		err = write_file(path, text);
-		if (err) {
+		if (err && err == EPERM && i == 1 && geteuid() == 0) {
+			failf("srt-linux-init: write uid_map of the nested user namespace: %s (mapping uid 0 "
+			      "into it takes CAP_SETFCAP, which srt asks bwrap to keep: --cap-add CAP_SETFCAP)",
+			      strerror(err));
+			return -1;
+		} else if (err) {
 			char step[96];
 			snprintf(step, sizeof(step), "write %s of the nested user namespace", names[i]);
 			fail(step, err);
@@ -840,15 +852,21 @@ static const char *const dev_links[][2] = {
 /* A detached copy of the mount that holds the host's character device
  * PATH, usable as a device: nosuid, and without the nodev and read-only
  * flags that bwrap's --ro-bind / / put on its copy of the host's /dev
- * (as bwrap's --dev binds them). -1 with errno. */
+ * (as bwrap's --dev binds them). Where the host's own mount has one of
+ * them locked (a read-only or nodev /dev, then copied into bwrap's user
+ * namespace) it stays, as it does on bwrap's bind. -1 with errno. */
 static int clone_node(const char *path)
 {
+	static const uint64_t clear[] = {
+		MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, MOUNT_ATTR_NODEV, MOUNT_ATTR_RDONLY, 0,
+	};
 	struct {
 		uint64_t attr_set, attr_clr, propagation, userns_fd;
-	} attr = { MOUNT_ATTR_NOSUID, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, 0, 0 };
+	} attr = { MOUNT_ATTR_NOSUID, 0, 0, 0 };
 	struct stat st;
 	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | O_CLOEXEC);
 	int err = 0;
+	size_t i;
 
 	if (tree < 0)
 		return -1;
@@ -856,8 +874,14 @@ static int clone_node(const char *path)
 		err = errno;
 	else if (!S_ISCHR(st.st_mode))
 		err = ENODEV;
-	else if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0)
-		err = errno;
+	for (i = 0; !err && i < sizeof(clear) / sizeof(clear[0]); i++) {
+		attr.attr_clr = clear[i];
+		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) == 0)
+			break;
+		/* EPERM: a flag to clear is locked; anything else is an error */
+		if (errno != EPERM || i + 1 == sizeof(clear) / sizeof(clear[0]))
+			err = errno;
+	}
 	if (err) {
 		close(tree);
 		errno = err;
@@ -879,7 +903,30 @@ static int attach_node(int tree, const char *target)
 	return 0;
 }
 
-static int make_dev_proc(int debug)
+/* Not the host's user namespace: bwrap always makes one for srt
+ * (--unshare-user), and the initial one maps every id ("0 0 4294967295"
+ * as its only line). Unreadable counts as the host's. */
+static int in_new_userns(void)
+{
+	char buf[128];
+	unsigned long a, b, c;
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, " %lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 && c == 4294967295UL &&
+	    !strchr(strchr(buf, '\n') ? strchr(buf, '\n') + 1 : "", '\n'))
+		return 0;
+	return 1;
+}
+
+static int make_dev_proc(void)
 {
 	int trees[N_DEV_NODES], console = -1, err = 0;
 	char step[PATH_MAX + 32], tty[PATH_MAX];
@@ -931,6 +978,10 @@ static int make_dev_proc(int debug)
 		snprintf(step, sizeof(step), "mount /dev/console");
 		err = attach_node(console, "/dev/console");
 	}
+	/* no covers on this one: the nested init's user namespace may mount
+	 * its own /proc only where a proc mount with no locked mount over a
+	 * directory in it is visible, and this one ends up below that /proc,
+	 * locked, out of the command's reach */
 	if (!err) {
 		snprintf(step, sizeof(step), "mount /proc for bwrap's pid namespace");
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
@@ -945,7 +996,7 @@ static int make_dev_proc(int debug)
 		failf("srt-linux-init: make the sandbox's /dev and /proc: %s: %s", step, strerror(err));
 		return -1;
 	}
-	return cover_proc(1, debug);
+	return 0;
 }
 
 /* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
@@ -1070,7 +1121,12 @@ static int run(int argc, char **argv)
 		      (long)getpid());
 		return EXIT_SETUP;
 	}
-	if (o.make_dev_proc && make_dev_proc(o.debug) != 0)
+	if (o.make_dev_proc && !in_new_userns()) {
+		failf("srt-linux-init: --make-dev-proc: this process is in the host's user namespace "
+		      "(or its uid_map cannot be read); the option is for bwrap's command only");
+		return EXIT_SETUP;
+	}
+	if (o.make_dev_proc && make_dev_proc() != 0)
 		return EXIT_SETUP;
 	if (o.events_fd >= 0) {
 		char err[256];
@@ -1093,8 +1149,19 @@ static int run(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 
-	child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
-	if (child < 0 && errno == EPERM) {
+	/* With --make-dev-proc bwrap made a single user namespace (its --dev
+	 * is what made it add a second), so nest one here: mounts copied
+	 * across a user namespace boundary are locked, and the covers over
+	 * /dev and /proc, and every bind of the plan, cannot come off to
+	 * show the host's below, even for a command that regained
+	 * CAP_SYS_ADMIN in its own namespace. */
+	if (o.make_dev_proc) {
+		made_userns = 1;
+		child = clone_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS);
+	} else {
+		child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
+	}
+	if (child < 0 && errno == EPERM && !made_userns) {
 		if (o.debug)
 			say("srt-linux-init: (debug) no CAP_SYS_ADMIN here, nesting a user namespace");
 		made_userns = 1;
