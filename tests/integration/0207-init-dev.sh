@@ -6,7 +6,7 @@
 # failure to build them stops the run.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 22
 S=$(settings "$DEFAULT_SETTINGS")
 cp "$S" "$WORK/default.json"; S="$WORK/default.json"
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
@@ -85,15 +85,32 @@ check "/proc/sys is read-only ($(echo $out))" test "$(echo $out | cut -d, -f1)" 
 out=$(srt_run -s "$S" -c 'awk "\$5 == \"/proc\"" /proc/self/mountinfo | wc -l' 2>&1 </dev/null)
 check "the command's /proc is stacked on bwrap's and the host's, never the host's alone ($out mounts)" test "${out:-0}" -ge 2
 
+# a host /dev whose flags bwrap's user namespace cannot change (read-only
+# or nodev, locked when copied into it): the run goes on with that flag
+# kept, as on bwrap's own binds
+if is_root && command -v unshare >/dev/null; then
+	out=$(unshare -m --propagation private sh -c "mount -o remount,bind,ro /dev && timeout 30 $SRT --backend=$BACKEND -s $S -c 'echo x > /dev/null && awk \"\\\$5 == \\\"/dev/null\\\" { print \\\$6 }\" /proc/self/mountinfo'" 2>&1 </dev/null)
+	check "a read-only host /dev: the run goes on, /dev/null writable on a read-only mount ($(echo $out))" \
+		test "$(echo $out | cut -d, -f1)" = ro
+	out=$(unshare -m --propagation private sh -c "mount -o remount,bind,nodev /dev && timeout 30 $SRT --backend=$BACKEND -s $S -c 'awk \"\\\$5 == \\\"/dev/null\\\" { print \\\$6 }\" /proc/self/mountinfo'" 2>&1 </dev/null)
+	check "a nodev host /dev: the run goes on, nodev kept as bwrap keeps it ($(echo $out))" \
+		test -n "$(echo "$out" | grep -E '(^|,)nodev(,|$)')"
+else
+	skip "locked host /dev flags: needs root for a private mount namespace"
+	skip "locked host /dev flags: needs root for a private mount namespace"
+fi
+
 # the covers are locked: copied into the nested init's own user namespace,
 # they cannot come off even for something holding CAP_SYS_ADMIN there
 # (simulated from outside by joining the command's namespaces as their
 # owner). Control: the nested init's own /proc, mounted inside, does.
 if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$argv"; then
-	srt_run -s "$S" -c 'exec sleep 20' </dev/null >/dev/null 2>&1 &
+	# a duration no other sleep on the machine has, to find this one
+	dur="19.$$$RANDOM"
+	srt_run -s "$S" -c "exec sleep $dur" </dev/null >/dev/null 2>&1 &
 	spid=""
 	for i in $(seq 50); do
-		spid=$(pgrep -u "$(id -u)" -x sleep -P "$(pgrep -u "$(id -u)" -f 'srt-linux-init' | tr '\n' ',' | sed 's/,$//')" 2>/dev/null | head -1)
+		spid=$(pgrep -u "$(id -u)" -f -x "sleep $dur" | head -1)
 		[ -n "$spid" ] && break
 		sleep 0.1
 	done
