@@ -103,11 +103,17 @@ fi
 # the covers are locked: copied into the nested init's own user namespace,
 # they cannot come off even for something holding CAP_SYS_ADMIN there
 # (simulated from outside by joining the command's namespaces as their
-# owner). Control: the nested init's own /proc, mounted inside, does.
-if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$argv"; then
+# owner): /dev and its nodes, the plan's binds (the write root, the
+# denied ~/.ssh) and the cover the helper puts on a denied file inside a
+# write root. Control: the nested init's own /proc, mounted inside, does.
+echo top-secret > secret.txt
+L=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./secret.txt"],"allowWrite":["."],"denyWrite":[]}}')
+cp "$L" "$WORK/lock.json"; L="$WORK/lock.json"
+largv=$("$SRT" --backend="$BACKEND" -s "$L" --dry-run -c true 2>&1 | grep '^bwrap argv:')
+if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$largv" && grep -q -- "--hide-file $(pwd -P)/secret.txt" <<<"$largv"; then
 	# a duration no other sleep on the machine has, to find this one
 	dur="19.$$$RANDOM"
-	srt_run -s "$S" -c "exec sleep $dur" </dev/null >/dev/null 2>&1 &
+	srt_run -s "$L" -c "exec sleep $dur" </dev/null >/dev/null 2>&1 &
 	spid=""
 	for i in $(seq 50); do
 		spid=$(pgrep -u "$(id -u)" -f -x "sleep $dur" | head -1)
@@ -115,16 +121,17 @@ if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$argv"; then
 		sleep 0.1
 	done
 	if [ -n "$spid" ]; then
-		out=$(for x in /dev/null /dev / /proc /proc; do "$SYSPROBE" umount-in "$spid" "$x"; done | awk '{print $2}' | tr '\n' ' ')
-		check "with CAP_SYS_ADMIN in the command's namespaces: /dev/null, /dev and / stay, the nested /proc comes off, bwrap's below it stays ($out)" \
-			test "$out" = "errno=EINVAL errno=EINVAL errno=EINVAL ok errno=EINVAL "
+		out=$(for x in /dev/null /dev "$(pwd -P)" "$HOME/.ssh" "$(pwd -P)/secret.txt" /proc /proc; do
+			"$SYSPROBE" umount-in "$spid" "$x"; done | awk '{print $2}' | tr '\n' ' ')
+		check "with CAP_SYS_ADMIN in the command's namespaces: /dev/null, /dev, the write root, the ~/.ssh cover and a hidden file's cover stay; the nested /proc comes off, bwrap's below it stays ($out)" \
+			test "$out" = "errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL ok errno=EINVAL "
 		kill "$spid" 2>/dev/null
 	else
 		not_ok "the sandboxed sleep for the lock check did not start"
 	fi
 	wait
 else
-	skip "no sysprobe, or the helper does not make /dev here"
+	skip "no sysprobe, or the helper does not make /dev or hide files here"
 fi
 
 # fail closed

@@ -28,8 +28,9 @@
  *
  * Capabilities: srt asks bwrap to keep CAP_SYS_ADMIN for this helper (see
  * procargs.c), so the nested namespaces can be made without another user
- * namespace; without it we fall back to a nested user namespace like the
- * reference does. Either way every process that the command can reach ends
+ * namespace (with --make-dev-proc one is always nested, below); without
+ * it we fall back to a nested user namespace like the reference does.
+ * Either way every process that the command can reach ends
  * up with no capabilities at all: the outer drops them before it starts the
  * relay, the nested init before it forks the worker.
  *
@@ -62,7 +63,8 @@
  * no_new_privs and before the seccomp filters; a plan srt made must be
  * applied: any failure is a setup failure (125), never a silent skip.
  *
- * --hide-file PATH (repeated): the nested init covers PATH, a file the
+ * --hide-file PATH (repeated): the nested init (with --make-dev-proc the
+ * outer helper, so the cover is locked) covers PATH, a file the
  * mount plan denies (mounts.h), with a read-only, nodev, nosuid /dev/null,
  * as bwrap's --ro-bind /dev/null PATH would: opening it fails with EACCES.
  * The target is opened without following a link, and the mount goes onto
@@ -840,7 +842,7 @@ static int hide_files(const struct opts *o)
 
 /* --make-dev-proc: bwrap's --dev /dev, node for node (the same host
  * devices, modes, links and devpts options), and a /proc for bwrap's pid
- * namespace with the covers bwrap would add. */
+ * namespace (no covers there: see the mount below). */
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 #define N_DEV_NODES (sizeof(dev_nodes) / sizeof(dev_nodes[0]))
 static const char *const dev_links[][2] = {
@@ -904,26 +906,13 @@ static int attach_node(int tree, const char *target)
 }
 
 /* Not the host's user namespace: bwrap always makes one for srt
- * (--unshare-user), and the initial one maps every id ("0 0 4294967295"
- * as its only line). Unreadable counts as the host's. */
+ * (--unshare-user). The initial one has a fixed inode number
+ * (PROC_USER_INIT_INO); unreadable counts as the host's. */
 static int in_new_userns(void)
 {
-	char buf[128];
-	unsigned long a, b, c;
-	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	struct stat st;
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if (sscanf(buf, " %lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 && c == 4294967295UL &&
-	    !strchr(strchr(buf, '\n') ? strchr(buf, '\n') + 1 : "", '\n'))
-		return 0;
-	return 1;
+	return stat("/proc/self/ns/user", &st) == 0 && st.st_ino != 0xEFFFFFFDu;
 }
 
 static int make_dev_proc(void)
@@ -1058,7 +1047,9 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	 * runtime decides what is writable; our covers are best effort there */
 	if (cover_proc(fresh_proc || !o->weaker, o->debug) != 0)
 		_exit(EXIT_SETUP);
-	if (hide_files(o) != 0)
+	/* with --make-dev-proc the outer helper covered them, before the
+	 * copy that locks them */
+	if (!o->make_dev_proc && hide_files(o) != 0)
 		_exit(EXIT_SETUP);
 	if (drop_caps() != 0)
 		_exit(EXIT_SETUP);
@@ -1128,6 +1119,10 @@ static int run(int argc, char **argv)
 	}
 	if (o.make_dev_proc && make_dev_proc() != 0)
 		return EXIT_SETUP;
+	/* here, not in the nested init: mounts made before the nested user
+	 * namespace copies them are locked there, so no cover comes off */
+	if (o.make_dev_proc && hide_files(&o) != 0)
+		return EXIT_SETUP;
 	if (o.events_fd >= 0) {
 		char err[256];
 
@@ -1170,7 +1165,12 @@ static int run(int argc, char **argv)
 	if (child < 0) {
 		int err = errno;
 
-		if (made_userns && (err == EPERM || err == ENOSPC || err == EUSERS))
+		if (o.make_dev_proc && (err == EPERM || err == ENOSPC || err == EUSERS))
+			failf("srt-linux-init: create the nested user, pid and mount namespaces: %s "
+			      "(no user namespace can be made inside the sandbox: user.max_user_namespaces, "
+			      "a seccomp profile or bwrap --disable-userns); the command was not run",
+			      strerror(err));
+		else if (made_userns && (err == EPERM || err == ENOSPC || err == EUSERS))
 			failf("srt-linux-init: create the nested user, pid and mount namespaces: %s "
 			      "(bubblewrap did not keep CAP_SYS_ADMIN for the helper and no user namespace "
 			      "can be made inside the sandbox: user.max_user_namespaces, a seccomp profile "
