@@ -73,15 +73,19 @@ static int report(const char *probe, long rc)
 
 	if (rc >= 0) {
 		printf("%s ok\n", probe);
-		return 0;
-	}
-	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++) {
-		if (errnames[i].e == e) {
+	} else {
+		for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+			if (errnames[i].e == e)
+				break;
+		if (i < sizeof(errnames) / sizeof(errnames[0]))
 			printf("%s errno=%s\n", probe, errnames[i].name);
-			return 0;
-		}
+		else
+			printf("%s errno=%d\n", probe, e);
 	}
-	printf("%s errno=%d\n", probe, e);
+	/* out now: a sanitizer's exit-time check can end the process
+	 * without flushing (LeakSanitizer cannot stop the world from
+	 * another user namespace, as after umount-in) */
+	fflush(stdout);
 	return 0;
 }
 
@@ -316,6 +320,7 @@ int main(int argc, char **argv)
 		m = open(path, O_RDONLY | O_CLOEXEC);
 		if (u < 0 || m < 0 || setns(u, CLONE_NEWUSER) != 0 || setns(m, CLONE_NEWNS) != 0) {
 			printf("umount-in setns-failed errno=%d\n", errno);
+			fflush(stdout);
 			return 1;
 		}
 		rc = umount2(argv[3], MNT_DETACH);
