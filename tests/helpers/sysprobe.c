@@ -187,7 +187,7 @@ static int usage(void)
 		"        mount-tmpfs DIR open_tree open_tree_attr fsopen\n"
 		"        tiocsti [FD] tiocsti-hi [FD] tioclinux [FD]\n"
 		"        ptrace PID proc-mem PID kill PID connect-unix PATH\n"
-		"        connect-abstract NAME x32 umount-in PID PATH\n"
+		"        connect-abstract NAME x32 umount-in PID PATH [tmpfs]\n"
 		"       sysprobe deny-seccomp command [args...]\n");
 	return 2;
 }
@@ -323,7 +323,13 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			return 1;
 		}
-		rc = umount2(argv[3], MNT_DETACH);
+		/* "umount-in PID PATH tmpfs": a mount of our own there first,
+		 * the control that unmounting works at all */
+		if (argc > 4 && !strcmp(argv[4], "tmpfs") &&
+		    mount("srt-probe", argv[3], "tmpfs", 0, "size=4k") != 0)
+			rc = -1;
+		else
+			rc = umount2(argv[3], MNT_DETACH);
 	} else if (!strcmp(p, "x32")) {
 #if defined(__x86_64__)
 		rc = syscall(X32_SYSCALL_BIT | SYS_getpid);

@@ -6,7 +6,7 @@
 # failure to build them stops the run.
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 23
 S=$(settings "$DEFAULT_SETTINGS")
 cp "$S" "$WORK/default.json"; S="$WORK/default.json"
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
@@ -100,12 +100,13 @@ else
 	skip "locked host /dev flags: needs root for a private mount namespace"
 fi
 
-# the covers are locked: copied into the nested init's own user namespace,
-# they cannot come off even for something holding CAP_SYS_ADMIN there
-# (simulated from outside by joining the command's namespaces as their
-# owner): /dev and its nodes, the plan's binds (the write root, the
-# denied ~/.ssh) and the cover the helper puts on a denied file inside a
-# write root. Control: the nested init's own /proc, mounted inside, does.
+# the covers are locked: the command's mount namespace is a copy made in a
+# user namespace of its own, so nothing in it can come off, even for
+# something holding CAP_SYS_ADMIN there (simulated from outside by joining
+# the command's namespaces as their owner): /dev and its nodes, the plan's
+# binds (the write root, the denied ~/.ssh), the cover on a denied file
+# inside a write root, /proc and its read-only /proc/sys. Control: a tmpfs
+# the probe mounts there itself comes off.
 echo top-secret > secret.txt
 L=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./secret.txt"],"allowWrite":["."],"denyWrite":[]}}')
 cp "$L" "$WORK/lock.json"; L="$WORK/lock.json"
@@ -121,18 +122,22 @@ if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$largv" && grep -q -
 		sleep 0.1
 	done
 	if [ -n "$spid" ]; then
-		out=$(for x in /dev/null /dev "$(pwd -P)" "$HOME/.ssh" "$(pwd -P)/secret.txt" /proc /proc; do
-			# no leak check: it cannot run in the joined namespaces
-			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-				"$SYSPROBE" umount-in "$spid" "$x"; done | awk '{print $2}' | tr '\n' ' ')
-		check "with CAP_SYS_ADMIN in the command's namespaces: /dev/null, /dev, the write root, the ~/.ssh cover and a hidden file's cover stay; the nested /proc comes off, bwrap's below it stays ($out)" \
-			test "$out" = "errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL ok errno=EINVAL "
+		# no leak check: it cannot run in the joined namespaces
+		probe() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$SYSPROBE" umount-in "$spid" "$@"; }
+		out=$(for x in /dev/null /dev "$(pwd -P)" "$HOME/.ssh" "$(pwd -P)/secret.txt" /proc/sys /proc; do
+			probe "$x"; done | awk '{print $2}' | tr '\n' ' ')
+		check "with CAP_SYS_ADMIN in the command's namespaces: /dev/null, /dev, the write root, the ~/.ssh cover, a hidden file's cover, /proc/sys's cover and /proc stay ($out)" \
+			test "$out" = "errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL errno=EINVAL "
+		out=$(probe /tmp tmpfs)
+		check "control: a tmpfs the probe mounts there itself comes off ($out)" test "$out" = "umount-in ok"
 		kill "$spid" 2>/dev/null
 	else
 		not_ok "the sandboxed sleep for the lock check did not start"
+		skip "no sandboxed sleep for the control"
 	fi
 	wait
 else
+	skip "no sysprobe, or the helper does not make /dev or hide files here"
 	skip "no sysprobe, or the helper does not make /dev or hide files here"
 fi
 

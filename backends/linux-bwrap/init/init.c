@@ -17,7 +17,8 @@
  *   outer (this process)
  *    ├─ bridge relay (srt_bridge_start, only with --proxy-socket)
  *    └─ nested init (PID 1 of a new pid + mount namespace)
- *        └─ worker: no_new_privs, seccomp, exec of the command
+ *        └─ worker: no_new_privs, seccomp, exec of the command (with
+ *           --make-dev-proc in a user + mount namespace of its own)
  *
  * The nested namespaces give the command a /proc that shows only its own
  * tree: the outer helper and the relay are not in it, so the command can
@@ -81,9 +82,11 @@
  * user namespace of their own (bwrap's --dev added a second one for
  * unprivileged callers; without it there is one): mounts copied across
  * that boundary are locked, so no cover over the host's /dev, /proc or
- * files can come off. A root caller's uid 0 is mapped into it, which
- * takes CAP_SETFCAP: srt asks bwrap to keep it, and both helpers drop
- * it with every other capability. */
+ * files can come off. The worker gets one more user and mount namespace
+ * (start_locked_worker), so the nested init's own /proc and its covers
+ * are locked too. A root caller's uid 0 is mapped into each, which
+ * takes CAP_SETFCAP: srt asks bwrap to keep it, and every helper process
+ * drops it with every other capability. */
 #include "config.h"
 
 #include <errno.h>
@@ -988,6 +991,82 @@ static int make_dev_proc(void)
 	return 0;
 }
 
+/* --make-dev-proc: the worker gets a user and mount namespace of its own,
+ * so that the nested init's /proc and its read-only covers, mounted in
+ * the nested namespaces, are locked in the copy it gets, as every mount
+ * from bwrap and the outer helper already is. The nested init maps the
+ * worker's ids, sets the nested namespace's user namespace limit (limit_fd,
+ * -1 for none) now that the worker's exists, drops its capabilities,
+ * then lets the worker go. Returns the worker's pid; exits on failure. */
+static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask, int limit_fd)
+{
+	int go[2];
+	char one = 1;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		fail("pipe", errno);
+		_exit(EXIT_SETUP);
+	}
+	/* The worker's /proc files must be ours to write its id maps: a
+	 * task that is not dumpable has them owned by its namespace's root,
+	 * unmapped until then. So it starts dumpable (it execs the command
+	 * soon, which is dumpable again anyway); we are not, a moment later. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) {
+		fail("prctl(PR_SET_DUMPABLE) for the command's namespaces", errno);
+		_exit(EXIT_SETUP);
+	}
+	pid = clone_ns(CLONE_NEWUSER | CLONE_NEWNS);
+	if (pid != 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		fail("prctl(PR_SET_DUMPABLE) in the nested init", errno);
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		_exit(EXIT_SETUP);
+	}
+	if (pid < 0) {
+		fail("create the command's user and mount namespaces", errno);
+		_exit(EXIT_SETUP);
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+
+		close(go[1]);
+		if (limit_fd >= 0)
+			close(limit_fd);
+		do
+			n = read(go[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		close(go[0]);
+		if (n != 1)
+			_exit(EXIT_SETUP); /* the nested init failed and said why */
+		/* the first process of a user namespace holds every
+		 * capability in it */
+		if (drop_caps() != 0)
+			_exit(EXIT_SETUP);
+		worker(o, orig_mask);
+	}
+	close(go[0]);
+	if (write_id_maps(pid) != 0) {
+		kill(pid, SIGKILL);
+		_exit(EXIT_SETUP);
+	}
+	if (limit_fd >= 0) {
+		if (write(limit_fd, "0", 1) != 1 && o->debug)
+			say("srt-linux-init: (debug) max_user_namespaces=0 in the nested user namespace: %s",
+			    strerror(errno));
+		close(limit_fd);
+	}
+	if (drop_caps() != 0 || write(go[1], &one, 1) != 1) {
+		if (errno)
+			fail("start the command's namespaces", errno);
+		kill(pid, SIGKILL);
+		_exit(EXIT_SETUP);
+	}
+	close(go[1]);
+	return pid;
+}
+
 /* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
  * finish the namespace setup, run the worker, forward and reap. */
 static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
@@ -995,7 +1074,7 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
 			const sigset_t *orig_mask)
 {
-	int fresh_proc = 0;
+	int fresh_proc = 0, limit_fd = -1;
 	char go;
 	ssize_t n;
 	pid_t pid;
@@ -1035,7 +1114,15 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 			say("srt-linux-init: (debug) mount /proc: %s; keeping the bound one (weaker nested sandbox)",
 			    strerror(errno));
 	}
-	if (made_userns && !o->allow_userns) {
+	if (made_userns && !o->allow_userns && o->make_dev_proc) {
+		/* written once the worker's own namespace exists (the limit
+		 * would refuse it), through a descriptor opened before the
+		 * read-only cover over /proc/sys */
+		limit_fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+		if (limit_fd < 0 && o->debug)
+			say("srt-linux-init: (debug) max_user_namespaces in the nested user namespace: %s",
+			    strerror(errno));
+	} else if (made_userns && !o->allow_userns) {
 		/* a second lock besides seccomp: no user namespace can be made
 		 * below this one. Best effort, as in the reference. */
 		int err = write_file("/proc/sys/user/max_user_namespaces", "0");
@@ -1051,16 +1138,19 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	 * copy that locks them */
 	if (!o->make_dev_proc && hide_files(o) != 0)
 		_exit(EXIT_SETUP);
-	if (drop_caps() != 0)
-		_exit(EXIT_SETUP);
-
-	pid = fork();
-	if (pid < 0) {
-		fail("fork the command", errno);
-		_exit(EXIT_SETUP);
+	if (o->make_dev_proc) {
+		pid = start_locked_worker(o, orig_mask, limit_fd);
+	} else {
+		if (drop_caps() != 0)
+			_exit(EXIT_SETUP);
+		pid = fork();
+		if (pid < 0) {
+			fail("fork the command", errno);
+			_exit(EXIT_SETUP);
+		}
+		if (pid == 0)
+			worker(o, orig_mask);
 	}
-	if (pid == 0)
-		worker(o, orig_mask);
 	if (status_fd >= 0)
 		close(status_fd);
 	if (mon_sock[1] >= 0)
