@@ -6,7 +6,7 @@
 # failure to build them stops the run.
 . "$(dirname "$0")/lib.sh"
 
-plan 23
+plan 25
 S=$(settings "$DEFAULT_SETTINGS")
 cp "$S" "$WORK/default.json"; S="$WORK/default.json"
 H="$top_builddir/backends/linux-bwrap/srt-linux-init"
@@ -142,6 +142,21 @@ else
 fi
 
 # fail closed
+# a user-namespace budget of two below srt: the command's own namespace
+# (the third) cannot be made; the run stops and says what it needs.
+# Control: a budget of three runs it.
+if command -v unshare >/dev/null && unshare -Ur true 2>/dev/null && grep -q -- ' --make-dev-proc ' <<<"$argv"; then
+	budget() { unshare -Ur sh -c "echo $1 > /proc/sys/user/max_user_namespaces && exec timeout 30 $SRT --backend=$BACKEND -s $S -- sh -c 'touch $MARK; exit 5'" 2>"$WORK/err" </dev/null; }
+	budget 2; rc=$?
+	check "a budget of two user namespaces: exit 1, nothing ran, the three namespaces named (rc=$rc, $(head -c 200 "$WORK/err"))" \
+		test "$rc" = 1 -a ! -e "$MARK" -a -n "$(grep "each run takes three nested user namespaces" "$WORK/err")"
+	budget 3; rc=$?
+	check "control: a budget of three runs the command (rc=$rc)" test "$rc" = 5 -a -e "$MARK"
+	rm -f "$MARK"
+else
+	skip "no unshare -Ur here to set a user-namespace budget, or bwrap makes /dev"
+	skip "no unshare -Ur here to set a user-namespace budget, or bwrap makes /dev"
+fi
 if [ -x "$H" ]; then
 	"$H" --make-dev-proc --weaker-nested-sandbox -- touch "$MARK" 2>"$WORK/err"; rc=$?
 	check "--make-dev-proc with the weaker sandbox: exit 125, nothing ran, named (rc=$rc)" \

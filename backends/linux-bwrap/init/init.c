@@ -374,8 +374,10 @@ static int write_file(const char *path, const char *text)
 }
 
 /* Map only our own ids into the child's new user namespace (the one
- * mapping an unprivileged process may write), with setgroups denied. */
-static int write_id_maps(pid_t child)
+ * mapping an unprivileged process may write), with setgroups denied.
+ * bwrap_caps: we are the outer helper, whose CAP_SETFCAP (needed to map
+ * uid 0) comes from bwrap's --cap-add. */
+static int write_id_maps(pid_t child, int bwrap_caps)
 {
 	static const char *const names[] = { "setgroups", "uid_map", "gid_map" };
 	char path[64], text[64];
@@ -390,7 +392,7 @@ static int write_id_maps(pid_t child)
 				 i == 1 ? (unsigned)geteuid() : (unsigned)getegid(),
 				 i == 1 ? (unsigned)geteuid() : (unsigned)getegid());
 		err = write_file(path, text);
-		if (err && err == EPERM && i == 1 && geteuid() == 0) {
+		if (err && err == EPERM && i == 1 && geteuid() == 0 && bwrap_caps) {
 			failf("srt-linux-init: write uid_map of the nested user namespace: %s (mapping uid 0 "
 			      "into it takes CAP_SETFCAP, which srt asks bwrap to keep: --cap-add CAP_SETFCAP)",
 			      strerror(err));
@@ -1017,6 +1019,15 @@ static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask
 		_exit(EXIT_SETUP);
 	}
 	pid = clone_ns(CLONE_NEWUSER | CLONE_NEWNS);
+	if (pid < 0 && (errno == ENOSPC || errno == EUSERS || errno == EPERM)) {
+		failf("srt-linux-init: create the command's user and mount namespaces: %s (each run "
+		      "takes three nested user namespaces: bwrap's, the nested init's and the "
+		      "command's; check user.max_user_namespaces and any limit set above srt); the "
+		      "command was not run",
+		      strerror(errno));
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		_exit(EXIT_SETUP);
+	}
 	if (pid != 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		fail("prctl(PR_SET_DUMPABLE) in the nested init", errno);
 		if (pid > 0)
@@ -1047,7 +1058,7 @@ static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask
 		worker(o, orig_mask);
 	}
 	close(go[0]);
-	if (write_id_maps(pid) != 0) {
+	if (write_id_maps(pid, 0) != 0) {
 		kill(pid, SIGKILL);
 		_exit(EXIT_SETUP);
 	}
@@ -1057,9 +1068,12 @@ static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask
 			    strerror(errno));
 		close(limit_fd);
 	}
-	if (drop_caps() != 0 || write(go[1], &one, 1) != 1) {
-		if (errno)
-			fail("start the command's namespaces", errno);
+	if (drop_caps() != 0) { /* it said why */
+		kill(pid, SIGKILL);
+		_exit(EXIT_SETUP);
+	}
+	if (write(go[1], &one, 1) != 1) {
+		fail("start the command's namespaces", errno);
 		kill(pid, SIGKILL);
 		_exit(EXIT_SETUP);
 	}
@@ -1283,7 +1297,7 @@ static int run(int argc, char **argv)
 		mon_sock[1] = -1;
 	}
 
-	if (made_userns && write_id_maps(child) != 0)
+	if (made_userns && write_id_maps(child, 1) != 0)
 		goto out;
 	/* From here on nothing from the sandbox may ptrace or read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
