@@ -78,15 +78,16 @@
  * namespaces before the nested ones copy them (make_dev_proc). bwrap
  * re-reads /proc/self/mountinfo after each of its binds; the nine binds
  * of those two options were about 3 ms of every start. Refused outside a
- * new pid and user namespace. The nested namespaces then always include a
- * user namespace of their own (bwrap's --dev added a second one for
- * unprivileged callers; without it there is one): mounts copied across
- * that boundary are locked, so no cover over the host's /dev, /proc or
- * files can come off. The worker gets one more user and mount namespace
- * (start_locked_worker), so the nested init's own /proc and its covers
- * are locked too. A root caller's uid 0 is mapped into each, which
- * takes CAP_SETFCAP: srt asks bwrap to keep it, and every helper process
- * drops it with every other capability. */
+ * new pid and user namespace. bwrap's --dev made it add a second user
+ * namespace for unprivileged callers, which locked what the nested
+ * namespaces copied; without it there is one, so the worker gets a user
+ * and mount namespace of its own (start_locked_worker): mounts
+ * copied across that boundary are locked, and nothing the command
+ * inherits (bwrap's binds, this /dev, the covers on hidden files, the
+ * nested /proc and its covers) can come off to show what is below. A
+ * root caller's uid 0 is mapped into it, which takes CAP_SETFCAP: srt
+ * asks bwrap to keep it, and every helper process drops it with every
+ * other capability. */
 #include "config.h"
 
 #include <errno.h>
@@ -972,10 +973,11 @@ static int make_dev_proc(void)
 		snprintf(step, sizeof(step), "mount /dev/console");
 		err = attach_node(console, "/dev/console");
 	}
-	/* no covers on this one: the nested init's user namespace may mount
-	 * its own /proc only where a proc mount with no locked mount over a
-	 * directory in it is visible, and this one ends up below that /proc,
-	 * locked, out of the command's reach */
+	/* no covers on this one: a fresh /proc can be mounted in a user
+	 * namespace only where a proc mount with no locked mount over a
+	 * directory in it is visible (the setuid-bwrap fallback nests one),
+	 * and this one ends up below the nested /proc, locked in the
+	 * command's copy, out of its reach */
 	if (!err) {
 		snprintf(step, sizeof(step), "mount /proc for bwrap's pid namespace");
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
@@ -1020,10 +1022,9 @@ static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask
 	}
 	pid = clone_ns(CLONE_NEWUSER | CLONE_NEWNS);
 	if (pid < 0 && (errno == ENOSPC || errno == EUSERS || errno == EPERM)) {
-		failf("srt-linux-init: create the command's user and mount namespaces: %s (each run "
-		      "takes three nested user namespaces: bwrap's, the nested init's and the "
-		      "command's; check user.max_user_namespaces and any limit set above srt); the "
-		      "command was not run",
+		failf("srt-linux-init: create the command's user and mount namespaces: %s (the "
+		      "command gets a user namespace of its own below bwrap's; check "
+		      "user.max_user_namespaces and any limit set above srt); the command was not run",
 		      strerror(errno));
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		_exit(EXIT_SETUP);
@@ -1248,19 +1249,8 @@ static int run(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 
-	/* With --make-dev-proc bwrap made a single user namespace (its --dev
-	 * is what made it add a second), so nest one here: mounts copied
-	 * across a user namespace boundary are locked, and the covers over
-	 * /dev and /proc, and every bind of the plan, cannot come off to
-	 * show the host's below, even for a command that regained
-	 * CAP_SYS_ADMIN in its own namespace. */
-	if (o.make_dev_proc) {
-		made_userns = 1;
-		child = clone_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS);
-	} else {
-		child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
-	}
-	if (child < 0 && errno == EPERM && !made_userns) {
+	child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
+	if (child < 0 && errno == EPERM) {
 		if (o.debug)
 			say("srt-linux-init: (debug) no CAP_SYS_ADMIN here, nesting a user namespace");
 		made_userns = 1;
@@ -1269,12 +1259,7 @@ static int run(int argc, char **argv)
 	if (child < 0) {
 		int err = errno;
 
-		if (o.make_dev_proc && (err == EPERM || err == ENOSPC || err == EUSERS))
-			failf("srt-linux-init: create the nested user, pid and mount namespaces: %s "
-			      "(no user namespace can be made inside the sandbox: user.max_user_namespaces, "
-			      "a seccomp profile or bwrap --disable-userns); the command was not run",
-			      strerror(err));
-		else if (made_userns && (err == EPERM || err == ENOSPC || err == EUSERS))
+		if (made_userns && (err == EPERM || err == ENOSPC || err == EUSERS))
 			failf("srt-linux-init: create the nested user, pid and mount namespaces: %s "
 			      "(bubblewrap did not keep CAP_SYS_ADMIN for the helper and no user namespace "
 			      "can be made inside the sandbox: user.max_user_namespaces, a seccomp profile "
