@@ -94,9 +94,9 @@ int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, 
 		goto nomem;
 	if ((geteuid() == 0 || !bwrap_is_setuid(pol)) && push_all(w, cap_words))
 		goto nomem;
-	/* the helper then nests a user namespace, and mapping a root
-	 * caller's uid 0 into a new one takes CAP_SETFCAP in its parent; the
-	 * helper drops it with the rest before anything runs */
+	/* the command then gets a user namespace of its own, and mapping a
+	 * root caller's uid 0 into a new one takes CAP_SETFCAP in its parent;
+	 * the helper drops it with the rest before anything runs */
 	if (helper_makes_dev && geteuid() == 0 && push_all(w, setfcap_words))
 		goto nomem;
 	if (!helper_makes_dev && push_all(w, pol->weaker_nested_sandbox ? weak_proc_words : proc_words))

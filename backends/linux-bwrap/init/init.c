@@ -29,11 +29,11 @@
  *
  * Capabilities: srt asks bwrap to keep CAP_SYS_ADMIN for this helper (see
  * procargs.c), so the nested namespaces can be made without another user
- * namespace (with --make-dev-proc one is always nested, below); without
- * it we fall back to a nested user namespace like the reference does.
- * Either way every process that the command can reach ends
- * up with no capabilities at all: the outer drops them before it starts the
- * relay, the nested init before it forks the worker.
+ * namespace (with --make-dev-proc the command gets one of its own, below);
+ * without it we fall back to a nested user namespace like the reference
+ * does. Either way every process that the command can reach ends up with
+ * no capabilities at all: the outer drops them before it starts the relay,
+ * the nested init before the worker runs, the worker before it execs.
  *
  * Failures: one line "srt-linux-init: <step>: <reason>" on stderr and exit
  * status 125; the command never runs with fewer layers than asked for. If
@@ -999,10 +999,9 @@ static int make_dev_proc(void)
  * so that the nested init's /proc and its read-only covers, mounted in
  * the nested namespaces, are locked in the copy it gets, as every mount
  * from bwrap and the outer helper already is. The nested init maps the
- * worker's ids, sets the nested namespace's user namespace limit (limit_fd,
- * -1 for none) now that the worker's exists, drops its capabilities,
- * then lets the worker go. Returns the worker's pid; exits on failure. */
-static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask, int limit_fd)
+ * worker's ids, drops its capabilities, then lets the worker go. Returns
+ * the worker's pid; exits on failure. */
+static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask)
 {
 	int go[2];
 	char one = 1;
@@ -1044,8 +1043,6 @@ static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask
 		ssize_t n;
 
 		close(go[1]);
-		if (limit_fd >= 0)
-			close(limit_fd);
 		do
 			n = read(go[0], &c, 1);
 		while (n < 0 && errno == EINTR);
@@ -1062,12 +1059,6 @@ static pid_t start_locked_worker(const struct opts *o, const sigset_t *orig_mask
 	if (write_id_maps(pid, 0) != 0) {
 		kill(pid, SIGKILL);
 		_exit(EXIT_SETUP);
-	}
-	if (limit_fd >= 0) {
-		if (write(limit_fd, "0", 1) != 1 && o->debug)
-			say("srt-linux-init: (debug) max_user_namespaces=0 in the nested user namespace: %s",
-			    strerror(errno));
-		close(limit_fd);
 	}
 	if (drop_caps() != 0) { /* it said why */
 		kill(pid, SIGKILL);
@@ -1089,7 +1080,7 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 static void nested_init(const struct opts *o, int go_fd, int made_userns, const sigset_t *set,
 			const sigset_t *orig_mask)
 {
-	int fresh_proc = 0, limit_fd = -1;
+	int fresh_proc = 0;
 	char go;
 	ssize_t n;
 	pid_t pid;
@@ -1129,17 +1120,11 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 			say("srt-linux-init: (debug) mount /proc: %s; keeping the bound one (weaker nested sandbox)",
 			    strerror(errno));
 	}
-	if (made_userns && !o->allow_userns && o->make_dev_proc) {
-		/* written once the worker's own namespace exists (the limit
-		 * would refuse it), through a descriptor opened before the
-		 * read-only cover over /proc/sys */
-		limit_fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
-		if (limit_fd < 0 && o->debug)
-			say("srt-linux-init: (debug) max_user_namespaces in the nested user namespace: %s",
-			    strerror(errno));
-	} else if (made_userns && !o->allow_userns) {
+	if (made_userns && !o->allow_userns && !o->make_dev_proc) {
 		/* a second lock besides seccomp: no user namespace can be made
-		 * below this one. Best effort, as in the reference. */
+		 * below this one. Best effort, as in the reference. Not with
+		 * --make-dev-proc, where the command gets one of its own, which
+		 * the limit would refuse. */
 		int err = write_file("/proc/sys/user/max_user_namespaces", "0");
 		if (err && o->debug)
 			say("srt-linux-init: (debug) max_user_namespaces=0 in the nested user namespace: %s",
@@ -1154,7 +1139,7 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	if (!o->make_dev_proc && hide_files(o) != 0)
 		_exit(EXIT_SETUP);
 	if (o->make_dev_proc) {
-		pid = start_locked_worker(o, orig_mask, limit_fd);
+		pid = start_locked_worker(o, orig_mask);
 	} else {
 		if (drop_caps() != 0)
 			_exit(EXIT_SETUP);
@@ -1219,13 +1204,13 @@ static int run(int argc, char **argv)
 	}
 	if (o.make_dev_proc && !in_new_userns()) {
 		failf("srt-linux-init: --make-dev-proc: this process is in the host's user namespace "
-		      "(or its uid_map cannot be read); the option is for bwrap's command only");
+		      "(or /proc/self/ns/user cannot be read); the option is for bwrap's command only");
 		return EXIT_SETUP;
 	}
 	if (o.make_dev_proc && make_dev_proc() != 0)
 		return EXIT_SETUP;
-	/* here, not in the nested init: mounts made before the nested user
-	 * namespace copies them are locked there, so no cover comes off */
+	/* before any namespace is copied: the command's copy, made across a
+	 * user namespace boundary, has them locked, so no cover comes off */
 	if (o.make_dev_proc && hide_files(&o) != 0)
 		return EXIT_SETUP;
 	if (o.events_fd >= 0) {
