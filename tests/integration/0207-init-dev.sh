@@ -2,8 +2,9 @@
 # The sandbox's /dev and /proc when srt-linux-init makes them itself
 # (--make-dev-proc, backends/linux-bwrap/init/init.c) instead of bwrap's
 # --dev /dev --proc /proc: the same device nodes, links, flags and fresh
-# devpts and proc instances, nothing of the host's /dev behind them, and a
-# failure to build them stops the run.
+# devpts and proc instances; nothing of the host's /dev shows through; every
+# mount the command inherits is locked (the command's own user namespace);
+# and a failure to build any of it stops the run.
 . "$(dirname "$0")/lib.sh"
 
 plan 25
