@@ -46,6 +46,17 @@ static int rules_push(struct srt_rules *r, char *path, unsigned flags,
 	return SRT_OK;
 }
 
+/* A write deny srt adds for itself (origin says why), on PATH as the
+ * settings would name it. */
+static int deny_write_default(struct srt_policy *pol, const char *path, const char *origin,
+			      struct srt_diag *diag)
+{
+	char *p;
+	int rc = srt__path_normalize(path, pol->cwd, pol->home, &p, diag);
+
+	return rc ? rc : rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT, origin, diag);
+}
+
 static void rules_release(struct srt_rules *r)
 {
 	size_t i;
@@ -519,17 +530,12 @@ int srt__policy_build(struct srt_policy *pol, const struct srt_settings *s,
 	 * F20); the default settings path too, even before it exists, so a
 	 * command cannot plant one for the next run. */
 	for (i = 0; env && env->settings_files && env->settings_files[i]; i++) {
-		rc = srt__path_normalize(env->settings_files[i], pol->cwd, pol->home, &p, diag);
-		if (!rc)
-			rc = rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT,
-					"loaded settings file", diag);
+		rc = deny_write_default(pol, env->settings_files[i], "loaded settings file", diag);
 		if (rc)
 			goto out;
 	}
 	if (env && env->protect_file) {
-		rc = srt__path_normalize(env->protect_file, pol->cwd, pol->home, &p, diag);
-		if (!rc)
-			rc = rules_push(&pol->deny_write, p, SRT_RULE_DEFAULT,
+		rc = deny_write_default(pol, env->protect_file,
 					"srt's own output file (--violations-log)", diag);
 		if (rc)
 			goto out;
