@@ -262,6 +262,29 @@ ROWS = [
 ]
 
 
+# Figures whose target is a ratio, and the run's own ceiling for them: what
+# a no-logic stand-in (the relays, the floor launcher) reaches on this
+# machine in the same run. A target beyond it is beyond any implementation
+# of the same design here, and the report says so beside the verdict.
+CEILINGS = {
+    "startup.nonet": "startup.floor",
+    "startup.net": "startup.floor",
+    "tput.connect.mibs": "tput.floor.mibs",
+    "conc.rps": "conc.floor.rps",
+}
+
+
+def ceiling_note(kind, t, c, b):
+    """'' or why the target is beyond this run's ceiling c (baseline b)."""
+    if c in (None, 0) or b in (None, 0) or t is None:
+        return ""
+    if kind == "ratio_ge" and c < t * b:
+        return f"ceiling {c / b:.2f}x is below the target"
+    if kind == "ratio_le" and c > t * b:
+        return f"floor {c / b:.2f}x is above the target"
+    return ""
+
+
 def judge(kind, t, v, b):
     if kind in (None, "diff") or v is None:
         return "", ""
@@ -332,10 +355,14 @@ def cmd_report(kv_path, json_path, md_path=None):
                 ratio = f"{v / b:.2f}x" if kind not in ("diff_le", "diff") else f"{v - b:+.2f} ms"
             tgt, res = judge(kind, t, v, b)
             btxt = f"{blabel} {fnum(b, unit)}" if b is not None else ""
-            lines.append(f"| {label} | {fnum(v, unit)} | {btxt} | {ratio} | {tgt} | {res} |")
+            ceil = ceiling_note(kind, t, kv.get(pre + CEILINGS[key]) if key in CEILINGS else None, b)
+            shown = f"{res} ({ceil})" if res == "MISS" and ceil else res
+            lines.append(f"| {label} | {fnum(v, unit)} | {btxt} | {ratio} | {tgt} | {shown} |")
             out["figures"][pre + key] = {"label": label, "value": v, "unit": unit,
                                          "baseline": b, "baseline_label": blabel,
                                          "target": tgt, "result": res}
+            if ceil:
+                out["figures"][pre + key]["beyond_ceiling"] = ceil
     out["raw"] = kv
     table = "\n".join(lines)
     with open(json_path, "w") as f:
