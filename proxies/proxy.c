@@ -120,6 +120,7 @@ struct conn {
 	char up_canon[256]; /* target of the open upstream connection */
 	int up_port;
 	enum srt_route up_route;
+	unsigned long up_gen;     /* the rules it passed (srt_proxy.gen) */
 	enum srt_route route;     /* of the current request */
 	struct srt_upstream *via; /* parent or mitm proxy, or NULL: direct */
 	int dial_port;            /* what start_connect() dials */
@@ -127,6 +128,7 @@ struct conn {
 	char *auth_ok;   /* the last Proxy-Authorization accepted on this connection */
 	size_t auth_ok_len;
 	struct srt_dns_query *q;
+	unsigned long q_gen;      /* p->gen of the guard that passed addrs */
 	struct srt_ip addrs[MAX_ADDRS];
 	size_t naddrs, next_addr;
 	int64_t deadline;
@@ -155,14 +157,20 @@ struct srt_proxy {
 	pthread_mutex_t lock; /* guards rules and cmds */
 	struct srt_rules *rules;
 	struct cmd_list *cmds;
+	/* bumped by every change of rules: a kept upstream that passed older
+	 * ones is dialled again, through the guard of the new ones */
+	atomic_ulong gen;
 	struct srt_dns *dns;
 	struct srt_pipe_pool pool;
 	struct conn *conns;
 	struct conn *timed;
 	struct conn *dead;
-	size_t npassed;     /* live connections on passed sockets */
+	size_t nclients;    /* live client connections, accepted or passed,
+			     * but not the hand-over ones (nctl) */
 	size_t nctl;        /* live hand-over (control) connections */
-	size_t max_passed;  /* ... at most this many at once */
+	size_t max_clients; /* clients at most at once (RLIMIT_NOFILE) */
+	bool accept_paused; /* the listener is out of epoll: no descriptor left */
+	bool warned_limit, warned_nofile;
 	struct srt_ip *local;
 	size_t nlocal;
 	int64_t local_at;
@@ -331,6 +339,16 @@ static void close_registered(struct srt_proxy *p, int fd)
 	close(fd);
 }
 
+/* Accepting stopped when the process ran out of descriptors (on_accept):
+ * one was just freed, so listen again. */
+static void resume_accept(struct srt_proxy *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &p->lep };
+
+	if (p->accept_paused && epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &ev) == 0)
+		p->accept_paused = false;
+}
+
 static void close_upstream(struct conn *c)
 {
 	if (c->ufd >= 0) {
@@ -372,10 +390,11 @@ static void conn_close(struct conn *c)
 	c->auth_ok = NULL;
 	free(c->via);
 	c->via = NULL;
-	if (!c->unix_client)
-		p->npassed--;
 	if (c->ctl)
 		p->nctl--;
+	else
+		p->nclients--;
+	resume_accept(p);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -605,6 +624,7 @@ static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
 
 	refresh_local(c->p);
 	pthread_mutex_lock(&c->p->lock);
+	c->q_gen = atomic_load(&c->p->gen); /* the rules this guard applies */
 	for (size_t i = 0; i < n; i++) {
 		/* the parent proxy's own address is configuration, not a
 		 * destination: the guard is for targets dialled directly */
@@ -685,6 +705,7 @@ static void connected(struct conn *c)
 	snprintf(c->up_canon, sizeof(c->up_canon), "%s", c->canon);
 	c->up_port = c->port;
 	c->up_route = c->route;
+	c->up_gen = c->q_gen;
 	timed_clear(c);
 	if (c->via && c->kind != K_HTTP_PLAIN) {
 		/* ask the upstream proxy for the tunnel first (§7.9, §7.10) */
@@ -1053,9 +1074,11 @@ static void http_head(struct conn *c)
 	buf_consume(&c->in, (size_t)len);
 	timed_clear(c);
 	if (c->ufd >= 0 && c->up_port == c->port && c->up_route == c->route &&
-	    strcmp(c->up_canon, c->canon) == 0) {
-		/* same origin as the previous request: reuse the checked
-		 * connection (no new lookup) */
+	    strcmp(c->up_canon, c->canon) == 0 && c->up_gen == atomic_load(&c->p->gen)) {
+		/* same origin as the previous request, under the same rules:
+		 * reuse the checked connection (no new lookup). After an
+		 * update it is dialled again, so the new rules' address
+		 * guard sees where it goes. */
 		c->phase = PH_HTTP_REQBODY;
 		goto out;
 	}
@@ -1633,6 +1656,7 @@ static void conn_run(struct conn *c)
 				}
 				c->ctl = true;
 				c->p->nctl++;
+				c->p->nclients--; /* counted in nctl from now on */
 				buf_free(&c->in);
 				timed_clear(c);
 				c->phase = PH_FDRECV;
@@ -1724,11 +1748,20 @@ static void new_client(struct srt_proxy *p, int fd, bool unix_client)
 	if (p->conns)
 		p->conns->prev = c;
 	p->conns = c;
-	if (!unix_client)
-		p->npassed++;
+	p->nclients++;
 	c->phase = PH_SNIFF;
 	timed_set(c, FIRST_BYTE_MS);
 	conn_run(c);
+}
+
+/* Said once per run on stderr: the command is holding as many
+ * connections as this process can serve. */
+static void warn_once(bool *done, const char *what)
+{
+	if (*done)
+		return;
+	*done = true;
+	fprintf(stderr, "srt: proxy: %s\n", what);
 }
 
 static void on_accept(struct srt_proxy *p)
@@ -1739,7 +1772,25 @@ static void on_accept(struct srt_proxy *p)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			return; /* EAGAIN, or EMFILE: the backlog waits */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* the listener is level-triggered: stop watching
+				 * it until a connection closes (or the sweep
+				 * retries), instead of spinning on the error */
+				struct epoll_event ev = { .events = 0, .data.ptr = &p->lep };
+				if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &ev) == 0)
+					p->accept_paused = true;
+				warn_once(&p->warned_nofile,
+					  "out of file descriptors; new connections wait until others close");
+			}
+			return; /* EAGAIN: the backlog is empty */
+		}
+		if (p->nclients >= p->max_clients) {
+			/* refused at once, so the client is not left hanging */
+			close(fd);
+			warn_once(&p->warned_limit,
+				  "the sandbox holds as many connections as srt can serve; "
+				  "new ones are refused until others close");
+			continue;
 		}
 		new_client(p, fd, true);
 	}
@@ -1769,8 +1820,12 @@ static void adopt_passed(struct srt_proxy *p, int fd)
 	l = sizeof(v);
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || v != 0)
 		goto refuse;
-	if (p->npassed >= p->max_passed)
+	if (p->nclients >= p->max_clients) {
+		warn_once(&p->warned_limit,
+			  "the sandbox holds as many connections as srt can serve; "
+			  "new ones are refused until others close");
 		goto refuse;
+	}
 	/* the sender may keep a copy of the open file: every read and write
 	 * here also passes MSG_DONTWAIT, this only serves splice */
 	fl = fcntl(fd, F_GETFL);
@@ -1959,6 +2014,8 @@ static void *loop(void *arg)
 		srt__dns_tick(p->dns);
 		if (now_ms() >= next_sweep) {
 			sweep(p);
+			/* descriptors freed elsewhere (pipes, DNS) count too */
+			resume_accept(p);
 			next_sweep = now_ms() + 250;
 		}
 		reap(p);
@@ -2023,12 +2080,13 @@ int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
 	if (err)
 		goto out;
 	{
-		/* passed sockets arrive faster than accept's backlog could
-		 * hold them back: two descriptors per connection (client and
-		 * upstream), a reserve for pipes, DNS and srt itself */
+		/* two descriptors per client (client and upstream), a
+		 * reserve for pipes, DNS and srt itself: clients beyond it
+		 * are refused (passed sockets arrive faster than accept's
+		 * backlog could hold them back) */
 		size_t nofile = raise_nofile();
-		p->max_passed = cfg->max_passed ? cfg->max_passed :
-				nofile > 512 ? (nofile - 256) / 2 : nofile / 4;
+		p->max_clients = cfg->max_passed ? cfg->max_passed :
+				 nofile > 512 ? (nofile - 256) / 2 : nofile / 4;
 	}
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -2101,6 +2159,7 @@ int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
 	pthread_mutex_lock(&p->lock);
 	old = p->rules;
 	p->rules = r;
+	atomic_fetch_add(&p->gen, 1);
 	pthread_mutex_unlock(&p->lock);
 	srt__rules_free(old);
 	return SRT_OK;

@@ -33,7 +33,8 @@ struct srt_proxy_config {
 	srt_proxy_violation_fn on_violation;
 	void *ctx;
 	int debug;
-	/* most connections a passed socket may join (0: from RLIMIT_NOFILE) */
+	/* most client connections at once, accepted or passed (0: from
+	 * RLIMIT_NOFILE); more are refused as they arrive */
 	unsigned max_passed;
 };
 

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1354,8 +1355,42 @@ static void test_cmd(void)
 static void test_update(void)
 {
 	struct srt_settings s;
-	char resp[512], target[64];
-	int fd;
+	char resp[512], target[64], req[1024], head[2048];
+	int fd, before;
+
+	/* a kept upstream does not outlive the rules its address passed:
+	 * localhost reaches 127.0.0.1 until an update denies that literal,
+	 * which only the address guard sees (the name stays allowed) */
+	memset(&s, 0, sizeof(s));
+	snprintf(target, sizeof(target), "localhost:%d", http_port);
+	srt__strv_push(&s.allowed_domains, target);
+	snprintf(target, sizeof(target), "127.0.0.1:%d", http_port);
+	srt__strv_push(&s.allowed_domains, target);
+	ok(srt__proxy_update(proxy, &s, NULL) == 0, "update: localhost allowed");
+	before = atomic_load(&http_requests);
+	fd = pconnect();
+	snprintf(req, sizeof(req), "GET http://localhost:%d/k1 HTTP/1.1\r\nHost: localhost:%d\r\n%s\r\n",
+		 http_port, http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_until(fd, head, sizeof(head), "\r\n\r\n");
+	ok(!strncmp(head, "HTTP/1.1 200 OK\r\n", 17), "keep-alive request before the update passes");
+	recv_until(fd, resp, sizeof(resp), "\n"); /* the body line */
+	srt__strv_release(&s.allowed_domains);
+	snprintf(target, sizeof(target), "localhost:%d", http_port);
+	srt__strv_push(&s.allowed_domains, target);
+	srt__strv_push(&s.denied_domains, "127.0.0.1");
+	srt__strv_push(&s.denied_domains, "[::1]");
+	ok(srt__proxy_update(proxy, &s, NULL) == 0, "update: the loopback literals denied");
+	snprintf(req, sizeof(req), "GET http://localhost:%d/k2 HTTP/1.1\r\nHost: localhost:%d\r\n%s\r\n",
+		 http_port, http_port, auth_hdr);
+	send_all(fd, req, strlen(req));
+	recv_until(fd, head, sizeof(head), "\r\n\r\n");
+	ok(!strncmp(head, "HTTP/1.1 403 ", 13) && atomic_load(&http_requests) == before + 1,
+	   "the same keep-alive connection after the update: its upstream is dialled again "
+	   "through the new guard, refused, and the server sees one request (%.40s)", head);
+	close(fd);
+	srt__strv_release(&s.allowed_domains);
+	srt__strv_release(&s.denied_domains);
 
 	memset(&s, 0, sizeof(s));
 	srt__strv_push(&s.denied_domains, "127.0.0.1");
@@ -1669,6 +1704,128 @@ static void test_passing(void)
 	}
 }
 
+static int highest_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int hi = -1, self = d ? dirfd(d) : -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) > hi && atoi(e->d_name) != self)
+			hi = atoi(e->d_name);
+	closedir(d);
+	return hi;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Clients on the Unix socket count against the same bound as passed ones
+ * (a bridge relaying in fallback mode brings them), and a process out of
+ * descriptors makes the proxy wait, not spin. */
+static void test_client_bound(void)
+{
+	char path3[300];
+	struct srt_settings st;
+	struct srt_proxy_config cfg;
+	struct srt_proxy *p3 = NULL;
+	struct rlimit old, tight;
+	int cl[8], eof = 0, quiet = 0, *fill, nfill = 0, hi, b0, after;
+	pid_t kid;
+	double c0, c1;
+
+	snprintf(path3, sizeof(path3), "%s.bound", sock_path);
+	memset(&st, 0, sizeof(st));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &st;
+	cfg.socket_path = path3;
+	cfg.token = TOKEN;
+	cfg.max_passed = 5;
+	if (srt__proxy_new(&p3, &cfg, NULL) != 0 || srt__proxy_start(p3, NULL) != 0) {
+		ok(0, "a proxy for the client bound");
+		srt__proxy_free(p3);
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		cl[i] = unix_to(path3);
+	for (int i = 0; i < 8; i++) {
+		struct pollfd pf = { cl[i], POLLIN, 0 };
+		char b;
+		if (cl[i] >= 0 && poll(&pf, 1, 1000) == 1 && read(cl[i], &b, 1) == 0)
+			eof++;
+		else
+			quiet++;
+	}
+	ok(eof == 3 && quiet == 5,
+	   "8 clients on the Unix socket with a bound of 5: 5 served, 3 closed at once (%d closed)", eof);
+	for (int i = 0; i < 8; i++)
+		close(cl[i]);
+	settle_fds(-1);
+	cl[0] = unix_to(path3);
+	{
+		struct pollfd pf = { cl[0], POLLIN, 0 };
+		ok(cl[0] >= 0 && poll(&pf, 1, 500) == 0, "once they are gone a new client is served");
+	}
+	close(cl[0]);
+	b0 = settle_fds(-1);
+
+	/* exactly one descriptor number left for the whole process */
+	getrlimit(RLIMIT_NOFILE, &old);
+	hi = highest_fd();
+	fill = calloc((size_t)hi + 2, sizeof(int));
+	for (;;) {
+		int f = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (f < 0 || !fill)
+			break;
+		if (f > hi) {
+			close(f);
+			break;
+		}
+		fill[nfill++] = f;
+	}
+	tight = old;
+	tight.rlim_cur = (rlim_t)hi + 2;
+	setrlimit(RLIMIT_NOFILE, &tight);
+	kid = fork();
+	if (kid == 0) {
+		int k[3];
+		close_range(3, ~0U, 0); /* the parent's, counted above */
+		for (int i = 0; i < 3; i++)
+			k[i] = unix_to(path3);
+		(void)k;
+		pause();
+		_exit(0);
+	}
+	usleep(300000); /* the kid connects; the proxy takes one, then EMFILE */
+	c0 = cpu_seconds();
+	usleep(600000);
+	c1 = cpu_seconds();
+	setrlimit(RLIMIT_NOFILE, &old);
+	for (int i = 0; i < nfill; i++)
+		close(fill[i]);
+	free(fill);
+	ok(kid > 0 && c1 - c0 < 0.2,
+	   "out of descriptors: the proxy waits instead of spinning on accept (%.3f s of CPU in 0.6 s)",
+	   c1 - c0);
+	after = settle_fds(b0 + 3);
+	ok(after == b0 + 3, "with descriptors back, the waiting clients are accepted (%d fds, want %d)",
+	   after, b0 + 3);
+	if (kid > 0) {
+		kill(kid, SIGKILL);
+		waitpid(kid, NULL, 0);
+	}
+	ok(settle_fds(b0) == b0, "and closed when they go (%d fds, want %d)", count_fds(), b0);
+	srt__proxy_free(p3);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
@@ -1773,6 +1930,7 @@ int main(void)
 	test_many();
 	pass_lfd = listen_tcp(&pass_port);
 	test_passing();
+	test_client_bound();
 	/* the bulk and the many-tunnel tests on the bridge's path */
 	via_pass = pass_ctl >= 0;
 	test_many();
