@@ -557,7 +557,8 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 	unsigned flags = 0;
 	int p[2], rc;
 
-	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.hidden, &bc->plan.created,
+	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.hidden, &bc->plan.pins,
+				       &bc->plan.created,
 				       &buf, &len, &flags, diag);
 	if (rc)
 		return rc;
@@ -748,7 +749,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		goto fail;
 	{
 		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
-					      bc->layer.fd, &bc->plan.hidden, own_dev };
+					      bc->layer.fd, &bc->plan.hidden, own_dev,
+					      &bc->plan.pins };
 
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 	}

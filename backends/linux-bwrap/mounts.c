@@ -50,11 +50,14 @@
  *    could move a mount. Mounts of the /dev/null and read-only kinds stay
  *    read-only wherever they land.
  *  - A deny rule that names a symbolic link inside a writable directory is
- *    enforced at the link's target. The link itself is not a mount point
- *    (bwrap follows it), so the command can replace the link by a file of
- *    its own; it never reaches the protected target, and the link is put
- *    back after the run (plan->links, srt__bwrap_plan_restore_links), the
- *    replacement moved aside, before anything on the host reads it.
+ *    enforced at the link's target: bwrap's mounts follow the link. Where
+ *    the helper takes files (hide_max > 0, the mount API), it also mounts a
+ *    read-only copy on the link itself (plan->pins, --pin-link), so the
+ *    command cannot replace the name while it runs. Without that, the
+ *    command can replace the link by a file of its own, which is live on
+ *    the host until the run ends (it never reaches the protected target);
+ *    in both cases the link is put back after the run (plan->links,
+ *    srt__bwrap_plan_restore_links) and a replacement moved aside.
  *  - Glob read rules are expanded when the plan is made; files created
  *    later are not covered. */
 #include "config.h"
@@ -171,6 +174,33 @@ static int note(struct ctx *c, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (srt__words_push(&c->plan->notes, buf))
+		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	return SRT_OK;
+}
+
+/* A link for the helper to pin (plan->pins), its parent directory
+ * resolved: the helper opens it refusing every link on the way. */
+static int add_pin(struct ctx *c, const char *origin, const char *path)
+{
+	char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+
+	if (!slash || !slash[1] || dl >= sizeof(dir))
+		return srt_diag_set(c->diag, SRT_E_INVAL, origin,
+				    "%s: \"%s\" cannot be pinned (not a file name)", origin, path);
+	if (dl == 0)
+		dl = 1; /* a link in "/" */
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	if (!realpath(dir, real))
+		return srt_diag_set(c->diag, SRT_E_IO, origin,
+				    "%s: cannot resolve the directory of the link \"%s\": %s", origin,
+				    path, strerror(errno));
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", strcmp(real, "/") ? real : "", slash + 1) >=
+	    sizeof(full))
+		return srt_diag_set(c->diag, SRT_E_LIMIT, origin, "%s: path too long: %s", origin, path);
+	if (srt__words_push(&c->plan->pins, full))
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	return SRT_OK;
 }
@@ -598,11 +628,14 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 			for (li = 0; li + 1 < c->plan->links.n; li += 2)
 				dup |= !strcmp(c->plan->links.v[li], path); /* an earlier rule's */
 			rc = note(c, "%s %s: is a symbolic link inside a writable directory; its "
-				  "target is protected, and the link is put back after the run if the "
-				  "command replaces it", origin, path);
+				  "target is protected, %s", origin, path,
+				  c->hide_max ? "and the link itself gets a read-only mount (helper)"
+					      : "and the link is put back after the run if the command replaces it");
 			if (!rc && !dup && (srt__words_push(&c->plan->links, path) ||
 					    srt__words_push(&c->plan->links, target)))
 				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+			if (!rc && !dup && c->hide_max)
+				rc = add_pin(c, origin, path);
 		}
 		if (rc)
 			goto out;
@@ -1465,6 +1498,7 @@ void srt__bwrap_plan_release(struct srt_mount_plan *plan)
 	srt__words_release(&plan->notes);
 	srt__words_release(&plan->hidden);
 	srt__words_release(&plan->links);
+	srt__words_release(&plan->pins);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);
 	free(plan->lock_fds);

@@ -40,6 +40,11 @@ struct srt_mount_plan {
 	 * the command can replace it. Pairs (path, target), checked and
 	 * restored after the run (srt__bwrap_plan_restore_links). */
 	struct srt_words links;
+	/* The same links' paths (parent directories resolved) when the
+	 * helper takes files (hide_max > 0): it mounts a read-only copy on
+	 * each link itself (--pin-link), so the name cannot be replaced while
+	 * the command runs; the restore above stays as a second line. */
+	struct srt_words pins;
 };
 
 /* Called with each host path just before the plan creates it, so a guard

@@ -117,7 +117,7 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt_words *w, struct srt_diag *diag)
 {
-	struct srt_helper_fds fds = { status_fd, -1, -1, -1, NULL, 0 };
+	struct srt_helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -184,6 +184,14 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 					    "a file to hide is not an absolute path: \"%s\"",
 					    fds->hidden->v[i]);
 		if (srt__words_push(w, "--hide-file") || srt__words_push(w, fds->hidden->v[i]))
+			goto nomem;
+	}
+	for (size_t i = 0; fds->pins && i < fds->pins->n; i++) {
+		if (fds->pins->v[i][0] != '/')
+			return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
+					    "a link to pin is not an absolute path: \"%s\"",
+					    fds->pins->v[i]);
+		if (srt__words_push(w, "--pin-link") || srt__words_push(w, fds->pins->v[i]))
 			goto nomem;
 	}
 	if (fds->make_dev_proc && srt__words_push(w, "--make-dev-proc"))
@@ -274,7 +282,8 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 }
 
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
-			      const struct srt_words *hidden, const struct srt_words *created,
+			      const struct srt_words *hidden, const struct srt_words *pins,
+			      const struct srt_words *created,
 			      char **out, size_t *len, unsigned *out_flags, struct srt_diag *diag)
 {
 	struct mrec *r = NULL;
@@ -332,6 +341,9 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_wor
 		for (i = 0; hidden && i < hidden->n; i++)
 			if (mrec_push(&r, &n, &alloc, is_created(created, hidden->v[i]) ? 'p' : 'h',
 				      hidden->v[i]))
+				goto fail;
+		for (i = 0; pins && i < pins->n; i++)
+			if (mrec_push(&r, &n, &alloc, 'r', pins->v[i]))
 				goto fail;
 		if (pol->proxy_dir && mrec_push(&r, &n, &alloc, 'w', pol->proxy_dir))
 			goto fail;

@@ -106,24 +106,43 @@ check "second write root: hooks and absent rc files protected" \
 check "second write root: ordinary files writable" test "$(cat "$WORK/other/file" 2>/dev/null)" = ok
 
 # A protected name that is a symbolic link (dotfile managers): the target is
-# mounted read-only, the link's own name cannot be; a replaced or removed
-# link is put back after the run and the replacement moved aside
+# mounted read-only, and the helper mounts a read-only copy on the link
+# itself, so the command can neither replace nor remove the name while it
+# runs (it would be live on the host until the run ends); a link to a
+# directory gets /dev/null. The restore after the run (test-mounts) stays
+# behind it.
 L="$WORK/links"
-mkdir -p "$L/dotfiles"
+mkdir -p "$L/dotfiles/hooks"
 echo "rc-target" > "$L/dotfiles/bashrc"
 ln -s dotfiles/bashrc "$L/.bashrc"
 ln -s dotfiles/zshrc-missing "$L/.zshrc"
+mkdir -p "$L/.git"
+ln -s ../dotfiles/hooks "$L/.git/hooks"
 LS=$(fs links "{\"denyRead\":[],\"allowWrite\":[\"$L\"],\"denyWrite\":[]}")
-(cd "$L" && srt_run -s "$LS" -c 'echo x >> .bashrc') >/dev/null 2>"$WORK/links.err"
-check "a symlinked rc file: writing through the link is refused, nothing to restore" \
-	test "$(cat "$L/dotfiles/bashrc")" = rc-target -a ! -e "$L/.bashrc.srt-quarantine" \
-	-a "$(grep -c 'protected link was' "$WORK/links.err")" = 0
-(cd "$L" && srt_run -s "$LS" -c 'rm -f .bashrc && echo "touch PWNED" > .bashrc; rm -f .zshrc') >/dev/null 2>"$WORK/links.err"
-check "a replaced symlinked rc file is a link to its target again" \
-	test -L "$L/.bashrc" -a "$(readlink "$L/.bashrc")" = dotfiles/bashrc -a "$(cat "$L/.bashrc")" = rc-target
-check "the replacement is moved aside, not lost" test "$(cat "$L/.bashrc.srt-quarantine" 2>/dev/null)" = "touch PWNED"
-check "a removed symlinked rc file is put back" test -L "$L/.zshrc" -a "$(readlink "$L/.zshrc")" = dotfiles/zshrc-missing
-check "both are reported" test "$(grep -c '^srt: deny filesystem-write .*protected link was' "$WORK/links.err")" = 2
+(cd "$L" && srt_run -s "$LS" -c 'echo x >> .bashrc; cat .bashrc') >"$WORK/links.out" 2>"$WORK/links.err"
+check "a symlinked rc file: readable through the link, writing refused, nothing to restore" \
+	test "$(cat "$WORK/links.out")" = rc-target -a "$(cat "$L/dotfiles/bashrc")" = rc-target \
+	-a ! -e "$L/.bashrc.srt-quarantine" -a "$(grep -c 'protected link was' "$WORK/links.err")" = 0
+(cd "$L" && srt_run -s "$LS" -c '
+	for n in .bashrc .zshrc .git/hooks; do
+		rm -f "$n" 2>/dev/null && echo "removed $n"
+		mv "$n" "$n.x" 2>/dev/null && echo "renamed $n"
+	done
+	echo "touch PWNED" > .bashrc 2>/dev/null && echo "replaced .bashrc"
+	mkdir -p .git/hooks 2>/dev/null && echo x > .git/hooks/pre-commit 2>/dev/null && echo "hook planted"
+	echo x > dotfiles/hooks/pre-commit 2>/dev/null && echo "hook written"
+	for n in .bashrc .zshrc .git/hooks; do [ -L "$n" ] && echo "host sees $n"; done
+	true') >"$WORK/links.out" 2>"$WORK/links.err"
+check "the links cannot be removed, renamed or replaced during the run (no live window on the host)" \
+	test -z "$(grep -v '^host sees' "$WORK/links.out")"
+check "a symlinked rc file stays a link to its target" \
+	test -L "$L/.bashrc" -a "$(readlink "$L/.bashrc")" = dotfiles/bashrc -a "$(cat "$L/.bashrc")" = rc-target \
+	-a ! -e "$L/.bashrc.srt-quarantine"
+check "a dangling symlinked rc file stays a link" test -L "$L/.zshrc" -a "$(readlink "$L/.zshrc")" = dotfiles/zshrc-missing
+check "a symlinked .git/hooks stays a link, its target gets no hook" \
+	test -L "$L/.git/hooks" -a "$(readlink "$L/.git/hooks")" = ../dotfiles/hooks -a ! -e "$L/dotfiles/hooks/pre-commit"
+check "the refused attempts are reported" \
+	test "$(grep -c '^srt:   deny \(unlinkat\|renameat2\|rename\|unlink\) .*/\(\.bashrc\|\.zshrc\|hooks\)$' "$WORK/links.err")" -ge 3
 # a protected link deeper in the root: its directory cannot be renamed away
 # and replaced by a link to a directory of the command's
 mkdir -p "$L/sub"

@@ -216,7 +216,7 @@ static void test_policy_from_words(void)
 	for (i = 0; words[i]; i++)
 		srt__words_push(&w, words[i]);
 	srt__words_push(&created, "/w/p/.zshrc");
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, &created, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
 	ok(rc == 0 && buf && fl == 3, "policy built from mount words (flags %u)", fl);
 	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
 		ok(srt__monitor_flags(m) == (SRT_MONITOR_WRITES | SRT_MONITOR_READS), "observes writes and reads");
@@ -248,9 +248,9 @@ static void test_policy_from_words(void)
 			srt__words_push(&w2, w.v[i]);
 		srt__words_push(&hid, "/w/p/.bashrc");
 		srt__words_push(&hid, "/w/p/.zshrc");
-		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, &created, &buf, &len, &fl, &diag);
+		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
 		if (rc == 0)
-			rc = srt__bwrap_monitor_policy(&pol, &w2, &hid, &created, &buf2, &len2,
+			rc = srt__bwrap_monitor_policy(&pol, &w2, &hid, NULL, &created, &buf2, &len2,
 						       &fl2, &diag);
 		ok(rc == 0 && len == len2 && fl == fl2 && !memcmp(buf, buf2, len),
 		   "files the helper hides: recorded as their /dev/null binds were");
@@ -263,7 +263,7 @@ static void test_policy_from_words(void)
 
 	srt__words_push(&w, "--overlay-src");
 	srt__words_push(&w, "/x");
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, &created, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
 	ok(rc == 0 && fl == 0 && len > 22 && !strcmp(buf + 21, "f0") && len == 24,
 	   "an unknown mount word turns the file monitor off");
 	free(buf);
@@ -276,7 +276,7 @@ static void test_policy_from_words(void)
 		memset(&w, 0, sizeof(w));
 		for (i = 0; dis[i]; i++)
 			srt__words_push(&w, dis[i]);
-		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &buf, &len, &fl, &diag);
+		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
 		ok(rc == 0 && fl == 0 && !strcmp(buf + 21, "f0"), "filesystem.disabled: nothing to observe");
 		free(buf);
 		srt__words_release(&w);

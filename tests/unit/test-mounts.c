@@ -785,6 +785,42 @@ static void test_symlinks(void)
 		   pl.links.n == 4 && cfg && lnk,
 		   "each denied link's own name is recorded with its target, to be put back");
 	}
+	ok(pl.pins.n == 0, "no helper to take files: no pins, the restore alone");
+	{
+		/* the restore, for a run without pins: a replaced link comes back
+		 * and the replacement is moved aside */
+		FILE *rep = tmpfile();
+		char buf[256] = "";
+
+		unlink(P("proj/cfg"));
+		put("proj/cfg", "REPLACED\n");
+		ok(srt__bwrap_plan_restore_links(&pl.links, rep) == 1 &&
+		   readlink(P("proj/cfg"), buf, sizeof(buf) - 1) > 0 &&
+		   !strcmp(buf, P("proj/target.txt")) &&
+		   !strcmp(slurp("proj/cfg.srt-quarantine"), "REPLACED\n"),
+		   "after the run a replaced link is put back, the replacement moved aside");
+		if (rep)
+			fclose(rep);
+		unlink(P("proj/cfg.srt-quarantine"));
+	}
+	{
+		struct srt_mount_plan hp;
+		struct srt_diag d;
+		int cfg = 0, lnk = 0;
+
+		memset(&d, 0, sizeof(d));
+		ok(srt__bwrap_plan_mounts_ex(&pol, &hp, NULL, NULL, 1000, &d) == 0,
+		   "the same rules with the helper taking files (%s)", d.message);
+		for (size_t i = 0; i < hp.pins.n; i++) {
+			cfg |= !strcmp(hp.pins.v[i], P("proj/cfg"));
+			lnk |= !strcmp(hp.pins.v[i], P("proj/link"));
+		}
+		ok(hp.pins.n == 2 && cfg && lnk && hp.links.n == 4 &&
+		   has_note(&hp, "and the link itself gets a read-only mount (helper)"),
+		   "each denied link is also pinned by the helper, the restore kept as a second line");
+		srt__bwrap_plan_cleanup(&hp.created);
+		srt__bwrap_plan_release(&hp);
+	}
 	ok(find_path(&pl, "--bind", P("outside")) < 0,
 	   "allowWrite through a link inside a write root is not followed");
 	if (have_bwrap) {

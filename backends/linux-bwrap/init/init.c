@@ -6,7 +6,7 @@
  *                  [--allow-all-unix-sockets] [--allow-nested-userns]
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
  *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
- *                  [--hide-file PATH]... [--make-dev-proc]
+ *                  [--hide-file PATH]... [--pin-link PATH]... [--make-dev-proc]
  *                  -- command [args...]
  *
  * Process tree (SPEC §5, anchor-inventory §4.9):
@@ -73,6 +73,10 @@
  * directory since srt planned it stops the run instead of mounting
  * elsewhere. Any failure is a setup failure.
  *
+ * --pin-link PATH (repeated): in the same place, PATH, a denied name that
+ * is a symbolic link inside a write root, gets a read-only mount on the
+ * link itself (pin_one), so the command cannot replace it during the run.
+ *
  * --make-dev-proc: srt left bwrap's --dev /dev and --proc /proc out, and
  * the outer helper makes the same /dev and /proc itself, in bwrap's
  * namespaces before the nested ones copy them (make_dev_proc). bwrap
@@ -136,6 +140,8 @@ struct opts {
 	int landlock_fd; /* the Landlock layer's plan, or -1 */
 	const char **hide; /* --hide-file paths */
 	size_t n_hide;
+	const char **pin; /* --pin-link paths */
+	size_t n_pin;
 	int make_dev_proc; /* --make-dev-proc */
 	char **argv; /* the command, NULL-terminated */
 };
@@ -311,6 +317,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->hide[o->n_hide++] = val;
+			i++;
+		} else if (!strcmp(a, "--pin-link") && val) {
+			if (val[0] != '/') {
+				failf("srt-linux-init: --pin-link: '%s' is not an absolute path", val);
+				return -1;
+			}
+			if (!o->pin && !(o->pin = calloc((size_t)argc, sizeof(*o->pin)))) {
+				fail("--pin-link", ENOMEM);
+				return -1;
+			}
+			o->pin[o->n_pin++] = val;
 			i++;
 		} else if (!strcmp(a, "--make-dev-proc")) {
 			o->make_dev_proc = 1;
@@ -830,6 +847,66 @@ static int hide_one(const char *path, const char **step)
 	return err;
 }
 
+/* --pin-link: a denied name that is a symbolic link inside a write root.
+ * bwrap protects the link's target (a mount follows the link), but the
+ * name itself is a plain entry of a writable directory: the command could
+ * replace it, and the replacement would be live on the host during the
+ * run. So the link gets a mount of its own, on the link itself: a
+ * read-only copy of its target when that is a regular file (reads see the
+ * same content), else of /dev/null (a directory cannot be mounted on a
+ * link; such a name reads as an empty file here). Its name is then a mount
+ * point: rename and unlink fail with EBUSY. 0, or the errno of the step
+ * that failed (named in *step). */
+static int pin_one(const char *path, const char **step)
+{
+	struct {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} attr = { MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0 };
+	struct stat st;
+	int link, tree = -1, err = 0;
+
+	*step = "open";
+	link = open_target(path); /* the link itself, no link on the way */
+	if (link < 0)
+		return errno;
+	*step = "check";
+	if (fstatat(link, "", &st, AT_EMPTY_PATH) != 0)
+		err = errno;
+	else if (!S_ISLNK(st.st_mode))
+		err = EINVAL; /* replaced since srt planned: stop, do not guess */
+	if (!err) {
+		*step = "copy the target";
+		tree = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | O_CLOEXEC);
+		if (tree >= 0 && (fstat(tree, &st) != 0 || !S_ISREG(st.st_mode))) {
+			close(tree);
+			tree = -1;
+		}
+		if (tree < 0) {
+			*step = "copy /dev/null";
+			tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
+					    OPEN_TREE_CLONE | O_CLOEXEC);
+			if (tree < 0)
+				err = errno;
+		}
+	}
+	if (!err) {
+		*step = "make the copy read-only";
+		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0)
+			err = errno;
+	}
+	if (!err) {
+		*step = "mount";
+		if (syscall(SYS_move_mount, tree, "", link, "",
+			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+			err = errno;
+	}
+	if (tree >= 0)
+		close(tree);
+	close(link);
+	return err;
+}
+
+/* --hide-file covers, then --pin-link mounts. */
 static int hide_files(const struct opts *o)
 {
 	size_t i;
@@ -840,6 +917,17 @@ static int hide_files(const struct opts *o)
 
 		if (err) {
 			failf("srt-linux-init: hide %s (%s): %s", o->hide[i], step, strerror(err));
+			return -1;
+		}
+	}
+	for (i = 0; i < o->n_pin; i++) {
+		const char *step;
+		int err = pin_one(o->pin[i], &step);
+
+		if (err) {
+			failf("srt-linux-init: pin the link %s (%s): %s", o->pin[i], step,
+			      err == EINVAL && !strcmp(step, "check") ? "no longer a symbolic link"
+								     : strerror(err));
 			return -1;
 		}
 	}
