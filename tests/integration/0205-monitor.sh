@@ -115,6 +115,15 @@ check "allowAllUnixSockets: the socket works ($out)" test "$out" = "socket-unix 
 check "allowAllUnixSockets: only the denied read is reported ($(events "$WORK/v6d" | tr '\n' '|'))" \
 	test "$(events "$WORK/v6d")" = "deny openat $HOME/.ssh/id_canary"
 
+# --- names that exist already: EEXIST, not a denial ----------------------------
+# mkdir -p walks every parent, read-only ones included; mkdir, ln and mknod
+# of a name that is there fail with EEXIST before any mount flag is looked
+# at, so only the new name under a read-only directory is a refusal
+CX="mkdir -p \"\$PWD/p8/q\"; mkdir /usr; ln -s x /etc/hostname; mknod /etc/passwd p; mkdir /usr/srt-new-dir; true"
+srt_run -s "$S" --violations-log "$WORK/vexist" -c "$CX" >/dev/null 2>&1
+check "existing names: only the new directory under /usr is reported ($(events "$WORK/vexist" | tr '\n' '|'))" \
+	test "$(events "$WORK/vexist")" = "deny mkdir /usr/srt-new-dir"
+
 # --- allowed work: no events, outcomes kept -----------------------------------
 C7="cat /etc/hostname >/dev/null; echo ok > allowed.txt; mkdir sub; mv allowed.txt sub/a.txt; ln -s a.txt sub/l; chmod 600 sub/a.txt; touch sub/a.txt; ls -la sub >/dev/null; rm -r sub; echo hi > kept.txt; echo log > \$TMPDIR/t.txt; cat \$TMPDIR/t.txt >/dev/null; echo > /dev/null"
 srt_run -s "$S" --violations-log "$WORK/v7" -c "$C7" >/dev/null 2>"$WORK/err7"; rc=$?

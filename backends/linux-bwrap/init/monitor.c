@@ -671,6 +671,33 @@ static ssize_t read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 }
 
 /* The absolute, normalised path of operand (dirfd arg, path arg). */
+/* Calls whose path operands name something they create: the kernel
+ * answers EEXIST for a name that exists before it looks at the mount's
+ * read-only flag. */
+static int creates_name(const char *name)
+{
+	static const char *const v[] = { "mkdir", "mkdirat", "mknod", "mknodat", "symlink",
+					  "symlinkat", "link", "linkat" };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(name, v[i]))
+			return 1;
+	return 0;
+}
+
+/* Does path name something in the caller's own view of the tree (its
+ * root, through /proc), without following a last link? */
+static int exists_for(struct srt_monitor *m, const struct seccomp_notif *req, const char *path)
+{
+	char full[PATH_MAX + 64];
+	struct stat st;
+	long ppid = proc_pid(m, (pid_t)req->pid);
+
+	if (ppid < 0 || (size_t)snprintf(full, sizeof(full), "/proc/%ld/root%s", ppid, path) >= sizeof(full))
+		return 0;
+	return fstatat(AT_FDCWD, full, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static int operand_path(struct srt_monitor *m, const struct seccomp_notif *req, int dirarg,
 			int patharg, char *out, size_t outlen)
 {
@@ -864,6 +891,11 @@ int srt__monitor_handle(struct srt_monitor *m)
 		have[i] = operand_path(m, req, s->at[i][0], s->at[i][1], path[i], sizeof(path[i])) == 0;
 		denied[i] = have[i] && srt__monitor_denied(m, path[i], write);
 	}
+	/* a call that makes a new name fails with EEXIST where the name is
+	 * there already (mkdir -p walks every parent): nothing was refused */
+	for (i = 0; i < 2; i++)
+		if (denied[i] && creates_name(s->name) && exists_for(m, req, path[i]))
+			denied[i] = 0;
 	/* the pid we read from must still be the caller when we report */
 	if ((denied[0] || denied[1]) && ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
 		denied[0] = denied[1] = 0;
