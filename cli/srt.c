@@ -12,7 +12,9 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <srt/srt.h>
@@ -457,11 +459,46 @@ static int control_fd_usable(int fd)
 	return 1;
 }
 
+/* The caller's terminal as it was before the command: the command may
+ * change its modes or suspend its output (tcflow TCOOFF), and neither
+ * should outlive the run, as TIOCEXCL and TIOCSETD, which the sandbox
+ * refuses, would. Put back only while srt is in the terminal's foreground
+ * process group (a background srt would be stopped by SIGTTOU). The
+ * window size is left alone: the terminal itself changes it when the
+ * user resizes the window during the run. */
+struct tty_state {
+	int fd;
+	struct termios t;
+};
+
+static void tty_save(struct tty_state *s)
+{
+	s->fd = -1;
+	for (int fd = 0; fd < 3; fd++) {
+		if (isatty(fd) && tcgetattr(fd, &s->t) == 0) {
+			s->fd = fd;
+			return;
+		}
+	}
+}
+
+static void tty_restore(const struct tty_state *s)
+{
+	struct termios now;
+
+	if (s->fd < 0 || tcgetpgrp(s->fd) != getpgrp())
+		return;
+	tcflow(s->fd, TCOON); /* first: a suspended output never drains */
+	if (tcgetattr(s->fd, &now) == 0 && memcmp(&now, &s->t, sizeof(now)) != 0)
+		tcsetattr(s->fd, TCSANOW, &s->t);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
 	struct srt_options opt;
 	struct srt_run_options ro;
+	struct tty_state tty;
 	struct srt_diag diag;
 	struct srt_sandbox *sb = NULL;
 	const char *shell_argv[4];
@@ -637,6 +674,7 @@ int main(int argc, char **argv)
 		ro.command_id = c.command_string;
 	else if (srt_quote_argv(run_argv, &key) == SRT_OK)
 		ro.command_id = key;
+	tty_save(&tty);
 	if (c.control_fd) {
 		static struct control ct;
 		pthread_t th;
@@ -660,6 +698,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = srt_sandbox_run(sb, run_argv, &ro, &status, &diag);
 	}
+	tty_restore(&tty);
 	if (rc) {
 		fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
 		status = 1;

@@ -1,11 +1,12 @@
 #!/bin/bash
 # In-sandbox helper, process lifecycle (user-asks b2 K10): exit status
 # passes through, forwarded signals reach the command, nothing sandboxed
-# outlives srt (not even when srt itself is SIGKILLed). Every "gone" check
-# looks at the host's process table for a marker unique to this run.
+# outlives srt (not even when srt itself is SIGKILLed), and what the command
+# did to the caller's terminal is undone. Every "gone" check looks at the
+# host's process table for a marker unique to this run.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 20
 S=$(settings "$DEFAULT_SETTINGS")
 MARK="srt-it-$$-$RANDOM$RANDOM"
 
@@ -90,3 +91,16 @@ start=$(date +%s)
 timeout 2 "$SRT" --settings "$S" -c 'kill -STOP $$; echo resumed' >/dev/null 2>&1; rc=$?
 took=$(( $(date +%s) - start ))
 check "a stopped command is ended by timeout's SIGTERM (rc=$rc, ${took}s)" test "$rc" = 124 -a "$took" -le 5
+
+# The caller's terminal: modes the command changes (stty -echo) and output
+# it suspends (tcflow TCOOFF) do not outlive the run (srt is in the
+# terminal's foreground group: timeout --foreground)
+if command -v script >/dev/null; then
+	timeout -k 5 60 script -qec "timeout --foreground 30 $SRT --backend=$BACKEND -s $S -c 'stty -echo; python3 -c \"import termios; termios.tcflow(0, termios.TCOOFF)\"'; timeout 5 echo after-srt; echo rc=\$? > $WORK/tty.rc; stty -a > $WORK/tty.stty" /dev/null </dev/null >/dev/null 2>&1
+	check "suspended output does not outlive the run ($(cat "$WORK/tty.rc" 2>/dev/null))" \
+		test "$(cat "$WORK/tty.rc" 2>/dev/null)" = rc=0
+	check "changed terminal modes do not outlive the run" grep -q ' echo ' "$WORK/tty.stty"
+else
+	skip "no script(1) to give srt a terminal"
+	skip "no script(1) to give srt a terminal"
+fi
