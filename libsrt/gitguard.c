@@ -1033,6 +1033,12 @@ void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx)
 	srt__gitguard_free(g);
 }
 
+size_t srt__gitguard_fds(const struct srt_gitguard *g, const int **fds)
+{
+	*fds = g && g->root_fds ? g->root_fds : NULL;
+	return *fds ? g->roots.n : 0;
+}
+
 void srt__gitguard_free(struct srt_gitguard *g)
 {
 	if (!g)

@@ -36,6 +36,10 @@ void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx);
 
 void srt__gitguard_free(struct srt_gitguard *g);
 
+/* The descriptors g holds (its write roots, opened at the snapshot): a
+ * copy of g in another process needs them open to sweep. */
+size_t srt__gitguard_fds(const struct srt_gitguard *g, const int **fds);
+
 /* Exposed for the unit test: is this git config text one that cannot make
  * git run a program? why names the first offending key. */
 int srt__gitguard_config_safe(const char *text, size_t len, char *why, size_t whylen);

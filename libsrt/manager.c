@@ -824,6 +824,13 @@ static void on_gitguard(void *vctx, int is_violation, const char *line)
 	}
 }
 
+/* The git guard's sweep in a guard process that outlived srt: nobody to
+ * report to (srt is gone), the quarantine itself is what counts. */
+static void gitguard_orphan(void *ctx)
+{
+	srt__gitguard_sweep(ctx, NULL, NULL);
+}
+
 int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag)
@@ -867,6 +874,12 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	rc = srt__gitguard_snapshot(&sb->policy, &gg, on_gitguard, &ggc);
 	if (rc)
 		goto out;
+	if (gg) {
+		/* srt SIGKILLed mid-run: the backend's guard sweeps instead */
+		cmd.orphan_fn = gitguard_orphan;
+		cmd.orphan_ctx = gg;
+		cmd.n_orphan_fds = srt__gitguard_fds(gg, &cmd.orphan_fds);
+	}
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 	if (rc)
 		goto out_cmd; /* a failed wrap may have set up part of the command */

@@ -49,6 +49,7 @@ struct bwrap_state {
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
 	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
+	int guard_used;  /* a command has run under this guard */
 	int proxy_dir_sent;
 };
 
@@ -329,13 +330,83 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
  * --die-with-parent does not reach it yet), then removes the placeholder
  * files. It reads NUL-terminated records from a pipe: "P<path>" a
  * placeholder, "K<pid>" a process group to kill if srt dies, "k<pid>" that
- * group is finished, "Q" srt is ending normally. At EOF, which comes when
+ * group is finished, "R<pid>" bwrap's reaper (PID 1 of the sandbox) of the
+ * running command, "Q" srt is ending normally. At EOF, which comes when
  * srt is gone or done, it acts on what is left: nothing after "Q", since
  * srt removes its own placeholders when each command ends (bw_release),
- * so srt never waits for the guard. */
+ * so srt never waits for the guard. Killed mid-run, srt leaves the guard
+ * its command's orphan work too (srt_command.orphan_fn, the git guard's
+ * sweep): done once the reaper has exited. */
 #define GUARD_MAX_GROUPS 64
 
-static void guard_main(int rd)
+/* Close every descriptor from 3 up but rd and the n in keep. */
+static void close_all_but(int rd, const int *keep, size_t n)
+{
+	unsigned lo = 3;
+
+	for (;;) {
+		unsigned next = ~0U;
+
+		/* the lowest kept descriptor at or above lo */
+		if ((unsigned)rd >= lo)
+			next = (unsigned)rd;
+		for (size_t k = 0; k < n; k++)
+			if (keep[k] >= 0 && (unsigned)keep[k] >= lo && (unsigned)keep[k] < next)
+				next = (unsigned)keep[k];
+		if (next == ~0U) {
+			close_range(lo, ~0U, 0);
+			return;
+		}
+		if (next > lo)
+			close_range(lo, next - 1, 0);
+		lo = next + 1;
+	}
+}
+
+/* Has pid exited (gone, or a zombie)? */
+static int exited(pid_t pid)
+{
+	char path[64], buf[256];
+	const char *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')'); /* the state follows the command name */
+	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+}
+
+/* After srt died: the sandbox must be gone before the orphan work looks at
+ * the write roots. bwrap's group was just killed; its reaper (bwrap's
+ * PID 1, "R"), which bwrap's death kills, exits only once every process
+ * of its pid namespace is gone. Without a reaper yet (srt died while bwrap
+ * set up), the group leaders (bwrap), then a grace for their reapers'
+ * death signal. Waits up to 5 s. */
+static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
+{
+	for (int t = 0; t < 500; t++) {
+		int alive = reaper > 1 && !exited(reaper);
+
+		for (size_t g = 0; reaper <= 1 && !alive && g < ngroups; g++)
+			alive = !exited(groups[g]);
+		if (!alive)
+			break;
+		usleep(10000);
+	}
+	if (reaper <= 1)
+		usleep(200000);
+}
+
+static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
+		       const int *orphan_fds, size_t n_orphan_fds)
 {
 	struct srt_words paths = { 0 };
 	pid_t groups[GUARD_MAX_GROUPS];
@@ -343,6 +414,7 @@ static void guard_main(int rd)
 	char buf[PATH_MAX + 2];
 	size_t have = 0;
 	char proxy_dir[PATH_MAX + 2] = "";
+	pid_t reaper = 0;
 	int i, quitting = 0;
 
 	for (i = 0; i < 3; i++) {
@@ -352,10 +424,9 @@ static void guard_main(int rd)
 			close(nfd);
 		}
 	}
-	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...) */
-	if (rd > 3)
-		close_range(3, (unsigned)rd - 1, 0);
-	close_range((unsigned)rd + 1, ~0U, 0);
+	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...)
+	 * and what the orphan work needs (the write roots it sweeps) */
+	close_all_but(rd, orphan_fn ? orphan_fds : NULL, orphan_fn ? n_orphan_fds : 0);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -372,7 +443,7 @@ static void guard_main(int rd)
 			size_t l = (size_t)(nul - buf) + 1;
 			long pid = 0;
 
-			if (buf[0] == 'K' || buf[0] == 'k')
+			if (buf[0] == 'K' || buf[0] == 'k' || buf[0] == 'R')
 				pid = strtol(buf + 1, NULL, 10);
 			if (buf[0] == 'P' && buf[1] == '/') {
 				srt__words_push(&paths, buf + 1);
@@ -382,6 +453,9 @@ static void guard_main(int rd)
 				for (g = 0; g < ngroups; g++)
 					if (groups[g] == (pid_t)pid)
 						groups[g] = groups[--ngroups];
+				reaper = 0; /* that command's sandbox is gone */
+			} else if (buf[0] == 'R' && pid > 1) {
+				reaper = (pid_t)pid;
 			} else if (buf[0] == 'D' && buf[1] == '/' && !proxy_dir[0]) {
 				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
 			} else if (buf[0] == 'Q') {
@@ -398,6 +472,12 @@ static void guard_main(int rd)
 		_exit(0);
 	for (g = 0; g < ngroups; g++)
 		kill(-groups[g], SIGKILL);
+	/* srt died mid-run: what it would have done at the command's end
+	 * (the git guard's sweep), once nothing sandboxed is left */
+	if (orphan_fn && ngroups) {
+		guard_wait_gone(groups, ngroups, reaper);
+		orphan_fn(orphan_ctx);
+	}
 	/* srt died: its proxy directory (socket inside) goes too */
 	if (proxy_dir[0]) {
 		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -411,13 +491,27 @@ static void guard_main(int rd)
 	_exit(0);
 }
 
+static int guard_check(struct bwrap_state *st, struct srt_diag *diag);
+static int guard_send(struct bwrap_state *st, char type, const char *text, struct srt_diag *diag);
+
 /* The guard is a grandchild: nobody has to reap it, and srt does not
- * wait for it. */
-static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
+ * wait for it. It is a copy of srt made now, so a command with orphan
+ * work (cmd->orphan_fn: state of this run) gets a guard of its own; one
+ * left by an earlier command ends first. */
+static int guard_start(struct bwrap_state *st, const struct srt_command *cmd,
+		       struct srt_diag *diag)
 {
 	int p[2];
 	pid_t pid;
 
+	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
+		guard_send(st, 'Q', NULL, NULL);
+		close(st->guard_fd); /* EOF after Q: the guard just exits */
+		st->guard_fd = -1;
+		st->guard_used = 0;
+		st->proxy_dir_sent = 0;
+		guard_check(st, NULL);
+	}
 	if (st->guard_fd >= 0)
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
@@ -433,7 +527,7 @@ static int guard_start(struct bwrap_state *st, struct srt_diag *diag)
 			_exit(g < 0 ? 1 : 0);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		guard_main(p[0]);
+		guard_main(p[0], cmd->orphan_fn, cmd->orphan_ctx, cmd->orphan_fds, cmd->n_orphan_fds);
 	}
 	close(p[0]);
 	if (pid < 0) {
@@ -625,9 +719,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 
 	/* the guard first, told of each placeholder before it exists, so a
 	 * srt killed while planning leaves nothing behind */
-	rc = guard_start(st, diag);
+	rc = guard_start(st, out, diag);
 	if (rc)
 		return rc;
+	st->guard_used = 1;
 	out->guard_fd = st->guard_fd;
 	if (pol->proxy_dir && !st->proxy_dir_sent) {
 		rc = guard_send(st, 'D', pol->proxy_dir, diag);
@@ -920,6 +1015,12 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (%s) ended before it created the sandbox, although user namespaces work here; see its message above, or check bwrapPath",
 				    ((const struct bwrap_state *)state)->bwrap);
+	}
+	{
+		/* the guard waits for this one to be gone before it sweeps */
+		char num[24];
+		snprintf(num, sizeof(num), "%ld", (long)reaper);
+		guard_send(state, 'R', num, NULL);
 	}
 	switch (read_status(bc->status_rd, &cmd->signal_pid, err, sizeof(err))) {
 	case 1:

@@ -25,7 +25,7 @@ extern "C" {
 #define SRT_BACKEND_MAGIC 0x42545253u /* "SRTB" little-endian */
 #define SRT_FILTER_MAGIC 0x46545253u  /* "SRTF" */
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 0
+#define SRT_BACKEND_ABI_MINOR 1
 
 struct srt_module_header {
 	uint32_t magic;
@@ -59,6 +59,16 @@ struct srt_command {
 	int guard_fd;       /* > 2: the spawned child writes "K<its pid>\0" on
 			     * it before exec (see new_pgrp); owned by the
 			     * backend */
+	/* ABI minor 1. Set by the core before wrap(): work that must still
+	 * happen if srt dies before the command ends (SIGKILL), once every
+	 * sandboxed process is gone (the git guard's sweep of the write
+	 * roots). A backend whose guard outlives srt calls orphan_fn from
+	 * that guard, only in that case (the core does the same work when it
+	 * ends normally), keeping the descriptors it needs open; NULL: none. */
+	void (*orphan_fn)(void *ctx);
+	void *orphan_ctx;
+	const int *orphan_fds;
+	size_t n_orphan_fds;
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

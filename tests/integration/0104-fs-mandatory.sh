@@ -71,6 +71,29 @@ else
 	skip "git missing"; skip "git missing"
 fi
 
+# srt SIGKILLed mid-run: a repository the command made, and a commondir it
+# added to an existing one, would run a program at the host's next git
+# command there; the cleanup guard, which outlives srt, sweeps them once
+# the sandbox is gone, as srt does when the command ends
+if command -v git >/dev/null 2>&1; then
+	GK="$WORK/gk"
+	mkdir -p "$GK"
+	git init -q "$GK/old" 2>/dev/null
+	KS=$(fs gk "{\"denyRead\":[],\"allowWrite\":[\"$GK\"],\"denyWrite\":[]}")
+	(cd "$GK" && exec "$SRT" --backend="$BACKEND" -s "$KS" -c 'git init -q new && git -C new config core.fsmonitor "touch PWNED; false" && mkdir -p evil && printf "[core]\n\tfsmonitor = touch PWNED2\n" > evil/config && echo "$PWD/evil" > old/.git/commondir && touch up && exec sleep 300') >/dev/null 2>&1 &
+	K=$!
+	for _ in $(seq 100); do [ -e "$GK/up" ] && break; sleep 0.1; done
+	kill -KILL "$K"
+	wait "$K" 2>/dev/null
+	for _ in $(seq 50); do [ -e "$GK/new/.git.srt-quarantine" ] && break; sleep 0.1; done
+	check "srt SIGKILLed: the command's new repository is quarantined by the guard" \
+		test -e "$GK/up" -a ! -e "$GK/new/.git" -a -e "$GK/new/.git.srt-quarantine"
+	check "srt SIGKILLed: the commondir it added is moved aside" \
+		test ! -e "$GK/old/.git/commondir" -a -e "$GK/old/.git/commondir.srt-quarantine"
+else
+	skip "git missing"; skip "git missing"
+fi
+
 srt_run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1
 check "absent .claude/commands and .vscode cannot be created" \
 	test ! -e "$P/.claude/commands/t.md" -a ! -e "$P/.vscode/settings.json"
