@@ -122,6 +122,20 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
 
+/* "opt path" for each of paths (may be NULL), every one absolute. */
+static int push_paths(struct srt_words *w, const char *opt, const struct srt_words *paths,
+		      const char *what, struct srt_diag *diag)
+{
+	for (size_t i = 0; paths && i < paths->n; i++) {
+		if (paths->v[i][0] != '/')
+			return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
+					    "%s is not an absolute path: \"%s\"", what, paths->v[i]);
+		if (srt__words_push(w, opt) || srt__words_push(w, paths->v[i]))
+			return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap arguments: out of memory");
+	}
+	return SRT_OK;
+}
+
 static int push_fd_opt(struct srt_words *w, const char *opt, int fd)
 {
 	char num[16];
@@ -135,6 +149,7 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 			       struct srt_words *w, struct srt_diag *diag)
 {
 	char http[16], socks[16], sockid[48];
+	int rc;
 
 	if (!helper_path || helper_path[0] != '/')
 		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
@@ -178,22 +193,11 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		goto nomem;
 	if (fds->landlock_fd >= 0 && push_fd_opt(w, "--landlock-plan-fd", fds->landlock_fd))
 		goto nomem;
-	for (size_t i = 0; fds->hidden && i < fds->hidden->n; i++) {
-		if (fds->hidden->v[i][0] != '/')
-			return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
-					    "a file to hide is not an absolute path: \"%s\"",
-					    fds->hidden->v[i]);
-		if (srt__words_push(w, "--hide-file") || srt__words_push(w, fds->hidden->v[i]))
-			goto nomem;
-	}
-	for (size_t i = 0; fds->pins && i < fds->pins->n; i++) {
-		if (fds->pins->v[i][0] != '/')
-			return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
-					    "a link to pin is not an absolute path: \"%s\"",
-					    fds->pins->v[i]);
-		if (srt__words_push(w, "--pin-link") || srt__words_push(w, fds->pins->v[i]))
-			goto nomem;
-	}
+	rc = push_paths(w, "--hide-file", fds->hidden, "a file to hide", diag);
+	if (!rc)
+		rc = push_paths(w, "--pin-link", fds->pins, "a link to pin", diag);
+	if (rc)
+		return rc;
 	if (fds->make_dev_proc && srt__words_push(w, "--make-dev-proc"))
 		goto nomem;
 	if (pol->debug && srt__words_push(w, "--debug"))

@@ -1566,6 +1566,27 @@ static void test_routes(const char *mitm_path)
 /* SCM_RIGHTS hand-over: only connected TCP sockets are served, anything
  * else is closed unused; the message format is enforced and the number of
  * adopted sockets bounded. */
+/* Another proxy, no rules, on sock_path + suffix (written to path), with
+ * at most max clients at once; started, or NULL. */
+static struct srt_proxy *small_proxy(const char *suffix, unsigned max, char *path, size_t cap)
+{
+	static struct srt_settings st; /* copied by the proxy */
+	struct srt_proxy_config cfg;
+	struct srt_proxy *p = NULL;
+
+	snprintf(path, cap, "%s%s", sock_path, suffix);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &st;
+	cfg.socket_path = path;
+	cfg.token = TOKEN;
+	cfg.max_passed = max;
+	if (srt__proxy_new(&p, &cfg, NULL) != 0 || srt__proxy_start(p, NULL) != 0) {
+		srt__proxy_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 static void test_passing(void)
 {
 	char resp[512], target[64];
@@ -1661,21 +1682,11 @@ static void test_passing(void)
 	/* a flood: a second proxy adopts at most max_passed */
 	{
 		char path2[300];
-		struct srt_settings st;
-		struct srt_proxy_config cfg;
-		struct srt_proxy *p2 = NULL;
+		struct srt_proxy *p2 = small_proxy(".flood", 20, path2, sizeof(path2));
 		int cl, b0, peak, sent = 0;
 
-		snprintf(path2, sizeof(path2), "%s.flood", sock_path);
-		memset(&st, 0, sizeof(st));
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.settings = &st;
-		cfg.socket_path = path2;
-		cfg.token = TOKEN;
-		cfg.max_passed = 20;
-		if (srt__proxy_new(&p2, &cfg, NULL) != 0 || srt__proxy_start(p2, NULL) != 0) {
+		if (!p2) {
 			ok(0, "second proxy for the flood");
-			srt__proxy_free(p2);
 			return;
 		}
 		ctl2 = ctl_connect(path2);
@@ -1734,24 +1745,14 @@ static double cpu_seconds(void)
 static void test_client_bound(void)
 {
 	char path3[300];
-	struct srt_settings st;
-	struct srt_proxy_config cfg;
-	struct srt_proxy *p3 = NULL;
+	struct srt_proxy *p3 = small_proxy(".bound", 5, path3, sizeof(path3));
 	struct rlimit old, tight;
 	int cl[8], eof = 0, quiet = 0, *fill, nfill = 0, hi, b0, after;
 	pid_t kid;
 	double c0, c1;
 
-	snprintf(path3, sizeof(path3), "%s.bound", sock_path);
-	memset(&st, 0, sizeof(st));
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &st;
-	cfg.socket_path = path3;
-	cfg.token = TOKEN;
-	cfg.max_passed = 5;
-	if (srt__proxy_new(&p3, &cfg, NULL) != 0 || srt__proxy_start(p3, NULL) != 0) {
+	if (!p3) {
 		ok(0, "a proxy for the client bound");
-		srt__proxy_free(p3);
 		return;
 	}
 	for (int i = 0; i < 8; i++)

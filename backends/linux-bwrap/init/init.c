@@ -224,6 +224,21 @@ static int parse_port(const char *s, int *out)
 	return 0;
 }
 
+/* A repeated path option: val (absolute) appended to *v (room for max). */
+static int add_path(const char ***v, size_t *n, size_t max, const char *opt, const char *val)
+{
+	if (val[0] != '/') {
+		failf("srt-linux-init: %s: '%s' is not an absolute path", opt, val);
+		return -1;
+	}
+	if (!*v && !(*v = calloc(max, sizeof(**v)))) {
+		fail(opt, ENOMEM);
+		return -1;
+	}
+	(*v)[(*n)++] = val;
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int i;
@@ -307,27 +322,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			o->landlock_fd = fd;
 			i++;
-		} else if (!strcmp(a, "--hide-file") && val) {
-			if (val[0] != '/') {
-				failf("srt-linux-init: --hide-file: '%s' is not an absolute path", val);
+		} else if ((!strcmp(a, "--hide-file") || !strcmp(a, "--pin-link")) && val) {
+			int hide = a[2] == 'h';
+
+			if (add_path(hide ? &o->hide : &o->pin, hide ? &o->n_hide : &o->n_pin,
+				     (size_t)argc, a, val) != 0)
 				return -1;
-			}
-			if (!o->hide && !(o->hide = calloc((size_t)argc, sizeof(*o->hide)))) {
-				fail("--hide-file", ENOMEM);
-				return -1;
-			}
-			o->hide[o->n_hide++] = val;
-			i++;
-		} else if (!strcmp(a, "--pin-link") && val) {
-			if (val[0] != '/') {
-				failf("srt-linux-init: --pin-link: '%s' is not an absolute path", val);
-				return -1;
-			}
-			if (!o->pin && !(o->pin = calloc((size_t)argc, sizeof(*o->pin)))) {
-				fail("--pin-link", ENOMEM);
-				return -1;
-			}
-			o->pin[o->n_pin++] = val;
 			i++;
 		} else if (!strcmp(a, "--make-dev-proc")) {
 			o->make_dev_proc = 1;
@@ -802,16 +802,42 @@ static int open_target(const char *path)
 	return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* Mount tree (a detached copy from open_tree) read-only, nodev and nosuid
+ * onto target (an O_PATH descriptor), closing both. 0 or an errno, the
+ * step in *step. */
+static int mount_copy_on(int tree, int target, const char **step)
+{
+	struct {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} attr = { MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0 };
+	int err = 0;
+
+	*step = "make the copy read-only";
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0)
+		err = errno;
+	if (!err) {
+		*step = "mount";
+		if (syscall(SYS_move_mount, tree, "", target, "",
+			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+			err = errno;
+	}
+	close(tree);
+	close(target);
+	return err;
+}
+
+static int copy_dev_null(void)
+{
+	return (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | O_CLOEXEC);
+}
+
 /* --hide-file: a read-only, nodev, nosuid copy of /dev/null's mount onto
  * the file itself. 0, or the errno of the step that failed (named in
  * *step). */
 static int hide_one(const char *path, const char **step)
 {
-	struct {
-		uint64_t attr_set, attr_clr, propagation, userns_fd;
-	} attr = { MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0 };
 	struct stat st;
-	int target, tree = -1, err = 0;
+	int target, tree, err = 0;
 
 	*step = "open";
 	target = open_target(path);
@@ -826,23 +852,11 @@ static int hide_one(const char *path, const char **step)
 		err = ELOOP;
 	if (!err) {
 		*step = "clone /dev/null";
-		tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | O_CLOEXEC);
-		if (tree < 0)
-			err = errno;
+		tree = copy_dev_null();
+		if (tree >= 0)
+			return mount_copy_on(tree, target, step);
+		err = errno;
 	}
-	if (!err) {
-		*step = "make the copy of /dev/null read-only";
-		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0)
-			err = errno;
-	}
-	if (!err) {
-		*step = "mount";
-		if (syscall(SYS_move_mount, tree, "", target, "",
-			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-			err = errno;
-	}
-	if (tree >= 0)
-		close(tree);
 	close(target);
 	return err;
 }
@@ -859,11 +873,8 @@ static int hide_one(const char *path, const char **step)
  * that failed (named in *step). */
 static int pin_one(const char *path, const char **step)
 {
-	struct {
-		uint64_t attr_set, attr_clr, propagation, userns_fd;
-	} attr = { MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0 };
 	struct stat st;
-	int link, tree = -1, err = 0;
+	int link, tree, err = 0;
 
 	*step = "open";
 	link = open_target(path); /* the link itself, no link on the way */
@@ -883,25 +894,12 @@ static int pin_one(const char *path, const char **step)
 		}
 		if (tree < 0) {
 			*step = "copy /dev/null";
-			tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
-					    OPEN_TREE_CLONE | O_CLOEXEC);
-			if (tree < 0)
-				err = errno;
+			tree = copy_dev_null();
 		}
+		if (tree >= 0)
+			return mount_copy_on(tree, link, step);
+		err = errno;
 	}
-	if (!err) {
-		*step = "make the copy read-only";
-		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0)
-			err = errno;
-	}
-	if (!err) {
-		*step = "mount";
-		if (syscall(SYS_move_mount, tree, "", link, "",
-			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-			err = errno;
-	}
-	if (tree >= 0)
-		close(tree);
 	close(link);
 	return err;
 }
