@@ -55,16 +55,25 @@ srt_run -s "$P/cfg/s.json" -c 'cat ~/.ssh/id_canary' >"$WORK/out" 2>&1
 attempt F20 "the next run with the same path still denies the secret" no_leak "$WORK/out"
 
 # the file named through a link in the write root (a link to a shared
-# settings file): the command re-points the link at a permissive file of
-# its own; srt puts the link back after the run, and the next run with the
-# same name reads the original (review finding: the link was writable)
+# settings file): the command tries to re-point the link at a permissive
+# file of its own. The helper pins the link (a read-only mount on the link
+# itself), so it cannot, and a concurrent run reads the original; where it
+# cannot pin (no mount API), srt puts the link back after the run. Either
+# way the next run with the same name reads the original (review finding:
+# the link was writable).
 mkdir -p "$WORK/shared"
 fsjson shared "$S0_FS" >/dev/null && mv "$WORK/shared.json" "$WORK/shared/s.json"
 ln -s "$WORK/shared/s.json" "$P/link.json"
-(cd "$P" && srt_run -s link.json -c "echo '$evil' > weak.json; ln -sfn weak.json link.json; readlink link.json") \
+(cd "$P" && srt_run --debug -s link.json -c "echo '$evil' > weak.json; ln -sfn weak.json link.json; echo \"inside: ln=\$? \$(readlink link.json)\"") \
 	>"$WORK/link.out" 2>&1
-attempt F20 "link-named settings: the command did re-point the link inside ($(grep -v '^srt:' "$WORK/link.out" | head -1))" \
-	grep -qx 'weak.json' "$WORK/link.out"
+if grep -q -- '--pin-link [^ ]*/link.json' "$WORK/link.out"; then
+	# the pinned name reads as its target file, not as a link
+	attempt F20 "link-named settings: the command cannot re-point the pinned link inside ($(grep '^inside:' "$WORK/link.out"))" \
+		grep -qx "inside: ln=1 " "$WORK/link.out"
+else
+	attempt F20 "link-named settings: no pin here (no mount API); the command re-points the link inside ($(grep '^inside:' "$WORK/link.out"))" \
+		grep -qx 'inside: ln=0 weak.json' "$WORK/link.out"
+fi
 attempt F20 "link-named settings: the link is back after the run ($(readlink "$P/link.json"))" \
 	test "$(readlink "$P/link.json")" = "$WORK/shared/s.json"
 (cd "$P" && srt_run -s link.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1

@@ -1778,6 +1778,17 @@ static void test_client_bound(void)
 	close(cl[0]);
 	b0 = settle_fds(-1);
 
+	{
+		/* valgrind keeps descriptors of its own and stands in for the
+		 * client's RLIMIT_NOFILE: the count below would be wrong */
+		const char *pre = getenv("LD_PRELOAD");
+		if (pre && strstr(pre, "vgpreload")) {
+			for (int k = 0; k < 3; k++)
+				ok(1, "# SKIP under valgrind, which stands in for RLIMIT_NOFILE and holds descriptors of its own");
+			srt__proxy_free(p3);
+			return;
+		}
+	}
 	/* exactly one descriptor number left for the whole process */
 	getrlimit(RLIMIT_NOFILE, &old);
 	hi = highest_fd();
