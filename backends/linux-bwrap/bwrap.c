@@ -50,6 +50,7 @@ struct bwrap_state {
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
 	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
 	int guard_used;  /* a command has run under this guard */
+	int running;     /* commands between wrap() and release() */
 	int proxy_dir_sent;
 };
 
@@ -62,6 +63,7 @@ struct bwrap_cmd {
 	int events_rd, events_wr; /* the violation monitor's pipe */
 	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
 	struct srt_ll_layer layer; /* the Landlock layer (layer.h) */
+	int counted;          /* in bwrap_state.running */
 };
 
 /* Whether a program found on PATH may be trusted to build the sandbox: a
@@ -331,7 +333,8 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
  * files. It reads NUL-terminated records from a pipe: "P<path>" a
  * placeholder, "K<pid>" a process group to kill if srt dies, "k<pid>" that
  * group is finished, "R<pid>" bwrap's reaper (PID 1 of the sandbox) of the
- * running command, "Q" srt is ending normally. At EOF, which comes when
+ * running command, "X" no orphan work (see guard_start), "Q" srt is ending
+ * normally. At EOF, which comes when
  * srt is gone or done, it acts on what is left: nothing after "Q", since
  * srt removes its own placeholders when each command ends (bw_release),
  * so srt never waits for the guard. Killed mid-run, srt leaves the guard
@@ -460,6 +463,8 @@ static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
 				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
 			} else if (buf[0] == 'Q') {
 				quitting = 1;
+			} else if (buf[0] == 'X') {
+				orphan_fn = NULL; /* stale: see guard_start */
 			}
 			memmove(buf, buf + l, have - l);
 			have -= l;
@@ -504,7 +509,12 @@ static int guard_start(struct bwrap_state *st, const struct srt_command *cmd,
 	int p[2];
 	pid_t pid;
 
-	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
+	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn && st->running > 0) {
+		/* another command still needs this guard: keep it, without
+		 * an earlier run's orphan work (its snapshot would take
+		 * repositories made since for the command's) */
+		guard_send(st, 'X', NULL, NULL);
+	} else if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
 		guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF after Q: the guard just exits */
 		st->guard_fd = -1;
@@ -723,6 +733,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	if (rc)
 		return rc;
 	st->guard_used = 1;
+	st->running++; /* until bw_release */
+	bc->counted = 1;
 	out->guard_fd = st->guard_fd;
 	if (pol->proxy_dir && !st->proxy_dir_sent) {
 		rc = guard_send(st, 'D', pol->proxy_dir, diag);
@@ -1036,7 +1048,13 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 static void bw_release(void *state, struct srt_command *cmd)
 {
 	struct bwrap_cmd *bc = cmd->priv;
+	struct bwrap_state *st = state;
 	size_t i;
+
+	if (bc && bc->counted) {
+		st->running--;
+		bc->counted = 0;
+	}
 
 	if (cmd->argv) {
 		for (i = 0; cmd->argv[i]; i++)
