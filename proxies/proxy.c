@@ -681,6 +681,7 @@ static void resolve(struct conn *c)
 
 	c->phase = PH_RESOLVE;
 	timed_set(c, CONNECT_MS);
+	c->q_gen = atomic_load(&c->p->gen); /* routes without the guard too */
 	c->dial_port = c->via ? c->via->port : c->port;
 	if (c->via && c->via->is_unix) {
 		connect_unix(c);
