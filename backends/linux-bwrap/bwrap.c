@@ -661,7 +661,7 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 	unsigned flags = 0;
 	int p[2], rc;
 
-	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.hidden, &bc->plan.pins,
+	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.hidden, &bc->plan.pinned_links,
 				       &bc->plan.created,
 				       &buf, &len, &flags, diag);
 	if (rc)
@@ -857,7 +857,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	{
 		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
 					      bc->layer.fd, &bc->plan.hidden, own_dev,
-					      &bc->plan.pins };
+					      &bc->plan.pinned_links };
 
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 	}

@@ -52,7 +52,7 @@
  *  - A deny rule that names a symbolic link inside a writable directory is
  *    enforced at the link's target: bwrap's mounts follow the link. Where
  *    the helper takes files (hide_max > 0, the mount API), it also mounts a
- *    read-only copy on the link itself (plan->pins, --pin-link), so the
+ *    read-only copy on the link itself (plan->pinned_links, --pin-link), so the
  *    command cannot replace the name while it runs. Without that, the
  *    command can replace the link by a file of its own, which is live on
  *    the host until the run ends (it never reaches the protected target);
@@ -178,13 +178,17 @@ static int note(struct ctx *c, const char *fmt, ...)
 	return SRT_OK;
 }
 
-/* A link for the helper to pin (plan->pins), its parent directory
+static int resolve(const char *in, char *out, int *type, size_t *missing_at,
+		   struct srt_words *link_dirs);
+
+/* A link for the helper to pin (plan->pinned_links), its parent directory
  * resolved: the helper opens it refusing every link on the way. */
 static int add_pin(struct ctx *c, const char *origin, const char *path)
 {
 	char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	size_t dl = slash ? (size_t)(slash - path) : 0;
+	size_t dl = slash ? (size_t)(slash - path) : 0, missing_at;
+	int err, type;
 
 	if (!slash || !slash[1] || dl >= sizeof(dir))
 		return srt_diag_set(c->diag, SRT_E_INVAL, origin,
@@ -193,14 +197,14 @@ static int add_pin(struct ctx *c, const char *origin, const char *path)
 		dl = 1; /* a link in "/" */
 	memcpy(dir, path, dl);
 	dir[dl] = '\0';
-	if (!realpath(dir, real))
+	if ((err = resolve(dir, real, &type, &missing_at, NULL)) != 0 || type != T_DIR)
 		return srt_diag_set(c->diag, SRT_E_IO, origin,
 				    "%s: cannot resolve the directory of the link \"%s\": %s", origin,
-				    path, strerror(errno));
+				    path, strerror(err ? err : ENOTDIR));
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", strcmp(real, "/") ? real : "", slash + 1) >=
 	    sizeof(full))
 		return srt_diag_set(c->diag, SRT_E_LIMIT, origin, "%s: path too long: %s", origin, path);
-	if (srt__words_push(&c->plan->pins, full))
+	if (srt__words_push(&c->plan->pinned_links, full))
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	return SRT_OK;
 }
@@ -1498,7 +1502,7 @@ void srt__bwrap_plan_release(struct srt_mount_plan *plan)
 	srt__words_release(&plan->notes);
 	srt__words_release(&plan->hidden);
 	srt__words_release(&plan->links);
-	srt__words_release(&plan->pins);
+	srt__words_release(&plan->pinned_links);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);
 	free(plan->lock_fds);

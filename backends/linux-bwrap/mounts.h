@@ -44,7 +44,7 @@ struct srt_mount_plan {
 	 * helper takes files (hide_max > 0): it mounts a read-only copy on
 	 * each link itself (--pin-link), so the name cannot be replaced while
 	 * the command runs; the restore above stays as a second line. */
-	struct srt_words pins;
+	struct srt_words pinned_links;
 };
 
 /* Called with each host path just before the plan creates it, so a guard

@@ -195,7 +195,7 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		goto nomem;
 	rc = push_paths(w, "--hide-file", fds->hidden, "a file to hide", diag);
 	if (!rc)
-		rc = push_paths(w, "--pin-link", fds->pins, "a link to pin", diag);
+		rc = push_paths(w, "--pin-link", fds->pinned_links, "a link to pin", diag);
 	if (rc)
 		return rc;
 	if (fds->make_dev_proc && srt__words_push(w, "--make-dev-proc"))
@@ -286,7 +286,7 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 }
 
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
-			      const struct srt_words *hidden, const struct srt_words *pins,
+			      const struct srt_words *hidden, const struct srt_words *pinned_links,
 			      const struct srt_words *created,
 			      char **out, size_t *len, unsigned *out_flags, struct srt_diag *diag)
 {
@@ -346,8 +346,8 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_wor
 			if (mrec_push(&r, &n, &alloc, is_created(created, hidden->v[i]) ? 'p' : 'h',
 				      hidden->v[i]))
 				goto fail;
-		for (i = 0; pins && i < pins->n; i++)
-			if (mrec_push(&r, &n, &alloc, 'r', pins->v[i]))
+		for (i = 0; pinned_links && i < pinned_links->n; i++)
+			if (mrec_push(&r, &n, &alloc, 'r', pinned_links->v[i]))
 				goto fail;
 		if (pol->proxy_dir && mrec_push(&r, &n, &alloc, 'w', pol->proxy_dir))
 			goto fail;

@@ -51,7 +51,7 @@ struct srt_helper_fds {
 	int landlock_fd;
 	const struct srt_words *hidden;
 	int make_dev_proc;
-	const struct srt_words *pins; /* --pin-link paths (may be NULL) */
+	const struct srt_words *pinned_links; /* --pin-link paths (may be NULL) */
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */
@@ -69,11 +69,11 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
  * word it does not know turns the file monitor off (flags 0), never into a
  * wrong report. The files a plan left to the helper (hidden, may be NULL)
  * are mounted after every mount word, and recorded so, as are the links it
- * pins (pins, may be NULL: read-only). *out is malloc'd,
+ * pins (pinned_links, may be NULL: read-only). *out is malloc'd,
  * *len includes the final NUL; *flags are the file flags it holds (1:
  * writes observed, 2: reads observed). */
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
-			      const struct srt_words *hidden, const struct srt_words *pins,
+			      const struct srt_words *hidden, const struct srt_words *pinned_links,
 			      const struct srt_words *created,
 			      char **out, size_t *len, unsigned *flags, struct srt_diag *diag);
 

@@ -785,7 +785,7 @@ static void test_symlinks(void)
 		   pl.links.n == 4 && cfg && lnk,
 		   "each denied link's own name is recorded with its target, to be put back");
 	}
-	ok(pl.pins.n == 0, "no helper to take files: no pins, the restore alone");
+	ok(pl.pinned_links.n == 0, "no helper to take files: no pins, the restore alone");
 	{
 		/* the restore, for a run without pins: a replaced link comes back
 		 * and the replacement is moved aside */
@@ -811,11 +811,11 @@ static void test_symlinks(void)
 		memset(&d, 0, sizeof(d));
 		ok(srt__bwrap_plan_mounts_ex(&pol, &hp, NULL, NULL, 1000, &d) == 0,
 		   "the same rules with the helper taking files (%s)", d.message);
-		for (size_t i = 0; i < hp.pins.n; i++) {
-			cfg |= !strcmp(hp.pins.v[i], P("proj/cfg"));
-			lnk |= !strcmp(hp.pins.v[i], P("proj/link"));
+		for (size_t i = 0; i < hp.pinned_links.n; i++) {
+			cfg |= !strcmp(hp.pinned_links.v[i], P("proj/cfg"));
+			lnk |= !strcmp(hp.pinned_links.v[i], P("proj/link"));
 		}
-		ok(hp.pins.n == 2 && cfg && lnk && hp.links.n == 4 &&
+		ok(hp.pinned_links.n == 2 && cfg && lnk && hp.links.n == 4 &&
 		   has_note(&hp, "and the link itself gets a read-only mount (helper)"),
 		   "each denied link is also pinned by the helper, the restore kept as a second line");
 		srt__bwrap_plan_cleanup(&hp.created);
