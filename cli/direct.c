@@ -84,7 +84,7 @@ static int findable(const char *name)
 	}
 }
 
-char **srt_cli_direct_argv(const char *s)
+char **srt__cli_direct_argv(const char *s)
 {
 	char *copy, *w, **argv;
 	size_t len = strlen(s), n = 0, i;
@@ -123,7 +123,7 @@ no:
 	return NULL;
 }
 
-void srt_cli_direct_free(char **argv)
+void srt__cli_direct_free(char **argv)
 {
 	if (argv) {
 		free(argv[DIRECT_MAX_WORDS + 1]);

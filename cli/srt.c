@@ -642,7 +642,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (c.command_string && (direct = srt_cli_direct_argv(c.command_string))) {
+	if (c.command_string && (direct = srt__cli_direct_argv(c.command_string))) {
 		if (c.debug)
 			fprintf(stderr, "[srt debug] -c: a simple command, run without a shell\n");
 		run_argv = (const char *const *)direct;
@@ -660,7 +660,7 @@ int main(int argc, char **argv)
 		rc = srt_sandbox_explain(sb, run_argv, stdout, &diag);
 		if (rc)
 			fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
-		srt_cli_direct_free(direct);
+		srt__cli_direct_free(direct);
 		srt_sandbox_free(sb);
 		return rc ? 1 : 0;
 	}
@@ -712,7 +712,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "srt: %lu violation record(s) were not written to %s: its reader was not reading\n",
 			violations_dropped, c.violations_log ? c.violations_log : "--violations-fd");
 	free(key);
-	srt_cli_direct_free(direct);
+	srt__cli_direct_free(direct);
 	srt_sandbox_free(sb);
 	return status;
 }

@@ -45,7 +45,7 @@ static void report(void *vctx, const char *layer, int works, const char *detail,
 /* Inspect one module; returns 1 when it can run here. */
 static int inspect(const char *spec, FILE *out, cJSON *arr, char *name_out, size_t name_len)
 {
-	struct srt_module *m = NULL;
+	struct srt__module *m = NULL;
 	const struct srt_backend *be = NULL;
 	struct srt_diag d;
 	struct srt_policy pol;

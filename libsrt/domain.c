@@ -175,7 +175,7 @@ int srt__domain_split_port(const char *entry, char *host_out, size_t host_len,
 }
 
 static int pattern_fail(struct srt_diag *diag, const char *entry, const char *why,
-			enum srt_domain_list list)
+			enum srt__domain_list list)
 {
 	char q[128];
 	size_t i, o = 0;
@@ -249,7 +249,7 @@ static const char *host_pattern_problem(const char *host)
 	return NULL;
 }
 
-int srt__domain_pattern_check(const char *entry, enum srt_domain_list list,
+int srt__domain_pattern_check(const char *entry, enum srt__domain_list list,
 			      struct srt_diag *diag)
 {
 	char host[HOST_MAX + 1];

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <srt/error.h>
 
-enum srt_domain_list {
+enum srt__domain_list {
 	SRT_LIST_ALLOWED, /* allowedDomains, mitm/tls domain lists */
 	SRT_LIST_DENIED,  /* deniedDomains: also accepts "*" and "*:port" */
 	SRT_LIST_PLAIN,   /* domain pattern without a ":port" suffix */
@@ -15,7 +15,7 @@ enum srt_domain_list {
 
 /* Validate one entry. On failure fills diag->message with the reference's
  * message text (§2.8, list variant) and returns SRT_E_INVAL. */
-int srt__domain_pattern_check(const char *entry, enum srt_domain_list list,
+int srt__domain_pattern_check(const char *entry, enum srt__domain_list list,
 			      struct srt_diag *diag);
 
 /* Split "host:port", "[v6]:port", "[v6]". host_out gets the host part

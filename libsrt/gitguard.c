@@ -43,8 +43,8 @@ struct gg_id {
 static const char *const redirects[] = { "commondir", "config.worktree" };
 #define N_REDIRECTS (sizeof(redirects) / sizeof(redirects[0]))
 
-struct srt_gitguard {
-	struct srt_strv roots;
+struct srt__gitguard {
+	struct srt__strv roots;
 	int *root_fds;     /* O_PATH, opened at the snapshot: the sweep looks
 			    * at the directories the snapshot walked, whatever
 			    * the command put at their names since */
@@ -57,7 +57,7 @@ struct srt_gitguard {
 };
 
 struct walk {
-	struct srt_gitguard *g;
+	struct srt__gitguard *g;
 	int sweeping;
 	int deepest;   /* the .git looked at is in a directory at the guard's
 			* deepest level, one below what the mounts protect */
@@ -67,7 +67,7 @@ struct walk {
 	size_t n_judged;
 	size_t budget;
 	int truncated;
-	srt_gitguard_fn fn;
+	srt__gitguard_fn fn;
 	void *ctx;
 	char path[PATH_MAX];
 };
@@ -311,7 +311,7 @@ static void fd_path(int fd, char out[PATH_MAX])
 
 /* Is the directory open at fd inside one of the write roots, the
  * directories the snapshot opened (not what has their names now)? */
-static int fd_in_roots(const struct srt_gitguard *g, int fd)
+static int fd_in_roots(const struct srt__gitguard *g, int fd)
 {
 	char real[PATH_MAX];
 	size_t i;
@@ -333,7 +333,7 @@ static int fd_in_roots(const struct srt_gitguard *g, int fd)
  * characters (a name may hold spaces or a newline). A directory outside
  * the write roots is not looked into: the command chose it, and what srt
  * would report of it could be what the policy hides from the command. */
-static int gitfile_safe(const struct srt_gitguard *g, int dfd, const char *name, char *why,
+static int gitfile_safe(const struct srt__gitguard *g, int dfd, const char *name, char *why,
 			size_t whylen)
 {
 	char buf[GG_GITFILE_MAX + 1];
@@ -402,7 +402,7 @@ static uint64_t path_hash(const char *dir, const char *name)
  * .git file or link, unchanged since (its name removed and made again may
  * get the same inode back). The snapshot is sorted once it is complete
  * (walk_roots). */
-static const struct gg_id *known(const struct srt_gitguard *g, const struct stat *st,
+static const struct gg_id *known(const struct srt__gitguard *g, const struct stat *st,
 				 uint64_t where)
 {
 	struct gg_id key;
@@ -524,7 +524,7 @@ static void new_redirects(struct walk *w, int dfd, const char *name, unsigned ha
 }
 
 /* Made or changed since the snapshot, by its times. */
-static int since_snapshot(const struct srt_gitguard *g, struct statx_timestamp t)
+static int since_snapshot(const struct srt__gitguard *g, struct statx_timestamp t)
 {
 	return t.tv_sec > g->since.tv_sec ||
 	       (t.tv_sec == g->since.tv_sec && (long)t.tv_nsec >= g->since.tv_nsec);
@@ -532,7 +532,7 @@ static int since_snapshot(const struct srt_gitguard *g, struct statx_timestamp t
 
 /* Was name (below dfd) created during the run? Its birth time where the
  * filesystem keeps one, else its change time. */
-static int born_in_run(const struct srt_gitguard *g, int dfd, const char *name)
+static int born_in_run(const struct srt__gitguard *g, int dfd, const char *name)
 {
 	struct statx sx;
 
@@ -563,7 +563,7 @@ static int looks_bare(int dfd)
  * git looks at was made during the run (a HEAD linked in from elsewhere is
  * old, its name here is not: the names are looked at, not what they point
  * to). */
-static int bare_from_run(const struct srt_gitguard *g, int dfd)
+static int bare_from_run(const struct srt__gitguard *g, int dfd)
 {
 	static const char *const names[] = { "HEAD", "objects", "refs", "config", "commondir", "hooks" };
 	size_t i;
@@ -601,7 +601,7 @@ static void check_bare(struct walk *w, int dfd)
  * it names, and a .git directory the command made unreadable is not given
  * the benefit of the doubt (renaming needs only its parent). 1: safe,
  * 0: not (why says why), -1: not a kind git takes for a repository. */
-static int git_entry_safe(const struct srt_gitguard *g, int dfd, const char *name,
+static int git_entry_safe(const struct srt__gitguard *g, int dfd, const char *name,
 			  const struct stat *st, char *why, size_t whylen)
 {
 	int gfd, ok;
@@ -623,7 +623,7 @@ static int git_entry_safe(const struct srt_gitguard *g, int dfd, const char *nam
 /* The repository git would find from the directory open at dfd: its .git,
  * or the directory itself when bare. 1 and why filled when it could run a
  * program, 0 when it is safe or there is none. */
-static int repo_unsafe(const struct srt_gitguard *g, int dfd, char *why, size_t whylen, int *found_one)
+static int repo_unsafe(const struct srt__gitguard *g, int dfd, char *why, size_t whylen, int *found_one)
 {
 	struct stat st;
 	int ok = -1;
@@ -747,7 +747,7 @@ static void known_hooks(struct walk *w, int dfd, const char *name)
 
 static void found(struct walk *w, int dfd, const char *name)
 {
-	struct srt_gitguard *g = w->g;
+	struct srt__gitguard *g = w->g;
 	const struct gg_id *id;
 	struct stat st;
 	char why[PATH_MAX + 64] = "";
@@ -891,7 +891,7 @@ static void walk_dir(struct walk *w, int dfd, size_t plen, int level)
 	closedir(d);
 }
 
-static void walk_roots(struct srt_gitguard *g, int sweeping, srt_gitguard_fn fn, void *ctx)
+static void walk_roots(struct srt__gitguard *g, int sweeping, srt__gitguard_fn fn, void *ctx)
 {
 	struct walk *w = calloc(1, sizeof(*w));
 	size_t i;
@@ -953,7 +953,7 @@ static int under(const char *path, const char *root)
 	return strncmp(path, root, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
-static int add_root(struct srt_gitguard *g, const char *path)
+static int add_root(struct srt__gitguard *g, const char *path)
 {
 	struct stat st;
 	size_t i;
@@ -984,10 +984,10 @@ static int add_root(struct srt_gitguard *g, const char *path)
 	return 0;
 }
 
-int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **out,
-			   srt_gitguard_fn fn, void *ctx)
+int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **out,
+			   srt__gitguard_fn fn, void *ctx)
 {
-	struct srt_gitguard *g;
+	struct srt__gitguard *g;
 	size_t i;
 	int cwd_writable = 0;
 
@@ -1025,7 +1025,7 @@ nomem:
 	return SRT_E_NOMEM;
 }
 
-void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx)
+void srt__gitguard_sweep(struct srt__gitguard *g, srt__gitguard_fn fn, void *ctx)
 {
 	if (!g)
 		return;
@@ -1033,13 +1033,13 @@ void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx)
 	srt__gitguard_free(g);
 }
 
-size_t srt__gitguard_fds(const struct srt_gitguard *g, const int **fds)
+size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds)
 {
 	*fds = g && g->root_fds ? g->root_fds : NULL;
 	return *fds ? g->roots.n : 0;
 }
 
-void srt__gitguard_free(struct srt_gitguard *g)
+void srt__gitguard_free(struct srt__gitguard *g)
 {
 	if (!g)
 		return;

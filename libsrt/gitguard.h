@@ -20,25 +20,25 @@
 #include <srt/error.h>
 #include <srt/policy.h>
 
-struct srt_gitguard;
+struct srt__gitguard;
 
-typedef void (*srt_gitguard_fn)(void *ctx, int is_violation, const char *line);
+typedef void (*srt__gitguard_fn)(void *ctx, int is_violation, const char *line);
 
 /* Lists the .git entries now present in the write roots of pol. *out is
  * NULL when there is nothing to guard (no write roots, filesystem rules
  * disabled). Notes (a scan cut short) go to fn as non-violations. */
-int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt_gitguard **out,
-			   srt_gitguard_fn fn, void *ctx);
+int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **out,
+			   srt__gitguard_fn fn, void *ctx);
 
 /* After the command: quarantines the new repositories that could run a
  * program, reporting each through fn (is_violation = 1), and frees g. */
-void srt__gitguard_sweep(struct srt_gitguard *g, srt_gitguard_fn fn, void *ctx);
+void srt__gitguard_sweep(struct srt__gitguard *g, srt__gitguard_fn fn, void *ctx);
 
-void srt__gitguard_free(struct srt_gitguard *g);
+void srt__gitguard_free(struct srt__gitguard *g);
 
 /* The descriptors g holds (its write roots, opened at the snapshot): a
  * copy of g in another process needs them open to sweep. */
-size_t srt__gitguard_fds(const struct srt_gitguard *g, const int **fds);
+size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds);
 
 /* Exposed for the unit test: is this git config text one that cannot make
  * git run a program? why names the first offending key. */

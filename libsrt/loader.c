@@ -21,7 +21,7 @@
 #define SRT_BACKENDDIR "/usr/local/lib/srt/backends"
 #endif
 
-struct srt_module {
+struct srt__module {
 	lt_dlhandle handle;
 	char path[PATH_MAX];
 };
@@ -84,10 +84,10 @@ int srt__module_check_header(const struct srt_module_header *h, const char *path
 	return SRT_OK;
 }
 
-int srt__module_load_backend(const char *spec, struct srt_module **out,
+int srt__module_load_backend(const char *spec, struct srt__module **out,
 			     const struct srt_backend **vt, struct srt_diag *diag)
 {
-	struct srt_module *m = NULL;
+	struct srt__module *m = NULL;
 	const struct srt_backend *be;
 	struct stat st;
 	int rc;
@@ -161,12 +161,12 @@ out:
 	return rc;
 }
 
-const char *srt__module_path(const struct srt_module *m)
+const char *srt__module_path(const struct srt__module *m)
 {
 	return m->path;
 }
 
-void srt__module_free(struct srt_module *m)
+void srt__module_free(struct srt__module *m)
 {
 	if (!m)
 		return;

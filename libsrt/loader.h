@@ -4,19 +4,19 @@
 
 #include <srt/backend.h>
 
-struct srt_module;
+struct srt__module;
 
 /* Load the backend named `spec`: an absolute path to a .so, or a name
  * ("linux-bwrap") looked up as <SRT_BACKENDDIR>/<name with '-' -> '_'>.so.
  * Never searches a path an attacker could set. Checks magic, ABI major,
  * ABI minor and size before anything else is read, and refuses a mismatch
  * naming the file and both versions. */
-int srt__module_load_backend(const char *spec, struct srt_module **out,
+int srt__module_load_backend(const char *spec, struct srt__module **out,
 			     const struct srt_backend **vt, struct srt_diag *diag);
 /* The absolute path the module was loaded from. */
-const char *srt__module_path(const struct srt_module *m);
+const char *srt__module_path(const struct srt__module *m);
 /* Unload; NULL-safe. */
-void srt__module_free(struct srt_module *m);
+void srt__module_free(struct srt__module *m);
 
 /* Check a header against what this core accepts; exposed for tests. */
 int srt__module_check_header(const struct srt_module_header *h, const char *path,

@@ -64,24 +64,24 @@ struct srt_sandbox {
 	uint64_t px_tokens_milli, px_last_ns, px_note_ns;
 	unsigned long px_dropped;
 
-	struct srt_settings settings;
+	struct srt__settings settings;
 	char *settings_path; /* the file loaded, or NULL */
 	char *settings_named; /* the same as it was named, made absolute */
 	char *protect_file;   /* srt_options.protect_file */
 	int have_policy;
 	struct srt_policy policy;
 
-	struct srt_module *module;
+	struct srt__module *module;
 	const struct srt_backend *be;
 	void *bstate;
 
-	struct srt_proxy *proxy;
+	struct srt__proxy *proxy;
 	char *proxy_dir;
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];
 	int started;
 
-	struct srt_vstore *violations;
+	struct srt__vstore *violations;
 	struct rlimit nofile; /* the caller's open-files limit, restored for commands */
 	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings */
 };
@@ -117,7 +117,7 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 
 	if (!sb)
 		return SRT_E_NOMEM;
-	srt_settings_init(&sb->settings);
+	srt__settings_init(&sb->settings);
 	pthread_mutex_init(&sb->update_lock, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &sb->nofile) != 0)
 		sb->nofile.rlim_cur = sb->nofile.rlim_max = RLIM_INFINITY;
@@ -197,7 +197,7 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 		path = def;
 	}
 	if (path) {
-		rc = srt_settings_load_file(&sb->settings, path, explicit_path, &loaded, diag);
+		rc = srt__settings_load_file(&sb->settings, path, explicit_path, &loaded, diag);
 		if (rc)
 			goto out;
 		if (loaded && !(sb->settings_path = realpath(path, NULL)))
@@ -241,9 +241,9 @@ int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
 	if (rc)
 		return srt_diag_set(diag, rc, "", "cannot create sandbox: %s", srt_strerror(rc));
 	if (fmt == SRT_SETTINGS_YAML)
-		rc = srt_settings_parse_yaml(&sb->settings, text, len, "settings", diag);
+		rc = srt__settings_parse_yaml(&sb->settings, text, len, "settings", diag);
 	else
-		rc = srt_settings_parse_json(&sb->settings, text, len, "settings", diag);
+		rc = srt__settings_parse_json(&sb->settings, text, len, "settings", diag);
 	if (rc) {
 		srt_sandbox_free(sb);
 		return rc;
@@ -258,7 +258,7 @@ int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
  * the command more (or different) access than the file asks for. */
 static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 {
-	const struct srt_settings *s = &sb->settings;
+	const struct srt__settings *s = &sb->settings;
 	static const char fmt[] =
 		"\"%s\" is not supported yet by this srt; remove it from the settings (srt will not run with a rule it cannot enforce)";
 	const char *key = NULL;
@@ -297,7 +297,7 @@ static int choose_backend(struct srt_sandbox *sb, int need_proxy, struct srt_dia
 
 	for (i = 0; i < N_AUTO_BACKENDS; i++) {
 		struct srt_diag d;
-		struct srt_module *m = NULL;
+		struct srt__module *m = NULL;
 		const struct srt_backend *be = NULL;
 		int rc;
 
@@ -437,7 +437,7 @@ static void sweep_stale_proxy_dirs(const char *base)
 
 static int start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
-	struct srt_proxy_config cfg;
+	struct srt__proxy_config cfg;
 	char tmpl[PATH_MAX];
 	char *sock = NULL;
 	const char *base = getenv("TMPDIR");
@@ -502,7 +502,7 @@ out:
 
 int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
-	struct srt_policy_env env;
+	struct srt__policy_env env;
 	const char *files[2] = { NULL, NULL };
 	int need_proxy, probed = 0;
 	int rc;
@@ -592,8 +592,8 @@ static char *sibling_program(const char *module_path, const char *name)
 	return NULL;
 }
 
-static int push_kv(struct srt_strv *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int push_kv(struct srt_strv *set, const char *fmt, ...)
+static int push_kv(struct srt__strv *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int push_kv(struct srt__strv *set, const char *fmt, ...)
 {
 	va_list ap;
 	char *kv = NULL;
@@ -613,9 +613,9 @@ static int push_kv(struct srt_strv *set, const char *fmt, ...)
  * safe.directory, each directory and its children; more than 8 collapse to
  * "*". An inherited GIT_CONFIG_COUNT is continued; an inherited 0 is the
  * user's opt-out and is respected. */
-static int git_safe_env(struct srt_sandbox *sb, struct srt_strv *set)
+static int git_safe_env(struct srt_sandbox *sb, struct srt__strv *set)
 {
-	const struct srt_strv *dirs = &sb->settings.git_safe_directories;
+	const struct srt__strv *dirs = &sb->settings.git_safe_directories;
 	const char *inherited = getenv("GIT_CONFIG_COUNT");
 	long base = 0;
 	size_t i;
@@ -659,7 +659,7 @@ static int git_safe_env(struct srt_sandbox *sb, struct srt_strv *set)
 
 static int child_env(struct srt_sandbox *sb, const char *command_key, char ***out)
 {
-	struct srt_strv set = { 0 };
+	struct srt__strv set = { 0 };
 	char *kv = NULL;
 	int rc = SRT_E_NOMEM;
 
@@ -836,12 +836,12 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    struct srt_diag *diag)
 {
 	struct srt_command cmd;
-	struct srt_spawn sp;
+	struct srt__spawn_args sp;
 	char **envp = NULL;
 	char *key = NULL;
 	volatile pid_t target = 0;
 	struct events_reader er;
-	struct srt_gitguard *gg = NULL;
+	struct srt__gitguard *gg = NULL;
 	struct gitguard_ctx ggc;
 	pthread_t reader;
 	int have_reader = 0;
@@ -955,7 +955,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	pthread_mutex_destroy(&sb->update_lock);
 	if (sb->have_policy)
 		srt__policy_release(&sb->policy);
-	srt_settings_release(&sb->settings);
+	srt__settings_release(&sb->settings);
 	free(sb->proxy_dir);
 	free(sb->sweep_base);
 	free(sb->settings_path);
@@ -1072,11 +1072,11 @@ int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
 int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
 				struct srt_diag *diag)
 {
-	struct srt_settings next;
+	struct srt__settings next;
 	int rc;
 
-	srt_settings_init(&next);
-	rc = srt_settings_parse_json(&next, json, len, "settings update", diag);
+	srt__settings_init(&next);
+	rc = srt__settings_parse_json(&next, json, len, "settings update", diag);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&sb->update_lock);
@@ -1088,14 +1088,14 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 	if (!rc)
 		rc = srt__vstore_set_ignore(sb->violations, &next);
 	pthread_mutex_unlock(&sb->update_lock);
-	srt_settings_release(&next);
+	srt__settings_release(&next);
 	return rc;
 }
 
 int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_id,
 				    const char *const *allowed, struct srt_diag *diag)
 {
-	struct srt_strv list = { 0 };
+	struct srt__strv list = { 0 };
 	size_t i;
 	int rc;
 

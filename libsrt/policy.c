@@ -132,7 +132,7 @@ out:
 	return rc;
 }
 
-static int add_entries(struct srt_rules *dst, const struct srt_path_entries *src,
+static int add_entries(struct srt_rules *dst, const struct srt__path_entries *src,
 		       const char *key, int write_rule, const char *cwd,
 		       const char *home, struct srt_diag *diag)
 {
@@ -295,7 +295,7 @@ static int ensure_private_dir(const char *dir, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-static int prepare_tmpdir(struct srt_policy *pol, const struct srt_policy_env *env,
+static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *env,
 			  struct srt_diag *diag)
 {
 	const char *want = env ? env->tmpdir : NULL;
@@ -435,8 +435,8 @@ static int add_default(struct srt_policy *pol, const char *path, const char *ori
 	return rules_push(&pol->allow_write, p, SRT_RULE_DEFAULT, origin, diag);
 }
 
-int srt__policy_build(struct srt_policy *pol, const struct srt_settings *s,
-		      const struct srt_policy_env *env, struct srt_diag *diag)
+int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
+		      const struct srt__policy_env *env, struct srt_diag *diag)
 {
 	const char *home;
 	char buf[4096], *p = NULL;

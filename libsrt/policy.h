@@ -7,7 +7,7 @@
 #include <srt/policy.h>
 #include "settings.h"
 
-struct srt_policy_env {
+struct srt__policy_env {
 	const char *cwd;    /* NULL: getcwd() */
 	const char *home;   /* NULL: $HOME */
 	const char *tmpdir; /* NULL: $CLAUDE_CODE_TMPDIR, $CLAUDE_TMPDIR, /tmp/claude */
@@ -23,8 +23,8 @@ struct srt_policy_env {
 /* Build pol (caller's memory) from s. Creates tmpdir (0700 when created
  * by us) so the TMPDIR handed to the command exists. On failure pol is
  * released and diag names the entry ("filesystem.allowWrite[1]") and why. */
-int srt__policy_build(struct srt_policy *pol, const struct srt_settings *s,
-		      const struct srt_policy_env *env, struct srt_diag *diag);
+int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
+		      const struct srt__policy_env *env, struct srt_diag *diag);
 void srt__policy_release(struct srt_policy *pol);
 
 /* Normalise one path as §2.5 does (no glob handling): "~" and "~/x" from

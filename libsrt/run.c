@@ -26,7 +26,7 @@ static size_t name_len(const char *kv)
 	return eq ? (size_t)(eq - kv) : strlen(kv);
 }
 
-int srt__env_build(char *const *base, const struct srt_strv *set, char ***out)
+int srt__env_build(char *const *base, const struct srt__strv *set, char ***out)
 {
 	size_t nb = 0, n = 0, i, j;
 	char **env;
@@ -72,7 +72,7 @@ void srt__env_free(char **env)
  * runs on its stack) until the exec, so it only makes system calls and
  * touches nothing of the parent's but what it reads; it never returns.
  * Its own descriptor table, signal dispositions and limits are copies. */
-static __attribute__((noinline, noreturn)) void spawn_child(const struct srt_spawn *sp,
+static __attribute__((noinline, noreturn)) void spawn_child(const struct srt__spawn_args *sp,
 							    pid_t parent, int errfd)
 {
 	sigset_t none;
@@ -155,7 +155,7 @@ fail:
 	_exit(127);
 }
 
-int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag)
+int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *diag)
 {
 	pid_t p, parent;
 	int errpipe[2];

@@ -8,10 +8,10 @@
 
 /* Build the child environment: a copy of `base` with each NAME=VALUE of
  * `set` replacing any entry of the same name. NULL-terminated, malloc'd. */
-int srt__env_build(char *const *base, const struct srt_strv *set, char ***out);
+int srt__env_build(char *const *base, const struct srt__strv *set, char ***out);
 void srt__env_free(char **env);
 
-struct srt_spawn {
+struct srt__spawn_args {
 	char *const *argv;   /* argv[0] absolute or found on PATH */
 	char *const *envp;
 	const int *keep_fds; /* inherited by the child */
@@ -27,7 +27,7 @@ struct srt_spawn {
 
 /* fork + exec. The child starts with an empty signal mask and default
  * dispositions. *pid on success. Exec failure in the child exits 127. */
-int srt__spawn(const struct srt_spawn *sp, pid_t *pid, struct srt_diag *diag);
+int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *diag);
 
 /* Wait for pid. With forward != 0, INT TERM HUP QUIT USR1 USR2 received by
  * the calling thread (which must have them blocked) are sent to

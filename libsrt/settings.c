@@ -1,5 +1,5 @@
 /* Settings: JSON text (cJSON) -> document tree -> validated struct
- * srt_settings, following anchor-inventory §1.4 and §2.
+ * srt__settings, following anchor-inventory §1.4 and §2.
  *
  * JSON and YAML (settings_yaml.c) both produce a struct srt__snode tree and
  * share the validator below, so a file means the same thing and fails with
@@ -73,7 +73,7 @@ static const struct srt__snode *member(const struct srt__snode *obj, const char 
 
 /* ------------------------------------------------------ init / release */
 
-void srt_settings_init(struct srt_settings *s)
+void srt__settings_init(struct srt__settings *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->mandatory_deny_search_depth = 3;
@@ -81,7 +81,7 @@ void srt_settings_init(struct srt_settings *s)
 	s->tls_handshake_timeout_ms = 10000;
 }
 
-static void path_entries_release(struct srt_path_entries *p)
+static void path_entries_release(struct srt__path_entries *p)
 {
 	size_t i;
 
@@ -92,7 +92,7 @@ static void path_entries_release(struct srt_path_entries *p)
 	p->n = 0;
 }
 
-static void credential_release(struct srt_credential *cr)
+static void credential_release(struct srt__credential *cr)
 {
 	free(cr->path);
 	free(cr->name);
@@ -102,7 +102,7 @@ static void credential_release(struct srt_credential *cr)
 	srt__strv_release(&cr->inject_hosts);
 }
 
-void srt_settings_release(struct srt_settings *s)
+void srt__settings_release(struct srt__settings *s)
 {
 	size_t i;
 
@@ -162,13 +162,13 @@ void srt_settings_release(struct srt_settings *s)
 	free(s->sigv4_streaming);
 	free(s->sigv4_presigned);
 	free(s->sigv4_sigv4a);
-	srt_settings_init(s);
+	srt__settings_init(s);
 }
 
 /* ------------------------------------------------- validation context */
 
 struct vctx {
-	struct srt_settings *s;
+	struct srt__settings *s;
 	const char *origin;
 	struct srt_diag *diag;
 	char path[1024];
@@ -570,7 +570,7 @@ typedef int (*str_check_fn)(struct vctx *c, const char *v);
 
 /* An array of strings, each checked by `check` (may be NULL). */
 static int get_strv(struct vctx *c, const struct srt__snode *n, const char *empty_msg,
-		    str_check_fn check, struct srt_strv *out)
+		    str_check_fn check, struct srt__strv *out)
 {
 	const struct srt__snode *e;
 	size_t i, old;
@@ -664,7 +664,7 @@ static int opt_enum(struct vctx *c, const struct srt__snode *obj, const char *ke
 /* *present (may be NULL) says whether the key was there. */
 static int opt_strv(struct vctx *c, const struct srt__snode *obj, const char *key,
 		    bool required, const char *empty_msg, str_check_fn check,
-		    struct srt_strv *out, bool *present)
+		    struct srt__strv *out, bool *present)
 {
 	size_t old;
 	const struct srt__snode *m = enter(c, obj, key, &old);
@@ -682,7 +682,7 @@ static int opt_strv(struct vctx *c, const struct srt__snode *obj, const char *ke
 
 /* ------------------------------------------------------ value checks */
 
-static int check_domain(struct vctx *c, const char *v, enum srt_domain_list list)
+static int check_domain(struct vctx *c, const char *v, enum srt__domain_list list)
 {
 	struct srt_diag d = { 0 };
 
@@ -801,7 +801,7 @@ static int check_deny_glob(struct vctx *c, const char *v)
 #define PATH_ENTRY_MESSAGE "Expected a path, or { \"path\": \"<path>\", \"literal\": true }"
 
 static int get_path_entries(struct vctx *c, const struct srt__snode *n, bool deny,
-			    struct srt_path_entries *out)
+			    struct srt__path_entries *out)
 {
 	const struct srt__snode *e, *p, *lit, *m;
 	size_t i, old;
@@ -816,7 +816,7 @@ static int get_path_entries(struct vctx *c, const struct srt__snode *n, bool den
 			return nomem(c);
 	}
 	for (i = 0, e = n->child; e; e = e->next, i++) {
-		struct srt_path_entry *pe = &out->v[i];
+		struct srt__path_entry *pe = &out->v[i];
 
 		old = path_index(c, i);
 		if (e->type == SRT_SNODE_STRING) {
@@ -858,7 +858,7 @@ static int get_path_entries(struct vctx *c, const struct srt__snode *n, bool den
 }
 
 static int opt_paths(struct vctx *c, const struct srt__snode *obj, const char *key,
-		     bool required, bool deny, struct srt_path_entries *out)
+		     bool required, bool deny, struct srt__path_entries *out)
 {
 	size_t old;
 	const struct srt__snode *m = enter(c, obj, key, &old);
@@ -966,7 +966,7 @@ static int parse_tls_terminate(struct vctx *c, const struct srt__snode *obj)
 	static const char *const keys[] = { "caCertPath", "caKeyPath", "excludeDomains",
 					    "extraCaCertPaths", "maxTunnels",
 					    "handshakeTimeoutMs", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	int rc;
 
 	if ((rc = check_members(c, obj, keys, false)))
@@ -1015,7 +1015,7 @@ static int check_proxy_url(struct vctx *c, const char *v)
 static int parse_parent_proxy(struct vctx *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "http", "https", "noProxy", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	size_t old;
 	int rc;
 
@@ -1044,7 +1044,7 @@ static int parse_parent_proxy(struct vctx *c, const struct srt__snode *obj)
 static int parse_mitm_proxy(struct vctx *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "socketPath", "domains", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	size_t old;
 	int rc;
 
@@ -1067,7 +1067,7 @@ static int parse_mitm_proxy(struct vctx *c, const struct srt__snode *obj)
 static int parse_filters(struct vctx *c, const struct srt__snode *arr)
 {
 	static const char *const keys[] = { "plugin", "config", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	const struct srt__snode *e, *cfg;
 	size_t i, old;
 	int rc = SRT_OK;
@@ -1081,7 +1081,7 @@ static int parse_filters(struct vctx *c, const struct srt__snode *arr)
 			return nomem(c);
 	}
 	for (i = 0, e = arr->child; e; e = e->next, i++) {
-		struct srt_filter_spec *f = &s->filters[i];
+		struct srt__filter_spec *f = &s->filters[i];
 
 		old = path_index(c, i);
 		s->n_filters++;
@@ -1108,7 +1108,7 @@ static int parse_filters(struct vctx *c, const struct srt__snode *arr)
 
 static int parse_denied_domain_reasons(struct vctx *c, const struct srt__snode *obj)
 {
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	const struct srt__snode *m;
 	size_t old, i;
 	int rc = SRT_OK;
@@ -1121,7 +1121,7 @@ static int parse_denied_domain_reasons(struct vctx *c, const struct srt__snode *
 			return nomem(c);
 	}
 	for (m = obj->child; m; m = m->next) {
-		struct srt_kv *kv = &s->denied_domain_reasons[s->n_denied_domain_reasons];
+		struct srt__kv *kv = &s->denied_domain_reasons[s->n_denied_domain_reasons];
 		bool found = false;
 
 		old = path_key(c, m->key);
@@ -1160,7 +1160,7 @@ static int parse_network(struct vctx *c, const struct srt__snode *obj)
 		"tlsTerminate", "parentProxy", "filters", NULL
 	};
 	static const char *const ambiguous[] = { "refuse", "asSpelled", "normalize", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	const struct srt__snode *m;
 	size_t old;
 	int rc;
@@ -1234,7 +1234,7 @@ static int parse_filesystem(struct vctx *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "disabled", "denyRead", "allowRead", "allowWrite",
 					    "denyWrite", "allowGitConfig", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	int rc;
 
 	if ((rc = check_members(c, obj, keys, false)))
@@ -1388,7 +1388,7 @@ static int check_extract(struct vctx *c, const char *v)
 }
 
 static int parse_credential(struct vctx *c, const struct srt__snode *obj, bool is_file,
-			    struct srt_credential *cr)
+			    struct srt__credential *cr)
 {
 	static const char *const file_keys[] = { "path", "mode", "extract", "onExtractNoMatch",
 						 "decode", "maskClaims", "maskDuplicates",
@@ -1453,7 +1453,7 @@ out:
 
 /* Does `list` cover host pattern h (ports ignored)? A wildcard is covered
  * only by a wildcard of the same or an ancestor base. */
-static bool pattern_covered(const char *h, const struct srt_strv *list)
+static bool pattern_covered(const char *h, const struct srt__strv *list)
 {
 	char hh[256], pp[256];
 	size_t i, bl;
@@ -1485,9 +1485,9 @@ static bool pattern_covered(const char *h, const struct srt_strv *list)
 	return false;
 }
 
-static int check_credential_rules(struct vctx *c, const struct srt_credential *cr, bool is_file)
+static int check_credential_rules(struct vctx *c, const struct srt__credential *cr, bool is_file)
 {
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	size_t old, j, old2;
 	int rc = SRT_OK;
 
@@ -1560,7 +1560,7 @@ static int check_credential_rules(struct vctx *c, const struct srt_credential *c
 }
 
 static int parse_cred_list(struct vctx *c, const struct srt__snode *arr, bool is_file,
-			   struct srt_credential **out, size_t *n_out)
+			   struct srt__credential **out, size_t *n_out)
 {
 	const struct srt__snode *e;
 	size_t i, old;
@@ -1592,9 +1592,9 @@ static int parse_aws_pairs(struct vctx *c, const struct srt__snode *arr)
 					    "sessionTokenVar", NULL };
 	static const char *const slots[] = { "accessKeyIdVar", "secretAccessKeyVar",
 					     "sessionTokenVar" };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	const struct srt__snode *e;
-	struct srt_strv seen = { 0 };
+	struct srt__strv seen = { 0 };
 	size_t i, k, j, old, old2;
 	int rc = SRT_OK;
 
@@ -1606,7 +1606,7 @@ static int parse_aws_pairs(struct vctx *c, const struct srt__snode *arr)
 			return nomem(c);
 	}
 	for (i = 0, e = arr->child; e && !rc; e = e->next, i++) {
-		struct srt_aws_pair *p = &s->aws_pairs[i];
+		struct srt__aws_pair *p = &s->aws_pairs[i];
 		char **vals[3] = { &p->access_key_id_var, &p->secret_access_key_var,
 				   &p->session_token_var };
 
@@ -1621,7 +1621,7 @@ static int parse_aws_pairs(struct vctx *c, const struct srt__snode *arr)
 		}
 		for (k = 0; k < 3 && !rc; k++) {
 			const char *v = *vals[k];
-			const struct srt_credential *env = NULL;
+			const struct srt__credential *env = NULL;
 
 			if (!v)
 				continue;
@@ -1662,7 +1662,7 @@ static int parse_credentials(struct vctx *c, const struct srt__snode *obj)
 					    "awsPairs", "sigv4", NULL };
 	static const char *const sigv4_keys[] = { "streaming", "presigned", "sigv4a", NULL };
 	static const char *const sigv4_modes[] = { "deny", "passthrough", NULL };
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	const struct srt__snode *m;
 	size_t old, i;
 	bool masked = false;
@@ -1712,7 +1712,7 @@ static int parse_credentials(struct vctx *c, const struct srt__snode *obj)
 
 static int parse_ignore_violations(struct vctx *c, const struct srt__snode *obj)
 {
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	const struct srt__snode *m;
 	size_t old;
 	int rc;
@@ -1725,7 +1725,7 @@ static int parse_ignore_violations(struct vctx *c, const struct srt__snode *obj)
 			return nomem(c);
 	}
 	for (m = obj->child; m; m = m->next) {
-		struct srt_ignore_rule *r = &s->ignore_violations[s->n_ignore_violations];
+		struct srt__ignore_rule *r = &s->ignore_violations[s->n_ignore_violations];
 
 		old = path_key(c, m->key);
 		rc = get_strv(c, m, NULL, NULL, &r->lines);
@@ -1851,7 +1851,7 @@ out:
 static int parse_ripgrep(struct vctx *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "command", "args", "argv0", NULL };
-	struct srt_strv args = { 0 };
+	struct srt__strv args = { 0 };
 	char *tmp = NULL;
 	int rc;
 
@@ -1943,7 +1943,7 @@ static int validate(struct vctx *c, const struct srt__snode *root)
 		"mandatoryDenySearchDepth", "allowPty", "seccomp", "bwrapPath", "socatPath",
 		"javaAgentJarPath", "windows", "git", NULL
 	};
-	struct srt_settings *s = c->s;
+	struct srt__settings *s = c->s;
 	int rc;
 
 	if (!root)
@@ -1980,7 +1980,7 @@ static int validate(struct vctx *c, const struct srt__snode *root)
 	return SRT_OK;
 }
 
-int srt__settings_from_snode(struct srt_settings *s, const struct srt__snode *root,
+int srt__settings_from_snode(struct srt__settings *s, const struct srt__snode *root,
 			     const char *origin, struct srt_diag *diag)
 {
 	struct vctx *c;
@@ -1988,7 +1988,7 @@ int srt__settings_from_snode(struct srt_settings *s, const struct srt__snode *ro
 
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		srt_settings_release(s);
+		srt__settings_release(s);
 		return srt_diag_set(diag, SRT_E_NOMEM, "(root)", "%s: out of memory", origin);
 	}
 	c->s = s;
@@ -1997,7 +1997,7 @@ int srt__settings_from_snode(struct srt_settings *s, const struct srt__snode *ro
 	c->fs_enforced = true;
 	rc = validate(c, root);
 	if (rc)
-		srt_settings_release(s);
+		srt__settings_release(s);
 	free(c);
 	return rc;
 }
@@ -2205,7 +2205,7 @@ static int from_cjson(const cJSON *j, struct srt__snode **out)
 	return SRT_OK;
 }
 
-int srt_settings_parse_json(struct srt_settings *s, const char *text, size_t len,
+int srt__settings_parse_json(struct srt__settings *s, const char *text, size_t len,
 			    const char *origin, struct srt_diag *diag)
 {
 	struct srt__snode *root = NULL;
@@ -2262,7 +2262,7 @@ int srt_settings_parse_json(struct srt_settings *s, const char *text, size_t len
 	s = NULL;
 out:
 	if (rc && s)
-		srt_settings_release(s);
+		srt__settings_release(s);
 	cJSON_Delete(j);
 	srt__snode_free(root);
 	return rc;
@@ -2298,7 +2298,7 @@ static const char *errno_name(int e)
 
 #define REFUSAL "refusing to run with the built-in defaults, which would drop this file's rules"
 
-int srt_settings_load_file(struct srt_settings *s, const char *path, bool explicit_path,
+int srt__settings_load_file(struct srt__settings *s, const char *path, bool explicit_path,
 			   bool *loaded, struct srt_diag *diag)
 {
 	struct stat st;
@@ -2403,15 +2403,15 @@ int srt_settings_load_file(struct srt_settings *s, const char *path, bool explic
 		goto out;
 	}
 	if (has_yaml_suffix(path))
-		rc = srt_settings_parse_yaml(s, text, len, path, diag);
+		rc = srt__settings_parse_yaml(s, text, len, path, diag);
 	else
-		rc = srt_settings_parse_json(s, text, len, path, diag);
+		rc = srt__settings_parse_json(s, text, len, path, diag);
 	if (rc == SRT_OK && loaded)
 		*loaded = true;
 	s = NULL;
 out:
 	if (rc && s)
-		srt_settings_release(s);
+		srt__settings_release(s);
 	if (fd >= 0)
 		close(fd);
 	free(text);

@@ -11,39 +11,39 @@
 #include <stddef.h>
 #include <srt/error.h>
 
-struct srt_strv {
+struct srt__strv {
 	char **v;
 	size_t n;
 };
 
-struct srt_path_entry {
+struct srt__path_entry {
 	char *path;   /* as spelled in the file */
 	bool literal; /* {path, literal:true} */
 };
 
-struct srt_path_entries {
-	struct srt_path_entry *v;
+struct srt__path_entries {
+	struct srt__path_entry *v;
 	size_t n;
 };
 
-struct srt_kv {
+struct srt__kv {
 	char *key;
 	char *value;
 };
 
-struct srt_ignore_rule {
+struct srt__ignore_rule {
 	char *command_pattern; /* key of ignoreViolations ("*" = every command) */
-	struct srt_strv lines; /* substrings of violation lines */
+	struct srt__strv lines; /* substrings of violation lines */
 };
 
 /* network.filters entry: a request-filter plugin and its configuration. */
-struct srt_filter_spec {
+struct srt__filter_spec {
 	char *plugin;      /* name or absolute path, as spelled */
 	char *config_json; /* "config" re-serialised as compact JSON, or NULL */
 };
 
 /* One credentials.files[] or credentials.envVars[] entry (§2.6). */
-struct srt_credential {
+struct srt__credential {
 	char *path;                /* files: the file; NULL for envVars */
 	char *name;                /* envVars: the variable; NULL for files */
 	bool mask;                 /* mode "mask" (false: "deny") */
@@ -51,61 +51,61 @@ struct srt_credential {
 	char *on_extract_no_match; /* "warn" | "deny" | "error", or NULL */
 	bool decode_jwt;           /* decode: "jwt" */
 	bool has_mask_claims;
-	struct srt_strv mask_claims;
+	struct srt__strv mask_claims;
 	bool mask_duplicates;
 	bool has_inject_hosts;     /* absent: defaults to allowedDomains */
-	struct srt_strv inject_hosts;
+	struct srt__strv inject_hosts;
 };
 
-struct srt_aws_pair {
+struct srt__aws_pair {
 	char *access_key_id_var;
 	char *secret_access_key_var;
 	char *session_token_var; /* NULL when absent */
 };
 
-struct srt_settings {
+struct srt__settings {
 	/* network (§2.2) */
-	struct srt_strv allowed_domains;
-	struct srt_strv denied_domains;
-	struct srt_kv *denied_domain_reasons;
+	struct srt__strv allowed_domains;
+	struct srt__strv denied_domains;
+	struct srt__kv *denied_domain_reasons;
 	size_t n_denied_domain_reasons;
 	bool strict_allowlist;
-	struct srt_strv denied_resolved_addresses;
-	struct srt_strv allow_unix_sockets;
+	struct srt__strv denied_resolved_addresses;
+	struct srt__strv allow_unix_sockets;
 	bool allow_all_unix_sockets;
 	bool allow_local_binding;
-	struct srt_strv allow_mach_lookup;
+	struct srt__strv allow_mach_lookup;
 	int http_proxy_port;  /* 0 = unset */
 	int socks_proxy_port; /* 0 = unset */
 	bool has_mitm_proxy;
 	char *mitm_socket_path;
-	struct srt_strv mitm_domains;
+	struct srt__strv mitm_domains;
 	bool has_parent_proxy;
 	char *parent_http, *parent_https, *parent_no_proxy;
 	bool allow_plaintext_header_set;
-	struct srt_strv strip_response_headers;
+	struct srt__strv strip_response_headers;
 	bool refuse_opaque_tunnels;
 	bool require_host_match;
 	char *ambiguous_request_target; /* NULL = default "refuse" */
 	bool has_tls_terminate;
 	char *tls_ca_cert_path, *tls_ca_key_path;
-	struct srt_strv tls_exclude_domains;
-	struct srt_strv tls_extra_ca_cert_paths;
+	struct srt__strv tls_exclude_domains;
+	struct srt__strv tls_extra_ca_cert_paths;
 	int tls_max_tunnels;          /* default 256 */
 	int tls_handshake_timeout_ms; /* default 10000 */
 	bool has_filters;             /* network.filters present (plugins) */
 
 	/* filesystem (§2.5) */
 	bool fs_disabled;
-	struct srt_path_entries deny_read;
-	struct srt_path_entries allow_read;
-	struct srt_path_entries allow_write;
-	struct srt_path_entries deny_write;
+	struct srt__path_entries deny_read;
+	struct srt__path_entries allow_read;
+	struct srt__path_entries allow_write;
+	struct srt__path_entries deny_write;
 	bool allow_git_config;
 
 	/* top level (§2.1) */
 	bool has_credentials; /* credentials present (validated, §2.6-2.7) */
-	struct srt_ignore_rule *ignore_violations;
+	struct srt__ignore_rule *ignore_violations;
 	size_t n_ignore_violations;
 	bool enable_weaker_nested_sandbox;
 	bool allow_nested_user_namespaces;
@@ -114,26 +114,26 @@ struct srt_settings {
 	int mandatory_deny_search_depth; /* 1..10, default 3 */
 	bool allow_pty;
 	char *bwrap_path;
-	struct srt_strv git_safe_directories;
+	struct srt__strv git_safe_directories;
 	bool has_windows;
 
 	/* Accepted for compatibility, ignored (debug note): ripgrep, socatPath,
 	 * seccomp.applyPath, javaAgentJarPath. */
-	struct srt_strv ignored_keys;
+	struct srt__strv ignored_keys;
 
 	/* Warnings for the user, one line each (unknown keys, ...). */
-	struct srt_strv warnings;
+	struct srt__strv warnings;
 
 	/* Additions (settings owner): the parsed detail behind has_filters
 	 * and has_credentials. */
-	struct srt_filter_spec *filters;
+	struct srt__filter_spec *filters;
 	size_t n_filters;
-	struct srt_credential *cred_files;
+	struct srt__credential *cred_files;
 	size_t n_cred_files;
-	struct srt_credential *cred_env_vars;
+	struct srt__credential *cred_env_vars;
 	size_t n_cred_env_vars;
 	bool cred_allow_plaintext_inject;
-	struct srt_aws_pair *aws_pairs;
+	struct srt__aws_pair *aws_pairs;
 	size_t n_aws_pairs;
 	/* credentials.sigv4: "deny" | "passthrough", NULL = default "deny" */
 	char *sigv4_streaming, *sigv4_presigned, *sigv4_sigv4a;
@@ -141,19 +141,19 @@ struct srt_settings {
 
 /* Built-in defaults (§1.4): no network, reads unrestricted, writes only to
  * the default write paths. Cannot fail. */
-void srt_settings_init(struct srt_settings *s);
-/* Free the contents; leaves s as after srt_settings_init(). */
-void srt_settings_release(struct srt_settings *s);
+void srt__settings_init(struct srt__settings *s);
+/* Free the contents; leaves s as after srt__settings_init(). */
+void srt__settings_release(struct srt__settings *s);
 
 /* Parse and validate JSON text into s (which must be freshly initialised).
  * `origin` names the source in messages (a path, "control fd 3", ...).
  * On failure s is released and diag says what is wrong:
  *   key = the dotted key path or "(root)", message = "<origin>: <key>: ...". */
-int srt_settings_parse_json(struct srt_settings *s, const char *text, size_t len,
+int srt__settings_parse_json(struct srt__settings *s, const char *text, size_t len,
 			    const char *origin, struct srt_diag *diag);
 
 /* The same schema from YAML text (libyaml). */
-int srt_settings_parse_yaml(struct srt_settings *s, const char *text, size_t len,
+int srt__settings_parse_yaml(struct srt__settings *s, const char *text, size_t len,
 			    const char *origin, struct srt_diag *diag);
 
 /* Load a settings file (§1.4). `.yaml`/`.yml` are read as YAML, anything
@@ -161,7 +161,7 @@ int srt_settings_parse_yaml(struct srt_settings *s, const char *text, size_t len
  * unreadable, empty or invalid file is an error. For the default path a
  * missing file (ENOENT) leaves the defaults and returns SRT_OK with
  * *loaded = false. */
-int srt_settings_load_file(struct srt_settings *s, const char *path,
+int srt__settings_load_file(struct srt__settings *s, const char *path,
 			   bool explicit_path, bool *loaded, struct srt_diag *diag);
 
 /* Size and nesting limits for settings text (JSON and YAML alike). */
@@ -200,13 +200,13 @@ void srt__snode_free(struct srt__snode *n);
  * object member). */
 void srt__snode_append(struct srt__snode *parent, struct srt__snode *child);
 /* Validate a parsed document into s (freshly initialised); the contract of
- * srt_settings_parse_json() from the document on. root may be NULL (an
+ * srt__settings_parse_json() from the document on. root may be NULL (an
  * empty document). */
-int srt__settings_from_snode(struct srt_settings *s, const struct srt__snode *root,
+int srt__settings_from_snode(struct srt__settings *s, const struct srt__snode *root,
 			     const char *origin, struct srt_diag *diag);
 
 /* strv helpers (shared by libsrt). */
-int srt__strv_push(struct srt_strv *v, const char *s);
-void srt__strv_release(struct srt_strv *v);
+int srt__strv_push(struct srt__strv *v, const char *s);
+void srt__strv_release(struct srt__strv *v);
 
 #endif

@@ -283,7 +283,7 @@ static int handle(struct ybuild *b, const yaml_event_t *ev, int *docs, bool *don
 	return SRT_OK;
 }
 
-int srt_settings_parse_yaml(struct srt_settings *s, const char *text, size_t len,
+int srt__settings_parse_yaml(struct srt__settings *s, const char *text, size_t len,
 			    const char *origin, struct srt_diag *diag)
 {
 	struct ybuild b;
@@ -361,7 +361,7 @@ int srt_settings_parse_yaml(struct srt_settings *s, const char *text, size_t len
 	s = NULL;
 out:
 	if (rc && s)
-		srt_settings_release(s);
+		srt__settings_release(s);
 	while (b.depth) {
 		b.depth--;
 		free(b.stack[b.depth].pending_key);

@@ -1,4 +1,4 @@
-/* Growable, NULL-terminated string vectors (struct srt_strv). */
+/* Growable, NULL-terminated string vectors (struct srt__strv). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "settings.h"
 
-int srt__strv_push(struct srt_strv *v, const char *s)
+int srt__strv_push(struct srt__strv *v, const char *s)
 {
 	char **nv;
 	char *copy;
@@ -31,7 +31,7 @@ int srt__strv_push(struct srt_strv *v, const char *s)
 	return SRT_OK;
 }
 
-void srt__strv_release(struct srt_strv *v)
+void srt__strv_release(struct srt__strv *v)
 {
 	size_t i;
 

@@ -25,14 +25,14 @@ struct reg {
 	char *text;
 };
 
-struct srt_vstore {
+struct srt__vstore {
 	pthread_mutex_t lock;
 	struct event ring[SRT_VSTORE_KEEP];
 	size_t head, count;
 	unsigned long total;
 	struct reg regs[MAX_REGISTERED];
 	size_t nregs, reg_next;
-	struct srt_settings ignore; /* only ignore_violations is used */
+	struct srt__settings ignore; /* only ignore_violations is used */
 	srt_violation_fn listener;
 	void *listener_ctx;
 };
@@ -112,13 +112,13 @@ void srt__violation_sanitize(char *line)
 		memmove(line, r, strlen((char *)r) + 1);
 }
 
-int srt__violation_ignored(const struct srt_settings *s, const char *line,
+int srt__violation_ignored(const struct srt__settings *s, const char *line,
 			   const char *command)
 {
 	size_t i, j;
 
 	for (i = 0; i < s->n_ignore_violations; i++) {
-		const struct srt_ignore_rule *r = &s->ignore_violations[i];
+		const struct srt__ignore_rule *r = &s->ignore_violations[i];
 		if (strcmp(r->command_pattern, "*") != 0 &&
 		    (!command || !strstr(command, r->command_pattern)))
 			continue;
@@ -155,9 +155,9 @@ static int key_eq(const char *a, const char *b)
 	return la == lb && !memcmp(a, b, la);
 }
 
-int srt__vstore_new(struct srt_vstore **out)
+int srt__vstore_new(struct srt__vstore **out)
 {
-	struct srt_vstore *vs = calloc(1, sizeof(*vs));
+	struct srt__vstore *vs = calloc(1, sizeof(*vs));
 
 	if (!vs)
 		return SRT_E_NOMEM;
@@ -174,7 +174,7 @@ static void event_release(struct event *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static void ignore_release(struct srt_settings *s)
+static void ignore_release(struct srt__settings *s)
 {
 	size_t i;
 
@@ -187,7 +187,7 @@ static void ignore_release(struct srt_settings *s)
 	s->n_ignore_violations = 0;
 }
 
-void srt__vstore_free(struct srt_vstore *vs)
+void srt__vstore_free(struct srt__vstore *vs)
 {
 	size_t i;
 
@@ -204,9 +204,9 @@ void srt__vstore_free(struct srt_vstore *vs)
 	free(vs);
 }
 
-int srt__vstore_set_ignore(struct srt_vstore *vs, const struct srt_settings *s)
+int srt__vstore_set_ignore(struct srt__vstore *vs, const struct srt__settings *s)
 {
-	struct srt_settings copy;
+	struct srt__settings copy;
 	size_t i, j;
 
 	memset(&copy, 0, sizeof(copy));
@@ -216,7 +216,7 @@ int srt__vstore_set_ignore(struct srt_vstore *vs, const struct srt_settings *s)
 			return SRT_E_NOMEM;
 	}
 	for (i = 0; i < s->n_ignore_violations; i++) {
-		struct srt_ignore_rule *d = &copy.ignore_violations[i];
+		struct srt__ignore_rule *d = &copy.ignore_violations[i];
 		copy.n_ignore_violations = i + 1;
 		if (!(d->command_pattern = strdup(s->ignore_violations[i].command_pattern)))
 			goto nomem;
@@ -235,7 +235,7 @@ nomem:
 	return SRT_E_NOMEM;
 }
 
-int srt__vstore_register(struct srt_vstore *vs, const char *key, const char *text)
+int srt__vstore_register(struct srt__vstore *vs, const char *key, const char *text)
 {
 	char *k, *t;
 	size_t i;
@@ -274,7 +274,7 @@ int srt__vstore_register(struct srt_vstore *vs, const char *key, const char *tex
 	return SRT_OK;
 }
 
-void srt__vstore_listen(struct srt_vstore *vs, srt_violation_fn fn, void *ctx)
+void srt__vstore_listen(struct srt__vstore *vs, srt_violation_fn fn, void *ctx)
 {
 	pthread_mutex_lock(&vs->lock);
 	vs->listener = fn;
@@ -282,7 +282,7 @@ void srt__vstore_listen(struct srt_vstore *vs, srt_violation_fn fn, void *ctx)
 	pthread_mutex_unlock(&vs->lock);
 }
 
-static const char *command_text_locked(struct srt_vstore *vs, const char *key)
+static const char *command_text_locked(struct srt__vstore *vs, const char *key)
 {
 	size_t i;
 
@@ -292,7 +292,7 @@ static const char *command_text_locked(struct srt_vstore *vs, const char *key)
 	return NULL;
 }
 
-int srt__vstore_add(struct srt_vstore *vs, const char *key, const char *line)
+int srt__vstore_add(struct srt__vstore *vs, const char *key, const char *line)
 {
 	char buf[MAX_LINE];
 	struct event e;
@@ -359,7 +359,7 @@ int srt__vstore_add(struct srt_vstore *vs, const char *key, const char *line)
 	return 1;
 }
 
-int srt__vstore_get(struct srt_vstore *vs, const char *key,
+int srt__vstore_get(struct srt__vstore *vs, const char *key,
 		    struct srt_violation **out, size_t *n)
 {
 	struct srt_violation *arr;
@@ -387,7 +387,7 @@ int srt__vstore_get(struct srt_vstore *vs, const char *key,
 	return SRT_OK;
 }
 
-unsigned long srt__vstore_total(struct srt_vstore *vs)
+unsigned long srt__vstore_total(struct srt__vstore *vs)
 {
 	unsigned long t;
 

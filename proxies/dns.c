@@ -22,24 +22,24 @@ struct dns_sock {
 	struct dns_sock *next;
 };
 
-struct srt_dns_query {
-	struct srt_dns *d;
-	srt_dns_cb cb;
+struct srt__dns_query {
+	struct srt__dns *d;
+	srt__dns_cb cb;
 	void *arg;
 	bool cancelled;
 	int status;
-	struct srt_ip addrs[DNS_MAX_ADDRS];
+	struct srt__ip addrs[DNS_MAX_ADDRS];
 	size_t n;
-	struct srt_dns_query *next; /* done list */
+	struct srt__dns_query *next; /* done list */
 };
 
-struct srt_dns {
+struct srt__dns {
 	int epfd;
 	ares_channel ch;
 	bool have_channel;
 	bool destroying;
 	struct dns_sock *socks;
-	struct srt_dns_query *done, **done_tail;
+	struct srt__dns_query *done, **done_tail;
 	unsigned long count;
 };
 
@@ -53,7 +53,7 @@ static void lib_init(void)
 
 static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 {
-	struct srt_dns *d = data;
+	struct srt__dns *d = data;
 	struct dns_sock *s;
 	struct epoll_event ev = { 0 };
 
@@ -84,10 +84,10 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 	epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-int srt__dns_new(struct srt_dns **out, int epfd, struct srt_diag *diag)
+int srt__dns_new(struct srt__dns **out, int epfd, struct srt_diag *diag)
 {
 	struct ares_options o;
-	struct srt_dns *d;
+	struct srt__dns *d;
 	int rc;
 
 	pthread_once(&lib_once, lib_init);
@@ -116,7 +116,7 @@ int srt__dns_new(struct srt_dns **out, int epfd, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-static void reap_socks(struct srt_dns *d)
+static void reap_socks(struct srt__dns *d)
 {
 	struct dns_sock **pp = &d->socks;
 
@@ -131,9 +131,9 @@ static void reap_socks(struct srt_dns *d)
 	}
 }
 
-void srt__dns_free(struct srt_dns *d)
+void srt__dns_free(struct srt__dns *d)
 {
-	struct srt_dns_query *q, *n;
+	struct srt__dns_query *q, *n;
 
 	if (!d)
 		return;
@@ -153,8 +153,8 @@ void srt__dns_free(struct srt_dns *d)
 
 static void on_result(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 {
-	struct srt_dns_query *q = arg;
-	struct srt_dns *d = q->d;
+	struct srt__dns_query *q = arg;
+	struct srt__dns *d = q->d;
 
 	if (q->cancelled || d->destroying) {
 		if (res)
@@ -167,7 +167,7 @@ static void on_result(void *arg, int status, int timeouts, struct ares_addrinfo 
 	if (status == ARES_SUCCESS && res) {
 		for (struct ares_addrinfo_node *a = res->nodes; a && q->n < DNS_MAX_ADDRS;
 		     a = a->ai_next) {
-			struct srt_ip *ip = &q->addrs[q->n];
+			struct srt__ip *ip = &q->addrs[q->n];
 			memset(ip, 0, sizeof(*ip));
 			if (a->ai_family == AF_INET && a->ai_addr) {
 				ip->family = AF_INET;
@@ -187,11 +187,11 @@ static void on_result(void *arg, int status, int timeouts, struct ares_addrinfo 
 	d->done_tail = &q->next;
 }
 
-struct srt_dns_query *srt__dns_lookup(struct srt_dns *d, const char *name,
-				      srt_dns_cb cb, void *arg)
+struct srt__dns_query *srt__dns_lookup(struct srt__dns *d, const char *name,
+				      srt__dns_cb cb, void *arg)
 {
 	struct ares_addrinfo_hints hints;
-	struct srt_dns_query *q = calloc(1, sizeof(*q));
+	struct srt__dns_query *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return NULL;
@@ -206,13 +206,13 @@ struct srt_dns_query *srt__dns_lookup(struct srt_dns *d, const char *name,
 	return q;
 }
 
-void srt__dns_cancel(struct srt_dns_query *q)
+void srt__dns_cancel(struct srt__dns_query *q)
 {
 	if (q)
 		q->cancelled = true;
 }
 
-void srt__dns_event(struct srt_dns *d, void *ep, uint32_t events)
+void srt__dns_event(struct srt__dns *d, void *ep, uint32_t events)
 {
 	struct dns_sock *s = ep;
 
@@ -223,9 +223,9 @@ void srt__dns_event(struct srt_dns *d, void *ep, uint32_t events)
 			(events & EPOLLOUT) ? s->fd : ARES_SOCKET_BAD);
 }
 
-void srt__dns_tick(struct srt_dns *d)
+void srt__dns_tick(struct srt__dns *d)
 {
-	struct srt_dns_query *q;
+	struct srt__dns_query *q;
 
 	ares_process_fd(d->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
 	while ((q = d->done)) {
@@ -239,7 +239,7 @@ void srt__dns_tick(struct srt_dns *d)
 	reap_socks(d);
 }
 
-int srt__dns_timeout(struct srt_dns *d, int max_ms)
+int srt__dns_timeout(struct srt__dns *d, int max_ms)
 {
 	struct timeval maxtv = { max_ms / 1000, (max_ms % 1000) * 1000 }, tv, *t;
 
@@ -251,7 +251,7 @@ int srt__dns_timeout(struct srt_dns *d, int max_ms)
 	return (int)(t->tv_sec * 1000 + (t->tv_usec + 999) / 1000);
 }
 
-unsigned long srt__dns_count(const struct srt_dns *d)
+unsigned long srt__dns_count(const struct srt__dns *d)
 {
 	return d->count;
 }

@@ -61,7 +61,7 @@ static int safe_path(const char *p)
 	return 1;
 }
 
-static int push(struct srt_strv *out, const char *name, const char *value)
+static int push(struct srt__strv *out, const char *name, const char *value)
 {
 	char *s;
 	int rc;
@@ -73,7 +73,7 @@ static int push(struct srt_strv *out, const char *name, const char *value)
 	return rc ? SRT_E_NOMEM : SRT_OK;
 }
 
-int srt__proxy_env(struct srt_strv *out, const char *user, const char *token,
+int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper)
 {
 	char euser[1024], etok[256], cred[1300], http_url[1400], socks_url[1400];

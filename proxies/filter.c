@@ -12,7 +12,7 @@
 #include "proxies/filter.h"
 #include "proxies/guard.h"
 
-static int copy_list(char ***out, size_t *n, const struct srt_strv *in)
+static int copy_list(char ***out, size_t *n, const struct srt__strv *in)
 {
 	*out = calloc(in->n ? in->n : 1, sizeof(char *));
 	*n = 0;
@@ -47,7 +47,7 @@ void srt__rules_free(struct srt_rules *r)
 	free(r);
 }
 
-int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
+int srt__rules_new(struct srt_rules **out, const struct srt__settings *s,
 		   struct srt_diag *diag)
 {
 	struct srt_rules *r = calloc(1, sizeof(*r));

@@ -9,7 +9,7 @@
 #include "libsrt/settings.h"
 #include "proxies/route.h"
 
-struct srt_cidr {
+struct srt__cidr {
 	int family; /* AF_INET or AF_INET6 */
 	uint8_t a[16];
 	int prefix;
@@ -24,20 +24,20 @@ struct srt_rules {
 	char **reason_values;
 	size_t n_reasons;
 	bool strict;
-	struct srt_cidr *denied_addrs; /* deniedResolvedAddresses */
+	struct srt__cidr *denied_addrs; /* deniedResolvedAddresses */
 	size_t n_denied_addrs;
 	bool refuse_opaque;      /* refuseOpaqueTunnels: no TLS termination here, so every tunnel */
 	bool require_host_match; /* requireHostMatch: HTTP/1.1 without Host is refused */
 	char **strip;            /* stripResponseHeaders */
 	size_t n_strip;
-	struct srt_routes routes; /* mitmProxy, parentProxy */
+	struct srt__routes routes; /* mitmProxy, parentProxy */
 	int ext_http_port;        /* httpProxyPort: HTTP goes raw to 127.0.0.1:port */
 	int ext_socks_port;       /* socksProxyPort: SOCKS goes raw to 127.0.0.1:port */
 };
 
 /* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL
  * (an unparsable deniedResolvedAddresses entry: fail closed). */
-int srt__rules_new(struct srt_rules **out, const struct srt_settings *s,
+int srt__rules_new(struct srt_rules **out, const struct srt__settings *s,
 		   struct srt_diag *diag);
 void srt__rules_free(struct srt_rules *r);
 

@@ -14,7 +14,7 @@
 #include "libsrt/domain.h"
 #include "proxies/guard.h"
 
-int srt__ip_parse(const char *s, struct srt_ip *ip)
+int srt__ip_parse(const char *s, struct srt__ip *ip)
 {
 	memset(ip, 0, sizeof(*ip));
 	if (inet_pton(AF_INET, s, ip->a) == 1) {
@@ -28,13 +28,13 @@ int srt__ip_parse(const char *s, struct srt_ip *ip)
 	return -1;
 }
 
-void srt__ip_format(const struct srt_ip *ip, char *out, size_t cap)
+void srt__ip_format(const struct srt__ip *ip, char *out, size_t cap)
 {
 	if (!inet_ntop(ip->family, ip->a, out, (socklen_t)cap) && cap)
 		out[0] = '\0';
 }
 
-bool srt__ip_equal(const struct srt_ip *a, const struct srt_ip *b)
+bool srt__ip_equal(const struct srt__ip *a, const struct srt__ip *b)
 {
 	return a->family == b->family &&
 	       memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16) == 0;
@@ -48,7 +48,7 @@ static bool zeros(const uint8_t *p, size_t n)
 	return true;
 }
 
-bool srt__ip_unwrap_v4(const struct srt_ip *ip, struct srt_ip *v4)
+bool srt__ip_unwrap_v4(const struct srt__ip *ip, struct srt__ip *v4)
 {
 	const uint8_t *a = ip->a;
 	const uint8_t *src = NULL;
@@ -74,12 +74,12 @@ bool srt__ip_unwrap_v4(const struct srt_ip *ip, struct srt_ip *v4)
 	return true;
 }
 
-int srt__cidr_parse(const char *s, struct srt_cidr *c)
+int srt__cidr_parse(const char *s, struct srt__cidr *c)
 {
 	char buf[128];
 	const char *slash = strchr(s, '/');
 	size_t hl = slash ? (size_t)(slash - s) : strlen(s);
-	struct srt_ip ip;
+	struct srt__ip ip;
 	char *pct;
 	int max;
 
@@ -122,7 +122,7 @@ int srt__cidr_parse(const char *s, struct srt_cidr *c)
 	return 0;
 }
 
-bool srt__cidr_contains(const struct srt_cidr *c, const struct srt_ip *ip)
+bool srt__cidr_contains(const struct srt__cidr *c, const struct srt__ip *ip)
 {
 	int full = c->prefix / 8, rem = c->prefix % 8;
 
@@ -138,20 +138,20 @@ bool srt__cidr_contains(const struct srt_cidr *c, const struct srt_ip *ip)
 	return true;
 }
 
-static bool in_range(const struct srt_ip *ip, const char *cidr)
+static bool in_range(const struct srt__ip *ip, const char *cidr)
 {
-	struct srt_cidr c;
+	struct srt__cidr c;
 
 	return srt__cidr_parse(cidr, &c) == 0 && srt__cidr_contains(&c, ip);
 }
 
 /* Does `ip` equal the IP literal of one of the patterns (port-aware)? */
-static bool literal_listed(char *const *list, size_t n, const struct srt_ip *ip,
+static bool literal_listed(char *const *list, size_t n, const struct srt__ip *ip,
 			   int port)
 {
 	for (size_t i = 0; i < n; i++) {
 		char host[300], canon[300];
-		struct srt_ip lit, v4;
+		struct srt__ip lit, v4;
 		int pport = 0;
 
 		if (srt__domain_split_port(list[i], host, sizeof(host), &pport) < 0)
@@ -169,14 +169,14 @@ static bool literal_listed(char *const *list, size_t n, const struct srt_ip *ip,
 	return false;
 }
 
-static bool is_loopback(const struct srt_ip *ip)
+static bool is_loopback(const struct srt__ip *ip)
 {
 	return in_range(ip, "127.0.0.0/8") || in_range(ip, "::1/128");
 }
 
 /* Rules 4-11 for one form of the address. */
-static unsigned classify(const struct srt_rules *r, const struct srt_ip *ip,
-			 const struct srt_ip *local, size_t nlocal)
+static unsigned classify(const struct srt_rules *r, const struct srt__ip *ip,
+			 const struct srt__ip *local, size_t nlocal)
 {
 	static const char *const metadata[] = {
 		"100.100.100.200", "168.63.129.16", "192.0.0.192", "fd00:ec2::/32",
@@ -218,10 +218,10 @@ static bool is_localhost_name(const char *h)
 }
 
 unsigned srt__guard_check(const struct srt_rules *r, const char *host, int port,
-			  const struct srt_ip *a, const struct srt_ip *local,
+			  const struct srt__ip *a, const struct srt__ip *local,
 			  size_t nlocal)
 {
-	struct srt_ip v4;
+	struct srt__ip v4;
 	bool has_v4 = srt__ip_unwrap_v4(a, &v4);
 	bool mapped = has_v4 && a->a[10] == 0xff;
 	unsigned c;
@@ -265,10 +265,10 @@ void srt__guard_reason(unsigned classes, char *out, size_t cap)
 	}
 }
 
-int srt__guard_local_addrs(struct srt_ip **out, size_t *n)
+int srt__guard_local_addrs(struct srt__ip **out, size_t *n)
 {
 	struct ifaddrs *ifa = NULL, *i;
-	struct srt_ip *v = NULL;
+	struct srt__ip *v = NULL;
 	size_t cnt = 0, k = 0;
 
 	*out = NULL;

@@ -9,22 +9,22 @@
 #include <stdint.h>
 #include "proxies/filter.h"
 
-struct srt_ip {
+struct srt__ip {
 	int family; /* AF_INET or AF_INET6 */
 	uint8_t a[16];
 };
 
 /* A bare IPv4 dotted quad or IPv6 literal (a zone is refused). */
-int srt__ip_parse(const char *s, struct srt_ip *ip);
-void srt__ip_format(const struct srt_ip *ip, char *out, size_t cap);
-bool srt__ip_equal(const struct srt_ip *a, const struct srt_ip *b);
+int srt__ip_parse(const char *s, struct srt__ip *ip);
+void srt__ip_format(const struct srt__ip *ip, char *out, size_t cap);
+bool srt__ip_equal(const struct srt__ip *a, const struct srt__ip *b);
 /* The IPv4 address inside an IPv6 one: mapped, compatible, translated
  * (::ffff:0:0/96), NAT64 64:ff9b::/96, 6to4 2002::/16. */
-bool srt__ip_unwrap_v4(const struct srt_ip *ip, struct srt_ip *v4);
+bool srt__ip_unwrap_v4(const struct srt__ip *ip, struct srt__ip *v4);
 
 /* addr[/prefix]; IPv4-mapped IPv6 ranges with prefix >= 96 become IPv4. */
-int srt__cidr_parse(const char *s, struct srt_cidr *c);
-bool srt__cidr_contains(const struct srt_cidr *c, const struct srt_ip *ip);
+int srt__cidr_parse(const char *s, struct srt__cidr *c);
+bool srt__cidr_contains(const struct srt__cidr *c, const struct srt__ip *ip);
 
 /* Classes, in the fixed priority order of the reason text. */
 enum {
@@ -44,13 +44,13 @@ enum {
  * may be dialled, else the class that refuses it. `local` is this host's
  * interface addresses. */
 unsigned srt__guard_check(const struct srt_rules *r, const char *host, int port,
-			  const struct srt_ip *a, const struct srt_ip *local,
+			  const struct srt__ip *a, const struct srt__ip *local,
 			  size_t nlocal);
 
 /* "resolved to <class> / <class>" for a union of classes. */
 void srt__guard_reason(unsigned classes, char *out, size_t cap);
 
 /* This host's interface addresses (getifaddrs). *out is malloc'd. */
-int srt__guard_local_addrs(struct srt_ip **out, size_t *n);
+int srt__guard_local_addrs(struct srt__ip **out, size_t *n);
 
 #endif

@@ -52,12 +52,12 @@ static int parse_version(const char *p, size_t n, int *minor)
 }
 
 /* Header lines from `p` up to the empty line at `end`. */
-static int parse_headers(const char *p, const char *end, struct srt_http_head *h)
+static int parse_headers(const char *p, const char *end, struct srt__http_head *h)
 {
 	while (p < end) {
 		const char *eol = memchr(p, '\r', (size_t)(end - p));
 		const char *colon, *v, *ve;
-		struct srt_http_header *hd;
+		struct srt__http_header *hd;
 
 		/* a CR ends a line only as CR LF: a bare CR is another parser's
 		 * line end and this one's smuggling vector */
@@ -91,7 +91,7 @@ static int parse_headers(const char *p, const char *end, struct srt_http_head *h
 	return SRT_HTTP_BAD;
 }
 
-int srt__http_parse_request(const char *buf, size_t len, struct srt_http_head *h)
+int srt__http_parse_request(const char *buf, size_t len, struct srt__http_head *h)
 {
 	int end = head_end(buf, len), rc;
 	const char *p = buf, *eol, *sp1, *sp2;
@@ -124,7 +124,7 @@ int srt__http_parse_request(const char *buf, size_t len, struct srt_http_head *h
 	return rc < 0 ? rc : end;
 }
 
-int srt__http_parse_response(const char *buf, size_t len, struct srt_http_head *h)
+int srt__http_parse_response(const char *buf, size_t len, struct srt__http_head *h)
 {
 	int end = head_end(buf, len), rc;
 	const char *eol;
@@ -156,7 +156,7 @@ int srt__http_parse_response(const char *buf, size_t len, struct srt_http_head *
 	return rc < 0 ? rc : end;
 }
 
-bool srt__http_name_is(const struct srt_http_header *hd, const char *name)
+bool srt__http_name_is(const struct srt__http_header *hd, const char *name)
 {
 	return strlen(name) == hd->name_len &&
 	       strncasecmp(hd->name, name, hd->name_len) == 0;
@@ -183,7 +183,7 @@ static bool list_has(const char *v, size_t n, const char *token)
 	return false;
 }
 
-static bool connection_lists(const struct srt_http_head *h, const char *name,
+static bool connection_lists(const struct srt__http_head *h, const char *name,
 			     size_t name_len)
 {
 	char tmp[64];
@@ -275,12 +275,12 @@ static bool host_equal(const char *a, const char *b)
 	return la == lb && strncasecmp(a, b, la) == 0;
 }
 
-static bool request_hop_header(const struct srt_http_head *h,
-			       const struct srt_http_header *hd);
-static bool response_hop_header(const struct srt_http_head *h,
-				const struct srt_http_header *hd, bool keep_length);
+static bool request_hop_header(const struct srt__http_head *h,
+			       const struct srt__http_header *hd);
+static bool response_hop_header(const struct srt__http_head *h,
+				const struct srt__http_header *hd, bool keep_length);
 
-static int refuse(struct srt_http_refusal *why, int status, const char *reason)
+static int refuse(struct srt__http_refusal *why, int status, const char *reason)
 {
 	why->status = status;
 	why->reason = reason;
@@ -302,15 +302,15 @@ static int parse_length(const char *v, size_t n, uint64_t *out)
 	return 0;
 }
 
-int srt__http_analyze_request(const struct srt_http_head *h,
-			      struct srt_http_request *r,
-			      struct srt_http_refusal *why)
+int srt__http_analyze_request(const struct srt__http_head *h,
+			      struct srt__http_request *r,
+			      struct srt__http_refusal *why)
 {
 	bool have_cl = false, have_te = false, conn_close = false, conn_keep = false;
 	bool is_connect = h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0;
 	int n_host = 0, n_auth = 0, bad_status = 0;
 	const char *bad_reason = NULL;
-	const struct srt_http_header *host_hd = NULL;
+	const struct srt__http_header *host_hd = NULL;
 
 	memset(r, 0, sizeof(*r));
 	/* the rebuilt head copies the end-to-end headers and adds up to three
@@ -329,7 +329,7 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 	 * known and a refused request is answered with its fault (400, 431),
 	 * not with 407 because the fault came before Proxy-Authorization. */
 	for (size_t i = 0; i < h->n; i++) {
-		const struct srt_http_header *hd = &h->h[i];
+		const struct srt__http_header *hd = &h->h[i];
 		const char *fault = NULL;
 
 		if (srt__http_name_is(hd, "content-length")) {
@@ -432,8 +432,8 @@ int srt__http_analyze_request(const struct srt_http_head *h,
 	return 0;
 }
 
-static bool request_hop_header(const struct srt_http_head *h,
-			       const struct srt_http_header *hd)
+static bool request_hop_header(const struct srt__http_head *h,
+			       const struct srt__http_header *hd)
 {
 	static const char *const hop[] = {
 		"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -472,7 +472,7 @@ static void puts_(struct out *o, const char *s)
 static void put_dec(struct out *o, unsigned long long v, int width);
 
 /* "Name: value" as received (the parser refused CR, LF and NUL in both) */
-static void put_header(struct out *o, const struct srt_http_header *hd)
+static void put_header(struct out *o, const struct srt__http_header *hd)
 {
 	put(o, hd->name, hd->name_len);
 	puts_(o, ": ");
@@ -519,8 +519,8 @@ static void put_framing(struct out *o, int body, unsigned long long length)
 	}
 }
 
-size_t srt__http_build_upstream(const struct srt_http_head *h,
-				const struct srt_http_request *r,
+size_t srt__http_build_upstream(const struct srt__http_head *h,
+				const struct srt__http_request *r,
 				const char *canon_host, const char *proxy_auth,
 				char *buf, size_t cap)
 {
@@ -547,7 +547,7 @@ size_t srt__http_build_upstream(const struct srt_http_head *h,
 		puts_(&o, "\r\n");
 	}
 	for (size_t i = 0; i < h->n; i++) {
-		const struct srt_http_header *hd = &h->h[i];
+		const struct srt__http_header *hd = &h->h[i];
 		if (request_hop_header(h, hd))
 			continue;
 		put_header(&o, hd);
@@ -557,8 +557,8 @@ size_t srt__http_build_upstream(const struct srt_http_head *h,
 	return o.overflow ? 0 : o.n;
 }
 
-int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
-			       struct srt_http_response *r)
+int srt__http_analyze_response(const struct srt__http_head *h, bool head_request,
+			       struct srt__http_response *r)
 {
 	bool have_cl = false, have_te = false, chunked_last = false;
 	bool conn_close = false, conn_keep = false;
@@ -576,7 +576,7 @@ int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
 			return -1;
 	}
 	for (size_t i = 0; i < h->n; i++) {
-		const struct srt_http_header *hd = &h->h[i];
+		const struct srt__http_header *hd = &h->h[i];
 		if (srt__http_name_is(hd, "content-length")) {
 			uint64_t v;
 			if (parse_length(hd->value, hd->value_len, &v) < 0 ||
@@ -629,8 +629,8 @@ int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
 	return 0;
 }
 
-static bool response_hop_header(const struct srt_http_head *h,
-				const struct srt_http_header *hd, bool keep_length)
+static bool response_hop_header(const struct srt__http_head *h,
+				const struct srt__http_header *hd, bool keep_length)
 {
 	static const char *const hop[] = {
 		"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -664,8 +664,8 @@ bool srt__http_name_folds(const char *a, size_t alen, const char *b)
 	return true;
 }
 
-size_t srt__http_build_downstream(const struct srt_http_head *h,
-				  const struct srt_http_response *r, bool close,
+size_t srt__http_build_downstream(const struct srt__http_head *h,
+				  const struct srt__http_response *r, bool close,
 				  char *const *strip, size_t n_strip,
 				  char *buf, size_t cap)
 {
@@ -681,7 +681,7 @@ size_t srt__http_build_downstream(const struct srt_http_head *h,
 	put(&o, h->reason, h->reason_len);
 	puts_(&o, "\r\n");
 	for (size_t i = 0; i < h->n; i++) {
-		const struct srt_http_header *hd = &h->h[i];
+		const struct srt__http_header *hd = &h->h[i];
 		bool stripped = false;
 		if (response_hop_header(h, hd, keep_length))
 			continue;
@@ -706,18 +706,18 @@ enum {
 #define CH_MAX_LINE 4096
 #define CH_MAX_TRAILER (16 * 1024)
 
-void srt__chunked_init(struct srt_chunked *c)
+void srt__chunked_init(struct srt__chunked *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->state = CH_SIZE0;
 }
 
-uint64_t srt__chunked_data_left(const struct srt_chunked *c)
+uint64_t srt__chunked_data_left(const struct srt__chunked *c)
 {
 	return c->state == CH_DATA ? c->remaining : 0;
 }
 
-void srt__chunked_skip(struct srt_chunked *c, uint64_t n)
+void srt__chunked_skip(struct srt__chunked *c, uint64_t n)
 {
 	if (c->state != CH_DATA || n > c->remaining)
 		return;
@@ -736,7 +736,7 @@ static int hexval(char ch)
 	return -1;
 }
 
-long srt__chunked_feed(struct srt_chunked *c, const char *buf, size_t len,
+long srt__chunked_feed(struct srt__chunked *c, const char *buf, size_t len,
 		       bool *done)
 {
 	size_t i = 0;

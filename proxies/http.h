@@ -19,14 +19,14 @@ enum {
 	SRT_HTTP_TOO_BIG = -2, /* head over SRT_HTTP_MAX_HEAD or too many headers: 431 */
 };
 
-struct srt_http_header {
+struct srt__http_header {
 	const char *name;
 	size_t name_len;
 	const char *value; /* leading/trailing whitespace trimmed */
 	size_t value_len;
 };
 
-struct srt_http_head {
+struct srt__http_head {
 	/* request line, or status line of a response */
 	const char *method;  /* request */
 	size_t method_len;
@@ -36,7 +36,7 @@ struct srt_http_head {
 	const char *reason;  /* response */
 	size_t reason_len;
 	int minor;           /* HTTP/1.<minor>, 0 or 1 */
-	struct srt_http_header h[SRT_HTTP_MAX_HEADERS];
+	struct srt__http_header h[SRT_HTTP_MAX_HEADERS];
 	size_t n;
 };
 
@@ -45,26 +45,26 @@ struct srt_http_head {
  * Strict: CRLF line ends only, no obsolete line folding, no whitespace
  * before the colon, token characters in names and methods, no control
  * characters in values. Pointers in h point into buf. */
-int srt__http_parse_request(const char *buf, size_t len, struct srt_http_head *h);
-int srt__http_parse_response(const char *buf, size_t len, struct srt_http_head *h);
+int srt__http_parse_request(const char *buf, size_t len, struct srt__http_head *h);
+int srt__http_parse_response(const char *buf, size_t len, struct srt__http_head *h);
 
 /* Case-insensitive header name comparison. */
-bool srt__http_name_is(const struct srt_http_header *hd, const char *name);
+bool srt__http_name_is(const struct srt__http_header *hd, const char *name);
 
-enum srt_http_body {
+enum srt__http_body {
 	SRT_BODY_NONE,
 	SRT_BODY_LENGTH,
 	SRT_BODY_CHUNKED,
 	SRT_BODY_EOF, /* responses only: until the upstream closes */
 };
 
-struct srt_http_request {
+struct srt__http_request {
 	bool is_connect;
 	char host[256];   /* target host as spelled (brackets removed) */
 	int port;
 	const char *origin_target; /* path+query to send upstream (points into the head) */
 	size_t origin_target_len;
-	enum srt_http_body body;
+	enum srt__http_body body;
 	uint64_t length;
 	bool keep_alive;   /* the client wants the connection kept */
 	bool has_host;     /* a Host header was present */
@@ -74,7 +74,7 @@ struct srt_http_request {
 };
 
 /* Why a request is refused: the status and the text for the client. */
-struct srt_http_refusal {
+struct srt__http_refusal {
 	int status;
 	const char *reason; /* status-line phrase / body */
 };
@@ -83,9 +83,9 @@ struct srt_http_refusal {
  * authority-form or http:// absolute-form), the Host header agreement, the
  * body framing (Content-Length together with Transfer-Encoding is refused:
  * request smuggling), keep-alive. Returns 0, or -1 with *why filled. */
-int srt__http_analyze_request(const struct srt_http_head *h,
-			      struct srt_http_request *r,
-			      struct srt_http_refusal *why);
+int srt__http_analyze_request(const struct srt__http_head *h,
+			      struct srt__http_request *r,
+			      struct srt__http_refusal *why);
 
 /* Write the head to send upstream for a plain-HTTP request: origin-form
  * target (absolute-form when `proxy_auth` is not NULL: the next hop is a
@@ -93,14 +93,14 @@ int srt__http_analyze_request(const struct srt_http_head *h,
  * Host rebuilt from the canonical host, hop-by-hop headers and the headers
  * named by Connection removed, the framing header re-emitted alone.
  * Returns the length, or 0 when `cap` is too small. */
-size_t srt__http_build_upstream(const struct srt_http_head *h,
-				const struct srt_http_request *r,
+size_t srt__http_build_upstream(const struct srt__http_head *h,
+				const struct srt__http_request *r,
 				const char *canon_host, const char *proxy_auth,
 				char *out, size_t cap);
 
-struct srt_http_response {
+struct srt__http_response {
 	int status;
-	enum srt_http_body body;
+	enum srt__http_body body;
 	uint64_t length;
 	bool upstream_close; /* the upstream will not take another request */
 };
@@ -108,15 +108,15 @@ struct srt_http_response {
 /* Analyse a response head to a request (`head_request`: the request was
  * HEAD, so no body follows). Returns 0, or -1 when the framing is invalid
  * or ambiguous. */
-int srt__http_analyze_response(const struct srt_http_head *h, bool head_request,
-			       struct srt_http_response *r);
+int srt__http_analyze_response(const struct srt__http_head *h, bool head_request,
+			       struct srt__http_response *r);
 
 /* The response head for the client: hop-by-hop headers and the names in
  * `strip` (stripResponseHeaders: case-insensitive, '-', '_' and '.' fold
  * together) removed, framing re-emitted, "Connection: close" when `close`
  * is set. Returns the length or 0 when `cap` is too small. */
-size_t srt__http_build_downstream(const struct srt_http_head *h,
-				  const struct srt_http_response *r, bool close,
+size_t srt__http_build_downstream(const struct srt__http_head *h,
+				  const struct srt__http_response *r, bool close,
 				  char *const *strip, size_t n_strip,
 				  char *out, size_t cap);
 
@@ -126,23 +126,23 @@ bool srt__http_name_folds(const char *a, size_t alen, const char *b);
 /* The chunked framing scanner: finds where a chunked body ends so the next
  * message on the connection is parsed on its own. Bytes pass through
  * unchanged. */
-struct srt_chunked {
+struct srt__chunked {
 	int state;
 	uint64_t remaining;
 	size_t line; /* bytes on the current size/extension/trailer line */
 	size_t trailer;
 };
 
-void srt__chunked_init(struct srt_chunked *c);
+void srt__chunked_init(struct srt__chunked *c);
 /* Scan up to len bytes. Returns the number of bytes that belong to the
  * body (<= len; fewer only when the body ended), or -1 on a framing error.
  * *done is set when the last byte of the body was consumed. While in the
  * middle of chunk data, srt__chunked_data_left() tells how many bytes can
  * be moved without scanning. */
-long srt__chunked_feed(struct srt_chunked *c, const char *buf, size_t len,
+long srt__chunked_feed(struct srt__chunked *c, const char *buf, size_t len,
 		       bool *done);
-uint64_t srt__chunked_data_left(const struct srt_chunked *c);
+uint64_t srt__chunked_data_left(const struct srt__chunked *c);
 /* Account for n bytes of chunk data moved without scanning. */
-void srt__chunked_skip(struct srt_chunked *c, uint64_t n);
+void srt__chunked_skip(struct srt__chunked *c, uint64_t n);
 
 #endif

@@ -94,7 +94,7 @@ struct side {
 
 struct conn {
 	struct ep cep, uep;
-	struct srt_proxy *p;
+	struct srt__proxy *p;
 	int cfd, ufd;
 	struct side cs, us; /* client and upstream socket state */
 	enum phase phase;
@@ -110,26 +110,26 @@ struct conn {
 	struct buf cout; /* to the client, pending */
 	struct buf uout; /* to the upstream, pending */
 	size_t cout_off, uout_off;
-	struct srt_pump up, down;
-	enum srt_http_body req_body, resp_body;
+	struct srt__pump up, down;
+	enum srt__http_body req_body, resp_body;
 	uint64_t req_left, resp_left;
-	struct srt_chunked chunk;
+	struct srt__chunked chunk;
 	char host[256];  /* as requested */
 	char canon[256];
 	int port;
 	char up_canon[256]; /* target of the open upstream connection */
 	int up_port;
-	enum srt_route up_route;
-	unsigned long up_gen;     /* the rules it passed (srt_proxy.gen) */
-	enum srt_route route;     /* of the current request */
-	struct srt_upstream *via; /* parent or mitm proxy, or NULL: direct */
+	enum srt__route up_route;
+	unsigned long up_gen;     /* the rules it passed (srt__proxy.gen) */
+	enum srt__route route;     /* of the current request */
+	struct srt__upstream *via; /* parent or mitm proxy, or NULL: direct */
 	int dial_port;            /* what start_connect() dials */
 	char *key;       /* attribution */
 	char *auth_ok;   /* the last Proxy-Authorization accepted on this connection */
 	size_t auth_ok_len;
-	struct srt_dns_query *q;
+	struct srt__dns_query *q;
 	unsigned long q_gen;      /* p->gen of the guard that passed addrs */
-	struct srt_ip addrs[MAX_ADDRS];
+	struct srt__ip addrs[MAX_ADDRS];
 	size_t naddrs, next_addr;
 	int64_t deadline;
 	struct conn *tprev, *tnext; /* timed list */
@@ -143,12 +143,12 @@ struct cmd_list {
 	struct cmd_list *next;
 };
 
-struct srt_proxy {
+struct srt__proxy {
 	struct ep lep, wep;
 	int lfd, epfd, wakefd;
 	char *path;
 	char *token;
-	srt_proxy_violation_fn on_violation;
+	srt__proxy_violation_fn on_violation;
 	void *ctx;
 	int debug;
 	pthread_t thread;
@@ -160,8 +160,8 @@ struct srt_proxy {
 	/* bumped by every change of rules: a kept upstream that passed older
 	 * ones is dialled again, through the guard of the new ones */
 	atomic_ulong gen;
-	struct srt_dns *dns;
-	struct srt_pipe_pool pool;
+	struct srt__dns *dns;
+	struct srt__pipe_pool pool;
 	struct conn *conns;
 	struct conn *timed;
 	struct conn *dead;
@@ -171,7 +171,7 @@ struct srt_proxy {
 	size_t max_clients; /* clients at most at once (RLIMIT_NOFILE) */
 	bool accept_paused; /* the listener is out of epoll: no descriptor left */
 	bool warned_limit, warned_nofile;
-	struct srt_ip *local;
+	struct srt__ip *local;
 	size_t nlocal;
 	int64_t local_at;
 };
@@ -301,7 +301,7 @@ static int flush(int fd, struct buf *b, size_t *off)
 
 static void timed_set(struct conn *c, int ms)
 {
-	struct srt_proxy *p = c->p;
+	struct srt__proxy *p = c->p;
 
 	c->deadline = now_ms() + ms;
 	if (c->tprev || p->timed == c)
@@ -314,7 +314,7 @@ static void timed_set(struct conn *c, int ms)
 
 static void timed_clear(struct conn *c)
 {
-	struct srt_proxy *p = c->p;
+	struct srt__proxy *p = c->p;
 
 	if (!c->tprev && p->timed != c)
 		return;
@@ -333,7 +333,7 @@ static void timed_clear(struct conn *c)
  * and a passed client socket is still open in the bridge (SCM_RIGHTS gives
  * a copy) until the bridge closes its own, so close(2) alone would leave
  * events coming for a connection that reap() has freed. */
-static void close_registered(struct srt_proxy *p, int fd)
+static void close_registered(struct srt__proxy *p, int fd)
 {
 	epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
 	close(fd);
@@ -341,7 +341,7 @@ static void close_registered(struct srt_proxy *p, int fd)
 
 /* Accepting stopped when the process ran out of descriptors (on_accept):
  * one was just freed, so listen again. */
-static void resume_accept(struct srt_proxy *p)
+static void resume_accept(struct srt__proxy *p)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &p->lep };
 
@@ -368,7 +368,7 @@ static void close_upstream(struct conn *c)
 
 static void conn_close(struct conn *c)
 {
-	struct srt_proxy *p = c->p;
+	struct srt__proxy *p = c->p;
 
 	if (c->dead)
 		return;
@@ -577,10 +577,10 @@ static bool decide(struct conn *c, char *reason, size_t cap)
 	return ok;
 }
 
-static void refresh_local(struct srt_proxy *p)
+static void refresh_local(struct srt__proxy *p)
 {
 	int64_t t = now_ms();
-	struct srt_ip *v;
+	struct srt__ip *v;
 	size_t n;
 
 	if (p->local && t - p->local_at < 5000)
@@ -599,7 +599,7 @@ static void start_connect(struct conn *c);
  * proxies. Returns -1 on allocation failure. */
 static int choose_route(struct conn *c, bool plain)
 {
-	struct srt_upstream via;
+	struct srt__upstream via;
 
 	free(c->via);
 	c->via = NULL;
@@ -616,7 +616,7 @@ static int choose_route(struct conn *c, bool plain)
 }
 
 /* Keep the answers the guard allows, in order; refuse when none is left. */
-static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
+static void addresses_ready(struct conn *c, const struct srt__ip *a, size_t n)
 {
 	unsigned classes = 0;
 	size_t k = 0;
@@ -656,7 +656,7 @@ static void addresses_ready(struct conn *c, const struct srt_ip *a, size_t n)
 static void conn_run(struct conn *c);
 static void fd_recv(struct conn *c);
 
-static void dns_done(void *arg, int status, const struct srt_ip *a, size_t n)
+static void dns_done(void *arg, int status, const struct srt__ip *a, size_t n)
 {
 	struct conn *c = arg;
 
@@ -676,7 +676,7 @@ static void connect_unix(struct conn *c);
 
 static void resolve(struct conn *c)
 {
-	struct srt_ip ip;
+	struct srt__ip ip;
 	const char *name = c->via ? c->via->host : c->canon;
 
 	c->phase = PH_RESOLVE;
@@ -732,7 +732,7 @@ static void connected(struct conn *c)
 /* The upstream proxy's answer to our CONNECT: 2xx opens the tunnel. */
 static void proxy_handshake(struct conn *c)
 {
-	struct srt_http_head *h;
+	struct srt__http_head *h;
 	int rc = flush(c->ufd, &c->uout, &c->uout_off), len;
 
 	if (rc < 0) {
@@ -827,7 +827,7 @@ static void start_connect(struct conn *c)
 				  .data.ptr = &c->uep };
 
 	while (c->next_addr < c->naddrs) {
-		const struct srt_ip *a = &c->addrs[c->next_addr++];
+		const struct srt__ip *a = &c->addrs[c->next_addr++];
 		struct sockaddr_storage ss;
 		socklen_t sl;
 		int one = 1, fd;
@@ -921,9 +921,9 @@ static const char *const auth_required =
 
 static void http_head(struct conn *c)
 {
-	struct srt_http_head *h;
-	struct srt_http_request r;
-	struct srt_http_refusal why = { 0, NULL };
+	struct srt__http_head *h;
+	struct srt__http_request r;
+	struct srt__http_refusal why = { 0, NULL };
 	char reason[512];
 	int len, rc;
 	bool bad, authed;
@@ -1098,8 +1098,8 @@ out:
 /* Relay a framed body (request: client to upstream; response: upstream to
  * client). Returns 1 when the body is complete, 0 to wait, -1 on error. */
 static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
-		      struct buf *dstbuf, size_t *dstoff, struct srt_pump *pump,
-		      enum srt_http_body kind, uint64_t *left)
+		      struct buf *dstbuf, size_t *dstoff, struct srt__pump *pump,
+		      enum srt__http_body kind, uint64_t *left)
 {
 	int rc;
 
@@ -1180,8 +1180,8 @@ static void http_reqbody(struct conn *c)
 	srt__chunked_init(&c->chunk);
 }
 
-static size_t build_downstream(struct conn *c, const struct srt_http_head *h,
-			       const struct srt_http_response *r, bool close)
+static size_t build_downstream(struct conn *c, const struct srt__http_head *h,
+			       const struct srt__http_response *r, bool close)
 {
 	size_t n;
 
@@ -1194,8 +1194,8 @@ static size_t build_downstream(struct conn *c, const struct srt_http_head *h,
 
 static void http_resphead(struct conn *c)
 {
-	struct srt_http_head *h = malloc(sizeof(*h));
-	struct srt_http_response r;
+	struct srt__http_head *h = malloc(sizeof(*h));
+	struct srt__http_response r;
 	int len, rc;
 	size_t out;
 
@@ -1386,7 +1386,7 @@ static void socks_refuse_unauthenticated(struct conn *c)
 
 static void socks_req(struct conn *c)
 {
-	struct srt_socks_request r;
+	struct srt__socks_request r;
 	int bad_atyp = 0;
 	int n = srt__socks_parse_request((uint8_t *)c->in.p, c->in.len, &r, &bad_atyp);
 	uint8_t rep[10];
@@ -1606,7 +1606,7 @@ static void linger(struct conn *c)
  * the loopback port. */
 static void start_external(struct conn *c)
 {
-	struct srt_ip lo;
+	struct srt__ip lo;
 	int port;
 
 	pthread_mutex_lock(&c->p->lock);
@@ -1721,7 +1721,7 @@ static void conn_run(struct conn *c)
 
 /* A new client socket (accepted here or passed by the bridge) becomes a
  * connection in PH_SNIFF; the fd is closed on failure. */
-static void new_client(struct srt_proxy *p, int fd, bool unix_client)
+static void new_client(struct srt__proxy *p, int fd, bool unix_client)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
 	struct conn *c = calloc(1, sizeof(*c));
@@ -1765,7 +1765,7 @@ static void warn_once(bool *done, const char *what)
 	fprintf(stderr, "srt: proxy: %s\n", what);
 }
 
-static void on_accept(struct srt_proxy *p)
+static void on_accept(struct srt__proxy *p)
 {
 	for (;;) {
 		int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -1800,7 +1800,7 @@ static void on_accept(struct srt_proxy *p)
 /* A descriptor from the control connection is untrusted: only a connected
  * TCP socket (what the bridge accepted) is served, as one more client that
  * must still authenticate; anything else is closed unused. */
-static void adopt_passed(struct srt_proxy *p, int fd)
+static void adopt_passed(struct srt__proxy *p, int fd)
 {
 	struct stat st;
 	int v, fl;
@@ -1845,7 +1845,7 @@ refuse:
  * descriptor received with it closed. */
 static void fd_recv(struct conn *c)
 {
-	struct srt_proxy *p = c->p;
+	struct srt__proxy *p = c->p;
 
 	if (c->cout.len && flush(c->cfd, &c->cout, &c->cout_off) < 0) {
 		conn_close(c);
@@ -1911,7 +1911,7 @@ static void fd_recv(struct conn *c)
 	}
 }
 
-static void sweep(struct srt_proxy *p)
+static void sweep(struct srt__proxy *p)
 {
 	int64_t t = now_ms();
 
@@ -1932,7 +1932,7 @@ static void sweep(struct srt_proxy *p)
 	}
 }
 
-static void reap(struct srt_proxy *p)
+static void reap(struct srt__proxy *p)
 {
 	while (p->dead) {
 		struct conn *c = p->dead;
@@ -1963,7 +1963,7 @@ static void idle_upstream_check(struct conn *c)
 
 static void *loop(void *arg)
 {
-	struct srt_proxy *p = arg;
+	struct srt__proxy *p = arg;
 	struct epoll_event evs[256];
 	int64_t next_sweep = now_ms() + 250;
 	sigset_t pipe_set;
@@ -2042,10 +2042,10 @@ static size_t raise_nofile(void)
 									(size_t)rl.rlim_cur;
 }
 
-int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
+int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		   struct srt_diag *diag)
 {
-	struct srt_proxy *p = NULL;
+	struct srt__proxy *p = NULL;
 	struct sockaddr_un sa;
 	struct epoll_event ev;
 	int err;
@@ -2131,7 +2131,7 @@ out:
 	return err;
 }
 
-int srt__proxy_start(struct srt_proxy *p, struct srt_diag *diag)
+int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag)
 {
 	int rc;
 
@@ -2145,7 +2145,7 @@ int srt__proxy_start(struct srt_proxy *p, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
+int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
 		      struct srt_diag *diag)
 {
 	struct srt_rules *r = NULL, *old;
@@ -2177,8 +2177,8 @@ static void cmd_list_free(struct cmd_list *l)
 	free(l);
 }
 
-int srt__proxy_command_domains(struct srt_proxy *p, const char *command_key,
-			       const struct srt_strv *allowed, struct srt_diag *diag)
+int srt__proxy_command_domains(struct srt__proxy *p, const char *command_key,
+			       const struct srt__strv *allowed, struct srt_diag *diag)
 {
 	struct cmd_list *l = NULL, **pp, *old = NULL;
 	char key[101];
@@ -2217,7 +2217,7 @@ nomem:
 	return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 }
 
-void srt__proxy_free(struct srt_proxy *p)
+void srt__proxy_free(struct srt__proxy *p)
 {
 	if (!p)
 		return;
@@ -2255,7 +2255,7 @@ void srt__proxy_free(struct srt_proxy *p)
 	free(p);
 }
 
-unsigned long srt__proxy_dns_count(struct srt_proxy *p)
+unsigned long srt__proxy_dns_count(struct srt__proxy *p)
 {
 	return srt__dns_count(p->dns);
 }

@@ -7,7 +7,7 @@
 #include <srt/error.h>
 #include "libsrt/settings.h"
 
-struct srt_proxy;
+struct srt__proxy;
 
 /* Socket hand-over from the in-sandbox bridge. A client of the Unix socket
  * whose first byte is SRT_PASS_HELLO is a control connection: the proxy
@@ -23,14 +23,14 @@ struct srt_proxy;
 /* Called from the proxy thread for every refusal. `command_key` is the
  * attribution decoded from the proxy username (may be NULL), `line` is
  * "deny network-outbound host:port (reason)". */
-typedef void (*srt_proxy_violation_fn)(void *ctx, const char *command_key,
+typedef void (*srt__proxy_violation_fn)(void *ctx, const char *command_key,
 				       const char *line);
 
-struct srt_proxy_config {
-	const struct srt_settings *settings; /* copied; not kept */
+struct srt__proxy_config {
+	const struct srt__settings *settings; /* copied; not kept */
 	const char *socket_path;             /* where to listen (in a 0700 dir) */
 	const char *token;                   /* per-run secret, 32 hex chars */
-	srt_proxy_violation_fn on_violation;
+	srt__proxy_violation_fn on_violation;
 	void *ctx;
 	int debug;
 	/* most client connections at once, accepted or passed (0: from
@@ -39,12 +39,12 @@ struct srt_proxy_config {
 };
 
 /* Bind the socket and prepare the loop; no thread yet. */
-int srt__proxy_new(struct srt_proxy **out, const struct srt_proxy_config *cfg,
+int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		   struct srt_diag *diag);
 /* Start the loop thread. */
-int srt__proxy_start(struct srt_proxy *p, struct srt_diag *diag);
+int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */
-int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
+int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
 		      struct srt_diag *diag);
 /* Per-command allow list (§3.2, §3.4): connections whose proxy username
  * carries `command_key` (srt__proxy_user) may also reach these domain
@@ -52,11 +52,11 @@ int srt__proxy_update(struct srt_proxy *p, const struct srt_settings *s,
  * The attribution is chosen by the client (which holds the token), so this
  * widens the policy for everything the sandbox runs. A NULL or empty list
  * removes the entry. Thread-safe; survives srt__proxy_update. */
-int srt__proxy_command_domains(struct srt_proxy *p, const char *command_key,
-			       const struct srt_strv *allowed, struct srt_diag *diag);
+int srt__proxy_command_domains(struct srt__proxy *p, const char *command_key,
+			       const struct srt__strv *allowed, struct srt_diag *diag);
 
 /* Stop the thread, close every connection, unlink the socket. NULL-safe. */
-void srt__proxy_free(struct srt_proxy *p);
+void srt__proxy_free(struct srt__proxy *p);
 
 /* NAME=VALUE strings of §4.8 for the child environment (proxy variables,
  * NO_PROXY, GIT_SSH_COMMAND, ...), for a client reaching the proxy inside
@@ -64,7 +64,7 @@ void srt__proxy_free(struct srt_proxy *p);
  * as made by srt__proxy_user; it is percent-encoded here). `connect_helper`
  * is the absolute path of srt-connect (the ssh ProxyCommand); NULL leaves
  * GIT_SSH_COMMAND out. Appends to out. */
-int srt__proxy_env(struct srt_strv *out, const char *user, const char *token,
+int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper);
 
 /* The proxy username carrying the attribution (§4.8): "srt.<base64 of the
@@ -73,6 +73,6 @@ int srt__proxy_env(struct srt_strv *out, const char *user, const char *token,
 void srt__proxy_user(const char *command_key, char *out, size_t cap);
 
 /* Lookups the proxy has started (tests: a denied name must start none). */
-unsigned long srt__proxy_dns_count(struct srt_proxy *p);
+unsigned long srt__proxy_dns_count(struct srt__proxy *p);
 
 #endif

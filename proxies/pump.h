@@ -26,12 +26,12 @@
 #define SRT_PUMP_CHUNK (1024 * 1024)
 #endif
 
-struct srt_pipe_pool {
+struct srt__pipe_pool {
 	int fds[SRT_PIPE_POOL_MAX][2];
 	int n;
 };
 
-struct srt_pump {
+struct srt__pump {
 	int pr, pw;     /* borrowed pipe, or -1 */
 	size_t inpipe;  /* bytes in the pipe */
 	bool eof;       /* the source reached EOF */
@@ -44,14 +44,14 @@ enum {
 	SRT_PUMP_DONE = 2,    /* budget moved and delivered */
 };
 
-static inline void srt__pump_init(struct srt_pump *p)
+static inline void srt__pump_init(struct srt__pump *p)
 {
 	p->pr = p->pw = -1;
 	p->inpipe = 0;
 	p->eof = false;
 }
 
-static inline void srt__pipe_pool_drain(struct srt_pipe_pool *pool)
+static inline void srt__pipe_pool_drain(struct srt__pipe_pool *pool)
 {
 	while (pool->n > 0) {
 		pool->n--;
@@ -60,7 +60,7 @@ static inline void srt__pipe_pool_drain(struct srt_pipe_pool *pool)
 	}
 }
 
-static inline void srt__pump_put(struct srt_pump *p, struct srt_pipe_pool *pool)
+static inline void srt__pump_put(struct srt__pump *p, struct srt__pipe_pool *pool)
 {
 	if (p->pr < 0)
 		return;
@@ -77,12 +77,12 @@ static inline void srt__pump_put(struct srt_pump *p, struct srt_pipe_pool *pool)
 }
 
 /* Release the pump's pipe (a pipe holding data is closed, not pooled). */
-static inline void srt__pump_release(struct srt_pump *p, struct srt_pipe_pool *pool)
+static inline void srt__pump_release(struct srt__pump *p, struct srt__pipe_pool *pool)
 {
 	srt__pump_put(p, pool);
 }
 
-static inline int srt__pump_get(struct srt_pump *p, struct srt_pipe_pool *pool)
+static inline int srt__pump_get(struct srt__pump *p, struct srt__pipe_pool *pool)
 {
 	int fds[2];
 
@@ -104,8 +104,8 @@ static inline int srt__pump_get(struct srt_pump *p, struct srt_pipe_pool *pool)
 
 /* Move bytes from src to dst until one side would block. With a budget,
  * at most *budget bytes are taken from src (and *budget is decreased). */
-static inline int srt__pump_run(struct srt_pump *p, int src, int dst,
-				struct srt_pipe_pool *pool, uint64_t *budget)
+static inline int srt__pump_run(struct srt__pump *p, int src, int dst,
+				struct srt__pipe_pool *pool, uint64_t *budget)
 {
 	for (;;) {
 		ssize_t n;

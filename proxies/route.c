@@ -38,7 +38,7 @@ static size_t pct_decode(const char *in, size_t n, char *out, size_t cap)
 	return o;
 }
 
-int srt__upstream_parse(const char *url, struct srt_upstream *up)
+int srt__upstream_parse(const char *url, struct srt__upstream *up)
 {
 	const char *p = url, *end, *at, *hs, *he;
 	int port = 80;
@@ -120,7 +120,7 @@ static int push(char ***v, size_t *n, const char *s, size_t len)
 	return 0;
 }
 
-void srt__routes_release(struct srt_routes *rt)
+void srt__routes_release(struct srt__routes *rt)
 {
 	for (size_t i = 0; i < rt->n_no_proxy; i++)
 		free(rt->no_proxy[i]);
@@ -131,7 +131,7 @@ void srt__routes_release(struct srt_routes *rt)
 	memset(rt, 0, sizeof(*rt));
 }
 
-int srt__routes_init(struct srt_routes *rt, const struct srt_settings *s,
+int srt__routes_init(struct srt__routes *rt, const struct srt__settings *s,
 		     struct srt_diag *diag)
 {
 	const char *http = s->has_parent_proxy ? s->parent_http : NULL;
@@ -199,7 +199,7 @@ nomem:
 
 static bool is_loopback_name(const char *canon)
 {
-	struct srt_ip ip;
+	struct srt__ip ip;
 
 	if (!strcmp(canon, "localhost") ||
 	    (strlen(canon) > 10 && !strcmp(canon + strlen(canon) - 10, ".localhost")))
@@ -212,7 +212,7 @@ static bool is_loopback_name(const char *canon)
 
 bool srt__no_proxy_match(char *const *list, size_t n, const char *canon)
 {
-	struct srt_ip ip;
+	struct srt__ip ip;
 	bool is_ip = srt__ip_parse(canon, &ip) == 0;
 
 	if (is_loopback_name(canon))
@@ -225,7 +225,7 @@ bool srt__no_proxy_match(char *const *list, size_t n, const char *canon)
 		if (!strcmp(x, "*"))
 			return true;
 		if (strchr(x, '/')) {
-			struct srt_cidr c;
+			struct srt__cidr c;
 			if (is_ip && srt__cidr_parse(x, &c) == 0 && srt__cidr_contains(&c, &ip))
 				return true;
 			continue;
@@ -254,10 +254,10 @@ bool srt__no_proxy_match(char *const *list, size_t n, const char *canon)
 	return false;
 }
 
-enum srt_route srt__route_for(const struct srt_routes *rt, const char *canon, int port,
-			      bool plain_http, struct srt_upstream *via)
+enum srt__route srt__route_for(const struct srt__routes *rt, const char *canon, int port,
+			      bool plain_http, struct srt__upstream *via)
 {
-	const struct srt_upstream *parent;
+	const struct srt__upstream *parent;
 
 	if (rt->mitm.set) {
 		for (size_t i = 0; i < rt->n_mitm_domains; i++) {

@@ -10,9 +10,9 @@
 #include <srt/error.h>
 #include "libsrt/settings.h"
 
-enum srt_route { SRT_ROUTE_DIRECT, SRT_ROUTE_MITM, SRT_ROUTE_PARENT };
+enum srt__route { SRT_ROUTE_DIRECT, SRT_ROUTE_MITM, SRT_ROUTE_PARENT };
 
-struct srt_upstream {
+struct srt__upstream {
 	bool set;
 	bool is_unix;
 	char host[256]; /* TCP proxy host (brackets removed) */
@@ -21,12 +21,12 @@ struct srt_upstream {
 	char auth[512]; /* "Basic <b64>" or "" */
 };
 
-struct srt_routes {
-	struct srt_upstream parent_http;  /* plain HTTP */
-	struct srt_upstream parent_https; /* CONNECT and SOCKS */
+struct srt__routes {
+	struct srt__upstream parent_http;  /* plain HTTP */
+	struct srt__upstream parent_https; /* CONNECT and SOCKS */
 	char **no_proxy;
 	size_t n_no_proxy;
-	struct srt_upstream mitm;
+	struct srt__upstream mitm;
 	char **mitm_domains;
 	size_t n_mitm_domains;
 };
@@ -36,19 +36,19 @@ struct srt_routes {
  * $http_proxy, ...). An https:// parent named in the settings is refused
  * (no TLS to a parent here): SRT_E_UNSUPPORTED. Invalid or https URLs from
  * the environment are ignored, as the reference does. */
-int srt__routes_init(struct srt_routes *rt, const struct srt_settings *s,
+int srt__routes_init(struct srt__routes *rt, const struct srt__settings *s,
 		     struct srt_diag *diag);
-void srt__routes_release(struct srt_routes *rt);
+void srt__routes_release(struct srt__routes *rt);
 
 /* Parse "http://[user:pass@]host[:port]" (or schemeless host:port). Returns
  * 0, -1 when invalid, -2 for https://. */
-int srt__upstream_parse(const char *url, struct srt_upstream *up);
+int srt__upstream_parse(const char *url, struct srt__upstream *up);
 
 /* NO_PROXY matching of §7.9 for canonical host (port ignored). */
 bool srt__no_proxy_match(char *const *list, size_t n, const char *canon);
 
 /* The route for canon:port; *via is filled for MITM and PARENT. */
-enum srt_route srt__route_for(const struct srt_routes *rt, const char *canon, int port,
-			      bool plain_http, struct srt_upstream *via);
+enum srt__route srt__route_for(const struct srt__routes *rt, const char *canon, int port,
+			      bool plain_http, struct srt__upstream *via);
 
 #endif

@@ -53,7 +53,7 @@ int srt__socks_parse_auth(const uint8_t *b, size_t n, const char **user,
 }
 
 int srt__socks_parse_request(const uint8_t *b, size_t n,
-			     struct srt_socks_request *r, int *bad_atyp)
+			     struct srt__socks_request *r, int *bad_atyp)
 {
 	size_t need;
 

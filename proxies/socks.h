@@ -19,7 +19,7 @@ int srt__socks_parse_greeting(const uint8_t *b, size_t n, uint32_t *offers);
 int srt__socks_parse_auth(const uint8_t *b, size_t n, const char **user,
 			  size_t *ulen, const char **pass, size_t *plen);
 
-struct srt_socks_request {
+struct srt__socks_request {
 	int cmd;        /* 1 CONNECT, 2 BIND, 3 UDP ASSOCIATE */
 	int atyp;       /* 1, 3 or 4 */
 	char host[256]; /* dotted quad, raw domain name, or IPv6 as 8 groups */
@@ -30,7 +30,7 @@ struct srt_socks_request {
  * unknown address type is invalid (-1); *bad_atyp is set for the latter
  * so the caller can answer 08. */
 int srt__socks_parse_request(const uint8_t *b, size_t n,
-			     struct srt_socks_request *r, int *bad_atyp);
+			     struct srt__socks_request *r, int *bad_atyp);
 
 /* 10-byte reply 05 <rep> 00 01 0.0.0.0:0 into out. */
 void srt__socks_reply(uint8_t out[10], int rep);

@@ -55,14 +55,14 @@ struct bwrap_state {
 };
 
 struct bwrap_cmd {
-	struct srt_mount_plan plan;
+	struct srt__mount_plan plan;
 	int info_rd, info_wr; /* --info-fd pipe */
 	int status_rd, status_wr; /* the helper's --status-fd pipe */
 	pid_t pgrp;           /* bwrap's process group, known to the guard */
 	int args_fd;          /* --args memfd, or -1 */
 	int events_rd, events_wr; /* the violation monitor's pipe */
 	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
-	struct srt_ll_layer layer; /* the Landlock layer (layer.h) */
+	struct srt__ll_layer layer; /* the Landlock layer (layer.h) */
 	int counted;          /* in bwrap_state.running */
 };
 
@@ -411,7 +411,7 @@ static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
 static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
 		       const int *orphan_fds, size_t n_orphan_fds)
 {
-	struct srt_words paths = { 0 };
+	struct srt__words paths = { 0 };
 	pid_t groups[GUARD_MAX_GROUPS];
 	size_t ngroups = 0, g;
 	char buf[PATH_MAX + 2];
@@ -620,7 +620,7 @@ static char *join_words(char **v, size_t n, size_t *len)
 	return buf;
 }
 
-static int push_fd_words(struct srt_words *w, const char *opt, int fd)
+static int push_fd_words(struct srt__words *w, const char *opt, int fd)
 {
 	char num[16];
 
@@ -711,7 +711,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	struct bwrap_state *st = state;
 	const struct srt_policy *pol = st->pol;
 	struct bwrap_cmd *bc;
-	struct srt_words w = { 0 };
+	struct srt__words w = { 0 };
 	size_t i, mount_bytes = 0;
 	int p[2], rc, own_dev;
 
@@ -855,7 +855,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	if (push_fd_words(&w, "--info-fd", bc->info_wr))
 		goto fail;
 	{
-		struct srt_helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
+		struct srt__helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
 					      bc->layer.fd, &bc->plan.hidden, own_dev,
 					      &bc->plan.pinned_links };
 

@@ -24,7 +24,7 @@ struct tok {
 	uint8_t set[32]; /* bitmap for T_SET */
 };
 
-struct srt_glob {
+struct srt__glob {
 	struct tok *t;
 	size_t n;
 	int has_globstar;
@@ -62,9 +62,9 @@ static size_t parse_set(const char *p, struct tok *t)
 	return len + 2;
 }
 
-int srt__glob_compile(const char *pattern, struct srt_glob **out)
+int srt__glob_compile(const char *pattern, struct srt__glob **out)
 {
-	struct srt_glob *g;
+	struct srt__glob *g;
 	size_t i = 0, n = strlen(pattern);
 
 	g = calloc(1, sizeof(*g));
@@ -125,7 +125,7 @@ int srt__glob_compile(const char *pattern, struct srt_glob **out)
 	return SRT_OK;
 }
 
-void srt__glob_free(struct srt_glob *g)
+void srt__glob_free(struct srt__glob *g)
 {
 	if (!g)
 		return;
@@ -133,7 +133,7 @@ void srt__glob_free(struct srt_glob *g)
 	free(g);
 }
 
-int srt__glob_match(const struct srt_glob *g, const char *s)
+int srt__glob_match(const struct srt__glob *g, const char *s)
 {
 	size_t len = strlen(s), i, j;
 	unsigned char *cur, *nxt, *tmp;
@@ -213,13 +213,13 @@ size_t srt__glob_base_len(const char *pattern)
 }
 
 struct expand {
-	const struct srt_glob *g;
+	const struct srt__glob *g;
 	int with_links; /* deny side: report links, and walk into linked dirs */
 	struct stat on_path[64]; /* directories being walked, against loops */
 	size_t n_on_path;
 	size_t *budget;
 	size_t max_depth;
-	struct srt_words *out;
+	struct srt__words *out;
 	struct srt_diag *diag;
 	char path[PATH_MAX];
 };
@@ -331,10 +331,10 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 }
 
 int srt__glob_expand(const char *pattern, int with_links, size_t *budget,
-		     struct srt_words *out, struct srt_diag *diag)
+		     struct srt__words *out, struct srt_diag *diag)
 {
 	struct expand e;
-	struct srt_glob *g = NULL;
+	struct srt__glob *g = NULL;
 	size_t blen = srt__glob_base_len(pattern);
 	int dfd, rc;
 

@@ -14,13 +14,13 @@
 #include <srt/error.h>
 #include "mounts.h"
 
-struct srt_glob;
+struct srt__glob;
 
 /* Compile pattern; *out is freed with srt__glob_free(). */
-int srt__glob_compile(const char *pattern, struct srt_glob **out);
-void srt__glob_free(struct srt_glob *g);
+int srt__glob_compile(const char *pattern, struct srt__glob **out);
+void srt__glob_free(struct srt__glob *g);
 /* 1 when the whole of path matches, else 0. */
-int srt__glob_match(const struct srt_glob *g, const char *path);
+int srt__glob_match(const struct srt__glob *g, const char *path);
 
 /* Length of the directory prefix of an absolute pattern before its first
  * component that holds a glob character ("/a/b/x*.pem" -> 4, "/a/[x]" -> 2;
@@ -36,6 +36,6 @@ size_t srt__glob_base_len(const char *pattern);
  * visited (decremented); running out is SRT_E_LIMIT. A pattern whose base
  * is "/" is refused (SRT_E_INVAL): it would mean walking the whole host. */
 int srt__glob_expand(const char *pattern, int with_links, size_t *budget,
-		     struct srt_words *out, struct srt_diag *diag);
+		     struct srt__words *out, struct srt_diag *diag);
 
 #endif

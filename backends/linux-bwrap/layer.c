@@ -43,7 +43,7 @@ static int root_writable(const struct srt_policy *pol, const char *root)
 
 /* A rule on the host object at path (real path), dev/ino checked when the
  * worker replays it. */
-static int host_rule(struct srt_ll_buf *b, const char *path, uint64_t dir_access, uint64_t file_access,
+static int host_rule(struct srt__ll_buf *b, const char *path, uint64_t dir_access, uint64_t file_access,
 		     uint64_t handled, size_t *n)
 {
 	struct stat st;
@@ -60,8 +60,8 @@ static int host_rule(struct srt_ll_buf *b, const char *path, uint64_t dir_access
 }
 
 /* The layer's own records, appended to the planner's before "end". */
-static int extra_records(const struct srt_policy *pol, const struct srt_ll_plan *plan,
-			 struct srt_ll_buf *b, size_t *n)
+static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan *plan,
+			 struct srt__ll_buf *b, size_t *n)
 {
 	static const char *const pseudo[] = { "/dev", "/proc", "/sys" };
 	uint64_t h = plan->handled_fs;
@@ -135,13 +135,13 @@ static int seal_into_memfd(const char *buf, size_t len, int *out, struct srt_dia
 	return SRT_OK;
 }
 
-int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer,
+int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer,
 			struct srt_diag *diag)
 {
 	struct srt_policy lp;
-	struct srt_ll_plan plan;
+	struct srt__ll_plan plan;
 	struct srt_diag pd;
-	struct srt_ll_buf b = { 0 };
+	struct srt__ll_buf b = { 0 };
 	char *buf = NULL;
 	size_t len = 0, extra = 0;
 	int abi, rc;
@@ -155,7 +155,7 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 			 "filesystem.disabled: no filesystem rule to layer");
 		return SRT_OK;
 	}
-	abi = srt_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	abi = srt__ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 1) {
 		snprintf(layer->reason, sizeof(layer->reason), "the kernel offers no Landlock (%s)",
 			 errno == EOPNOTSUPP ? "disabled: not in the lsm= boot parameter" : strerror(errno));
@@ -170,7 +170,7 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer
 	lp.allow_all_unix_sockets = 0;
 	{
 		/* bwrap's --dev gives the sandbox a devpts of its own */
-		struct srt_ll_plan_limits lim = { 0, 0, 1 };
+		struct srt__ll_plan_limits lim = { 0, 0, 1 };
 
 		rc = srt__ll_plan_build(&lp, abi, &lim, &plan, &pd);
 	}
@@ -221,14 +221,14 @@ out:
 	return rc;
 }
 
-void srt__bwrap_ll_layer_release(struct srt_ll_layer *layer)
+void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer)
 {
 	if (layer->fd >= 0)
 		close(layer->fd);
 	layer->fd = -1;
 }
 
-void srt__bwrap_ll_layer_explain(const struct srt_ll_layer *layer, FILE *out)
+void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, FILE *out)
 {
 	if (layer->fd < 0) {
 		fprintf(out, "landlock layer: not applied: %s (the mounts enforce the policy alone)\n",

@@ -35,7 +35,7 @@
 #include <srt/error.h>
 #include <srt/policy.h>
 
-struct srt_ll_layer {
+struct srt__ll_layer {
 	int fd;            /* sealed memfd holding the plan, or -1: not applied */
 	int abi;           /* Landlock ABI planned for */
 	size_t n_rules;    /* rules in the plan, "here" grants included */
@@ -49,10 +49,10 @@ struct srt_ll_layer {
  * that plan keeps on its placeholders. Returns an error only when srt itself fails
  * (memory, memfd); a policy or kernel Landlock cannot serve leaves
  * layer->fd at -1 with the reason. */
-int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt_ll_layer *layer,
+int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer,
 			struct srt_diag *diag);
-void srt__bwrap_ll_layer_release(struct srt_ll_layer *layer);
+void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer);
 /* The --explain lines ("landlock layer: ..."). */
-void srt__bwrap_ll_layer_explain(const struct srt_ll_layer *layer, FILE *out);
+void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, FILE *out);
 
 #endif

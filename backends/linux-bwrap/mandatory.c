@@ -27,10 +27,10 @@ static const char *const dangerous_files[] = {
 };
 
 struct scan {
-	const struct srt_mandatory_opts *o;
+	const struct srt__mandatory_opts *o;
 	size_t *budget;
 	int *truncated;
-	srt_mandatory_fn fn;
+	srt__mandatory_fn fn;
 	void *ctx;
 	char path[PATH_MAX];
 };
@@ -416,7 +416,7 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 
 struct memo_scan {
 	char *root;
-	struct srt_mandatory_opts o;
+	struct srt__mandatory_opts o;
 	size_t used;        /* budget the walk took */
 	char **rep;         /* path, what, path, what, ... */
 	size_t n_rep, alloc_rep;
@@ -456,7 +456,7 @@ void srt__mandatory_memo_end(void)
 /* The caller's callback, and a copy of each report for the memo (a copy
  * that cannot be made only means this walk is not kept). */
 struct recorder {
-	srt_mandatory_fn fn;
+	srt__mandatory_fn fn;
 	void *ctx;
 	struct memo_scan *m; /* the walk being recorded, or NULL */
 	int lost;            /* a copy failed: the walk is not kept */
@@ -494,7 +494,7 @@ static int record(void *ctx, const char *path, const char *what)
 	return r->fn(r->ctx, path, what);
 }
 
-static struct memo_scan *memo_find(const char *root, const struct srt_mandatory_opts *o)
+static struct memo_scan *memo_find(const char *root, const struct srt__mandatory_opts *o)
 {
 	struct memo_scan *m;
 
@@ -506,11 +506,11 @@ static struct memo_scan *memo_find(const char *root, const struct srt_mandatory_
 	return NULL;
 }
 
-static int scan_walk(const char *root, const struct srt_mandatory_opts *o,
-		     size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx);
+static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
+		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx);
 
-int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
-			size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx)
+int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
+			size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
 {
 	struct memo_scan *m;
 	struct recorder r;
@@ -551,8 +551,8 @@ int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
 	return rc;
 }
 
-static int scan_walk(const char *root, const struct srt_mandatory_opts *o,
-		     size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx)
+static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
+		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
 {
 	struct scan s;
 	size_t plen = strlen(root), i;

@@ -16,9 +16,9 @@
 /* Called for each path to protect (absolute, spelled under root, may not
  * exist); what names the entry (".bashrc", ".git/hooks", ...). A non-zero
  * return stops the scan and is returned by srt__mandatory_scan(). */
-typedef int (*srt_mandatory_fn)(void *ctx, const char *path, const char *what);
+typedef int (*srt__mandatory_fn)(void *ctx, const char *path, const char *what);
 
-struct srt_mandatory_opts {
+struct srt__mandatory_opts {
 	int depth;            /* mandatoryDenySearchDepth, 1..10 */
 	int allow_git_config; /* leave .git/config writable */
 	int root_names;       /* report every name at the root even when absent */
@@ -27,8 +27,8 @@ struct srt_mandatory_opts {
 /* Walk root. *budget bounds the directory entries visited (decremented);
  * when it runs out the walk stops early and *truncated is set: the caller
  * notes it, it is not an error. */
-int srt__mandatory_scan(const char *root, const struct srt_mandatory_opts *o,
-			size_t *budget, int *truncated, srt_mandatory_fn fn, void *ctx);
+int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
+			size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx);
 
 /* One walk per root for one run's plans: between begin and end (same
  * thread), a scan of a root already scanned with the same options replays

@@ -107,15 +107,15 @@ struct node {
 
 struct ctx {
 	const struct srt_policy *pol;
-	struct srt_mount_plan *plan;
+	struct srt__mount_plan *plan;
 	struct srt_diag *diag;
-	srt_plan_create_fn announce; /* told of each path before it is created */
+	srt__plan_create_fn announce; /* told of each path before it is created */
 	void *announce_ctx;
 	struct node *v;
 	size_t n, alloc;
 	long *tab; /* open addressing: node index + 1, 0 = empty */
 	size_t tab_size;
-	struct srt_words wroots; /* allowWrite spellings and targets */
+	struct srt__words wroots; /* allowWrite spellings and targets */
 	int root_rw;
 	int err; /* set when node_get() fails */
 	size_t budget;
@@ -124,7 +124,7 @@ struct ctx {
 
 /* ---- words ------------------------------------------------------------ */
 
-int srt__words_push(struct srt_words *w, const char *s)
+int srt__words_push(struct srt__words *w, const char *s)
 {
 	char *d;
 
@@ -145,7 +145,7 @@ int srt__words_push(struct srt_words *w, const char *s)
 	return SRT_OK;
 }
 
-void srt__words_release(struct srt_words *w)
+void srt__words_release(struct srt__words *w)
 {
 	size_t i;
 
@@ -179,7 +179,7 @@ static int note(struct ctx *c, const char *fmt, ...)
 }
 
 static int resolve(const char *in, char *out, int *type, size_t *missing_at,
-		   struct srt_words *link_dirs);
+		   struct srt__words *link_dirs);
 
 /* A link for the helper to pin (plan->pinned_links), its parent directory
  * resolved: the helper opens it refusing every link on the way. */
@@ -342,7 +342,7 @@ nomem:
  * searched yields EACCES with out = that directory. link_dirs (optional) gets
  * the directory holding each link followed. Returns 0 or an errno. */
 static int resolve(const char *in, char *out, int *type, size_t *missing_at,
-		   struct srt_words *link_dirs)
+		   struct srt__words *link_dirs)
 {
 	char todo[PATH_MAX * 2], res[PATH_MAX], comp[NAME_MAX + 1];
 	size_t rlen = 0, links = 0;
@@ -517,7 +517,7 @@ static const char *kind_name(unsigned k)
 
 /* A link followed by an allow rule must not live where a sandboxed command
  * could have planted it: inside any allowWrite path. */
-static int links_untrusted(const struct ctx *c, const struct srt_words *dirs)
+static int links_untrusted(const struct ctx *c, const struct srt__words *dirs)
 {
 	size_t i, j;
 
@@ -531,7 +531,7 @@ static int links_untrusted(const struct ctx *c, const struct srt_words *dirs)
 /* A symbolic link in a directory this user can write may have been
  * planted by an earlier sandboxed run that could write there, even when no
  * write root of this run covers it. An allow rule never follows one. */
-static int links_in_writable_dirs(const struct srt_words *dirs)
+static int links_in_writable_dirs(const struct srt__words *dirs)
 {
 	size_t i;
 
@@ -545,7 +545,7 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		    int dflt)
 {
 	char res[PATH_MAX];
-	struct srt_words links = { 0 };
+	struct srt__words links = { 0 };
 	size_t missing_at = 0;
 	int type = T_MISSING, err, rc = SRT_OK;
 	int deny = kind & (K_DR | K_DW);
@@ -708,7 +708,7 @@ static int add_rules(struct ctx *c, const struct srt_rules *rules, unsigned kind
 		int dflt = !!(r->flags & SRT_RULE_DEFAULT);
 
 		if (r->flags & SRT_RULE_GLOB) {
-			struct srt_words m = { 0 };
+			struct srt__words m = { 0 };
 
 			if (kind & (K_AW | K_DW))
 				return srt_diag_set(c->diag, SRT_E_SETTINGS, r->origin,
@@ -757,8 +757,8 @@ static int mandatory_cb(void *vctx, const char *path, const char *what)
 static int add_mandatory(struct ctx *c)
 {
 	const struct srt_policy *pol = c->pol;
-	struct srt_words roots = { 0 };
-	struct srt_mandatory_opts o;
+	struct srt__words roots = { 0 };
+	struct srt__mandatory_opts o;
 	size_t i, nroots, nfull = 0;
 	int rc = SRT_OK, truncated = 0;
 	char *full = NULL;
@@ -829,7 +829,7 @@ nomem:
 /* ---- placeholders ------------------------------------------------------ */
 
 #ifdef SYS_openat2
-struct srt_open_how {
+struct srt__open_how {
 	uint64_t flags, mode, resolve;
 };
 #endif
@@ -839,7 +839,7 @@ struct srt_open_how {
 static int open_dir_nofollow(const char *dir)
 {
 #ifdef SYS_openat2
-	struct srt_open_how how = { O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+	struct srt__open_how how = { O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
 				    0x04 /* RESOLVE_NO_SYMLINKS */ };
 	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
 
@@ -855,7 +855,7 @@ static int open_dir_nofollow(const char *dir)
  * process, so a second sandbox in the same process shares them (limit). */
 static int keep_lock(struct ctx *c, int fd)
 {
-	struct srt_mount_plan *pl = c->plan;
+	struct srt__mount_plan *pl = c->plan;
 	int *nv = realloc(pl->lock_fds, (pl->n_lock_fds + 1) * sizeof(*nv));
 
 	if (!nv) {
@@ -1197,7 +1197,7 @@ static int emit_mount(struct ctx *c, struct node *nd)
 /* The directories above path, deepest first, down to (not including) the
  * first top bytes of it (the writable mount above), each pushed to pins;
  * /proc, /dev and /sys are the sandbox's own and end the climb. */
-static int pin_ancestors(struct srt_words *pins, const char *path, size_t top)
+static int pin_ancestors(struct srt__words *pins, const char *path, size_t top)
 {
 	char d[PATH_MAX];
 	size_t len;
@@ -1223,7 +1223,7 @@ static int pin_ancestors(struct srt_words *pins, const char *path, size_t top)
 static int emit(struct ctx *c)
 {
 	const int root_kind = c->root_rw ? M_RW : M_RO;
-	struct srt_words pins = { 0 }, covers_w = { 0 };
+	struct srt__words pins = { 0 }, covers_w = { 0 };
 	size_t *order = NULL, i, j, n = 0;
 	int rc = SRT_OK;
 
@@ -1390,14 +1390,14 @@ out:
  * of other areas) simply have no helper to keep reachable. */
 #pragma weak srt__module_sibling
 
-int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
+int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt__mount_plan *plan,
 			   struct srt_diag *diag)
 {
 	return srt__bwrap_plan_mounts_ex(pol, plan, NULL, NULL, 0, diag);
 }
 
-int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,
-			      srt_plan_create_fn announce, void *announce_ctx, size_t hide_max,
+int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_plan *plan,
+			      srt__plan_create_fn announce, void *announce_ctx, size_t hide_max,
 			      struct srt_diag *diag)
 {
 	struct ctx c;
@@ -1493,7 +1493,7 @@ out:
 	return rc;
 }
 
-void srt__bwrap_plan_release(struct srt_mount_plan *plan)
+void srt__bwrap_plan_release(struct srt__mount_plan *plan)
 {
 	if (!plan)
 		return;
@@ -1509,7 +1509,7 @@ void srt__bwrap_plan_release(struct srt_mount_plan *plan)
 	plan->lock_fds = NULL;
 }
 
-size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report)
+size_t srt__bwrap_plan_restore_links(const struct srt__words *links, FILE *report)
 {
 	size_t i, restored = 0;
 
@@ -1572,7 +1572,7 @@ size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report
 	return restored;
 }
 
-void srt__bwrap_plan_cleanup(const struct srt_words *created)
+void srt__bwrap_plan_cleanup(const struct srt__words *created)
 {
 	size_t i;
 

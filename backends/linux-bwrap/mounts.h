@@ -13,15 +13,15 @@
 #include <srt/error.h>
 #include <srt/policy.h>
 
-struct srt_words {
+struct srt__words {
 	char **v; /* NULL-terminated when n > 0 */
 	size_t n, alloc;
 };
 
-struct srt_mount_plan {
-	struct srt_words words;        /* bwrap arguments, e.g. "--ro-bind" "/" "/" */
-	struct srt_words created;      /* host paths created for the run, deepest last */
-	struct srt_words notes;        /* one line per decision, for --explain/--debug */
+struct srt__mount_plan {
+	struct srt__words words;        /* bwrap arguments, e.g. "--ro-bind" "/" "/" */
+	struct srt__words created;      /* host paths created for the run, deepest last */
+	struct srt__words notes;        /* one line per decision, for --explain/--debug */
 	/* Added by the filesystem area: one descriptor per placeholder in
 	 * `created`, each holding a shared POSIX lock for the life of the plan,
 	 * so the cleanup of a concurrent run (or its guard) leaves placeholders
@@ -34,36 +34,36 @@ struct srt_mount_plan {
 	 * mounting it after all of bwrap's words is the same tree. bwrap
 	 * rereads its whole mount table for every bind; the helper does
 	 * not. */
-	struct srt_words hidden;
+	struct srt__words hidden;
 	/* Denied paths that are symbolic links inside a write root: the
 	 * target is protected, but the link's own name is no mount point and
 	 * the command can replace it. Pairs (path, target), checked and
 	 * restored after the run (srt__bwrap_plan_restore_links). */
-	struct srt_words links;
+	struct srt__words links;
 	/* The same links' paths (parent directories resolved) when the
 	 * helper takes files (hide_max > 0): it mounts a read-only copy on
 	 * each link itself (--pin-link), so the name cannot be replaced while
 	 * the command runs; the restore above stays as a second line. */
-	struct srt_words pinned_links;
+	struct srt__words pinned_links;
 };
 
 /* Called with each host path just before the plan creates it, so a guard
  * that outlives srt can remove it even if srt dies in between. */
-typedef void (*srt_plan_create_fn)(void *ctx, const char *path);
+typedef void (*srt__plan_create_fn)(void *ctx, const char *path);
 
 /* Compute the mount words for pol. Walks the write roots for mandatory
  * denies (bounded by pol->mandatory_deny_search_depth, skipping
  * node_modules). May create placeholder files/dirs (recorded in
  * plan->created). On failure nothing is left created and diag names the
  * rule ("filesystem.denyWrite[0]: ...") that could not be enforced. */
-int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt_mount_plan *plan,
+int srt__bwrap_plan_mounts(const struct srt_policy *pol, struct srt__mount_plan *plan,
 			   struct srt_diag *diag);
 /* The same, announcing each path before it is created (announce may be
  * NULL), and leaving up to hide_max hidden files (denyRead files and
  * placeholder files, outside a hidden directory) to the helper in
  * plan->hidden rather than in plan->words. */
-int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_plan *plan,
-			      srt_plan_create_fn announce, void *ctx, size_t hide_max,
+int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_plan *plan,
+			      srt__plan_create_fn announce, void *ctx, size_t hide_max,
 			      struct srt_diag *diag);
 /* Directory entries the mandatory deny scan may visit in each write root
  * (default 200,000); a scan that stops there fails the plan. Unit tests
@@ -71,20 +71,20 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt_mount_pla
 extern size_t srt__bwrap_walk_budget;
 
 /* Free the plan; does not touch the host (see srt__bwrap_plan_cleanup). */
-void srt__bwrap_plan_release(struct srt_mount_plan *plan);
+void srt__bwrap_plan_release(struct srt__mount_plan *plan);
 /* Remove what the plan created, deepest first, each only if it is still an
  * empty regular file or an empty directory and no other live run holds its
  * lock (placeholders are shared by concurrent runs in one directory; the
  * last one out removes them). Safe to call twice. */
-void srt__bwrap_plan_cleanup(const struct srt_words *created);
+void srt__bwrap_plan_cleanup(const struct srt__words *created);
 
 /* After the run, with no sandboxed process left: each link of plan->links
  * that is gone or was replaced is put back (a replacement is first renamed
  * aside to "<name>.srt-quarantine[.N]"), and each is said on report as a
  * "srt: deny ..." line. Returns how many were restored. */
-size_t srt__bwrap_plan_restore_links(const struct srt_words *links, FILE *report);
+size_t srt__bwrap_plan_restore_links(const struct srt__words *links, FILE *report);
 
-int srt__words_push(struct srt_words *w, const char *s);
-void srt__words_release(struct srt_words *w);
+int srt__words_push(struct srt__words *w, const char *s);
+void srt__words_release(struct srt__words *w);
 
 #endif

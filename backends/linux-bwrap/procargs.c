@@ -26,7 +26,7 @@
 
 #include "procargs.h"
 
-static int push_all(struct srt_words *w, const char *const *v)
+static int push_all(struct srt__words *w, const char *const *v)
 {
 	for (; *v; v++)
 		if (srt__words_push(w, *v))
@@ -70,7 +70,7 @@ int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api)
 	return mount_api && !pol->weaker_nested_sandbox && (geteuid() == 0 || !bwrap_is_setuid(pol));
 }
 
-int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt_words *w,
+int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__words *w,
 			    struct srt_diag *diag)
 {
 	static const char *const ns_words[] = {
@@ -107,7 +107,7 @@ nomem:
 }
 
 int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path,
-			   const char *const *argv, struct srt_words *w,
+			   const char *const *argv, struct srt__words *w,
 			   struct srt_diag *diag)
 {
 	return srt__bwrap_helper_args_status(pol, helper_path, -1, argv, w, diag);
@@ -115,15 +115,15 @@ int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path
 
 int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *helper_path,
 				  int status_fd, const char *const *argv,
-				  struct srt_words *w, struct srt_diag *diag)
+				  struct srt__words *w, struct srt_diag *diag)
 {
-	struct srt_helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL };
+	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
 
 /* "opt path" for each of paths (may be NULL), every one absolute. */
-static int push_paths(struct srt_words *w, const char *opt, const struct srt_words *paths,
+static int push_paths(struct srt__words *w, const char *opt, const struct srt__words *paths,
 		      const char *what, struct srt_diag *diag)
 {
 	for (size_t i = 0; paths && i < paths->n; i++) {
@@ -136,7 +136,7 @@ static int push_paths(struct srt_words *w, const char *opt, const struct srt_wor
 	return SRT_OK;
 }
 
-static int push_fd_opt(struct srt_words *w, const char *opt, int fd)
+static int push_fd_opt(struct srt__words *w, const char *opt, int fd)
 {
 	char num[16];
 
@@ -145,8 +145,8 @@ static int push_fd_opt(struct srt_words *w, const char *opt, int fd)
 }
 
 int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_path,
-			       const struct srt_helper_fds *fds, const char *const *argv,
-			       struct srt_words *w, struct srt_diag *diag)
+			       const struct srt__helper_fds *fds, const char *const *argv,
+			       struct srt__words *w, struct srt_diag *diag)
 {
 	char http[16], socks[16], sockid[48];
 	int rc;
@@ -256,7 +256,7 @@ static int path_covers(const char *a, const char *b)
 	return strncmp(a, b, l) == 0 && (b[l] == '\0' || b[l] == '/');
 }
 
-static int is_created(const struct srt_words *created, const char *p)
+static int is_created(const struct srt__words *created, const char *p)
 {
 	size_t i;
 
@@ -285,9 +285,9 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 	return 0;
 }
 
-int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt_words *mount_words,
-			      const struct srt_words *hidden, const struct srt_words *pinned_links,
-			      const struct srt_words *created,
+int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__words *mount_words,
+			      const struct srt__words *hidden, const struct srt__words *pinned_links,
+			      const struct srt__words *created,
 			      char **out, size_t *len, unsigned *out_flags, struct srt_diag *diag)
 {
 	struct mrec *r = NULL;

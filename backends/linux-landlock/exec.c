@@ -73,7 +73,7 @@ static void drop_caps(void)
 
 int main(int argc, char **argv)
 {
-	struct srt_ll_replay p;
+	struct srt__ll_replay p;
 	char step[128] = "";
 	char *buf, *end;
 	size_t len;

@@ -81,41 +81,41 @@
 	LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 /* Our view of struct landlock_ruleset_attr up to ABI 6. */
-struct srt_ll_ruleset_attr {
+struct srt__ll_ruleset_attr {
 	uint64_t handled_access_fs;
 	uint64_t handled_access_net;
 	uint64_t scoped;
 };
 
-struct srt_ll_path_beneath_attr {
+struct srt__ll_path_beneath_attr {
 	uint64_t allowed_access;
 	int32_t parent_fd;
 } __attribute__((packed));
 
-struct srt_ll_net_port_attr {
+struct srt__ll_net_port_attr {
 	uint64_t allowed_access;
 	uint64_t port;
 };
 
-static inline int srt_ll_create_ruleset(const struct srt_ll_ruleset_attr *attr, size_t size,
+static inline int srt__ll_create_ruleset(const struct srt__ll_ruleset_attr *attr, size_t size,
 					 uint32_t flags)
 {
 	return (int)syscall(SYS_landlock_create_ruleset, attr, size, flags);
 }
 
-static inline int srt_ll_add_rule(int fd, int type, const void *attr, uint32_t flags)
+static inline int srt__ll_add_rule(int fd, int type, const void *attr, uint32_t flags)
 {
 	return (int)syscall(SYS_landlock_add_rule, fd, type, attr, flags);
 }
 
-static inline int srt_ll_restrict_self(int fd, uint32_t flags)
+static inline int srt__ll_restrict_self(int fd, uint32_t flags)
 {
 	return (int)syscall(SYS_landlock_restrict_self, fd, flags);
 }
 
 /* The filesystem rights this ABI knows (all of them handled by srt except
  * IOCTL_DEV: srt opens no device the bwrap --dev set would not give). */
-static inline uint64_t srt_ll_fs_rights_for_abi(int abi)
+static inline uint64_t srt__ll_fs_rights_for_abi(int abi)
 {
 	uint64_t r = SRT_LL_READ_RIGHTS | SRT_LL_WRITE_RIGHTS;
 

@@ -41,7 +41,7 @@
 struct ll_state {
 	const struct srt_policy *pol;
 	char helper[PATH_MAX];
-	struct srt_ll_plan plan;
+	struct srt__ll_plan plan;
 };
 
 struct ll_cmd {
@@ -58,7 +58,7 @@ static int find_helper(char *out, size_t outlen)
 /* The Landlock ABI of this kernel, or a diagnosis of why there is none. */
 static int probe_abi(int *abi, struct srt_diag *diag)
 {
-	int v = srt_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int v = srt__ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
 	if (v >= 1) {
 		*abi = v;
@@ -276,7 +276,7 @@ static void ll_release(void *state, struct srt_command *cmd)
 static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 {
 	struct ll_state *st = state;
-	const struct srt_ll_plan *p = &st->plan;
+	const struct srt__ll_plan *p = &st->plan;
 	char names[512];
 	size_t i;
 
@@ -301,7 +301,7 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 	for (i = 0; i < p->n_notes; i++)
 		fprintf(out, "plan: %s\n", p->notes[i]);
 	for (i = 0; i < p->n_rules; i++) {
-		const struct srt_ll_rule *r = &p->rules[i];
+		const struct srt__ll_rule *r = &p->rules[i];
 		srt__ll_access_names(r->access, names, sizeof(names));
 		fprintf(out, "rule %s (%s) %s   <- %s\n", r->path, r->is_dir ? "tree" : "file", names, r->why);
 	}

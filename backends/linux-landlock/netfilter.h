@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-enum srt_ll_seccomp_flags {
+enum srt__ll_seccomp_flags {
 	/* socket()/socketpair() of every family but AF_UNIX: EPERM */
 	SRT_LL_SECCOMP_INET = 1u << 0,
 	/* chown family: EPERM; setxattr/removexattr family: EOPNOTSUPP, which

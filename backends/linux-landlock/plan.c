@@ -51,12 +51,12 @@ struct domain {
 
 struct planner {
 	const struct srt_policy *pol;
-	struct srt_ll_plan *plan;
+	struct srt__ll_plan *plan;
 	struct srt_diag *diag;
 	size_t max_rules;
 	size_t glob_budget; /* directory entries the deny globs may visit */
 	size_t scan_budget; /* and the mandatory-deny scan of the write roots */
-	int private_dev;    /* srt_ll_plan_limits.private_dev */
+	int private_dev;    /* srt__ll_plan_limits.private_dev */
 };
 
 /* The bwrap --dev set: what a command sees of /dev under linux-bwrap. Any
@@ -93,12 +93,12 @@ static int lrule_cmp(const void *a, const void *b)
 
 static int rule_cmp(const void *a, const void *b)
 {
-	const struct srt_ll_rule *x = a, *y = b;
+	const struct srt__ll_rule *x = a, *y = b;
 	return path_cmp(x->path, y->path);
 }
 
-static int note(struct srt_ll_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int note(struct srt_ll_plan *plan, const char *fmt, ...)
+static int note(struct srt__ll_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct srt__ll_plan *plan, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -342,8 +342,8 @@ static int join(char out[PATH_MAX], const char *dir, const char *name)
 static int grant(struct planner *pl, const struct domain *d, const char *path,
 		 const struct stat *st, const char *why)
 {
-	struct srt_ll_plan *plan = pl->plan;
-	struct srt_ll_rule *r;
+	struct srt__ll_plan *plan = pl->plan;
+	struct srt__ll_rule *r;
 	int is_dir = S_ISDIR(st->st_mode);
 	uint64_t access = (is_dir ? d->dir_rights : d->file_rights) & plan->handled_fs;
 
@@ -355,7 +355,7 @@ static int grant(struct planner *pl, const struct domain *d, const char *path,
 				    pl->max_rules, path, why);
 	if (plan->n_rules == plan->alloc_rules) {
 		size_t na = plan->alloc_rules ? plan->alloc_rules * 2 : 64;
-		struct srt_ll_rule *nv = realloc(plan->rules, na * sizeof(*nv));
+		struct srt__ll_rule *nv = realloc(plan->rules, na * sizeof(*nv));
 		if (!nv)
 			return SRT_E_NOMEM;
 		plan->rules = nv;
@@ -502,16 +502,16 @@ static int process_root(struct planner *pl, const struct domain *d)
 
 /* Sort the grants and merge those on one object (a read and a write grant
  * of the same directory become one rule). */
-static int merge_rules(struct srt_ll_plan *plan)
+static int merge_rules(struct srt__ll_plan *plan)
 {
 	size_t i, o;
 
 	if (plan->n_rules)
 		qsort(plan->rules, plan->n_rules, sizeof(plan->rules[0]), rule_cmp);
 	for (i = 0, o = 0; i < plan->n_rules; i++) {
-		struct srt_ll_rule *r = &plan->rules[i];
+		struct srt__ll_rule *r = &plan->rules[i];
 		if (o > 0 && !strcmp(plan->rules[o - 1].path, r->path)) {
-			struct srt_ll_rule *k = &plan->rules[o - 1];
+			struct srt__ll_rule *k = &plan->rules[o - 1];
 			char *why;
 			k->access |= r->access;
 			if (asprintf(&why, "%s; %s", k->why, r->why) < 0)
@@ -539,7 +539,7 @@ static int refuse_glob(struct planner *pl, const struct srt_rule *r)
  * does): every match, links included, is denied like a literal entry. */
 static int deny_glob(struct planner *pl, struct domain *d, const struct srt_rule *x)
 {
-	struct srt_words m = { 0 };
+	struct srt__words m = { 0 };
 	struct srt_diag gd;
 	size_t j;
 	int rc;
@@ -687,7 +687,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 	for (i = 0; i < pol->allow_read.n; i++) {
 		const struct srt_rule *x = &pol->allow_read.v[i];
 		if (x->flags & SRT_RULE_GLOB) {
-			struct srt_words m = { 0 };
+			struct srt__words m = { 0 };
 			struct srt_diag gd;
 			size_t j;
 
@@ -733,8 +733,8 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 /* The mandatory-deny walk of one root, once: a root already walked
  * (allowWrite "." is the working directory, whose walk also reported the
  * absent names) would only report the same paths again. */
-static int scan_root(struct planner *pl, const struct srt_mandatory_opts *mo, const char *real,
-		     size_t *budget, int *truncated, struct scan_ctx *sc, struct srt_words *scanned)
+static int scan_root(struct planner *pl, const struct srt__mandatory_opts *mo, const char *real,
+		     size_t *budget, int *truncated, struct scan_ctx *sc, struct srt__words *scanned)
 {
 	size_t j;
 	int rc;
@@ -751,9 +751,9 @@ static int scan_root(struct planner *pl, const struct srt_mandatory_opts *mo, co
 static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 {
 	const struct srt_policy *pol = pl->pol;
-	struct srt_mandatory_opts mo;
+	struct srt__mandatory_opts mo;
 	struct scan_ctx sc;
-	struct srt_words scanned = { 0 };
+	struct srt__words scanned = { 0 };
 	char real[PATH_MAX];
 	size_t i, budget;
 	int rc, truncated = 0;
@@ -859,8 +859,8 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
 }
 
 int srt__ll_plan_build(const struct srt_policy *pol, int abi,
-		       const struct srt_ll_plan_limits *limits,
-		       struct srt_ll_plan *plan, struct srt_diag *diag)
+		       const struct srt__ll_plan_limits *limits,
+		       struct srt__ll_plan *plan, struct srt_diag *diag)
 {
 	struct domain rd = { .name = "reads", .dflt_allow = 1, .dflt_origin = "reads allowed by default",
 			     .dir_rights = SRT_LL_READ_RIGHTS, .file_rights = SRT_LL_READ_FILE_RIGHTS };
@@ -905,7 +905,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		rc = note(plan, "filesystem: disabled (filesystem.disabled): no Landlock filesystem rules");
 		goto out;
 	}
-	plan->handled_fs = srt_ll_fs_rights_for_abi(abi);
+	plan->handled_fs = srt__ll_fs_rights_for_abi(abi);
 	/* Landlock has no metadata right before ABI 13: seccomp refuses
 	 * chown and xattr changes and the dangerous chmod modes; the other
 	 * chmod modes and utimes stay possible on the user's own files (tools
@@ -959,7 +959,7 @@ out:
 	return rc;
 }
 
-void srt__ll_plan_release(struct srt_ll_plan *plan)
+void srt__ll_plan_release(struct srt__ll_plan *plan)
 {
 	size_t i;
 
@@ -974,7 +974,7 @@ void srt__ll_plan_release(struct srt_ll_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, const char *path)
+const struct srt__ll_rule *srt__ll_plan_find(const struct srt__ll_plan *plan, const char *path)
 {
 	size_t i;
 
@@ -984,7 +984,7 @@ const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, cons
 	return NULL;
 }
 
-int srt__ll_rec(struct srt_ll_buf *b, const char *fmt, ...)
+int srt__ll_rec(struct srt__ll_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -1014,9 +1014,9 @@ int srt__ll_rec(struct srt_ll_buf *b, const char *fmt, ...)
 	}
 }
 
-int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **out, size_t *outlen)
+int srt__ll_plan_serialize(const struct srt__ll_plan *plan, char **out, size_t *outlen)
 {
-	struct srt_ll_buf b = { 0 };
+	struct srt__ll_buf b = { 0 };
 	size_t i;
 	int rc;
 
@@ -1034,7 +1034,7 @@ int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **out, size_t *o
 	if (!rc) rc = srt__ll_rec(&b, "meta-block %d", plan->block_meta ? 1 : 0);
 	if (!rc) rc = srt__ll_rec(&b, "stdio %" PRIx64, plan->stdio_access);
 	for (i = 0; !rc && i < plan->n_rules; i++) {
-		const struct srt_ll_rule *r = &plan->rules[i];
+		const struct srt__ll_rule *r = &plan->rules[i];
 		rc = srt__ll_rec(&b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", r->access, r->dev, r->ino,
 			 r->path);
 	}

@@ -41,7 +41,7 @@
 #define SRT_LL_PLAN_MAX_BYTES (32u * 1024 * 1024)
 #define SRT_LL_MAX_RULES 50000
 
-struct srt_ll_rule {
+struct srt__ll_rule {
 	char *path;      /* real path of the object the rule is attached to */
 	uint64_t access; /* granted rights, limited to what the object can carry */
 	uint64_t dev, ino;
@@ -49,7 +49,7 @@ struct srt_ll_rule {
 	char *why;       /* the policy entry it came from */
 };
 
-struct srt_ll_plan {
+struct srt__ll_plan {
 	int abi;
 	uint64_t handled_fs; /* 0: no filesystem ruleset (filesystem.disabled) */
 	uint64_t handled_net;
@@ -58,13 +58,13 @@ struct srt_ll_plan {
 	int block_inet;
 	int block_meta;
 	uint64_t stdio_access;
-	struct srt_ll_rule *rules;
+	struct srt__ll_rule *rules;
 	size_t n_rules, alloc_rules;
 	char **notes; /* one line per decision worth explaining */
 	size_t n_notes, alloc_notes;
 };
 
-struct srt_ll_plan_limits {
+struct srt__ll_plan_limits {
 	size_t max_rules;   /* 0: SRT_LL_MAX_RULES */
 	size_t scan_budget; /* directory entries the deny globs may visit, and
 			     * apart from them the mandatory-deny scan; 0: default */
@@ -84,24 +84,24 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
  * zeroed by the call). limits may be NULL. On failure plan is released and
  * diag names the rule that could not be enforced. */
 int srt__ll_plan_build(const struct srt_policy *pol, int abi,
-		       const struct srt_ll_plan_limits *limits,
-		       struct srt_ll_plan *plan, struct srt_diag *diag);
-void srt__ll_plan_release(struct srt_ll_plan *plan);
+		       const struct srt__ll_plan_limits *limits,
+		       struct srt__ll_plan *plan, struct srt_diag *diag);
+void srt__ll_plan_release(struct srt__ll_plan *plan);
 
 /* The rule granted on exactly path, or NULL. */
-const struct srt_ll_rule *srt__ll_plan_find(const struct srt_ll_plan *plan, const char *path);
+const struct srt__ll_rule *srt__ll_plan_find(const struct srt__ll_plan *plan, const char *path);
 
 /* Serialise plan into a malloc'd buffer in the format above. */
-int srt__ll_plan_serialize(const struct srt_ll_plan *plan, char **buf, size_t *len);
+int srt__ll_plan_serialize(const struct srt__ll_plan *plan, char **buf, size_t *len);
 
 /* The serialised plan's records: each one printf-formatted and ended by its
  * NUL, the buffer growing up to SRT_LL_PLAN_MAX_BYTES (then SRT_E_LIMIT).
  * Exposed so linux-bwrap's layer can append records of its own. */
-struct srt_ll_buf {
+struct srt__ll_buf {
 	char *p;
 	size_t len, cap;
 };
-int srt__ll_rec(struct srt_ll_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int srt__ll_rec(struct srt__ll_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Short names of the rights in access ("read-file,read-dir,..."). */
 void srt__ll_access_names(uint64_t access, char *out, size_t outlen);

@@ -14,9 +14,9 @@
 #include "backends/linux-landlock/plan.h"
 #include "backends/linux-landlock/replay.h"
 
-static int failp(struct srt_ll_replay *p, const char *step, const char *fmt, ...)
+static int failp(struct srt__ll_replay *p, const char *step, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int failp(struct srt_ll_replay *p, const char *step, const char *fmt, ...)
+static int failp(struct srt__ll_replay *p, const char *step, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,20 +27,20 @@ static int failp(struct srt_ll_replay *p, const char *step, const char *fmt, ...
 	return -1;
 }
 
-void srt__ll_replay_init(struct srt_ll_replay *p)
+void srt__ll_replay_init(struct srt__ll_replay *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->ruleset_fd = -1;
 }
 
-void srt__ll_replay_release(struct srt_ll_replay *p)
+void srt__ll_replay_release(struct srt__ll_replay *p)
 {
 	if (p->ruleset_fd >= 0)
 		close(p->ruleset_fd);
 	p->ruleset_fd = -1;
 }
 
-int srt__ll_replay_read(struct srt_ll_replay *p, int fd, char **out, size_t *len)
+int srt__ll_replay_read(struct srt__ll_replay *p, int fd, char **out, size_t *len)
 {
 	struct stat st;
 	size_t off = 0;
@@ -69,7 +69,7 @@ int srt__ll_replay_read(struct srt_ll_replay *p, int fd, char **out, size_t *len
 	return 0;
 }
 
-static int hex_field(struct srt_ll_replay *p, const char *s, const char *what, uint64_t *out)
+static int hex_field(struct srt__ll_replay *p, const char *s, const char *what, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -99,10 +99,10 @@ static int open_planned(const char *path, int check, uint64_t dev, uint64_t ino,
 	return fd;
 }
 
-static int add_path_rule(struct srt_ll_replay *p, int fd, const struct stat *st, uint64_t access,
+static int add_path_rule(struct srt__ll_replay *p, int fd, const struct stat *st, uint64_t access,
 			 const char *path)
 {
-	struct srt_ll_path_beneath_attr pb;
+	struct srt__ll_path_beneath_attr pb;
 
 	access &= p->fs;
 	if (!S_ISDIR(st->st_mode))
@@ -111,19 +111,19 @@ static int add_path_rule(struct srt_ll_replay *p, int fd, const struct stat *st,
 		return 0;
 	pb.allowed_access = access;
 	pb.parent_fd = fd;
-	if (srt_ll_add_rule(p->ruleset_fd, SRT_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+	if (srt__ll_add_rule(p->ruleset_fd, SRT_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
 		return failp(p, "landlock_add_rule", "\"%s\": %s", path, strerror(errno));
 	p->n_rules++;
 	return 0;
 }
 
-static int create_ruleset(struct srt_ll_replay *p)
+static int create_ruleset(struct srt__ll_replay *p)
 {
-	struct srt_ll_ruleset_attr attr;
+	struct srt__ll_ruleset_attr attr;
 	size_t size;
 	int abi;
 
-	abi = srt_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	abi = srt__ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 0)
 		return failp(p, "landlock", "%s", strerror(errno));
 	p->kernel_abi = abi;
@@ -139,7 +139,7 @@ static int create_ruleset(struct srt_ll_replay *p)
 	 * fields they do not know only when those are non-zero, but say so
 	 * with E2BIG, which would hide a planning error */
 	size = p->scope ? sizeof(attr) : p->net ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
-	p->ruleset_fd = srt_ll_create_ruleset(&attr, size, 0);
+	p->ruleset_fd = srt__ll_create_ruleset(&attr, size, 0);
 	if (p->ruleset_fd < 0)
 		return failp(p, "landlock_create_ruleset", "%s", strerror(errno));
 	return 0;
@@ -153,7 +153,7 @@ static const char *const headers[] = {
 };
 #define N_HEADERS (sizeof(headers) / sizeof(headers[0]))
 
-static int seen_header(struct srt_ll_replay *p, unsigned *seen, const char *name)
+static int seen_header(struct srt__ll_replay *p, unsigned *seen, const char *name)
 {
 	size_t i;
 
@@ -167,7 +167,7 @@ static int seen_header(struct srt_ll_replay *p, unsigned *seen, const char *name
 	return 0;
 }
 
-static int check_headers(struct srt_ll_replay *p, unsigned seen)
+static int check_headers(struct srt__ll_replay *p, unsigned seen)
 {
 	size_t i;
 
@@ -177,7 +177,7 @@ static int check_headers(struct srt_ll_replay *p, unsigned seen)
 	return 0;
 }
 
-static int header(struct srt_ll_replay *p, const char *rec, const char *arg)
+static int header(struct srt__ll_replay *p, const char *rec, const char *arg)
 {
 	uint64_t v = 0;
 
@@ -203,7 +203,7 @@ static int header(struct srt_ll_replay *p, const char *rec, const char *arg)
 }
 
 /* "rule HEX DEV INO PATH" or, with check 0, "here HEX PATH". */
-static int grant_record(struct srt_ll_replay *p, char *arg, int check)
+static int grant_record(struct srt__ll_replay *p, char *arg, int check)
 {
 	char *f1 = arg, *f2 = NULL, *f3 = NULL, *path, *e1, *e2;
 	unsigned long long dev = 0, ino = 0;
@@ -246,7 +246,7 @@ static int grant_record(struct srt_ll_replay *p, char *arg, int check)
 	return rc;
 }
 
-int srt__ll_replay_build(struct srt_ll_replay *p, char *buf, size_t len, unsigned flags)
+int srt__ll_replay_build(struct srt__ll_replay *p, char *buf, size_t len, unsigned flags)
 {
 	char *rec = buf, *end = buf + len;
 	int have_end = 0, created = 0;
@@ -304,7 +304,7 @@ int srt__ll_replay_build(struct srt_ll_replay *p, char *buf, size_t len, unsigne
 	return 0;
 }
 
-int srt__ll_replay_stdio(struct srt_ll_replay *p)
+int srt__ll_replay_stdio(struct srt__ll_replay *p)
 {
 	int fd;
 
@@ -322,11 +322,11 @@ int srt__ll_replay_stdio(struct srt_ll_replay *p)
 	return 0;
 }
 
-int srt__ll_replay_restrict(struct srt_ll_replay *p)
+int srt__ll_replay_restrict(struct srt__ll_replay *p)
 {
 	if (p->ruleset_fd < 0)
 		return 0;
-	if (srt_ll_restrict_self(p->ruleset_fd, 0) != 0)
+	if (srt__ll_restrict_self(p->ruleset_fd, 0) != 0)
 		return failp(p, "landlock_restrict_self", "%s", strerror(errno));
 	close(p->ruleset_fd);
 	p->ruleset_fd = -1;

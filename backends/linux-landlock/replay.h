@@ -22,7 +22,7 @@
 
 #define SRT_LL_REPLAY_HERE 1u
 
-struct srt_ll_replay {
+struct srt__ll_replay {
 	int abi;            /* the ABI the plan needs at least */
 	int kernel_abi;     /* what this kernel offers (filled when the ruleset is made) */
 	uint64_t fs, net, scope, stdio;
@@ -37,26 +37,26 @@ struct srt_ll_replay {
 };
 
 /* Zero p and mark it empty (ruleset_fd -1). */
-void srt__ll_replay_init(struct srt_ll_replay *p);
+void srt__ll_replay_init(struct srt__ll_replay *p);
 
 /* Read the whole plan from fd (a regular file of at most
  * SRT_LL_PLAN_MAX_BYTES) into a malloc'd NUL-terminated buffer. */
-int srt__ll_replay_read(struct srt_ll_replay *p, int fd, char **buf, size_t *len);
+int srt__ll_replay_read(struct srt__ll_replay *p, int fd, char **buf, size_t *len);
 
 /* Parse the records of buf (modified in place) and build the ruleset:
  * every header exactly once before the rules, each granted path opened
  * and checked against the planned object. flags: SRT_LL_REPLAY_*. */
-int srt__ll_replay_build(struct srt_ll_replay *p, char *buf, size_t len, unsigned flags);
+int srt__ll_replay_build(struct srt__ll_replay *p, char *buf, size_t len, unsigned flags);
 
 /* Grant a regular-file stdout/stderr the plan's stdio rights (a caller's
  * "> file" may be reopened through /dev/stdout). */
-int srt__ll_replay_stdio(struct srt_ll_replay *p);
+int srt__ll_replay_stdio(struct srt__ll_replay *p);
 
 /* landlock_restrict_self with the ruleset (needs no_new_privs or
  * CAP_SYS_ADMIN), then close it. Nothing to do without a ruleset. */
-int srt__ll_replay_restrict(struct srt_ll_replay *p);
+int srt__ll_replay_restrict(struct srt__ll_replay *p);
 
 /* Close the ruleset if it is still open. */
-void srt__ll_replay_release(struct srt_ll_replay *p);
+void srt__ll_replay_release(struct srt__ll_replay *p);
 
 #endif

@@ -18,7 +18,7 @@ run_batch() { # run_batch SETTINGS CLASS < attempts
 		printf '( %s ) > %q 2>&1 </dev/null\n' "$cmd" "$P/o.$name" >> "$script"
 		echo "$name" >> "$WORK/names.$cls"
 	done
-	srt_run -s "$s" -- /bin/bash "$script" >/dev/null 2>&1
+	srt__run -s "$s" -- /bin/bash "$script" >/dev/null 2>&1
 	while read -r name; do
 		if [ -e "$P/o.$name" ]; then
 			attempt "$cls" "$name: no canary in the output" no_leak "$P/o.$name"

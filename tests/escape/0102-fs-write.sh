@@ -17,7 +17,7 @@ etc_before=$(md5sum /etc/passwd /etc/hosts 2>/dev/null)
 stamp="srt-esc-$$-$RANDOM"
 
 # F4: a masked directory is not a writable tmpfs, whatever the route
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	echo x > ~/.ssh/probe; mkdir ~/.ssh/d; echo x > /proc/self/root$HOME/.ssh/probe2
 	chmod 700 ~/.ssh 2>/dev/null; echo x > ~/.ssh/after-chmod
 	/usr/bin/python3 -c 'import os; os.open(os.path.expanduser(\"~/.ssh/py\"), os.O_CREAT|os.O_WRONLY, 0o600)'
@@ -35,7 +35,7 @@ ln -s "$HOME/outside/existing" "$P/l-existing"
 ln -s "$HOME/outside/new" "$P/l-dangling"
 ln -s "$HOME/outside" "$P/l-dir"
 ln -s /etc/passwd "$P/l-passwd"
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	echo x >> l-bashrc; echo x > l-existing; echo x > l-dangling; echo x > l-dir/new2
 	echo x >> l-passwd; cp /etc/hostname l-dir/
 	ln -s ~/outside/new3 in-dangling && echo x > in-dangling
@@ -53,7 +53,7 @@ attempt F12 "links made inside (shell, TMPDIR, python): no target created" \
 	test ! -e "$HOME/outside/new3" -a ! -e "$HOME/outside/new4" -a ! -e "$HOME/outside/new5" -a ! -e "$HOME/outside/new6"
 
 # metadata is a write too: mode, owner, times, xattrs, truncation
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	f=~/outside/existing
 	chmod 777 \$f; touch \$f; touch -d 2020-01-01 \$f; truncate -s 0 \$f; chown 0:0 \$f
 	/usr/bin/python3 -c 'import os; os.setxattr(os.path.expanduser(\"~/outside/existing\"), \"user.pwn\", b\"1\")'
@@ -68,7 +68,7 @@ else
 fi
 
 # the rest of the host: system directories, other temp dirs, shm, /run
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	for d in /etc /usr/bin /var/tmp /tmp /dev/shm /run /opt /root /home /srv /mnt \"\$(dirname \"$P\")\"; do
 		echo x > \$d/$stamp; mkdir \$d/$stamp.d
 	done 2>/dev/null; true" >/dev/null 2>&1
@@ -88,7 +88,7 @@ attempt F4 "everything outside the write root is exactly as before" test "$outsi
 mkdir -p "$HOME/proj/a/.git"
 echo "[core]" > "$HOME/proj/a/.git/config"
 F6=$(fsjson f6 '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
-(cd "$HOME/proj" && srt_run -s "$F6" -c '
+(cd "$HOME/proj" && srt__run -s "$F6" -c '
 	echo x >> ~/.bashrc; sed -i s/rc/PWN/ ~/.bashrc; cp /etc/hostname ~/.bashrc
 	echo x > ~/new-rc && mv -f ~/new-rc ~/.bashrc; rm -f ~/.bashrc; ln -sf /tmp/x ~/.bashrc
 	/usr/bin/python3 -c "import os; open(\"t\",\"w\").write(\"x\"); os.replace(\"t\", os.path.expanduser(\"~/.bashrc\"))"
@@ -108,7 +108,7 @@ attempt F6 "no hook written in the existing repo (direct, rename, replacing .git
 
 # a repository created inside: its hooks would run at the host's next git
 # command there
-srt_run -s "$S" -c '
+srt__run -s "$S" -c '
 	mkdir -p .git/hooks && echo "touch PWNED" > .git/hooks/pre-commit
 	mkdir -p n1 && cd n1 && git init -q . 2>/dev/null; echo x > .git/hooks/pre-commit; cd ..
 	mkdir -p g/hooks && echo x > g/hooks/pre-commit && mv g n2.git
@@ -124,14 +124,14 @@ attempt F6 "git init in a subdirectory: no hook on the host" \
 attempt F6 "a prepared directory renamed to .git: no hook on the host" \
 	test ! -e "$P/n3/.git/hooks/pre-commit" -a -d "$P/n3/.git.srt-quarantine"
 mkdir -p "$P/clean"
-srt_run -s "$S" -c 'cd clean && git init -q . && git config user.name x' >/dev/null 2>&1
+srt__run -s "$S" -c 'cd clean && git init -q . && git config user.name x' >/dev/null 2>&1
 attempt F6 "a plain git init (sample hooks, ordinary config) is left as it is" \
 	test -d "$P/clean/.git/hooks" -a ! -e "$P/clean/.git.srt-quarantine"
-srt_run -s "$S" -c 'mkdir -p n4 && cd n4 && git init -q . && git config core.fsmonitor "touch $HOME/PWNED-fsmonitor"' >/dev/null 2>&1
+srt__run -s "$S" -c 'mkdir -p n4 && cd n4 && git init -q . && git config core.fsmonitor "touch $HOME/PWNED-fsmonitor"' >/dev/null 2>&1
 attempt F6 "a new repository with core.fsmonitor is renamed: a host git status runs nothing" \
 	eval '! test -e "$P/n4/.git" && (cd "$P/n4" && git status >/dev/null 2>&1; true) && ! test -e "$HOME/PWNED-fsmonitor"'
 mkdir -p "$P/n5"
-srt_run -s "$S" -c 'mkdir -p gd5/hooks && echo x > gd5/hooks/pre-commit && echo "gitdir: ../gd5" > n5/.git; mkdir -p n7 && ln -s ../gd5 n7/.git' >/dev/null 2>&1
+srt__run -s "$S" -c 'mkdir -p gd5/hooks && echo x > gd5/hooks/pre-commit && echo "gitdir: ../gd5" > n5/.git; mkdir -p n7 && ln -s ../gd5 n7/.git' >/dev/null 2>&1
 attempt F6 "a .git file naming a directory with a hook is renamed" test ! -e "$P/n5/.git"
 attempt F6 "a .git symbolic link is renamed" test ! -e "$P/n7/.git" -a ! -L "$P/n7/.git"
 

@@ -15,7 +15,7 @@ L=$(fsjson lock '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["./locke
 inode_links() { find "$P" -xdev -samefile "$1" 2>/dev/null | grep -v "^$1\$" | head -3; }
 
 # F15: hard links to denied, read-only and write-denied files
-srt_run -s "$L" -c "
+srt__run -s "$L" -c "
 	ln ~/.ssh/id_canary k1; cat k1
 	ln /etc/passwd k2; ln ~/outside/existing k3 && echo x >> k3
 	/usr/bin/python3 -c 'import os; os.link(os.path.expanduser(\"~/outside/existing\"), \"k4\")'
@@ -36,13 +36,13 @@ attempt F15 "the mandatory-deny .bashrc is unchanged and has no new name" \
 # a read of a denied tree) in the next run that names it in its settings
 mkdir -p "$P/out" "$P/pub"
 W=$(fsjson plant '{"denyRead":["~/.ssh"],"allowRead":[],"allowWrite":["./out"],"denyWrite":[]}')
-srt_run -s "$S" -c "rm -rf out pub && ln -s '$HOME/outside' out && ln -s '$HOME/.ssh' pub" >/dev/null 2>&1
+srt__run -s "$S" -c "rm -rf out pub && ln -s '$HOME/outside' out && ln -s '$HOME/.ssh' pub" >/dev/null 2>&1
 planted=no; [ -L "$P/out" ] && planted=yes
-srt_run -s "$W" -c "echo pwn > out/planted-write; echo pwn > '$HOME/outside/planted-write2'; true" >/dev/null 2>&1
+srt__run -s "$W" -c "echo pwn > out/planted-write; echo pwn > '$HOME/outside/planted-write2'; true" >/dev/null 2>&1
 attempt F11 "planted link (planted=$planted) in a write root: no write grant outside" \
 	test ! -e "$HOME/outside/planted-write" -a ! -e "$HOME/outside/planted-write2"
 R=$(fsjson plantr '{"denyRead":["~"],"allowRead":["./pub"],"allowWrite":[],"denyWrite":[]}')
-srt_run -s "$R" -c "cat pub/id_canary; cat '$HOME/.ssh/id_canary'" >"$WORK/out" 2>&1
+srt__run -s "$R" -c "cat pub/id_canary; cat '$HOME/.ssh/id_canary'" >"$WORK/out" 2>&1
 attempt F10 "planted link named by allowRead does not re-open a denied tree" no_leak "$WORK/out"
 rm -f "$P/out" "$P/pub"; mkdir -p "$P/out"
 
@@ -64,10 +64,10 @@ while not os.path.exists(\"stop\") and i < 200000:
 open(\"flips\", \"w\").write(\"flips=%d\" % i)
 ' $1 $2"
 }
-srt_bg -s "$S" -c "$(flipper out "$HOME/outside")"
+srt__bg -s "$S" -c "$(flipper out "$HOME/outside")"
 fl=$!
 for i in $(seq 12); do
-	srt_run -s "$W" -c "echo race > out/raced-$i; true" >/dev/null 2>&1
+	srt__run -s "$W" -c "echo race > out/raced-$i; true" >/dev/null 2>&1
 done
 touch "$P/stop"; wait $fl
 attempt F11 "flipped link ($(cat "$P/flips" 2>/dev/null)) during 12 starts: nothing written outside" \
@@ -78,11 +78,11 @@ rm -rf "$P/out" "$P/out.d" "$P/out.l" "$P/stop"
 # directory and a link to ~/.ssh while srt masks ~/.ssh
 mkdir -p "$P/pub"; echo public > "$P/pub/id_canary"
 rm -f "$P/flips"
-srt_bg -s "$S" -c "$(flipper pub "$HOME/.ssh")"
+srt__bg -s "$S" -c "$(flipper pub "$HOME/.ssh")"
 fl=$!
 : > "$WORK/race.out"
 for i in $(seq 12); do
-	srt_run -s "$S" -c "cat pub/id_canary; cat ~/.ssh/id_canary" >>"$WORK/race.out" 2>&1
+	srt__run -s "$S" -c "cat pub/id_canary; cat ~/.ssh/id_canary" >>"$WORK/race.out" 2>&1
 done
 touch "$P/stop"; wait $fl
 attempt F10 "flipped link ($(cat "$P/flips" 2>/dev/null)) to a denied tree during 12 starts: never read" no_leak "$WORK/race.out"

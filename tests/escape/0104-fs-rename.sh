@@ -21,7 +21,7 @@ i_secret=$(ino "$P/data/secret"); i_f=$(ino "$P/d1/d2/f"); i_hook=$(ino "$P/.git
 # rx OLD NEW: renameat2(RENAME_EXCHANGE) through ctypes
 RX='rx() { /usr/bin/python3 -c "import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(l.renameat2(-100,sys.argv[1].encode(),-100,sys.argv[2].encode(),2) != 0)" "$1" "$2"; }'
 
-srt_run -s "$S" -c "$RX"'
+srt__run -s "$S" -c "$RX"'
 	mv ~/.aws ./aws2; mv ~/.ssh ./ssh2; mv ~/.ssh/id_canary ./c; cat ./c ./ssh2/* ./aws2/*
 	mv data data.x && cat data.x/secret; mkdir -p data && echo PWN > data/secret
 	mkdir ex && rx data ex && cat ex/secret
@@ -42,12 +42,12 @@ attempt F17 "rc file at depth: same inode at its path, unchanged" \
 	test "$(cat "$P/x/.bashrc" 2>/dev/null)" = rc-orig -a "$(ino "$P/x/.bashrc")" = "$i_rc"
 
 # the next run: whatever the first one left must give no access
-srt_run -s "$S" -c 'cat data/secret data.x/secret ex/secret */secret 2>/dev/null; true' >"$WORK/out" 2>&1
+srt__run -s "$S" -c 'cat data/secret data.x/secret ex/secret */secret 2>/dev/null; true' >"$WORK/out" 2>&1
 attempt F17 "next run: the secret is not readable under any name" no_leak "$WORK/out"
 
 # missing denied paths (F7 placeholders): move the placeholder's parent
 # away, recreate the name, write and read it
-srt_run -s "$S" -c "$RX"'
+srt__run -s "$S" -c "$RX"'
 	mkdir -p nd && mv nd nd.x; mkdir -p nd && echo PWN > nd/secret && cat nd/secret
 	mkdir -p nw && mv nw nw.x; mkdir -p nw && echo PWN > nw/f
 	mkdir -p ny && rx nw ny; echo PWN > nw/f; echo PWN > ny/f

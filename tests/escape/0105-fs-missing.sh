@@ -13,7 +13,7 @@ S=$(fsjson s '{"denyRead":["~/.ssh","./credentials.json","./newdir/secret"],"all
 before=$(snapshot "$WORK" | grep -v "^\./\(out\|err\) ")
 
 try_create() { # try_create WHAT SHELL
-	srt_run -s "$S" -c "$2; cat credentials.json newdir/secret gen/out/x 2>/dev/null; true" >"$WORK/out" 2>&1
+	srt__run -s "$S" -c "$2; cat credentials.json newdir/secret gen/out/x 2>/dev/null; true" >"$WORK/out" 2>&1
 	attempt F7 "$1: nothing created on the host" \
 		test ! -s "$P/credentials.json" -a ! -e "$P/newdir/secret" -a ! -e "$P/gen/out/x"
 	attempt F7 "$1: nothing read back" sh -c "! grep -q PWN '$WORK/out'"
@@ -41,12 +41,12 @@ mkdir -p "$P/a/b"
 echo "$CANARY" > "$P/a/b/k.pem"
 echo orig > "$P/a/b/w.lock"
 G=$(fsjson g '{"denyRead":["**/*.pem"],"allowWrite":["."],"denyWrite":[]}')
-srt_run -s "$G" -c 'cat a/b/k.pem; cat ./a/../a/b/k.pem; find . -name "*.pem" -exec cat {} +' >"$WORK/out" 2>&1; rc=$?
+srt__run -s "$G" -c 'cat a/b/k.pem; cat ./a/../a/b/k.pem; find . -name "*.pem" -exec cat {} +' >"$WORK/out" 2>&1; rc=$?
 attempt F9 "denyRead glob: existing match not read (rc=$rc)" no_leak "$WORK/out"
 for rule in '"denyWrite":["**/*.lock"]' '"denyWrite":["a/*/w.lock"]' '"denyWrite":["./a/b/w.l?ck"]'; do
 	G=$(fsjson g "{\"denyRead\":[],\"allowWrite\":[\".\"],$rule}")
 	rm -f "$P/ran"
-	srt_run -s "$G" -c 'touch ran; echo PWN > a/b/w.lock; echo PWN > a/b/new.lock' >/dev/null 2>"$WORK/err"; rc=$?
+	srt__run -s "$G" -c 'touch ran; echo PWN > a/b/w.lock; echo PWN > a/b/new.lock' >/dev/null 2>"$WORK/err"; rc=$?
 	if [ -e "$P/ran" ]; then
 		attempt F9 "${rule#*:} enforced: the matching file is unchanged" test "$(cat "$P/a/b/w.lock")" = orig
 	else
@@ -55,7 +55,7 @@ for rule in '"denyWrite":["**/*.lock"]' '"denyWrite":["a/*/w.lock"]' '"denyWrite
 done
 G=$(fsjson g '{"denyRead":[],"allowWrite":["./a/*"],"denyWrite":[]}')
 rm -f "$P/ran"
-srt_run -s "$G" -c "touch ran; echo PWN > '$HOME/outside/glob'" >/dev/null 2>&1; rc=$?
+srt__run -s "$G" -c "touch ran; echo PWN > '$HOME/outside/glob'" >/dev/null 2>&1; rc=$?
 attempt F9 "allowWrite glob: enforced or refused, never widened (rc=$rc)" test ! -e "$HOME/outside/glob"
 
 echo "1..$_tap_n"

@@ -12,7 +12,7 @@ S=$(fsjson s0 "$S0_FS" '{"allowedDomains":["example.com"],"deniedDomains":[]}')
 
 # the helper (PID 1 of the command's pid namespace) holds srt's status,
 # event and policy descriptors: none may be opened through /proc
-srt_run -s "$S" -c '
+srt__run -s "$S" -c '
 	ls -l /proc/1/fd/ > fd1.list 2>&1; echo "ls=$?" >> fd1.list
 	for f in /proc/1/fd/* /proc/1/task/*/fd/*; do
 		[ -e "$f" ] || continue
@@ -28,7 +28,7 @@ attempt K1 "the helper's environment (proxy token) cannot be read" \
 	sh -c "! grep -q 'PROXY=' '$P/fd1.misc'"
 
 # mountinfo: it shows mount points, never what is below a mask
-srt_run -s "$S" -c 'cat /proc/self/mountinfo /proc/1/mountinfo /proc/self/mounts 2>/dev/null' >"$WORK/out" 2>&1
+srt__run -s "$S" -c 'cat /proc/self/mountinfo /proc/1/mountinfo /proc/self/mounts 2>/dev/null' >"$WORK/out" 2>&1
 attempt F1 "mountinfo names no file inside a denied directory" sh -c "! grep -q 'id_canary\\|credentials' '$WORK/out'"
 attempt F1 "mountinfo carries no secret" no_leak "$WORK/out"
 attempt F22 "mountinfo carries no proxy token" sh -c "! grep -Eq '[0-9a-f]{32}' '$WORK/out'"
@@ -36,7 +36,7 @@ attempt F22 "mountinfo carries no proxy token" sh -c "! grep -Eq '[0-9a-f]{32}' 
 # host-wide sysctls and kernel files (as root a success would matter most)
 cp_before=$(cat /proc/sys/kernel/core_pattern)
 hn_before=$(cat /proc/sys/kernel/hostname)
-srt_run -s "$S" -c '
+srt__run -s "$S" -c '
 	echo "core.srt-escape" > /proc/sys/kernel/core_pattern
 	echo srt-escape-host > /proc/sys/kernel/hostname
 	echo h > /proc/sysrq-trigger
@@ -55,7 +55,7 @@ attempt K3 "/proc/kcore and the kernel log unreadable" test ! -s "$P/kcore.out" 
 # the command out of its cgroup
 cg_before=$(cat /proc/self/cgroup)
 ra_before=$(cat /sys/fs/cgroup/*/release_agent 2>/dev/null | md5sum)
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	for d in /sys/fs/cgroup /sys/fs/cgroup/*; do
 		echo 1 > \$d/notify_on_release; echo '$P/agent' > \$d/release_agent
 		echo \$\$ > \$d/cgroup.procs; echo \$\$ > \$d/tasks; mkdir \$d/srt-escape-$$

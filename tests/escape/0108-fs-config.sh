@@ -12,7 +12,7 @@ MARK="$WORK/ran"
 # F19: unusable settings never mean "run with defaults"
 bad() { # bad WHAT FILE
 	rm -f "$MARK"
-	srt_run -s "$2" -c "touch '$MARK'; cat ~/.ssh/id_canary" >"$WORK/out" 2>&1; rc=$?
+	srt__run -s "$2" -c "touch '$MARK'; cat ~/.ssh/id_canary" >"$WORK/out" 2>&1; rc=$?
 	attempt F19 "$1: exit 1, the command never ran (rc=$rc)" test "$rc" = 1 -a ! -e "$MARK"
 }
 printf '{"filesystem":{"denyRead":["~/.ssh"]}}\0garbage' > "$WORK/nul.json"
@@ -42,7 +42,7 @@ mkdir -p "$P/cfg"
 echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}' > "$P/cfg/s.json"
 ino=$(stat -c %i "$P/cfg/s.json"); sum=$(md5sum < "$P/cfg/s.json")
 evil='{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["/"],"denyWrite":[]}}'
-srt_run -s "$P/cfg/s.json" -c "
+srt__run -s "$P/cfg/s.json" -c "
 	echo '$evil' > cfg/s.json; echo '$evil' >> cfg/s.json
 	echo '$evil' > t.json && mv -f t.json cfg/s.json; rm -f cfg/s.json
 	mv cfg cfg.old && mkdir cfg && echo '$evil' > cfg/s.json
@@ -51,7 +51,7 @@ srt_run -s "$P/cfg/s.json" -c "
 attempt F20 "the loaded settings file: same inode, same content, same place" \
 	test "$(stat -c %i "$P/cfg/s.json" 2>/dev/null)" = "$ino" -a "$(md5sum < "$P/cfg/s.json")" = "$sum"
 rm -rf "$P/cfg.old" "$P/c2" "$P/t.json"
-srt_run -s "$P/cfg/s.json" -c 'cat ~/.ssh/id_canary' >"$WORK/out" 2>&1
+srt__run -s "$P/cfg/s.json" -c 'cat ~/.ssh/id_canary' >"$WORK/out" 2>&1
 attempt F20 "the next run with the same path still denies the secret" no_leak "$WORK/out"
 
 # the file named through a link in the write root (a link to a shared
@@ -64,7 +64,7 @@ attempt F20 "the next run with the same path still denies the secret" no_leak "$
 mkdir -p "$WORK/shared"
 fsjson shared "$S0_FS" >/dev/null && mv "$WORK/shared.json" "$WORK/shared/s.json"
 ln -s "$WORK/shared/s.json" "$P/link.json"
-(cd "$P" && srt_run --debug -s link.json -c "echo '$evil' > weak.json; ln -sfn weak.json link.json; echo \"inside: ln=\$? \$(readlink link.json)\"") \
+(cd "$P" && srt__run --debug -s link.json -c "echo '$evil' > weak.json; ln -sfn weak.json link.json; echo \"inside: ln=\$? \$(readlink link.json)\"") \
 	>"$WORK/link.out" 2>&1
 if grep -q -- '--pin-link [^ ]*/link.json' "$WORK/link.out"; then
 	# the pinned name reads as its target file, not as a link
@@ -76,7 +76,7 @@ else
 fi
 attempt F20 "link-named settings: the link is back after the run ($(readlink "$P/link.json"))" \
 	test "$(readlink "$P/link.json")" = "$WORK/shared/s.json"
-(cd "$P" && srt_run -s link.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
+(cd "$P" && srt__run -s link.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
 attempt F20 "link-named settings: the next run still denies the secret" no_leak "$WORK/out"
 rm -rf "$P/link.json" "$P"/link.json.srt-quarantine* "$P/weak.json" "$WORK/shared"
 # a chain of links across directories, reached through a directory link,
@@ -84,16 +84,16 @@ rm -rf "$P/link.json" "$P"/link.json.srt-quarantine* "$P/weak.json" "$WORK/share
 mkdir -p "$P/d/e"
 fsjson chain "$S0_FS" >/dev/null && mv "$WORK/chain.json" "$P/real.json"
 ln -s ../real.json "$P/d/link2"; ln -s ../link2 "$P/d/e/s.json"; ln -s d/e "$P/cfg2"
-(cd "$P" && srt_run -s cfg2/s.json -c "echo '$evil' > weak.json; ln -sfn $P/weak.json d/link2; ln -sfn x d/e/s.json; true") >/dev/null 2>&1
+(cd "$P" && srt__run -s cfg2/s.json -c "echo '$evil' > weak.json; ln -sfn $P/weak.json d/link2; ln -sfn x d/e/s.json; true") >/dev/null 2>&1
 attempt F20 "link chain: both links are back ($(readlink "$P/d/link2") $(readlink "$P/d/e/s.json"))" \
 	test "$(readlink "$P/d/link2")" = ../real.json -a "$(readlink "$P/d/e/s.json")" = ../link2
-(cd "$P" && srt_run -s cfg2/s.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
+(cd "$P" && srt__run -s cfg2/s.json -c 'cat ~/.ssh/id_canary') >"$WORK/out" 2>&1
 attempt F20 "link chain: the next run still denies the secret" no_leak "$WORK/out"
 rm -rf "$P/d" "$P/cfg2" "$P/real.json" "$P/weak.json"
 
 # the default settings file, with ~ writable
 H=$(fsjson home '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
-(cd "$HOME" && srt_run -s "$H" -c "
+(cd "$HOME" && srt__run -s "$H" -c "
 	echo '$evil' > ~/.srt-settings.json; ln -s '$WORK/home.json' ~/.srt-settings.json
 	echo '$evil' > t.json && mv t.json ~/.srt-settings.json; true") >/dev/null 2>&1
 attempt F20 "no ~/.srt-settings.json planted (file, link or rename)" test ! -e "$HOME/.srt-settings.json" -a ! -L "$HOME/.srt-settings.json"

@@ -27,7 +27,7 @@ H=$!
 wait_for "$WORK/winch.up"
 pidmax=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 32768)
 [ "$pidmax" -gt 70000 ] && pidmax=70000
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	kill -WINCH -1; kill -WINCH $H; kill -WINCH $$ $PPID
 	/usr/bin/python3 -c '
 import os, signal, sys
@@ -55,7 +55,7 @@ attempt K2 "pidfd_open of a host pid refused" grep -q '^pidfd refused' "$WORK/ou
 
 # the helper (PID 1 here) and srt: no ptrace, no memory access, no signal
 # that kills the sandbox's guard without srt noticing
-srt_run -s "$S" -c "$E ptrace-seize-1; $E vm-read-1; $E proc1-environ
+srt__run -s "$S" -c "$E ptrace-seize-1; $E vm-read-1; $E proc1-environ
 	/usr/bin/python3 -c 'import os; os.open(\"/proc/1/mem\", os.O_RDWR)' 2>/dev/null && echo mem-open
 	grep -E '^(TracerPid|NoNewPrivs|Seccomp):' /proc/self/status" >"$WORK/out" 2>&1
 attempt K1 "PTRACE_SEIZE of the helper refused" grep -q '^ptrace-seize-1 errno=' "$WORK/out"
@@ -63,7 +63,7 @@ attempt K1 "process_vm_readv of the helper refused" grep -q '^vm-read-1 errno=' 
 attempt K1 "/proc/1/environ and /proc/1/mem refused" \
 	sh -c "grep -q '^proc1-environ errno=' '$WORK/out' && ! grep -q mem-open '$WORK/out'"
 MARK="srt-esc-$$-$RANDOM"
-srt_run -s "$S" -c "kill -KILL 1; kill -STOP 1; sleep 0.2; (exec -a $MARK sleep 30) & sleep 0.3; exit 3" >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c "kill -KILL 1; kill -STOP 1; sleep 0.2; (exec -a $MARK sleep 30) & sleep 0.3; exit 3" >/dev/null 2>&1; rc=$?
 sleep 0.3
 attempt K10 "signalling the helper leaves no sandboxed process behind (rc=$rc)" test -z "$(pgrep -f "$MARK")"
 for p in $(pgrep -f "$MARK"); do kill -KILL "$p"; done
@@ -72,7 +72,7 @@ for p in $(pgrep -f "$MARK"); do kill -KILL "$p"; done
 if is_root; then
 	skip "K3 setuid elevation: the caller is root already"
 else
-	srt_run -s "$S" -c 'for c in "sudo -n id -u" "su -c \"id -u\" root" "pkexec id -u" "newgrp root"; do
+	srt__run -s "$S" -c 'for c in "sudo -n id -u" "su -c \"id -u\" root" "pkexec id -u" "newgrp root"; do
 		timeout 5 $c </dev/null 2>/dev/null; done; grep "^CapEff:" /proc/self/status' >"$WORK/out" 2>&1
 	attempt K3 "no setuid program ran anything as uid 0" sh -c "! grep -qx 0 '$WORK/out'"
 	attempt K3 "no effective capability in the command" grep -q '^CapEff:[[:space:]]*0*$' "$WORK/out"

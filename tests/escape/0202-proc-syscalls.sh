@@ -36,13 +36,13 @@ judge() {
 }
 
 cmd="for p in $(echo $probes); do $E \$p; done"
-srt_run -s "$S" -c "$cmd" >"$WORK/probes" 2>&1
+srt__run -s "$S" -c "$cmd" >"$WORK/probes" 2>&1
 judge "$WORK/probes" K6
 
 # the same with bwrap binding the host /proc (enableWeakerNestedSandbox)
 W=$(fsjson weak "$S0_FS")
 sed -i 's/^{/{"enableWeakerNestedSandbox":true,/' "$W"
-srt_run -s "$W" -c "for p in unshare-user-net clone-user-hi setns-pidfd setns-proc1-mnt fsopen-proc open_tree-clone mount_setattr; do $E \$p; done" >"$WORK/weak" 2>&1
+srt__run -s "$W" -c "for p in unshare-user-net clone-user-hi setns-pidfd setns-proc1-mnt fsopen-proc open_tree-clone mount_setattr; do $E \$p; done" >"$WORK/weak" 2>&1
 for p in unshare-user-net clone-user-hi setns-pidfd setns-proc1-mnt fsopen-proc open_tree-clone mount_setattr; do
 	line=$(grep "^$p " "$WORK/weak" | head -1)
 	attempt K6 "weaker nested sandbox: $p refused (${line:-no answer})" \
@@ -50,7 +50,7 @@ for p in unshare-user-net clone-user-hi setns-pidfd setns-proc1-mnt fsopen-proc 
 done
 
 # the masks cannot be peeled off: umount, remount, bind over
-srt_run -s "$S" -c "$E umount $HOME/.ssh; $E umount $HOME/.aws; $E remount-rw /; $E bind-mount / /tmp; cat ~/.ssh/id_canary ~/.aws/credentials" >"$WORK/out" 2>&1
+srt__run -s "$S" -c "$E umount $HOME/.ssh; $E umount $HOME/.aws; $E remount-rw /; $E bind-mount / /tmp; cat ~/.ssh/id_canary ~/.aws/credentials" >"$WORK/out" 2>&1
 for p in umount remount-rw bind-mount; do
 	attempt K6 "$p refused" sh -c "grep -q '^$p ' '$WORK/out' && ! grep -q '^$p ok' '$WORK/out'"
 done
@@ -59,7 +59,7 @@ attempt K6 "after the mount attempts the secrets are still hidden" no_leak "$WOR
 # open_by_handle_at: a handle taken on the host names the secret by inode,
 # no path involved
 if "$E" handle-save "$HOME/.ssh/id_canary" "$P/handle" 2>/dev/null; then
-	srt_run -s "$S" -c "$E handle-read $P/handle" >"$WORK/out" 2>&1
+	srt__run -s "$S" -c "$E handle-read $P/handle" >"$WORK/out" 2>&1
 	attempt K6 "open_by_handle_at of the secret's handle refused ($(grep '^handle-read' "$WORK/out"))" \
 		sh -c "! grep -q '^handle-read ok' '$WORK/out'"
 	attempt K6 "open_by_handle_at: no canary in the output" no_leak "$WORK/out"

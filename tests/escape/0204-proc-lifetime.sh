@@ -26,14 +26,14 @@ for s in range(1, 32):
     except (OSError, ValueError): pass
 os.execvp(\"sleep\", [\"$MARK-pgrp\", \"120\"])' </dev/null >/dev/null 2>&1 &
 	disown -a; sleep 0.5"
-srt_run -s "$S" -c "$daemons; pgrep -f '^$MARK-' | wc -l > started; exit 7" >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c "$daemons; pgrep -f '^$MARK-' | wc -l > started; exit 7" >/dev/null 2>&1; rc=$?
 attempt K10 "exit status passes through (rc=$rc)" test "$rc" = 7
 started_and_gone() { [ "$(cat "$P/started" 2>/dev/null)" -ge 4 ] 2>/dev/null && gone "$MARK"; }
 attempt K10 "no detached daemon ($(cat "$P/started" 2>/dev/null) started) outlives srt (setsid, double fork, signal-immune, own group)" \
 	started_and_gone
 reap "$MARK"
 
-srt_bg -s "$S" -c "$daemons; touch up; exec -a $MARK-main sleep 120"
+srt__bg -s "$S" -c "$daemons; touch up; exec -a $MARK-main sleep 120"
 R=$!
 wait_for "$P/up" 100
 n_up=$(pgrep -f "^$MARK-" | wc -l)
@@ -46,7 +46,7 @@ reap "$MARK"
 rm -f "$WORK/ran"
 B=$(fsjson nobwrap "$S0_FS")
 sed -i 's|^{|{"bwrapPath":"/nonexistent/bwrap",|' "$B"
-srt_run -s "$B" -c "touch '$WORK/ran'" >/dev/null 2>&1; rc=$?
+srt__run -s "$B" -c "touch '$WORK/ran'" >/dev/null 2>&1; rc=$?
 attempt K11 "missing bwrap: exit 1 and the command did not run (rc=$rc)" test "$rc" = 1 -a ! -e "$WORK/ran"
 rm -f "$WORK/ran"
 # the binary itself, not libtool's wrapper script (which needs PATH)
@@ -58,7 +58,7 @@ attempt K11 "no bwrap on PATH: exit 1 and the command did not run (rc=$rc)" test
 # a bwrap planted by an earlier sandboxed run in a write root on PATH (as
 # with ~/.local/bin and allowWrite ~): it would run everything unsandboxed
 mkdir -p "$P/bin"
-srt_run -s "$S" -c "printf '#!/bin/sh\ntouch $WORK/planted-bwrap-ran\nexit 1\n' > bin/bwrap; chmod 755 bin/bwrap" >/dev/null 2>&1
+srt__run -s "$S" -c "printf '#!/bin/sh\ntouch $WORK/planted-bwrap-ran\nexit 1\n' > bin/bwrap; chmod 755 bin/bwrap" >/dev/null 2>&1
 if [ -x "$P/bin/bwrap" ]; then
 	PATH="$P/bin:$PATH" timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" -c true >/dev/null 2>&1
 	attempt K11 "a bwrap planted from inside in a PATH directory is not executed" test ! -e "$WORK/planted-bwrap-ran"

@@ -16,7 +16,7 @@ N=$(fsjson net "$S0_FS" '{"allowedDomains":["example.com"],"deniedDomains":[]}')
 C=$(fsjson cred "$S0_FS")
 sed -i 's/^{/{"credentials":{"envVars":[{"name":"AWS_SECRET_ACCESS_KEY","mode":"deny"}]},/' "$C"
 rm -f "$P/ran"
-AWS_SECRET_ACCESS_KEY="$SECRET" srt_run -s "$C" -c 'touch ran; env; cat /proc/self/environ /proc/*/cmdline 2>/dev/null' >"$WORK/out" 2>&1; rc=$?
+AWS_SECRET_ACCESS_KEY="$SECRET" srt__run -s "$C" -c 'touch ran; env; cat /proc/self/environ /proc/*/cmdline 2>/dev/null' >"$WORK/out" 2>&1; rc=$?
 if [ -e "$P/ran" ]; then
 	attempt F22 "denied env var: absent inside the sandbox" sh -c "! grep -q '$SECRET' '$WORK/out'"
 else
@@ -25,7 +25,7 @@ fi
 
 # while a sandboxed command runs: scan every host argv for the secret and
 # the token; note which host processes hold the token in their environ
-AWS_SECRET_ACCESS_KEY="$SECRET" srt_bg -s "$N" --violations-log "$WORK/viol.log" -d -c \
+AWS_SECRET_ACCESS_KEY="$SECRET" srt__bg -s "$N" --violations-log "$WORK/viol.log" -d -c \
 	'printf "%s\n" "$HTTPS_PROXY" > url; curl -s --max-time 5 -o /dev/null http://denied.test/ 2>/dev/null; touch up; sleep 3'
 R=$!
 wait_for "$P/up" 100

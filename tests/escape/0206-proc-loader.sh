@@ -39,7 +39,7 @@ for mode in log all later; do
 	rm -f "$P/ran" "$WORK/preload.log"
 	skipv=$mode; [ "$mode" = log ] && skipv=
 	SRT_ESCAPE_PRELOAD_LOG="$WORK/preload.log" SRT_ESCAPE_PRELOAD_SKIP="$skipv" LD_PRELOAD="$PRE" \
-		srt_run -s "$S" -c "$probe" >"$WORK/out" 2>&1
+		srt__run -s "$S" -c "$probe" >"$WORK/out" 2>&1
 	[ "$mode" = log ] && attempt LD "control: the library did load (into $(grep -c loaded "$WORK/preload.log" 2>/dev/null) processes)" \
 		grep -q loaded "$WORK/preload.log"
 	judge "preload ($mode)"
@@ -48,7 +48,7 @@ done
 
 # the command's own loader games for its children
 rm -f "$P/ran"
-srt_run -s "$S" -c "export SRT_ESCAPE_PRELOAD_SKIP=all LD_PRELOAD=$PRE LD_LIBRARY_PATH=$P; $probe" >"$WORK/out" 2>&1
+srt__run -s "$S" -c "export SRT_ESCAPE_PRELOAD_SKIP=all LD_PRELOAD=$PRE LD_LIBRARY_PATH=$P; $probe" >"$WORK/out" 2>&1
 judge "LD_PRELOAD set inside"
 
 echo "1..$_tap_n"

@@ -51,7 +51,7 @@ attempt K10 "no bwrap or helper of these runs is left ($helpers)" test "$helpers
 for p in $(pgrep -f "$MARK"); do kill -KILL "$p" 2>/dev/null; done
 
 # one normal run sweeps the proxy directories of SIGKILLed runs
-TMPDIR="$T" srt_run -s "$S" -c true >/dev/null 2>&1
+TMPDIR="$T" srt__run -s "$S" -c true >/dev/null 2>&1
 for j in $(seq 30); do [ "$before" = "$(snapshot "$P")" ] && break; sleep 0.1; done
 attempt F7 "no placeholder left in the project" test "$before" = "$(snapshot "$P")"
 [ "$before" = "$(snapshot "$P")" ] || diff <(echo "$before") <(snapshot "$P") | head | sed 's/^/# /'

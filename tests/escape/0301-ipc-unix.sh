@@ -59,7 +59,7 @@ attempt I1 "control: the host's own clients are logged" test -s "$WORK/a.log" -a
 rm -f "$WORK/a.log" "$WORK/abs.log"
 
 # I1/I2: every client we have, from inside
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	socat -u OPEN:/etc/hostname UNIX-CONNECT:$A; socat -u OPEN:/etc/hostname ABSTRACT-CONNECT:$ABS
 	/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$A\")'
 	/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"\\0$ABS\")'
@@ -70,7 +70,7 @@ attempt I1 "the host pathname socket logged no connection" test ! -e "$WORK/a.lo
 attempt I2 "the host abstract socket logged no connection" test ! -e "$WORK/abs.log"
 
 # a FIFO is IPC through the filesystem: read-only mounts do not cover it
-srt_run -s "$S" -c "echo PWN-FIFO > $FIFO; /usr/bin/python3 -c 'import os; os.write(os.open(\"$FIFO\", os.O_WRONLY|os.O_NONBLOCK), b\"PWN-FIFO2\")'; true" >/dev/null 2>&1
+srt__run -s "$S" -c "echo PWN-FIFO > $FIFO; /usr/bin/python3 -c 'import os; os.write(os.open(\"$FIFO\", os.O_WRONLY|os.O_NONBLOCK), b\"PWN-FIFO2\")'; true" >/dev/null 2>&1
 sleep 0.3
 attempt I1 "a host FIFO outside the write roots received nothing ($(cat "$WORK/fifo.log" 2>/dev/null | tr '\n' ' '))" \
 	test ! -s "$WORK/fifo.log"
@@ -108,7 +108,7 @@ K=$(( 0x5e700000 + $$ % 65536 ))
 MQ="srt-esc-$$"
 if "$PY" "$WORK/ipc.py" create "$K" "CANARY-IPC-$$"; then
 	"$PY" -c "import ctypes; ctypes.CDLL('librt.so.1').mq_open(b'/$MQ', 0o100 | 2, 0o600, None)" 2>/dev/null
-	srt_run -s "$S" -c "/usr/bin/python3 $WORK/ipc.py attack $K $MQ" >"$WORK/out" 2>&1
+	srt__run -s "$S" -c "/usr/bin/python3 $WORK/ipc.py attack $K $MQ" >"$WORK/out" 2>&1
 	left=$("$PY" "$WORK/ipc.py" drain "$K")
 	"$PY" -c "import ctypes; ctypes.CDLL('librt.so.1').mq_unlink(b'/$MQ')" 2>/dev/null
 	attempt I1 "a host SysV message queue cannot be read from inside" sh -c "! grep -q 'CANARY-IPC' '$WORK/out'"
@@ -127,7 +127,7 @@ fi
 rm -f "$WORK/a.log"
 N=$(fsjson bridge "$S0_FS" '{"allowedDomains":["127.0.0.1"],"deniedDomains":[]}')
 mkdir -p "$P/tmpd/sub"
-( cd "$P" && TMPDIR="$P/tmpd/sub" srt_run -s "$N" -c "
+( cd "$P" && TMPDIR="$P/tmpd/sub" srt__run -s "$N" -c "
 	D=\$(ls -d $P/tmpd/sub/srt-* | head -1)
 	mv $P/tmpd $P/tmpd.old && mkdir -p \"\$D\" && ln -s $A \"\$D/proxy.sock\" && echo planted
 	curl -s -m 3 --noproxy '*' http://127.0.0.1:3128/x; curl -s -m 3 --noproxy '*' http://127.0.0.1:1080/x
@@ -140,7 +140,7 @@ rm -rf "$P/tmpd" "$P/tmpd.old"
 # I4: allowUnixSockets names one socket: that one only, or refused
 U=$(fsjson unix "$S0_FS" "{\"allowedDomains\":[],\"deniedDomains\":[],\"allowUnixSockets\":[\"$A\"]}")
 rm -f "$WORK/a.log" "$WORK/b.log" "$P/ran"
-srt_run -s "$U" -c "touch ran; /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$B\")'; /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"\\0$ABS\")'; true" >/dev/null 2>&1; rc=$?
+srt__run -s "$U" -c "touch ran; /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$B\")'; /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"\\0$ABS\")'; true" >/dev/null 2>&1; rc=$?
 sleep 0.3
 if [ -e "$P/ran" ]; then
 	attempt I4 "allowUnixSockets [a]: socket b and the abstract socket stay unreachable" \

@@ -37,7 +37,7 @@ PORT=$(( 20000 + $$ % 20000 ))
 wait_for "$WORK/any.log.up" 50
 S=$(net_settings "[\"127.0.0.1:$PORT\",\"localhost:$PORT\",\"[::1]:$PORT\"]" '[]')
 
-srt_run -s "$S" -c "
+srt__run -s "$S" -c "
 	curl -s --max-time 3 --noproxy '*' http://127.0.0.1:$PORT/n1
 	env -u HTTP_PROXY -u http_proxy -u HTTPS_PROXY -u https_proxy -u ALL_PROXY -u all_proxy curl -s --max-time 3 http://localhost:$PORT/n1b
 	curl -6 -s --max-time 3 --noproxy '*' 'http://[::1]:$PORT/'
@@ -72,7 +72,7 @@ attempt N2 "the sandbox has only lo ($(cat "$P/ifaces" 2>/dev/null))" test "$(ca
 
 # inbound: what the command listens on is not the host's
 rm -f "$P/listening"
-srt_bg -s "$S" -c "/usr/bin/python3 -c '
+srt__bg -s "$S" -c "/usr/bin/python3 -c '
 import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((\"0.0.0.0\", $((PORT + 1)))); s.listen(4); s.settimeout(3)
@@ -89,7 +89,7 @@ wait "$R" 2>/dev/null
 attempt N1 "a listener inside is not reachable from the host (connect rc=$c)" test ! -e "$P/accepted" -a -e "$P/listening"
 
 # control: through the proxy the same target answers
-srt_run -s "$S" -c "curl -s -o /dev/null -w '%{http_code}' --noproxy '' --max-time 5 http://127.0.0.1:$PORT/via-proxy" >"$WORK/out" 2>/dev/null
+srt__run -s "$S" -c "curl -s -o /dev/null -w '%{http_code}' --noproxy '' --max-time 5 http://127.0.0.1:$PORT/via-proxy" >"$WORK/out" 2>/dev/null
 attempt N1 "control: through the proxy the allowed target is reached ($(cat "$WORK/out"))" grep -q '^tcp' "$WORK/any.log"
 
 echo "1..$_tap_n"

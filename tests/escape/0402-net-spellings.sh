@@ -52,7 +52,7 @@ names="localhost localhost. LOCALHOST LocalHost a.localhost x.y.localhost. local
 for h in $v4 $v6 $names; do
 	printf 'http %s:%s\nconnect %s:%s\nsocks %s %s\n' "$h" "$PORT" "$h" "$PORT" "$h" "$PORT"
 done > "$P/requests"
-srt_run -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+srt__run -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
 sleep 0.3
 total=$(grep -c -- '->' "$WORK/out")
 through=$(grep -E -- '-> 200' "$WORK/out")
@@ -71,7 +71,7 @@ S2=$(net_settings "[\"127.0.0.1:$((PORT + 1))\",\"[::1]:$((PORT + 1))\"]" '[]')
 for h in 127.0.0.1 127.1 0x7f000001 [::1] [::ffff:127.0.0.1] localhost 169.254.169.254; do
 	printf 'http %s:%s\nconnect %s:%s\n' "$h" "$PORT" "$h" "$PORT"
 done > "$P/requests"
-srt_run -s "$S2" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
+srt__run -s "$S2" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
 attempt N11 "an allowed loopback literal on another port opens no spelling of this port" \
 	sh -c "! grep -q -- '-> 200' '$WORK/out' && [ ! -s '$WORK/any.log' ]"
 
@@ -79,7 +79,7 @@ attempt N11 "an allowed loopback literal on another port opens no spelling of th
 # (so the refusals above are the proxy's, not the client's)
 S3=$(net_settings "[\"localhost:$PORT\"]" '[]')
 printf 'http localhost:%s\nconnect localhost:%s\nsocks localhost %s\n' "$PORT" "$PORT" "$PORT" > "$P/requests"
-srt_run -s "$S3" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
+srt__run -s "$S3" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
 attempt N3 "control: allowed localhost:PORT answers 200 by HTTP, CONNECT and SOCKS5 ($(grep -c -- '-> 200' "$WORK/out"))" \
 	test "$(grep -c -- '-> 200' "$WORK/out")" = 3
 

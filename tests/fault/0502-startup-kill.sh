@@ -21,7 +21,7 @@ echo data > "$WORK/proj/existing"
 MARK="30.0$$$RANDOM"
 
 # one normal run first: the placeholders and the proxy are really made
-out=$(srt_run -s "$S" -- sh -c "ls -A; ls -d \$TMPDIR/../tmp/srt-* 2>/dev/null | wc -l; : $MARK" 2>&1)
+out=$(srt__run -s "$S" -- sh -c "ls -A; ls -d \$TMPDIR/../tmp/srt-* 2>/dev/null | wc -l; : $MARK" 2>&1)
 if printf '%s\n' "$out" | grep -qx 'missing-file' && printf '%s\n' "$out" | grep -qx '.bashrc'; then
 	ok "a normal run creates placeholders in the work dir (missing-file, .bashrc)"
 else
@@ -84,12 +84,12 @@ check "kills landed both before and after the command started ($killed_early/$ki
 diag "$left_dirs of $ITER killed runs left their proxy directory until the next start"
 left_now=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
 diag "proxy directories in TMPDIR after the last kill: $left_now"
-out=$(srt_run -s "$S" -- true 2>&1)
+out=$(srt__run -s "$S" -- true 2>&1)
 stale=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
 check "no proxy directory of a killed srt survives the next srt start ($stale left)" test "$stale" = 0
 # a dir that belongs to a live process or another user is never swept
 mkdir -m 700 "$TMPDIR/srt-$$-AAAAAA"
-srt_run -s "$S" -- true >/dev/null 2>&1
+srt__run -s "$S" -- true >/dev/null 2>&1
 check "a live srt's proxy directory is not swept by another start" test -d "$TMPDIR/srt-$$-AAAAAA"
 rmdir "$TMPDIR/srt-$$-AAAAAA"
 # The kills above leave a directory only now and then (the guard usually
@@ -102,7 +102,7 @@ wait "$dead"
 mkdir -m 700 "$TMPDIR/srt-$dead-BBBBBB" "$TMPDIR/srt-$dead-CCCCCC"
 chmod 755 "$TMPDIR/srt-$dead-CCCCCC"
 : > "$TMPDIR/srt-$dead-BBBBBB/proxy.sock"
-out=$(srt_run -s "$S" -- true 2>&1)
+out=$(srt__run -s "$S" -- true 2>&1)
 rc=$?
 check "the start ran (exit $rc${out:+: $out})" test "$rc" = 0
 check "a dead srt's proxy directory is swept by the next start" test ! -e "$TMPDIR/srt-$dead-BBBBBB"

@@ -29,9 +29,9 @@ printf '%s\n' "$PERM" >"$WORK/perm.json"
 # reference explanations of each file alone, without the per-run parts
 norm() { sed -E 's#srt-[0-9]+-[A-Za-z0-9]{6}#srt-PID#g; s#(--[a-z-]+-fd) [0-9]+#\1 N#g; s#(--proxy-socket-id) [0-9]+:[0-9]+#\1 N#g; s#(landlock layer: applied: )[0-9]+ rules#\1N rules#'; }
 cp "$WORK/strict.json" "$SF"
-ref_strict=$(srt_run -s "$SF" --explain true 2>&1 | norm)
+ref_strict=$(srt__run -s "$SF" --explain true 2>&1 | norm)
 cp "$WORK/perm.json" "$SF"
-ref_perm=$(srt_run -s "$SF" --explain true 2>&1 | norm)
+ref_perm=$(srt__run -s "$SF" --explain true 2>&1 | norm)
 if [ "$ref_strict" != "$ref_perm" ] && printf '%s' "$ref_perm" | grep -q "127.0.0.1:$WEB_PORT"; then
 	ok "the two files explain differently"
 else
@@ -91,7 +91,7 @@ check "the plan srt reports (--debug) matches what it enforced ($argv_bad mismat
 
 odd=0 es=0 ep=0
 for i in $(seq "$EXPLAINS"); do
-	e=$(srt_run -s "$SF" --explain true 2>&1 | norm)
+	e=$(srt__run -s "$SF" --explain true 2>&1 | norm)
 	if [ "$e" = "$ref_strict" ]; then es=$((es + 1))
 	elif [ "$e" = "$ref_perm" ]; then ep=$((ep + 1))
 	else

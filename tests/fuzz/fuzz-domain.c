@@ -53,7 +53,7 @@ static bool is_address(const char *h)
 
 static void check_pattern(const char *p)
 {
-	static const enum srt_domain_list lists[] = {
+	static const enum srt__domain_list lists[] = {
 		SRT_LIST_ALLOWED, SRT_LIST_DENIED, SRT_LIST_PLAIN,
 	};
 	struct srt_diag d;

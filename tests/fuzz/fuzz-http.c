@@ -29,12 +29,12 @@ static void check_span(const char *p, size_t n, const char *buf, size_t len,
 		   "%s (%zu bytes) lies outside the input", what, n);
 }
 
-static void check_head(const struct srt_http_head *h, const char *buf, size_t end)
+static void check_head(const struct srt__http_head *h, const char *buf, size_t end)
 {
 	FUZZ_CHECK(h->n <= SRT_HTTP_MAX_HEADERS, "%zu headers", h->n);
 	FUZZ_CHECK(h->minor == 0 || h->minor == 1, "minor %d", h->minor);
 	for (size_t i = 0; i < h->n; i++) {
-		const struct srt_http_header *hd = &h->h[i];
+		const struct srt__http_header *hd = &h->h[i];
 		check_span(hd->name, hd->name_len, buf, end, "header name");
 		check_span(hd->value, hd->value_len, buf, end, "header value");
 		FUZZ_CHECK(hd->name_len > 0, "empty header name");
@@ -61,7 +61,7 @@ static void check_line_ends(const char *buf, size_t end, const char *what)
 	}
 }
 
-static size_t build_up(const struct srt_http_head *h, const struct srt_http_request *r,
+static size_t build_up(const struct srt__http_head *h, const struct srt__http_request *r,
 		       const char *canon, const char *proxy_auth, size_t cap, char **out)
 {
 	char *buf = malloc(cap ? cap : 1);
@@ -96,9 +96,9 @@ static bool over_limits(const char *out, size_t n)
  * method, carry one Host and the analysed framing only, and never pass
  * the client's Proxy-Authorization on (only ours, to a parent proxy). Sent
  * to a parent proxy, it must analyse to the same host, port and framing. */
-static void check_upstream(const struct srt_http_head *h, const struct srt_http_request *r,
+static void check_upstream(const struct srt__http_head *h, const struct srt__http_request *r,
 			   const char *canon, const char *pa, const char *out, size_t n,
-			   struct srt_http_head *h2)
+			   struct srt__http_head *h2)
 {
 	bool have_host = false, have_cl = false, have_te = false;
 	int end2, n_auth = 0;
@@ -113,7 +113,7 @@ static void check_upstream(const struct srt_http_head *h, const struct srt_http_
 		   memcmp(h2->method, h->method, h->method_len) == 0,
 		   "method changed upstream");
 	for (size_t i = 0; i < h2->n; i++) {
-		const struct srt_http_header *hd = &h2->h[i];
+		const struct srt__http_header *hd = &h2->h[i];
 		if (srt__http_name_is(hd, "host")) {
 			FUZZ_CHECK(!have_host, "two Host headers upstream");
 			have_host = true;
@@ -138,8 +138,8 @@ static void check_upstream(const struct srt_http_head *h, const struct srt_http_
 		   have_cl == (r->body == SRT_BODY_LENGTH),
 		   "upstream framing differs from the analysed one");
 	if (pa) {
-		struct srt_http_request r2;
-		struct srt_http_refusal why2;
+		struct srt__http_request r2;
+		struct srt__http_refusal why2;
 		char c2[300];
 
 		FUZZ_CHECK(srt__http_analyze_request(h2, &r2, &why2) == 0,
@@ -156,9 +156,9 @@ static void check_upstream(const struct srt_http_head *h, const struct srt_http_
 
 static void fuzz_request(const char *buf, size_t len)
 {
-	struct srt_http_head *h = malloc(sizeof(*h)), *h2 = malloc(sizeof(*h2));
-	struct srt_http_request r;
-	struct srt_http_refusal why;
+	struct srt__http_head *h = malloc(sizeof(*h)), *h2 = malloc(sizeof(*h2));
+	struct srt__http_request r;
+	struct srt__http_refusal why;
 	char canon[300], *out = NULL, *small = NULL;
 	int end;
 	size_t n, n2;
@@ -243,8 +243,8 @@ static bool folds_equal(const char *a, size_t alen, const char *b)
 
 static void fuzz_response(const char *buf, size_t len, bool head_request, bool close)
 {
-	struct srt_http_head *h = malloc(sizeof(*h)), *h2 = malloc(sizeof(*h2));
-	struct srt_http_response r;
+	struct srt__http_head *h = malloc(sizeof(*h)), *h2 = malloc(sizeof(*h2));
+	struct srt__http_response r;
 	char *out = NULL;
 	size_t cap, n;
 	int end, end2;
@@ -304,7 +304,7 @@ struct chunk_result {
 
 static struct chunk_result chunk_whole(const char *b, size_t n)
 {
-	struct srt_chunked c;
+	struct srt__chunked c;
 	struct chunk_result res;
 	bool done = false;
 	long k;
@@ -324,7 +324,7 @@ static struct chunk_result chunk_whole(const char *b, size_t n)
 static struct chunk_result chunk_pieces(const char *b, size_t n, const uint8_t *steps,
 					size_t nsteps, bool skip)
 {
-	struct srt_chunked c;
+	struct srt__chunked c;
 	struct chunk_result res = { 0, false };
 	size_t off = 0, si = 0;
 
@@ -387,7 +387,7 @@ static void fuzz_chunked(const char *b, size_t n, const uint8_t *steps, size_t n
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
-	struct srt_http_head *h;
+	struct srt__http_head *h;
 	int end;
 
 	fuzz_request(buf, size);

@@ -1,5 +1,5 @@
-/* libFuzzer harness: the settings parser, JSON (srt_settings_parse_json)
- * or YAML (srt_settings_parse_yaml with -DFUZZ_SETTINGS_YAML), on every
+/* libFuzzer harness: the settings parser, JSON (srt__settings_parse_json)
+ * or YAML (srt__settings_parse_yaml with -DFUZZ_SETTINGS_YAML), on every
  * input: init, parse, release. Beyond "no crash, no leak" it checks what
  * the rest of srt relies on after a successful parse (every domain entry
  * passed the pattern check, numbers in range) and that a failed parse
@@ -13,14 +13,14 @@
 #include "libsrt/settings.h"
 
 #ifdef FUZZ_SETTINGS_YAML
-#define PARSE srt_settings_parse_yaml
+#define PARSE srt__settings_parse_yaml
 #define ORIGIN "fuzz.yaml"
 #else
-#define PARSE srt_settings_parse_json
+#define PARSE srt__settings_parse_json
 #define ORIGIN "fuzz.json"
 #endif
 
-static void check_domains(const struct srt_strv *v, enum srt_domain_list list,
+static void check_domains(const struct srt__strv *v, enum srt__domain_list list,
 			  const char *what)
 {
 	struct srt_diag d;
@@ -33,14 +33,14 @@ static void check_domains(const struct srt_strv *v, enum srt_domain_list list,
 	}
 }
 
-static void check_strv(const struct srt_strv *v, const char *what)
+static void check_strv(const struct srt__strv *v, const char *what)
 {
 	FUZZ_CHECK(v->n == 0 || v->v != NULL, "%s has %zu entries and no array", what, v->n);
 	for (size_t i = 0; i < v->n; i++)
 		FUZZ_CHECK(v->v[i] != NULL, "%s[%zu] is NULL", what, i);
 }
 
-static void check_parsed(const struct srt_settings *s)
+static void check_parsed(const struct srt__settings *s)
 {
 	check_domains(&s->allowed_domains, SRT_LIST_ALLOWED, "allowedDomains");
 	check_domains(&s->denied_domains, SRT_LIST_DENIED, "deniedDomains");
@@ -66,13 +66,13 @@ static void check_parsed(const struct srt_settings *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct srt_settings s, fresh;
+	struct srt__settings s, fresh;
 	struct srt_diag diag;
 	int rc;
 
 	memset(&diag, 0x5a, sizeof(diag));
-	srt_settings_init(&s);
-	srt_settings_init(&fresh);
+	srt__settings_init(&s);
+	srt__settings_init(&fresh);
 	rc = PARSE(&s, (const char *)data, size, ORIGIN, &diag);
 	if (rc == SRT_OK) {
 		check_parsed(&s);
@@ -88,10 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "failed parse left settings that differ from init: %s",
 			   diag.message);
 	}
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	FUZZ_CHECK(memcmp(&s, &fresh, sizeof(s)) == 0,
 		   "release did not leave the settings as after init");
 	/* release twice is harmless (fields were reset) */
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	return 0;
 }

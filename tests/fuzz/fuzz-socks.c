@@ -72,7 +72,7 @@ static int auth(const uint8_t *b, size_t n)
 
 static int request(const uint8_t *b, size_t n)
 {
-	struct srt_socks_request r;
+	struct srt__socks_request r;
 	int bad = -1, k;
 
 	memset(&r, 0x5a, sizeof(r));
@@ -90,7 +90,7 @@ static int request(const uint8_t *b, size_t n)
 		FUZZ_CHECK(strlen(r.host) == b[4] && memcmp(r.host, b + 5, b[4]) == 0,
 			   "domain name not copied as sent");
 	{
-		struct srt_socks_request r2;
+		struct srt__socks_request r2;
 		int bad2;
 		FUZZ_CHECK(srt__socks_parse_request(b, (size_t)k - 1, &r2, &bad2) == 0,
 			   "request complete one byte early");

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void srt_escape_preload_init(void) __attribute__((constructor));
+void srt__escape_preload_init(void) __attribute__((constructor));
 int seccomp_load(void *ctx);
 
 static void note(const char *what)
@@ -43,7 +43,7 @@ static void note(const char *what)
 	close(fd);
 }
 
-void srt_escape_preload_init(void)
+void srt__escape_preload_init(void)
 {
 	note("loaded");
 }

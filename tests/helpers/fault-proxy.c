@@ -773,9 +773,9 @@ int main(void)
 	const char *e;
 	int tunnels = 1000, efd, cfd;
 	uint64_t bytes = 131072;
-	struct srt_settings s;
-	struct srt_proxy_config cfg;
-	struct srt_proxy *proxy = NULL;
+	struct srt__settings s;
+	struct srt__proxy_config cfg;
+	struct srt__proxy *proxy = NULL;
 	struct srt_diag diag = { "", "", 0 };
 	struct rlimit rl;
 	struct fdcount base0, base, got;

@@ -13,81 +13,81 @@ out=$("$SRT" -V 2>&1); check "-V prints the version" test -n "$out" -a "$?" = 0
 check "no command: exit 1" test $rc = 1
 check "no command: one clear line" grep -q 'no command given' "$WORK/err"
 
-srt_run --bogus -- touch "$MARK" 2>"$WORK/err"; rc=$?
+srt__run --bogus -- touch "$MARK" 2>"$WORK/err"; rc=$?
 check "unknown option refused with exit 1" test $rc = 1 -a ! -e "$MARK"
 check "unknown option is named" grep -q "'--bogus'" "$WORK/err"
 
-out=$(srt_run -s "$S" echo -d --debug 2>/dev/null)
+out=$(srt__run -s "$S" echo -d --debug 2>/dev/null)
 check "parsing stops at the first command word" test "$out" = "-d --debug"
-out=$(srt_run -s "$S" -- echo -c x 2>/dev/null)
+out=$(srt__run -s "$S" -- echo -c x 2>/dev/null)
 check "-- ends the options" test "$out" = "-c x"
-out=$(srt_run -s "$S" echo "hello world" "it's" '$HOME' '=x' 2>/dev/null)
+out=$(srt__run -s "$S" echo "hello world" "it's" '$HOME' '=x' 2>/dev/null)
 check "positional words are quoted, not expanded" test "$out" = "hello world it's \$HOME =x"
-out=$(srt_run -s "$S" -c 'echo A' echo B 2>/dev/null)
+out=$(srt__run -s "$S" -c 'echo A' echo B 2>/dev/null)
 check "-c wins over positional words" test "$out" = "A"
 
 # F19: a settings file that cannot be used stops srt before anything runs.
-srt_run -s "$WORK/typo.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/typo.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "F19 missing --settings: exit 1, nothing ran" test $rc = 1 -a ! -e "$MARK"
 check "F19 missing --settings: names the file" grep -q "typo.json" "$WORK/err"
 : > "$WORK/empty.json"
-srt_run -s "$WORK/empty.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/empty.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "empty --settings refused" test $rc = 1 -a ! -e "$MARK"
 echo '{"network": {' > "$WORK/bad.json"
-srt_run -s "$WORK/bad.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/bad.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "invalid JSON refused" test $rc = 1 -a ! -e "$MARK"
 check "invalid JSON: says so" grep -qi "json" "$WORK/err"
 echo '{"network":{"allowedDomains":["ok.example","*.com"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/broad.json"
-srt_run -s "$WORK/broad.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/broad.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "schema failure refused" test $rc = 1 -a ! -e "$MARK"
 check "schema failure names the key path" grep -q 'network.allowedDomains\[1\]' "$WORK/err"
 mkdir "$WORK/dir.json"
-srt_run -s "$WORK/dir.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/dir.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "directory as --settings refused" test $rc = 1 -a ! -e "$MARK"
 echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[],"allowWrites":["/"]}}' > "$WORK/typo-key.json"
-srt_run -s "$WORK/typo-key.json" -c true 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/typo-key.json" -c true 2>"$WORK/err"; rc=$?
 check "unknown key warns and names the key" grep -q 'allowWrites' "$WORK/err"
 echo '{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/tls.json"
-srt_run -s "$WORK/tls.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+srt__run -s "$WORK/tls.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "a rule srt cannot enforce yet is refused, not ignored" test $rc = 1 -a ! -e "$MARK"
 check "the refusal names the key" grep -q 'network.tlsTerminate' "$WORK/err"
 
 # YAML with the same schema
 printf 'network:\n  allowedDomains: []\n  deniedDomains: []\nfilesystem:\n  denyRead: ["~/.ssh"]\n  allowWrite: ["."]\n  denyWrite: []\n' > "$WORK/s.yaml"
-out=$(srt_run -s "$WORK/s.yaml" -c 'cat ~/.ssh/id_canary 2>/dev/null; echo yaml-ran' 2>/dev/null)
+out=$(srt__run -s "$WORK/s.yaml" -c 'cat ~/.ssh/id_canary 2>/dev/null; echo yaml-ran' 2>/dev/null)
 check "YAML settings load and are enforced" test "$out" = "yaml-ran"
 
 # git.safeDirectories reaches git through GIT_CONFIG_* (continuing an inherited count)
 echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]},"git":{"safeDirectories":["/srv/repo"]}}' > "$WORK/git.json"
-out=$(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=me srt_run -s "$WORK/git.json" -c 'echo $GIT_CONFIG_COUNT $GIT_CONFIG_KEY_0 $GIT_CONFIG_KEY_1 $GIT_CONFIG_VALUE_1 $GIT_CONFIG_VALUE_2' 2>/dev/null)
+out=$(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=me srt__run -s "$WORK/git.json" -c 'echo $GIT_CONFIG_COUNT $GIT_CONFIG_KEY_0 $GIT_CONFIG_KEY_1 $GIT_CONFIG_VALUE_1 $GIT_CONFIG_VALUE_2' 2>/dev/null)
 check "git.safeDirectories continues the inherited GIT_CONFIG_COUNT ($out)" test "$out" = "3 user.name safe.directory /srv/repo /srv/repo/*"
-out=$(GIT_CONFIG_COUNT=0 srt_run -s "$WORK/git.json" -c 'echo "[${GIT_CONFIG_COUNT}]"' 2>/dev/null)
+out=$(GIT_CONFIG_COUNT=0 srt__run -s "$WORK/git.json" -c 'echo "[${GIT_CONFIG_COUNT}]"' 2>/dev/null)
 check "an inherited GIT_CONFIG_COUNT=0 is the user's opt-out ($out)" test "$out" = "[0]"
 
 # --explain runs nothing
-out=$(srt_run -s "$S" --explain -c "touch $MARK" 2>&1); rc=$?
+out=$(srt__run -s "$S" --explain -c "touch $MARK" 2>&1); rc=$?
 check "--explain exits 0 and runs nothing" test $rc = 0 -a ! -e "$MARK"
 check "--explain shows the bwrap plan" grep -q 'bwrap argv:' <<<"$out"
 check "--explain shows where a rule came from" grep -q 'filesystem.denyRead\[0\]' <<<"$out"
 
 # exit status
-srt_run -s "$S" -c 'exit 7'; check "exit 7 -> 7" test $? = 7
-srt_run -s "$S" -c 'kill -TERM $$'; check "kill -TERM \$\$ -> 143" test $? = 143
-srt_run -s "$S" -c 'kill -9 $$'; check "kill -9 \$\$ -> 137" test $? = 137
-srt_run -s "$S" -- /nonexistent/cmd 2>/dev/null; check "missing command -> 127" test $? = 127
+srt__run -s "$S" -c 'exit 7'; check "exit 7 -> 7" test $? = 7
+srt__run -s "$S" -c 'kill -TERM $$'; check "kill -TERM \$\$ -> 143" test $? = 143
+srt__run -s "$S" -c 'kill -9 $$'; check "kill -9 \$\$ -> 137" test $? = 137
+srt__run -s "$S" -- /nonexistent/cmd 2>/dev/null; check "missing command -> 127" test $? = 127
 
 # -c with a plain `program args` line runs it without a shell: same status,
 # and BASH_ENV (read by a non-interactive bash) is not sourced
 # (only a bash inside the sandbox counts: the build tree's srt is a libtool
 # wrapper script that reads BASH_ENV too)
 printf '[ -n "$SANDBOX_RUNTIME" ] && echo sourced-bash-env\n' >"$WORK/bash-env"
-out=$(BASH_ENV="$WORK/bash-env" srt_run -d -s "$S" -c 'false' 2>&1); rc=$?
+out=$(BASH_ENV="$WORK/bash-env" srt__run -d -s "$S" -c 'false' 2>&1); rc=$?
 check "-c false -> 1" test $rc = 1
 check "-c with a simple command: no shell, so BASH_ENV is not read" \
 	eval '! grep -q sourced-bash-env <<<"$out" && grep -q "run without a shell" <<<"$out"'
-out=$(BASH_ENV="$WORK/bash-env" srt_run -s "$S" -c 'true; echo x' 2>&1)
+out=$(BASH_ENV="$WORK/bash-env" srt__run -s "$S" -c 'true; echo x' 2>&1)
 check "-c with shell syntax still runs the shell" grep -q sourced-bash-env <<<"$out"
-srt_run -s "$S" -c 'srt-no-such-program' 2>"$WORK/err"; rc=$?
+srt__run -s "$S" -c 'srt-no-such-program' 2>"$WORK/err"; rc=$?
 check "-c with an unknown program: the shell's 127 and message" \
 	eval 'test $rc = 127 && grep -q "command not found" "$WORK/err"'
 

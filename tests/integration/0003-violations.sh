@@ -12,7 +12,7 @@ S=$(net_settings "[\"localhost:$WEB_PORT\"]" '["evil.test"]' \
 	'"deniedDomainReasons":{"evil.test":"no evil here"}')
 
 # --violations-log: one JSON object per denied action, attributed
-srt_run -s "$S" --violations-log "$WORK/v.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; $CURLP http://other.test/x >/dev/null 2>&1; true" 2>"$WORK/err"
+srt__run -s "$S" --violations-log "$WORK/v.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; $CURLP http://other.test/x >/dev/null 2>&1; true" 2>"$WORK/err"
 check "two denied hosts: exactly two events in the log" test "$(wc -l < "$WORK/v.jsonl")" = 2
 check "the event names the host and the configured reason" \
 	grep -q '"line":"deny network-outbound evil.test:80 (no evil here)"' "$WORK/v.jsonl"
@@ -26,7 +26,7 @@ check "the summary on stderr lists the denials" grep -q 'srt: the sandbox denied
 
 # a command whose text is not UTF-8 (the caller's bytes): every record is
 # still strict JSON, the stray bytes as U+FFFD
-srt_run -s "$S" --violations-log "$WORK/vu.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; : $(printf '\377\300\257')" 2>/dev/null
+srt__run -s "$S" --violations-log "$WORK/vu.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; : $(printf '\377\300\257')" 2>/dev/null
 check "a command text that is not UTF-8: the record is strict UTF-8 JSON with U+FFFD" python3 -c '
 import json,sys
 l=open(sys.argv[1],"rb").read().decode("utf-8")
@@ -51,7 +51,7 @@ ts=[threading.Thread(target=worker) for _ in range(6)]
 for t in ts: t.start()
 for t in ts: t.join()
 PYF
-srt_run -s "$S" --violations-log "$WORK/vf.jsonl" -c "python3 $WORK/flood.py" 2>"$WORK/err"
+srt__run -s "$S" --violations-log "$WORK/vf.jsonl" -c "python3 $WORK/flood.py" 2>"$WORK/err"
 lines=$(wc -l < "$WORK/vf.jsonl")
 check "3,000 denied requests: the log is bounded ($lines lines) and notes the rest" \
 	test "$lines" -ge 1000 -a "$lines" -le 1500 -a "$(grep -c 'were not reported (rate limit' "$WORK/vf.jsonl")" -ge 1
@@ -59,17 +59,17 @@ check "the summary gives the total, not only the last 100" grep -q '^srt: the sa
 
 # --violations-fd
 exec 7>"$WORK/v7.jsonl"
-srt_run -s "$S" --violations-fd 7 -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>/dev/null
+srt__run -s "$S" --violations-fd 7 -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>/dev/null
 exec 7>&-
 check "--violations-fd: one event" test "$(wc -l < "$WORK/v7.jsonl")" = 1
 
 # --quiet
-srt_run -s "$S" --quiet -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>"$WORK/err"
+srt__run -s "$S" --quiet -c "$CURLP http://evil.test/ >/dev/null 2>&1; true" 2>"$WORK/err"
 check "--quiet: no summary" test -z "$(grep 'srt: the sandbox denied' "$WORK/err")"
 
 # ignoreViolations: the '*' rule hides matching lines
 SI=$(settings "{\"network\":{\"allowedDomains\":[\"localhost:$WEB_PORT\"],\"deniedDomains\":[\"evil.test\"]},$NET_FS,\"ignoreViolations\":{\"*\":[\"evil.test\"]}}")
-srt_run -s "$SI" --violations-log "$WORK/vi.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; $CURLP http://other.test/ >/dev/null 2>&1; true" 2>"$WORK/err" || true
+srt__run -s "$SI" --violations-log "$WORK/vi.jsonl" -c "$CURLP http://evil.test/ >/dev/null 2>&1; $CURLP http://other.test/ >/dev/null 2>&1; true" 2>"$WORK/err" || true
 check "ignoreViolations hides the matching event only" \
 	test "$(grep -c '"line":"deny network-outbound evil.test' "$WORK/vi.jsonl" 2>/dev/null)" = 0 -a \
 	     "$(grep -c '"line":"deny network-outbound other.test' "$WORK/vi.jsonl" 2>/dev/null)" = 1
@@ -77,7 +77,7 @@ check "ignoreViolations hides the matching event only" \
 # --control-fd: refused, then allowed by a control line, in one command
 mkfifo "$WORK/ctl"
 SC=$(net_settings '[]' '[]')
-( srt_run -s "$SC" --control-fd 3 -c "
+( srt__run -s "$SC" --control-fd 3 -c "
 	a=\$($CURLP -o /dev/null -w '%{http_code}' http://localhost:$WEB_PORT/before 2>/dev/null)
 	echo \$a > before.txt
 	echo go > ready.txt
@@ -107,9 +107,9 @@ out=$(bash -c "ulimit -Sn 1000; $(printf '%q' "$SRT") --backend=$(printf '%q' "$
 check "the command keeps the caller's open-files limit ($out)" test "$out" = 1000
 
 # --control-fd validation
-srt_run -s "$SC" --control-fd 2 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+srt__run -s "$SC" --control-fd 2 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
 check "--control-fd 2 refused" test $rc = 1 -a ! -e "$WORK/ran"
-srt_run -s "$SC" --control-fd 9 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+srt__run -s "$SC" --control-fd 9 -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
 check "--control-fd on a closed descriptor refused before running" test $rc = 1 -a ! -e "$WORK/ran"
 
 # where the records go (review findings): a FIFO nobody reads is an
@@ -121,13 +121,13 @@ rm -f "$WORK/ran"; mkfifo "$WORK/vfifo"
 timeout -k 2 10 "$SRT" --backend="$BACKEND" -s "$SV" --violations-log "$WORK/vfifo" -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
 check "--violations-log on a FIFO with no reader: exit 1 at once, nothing ran (rc=$rc)" \
 	test "$rc" = 1 -a ! -e "$WORK/ran" && grep -q 'a FIFO with no reader' "$WORK/err"
-srt_run -s "$SV" --violations-log "$WORK/a.log" --violations-fd 7 -c "touch $WORK/ran" 7>/dev/null 2>"$WORK/err"; rc=$?
+srt__run -s "$SV" --violations-log "$WORK/a.log" --violations-fd 7 -c "touch $WORK/ran" 7>/dev/null 2>"$WORK/err"; rc=$?
 check "--violations-log with --violations-fd: refused, nothing ran (rc=$rc)" test "$rc" = 1 -a ! -e "$WORK/ran"
 mkfifo "$WORK/vstall"
 ( exec 3<"$WORK/vstall"; sleep 30 ) & stall=$!
 exec 7>"$WORK/vstall"
 start=$(date +%s)
-srt_run -s "$SV" --violations-fd 7 -c 'i=0; while [ $i -lt 3000 ]; do (: > /etc/srt-v$i) 2>/dev/null; i=$((i+1)); done; echo done' >"$WORK/out" 2>"$WORK/err"; rc=$?
+srt__run -s "$SV" --violations-fd 7 -c 'i=0; while [ $i -lt 3000 ]; do (: > /etc/srt-v$i) 2>/dev/null; i=$((i+1)); done; echo done' >"$WORK/out" 2>"$WORK/err"; rc=$?
 secs=$(( $(date +%s) - start ))
 exec 7>&-
 kill $stall 2>/dev/null; wait $stall 2>/dev/null
@@ -135,12 +135,12 @@ check "--violations-fd whose reader stopped: the run ends (rc=$rc, ${secs}s)" \
 	test "$rc" = 0 -a "$(cat "$WORK/out")" = done -a "$secs" -lt 25
 check "and srt says how many records it could not write ($(grep -o '[0-9]* violation record(s) were not written' "$WORK/err"))" \
 	grep -q 'violation record(s) were not written to --violations-fd' "$WORK/err"
-(cd "$WORK" && srt_run -s "$SV" --violations-log "$WORK/own.log" -c ': > own.log; echo "{\"line\":\"forged\"}" >> own.log; : > /etc/srt-v-x; true') >/dev/null 2>&1
+(cd "$WORK" && srt__run -s "$SV" --violations-log "$WORK/own.log" -c ': > own.log; echo "{\"line\":\"forged\"}" >> own.log; : > /etc/srt-v-x; true') >/dev/null 2>&1
 check "the log in a write root: the command can neither add to it nor cut it ($(wc -l < "$WORK/own.log") records)" \
 	sh -c "! grep -qx '{\"line\":\"forged\"}' '$WORK/own.log' && grep -q '/etc/srt-v-x' '$WORK/own.log'"
 echo old > "$WORK/hl.log"; ln "$WORK/hl.log" "$WORK/hl-alias"
 rm -f "$WORK/ran"
-srt_run -s "$SV" --violations-log "$WORK/hl.log" -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
+srt__run -s "$SV" --violations-log "$WORK/hl.log" -c "touch $WORK/ran" 2>"$WORK/err"; rc=$?
 check "a log with another hard link (the command could write it there): refused, nothing ran (rc=$rc)" \
 	test "$rc" = 1 -a ! -e "$WORK/ran" && grep -q 'hard links' "$WORK/err"
 # a pipe another user made (su, sudo, supervisors): srt cannot reopen it,

@@ -19,7 +19,7 @@ S=$(fs base '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
 for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do
 	echo orig > "$P/$f"
 done
-srt_run -s "$S" -c 'for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do echo MOD > $f; done' >/dev/null 2>&1
+srt__run -s "$S" -c 'for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do echo MOD > $f; done' >/dev/null 2>&1
 bad=
 for f in .bashrc .gitconfig .zshrc .mcp.json .bash_profile .zprofile .profile .gitmodules .ripgreprc .zshenv .zlogin .bash_login; do
 	[ "$(cat "$P/$f")" = orig ] || bad="$bad $f"
@@ -29,10 +29,10 @@ check "dangerous files in cwd stay unchanged${bad:+ (changed:$bad)}" test -z "$b
 # git: hooks and config; other .git content writable
 mkdir -p "$P/.git/hooks" "$P/.git/objects" "$P/.claude"
 echo "[core]" > "$P/.git/config"
-srt_run -s "$S" -c 'echo MOD > .git/config; echo x > .git/hooks/pre-commit' >/dev/null 2>&1
+srt__run -s "$S" -c 'echo MOD > .git/config; echo x > .git/hooks/pre-commit' >/dev/null 2>&1
 check ".git/config and .git/hooks are write-denied" \
 	test "$(cat "$P/.git/config")" = "[core]" -a ! -e "$P/.git/hooks/pre-commit"
-srt_run -s "$S" -c 'echo o > .git/objects/test-obj && echo c > .claude/other.txt && echo s > safe.txt' >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c 'echo o > .git/objects/test-obj && echo c > .claude/other.txt && echo s > safe.txt' >/dev/null 2>&1; rc=$?
 check "other .git and .claude files and plain files stay writable (rc=$rc)" \
 	test $rc = 0 -a -e "$P/.git/objects/test-obj" -a -e "$P/.claude/other.txt" -a -e "$P/safe.txt"
 # the git directories git also reads config and runs hooks from: a
@@ -43,7 +43,7 @@ echo "ref: refs/heads/main" > "$P/.git/modules/sub/HEAD"
 echo "[core]" > "$P/.git/modules/sub/config"
 echo "ref: refs/heads/main" > "$P/.git/worktrees/wt/HEAD"
 echo "../.." > "$P/.git/worktrees/wt/commondir"
-out=$(srt_run -s "$S" -c 'echo MOD >> .git/modules/sub/config; echo x > .git/modules/sub/hooks/post-checkout; echo ../../x > .git/worktrees/wt/commondir; echo ../x > .git/commondir' 2>&1)
+out=$(srt__run -s "$S" -c 'echo MOD >> .git/modules/sub/config; echo x > .git/modules/sub/hooks/post-checkout; echo ../../x > .git/worktrees/wt/commondir; echo ../x > .git/commondir' 2>&1)
 check "a submodule's config and hooks are write-denied" \
 	test "$(cat "$P/.git/modules/sub/config")" = "[core]" -a ! -e "$P/.git/modules/sub/hooks/post-checkout"
 check "a worktree's commondir is write-denied" test "$(cat "$P/.git/worktrees/wt/commondir")" = "../.."
@@ -62,7 +62,7 @@ if command -v git >/dev/null 2>&1; then
 	git init -q --bare "$GD/bare.git" 2>/dev/null
 	touch "$GD/store/proj.git/config.worktree"
 	GS=$(fs gd "{\"denyRead\":[],\"allowWrite\":[\"$GD\"],\"denyWrite\":[]}")
-	(cd "$GD" && srt_run -s "$GS" -c 'echo x > store/proj.git/hooks/pre-commit; echo "[core] fsmonitor = x" >> store/proj.git/config; echo x > bare.git/hooks/post-update; echo "[core] sshCommand = x" >> bare.git/config; echo "[core] fsmonitor = x" >> store/proj.git/config.worktree') >/dev/null 2>&1
+	(cd "$GD" && srt__run -s "$GS" -c 'echo x > store/proj.git/hooks/pre-commit; echo "[core] fsmonitor = x" >> store/proj.git/config; echo x > bare.git/hooks/post-update; echo "[core] sshCommand = x" >> bare.git/config; echo "[core] fsmonitor = x" >> store/proj.git/config.worktree') >/dev/null 2>&1
 	check "a separate git directory's hooks, config and config.worktree are write-denied" \
 		test ! -e "$GD/store/proj.git/hooks/pre-commit" -a -z "$(grep -l fsmonitor "$GD/store/proj.git/config" "$GD/store/proj.git/config.worktree" 2>/dev/null)"
 	check "a bare repository's hooks and config are write-denied" \
@@ -94,11 +94,11 @@ else
 	skip "git missing"; skip "git missing"
 fi
 
-srt_run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1
+srt__run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1
 check "absent .claude/commands and .vscode cannot be created" \
 	test ! -e "$P/.claude/commands/t.md" -a ! -e "$P/.vscode/settings.json"
 G=$(fs gitcfg '{"denyRead":[],"allowWrite":["."],"denyWrite":[],"allowGitConfig":true}')
-srt_run -s "$G" -c 'echo "[user]" >> .git/config; echo x > .git/hooks/post-commit' >/dev/null 2>&1
+srt__run -s "$G" -c 'echo "[user]" >> .git/config; echo x > .git/hooks/post-commit' >/dev/null 2>&1
 check "allowGitConfig: config writable, hooks still not" \
 	test "$(tail -1 "$P/.git/config")" = "[user]" -a ! -e "$P/.git/hooks/post-commit"
 
@@ -107,7 +107,7 @@ mkdir -p "$P/x/y/z" "$P/node_modules/m"
 echo orig > "$P/x/y/.bashrc"
 echo orig > "$P/x/y/z/.bashrc"
 mkdir -p "$P/x/.git/hooks"
-srt_run -s "$S" -c 'echo MOD > x/y/.bashrc; echo MOD > x/.git/hooks/pre-push; echo MOD > x/y/z/.bashrc' >/dev/null 2>&1
+srt__run -s "$S" -c 'echo MOD > x/y/.bashrc; echo MOD > x/.git/hooks/pre-push; echo MOD > x/y/z/.bashrc' >/dev/null 2>&1
 check "mandatory deny found at depth 2" test "$(cat "$P/x/y/.bashrc")" = orig
 check "nested repo hooks protected" test ! -e "$P/x/.git/hooks/pre-push"
 check "depth rule: directory depth 3 is beyond mandatoryDenySearchDepth 3" \
@@ -115,14 +115,14 @@ check "depth rule: directory depth 3 is beyond mandatoryDenySearchDepth 3" \
 D5=$(fs deep '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
 sed -i 's/}}$/},"mandatoryDenySearchDepth":5}/' "$D5"
 echo orig > "$P/x/y/z/.bashrc"
-srt_run -s "$D5" -c 'echo MOD > x/y/z/.bashrc' >/dev/null 2>&1
+srt__run -s "$D5" -c 'echo MOD > x/y/z/.bashrc' >/dev/null 2>&1
 check "mandatoryDenySearchDepth 5 reaches directory depth 3" test "$(cat "$P/x/y/z/.bashrc")" = orig
 
 # a second write root gets the same protection (the reference scans cwd only)
 mkdir -p "$WORK/other/.git/hooks"
 echo orig > "$WORK/other/.zshrc"
 W2=$(fs second "{\"denyRead\":[],\"allowWrite\":[\".\",\"$WORK/other\"],\"denyWrite\":[]}")
-srt_run -s "$W2" -c "echo MOD > '$WORK/other/.zshrc'; echo x > '$WORK/other/.git/hooks/pre-commit'; echo x > '$WORK/other/.bashrc'; echo ok > '$WORK/other/file'" >/dev/null 2>&1
+srt__run -s "$W2" -c "echo MOD > '$WORK/other/.zshrc'; echo x > '$WORK/other/.git/hooks/pre-commit'; echo x > '$WORK/other/.bashrc'; echo ok > '$WORK/other/file'" >/dev/null 2>&1
 check "second write root: existing rc file protected" test "$(cat "$WORK/other/.zshrc")" = orig
 check "second write root: hooks and absent rc files protected" \
 	test ! -e "$WORK/other/.git/hooks/pre-commit" -a ! -e "$WORK/other/.bashrc"
@@ -142,11 +142,11 @@ ln -s dotfiles/zshrc-missing "$L/.zshrc"
 mkdir -p "$L/.git"
 ln -s ../dotfiles/hooks "$L/.git/hooks"
 LS=$(fs links "{\"denyRead\":[],\"allowWrite\":[\"$L\"],\"denyWrite\":[]}")
-(cd "$L" && srt_run -s "$LS" -c 'echo x >> .bashrc; cat .bashrc') >"$WORK/links.out" 2>"$WORK/links.err"
+(cd "$L" && srt__run -s "$LS" -c 'echo x >> .bashrc; cat .bashrc') >"$WORK/links.out" 2>"$WORK/links.err"
 check "a symlinked rc file: readable through the link, writing refused, nothing to restore" \
 	test "$(cat "$WORK/links.out")" = rc-target -a "$(cat "$L/dotfiles/bashrc")" = rc-target \
 	-a ! -e "$L/.bashrc.srt-quarantine" -a "$(grep -c 'protected link was' "$WORK/links.err")" = 0
-(cd "$L" && srt_run -s "$LS" -c '
+(cd "$L" && srt__run -s "$LS" -c '
 	for n in .bashrc .zshrc .git/hooks; do
 		rm -f "$n" 2>/dev/null && echo "removed $n"
 		mv "$n" "$n.x" 2>/dev/null && echo "renamed $n"
@@ -171,7 +171,7 @@ check "the refused attempts are reported" \
 mkdir -p "$L/sub"
 ln -s ../dotfiles/bashrc "$L/sub/cfg"
 LD=$(fs linksd "{\"denyRead\":[],\"allowWrite\":[\"$L\"],\"denyWrite\":[\"$L/sub/cfg\"]}")
-(cd "$L" && srt_run -s "$LD" -c 'mv sub sub2 && mkdir evil && echo EVIL > evil/cfg && ln -s evil sub') >/dev/null 2>&1
+(cd "$L" && srt__run -s "$LD" -c 'mv sub sub2 && mkdir evil && echo EVIL > evil/cfg && ln -s evil sub') >/dev/null 2>&1
 check "the directory of a protected link is pinned (no rename, the name still reaches the target)" \
 	test ! -e "$L/sub2" -a "$(cat "$L/sub/cfg")" = rc-target
 
@@ -180,7 +180,7 @@ check "the directory of a protected link is pinned (no rename, the name still re
 HH="$WORK/hh/home"
 mkdir -p "$HH/me/proj"
 HS=$(fs hh "{\"denyRead\":[],\"allowWrite\":[\"$HH\"],\"denyWrite\":[]}")
-(cd "$HH/me/proj" && HOME="$HH/me" srt_run -s "$HS" -c 'for f in .zshrc .zshenv .bash_login .profile; do echo "touch PWNED" > ~/$f; done; echo ok > ~/plain') >/dev/null 2>&1
+(cd "$HH/me/proj" && HOME="$HH/me" srt__run -s "$HS" -c 'for f in .zshrc .zshenv .bash_login .profile; do echo "touch PWNED" > ~/$f; done; echo ok > ~/plain') >/dev/null 2>&1
 bad=
 for f in .zshrc .zshenv .bash_login .profile; do [ -e "$HH/me/$f" ] && bad="$bad $f"; done
 check "absent startup files of a \$HOME inside a write root stay absent${bad:+ (created:$bad)}" test -z "$bad"
@@ -190,7 +190,7 @@ check "\$HOME inside a write root: ordinary files writable" test "$(cat "$HH/me/
 mkdir -p "$HOME/proj/a/.git"
 echo "rc-orig" > "$HOME/.bashrc"
 F6=$(fs f6 '{"denyRead":["~/.ssh"],"allowWrite":["~"],"denyWrite":[]}')
-(cd "$HOME/proj" && srt_run -s "$F6" -c 'echo x>>~/.bashrc; mkdir -p ~/proj/a/.git/hooks; echo x>~/proj/a/.git/hooks/pre-commit; echo x > ~/.profile') >/dev/null 2>&1
+(cd "$HOME/proj" && srt__run -s "$F6" -c 'echo x>>~/.bashrc; mkdir -p ~/proj/a/.git/hooks; echo x>~/proj/a/.git/hooks/pre-commit; echo x > ~/.profile') >/dev/null 2>&1
 check "F6 ~/.bashrc unchanged with ~ writable" test "$(cat "$HOME/.bashrc")" = rc-orig
 check "F6 hook in an existing repo below cwd not written" test ! -e "$HOME/proj/a/.git/hooks/pre-commit"
 check "F6 absent ~/.profile not created" test ! -e "$HOME/.profile"

@@ -18,14 +18,14 @@ S=$(fs f7 '{"denyRead":["~/.ssh","./credentials.json","./newdir/secret"],"allowW
 before=$(listing)
 
 # F7
-srt_run -s "$S" -c 'echo hi>credentials.json && cat credentials.json' >"$WORK/out" 2>&1; rc=$?
+srt__run -s "$S" -c 'echo hi>credentials.json && cat credentials.json' >"$WORK/out" 2>&1; rc=$?
 check "F7 create-then-read of a denied missing path fails (rc=$rc)" test $rc != 0
 check "F7 nothing was read back" test "$(grep -c '^hi$' "$WORK/out")" = 0
 check "F7 no file (not even 0 bytes) left on the host" test ! -e "$WORK/proj/credentials.json"
 
-srt_run -s "$S" -c 'mkdir -p newdir && echo s > newdir/secret; cat newdir/secret' >"$WORK/out" 2>&1
+srt__run -s "$S" -c 'mkdir -p newdir && echo s > newdir/secret; cat newdir/secret' >"$WORK/out" 2>&1
 check "a deny below a missing directory holds" test ! -e "$WORK/proj/newdir/secret"
-srt_run -s "$S" -c 'mkdir -p gen/out && echo x > gen/out/lock' >/dev/null 2>&1
+srt__run -s "$S" -c 'mkdir -p gen/out && echo x > gen/out/lock' >/dev/null 2>&1
 check "a deeper missing denyWrite holds" test ! -e "$WORK/proj/gen/out/lock"
 
 after=$(listing)
@@ -33,12 +33,12 @@ check "nothing left on the host: the tree is as before" test "$before" = "$after
 [ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after") | sed 's/^/# /'
 
 # placeholders exist while the command runs, are read-only, and go away
-out=$(srt_run -s "$S" -c 'test -e credentials.json && echo present; (echo x > credentials.json) 2>/dev/null || echo ro' 2>/dev/null)
+out=$(srt__run -s "$S" -c 'test -e credentials.json && echo present; (echo x > credentials.json) 2>/dev/null || echo ro' 2>/dev/null)
 check "while running, the denied name exists and is not writable" test "$out" = "$(printf 'present\nro')"
 check "and afterwards it is gone" test ! -e "$WORK/proj/credentials.json" -a ! -e "$WORK/proj/.bashrc"
 
 # SIGKILL of srt: the cleanup guard still removes the placeholders
-# srt itself, not srt_run's timeout wrapper, is what gets killed
+# srt itself, not srt__run's timeout wrapper, is what gets killed
 "$SRT" --backend="$BACKEND" -s "$S" -c 'echo up > up; sleep 30' >/dev/null 2>&1 &
 p=$!
 for i in $(seq 50); do [ -e "$WORK/proj/up" ] && break; sleep 0.1; done

@@ -22,21 +22,21 @@ finish() {
 # gone PATTERN: no host process has PATTERN in its command line (2 s grace)
 gone() { local i; for i in $(seq 20); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
 
-srt_run -s "$S" -c 'exit 7' >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c 'exit 7' >/dev/null 2>&1; rc=$?
 check "K10 exit 7 -> 7 (rc=$rc)" test "$rc" = 7
-srt_run -s "$S" -c 'kill -TERM $$' >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c 'kill -TERM $$' >/dev/null 2>&1; rc=$?
 check "K10 kill -TERM \$\$ -> 143 (rc=$rc)" test "$rc" = 143
-srt_run -s "$S" -c 'kill -9 $$' >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c 'kill -9 $$' >/dev/null 2>&1; rc=$?
 check "K10 kill -9 \$\$ -> 137 (rc=$rc)" test "$rc" = 137
-srt_run -s "$S" -- /nonexistent/srt-no-such-command >/dev/null 2>"$WORK/err"; rc=$?
+srt__run -s "$S" -- /nonexistent/srt-no-such-command >/dev/null 2>"$WORK/err"; rc=$?
 check "command not found -> 127 (rc=$rc)" test "$rc" = 127
 printf 'not executable\n' > "$WORK/proj/noexec.sh"; chmod 644 "$WORK/proj/noexec.sh"
-srt_run -s "$S" -- "$WORK/proj/noexec.sh" >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -- "$WORK/proj/noexec.sh" >/dev/null 2>&1; rc=$?
 check "command not executable -> 126 (rc=$rc)" test "$rc" = 126
 
 # K10: a setsid'd daemon is gone when the command exits
 rm -f "$WORK/proj/up"
-srt_run -s "$S" -c "setsid sh -c 'echo up > up; sleep 300; :' $MARK-daemon </dev/null >/dev/null 2>&1 & sleep 0.5; exit 7" >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c "setsid sh -c 'echo up > up; sleep 300; :' $MARK-daemon </dev/null >/dev/null 2>&1 & sleep 0.5; exit 7" >/dev/null 2>&1; rc=$?
 check "K10 daemon case exits 7 (rc=$rc)" test "$rc" = 7
 check "K10 the daemon did start inside" test -e "$WORK/proj/up"
 check "K10 no daemon left on the host" gone "$MARK-daemon"

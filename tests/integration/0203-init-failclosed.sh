@@ -61,7 +61,7 @@ fi
 # passes through.
 if [ -x "$SYSPROBE" ]; then
 	S=$(settings "$DEFAULT_SETTINGS")
-	if srt_run -s "$S" --explain -c true 2>/dev/null | grep -q -- '--status-fd'; then want=1; else want=125; fi
+	if srt__run -s "$S" --explain -c true 2>/dev/null | grep -q -- '--status-fd'; then want=1; else want=125; fi
 	"$SYSPROBE" deny-seccomp timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" -c "touch '$MARK'" 2>"$WORK/err"; rc=$?
 	check "K11 via srt, seccomp unavailable: exit $want (rc=$rc)" test "$rc" = "$want"
 	check "K11 via srt: the command did not run" test ! -e "$MARK"

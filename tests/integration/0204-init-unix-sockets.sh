@@ -38,9 +38,9 @@ check "control: the host reaches its own abstract listener" test -s "$WORK/got-a
 rm -f "$WORK/got-abstract"
 
 # I1: pathname socket
-out=$(srt_run -s "$S" -c "$P connect-unix $SOCK" 2>/dev/null)
+out=$(srt__run -s "$S" -c "$P connect-unix $SOCK" 2>/dev/null)
 check "I1 connect to a host Unix socket fails: EPERM ($out)" test "$out" = "connect-unix errno=EPERM"
-out=$(srt_run -s "$S" -c "socat -u OPEN:/etc/hostname UNIX-CONNECT:$SOCK" 2>&1); rc=$?
+out=$(srt__run -s "$S" -c "socat -u OPEN:/etc/hostname UNIX-CONNECT:$SOCK" 2>&1); rc=$?
 check "I1 socat to the host socket fails (rc=$rc)" test "$rc" != 0
 sleep 0.3
 check "I1 nothing reached the host listener" test ! -e "$WORK/got-path"
@@ -48,7 +48,7 @@ found=0
 for s in /var/run/docker.sock /run/dbus/system_bus_socket /run/systemd/private; do
 	[ -S "$s" ] || continue
 	found=1
-	out=$(srt_run -s "$S" -c "$P connect-unix $s" 2>/dev/null)
+	out=$(srt__run -s "$S" -c "$P connect-unix $s" 2>/dev/null)
 	check "I1 $s unreachable ($out)" test "$out" = "connect-unix errno=EPERM"
 	break
 done
@@ -61,27 +61,27 @@ for i in $(seq 20); do [ -s "$WORK/got-dgram" ] && break; sleep 0.1; done
 check "control: a datagram pair on the host reaches the datagram listener ($out)" \
 	test "$out" = "dgram-send ok" -a -s "$WORK/got-dgram"
 rm -f "$WORK/got-dgram"
-out=$(srt_run -s "$S" -c "$P dgram-send $DSOCK" 2>/dev/null)
+out=$(srt__run -s "$S" -c "$P dgram-send $DSOCK" 2>/dev/null)
 check "I1 a datagram pair cannot be made to reach a host socket: EPERM ($out)" \
 	test "$out" = "dgram-send errno=EPERM"
 sleep 0.3
 check "I1 nothing reached the host datagram listener" test ! -e "$WORK/got-dgram"
 
 # I2: abstract socket
-out=$(srt_run -s "$S" -c "$P connect-abstract $ABS" 2>/dev/null)
+out=$(srt__run -s "$S" -c "$P connect-abstract $ABS" 2>/dev/null)
 check "I2 connect to a host abstract socket fails: EPERM ($out)" test "$out" = "connect-abstract errno=EPERM"
 sleep 0.3
 check "I2 nothing reached the host abstract listener" test ! -e "$WORK/got-abstract"
 
 # allowAllUnixSockets: socket() allowed; the path socket is reachable (as
 # in the reference), the abstract namespace still is not (own netns)
-out=$(srt_run -s "$A" -c "$P connect-unix $SOCK" 2>/dev/null)
+out=$(srt__run -s "$A" -c "$P connect-unix $SOCK" 2>/dev/null)
 check "allowAllUnixSockets: connect to the path socket works ($out)" test "$out" = "connect-unix ok"
 for i in $(seq 20); do [ -s "$WORK/got-path" ] && break; sleep 0.1; done
 check "allowAllUnixSockets: the listener got the bytes" test -s "$WORK/got-path"
-out=$(srt_run -s "$A" -c "$P dgram-send $DSOCK" 2>/dev/null)
+out=$(srt__run -s "$A" -c "$P dgram-send $DSOCK" 2>/dev/null)
 check "allowAllUnixSockets: a datagram pair works too ($out)" test "$out" = "dgram-send ok"
-out=$(srt_run -s "$A" -c "$P connect-abstract $ABS" 2>/dev/null)
+out=$(srt__run -s "$A" -c "$P connect-abstract $ABS" 2>/dev/null)
 check "allowAllUnixSockets: the host abstract socket is in another netns ($out)" \
 	test "$out" = "connect-abstract errno=ECONNREFUSED"
 sleep 0.3

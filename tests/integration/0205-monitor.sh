@@ -39,7 +39,7 @@ print("\n".join(sorted({json.loads(l)["key"][:100] for l in open(sys.argv[1])}))
 nlines() { if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 
 # Is the observer available on this kernel? Then "violation monitor on"
-srt_run -s "$S" --debug -c true 2>"$WORK/dbg" >/dev/null
+srt__run -s "$S" --debug -c true 2>"$WORK/dbg" >/dev/null
 if ! grep -q 'violation monitor on' "$WORK/dbg"; then
 	diag "$(grep -m1 'violation monitor' "$WORK/dbg")"
 	skip "the kernel cannot run the seccomp observer here"
@@ -50,7 +50,7 @@ ok "the helper starts the violation monitor"
 
 # --- a denied read --------------------------------------------------------
 C1="cat $HOME/.ssh/id_canary"
-srt_run -s "$S" --violations-log "$WORK/v1" -c "$C1" >"$WORK/out1" 2>"$WORK/err1"
+srt__run -s "$S" --violations-log "$WORK/v1" -c "$C1" >"$WORK/out1" 2>"$WORK/err1"
 check "denied read: the secret stays unread" test -z "$(grep -F "$CANARY" "$WORK/out1")"
 check "denied read: exactly one event ($(events "$WORK/v1" | tr '\n' '|'))" \
 	test "$(events "$WORK/v1")" = "deny openat $HOME/.ssh/id_canary"
@@ -60,20 +60,20 @@ check "denied read: the summary on stderr names it" \
 
 # --- denied writes ----------------------------------------------------------
 C2="echo x > $WORK/outside.txt"
-srt_run -s "$S" --violations-log "$WORK/v2" -c "$C2" 2>/dev/null
+srt__run -s "$S" --violations-log "$WORK/v2" -c "$C2" 2>/dev/null
 check "write outside the roots: nothing on the host" test ! -e "$WORK/outside.txt"
 check "write outside the roots: exactly one event ($(events "$WORK/v2" | tr '\n' '|'))" \
 	test "$(events "$WORK/v2")" = "deny openat $WORK/outside.txt"
 check "write outside the roots: attributed" test "$(keys "$WORK/v2")" = "$C2"
 
 C3="echo x > .bashrc"
-srt_run -s "$S" --violations-log "$WORK/v3" -c "$C3" 2>/dev/null
+srt__run -s "$S" --violations-log "$WORK/v3" -c "$C3" 2>/dev/null
 check "mandatory deny .bashrc: not written on the host" test ! -s "$WORK/proj/.bashrc"
 check "mandatory deny .bashrc: exactly one event ($(events "$WORK/v3" | tr '\n' '|'))" \
 	test "$(events "$WORK/v3")" = "deny openat $WORK/proj/.bashrc"
 
 C4="mkdir $WORK/newdir; rm -f $HOME/.ssh/id_canary"
-srt_run -s "$S" --violations-log "$WORK/v4" -c "$C4" 2>/dev/null
+srt__run -s "$S" --violations-log "$WORK/v4" -c "$C4" 2>/dev/null
 check "mkdir and unlink: nothing changed on the host" test ! -e "$WORK/newdir" -a -s "$HOME/.ssh/id_canary"
 check "mkdir and unlink: one event each ($(events "$WORK/v4" | tr '\n' '|'))" \
 	test "$(events "$WORK/v4" | grep -cE "^deny mkdir(at)? $WORK/newdir\$")" = 1 -a \
@@ -82,7 +82,7 @@ check "mkdir and unlink: one event each ($(events "$WORK/v4" | tr '\n' '|'))" \
 
 # --- a denied host and a denied read in one command --------------------------
 C5="cat $HOME/.ssh/id_canary 2>/dev/null; $CURLP http://evil.test/ >/dev/null 2>&1; true"
-srt_run -s "$S" --violations-log "$WORK/v5" -c "$C5" 2>/dev/null
+srt__run -s "$S" --violations-log "$WORK/v5" -c "$C5" 2>/dev/null
 check "denied host: exactly one network event ($(events "$WORK/v5" | tr '\n' '|'))" \
 	test "$(events "$WORK/v5" | grep -c '^deny network-outbound evil.test:80')" = 1
 check "denied host: two events in all (no resolver noise)" test "$(nlines "$WORK/v5")" = 2
@@ -91,26 +91,26 @@ check "denied host and denied read: both attributed to the same command" \
 
 # --- a denied Unix socket, io_uring -----------------------------------------
 C6="$SYSPROBE socket-unix"
-out=$(srt_run -s "$S" --violations-log "$WORK/v6" -c "$C6" 2>/dev/null)
+out=$(srt__run -s "$S" --violations-log "$WORK/v6" -c "$C6" 2>/dev/null)
 check "Unix socket: still refused with EPERM ($out)" test "$out" = "socket-unix errno=EPERM"
 check "Unix socket: exactly one event ($(events "$WORK/v6" | tr '\n' '|'))" \
 	test "$(events "$WORK/v6")" = "deny socket AF_UNIX"
 check "Unix socket: attributed" test "$(keys "$WORK/v6")" = "$C6"
-out=$(srt_run -s "$S" --violations-log "$WORK/v6b" -c "$SYSPROBE socket-unix-hi; $SYSPROBE socket-vsock; $SYSPROBE io_uring_setup" 2>/dev/null)
+out=$(srt__run -s "$S" --violations-log "$WORK/v6b" -c "$SYSPROBE socket-unix-hi; $SYSPROBE socket-vsock; $SYSPROBE io_uring_setup" 2>/dev/null)
 check "high bits, vsock, io_uring: refused ($(echo $out))" \
 	test "$(echo $out)" = "socket-unix-hi errno=EPERM socket-vsock errno=EPERM io_uring_setup errno=EPERM"
 check "high bits, vsock, io_uring: reported ($(events "$WORK/v6b" | tr '\n' '|'))" \
 	test "$(events "$WORK/v6b" | sort | tr '\n' '|')" = "deny io_uring_setup|deny socket AF_UNIX|deny socket AF_VSOCK|"
-out=$(srt_run -s "$S" --violations-log "$WORK/v6c" -c "$SYSPROBE socketpair; $SYSPROBE socket-inet" 2>/dev/null)
+out=$(srt__run -s "$S" --violations-log "$WORK/v6c" -c "$SYSPROBE socketpair; $SYSPROBE socket-inet" 2>/dev/null)
 check "socketpair and inet sockets: allowed, not reported ($(echo $out))" \
 	test "$(echo $out)" = "socketpair ok socket-inet ok" -a "$(nlines "$WORK/v6c")" = 0
-out=$(srt_run -s "$S" --violations-log "$WORK/v6e" -c "$SYSPROBE socketpair-dgram" 2>/dev/null)
+out=$(srt__run -s "$S" --violations-log "$WORK/v6e" -c "$SYSPROBE socketpair-dgram" 2>/dev/null)
 check "datagram socketpair: refused and reported ($out; $(events "$WORK/v6e" | tr '\n' '|'))" \
 	test "$out" = "socketpair-dgram errno=EPERM" -a "$(events "$WORK/v6e")" = "deny socketpair AF_UNIX datagram"
 
 # allowAllUnixSockets: sockets allowed and not reported, files still observed
 SU=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
-out=$(srt_run -s "$SU" --violations-log "$WORK/v6d" -c "$SYSPROBE socket-unix; cat $HOME/.ssh/id_canary" 2>/dev/null)
+out=$(srt__run -s "$SU" --violations-log "$WORK/v6d" -c "$SYSPROBE socket-unix; cat $HOME/.ssh/id_canary" 2>/dev/null)
 check "allowAllUnixSockets: the socket works ($out)" test "$out" = "socket-unix ok"
 check "allowAllUnixSockets: only the denied read is reported ($(events "$WORK/v6d" | tr '\n' '|'))" \
 	test "$(events "$WORK/v6d")" = "deny openat $HOME/.ssh/id_canary"
@@ -120,13 +120,13 @@ check "allowAllUnixSockets: only the denied read is reported ($(events "$WORK/v6
 # of a name that is there fail with EEXIST before any mount flag is looked
 # at, so only the new name under a read-only directory is a refusal
 CX="mkdir -p \"\$PWD/p8/q\"; mkdir /usr; ln -s x /etc/hostname; mknod /etc/passwd p; mkdir /usr/srt-new-dir; true"
-srt_run -s "$S" --violations-log "$WORK/vexist" -c "$CX" >/dev/null 2>&1
+srt__run -s "$S" --violations-log "$WORK/vexist" -c "$CX" >/dev/null 2>&1
 check "existing names: only the new directory under /usr is reported ($(events "$WORK/vexist" | tr '\n' '|'))" \
 	test "$(events "$WORK/vexist")" = "deny mkdir /usr/srt-new-dir"
 
 # --- allowed work: no events, outcomes kept -----------------------------------
 C7="cat /etc/hostname >/dev/null; echo ok > allowed.txt; mkdir sub; mv allowed.txt sub/a.txt; ln -s a.txt sub/l; chmod 600 sub/a.txt; touch sub/a.txt; ls -la sub >/dev/null; rm -r sub; echo hi > kept.txt; echo log > \$TMPDIR/t.txt; cat \$TMPDIR/t.txt >/dev/null; echo > /dev/null"
-srt_run -s "$S" --violations-log "$WORK/v7" -c "$C7" >/dev/null 2>"$WORK/err7"; rc=$?
+srt__run -s "$S" --violations-log "$WORK/v7" -c "$C7" >/dev/null 2>"$WORK/err7"; rc=$?
 check "allowed work: exit 0 (rc=$rc)" test "$rc" = 0
 check "allowed work: the write happened on the host" test "$(cat "$WORK/proj/kept.txt" 2>/dev/null)" = hi
 check "allowed work: no event ($(events "$WORK/v7" | tr '\n' '|'))" test "$(nlines "$WORK/v7")" = 0
@@ -137,7 +137,7 @@ check "allowed work: no summary" test -z "$(grep 'the sandbox denied' "$WORK/err
 # above srt makes the kernel refuse ours): same messages, same errnos.
 PROBE="echo x > $WORK/outside.txt; echo \"w=\$?\"; cat $HOME/.ssh/id_canary; echo \"r=\$?\"; echo x > .bashrc; echo \"m=\$?\"; $SYSPROBE socket-unix; $SYSPROBE mount-tmpfs /tmp; echo y > ok2.txt; echo \"a=\$?\""
 if [ -x "$BUSY" ] && "$BUSY" true 2>/dev/null; then
-	srt_run -s "$S" --quiet -c "$PROBE" >"$WORK/with" 2>&1
+	srt__run -s "$S" --quiet -c "$PROBE" >"$WORK/with" 2>&1
 	rm -f "$WORK/proj/ok2.txt"
 	"$BUSY" timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" --quiet --debug \
 		--violations-log "$WORK/v8" -c "$PROBE" >"$WORK/dbg8" 2>&1
@@ -194,12 +194,12 @@ check "flood: events bounded ($n9 <= $max9) with a 'not reported' note" \
 check "flood: srt's memory stays flat (peak RSS ${r0} KiB quiet, ${r1} KiB flooded)" \
 	test "$r0" -gt 0 -a "$r1" -gt 0 -a "$r1" -lt $((r0 + 8192))
 SAME='i=0; while [ $i -lt 20000 ]; do : < $HOME/.ssh/id_canary; i=$((i+1)); done 2>/dev/null'
-srt_run -s "$S" --violations-log "$WORK/v10" -c "$SAME" 2>/dev/null
+srt__run -s "$S" --violations-log "$WORK/v10" -c "$SAME" 2>/dev/null
 check "the same denial repeated: reported once ($(nlines "$WORK/v10"))" test "$(nlines "$WORK/v10")" = 1
 
 # --- the weaker nested sandbox: the host's /proc, other pid numbers --------
 SW=$(settings '{"enableWeakerNestedSandbox":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
-srt_run -s "$SW" --violations-log "$WORK/v11" -c "echo x > .bashrc; cat $HOME/.ssh/id_canary" >/dev/null 2>&1
+srt__run -s "$SW" --violations-log "$WORK/v11" -c "echo x > .bashrc; cat $HOME/.ssh/id_canary" >/dev/null 2>&1
 check "weaker nested sandbox: relative and absolute denials reported ($(events "$WORK/v11" | tr '\n' '|'))" \
 	test "$(events "$WORK/v11" | tr '\n' '|')" = "deny openat $WORK/proj/.bashrc|deny openat $HOME/.ssh/id_canary|"
 check "weaker nested sandbox: nothing written" test ! -s "$WORK/proj/.bashrc"

@@ -33,8 +33,8 @@ chmod 644 "$HOME/.ssh/id_canary"
 mkdir -p "$WORK/proj/m"
 S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
 
-ex=$(srt_run --settings "$S" --explain -- true 2>&1)
-if ! srt_run --settings "$S" -- true >/dev/null 2>&1; then
+ex=$(srt__run --settings "$S" --explain -- true 2>&1)
+if ! srt__run --settings "$S" -- true >/dev/null 2>&1; then
 	for i in $(seq 16); do skip "bwrap cannot run here"; done
 	exit 0
 fi
@@ -49,7 +49,7 @@ check "the plan goes to the helper as a descriptor" \
 	sh -c 'printf "%s\n" "$1" | grep -q -- "--landlock-plan-fd [0-9]"' sh "$ex"
 
 # the attack: a new user+mount namespace, unmount or cover the mask, read
-out=$(srt_run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
+out=$(srt__run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
 	umount "$1" 2>&1; echo "umount=$?"
 	umount -l "$1" 2>&1; echo "lazy=$?"
 	mount --bind /usr "$1" 2>&1; echo "bind=$?"
@@ -60,7 +60,7 @@ case $out in
 esac
 check "nested namespace attack: umount is refused" \
 	sh -c 'printf "%s\n" "$1" | grep -q "^umount=[1-9]" && printf "%s\n" "$1" | grep -q "^lazy=[1-9]"' sh "$out"
-out=$(srt_run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>&1)
+out=$(srt__run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>&1)
 check "Landlock refuses mount(2) even in the command's own namespaces (got: $out)" \
 	test "$out" = "mount-tmpfs errno=EPERM"
 
@@ -69,9 +69,9 @@ echo other > "$WORK/proj/linked"
 ln -f "$WORK/proj/linked" "$WORK/linked2"
 C=$(settings "{\"allowNestedUserNamespaces\":true,\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[\"$WORK/proj/linked\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}}")
 check "control: --explain says the layer is not applied, and why" \
-	sh -c 'srt_out=$("$@" 2>&1); printf "%s\n" "$srt_out" | grep -q "^landlock layer: not applied: .*hard links"' \
+	sh -c 'srt__out=$("$@" 2>&1); printf "%s\n" "$srt__out" | grep -q "^landlock layer: not applied: .*hard links"' \
 	sh timeout 30 "$SRT" --backend="$BACKEND" --settings "$C" --explain -- true
-out=$(srt_run --settings "$C" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>"$WORK/ll.err")
+out=$(srt__run --settings "$C" -- unshare -Um --keep-caps --propagation unchanged "$SYSPROBE" mount-tmpfs "$WORK/proj/m" 2>"$WORK/ll.err")
 check "control: without the layer the same mount succeeds (got: $out)" test "$out" = "mount-tmpfs ok"
 check "a layer the policy lost is a warning in a normal run, not only in --explain" \
 	grep -q "^srt: warning: landlock layer not applied, the mounts enforce the policy alone: .*hard links" "$WORK/ll.err"
@@ -79,7 +79,7 @@ S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"
 rm -f "$WORK/linked2"
 
 # writes outside the roots after a remount attempt
-srt_run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
+srt__run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
 	mount -o remount,rw / 2>/dev/null; mount -o remount,rw "$1" 2>/dev/null
 	echo pwned > "$1/outside"; echo pwned > "$2/.bashrc"' sh "$WORK" "$WORK/proj" >/dev/null 2>&1
 check "remount attempt: nothing written outside the roots" test ! -e "$WORK/outside"
@@ -87,7 +87,7 @@ check "remount attempt: the mandatory deny in the root holds" \
 	sh -c '! grep -q pwned "$1/.bashrc" 2>/dev/null' sh "$WORK/proj"
 
 # what the mounts allow still works with the layer on
-out=$(srt_run --settings "$S" -- sh -c '
+out=$(srt__run --settings "$S" -- sh -c '
 	echo made > new.txt && mkdir -p d/e && echo x > d/e/f && mv d/e/f d/g && rm -r d/e && echo roots-ok
 	echo t > "$TMPDIR/layer.$$" && cat "$TMPDIR/layer.$$" >/dev/null && rm "$TMPDIR/layer.$$" && echo tmpdir-ok
 	head -c 2 /usr/bin/env >/dev/null && ls / >/dev/null && ls "$HOME" >/dev/null && echo reads-ok
@@ -98,16 +98,16 @@ check "write roots, TMPDIR, reads, /dev and /proc work with the layer (got: $(ec
 check "the write in the root reached the host" test "$(cat "$WORK/proj/new.txt" 2>/dev/null)" = made
 
 # nested user namespaces still work (uid_map lives in the layer's /proc)
-out=$(srt_run --settings "$S" -- unshare -U sh -c 'cat /proc/self/uid_map >/dev/null && echo userns-ok' 2>&1)
+out=$(srt__run --settings "$S" -- unshare -U sh -c 'cat /proc/self/uid_map >/dev/null && echo userns-ok' 2>&1)
 check "allowNestedUserNamespaces: a nested user namespace still starts (got: $out)" test "$out" = userns-ok
 
 # the proxy through 127.0.0.1:3128 with the layer on
 if command -v curl >/dev/null 2>&1; then
 	net_server http WEB
 	P=$(settings "{\"network\":{\"allowedDomains\":[\"127.0.0.1:$WEB_PORT\"],\"deniedDomains\":[]},$NET_FS}")
-	srt_run --settings "$P" --explain -- true 2>&1 | grep -q '^landlock layer: applied' || \
+	srt__run --settings "$P" --explain -- true 2>&1 | grep -q '^landlock layer: applied' || \
 		diag "the layer is not applied with the proxy settings"
-	code=$(srt_run --settings "$P" -c "$CURLP -o /dev/null -w '%{http_code}' http://127.0.0.1:$WEB_PORT/layer" 2>/dev/null)
+	code=$(srt__run --settings "$P" -c "$CURLP -o /dev/null -w '%{http_code}' http://127.0.0.1:$WEB_PORT/layer" 2>/dev/null)
 	check "the proxy works with the layer on (HTTP $code, logged on the host)" \
 		sh -c 'test "$1" = 200 && grep -q "^GET /layer HTTP/1.1 host=127.0.0.1:$2 " "$3"' sh "$code" "$WEB_PORT" "$WEB_LOG"
 else

@@ -34,16 +34,16 @@ check "the weaker nested sandbox leaves /dev and /proc to bwrap, the host's /pro
 	-a -z "$(grep -- '--make-dev-proc' <<<"$wargv")"
 
 # what the command finds in /dev: bwrap's list, node for node
-out=$(srt_run -s "$S" -c 'ls -A /dev | tr "\n" " "' </dev/null 2>"$WORK/err")
+out=$(srt__run -s "$S" -c 'ls -A /dev | tr "\n" " "' </dev/null 2>"$WORK/err")
 check "/dev holds bwrap's nodes and links, no more ($out)" \
 	test "$out" = "core fd full null ptmx pts random shm stderr stdin stdout tty urandom zero "
-out=$(srt_run -s "$S" -c 'for n in null zero full random urandom tty; do stat -c "%n %F %t:%T" /dev/$n; done' 2>&1 </dev/null)
+out=$(srt__run -s "$S" -c 'for n in null zero full random urandom tty; do stat -c "%n %F %t:%T" /dev/$n; done' 2>&1 </dev/null)
 check "the nodes are the host's character devices" \
 	test "$out" = "$(for n in null zero full random urandom tty; do stat -c "%n %F %t:%T" /dev/$n; done)"
-out=$(srt_run -s "$S" -c 'printf x > /dev/null && head -c 8 /dev/zero | wc -c && head -c 8 /dev/urandom | wc -c; { echo x > /dev/full; } 2>/dev/null || echo full-refused' 2>&1 </dev/null)
+out=$(srt__run -s "$S" -c 'printf x > /dev/null && head -c 8 /dev/zero | wc -c && head -c 8 /dev/urandom | wc -c; { echo x > /dev/full; } 2>/dev/null || echo full-refused' 2>&1 </dev/null)
 check "the nodes work: null takes writes, zero and urandom give bytes, full refuses ($(echo $out))" \
 	test "$(echo $out)" = "8 8 full-refused"
-out=$(srt_run -s "$S" -c 'for p in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev /dev/pts; do awk -v p=$p "\$5 == p { o = \$6 } END { print p, o }" /proc/self/mountinfo; done' 2>&1 </dev/null)
+out=$(srt__run -s "$S" -c 'for p in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev /dev/pts; do awk -v p=$p "\$5 == p { o = \$6 } END { print p, o }" /proc/self/mountinfo; done' 2>&1 </dev/null)
 bad=$(printf '%s\n' "$out" | awk '$1 ~ /^\/dev\/[a-z]/ && $1 != "/dev/pts" && ($2 !~ /(^|,)nosuid(,|$)/ || $2 ~ /(^|,)nodev(,|$)/ || $2 ~ /(^|,)ro(,|$)/) { print }
 	$1 == "/dev" && ($2 !~ /nosuid/ || $2 !~ /nodev/) { print }
 	$1 == "/dev/pts" && ($2 !~ /nosuid/ || $2 !~ /noexec/) { print }
@@ -53,7 +53,7 @@ check "mount flags as bwrap's: nodes nosuid and writable, /dev nosuid+nodev, dev
 # nothing of the host's /dev: its shared memory, its other devices, its ptys
 touch "/dev/shm/srt-0207-$$" 2>/dev/null
 if [ -e "/dev/shm/srt-0207-$$" ]; then
-	out=$(srt_run -s "$S" -c "ls -A /dev/shm; test -e /dev/shm/srt-0207-$$ && echo visible" 2>&1 </dev/null)
+	out=$(srt__run -s "$S" -c "ls -A /dev/shm; test -e /dev/shm/srt-0207-$$ && echo visible" 2>&1 </dev/null)
 	check "the host's /dev/shm is not behind the sandbox's ($out)" test -z "$out"
 	rm -f "/dev/shm/srt-0207-$$"
 else
@@ -61,13 +61,13 @@ else
 fi
 host_dev=$(ls /dev | grep -vxE 'core|fd|full|null|ptmx|pts|random|shm|stderr|stdin|stdout|tty|urandom|zero|console' | head -3 | tr '\n' ' ')
 if [ -n "$host_dev" ]; then
-	out=$(srt_run -s "$S" -c "cd /dev && ls -d $host_dev 2>/dev/null" 2>&1 </dev/null)
+	out=$(srt__run -s "$S" -c "cd /dev && ls -d $host_dev 2>/dev/null" 2>&1 </dev/null)
 	check "host devices ($host_dev) are not in the sandbox ($out)" test -z "$out"
 else
 	skip "the host's /dev has nothing beyond bwrap's list"
 fi
 if command -v python3 >/dev/null; then
-	out=$(srt_run -s "$S" -c 'python3 -c "import os; m, s = os.openpty(); print(os.ttyname(s))"; ls -A /dev/pts | tr "\n" " "' 2>&1 </dev/null)
+	out=$(srt__run -s "$S" -c 'python3 -c "import os; m, s = os.openpty(); print(os.ttyname(s))"; ls -A /dev/pts | tr "\n" " "' 2>&1 </dev/null)
 	check "a pty comes from a new devpts instance, which shows none of the host's ($(echo $out))" \
 		test "$(echo $out)" = "/dev/pts/0 ptmx"
 else
@@ -81,9 +81,9 @@ else
 fi
 
 # /proc: a fresh instance, sysctls read-only (bwrap's own /proc below it too)
-out=$(srt_run -s "$S" -c 'awk "\$5 == \"/proc/sys\" { o = \$6 } END { print o }" /proc/self/mountinfo; { echo 1 > /proc/sys/kernel/ns_last_pid; } 2>/dev/null || echo refused' 2>&1 </dev/null)
+out=$(srt__run -s "$S" -c 'awk "\$5 == \"/proc/sys\" { o = \$6 } END { print o }" /proc/self/mountinfo; { echo 1 > /proc/sys/kernel/ns_last_pid; } 2>/dev/null || echo refused' 2>&1 </dev/null)
 check "/proc/sys is read-only ($(echo $out))" test "$(echo $out | cut -d, -f1)" = "ro" -a "$(echo $out | awk '{print $2}')" = refused
-out=$(srt_run -s "$S" -c 'awk "\$5 == \"/proc\"" /proc/self/mountinfo | wc -l' 2>&1 </dev/null)
+out=$(srt__run -s "$S" -c 'awk "\$5 == \"/proc\"" /proc/self/mountinfo | wc -l' 2>&1 </dev/null)
 check "the command's /proc is stacked on bwrap's and the host's, never the host's alone ($out mounts)" test "${out:-0}" -ge 2
 
 # a host /dev whose flags bwrap's user namespace cannot change (read-only
@@ -115,7 +115,7 @@ largv=$("$SRT" --backend="$BACKEND" -s "$L" --dry-run -c true 2>&1 | grep '^bwra
 if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$largv" && grep -q -- "--hide-file $(pwd -P)/secret.txt" <<<"$largv"; then
 	# a duration no other sleep on the machine has, to find this one
 	dur="19.$$$RANDOM"
-	srt_run -s "$L" -c "exec sleep $dur" </dev/null >/dev/null 2>&1 &
+	srt__run -s "$L" -c "exec sleep $dur" </dev/null >/dev/null 2>&1 &
 	spid=""
 	for i in $(seq 50); do
 		spid=$(pgrep -u "$(id -u)" -f -x "sleep $dur" | head -1)

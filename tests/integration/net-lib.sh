@@ -46,7 +46,7 @@ def raw(c):
         data = b""
     note("raw %d bytes" % len(data))
 def ssh(c):
-    c.sendall(b"SSH-2.0-srt_fake_server\r\n")
+    c.sendall(b"SSH-2.0-srt__fake_server\r\n")
     line = c.makefile("rb").readline()
     note("client " + line.decode("latin-1").strip())
 def serve(c):

@@ -89,10 +89,10 @@ static void *echo_server(void *arg)
 {
 	int lfd = *(int *)arg, ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
-	struct srt_pipe_pool pool = { .n = 0 };
+	struct srt__pipe_pool pool = { .n = 0 };
 	struct ec {
 		int fd;
-		struct srt_pump p;
+		struct srt__pump p;
 		bool shut;
 	};
 
@@ -327,9 +327,9 @@ static int run_connect(const char *prog, const char *proxy_url, const char *host
 
 /* A spec for the socket at path as it is now (its inode is what the
  * bridge pins). */
-static struct srt_bridge_spec spec_for(const char *path, int http, int socks)
+static struct srt__bridge_spec spec_for(const char *path, int http, int socks)
 {
-	struct srt_bridge_spec sp = { .socket_path = path, .http_port = http, .socks_port = socks };
+	struct srt__bridge_spec sp = { .socket_path = path, .http_port = http, .socks_port = socks };
 	struct stat st;
 
 	if (lstat(path, &st) == 0) {
@@ -399,7 +399,7 @@ static void test_fallback(const char *dir)
 {
 	static int lfd;
 	struct sockaddr_un su = { .sun_family = AF_UNIX };
-	struct srt_bridge_spec sp;
+	struct srt__bridge_spec sp;
 	pthread_t t;
 	pid_t rr = 0;
 	int fd, good = 0;
@@ -415,7 +415,7 @@ static void test_fallback(const char *dir)
 	}
 	pthread_create(&t, NULL, old_proxy, &lfd);
 	sp = spec_for(path, 3131, 1082);
-	if (srt_bridge_start(&sp, &rr) < 0) {
+	if (srt__bridge_start(&sp, &rr) < 0) {
 		ok(0, "fallback: second bridge");
 		return;
 	}
@@ -461,10 +461,10 @@ static void test_connect_helper(void)
 int main(void)
 {
 	char dir[] = "/tmp/srt-bridge-test.XXXXXX", sock[256], cred[100], b64[200];
-	struct srt_settings s;
-	struct srt_proxy_config cfg;
-	struct srt_proxy *p = NULL;
-	struct srt_bridge_spec spec;
+	struct srt__settings s;
+	struct srt__proxy_config cfg;
+	struct srt__proxy *p = NULL;
+	struct srt__bridge_spec spec;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct sockaddr_un du = { .sun_family = AF_UNIX };
 	char moved[300], decoy[300], link_path[300];
@@ -516,15 +516,15 @@ int main(void)
 		return 1;
 	spec = spec_for(sock, 3128, 1080);
 	spec.socket_path = link_path;
-	ok(srt_bridge_start(&spec, &relay) != 0, "a link at the socket path fails the bridge");
+	ok(srt__bridge_start(&spec, &relay) != 0, "a link at the socket path fails the bridge");
 	unlink(link_path);
 	spec = spec_for(sock, 3128, 1080);
 	spec.socket_path = decoy;
-	ok(srt_bridge_start(&spec, &relay) != 0, "another socket at the path (other inode) fails the bridge");
+	ok(srt__bridge_start(&spec, &relay) != 0, "another socket at the path (other inode) fails the bridge");
 
 	spec = spec_for(sock, 3128, 1080);
 	before = count_socket_fds();
-	ok(srt_bridge_start(&spec, &relay) == 0 && relay > 0, "bridge started (relay %d)", (int)relay);
+	ok(srt__bridge_start(&spec, &relay) == 0 && relay > 0, "bridge started (relay %d)", (int)relay);
 	ok(count_socket_fds() == before, "no listening socket left in the caller");
 
 	efd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -675,9 +675,9 @@ int main(void)
 			return 1;
 		starter = fork();
 		if (starter == 0) {
-			struct srt_bridge_spec sp = spec_for(sock, 3129, 1081);
+			struct srt__bridge_spec sp = spec_for(sock, 3129, 1081);
 			pid_t rr = 0;
-			srt_bridge_start(&sp, &rr);
+			srt__bridge_start(&sp, &rr);
 			if (write(pp[1], &rr, sizeof(rr)) < 0)
 				_exit(1);
 			_exit(0);
@@ -697,7 +697,7 @@ int main(void)
 	kill(relay, SIGKILL);
 	waitpid(relay, NULL, 0);
 	{
-		struct srt_bridge_spec bad = spec_for(sock, 3128, 1080);
+		struct srt__bridge_spec bad = spec_for(sock, 3128, 1080);
 		pid_t r3 = 0;
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		sa.sin_port = htons(3130);
@@ -705,7 +705,7 @@ int main(void)
 		bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 		listen(fd, 1);
 		bad.http_port = 3130;
-		ok(srt_bridge_start(&bad, &r3) != 0, "a port already taken fails the bridge");
+		ok(srt__bridge_start(&bad, &r3) != 0, "a port already taken fails the bridge");
 		close(fd);
 	}
 	unlink(sock);

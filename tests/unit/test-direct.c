@@ -9,7 +9,7 @@
 
 static int words_are(const char *s, const char *const *want)
 {
-	char **got = srt_cli_direct_argv(s);
+	char **got = srt__cli_direct_argv(s);
 	int same = got != NULL;
 	size_t i;
 
@@ -17,15 +17,15 @@ static int words_are(const char *s, const char *const *want)
 		same = got[i] && !strcmp(got[i], want[i]);
 	if (same)
 		same = got[i] == NULL;
-	srt_cli_direct_free(got);
+	srt__cli_direct_free(got);
 	return same;
 }
 
 static int needs_shell(const char *s)
 {
-	char **got = srt_cli_direct_argv(s);
+	char **got = srt__cli_direct_argv(s);
 
-	srt_cli_direct_free(got);
+	srt__cli_direct_free(got);
 	return got == NULL;
 }
 

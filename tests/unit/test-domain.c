@@ -15,7 +15,7 @@ static int n_test, n_fail;
 	printf(__VA_ARGS__); printf("\n"); \
 } while (0)
 
-static void accept(const char *e, enum srt_domain_list l, const char *lname)
+static void accept(const char *e, enum srt__domain_list l, const char *lname)
 {
 	struct srt_diag d = { 0 };
 	int rc = srt__domain_pattern_check(e, l, &d);
@@ -23,7 +23,7 @@ static void accept(const char *e, enum srt_domain_list l, const char *lname)
 	ok(rc == SRT_OK, "%s accepts \"%s\"%s%s", lname, e, rc ? ": " : "", rc ? d.message : "");
 }
 
-static void refuse(const char *e, enum srt_domain_list l, const char *lname, const char *why)
+static void refuse(const char *e, enum srt__domain_list l, const char *lname, const char *why)
 {
 	struct srt_diag d = { 0 };
 	int rc = srt__domain_pattern_check(e, l, &d);

@@ -30,7 +30,7 @@ static void on_line(void *ctx, int is_violation, const char *line)
 }
 
 /* a sweep whose lines alone are counted and kept */
-static void sweep(struct srt_gitguard *g)
+static void sweep(struct srt__gitguard *g)
 {
 	nviol = 0;
 	alllines[0] = '\0';
@@ -89,7 +89,7 @@ int main(void)
 {
 	struct srt_policy pol;
 	struct srt_rule rule;
-	struct srt_gitguard *g = NULL;
+	struct srt__gitguard *g = NULL;
 	char *tmp;
 
 	/* the config filter */
@@ -279,7 +279,7 @@ int main(void)
 	 * snapshots of the same state; the first is swept with one descriptor
 	 * left, the second (the control) normally. */
 	{
-		struct srt_gitguard *g2 = NULL;
+		struct srt__gitguard *g2 = NULL;
 		struct rlimit rl, low;
 		int fds[4096], nfd = 0, fd;
 
@@ -525,7 +525,7 @@ int main(void)
 
 	/* nothing to guard without write roots */
 	pol.allow_write.n = 0;
-	g = (struct srt_gitguard *)1;
+	g = (struct srt__gitguard *)1;
 	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g == NULL, "no write roots: no guard");
 	{
 		char cmd[600];

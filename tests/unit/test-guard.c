@@ -15,9 +15,9 @@ static struct srt_rules *rules(const char *const *allowed, const char *const *de
 			       const char *const *reasons, bool strict,
 			       const char *const *denied_addrs)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_rules *r = NULL;
-	struct srt_kv kv[8];
+	struct srt__kv kv[8];
 	size_t n = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -44,7 +44,7 @@ static struct srt_rules *rules(const char *const *allowed, const char *const *de
 
 static unsigned check(const struct srt_rules *r, const char *host, int port, const char *addr)
 {
-	struct srt_ip ip;
+	struct srt__ip ip;
 
 	if (srt__ip_parse(addr, &ip) < 0)
 		return 0xdead;
@@ -57,7 +57,7 @@ static void test_guard(void)
 	const char *denied[] = { "10.9.9.9", NULL };
 	const char *daddrs[] = { "192.168.50.0/24", "::ffff:10.1.0.0/112", NULL };
 	struct srt_rules *r = rules(allowed, denied, NULL, false, daddrs);
-	struct srt_ip ip, v4, own[1];
+	struct srt__ip ip, v4, own[1];
 	char reason[256];
 
 	ok(r != NULL, "rules built");
@@ -201,7 +201,7 @@ static void test_decide(void)
 	}
 	{
 		const char *bad[] = { "not-an-address", NULL };
-		struct srt_settings s;
+		struct srt__settings s;
 		memset(&s, 0, sizeof(s));
 		srt__strv_push(&s.denied_resolved_addresses, bad[0]);
 		ok(srt__rules_new(&r, &s, NULL) != 0, "invalid deniedResolvedAddresses fails closed");
@@ -211,7 +211,7 @@ static void test_decide(void)
 
 static void test_routes(void)
 {
-	struct srt_upstream up;
+	struct srt__upstream up;
 	char *np[] = { (char *)".corp.example", (char *)"intranet.test:8080",
 		       (char *)"10.0.0.0/8", (char *)"*.wild.example", (char *)"192.0.2.7" };
 

@@ -7,14 +7,14 @@
 #include "proxies/http.h"
 #include "tests/unit/tap.h"
 
-static struct srt_http_head h;
+static struct srt__http_head h;
 
 static int req(const char *s)
 {
 	return srt__http_parse_request(s, strlen(s), &h);
 }
 
-static int analyze(const char *s, struct srt_http_request *r, struct srt_http_refusal *w)
+static int analyze(const char *s, struct srt__http_request *r, struct srt__http_refusal *w)
 {
 	if (req(s) <= 0)
 		return -100;
@@ -65,8 +65,8 @@ static void test_parse(void)
 	}
 	{
 		char b[8192];
-		struct srt_http_request r;
-		struct srt_http_refusal w;
+		struct srt__http_request r;
+		struct srt__http_refusal w;
 		size_t o = (size_t)sprintf(b, "GET http://a.b/ HTTP/1.1\r\n");
 		for (int i = 0; i < SRT_HTTP_MAX_HEADERS - 3; i++)
 			o += (size_t)sprintf(b + o, "X%d: 1\r\n", i);
@@ -84,8 +84,8 @@ static void test_parse(void)
 
 static void test_analyze(void)
 {
-	struct srt_http_request r;
-	struct srt_http_refusal w;
+	struct srt__http_request r;
+	struct srt__http_refusal w;
 
 	ok(analyze("CONNECT example.com:443 HTTP/1.1\r\n\r\n", &r, &w) == 0 &&
 	   r.is_connect && !strcmp(r.host, "example.com") && r.port == 443,
@@ -152,9 +152,9 @@ static void test_analyze(void)
 
 static void test_build(void)
 {
-	struct srt_http_request r;
-	struct srt_http_refusal w;
-	struct srt_http_response rs;
+	struct srt__http_request r;
+	struct srt__http_refusal w;
+	struct srt__http_response rs;
 	char out[4096];
 	size_t n;
 
@@ -228,14 +228,14 @@ static void test_build(void)
 	   "304 has no body");
 }
 
-static long feed_all(struct srt_chunked *c, const char *s, bool *done)
+static long feed_all(struct srt__chunked *c, const char *s, bool *done)
 {
 	return srt__chunked_feed(c, s, strlen(s), done);
 }
 
 static void test_chunked(void)
 {
-	struct srt_chunked c;
+	struct srt__chunked c;
 	bool done;
 	const char *body = "5\r\nhello\r\n1a;ext=1\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nT: v\r\n\r\nNEXT";
 	long k;

@@ -67,7 +67,7 @@ static int own_namespaces_with_mask(void)
 
 static int replay(int fd, unsigned flags, char *why, size_t whylen)
 {
-	struct srt_ll_replay p;
+	struct srt__ll_replay p;
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
@@ -175,7 +175,7 @@ int main(void)
 	struct srt_rule deny = { secret_dir, 0, "filesystem.denyRead[0]" };
 	struct srt_rule allow = { root, 0, "filesystem.allowWrite[0]" };
 	struct srt_policy pol;
-	struct srt_ll_layer layer;
+	struct srt__ll_layer layer;
 	struct srt_diag diag;
 	int rc, userns;
 
@@ -211,7 +211,7 @@ int main(void)
 	rc = srt__bwrap_ll_layer(&pol, &layer, &diag);
 	ok(rc == 0, "the layer plans (%s)", rc ? diag.message : "ok");
 
-	if (srt_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 3) {
+	if (srt__ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 3) {
 		ok(layer.fd < 0 && contains(layer.reason, "Landlock"),
 		   "no usable Landlock: not applied, with the reason (%s)", layer.reason);
 		printf("ok 3 # SKIP the kernel offers no Landlock ABI 3\n");
@@ -247,7 +247,7 @@ int main(void)
 	{
 		struct srt_rule hl = { other, 0, "filesystem.denyRead[0]" };
 		struct srt_policy p2 = pol;
-		struct srt_ll_layer l2;
+		struct srt__ll_layer l2;
 		char link_path[256];
 
 		snprintf(link_path, sizeof(link_path), "%s/other-link", outside);

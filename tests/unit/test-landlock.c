@@ -103,9 +103,9 @@ static void pol_free(struct pol *x)
 	free(x->p.cwd);
 }
 
-static uint64_t rights(const struct srt_ll_plan *pl, const char *path)
+static uint64_t rights(const struct srt__ll_plan *pl, const char *path)
 {
-	const struct srt_ll_rule *r = srt__ll_plan_find(pl, path);
+	const struct srt__ll_rule *r = srt__ll_plan_find(pl, path);
 	return r ? r->access : 0;
 }
 
@@ -115,7 +115,7 @@ static uint64_t rights(const struct srt_ll_plan *pl, const char *path)
 
 /* Some rule covers path for the right bit: the path itself or an ancestor
  * carries it (what the kernel does at access time). */
-static int covered(const struct srt_ll_plan *pl, const char *path, uint64_t bit)
+static int covered(const struct srt__ll_plan *pl, const char *path, uint64_t bit)
 {
 	char buf[PATH_MAX];
 	char *s;
@@ -134,7 +134,7 @@ static int covered(const struct srt_ll_plan *pl, const char *path, uint64_t bit)
 	}
 }
 
-static int has_note(const struct srt_ll_plan *pl, const char *needle)
+static int has_note(const struct srt__ll_plan *pl, const char *needle)
 {
 	size_t i;
 
@@ -146,7 +146,7 @@ static int has_note(const struct srt_ll_plan *pl, const char *needle)
 
 static void test_reads_nested(void)
 {
-	struct srt_ll_plan pl;
+	struct srt__ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
 	int rc;
@@ -201,7 +201,7 @@ static void test_reads_nested(void)
 
 static void test_writes(void)
 {
-	struct srt_ll_plan pl;
+	struct srt__ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
 	int rc;
@@ -264,8 +264,8 @@ static void test_writes(void)
  * terminals in /dev/pts, and absent startup files of a writable $HOME. */
 static void test_host_doors(void)
 {
-	struct srt_ll_plan pl;
-	struct srt_ll_plan_limits lim = { 0, 0, 1 };
+	struct srt__ll_plan pl;
+	struct srt__ll_plan_limits lim = { 0, 0, 1 };
 	struct srt_diag d = { 0 };
 	struct pol x;
 	char link[PATH_MAX];
@@ -319,7 +319,7 @@ static void test_host_doors(void)
 
 static void test_symlink_deny(void)
 {
-	struct srt_ll_plan pl;
+	struct srt__ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
 	char target[PATH_MAX];
@@ -347,7 +347,7 @@ static void test_symlink_deny(void)
  * leaves the pseudo filesystems read-only, and the --dev set writable. */
 static void test_root_write(void)
 {
-	struct srt_ll_plan pl;
+	struct srt__ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
 	int rc;
@@ -379,8 +379,8 @@ static void test_root_write(void)
  * stops it with the key to change. */
 static void test_scan_once(void)
 {
-	struct srt_ll_plan_limits lim = { 0, 50, 0 };
-	struct srt_ll_plan pl;
+	struct srt__ll_plan_limits lim = { 0, 50, 0 };
+	struct srt__ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
 	char name[32];
@@ -418,7 +418,7 @@ static void test_scan_once(void)
 
 static void test_refusals(void)
 {
-	struct srt_ll_plan pl;
+	struct srt__ll_plan pl;
 	struct srt_diag d;
 	struct pol x;
 	int rc;
@@ -505,7 +505,7 @@ static void test_refusals(void)
 	pol_init(&x);
 	add(&x, DR, P("m/d/f00"), 0, "filesystem.denyRead[0]");
 	{
-		struct srt_ll_plan_limits lim = { 30, 0, 0 };
+		struct srt__ll_plan_limits lim = { 30, 0, 0 };
 		memset(&d, 0, sizeof(d));
 		rc = srt__ll_plan_build(&x.p, 7, &lim, &pl, &d);
 		ok(rc == SRT_E_LIMIT && contains(d.message, "more than 30 rules"), "refuse: over the rule limit (%s)",
@@ -527,7 +527,7 @@ static void test_unlistable(void)
 	if (pid == 0) {
 		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 		struct __user_cap_data_struct data[2];
-		struct srt_ll_plan pl;
+		struct srt__ll_plan pl;
 		struct srt_diag d = { 0 };
 		struct pol x;
 		int rc;
@@ -549,7 +549,7 @@ static void test_unlistable(void)
 
 static void test_serialize(void)
 {
-	struct srt_ll_plan pl;
+	struct srt__ll_plan pl;
 	struct srt_diag d = { 0 };
 	struct pol x;
 	char *buf = NULL;

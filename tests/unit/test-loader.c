@@ -14,7 +14,7 @@ static char dir[4096];
 static int load(const char *name, struct srt_diag *d)
 {
 	char path[4200];
-	struct srt_module *m = NULL;
+	struct srt__module *m = NULL;
 	const struct srt_backend *vt = NULL;
 	int rc;
 
@@ -61,7 +61,7 @@ int main(void)
 	   "missing module named: %s", d.message);
 
 	{
-		struct srt_module *m = NULL;
+		struct srt__module *m = NULL;
 		const struct srt_backend *vt = NULL;
 		memset(&d, 0, sizeof(d));
 		ok(srt__module_load_backend("../evil", &m, &vt, &d) == SRT_E_INVAL,

@@ -23,11 +23,11 @@
 #include "backends/linux-bwrap/init/seccomp.h"
 #include "backends/linux-bwrap/procargs.h"
 
-static struct srt_monitor *parse_records(const char *flags, const char *const *recs, int events_fd)
+static struct srt__monitor *parse_records(const char *flags, const char *const *recs, int events_fd)
 {
 	char buf[8192];
 	size_t o = 0;
-	struct srt_monitor *m = NULL;
+	struct srt__monitor *m = NULL;
 	char err[256];
 
 	o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s", SRT_MONITOR_MAGIC) + 1;
@@ -47,7 +47,7 @@ static void test_classify(void)
 		"r/", "w/work", "h/home/u/.ssh", "w/home/u/.ssh/pub", "p/work/.bashrc",
 		"r/work/.git/hooks", "x/dev", "x/proc", "w/work/sub", "r/work", NULL,
 	};
-	struct srt_monitor *m = parse_records("f3", recs, -1);
+	struct srt__monitor *m = parse_records("f3", recs, -1);
 
 	ok(m != NULL, "a valid policy parses");
 	if (!m)
@@ -82,7 +82,7 @@ static void test_classify(void)
 		static const char *const bad2[] = { "rrel", NULL };
 		static const char *const bad3[] = { "r/a/", NULL };
 		char err[128];
-		struct srt_monitor *mm = NULL;
+		struct srt__monitor *mm = NULL;
 
 		ok(parse_records("f1", bad1, -1) == NULL, "unknown state letter refused");
 		ok(parse_records("f1", bad2, -1) == NULL, "relative path refused");
@@ -126,7 +126,7 @@ static void test_events(void)
 {
 	static const char *const recs[] = { "r/", NULL };
 	static char buf[1 << 20];
-	struct srt_monitor *m;
+	struct srt__monitor *m;
 	int p[2], i, fl, lines = 0;
 	char *q;
 
@@ -202,10 +202,10 @@ static void test_policy_from_words(void)
 		"--ro-bind", "/dev/null", "/w/p/.bashrc", "--ro-bind", "/dev/null", "/w/p/.zshrc",
 		NULL,
 	};
-	struct srt_words w = { 0 }, created = { 0 };
+	struct srt__words w = { 0 }, created = { 0 };
 	struct srt_policy pol;
 	struct srt_diag diag;
-	struct srt_monitor *m = NULL;
+	struct srt__monitor *m = NULL;
 	char *buf = NULL, err[128];
 	size_t len = 0, i;
 	unsigned fl = 0;
@@ -239,7 +239,7 @@ static void test_policy_from_words(void)
 
 	/* the same files left to the helper (--hide-file): the same policy */
 	{
-		struct srt_words w2 = { 0 }, hid = { 0 };
+		struct srt__words w2 = { 0 }, hid = { 0 };
 		char *buf2 = NULL;
 		size_t len2 = 0;
 		unsigned fl2 = 0;
@@ -290,7 +290,7 @@ static int live_lfd = -1;
 /* poll first: the listener says POLLHUP once the child is gone */
 static void *serve(void *arg)
 {
-	struct srt_monitor *m = arg;
+	struct srt__monitor *m = arg;
 
 	for (;;) {
 		struct pollfd p = { live_lfd, POLLIN, 0 };
@@ -351,7 +351,7 @@ static void test_live(void)
 {
 	char dir[] = "/tmp/srt-mon-XXXXXX", hidden[128], allowed[128], rec1[160], rec2[160], step[128];
 	const char *recs[4];
-	struct srt_monitor *m;
+	struct srt__monitor *m;
 	int sv[2], ev[2], st = 0, lfd;
 	pthread_t t;
 	pid_t pid;

@@ -148,7 +148,7 @@ static void pol_free(struct srt_policy *pol)
 }
 
 /* Index of the word triple (a, b, c) in the plan, or -1. */
-static long find3(const struct srt_mount_plan *pl, const char *a, const char *b, const char *c)
+static long find3(const struct srt__mount_plan *pl, const char *a, const char *b, const char *c)
 {
 	size_t i;
 
@@ -159,13 +159,13 @@ static long find3(const struct srt_mount_plan *pl, const char *a, const char *b,
 	return -1;
 }
 
-static long find_path(const struct srt_mount_plan *pl, const char *opt, const char *path)
+static long find_path(const struct srt__mount_plan *pl, const char *opt, const char *path)
 {
 	return find3(pl, opt, path, strcmp(opt, "--tmpfs") && strcmp(opt, "--remount-ro") &&
 				      strcmp(opt, "--dir") ? path : NULL);
 }
 
-static int has_note(const struct srt_mount_plan *pl, const char *needle)
+static int has_note(const struct srt__mount_plan *pl, const char *needle)
 {
 	size_t i;
 
@@ -175,7 +175,7 @@ static int has_note(const struct srt_mount_plan *pl, const char *needle)
 	return 0;
 }
 
-static void dump(const struct srt_mount_plan *pl)
+static void dump(const struct srt__mount_plan *pl)
 {
 	size_t i;
 
@@ -187,7 +187,7 @@ static void dump(const struct srt_mount_plan *pl)
 
 /* Run sh -c cmd under the plan's mounts; returns the exit status, 125 when
  * bwrap could not run. */
-static int run_in(const struct srt_mount_plan *pl, const char *cmd)
+static int run_in(const struct srt__mount_plan *pl, const char *cmd)
 {
 	char **argv;
 	size_t i, n = 0;
@@ -231,7 +231,7 @@ static int run_in(const struct srt_mount_plan *pl, const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static int plan_ok(const struct srt_policy *pol, struct srt_mount_plan *pl)
+static int plan_ok(const struct srt_policy *pol, struct srt__mount_plan *pl)
 {
 	struct srt_diag d;
 	int rc;
@@ -246,7 +246,7 @@ static int plan_ok(const struct srt_policy *pol, struct srt_mount_plan *pl)
 static void test_basic_writes(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj");
@@ -278,7 +278,7 @@ static void test_basic_writes(void)
 static void test_denied_dir_and_file(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	long t, r;
 
 	fresh_tree();
@@ -315,7 +315,7 @@ static void test_denied_dir_and_file(void)
 static void test_overlap_order(void)
 {
 	struct srt_policy a, b;
-	struct srt_mount_plan pa, pb;
+	struct srt__mount_plan pa, pb;
 	size_t i;
 	int same;
 
@@ -372,7 +372,7 @@ static void test_overlap_order(void)
 static void test_file_deny_in_allowread(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj/sub");
@@ -395,7 +395,7 @@ static void test_file_deny_in_allowread(void)
 static void test_placeholders(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	size_t i;
 	int found_file = 0, found_dir = 0;
 
@@ -465,7 +465,7 @@ static int in_found(const struct found *f, const char *path)
 
 static void test_mandatory_walker(void)
 {
-	struct srt_mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { 3, 0, 0 };
 	struct found f;
 	size_t budget = 100000;
 	int trunc = 0;
@@ -529,7 +529,7 @@ static void test_mandatory_walker(void)
  * repository guard handles a new one). */
 static void test_mandatory_gitdirs(void)
 {
-	struct srt_mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { 3, 0, 0 };
 	struct found f;
 	size_t budget = 100000;
 	int trunc = 0;
@@ -607,7 +607,7 @@ static void test_mandatory_gitdirs(void)
 
 static void test_mandatory_memo(void)
 {
-	struct srt_mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { 3, 0, 0 };
 	struct found f;
 	size_t budget = 100000, b1, b2;
 	int trunc = 0;
@@ -650,7 +650,7 @@ static void test_mandatory_memo(void)
 static void test_mandatory_in_roots(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj/sub/.git/hooks");
@@ -690,7 +690,7 @@ static void test_mandatory_in_roots(void)
 static void test_mandatory_bound(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	struct srt_diag d;
 	char rel[64];
 	int rc;
@@ -721,7 +721,7 @@ static void test_mandatory_bound(void)
 static void test_pins(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	long pin, wb;
 
 	fresh_tree();
@@ -752,7 +752,7 @@ static void test_pins(void)
 static void test_symlinks(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj");
@@ -804,7 +804,7 @@ static void test_symlinks(void)
 		unlink(P("proj/cfg.srt-quarantine"));
 	}
 	{
-		struct srt_mount_plan hp;
+		struct srt__mount_plan hp;
 		struct srt_diag d;
 		int cfg = 0, lnk = 0;
 
@@ -840,9 +840,9 @@ static void test_symlinks(void)
 
 static void test_globs(void)
 {
-	struct srt_glob *g;
+	struct srt__glob *g;
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	srt__glob_compile("/a/**/*.pem", &g);
 	ok(srt__glob_match(g, "/a/k.pem") && srt__glob_match(g, "/a/b/c/k.pem") &&
@@ -949,7 +949,7 @@ static void test_globs(void)
 static void test_file_on_the_way(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj");
@@ -973,7 +973,7 @@ static void test_file_on_the_way(void)
 static void test_disabled(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj");
@@ -988,7 +988,7 @@ static void test_disabled(void)
 
 static void test_walker_speed(void)
 {
-	struct srt_mandatory_opts o = { 3, 0, 1 };
+	struct srt__mandatory_opts o = { 3, 0, 1 };
 	struct found f;
 	struct timespec a, b;
 	size_t budget = 300000;
@@ -1041,7 +1041,7 @@ static void test_walker_speed(void)
 static void test_write_deny_wins(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj/w/sub");
@@ -1068,7 +1068,7 @@ static void test_write_deny_wins(void)
 static void test_root_writable(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	char top[PATH_MAX];
 	long pin, cover;
 
@@ -1099,7 +1099,7 @@ static void test_root_writable(void)
 static void test_unsearchable(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 
 	fresh_tree();
 	mkdirs("proj/locked");
@@ -1117,7 +1117,7 @@ static void test_unsearchable(void)
 	drop_tree();
 }
 
-static int has_word(const struct srt_words *w, const char *s)
+static int has_word(const struct srt__words *w, const char *s)
 {
 	size_t i;
 
@@ -1137,7 +1137,7 @@ static int has_word(const struct srt_words *w, const char *s)
 static void test_helper_hides(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan a, b;
+	struct srt__mount_plan a, b;
 	struct srt_diag d;
 	size_t i, j, k, moved = 0;
 	int same = 1, under_tmpfs = 0, rc;
@@ -1216,7 +1216,7 @@ static void test_helper_hides(void)
 static void test_concurrent_runs(void)
 {
 	struct srt_policy pol;
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	int to_child[2], to_parent[2], st = 0;
 	char b = 0;
 	pid_t pid;
@@ -1232,7 +1232,7 @@ static void test_concurrent_runs(void)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		struct srt_mount_plan cp;
+		struct srt__mount_plan cp;
 		int good;
 
 		if (!plan_ok(&pol, &cp))
@@ -1339,7 +1339,7 @@ static void as_unprivileged(void (*fn)(void), int n, const char *what)
 
 static int probe_bwrap(void)
 {
-	struct srt_mount_plan pl;
+	struct srt__mount_plan pl;
 	int rc;
 
 	memset(&pl, 0, sizeof(pl));

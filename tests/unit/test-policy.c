@@ -89,7 +89,7 @@ static void test_normalize(void)
 	ok(norm_is(P("real/sub/"), "/", "/h", P("real/sub")), "an existing real path is unchanged");
 }
 
-static void entries(struct srt_path_entries *e, const char *const *paths, int literal)
+static void entries(struct srt__path_entries *e, const char *const *paths, int literal)
 {
 	size_t n = 0, i;
 
@@ -103,7 +103,7 @@ static void entries(struct srt_path_entries *e, const char *const *paths, int li
 	}
 }
 
-static void entries_free(struct srt_path_entries *e)
+static void entries_free(struct srt__path_entries *e)
 {
 	size_t i;
 
@@ -114,7 +114,7 @@ static void entries_free(struct srt_path_entries *e)
 	e->n = 0;
 }
 
-static void settings_free(struct srt_settings *s)
+static void settings_free(struct srt__settings *s)
 {
 	entries_free(&s->deny_read);
 	entries_free(&s->allow_read);
@@ -134,9 +134,9 @@ static const struct srt_rule *find_rule(const struct srt_rules *r, const char *p
 
 static void test_build(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_policy pol;
-	struct srt_policy_env env;
+	struct srt__policy_env env;
 	struct srt_diag d;
 	const struct srt_rule *r;
 	const char *dr[] = { "~/.ssh", "secrets/**", "keys/*.pem", NULL };
@@ -214,9 +214,9 @@ static void test_build(void)
 
 static void test_write_globs(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_policy pol;
-	struct srt_policy_env env;
+	struct srt__policy_env env;
 	struct srt_diag d;
 	const char *dw[] = { "**/*.pem", NULL };
 	const char *aw[] = { "build", "out[1]", NULL };
@@ -256,9 +256,9 @@ static void test_write_globs(void)
 
 static void test_tmpdir_checks(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_policy pol;
-	struct srt_policy_env env;
+	struct srt__policy_env env;
 	struct srt_diag d;
 	int rc;
 

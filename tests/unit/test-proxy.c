@@ -49,7 +49,7 @@
 static char sock_path[256];
 static int echo_port, http_port, closed_port;
 static bool have_ns;
-static struct srt_proxy *proxy;
+static struct srt__proxy *proxy;
 
 /* ---- namespace ------------------------------------------------------- */
 
@@ -210,7 +210,7 @@ static int listen_tcp(int *port)
 
 struct echo_conn {
 	int fd;
-	struct srt_pump p;
+	struct srt__pump p;
 	bool shut;
 };
 
@@ -219,7 +219,7 @@ static void *echo_server(void *arg)
 {
 	int lfd = *(int *)arg, ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
-	struct srt_pipe_pool pool = { .n = 0 };
+	struct srt__pipe_pool pool = { .n = 0 };
 
 	fcntl(lfd, F_SETFL, O_NONBLOCK);
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
@@ -313,7 +313,7 @@ static void *http_conn(void *arg)
 	int fd = (int)(intptr_t)arg;
 	char *buf = malloc(1 << 20);
 	size_t len = 0;
-	struct srt_http_head *h = malloc(sizeof(*h));
+	struct srt__http_head *h = malloc(sizeof(*h));
 
 	for (;;) {
 		int hl;
@@ -372,7 +372,7 @@ static void *http_conn(void *arg)
 		memmove(buf, buf + hl, len - (size_t)hl);
 		len -= (size_t)hl;
 		if (chunked) {
-			struct srt_chunked ch;
+			struct srt__chunked ch;
 			bool done = false;
 			srt__chunked_init(&ch);
 			for (;;) {
@@ -1330,7 +1330,7 @@ static void test_cmd(void)
 
 	{
 		/* per-command list: only the attributed command gets it */
-		struct srt_strv extra = { NULL, 0 };
+		struct srt__strv extra = { NULL, 0 };
 		char t2[64];
 		snprintf(t2, sizeof(t2), "localhost:%d", http_port);
 		srt__strv_push(&extra, t2);
@@ -1354,7 +1354,7 @@ static void test_cmd(void)
 
 static void test_update(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	char resp[512], target[64], req[1024], head[2048];
 	int fd, before;
 
@@ -1413,7 +1413,7 @@ static void test_update(void)
 /* refuseOpaqueTunnels, requireHostMatch, stripResponseHeaders (live) */
 static void test_options(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	char resp[4096], target[64], req[1024];
 	uint8_t b[64];
 	size_t ul = strlen(TOKEN);
@@ -1470,7 +1470,7 @@ static void test_options(void)
 /* parentProxy and mitmProxy routes (filtering still first) */
 static void test_routes(const char *mitm_path)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	char resp[4096], a[128], parent[128], req[1024];
 	uint8_t b[64];
 	size_t ul = strlen(TOKEN);
@@ -1568,11 +1568,11 @@ static void test_routes(const char *mitm_path)
  * adopted sockets bounded. */
 /* Another proxy, no rules, on sock_path + suffix (written to path), with
  * at most max clients at once; started, or NULL. */
-static struct srt_proxy *small_proxy(const char *suffix, unsigned max, char *path, size_t cap)
+static struct srt__proxy *small_proxy(const char *suffix, unsigned max, char *path, size_t cap)
 {
-	static struct srt_settings st; /* copied by the proxy */
-	struct srt_proxy_config cfg;
-	struct srt_proxy *p = NULL;
+	static struct srt__settings st; /* copied by the proxy */
+	struct srt__proxy_config cfg;
+	struct srt__proxy *p = NULL;
 
 	snprintf(path, cap, "%s%s", sock_path, suffix);
 	memset(&cfg, 0, sizeof(cfg));
@@ -1682,7 +1682,7 @@ static void test_passing(void)
 	/* a flood: a second proxy adopts at most max_passed */
 	{
 		char path2[300];
-		struct srt_proxy *p2 = small_proxy(".flood", 20, path2, sizeof(path2));
+		struct srt__proxy *p2 = small_proxy(".flood", 20, path2, sizeof(path2));
 		int cl, b0, peak, sent = 0;
 
 		if (!p2) {
@@ -1745,7 +1745,7 @@ static double cpu_seconds(void)
 static void test_client_bound(void)
 {
 	char path3[300];
-	struct srt_proxy *p3 = small_proxy(".bound", 5, path3, sizeof(path3));
+	struct srt__proxy *p3 = small_proxy(".bound", 5, path3, sizeof(path3));
 	struct rlimit old, tight;
 	int cl[8], eof = 0, quiet = 0, *fill, nfill = 0, hi, b0, after;
 	pid_t kid;
@@ -1841,10 +1841,10 @@ static void test_client_bound(void)
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
-	struct srt_settings s;
-	struct srt_kv reason = { (char *)"reasoned.test",
+	struct srt__settings s;
+	struct srt__kv reason = { (char *)"reasoned.test",
 				 (char *)"SSH pushes to GitHub are blocked; use an https:// remote" };
-	struct srt_proxy_config cfg;
+	struct srt__proxy_config cfg;
 	struct srt_diag diag = { "", "", 0 };
 	struct rlimit rl;
 	pthread_t t;

@@ -42,21 +42,21 @@ static int n_test, n_fail;
 #define FS(x) DOC(NETD, FSD "," x, "")
 #define TOP(x) DOC(NETD, FSD, "," x)
 
-static int parse_json(struct srt_settings *s, const char *text, struct srt_diag *d)
+static int parse_json(struct srt__settings *s, const char *text, struct srt_diag *d)
 {
-	srt_settings_init(s);
+	srt__settings_init(s);
 	memset(d, 0, sizeof(*d));
-	return srt_settings_parse_json(s, text, strlen(text), ORIGIN, d);
+	return srt__settings_parse_json(s, text, strlen(text), ORIGIN, d);
 }
 
-static int parse_yaml(struct srt_settings *s, const char *text, struct srt_diag *d)
+static int parse_yaml(struct srt__settings *s, const char *text, struct srt_diag *d)
 {
-	srt_settings_init(s);
+	srt__settings_init(s);
 	memset(d, 0, sizeof(*d));
-	return srt_settings_parse_yaml(s, text, strlen(text), ORIGIN, d);
+	return srt__settings_parse_yaml(s, text, strlen(text), ORIGIN, d);
 }
 
-static bool has_warning(const struct srt_settings *s, const char *needle)
+static bool has_warning(const struct srt__settings *s, const char *needle)
 {
 	size_t i;
 
@@ -66,7 +66,7 @@ static bool has_warning(const struct srt_settings *s, const char *needle)
 	return false;
 }
 
-static bool strv_has(const struct srt_strv *v, const char *x)
+static bool strv_has(const struct srt__strv *v, const char *x)
 {
 	size_t i;
 
@@ -79,14 +79,14 @@ static bool strv_has(const struct srt_strv *v, const char *x)
 /* Accepted by both readers; returns true when JSON accepted it. */
 static bool good(const char *text, const char *what)
 {
-	struct srt_settings s, y;
+	struct srt__settings s, y;
 	struct srt_diag d, dy;
 	int rc = parse_json(&s, text, &d), ry = parse_yaml(&y, text, &dy);
 
 	ok(rc == SRT_OK && ry == SRT_OK, "accepted: %s%s%s%s%s", what, rc ? " | json: " : "",
 	   rc ? d.message : "", ry ? " | yaml: " : "", ry ? dy.message : "");
-	srt_settings_release(&s);
-	srt_settings_release(&y);
+	srt__settings_release(&s);
+	srt__settings_release(&y);
 	return rc == SRT_OK;
 }
 
@@ -95,7 +95,7 @@ static bool good(const char *text, const char *what)
  * reader's error identical to the JSON one. */
 static void bad(const char *text, const char *key, const char *needle, const char *what)
 {
-	struct srt_settings s, y;
+	struct srt__settings s, y;
 	struct srt_diag d, dy;
 	char prefix[600];
 	int rc = parse_json(&s, text, &d), ry = parse_yaml(&y, text, &dy);
@@ -110,13 +110,13 @@ static void bad(const char *text, const char *key, const char *needle, const cha
 	/* On failure the settings are released back to the defaults. */
 	ok(s.allowed_domains.n == 0 && s.mandatory_deny_search_depth == 3 && !s.warnings.n,
 	   "released after failure: %s", what);
-	srt_settings_release(&s);
-	srt_settings_release(&y);
+	srt__settings_release(&s);
+	srt__settings_release(&y);
 }
 
 static void test_minimal_and_defaults(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	int rc;
 
@@ -128,19 +128,19 @@ static void test_minimal_and_defaults(void)
 	   !s.has_filters && !s.has_windows && s.http_proxy_port == 0 && !s.bwrap_path &&
 	   !s.ambiguous_request_target, "defaults: optional sections absent");
 	ok(s.warnings.n == 0 && s.ignored_keys.n == 0, "no warnings for a clean document");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
-	srt_settings_init(&s);
+	srt__settings_init(&s);
 	ok(s.mandatory_deny_search_depth == 3 && s.allowed_domains.n == 0,
-	   "srt_settings_init gives the defaults");
-	srt_settings_release(&s);
-	srt_settings_release(&s);
+	   "srt__settings_init gives the defaults");
+	srt__settings_release(&s);
+	srt__settings_release(&s);
 	ok(s.mandatory_deny_search_depth == 3, "release twice is harmless");
 }
 
 static void test_full_values(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	int rc;
 
@@ -220,7 +220,7 @@ static void test_full_values(void)
 	   s.ignored_keys.n == 4, "compatibility keys recorded in ignored_keys");
 	ok(s.git_safe_directories.n == 1 && s.has_windows, "git and windows");
 	ok(s.warnings.n == 0, "no warnings (%zu)", s.warnings.n);
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 }
 
 static void test_required(void)
@@ -248,7 +248,7 @@ static void test_required(void)
 
 static void test_domains(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 
 	bad(DOC("\"allowedDomains\":[\"a.com\",\"b.com\",\"*.com\"],\"deniedDomains\":[]", FSD, ""),
@@ -291,7 +291,7 @@ static void test_domains(void)
 
 static void test_network_rules(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 
 	good(NET("\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"192.168.1.10\",\"fc00::/7\","
@@ -359,7 +359,7 @@ static void test_network_rules(void)
 	parse_json(&s, NET("\"tlsTerminate\":{}"), &d);
 	ok(s.has_tls_terminate && !s.tls_ca_cert_path && s.tls_max_tunnels == 256 &&
 	   s.tls_handshake_timeout_ms == 10000, "empty tlsTerminate enables termination with defaults");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	bad(NET("\"tlsTerminate\":{\"caCertPath\":\"/ca.pem\"}"), "network.tlsTerminate",
 	    "caCertPath and caKeyPath must be provided together", "caCertPath alone");
 	bad(NET("\"tlsTerminate\":{\"caKeyPath\":\"/ca.key\"}"), "network.tlsTerminate",
@@ -409,7 +409,7 @@ static void test_network_rules(void)
 	   has_warning(&s, "network.deniedDomainReasons[\"other.com\"]"),
 	   "a reason for an entry not on deniedDomains warns (%s)",
 	   s.warnings.n ? s.warnings.v[0] : "no warning");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	bad(DOC("\"allowedDomains\":[],\"deniedDomains\":[\"evil.com\"],"
 		"\"deniedDomainReasons\":{\"evil.com\":\"\"}", FSD, ""),
 	    "network.deniedDomainReasons[\"evil.com\"]", "String must contain at least 1 character(s)",
@@ -420,7 +420,7 @@ static void test_network_rules(void)
 
 static void test_filesystem(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 
 	bad(DOC(NETD, "\"denyRead\":[\"\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
@@ -461,12 +461,12 @@ static void test_filesystem(void)
 		 ""), "deny glob rule only when the filesystem is enforced");
 	parse_json(&s, DOC(NETD, "\"disabled\":true," FSD, ""), &d);
 	ok(s.fs_disabled, "filesystem.disabled parsed");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 }
 
 static void test_top_level(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 
 	bad(TOP("\"mandatoryDenySearchDepth\":0"), "mandatoryDenySearchDepth",
@@ -477,7 +477,7 @@ static void test_top_level(void)
 	    "expected an integer, got number 2.5", "depth 2.5");
 	parse_json(&s, TOP("\"mandatoryDenySearchDepth\":1"), &d);
 	ok(s.mandatory_deny_search_depth == 1, "depth 1 kept");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
 	bad(TOP("\"bwrapPath\":\"\""), "bwrapPath", "Path cannot be empty", "empty bwrapPath");
 	bad(TOP("\"bwrapPath\":\"bwrap\""), "bwrapPath",
@@ -526,7 +526,7 @@ static void test_top_level(void)
 
 static void test_unknown_keys(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	int rc;
 
@@ -538,7 +538,7 @@ static void test_unknown_keys(void)
 	ok(has_warning(&s, "settings.json: unknown key \"foo\" ignored") &&
 	   !has_warning(&s, "\"foo\" ignored (did you mean"), "unknown top-level key, no suggestion");
 	ok(s.warnings.n == 3, "one warning per unknown key (%zu)", s.warnings.n);
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	{
 		/* a flood of unknown keys: bounded warnings, bounded time */
 		size_t cap = 4000000, o, i;
@@ -553,25 +553,25 @@ static void test_unknown_keys(void)
 		   strstr(s.warnings.v[50], "more unknown keys ignored (not listed)"),
 		   "%zu unknown keys give 51 warning lines (%zu): %s", i, s.warnings.n,
 		   s.warnings.n ? s.warnings.v[s.warnings.n - 1] : "");
-		srt_settings_release(&s);
+		srt__settings_release(&s);
 		free(t);
 	}
 	rc = parse_json(&s, TOP("\"allow pty\":true"), &d);
 	ok(rc == SRT_OK && has_warning(&s, "settings.json: unknown key [\"allow pty\"] ignored"),
 	   "unknown key with a space: %s", s.warnings.n ? s.warnings.v[0] : "none");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
 	rc = parse_json(&s, NET("\"allowedDomain\":[\"x.com\"],\"tlsTerminate\":{\"maxTunnel\":3}"), &d);
 	ok(rc == SRT_OK && has_warning(&s, "unknown key \"network.allowedDomain\" ignored (did you "
 					   "mean \"allowedDomains\"?)") &&
 	   has_warning(&s, "unknown key \"network.tlsTerminate.maxTunnel\" ignored (did you mean "
 			   "\"maxTunnels\"?)"), "nested unknown keys warn with their full path");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	rc = parse_yaml(&s, "network:\n  allowedDomains: []\n  deniedDomains: []\n  alowLocalBinding: true\n"
 			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
 	ok(rc == SRT_OK && has_warning(&s, "unknown key \"network.alowLocalBinding\" ignored (did "
 					   "you mean \"allowLocalBinding\"?)"), "yaml unknown key warns");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
 	bad(TOP("\"credentials\":{\"bogus\":1}"), "credentials",
 	    "Unrecognized key(s) in object: 'bogus'", "unknown key in strict credentials");
@@ -591,7 +591,7 @@ static void test_unknown_keys(void)
 
 static void test_credentials(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	int rc;
 
@@ -615,7 +615,7 @@ static void test_credentials(void)
 	   s.n_aws_pairs == 1 && !s.aws_pairs[0].session_token_var &&
 	   !strcmp(s.sigv4_streaming, "passthrough") && !s.sigv4_presigned,
 	   "credential env vars, aws pairs, sigv4 parsed");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
 	bad(CRED("\"files\":[{\"path\":\"/x\"}]"), "credentials.files[0].mode", "required key is missing",
 	    "mode missing");
@@ -706,14 +706,14 @@ static void test_credentials(void)
 	parse_json(&s, CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"deny\",\"colour\":1}]"), &d);
 	ok(has_warning(&s, "unknown key \"credentials.envVars[0].colour\" ignored"),
 	   "envVars entries are not strict: unknown key warns");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 }
 
 /* ------------------------------------------------ syntax and limits */
 
 static void test_json_syntax(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	char *big;
 	size_t i;
@@ -740,16 +740,16 @@ static void test_json_syntax(void)
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "invalid UTF-8"), "invalid UTF-8 refused");
 	rc = parse_json(&s, "{\"a\":\"x\ty\"}", &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "control character"), "raw tab in a string refused");
-	rc = srt_settings_parse_json(&s, "{\"a\":1}\0", 8, ORIGIN, &d);
+	rc = srt__settings_parse_json(&s, "{\"a\":1}\0", 8, ORIGIN, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "NUL byte"), "NUL byte refused");
 	rc = parse_json(&s, "   \n\t ", &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "settings.json is empty"), "whitespace text is empty");
 	rc = parse_json(&s, "\xef\xbb\xbf" DOC(NETD, FSD, ""), &d);
 	ok(rc == SRT_OK, "UTF-8 byte order mark skipped");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	rc = parse_json(&s, DOC(NETD, FSD, ",\"caf\xc3\xa9\":1"), &d);
 	ok(rc == SRT_OK && has_warning(&s, "caf\xc3\xa9"), "UTF-8 in keys is fine");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	rc = parse_json(&s, "{\"a\" 1}", &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "line 1, column 6"), "column counted: %s", d.message);
 
@@ -764,10 +764,10 @@ static void test_json_syntax(void)
 	strcat(big, "}");
 	rc = parse_json(&s, big, &d);
 	ok(rc == SRT_OK, "64 levels of nesting accepted (%s)", d.message);
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	rc = parse_yaml(&s, big, &d);
 	ok(rc == SRT_OK, "64 levels of nesting accepted by yaml (%s)", d.message);
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	strcpy(big, "{\"network\":{" NETD "},\"filesystem\":{" FSD "},\"x\":");
 	for (i = 0; i < 64; i++)
 		strcat(big, "[");
@@ -792,17 +792,17 @@ static void test_json_syntax(void)
 	memset(big, ' ', SRT_SETTINGS_MAX_BYTES + 1);
 	big[0] = '{';
 	big[SRT_SETTINGS_MAX_BYTES] = '}';
-	rc = srt_settings_parse_json(&s, big, SRT_SETTINGS_MAX_BYTES + 1, ORIGIN, &d);
+	rc = srt__settings_parse_json(&s, big, SRT_SETTINGS_MAX_BYTES + 1, ORIGIN, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "too large"), "text over the size cap refused: %s",
 	   d.message);
-	rc = srt_settings_parse_yaml(&s, big, SRT_SETTINGS_MAX_BYTES + 1, ORIGIN, &d);
+	rc = srt__settings_parse_yaml(&s, big, SRT_SETTINGS_MAX_BYTES + 1, ORIGIN, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "too large"), "yaml over the size cap refused");
 	free(big);
 }
 
 static void test_yaml(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	int rc;
 
@@ -840,7 +840,7 @@ static void test_yaml(void)
 	   s.strict_allowlist && s.mandatory_deny_search_depth == 7 && s.deny_read.n == 2 &&
 	   !strcmp(s.deny_read.v[0].path, "~/.ssh") && s.deny_read.v[1].literal,
 	   "block-style YAML: plain ints, True, 0o7, ~/.ssh string (%s)", d.message);
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
 	rc = parse_yaml(&s, "network: {allowedDomains: [], deniedDomains: [], strictAllowlist: yes}\n"
 			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
@@ -853,7 +853,7 @@ static void test_yaml(void)
 	rc = parse_yaml(&s, "network: {allowedDomains: [!!str 123.com], deniedDomains: []}\n"
 			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
 	ok(rc == SRT_OK && !strcmp(s.allowed_domains.v[0], "123.com"), "!!str tag honoured (%s)", d.message);
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 	rc = parse_yaml(&s, "network: {allowedDomains: [!!str 15], deniedDomains: []}\n"
 			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "\"15\" is not a domain name"),
@@ -924,7 +924,7 @@ static char *write_tmp(const char *name, const char *text, size_t len)
 	return path;
 }
 
-static bool same_strv(const struct srt_strv *a, const struct srt_strv *b)
+static bool same_strv(const struct srt__strv *a, const struct srt__strv *b)
 {
 	size_t i;
 
@@ -936,7 +936,7 @@ static bool same_strv(const struct srt_strv *a, const struct srt_strv *b)
 	return true;
 }
 
-static bool same_paths(const struct srt_path_entries *a, const struct srt_path_entries *b)
+static bool same_paths(const struct srt__path_entries *a, const struct srt__path_entries *b)
 {
 	size_t i;
 
@@ -953,7 +953,7 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static bool same_settings(const struct srt_settings *a, const struct srt_settings *b)
+static bool same_settings(const struct srt__settings *a, const struct srt__settings *b)
 {
 	size_t i;
 
@@ -996,17 +996,17 @@ static bool same_settings(const struct srt_settings *a, const struct srt_setting
 static void fixture_pair(const char *base, bool want_ok, const char *key)
 {
 	char pj[512], py[512];
-	struct srt_settings a, b;
+	struct srt__settings a, b;
 	struct srt_diag da = { 0 }, db = { 0 };
 	bool la = false, lb = false;
 	int ra, rb;
 
 	snprintf(pj, sizeof(pj), "%s/%s.json", SETTINGS_FIXTURES, base);
 	snprintf(py, sizeof(py), "%s/%s.yaml", SETTINGS_FIXTURES, base);
-	srt_settings_init(&a);
-	srt_settings_init(&b);
-	ra = srt_settings_load_file(&a, pj, true, &la, &da);
-	rb = srt_settings_load_file(&b, py, true, &lb, &db);
+	srt__settings_init(&a);
+	srt__settings_init(&b);
+	ra = srt__settings_load_file(&a, pj, true, &la, &da);
+	rb = srt__settings_load_file(&b, py, true, &lb, &db);
 	if (want_ok) {
 		size_t i;
 
@@ -1030,13 +1030,13 @@ static void fixture_pair(const char *base, bool want_ok, const char *key)
 		   !strcmp(strstr(da.message, ": ") , strstr(db.message, ": ")),
 		   "fixture %s: same message after the origin (%s | %s)", base, da.message, db.message);
 	}
-	srt_settings_release(&a);
-	srt_settings_release(&b);
+	srt__settings_release(&a);
+	srt__settings_release(&b);
 }
 
 static void test_files(void)
 {
-	struct srt_settings s;
+	struct srt__settings s;
 	struct srt_diag d;
 	bool loaded = true;
 	char path[256], *p, *big;
@@ -1049,38 +1049,38 @@ static void test_files(void)
 	}
 
 	snprintf(path, sizeof(path), "%s/missing.json", tmpdir);
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, path, false, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, path, false, &loaded, &d);
 	ok(rc == SRT_OK && !loaded && s.mandatory_deny_search_depth == 3,
 	   "default path missing: defaults, loaded=false");
 	loaded = true;
 	memset(&d, 0, sizeof(d));
-	rc = srt_settings_load_file(&s, path, true, &loaded, &d);
+	rc = srt__settings_load_file(&s, path, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && !loaded && strstr(d.message, "\"") && strstr(d.message, path) &&
 	   strstr(d.message, "does not exist") && d.saved_errno == ENOENT,
 	   "--settings path missing: %s", d.message);
 
 	p = write_tmp("empty.json", "", 0);
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "is empty"), "empty file: %s", d.message);
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, false, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, false, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "is empty"), "empty default file is an error too");
 	p = write_tmp("blank.yaml", " \n\t\n", 4);
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "is empty"), "whitespace-only file is empty");
 
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, tmpdir, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, tmpdir, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "could not be read") &&
 	   strstr(d.message, "EISDIR") && d.saved_errno == EISDIR, "directory: %s", d.message);
 
 	snprintf(path, sizeof(path), "%s/fifo.json", tmpdir);
 	if (mkfifo(path, 0600) == 0) {
-		srt_settings_init(&s);
-		rc = srt_settings_load_file(&s, path, true, &loaded, &d);
+		srt__settings_init(&s);
+		rc = srt__settings_load_file(&s, path, true, &loaded, &d);
 		ok(rc == SRT_E_SETTINGS && strstr(d.message, "not a regular file"),
 		   "FIFO refused without blocking: %s", d.message);
 	} else {
@@ -1092,8 +1092,8 @@ static void test_files(void)
 	if (geteuid() == 0) {
 		skip("running as root, which reads any file", "unreadable file names EACCES");
 	} else {
-		srt_settings_init(&s);
-		rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+		srt__settings_init(&s);
+		rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 		ok(rc == SRT_E_SETTINGS && strstr(d.message, "could not be read (EACCES") &&
 		   d.saved_errno == EACCES, "unreadable file: %s", d.message);
 	}
@@ -1101,44 +1101,44 @@ static void test_files(void)
 
 	p = write_tmp("bad.json", "{\n  \"network\": {\n    \"allowedDomains\": [\"a\" \"b\"]\n}\n",
 		      strlen("{\n  \"network\": {\n    \"allowedDomains\": [\"a\" \"b\"]\n}\n"));
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, p) && strstr(d.message, "is not valid JSON") &&
 	   strstr(d.message, "line 3, column 28"), "invalid JSON file with position: %s", d.message);
 
 	p = write_tmp("bad.yml", "network: [\n", 11);
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "is not valid YAML"), ".yml read as YAML: %s",
 	   d.message);
 
 	p = write_tmp("schema.json", DOC("\"allowedDomains\":[\"*.com\"],\"deniedDomains\":[]", FSD, ""),
 		      strlen(DOC("\"allowedDomains\":[\"*.com\"],\"deniedDomains\":[]", FSD, "")));
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	snprintf(path, sizeof(path), "%s: network.allowedDomains[0]: \"*.com\" is too broad", p);
 	ok(rc == SRT_E_SETTINGS && !strncmp(d.message, path, strlen(path)) &&
 	   !strcmp(d.key, "network.allowedDomains[0]"), "schema error names file and key: %s", d.message);
 
 	p = write_tmp("good.json", DOC(NETD, FSD, ""), strlen(DOC(NETD, FSD, "")));
-	srt_settings_init(&s);
+	srt__settings_init(&s);
 	loaded = false;
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	ok(rc == SRT_OK && loaded, "valid file loads, loaded=true");
-	srt_settings_release(&s);
-	srt_settings_init(&s);
+	srt__settings_release(&s);
+	srt__settings_init(&s);
 	loaded = false;
-	rc = srt_settings_load_file(&s, p, false, &loaded, &d);
+	rc = srt__settings_load_file(&s, p, false, &loaded, &d);
 	ok(rc == SRT_OK && loaded, "valid default file loads, loaded=true");
-	srt_settings_release(&s);
+	srt__settings_release(&s);
 
 	big = malloc(SRT_SETTINGS_MAX_BYTES + 10);
 	memset(big, ' ', SRT_SETTINGS_MAX_BYTES + 10);
 	memcpy(big, DOC(NETD, FSD, ""), strlen(DOC(NETD, FSD, "")));
 	p = write_tmp("big.json", big, SRT_SETTINGS_MAX_BYTES + 10);
 	free(big);
-	srt_settings_init(&s);
-	rc = srt_settings_load_file(&s, p, true, &loaded, &d);
+	srt__settings_init(&s);
+	rc = srt__settings_load_file(&s, p, true, &loaded, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "is too large"), "file over 4 MiB: %s", d.message);
 
 	fixture_pair("full", true, NULL);

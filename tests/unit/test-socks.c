@@ -15,7 +15,7 @@ static void test_socks(void)
 	uint32_t offers;
 	const char *u, *p;
 	size_t ul, pl;
-	struct srt_socks_request r;
+	struct srt__socks_request r;
 	int bad;
 	uint8_t rep[10];
 
@@ -121,7 +121,7 @@ static void test_auth(void)
 	   !srt__token_equal("ab", 2, "abc"), "token comparison");
 }
 
-static const char *env_get(const struct srt_strv *v, const char *name)
+static const char *env_get(const struct srt__strv *v, const char *name)
 {
 	size_t l = strlen(name);
 
@@ -133,7 +133,7 @@ static const char *env_get(const struct srt_strv *v, const char *name)
 
 static void test_env(void)
 {
-	struct srt_strv v = { NULL, 0 };
+	struct srt__strv v = { NULL, 0 };
 	char user[300];
 	const char *x;
 

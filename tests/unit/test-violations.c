@@ -27,8 +27,8 @@ static void sanitize_cases(void)
 
 static void ignore_cases(void)
 {
-	struct srt_settings s;
-	struct srt_ignore_rule rules[2];
+	struct srt__settings s;
+	struct srt__ignore_rule rules[2];
 
 	memset(&s, 0, sizeof(s));
 	memset(rules, 0, sizeof(rules));
@@ -58,7 +58,7 @@ static void listener(void *ctx, const struct srt_violation *v)
 
 static void store_cases(void)
 {
-	struct srt_vstore *vs;
+	struct srt__vstore *vs;
 	struct srt_violation *v;
 	size_t n;
 	char key_a[160], key_b[160];

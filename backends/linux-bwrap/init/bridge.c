@@ -43,7 +43,7 @@
 
 struct relay_conn {
 	int tcp, ux;
-	struct srt_pump up, down; /* tcp -> unix, unix -> tcp */
+	struct srt__pump up, down; /* tcp -> unix, unix -> tcp */
 	bool up_done, down_done, dead;
 	struct relay_conn *next_dead;
 };
@@ -153,7 +153,7 @@ static int listen_on(int family, int port, int *out)
 	return 0;
 }
 
-static void close_conn(int ep, struct relay_conn *c, struct srt_pipe_pool *pool)
+static void close_conn(int ep, struct relay_conn *c, struct srt__pipe_pool *pool)
 {
 	epoll_ctl(ep, EPOLL_CTL_DEL, c->tcp, NULL);
 	epoll_ctl(ep, EPOLL_CTL_DEL, c->ux, NULL);
@@ -311,7 +311,7 @@ static void accept_all(int ep, int lfd, const char *path)
 }
 
 /* Run both directions until they block; half-close passes through. */
-static void relay(int ep, struct relay_conn *c, struct srt_pipe_pool *pool)
+static void relay(int ep, struct relay_conn *c, struct srt__pipe_pool *pool)
 {
 	int rc;
 
@@ -374,7 +374,7 @@ static void __attribute__((noreturn))
 relay_main(pid_t parent, int sockfd, const int *lfds, int nl)
 {
 	static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct srt_pipe_pool pool = { .n = 0 };
+	struct srt__pipe_pool pool = { .n = 0 };
 	struct epoll_event evs[256];
 	sigset_t none;
 	struct rlimit rl;
@@ -428,7 +428,7 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl)
 }
 
 /* An O_PATH descriptor of the socket srt bound, or -1 (said why). */
-static int pin_socket(const struct srt_bridge_spec *spec)
+static int pin_socket(const struct srt__bridge_spec *spec)
 {
 	char via[64];
 	struct stat st, vst;
@@ -456,7 +456,7 @@ static int pin_socket(const struct srt_bridge_spec *spec)
 	return fd;
 }
 
-int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid)
+int srt__bridge_start(const struct srt__bridge_spec *spec, pid_t *pid)
 {
 	int lfds[MAX_LISTEN], nl = 0, ports[2], np = 0, rc = -1, sockfd = -1;
 	pid_t parent = getpid(), child;

@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 
-struct srt_bridge_spec {
+struct srt__bridge_spec {
 	const char *socket_path; /* the proxy's Unix socket, as seen inside */
 	/* the socket's device and inode as srt bound it */
 	unsigned long long socket_dev, socket_ino;
@@ -22,6 +22,6 @@ struct srt_bridge_spec {
  * fork the relay process and return its pid in *pid. The relay dies with
  * its parent (PR_SET_PDEATHSIG). Returns 0, or -1 with a message on stderr
  * naming the step; nothing is left listening on failure. */
-int srt_bridge_start(const struct srt_bridge_spec *spec, pid_t *pid);
+int srt__bridge_start(const struct srt__bridge_spec *spec, pid_t *pid);
 
 #endif

@@ -15,7 +15,7 @@
  *   │                status to bwrap, which then exits without waiting
  *   │                for the namespaces to be torn down)
  *   outer (this process)
- *    ├─ bridge relay (srt_bridge_start, only with --proxy-socket)
+ *    ├─ bridge relay (srt__bridge_start, only with --proxy-socket)
  *    └─ nested init (PID 1 of a new pid + mount namespace)
  *        └─ worker: no_new_privs, seccomp, exec of the command (with
  *           --make-dev-proc in a user + mount namespace of its own)
@@ -152,7 +152,7 @@ static int status_fd = -1;
 /* The violation monitor, when srt asked for it: the parsed policy (the
  * worker reads its flags from this copy too), and the socketpair the
  * worker hands the listener over: [0] the outer's end, [1] the worker's. */
-static struct srt_monitor *monitor;
+static struct srt__monitor *monitor;
 static int mon_sock[2] = { -1, -1 };
 
 /* Signals srt forwards to us and we forward to the command. */
@@ -676,7 +676,7 @@ static int start_monitor_thread(pid_t *child)
  * and we made here is granted by the plan's "here" records). */
 static void apply_landlock(const struct opts *o)
 {
-	struct srt_ll_replay p;
+	struct srt__ll_replay p;
 	size_t len = 0;
 	char *buf = NULL;
 
@@ -1363,7 +1363,7 @@ static int run(int argc, char **argv)
 	if (drop_caps() != 0)
 		goto out;
 	if (o.proxy_socket) {
-		struct srt_bridge_spec spec = {
+		struct srt__bridge_spec spec = {
 			.socket_path = o.proxy_socket,
 			.socket_dev = o.proxy_dev,
 			.socket_ino = o.proxy_ino,
@@ -1372,7 +1372,7 @@ static int run(int argc, char **argv)
 		};
 		pid_t relay;
 
-		if (srt_bridge_start(&spec, &relay) != 0) {
+		if (srt__bridge_start(&spec, &relay) != 0) {
 			/* the bridge said why on stderr */
 			failf("srt-linux-init: the proxy bridge could not start (see the bridge's message)");
 			goto out;

@@ -75,7 +75,7 @@ struct rec {
 	char state;
 };
 
-struct srt_monitor {
+struct srt__monitor {
 	unsigned flags;
 	int debug;
 	char *blob; /* the policy text, records point into it */
@@ -122,7 +122,7 @@ static uint64_t fnv(const char *s, size_t n)
 	return h;
 }
 
-static long tab_find(const struct srt_monitor *m, const char *p, size_t len, uint64_t h)
+static long tab_find(const struct srt__monitor *m, const char *p, size_t len, uint64_t h)
 {
 	size_t i = (size_t)h & (m->tabsz - 1);
 
@@ -141,15 +141,15 @@ static long tab_find(const struct srt_monitor *m, const char *p, size_t len, uin
 	}
 }
 
-unsigned srt__monitor_flags(const struct srt_monitor *m)
+unsigned srt__monitor_flags(const struct srt__monitor *m)
 {
 	return m->flags;
 }
 
 int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
-		       struct srt_monitor **out, char *err, size_t errlen)
+		       struct srt__monitor **out, char *err, size_t errlen)
 {
-	struct srt_monitor *m;
+	struct srt__monitor *m;
 	const char *p, *end = buf + len;
 	size_t i, nrec = 0;
 	uint32_t seq = 0;
@@ -257,7 +257,7 @@ fail:
 	return -1;
 }
 
-int srt__monitor_load(int policy_fd, int events_fd, int debug, struct srt_monitor **out,
+int srt__monitor_load(int policy_fd, int events_fd, int debug, struct srt__monitor **out,
 		      char *err, size_t errlen)
 {
 	struct stat st;
@@ -304,7 +304,7 @@ out:
 	return rc;
 }
 
-void srt__monitor_free(struct srt_monitor *m)
+void srt__monitor_free(struct srt__monitor *m)
 {
 	if (!m)
 		return;
@@ -318,7 +318,7 @@ void srt__monitor_free(struct srt_monitor *m)
 }
 
 /* The state letter of the last mount at path or above it. */
-static char state_of(const struct srt_monitor *m, const char *path)
+static char state_of(const struct srt__monitor *m, const char *path)
 {
 	size_t len = strlen(path), i;
 	uint64_t h = FNV_INIT;
@@ -343,7 +343,7 @@ static char state_of(const struct srt_monitor *m, const char *path)
 	return st;
 }
 
-int srt__monitor_denied(const struct srt_monitor *m, const char *path, int write)
+int srt__monitor_denied(const struct srt__monitor *m, const char *path, int write)
 {
 	char st = state_of(m, path);
 
@@ -412,7 +412,7 @@ int srt__monitor_join(const char *base, const char *rel, char *out, size_t outle
 
 /* ---- events ------------------------------------------------------------ */
 
-static int seen_before(struct srt_monitor *m, uint64_t h)
+static int seen_before(struct srt__monitor *m, uint64_t h)
 {
 	size_t i = (size_t)h & (SEEN_SLOTS - 1), tries;
 
@@ -435,7 +435,7 @@ static int seen_before(struct srt_monitor *m, uint64_t h)
 	return 0;
 }
 
-static int write_line(struct srt_monitor *m, const char *line, size_t len)
+static int write_line(struct srt__monitor *m, const char *line, size_t len)
 {
 	ssize_t n;
 
@@ -455,7 +455,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void try_note(struct srt_monitor *m, uint64_t now)
+static void try_note(struct srt__monitor *m, uint64_t now)
 {
 	if (!m->note_pending || (m->note_ns && now - m->note_ns < NOTE_EVERY_NS))
 		return;
@@ -467,7 +467,7 @@ static void try_note(struct srt_monitor *m, uint64_t now)
 
 /* Take one token from the bucket (refilled SRT_MONITOR_RATE a second up
  * to SRT_MONITOR_MAX_EVENTS); 0 when it is empty. */
-static int take_token(struct srt_monitor *m, uint64_t now)
+static int take_token(struct srt__monitor *m, uint64_t now)
 {
 	const uint64_t cap = (uint64_t)SRT_MONITOR_MAX_EVENTS * 1000;
 
@@ -484,9 +484,9 @@ static int take_token(struct srt_monitor *m, uint64_t now)
 	return 1;
 }
 
-static int event_locked(struct srt_monitor *m, const char *syscall_name, const char *what);
+static int event_locked(struct srt__monitor *m, const char *syscall_name, const char *what);
 
-int srt__monitor_event(struct srt_monitor *m, const char *syscall_name, const char *what)
+int srt__monitor_event(struct srt__monitor *m, const char *syscall_name, const char *what)
 {
 	int rc;
 
@@ -496,7 +496,7 @@ int srt__monitor_event(struct srt_monitor *m, const char *syscall_name, const ch
 	return rc;
 }
 
-static int event_locked(struct srt_monitor *m, const char *syscall_name, const char *what)
+static int event_locked(struct srt__monitor *m, const char *syscall_name, const char *what)
 {
 	static const char hex[] = "0123456789abcdef";
 	char line[MAX_LINE + 8];
@@ -550,7 +550,7 @@ static int event_locked(struct srt_monitor *m, const char *syscall_name, const c
 	return 1;
 }
 
-void srt__monitor_finish(struct srt_monitor *m, int timeout_ms)
+void srt__monitor_finish(struct srt__monitor *m, int timeout_ms)
 {
 	struct pollfd pfd;
 
@@ -567,7 +567,7 @@ void srt__monitor_finish(struct srt_monitor *m, int timeout_ms)
 
 /* ---- notifications ------------------------------------------------------ */
 
-int srt__monitor_attach(struct srt_monitor *m, int listener)
+int srt__monitor_attach(struct srt__monitor *m, int listener)
 {
 	struct seccomp_notif_sizes sz;
 	uint64_t fl = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
@@ -591,7 +591,7 @@ int srt__monitor_attach(struct srt_monitor *m, int listener)
 	return 0;
 }
 
-static int reply(struct srt_monitor *m, uint64_t id, int error, int cont)
+static int reply(struct srt__monitor *m, uint64_t id, int error, int cont)
 {
 	memset(m->resp, 0, m->resp_size);
 	m->resp->id = id;
@@ -612,7 +612,7 @@ static int reply(struct srt_monitor *m, uint64_t id, int error, int cont)
  * pid itself, or, on the host's /proc that the weaker nested sandbox
  * binds in, what a pidfd's fdinfo says there ("Pid:" is given in the pid
  * namespace of the /proc it is read through). -1 when unknown. */
-static long proc_pid(const struct srt_monitor *m, pid_t pid)
+static long proc_pid(const struct srt__monitor *m, pid_t pid)
 {
 	char path[64], buf[1024];
 	long v = -1;
@@ -687,7 +687,7 @@ static int creates_name(const char *name)
 
 /* Does path name something in the caller's own view of the tree (its
  * root, through /proc), without following a last link? */
-static int exists_for(struct srt_monitor *m, const struct seccomp_notif *req, const char *path)
+static int exists_for(struct srt__monitor *m, const struct seccomp_notif *req, const char *path)
 {
 	char full[PATH_MAX + 64];
 	struct stat st;
@@ -698,7 +698,7 @@ static int exists_for(struct srt_monitor *m, const struct seccomp_notif *req, co
 	return fstatat(AT_FDCWD, full, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static int operand_path(struct srt_monitor *m, const struct seccomp_notif *req, int dirarg,
+static int operand_path(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
 			int patharg, char *out, size_t outlen)
 {
 	char rel[PATH_MAX], base[PATH_MAX + 1], link[64];
@@ -772,7 +772,7 @@ static int mapping_of(long pid, uint64_t addr, char *out, size_t outlen)
  * calls socket() with the same flags calls it from its own code. x86_64
  * only (elsewhere the return address is not on the stack): every refusal
  * is reported there. */
-static int is_nscd_probe(const struct srt_monitor *m, const struct seccomp_notif *req)
+static int is_nscd_probe(const struct srt__monitor *m, const struct seccomp_notif *req)
 {
 #if defined(__x86_64__)
 	char path[64], buf[512], at_pc[PATH_MAX], at_ret[PATH_MAX];
@@ -825,9 +825,9 @@ static int is_nscd_probe(const struct srt_monitor *m, const struct seccomp_notif
 #endif
 }
 
-int srt__monitor_handle(struct srt_monitor *m)
+int srt__monitor_handle(struct srt__monitor *m)
 {
-	const struct srt_observed_syscall *s;
+	const struct srt__observed_syscall *s;
 	struct seccomp_notif *req = m->req;
 	char path[2][PATH_MAX * 2];
 	int have[2] = { 0, 0 }, denied[2] = { 0, 0 }, write = 1, i, idx;

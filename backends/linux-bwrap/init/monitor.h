@@ -31,7 +31,7 @@
 
 #define SRT_MONITOR_MAGIC "srt-monitor-policy 1"
 
-enum srt_monitor_flags {
+enum srt__monitor_flag {
 	SRT_MONITOR_WRITES = 1u << 0, /* observe write-intent file syscalls */
 	SRT_MONITOR_READS = 1u << 1,  /* observe read opens (some path is hidden) */
 };
@@ -42,24 +42,24 @@ enum srt_monitor_flags {
 #define SRT_MONITOR_MAX_EVENTS 1000
 #define SRT_MONITOR_RATE 20
 
-struct srt_monitor;
+struct srt__monitor;
 
 /* Read and check the policy from fd (a memfd sealed against writes; at
  * most 16 MiB). events_fd is the pipe to write lines on (made
  * non-blocking here). Returns 0, or -1 with a reason in err. */
-int srt__monitor_load(int policy_fd, int events_fd, int debug, struct srt_monitor **out,
+int srt__monitor_load(int policy_fd, int events_fd, int debug, struct srt__monitor **out,
 		      char *err, size_t errlen);
 /* Same, from a buffer (unit tests); events_fd may be -1. */
 int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
-		       struct srt_monitor **out, char *err, size_t errlen);
-void srt__monitor_free(struct srt_monitor *m);
+		       struct srt__monitor **out, char *err, size_t errlen);
+void srt__monitor_free(struct srt__monitor *m);
 
 /* SRT_MONITOR_* flags of the policy. */
-unsigned srt__monitor_flags(const struct srt_monitor *m);
+unsigned srt__monitor_flags(const struct srt__monitor *m);
 
 /* Is this access refused by the policy? path is absolute and normalised.
  * Returns 1 when a write (write != 0) or read of path is denied. */
-int srt__monitor_denied(const struct srt_monitor *m, const char *path, int write);
+int srt__monitor_denied(const struct srt__monitor *m, const char *path, int write);
 
 /* Normalise base + "/" + rel (rel alone when absolute) lexically: no ".",
  * "..", "//" or trailing "/". Returns the length, or -1 when it does not
@@ -67,18 +67,18 @@ int srt__monitor_denied(const struct srt_monitor *m, const char *path, int write
 int srt__monitor_join(const char *base, const char *rel, char *out, size_t outlen);
 
 /* Make the listener ready (sizes, wake-up flags). Returns 0 or -errno. */
-int srt__monitor_attach(struct srt_monitor *m, int listener);
+int srt__monitor_attach(struct srt__monitor *m, int listener);
 /* Receive one notification on the attached listener, answer it, report
  * it. Returns 0, or -1 when the listener is unusable or nobody uses the
  * filter any more (close it). Never
  * blocks for long: reads are bounded, the events pipe is non-blocking. */
-int srt__monitor_handle(struct srt_monitor *m);
+int srt__monitor_handle(struct srt__monitor *m);
 /* Write the pending "events dropped" note, waiting at most timeout_ms for
  * room in the pipe. Called when the command has ended. */
-void srt__monitor_finish(struct srt_monitor *m, int timeout_ms);
+void srt__monitor_finish(struct srt__monitor *m, int timeout_ms);
 
 /* Format and record one event (exposed for unit tests): dedups, applies
  * the rate limit, escapes control characters. Returns 1 when written. */
-int srt__monitor_event(struct srt_monitor *m, const char *syscall, const char *what);
+int srt__monitor_event(struct srt__monitor *m, const char *syscall, const char *what);
 
 #endif

@@ -456,7 +456,7 @@ out:
 
 #define AT_NONE { -1, -1 }
 /* anchor-inventory §4.9's observe list, plus reads and the refusals */
-const struct srt_observed_syscall srt__observed_syscalls[] = {
+const struct srt__observed_syscall srt__observed_syscalls[] = {
 	{ "openat", -1, SRT_OBS_OPEN, 2, { { 0, 1 }, AT_NONE } },
 	{ "open", -1, SRT_OBS_OPEN, 1, { { -1, 0 }, AT_NONE } },
 	{ "creat", -1, SRT_OBS_WRITE, -1, { { -1, 0 }, AT_NONE } },
@@ -495,7 +495,7 @@ const struct srt_observed_syscall srt__observed_syscalls[] = {
 const size_t srt__n_observed_syscalls =
 	sizeof(srt__observed_syscalls) / sizeof(srt__observed_syscalls[0]);
 
-int srt__seccomp_observed_nr(const struct srt_observed_syscall *s)
+int srt__seccomp_observed_nr(const struct srt__observed_syscall *s)
 {
 	struct named_syscall ns = { s->name, s->unified_nr };
 	int nr = -1;
@@ -572,7 +572,7 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 		goto out;
 	}
 	for (i = 0; i < srt__n_observed_syscalls; i++) {
-		const struct srt_observed_syscall *s = &srt__observed_syscalls[i];
+		const struct srt__observed_syscall *s = &srt__observed_syscalls[i];
 		struct named_syscall ns = { s->name, s->unified_nr };
 		int nr;
 

@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 
-enum srt_seccomp_flags {
+enum srt__seccomp_flags {
 	/* network.allowAllUnixSockets: no AF_UNIX/AF_VSOCK/io_uring rules */
 	SRT_SECCOMP_ALLOW_UNIX = 1u << 0,
 	/* allowNestedUserNamespaces: no mount-family/namespace rules */
@@ -26,7 +26,7 @@ enum srt_seccomp_flags {
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen);
 
 /* The violation monitor's observe filter (anchor-inventory §4.9). */
-enum srt_observe_flags {
+enum srt__observe_flags {
 	SRT_OBSERVE_WRITES = 1u << 0, /* write-intent file syscalls: notify */
 	SRT_OBSERVE_READS = 1u << 1,  /* also every open/openat for reading */
 	SRT_OBSERVE_UNIX = 1u << 2,   /* socket(AF_UNIX/AF_VSOCK), io_uring_*,
@@ -34,7 +34,7 @@ enum srt_observe_flags {
 				       * the supervisor refuses them */
 };
 
-enum srt_observed_kind {
+enum srt__observed_kind {
 	SRT_OBS_OPEN = 1, /* open/openat: flags_arg tells read from write */
 	SRT_OBS_WRITE,    /* always a write of its path operands */
 	SRT_OBS_SOCKET,
@@ -46,10 +46,10 @@ enum srt_observed_kind {
 #define SRT_OBS_REFUSED(kind) \
 	((kind) == SRT_OBS_SOCKET || (kind) == SRT_OBS_IOURING || (kind) == SRT_OBS_SOCKETPAIR)
 
-struct srt_observed_syscall {
+struct srt__observed_syscall {
 	const char *name;
 	int unified_nr;         /* see resolve() in seccomp.c, or -1 */
-	unsigned char kind;     /* enum srt_observed_kind */
+	unsigned char kind;     /* enum srt__observed_kind */
 	signed char flags_arg;  /* SRT_OBS_OPEN: the open flags (openat2 is not
 				 * observed: the enforcement filter refuses it) */
 	signed char at[2][2];   /* the (dirfd arg or -1 for the cwd, path arg)
@@ -57,7 +57,7 @@ struct srt_observed_syscall {
 				 * arg -1 = no such operand */
 };
 
-extern const struct srt_observed_syscall srt__observed_syscalls[];
+extern const struct srt__observed_syscall srt__observed_syscalls[];
 extern const size_t srt__n_observed_syscalls;
 
 /* The open flags that mean write intent (O_TMPFILE needs O_WRONLY or
@@ -65,7 +65,7 @@ extern const size_t srt__n_observed_syscalls;
 #define SRT_OPEN_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
 
 /* This architecture's number for s, or -1 when it has no such syscall. */
-int srt__seccomp_observed_nr(const struct srt_observed_syscall *s);
+int srt__seccomp_observed_nr(const struct srt__observed_syscall *s);
 
 /* Can this kernel run the observer (user notifications with
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE, Linux >= 5.5)? 0 or -errno. */
