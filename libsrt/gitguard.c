@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/common/aside.h"
+#include "common/aside.h"
 #include "gitguard.h"
 #include "policy.h"
 #include "settings.h"

@@ -26,7 +26,7 @@
 #include <srt/srt.h>
 #include <srt/backend.h>
 
-#include "domain.h"
+#include "common/domain.h"
 #include "loader.h"
 #include "policy.h"
 #include "proxies/proxy.h"

@@ -24,7 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "settings.h"
-#include "domain.h"
+#include "common/domain.h"
 
 /* ---------------------------------------------------------------- tree */
 

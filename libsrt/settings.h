@@ -11,10 +11,8 @@
 #include <stddef.h>
 #include <srt/error.h>
 
-struct srt__strv {
-	char **v;
-	size_t n;
-};
+#include "common/strv.h"
+
 
 struct srt__path_entry {
 	char *path;   /* as spelled in the file */
@@ -205,8 +203,5 @@ void srt__snode_append(struct srt__snode *parent, struct srt__snode *child);
 int srt__settings_from_snode(struct srt__settings *s, const struct srt__snode *root,
 			     const char *origin, struct srt_diag *diag);
 
-/* strv helpers (shared by libsrt). */
-int srt__strv_push(struct srt__strv *v, const char *s);
-void srt__strv_release(struct srt__strv *v);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libsrt/domain.h"
+#include "common/domain.h"
 #include "proxies/filter.h"
 #include "proxies/guard.h"
 

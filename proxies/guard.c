@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libsrt/domain.h"
+#include "common/domain.h"
 #include "proxies/guard.h"
 
 int srt__ip_parse(const char *s, struct srt__ip *ip)

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsrt/domain.h"
+#include "common/domain.h"
 #include "proxies/auth.h"
 #include "proxies/dns.h"
 #include "proxies/filter.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libsrt/domain.h"
+#include "common/domain.h"
 #include "proxies/auth.h"
 #include "proxies/guard.h"
 #include "proxies/route.h"

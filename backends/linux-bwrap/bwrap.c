@@ -27,9 +27,9 @@
 
 #include <srt/backend.h>
 
-#include "backends/common/sibling.h"
+#include "backends/linux-common/sibling.h"
 #include "layer.h"
-#include "mandatory.h"
+#include "backends/linux-common/mandatory.h"
 #include "mounts.h"
 #include "procargs.h"
 
@@ -411,7 +411,7 @@ static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
 static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
 		       const int *orphan_fds, size_t n_orphan_fds)
 {
-	struct srt__words paths = { 0 };
+	struct srt__strv paths = { 0 };
 	pid_t groups[GUARD_MAX_GROUPS];
 	size_t ngroups = 0, g;
 	char buf[PATH_MAX + 2];
@@ -449,7 +449,7 @@ static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
 			if (buf[0] == 'K' || buf[0] == 'k' || buf[0] == 'R')
 				pid = strtol(buf + 1, NULL, 10);
 			if (buf[0] == 'P' && buf[1] == '/') {
-				srt__words_push(&paths, buf + 1);
+				srt__strv_push(&paths, buf + 1);
 			} else if (buf[0] == 'K' && pid > 1 && ngroups < GUARD_MAX_GROUPS) {
 				groups[ngroups++] = (pid_t)pid;
 			} else if (buf[0] == 'k') {
@@ -620,12 +620,12 @@ static char *join_words(char **v, size_t n, size_t *len)
 	return buf;
 }
 
-static int push_fd_words(struct srt__words *w, const char *opt, int fd)
+static int push_fd_words(struct srt__strv *w, const char *opt, int fd)
 {
 	char num[16];
 
 	snprintf(num, sizeof(num), "%d", fd);
-	if (srt__words_push(w, opt) || srt__words_push(w, num))
+	if (srt__strv_push(w, opt) || srt__strv_push(w, num))
 		return SRT_E_NOMEM;
 	return SRT_OK;
 }
@@ -711,7 +711,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	struct bwrap_state *st = state;
 	const struct srt_policy *pol = st->pol;
 	struct bwrap_cmd *bc;
-	struct srt__words w = { 0 };
+	struct srt__strv w = { 0 };
 	size_t i, mount_bytes = 0;
 	int p[2], rc, own_dev;
 
@@ -793,8 +793,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		return rc;
 
 	rc = SRT_E_NOMEM;
-	if (srt__words_push(&w, st->bwrap) || srt__words_push(&w, "--new-session") ||
-	    srt__words_push(&w, "--die-with-parent") || srt__words_push(&w, "--unshare-net"))
+	if (srt__strv_push(&w, st->bwrap) || srt__strv_push(&w, "--new-session") ||
+	    srt__strv_push(&w, "--die-with-parent") || srt__strv_push(&w, "--unshare-net"))
 		goto fail;
 
 	for (i = 0; i < bc->plan.words.n; i++)
@@ -835,7 +835,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			goto fail;
 	} else {
 		for (i = 0; i < bc->plan.words.n; i++)
-			if (srt__words_push(&w, bc->plan.words.v[i]))
+			if (srt__strv_push(&w, bc->plan.words.v[i]))
 				goto fail;
 	}
 	if (pol->proxy_dir) {
@@ -843,8 +843,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		 * read-only: connecting needs no write access to the mount,
 		 * and the command must not replace the socket even where no
 		 * Landlock layer stands behind the mounts */
-		if (srt__words_push(&w, "--ro-bind") || srt__words_push(&w, pol->proxy_dir) ||
-		    srt__words_push(&w, pol->proxy_dir))
+		if (srt__strv_push(&w, "--ro-bind") || srt__strv_push(&w, pol->proxy_dir) ||
+		    srt__strv_push(&w, pol->proxy_dir))
 			goto fail;
 	}
 	own_dev = srt__bwrap_helper_makes_dev(pol, helper_can_hide());
@@ -888,7 +888,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	}
 	return SRT_OK;
 fail:
-	srt__words_release(&w);
+	srt__strv_release(&w);
 	return rc;
 }
 

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/linux-landlock/landlock-abi.h"
-#include "backends/linux-landlock/plan.h"
+#include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/landlock-plan.h"
 #include "layer.h"
 
 static int under(const char *path, const char *root)

@@ -74,10 +74,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "backends/common/aside.h"
-#include "backends/common/sibling.h"
-#include "glob.h"
-#include "mandatory.h"
+#include "common/aside.h"
+#include "backends/linux-common/sibling.h"
+#include "backends/linux-common/glob.h"
+#include "backends/linux-common/mandatory.h"
 #include "mounts.h"
 
 #define MAX_NODES 20000
@@ -115,51 +115,17 @@ struct ctx {
 	size_t n, alloc;
 	long *tab; /* open addressing: node index + 1, 0 = empty */
 	size_t tab_size;
-	struct srt__words wroots; /* allowWrite spellings and targets */
+	struct srt__strv wroots; /* allowWrite spellings and targets */
 	int root_rw;
 	int err; /* set when node_get() fails */
 	size_t budget;
 	size_t hide_max; /* hidden files the helper may take (plan->hidden) */
 };
 
-/* ---- words ------------------------------------------------------------ */
-
-int srt__words_push(struct srt__words *w, const char *s)
-{
-	char *d;
-
-	if (w->n + 2 > w->alloc) {
-		size_t na = w->alloc ? w->alloc * 2 : 16;
-		char **nv = realloc(w->v, na * sizeof(*nv));
-
-		if (!nv)
-			return SRT_E_NOMEM;
-		w->v = nv;
-		w->alloc = na;
-	}
-	d = strdup(s);
-	if (!d)
-		return SRT_E_NOMEM;
-	w->v[w->n++] = d;
-	w->v[w->n] = NULL;
-	return SRT_OK;
-}
-
-void srt__words_release(struct srt__words *w)
-{
-	size_t i;
-
-	for (i = 0; i < w->n; i++)
-		free(w->v[i]);
-	free(w->v);
-	w->v = NULL;
-	w->n = w->alloc = 0;
-}
-
 static int push3(struct ctx *c, const char *a, const char *b, const char *d)
 {
-	if (srt__words_push(&c->plan->words, a) || (b && srt__words_push(&c->plan->words, b)) ||
-	    (d && srt__words_push(&c->plan->words, d)))
+	if (srt__strv_push(&c->plan->words, a) || (b && srt__strv_push(&c->plan->words, b)) ||
+	    (d && srt__strv_push(&c->plan->words, d)))
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	return SRT_OK;
 }
@@ -173,13 +139,13 @@ static int note(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (srt__words_push(&c->plan->notes, buf))
+	if (srt__strv_push(&c->plan->notes, buf))
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	return SRT_OK;
 }
 
 static int resolve(const char *in, char *out, int *type, size_t *missing_at,
-		   struct srt__words *link_dirs);
+		   struct srt__strv *link_dirs);
 
 /* A link for the helper to pin (plan->pinned_links), its parent directory
  * resolved: the helper opens it refusing every link on the way. */
@@ -204,7 +170,7 @@ static int add_pin(struct ctx *c, const char *origin, const char *path)
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", strcmp(real, "/") ? real : "", slash + 1) >=
 	    sizeof(full))
 		return srt_diag_set(c->diag, SRT_E_LIMIT, origin, "%s: path too long: %s", origin, path);
-	if (srt__words_push(&c->plan->pinned_links, full))
+	if (srt__strv_push(&c->plan->pinned_links, full))
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	return SRT_OK;
 }
@@ -342,7 +308,7 @@ nomem:
  * searched yields EACCES with out = that directory. link_dirs (optional) gets
  * the directory holding each link followed. Returns 0 or an errno. */
 static int resolve(const char *in, char *out, int *type, size_t *missing_at,
-		   struct srt__words *link_dirs)
+		   struct srt__strv *link_dirs)
 {
 	char todo[PATH_MAX * 2], res[PATH_MAX], comp[NAME_MAX + 1];
 	size_t rlen = 0, links = 0;
@@ -414,7 +380,7 @@ static int resolve(const char *in, char *out, int *type, size_t *missing_at,
 				char dir[PATH_MAX];
 
 				snprintf(dir, sizeof(dir), "%.*s", (int)(rlen ? rlen : 1), res);
-				if (srt__words_push(link_dirs, dir))
+				if (srt__strv_push(link_dirs, dir))
 					return ENOMEM;
 			}
 			{
@@ -517,7 +483,7 @@ static const char *kind_name(unsigned k)
 
 /* A link followed by an allow rule must not live where a sandboxed command
  * could have planted it: inside any allowWrite path. */
-static int links_untrusted(const struct ctx *c, const struct srt__words *dirs)
+static int links_untrusted(const struct ctx *c, const struct srt__strv *dirs)
 {
 	size_t i, j;
 
@@ -531,7 +497,7 @@ static int links_untrusted(const struct ctx *c, const struct srt__words *dirs)
 /* A symbolic link in a directory this user can write may have been
  * planted by an earlier sandboxed run that could write there, even when no
  * write root of this run covers it. An allow rule never follows one. */
-static int links_in_writable_dirs(const struct srt__words *dirs)
+static int links_in_writable_dirs(const struct srt__strv *dirs)
 {
 	size_t i;
 
@@ -545,7 +511,7 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 		    int dflt)
 {
 	char res[PATH_MAX];
-	struct srt__words links = { 0 };
+	struct srt__strv links = { 0 };
 	size_t missing_at = 0;
 	int type = T_MISSING, err, rc = SRT_OK;
 	int deny = kind & (K_DR | K_DW);
@@ -635,8 +601,8 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 				  "target is protected, %s", origin, path,
 				  c->hide_max ? "and the link itself gets a read-only mount (helper)"
 					      : "and the link is put back after the run if the command replaces it");
-			if (!rc && !dup && (srt__words_push(&c->plan->links, path) ||
-					    srt__words_push(&c->plan->links, target)))
+			if (!rc && !dup && (srt__strv_push(&c->plan->links, path) ||
+					    srt__strv_push(&c->plan->links, target)))
 				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 			if (!rc && !dup && c->hide_max)
 				rc = add_pin(c, origin, path);
@@ -694,7 +660,7 @@ static int add_rule(struct ctx *c, const char *path, unsigned kind, const char *
 			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	}
 out:
-	srt__words_release(&links);
+	srt__strv_release(&links);
 	return rc;
 }
 
@@ -708,7 +674,7 @@ static int add_rules(struct ctx *c, const struct srt_rules *rules, unsigned kind
 		int dflt = !!(r->flags & SRT_RULE_DEFAULT);
 
 		if (r->flags & SRT_RULE_GLOB) {
-			struct srt__words m = { 0 };
+			struct srt__strv m = { 0 };
 
 			if (kind & (K_AW | K_DW))
 				return srt_diag_set(c->diag, SRT_E_SETTINGS, r->origin,
@@ -719,7 +685,7 @@ static int add_rules(struct ctx *c, const struct srt_rules *rules, unsigned kind
 			if (rc) {
 				char msg[sizeof(c->diag->message)];
 
-				srt__words_release(&m);
+				srt__strv_release(&m);
 				if (kind == K_AR && rc == SRT_E_LIMIT)
 					return note(c, "%s %s: expansion stopped (too many entries); "
 						    "nothing re-opened", r->origin, r->path);
@@ -733,7 +699,7 @@ static int add_rules(struct ctx *c, const struct srt_rules *rules, unsigned kind
 				  "are not covered", r->origin, r->path, m.n);
 			for (j = 0; !rc && j < m.n; j++)
 				rc = add_rule(c, m.v[j], kind, r->origin, dflt);
-			srt__words_release(&m);
+			srt__strv_release(&m);
 			if (rc)
 				return rc;
 			continue;
@@ -757,7 +723,7 @@ static int mandatory_cb(void *vctx, const char *path, const char *what)
 static int add_mandatory(struct ctx *c)
 {
 	const struct srt_policy *pol = c->pol;
-	struct srt__words roots = { 0 };
+	struct srt__strv roots = { 0 };
 	struct srt__mandatory_opts o;
 	size_t i, nroots, nfull = 0;
 	int rc = SRT_OK, truncated = 0;
@@ -768,7 +734,7 @@ static int add_mandatory(struct ctx *c)
 	if (!full)
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	if (pol->cwd && state_of(c, pol->cwd).w) {
-		if (srt__words_push(&roots, pol->cwd))
+		if (srt__strv_push(&roots, pol->cwd))
 			goto nomem;
 		full[nfull++] = 1;
 	}
@@ -776,7 +742,7 @@ static int add_mandatory(struct ctx *c)
 	 * files wherever it lies, so its absent ones are held like a root's */
 	if (pol->home && pol->home[0] == '/' && strcmp(pol->home, "/") != 0 &&
 	    state_of(c, pol->home).w) {
-		if (srt__words_push(&roots, pol->home))
+		if (srt__strv_push(&roots, pol->home))
 			goto nomem;
 		full[nfull++] = 1;
 	}
@@ -786,7 +752,7 @@ static int add_mandatory(struct ctx *c)
 
 		if (!(nd->kinds & K_AW) || nd->type != T_DIR || !state_of(c, nd->path).w)
 			continue;
-		if (srt__words_push(&roots, nd->path))
+		if (srt__strv_push(&roots, nd->path))
 			goto nomem;
 		full[nfull++] = !nd->dflt;
 	}
@@ -818,11 +784,11 @@ static int add_mandatory(struct ctx *c)
 					  roots.v[i], srt__bwrap_walk_budget);
 	}
 	free(full);
-	srt__words_release(&roots);
+	srt__strv_release(&roots);
 	return rc;
 nomem:
 	free(full);
-	srt__words_release(&roots);
+	srt__strv_release(&roots);
 	return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 }
 
@@ -929,7 +895,7 @@ static int adopt_node(struct ctx *c, long k, int fd, int as_dir)
 {
 	int rc;
 
-	if (srt__words_push(&c->plan->created, c->v[k].path)) {
+	if (srt__strv_push(&c->plan->created, c->v[k].path)) {
 		close(fd);
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 	}
@@ -972,7 +938,7 @@ static int make_placeholder(struct ctx *c, const char *m, int as_dir, const char
 	if (!err) {
 		int lfd;
 
-		if (srt__words_push(&c->plan->created, m)) {
+		if (srt__strv_push(&c->plan->created, m)) {
 			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 			goto out;
 		}
@@ -998,7 +964,7 @@ static int make_placeholder(struct ctx *c, const char *m, int as_dir, const char
 		} else {
 			*made = 2;
 			rc = keep_lock(c, lfd);
-			if (!rc && srt__words_push(&c->plan->created, m))
+			if (!rc && srt__strv_push(&c->plan->created, m))
 				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 		}
 	} else if (err == EROFS || err == EPERM ||
@@ -1197,7 +1163,7 @@ static int emit_mount(struct ctx *c, struct node *nd)
 /* The directories above path, deepest first, down to (not including) the
  * first top bytes of it (the writable mount above), each pushed to pins;
  * /proc, /dev and /sys are the sandbox's own and end the climb. */
-static int pin_ancestors(struct srt__words *pins, const char *path, size_t top)
+static int pin_ancestors(struct srt__strv *pins, const char *path, size_t top)
 {
 	char d[PATH_MAX];
 	size_t len;
@@ -1215,7 +1181,7 @@ static int pin_ancestors(struct srt__words *pins, const char *path, size_t top)
 		d[len] = '\0';
 		if (covers("/proc", d) || covers("/dev", d) || covers("/sys", d))
 			return SRT_OK;
-		if (srt__words_push(pins, d))
+		if (srt__strv_push(pins, d))
 			return SRT_E_NOMEM;
 	}
 }
@@ -1223,7 +1189,7 @@ static int pin_ancestors(struct srt__words *pins, const char *path, size_t top)
 static int emit(struct ctx *c)
 {
 	const int root_kind = c->root_rw ? M_RW : M_RO;
-	struct srt__words pins = { 0 }, covers_w = { 0 };
+	struct srt__strv pins = { 0 }, covers_w = { 0 };
 	size_t *order = NULL, i, j, n = 0;
 	int rc = SRT_OK;
 
@@ -1285,7 +1251,7 @@ static int emit(struct ctx *c)
 			if (s2) {
 				snprintf(d, sizeof(d), "%.*s", (int)(s2 - nd->path), nd->path);
 				if (!covers("/proc", d) && !covers("/dev", d) && !covers("/sys", d))
-					rc = srt__words_push(&covers_w, d) ? SRT_E_NOMEM : SRT_OK;
+					rc = srt__strv_push(&covers_w, d) ? SRT_E_NOMEM : SRT_OK;
 			}
 		}
 	}
@@ -1344,7 +1310,7 @@ static int emit(struct ctx *c)
 		    c->plan->hidden.n < c->hide_max) {
 			/* a leaf outside any hidden directory (those are the
 			 * kids below, mounted before their --remount-ro) */
-			if (srt__words_push(&c->plan->hidden, nd->path))
+			if (srt__strv_push(&c->plan->hidden, nd->path))
 				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 			continue;
 		}
@@ -1379,8 +1345,8 @@ static int emit(struct ctx *c)
 	}
 out:
 	free(order);
-	srt__words_release(&pins);
-	srt__words_release(&covers_w);
+	srt__strv_release(&pins);
+	srt__strv_release(&covers_w);
 	return rc;
 }
 
@@ -1431,12 +1397,12 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_pl
 
 		if (pol->allow_write.v[i].flags & SRT_RULE_GLOB)
 			continue;
-		if (srt__words_push(&c.wroots, pol->allow_write.v[i].path)) {
+		if (srt__strv_push(&c.wroots, pol->allow_write.v[i].path)) {
 			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 			goto out;
 		}
 		err = resolve(pol->allow_write.v[i].path, res, &type, &ma, NULL);
-		if (!err && srt__words_push(&c.wroots, res)) {
+		if (!err && srt__strv_push(&c.wroots, res)) {
 			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 			goto out;
 		}
@@ -1485,7 +1451,7 @@ out:
 	}
 	free(c.v);
 	free(c.tab);
-	srt__words_release(&c.wroots);
+	srt__strv_release(&c.wroots);
 	if (rc) {
 		srt__bwrap_plan_cleanup(&plan->created);
 		srt__bwrap_plan_release(plan);
@@ -1497,19 +1463,19 @@ void srt__bwrap_plan_release(struct srt__mount_plan *plan)
 {
 	if (!plan)
 		return;
-	srt__words_release(&plan->words);
-	srt__words_release(&plan->created);
-	srt__words_release(&plan->notes);
-	srt__words_release(&plan->hidden);
-	srt__words_release(&plan->links);
-	srt__words_release(&plan->pinned_links);
+	srt__strv_release(&plan->words);
+	srt__strv_release(&plan->created);
+	srt__strv_release(&plan->notes);
+	srt__strv_release(&plan->hidden);
+	srt__strv_release(&plan->links);
+	srt__strv_release(&plan->pinned_links);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);
 	free(plan->lock_fds);
 	plan->lock_fds = NULL;
 }
 
-size_t srt__bwrap_plan_restore_links(const struct srt__words *links, FILE *report)
+size_t srt__bwrap_plan_restore_links(const struct srt__strv *links, FILE *report)
 {
 	size_t i, restored = 0;
 
@@ -1572,7 +1538,7 @@ size_t srt__bwrap_plan_restore_links(const struct srt__words *links, FILE *repor
 	return restored;
 }
 
-void srt__bwrap_plan_cleanup(const struct srt__words *created)
+void srt__bwrap_plan_cleanup(const struct srt__strv *created)
 {
 	size_t i;
 

@@ -13,15 +13,13 @@
 #include <srt/error.h>
 #include <srt/policy.h>
 
-struct srt__words {
-	char **v; /* NULL-terminated when n > 0 */
-	size_t n, alloc;
-};
+#include "common/strv.h"
+
 
 struct srt__mount_plan {
-	struct srt__words words;        /* bwrap arguments, e.g. "--ro-bind" "/" "/" */
-	struct srt__words created;      /* host paths created for the run, deepest last */
-	struct srt__words notes;        /* one line per decision, for --explain/--debug */
+	struct srt__strv words;        /* bwrap arguments, e.g. "--ro-bind" "/" "/" */
+	struct srt__strv created;      /* host paths created for the run, deepest last */
+	struct srt__strv notes;        /* one line per decision, for --explain/--debug */
 	/* Added by the filesystem area: one descriptor per placeholder in
 	 * `created`, each holding a shared POSIX lock for the life of the plan,
 	 * so the cleanup of a concurrent run (or its guard) leaves placeholders
@@ -34,17 +32,17 @@ struct srt__mount_plan {
 	 * mounting it after all of bwrap's words is the same tree. bwrap
 	 * rereads its whole mount table for every bind; the helper does
 	 * not. */
-	struct srt__words hidden;
+	struct srt__strv hidden;
 	/* Denied paths that are symbolic links inside a write root: the
 	 * target is protected, but the link's own name is no mount point and
 	 * the command can replace it. Pairs (path, target), checked and
 	 * restored after the run (srt__bwrap_plan_restore_links). */
-	struct srt__words links;
+	struct srt__strv links;
 	/* The same links' paths (parent directories resolved) when the
 	 * helper takes files (hide_max > 0): it mounts a read-only copy on
 	 * each link itself (--pin-link), so the name cannot be replaced while
 	 * the command runs; the restore above stays as a second line. */
-	struct srt__words pinned_links;
+	struct srt__strv pinned_links;
 };
 
 /* Called with each host path just before the plan creates it, so a guard
@@ -76,15 +74,12 @@ void srt__bwrap_plan_release(struct srt__mount_plan *plan);
  * empty regular file or an empty directory and no other live run holds its
  * lock (placeholders are shared by concurrent runs in one directory; the
  * last one out removes them). Safe to call twice. */
-void srt__bwrap_plan_cleanup(const struct srt__words *created);
+void srt__bwrap_plan_cleanup(const struct srt__strv *created);
 
 /* After the run, with no sandboxed process left: each link of plan->links
  * that is gone or was replaced is put back (a replacement is first renamed
  * aside to "<name>.srt-quarantine[.N]"), and each is said on report as a
  * "srt: deny ..." line. Returns how many were restored. */
-size_t srt__bwrap_plan_restore_links(const struct srt__words *links, FILE *report);
-
-int srt__words_push(struct srt__words *w, const char *s);
-void srt__words_release(struct srt__words *w);
+size_t srt__bwrap_plan_restore_links(const struct srt__strv *links, FILE *report);
 
 #endif

@@ -26,10 +26,10 @@
 
 #include "procargs.h"
 
-static int push_all(struct srt__words *w, const char *const *v)
+static int push_all(struct srt__strv *w, const char *const *v)
 {
 	for (; *v; v++)
-		if (srt__words_push(w, *v))
+		if (srt__strv_push(w, *v))
 			return SRT_E_NOMEM;
 	return SRT_OK;
 }
@@ -70,7 +70,7 @@ int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api)
 	return mount_api && !pol->weaker_nested_sandbox && (geteuid() == 0 || !bwrap_is_setuid(pol));
 }
 
-int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__words *w,
+int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__strv *w,
 			    struct srt_diag *diag)
 {
 	static const char *const ns_words[] = {
@@ -107,7 +107,7 @@ nomem:
 }
 
 int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path,
-			   const char *const *argv, struct srt__words *w,
+			   const char *const *argv, struct srt__strv *w,
 			   struct srt_diag *diag)
 {
 	return srt__bwrap_helper_args_status(pol, helper_path, -1, argv, w, diag);
@@ -115,7 +115,7 @@ int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path
 
 int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *helper_path,
 				  int status_fd, const char *const *argv,
-				  struct srt__words *w, struct srt_diag *diag)
+				  struct srt__strv *w, struct srt_diag *diag)
 {
 	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL };
 
@@ -123,30 +123,30 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 }
 
 /* "opt path" for each of paths (may be NULL), every one absolute. */
-static int push_paths(struct srt__words *w, const char *opt, const struct srt__words *paths,
+static int push_paths(struct srt__strv *w, const char *opt, const struct srt__strv *paths,
 		      const char *what, struct srt_diag *diag)
 {
 	for (size_t i = 0; paths && i < paths->n; i++) {
 		if (paths->v[i][0] != '/')
 			return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
 					    "%s is not an absolute path: \"%s\"", what, paths->v[i]);
-		if (srt__words_push(w, opt) || srt__words_push(w, paths->v[i]))
+		if (srt__strv_push(w, opt) || srt__strv_push(w, paths->v[i]))
 			return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap arguments: out of memory");
 	}
 	return SRT_OK;
 }
 
-static int push_fd_opt(struct srt__words *w, const char *opt, int fd)
+static int push_fd_opt(struct srt__strv *w, const char *opt, int fd)
 {
 	char num[16];
 
 	snprintf(num, sizeof(num), "%d", fd);
-	return srt__words_push(w, opt) || srt__words_push(w, num);
+	return srt__strv_push(w, opt) || srt__strv_push(w, num);
 }
 
 int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_path,
 			       const struct srt__helper_fds *fds, const char *const *argv,
-			       struct srt__words *w, struct srt_diag *diag)
+			       struct srt__strv *w, struct srt_diag *diag)
 {
 	char http[16], socks[16], sockid[48];
 	int rc;
@@ -157,7 +157,7 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 				    helper_path ? helper_path : "");
 	if (!argv || !argv[0])
 		return srt_diag_set(diag, SRT_E_INVAL, "", "no command to run");
-	if (srt__words_push(w, "--") || srt__words_push(w, helper_path))
+	if (srt__strv_push(w, "--") || srt__strv_push(w, helper_path))
 		goto nomem;
 	if (pol->proxy_socket) {
 		if (pol->http_port < 1 || pol->http_port > 65535 || pol->socks_port < 1 ||
@@ -171,17 +171,17 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		snprintf(http, sizeof(http), "%d", pol->http_port);
 		snprintf(socks, sizeof(socks), "%d", pol->socks_port);
 		snprintf(sockid, sizeof(sockid), "%llu:%llu", pol->proxy_socket_dev, pol->proxy_socket_ino);
-		if (srt__words_push(w, "--proxy-socket") || srt__words_push(w, pol->proxy_socket) ||
-		    srt__words_push(w, "--proxy-socket-id") || srt__words_push(w, sockid) ||
-		    srt__words_push(w, "--http-port") || srt__words_push(w, http) ||
-		    srt__words_push(w, "--socks-port") || srt__words_push(w, socks))
+		if (srt__strv_push(w, "--proxy-socket") || srt__strv_push(w, pol->proxy_socket) ||
+		    srt__strv_push(w, "--proxy-socket-id") || srt__strv_push(w, sockid) ||
+		    srt__strv_push(w, "--http-port") || srt__strv_push(w, http) ||
+		    srt__strv_push(w, "--socks-port") || srt__strv_push(w, socks))
 			goto nomem;
 	}
-	if (pol->allow_all_unix_sockets && srt__words_push(w, "--allow-all-unix-sockets"))
+	if (pol->allow_all_unix_sockets && srt__strv_push(w, "--allow-all-unix-sockets"))
 		goto nomem;
-	if (pol->allow_nested_userns && srt__words_push(w, "--allow-nested-userns"))
+	if (pol->allow_nested_userns && srt__strv_push(w, "--allow-nested-userns"))
 		goto nomem;
-	if (pol->weaker_nested_sandbox && srt__words_push(w, "--weaker-nested-sandbox"))
+	if (pol->weaker_nested_sandbox && srt__strv_push(w, "--weaker-nested-sandbox"))
 		goto nomem;
 	if (fds->status_fd >= 0 && push_fd_opt(w, "--status-fd", fds->status_fd))
 		goto nomem;
@@ -198,14 +198,14 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		rc = push_paths(w, "--pin-link", fds->pinned_links, "a link to pin", diag);
 	if (rc)
 		return rc;
-	if (fds->make_dev_proc && srt__words_push(w, "--make-dev-proc"))
+	if (fds->make_dev_proc && srt__strv_push(w, "--make-dev-proc"))
 		goto nomem;
-	if (pol->debug && srt__words_push(w, "--debug"))
+	if (pol->debug && srt__strv_push(w, "--debug"))
 		goto nomem;
-	if (srt__words_push(w, "--"))
+	if (srt__strv_push(w, "--"))
 		goto nomem;
 	for (; *argv; argv++)
-		if (srt__words_push(w, *argv))
+		if (srt__strv_push(w, *argv))
 			goto nomem;
 	return SRT_OK;
 nomem:
@@ -256,7 +256,7 @@ static int path_covers(const char *a, const char *b)
 	return strncmp(a, b, l) == 0 && (b[l] == '\0' || b[l] == '/');
 }
 
-static int is_created(const struct srt__words *created, const char *p)
+static int is_created(const struct srt__strv *created, const char *p)
 {
 	size_t i;
 
@@ -285,9 +285,9 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 	return 0;
 }
 
-int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__words *mount_words,
-			      const struct srt__words *hidden, const struct srt__words *pinned_links,
-			      const struct srt__words *created,
+int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__strv *mount_words,
+			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
+			      const struct srt__strv *created,
 			      char **out, size_t *len, unsigned *out_flags, struct srt_diag *diag)
 {
 	struct mrec *r = NULL;

@@ -18,12 +18,12 @@ int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api);
  * weaker bind), ... Does not append "--". With helper_makes_dev (which
  * srt__bwrap_helper_makes_dev must allow) no --dev and no --proc: the
  * helper, given make_dev_proc, makes both. */
-int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__words *w,
+int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__strv *w,
 			    struct srt_diag *diag);
 
 /* Append "--", the helper path and its options, "--", then argv. */
 int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path,
-			   const char *const *argv, struct srt__words *w,
+			   const char *const *argv, struct srt__strv *w,
 			   struct srt_diag *diag);
 
 /* The same, plus "--status-fd status_fd" when status_fd >= 0: the write
@@ -33,7 +33,7 @@ int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path
  * EOF with neither means bwrap or the helper died first. */
 int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *helper_path,
 				  int status_fd, const char *const *argv,
-				  struct srt__words *w, struct srt_diag *diag);
+				  struct srt__strv *w, struct srt_diag *diag);
 
 /* The descriptors srt-linux-init inherits (each -1 when not used):
  * status_fd as above; events_fd, the write end of the pipe the violation
@@ -49,15 +49,15 @@ struct srt__helper_fds {
 	int events_fd;
 	int policy_fd;
 	int landlock_fd;
-	const struct srt__words *hidden;
+	const struct srt__strv *hidden;
 	int make_dev_proc;
-	const struct srt__words *pinned_links; /* --pin-link paths (may be NULL) */
+	const struct srt__strv *pinned_links; /* --pin-link paths (may be NULL) */
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */
 int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_path,
 			       const struct srt__helper_fds *fds, const char *const *argv,
-			       struct srt__words *w, struct srt_diag *diag);
+			       struct srt__strv *w, struct srt_diag *diag);
 
 /* The violation monitor's policy (format in init/monitor.h) from the mount
  * words of the plan (plan->words) and the placeholders it made
@@ -72,9 +72,9 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
  * pins (pinned_links, may be NULL: read-only). *out is malloc'd,
  * *len includes the final NUL; *flags are the file flags it holds (1:
  * writes observed, 2: reads observed). */
-int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__words *mount_words,
-			      const struct srt__words *hidden, const struct srt__words *pinned_links,
-			      const struct srt__words *created,
+int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__strv *mount_words,
+			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
+			      const struct srt__strv *created,
 			      char **out, size_t *len, unsigned *flags, struct srt_diag *diag);
 
 #endif

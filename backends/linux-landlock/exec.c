@@ -31,11 +31,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "backends/linux-landlock/landlock-abi.h"
+#include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-landlock/netfilter.h"
-#include "backends/linux-landlock/plan.h"
-#include "backends/linux-landlock/replay.h"
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/landlock-replay.h"
+#include "backends/linux-common/seccomp.h"
 
 #define EXIT_SETUP 125
 #define EXIT_NOEXEC 126

@@ -30,11 +30,11 @@
 
 #include <srt/backend.h>
 
-#include "backends/common/sibling.h"
+#include "backends/linux-common/sibling.h"
 
-#include "backends/linux-landlock/landlock-abi.h"
-#include "backends/linux-landlock/plan.h"
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/seccomp.h"
 
 #define HELPER_NAME "srt-landlock-exec"
 

@@ -62,8 +62,8 @@ base="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Wno-unused-parameter
 	-I$out -I$top/include -I$top -I$here ${FUZZ_CFLAGS:-}"
 
-settings_src="libsrt/settings.c libsrt/settings_yaml.c libsrt/domain.c
-	libsrt/strv.c libsrt/error.c"
+settings_src="libsrt/settings.c libsrt/settings_yaml.c common/domain.c
+	common/strv.c libsrt/error.c"
 
 build() {
 	name=$1
@@ -92,9 +92,9 @@ for h in $all; do
 		build settings-yaml "-DFUZZ_SETTINGS_YAML $json_cflags $yaml_cflags" \
 			"$json_libs $yaml_libs -lm" tests/fuzz/fuzz-settings.c $settings_src ;;
 	domain)
-		build domain "" "" tests/fuzz/fuzz-domain.c libsrt/domain.c libsrt/error.c ;;
+		build domain "" "" tests/fuzz/fuzz-domain.c common/domain.c libsrt/error.c ;;
 	http)
-		build http "" "" tests/fuzz/fuzz-http.c proxies/http.c libsrt/domain.c \
+		build http "" "" tests/fuzz/fuzz-http.c proxies/http.c common/domain.c \
 			libsrt/error.c ;;
 	socks)
 		build socks "" "" tests/fuzz/fuzz-socks.c proxies/socks.c proxies/auth.c ;;

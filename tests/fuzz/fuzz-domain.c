@@ -1,5 +1,5 @@
 /* libFuzzer harness: domain patterns and host canonicalisation
- * (libsrt/domain.h). Input: "host\npattern\nport", the last two optional.
+ * (common/domain.h). Input: "host\npattern\nport", the last two optional.
  * Hosts come from hostile clients and are canonicalised before every
  * match, so besides memory safety this checks the properties the filter
  * relies on:
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
-#include "libsrt/domain.h"
+#include "common/domain.h"
 
 #define CANON_CAP 300
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
-#include "libsrt/domain.h"
+#include "common/domain.h"
 #include "proxies/http.h"
 
 static void check_span(const char *p, size_t n, const char *buf, size_t len,

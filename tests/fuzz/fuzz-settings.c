@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
-#include "libsrt/domain.h"
+#include "common/domain.h"
 #include "libsrt/settings.h"
 
 #ifdef FUZZ_SETTINGS_YAML

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "libsrt/domain.h"
+#include "common/domain.h"
 
 static int n_test, n_fail;
 

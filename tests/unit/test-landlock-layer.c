@@ -1,5 +1,5 @@
 /* The Landlock layer of linux-bwrap (backends/linux-bwrap/layer.c) and the
- * shared replay (backends/linux-landlock/replay.c), outside bwrap:
+ * shared replay (backends/linux-common/landlock-replay.c), outside bwrap:
  *  - the control: a process that owns its user and mount namespaces can
  *    remove the tmpfs that masks a denied directory and read the secret
  *    (mounts alone do not hold against it);
@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "backends/linux-bwrap/layer.h"
-#include "backends/linux-landlock/landlock-abi.h"
-#include "backends/linux-landlock/replay.h"
+#include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/landlock-replay.h"
 #include "tests/unit/tap.h"
 
 static char top[64], secret_dir[128], secret[160], other[160], root[128], outside[128];

@@ -1,4 +1,4 @@
-/* Unit tests of the linux-landlock planner (backends/linux-landlock/plan.c):
+/* Unit tests of the linux-landlock planner (backends/linux-common/landlock-plan.c):
  * the complement expansion for nested deny/allow rules, the write denies
  * inside write roots, and every refusal, on trees built in a temp dir. The
  * host directories outside the temp dir only appear as siblings. */
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "tests/unit/tap.h"
-#include "backends/linux-landlock/plan.h"
-#include "backends/linux-landlock/landlock-abi.h"
+#include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/landlock-abi.h"
 
 static char T[PATH_MAX];
 

@@ -20,7 +20,7 @@
 
 #include "tap.h"
 #include "backends/linux-bwrap/init/monitor.h"
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/seccomp.h"
 #include "backends/linux-bwrap/procargs.h"
 
 static struct srt__monitor *parse_records(const char *flags, const char *const *recs, int events_fd)
@@ -202,7 +202,7 @@ static void test_policy_from_words(void)
 		"--ro-bind", "/dev/null", "/w/p/.bashrc", "--ro-bind", "/dev/null", "/w/p/.zshrc",
 		NULL,
 	};
-	struct srt__words w = { 0 }, created = { 0 };
+	struct srt__strv w = { 0 }, created = { 0 };
 	struct srt_policy pol;
 	struct srt_diag diag;
 	struct srt__monitor *m = NULL;
@@ -214,8 +214,8 @@ static void test_policy_from_words(void)
 	memset(&pol, 0, sizeof(pol));
 	memset(&diag, 0, sizeof(diag));
 	for (i = 0; words[i]; i++)
-		srt__words_push(&w, words[i]);
-	srt__words_push(&created, "/w/p/.zshrc");
+		srt__strv_push(&w, words[i]);
+	srt__strv_push(&created, "/w/p/.zshrc");
 	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
 	ok(rc == 0 && buf && fl == 3, "policy built from mount words (flags %u)", fl);
 	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
@@ -239,15 +239,15 @@ static void test_policy_from_words(void)
 
 	/* the same files left to the helper (--hide-file): the same policy */
 	{
-		struct srt__words w2 = { 0 }, hid = { 0 };
+		struct srt__strv w2 = { 0 }, hid = { 0 };
 		char *buf2 = NULL;
 		size_t len2 = 0;
 		unsigned fl2 = 0;
 
 		for (i = 0; i + 6 < w.n; i++)
-			srt__words_push(&w2, w.v[i]);
-		srt__words_push(&hid, "/w/p/.bashrc");
-		srt__words_push(&hid, "/w/p/.zshrc");
+			srt__strv_push(&w2, w.v[i]);
+		srt__strv_push(&hid, "/w/p/.bashrc");
+		srt__strv_push(&hid, "/w/p/.zshrc");
 		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
 		if (rc == 0)
 			rc = srt__bwrap_monitor_policy(&pol, &w2, &hid, NULL, &created, &buf2, &len2,
@@ -257,29 +257,29 @@ static void test_policy_from_words(void)
 		free(buf);
 		free(buf2);
 		buf = NULL;
-		srt__words_release(&w2);
-		srt__words_release(&hid);
+		srt__strv_release(&w2);
+		srt__strv_release(&hid);
 	}
 
-	srt__words_push(&w, "--overlay-src");
-	srt__words_push(&w, "/x");
+	srt__strv_push(&w, "--overlay-src");
+	srt__strv_push(&w, "/x");
 	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
 	ok(rc == 0 && fl == 0 && len > 22 && !strcmp(buf + 21, "f0") && len == 24,
 	   "an unknown mount word turns the file monitor off");
 	free(buf);
-	srt__words_release(&w);
-	srt__words_release(&created);
+	srt__strv_release(&w);
+	srt__strv_release(&created);
 
 	{
 		static const char *const dis[] = { "--bind", "/", "/", NULL };
 
 		memset(&w, 0, sizeof(w));
 		for (i = 0; dis[i]; i++)
-			srt__words_push(&w, dis[i]);
+			srt__strv_push(&w, dis[i]);
 		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
 		ok(rc == 0 && fl == 0 && !strcmp(buf + 21, "f0"), "filesystem.disabled: nothing to observe");
 		free(buf);
-		srt__words_release(&w);
+		srt__strv_release(&w);
 	}
 }
 

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "backends/linux-bwrap/glob.h"
-#include "backends/linux-bwrap/mandatory.h"
+#include "backends/linux-common/glob.h"
+#include "backends/linux-common/mandatory.h"
 #include "backends/linux-bwrap/mounts.h"
 #include "tap.h"
 
@@ -1117,7 +1117,7 @@ static void test_unsearchable(void)
 	drop_tree();
 }
 
-static int has_word(const struct srt__words *w, const char *s)
+static int has_word(const struct srt__strv *w, const char *s)
 {
 	size_t i;
 
@@ -1345,9 +1345,9 @@ static int probe_bwrap(void)
 	memset(&pl, 0, sizeof(pl));
 	fresh_tree();
 	mkdirs("proj");
-	srt__words_push(&pl.words, "--ro-bind");
-	srt__words_push(&pl.words, "/");
-	srt__words_push(&pl.words, "/");
+	srt__strv_push(&pl.words, "--ro-bind");
+	srt__strv_push(&pl.words, "/");
+	srt__strv_push(&pl.words, "/");
 	rc = run_in(&pl, "true");
 	srt__bwrap_plan_release(&pl);
 	drop_tree();

@@ -1330,7 +1330,7 @@ static void test_cmd(void)
 
 	{
 		/* per-command list: only the attributed command gets it */
-		struct srt__strv extra = { NULL, 0 };
+		struct srt__strv extra = {0};
 		char t2[64];
 		snprintf(t2, sizeof(t2), "localhost:%d", http_port);
 		srt__strv_push(&extra, t2);

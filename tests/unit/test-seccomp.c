@@ -1,4 +1,4 @@
-/* The worker's seccomp filter (backends/linux-bwrap/init/seccomp.c): each
+/* The worker's seccomp filter (backends/linux-common/seccomp.c): each
  * case forks, installs the filter exactly as the worker does (no_new_privs,
  * then srt__seccomp_install), makes one raw syscall and reports its errno.
  *
@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/seccomp.h"
 #include "tests/unit/tap.h"
 
 #ifndef AF_VSOCK

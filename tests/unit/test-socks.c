@@ -133,7 +133,7 @@ static const char *env_get(const struct srt__strv *v, const char *name)
 
 static void test_env(void)
 {
-	struct srt__strv v = { NULL, 0 };
+	struct srt__strv v = {0};
 	char user[300];
 	const char *x;
 

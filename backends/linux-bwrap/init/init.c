@@ -116,8 +116,8 @@
 
 #include "backends/linux-bwrap/init/bridge.h"
 #include "backends/linux-bwrap/init/monitor.h"
-#include "backends/linux-bwrap/init/seccomp.h"
-#include "backends/linux-landlock/replay.h"
+#include "backends/linux-common/seccomp.h"
+#include "backends/linux-common/landlock-replay.h"
 
 #define EXIT_SETUP 125
 #define EXIT_NOEXEC 126

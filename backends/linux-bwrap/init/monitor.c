@@ -38,7 +38,7 @@
 #include <linux/seccomp.h>
 
 #include "backends/linux-bwrap/init/monitor.h"
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/seccomp.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40

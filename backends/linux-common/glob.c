@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "glob.h"
+#include "backends/linux-common/glob.h"
 
 enum tok_kind { T_LIT, T_ANY1, T_STAR, T_GLOBSTAR, T_GLOBSTAR_SLASH, T_SET };
 
@@ -219,7 +219,7 @@ struct expand {
 	size_t n_on_path;
 	size_t *budget;
 	size_t max_depth;
-	struct srt__words *out;
+	struct srt__strv *out;
 	struct srt_diag *diag;
 	char path[PATH_MAX];
 };
@@ -232,7 +232,7 @@ static int give_up(struct expand *e)
 {
 	if (!e->with_links)
 		return SRT_OK;
-	return srt__words_push(e->out, e->path) ? SRT_E_NOMEM : SRT_OK;
+	return srt__strv_push(e->out, e->path) ? SRT_E_NOMEM : SRT_OK;
 }
 
 static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
@@ -300,7 +300,7 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 		}
 		if (srt__glob_match(e->g, e->path)) {
 			if (type != DT_LNK || e->with_links) {
-				if (srt__words_push(e->out, e->path)) {
+				if (srt__strv_push(e->out, e->path)) {
 					rc = SRT_E_NOMEM;
 					break;
 				}
@@ -331,7 +331,7 @@ static int walk(struct expand *e, int dfd, size_t plen, size_t depth)
 }
 
 int srt__glob_expand(const char *pattern, int with_links, size_t *budget,
-		     struct srt__words *out, struct srt_diag *diag)
+		     struct srt__strv *out, struct srt_diag *diag)
 {
 	struct expand e;
 	struct srt__glob *g = NULL;

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/linux-landlock/landlock-abi.h"
-#include "backends/linux-landlock/plan.h"
-#include "backends/linux-landlock/replay.h"
+#include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/landlock-replay.h"
 
 static int failp(struct srt__ll_replay *p, const char *step, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -67,7 +67,7 @@
 
 #include <seccomp.h>
 
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/seccomp.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40

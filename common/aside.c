@@ -8,7 +8,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "aside.h"
+#include "common/aside.h"
 
 int srt__rename_aside(int dfd, const char *name, char to[NAME_MAX + 1])
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sibling.h"
+#include "backends/linux-common/sibling.h"
 
 int srt__module_sibling(const void *symbol, const char *name, char *out, size_t outlen)
 {

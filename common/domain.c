@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "domain.h"
+#include "common/domain.h"
 
 #define PATTERN_MESSAGE \
 	"Invalid domain pattern. Must be a valid domain (e.g., \"example.com\"), " \

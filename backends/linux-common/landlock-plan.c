@@ -25,11 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/linux-landlock/plan.h"
-#include "backends/linux-landlock/landlock-abi.h"
-#include "backends/linux-bwrap/glob.h"
-#include "backends/linux-bwrap/mandatory.h"
-#include "backends/linux-bwrap/init/seccomp.h"
+#include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/glob.h"
+#include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/seccomp.h"
 
 #define DEFAULT_SCAN_BUDGET 200000
 
@@ -539,7 +539,7 @@ static int refuse_glob(struct planner *pl, const struct srt_rule *r)
  * does): every match, links included, is denied like a literal entry. */
 static int deny_glob(struct planner *pl, struct domain *d, const struct srt_rule *x)
 {
-	struct srt__words m = { 0 };
+	struct srt__strv m = { 0 };
 	struct srt_diag gd;
 	size_t j;
 	int rc;
@@ -547,7 +547,7 @@ static int deny_glob(struct planner *pl, struct domain *d, const struct srt_rule
 	memset(&gd, 0, sizeof(gd));
 	rc = srt__glob_expand(x->path, 1, &pl->glob_budget, &m, &gd);
 	if (rc) {
-		srt__words_release(&m);
+		srt__strv_release(&m);
 		return srt_diag_set(pl->diag, rc, x->origin, "linux-landlock cannot expand %s \"%s\": %s",
 				    x->origin, x->path, gd.message);
 	}
@@ -557,7 +557,7 @@ static int deny_glob(struct planner *pl, struct domain *d, const struct srt_rule
 		rc = note(pl->plan,
 			  "reads: %s \"%s\" matched %zu paths when the plan was made; a path created later that matches it is not denied unless it lands in a directory split for another rule",
 			  x->origin, x->path, m.n);
-	srt__words_release(&m);
+	srt__strv_release(&m);
 	return rc;
 }
 
@@ -687,7 +687,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 	for (i = 0; i < pol->allow_read.n; i++) {
 		const struct srt_rule *x = &pol->allow_read.v[i];
 		if (x->flags & SRT_RULE_GLOB) {
-			struct srt__words m = { 0 };
+			struct srt__strv m = { 0 };
 			struct srt_diag gd;
 			size_t j;
 
@@ -695,7 +695,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 			memset(&gd, 0, sizeof(gd));
 			rc = srt__glob_expand(x->path, 0, &pl->glob_budget, &m, &gd);
 			if (rc) {
-				srt__words_release(&m);
+				srt__strv_release(&m);
 				return srt_diag_set(pl->diag, rc, x->origin,
 						    "linux-landlock cannot expand %s \"%s\": %s",
 						    x->origin, x->path, gd.message);
@@ -703,7 +703,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 			for (j = 0; j < m.n && !rc; j++)
 				if (resolve(m.v[j], real) == 0)
 					rc = domain_add(r, real, 1, 0, x->origin);
-			srt__words_release(&m);
+			srt__strv_release(&m);
 			if (rc)
 				return rc;
 			continue;
@@ -734,7 +734,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
  * (allowWrite "." is the working directory, whose walk also reported the
  * absent names) would only report the same paths again. */
 static int scan_root(struct planner *pl, const struct srt__mandatory_opts *mo, const char *real,
-		     size_t *budget, int *truncated, struct scan_ctx *sc, struct srt__words *scanned)
+		     size_t *budget, int *truncated, struct scan_ctx *sc, struct srt__strv *scanned)
 {
 	size_t j;
 	int rc;
@@ -743,7 +743,7 @@ static int scan_root(struct planner *pl, const struct srt__mandatory_opts *mo, c
 		if (!strcmp(scanned->v[j], real))
 			return SRT_OK;
 	rc = srt__mandatory_scan(real, mo, budget, truncated, on_mandatory, sc);
-	if (!rc && srt__words_push(scanned, real))
+	if (!rc && srt__strv_push(scanned, real))
 		rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
 	return rc;
 }
@@ -753,7 +753,7 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	const struct srt_policy *pol = pl->pol;
 	struct srt__mandatory_opts mo;
 	struct scan_ctx sc;
-	struct srt__words scanned = { 0 };
+	struct srt__strv scanned = { 0 };
 	char real[PATH_MAX];
 	size_t i, budget;
 	int rc, truncated = 0;
@@ -831,7 +831,7 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 				  "linux-landlock: the mandatory deny scan of the write roots stopped after %zu entries, so some dangerous files could stay writable; narrow filesystem.allowWrite or lower mandatoryDenySearchDepth",
 				  pl->scan_budget);
 out:
-	srt__words_release(&scanned);
+	srt__strv_release(&scanned);
 	return rc;
 }
 

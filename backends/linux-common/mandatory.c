@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "mandatory.h"
+#include "backends/linux-common/mandatory.h"
 
 /* §4.5's list, and the other startup files the same shells read: zsh reads
  * .zshenv on every start, even a script's, and .zlogin at login; bash reads

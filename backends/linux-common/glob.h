@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <srt/error.h>
-#include "mounts.h"
+#include "common/strv.h"
 
 struct srt__glob;
 
@@ -36,6 +36,6 @@ size_t srt__glob_base_len(const char *pattern);
  * visited (decremented); running out is SRT_E_LIMIT. A pattern whose base
  * is "/" is refused (SRT_E_INVAL): it would mean walking the whole host. */
 int srt__glob_expand(const char *pattern, int with_links, size_t *budget,
-		     struct srt__words *out, struct srt_diag *diag);
+		     struct srt__strv *out, struct srt_diag *diag);
 
 #endif
