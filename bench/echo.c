@@ -17,6 +17,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "server.h"
+
 struct conn {
 	int fd;
 	size_t len, off; /* bytes not yet echoed, in buf */
@@ -72,9 +74,8 @@ int main(int argc, char **argv)
 {
 	int port = 18007, opt, one = 1;
 	const char *addr = "127.0.0.1";
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa;
 	struct epoll_event ev = { .events = EPOLLIN }, evs[256];
-	struct rlimit rl;
 	int lfd, ep;
 
 	while ((opt = getopt(argc, argv, "p:a:")) != -1) {
@@ -85,17 +86,7 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (strncmp(addr, "127.", 4)) {
-		fprintf(stderr, "echo: loopback addresses only\n");
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	sa.sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+	if (bench_server_prepare("echo", addr, port, &sa))
 		return 2;
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));

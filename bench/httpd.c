@@ -23,6 +23,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "server.h"
+
 #define INBUF 8192
 #define CHUNK (256 * 1024)
 
@@ -243,7 +245,6 @@ int main(int argc, char **argv)
 {
 	int port = 18080, threads = 1, opt;
 	const char *addr = "127.0.0.1";
-	struct rlimit rl;
 
 	while ((opt = getopt(argc, argv, "p:t:a:")) != -1) {
 		if (opt == 'p')
@@ -255,18 +256,7 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (strncmp(addr, "127.", 4)) {
-		fprintf(stderr, "httpd: loopback addresses only\n");
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	bind_addr.sin_family = AF_INET;
-	bind_addr.sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, addr, &bind_addr.sin_addr) != 1)
+	if (bench_server_prepare("httpd", addr, port, &bind_addr))
 		return 2;
 	if (threads < 1)
 		threads = 1;
