@@ -1,4 +1,4 @@
-/* Settings parsing and validation (§1.4, §2): JSON and YAML. TAP output.
+/* Settings parsing, validation and file loading: JSON and YAML. TAP output.
  *
  * Every refused document is also fed to the YAML reader (JSON is a subset
  * of YAML's flow style), which must refuse it with the same key path and
@@ -282,7 +282,7 @@ static void test_domains(void)
 	    "*.com in deniedDomains");
 	good(DOC("\"allowedDomains\":[\"[::1]:443\",\"127.0.0.1\",\"a.b:65535\",\"*.a.b\","
 		 "\"localhost\",\"localhost:3000\"],\"deniedDomains\":[\"*\",\"*:22\",\"[2001:db8::1]\"]",
-		 FSD, ""), "§2.8 [obs] accepted examples");
+		 FSD, ""), "accepted domain pattern examples");
 	bad(NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[\"ok.com\",\"*.com\"]}"),
 	    "network.mitmProxy.domains[1]", "too broad", "mitm domains checked");
 	bad(NET("\"tlsTerminate\":{\"excludeDomains\":[\"bad\"]}"),
@@ -446,7 +446,7 @@ static void test_filesystem(void)
 	bad(FS("\"allowRead\":[null]"), "filesystem.allowRead[0]", "got null", "null path");
 	bad(FS("\"disabled\":\"no\""), "filesystem.disabled", "expected a boolean", "disabled string");
 
-	/* §2.7 deny glob ending in a separator */
+	/* a deny glob ending in a separator can match no path */
 	bad(DOC(NETD, "\"denyRead\":[\"/tmp/*/\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
 	    "filesystem.denyRead[0]",
 	    "Deny glob \"/tmp/*/\" ends in a separator, so as a pattern it can match no path. Write "
