@@ -49,6 +49,18 @@ static const char *errno_name(int e)
 
 #define REFUSAL "refusing to run with the built-in defaults, which would drop this file's rules"
 
+/* The file exists but reading it failed with errno e. */
+static int unreadable(struct srt_diag *diag, const char *path, int e)
+{
+	int rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
+			      "settings file \"%s\" could not be read (%s: %s); " REFUSAL,
+			      path, errno_name(e), strerror(e));
+
+	if (diag)
+		diag->saved_errno = e;
+	return rc;
+}
+
 int srt__settings_load_file(struct srt__settings *s, const char *path, bool explicit_path,
 			   bool *loaded, struct srt_diag *diag)
 {
@@ -73,26 +85,20 @@ int srt__settings_load_file(struct srt__settings *s, const char *path, bool expl
 			rc = SRT_OK;
 			goto out;
 		}
-		if (e == ENOENT)
-			rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
-					  "settings file \"%s\" does not exist; refusing to run with the "
-					  "built-in defaults, which would drop the rules --settings asked for",
-					  path);
-		else
-			rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
-					  "settings file \"%s\" could not be read (%s: %s); " REFUSAL,
-					  path, errno_name(e), strerror(e));
+		if (e != ENOENT) {
+			rc = unreadable(diag, path, e);
+			goto out;
+		}
+		rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
+				  "settings file \"%s\" does not exist; refusing to run with the "
+				  "built-in defaults, which would drop the rules --settings asked for",
+				  path);
 		if (diag)
 			diag->saved_errno = e;
 		goto out;
 	}
 	if (fstat(fd, &st) < 0) {
-		e = errno;
-		rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
-				  "settings file \"%s\" could not be read (%s: %s); " REFUSAL,
-				  path, errno_name(e), strerror(e));
-		if (diag)
-			diag->saved_errno = e;
+		rc = unreadable(diag, path, errno);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -127,12 +133,7 @@ int srt__settings_load_file(struct srt__settings *s, const char *path, bool expl
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			e = errno;
-			rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
-					  "settings file \"%s\" could not be read (%s: %s); " REFUSAL,
-					  path, errno_name(e), strerror(e));
-			if (diag)
-				diag->saved_errno = e;
+			rc = unreadable(diag, path, errno);
 			goto out;
 		}
 		if (r == 0)
