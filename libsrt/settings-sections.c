@@ -720,7 +720,6 @@ static int parse_cred_list(struct srt__check *c, const struct srt__snode *arr, b
 	return SRT_OK;
 }
 
-
 static int parse_cred_files(struct srt__check *c, const struct srt__snode *arr)
 {
 	return parse_cred_list(c, arr, true, &c->s->cred_files, &c->s->n_cred_files);
@@ -735,8 +734,17 @@ static int parse_aws_pairs(struct srt__check *c, const struct srt__snode *arr)
 {
 	static const char *const keys[] = { "accessKeyIdVar", "secretAccessKeyVar",
 					    "sessionTokenVar", NULL };
-	static const char *const slots[] = { "accessKeyIdVar", "secretAccessKeyVar",
-					     "sessionTokenVar" };
+	/* Three slots, in the order of vals[] below. */
+	static const struct srt__rule rules[] = {
+		SRT_KEY_STRING("accessKeyIdVar", offsetof(struct srt__aws_pair, access_key_id_var),
+			       SRT_RULE_REQUIRED, NULL, NULL),
+		SRT_KEY_STRING("secretAccessKeyVar",
+			       offsetof(struct srt__aws_pair, secret_access_key_var),
+			       SRT_RULE_REQUIRED, NULL, NULL),
+		SRT_KEY_STRING("sessionTokenVar", offsetof(struct srt__aws_pair, session_token_var),
+			       0, NULL, NULL),
+		SRT_KEY_END
+	};
 	struct srt__settings *s = c->s;
 	const struct srt__snode *e;
 	struct srt__strv seen = { 0 };
@@ -757,10 +765,7 @@ static int parse_aws_pairs(struct srt__check *c, const struct srt__snode *arr)
 
 		old = srt__check_push_index(c, i);
 		s->n_aws_pairs++;
-		if ((rc = srt__check_members(c, e, keys, true)) ||
-		    (rc = srt__check_opt_string(c, e, "accessKeyIdVar", true, NULL, vals[0])) ||
-		    (rc = srt__check_opt_string(c, e, "secretAccessKeyVar", true, NULL, vals[1])) ||
-		    (rc = srt__check_opt_string(c, e, "sessionTokenVar", false, NULL, vals[2]))) {
+		if ((rc = srt__check_object(c, e, keys, true, rules, p))) {
 			srt__check_pop(c, old);
 			break;
 		}
@@ -770,7 +775,7 @@ static int parse_aws_pairs(struct srt__check *c, const struct srt__snode *arr)
 
 			if (!v)
 				continue;
-			old2 = srt__check_push_key(c, slots[k]);
+			old2 = srt__check_push_key(c, rules[k].key);
 			for (j = 0; j < seen.n; j++)
 				if (strcmp(seen.v[j], v) == 0)
 					break;
