@@ -1,9 +1,10 @@
-/* Settings: the user's file (JSON or YAML) parsed and validated into plain C.
+/* Settings: the user's file (JSON or YAML) parsed and validated into plain C,
+ * the one struct the rest of the core reads the settings from.
  *
- * Schema and messages follow ../shared/reference/anchor-inventory.md §2.
  * Every validation error names the key path ("network.allowedDomains[2]")
  * and the offending value. Unknown keys are not errors: each one adds a
- * warning naming the key to `warnings`. */
+ * warning naming the key to `warnings`. The keys and what they mean are
+ * described in README.md; settings-sections.c is the schema. */
 #ifndef SRT_SETTINGS_H
 #define SRT_SETTINGS_H
 
@@ -40,7 +41,7 @@ struct srt__filter_spec {
 	char *config_json; /* "config" re-serialised as compact JSON, or NULL */
 };
 
-/* One credentials.files[] or credentials.envVars[] entry (§2.6). */
+/* One credentials.files[] or credentials.envVars[] entry. */
 struct srt__credential {
 	char *path;                /* files: the file; NULL for envVars */
 	char *name;                /* envVars: the variable; NULL for files */
@@ -62,7 +63,7 @@ struct srt__aws_pair {
 };
 
 struct srt__settings {
-	/* network (§2.2) */
+	/* network */
 	struct srt__strv allowed_domains;
 	struct srt__strv denied_domains;
 	struct srt__kv *denied_domain_reasons;
@@ -93,7 +94,7 @@ struct srt__settings {
 	int tls_handshake_timeout_ms; /* default 10000 */
 	bool has_filters;             /* network.filters present (plugins) */
 
-	/* filesystem (§2.5) */
+	/* filesystem */
 	bool fs_disabled;
 	struct srt__path_entries deny_read;
 	struct srt__path_entries allow_read;
@@ -101,8 +102,8 @@ struct srt__settings {
 	struct srt__path_entries deny_write;
 	bool allow_git_config;
 
-	/* top level (§2.1) */
-	bool has_credentials; /* credentials present (validated, §2.6-2.7) */
+	/* top level */
+	bool has_credentials; /* credentials present (validated) */
 	struct srt__ignore_rule *ignore_violations;
 	size_t n_ignore_violations;
 	bool enable_weaker_nested_sandbox;
@@ -137,11 +138,13 @@ struct srt__settings {
 	char *sigv4_streaming, *sigv4_presigned, *sigv4_sigv4a;
 };
 
-/* Built-in defaults (§1.4): no network, reads unrestricted, writes only to
+/* Built-in defaults: no network, reads unrestricted, writes only to
  * the default write paths. Cannot fail. */
 void srt__settings_init(struct srt__settings *s);
 /* Free the contents; leaves s as after srt__settings_init(). */
 void srt__settings_release(struct srt__settings *s);
+/* Free the entries; leaves p empty. */
+void srt__path_entries_release(struct srt__path_entries *p);
 
 /* Parse and validate JSON text into s (which must be freshly initialised).
  * `origin` names the source in messages (a path, "control fd 3", ...).
@@ -150,11 +153,11 @@ void srt__settings_release(struct srt__settings *s);
 int srt__settings_parse_json(struct srt__settings *s, const char *text, size_t len,
 			    const char *origin, struct srt_diag *diag);
 
-/* The same schema from YAML text (libyaml). */
+/* The same schema from YAML text (libyaml), with the same contract. */
 int srt__settings_parse_yaml(struct srt__settings *s, const char *text, size_t len,
 			    const char *origin, struct srt_diag *diag);
 
-/* Load a settings file (§1.4). `.yaml`/`.yml` are read as YAML, anything
+/* Load a settings file. `.yaml`/`.yml` are read as YAML, anything
  * else as JSON. `explicit_path` is true for --settings: then a missing,
  * unreadable, empty or invalid file is an error. For the default path a
  * missing file (ENOENT) leaves the defaults and returns SRT_OK with
@@ -165,43 +168,5 @@ int srt__settings_load_file(struct srt__settings *s, const char *path,
 /* Size and nesting limits for settings text (JSON and YAML alike). */
 #define SRT_SETTINGS_MAX_BYTES (4u * 1024 * 1024)
 #define SRT_SETTINGS_MAX_DEPTH 64
-
-/* Internal: a parsed document, the same for JSON and YAML, so both are
- * validated by one code path and give identical results and errors.
- * Built by settings.c (from cJSON) and settings_yaml.c (from libyaml). */
-enum srt__snode_type {
-	SRT_SNODE_NULL,
-	SRT_SNODE_BOOL,
-	SRT_SNODE_NUMBER,
-	SRT_SNODE_STRING,
-	SRT_SNODE_ARRAY,
-	SRT_SNODE_OBJECT,
-};
-
-struct srt__snode {
-	enum srt__snode_type type;
-	bool boolean;
-	double number;
-	char *string;               /* SRT_SNODE_STRING (NUL-free) */
-	char *key;                  /* set when this node is an object member */
-	struct srt__snode *child;   /* ARRAY/OBJECT: first element or member */
-	struct srt__snode *last;    /* ARRAY/OBJECT: last, for appending */
-	struct srt__snode *next;    /* next sibling */
-	size_t n_children;
-};
-
-/* Allocate a node (NULL on ENOMEM). */
-struct srt__snode *srt__snode_new(enum srt__snode_type type);
-/* Free a node and everything below it; NULL is a no-op. */
-void srt__snode_free(struct srt__snode *n);
-/* Append child (ownership moves to parent; child->key already set for an
- * object member). */
-void srt__snode_append(struct srt__snode *parent, struct srt__snode *child);
-/* Validate a parsed document into s (freshly initialised); the contract of
- * srt__settings_parse_json() from the document on. root may be NULL (an
- * empty document). */
-int srt__settings_from_snode(struct srt__settings *s, const struct srt__snode *root,
-			     const char *origin, struct srt_diag *diag);
-
 
 #endif

@@ -62,8 +62,9 @@ base="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -std=gnu11 -Wall -Wextra -Wno-unused-parameter
 	-I$out -I$top/include -I$top -I$here ${FUZZ_CFLAGS:-}"
 
-settings_src="libsrt/settings.c libsrt/settings_yaml.c common/domain.c
-	common/strv.c libsrt/error.c"
+settings_src="libsrt/settings.c libsrt/settings-node.c libsrt/settings-check.c
+	libsrt/settings-sections.c libsrt/settings-json.c libsrt/settings-yaml.c
+	libsrt/settings-file.c common/domain.c common/strv.c libsrt/error.c"
 
 build() {
 	name=$1

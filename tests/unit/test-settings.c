@@ -1,4 +1,4 @@
-/* Settings parsing and validation (§1.4, §2): JSON and YAML. TAP output.
+/* Settings parsing, validation and file loading: JSON and YAML. TAP output.
  *
  * Every refused document is also fed to the YAML reader (JSON is a subset
  * of YAML's flow style), which must refuse it with the same key path and
@@ -282,7 +282,7 @@ static void test_domains(void)
 	    "*.com in deniedDomains");
 	good(DOC("\"allowedDomains\":[\"[::1]:443\",\"127.0.0.1\",\"a.b:65535\",\"*.a.b\","
 		 "\"localhost\",\"localhost:3000\"],\"deniedDomains\":[\"*\",\"*:22\",\"[2001:db8::1]\"]",
-		 FSD, ""), "§2.8 [obs] accepted examples");
+		 FSD, ""), "accepted domain pattern examples");
 	bad(NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[\"ok.com\",\"*.com\"]}"),
 	    "network.mitmProxy.domains[1]", "too broad", "mitm domains checked");
 	bad(NET("\"tlsTerminate\":{\"excludeDomains\":[\"bad\"]}"),
@@ -446,7 +446,7 @@ static void test_filesystem(void)
 	bad(FS("\"allowRead\":[null]"), "filesystem.allowRead[0]", "got null", "null path");
 	bad(FS("\"disabled\":\"no\""), "filesystem.disabled", "expected a boolean", "disabled string");
 
-	/* §2.7 deny glob ending in a separator */
+	/* a deny glob ending in a separator can match no path */
 	bad(DOC(NETD, "\"denyRead\":[\"/tmp/*/\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
 	    "filesystem.denyRead[0]",
 	    "Deny glob \"/tmp/*/\" ends in a separator, so as a pattern it can match no path. Write "
@@ -800,6 +800,21 @@ static void test_json_syntax(void)
 	free(big);
 }
 
+/* Flow-style YAML bodies for the YAML-only cases. */
+#define YNET "network: {allowedDomains: [], deniedDomains: []}\n"
+#define YFS "filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n"
+
+/* Refused by the YAML reader with a message containing `needle`. */
+static void yaml_bad(const char *text, const char *needle, const char *what)
+{
+	struct srt__settings s;
+	struct srt_diag d;
+	int rc = parse_yaml(&s, text, &d);
+
+	ok(rc == SRT_E_SETTINGS && strstr(d.message, needle), "%s: %s", what, d.message);
+	srt__settings_release(&s);
+}
+
 static void test_yaml(void)
 {
 	struct srt__settings s;
@@ -842,67 +857,43 @@ static void test_yaml(void)
 	   "block-style YAML: plain ints, True, 0o7, ~/.ssh string (%s)", d.message);
 	srt__settings_release(&s);
 
-	rc = parse_yaml(&s, "network: {allowedDomains: [], deniedDomains: [], strictAllowlist: yes}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "expected a boolean, got string \"yes\""),
-	   "yes is a string (YAML 1.2): %s", d.message);
-	rc = parse_yaml(&s, "network: {allowedDomains: [], deniedDomains: [], httpProxyPort: '3128'}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "expected an integer, got string \"3128\""),
-	   "quoted number is a string");
-	rc = parse_yaml(&s, "network: {allowedDomains: [!!str 123.com], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
+	yaml_bad("network: {allowedDomains: [], deniedDomains: [], strictAllowlist: yes}\n" YFS,
+		 "expected a boolean, got string \"yes\"", "yes is a string (YAML 1.2)");
+	yaml_bad("network: {allowedDomains: [], deniedDomains: [], httpProxyPort: '3128'}\n" YFS,
+		 "expected an integer, got string \"3128\"", "quoted number is a string");
+	rc = parse_yaml(&s, "network: {allowedDomains: [!!str 123.com], deniedDomains: []}\n" YFS, &d);
 	ok(rc == SRT_OK && !strcmp(s.allowed_domains.v[0], "123.com"), "!!str tag honoured (%s)", d.message);
 	srt__settings_release(&s);
-	rc = parse_yaml(&s, "network: {allowedDomains: [!!str 15], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "\"15\" is not a domain name"),
-	   "!!str keeps a number-looking scalar a string: %s", d.message);
-	rc = parse_yaml(&s, "network: {allowedDomains: [1.5], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "expected a string, got number 1.5"),
-	   "plain 1.5 is a number");
-	rc = parse_yaml(&s, "network: {allowedDomains: [!custom x], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "unsupported tag \"!custom\""), "custom tag refused");
+	yaml_bad("network: {allowedDomains: [!!str 15], deniedDomains: []}\n" YFS,
+		 "\"15\" is not a domain name", "!!str keeps a number-looking scalar a string");
+	yaml_bad("network: {allowedDomains: [1.5], deniedDomains: []}\n" YFS,
+		 "expected a string, got number 1.5", "plain 1.5 is a number");
+	yaml_bad("network: {allowedDomains: [!custom x], deniedDomains: []}\n" YFS,
+		 "unsupported tag \"!custom\"", "custom tag refused");
 
-	rc = parse_yaml(&s, "network: &n {allowedDomains: [], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
+	rc = parse_yaml(&s, "network: &n {allowedDomains: [], deniedDomains: []}\n" YFS, &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "anchors (\"&name\") are not supported") &&
 	   strstr(d.message, "line 1"), "anchor refused: %s", d.message);
-	rc = parse_yaml(&s, "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
-			"c: [*b, *b, *b, *b, *b, *b, *b, *b]\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "are not supported"), "alias bomb refused: %s",
-	   d.message);
-	rc = parse_yaml(&s, "x: [a]\ny: *a\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "not valid YAML"), "unknown alias refused: %s",
-	   d.message);
-	rc = parse_yaml(&s, "network: {allowedDomains: [], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n---\n{}\n", &d);
+	yaml_bad("a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+		 "c: [*b, *b, *b, *b, *b, *b, *b, *b]\n", "are not supported", "alias bomb refused");
+	yaml_bad("x: [a]\ny: *a\n", "not valid YAML", "unknown alias refused");
+	rc = parse_yaml(&s, YNET YFS "---\n{}\n", &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "more than one document") &&
 	   strstr(d.message, "line 3"), "two documents refused: %s", d.message);
 	rc = parse_yaml(&s, "network:\n  allowedDomains: [\n", &d);
 	ok(rc == SRT_E_SETTINGS && strstr(d.message, "settings.json is not valid YAML") &&
 	   strstr(d.message, "line"), "yaml syntax error with position: %s", d.message);
-	rc = parse_yaml(&s, "? [a, b]\n: c\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "mapping key must be a plain string"),
-	   "complex key refused");
+	yaml_bad("? [a, b]\n: c\n", "mapping key must be a plain string", "complex key refused");
 	rc = parse_yaml(&s, "# only a comment\n", &d);
 	ok(rc == SRT_E_SETTINGS && !strcmp(d.key, "(root)") && strstr(d.message, "empty document"),
 	   "comment-only YAML: %s", d.message);
-	rc = parse_yaml(&s, "network: {allowedDomains: [\"a\\0b.com\"], deniedDomains: []}\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "NUL character"), "NUL escape refused: %s",
-	   d.message);
-	rc = parse_yaml(&s, "network: {allowedDomains: [], deniedDomains: []}\n"
-			"network: {allowedDomains: [], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n", &d);
+	yaml_bad("network: {allowedDomains: [\"a\\0b.com\"], deniedDomains: []}\n", "NUL character",
+		 "NUL escape refused");
+	rc = parse_yaml(&s, YNET YNET YFS, &d);
 	ok(rc == SRT_E_SETTINGS && !strcmp(d.key, "network") && strstr(d.message, "duplicate key"),
 	   "duplicate YAML key refused: %s", d.message);
-	rc = parse_yaml(&s, "network: {allowedDomains: [], deniedDomains: []}\n"
-			"filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n"
-			"mandatoryDenySearchDepth: .inf\n", &d);
-	ok(rc == SRT_E_SETTINGS && strstr(d.message, "expected an integer"), ".inf is not an integer: %s",
-	   d.message);
+	yaml_bad(YNET YFS "mandatoryDenySearchDepth: .inf\n", "expected an integer",
+		 ".inf is not an integer");
 }
 
 /* ------------------------------------------------------------ files */

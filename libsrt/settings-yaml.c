@@ -1,6 +1,7 @@
-/* Settings from YAML (libyaml): the document is turned into the same
- * struct srt__snode tree the JSON reader builds and validated by the same
- * code, so both spellings give identical settings and identical errors.
+/* The YAML front end: the document is turned into the same struct
+ * srt__snode tree the JSON front end builds and validated by the same
+ * code (settings-sections.c), so both spellings give identical settings
+ * and identical errors. libyaml objects never leave this file.
  *
  * Only the JSON-shaped part of YAML is accepted. Anchors and aliases are
  * refused (an alias bomb expands exponentially, and a settings file has no
@@ -19,6 +20,8 @@
 #include <yaml.h>
 
 #include "settings.h"
+#include "settings-node.h"
+#include "settings-sections.h"
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
