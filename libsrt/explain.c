@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend-call.h"
 #include "loader.h"
 #include "sandbox.h"
 
@@ -64,8 +65,8 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 		sb->be->release(sb->bstate, &cmd);
 		return rc;
 	}
-	if (sb->be->explain)
-		rc = sb->be->explain(sb->bstate, &cmd, out);
+	if (SRT__BACKEND_HAS(sb->be, explain))
+		rc = srt__backend_explain(sb->be, sb->bstate, &cmd, out);
 	else
 		rc = srt_diag_set(diag, SRT_E_UNSUPPORTED, "", "backend \"%s\" cannot explain its plan",
 				  sb->be->hdr.name);

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
 #include "gitguard.h"
@@ -436,8 +437,9 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		free(sb->sweep_base);
 		sb->sweep_base = NULL;
 	}
-	if (sb->be->started) {
-		rc = sb->be->started(sb->bstate, &cmd, pid, diag);
+	/* present but failing (even with SRT_E_UNSUPPORTED) ends the command */
+	if (SRT__BACKEND_HAS(sb->be, started)) {
+		rc = srt__backend_started(sb->be, sb->bstate, &cmd, pid, diag);
 		if (rc) {
 			/* The sandbox could not be confirmed: never let it run on. */
 			kill(pid, SIGKILL);
