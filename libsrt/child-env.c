@@ -12,7 +12,7 @@
 
 #include "child-env.h"
 #include "loader.h"
-#include "policy.h"
+#include "paths.h"
 #include "proxies/proxy.h"
 #include "run.h"
 

@@ -24,7 +24,7 @@
 #include "child-env.h"
 #include "gitguard.h"
 #include "loader.h"
-#include "policy.h"
+#include "policy-build.h"
 #include "proxies/proxy.h"
 #include "proxy-glue.h"
 #include "run.h"

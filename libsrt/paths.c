@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "policy.h"
+#include "paths.h"
 
 #define SRT_PATH_MAX 4096
 
@@ -151,7 +151,7 @@ int srt__path_normalize(const char *path, const char *cwd, const char *home,
 	return SRT_OK;
 }
 
-/* See policy.h. */
+/* See paths.h. */
 int srt__path_via_writable_link(const char *path)
 {
 	char cur[PATH_MAX];

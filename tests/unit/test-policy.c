@@ -1,4 +1,4 @@
-/* Unit tests: path normalisation (§2.5) and settings -> policy (policy.c).
+/* Unit tests: path normalisation (§2.5) and settings -> policy (policy-build.c).
  * The settings are filled by hand, so these tests do not depend on the
  * parser. */
 #include "config.h"
@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "libsrt/policy.h"
+#include "libsrt/paths.h"
+#include "libsrt/policy-build.h"
 #include "tap.h"
 
 static char T[PATH_MAX];

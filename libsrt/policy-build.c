@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "policy.h"
+#include "paths.h"
+#include "policy-build.h"
 
 #define SRT_MAX_RULES 100000
 
