@@ -59,7 +59,7 @@ static int push_kv(struct srt__strv *set, const char *fmt, ...)
 	return rc;
 }
 
-/* git.safeDirectories (§4.3 row 4): GIT_CONFIG_COUNT/KEY/VALUE entries for
+/* git.safeDirectories: GIT_CONFIG_COUNT/KEY/VALUE entries for
  * safe.directory, each directory and its children; more than 8 collapse to
  * "*". An inherited GIT_CONFIG_COUNT is continued; an inherited 0 is the
  * user's opt-out and is respected. */

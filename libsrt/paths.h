@@ -5,14 +5,14 @@
 
 #include <srt/error.h>
 
-/* Normalise one path as §2.5 does (no glob handling): "~" and "~/x" from
+/* Normalise one settings path (no glob handling): "~" and "~/x" from
  * home, relative from cwd, "//" and "/./" and "/../" collapsed, trailing "/"
  * stripped, then realpath unless the resolution leaves the boundary. The
  * result is malloc'd. */
 int srt__path_normalize(const char *path, const char *cwd, const char *home,
 			char **out, struct srt_diag *diag);
 
-/* Non-zero when p holds a glob character of §4.14 (* ? [ ]). */
+/* Non-zero when p holds a glob character (* ? [ ]). */
 int srt__path_is_glob(const char *p);
 /* Does the absolute path lead through a symbolic link a sandboxed command
  * could have planted (one in a directory this user can write or owns)? 1 also for

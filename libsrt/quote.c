@@ -7,7 +7,7 @@
 
 #include <srt/srt.h>
 
-/* §1.3: bare when the word matches [A-Za-z0-9_./:@+,-][A-Za-z0-9_./:=@+,-]*,
+/* Bare when the word matches [A-Za-z0-9_./:@+,-][A-Za-z0-9_./:=@+,-]*,
  * otherwise single-quoted with ' spelled '"'"'. */
 static int word_is_bare(const char *w)
 {

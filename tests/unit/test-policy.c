@@ -1,4 +1,5 @@
-/* Unit tests: path normalisation (§2.5) and settings -> policy (policy-build.c).
+/* Unit tests: path normalisation (paths.c) and settings -> policy
+ * (policy-build.c).
  * The settings are filled by hand, so these tests do not depend on the
  * parser. */
 #include "config.h"
@@ -199,7 +200,7 @@ static void test_build(void)
 	srt__policy_release(&pol);
 	ok(pol.cwd == NULL && pol.deny_read.n == 0, "release clears the policy");
 
-	/* a denyRead over ~ drops ~/.npm/_logs (§4.6) */
+	/* a denyRead over ~ drops the default write path ~/.npm/_logs */
 	entries_free(&s.deny_read);
 	{
 		const char *dr2[] = { "~", NULL };
