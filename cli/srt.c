@@ -361,7 +361,7 @@ static void print_summary(struct srt_sandbox *sb)
 	srt_violations_free(v, n);
 }
 
-/* ---- --control-fd: live settings updates (§1.6) ---- */
+/* ---- --control-fd: live settings updates, one JSON document a line ---- */
 
 struct control {
 	struct srt_sandbox *sb;

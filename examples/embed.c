@@ -6,7 +6,8 @@
  *
  * The first sandbox may write to the current directory, the second may not.
  * Both try to write a file there; the program prints each exit status and
- * the violations recorded for each command, annotated as §9 shows. */
+ * the violations recorded for each command, appended to its stderr text
+ * in a <sandbox_violations> block (srt_sandbox_annotate_stderr). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

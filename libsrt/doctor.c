@@ -12,6 +12,7 @@
 #include <srt/srt.h>
 #include <srt/backend.h>
 
+#include "backend-call.h"
 #include "loader.h"
 
 struct report_ctx {
@@ -83,8 +84,8 @@ static int inspect(const char *spec, FILE *out, cJSON *arr, char *name_out, size
 		fprintf(out, "backend %s (%s, ABI %u.%u)\n", be->hdr.name, srt__module_path(m),
 			be->hdr.abi_major, be->hdr.abi_minor);
 	}
-	if (be->diagnose)
-		be->diagnose(report, &rc);
+	/* a backend without it reports no layer, only whether it runs */
+	(void)srt__backend_diagnose(be, report, &rc);
 	memset(&pol, 0, sizeof(pol));
 	pol.mandatory_deny_depth = 3;
 	memset(&d, 0, sizeof(d));

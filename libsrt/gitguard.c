@@ -21,7 +21,7 @@
 
 #include "common/aside.h"
 #include "gitguard.h"
-#include "policy.h"
+#include "paths.h"
 #include "settings.h"
 
 #define GG_BUDGET 50000           /* directory entries per root and walk */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend-call.h"
 #include "loader.h"
 
 #ifndef SRT_BACKENDDIR
@@ -144,8 +145,11 @@ int srt__module_load_backend(const char *spec, struct srt__module **out,
 				  "module \"%s\" does not export srt_backend_entry", m->path);
 		goto out;
 	}
+	/* A module of an older minor declares a shorter struct: it must hold
+	 * the mandatory slots; the optional ones past its size read as absent
+	 * (backend-call.c). */
 	rc = srt__module_check_header(&be->hdr, m->path, SRT_BACKEND_MAGIC,
-				      sizeof(struct srt_backend), diag);
+				      SRT__BACKEND_MIN_SIZE, diag);
 	if (rc)
 		goto out;
 	if (!be->probe || !be->prepare || !be->wrap || !be->release || !be->teardown) {

@@ -1,4 +1,6 @@
-/* Path spelling rules for settings entries (anchor-inventory §2.5).
+/* Path spelling rules for settings entries: "~" and "~/x" from HOME,
+ * relative paths from the working directory, "//", "/./", "/../" and a
+ * trailing "/" collapsed, and links resolved only inside their boundary.
  *
  * Everything here is lexical except the final realpath() check of
  * srt__path_normalize(). Enforcement never relies on these spellings alone:
@@ -13,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "policy.h"
+#include "paths.h"
 
 #define SRT_PATH_MAX 4096
 
@@ -98,7 +100,7 @@ int srt__path_lexical(const char *path, const char *cwd, const char *home,
 	return SRT_OK;
 }
 
-/* §2.5 isSymlinkOutsideBoundary: the resolved spelling is used only when
+/* A link outside its boundary: the resolved spelling is used only when
  * it stays at or below the spelling the user wrote (or its macOS /private
  * twin); anything else (a link to "/", to a top-level directory, to an
  * ancestor, or elsewhere) keeps the written spelling. */
@@ -151,7 +153,7 @@ int srt__path_normalize(const char *path, const char *cwd, const char *home,
 	return SRT_OK;
 }
 
-/* See policy.h. */
+/* See paths.h. */
 int srt__path_via_writable_link(const char *path)
 {
 	char cur[PATH_MAX];

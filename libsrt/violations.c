@@ -58,7 +58,8 @@ static uint32_t utf8_cp(const unsigned char *p, int l)
 	}
 }
 
-/* The characters §9 collapses: C0, DEL, C1, soft hyphen, bidi and
+/* The characters a violation line must not carry to a terminal or a log
+ * reader, collapsed to one space: C0, DEL, C1, soft hyphen, bidi and
  * zero-width controls, line/paragraph separators, BOM, tag characters. */
 static int invisible(uint32_t c)
 {

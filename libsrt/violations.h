@@ -1,4 +1,4 @@
-/* Violation store (anchor-inventory §9): what was denied, for which command.
+/* Violation store: what was denied, for which command.
  * Thread-safe: producers (the proxy thread, the monitor) add from any thread. */
 #ifndef SRT_VIOLATIONS_H
 #define SRT_VIOLATIONS_H
@@ -34,7 +34,9 @@ unsigned long srt__vstore_total(struct srt__vstore *vs);
 
 /* Sanitise in place; exposed for tests. */
 void srt__violation_sanitize(char *line);
-/* shouldIgnoreViolation of §9. */
+/* Non-zero when settings.ignoreViolations drops the line: a rule whose
+ * command pattern is "*" or a substring of command, with a line pattern
+ * that is a substring of line. */
 int srt__violation_ignored(const struct srt__settings *s, const char *line,
 			   const char *command);
 

@@ -4,11 +4,29 @@
  * `srt_backend_entry`, whose first member is struct srt_module_header. The
  * loader checks the header before it reads anything else: the magic, the ABI
  * major (equal to SRT_BACKEND_ABI_MAJOR), the ABI minor (<= ours) and the
- * size (the core never reads past it).
+ * size (the core never reads past it). On a mismatch it names the file and
+ * both versions, closes the module and never calls into it.
  *
  * Rules for changing this file: never reorder the header. Adding a slot at
- * the end of struct srt_backend bumps the minor; changing or removing
- * anything bumps the major. */
+ * the end of struct srt_backend (or a field at the end of struct
+ * srt_command) bumps the minor; changing or removing anything bumps the
+ * major.
+ *
+ * The minor rule, as the core applies it: a module built for an older minor
+ * of the same major loads. Its `size` (sizeof its own struct srt_backend)
+ * is smaller than ours; it must still cover every mandatory slot (through
+ * teardown, as at 1.0), or the module is refused as truncated. Every slot
+ * after that is optional, and the core calls optional slots only through
+ * one wrapper per slot that reads the slot only when it lies inside `size`
+ * and is non-NULL, and returns SRT_E_UNSUPPORTED otherwise: a slot a module
+ * was built without reads as absent, never as whatever follows the module's
+ * struct in memory. This is checked by size, not by minor: diagnose was
+ * appended while the minor was still 0, so a module declaring 1.0 may or
+ * may not have it. struct srt_command is allocated and zeroed by the core,
+ * so fields an older module does not know stay 0 (none) and it never reads
+ * the ones added after it (1.1: orphan_fn and its arguments).
+ *
+ * History: 1.0 hdr .. teardown, then diagnose; 1.1 srt_command.orphan_*. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 

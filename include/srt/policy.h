@@ -1,6 +1,6 @@
 /* srt: the validated, resolved policy a backend compiles into its plan.
  *
- * Built by the core from the settings (libsrt/policy.c). Every path here is
+ * Built by the core from the settings (libsrt/policy-build.c). Every path here is
  * absolute and normalised; backends never see "~" or relative spellings.
  * The core owns all memory; a backend borrows the policy for the lifetime of
  * the state it returns from prepare(). */

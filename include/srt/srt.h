@@ -33,7 +33,8 @@ struct srt_options {
 	const char *protect_file;
 };
 
-/* One denied action (anchor-inventory §9). Strings are UTF-8. */
+/* One denied action, recorded for the command it is attributed to.
+ * Strings are UTF-8. */
 struct srt_violation {
 	const char *line;    /* e.g. "deny network-outbound evil.com:443 (host is on the deny list)" */
 	const char *command; /* the command's text, or NULL */
@@ -126,7 +127,8 @@ void srt_violations_free(struct srt_violation *v, size_t n);
  * not). Thread-safe. */
 unsigned long srt_sandbox_violation_total(struct srt_sandbox *sb);
 
-/* §9: stderr_text unchanged when key has no violation, else
+/* The command's stderr with its violations appended: stderr_text
+ * unchanged when key has no violation, else
  * stderr_text + "\n<sandbox_violations>\n" + one line per event +
  * "</sandbox_violations>". *out is malloc'd. Thread-safe. */
 int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
@@ -147,8 +149,11 @@ int srt_doctor(const char *backend, FILE *out, int json);
 /* Stop the proxy, undo everything start did, free. NULL-safe. */
 void srt_sandbox_free(struct srt_sandbox *sb);
 
-/* Quote argv into one shell word string as the reference does (§1.3):
- * bare words when safe, else single-quoted. *out is malloc'd. */
+/* Quote argv into one string a POSIX shell splits back into argv: a
+ * non-empty word made only of [A-Za-z0-9_./:@+,=-] and not starting with
+ * "=" stays bare, any other is single-quoted with ' spelled '"'"'. The
+ * result is the command's key in the violation store when no command id is
+ * given. *out is malloc'd. */
 int srt_quote_argv(const char *const *argv, char **out);
 
 #ifdef __cplusplus

@@ -4,12 +4,9 @@
 
 #include <srt/backend.h>
 
-static int f_probe(const struct srt_policy *p, struct srt_diag *d) { (void)p; (void)d; return 0; }
-static int f_prepare(const struct srt_policy *p, void **s, struct srt_diag *d) { (void)p; (void)d; *s = 0; return 0; }
-static int f_wrap(void *s, const char *const *a, struct srt_command *o, struct srt_diag *d)
-{ (void)s; (void)a; (void)o; (void)d; return SRT_E_UNSUPPORTED; }
-static void f_release(void *s, struct srt_command *c) { (void)s; (void)c; }
-static void f_teardown(void *s) { (void)s; }
+#include "fake-slots.h"
+
+static void f_diagnose(srt_report_fn report, void *ctx) { report(ctx, "fake", 1, "", ""); }
 
 #define FAKE_OK 0
 #define FAKE_BAD_MAJOR 1
@@ -31,4 +28,5 @@ const struct srt_backend srt_backend_entry = {
 	.wrap = FAKE_VARIANT == FAKE_NULL_SLOT ? 0 : f_wrap,
 	.release = f_release,
 	.teardown = f_teardown,
+	.diagnose = f_diagnose,
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libsrt/backend-call.h"
 #include "libsrt/loader.h"
 #include "tap.h"
 
@@ -24,6 +25,68 @@ static int load(const char *name, struct srt_diag *d)
 	if (rc == 0)
 		srt__module_free(m);
 	return rc;
+}
+
+static void count_layer(void *ctx, const char *layer, int works,
+			const char *detail, const char *fix)
+{
+	(void)layer; (void)works; (void)detail; (void)fix;
+	++*(int *)ctx;
+}
+
+/* A module of the current minor: its optional slot is called through the
+ * wrapper; the slots it leaves NULL read as absent. */
+static void test_current_minor(void)
+{
+	char path[4200];
+	struct srt__module *m = NULL;
+	const struct srt_backend *vt = NULL;
+	struct srt_diag d;
+	int reports = 0;
+
+	snprintf(path, sizeof(path), "%s/fake_ok.so", dir);
+	memset(&d, 0, sizeof(d));
+	if (srt__module_load_backend(path, &m, &vt, &d) != 0) {
+		ok(0, "fake_ok loads: %s", d.message);
+		return;
+	}
+	ok(srt__backend_diagnose(vt, count_layer, &reports) == SRT_OK && reports == 1,
+	   "a present optional slot is called through its wrapper");
+	ok(srt__backend_explain(vt, NULL, NULL, stdout) == SRT_E_UNSUPPORTED,
+	   "a NULL optional slot is unsupported");
+	srt__module_free(m);
+}
+
+/* A module built against the ABI 1.0 header (tests/fake/fake_abi_1_0.c):
+ * it loads and runs, and the slot appended after 1.0 reads as absent
+ * without the core reading the trap that follows the declared size. */
+static void test_older_minor(void)
+{
+	char path[4200];
+	struct srt__module *m = NULL;
+	const struct srt_backend *vt = NULL;
+	struct srt_diag d;
+	void *state = NULL;
+	int reports = 0;
+
+	snprintf(path, sizeof(path), "%s/fake_abi_1_0.so", dir);
+	memset(&d, 0, sizeof(d));
+	ok(srt__module_load_backend(path, &m, &vt, &d) == 0,
+	   "a module built for ABI %d.0 loads (%s)", SRT_BACKEND_ABI_MAJOR, d.message);
+	if (!vt)
+		return;
+	ok(vt->hdr.abi_minor == 0 && vt->hdr.size == offsetof(struct srt_backend, diagnose),
+	   "its struct ends where the diagnose slot begins (size %u)", (unsigned)vt->hdr.size);
+	ok(vt->probe(NULL, &d) == SRT_OK && vt->prepare(NULL, &state, &d) == SRT_OK,
+	   "its mandatory slots run");
+	vt->teardown(state);
+	ok(srt__backend_diagnose(vt, count_layer, &reports) == SRT_E_UNSUPPORTED,
+	   "a slot past its size is unsupported");
+	ok(reports == 0, "and what lies past its size is never called");
+	ok(srt__backend_started(vt, NULL, NULL, 0, &d) == SRT_E_UNSUPPORTED &&
+	   srt__backend_explain(vt, NULL, NULL, stdout) == SRT_E_UNSUPPORTED,
+	   "its NULL optional slots are unsupported");
+	srt__module_free(m);
 }
 
 int main(void)
@@ -56,6 +119,8 @@ int main(void)
 	ok(contains(d.message, "upgrade srt"), "minor message: %s", d.message);
 
 	ok(load("fake_null_slot", &d) == SRT_E_MODULE, "empty mandatory slot refused");
+	test_current_minor();
+	test_older_minor();
 
 	ok(load("does_not_exist", &d) == SRT_E_MODULE && contains(d.message, "does_not_exist.so"),
 	   "missing module named: %s", d.message);

@@ -1,4 +1,5 @@
-/* Unit tests: path normalisation (§2.5) and settings -> policy (policy.c).
+/* Unit tests: path normalisation (paths.c) and settings -> policy
+ * (policy-build.c).
  * The settings are filled by hand, so these tests do not depend on the
  * parser. */
 #include "config.h"
@@ -10,7 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "libsrt/policy.h"
+#include "libsrt/paths.h"
+#include "libsrt/policy-build.h"
 #include "tap.h"
 
 static char T[PATH_MAX];
@@ -198,7 +200,7 @@ static void test_build(void)
 	srt__policy_release(&pol);
 	ok(pol.cwd == NULL && pol.deny_read.n == 0, "release clears the policy");
 
-	/* a denyRead over ~ drops ~/.npm/_logs (§4.6) */
+	/* a denyRead over ~ drops the default write path ~/.npm/_logs */
 	entries_free(&s.deny_read);
 	{
 		const char *dr2[] = { "~", NULL };

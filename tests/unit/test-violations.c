@@ -1,5 +1,5 @@
 /* Violation store: sanitising, attribution by key prefix, ignoreViolations,
- * the bounded ring, and the exact stderr annotation format of §9. */
+ * the bounded ring, and the exact stderr annotation format. */
 #include "config.h"
 
 #include <stdlib.h>

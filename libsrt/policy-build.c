@@ -1,11 +1,12 @@
-/* Settings -> policy: the filesystem part (anchor-inventory §2.5, §4.6,
- * §4.14) and the flags backends need.
+/* Settings -> policy: the filesystem rules (paths spelled as paths.c says,
+ * globs, the default write paths, the settings files write-denied) and the
+ * flags backends need.
  *
  * Every rule keeps the settings key it came from as its origin, so an error
  * or an --explain line can name it. Write rules with glob characters are
  * refused rather than dropped: Linux mounts can only protect names that
- * exist, and a rule that is shown but not enforced is worse than an error
- * (SPEC §3, user-asks F9). */
+ * exist, and a rule that is shown but not enforced is worse than an error:
+ * the user would believe the files protected. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,7 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "policy.h"
+#include "paths.h"
+#include "policy-build.h"
 
 #define SRT_MAX_RULES 100000
 
@@ -70,7 +72,7 @@ static void rules_release(struct srt_rules *r)
 	r->n = 0;
 }
 
-/* A trailing globstar component names the directory itself (§2.5): "a" +
+/* A trailing globstar component names the directory itself: "a" +
  * "/" + "**" is "a"; alone it is the root. */
 static void strip_globstar_suffix(char *p)
 {
@@ -173,7 +175,8 @@ static int add_entries(struct srt_rules *dst, const struct srt__path_entries *sr
 			continue;
 		}
 		/* A spelling with glob characters that also names an existing
-		 * path is applied as that path too (§4.14 "other readings"). */
+		 * path is applied as that path too: the user may have meant
+		 * either reading, and the pattern alone would miss the name. */
 		rc = srt__path_lexical(copy, cwd, home, &path, diag);
 		if (rc) {
 			free(copy);
@@ -237,7 +240,7 @@ static int path_covers(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
 }
 
-/* §4.6: a default write path under a denyRead entry is dropped unless an
+/* A default write path under a denyRead entry is dropped unless an
  * allowRead entry at or below that deny re-opens it. */
 static int default_path_hidden(const struct srt_policy *pol, const char *p)
 {
@@ -480,7 +483,7 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 		}
 	}
 
-	/* §2.5 disabled: no filesystem rules at all, no TMPDIR override. */
+	/* filesystem.disabled: no filesystem rules at all, no TMPDIR override. */
 	if (s->fs_disabled) {
 		pol->fs_disabled = 1;
 		rc = SRT_OK;
@@ -501,9 +504,11 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	if (rc)
 		goto out;
 
-	/* §4.6 default write paths; the /dev entries are left to bwrap's --dev. The
-	 * TMPDIR handed to the command is created here so it exists (the
-	 * reference exports /tmp/claude without creating it). */
+	/* The default write paths (TMPDIR, ~/.npm/_logs, ~/.claude/debug:
+	 * the tools run in the sandbox expect to write there); the /dev
+	 * entries are left to bwrap's --dev. The TMPDIR handed to the command
+	 * is created here so it exists (the reference exports /tmp/claude
+	 * without creating it). */
 	rc = prepare_tmpdir(pol, env, diag);
 	if (rc)
 		goto out;
@@ -526,9 +531,10 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 			goto out;
 	}
 
-	/* The settings srt read must not be rewritten from inside (user-asks
-	 * F20); the default settings path too, even before it exists, so a
-	 * command cannot plant one for the next run. */
+	/* The settings srt read must not be rewritten from inside (a command
+	 * could otherwise widen its next run's rules); the default settings
+	 * path too, even before it exists, so a command cannot plant one for
+	 * the next run. */
 	for (i = 0; env && env->settings_files && env->settings_files[i]; i++) {
 		rc = deny_write_default(pol, env->settings_files[i], "loaded settings file", diag);
 		if (rc)

@@ -1,0 +1,30 @@
+/* Settings -> policy (policy-build.c): every path expanded (paths.h),
+ * the default write paths added, and the loaded settings files
+ * write-denied. */
+#ifndef SRT_LIBSRT_POLICY_BUILD_H
+#define SRT_LIBSRT_POLICY_BUILD_H
+
+#include <srt/policy.h>
+#include "settings.h"
+
+struct srt__policy_env {
+	const char *cwd;    /* NULL: getcwd() */
+	const char *home;   /* NULL: $HOME */
+	const char *tmpdir; /* NULL: $CLAUDE_CODE_TMPDIR, $CLAUDE_TMPDIR, /tmp/claude */
+	const char *const *settings_files; /* loaded files, NULL-terminated */
+	/* the loaded file as it was named (absolute, links not resolved), or
+	 * NULL: links along that name are write-denied too */
+	const char *settings_named;
+	/* a file of the caller's to write-deny (srt_options.protect_file) */
+	const char *protect_file;
+	int debug;
+};
+
+/* Build pol (caller's memory) from s. Creates tmpdir (0700 when created
+ * by us) so the TMPDIR handed to the command exists. On failure pol is
+ * released and diag names the entry ("filesystem.allowWrite[1]") and why. */
+int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
+		      const struct srt__policy_env *env, struct srt_diag *diag);
+void srt__policy_release(struct srt_policy *pol);
+
+#endif

@@ -1,0 +1,259 @@
+/* Proxy glue: start the filtering proxy (proxies/) for a sandbox in a
+ * private directory, record its denials in the violation store under a
+ * rate limit, sweep the directories a killed srt left, and hand live
+ * settings and per-command domain lists to the running proxy. */
+#include "config.h"
+
+#include <stdint.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/domain.h"
+#include "proxies/proxy.h"
+#include "proxy-glue.h"
+#include "violations.h"
+
+#define SRT_HTTP_PORT 3128
+#define SRT_SOCKS_PORT 1080
+
+/* Proxy denials are recorded at most PROXY_EVENT_BURST at once, then
+ * PROXY_EVENT_RATE a second (a token bucket, as the violation monitor's): a
+ * command that floods the proxy with denied requests must not fill the
+ * caller's disk through --violations-log. One note a minute says some were
+ * dropped. */
+#define PROXY_EVENT_BURST 1000
+#define PROXY_EVENT_RATE 20
+#define PROXY_NOTE_EVERY_NS (60ull * 1000000000ull)
+
+static int make_token(char out[33], struct srt_diag *diag)
+{
+	unsigned char raw[16];
+	size_t got = 0;
+	int i;
+
+	while (got < sizeof(raw)) {
+		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return srt_diag_set(diag, SRT_E_IO, "", "getrandom: %s", strerror(errno));
+		}
+		got += (size_t)r;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return SRT_OK;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void on_proxy_violation(void *ctx, const char *command_key, const char *line)
+{
+	struct srt_sandbox *sb = ctx;
+	const uint64_t cap = (uint64_t)PROXY_EVENT_BURST * 1000;
+	uint64_t now = mono_ns();
+
+	if (sb->px_last_ns == 0) {
+		sb->px_tokens_milli = cap;
+	} else if (now > sb->px_last_ns) {
+		uint64_t add = (now - sb->px_last_ns) / 1000000 * PROXY_EVENT_RATE; /* per ms */
+		sb->px_tokens_milli = sb->px_tokens_milli + add > cap ? cap : sb->px_tokens_milli + add;
+	}
+	sb->px_last_ns = now;
+	if (sb->px_tokens_milli < 1000) {
+		sb->px_dropped++;
+		if (sb->px_note_ns == 0 || now - sb->px_note_ns >= PROXY_NOTE_EVERY_NS) {
+			char note[160];
+
+			snprintf(note, sizeof(note),
+				 "proxy: more denied network requests were not reported (rate limit; %lu so far)",
+				 sb->px_dropped);
+			sb->px_note_ns = now;
+			srt__vstore_add(sb->violations, command_key, note);
+		}
+		return;
+	}
+	sb->px_tokens_milli -= 1000;
+	srt__vstore_add(sb->violations, command_key, line);
+}
+
+/* The proxy socket lives in a fresh 0700 directory: other users cannot
+ * reach it even before the token check. */
+/* A srt killed with SIGKILL cannot remove its proxy directory. The next
+ * start removes those of ours whose srt is gone: "srt-<pid>-XXXXXX", owned
+ * by us, mode 0700, pid no longer alive, holding at most proxy.sock. It
+ * reads the whole of TMPDIR, so it runs once the sandbox is being built
+ * (srt_sandbox_run, right after the spawn), on the CPU that would
+ * otherwise wait for bwrap, not before the command can start. */
+void srt__sandbox_sweep_proxy_dirs(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	int dfd;
+
+	if (!d)
+		return;
+	dfd = dirfd(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *end;
+		long pid;
+		int sub;
+
+		if (strncmp(e->d_name, "srt-", 4) != 0)
+			continue;
+		pid = strtol(e->d_name + 4, &end, 10);
+		if (end == e->d_name + 4 || *end != '-' || strlen(end) != 7 || pid <= 0 ||
+		    pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+			continue;
+		sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		unlinkat(sub, "proxy.sock", 0);
+		close(sub);
+		unlinkat(dfd, e->d_name, AT_REMOVEDIR); /* fails, harmlessly, if not empty */
+	}
+	closedir(d);
+}
+
+int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	struct srt__proxy_config cfg;
+	char tmpl[PATH_MAX];
+	char *sock = NULL;
+	const char *base = getenv("TMPDIR");
+	sigset_t all, old;
+	struct stat st;
+	int rc;
+
+	if (!base || base[0] != '/')
+		base = "/tmp";
+	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))
+		return SRT_E_NOMEM;
+	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
+		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
+	if (!mkdtemp(tmpl))
+		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
+				    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
+				    base, strerror(errno));
+	if (!(sb->proxy_dir = strdup(tmpl)))
+		return SRT_E_NOMEM;
+	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
+		return SRT_E_NOMEM;
+	rc = make_token(sb->token, diag);
+	if (rc)
+		goto out;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.settings = &sb->settings;
+	cfg.socket_path = sock;
+	cfg.token = sb->token;
+	cfg.debug = sb->debug;
+	cfg.on_violation = on_proxy_violation;
+	cfg.ctx = sb;
+	rc = srt__proxy_new(&sb->proxy, &cfg, diag);
+	if (rc)
+		goto out;
+	/* The proxy thread must never take the signals srt forwards. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = srt__proxy_start(sb->proxy, diag);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		goto out;
+	/* the inode the proxy bound (not a link or another socket put in
+	 * its place since): the bridge will connect to it alone */
+	if (lstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
+				  "proxy: %s is not the socket srt bound (replaced during start-up?)", sock);
+		goto out;
+	}
+	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
+	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
+	sb->policy.proxy_dir = strdup(sb->proxy_dir);
+	sb->policy.proxy_socket = sock;
+	sock = NULL;
+	if (!sb->policy.proxy_dir)
+		rc = SRT_E_NOMEM;
+	sb->policy.http_port = SRT_HTTP_PORT;
+	sb->policy.socks_port = SRT_SOCKS_PORT;
+out:
+	free(sock);
+	return rc;
+}
+
+int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
+				struct srt_diag *diag)
+{
+	struct srt__settings next;
+	int rc;
+
+	srt__settings_init(&next);
+	rc = srt__settings_parse_json(&next, json, len, "settings update", diag);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&sb->update_lock);
+	if (sb->proxy)
+		rc = srt__proxy_update(sb->proxy, &next, diag);
+	else if (next.allowed_domains.n)
+		rc = srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
+				  "this sandbox was started without a proxy, so network access cannot be opened live; start it with live updates");
+	if (!rc)
+		rc = srt__vstore_set_ignore(sb->violations, &next);
+	pthread_mutex_unlock(&sb->update_lock);
+	srt__settings_release(&next);
+	return rc;
+}
+
+int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_id,
+				    const char *const *allowed, struct srt_diag *diag)
+{
+	struct srt__strv list = { 0 };
+	size_t i;
+	int rc;
+
+	if (!command_id || strlen(command_id) < 22)
+		return srt_diag_set(diag, SRT_E_INVAL, "commandId",
+				    "a per-command list needs a command id of at least 22 characters (it is carried in the proxy username)");
+	if (!sb->proxy)
+		return srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
+				    "this sandbox runs no proxy; start it with live updates or a non-empty allowedDomains");
+	for (i = 0; allowed && allowed[i]; i++) {
+		if (srt__domain_pattern_check(allowed[i], SRT_LIST_ALLOWED, diag) != SRT_OK) {
+			char msg[sizeof(diag->message)];
+			snprintf(msg, sizeof(msg), "%s", diag ? diag->message : "");
+			srt__strv_release(&list);
+			return srt_diag_set(diag, SRT_E_INVAL, "allowedDomains",
+					    "invalid allowedDomains entry \"%s\": %s", allowed[i], msg);
+		}
+		if (srt__strv_push(&list, allowed[i])) {
+			srt__strv_release(&list);
+			return SRT_E_NOMEM;
+		}
+	}
+	rc = srt__proxy_command_domains(sb->proxy, command_id, list.n ? &list : NULL, diag);
+	srt__strv_release(&list);
+	return rc;
+}

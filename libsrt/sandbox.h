@@ -1,0 +1,59 @@
+/* The sandbox object shared by the files that make up its lifecycle
+ * (manager.c), backend choice, proxy glue, child environment, explain and
+ * violation report. Private to libsrt. */
+#ifndef SRT_LIBSRT_SANDBOX_H
+#define SRT_LIBSRT_SANDBOX_H
+
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/resource.h>
+
+#include <srt/srt.h>
+#include <srt/backend.h>
+
+#include "settings.h"
+
+struct srt__module;
+struct srt__proxy;
+struct srt__vstore;
+
+struct srt_sandbox {
+	char *backend_spec;
+	char *cwd;
+	int debug;
+	int live_updates;
+	srt_log_fn log;
+	void *log_ctx;
+
+	/* proxy thread only: the denial rate limit */
+	uint64_t px_tokens_milli, px_last_ns, px_note_ns;
+	unsigned long px_dropped;
+
+	struct srt__settings settings;
+	char *settings_path; /* the file loaded, or NULL */
+	char *settings_named; /* the same as it was named, made absolute */
+	char *protect_file;   /* srt_options.protect_file */
+	int have_policy;
+	struct srt_policy policy;
+
+	struct srt__module *module;
+	const struct srt_backend *be;
+	void *bstate;
+
+	struct srt__proxy *proxy;
+	char *proxy_dir;
+	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
+	char token[33];
+	int started;
+
+	struct srt__vstore *violations;
+	struct rlimit nofile; /* the caller's open-files limit, restored for commands */
+	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings */
+};
+
+/* One line for the caller: through srt_options.log when set, else stderr
+ * ("srt: warning: ..."); is_debug lines only under --debug. */
+void srt__sandbox_log(struct srt_sandbox *sb, int is_debug, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
