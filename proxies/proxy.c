@@ -31,14 +31,15 @@
 #include "common/domain.h"
 #include "proxies/auth.h"
 #include "proxies/dns.h"
-#include "proxies/filter.h"
 #include "proxies/guard.h"
 #include "proxies/http.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
 #include "proxies/route.h"
+#include "proxies/rules.h"
+#include "proxies/sni.h"
 #include "proxies/socks.h"
-#include "proxies/tls.h"
+#include "proxies/wire.h"
 
 #define EP_LISTEN 0x4c53544e
 #define EP_WAKE 0x57414b45
@@ -155,7 +156,7 @@ struct srt__proxy {
 	bool started;
 	atomic_bool stop;
 	pthread_mutex_t lock; /* guards rules and cmds */
-	struct srt_rules *rules;
+	struct srt__net_rules *rules;
 	struct cmd_list *cmds;
 	/* bumped by every change of rules: a kept upstream that passed older
 	 * ones is dialled again, through the guard of the new ones */
@@ -571,7 +572,7 @@ static bool decide(struct conn *c, char *reason, size_t cap)
 	pthread_mutex_lock(&c->p->lock);
 	for (l = c->key ? c->p->cmds : NULL; l && strcmp(l->key, c->key); l = l->next)
 		;
-	ok = srt__filter_decide(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
+	ok = srt__net_rules_decide(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
 				reason, cap);
 	pthread_mutex_unlock(&c->p->lock);
 	return ok;
@@ -1021,7 +1022,7 @@ static void http_head(struct conn *c)
 		deny_policy(c, reason);
 		goto out;
 	}
-	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
 		if (rule_flag(c, RULE_REFUSE_OPAQUE)) {
 			/* nothing is TLS-terminated here, so no tunnel can be inspected */
@@ -1370,7 +1371,7 @@ static void socks_refuse_unauthenticated(struct conn *c)
 	bool denied;
 
 	pthread_mutex_lock(&c->p->lock);
-	denied = srt__filter_denied(c->p->rules, c->host, c->port, reason, sizeof(reason));
+	denied = srt__net_rules_denied(c->p->rules, c->host, c->port, reason, sizeof(reason));
 	pthread_mutex_unlock(&c->p->lock);
 	if (denied)
 		violation(c, reason);
@@ -1442,7 +1443,7 @@ static void socks_req(struct conn *c)
 		deny_policy(c, reason);
 		return;
 	}
-	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (choose_route(c, false) < 0) {
 		conn_close(c);
 		return;
@@ -1477,15 +1478,15 @@ static void sni_check(struct conn *c)
 		}
 	}
 	for (;;) {
-		r = srt__tls_sni((const uint8_t *)(c->in.p ? c->in.p : ""), c->in.len, sni,
+		r = srt__sni_find((const uint8_t *)(c->in.p ? c->in.p : ""), c->in.len, sni,
 				 sizeof(sni));
 		if (r != SRT_SNI_MORE)
 			break;
-		if (c->in.len >= SRT_TLS_PEEK_MAX) {
+		if (c->in.len >= SRT_SNI_PEEK_MAX) {
 			r = SRT_SNI_MALFORMED;
 			break;
 		}
-		rc = fill(c->cfd, &c->cs, &c->in, SRT_TLS_PEEK_MAX);
+		rc = fill(c->cfd, &c->cs, &c->in, SRT_SNI_PEEK_MAX);
 		if (rc == FILL_AGAIN) {
 			/* a started hello is held in memory: it must finish in
 			 * HEAD_MS, like a request head (a silent client holds
@@ -1508,7 +1509,7 @@ static void sni_check(struct conn *c)
 	if (r == SRT_SNI_FOUND) {
 		char canon[300];
 		bool ok;
-		srt__filter_canon(sni, canon, sizeof(canon));
+		srt__net_canon(sni, canon, sizeof(canon));
 		if (strcmp(canon, c->canon) != 0) {
 			char saved[256];
 			/* judge the name as if it had been the CONNECT target */
@@ -2077,7 +2078,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 		goto out;
 	}
-	err = srt__rules_new(&p->rules, cfg->settings, diag);
+	err = srt__net_rules_new(&p->rules, cfg->settings, diag);
 	if (err)
 		goto out;
 	{
@@ -2148,13 +2149,13 @@ int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag)
 int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
 		      struct srt_diag *diag)
 {
-	struct srt_rules *r = NULL, *old;
+	struct srt__net_rules *r = NULL, *old;
 	int err;
 
 	if (!p || !s)
 		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings");
 	/* on failure the old rules stay: never fail open */
-	err = srt__rules_new(&r, s, diag);
+	err = srt__net_rules_new(&r, s, diag);
 	if (err)
 		return err;
 	pthread_mutex_lock(&p->lock);
@@ -2162,7 +2163,7 @@ int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
 	p->rules = r;
 	atomic_fetch_add(&p->gen, 1);
 	pthread_mutex_unlock(&p->lock);
-	srt__rules_free(old);
+	srt__net_rules_free(old);
 	return SRT_OK;
 }
 
@@ -2242,7 +2243,7 @@ void srt__proxy_free(struct srt__proxy *p)
 		close(p->epfd);
 	if (p->wakefd >= 0)
 		close(p->wakefd);
-	srt__rules_free(p->rules);
+	srt__net_rules_free(p->rules);
 	while (p->cmds) {
 		struct cmd_list *n = p->cmds->next;
 		cmd_list_free(p->cmds);

@@ -9,17 +9,6 @@
 
 struct srt__proxy;
 
-/* Socket hand-over from the in-sandbox bridge. A client of the Unix socket
- * whose first byte is SRT_PASS_HELLO is a control connection: the proxy
- * answers SRT_PASS_HELLO, then every message on it is one byte carrying up
- * to SRT_PASS_MAX_FDS accepted TCP sockets (SCM_RIGHTS), each served as a
- * client of its own (still token-authenticated). */
-#define SRT_PASS_HELLO '\0'
-#define SRT_PASS_MAX_FDS 8
-/* control connections open at once (the bridge needs one; the rest is
- * room for its reconnects): more are closed at their hello */
-#define SRT_PASS_MAX_CTL 4
-
 /* Called from the proxy thread for every refusal. `command_key` is the
  * attribution decoded from the proxy username (may be NULL), `line` is
  * "deny network-outbound host:port (reason)". */

@@ -31,6 +31,7 @@
 #include "proxies/auth.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
+#include "proxies/wire.h"
 #include "tests/unit/tap.h"
 
 #define TOKEN "fedcba9876543210fedcba9876543210"

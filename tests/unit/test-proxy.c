@@ -40,6 +40,7 @@
 #include "proxies/http.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
+#include "proxies/wire.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/tls-hello.h"
 
