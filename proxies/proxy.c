@@ -2051,7 +2051,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	struct epoll_event ev;
 	int err;
 
-	if (!cfg || !cfg->settings || !cfg->socket_path) {
+	if (!cfg || !cfg->net || !cfg->socket_path) {
 		err = srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings or socket path");
 		goto out;
 	}
@@ -2078,7 +2078,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 		goto out;
 	}
-	err = srt__net_rules_new(&p->rules, cfg->settings, diag);
+	err = srt__net_rules_new(&p->rules, cfg->net, diag);
 	if (err)
 		goto out;
 	{
@@ -2146,16 +2146,16 @@ int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
+int srt__proxy_update(struct srt__proxy *p, const struct srt__net_config *net,
 		      struct srt_diag *diag)
 {
 	struct srt__net_rules *r = NULL, *old;
 	int err;
 
-	if (!p || !s)
+	if (!p || !net)
 		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings");
 	/* on failure the old rules stay: never fail open */
-	err = srt__net_rules_new(&r, s, diag);
+	err = srt__net_rules_new(&r, net, diag);
 	if (err)
 		return err;
 	pthread_mutex_lock(&p->lock);

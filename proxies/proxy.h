@@ -5,7 +5,8 @@
 #define SRT_PROXY_H
 
 #include <srt/error.h>
-#include "libsrt/settings.h"
+#include "common/strv.h"
+#include "proxies/net-config.h"
 
 struct srt__proxy;
 
@@ -16,7 +17,7 @@ typedef void (*srt__proxy_violation_fn)(void *ctx, const char *command_key,
 				       const char *line);
 
 struct srt__proxy_config {
-	const struct srt__settings *settings; /* copied; not kept */
+	const struct srt__net_config *net;   /* copied; not kept */
 	const char *socket_path;             /* where to listen (in a 0700 dir) */
 	const char *token;                   /* per-run secret, 32 hex chars */
 	srt__proxy_violation_fn on_violation;
@@ -33,7 +34,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 /* Start the loop thread. */
 int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */
-int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
+int srt__proxy_update(struct srt__proxy *p, const struct srt__net_config *net,
 		      struct srt_diag *diag);
 /* Per-command allow list (§3.2, §3.4): connections whose proxy username
  * carries `command_key` (srt__proxy_user) may also reach these domain

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <srt/error.h>
-#include "libsrt/settings.h"
+#include "proxies/net-config.h"
 
 enum srt__route { SRT_ROUTE_DIRECT, SRT_ROUTE_MITM, SRT_ROUTE_PARENT };
 
@@ -36,7 +36,7 @@ struct srt__routes {
  * $http_proxy, ...). An https:// parent named in the settings is refused
  * (no TLS to a parent here): SRT_E_UNSUPPORTED. Invalid or https URLs from
  * the environment are ignored, as the reference does. */
-int srt__routes_init(struct srt__routes *rt, const struct srt__settings *s,
+int srt__routes_init(struct srt__routes *rt, const struct srt__net_config *s,
 		     struct srt_diag *diag);
 void srt__routes_release(struct srt__routes *rt);
 

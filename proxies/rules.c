@@ -47,7 +47,7 @@ void srt__net_rules_free(struct srt__net_rules *r)
 	free(r);
 }
 
-int srt__net_rules_new(struct srt__net_rules **out, const struct srt__settings *s,
+int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config *s,
 		   struct srt_diag *diag)
 {
 	struct srt__net_rules *r = calloc(1, sizeof(*r));
@@ -64,8 +64,8 @@ int srt__net_rules_new(struct srt__net_rules **out, const struct srt__settings *
 	if (!r->reason_keys || !r->reason_values)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		r->reason_keys[i] = strdup(s->denied_domain_reasons[i].key);
-		r->reason_values[i] = strdup(s->denied_domain_reasons[i].value);
+		r->reason_keys[i] = strdup(s->denied_domain_reasons[i].domain);
+		r->reason_values[i] = strdup(s->denied_domain_reasons[i].reason);
 		r->n_reasons = i + 1;
 		if (!r->reason_keys[i] || !r->reason_values[i])
 			goto out;

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "libsrt/settings.h"
+#include <srt/error.h>
+
+#include "proxies/net-config.h"
 #include "proxies/route.h"
 
 struct srt__cidr {
@@ -37,7 +39,7 @@ struct srt__net_rules {
 
 /* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL
  * (an unparsable deniedResolvedAddresses entry: fail closed). */
-int srt__net_rules_new(struct srt__net_rules **out, const struct srt__settings *s,
+int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config *s,
 		   struct srt_diag *diag);
 void srt__net_rules_free(struct srt__net_rules *r);
 

@@ -40,7 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
@@ -773,7 +772,7 @@ int main(void)
 	const char *e;
 	int tunnels = 1000, efd, cfd;
 	uint64_t bytes = 131072;
-	struct srt__settings s;
+	struct srt__net_config s;
 	struct srt__proxy_config cfg;
 	struct srt__proxy *proxy = NULL;
 	struct srt_diag diag = { "", "", 0 };
@@ -827,7 +826,7 @@ int main(void)
 	snprintf(a, sizeof(a), "127.0.0.1:%d", cut_port);
 	srt__strv_push(&s.allowed_domains, a);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
+	cfg.net = &s;
 	cfg.socket_path = sock_path;
 	cfg.token = TOKEN;
 	if (srt__proxy_new(&proxy, &cfg, &diag) != 0 || srt__proxy_start(proxy, &diag) != 0) {

@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/bridge.h"
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
@@ -462,7 +461,7 @@ static void test_connect_helper(void)
 int main(void)
 {
 	char dir[] = "/tmp/srt-bridge-test.XXXXXX", sock[256], cred[100], b64[200];
-	struct srt__settings s;
+	struct srt__net_config s;
 	struct srt__proxy_config cfg;
 	struct srt__proxy *p = NULL;
 	struct srt__bridge_spec spec;
@@ -495,7 +494,7 @@ int main(void)
 	memset(&s, 0, sizeof(s));
 	srt__strv_push(&s.allowed_domains, "127.0.0.1");
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
+	cfg.net = &s;
 	cfg.socket_path = sock;
 	cfg.token = TOKEN;
 	ok(srt__proxy_new(&p, &cfg, NULL) == 0 && srt__proxy_start(p, NULL) == 0, "proxy up");

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libsrt/settings.h"
 #include "proxies/rules.h"
 #include "proxies/guard.h"
 #include "proxies/route.h"
@@ -15,9 +14,9 @@ static struct srt__net_rules *rules(const char *const *allowed, const char *cons
 			       const char *const *reasons, bool strict,
 			       const char *const *denied_addrs)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	struct srt__net_rules *r = NULL;
-	struct srt__kv kv[8];
+	struct srt__net_reason kv[8];
 	size_t n = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -28,8 +27,8 @@ static struct srt__net_rules *rules(const char *const *allowed, const char *cons
 	for (; denied_addrs && *denied_addrs; denied_addrs++)
 		srt__strv_push(&s.denied_resolved_addresses, *denied_addrs);
 	for (; reasons && reasons[0] && n < 8; reasons += 2, n++) {
-		kv[n].key = (char *)reasons[0];
-		kv[n].value = (char *)reasons[1];
+		kv[n].domain = reasons[0];
+		kv[n].reason = reasons[1];
 	}
 	s.denied_domain_reasons = kv;
 	s.n_denied_domain_reasons = n;
@@ -201,7 +200,7 @@ static void test_decide(void)
 	}
 	{
 		const char *bad[] = { "not-an-address", NULL };
-		struct srt__settings s;
+		struct srt__net_config s;
 		memset(&s, 0, sizeof(s));
 		srt__strv_push(&s.denied_resolved_addresses, bad[0]);
 		ok(srt__net_rules_new(&r, &s, NULL) != 0, "invalid deniedResolvedAddresses fails closed");

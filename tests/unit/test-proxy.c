@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/http.h"
 #include "proxies/proxy.h"
@@ -1355,7 +1354,7 @@ static void test_cmd(void)
 
 static void test_update(void)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	char resp[512], target[64], req[1024], head[2048];
 	int fd, before;
 
@@ -1414,7 +1413,7 @@ static void test_update(void)
 /* refuseOpaqueTunnels, requireHostMatch, stripResponseHeaders (live) */
 static void test_options(void)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	char resp[4096], target[64], req[1024];
 	uint8_t b[64];
 	size_t ul = strlen(TOKEN);
@@ -1471,7 +1470,7 @@ static void test_options(void)
 /* parentProxy and mitmProxy routes (filtering still first) */
 static void test_routes(const char *mitm_path)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	char resp[4096], a[128], parent[128], req[1024];
 	uint8_t b[64];
 	size_t ul = strlen(TOKEN);
@@ -1485,11 +1484,9 @@ static void test_routes(const char *mitm_path)
 	snprintf(a, sizeof(a), "127.0.0.1:%d", echo_port);
 	srt__strv_push(&s.allowed_domains, a);
 	srt__strv_push(&s.denied_domains, "denied.test");
-	s.has_parent_proxy = true;
 	snprintf(parent, sizeof(parent), "http://pu:pp@127.0.0.1:%d", http_port);
 	s.parent_http = parent;
-	s.has_mitm_proxy = true;
-	s.mitm_socket_path = (char *)mitm_path;
+	s.mitm_socket_path = mitm_path;
 	srt__strv_push(&s.mitm_domains, "*.mitm.test");
 	ok(srt__proxy_update(proxy, &s, NULL) == 0, "parent and mitm proxies configured");
 
@@ -1559,8 +1556,7 @@ static void test_routes(const char *mitm_path)
 	ok(n == 2 && b[0] == 5 && b[1] == 2, "SOCKS stays local when only httpProxyPort is set");
 	close(fd);
 	memset(&s, 0, sizeof(s));
-	s.has_parent_proxy = true;
-	s.parent_https = (char *)"https://proxy.example:443";
+	s.parent_https = "https://proxy.example:443";
 	ok(srt__proxy_update(proxy, &s, NULL) == SRT_E_UNSUPPORTED, "an https parent is refused");
 }
 
@@ -1571,13 +1567,13 @@ static void test_routes(const char *mitm_path)
  * at most max clients at once; started, or NULL. */
 static struct srt__proxy *small_proxy(const char *suffix, unsigned max, char *path, size_t cap)
 {
-	static struct srt__settings st; /* copied by the proxy */
+	static struct srt__net_config st; /* copied by the proxy */
 	struct srt__proxy_config cfg;
 	struct srt__proxy *p = NULL;
 
 	snprintf(path, cap, "%s%s", sock_path, suffix);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &st;
+	cfg.net = &st;
 	cfg.socket_path = path;
 	cfg.token = TOKEN;
 	cfg.max_passed = max;
@@ -1842,9 +1838,9 @@ static void test_client_bound(void)
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
-	struct srt__settings s;
-	struct srt__kv reason = { (char *)"reasoned.test",
-				 (char *)"SSH pushes to GitHub are blocked; use an https:// remote" };
+	struct srt__net_config s;
+	struct srt__net_reason reason = { "reasoned.test",
+					  "SSH pushes to GitHub are blocked; use an https:// remote" };
 	struct srt__proxy_config cfg;
 	struct srt_diag diag = { "", "", 0 };
 	struct rlimit rl;
@@ -1903,7 +1899,7 @@ int main(void)
 	s.denied_domain_reasons = &reason;
 	s.n_denied_domain_reasons = 1;
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
+	cfg.net = &s;
 	cfg.socket_path = sock_path;
 	cfg.token = TOKEN;
 	cfg.on_violation = on_violation;
