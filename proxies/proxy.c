@@ -1096,11 +1096,11 @@ out:
 	free(h);
 }
 
-/* Relay a framed body (request: client to upstream; response: upstream to
- * client). Returns 1 when the body is complete, 0 to wait, -1 on error. */
-static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
-		      struct buf *dstbuf, size_t *dstoff, struct srt__pump *pump,
-		      enum srt__http_body kind, uint64_t *left)
+/* Relay a framed body from src to dst. Returns 1 when the body is
+ * complete, 0 to wait, -1 on error. */
+static int relay_framed(struct conn *c, int src, int dst, struct buf *srcbuf,
+			struct buf *dstbuf, size_t *dstoff, struct srt__pump *pump,
+			enum srt__http_body kind, uint64_t *left)
 {
 	int rc;
 
@@ -1165,16 +1165,24 @@ static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
 	return -1;
 }
 
+/* Relay the request body (client to upstream) or the response body
+ * (upstream to client). True when it is complete; false to wait, or after
+ * an error, which has closed the connection. */
+static bool relay_body(struct conn *c, bool request)
+{
+	int rc = request ? relay_framed(c, c->cfd, c->ufd, &c->in, &c->uout, &c->uout_off,
+					&c->up, c->req_body, &c->req_left)
+			 : relay_framed(c, c->ufd, c->cfd, &c->uin, &c->cout, &c->cout_off,
+					&c->down, c->resp_body, &c->resp_left);
+
+	if (rc < 0)
+		conn_close(c);
+	return rc > 0;
+}
+
 static void http_reqbody(struct conn *c)
 {
-	int rc = relay_body(c, c->cfd, c->ufd, &c->in, &c->uout, &c->uout_off, &c->up,
-			    c->req_body, &c->req_left);
-
-	if (rc < 0) {
-		conn_close(c);
-		return;
-	}
-	if (rc == 0)
+	if (!relay_body(c, true))
 		return;
 	/* flush the 100 Continue or anything queued for the client later */
 	c->phase = PH_HTTP_RESPHEAD;
@@ -1264,14 +1272,7 @@ out:
 
 static void http_respbody(struct conn *c)
 {
-	int rc = relay_body(c, c->ufd, c->cfd, &c->uin, &c->cout, &c->cout_off, &c->down,
-			    c->resp_body, &c->resp_left);
-
-	if (rc < 0) {
-		conn_close(c);
-		return;
-	}
-	if (rc == 0)
+	if (!relay_body(c, false))
 		return;
 	if (c->uin.len)
 		c->upstream_close = true; /* bytes after the body: never reuse */
