@@ -9,13 +9,19 @@
 
 #include "proxy-config.h"
 
-/* On success *reasons is the array to free once the proxy has copied c. */
+/* On success *reasons is the array to free once the proxy has copied c
+ * (NULL after a failure, so it can be freed either way). */
 static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **reasons,
 			   const struct srt__settings *s, struct srt_diag *diag)
 {
-	size_t n = s->n_denied_domain_reasons;
-	struct srt__net_reason *r = calloc(n ? n : 1, sizeof(*r));
+	size_t n;
+	struct srt__net_reason *r;
 
+	*reasons = NULL;
+	if (!s)
+		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings");
+	n = s->n_denied_domain_reasons;
+	r = calloc(n ? n : 1, sizeof(*r));
 	if (!r)
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory copying the network rules");
 	for (size_t i = 0; i < n; i++) {
@@ -52,17 +58,17 @@ int srt__proxy_new_from_settings(struct srt__proxy **out, const struct srt__prox
 {
 	struct srt__proxy_config with_net;
 	struct srt__net_config net;
-	struct srt__net_reason *reasons = NULL;
+	struct srt__net_reason *reasons;
 	int err;
 
-	if (!cfg || !s)
-		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings or socket path");
+	if (!cfg)
+		return srt__proxy_new(out, NULL, diag); /* refuses it with its own message */
 	err = net_config_fill(&net, &reasons, s, diag);
-	if (err)
-		return err;
-	with_net = *cfg;
-	with_net.net = &net;
-	err = srt__proxy_new(out, &with_net, diag);
+	if (!err) {
+		with_net = *cfg;
+		with_net.net = &net;
+		err = srt__proxy_new(out, &with_net, diag);
+	}
 	free(reasons);
 	return err;
 }
@@ -71,15 +77,11 @@ int srt__proxy_update_from_settings(struct srt__proxy *p, const struct srt__sett
 				    struct srt_diag *diag)
 {
 	struct srt__net_config net;
-	struct srt__net_reason *reasons = NULL;
-	int err;
+	struct srt__net_reason *reasons;
+	int err = net_config_fill(&net, &reasons, s, diag);
 
-	if (!p || !s)
-		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings");
-	err = net_config_fill(&net, &reasons, s, diag);
-	if (err)
-		return err;
-	err = srt__proxy_update(p, &net, diag);
+	if (!err)
+		err = srt__proxy_update(p, &net, diag);
 	free(reasons);
 	return err;
 }
