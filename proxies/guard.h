@@ -1,6 +1,5 @@
-/* The resolved-address guard of anchor-inventory §7.8: which addresses a
- * hostname may be dialled at, so DNS rebinding and alternate spellings
- * cannot reach loopback, link-local, metadata or this host's addresses. */
+/* The resolved-address guard: which addresses a hostname may be dialled
+ * at, so DNS rebinding and alternate spellings cannot reach loopback, link-local, metadata or this host's addresses. */
 #ifndef SRT_PROXY_GUARD_H
 #define SRT_PROXY_GUARD_H
 

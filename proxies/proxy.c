@@ -101,7 +101,7 @@ struct conn {
 	enum phase phase;
 	enum kind kind;
 	bool dead;
-	bool socks_noauth; /* §7.6 probe: the client offered no authentication */
+	bool socks_noauth; /* SSH probe: the SOCKS client offered no authentication */
 	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
 	bool keep_alive, head_request, close_after, upstream_close;
 	bool unix_client;  /* accepted on the Unix socket (may become PH_FDRECV) */
@@ -469,7 +469,8 @@ static void http_simple(struct conn *c, int status, const char *phrase,
 	reply_text(c, msg);
 }
 
-/* The policy denied the target (§7.3 step 4, §7.4, §7.5). */
+/* The policy denied the target: a 403 to HTTP clients, "not allowed by
+ * ruleset" to SOCKS clients, a bare close to raw ones. */
 static void deny_policy(struct conn *c, const char *reason)
 {
 	char phrase[512], msg[1024];
@@ -499,7 +500,7 @@ static void deny_policy(struct conn *c, const char *reason)
 	}
 }
 
-/* Every resolved address was refused by the guard (§7.8). */
+/* Every resolved address was refused by the guard (proxies/guard.h). */
 static void deny_address(struct conn *c, const char *reason)
 {
 	char phrase[512], msg[4096], body[1024];
@@ -710,7 +711,7 @@ static void connected(struct conn *c)
 	c->up_gen = c->q_gen;
 	timed_clear(c);
 	if (c->via && c->kind != K_HTTP_PLAIN) {
-		/* ask the upstream proxy for the tunnel first (§7.9, §7.10) */
+		/* ask the parent or mitm proxy for the tunnel first */
 		char req[1200];
 		bool v6 = strchr(c->canon, ':') != NULL;
 		int n = snprintf(req, sizeof(req),
@@ -1320,7 +1321,8 @@ static void socks_greet(struct conn *c)
 		rep[1] = SRT_SOCKS_METHOD_USERPASS;
 		c->phase = PH_SOCKS_AUTH;
 	} else {
-		/* §7.6: pretend no-auth so an ssh ProxyCommand learns why */
+		/* pretend no-auth so an ssh ProxyCommand (which cannot send
+		 * credentials) reaches the in-band refusal and learns why */
 		c->socks_noauth = true;
 		c->phase = PH_SOCKS_REQ;
 		timed_set(c, SOCKS_NOAUTH_MS);
@@ -1456,7 +1458,7 @@ static void socks_req(struct conn *c)
 
 /* Before the first client byte reaches the upstream: when the tunnel
  * carries TLS, its server name must pass the same policy as the CONNECT
- * target (§3.4), so an allowed CONNECT cannot front for another host.
+ * target, so an allowed CONNECT cannot front for another host.
  * Bytes from the server flow meanwhile (SSH and SMTP speak first). */
 static void sni_check(struct conn *c)
 {

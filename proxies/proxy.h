@@ -1,6 +1,6 @@
 /* The filtering proxy: one epoll loop on a thread of its own, serving HTTP
  * (absolute-form and CONNECT) and SOCKS5 on one Unix socket, deciding by the
- * settings' domain lists (anchor-inventory §3.4, §7). */
+ * settings' domain lists (struct srt__net_config). */
 #ifndef SRT_PROXY_H
 #define SRT_PROXY_H
 
@@ -36,7 +36,7 @@ int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */
 int srt__proxy_update(struct srt__proxy *p, const struct srt__net_config *net,
 		      struct srt_diag *diag);
-/* Per-command allow list (§3.2, §3.4): connections whose proxy username
+/* Per-command allow list: connections whose proxy username
  * carries `command_key` (srt__proxy_user) may also reach these domain
  * patterns, unless deniedDomains or strictAllowlist refuse them first.
  * The attribution is chosen by the client (which holds the token), so this
@@ -48,7 +48,7 @@ int srt__proxy_command_domains(struct srt__proxy *p, const char *command_key,
 /* Stop the thread, close every connection, unlink the socket. NULL-safe. */
 void srt__proxy_free(struct srt__proxy *p);
 
-/* NAME=VALUE strings of §4.8 for the child environment (proxy variables,
+/* NAME=VALUE strings for the child environment (proxy variables,
  * NO_PROXY, GIT_SSH_COMMAND, ...), for a client reaching the proxy inside
  * the sandbox at localhost:http_port / :socks_port with user:token (user
  * as made by srt__proxy_user; it is percent-encoded here). `connect_helper`
@@ -57,7 +57,7 @@ void srt__proxy_free(struct srt__proxy *p);
 int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper);
 
-/* The proxy username carrying the attribution (§4.8): "srt.<base64 of the
+/* The proxy username carrying the attribution: "srt.<base64 of the
  * first 100 bytes of command_key>", or "srt" when command_key is NULL or
  * empty or the name would exceed 255 bytes. */
 void srt__proxy_user(const char *command_key, char *out, size_t cap);

@@ -1,5 +1,6 @@
 /* The proxy's network rules (a private copy of the settings' lists) and the
- * decision order of anchor-inventory §3.4 on canonical hosts (§7.7). */
+ * decision on canonical hosts: deniedDomains first, then allowedDomains,
+ * then (unless strictAllowlist) the command's own list. */
 #ifndef SRT_PROXY_RULES_H
 #define SRT_PROXY_RULES_H
 
@@ -43,7 +44,7 @@ int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config
 		   struct srt_diag *diag);
 void srt__net_rules_free(struct srt__net_rules *r);
 
-/* §3.4 for host (as requested) and port. Returns true to allow; on deny
+/* The decision for host (as requested) and port. Returns true to allow; on deny
  * writes the violation reason. `cmd_allowed` is the per-command list of
  * the connection's attribution (may be NULL): consulted after
  * strictAllowlist, as the reference does. A NULL rules pointer denies
@@ -51,7 +52,8 @@ void srt__net_rules_free(struct srt__net_rules *r);
 bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int port,
 			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap);
 
-/* deniedDomains only (the unauthenticated SOCKS probe of §7.6). Returns
+/* deniedDomains only (the unauthenticated SOCKS probe of an ssh
+ * ProxyCommand, answered with the in-band refusal). Returns
  * true and the reason when the host is deny-listed. */
 bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int port,
 			char *reason, size_t cap);

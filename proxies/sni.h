@@ -1,6 +1,6 @@
 /* The server name (SNI) of a TLS ClientHello, read from the first bytes a
  * client sends into a tunnel, so a CONNECT to an allowed host cannot name
- * another host inside TLS (domain fronting, user-asks N9). Pure; no I/O. */
+ * another host inside TLS (domain fronting). Pure; no I/O. */
 #ifndef SRT_PROXY_SNI_H
 #define SRT_PROXY_SNI_H
 

@@ -1,4 +1,4 @@
-/* The resolved-address guard (§7.8) and the decision order (§3.4). */
+/* The resolved-address guard and the decision order of the network rules. */
 #include "config.h"
 
 #include <arpa/inet.h>

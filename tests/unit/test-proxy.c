@@ -638,7 +638,7 @@ static void test_connect(void)
 	ok(!strcmp(resp, "HTTP/1.1 502 Bad Gateway\r\n\r\n"), "refused connection: 502");
 	close(fd);
 
-	/* N9: the TLS server name must pass the policy too */
+	/* the TLS server name must pass the policy too (no domain fronting) */
 	{
 		uint8_t h[4096], back[4096];
 		size_t n = hello(h, "evil.test", 100), got = 0;
@@ -674,7 +674,7 @@ static void test_connect(void)
 		return;
 	}
 	before = srt__proxy_dns_count(proxy);
-	/* port 9: an allowed literal 127.0.0.1:<port> would let it through (§7.8 rule 2) */
+	/* port 9: an allowed literal 127.0.0.1:<port> would let it through (the guard lets an allowed literal through) */
 	snprintf(target, sizeof(target), "rebind.test:%d", 9);
 	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
 	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
@@ -770,7 +770,7 @@ static void test_socks(void)
 	n = socks_one("\x05\x01\x00\x01\x7f\x00\x00\x01\x00\x00", 10, b, sizeof(b));
 	ok(n == 14 && b[4] == 5 && b[5] == 1, "SOCKS CONNECT to port 0: 05 01, then closed");
 
-	/* §7.6: no auth offered, port 22 of a deny-listed host */
+	/* no auth offered (an ssh probe), port 22 of a deny-listed host */
 	fd = pconnect();
 	netkit_send_all(fd, "\x05\x01\x00\x05\x01\x00\x03\x0d" "reasoned.test\x00\x16", 23);
 	n = (int)recv_all(fd, (char *)b, sizeof(b));

@@ -1,4 +1,4 @@
-/* SNI extraction from a TLS ClientHello (user-asks N9). */
+/* SNI extraction from a TLS ClientHello (proxies/sni.c). */
 #include "config.h"
 
 #include <string.h>
