@@ -1,5 +1,6 @@
 /* The resolved-address guard: which addresses a hostname may be dialled
- * at, so DNS rebinding and alternate spellings cannot reach loopback, link-local, metadata or this host's addresses. */
+ * at, so DNS rebinding and alternate spellings cannot reach loopback,
+ * link-local, metadata or this host's addresses. */
 #ifndef SRT_PROXY_GUARD_H
 #define SRT_PROXY_GUARD_H
 
