@@ -1454,6 +1454,28 @@ static void socks_req(struct conn *c)
 	resolve(c);
 }
 
+/* One direction of a tunnel: first what is queued for dst, then bytes
+ * spliced from src; EOF from src goes on as a FIN to dst (*shut). Returns
+ * -1 on error, else 0. */
+static int tunnel_dir(struct conn *c, int src, int dst, struct buf *queued, size_t *off,
+		      struct srt__pump *pump, bool *shut)
+{
+	int rc = flush(dst, queued, off);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && !*shut) {
+		rc = srt__pump_run(pump, src, dst, &c->p->pool, NULL);
+		if (rc == SRT_PUMP_ERROR)
+			return -1;
+		if (rc == SRT_PUMP_EOF) {
+			shutdown(dst, SHUT_WR);
+			*shut = true;
+		}
+	}
+	return 0;
+}
+
 /* ---- SNI check ---------------------------------------------------------- */
 
 /* Before the first client byte reaches the upstream: when the tunnel
@@ -1463,22 +1485,11 @@ static void socks_req(struct conn *c)
 static void sni_check(struct conn *c)
 {
 	char sni[256], reason[512];
-	int rc = flush(c->cfd, &c->cout, &c->cout_off), r;
+	int rc, r;
 
-	if (rc < 0) {
+	if (tunnel_dir(c, c->ufd, c->cfd, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0) {
 		conn_close(c);
 		return;
-	}
-	if (rc > 0 && !c->cshut) {
-		rc = srt__pump_run(&c->down, c->ufd, c->cfd, &c->p->pool, NULL);
-		if (rc == SRT_PUMP_ERROR) {
-			conn_close(c);
-			return;
-		}
-		if (rc == SRT_PUMP_EOF) {
-			shutdown(c->cfd, SHUT_WR);
-			c->cshut = true;
-		}
 	}
 	for (;;) {
 		r = srt__sni_find((const uint8_t *)(c->in.p ? c->in.p : ""), c->in.len, sni,
@@ -1544,37 +1555,10 @@ static void sni_check(struct conn *c)
 
 static void tunnel(struct conn *c)
 {
-	int rc;
-
-	rc = flush(c->ufd, &c->uout, &c->uout_off);
-	if (rc < 0)
-		goto fail;
-	if (rc > 0 && !c->ushut) {
-		rc = srt__pump_run(&c->up, c->cfd, c->ufd, &c->p->pool, NULL);
-		if (rc == SRT_PUMP_ERROR)
-			goto fail;
-		if (rc == SRT_PUMP_EOF) {
-			shutdown(c->ufd, SHUT_WR);
-			c->ushut = true;
-		}
-	}
-	rc = flush(c->cfd, &c->cout, &c->cout_off);
-	if (rc < 0)
-		goto fail;
-	if (rc > 0 && !c->cshut) {
-		rc = srt__pump_run(&c->down, c->ufd, c->cfd, &c->p->pool, NULL);
-		if (rc == SRT_PUMP_ERROR)
-			goto fail;
-		if (rc == SRT_PUMP_EOF) {
-			shutdown(c->cfd, SHUT_WR);
-			c->cshut = true;
-		}
-	}
-	if (c->ushut && c->cshut)
+	if (tunnel_dir(c, c->cfd, c->ufd, &c->uout, &c->uout_off, &c->up, &c->ushut) < 0 ||
+	    tunnel_dir(c, c->ufd, c->cfd, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0 ||
+	    (c->ushut && c->cshut))
 		conn_close(c);
-	return;
-fail:
-	conn_close(c);
 }
 
 static void linger(struct conn *c)
