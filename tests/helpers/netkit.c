@@ -4,12 +4,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -18,6 +21,52 @@
 #include "proxies/pump.h"
 #include "proxies/wire.h"
 #include "tests/helpers/netkit.h"
+
+int netkit_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+int netkit_unshare(int flags)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char map[64];
+
+	if (uid == 0)
+		return unshare(flags) < 0 ? -1 : 0;
+	if (unshare(CLONE_NEWUSER | flags) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	if (netkit_write_file("/proc/self/uid_map", map) < 0)
+		return -1;
+	netkit_write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+	return netkit_write_file("/proc/self/gid_map", map);
+}
+
+int netkit_lo_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr) < 0 ? -1 : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
 
 int netkit_listen_tcp(int *port)
 {

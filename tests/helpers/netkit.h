@@ -7,6 +7,19 @@
 
 #include <stddef.h>
 
+/* Write text to path, created when missing (mode 0644), not truncated:
+ * for /proc files and fresh files in a test's own directory. 0 or -1. */
+int netkit_write_file(const char *path, const char *text);
+
+/* Enter new namespaces (unshare(2) flags such as CLONE_NEWNET). Not as
+ * root, a user namespace comes with them, mapping our uid and gid to root
+ * in it, so the rest of the test may configure what it unshared. 0 or -1. */
+int netkit_unshare(int flags);
+
+/* Bring up the loopback interface of the current network namespace (a new
+ * one starts with it down). 0 or -1. */
+int netkit_lo_up(void);
+
 /* A TCP listener on 127.0.0.1, port chosen by the kernel (written to
  * *port). Returns the descriptor or -1. */
 int netkit_listen_tcp(int *port);

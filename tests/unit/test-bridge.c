@@ -39,53 +39,6 @@
 static int echo_port;
 static char auth[256];
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
-static int enter_netns(bool lo_up)
-{
-	char map[64];
-	struct ifreq ifr;
-	int fd;
-
-	if (getuid() != 0) {
-		uid_t uid = getuid();
-		gid_t gid = getgid();
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-		if (write_file("/proc/self/uid_map", map) < 0)
-			return -1;
-		write_file("/proc/self/setgroups", "deny");
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-		if (write_file("/proc/self/gid_map", map) < 0)
-			return -1;
-	} else if (unshare(CLONE_NEWNET) < 0) {
-		return -1;
-	}
-	if (!lo_up)
-		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
 static int tcp_connect(int family, int port)
 {
 	struct sockaddr_storage ss;
@@ -401,7 +354,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	/* lo stays down: the bridge must bring it up */
-	if (enter_netns(false) < 0) {
+	if (netkit_unshare(CLONE_NEWNET) < 0) {
 		printf("ok 1 # SKIP cannot create a network namespace: %s\n1..1\n", strerror(errno));
 		return 0;
 	}

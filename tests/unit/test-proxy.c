@@ -54,56 +54,19 @@ static struct srt__proxy *proxy;
 
 /* ---- namespace ------------------------------------------------------- */
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 static int enter_namespace(const char *dir)
 {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	char path[512], map[64];
-	struct ifreq ifr;
-	int fd;
+	char path[512];
 
-	if (uid != 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) < 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-		if (write_file("/proc/self/uid_map", map) < 0)
-			return -1;
-		write_file("/proc/self/setgroups", "deny");
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-		if (write_file("/proc/self/gid_map", map) < 0)
-			return -1;
-	} else if (unshare(CLONE_NEWNS | CLONE_NEWNET) < 0) {
+	if (netkit_unshare(CLONE_NEWNS | CLONE_NEWNET) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || netkit_lo_up() < 0)
 		return -1;
-	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return -1;
-	close(fd);
 	snprintf(path, sizeof(path), "%s/hosts", dir);
-	if (write_file(path, "127.0.0.1 localhost\n::1 localhost\n") < 0 ||
+	if (netkit_write_file(path, "127.0.0.1 localhost\n::1 localhost\n") < 0 ||
 	    mount(path, "/etc/hosts", NULL, MS_BIND, NULL) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/resolv.conf", dir);
-	if (write_file(path, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n") < 0 ||
+	if (netkit_write_file(path, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n") < 0 ||
 	    mount(path, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0)
 		return -1;
 	return 0;
