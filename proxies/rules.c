@@ -1,6 +1,7 @@
-/* Network decisions. The rules are a private copy so a settings update on
- * another thread swaps them whole (never half-applied), and a failed copy
- * keeps the old rules: a policy change never fails open. */
+/* The network rules and the decision on a host. The rules are a private
+ * copy so a settings update on another thread swaps them whole (never
+ * half-applied), and a failed copy keeps the old rules: a policy change
+ * never fails open. */
 #include "config.h"
 
 #include <ctype.h>
