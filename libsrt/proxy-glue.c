@@ -22,6 +22,7 @@
 
 #include "common/domain.h"
 #include "proxies/proxy.h"
+#include "proxy-config.h"
 #include "proxy-glue.h"
 #include "violations.h"
 
@@ -167,13 +168,12 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	if (rc)
 		goto out;
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &sb->settings;
 	cfg.socket_path = sock;
 	cfg.token = sb->token;
 	cfg.debug = sb->debug;
 	cfg.on_violation = on_proxy_violation;
 	cfg.ctx = sb;
-	rc = srt__proxy_new(&sb->proxy, &cfg, diag);
+	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, diag);
 	if (rc)
 		goto out;
 	/* The proxy thread must never take the signals srt forwards. */
@@ -216,7 +216,7 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 		return rc;
 	pthread_mutex_lock(&sb->update_lock);
 	if (sb->proxy)
-		rc = srt__proxy_update(sb->proxy, &next, diag);
+		rc = srt__proxy_update_from_settings(sb->proxy, &next, diag);
 	else if (next.allowed_domains.n)
 		rc = srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
 				  "this sandbox was started without a proxy, so network access cannot be opened live; start it with live updates");

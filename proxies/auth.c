@@ -125,7 +125,8 @@ char *srt__auth_user_key(const char *user, size_t len)
 		user = dec;
 		len = o;
 	}
-	/* §4.8: the suffix is at most 251 bytes (the name fits in 255) */
+	/* the suffix is at most 251 bytes, so the name fits the 255 bytes a
+	 * SOCKS5 username may have */
 	if (len <= 4 || len > 255 || memcmp(user, "srt.", 4) != 0)
 		return NULL;
 	if (srt__b64_decode(user + 4, len - 4, buf, sizeof(buf), &n) < 0 || n == 0)

@@ -1,5 +1,6 @@
-/* Proxy authentication (anchor-inventory §7.2): base64, the HTTP Basic
- * header, the SOCKS5 username and the attribution carried in it. */
+/* Proxy authentication: base64, the HTTP Basic header, the SOCKS5 username
+ * and the attribution carried in it. Every client must present the per-run
+ * token, so another local user cannot borrow the sandbox's proxy. */
 #ifndef SRT_PROXY_AUTH_H
 #define SRT_PROXY_AUTH_H
 

@@ -1,6 +1,6 @@
 /* Asynchronous name resolution with c-ares inside the proxy's epoll loop.
  * A lookup is started only after the policy allowed the name, so a denied
- * name never produces a DNS query (anchor-inventory §7.8). */
+ * name never produces a DNS query (a query alone can leak data out). */
 #ifndef SRT_PROXY_DNS_H
 #define SRT_PROXY_DNS_H
 

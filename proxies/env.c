@@ -1,5 +1,5 @@
-/* The proxy variables of anchor-inventory §4.8 for the command's
- * environment. The token travels only in the environment (never in an
+/* The proxy variables of the command's environment (HTTP_PROXY and
+ * friends, NO_PROXY, GIT_SSH_COMMAND; listed in README.md). The token travels only in the environment (never in an
  * argv, which other users can read in /proc). */
 #include "config.h"
 

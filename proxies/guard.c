@@ -175,7 +175,7 @@ static bool is_loopback(const struct srt__ip *ip)
 }
 
 /* Rules 4-11 for one form of the address. */
-static unsigned classify(const struct srt_rules *r, const struct srt__ip *ip,
+static unsigned classify(const struct srt__net_rules *r, const struct srt__ip *ip,
 			 const struct srt__ip *local, size_t nlocal)
 {
 	static const char *const metadata[] = {
@@ -217,7 +217,7 @@ static bool is_localhost_name(const char *h)
 	return n > 10 && strncasecmp(h + n - 10, ".localhost", 10) == 0;
 }
 
-unsigned srt__guard_check(const struct srt_rules *r, const char *host, int port,
+unsigned srt__guard_check(const struct srt__net_rules *r, const char *host, int port,
 			  const struct srt__ip *a, const struct srt__ip *local,
 			  size_t nlocal)
 {

@@ -1,13 +1,13 @@
-/* The resolved-address guard of anchor-inventory §7.8: which addresses a
- * hostname may be dialled at, so DNS rebinding and alternate spellings
- * cannot reach loopback, link-local, metadata or this host's addresses. */
+/* The resolved-address guard: which addresses a hostname may be dialled
+ * at, so DNS rebinding and alternate spellings cannot reach loopback,
+ * link-local, metadata or this host's addresses. */
 #ifndef SRT_PROXY_GUARD_H
 #define SRT_PROXY_GUARD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "proxies/filter.h"
+#include "proxies/rules.h"
 
 struct srt__ip {
 	int family; /* AF_INET or AF_INET6 */
@@ -43,7 +43,7 @@ enum {
 /* 0 when `a` (an answer for hostname `host`, canonical, dialled on port)
  * may be dialled, else the class that refuses it. `local` is this host's
  * interface addresses. */
-unsigned srt__guard_check(const struct srt_rules *r, const char *host, int port,
+unsigned srt__guard_check(const struct srt__net_rules *r, const char *host, int port,
 			  const struct srt__ip *a, const struct srt__ip *local,
 			  size_t nlocal);
 

@@ -31,14 +31,15 @@
 #include "common/domain.h"
 #include "proxies/auth.h"
 #include "proxies/dns.h"
-#include "proxies/filter.h"
 #include "proxies/guard.h"
 #include "proxies/http.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
 #include "proxies/route.h"
+#include "proxies/rules.h"
+#include "proxies/sni.h"
 #include "proxies/socks.h"
-#include "proxies/tls.h"
+#include "proxies/wire.h"
 
 #define EP_LISTEN 0x4c53544e
 #define EP_WAKE 0x57414b45
@@ -100,7 +101,7 @@ struct conn {
 	enum phase phase;
 	enum kind kind;
 	bool dead;
-	bool socks_noauth; /* §7.6 probe: the client offered no authentication */
+	bool socks_noauth; /* SSH probe: the SOCKS client offered no authentication */
 	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
 	bool keep_alive, head_request, close_after, upstream_close;
 	bool unix_client;  /* accepted on the Unix socket (may become PH_FDRECV) */
@@ -155,7 +156,7 @@ struct srt__proxy {
 	bool started;
 	atomic_bool stop;
 	pthread_mutex_t lock; /* guards rules and cmds */
-	struct srt_rules *rules;
+	struct srt__net_rules *rules;
 	struct cmd_list *cmds;
 	/* bumped by every change of rules: a kept upstream that passed older
 	 * ones is dialled again, through the guard of the new ones */
@@ -468,7 +469,8 @@ static void http_simple(struct conn *c, int status, const char *phrase,
 	reply_text(c, msg);
 }
 
-/* The policy denied the target (§7.3 step 4, §7.4, §7.5). */
+/* The policy denied the target: a 403 to HTTP clients, "not allowed by
+ * ruleset" to SOCKS clients, a bare close to raw ones. */
 static void deny_policy(struct conn *c, const char *reason)
 {
 	char phrase[512], msg[1024];
@@ -498,7 +500,7 @@ static void deny_policy(struct conn *c, const char *reason)
 	}
 }
 
-/* Every resolved address was refused by the guard (§7.8). */
+/* Every resolved address was refused by the guard (proxies/guard.h). */
 static void deny_address(struct conn *c, const char *reason)
 {
 	char phrase[512], msg[4096], body[1024];
@@ -571,7 +573,7 @@ static bool decide(struct conn *c, char *reason, size_t cap)
 	pthread_mutex_lock(&c->p->lock);
 	for (l = c->key ? c->p->cmds : NULL; l && strcmp(l->key, c->key); l = l->next)
 		;
-	ok = srt__filter_decide(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
+	ok = srt__net_rules_decide(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
 				reason, cap);
 	pthread_mutex_unlock(&c->p->lock);
 	return ok;
@@ -709,7 +711,7 @@ static void connected(struct conn *c)
 	c->up_gen = c->q_gen;
 	timed_clear(c);
 	if (c->via && c->kind != K_HTTP_PLAIN) {
-		/* ask the upstream proxy for the tunnel first (§7.9, §7.10) */
+		/* ask the parent or mitm proxy for the tunnel first */
 		char req[1200];
 		bool v6 = strchr(c->canon, ':') != NULL;
 		int n = snprintf(req, sizeof(req),
@@ -1021,7 +1023,7 @@ static void http_head(struct conn *c)
 		deny_policy(c, reason);
 		goto out;
 	}
-	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
 		if (rule_flag(c, RULE_REFUSE_OPAQUE)) {
 			/* nothing is TLS-terminated here, so no tunnel can be inspected */
@@ -1095,11 +1097,11 @@ out:
 	free(h);
 }
 
-/* Relay a framed body (request: client to upstream; response: upstream to
- * client). Returns 1 when the body is complete, 0 to wait, -1 on error. */
-static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
-		      struct buf *dstbuf, size_t *dstoff, struct srt__pump *pump,
-		      enum srt__http_body kind, uint64_t *left)
+/* Relay a framed body from src to dst. Returns 1 when the body is
+ * complete, 0 to wait, -1 on error. */
+static int relay_framed(struct conn *c, int src, int dst, struct buf *srcbuf,
+			struct buf *dstbuf, size_t *dstoff, struct srt__pump *pump,
+			enum srt__http_body kind, uint64_t *left)
 {
 	int rc;
 
@@ -1164,16 +1166,24 @@ static int relay_body(struct conn *c, int src, int dst, struct buf *srcbuf,
 	return -1;
 }
 
+/* Relay the request body (client to upstream) or the response body
+ * (upstream to client). True when it is complete; false to wait, or after
+ * an error, which has closed the connection. */
+static bool relay_body(struct conn *c, bool request)
+{
+	int rc = request ? relay_framed(c, c->cfd, c->ufd, &c->in, &c->uout, &c->uout_off,
+					&c->up, c->req_body, &c->req_left)
+			 : relay_framed(c, c->ufd, c->cfd, &c->uin, &c->cout, &c->cout_off,
+					&c->down, c->resp_body, &c->resp_left);
+
+	if (rc < 0)
+		conn_close(c);
+	return rc > 0;
+}
+
 static void http_reqbody(struct conn *c)
 {
-	int rc = relay_body(c, c->cfd, c->ufd, &c->in, &c->uout, &c->uout_off, &c->up,
-			    c->req_body, &c->req_left);
-
-	if (rc < 0) {
-		conn_close(c);
-		return;
-	}
-	if (rc == 0)
+	if (!relay_body(c, true))
 		return;
 	/* flush the 100 Continue or anything queued for the client later */
 	c->phase = PH_HTTP_RESPHEAD;
@@ -1263,14 +1273,7 @@ out:
 
 static void http_respbody(struct conn *c)
 {
-	int rc = relay_body(c, c->ufd, c->cfd, &c->uin, &c->cout, &c->cout_off, &c->down,
-			    c->resp_body, &c->resp_left);
-
-	if (rc < 0) {
-		conn_close(c);
-		return;
-	}
-	if (rc == 0)
+	if (!relay_body(c, false))
 		return;
 	if (c->uin.len)
 		c->upstream_close = true; /* bytes after the body: never reuse */
@@ -1318,7 +1321,8 @@ static void socks_greet(struct conn *c)
 		rep[1] = SRT_SOCKS_METHOD_USERPASS;
 		c->phase = PH_SOCKS_AUTH;
 	} else {
-		/* §7.6: pretend no-auth so an ssh ProxyCommand learns why */
+		/* pretend no-auth so an ssh ProxyCommand (which cannot send
+		 * credentials) reaches the in-band refusal and learns why */
 		c->socks_noauth = true;
 		c->phase = PH_SOCKS_REQ;
 		timed_set(c, SOCKS_NOAUTH_MS);
@@ -1370,7 +1374,7 @@ static void socks_refuse_unauthenticated(struct conn *c)
 	bool denied;
 
 	pthread_mutex_lock(&c->p->lock);
-	denied = srt__filter_denied(c->p->rules, c->host, c->port, reason, sizeof(reason));
+	denied = srt__net_rules_denied(c->p->rules, c->host, c->port, reason, sizeof(reason));
 	pthread_mutex_unlock(&c->p->lock);
 	if (denied)
 		violation(c, reason);
@@ -1442,7 +1446,7 @@ static void socks_req(struct conn *c)
 		deny_policy(c, reason);
 		return;
 	}
-	srt__filter_canon(c->host, c->canon, sizeof(c->canon));
+	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (choose_route(c, false) < 0) {
 		conn_close(c);
 		return;
@@ -1450,42 +1454,53 @@ static void socks_req(struct conn *c)
 	resolve(c);
 }
 
+/* One direction of a tunnel: first what is queued for dst, then bytes
+ * spliced from src; EOF from src goes on as a FIN to dst (*shut). Returns
+ * -1 on error, else 0. */
+static int tunnel_dir(struct conn *c, int src, int dst, struct buf *queued, size_t *off,
+		      struct srt__pump *pump, bool *shut)
+{
+	int rc = flush(dst, queued, off);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && !*shut) {
+		rc = srt__pump_run(pump, src, dst, &c->p->pool, NULL);
+		if (rc == SRT_PUMP_ERROR)
+			return -1;
+		if (rc == SRT_PUMP_EOF) {
+			shutdown(dst, SHUT_WR);
+			*shut = true;
+		}
+	}
+	return 0;
+}
+
 /* ---- SNI check ---------------------------------------------------------- */
 
 /* Before the first client byte reaches the upstream: when the tunnel
  * carries TLS, its server name must pass the same policy as the CONNECT
- * target (§3.4), so an allowed CONNECT cannot front for another host.
+ * target, so an allowed CONNECT cannot front for another host.
  * Bytes from the server flow meanwhile (SSH and SMTP speak first). */
 static void sni_check(struct conn *c)
 {
 	char sni[256], reason[512];
-	int rc = flush(c->cfd, &c->cout, &c->cout_off), r;
+	int rc, r;
 
-	if (rc < 0) {
+	if (tunnel_dir(c, c->ufd, c->cfd, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0) {
 		conn_close(c);
 		return;
 	}
-	if (rc > 0 && !c->cshut) {
-		rc = srt__pump_run(&c->down, c->ufd, c->cfd, &c->p->pool, NULL);
-		if (rc == SRT_PUMP_ERROR) {
-			conn_close(c);
-			return;
-		}
-		if (rc == SRT_PUMP_EOF) {
-			shutdown(c->cfd, SHUT_WR);
-			c->cshut = true;
-		}
-	}
 	for (;;) {
-		r = srt__tls_sni((const uint8_t *)(c->in.p ? c->in.p : ""), c->in.len, sni,
+		r = srt__sni_find((const uint8_t *)(c->in.p ? c->in.p : ""), c->in.len, sni,
 				 sizeof(sni));
 		if (r != SRT_SNI_MORE)
 			break;
-		if (c->in.len >= SRT_TLS_PEEK_MAX) {
+		if (c->in.len >= SRT_SNI_PEEK_MAX) {
 			r = SRT_SNI_MALFORMED;
 			break;
 		}
-		rc = fill(c->cfd, &c->cs, &c->in, SRT_TLS_PEEK_MAX);
+		rc = fill(c->cfd, &c->cs, &c->in, SRT_SNI_PEEK_MAX);
 		if (rc == FILL_AGAIN) {
 			/* a started hello is held in memory: it must finish in
 			 * HEAD_MS, like a request head (a silent client holds
@@ -1508,7 +1523,7 @@ static void sni_check(struct conn *c)
 	if (r == SRT_SNI_FOUND) {
 		char canon[300];
 		bool ok;
-		srt__filter_canon(sni, canon, sizeof(canon));
+		srt__net_canon(sni, canon, sizeof(canon));
 		if (strcmp(canon, c->canon) != 0) {
 			char saved[256];
 			/* judge the name as if it had been the CONNECT target */
@@ -1540,37 +1555,10 @@ static void sni_check(struct conn *c)
 
 static void tunnel(struct conn *c)
 {
-	int rc;
-
-	rc = flush(c->ufd, &c->uout, &c->uout_off);
-	if (rc < 0)
-		goto fail;
-	if (rc > 0 && !c->ushut) {
-		rc = srt__pump_run(&c->up, c->cfd, c->ufd, &c->p->pool, NULL);
-		if (rc == SRT_PUMP_ERROR)
-			goto fail;
-		if (rc == SRT_PUMP_EOF) {
-			shutdown(c->ufd, SHUT_WR);
-			c->ushut = true;
-		}
-	}
-	rc = flush(c->cfd, &c->cout, &c->cout_off);
-	if (rc < 0)
-		goto fail;
-	if (rc > 0 && !c->cshut) {
-		rc = srt__pump_run(&c->down, c->ufd, c->cfd, &c->p->pool, NULL);
-		if (rc == SRT_PUMP_ERROR)
-			goto fail;
-		if (rc == SRT_PUMP_EOF) {
-			shutdown(c->cfd, SHUT_WR);
-			c->cshut = true;
-		}
-	}
-	if (c->ushut && c->cshut)
+	if (tunnel_dir(c, c->cfd, c->ufd, &c->uout, &c->uout_off, &c->up, &c->ushut) < 0 ||
+	    tunnel_dir(c, c->ufd, c->cfd, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0 ||
+	    (c->ushut && c->cshut))
 		conn_close(c);
-	return;
-fail:
-	conn_close(c);
 }
 
 static void linger(struct conn *c)
@@ -2050,7 +2038,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	struct epoll_event ev;
 	int err;
 
-	if (!cfg || !cfg->settings || !cfg->socket_path) {
+	if (!cfg || !cfg->net || !cfg->socket_path) {
 		err = srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings or socket path");
 		goto out;
 	}
@@ -2077,7 +2065,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 		goto out;
 	}
-	err = srt__rules_new(&p->rules, cfg->settings, diag);
+	err = srt__net_rules_new(&p->rules, cfg->net, diag);
 	if (err)
 		goto out;
 	{
@@ -2145,16 +2133,16 @@ int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
+int srt__proxy_update(struct srt__proxy *p, const struct srt__net_config *net,
 		      struct srt_diag *diag)
 {
-	struct srt_rules *r = NULL, *old;
+	struct srt__net_rules *r = NULL, *old;
 	int err;
 
-	if (!p || !s)
+	if (!p || !net)
 		return srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings");
 	/* on failure the old rules stay: never fail open */
-	err = srt__rules_new(&r, s, diag);
+	err = srt__net_rules_new(&r, net, diag);
 	if (err)
 		return err;
 	pthread_mutex_lock(&p->lock);
@@ -2162,7 +2150,7 @@ int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
 	p->rules = r;
 	atomic_fetch_add(&p->gen, 1);
 	pthread_mutex_unlock(&p->lock);
-	srt__rules_free(old);
+	srt__net_rules_free(old);
 	return SRT_OK;
 }
 
@@ -2242,7 +2230,7 @@ void srt__proxy_free(struct srt__proxy *p)
 		close(p->epfd);
 	if (p->wakefd >= 0)
 		close(p->wakefd);
-	srt__rules_free(p->rules);
+	srt__net_rules_free(p->rules);
 	while (p->cmds) {
 		struct cmd_list *n = p->cmds->next;
 		cmd_list_free(p->cmds);

@@ -1,24 +1,14 @@
 /* The filtering proxy: one epoll loop on a thread of its own, serving HTTP
  * (absolute-form and CONNECT) and SOCKS5 on one Unix socket, deciding by the
- * settings' domain lists (anchor-inventory §3.4, §7). */
+ * settings' domain lists (struct srt__net_config). */
 #ifndef SRT_PROXY_H
 #define SRT_PROXY_H
 
 #include <srt/error.h>
-#include "libsrt/settings.h"
+#include "common/strv.h"
+#include "proxies/net-config.h"
 
 struct srt__proxy;
-
-/* Socket hand-over from the in-sandbox bridge. A client of the Unix socket
- * whose first byte is SRT_PASS_HELLO is a control connection: the proxy
- * answers SRT_PASS_HELLO, then every message on it is one byte carrying up
- * to SRT_PASS_MAX_FDS accepted TCP sockets (SCM_RIGHTS), each served as a
- * client of its own (still token-authenticated). */
-#define SRT_PASS_HELLO '\0'
-#define SRT_PASS_MAX_FDS 8
-/* control connections open at once (the bridge needs one; the rest is
- * room for its reconnects): more are closed at their hello */
-#define SRT_PASS_MAX_CTL 4
 
 /* Called from the proxy thread for every refusal. `command_key` is the
  * attribution decoded from the proxy username (may be NULL), `line` is
@@ -27,7 +17,7 @@ typedef void (*srt__proxy_violation_fn)(void *ctx, const char *command_key,
 				       const char *line);
 
 struct srt__proxy_config {
-	const struct srt__settings *settings; /* copied; not kept */
+	const struct srt__net_config *net;   /* copied; not kept */
 	const char *socket_path;             /* where to listen (in a 0700 dir) */
 	const char *token;                   /* per-run secret, 32 hex chars */
 	srt__proxy_violation_fn on_violation;
@@ -44,9 +34,9 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 /* Start the loop thread. */
 int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */
-int srt__proxy_update(struct srt__proxy *p, const struct srt__settings *s,
+int srt__proxy_update(struct srt__proxy *p, const struct srt__net_config *net,
 		      struct srt_diag *diag);
-/* Per-command allow list (§3.2, §3.4): connections whose proxy username
+/* Per-command allow list: connections whose proxy username
  * carries `command_key` (srt__proxy_user) may also reach these domain
  * patterns, unless deniedDomains or strictAllowlist refuse them first.
  * The attribution is chosen by the client (which holds the token), so this
@@ -58,7 +48,7 @@ int srt__proxy_command_domains(struct srt__proxy *p, const char *command_key,
 /* Stop the thread, close every connection, unlink the socket. NULL-safe. */
 void srt__proxy_free(struct srt__proxy *p);
 
-/* NAME=VALUE strings of §4.8 for the child environment (proxy variables,
+/* NAME=VALUE strings for the child environment (proxy variables,
  * NO_PROXY, GIT_SSH_COMMAND, ...), for a client reaching the proxy inside
  * the sandbox at localhost:http_port / :socks_port with user:token (user
  * as made by srt__proxy_user; it is percent-encoded here). `connect_helper`
@@ -67,7 +57,7 @@ void srt__proxy_free(struct srt__proxy *p);
 int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper);
 
-/* The proxy username carrying the attribution (§4.8): "srt.<base64 of the
+/* The proxy username carrying the attribution: "srt.<base64 of the
  * first 100 bytes of command_key>", or "srt" when command_key is NULL or
  * empty or the name would exceed 255 bytes. */
 void srt__proxy_user(const char *command_key, char *out, size_t cap);

@@ -131,12 +131,12 @@ void srt__routes_release(struct srt__routes *rt)
 	memset(rt, 0, sizeof(*rt));
 }
 
-int srt__routes_init(struct srt__routes *rt, const struct srt__settings *s,
+int srt__routes_init(struct srt__routes *rt, const struct srt__net_config *s,
 		     struct srt_diag *diag)
 {
-	const char *http = s->has_parent_proxy ? s->parent_http : NULL;
-	const char *https = s->has_parent_proxy ? s->parent_https : NULL;
-	const char *nop = s->has_parent_proxy ? s->parent_no_proxy : NULL;
+	const char *http = s->parent_http;
+	const char *https = s->parent_https;
+	const char *nop = s->parent_no_proxy;
 	bool http_cfg = http != NULL, https_cfg = https != NULL;
 	int rc;
 
@@ -179,7 +179,7 @@ int srt__routes_init(struct srt__routes *rt, const struct srt__settings *s,
 			goto nomem;
 		p += n + (p[n] == ',');
 	}
-	if (s->has_mitm_proxy && s->mitm_socket_path) {
+	if (s->mitm_socket_path) {
 		if (strlen(s->mitm_socket_path) >= sizeof(rt->mitm.path))
 			return srt_diag_set(diag, SRT_E_INVAL, "network.mitmProxy.socketPath",
 					    "mitmProxy socket path '%s' is too long", s->mitm_socket_path);

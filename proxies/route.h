@@ -1,14 +1,13 @@
-/* Where an allowed connection goes (anchor-inventory §7.3 step 5): through
+/* Where an allowed connection goes, once the rules allowed it: through
  * the mitmProxy Unix socket for its domains, through the parent proxy
- * (§7.9) unless NO_PROXY bypasses it, else direct (with the address
- * guard). */
+ * unless NO_PROXY bypasses it, else direct (with the address guard). */
 #ifndef SRT_PROXY_ROUTE_H
 #define SRT_PROXY_ROUTE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <srt/error.h>
-#include "libsrt/settings.h"
+#include "proxies/net-config.h"
 
 enum srt__route { SRT_ROUTE_DIRECT, SRT_ROUTE_MITM, SRT_ROUTE_PARENT };
 
@@ -36,7 +35,7 @@ struct srt__routes {
  * $http_proxy, ...). An https:// parent named in the settings is refused
  * (no TLS to a parent here): SRT_E_UNSUPPORTED. Invalid or https URLs from
  * the environment are ignored, as the reference does. */
-int srt__routes_init(struct srt__routes *rt, const struct srt__settings *s,
+int srt__routes_init(struct srt__routes *rt, const struct srt__net_config *s,
 		     struct srt_diag *diag);
 void srt__routes_release(struct srt__routes *rt);
 
@@ -44,7 +43,10 @@ void srt__routes_release(struct srt__routes *rt);
  * 0, -1 when invalid, -2 for https://. */
 int srt__upstream_parse(const char *url, struct srt__upstream *up);
 
-/* NO_PROXY matching of §7.9 for canonical host (port ignored). */
+/* NO_PROXY matching for canonical host (port ignored): loopback names
+ * always match, "*" matches all, an address range matches the IP
+ * literals in it, and a name ("x", ".x" or "*.x") matches x and its
+ * subdomains. */
 bool srt__no_proxy_match(char *const *list, size_t n, const char *canon);
 
 /* The route for canon:port; *via is filled for MITM and PARENT. */

@@ -1,5 +1,5 @@
 /* SOCKS5 (RFC 1928, RFC 1929) messages for the proxy, and the in-band SSH
- * refusal of anchor-inventory §7.6. Pure functions; no I/O. Each parser
+ * refusal sent to an ssh client that probes without credentials. Pure functions; no I/O. Each parser
  * returns the bytes consumed (> 0), 0 when more bytes are needed, or -1
  * when the message is invalid. */
 #ifndef SRT_PROXY_SOCKS_H

@@ -102,7 +102,7 @@ for h in $all; do
 	auth)
 		build auth "" "" tests/fuzz/fuzz-auth.c proxies/auth.c ;;
 	tls)
-		build tls "" "" tests/fuzz/fuzz-tls.c proxies/tls.c ;;
+		build tls "" "" tests/fuzz/fuzz-tls.c proxies/sni.c ;;
 	*)
 		echo "build.sh: unknown harness '$h'" >&2
 		usage ;;

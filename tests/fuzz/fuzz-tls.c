@@ -1,4 +1,4 @@
-/* libFuzzer harness: the ClientHello server-name peek (proxies/tls.h) that
+/* libFuzzer harness: the ClientHello server-name peek (proxies/sni.h) that
  * checks the name inside TLS against the policy before any client byte
  * leaves a tunnel. Checks: a found name is terminated, non-empty,
  * lower-case printable ASCII without spaces, and fits `cap` exactly
@@ -11,13 +11,13 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
-#include "proxies/tls.h"
+#include "proxies/sni.h"
 
 #define NAME_CAP 256
 
 static int sni(const uint8_t *b, size_t n, char *name, size_t cap)
 {
-	int r = srt__tls_sni(b, n, name, cap);
+	int r = srt__sni_find(b, n, name, cap);
 
 	FUZZ_CHECK(r == SRT_SNI_FOUND || r == SRT_SNI_NONE || r == SRT_SNI_MORE ||
 		   r == SRT_SNI_NOT_TLS || r == SRT_SNI_MALFORMED, "answer %d", r);
@@ -40,13 +40,13 @@ static void check_name(const uint8_t *data, size_t size, const char *name)
 	exact = malloc(n + 1);
 	if (!exact)
 		abort();
-	FUZZ_CHECK(srt__tls_sni(data, size, exact, n + 1) == SRT_SNI_FOUND &&
+	FUZZ_CHECK(srt__sni_find(data, size, exact, n + 1) == SRT_SNI_FOUND &&
 		   strcmp(exact, name) == 0, "name differs with a %zu-byte buffer", n + 1);
 	free(exact);
 	exact = malloc(n);
 	if (!exact)
 		abort();
-	FUZZ_CHECK(srt__tls_sni(data, size, exact, n) != SRT_SNI_FOUND,
+	FUZZ_CHECK(srt__sni_find(data, size, exact, n) != SRT_SNI_FOUND,
 		   "a %zu-byte name fit in %zu bytes", n, n);
 	free(exact);
 }

@@ -40,10 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
+#include "tests/helpers/netkit.h"
 #include "tests/unit/tap.h"
 
 #define TOKEN "00112233445566778899aabbccddeeff"
@@ -98,38 +98,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int send_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static ssize_t recv_n(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = recv(fd, (char *)p + got, n - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -1 : (ssize_t)got;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
 }
 
 /* ---- descriptors ----------------------------------------------------- */
@@ -195,21 +163,6 @@ static void dump_fds(void)
 /* ---- loopback servers ------------------------------------------------ */
 
 static atomic_int echo_live;
-
-static int listen_tcp(int *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0)
-		return -1;
-	getsockname(fd, (struct sockaddr *)&sa, &sl);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
 
 /* Echo written independently of the proxy's pump: a 32 KiB buffer per
  * connection, EOF in -> FIN out once the buffer is drained. */
@@ -314,7 +267,7 @@ static void *cut_conn(void *arg)
 	uint32_t len, mode, off = 0;
 	struct linger lg = { 1, 0 };
 
-	if (!buf || recv_n(fd, hdr, 16) != 16)
+	if (!buf || netkit_recv_n(fd, hdr, 16) != 16)
 		goto out;
 	memcpy(&seed, hdr, 8);
 	memcpy(&len, hdr + 8, 4);
@@ -326,7 +279,7 @@ static void *cut_conn(void *arg)
 	while (off < len) {
 		uint32_t k = len - off < 65536 ? len - off : 65536;
 		fill_pat(buf, k, seed, off);
-		if (send_all(fd, buf, k) < 0)
+		if (netkit_send_all(fd, buf, k) < 0)
 			goto out;
 		off += k;
 	}
@@ -368,17 +321,11 @@ static void *cut_server(void *arg)
 
 static int pconnect(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { 10, 0 };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = netkit_unix_connect(sock_path);
 
 	if (fd < 0)
 		return -1;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	return fd;
@@ -399,7 +346,7 @@ static int open_tunnel(int port, bool socks)
 
 		snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
 			 port, port, auth_line);
-		if (send_all(fd, req, strlen(req)) < 0)
+		if (netkit_send_all(fd, req, strlen(req)) < 0)
 			goto fail;
 		/* exactly the head: never read into the tunnel's bytes */
 		while (n + 1 < sizeof(resp)) {
@@ -429,12 +376,12 @@ static int open_tunnel(int port, bool socks)
 		n += 8;
 		req[n++] = (uint8_t)(port >> 8);
 		req[n++] = (uint8_t)port;
-		if (send_all(fd, req, n) < 0 || recv_n(fd, r, 2) != 2 || r[0] != 5 || r[1] != 2 ||
-		    recv_n(fd, r, 2) != 2 || r[1] != 0 || recv_n(fd, r, 4) != 4 || r[1] != 0)
+		if (netkit_send_all(fd, req, n) < 0 || netkit_recv_n(fd, r, 2) != 2 || r[0] != 5 || r[1] != 2 ||
+		    netkit_recv_n(fd, r, 2) != 2 || r[1] != 0 || netkit_recv_n(fd, r, 4) != 4 || r[1] != 0)
 			goto fail;
-		if (r[3] == 1 && recv_n(fd, r, 6) == 6)
+		if (r[3] == 1 && netkit_recv_n(fd, r, 6) == 6)
 			return fd;
-		if (r[3] == 4 && recv_n(fd, r, 18) == 18)
+		if (r[3] == 4 && netkit_recv_n(fd, r, 18) == 18)
 			return fd;
 		goto fail;
 	}
@@ -452,7 +399,8 @@ static bool fresh_roundtrip(void)
 	if (fd < 0)
 		return false;
 	fill_pat(out, sizeof(out), 42, 0);
-	good = send_all(fd, out, sizeof(out)) == 0 && recv_n(fd, in, sizeof(in)) == (ssize_t)sizeof(in) &&
+	good = netkit_send_all(fd, out, sizeof(out)) == 0 &&
+	       netkit_recv_n(fd, in, sizeof(in)) == sizeof(in) &&
 	       !memcmp(in, out, sizeof(in));
 	close(fd);
 	return good;
@@ -676,7 +624,7 @@ static bool tls_lookalike(void)
 		return false;
 	memset(out, 0xa5, sizeof(out));
 	memcpy(out, "\x16\x03\x01\x00\x3b\x02", 6); /* handshake record, type 2 */
-	if (send_all(fd, out, sizeof(out)) < 0) {
+	if (netkit_send_all(fd, out, sizeof(out)) < 0) {
 		close(fd);
 		return true; /* already closed */
 	}
@@ -722,11 +670,11 @@ static void upstream_cuts(int rounds, uint32_t max_len)
 			memcpy(hdr, &seed, 8);
 			memcpy(hdr + 8, &len, 4);
 			memcpy(hdr + 12, &mode, 4);
-			send_all(fd, hdr, 16);
+			netkit_send_all(fd, hdr, 16);
 			if (mode == CUT_UNREAD) {
 				/* bytes the server never reads */
 				fill_pat(buf, 4096, seed, 0);
-				send_all(fd, buf, 4096);
+				netkit_send_all(fd, buf, 4096);
 			}
 			while (now() < end) {
 				struct pollfd pf = { fd, POLLIN, 0 };
@@ -773,7 +721,7 @@ int main(void)
 	const char *e;
 	int tunnels = 1000, efd, cfd;
 	uint64_t bytes = 131072;
-	struct srt__settings s;
+	struct srt__net_config s;
 	struct srt__proxy_config cfg;
 	struct srt__proxy *proxy = NULL;
 	struct srt_diag diag = { "", "", 0 };
@@ -806,8 +754,8 @@ int main(void)
 		return 1;
 	}
 	snprintf(sock_path, sizeof(sock_path), "%s/proxy.sock", dir);
-	efd = listen_tcp(&echo_port);
-	cfd = listen_tcp(&cut_port);
+	efd = netkit_listen_tcp(&echo_port);
+	cfd = netkit_listen_tcp(&cut_port);
 	if (efd < 0 || cfd < 0) {
 		printf("Bail out! cannot listen on 127.0.0.1\n");
 		return 1;
@@ -827,7 +775,7 @@ int main(void)
 	snprintf(a, sizeof(a), "127.0.0.1:%d", cut_port);
 	srt__strv_push(&s.allowed_domains, a);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
+	cfg.net = &s;
 	cfg.socket_path = sock_path;
 	cfg.token = TOKEN;
 	if (srt__proxy_new(&proxy, &cfg, &diag) != 0 || srt__proxy_start(proxy, &diag) != 0) {

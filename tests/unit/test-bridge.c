@@ -27,117 +27,17 @@
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/bridge.h"
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
+#include "proxies/wire.h"
+#include "tests/helpers/netkit.h"
 #include "tests/unit/tap.h"
 
 #define TOKEN "fedcba9876543210fedcba9876543210"
 
 static int echo_port;
 static char auth[256];
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
-static int enter_netns(bool lo_up)
-{
-	char map[64];
-	struct ifreq ifr;
-	int fd;
-
-	if (getuid() != 0) {
-		uid_t uid = getuid();
-		gid_t gid = getgid();
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-		if (write_file("/proc/self/uid_map", map) < 0)
-			return -1;
-		write_file("/proc/self/setgroups", "deny");
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-		if (write_file("/proc/self/gid_map", map) < 0)
-			return -1;
-	} else if (unshare(CLONE_NEWNET) < 0) {
-		return -1;
-	}
-	if (!lo_up)
-		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static void *echo_server(void *arg)
-{
-	int lfd = *(int *)arg, ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
-	struct srt__pipe_pool pool = { .n = 0 };
-	struct ec {
-		int fd;
-		struct srt__pump p;
-		bool shut;
-	};
-
-	fcntl(lfd, F_SETFL, O_NONBLOCK);
-	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
-	for (;;) {
-		int n = epoll_wait(ep, evs, 64, -1), ndead = 0;
-		struct ec *dead[64];
-		for (int i = 0; i < n; i++) {
-			struct ec *c = evs[i].data.ptr;
-			bool gone = false;
-			for (int k = 0; k < ndead; k++)
-				gone |= dead[k] == c;
-			if (gone)
-				continue;
-			if (!c) {
-				int fd;
-				while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-					c = calloc(1, sizeof(*c));
-					c->fd = fd;
-					srt__pump_init(&c->p);
-					ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
-					ev.data.ptr = c;
-					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-				}
-				continue;
-			}
-			int rc = srt__pump_run(&c->p, c->fd, c->fd, &pool, NULL);
-			if (rc == SRT_PUMP_EOF && !c->shut) {
-				shutdown(c->fd, SHUT_WR);
-				c->shut = true;
-			}
-			if (rc == SRT_PUMP_ERROR || (c->shut && (evs[i].events & (EPOLLHUP | EPOLLERR)))) {
-				epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-				srt__pump_release(&c->p, NULL);
-				close(c->fd);
-				/* freed after the batch: a later event in it may name it */
-				dead[ndead++] = c;
-			}
-		}
-		for (int k = 0; k < ndead; k++)
-			free(dead[k]);
-	}
-	return NULL;
-}
 
 static int tcp_connect(int family, int port)
 {
@@ -168,33 +68,6 @@ static int tcp_connect(int family, int port)
 	return fd;
 }
 
-static int send_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static size_t recv_n(int fd, char *buf, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
 static int http_tunnel(int family, int port)
 {
 	char req[512], resp[128];
@@ -204,8 +77,8 @@ static int http_tunnel(int family, int port)
 	if (fd < 0)
 		return -1;
 	snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\n%s\r\n", echo_port, auth);
-	send_all(fd, req, strlen(req));
-	if (recv_n(fd, resp, sizeof(est) - 1) != sizeof(est) - 1 ||
+	netkit_send_all(fd, req, strlen(req));
+	if (netkit_recv_n(fd, resp, sizeof(est) - 1) != sizeof(est) - 1 ||
 	    memcmp(resp, est, sizeof(est) - 1)) {
 		close(fd);
 		return -1;
@@ -218,7 +91,7 @@ static bool roundtrip(int fd, const char *msg)
 	char b[256];
 	size_t n = strlen(msg);
 
-	return send_all(fd, msg, n) == 0 && recv_n(fd, b, n) == n && !memcmp(b, msg, n);
+	return netkit_send_all(fd, msg, n) == 0 && netkit_recv_n(fd, b, n) == n && !memcmp(b, msg, n);
 }
 
 static int count_socket_fds(void)
@@ -372,7 +245,7 @@ static void *old_proxy_conn(void *arg)
 		return NULL;
 	}
 	while (n > 0) {
-		if (send_all(fd, b, (size_t)n) < 0)
+		if (netkit_send_all(fd, b, (size_t)n) < 0)
 			break;
 		n = read(fd, b, sizeof(b));
 	}
@@ -461,7 +334,7 @@ static void test_connect_helper(void)
 int main(void)
 {
 	char dir[] = "/tmp/srt-bridge-test.XXXXXX", sock[256], cred[100], b64[200];
-	struct srt__settings s;
+	struct srt__net_config s;
 	struct srt__proxy_config cfg;
 	struct srt__proxy *p = NULL;
 	struct srt__bridge_spec spec;
@@ -481,7 +354,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	/* lo stays down: the bridge must bring it up */
-	if (enter_netns(false) < 0) {
+	if (netkit_unshare(CLONE_NEWNET) < 0) {
 		printf("ok 1 # SKIP cannot create a network namespace: %s\n1..1\n", strerror(errno));
 		return 0;
 	}
@@ -494,7 +367,7 @@ int main(void)
 	memset(&s, 0, sizeof(s));
 	srt__strv_push(&s.allowed_domains, "127.0.0.1");
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
+	cfg.net = &s;
 	cfg.socket_path = sock;
 	cfg.token = TOKEN;
 	ok(srt__proxy_new(&p, &cfg, NULL) == 0 && srt__proxy_start(p, NULL) == 0, "proxy up");
@@ -535,7 +408,7 @@ int main(void)
 	getsockname(efd, (struct sockaddr *)&sa, &sl);
 	echo_port = ntohs(sa.sin_port);
 	ok(echo_port > 0, "the bridge brought lo up (a loopback server could bind)");
-	pthread_create(&t, NULL, echo_server, &efd);
+	pthread_create(&t, NULL, netkit_echo_server, &efd);
 
 	/* before the first client: the socket's directory renamed away and
 	 * a link to the decoy put at its path, as a command that can write
@@ -558,9 +431,9 @@ int main(void)
 	if (fd >= 0) {
 		/* half-close passes through both hops */
 		char b[64];
-		send_all(fd, "tail", 4);
+		netkit_send_all(fd, "tail", 4);
 		shutdown(fd, SHUT_WR);
-		ok(recv_n(fd, b, sizeof(b)) == 4 && !memcmp(b, "tail", 4),
+		ok(netkit_recv_n(fd, b, sizeof(b)) == 4 && !memcmp(b, "tail", 4),
 		   "half-close through the bridge");
 		close(fd);
 	}
@@ -584,8 +457,8 @@ int main(void)
 		memcpy(req + 9 + tl, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
 		req[17 + tl] = (char)(echo_port >> 8);
 		req[18 + tl] = (char)(echo_port & 255);
-		send_all(fd, req, 19 + tl);
-		ok(recv_n(fd, b, 14) == 14 && !memcmp(b + 4, "\x05\x00", 2) && roundtrip(fd, "socks"),
+		netkit_send_all(fd, req, 19 + tl);
+		ok(netkit_recv_n(fd, b, 14) == 14 && !memcmp(b + 4, "\x05\x00", 2) && roundtrip(fd, "socks"),
 		   "SOCKS5 through 127.0.0.1:1080");
 		close(fd);
 	}

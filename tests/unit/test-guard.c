@@ -1,23 +1,22 @@
-/* The resolved-address guard (§7.8) and the decision order (§3.4). */
+/* The resolved-address guard and the decision order of the network rules. */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "libsrt/settings.h"
-#include "proxies/filter.h"
+#include "proxies/rules.h"
 #include "proxies/guard.h"
 #include "proxies/route.h"
 #include "tests/unit/tap.h"
 
-static struct srt_rules *rules(const char *const *allowed, const char *const *denied,
+static struct srt__net_rules *rules(const char *const *allowed, const char *const *denied,
 			       const char *const *reasons, bool strict,
 			       const char *const *denied_addrs)
 {
-	struct srt__settings s;
-	struct srt_rules *r = NULL;
-	struct srt__kv kv[8];
+	struct srt__net_config s;
+	struct srt__net_rules *r = NULL;
+	struct srt__net_reason kv[8];
 	size_t n = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -28,13 +27,13 @@ static struct srt_rules *rules(const char *const *allowed, const char *const *de
 	for (; denied_addrs && *denied_addrs; denied_addrs++)
 		srt__strv_push(&s.denied_resolved_addresses, *denied_addrs);
 	for (; reasons && reasons[0] && n < 8; reasons += 2, n++) {
-		kv[n].key = (char *)reasons[0];
-		kv[n].value = (char *)reasons[1];
+		kv[n].domain = reasons[0];
+		kv[n].reason = reasons[1];
 	}
 	s.denied_domain_reasons = kv;
 	s.n_denied_domain_reasons = n;
 	s.strict_allowlist = strict;
-	if (srt__rules_new(&r, &s, NULL) != 0)
+	if (srt__net_rules_new(&r, &s, NULL) != 0)
 		r = NULL;
 	srt__strv_release(&s.allowed_domains);
 	srt__strv_release(&s.denied_domains);
@@ -42,7 +41,7 @@ static struct srt_rules *rules(const char *const *allowed, const char *const *de
 	return r;
 }
 
-static unsigned check(const struct srt_rules *r, const char *host, int port, const char *addr)
+static unsigned check(const struct srt__net_rules *r, const char *host, int port, const char *addr)
 {
 	struct srt__ip ip;
 
@@ -56,7 +55,7 @@ static void test_guard(void)
 	const char *allowed[] = { "example.com", "127.0.0.1:8080", "localhost", NULL };
 	const char *denied[] = { "10.9.9.9", NULL };
 	const char *daddrs[] = { "192.168.50.0/24", "::ffff:10.1.0.0/112", NULL };
-	struct srt_rules *r = rules(allowed, denied, NULL, false, daddrs);
+	struct srt__net_rules *r = rules(allowed, denied, NULL, false, daddrs);
 	struct srt__ip ip, v4, own[1];
 	char reason[256];
 
@@ -127,7 +126,7 @@ static void test_guard(void)
 	srt__ip_parse("::1", &ip);
 	ok(!srt__ip_unwrap_v4(&ip, &v4), "::1 is not IPv4-compatible");
 	ok(srt__guard_check(NULL, "example.com", 443, &ip, NULL, 0) != 0, "no rules: refused");
-	srt__rules_free(r);
+	srt__net_rules_free(r);
 }
 
 static void test_decide(void)
@@ -135,76 +134,76 @@ static void test_decide(void)
 	const char *allowed[] = { "*.example.com", "api.test:443", "127.0.0.1", "[::1]:8080", NULL };
 	const char *denied[] = { "bad.example.com", "*:22", "evil.test", NULL };
 	const char *reasons[] = { "*:22", "SSH is blocked here", NULL, NULL };
-	struct srt_rules *r = rules(allowed, denied, reasons, false, NULL);
+	struct srt__net_rules *r = rules(allowed, denied, reasons, false, NULL);
 	char why[256];
 
-	ok(srt__filter_decide(r, "a.example.com", 443, NULL, 0, why, sizeof(why)), "wildcard subdomain");
-	ok(!srt__filter_decide(r, "example.com", 443, NULL, 0, why, sizeof(why)) &&
+	ok(srt__net_rules_decide(r, "a.example.com", 443, NULL, 0, why, sizeof(why)), "wildcard subdomain");
+	ok(!srt__net_rules_decide(r, "example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "host is not on the allow list"), "wildcard does not match the apex");
-	ok(!srt__filter_decide(r, "example.com.evil.test", 443, NULL, 0, why, sizeof(why)),
+	ok(!srt__net_rules_decide(r, "example.com.evil.test", 443, NULL, 0, why, sizeof(why)),
 	   "suffix trick refused");
-	ok(!srt__filter_decide(r, "evilexample.com", 443, NULL, 0, why, sizeof(why)),
+	ok(!srt__net_rules_decide(r, "evilexample.com", 443, NULL, 0, why, sizeof(why)),
 	   "label boundary respected");
-	ok(!srt__filter_decide(r, "bad.example.com", 443, NULL, 0, why, sizeof(why)) &&
+	ok(!srt__net_rules_decide(r, "bad.example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "host is on the deny list"), "deny wins over allow");
-	ok(!srt__filter_decide(r, "a.example.com", 22, NULL, 0, why, sizeof(why)) &&
+	ok(!srt__net_rules_decide(r, "a.example.com", 22, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "SSH is blocked here"), "deniedDomainReasons used");
-	ok(srt__filter_decide(r, "api.test", 443, NULL, 0, why, sizeof(why)), "port-scoped allow");
-	ok(!srt__filter_decide(r, "api.test", 8443, NULL, 0, why, sizeof(why)), "other port refused");
-	ok(srt__filter_decide(r, "127.1", 80, NULL, 0, why, sizeof(why)),
+	ok(srt__net_rules_decide(r, "api.test", 443, NULL, 0, why, sizeof(why)), "port-scoped allow");
+	ok(!srt__net_rules_decide(r, "api.test", 8443, NULL, 0, why, sizeof(why)), "other port refused");
+	ok(srt__net_rules_decide(r, "127.1", 80, NULL, 0, why, sizeof(why)),
 	   "127.1 canonicalised to 127.0.0.1");
-	ok(srt__filter_decide(r, "0x7f.1", 80, NULL, 0, why, sizeof(why)),
+	ok(srt__net_rules_decide(r, "0x7f.1", 80, NULL, 0, why, sizeof(why)),
 	   "0x7f.1 canonicalised to 127.0.0.1");
-	ok(srt__filter_decide(r, "::ffff:127.0.0.1", 80, NULL, 0, why, sizeof(why)),
+	ok(srt__net_rules_decide(r, "::ffff:127.0.0.1", 80, NULL, 0, why, sizeof(why)),
 	   "::ffff:127.0.0.1 canonicalised to 127.0.0.1");
-	ok(srt__filter_decide(r, "0:0::1", 8080, NULL, 0, why, sizeof(why)) &&
-	   !srt__filter_decide(r, "::1", 8081, NULL, 0, why, sizeof(why)), "IPv6 literal with port");
-	ok(srt__filter_decide(r, "A.EXAMPLE.COM.", 443, NULL, 0, why, sizeof(why)),
+	ok(srt__net_rules_decide(r, "0:0::1", 8080, NULL, 0, why, sizeof(why)) &&
+	   !srt__net_rules_decide(r, "::1", 8081, NULL, 0, why, sizeof(why)), "IPv6 literal with port");
+	ok(srt__net_rules_decide(r, "A.EXAMPLE.COM.", 443, NULL, 0, why, sizeof(why)),
 	   "case and trailing dot");
-	ok(!srt__filter_decide(r, "a b", 443, NULL, 0, why, sizeof(why)) &&
+	ok(!srt__net_rules_decide(r, "a b", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host"), "malformed host");
-	ok(!srt__filter_decide(r, ".bad.example.com", 443, NULL, 0, why, sizeof(why)) &&
+	ok(!srt__net_rules_decide(r, ".bad.example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host") &&
-	   !srt__filter_decide(r, "bad..example.com", 443, NULL, 0, why, sizeof(why)) &&
+	   !srt__net_rules_decide(r, "bad..example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host") &&
-	   !srt__filter_decide(r, "a..example.com", 443, NULL, 0, why, sizeof(why)),
+	   !srt__net_rules_decide(r, "a..example.com", 443, NULL, 0, why, sizeof(why)),
 	   "empty labels refused as malformed, not matched raw against the allowed wildcard");
-	ok(!srt__filter_decide(r, "fe80::1%eth0", 443, NULL, 0, why, sizeof(why)) &&
+	ok(!srt__net_rules_decide(r, "fe80::1%eth0", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "malformed host"), "zone id refused");
-	ok(!srt__filter_decide(NULL, "a.example.com", 443, NULL, 0, why, sizeof(why)) &&
+	ok(!srt__net_rules_decide(NULL, "a.example.com", 443, NULL, 0, why, sizeof(why)) &&
 	   !strcmp(why, "sandbox policy unavailable"), "no rules");
 	{
 		char *cmd[] = { (char *)"extra.test", (char *)"bad.example.com" };
-		ok(srt__filter_decide(r, "extra.test", 443, cmd, 2, why, sizeof(why)),
+		ok(srt__net_rules_decide(r, "extra.test", 443, cmd, 2, why, sizeof(why)),
 		   "per-command list grants its domains");
-		ok(!srt__filter_decide(r, "bad.example.com", 443, cmd, 2, why, sizeof(why)),
+		ok(!srt__net_rules_decide(r, "bad.example.com", 443, cmd, 2, why, sizeof(why)),
 		   "deniedDomains still wins over a per-command list");
 	}
-	ok(srt__filter_denied(r, "evil.test", 443, why, sizeof(why)) &&
-	   !srt__filter_denied(r, "other.test", 443, why, sizeof(why)),
+	ok(srt__net_rules_denied(r, "evil.test", 443, why, sizeof(why)) &&
+	   !srt__net_rules_denied(r, "other.test", 443, why, sizeof(why)),
 	   "deny-only probe (SOCKS without auth)");
-	srt__rules_free(r);
+	srt__net_rules_free(r);
 	{
 		char *cmd[] = { (char *)"extra.test" };
 		r = rules(allowed, denied, NULL, true, NULL);
-		ok(!srt__filter_decide(r, "extra.test", 443, cmd, 1, why, sizeof(why)) &&
+		ok(!srt__net_rules_decide(r, "extra.test", 443, cmd, 1, why, sizeof(why)) &&
 		   !strcmp(why, "host is not on the allow list"),
 		   "strictAllowlist: per-command lists are not consulted");
-		srt__rules_free(r);
+		srt__net_rules_free(r);
 	}
 	{
 		const char *all[] = { "*", NULL };
 		r = rules(allowed, all, NULL, false, NULL);
-		ok(!srt__filter_decide(r, "a.example.com", 443, NULL, 0, why, sizeof(why)),
+		ok(!srt__net_rules_decide(r, "a.example.com", 443, NULL, 0, why, sizeof(why)),
 		   "deniedDomains * denies everything");
-		srt__rules_free(r);
+		srt__net_rules_free(r);
 	}
 	{
 		const char *bad[] = { "not-an-address", NULL };
-		struct srt__settings s;
+		struct srt__net_config s;
 		memset(&s, 0, sizeof(s));
 		srt__strv_push(&s.denied_resolved_addresses, bad[0]);
-		ok(srt__rules_new(&r, &s, NULL) != 0, "invalid deniedResolvedAddresses fails closed");
+		ok(srt__net_rules_new(&r, &s, NULL) != 0, "invalid deniedResolvedAddresses fails closed");
 		srt__strv_release(&s.denied_resolved_addresses);
 	}
 }

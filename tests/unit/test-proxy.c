@@ -35,11 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/http.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
+#include "proxies/wire.h"
+#include "tests/helpers/netkit.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/tls-hello.h"
 
@@ -53,56 +54,19 @@ static struct srt__proxy *proxy;
 
 /* ---- namespace ------------------------------------------------------- */
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 static int enter_namespace(const char *dir)
 {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	char path[512], map[64];
-	struct ifreq ifr;
-	int fd;
+	char path[512];
 
-	if (uid != 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) < 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-		if (write_file("/proc/self/uid_map", map) < 0)
-			return -1;
-		write_file("/proc/self/setgroups", "deny");
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-		if (write_file("/proc/self/gid_map", map) < 0)
-			return -1;
-	} else if (unshare(CLONE_NEWNS | CLONE_NEWNET) < 0) {
+	if (netkit_unshare(CLONE_NEWNS | CLONE_NEWNET) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || netkit_lo_up() < 0)
 		return -1;
-	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return -1;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return -1;
-	close(fd);
 	snprintf(path, sizeof(path), "%s/hosts", dir);
-	if (write_file(path, "127.0.0.1 localhost\n::1 localhost\n") < 0 ||
+	if (netkit_write_file(path, "127.0.0.1 localhost\n::1 localhost\n") < 0 ||
 	    mount(path, "/etc/hosts", NULL, MS_BIND, NULL) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/resolv.conf", dir);
-	if (write_file(path, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n") < 0 ||
+	if (netkit_write_file(path, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n") < 0 ||
 	    mount(path, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0)
 		return -1;
 	return 0;
@@ -193,67 +157,6 @@ static void *dns_server(void *arg)
 
 /* ---- servers --------------------------------------------------------- */
 
-static int listen_tcp(int *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0)
-		return -1;
-	getsockname(fd, (struct sockaddr *)&sa, &sl);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
-struct echo_conn {
-	int fd;
-	struct srt__pump p;
-	bool shut;
-};
-
-/* Echo: everything back, half-close honoured (EOF in -> FIN out). */
-static void *echo_server(void *arg)
-{
-	int lfd = *(int *)arg, ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[64];
-	struct srt__pipe_pool pool = { .n = 0 };
-
-	fcntl(lfd, F_SETFL, O_NONBLOCK);
-	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
-	for (;;) {
-		int n = epoll_wait(ep, evs, 64, -1);
-		for (int i = 0; i < n; i++) {
-			struct echo_conn *c = evs[i].data.ptr;
-			if (!c) {
-				int fd;
-				while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-					c = calloc(1, sizeof(*c));
-					c->fd = fd;
-					srt__pump_init(&c->p);
-					ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
-					ev.data.ptr = c;
-					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-				}
-				continue;
-			}
-			int rc = srt__pump_run(&c->p, c->fd, c->fd, &pool, NULL);
-			if (rc == SRT_PUMP_EOF && !c->shut) {
-				shutdown(c->fd, SHUT_WR);
-				c->shut = true;
-			}
-			if (rc == SRT_PUMP_ERROR || (c->shut && (evs[i].events & (EPOLLHUP | EPOLLERR)))) {
-				srt__pump_release(&c->p, NULL);
-				close(c->fd);
-				free(c);
-			}
-		}
-	}
-	return NULL;
-}
-
 static atomic_int http_requests;
 static pthread_mutex_t plog_lock = PTHREAD_MUTEX_INITIALIZER;
 static char plog[32][900]; /* CONNECTs and Proxy-Authorization seen by the origin */
@@ -287,23 +190,6 @@ static ssize_t read_some(int fd, char *b, size_t n)
 		r = read(fd, b, n);
 	while (r < 0 && errno == EINTR);
 	return r;
-}
-
-static int send_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* One keep-alive connection of the origin server: answers with what it
@@ -352,15 +238,15 @@ static void *http_conn(void *arg)
 			/* acting as a parent or mitm proxy: answer, then echo */
 			plog_add("CONNECT", path, pauth);
 			if (!strncmp(path, "refuse.", 7)) {
-				{ static const char m[] = "HTTP/1.1 403 Forbidden\r\n\r\n"; send_all(fd, m, sizeof(m) - 1); }
+				{ static const char m[] = "HTTP/1.1 403 Forbidden\r\n\r\n"; netkit_send_all(fd, m, sizeof(m) - 1); }
 				goto out;
 			}
-			{ static const char m[] = "HTTP/1.1 200 Connection established\r\n\r\n"; send_all(fd, m, sizeof(m) - 1); }
-			if (len > (size_t)hl && send_all(fd, buf + hl, len - (size_t)hl) < 0)
+			{ static const char m[] = "HTTP/1.1 200 Connection established\r\n\r\n"; netkit_send_all(fd, m, sizeof(m) - 1); }
+			if (len > (size_t)hl && netkit_send_all(fd, buf + hl, len - (size_t)hl) < 0)
 				goto out;
 			for (;;) {
 				ssize_t e = read_some(fd, buf, 1 << 20);
-				if (e <= 0 || send_all(fd, buf, (size_t)e) < 0)
+				if (e <= 0 || netkit_send_all(fd, buf, (size_t)e) < 0)
 					break;
 			}
 			shutdown(fd, SHUT_WR);
@@ -410,7 +296,7 @@ static void *http_conn(void *arg)
 		int rl;
 		if (!strcmp(path, "/eof")) {
 			rl = snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\n\r\n%s", body);
-			send_all(fd, resp, (size_t)rl);
+			netkit_send_all(fd, resp, (size_t)rl);
 			goto out;
 		}
 		if (!strcmp(path, "/chunked"))
@@ -422,7 +308,7 @@ static void *http_conn(void *arg)
 				      "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nKeep-Alive: timeout=5\r\n"
 				      "X-Server: test\r\nConnection: keep-alive\r\n\r\n%s", bl,
 				      head ? "" : body);
-		if (send_all(fd, resp, (size_t)rl) < 0)
+		if (netkit_send_all(fd, resp, (size_t)rl) < 0)
 			goto out;
 	}
 out:
@@ -482,58 +368,6 @@ static bool violation_seen(const char *line, const char *key)
 static bool via_pass;
 static int pass_lfd = -1, pass_port, pass_ctl = -1;
 
-static int unix_to(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* A control connection: hello, and the proxy's one-byte answer. */
-static int ctl_connect(const char *path)
-{
-	struct timeval tv = { 5, 0 };
-	char hello = SRT_PASS_HELLO, ack = 1;
-	int fd = unix_to(path);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (send(fd, &hello, 1, MSG_NOSIGNAL) != 1 || read(fd, &ack, 1) != 1 ||
-	    ack != SRT_PASS_HELLO) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int send_fds(int ctl, const int *fds, int n)
-{
-	union {
-		char b[CMSG_SPACE(sizeof(int) * 64)];
-		struct cmsghdr align;
-	} cbuf;
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
-	struct cmsghdr *h;
-
-	memset(&cbuf, 0, sizeof(cbuf));
-	h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
-	memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)n);
-	return sendmsg(ctl, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
 /* A connected TCP pair through pass_lfd: the client end is returned, the
  * accepted end in *server. */
 static int tcp_pair(int *server)
@@ -561,14 +395,14 @@ static int pconnect(void)
 		fd = tcp_pair(&srv);
 		if (fd < 0)
 			return -1;
-		if (send_fds(pass_ctl, &srv, 1) < 0) {
+		if (netkit_send_fds(pass_ctl, &srv, 1) < 0) {
 			close(srv);
 			close(fd);
 			return -1;
 		}
 		close(srv);
 	} else {
-		fd = unix_to(sock_path);
+		fd = netkit_unix_connect(sock_path);
 		if (fd < 0)
 			return -1;
 	}
@@ -643,19 +477,6 @@ static size_t recv_all(int fd, char *buf, size_t cap)
 	return n;
 }
 
-static size_t recv_n_bytes(int fd, char *buf, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read_some(fd, buf + got, n - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
 static bool at_eof(int fd)
 {
 	char b;
@@ -692,7 +513,7 @@ static int do_connect(const char *target, const char *auth, char *resp, size_t c
 		return -1;
 	snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target,
 		 auth ? auth : "");
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_until(fd, resp, cap, "\r\n\r\n");
 	return fd;
 }
@@ -702,7 +523,7 @@ static bool echo_roundtrip(int fd, const char *msg)
 	char b[256];
 	size_t n = strlen(msg), got = 0;
 
-	if (send_all(fd, msg, n) < 0)
+	if (netkit_send_all(fd, msg, n) < 0)
 		return false;
 	while (got < n) {
 		ssize_t r = read_some(fd, b + got, n - got);
@@ -780,14 +601,14 @@ static void test_connect(void)
 	ok(!strcmp(resp, "HTTP/1.1 502 Bad Gateway\r\n\r\n"), "refused connection: 502");
 	close(fd);
 
-	/* N9: the TLS server name must pass the policy too */
+	/* the TLS server name must pass the policy too (no domain fronting) */
 	{
 		uint8_t h[4096], back[4096];
 		size_t n = hello(h, "evil.test", 100), got = 0;
 		char line[512];
 		snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
 		fd = do_connect(target, auth_hdr, resp, sizeof(resp));
-		send_all(fd, h, n);
+		netkit_send_all(fd, h, n);
 		ok(recv_all(fd, (char *)back, sizeof(back)) == 0,
 		   "SNI naming a host not on the allow list: tunnel closed, nothing echoed");
 		close(fd);
@@ -797,7 +618,7 @@ static void test_connect(void)
 		n = hello(h, "localhost", 16384);
 		snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
 		fd = do_connect(target, auth_hdr, resp, sizeof(resp));
-		send_all(fd, h, n);
+		netkit_send_all(fd, h, n);
 		while (got < n) {
 			ssize_t r = read_some(fd, (char *)back + got, n - got);
 			if (r <= 0)
@@ -816,7 +637,7 @@ static void test_connect(void)
 		return;
 	}
 	before = srt__proxy_dns_count(proxy);
-	/* port 9: an allowed literal 127.0.0.1:<port> would let it through (§7.8 rule 2) */
+	/* port 9: an allowed literal 127.0.0.1:<port> would let it through (the guard lets an allowed literal through) */
 	snprintf(target, sizeof(target), "rebind.test:%d", 9);
 	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
 	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
@@ -850,7 +671,7 @@ static int socks_one(const char *request, size_t tl, uint8_t *b, size_t bcap)
 	req[8] = (char)ul;
 	memcpy(req + 9, TOKEN, ul);
 	memcpy(req + 9 + ul, request, tl);
-	send_all(fd, req, 9 + ul + tl);
+	netkit_send_all(fd, req, 9 + ul + tl);
 	n = (int)recv_all(fd, (char *)b, bcap);
 	close(fd);
 	return n;
@@ -864,7 +685,7 @@ static void test_socks(void)
 	size_t ul = strlen(TOKEN);
 
 	fd = pconnect();
-	send_all(fd, "\x05\x01\x02", 3);
+	netkit_send_all(fd, "\x05\x01\x02", 3);
 	n = (int)read_some(fd, (char *)b, 2);
 	ok(n == 2 && b[0] == 5 && b[1] == 2, "SOCKS5 greeting: user/password chosen");
 	req[0] = 1;
@@ -872,13 +693,13 @@ static void test_socks(void)
 	memcpy(req + 2, "srt", 3);
 	req[5] = (char)ul;
 	memcpy(req + 6, TOKEN, ul);
-	send_all(fd, req, 6 + ul);
+	netkit_send_all(fd, req, 6 + ul);
 	n = (int)read_some(fd, (char *)b, 2);
 	ok(n == 2 && b[0] == 1 && b[1] == 0, "RFC 1929 auth accepted: 01 00");
 	memcpy(req, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
 	req[8] = (char)(echo_port >> 8);
 	req[9] = (char)(echo_port & 255);
-	send_all(fd, req, 10);
+	netkit_send_all(fd, req, 10);
 	n = (int)read_some(fd, (char *)b, 10);
 	ok(n == 10 && !memcmp(b, "\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00", 10),
 	   "SOCKS CONNECT allowed: 05 00 00 01 0...");
@@ -891,7 +712,7 @@ static void test_socks(void)
 	req[8] = (char)ul;
 	memcpy(req + 9, TOKEN, ul);
 	memcpy(req + 9 + ul, "\x05\x01\x00\x03\x0b" "denied.test\x01\xbb", 18);
-	send_all(fd, req, 9 + ul + 18);
+	netkit_send_all(fd, req, 9 + ul + 18);
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n == 14 && !memcmp(b + 4, "\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00", 10),
 	   "SOCKS CONNECT to a denied host: 05 02 00 01 0..., then closed");
@@ -899,7 +720,7 @@ static void test_socks(void)
 
 	fd = pconnect();
 	memcpy(req, "\x05\x01\x02\x01\x03srt\x03" "bad", 12);
-	send_all(fd, req, 12);
+	netkit_send_all(fd, req, 12);
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n == 4 && b[2] == 1 && b[3] == 1, "SOCKS wrong password: 01 01, then closed");
 	close(fd);
@@ -912,9 +733,9 @@ static void test_socks(void)
 	n = socks_one("\x05\x01\x00\x01\x7f\x00\x00\x01\x00\x00", 10, b, sizeof(b));
 	ok(n == 14 && b[4] == 5 && b[5] == 1, "SOCKS CONNECT to port 0: 05 01, then closed");
 
-	/* §7.6: no auth offered, port 22 of a deny-listed host */
+	/* no auth offered (an ssh probe), port 22 of a deny-listed host */
 	fd = pconnect();
-	send_all(fd, "\x05\x01\x00\x05\x01\x00\x03\x0d" "reasoned.test\x00\x16", 23);
+	netkit_send_all(fd, "\x05\x01\x00\x05\x01\x00\x03\x0d" "reasoned.test\x00\x16", 23);
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n > 12 && !memcmp(b, "\x05\x00\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00", 12) &&
 	   !memcmp(b + 12, "SSH-2.0-policy_refusal\r\n", 24) &&
@@ -922,12 +743,12 @@ static void test_socks(void)
 	   "SOCKS without auth to port 22: SSH refusal carrying the deny reason");
 	close(fd);
 	fd = pconnect();
-	send_all(fd, "\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01\x01\xbb", 13);
+	netkit_send_all(fd, "\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01\x01\xbb", 13);
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n == 12 && b[3] == 2, "SOCKS without auth to another port: 05 02, never connected");
 	close(fd);
 	fd = pconnect();
-	send_all(fd, "\x04\x01\x00\x50\x7f\x00\x00\x01\x00", 9);
+	netkit_send_all(fd, "\x04\x01\x00\x50\x7f\x00\x00\x01\x00", 9);
 	ok(at_eof(fd), "SOCKS4 dropped");
 	close(fd);
 }
@@ -948,7 +769,7 @@ static void test_plain_then_connect(void)
 
 		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/k HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
 			 http_port, http_port, auth_hdr);
-		send_all(fd, req, strlen(req));
+		netkit_send_all(fd, req, strlen(req));
 		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
 		body = strstr(resp, "\r\n\r\n");
 		if (body && !strchr(body + 4, '\n'))
@@ -956,7 +777,7 @@ static void test_plain_then_connect(void)
 		fine = !strncmp(resp, "HTTP/1.1 200 OK\r\n", 17);
 		snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
 			 echo_port, echo_port, auth_hdr);
-		send_all(fd, req, strlen(req));
+		netkit_send_all(fd, req, strlen(req));
 		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
 		fine = fine && !strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
 		       echo_roundtrip(fd, "after a plain request");
@@ -977,7 +798,7 @@ static void test_plain(void)
 	snprintf(req, sizeof(req),
 		 "GET http://127.0.0.1:%d/a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
 		 "X-Test: 1\r\n\r\n", http_port, http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_until(fd, resp, sizeof(resp), "\n");
 	recv_until(fd, resp + strlen(resp), sizeof(resp) - strlen(resp), "\n\n");
 	{
@@ -998,7 +819,7 @@ static void test_plain(void)
 	/* second request on the same connection, to a denied host */
 	snprintf(req, sizeof(req), "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
 		 auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 403 Forbidden\r\n", 24) &&
 	   strstr(resp, "X-Proxy-Error: blocked-by-allowlist\r\n") &&
@@ -1021,7 +842,7 @@ static void test_plain(void)
 			snprintf(req, sizeof(req),
 				 "GET http://127.0.0.1:%d/k%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
 				 http_port, i, http_port, hdrs[i]);
-			send_all(fd, req, strlen(req));
+			netkit_send_all(fd, req, strlen(req));
 			recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
 			fine &= !strncmp(resp, "HTTP/1.1 200 OK\r\n", 17);
 			body = resp + strlen(resp);
@@ -1030,7 +851,7 @@ static void test_plain(void)
 		kept = atomic_load(&http_requests);
 		snprintf(req, sizeof(req), "GET http://denied.test/a HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
 			 auth_hdr_keyed);
-		send_all(fd, req, strlen(req));
+		netkit_send_all(fd, req, strlen(req));
 		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
 		snprintf(vline, sizeof(vline), "deny network-outbound denied.test:80 (%s)",
 			 "host is on the deny list");
@@ -1040,13 +861,13 @@ static void test_plain(void)
 		fd = pconnect();
 		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/k HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
 			 http_port, http_port, auth_hdr);
-		send_all(fd, req, strlen(req));
+		netkit_send_all(fd, req, strlen(req));
 		recv_until(fd, resp, sizeof(resp), "\r\n\r\n");
 		recv_until(fd, resp + strlen(resp), sizeof(resp) - strlen(resp), "\n");
 		kept = atomic_load(&http_requests);
 		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/k HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n",
 			 http_port, http_port, bad_hdr);
-		send_all(fd, req, strlen(req));
+		netkit_send_all(fd, req, strlen(req));
 		recv_all(fd, resp, sizeof(resp));
 		ok(!strncmp(resp, "HTTP/1.1 407 ", 13) && atomic_load(&http_requests) == kept,
 		   "keep-alive: a later request with a wrong token gets 407 and reaches nothing");
@@ -1057,7 +878,7 @@ static void test_plain(void)
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
 		 http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 421 ", 13) && strstr(resp, "Host header does not match"),
 	   "Host header differing from the request target: 421");
@@ -1067,7 +888,7 @@ static void test_plain(void)
 	snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
 		 "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", http_port,
 		 http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 400 ", 13) && strstr(resp, "both Content-Length"),
 	   "Content-Length with Transfer-Encoding: 400");
@@ -1076,7 +897,7 @@ static void test_plain(void)
 
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\n\r\n", http_port);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 407 ", 13), "plain HTTP without credentials: 407");
 	close(fd);
@@ -1090,7 +911,7 @@ static void test_plain(void)
 		 "HEAD http://127.0.0.1:%d/h HTTP/1.1\r\n%s\r\n"
 		 "GET http://127.0.0.1:%d/eof HTTP/1.1\r\n%s\r\n",
 		 http_port, auth_hdr, http_port, auth_hdr, http_port, auth_hdr, http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(strstr(resp, "target=/cl ") && strstr(resp, "body=11 ") &&
 	   strstr(resp, "target=/chunked ") && strstr(resp, "body=22 ") &&
@@ -1116,7 +937,7 @@ static void *garbage_client(void *arg)
 
 	memcpy(buf, "GET http://127.0.0.1/ HTTP/1.1\r\nX-Junk: ", 40);
 	memset(buf + 40, 'a', 70 * 1024 - 40);
-	send_all(fd, buf, 70 * 1024);
+	netkit_send_all(fd, buf, 70 * 1024);
 	*result = recv_all(fd, buf, 1024);
 	buf[1023] = '\0';
 	result[1] = !strncmp(buf, "HTTP/1.1 431 ", 13);
@@ -1153,7 +974,7 @@ static void test_garbage(void)
 		fd = pconnect();
 		if (fd < 0)
 			continue;
-		send_all(fd, buf, n);
+		netkit_send_all(fd, buf, n);
 		if (i % 2)
 			shutdown(fd, SHUT_WR);
 		{
@@ -1187,7 +1008,7 @@ static void test_limits(void)
 
 	/* half-close: our FIN reaches the server, its data still comes back */
 	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
-	send_all(fd, "half-closed", 11);
+	netkit_send_all(fd, "half-closed", 11);
 	shutdown(fd, SHUT_WR);
 	ok(recv_all(fd, resp, sizeof(resp)) == 11 && !strcmp(resp, "half-closed"),
 	   "half-close: data after our FIN arrives, then EOF");
@@ -1201,7 +1022,7 @@ static void test_limits(void)
 		fd = pconnect();
 		snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
 			 "Transfer-Encoding: gzip, chunked\r\n%s\r\n", http_port, http_port, auth_hdr);
-		send_all(fd, req, strlen(req));
+		netkit_send_all(fd, req, strlen(req));
 		recv_all(fd, resp, sizeof(resp));
 		ok(!strncmp(resp, "HTTP/1.1 400 ", 13), "a malformed request with credentials: 400, not 407 (%.20s)",
 		   resp);
@@ -1231,7 +1052,7 @@ static void *send_stream(void *arg)
 	while (sent < s->total) {
 		for (size_t i = 0; i < (1 << 16) / 8; i++)
 			buf[i] = xs(&st);
-		if (send_all(s->fd, buf, 1 << 16) < 0)
+		if (netkit_send_all(s->fd, buf, 1 << 16) < 0)
 			break;
 		sent += 1 << 16;
 	}
@@ -1301,7 +1122,7 @@ static void test_many(void)
 	for (int i = 0; i < N; i++) {
 		for (int k = 0; k < SZ; k++)
 			buf[k] = (uint8_t)(i * 31 + k * 7);
-		send_all(fds[i], buf, SZ);
+		netkit_send_all(fds[i], buf, SZ);
 	}
 	for (int i = 0; i < N; i++) {
 		size_t got = 0;
@@ -1354,7 +1175,7 @@ static void test_cmd(void)
 
 static void test_update(void)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	char resp[512], target[64], req[1024], head[2048];
 	int fd, before;
 
@@ -1371,7 +1192,7 @@ static void test_update(void)
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://localhost:%d/k1 HTTP/1.1\r\nHost: localhost:%d\r\n%s\r\n",
 		 http_port, http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_until(fd, head, sizeof(head), "\r\n\r\n");
 	ok(!strncmp(head, "HTTP/1.1 200 OK\r\n", 17), "keep-alive request before the update passes");
 	recv_until(fd, resp, sizeof(resp), "\n"); /* the body line */
@@ -1383,7 +1204,7 @@ static void test_update(void)
 	ok(srt__proxy_update(proxy, &s, NULL) == 0, "update: the loopback literals denied");
 	snprintf(req, sizeof(req), "GET http://localhost:%d/k2 HTTP/1.1\r\nHost: localhost:%d\r\n%s\r\n",
 		 http_port, http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_until(fd, head, sizeof(head), "\r\n\r\n");
 	ok(!strncmp(head, "HTTP/1.1 403 ", 13) && atomic_load(&http_requests) == before + 1,
 	   "the same keep-alive connection after the update: its upstream is dialled again "
@@ -1413,7 +1234,7 @@ static void test_update(void)
 /* refuseOpaqueTunnels, requireHostMatch, stripResponseHeaders (live) */
 static void test_options(void)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	char resp[4096], target[64], req[1024];
 	uint8_t b[64];
 	size_t ul = strlen(TOKEN);
@@ -1442,7 +1263,7 @@ static void test_options(void)
 	memcpy(req + 9 + ul, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
 	req[17 + ul] = (char)(echo_port >> 8);
 	req[18 + ul] = (char)(echo_port & 255);
-	send_all(fd, req, 19 + ul);
+	netkit_send_all(fd, req, 19 + ul);
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n == 14 && b[4] == 5 && b[5] == 1, "refuseOpaqueTunnels: SOCKS CONNECT gets 05 01");
 	snprintf(resp, sizeof(resp), "deny socks-tunnel 127.0.0.1:%d (refuseOpaqueTunnels)", echo_port);
@@ -1450,7 +1271,7 @@ static void test_options(void)
 	close(fd);
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\n%s\r\n", http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 400 ", 13) && strstr(resp, "without a Host header"),
 	   "requireHostMatch: HTTP/1.1 without Host is refused");
@@ -1458,7 +1279,7 @@ static void test_options(void)
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
 		 "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && !strstr(resp, "X-Server"),
 	   "stripResponseHeaders removes the folded name");
@@ -1470,7 +1291,7 @@ static void test_options(void)
 /* parentProxy and mitmProxy routes (filtering still first) */
 static void test_routes(const char *mitm_path)
 {
-	struct srt__settings s;
+	struct srt__net_config s;
 	char resp[4096], a[128], parent[128], req[1024];
 	uint8_t b[64];
 	size_t ul = strlen(TOKEN);
@@ -1484,11 +1305,9 @@ static void test_routes(const char *mitm_path)
 	snprintf(a, sizeof(a), "127.0.0.1:%d", echo_port);
 	srt__strv_push(&s.allowed_domains, a);
 	srt__strv_push(&s.denied_domains, "denied.test");
-	s.has_parent_proxy = true;
 	snprintf(parent, sizeof(parent), "http://pu:pp@127.0.0.1:%d", http_port);
 	s.parent_http = parent;
-	s.has_mitm_proxy = true;
-	s.mitm_socket_path = (char *)mitm_path;
+	s.mitm_socket_path = mitm_path;
 	srt__strv_push(&s.mitm_domains, "*.mitm.test");
 	ok(srt__proxy_update(proxy, &s, NULL) == 0, "parent and mitm proxies configured");
 
@@ -1505,7 +1324,7 @@ static void test_routes(const char *mitm_path)
 	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://far.test/p?q HTTP/1.1\r\nHost: far.test\r\n%s"
 		 "Connection: close\r\n\r\n", auth_hdr_keyed);
-	send_all(fd, req, strlen(req));
+	netkit_send_all(fd, req, strlen(req));
 	recv_all(fd, resp, sizeof(resp));
 	ok(strstr(resp, "target=http://far.test/p?q ") && strstr(resp, "host=far.test ") &&
 	   plog_has("auth http://far.test/p?q Basic cHU6cHA="),
@@ -1518,8 +1337,8 @@ static void test_routes(const char *mitm_path)
 	req[8] = (char)ul;
 	memcpy(req + 9, TOKEN, ul);
 	memcpy(req + 9 + ul, "\x05\x01\x00\x03\x08" "far.test\x01\xbb", 15);
-	send_all(fd, req, 9 + ul + 15);
-	n = (int)recv_n_bytes(fd, (char *)b, 14);
+	netkit_send_all(fd, req, 9 + ul + 15);
+	n = (int)netkit_recv_n(fd, (char *)b, 14);
 	ok(n == 14 && b[4] == 5 && b[5] == 0 && echo_roundtrip(fd, "socks via parent"),
 	   "SOCKS CONNECT through the parent proxy");
 	close(fd);
@@ -1553,13 +1372,12 @@ static void test_routes(const char *mitm_path)
 	   "httpProxyPort: HTTP bytes relayed unparsed to 127.0.0.1:port");
 	close(fd);
 	fd = pconnect();
-	send_all(fd, "\x05\x01\x02", 3);
-	n = (int)recv_n_bytes(fd, (char *)b, 2);
+	netkit_send_all(fd, "\x05\x01\x02", 3);
+	n = (int)netkit_recv_n(fd, (char *)b, 2);
 	ok(n == 2 && b[0] == 5 && b[1] == 2, "SOCKS stays local when only httpProxyPort is set");
 	close(fd);
 	memset(&s, 0, sizeof(s));
-	s.has_parent_proxy = true;
-	s.parent_https = (char *)"https://proxy.example:443";
+	s.parent_https = "https://proxy.example:443";
 	ok(srt__proxy_update(proxy, &s, NULL) == SRT_E_UNSUPPORTED, "an https parent is refused");
 }
 
@@ -1570,13 +1388,13 @@ static void test_routes(const char *mitm_path)
  * at most max clients at once; started, or NULL. */
 static struct srt__proxy *small_proxy(const char *suffix, unsigned max, char *path, size_t cap)
 {
-	static struct srt__settings st; /* copied by the proxy */
+	static struct srt__net_config st; /* copied by the proxy */
 	struct srt__proxy_config cfg;
 	struct srt__proxy *p = NULL;
 
 	snprintf(path, cap, "%s%s", sock_path, suffix);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &st;
+	cfg.net = &st;
 	cfg.socket_path = path;
 	cfg.token = TOKEN;
 	cfg.max_passed = max;
@@ -1593,7 +1411,7 @@ static void test_passing(void)
 	int base, fd, srv, fds[16], n, ctl2;
 
 	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
-	pass_ctl = ctl_connect(sock_path);
+	pass_ctl = netkit_ctl_connect(sock_path);
 	ok(pass_ctl >= 0, "control connection: hello answered");
 	{
 		/* they have no timeout: bounded in number (a client relayed by
@@ -1601,7 +1419,7 @@ static void test_passing(void)
 		int extra[SRT_PASS_MAX_CTL + 2], got = 0, k;
 
 		for (k = 0; k < SRT_PASS_MAX_CTL + 2; k++)
-			if ((extra[k] = ctl_connect(sock_path)) >= 0)
+			if ((extra[k] = netkit_ctl_connect(sock_path)) >= 0)
 				got++;
 		ok(got == SRT_PASS_MAX_CTL - 1,
 		   "control connections are bounded (%d more answered, %d allowed with the first)", got,
@@ -1610,7 +1428,7 @@ static void test_passing(void)
 			if (extra[k] >= 0)
 				close(extra[k]);
 		usleep(100000);
-		k = ctl_connect(sock_path);
+		k = netkit_ctl_connect(sock_path);
 		ok(k >= 0, "closing them frees their places");
 		if (k >= 0)
 			close(k);
@@ -1637,14 +1455,14 @@ static void test_passing(void)
 		}
 		fds[k++] = open("/dev/null", O_RDWR | O_CLOEXEC);
 		fds[k++] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		fds[k++] = listen_tcp(&lport);
+		fds[k++] = netkit_listen_tcp(&lport);
 		fds[k++] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		l6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (l6 >= 0)
 			fds[k++] = l6;
 		n = 0;
 		for (int i = 0; i < k; i++)
-			if (fds[i] >= 0 && send_fds(pass_ctl, &fds[i], 1) == 0)
+			if (fds[i] >= 0 && netkit_send_fds(pass_ctl, &fds[i], 1) == 0)
 				n++;
 		for (int i = 0; i < k; i++)
 			if (fds[i] >= 0)
@@ -1661,11 +1479,11 @@ static void test_passing(void)
 	settle_fds(base);
 
 	/* more descriptors in one message than the proxy accepts */
-	ctl2 = ctl_connect(sock_path);
+	ctl2 = netkit_ctl_connect(sock_path);
 	base = settle_fds(-1);
 	for (int i = 0; i < 16; i++)
 		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	n = send_fds(ctl2, fds, 16);
+	n = netkit_send_fds(ctl2, fds, 16);
 	for (int i = 0; i < 16; i++)
 		close(fds[i]);
 	{
@@ -1689,14 +1507,14 @@ static void test_passing(void)
 			ok(0, "second proxy for the flood");
 			return;
 		}
-		ctl2 = ctl_connect(path2);
+		ctl2 = netkit_ctl_connect(path2);
 		cl = tcp_pair(&srv);
 		b0 = settle_fds(-1);
 		for (int i = 0; i < 400 / SRT_PASS_MAX_FDS; i++) {
 			int d[SRT_PASS_MAX_FDS];
 			for (int k = 0; k < SRT_PASS_MAX_FDS; k++)
 				d[k] = dup(srv);
-			if (send_fds(ctl2, d, SRT_PASS_MAX_FDS) == 0)
+			if (netkit_send_fds(ctl2, d, SRT_PASS_MAX_FDS) == 0)
 				sent += SRT_PASS_MAX_FDS;
 			for (int k = 0; k < SRT_PASS_MAX_FDS; k++)
 				close(d[k]);
@@ -1756,7 +1574,7 @@ static void test_client_bound(void)
 		return;
 	}
 	for (int i = 0; i < 8; i++)
-		cl[i] = unix_to(path3);
+		cl[i] = netkit_unix_connect(path3);
 	for (int i = 0; i < 8; i++) {
 		struct pollfd pf = { cl[i], POLLIN, 0 };
 		char b;
@@ -1770,7 +1588,7 @@ static void test_client_bound(void)
 	for (int i = 0; i < 8; i++)
 		close(cl[i]);
 	settle_fds(-1);
-	cl[0] = unix_to(path3);
+	cl[0] = netkit_unix_connect(path3);
 	{
 		struct pollfd pf = { cl[0], POLLIN, 0 };
 		ok(cl[0] >= 0 && poll(&pf, 1, 500) == 0, "once they are gone a new client is served");
@@ -1811,7 +1629,7 @@ static void test_client_bound(void)
 		int k[3];
 		close_range(3, ~0U, 0); /* the parent's, counted above */
 		for (int i = 0; i < 3; i++)
-			k[i] = unix_to(path3);
+			k[i] = netkit_unix_connect(path3);
 		(void)k;
 		pause();
 		_exit(0);
@@ -1841,9 +1659,9 @@ static void test_client_bound(void)
 int main(void)
 {
 	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
-	struct srt__settings s;
-	struct srt__kv reason = { (char *)"reasoned.test",
-				 (char *)"SSH pushes to GitHub are blocked; use an https:// remote" };
+	struct srt__net_config s;
+	struct srt__net_reason reason = { "reasoned.test",
+					  "SSH pushes to GitHub are blocked; use an https:// remote" };
 	struct srt__proxy_config cfg;
 	struct srt_diag diag = { "", "", 0 };
 	struct rlimit rl;
@@ -1877,11 +1695,11 @@ int main(void)
 			pthread_create(&t, NULL, dns_server, &dfd);
 		}
 	}
-	efd = listen_tcp(&echo_port);
-	hfd = listen_tcp(&http_port);
-	cfd = listen_tcp(&closed_port);
+	efd = netkit_listen_tcp(&echo_port);
+	hfd = netkit_listen_tcp(&http_port);
+	cfd = netkit_listen_tcp(&closed_port);
 	close(cfd); /* a port nobody listens on */
-	pthread_create(&t, NULL, echo_server, &efd);
+	pthread_create(&t, NULL, netkit_echo_server, &efd);
 	pthread_create(&t, NULL, http_server, &hfd);
 
 	memset(&s, 0, sizeof(s));
@@ -1902,7 +1720,7 @@ int main(void)
 	s.denied_domain_reasons = &reason;
 	s.n_denied_domain_reasons = 1;
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.settings = &s;
+	cfg.net = &s;
 	cfg.socket_path = sock_path;
 	cfg.token = TOKEN;
 	cfg.on_violation = on_violation;
@@ -1929,7 +1747,7 @@ int main(void)
 		snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
 		tls_fd = do_connect(target, auth_hdr, resp, sizeof(resp));
 		ok(!strcmp(resp, "HTTP/1.1 200 Connection Established\r\n\r\n") &&
-		   send_all(tls_fd, part, sizeof(part) - 1) == 0,
+		   netkit_send_all(tls_fd, part, sizeof(part) - 1) == 0,
 		   "a tunnel with a partial TLS client hello in it");
 		tls_at = time(NULL);
 	}
@@ -1940,7 +1758,7 @@ int main(void)
 	test_limits();
 	test_garbage();
 	test_many();
-	pass_lfd = listen_tcp(&pass_port);
+	pass_lfd = netkit_listen_tcp(&pass_port);
 	test_passing();
 	test_client_bound();
 	/* the bulk and the many-tunnel tests on the bridge's path */

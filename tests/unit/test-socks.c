@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libsrt/settings.h"
 #include "proxies/auth.h"
 #include "proxies/proxy.h"
 #include "proxies/socks.h"

@@ -1,9 +1,9 @@
-/* SNI extraction from a TLS ClientHello (user-asks N9). */
+/* SNI extraction from a TLS ClientHello (proxies/sni.c). */
 #include "config.h"
 
 #include <string.h>
 
-#include "proxies/tls.h"
+#include "proxies/sni.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/tls-hello.h"
 
@@ -15,36 +15,36 @@ int main(void)
 	int r;
 
 	n = hello(m, "Evil.Test", 16384);
-	ok(srt__tls_sni(m, n, name, sizeof(name)) == SRT_SNI_FOUND && !strcmp(name, "evil.test"),
+	ok(srt__sni_find(m, n, name, sizeof(name)) == SRT_SNI_FOUND && !strcmp(name, "evil.test"),
 	   "SNI found and lower-cased");
-	ok(srt__tls_sni(m, n - 1, name, sizeof(name)) == SRT_SNI_MORE, "partial hello needs more");
-	ok(srt__tls_sni(m, 3, name, sizeof(name)) == SRT_SNI_MORE, "partial record header needs more");
+	ok(srt__sni_find(m, n - 1, name, sizeof(name)) == SRT_SNI_MORE, "partial hello needs more");
+	ok(srt__sni_find(m, 3, name, sizeof(name)) == SRT_SNI_MORE, "partial record header needs more");
 	n = hello(m, "a.example.com", 40);
-	ok(srt__tls_sni(m, n, name, sizeof(name)) == SRT_SNI_FOUND && !strcmp(name, "a.example.com"),
+	ok(srt__sni_find(m, n, name, sizeof(name)) == SRT_SNI_FOUND && !strcmp(name, "a.example.com"),
 	   "hello fragmented over several records");
 	r = 0;
 	for (size_t k = 1; k < n; k++)
-		if (srt__tls_sni(m, k, name, sizeof(name)) != SRT_SNI_MORE)
+		if (srt__sni_find(m, k, name, sizeof(name)) != SRT_SNI_MORE)
 			r++;
 	ok(r == 0, "every prefix of a fragmented hello asks for more");
 	n = hello(m, NULL, 16384);
-	ok(srt__tls_sni(m, n, name, sizeof(name)) == SRT_SNI_NONE, "hello without SNI");
-	ok(srt__tls_sni((const uint8_t *)"GET / HTTP/1.1\r\n", 16, name, sizeof(name)) == SRT_SNI_NOT_TLS,
+	ok(srt__sni_find(m, n, name, sizeof(name)) == SRT_SNI_NONE, "hello without SNI");
+	ok(srt__sni_find((const uint8_t *)"GET / HTTP/1.1\r\n", 16, name, sizeof(name)) == SRT_SNI_NOT_TLS,
 	   "plain HTTP is not TLS");
-	ok(srt__tls_sni((const uint8_t *)"\x16\x1d\x00", 3, name, sizeof(name)) == SRT_SNI_NOT_TLS,
+	ok(srt__sni_find((const uint8_t *)"\x16\x1d\x00", 3, name, sizeof(name)) == SRT_SNI_NOT_TLS,
 	   "0x16 without 03 is not TLS");
 	n = hello(m, "x.test", 16384);
 	m[5] = 2; /* server_hello, not client_hello */
-	ok(srt__tls_sni(m, n, name, sizeof(name)) == SRT_SNI_MALFORMED, "not a ClientHello");
+	ok(srt__sni_find(m, n, name, sizeof(name)) == SRT_SNI_MALFORMED, "not a ClientHello");
 	n = hello(m, "x.test", 16384);
 	m[n - 8] = 0xff; /* name length points past the end */
-	ok(srt__tls_sni(m, n, name, sizeof(name)) < SRT_SNI_MORE, "bad SNI length refused");
+	ok(srt__sni_find(m, n, name, sizeof(name)) < SRT_SNI_MORE, "bad SNI length refused");
 	n = hello(m, "x.test", 16384);
 	m[3] = 0x7f;
 	m[4] = 0xff;
-	ok(srt__tls_sni(m, n, name, sizeof(name)) == SRT_SNI_MALFORMED, "oversized record refused");
+	ok(srt__sni_find(m, n, name, sizeof(name)) == SRT_SNI_MALFORMED, "oversized record refused");
 	n = hello(m, "x\x01y.test", 16384);
-	ok(srt__tls_sni(m, n, name, sizeof(name)) == SRT_SNI_MALFORMED, "control byte in a name refused");
+	ok(srt__sni_find(m, n, name, sizeof(name)) == SRT_SNI_MALFORMED, "control byte in a name refused");
 	{
 		/* random garbage after 16 03 never crashes and never passes as a name */
 		uint64_t st = 42;
@@ -59,7 +59,7 @@ int main(void)
 			}
 			m[0] = 0x16;
 			m[1] = 3;
-			if (srt__tls_sni(m, len, name, sizeof(name)) == SRT_SNI_FOUND)
+			if (srt__sni_find(m, len, name, sizeof(name)) == SRT_SNI_FOUND)
 				found++;
 		}
 		ok(found == 0, "random records after 16 03 never yield a name");

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/bridge.h"
-#include "proxies/proxy.h"
+#include "proxies/wire.h"
 #include "proxies/pump.h"
 
 #define MAX_LISTEN 4

@@ -6,16 +6,16 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "proxies/tls.h"
+#include "proxies/sni.h"
 
 static unsigned u16(const uint8_t *p)
 {
 	return (unsigned)p[0] << 8 | p[1];
 }
 
-int srt__tls_sni(const uint8_t *buf, size_t len, char *out, size_t cap)
+int srt__sni_find(const uint8_t *buf, size_t len, char *out, size_t cap)
 {
-	uint8_t hs[SRT_TLS_PEEK_MAX];
+	uint8_t hs[SRT_SNI_PEEK_MAX];
 	size_t hl = 0, off = 0, need = 0, p, end;
 	bool found = false;
 

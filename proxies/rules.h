@@ -1,12 +1,15 @@
 /* The proxy's network rules (a private copy of the settings' lists) and the
- * decision order of anchor-inventory §3.4 on canonical hosts (§7.7). */
-#ifndef SRT_PROXY_FILTER_H
-#define SRT_PROXY_FILTER_H
+ * decision on canonical hosts: deniedDomains first, then allowedDomains,
+ * then (unless strictAllowlist) the command's own list. */
+#ifndef SRT_PROXY_RULES_H
+#define SRT_PROXY_RULES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "libsrt/settings.h"
+#include <srt/error.h>
+
+#include "proxies/net-config.h"
 #include "proxies/route.h"
 
 struct srt__cidr {
@@ -15,7 +18,7 @@ struct srt__cidr {
 	int prefix;
 };
 
-struct srt_rules {
+struct srt__net_rules {
 	char **allowed;
 	size_t n_allowed;
 	char **denied;
@@ -37,25 +40,26 @@ struct srt_rules {
 
 /* Copy the network lists of s. Returns SRT_OK or SRT_E_NOMEM/SRT_E_INVAL
  * (an unparsable deniedResolvedAddresses entry: fail closed). */
-int srt__rules_new(struct srt_rules **out, const struct srt__settings *s,
+int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config *s,
 		   struct srt_diag *diag);
-void srt__rules_free(struct srt_rules *r);
+void srt__net_rules_free(struct srt__net_rules *r);
 
-/* §3.4 for host (as requested) and port. Returns true to allow; on deny
+/* The decision for host (as requested) and port. Returns true to allow; on deny
  * writes the violation reason. `cmd_allowed` is the per-command list of
  * the connection's attribution (may be NULL): consulted after
  * strictAllowlist, as the reference does. A NULL rules pointer denies
  * ("sandbox policy unavailable"). */
-bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
+bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int port,
 			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap);
 
-/* deniedDomains only (the unauthenticated SOCKS probe of §7.6). Returns
+/* deniedDomains only (the unauthenticated SOCKS probe of an ssh
+ * ProxyCommand, answered with the in-band refusal). Returns
  * true and the reason when the host is deny-listed. */
-bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
+bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int port,
 			char *reason, size_t cap);
 
 /* Canonical form of host for matching and dialling; falls back to the host
  * lower-cased when it cannot be canonicalised (as the reference does). */
-void srt__filter_canon(const char *host, char *out, size_t cap);
+void srt__net_canon(const char *host, char *out, size_t cap);
 
 #endif

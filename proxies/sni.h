@@ -1,14 +1,14 @@
 /* The server name (SNI) of a TLS ClientHello, read from the first bytes a
  * client sends into a tunnel, so a CONNECT to an allowed host cannot name
- * another host inside TLS (domain fronting, user-asks N9). Pure; no I/O. */
-#ifndef SRT_PROXY_TLS_H
-#define SRT_PROXY_TLS_H
+ * another host inside TLS (domain fronting). Pure; no I/O. */
+#ifndef SRT_PROXY_SNI_H
+#define SRT_PROXY_SNI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Largest prefix we buffer to find the ClientHello (its records). */
-#define SRT_TLS_PEEK_MAX (16 * 1024 + 512)
+#define SRT_SNI_PEEK_MAX (16 * 1024 + 512)
 
 enum {
 	SRT_SNI_FOUND = 1,      /* name written to out */
@@ -20,6 +20,6 @@ enum {
 
 /* Look for the ClientHello in buf (handshake fragments may span several
  * records). out gets the host name, lower-cased, NUL-terminated. */
-int srt__tls_sni(const uint8_t *buf, size_t len, char *out, size_t cap);
+int srt__sni_find(const uint8_t *buf, size_t len, char *out, size_t cap);
 
 #endif

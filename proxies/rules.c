@@ -1,6 +1,7 @@
-/* Network decisions. The rules are a private copy so a settings update on
- * another thread swaps them whole (never half-applied), and a failed copy
- * keeps the old rules: a policy change never fails open. */
+/* The network rules and the decision on a host. The rules are a private
+ * copy so a settings update on another thread swaps them whole (never
+ * half-applied), and a failed copy keeps the old rules: a policy change
+ * never fails open. */
 #include "config.h"
 
 #include <ctype.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 
 #include "common/domain.h"
-#include "proxies/filter.h"
+#include "proxies/rules.h"
 #include "proxies/guard.h"
 
 static int copy_list(char ***out, size_t *n, const struct srt__strv *in)
@@ -33,7 +34,7 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
-void srt__rules_free(struct srt_rules *r)
+void srt__net_rules_free(struct srt__net_rules *r)
 {
 	if (!r)
 		return;
@@ -47,10 +48,10 @@ void srt__rules_free(struct srt_rules *r)
 	free(r);
 }
 
-int srt__rules_new(struct srt_rules **out, const struct srt__settings *s,
+int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config *s,
 		   struct srt_diag *diag)
 {
-	struct srt_rules *r = calloc(1, sizeof(*r));
+	struct srt__net_rules *r = calloc(1, sizeof(*r));
 	int err = SRT_E_NOMEM;
 	size_t n = s->n_denied_domain_reasons;
 
@@ -64,8 +65,8 @@ int srt__rules_new(struct srt_rules **out, const struct srt__settings *s,
 	if (!r->reason_keys || !r->reason_values)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		r->reason_keys[i] = strdup(s->denied_domain_reasons[i].key);
-		r->reason_values[i] = strdup(s->denied_domain_reasons[i].value);
+		r->reason_keys[i] = strdup(s->denied_domain_reasons[i].domain);
+		r->reason_values[i] = strdup(s->denied_domain_reasons[i].reason);
 		r->n_reasons = i + 1;
 		if (!r->reason_keys[i] || !r->reason_values[i])
 			goto out;
@@ -102,11 +103,11 @@ int srt__rules_new(struct srt_rules **out, const struct srt__settings *s,
 out:
 	if (err == SRT_E_NOMEM)
 		srt_diag_set(diag, err, "", "out of memory copying the network rules");
-	srt__rules_free(r);
+	srt__net_rules_free(r);
 	return err;
 }
 
-void srt__filter_canon(const char *host, char *out, size_t cap)
+void srt__net_canon(const char *host, char *out, size_t cap)
 {
 	size_t i;
 
@@ -130,7 +131,7 @@ static void set_reason(char *reason, size_t cap, const char *text)
 	reason[n] = '\0';
 }
 
-static const char *deny_reason(const struct srt_rules *r, const char *entry)
+static const char *deny_reason(const struct srt__net_rules *r, const char *entry)
 {
 	for (size_t i = 0; i < r->n_reasons; i++)
 		if (strcmp(r->reason_keys[i], entry) == 0)
@@ -138,7 +139,7 @@ static const char *deny_reason(const struct srt_rules *r, const char *entry)
 	return "host is on the deny list";
 }
 
-bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
+bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int port,
 			char *reason, size_t cap)
 {
 	char canon[300];
@@ -163,14 +164,14 @@ bool srt__filter_denied(const struct srt_rules *r, const char *host, int port,
 	return false;
 }
 
-bool srt__filter_decide(const struct srt_rules *r, const char *host, int port,
+bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int port,
 			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap)
 {
 	char canon[300];
 
-	if (srt__filter_denied(r, host, port, reason, cap))
+	if (srt__net_rules_denied(r, host, port, reason, cap))
 		return false;
-	srt__filter_canon(host, canon, sizeof(canon));
+	srt__net_canon(host, canon, sizeof(canon));
 	for (size_t i = 0; i < r->n_allowed; i++)
 		if (srt__domain_match(canon, port, r->allowed[i]))
 			return true;

@@ -1,0 +1,47 @@
+/* What the proxy reads of the user's settings: the network lists and the
+ * options it decides and routes by, and nothing else. The core fills it
+ * from its parsed settings (libsrt/proxy-config.c); the tests fill it by
+ * hand. The proxy never sees the core's settings struct.
+ *
+ * Nothing here is owned: every pointer, and every vector's array, is
+ * borrowed for the duration of the call that takes the struct
+ * (srt__proxy_new, srt__proxy_update, srt__net_rules_new), which copies
+ * what it keeps. Never release a vector through this struct. */
+#ifndef SRT_PROXY_NET_CONFIG_H
+#define SRT_PROXY_NET_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/strv.h"
+
+/* The message a deniedDomains entry gives when it refuses a host. */
+struct srt__net_reason {
+	const char *domain; /* the deniedDomains entry, as written */
+	const char *reason;
+};
+
+struct srt__net_config {
+	struct srt__strv allowed_domains;
+	struct srt__strv denied_domains;
+	const struct srt__net_reason *denied_domain_reasons;
+	size_t n_denied_domain_reasons;
+	bool strict_allowlist;
+	/* address ranges a resolved name must not reach ("10.0.0.0/8") */
+	struct srt__strv denied_resolved_addresses;
+	int http_proxy_port;  /* external HTTP proxy on 127.0.0.1; 0 = none */
+	int socks_proxy_port; /* external SOCKS proxy on 127.0.0.1; 0 = none */
+	struct srt__strv strip_response_headers;
+	bool refuse_opaque_tunnels;
+	bool require_host_match;
+	/* the parent proxy's URLs and NO_PROXY list; NULL falls back on the
+	 * environment of srt itself */
+	const char *parent_http;
+	const char *parent_https;
+	const char *parent_no_proxy;
+	/* the mitmProxy Unix socket (NULL: none) and the domains sent to it */
+	const char *mitm_socket_path;
+	struct srt__strv mitm_domains;
+};
+
+#endif
