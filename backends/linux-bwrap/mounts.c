@@ -1,4 +1,4 @@
-/* linux-bwrap: the filesystem mount plan (SPEC §3; anchor-inventory §4.4-4.6).
+/* linux-bwrap: the filesystem mount plan.
  *
  * Model. Every rule is applied at the path it resolves to on the host (deny
  * rules follow symbolic links; allow rules only follow links nobody inside a
@@ -8,7 +8,7 @@
  *     Default: readable.
  *   writable(p): readable(p), an allowWrite at or above p, and no
  *     denyWrite at or above p: for writes the deny wins even over a deeper
- *     allow (as the reference; the plan notes the allow it overrides).
+ *     allow (the plan notes the allow it overrides).
  *     Default: read-only.
  * So the outcome never depends on the order the settings list rules in,
  * a denied directory is neither readable nor writable, and an allowRead
@@ -41,7 +41,7 @@
  * writable mount is made. The pin is buried (the writable bind covers it)
  * but D stays a mount point in this namespace, so rename(2) and rmdir(2) of
  * D fail with EBUSY: a protected file cannot be moved away from its rule by
- * renaming a parent (user-asks F17).
+ * renaming a parent.
  *
  * Limits (best effort, noted here rather than hidden):
  *  - bwrap resolves mount destinations again when it runs. Paths are
@@ -719,7 +719,9 @@ static int mandatory_cb(void *vctx, const char *path, const char *what)
 	return add_rule(vctx, path, K_DW, origin, 0);
 }
 
-/* §4.5 in the working directory and in every writable root. */
+/* The mandatory write denies (srt__mandatory_scan: the shells' startup
+ * files, git configuration and hooks, editor settings) in the working
+ * directory and in every writable root. */
 static int add_mandatory(struct ctx *c)
 {
 	const struct srt_policy *pol = c->pol;
@@ -1420,7 +1422,7 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_pl
 		rc = add_rule(&c, pol->proxy_dir, K_AR, "srt proxy directory", 1);
 	if (!rc) {
 		/* so must the helper bwrap runs first (a broad denyRead hiding
-		 * it made every command fail, carderne/pi-sandbox#82) */
+		 * it would make every command fail) */
 		char helper[PATH_MAX];
 
 		if (srt__module_sibling &&

@@ -1,5 +1,6 @@
 /* linux-bwrap: the process/namespace words of the bwrap argv and the
- * helper's command line (anchor-inventory §4.3 rows 8-14, §4.10, §4.11).
+ * helper's command line: namespaces, capabilities, environment, the proxy
+ * socket and the helper's options.
  *
  * Capabilities: bwrap drops every capability (--cap-drop ALL) and keeps
  * CAP_SYS_ADMIN and CAP_SETPCAP for srt-linux-init alone. The helper needs

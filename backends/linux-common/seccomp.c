@@ -1,5 +1,5 @@
 /* The worker's seccomp filter, built with libseccomp for the architecture
- * we are running on (anchor-inventory §4.9, SPEC §5).
+ * we are running on (what it refuses and why: SECURITY.md).
  *
  * One program with default ALLOW:
  *  - any other architecture (a 32-bit compat entry on a 64-bit kernel) and,
@@ -455,7 +455,8 @@ out:
 /* ---- the observe filter ------------------------------------------------ */
 
 #define AT_NONE { -1, -1 }
-/* anchor-inventory §4.9's observe list, plus reads and the refusals */
+/* The syscalls the monitor observes: those that create, write, rename,
+ * remove or change files, plus reads and the refusals */
 const struct srt__observed_syscall srt__observed_syscalls[] = {
 	{ "openat", -1, SRT_OBS_OPEN, 2, { { 0, 1 }, AT_NONE } },
 	{ "open", -1, SRT_OBS_OPEN, 1, { { -1, 0 }, AT_NONE } },

@@ -1,5 +1,4 @@
-/* The seccomp filter the in-sandbox worker installs before exec (SPEC §5,
- * anchor-inventory §4.9). Built at run time by libseccomp for the running
+/* The seccomp filter the in-sandbox worker installs before exec. Built at run time by libseccomp for the running
  * architecture; a separate file so tests/unit/test-seccomp.c installs
  * exactly what the worker installs. */
 #ifndef SRT_INIT_SECCOMP_H
@@ -25,7 +24,7 @@ enum srt__seccomp_flags {
  * step ("seccomp_load", "rule socket", ...) into step; nothing is loaded. */
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen);
 
-/* The violation monitor's observe filter (anchor-inventory §4.9). */
+/* The violation monitor's observe filter: it reports, never refuses. */
 enum srt__observe_flags {
 	SRT_OBSERVE_WRITES = 1u << 0, /* write-intent file syscalls: notify */
 	SRT_OBSERVE_READS = 1u << 1,  /* also every open/openat for reading */

@@ -9,7 +9,7 @@
  *                  [--hide-file PATH]... [--pin-link PATH]... [--make-dev-proc]
  *                  -- command [args...]
  *
- * Process tree (SPEC §5, anchor-inventory §4.9):
+ * Process tree:
  *
  *   bwrap's reaper (PID 1 of bwrap's pid namespace; it reports our exit
  *   │                status to bwrap, which then exits without waiting
@@ -30,8 +30,8 @@
  * Capabilities: srt asks bwrap to keep CAP_SYS_ADMIN for this helper (see
  * procargs.c), so the nested namespaces can be made without another user
  * namespace (with --make-dev-proc the command gets one of its own, below);
- * without it we fall back to a nested user namespace like the reference
- * does. Either way every process that the command can reach ends up with
+ * without it we fall back to a nested user namespace, which needs no
+ * capability. Either way every process that the command can reach ends up with
  * no capabilities at all: the outer drops them before it starts the relay,
  * the nested init before the worker runs, the worker before it execs.
  *
@@ -1208,7 +1208,7 @@ static void nested_init(const struct opts *o, int go_fd, int made_userns, const 
 	}
 	if (made_userns && !o->allow_userns && !o->make_dev_proc) {
 		/* a second lock besides seccomp: no user namespace can be made
-		 * below this one. Best effort, as in the reference. Not with
+		 * below this one. Best effort. Not with
 		 * --make-dev-proc, where the command gets one of its own, which
 		 * the limit would refuse. */
 		int err = write_file("/proc/sys/user/max_user_namespaces", "0");
