@@ -69,15 +69,6 @@
 
 #include "backends/linux-common/seccomp.h"
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-#ifndef TIOCSETD
-#define TIOCSETD 0x5423
-#endif
 #ifndef TIOCEXCL
 #define TIOCEXCL 0x540C
 #endif
@@ -301,24 +292,38 @@ static int filter_count(void)
 	return (int)strtol(k + 16, NULL, 10);
 }
 
-int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
+void *srt__seccomp_filter_new(int *err, char *step, size_t steplen)
 {
-	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	scmp_filter_ctx ctx;
-	int rc, before;
+	int rc;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
 		snprintf(step, steplen, "seccomp_init");
-		return -ENOMEM;
+		*err = -ENOMEM;
+		return NULL;
 	}
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (rc < 0) {
 		/* libseccomp asks the kernel whether it can kill a whole
 		 * process; no answer means no usable seccomp here */
 		snprintf(step, steplen, "kill-process action for other architectures (is seccomp available?)");
-		goto out;
+		seccomp_release(ctx);
+		*err = rc;
+		return NULL;
 	}
+	return ctx;
+}
+
+int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
+{
+	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	scmp_filter_ctx ctx;
+	int rc, before;
+
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
 	/* seccomp_init filters for the native architecture only; be sure */
 	rc = seccomp_arch_exist(ctx, seccomp_arch_native());
 	if (rc < 0) {
@@ -562,16 +567,9 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 	rc = srt__seccomp_notify_supported(step, steplen);
 	if (rc < 0)
 		return rc;
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		snprintf(step, steplen, "seccomp_init");
-		return -ENOMEM;
-	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (rc < 0) {
-		snprintf(step, steplen, "kill-process action for other architectures");
-		goto out;
-	}
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
 	for (i = 0; i < srt__n_observed_syscalls; i++) {
 		const struct srt__observed_syscall *s = &srt__observed_syscalls[i];
 		struct named_syscall ns = { s->name, s->unified_nr };

@@ -19,6 +19,7 @@
 
 #include <seccomp.h>
 
+#include "backends/linux-common/seccomp.h"
 #include "backends/linux-landlock/netfilter.h"
 
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
@@ -139,16 +140,9 @@ int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
 	scmp_filter_ctx ctx;
 	int rc;
 
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		snprintf(step, steplen, "seccomp_init");
-		return -ENOMEM;
-	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (rc < 0) {
-		snprintf(step, steplen, "bad-architecture action");
-		goto out;
-	}
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
 	if (flags & SRT_LL_SECCOMP_INET) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
 				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));

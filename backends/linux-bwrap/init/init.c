@@ -118,15 +118,7 @@
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/landlock-replay.h"
-
-#define EXIT_SETUP 125
-#define EXIT_NOEXEC 126
-#define EXIT_NOTFOUND 127
-
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
+#include "backends/linux-common/helper-defs.h"
 
 struct opts {
 	const char *proxy_socket;
