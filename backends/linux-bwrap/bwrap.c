@@ -27,6 +27,8 @@
 
 #include <srt/backend.h>
 
+#include "backends/linux-common/backend-header.h"
+#include "backends/linux-common/path-search.h"
 #include "backends/linux-common/sibling.h"
 #include "layer.h"
 #include "backends/linux-common/mandatory.h"
@@ -104,27 +106,14 @@ static int trusted_program(const char *path, const struct srt_policy *pol)
 	return 1;
 }
 
+static int accept_trusted(const char *path, const void *pol)
+{
+	return trusted_program(path, pol);
+}
+
 static int find_on_path(const char *name, const struct srt_policy *pol, char *out, size_t outlen)
 {
-	const char *path = getenv("PATH");
-	const char *p, *e;
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; *p; p = *e ? e + 1 : e) {
-		size_t l;
-		e = strchrnul(p, ':');
-		l = (size_t)(e - p);
-		/* only absolute PATH entries: "." or "" would pick up a file
-		 * from the working directory */
-		if (l == 0 || p[0] != '/')
-			continue;
-		if (snprintf(out, outlen, "%.*s/%s", (int)l, p, name) >= (int)outlen)
-			continue;
-		if (access(out, X_OK) == 0 && trusted_program(out, pol))
-			return 0;
-	}
-	return -1;
+	return srt__path_search(name, accept_trusted, pol, out, outlen);
 }
 
 static int find_helper(char *out, size_t outlen)
@@ -1161,13 +1150,7 @@ static void bw_teardown(void *state)
 }
 
 const struct srt_backend srt_backend_entry = {
-	.hdr = {
-		.magic = SRT_BACKEND_MAGIC,
-		.abi_major = SRT_BACKEND_ABI_MAJOR,
-		.abi_minor = SRT_BACKEND_ABI_MINOR,
-		.size = sizeof(struct srt_backend),
-		.name = "linux-bwrap",
-	},
+	.hdr = SRT__BACKEND_HEADER("linux-bwrap"),
 	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETNS | SRT_CAP_PROXY | SRT_CAP_SECCOMP | SRT_CAP_PIDNS,
 	.probe = bw_probe,
 	.prepare = bw_prepare,
