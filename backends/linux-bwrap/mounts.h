@@ -4,7 +4,8 @@
  * the mandatory write denies, with the precedence described in mounts.c)
  * and the list of host paths the plan had to create
  * (placeholders for deny paths that do not exist yet) so the core can remove
- * them when the run ends. */
+ * them when the run ends. The plan's interface; mounts.c says which
+ * mount-*.c file does which step. */
 #ifndef SRT_BWRAP_MOUNTS_H
 #define SRT_BWRAP_MOUNTS_H
 
