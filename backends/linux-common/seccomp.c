@@ -133,21 +133,24 @@ static const struct named_syscall mount_calls[] = {
 	{ "open_tree_attr", 467 },
 };
 
-/* The number to filter for name, 0 with *nr < 0 when this architecture has
- * no such syscall, or -ENOSYS when we cannot tell. */
-static int resolve(const struct named_syscall *s, int *nr)
+int srt__seccomp_resolve(const char *name, int unified_nr, int *nr)
 {
-	int n = seccomp_syscall_resolve_name(s->name);
+	int n = seccomp_syscall_resolve_name(name);
 
 	if (n == __NR_SCMP_ERROR) {
-		if (!HAVE_UNIFIED_NUMBERS || s->unified_nr < 0)
+		if (!HAVE_UNIFIED_NUMBERS || unified_nr < 0)
 			return -ENOSYS;
-		n = s->unified_nr;
+		n = unified_nr;
 	}
 	/* libseccomp names syscalls of other architectures with negative
 	 * pseudo numbers: this kernel cannot have them */
 	*nr = n;
 	return 0;
+}
+
+static int resolve(const struct named_syscall *s, int *nr)
+{
+	return srt__seccomp_resolve(s->name, s->unified_nr, nr);
 }
 
 static int add_all(scmp_filter_ctx ctx, uint32_t action, const struct named_syscall *v,

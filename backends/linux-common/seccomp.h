@@ -39,6 +39,13 @@ enum srt__seccomp_flags {
  * writes the failed step into step and a negative errno into *err. */
 void *srt__seccomp_filter_new(int *err, char *step, size_t steplen);
 
+/* The number to filter for the syscall name on this architecture
+ * (libseccomp's answer, else unified_nr, its number in the table shared by
+ * the common architectures for syscalls 403 and up, when not -1): 0 with
+ * *nr < 0 when this architecture has no such syscall, or -ENOSYS when we
+ * cannot tell (*nr untouched). */
+int srt__seccomp_resolve(const char *name, int unified_nr, int *nr);
+
 /* Build the filter for flags and load it into the calling thread. The
  * caller must already have set PR_SET_NO_NEW_PRIVS (or hold
  * CAP_SYS_ADMIN). On failure returns a negative errno and writes the failed

@@ -9,7 +9,8 @@
  *
  * System calls newer than our libseccomp are filtered by their number in
  * the kernel's unified table (403 and up, the same on every architecture
- * listed below); elsewhere an unknown name is an error: fail closed. */
+ * srt__seccomp_resolve knows); elsewhere an unknown name is an error: fail
+ * closed. */
 #include "config.h"
 
 #include <errno.h>
@@ -21,13 +22,6 @@
 
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-landlock/netfilter.h"
-
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
-	defined(__riscv) || defined(__powerpc__) || defined(__s390__) || defined(__loongarch__)
-#define HAVE_UNIFIED_NUMBERS 1
-#else
-#define HAVE_UNIFIED_NUMBERS 0
-#endif
 
 struct call {
 	const char *name;
@@ -77,15 +71,11 @@ static const unsigned chmod_forbidden[] = { S_ISUID, S_ISGID, S_IWGRP, S_IWOTH }
 
 static int resolve(const char *name, int unified_nr, int *nr, char *step, size_t steplen)
 {
-	*nr = seccomp_syscall_resolve_name(name);
-	if (*nr == __NR_SCMP_ERROR) {
-		if (!HAVE_UNIFIED_NUMBERS || unified_nr < 0) {
-			snprintf(step, steplen, "resolve syscall '%s'", name);
-			return -ENOSYS;
-		}
-		*nr = unified_nr;
-	}
-	return 0;
+	int rc = srt__seccomp_resolve(name, unified_nr, nr);
+
+	if (rc < 0)
+		snprintf(step, steplen, "resolve syscall '%s'", name);
+	return rc;
 }
 
 static int add_chmod(scmp_filter_ctx ctx, char *step, size_t steplen)
