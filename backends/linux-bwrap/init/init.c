@@ -95,7 +95,8 @@
  *
  * This file runs the command (namespaces, supervision, the worker's
  * layers); the command line is opts.c, the messages report.c, the
- * --hide-file and --pin-link mounts hide.c, /dev and /proc devproc.c. */
+ * --hide-file and --pin-link mounts hide.c, /dev and /proc devproc.c, and
+ * starting the violation monitor observer.c. */
 #include "config.h"
 
 #include <errno.h>
@@ -122,17 +123,12 @@
 #include "backends/linux-bwrap/init/devproc.h"
 #include "backends/linux-bwrap/init/hide.h"
 #include "backends/linux-bwrap/init/monitor.h"
+#include "backends/linux-bwrap/init/observer.h"
 #include "backends/linux-bwrap/init/opts.h"
 #include "backends/linux-bwrap/init/report.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "backends/linux-common/helper-defs.h"
-
-/* The violation monitor, when srt asked for it: the parsed policy (the
- * worker reads its flags from this copy too), and the socketpair the
- * worker hands the listener over: [0] the outer's end, [1] the worker's. */
-static struct srt__monitor *monitor;
-static int mon_sock[2] = { -1, -1 };
 
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -285,168 +281,6 @@ static int supervise(pid_t child, const sigset_t *set)
 	}
 }
 
-/* One byte on the socketpair, with the listener attached or without. */
-static int send_listener(int sock, int fd)
-{
-	char byte = fd >= 0 ? 'L' : 'N';
-	struct iovec iov = { &byte, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg;
-	ssize_t n;
-
-	memset(&msg, 0, sizeof(msg));
-	memset(&u, 0, sizeof(u));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == 1 ? 0 : -1;
-}
-
-/* The listener from the worker: >= 0, or -1 when the worker runs without
- * the observer ('N', or it died: EOF). */
-static int recv_listener(int sock)
-{
-	char byte = 0;
-	struct iovec iov = { &byte, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg;
-	struct cmsghdr *c;
-	int fd = -1;
-	ssize_t n;
-
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		return -1;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (byte != 'L' && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* In the worker: load the observe filter and hand its listener to the
- * outer helper before anything else can make an observed call (each one
- * waits for an answer). Returns the flags for the enforcement filter. */
-static unsigned start_observer(const struct srt__init_opts *o)
-{
-	unsigned obs = 0, mflags = srt__monitor_flags(monitor);
-	char step[128] = "";
-	int lfd = -1, rc;
-
-	if (mflags & SRT_MONITOR_WRITES)
-		obs |= SRT_OBSERVE_WRITES;
-	if (mflags & SRT_MONITOR_READS)
-		obs |= SRT_OBSERVE_READS;
-	if (!o->allow_unix)
-		obs |= SRT_OBSERVE_UNIX;
-	rc = obs ? srt__seccomp_install_observer(obs, &lfd, step, sizeof(step)) : -ENODATA;
-	if (rc < 0 && lfd == -2) {
-		char what[200];
-		snprintf(what, sizeof(what), "seccomp: %s", step);
-		srt__init_fail(what, -rc);
-		_exit(EXIT_SETUP);
-	}
-	if (rc < 0) {
-		if (o->debug && obs)
-			srt__init_say("srt-linux-init: (debug) violation monitor unavailable (%s: %s); "
-			    "installing the plain filters, nothing is reported",
-			    step, strerror(-rc));
-		send_listener(mon_sock[1], -1);
-		close(mon_sock[1]);
-		return 0;
-	}
-	if (send_listener(mon_sock[1], lfd) != 0) {
-		/* nobody would answer: every observed call would wait */
-		srt__init_fail("hand the seccomp listener to the monitor", errno);
-		_exit(EXIT_SETUP);
-	}
-	close(lfd);
-	close(mon_sock[1]);
-	if (o->debug)
-		srt__init_say("srt-linux-init: (debug) violation monitor on (%s%s%s)",
-		    obs & SRT_OBSERVE_WRITES ? "writes " : "", obs & SRT_OBSERVE_READS ? "reads " : "",
-		    obs & SRT_OBSERVE_UNIX ? "unix-sockets" : "");
-	return obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0;
-}
-
-/* The outer helper's monitor thread: wait for the listener from the
- * worker, then answer notifications for as long as the sandbox runs. It
- * blocks in SECCOMP_IOCTL_NOTIF_RECV rather than poll(2), so the kernel can
- * hand it the CPU of the notifying task directly (SYNC_WAKE_UP). Every
- * signal is blocked here: they are the main thread's to forward. */
-static void *monitor_main(void *arg)
-{
-	pid_t child = *(pid_t *)arg;
-	int lfd, err;
-
-	lfd = recv_listener(mon_sock[0]);
-	close(mon_sock[0]);
-	mon_sock[0] = -1;
-	if (lfd < 0)
-		return NULL; /* the worker runs the plain filters, or died */
-	err = -srt__monitor_attach(monitor, lfd);
-	if (err) {
-		/* nobody would answer: observed calls would wait forever */
-		srt__init_fail("start the violation monitor", err);
-		kill(child, SIGKILL);
-		return NULL;
-	}
-	while (srt__monitor_handle(monitor) == 0)
-		;
-	/* the listener broke: observed calls now fail with ENOSYS (closed) */
-	close(lfd);
-	return NULL;
-}
-
-static int start_monitor_thread(pid_t *child)
-{
-	pthread_attr_t attr;
-	pthread_t t;
-	sigset_t all, old;
-	int err;
-
-	sigfillset(&all);
-	if (pthread_attr_init(&attr) != 0)
-		return ENOMEM;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&t, &attr, monitor_main, child);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	return err;
-}
-
 /* The Landlock layer, in the worker: the paths are the sandbox's now
  * (bwrap's binds keep the host's objects at their host paths; what bwrap
  * and we made here is granted by the plan's "here" records). */
@@ -492,8 +326,8 @@ static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
 		flags |= SRT_SECCOMP_ALLOW_UNIX;
 	if (o->allow_userns)
 		flags |= SRT_SECCOMP_ALLOW_USERNS;
-	if (monitor)
-		flags |= start_observer(o);
+	if (srt__init_monitor)
+		flags |= srt__init_start_observer(o);
 	rc = srt__seccomp_install(flags, step, sizeof(step));
 	if (rc < 0) {
 		char what[160];
@@ -609,8 +443,8 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 	if (n != 1)
 		_exit(EXIT_SETUP); /* the outer helper failed and said why */
 	/* the monitor's ends belong to the outer helper */
-	if (mon_sock[0] >= 0)
-		close(mon_sock[0]);
+	if (srt__init_mon_sock[0] >= 0)
+		close(srt__init_mon_sock[0]);
 	if (o->events_fd >= 0)
 		close(o->events_fd);
 
@@ -670,8 +504,8 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 	}
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
-	if (mon_sock[1] >= 0)
-		close(mon_sock[1]); /* the worker's: EOF for the outer if it dies early */
+	if (srt__init_mon_sock[1] >= 0)
+		close(srt__init_mon_sock[1]); /* the worker's: EOF for the outer if it dies early */
 	_exit(supervise(pid, set));
 }
 
@@ -733,7 +567,8 @@ static int run(int argc, char **argv)
 	if (o.events_fd >= 0) {
 		char err[256];
 
-		if (srt__monitor_load(o.policy_fd, o.events_fd, o.debug, &monitor, err, sizeof(err)) != 0) {
+		if (srt__monitor_load(o.policy_fd, o.events_fd, o.debug, &srt__init_monitor, err,
+				      sizeof(err)) != 0) {
 			srt__init_failf("srt-linux-init: violation monitor: %s", err);
 			return EXIT_SETUP;
 		}
@@ -741,7 +576,7 @@ static int run(int argc, char **argv)
 		o.policy_fd = -1;
 		/* before the filters and namespaces: the worker's end travels
 		 * with it into the nested namespaces */
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mon_sock) != 0) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, srt__init_mon_sock) != 0) {
 			srt__init_fail("violation monitor: socketpair", errno);
 			return EXIT_SETUP;
 		}
@@ -779,9 +614,9 @@ static int run(int argc, char **argv)
 	}
 	close(go[0]);
 	go[0] = -1;
-	if (mon_sock[1] >= 0) {
-		close(mon_sock[1]);
-		mon_sock[1] = -1;
+	if (srt__init_mon_sock[1] >= 0) {
+		close(srt__init_mon_sock[1]);
+		srt__init_mon_sock[1] = -1;
 	}
 
 	if (made_userns && write_id_maps(child, 1) != 0)
@@ -810,8 +645,8 @@ static int run(int argc, char **argv)
 		}
 	}
 	/* after the bridge's fork: no fork once there is a second thread */
-	if (monitor) {
-		int err = start_monitor_thread(&child);
+	if (srt__init_monitor) {
+		int err = srt__init_start_monitor_thread(&child);
 
 		if (err) {
 			srt__init_fail("start the violation monitor thread", err);
@@ -828,11 +663,11 @@ static int run(int argc, char **argv)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set);
 	/* a note about dropped events may still be waiting for room */
-	srt__monitor_finish(monitor, 200);
+	srt__monitor_finish(srt__init_monitor, 200);
 	/* The last event is out: say so, so srt need not wait for EOF, which
 	 * only comes when bwrap's own processes, holding copies of this
 	 * descriptor, have exited. A NUL cannot occur in an event line. */
-	if (monitor && o.events_fd >= 0 && write(o.events_fd, "\0\n", 2) != 2 && o.debug)
+	if (srt__init_monitor && o.events_fd >= 0 && write(o.events_fd, "\0\n", 2) != 2 && o.debug)
 		srt__init_say("srt-linux-init: (debug) end-of-events mark: %s", strerror(errno));
 	return rc;
 out:
