@@ -305,7 +305,8 @@ static void apply_landlock(const struct srt__init_opts *o)
 		    p.n_rules, p.kernel_abi, p.n_skipped);
 }
 
-static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask) __attribute__((noreturn));
+static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
+	__attribute__((noreturn));
 static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
 {
 	char step[128] = "";
@@ -426,10 +427,10 @@ static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t 
 
 /* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
  * finish the namespace setup, run the worker, forward and reap. */
-static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns, const sigset_t *set,
-			const sigset_t *orig_mask) __attribute__((noreturn));
-static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns, const sigset_t *set,
-			const sigset_t *orig_mask)
+static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns,
+			const sigset_t *set, const sigset_t *orig_mask) __attribute__((noreturn));
+static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns,
+			const sigset_t *set, const sigset_t *orig_mask)
 {
 	int fresh_proc = 0;
 	char go;
