@@ -34,10 +34,12 @@
 #include "backends/linux-common/sibling.h"
 #include "layer.h"
 #include "backends/linux-common/mandatory.h"
+#include "find.h"
 #include "guard.h"
 #include "mounts.h"
 #include "procargs.h"
 #include "state.h"
+#include "userns.h"
 
 /* Above this many words or bytes the mount words go through --args FD:
  * the kernel limits one argument list (ARG_MAX) and bwrap accepts at most
@@ -61,124 +63,6 @@ struct bwrap_cmd {
 	int counted;          /* in srt__bwrap_state.running */
 };
 
-/* Whether a program found on PATH may be trusted to build the sandbox: a
- * sandboxed command must not be able to plant it. So: a regular file that
- * neither it nor its directory lets group or others write, and that, when
- * it lies inside a write root of the policy (where a previous run could
- * have written), this user cannot write either (nor its directory). The
- * owner is not checked: inside a user namespace the real root shows as the
- * overflow uid. */
-static int trusted_program(const char *path, const struct srt_policy *pol)
-{
-	char dir[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	char *slash;
-	size_t i;
-	int in_root = 0;
-
-	if (!realpath(path, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_mode & 022))
-		return 0;
-	snprintf(dir, sizeof(dir), "%s", real);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	if (!dir[0])
-		snprintf(dir, sizeof(dir), "/");
-	if (stat(dir, &st) != 0 || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
-		return 0;
-	for (i = 0; pol && i < pol->allow_write.n; i++) {
-		const char *root = pol->allow_write.v[i].path;
-		size_t l = strlen(root);
-		if (!strcmp(root, "/") || (!strncmp(real, root, l) && (real[l] == '/' || real[l] == '\0')))
-			in_root = 1;
-	}
-	if (in_root && (access(real, W_OK) == 0 || access(dir, W_OK) == 0))
-		return 0;
-	return 1;
-}
-
-static int accept_trusted(const char *path, const void *pol)
-{
-	return trusted_program(path, pol);
-}
-
-static int find_on_path(const char *name, const struct srt_policy *pol, char *out, size_t outlen)
-{
-	return srt__path_search(name, accept_trusted, pol, out, outlen);
-}
-
-static int find_helper(char *out, size_t outlen)
-{
-	extern const struct srt_backend srt_backend_entry;
-
-	return srt__module_sibling(&srt_backend_entry, "srt-linux-init", out, outlen);
-}
-
-/* The likeliest reason namespaces cannot be created here, with the fix. */
-static const char *userns_diagnosis(void)
-{
-	if (srt__read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1 && getuid() != 0)
-		return "AppArmor forbids unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1); "
-		       "allow them for bwrap with an AppArmor profile, or run `sysctl kernel.apparmor_restrict_unprivileged_userns=0`";
-	if (srt__read_long_file("/proc/sys/user/max_user_namespaces") == 0)
-		return "user namespaces are disabled (user.max_user_namespaces=0); run `sysctl user.max_user_namespaces=15000`";
-	if (srt__read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
-		return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); run `sysctl kernel.unprivileged_userns_clone=1`";
-	if (access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0)
-		return "this looks like a container whose seccomp profile forbids namespaces; start it with a profile that allows unshare/clone of user namespaces (e.g. --security-opt seccomp=unconfined)";
-	return "see bwrap's message above";
-}
-
-/* Can this process create a user namespace? Tried in a throwaway child,
- * because that is what bwrap will do; a container's seccomp profile or a
- * disabled sysctl makes it fail with EPERM/ENOSPC/EINVAL. */
-static int userns_works(int *err)
-{
-	int st = 0;
-	pid_t p = fork();
-
-	if (p < 0) {
-		*err = errno;
-		return 0;
-	}
-	if (p == 0)
-		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0x7f));
-	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
-		;
-	*err = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-/* The throwaway child costs about a millisecond on every run. It can only
- * tell something the kernel's switches do not when a seccomp filter (a
- * container's profile) or an AppArmor restriction sits between us and
- * unshare; without either, and with the sysctls allowing it, the kernel
- * creates the namespace. Should bwrap still fail, srt fails with bwrap's
- * own message: the probe only chooses a backend, it does not guard one. */
-static int userns_needs_trial(void)
-{
-	char line[128];
-	int filtered = 1;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "Seccomp:", 8)) {
-				filtered = strtol(line + 8, NULL, 10) != 0;
-				break;
-			}
-		fclose(f);
-	}
-	if (filtered || srt__read_long_file("/proc/sys/user/max_user_namespaces") <= 0)
-		return 1;
-	if (getuid() == 0)
-		return 0;
-	return srt__read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 ||
-	       srt__read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1;
-}
-
 static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 {
 	char path[PATH_MAX];
@@ -189,21 +73,21 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
 					    "bubblewrap: bwrapPath \"%s\" is not executable (%s)",
 					    pol->bwrap_path, strerror(errno));
-		if (!trusted_program(pol->bwrap_path, pol))
+		if (!srt__bwrap_trusted_program(pol->bwrap_path, pol))
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
 					    "bubblewrap: bwrapPath \"%s\" could be replaced by a sandboxed command (it is writable by others or lies in a write root); install bwrap outside the allowed write paths",
 					    pol->bwrap_path);
-	} else if (find_on_path("bwrap", pol, path, sizeof(path)) != 0) {
+	} else if (srt__bwrap_find_on_path("bwrap", pol, path, sizeof(path)) != 0) {
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (bwrap) is not installed (or only in a directory a sandboxed command could write): install the Debian package 'bubblewrap', or set bwrapPath in the settings");
 	}
-	if (find_helper(path, sizeof(path)) != 0)
+	if (srt__bwrap_find_helper(path, sizeof(path)) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
-	if (userns_needs_trial() && !userns_works(&err))
+	if (srt__bwrap_userns_needs_trial() && !srt__bwrap_userns_works(&err))
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "user namespaces",
 				    "user namespaces cannot be created here (%s): %s",
-				    strerror(err), userns_diagnosis());
+				    strerror(err), srt__bwrap_userns_diagnosis());
 	return SRT_OK;
 }
 
@@ -214,7 +98,7 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 	int err = 0, have_bwrap;
 	FILE *f;
 
-	have_bwrap = find_on_path("bwrap", NULL, path, sizeof(path)) == 0;
+	have_bwrap = srt__bwrap_find_on_path("bwrap", NULL, path, sizeof(path)) == 0;
 	if (have_bwrap) {
 		char cmd[PATH_MAX + 32];
 		snprintf(cmd, sizeof(cmd), "'%s' --version 2>&1", path);
@@ -233,7 +117,7 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 		       "install the Debian package 'bubblewrap' (or set bwrapPath)");
 	}
 
-	if (find_helper(path, sizeof(path)) == 0)
+	if (srt__bwrap_find_helper(path, sizeof(path)) == 0)
 		report(ctx, "srt-linux-init helper", 1, path, NULL);
 	else
 		report(ctx, "srt-linux-init helper", 0, "not found next to the linux-bwrap module",
@@ -251,11 +135,11 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 	} else {
 		report(ctx, "AppArmor userns restriction", 1, "sysctl absent (no restriction)", NULL);
 	}
-	if (userns_works(&err)) {
+	if (srt__bwrap_userns_works(&err)) {
 		report(ctx, "user namespaces", 1, "unshare(CLONE_NEWUSER) works", NULL);
 	} else {
 		snprintf(detail, sizeof(detail), "unshare(CLONE_NEWUSER) failed: %s", strerror(err));
-		report(ctx, "user namespaces", 0, detail, userns_diagnosis());
+		report(ctx, "user namespaces", 0, detail, srt__bwrap_userns_diagnosis());
 	}
 
 	/* Seccomp mode of this process: 2 means a filter is already installed,
@@ -294,12 +178,12 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	st->guard_fd = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
-	else if (find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
+	else if (srt__bwrap_find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
 		free(st);
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap'");
 	}
-	if (find_helper(st->helper, sizeof(st->helper)) != 0) {
+	if (srt__bwrap_find_helper(st->helper, sizeof(st->helper)) != 0) {
 		free(st);
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
@@ -728,9 +612,9 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		int uerr = 0;
 
 		/* guess at namespaces only when they are what fails here */
-		if (!userns_works(&uerr))
+		if (!srt__bwrap_userns_works(&uerr))
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-					    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
+					    "bubblewrap could not create the sandbox; %s", srt__bwrap_userns_diagnosis());
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (%s) ended before it created the sandbox, although user namespaces work here; see its message above, or check bwrapPath",
 				    ((const struct srt__bwrap_state *)state)->bwrap);
