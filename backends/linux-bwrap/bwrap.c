@@ -4,7 +4,9 @@
  *
  * The argv is assembled from three pure parts: the mount words (mounts.c),
  * the process words (procargs.c) and the helper words. Secrets never go
- * into the argv: the core passes the child environment through execve. */
+ * into the argv: the core passes the child environment through execve.
+ * What must be undone if srt is killed mid-run is left to the cleanup
+ * guard (guard.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -27,11 +29,17 @@
 
 #include <srt/backend.h>
 
+#include "backends/linux-common/backend-header.h"
+#include "backends/linux-common/path-search.h"
 #include "backends/linux-common/sibling.h"
 #include "layer.h"
 #include "backends/linux-common/mandatory.h"
+#include "find.h"
+#include "guard.h"
 #include "mounts.h"
 #include "procargs.h"
+#include "state.h"
+#include "userns.h"
 
 /* Above this many words or bytes the mount words go through --args FD:
  * the kernel limits one argument list (ARG_MAX) and bwrap accepts at most
@@ -43,17 +51,6 @@
  * the rest to bwrap (through --args when large). */
 #define HELPER_HIDE_MAX 128
 
-struct bwrap_state {
-	const struct srt_policy *pol;
-	char bwrap[PATH_MAX];
-	char helper[PATH_MAX];
-	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
-	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
-	int guard_used;  /* a command has run under this guard */
-	int running;     /* commands between wrap() and release() */
-	int proxy_dir_sent;
-};
-
 struct bwrap_cmd {
 	struct srt__mount_plan plan;
 	int info_rd, info_wr; /* --info-fd pipe */
@@ -63,139 +60,8 @@ struct bwrap_cmd {
 	int events_rd, events_wr; /* the violation monitor's pipe */
 	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
 	struct srt__ll_layer layer; /* the Landlock layer (layer.h) */
-	int counted;          /* in bwrap_state.running */
+	int counted;          /* in srt__bwrap_state.running */
 };
-
-/* Whether a program found on PATH may be trusted to build the sandbox: a
- * sandboxed command must not be able to plant it. So: a regular file that
- * neither it nor its directory lets group or others write, and that, when
- * it lies inside a write root of the policy (where a previous run could
- * have written), this user cannot write either (nor its directory). The
- * owner is not checked: inside a user namespace the real root shows as the
- * overflow uid. */
-static int trusted_program(const char *path, const struct srt_policy *pol)
-{
-	char dir[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	char *slash;
-	size_t i;
-	int in_root = 0;
-
-	if (!realpath(path, real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_mode & 022))
-		return 0;
-	snprintf(dir, sizeof(dir), "%s", real);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	if (!dir[0])
-		snprintf(dir, sizeof(dir), "/");
-	if (stat(dir, &st) != 0 || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
-		return 0;
-	for (i = 0; pol && i < pol->allow_write.n; i++) {
-		const char *root = pol->allow_write.v[i].path;
-		size_t l = strlen(root);
-		if (!strcmp(root, "/") || (!strncmp(real, root, l) && (real[l] == '/' || real[l] == '\0')))
-			in_root = 1;
-	}
-	if (in_root && (access(real, W_OK) == 0 || access(dir, W_OK) == 0))
-		return 0;
-	return 1;
-}
-
-static int find_on_path(const char *name, const struct srt_policy *pol, char *out, size_t outlen)
-{
-	const char *path = getenv("PATH");
-	const char *p, *e;
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; *p; p = *e ? e + 1 : e) {
-		size_t l;
-		e = strchrnul(p, ':');
-		l = (size_t)(e - p);
-		/* only absolute PATH entries: "." or "" would pick up a file
-		 * from the working directory */
-		if (l == 0 || p[0] != '/')
-			continue;
-		if (snprintf(out, outlen, "%.*s/%s", (int)l, p, name) >= (int)outlen)
-			continue;
-		if (access(out, X_OK) == 0 && trusted_program(out, pol))
-			return 0;
-	}
-	return -1;
-}
-
-static int find_helper(char *out, size_t outlen)
-{
-	extern const struct srt_backend srt_backend_entry;
-
-	return srt__module_sibling(&srt_backend_entry, "srt-linux-init", out, outlen);
-}
-
-/* The likeliest reason namespaces cannot be created here, with the fix. */
-static const char *userns_diagnosis(void)
-{
-	if (srt__read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1 && getuid() != 0)
-		return "AppArmor forbids unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1); "
-		       "allow them for bwrap with an AppArmor profile, or run `sysctl kernel.apparmor_restrict_unprivileged_userns=0`";
-	if (srt__read_long_file("/proc/sys/user/max_user_namespaces") == 0)
-		return "user namespaces are disabled (user.max_user_namespaces=0); run `sysctl user.max_user_namespaces=15000`";
-	if (srt__read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 && getuid() != 0)
-		return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0); run `sysctl kernel.unprivileged_userns_clone=1`";
-	if (access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0)
-		return "this looks like a container whose seccomp profile forbids namespaces; start it with a profile that allows unshare/clone of user namespaces (e.g. --security-opt seccomp=unconfined)";
-	return "see bwrap's message above";
-}
-
-/* Can this process create a user namespace? Tried in a throwaway child,
- * because that is what bwrap will do; a container's seccomp profile or a
- * disabled sysctl makes it fail with EPERM/ENOSPC/EINVAL. */
-static int userns_works(int *err)
-{
-	int st = 0;
-	pid_t p = fork();
-
-	if (p < 0) {
-		*err = errno;
-		return 0;
-	}
-	if (p == 0)
-		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0x7f));
-	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
-		;
-	*err = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-/* The throwaway child costs about a millisecond on every run. It can only
- * tell something the kernel's switches do not when a seccomp filter (a
- * container's profile) or an AppArmor restriction sits between us and
- * unshare; without either, and with the sysctls allowing it, the kernel
- * creates the namespace. Should bwrap still fail, srt fails with bwrap's
- * own message: the probe only chooses a backend, it does not guard one. */
-static int userns_needs_trial(void)
-{
-	char line[128];
-	int filtered = 1;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "Seccomp:", 8)) {
-				filtered = strtol(line + 8, NULL, 10) != 0;
-				break;
-			}
-		fclose(f);
-	}
-	if (filtered || srt__read_long_file("/proc/sys/user/max_user_namespaces") <= 0)
-		return 1;
-	if (getuid() == 0)
-		return 0;
-	return srt__read_long_file("/proc/sys/kernel/unprivileged_userns_clone") == 0 ||
-	       srt__read_long_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1;
-}
 
 static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 {
@@ -207,21 +73,21 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
 					    "bubblewrap: bwrapPath \"%s\" is not executable (%s)",
 					    pol->bwrap_path, strerror(errno));
-		if (!trusted_program(pol->bwrap_path, pol))
+		if (!srt__bwrap_trusted_program(pol->bwrap_path, pol))
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
 					    "bubblewrap: bwrapPath \"%s\" could be replaced by a sandboxed command (it is writable by others or lies in a write root); install bwrap outside the allowed write paths",
 					    pol->bwrap_path);
-	} else if (find_on_path("bwrap", pol, path, sizeof(path)) != 0) {
+	} else if (srt__bwrap_find_on_path("bwrap", pol, path, sizeof(path)) != 0) {
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (bwrap) is not installed (or only in a directory a sandboxed command could write): install the Debian package 'bubblewrap', or set bwrapPath in the settings");
 	}
-	if (find_helper(path, sizeof(path)) != 0)
+	if (srt__bwrap_find_helper(path, sizeof(path)) != 0)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
-	if (userns_needs_trial() && !userns_works(&err))
+	if (srt__bwrap_userns_needs_trial() && !srt__bwrap_userns_works(&err))
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "user namespaces",
 				    "user namespaces cannot be created here (%s): %s",
-				    strerror(err), userns_diagnosis());
+				    strerror(err), srt__bwrap_userns_diagnosis());
 	return SRT_OK;
 }
 
@@ -232,7 +98,7 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 	int err = 0, have_bwrap;
 	FILE *f;
 
-	have_bwrap = find_on_path("bwrap", NULL, path, sizeof(path)) == 0;
+	have_bwrap = srt__bwrap_find_on_path("bwrap", NULL, path, sizeof(path)) == 0;
 	if (have_bwrap) {
 		char cmd[PATH_MAX + 32];
 		snprintf(cmd, sizeof(cmd), "'%s' --version 2>&1", path);
@@ -251,7 +117,7 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 		       "install the Debian package 'bubblewrap' (or set bwrapPath)");
 	}
 
-	if (find_helper(path, sizeof(path)) == 0)
+	if (srt__bwrap_find_helper(path, sizeof(path)) == 0)
 		report(ctx, "srt-linux-init helper", 1, path, NULL);
 	else
 		report(ctx, "srt-linux-init helper", 0, "not found next to the linux-bwrap module",
@@ -269,11 +135,11 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 	} else {
 		report(ctx, "AppArmor userns restriction", 1, "sysctl absent (no restriction)", NULL);
 	}
-	if (userns_works(&err)) {
+	if (srt__bwrap_userns_works(&err)) {
 		report(ctx, "user namespaces", 1, "unshare(CLONE_NEWUSER) works", NULL);
 	} else {
 		snprintf(detail, sizeof(detail), "unshare(CLONE_NEWUSER) failed: %s", strerror(err));
-		report(ctx, "user namespaces", 0, detail, userns_diagnosis());
+		report(ctx, "user namespaces", 0, detail, srt__bwrap_userns_diagnosis());
 	}
 
 	/* Seccomp mode of this process: 2 means a filter is already installed,
@@ -304,7 +170,7 @@ static void bw_diagnose(srt_report_fn report, void *ctx)
 
 static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
 {
-	struct bwrap_state *st = calloc(1, sizeof(*st));
+	struct srt__bwrap_state *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return SRT_E_NOMEM;
@@ -312,293 +178,18 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	st->guard_fd = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
-	else if (find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
+	else if (srt__bwrap_find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
 		free(st);
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (bwrap) is not installed: install the Debian package 'bubblewrap'");
 	}
-	if (find_helper(st->helper, sizeof(st->helper)) != 0) {
+	if (srt__bwrap_find_helper(st->helper, sizeof(st->helper)) != 0) {
 		free(st);
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 				    "the sandbox helper srt-linux-init is missing next to the linux-bwrap module; reinstall srt");
 	}
 	*state = st;
 	return SRT_OK;
-}
-
-/* The guard outlives a srt that is killed (SIGKILL) and undoes what srt
- * would have: it kills the process group of a bwrap still setting up (a
- * bwrap child whose parent died mid-setup waits forever on its eventfd, and
- * --die-with-parent does not reach it yet), then removes the placeholder
- * files. It reads NUL-terminated records from a pipe: "P<path>" a
- * placeholder, "K<pid>" a process group to kill if srt dies, "k<pid>" that
- * group is finished, "R<pid>" bwrap's reaper (PID 1 of the sandbox) of the
- * running command, "X" no orphan work (see guard_start), "Q" srt is ending
- * normally. At EOF, which comes when
- * srt is gone or done, it acts on what is left: nothing after "Q", since
- * srt removes its own placeholders when each command ends (bw_release),
- * so srt never waits for the guard. Killed mid-run, srt leaves the guard
- * its command's orphan work too (srt_command.orphan_fn, the git guard's
- * sweep): done once the reaper has exited. */
-#define GUARD_MAX_GROUPS 64
-
-/* Close every descriptor from 3 up but rd and the n in keep. */
-static void close_all_but(int rd, const int *keep, size_t n)
-{
-	unsigned lo = 3;
-
-	for (;;) {
-		unsigned next = ~0U;
-
-		/* the lowest kept descriptor at or above lo */
-		if ((unsigned)rd >= lo)
-			next = (unsigned)rd;
-		for (size_t k = 0; k < n; k++)
-			if (keep[k] >= 0 && (unsigned)keep[k] >= lo && (unsigned)keep[k] < next)
-				next = (unsigned)keep[k];
-		if (next == ~0U) {
-			close_range(lo, ~0U, 0);
-			return;
-		}
-		if (next > lo)
-			close_range(lo, next - 1, 0);
-		lo = next + 1;
-	}
-}
-
-/* Has pid exited (gone, or a zombie)? */
-static int exited(pid_t pid)
-{
-	char path[64], buf[256];
-	const char *rp;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	rp = strrchr(buf, ')'); /* the state follows the command name */
-	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
-}
-
-/* After srt died: the sandbox must be gone before the orphan work looks at
- * the write roots. bwrap's group was just killed; its reaper (bwrap's
- * PID 1, "R"), which bwrap's death kills, exits only once every process
- * of its pid namespace is gone. Without a reaper yet (srt died while bwrap
- * set up), the group leaders (bwrap), then a grace for their reapers'
- * death signal. Waits up to 5 s. */
-static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
-{
-	for (int t = 0; t < 500; t++) {
-		int alive = reaper > 1 && !exited(reaper);
-
-		for (size_t g = 0; reaper <= 1 && !alive && g < ngroups; g++)
-			alive = !exited(groups[g]);
-		if (!alive)
-			break;
-		usleep(10000);
-	}
-	if (reaper <= 1)
-		usleep(200000);
-}
-
-static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
-		       const int *orphan_fds, size_t n_orphan_fds)
-{
-	struct srt__strv paths = { 0 };
-	pid_t groups[GUARD_MAX_GROUPS];
-	size_t ngroups = 0, g;
-	char buf[PATH_MAX + 2];
-	size_t have = 0;
-	char proxy_dir[PATH_MAX + 2] = "";
-	pid_t reaper = 0;
-	int i, quitting = 0;
-
-	for (i = 0; i < 3; i++) {
-		int nfd = open("/dev/null", O_RDWR);
-		if (nfd >= 0 && nfd != i) {
-			dup2(nfd, i);
-			close(nfd);
-		}
-	}
-	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...)
-	 * and what the orphan work needs (the write roots it sweeps) */
-	close_all_but(rd, orphan_fn ? orphan_fds : NULL, orphan_fn ? n_orphan_fds : 0);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	for (;;) {
-		ssize_t n = read(rd, buf + have, sizeof(buf) - have);
-		char *nul;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		while ((nul = memchr(buf, '\0', have))) {
-			size_t l = (size_t)(nul - buf) + 1;
-			long pid = 0;
-
-			if (buf[0] == 'K' || buf[0] == 'k' || buf[0] == 'R')
-				pid = strtol(buf + 1, NULL, 10);
-			if (buf[0] == 'P' && buf[1] == '/') {
-				srt__strv_push(&paths, buf + 1);
-			} else if (buf[0] == 'K' && pid > 1 && ngroups < GUARD_MAX_GROUPS) {
-				groups[ngroups++] = (pid_t)pid;
-			} else if (buf[0] == 'k') {
-				for (g = 0; g < ngroups; g++)
-					if (groups[g] == (pid_t)pid)
-						groups[g] = groups[--ngroups];
-				reaper = 0; /* that command's sandbox is gone */
-			} else if (buf[0] == 'R' && pid > 1) {
-				reaper = (pid_t)pid;
-			} else if (buf[0] == 'D' && buf[1] == '/' && !proxy_dir[0]) {
-				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
-			} else if (buf[0] == 'Q') {
-				quitting = 1;
-			} else if (buf[0] == 'X') {
-				orphan_fn = NULL; /* stale: see guard_start */
-			}
-			memmove(buf, buf + l, have - l);
-			have -= l;
-		}
-		if (have == sizeof(buf))
-			have = 0; /* an over-long record cannot be one we sent */
-	}
-	/* srt ending normally has removed its placeholders itself */
-	if (quitting)
-		_exit(0);
-	for (g = 0; g < ngroups; g++)
-		kill(-groups[g], SIGKILL);
-	/* srt died mid-run: what it would have done at the command's end
-	 * (the git guard's sweep), once nothing sandboxed is left */
-	if (orphan_fn && ngroups) {
-		guard_wait_gone(groups, ngroups, reaper);
-		orphan_fn(orphan_ctx);
-	}
-	/* srt died: its proxy directory (socket inside) goes too */
-	if (proxy_dir[0]) {
-		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0) {
-			unlinkat(dfd, "proxy.sock", 0);
-			close(dfd);
-			rmdir(proxy_dir);
-		}
-	}
-	srt__bwrap_plan_cleanup(&paths);
-	_exit(0);
-}
-
-static int guard_check(struct bwrap_state *st, struct srt_diag *diag);
-static int guard_send(struct bwrap_state *st, char type, const char *text, struct srt_diag *diag);
-
-/* The guard is a grandchild: nobody has to reap it, and srt does not
- * wait for it. It is a copy of srt made now, so a command with orphan
- * work (cmd->orphan_fn: state of this run) gets a guard of its own; one
- * left by an earlier command ends first. */
-static int guard_start(struct bwrap_state *st, const struct srt_command *cmd,
-		       struct srt_diag *diag)
-{
-	int p[2];
-	pid_t pid;
-
-	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn && st->running > 0) {
-		/* another command still needs this guard: keep it, without
-		 * an earlier run's orphan work (its snapshot would take
-		 * repositories made since for the command's) */
-		guard_send(st, 'X', NULL, NULL);
-	} else if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
-		guard_send(st, 'Q', NULL, NULL);
-		close(st->guard_fd); /* EOF after Q: the guard just exits */
-		st->guard_fd = -1;
-		st->guard_used = 0;
-		st->proxy_dir_sent = 0;
-		guard_check(st, NULL);
-	}
-	if (st->guard_fd >= 0)
-		return SRT_OK;
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid == 0) {
-		sigset_t none;
-		pid_t g;
-
-		close(p[1]);
-		g = fork();
-		if (g != 0)
-			_exit(g < 0 ? 1 : 0);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		guard_main(p[0], cmd->orphan_fn, cmd->orphan_ctx, cmd->orphan_fds, cmd->n_orphan_fds);
-	}
-	close(p[0]);
-	if (pid < 0) {
-		close(p[1]);
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
-	}
-	/* reaped later (guard_check): waiting here would put its exit on
-	 * every start's critical path */
-	st->guard_mid = pid;
-	st->guard_fd = p[1];
-	return SRT_OK;
-}
-
-/* Did the guard start? Asked once the plan is made, before anything runs:
- * the guard's parent has exited by then, so the wait costs nothing, and a
- * guard that could not be started stops the run instead of being noticed
- * only at teardown (a non-blocking look would pass while that parent still
- * ran). Teardown asks too, for a run that failed before the plan. */
-static int guard_check(struct bwrap_state *st, struct srt_diag *diag)
-{
-	int status = 0;
-	pid_t r;
-
-	if (st->guard_mid <= 0)
-		return SRT_OK;
-	do
-		r = waitpid(st->guard_mid, &status, 0);
-	while (r < 0 && errno == EINTR);
-	st->guard_mid = 0;
-	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: the guard could not be started");
-	return SRT_OK;
-}
-
-static int guard_send(struct bwrap_state *st, char type, const char *text, struct srt_diag *diag)
-{
-	char rec[PATH_MAX + 2];
-	size_t l, off = 0;
-
-	if (st->guard_fd < 0)
-		return SRT_OK;
-	l = (size_t)snprintf(rec, sizeof(rec), "%c%s", type, text ? text : "");
-	if (l >= sizeof(rec))
-		return srt_diag_set(diag, SRT_E_LIMIT, "", "cleanup guard: record too long");
-	l++; /* the NUL ends the record */
-	while (off < l) {
-		ssize_t w = write(st->guard_fd, rec + off, l - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: write: %s", strerror(errno));
-		off += (size_t)w;
-	}
-	return SRT_OK;
-}
-
-static void guard_announce(void *ctx, const char *path)
-{
-	/* a failed write leaves the guard without this path: srt's own
-	 * cleanup still removes it unless srt dies too */
-	guard_send(ctx, 'P', path, NULL);
 }
 
 static char *join_words(char **v, size_t n, size_t *len)
@@ -708,7 +299,7 @@ out:
 static int bw_wrap(void *state, const char *const *argv, struct srt_command *out,
 		   struct srt_diag *diag)
 {
-	struct bwrap_state *st = state;
+	struct srt__bwrap_state *st = state;
 	const struct srt_policy *pol = st->pol;
 	struct bwrap_cmd *bc;
 	struct srt__strv w = { 0 };
@@ -729,7 +320,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 
 	/* the guard first, told of each placeholder before it exists, so a
 	 * srt killed while planning leaves nothing behind */
-	rc = guard_start(st, out, diag);
+	rc = srt__bwrap_guard_start(st, out, diag);
 	if (rc)
 		return rc;
 	st->guard_used = 1;
@@ -737,7 +328,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	bc->counted = 1;
 	out->guard_fd = st->guard_fd;
 	if (pol->proxy_dir && !st->proxy_dir_sent) {
-		rc = guard_send(st, 'D', pol->proxy_dir, diag);
+		rc = srt__bwrap_guard_send(st, 'D', pol->proxy_dir, diag);
 		if (rc)
 			return rc;
 		st->proxy_dir_sent = 1;
@@ -763,12 +354,12 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		 * alone do not cover what appears during the run */
 		fprintf(stderr, "srt: warning: landlock layer not applied, the mounts enforce the policy alone: %s\n",
 			bc->layer.reason);
-	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, guard_announce, st,
+	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, srt__bwrap_guard_announce, st,
 				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
 	srt__mandatory_memo_end();
 	if (rc)
 		return rc;
-	rc = guard_check(st, diag);
+	rc = srt__bwrap_guard_check(st, diag);
 	if (rc)
 		return rc;
 
@@ -1021,18 +612,18 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		int uerr = 0;
 
 		/* guess at namespaces only when they are what fails here */
-		if (!userns_works(&uerr))
+		if (!srt__bwrap_userns_works(&uerr))
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-					    "bubblewrap could not create the sandbox; %s", userns_diagnosis());
+					    "bubblewrap could not create the sandbox; %s", srt__bwrap_userns_diagnosis());
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
 				    "bubblewrap (%s) ended before it created the sandbox, although user namespaces work here; see its message above, or check bwrapPath",
-				    ((const struct bwrap_state *)state)->bwrap);
+				    ((const struct srt__bwrap_state *)state)->bwrap);
 	}
 	{
 		/* the guard waits for this one to be gone before it sweeps */
 		char num[24];
 		snprintf(num, sizeof(num), "%ld", (long)reaper);
-		guard_send(state, 'R', num, NULL);
+		srt__bwrap_guard_send(state, 'R', num, NULL);
 	}
 	switch (read_status(bc->status_rd, &cmd->signal_pid, err, sizeof(err))) {
 	case 1:
@@ -1048,7 +639,7 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 static void bw_release(void *state, struct srt_command *cmd)
 {
 	struct bwrap_cmd *bc = cmd->priv;
-	struct bwrap_state *st = state;
+	struct srt__bwrap_state *st = state;
 	size_t i;
 
 	if (bc && bc->counted) {
@@ -1085,7 +676,7 @@ static void bw_release(void *state, struct srt_command *cmd)
 	if (bc->pgrp > 0) {
 		char num[24];
 		snprintf(num, sizeof(num), "%ld", (long)bc->pgrp);
-		guard_send(state, 'k', num, NULL);
+		srt__bwrap_guard_send(state, 'k', num, NULL);
 	}
 	/* the sandbox is gone: links it replaced go back before anything on
 	 * the host follows them */
@@ -1148,26 +739,20 @@ static int bw_explain(void *state, const struct srt_command *cmd, FILE *out)
 
 static void bw_teardown(void *state)
 {
-	struct bwrap_state *st = state;
+	struct srt__bwrap_state *st = state;
 
 	if (!st)
 		return;
 	if (st->guard_fd >= 0) {
-		guard_send(st, 'Q', NULL, NULL);
+		srt__bwrap_guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF after Q: the guard just exits */
 	}
-	guard_check(st, NULL);
+	srt__bwrap_guard_check(st, NULL);
 	free(st);
 }
 
 const struct srt_backend srt_backend_entry = {
-	.hdr = {
-		.magic = SRT_BACKEND_MAGIC,
-		.abi_major = SRT_BACKEND_ABI_MAJOR,
-		.abi_minor = SRT_BACKEND_ABI_MINOR,
-		.size = sizeof(struct srt_backend),
-		.name = "linux-bwrap",
-	},
+	.hdr = SRT__BACKEND_HEADER("linux-bwrap"),
 	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETNS | SRT_CAP_PROXY | SRT_CAP_SECCOMP | SRT_CAP_PIDNS,
 	.probe = bw_probe,
 	.prepare = bw_prepare,

@@ -26,7 +26,8 @@ static int under(const char *path, const char *root)
 }
 
 /* Is root writable under the mounts? A denyWrite (or a loaded settings
- * file) at or above it wins over it (SPEC §3); the denies below it are
+ * file) at or above it wins over it (for writes a deny always wins); the
+ * denies below it are
  * the mounts' to enforce. */
 static int root_writable(const struct srt_policy *pol, const char *root)
 {

@@ -1,10 +1,11 @@
 /* linux-bwrap: the filesystem part of the plan, a pure function of the policy.
  *
  * Produces the bwrap mount words (from "--ro-bind / /" up to and including
- * the mandatory write denies, §4.4-4.6 of anchor-inventory, with the
- * precedence of SPEC §3) and the list of host paths the plan had to create
+ * the mandatory write denies, with the precedence described in mounts.c)
+ * and the list of host paths the plan had to create
  * (placeholders for deny paths that do not exist yet) so the core can remove
- * them when the run ends. */
+ * them when the run ends. The plan's interface; mounts.c says which
+ * mount-*.c file does which step. */
 #ifndef SRT_BWRAP_MOUNTS_H
 #define SRT_BWRAP_MOUNTS_H
 

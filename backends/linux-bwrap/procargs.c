@@ -1,15 +1,15 @@
 /* linux-bwrap: the process/namespace words of the bwrap argv and the
- * helper's command line (anchor-inventory §4.3 rows 8-14, §4.10, §4.11).
+ * helper's command line: namespaces, capabilities, environment, the proxy
+ * socket and the helper's options.
  *
  * Capabilities: bwrap drops every capability (--cap-drop ALL) and keeps
  * CAP_SYS_ADMIN and CAP_SETPCAP for srt-linux-init alone. The helper needs
  * the first to make the nested pid + mount namespace and mount a /proc that
  * shows only the command's tree, the second to empty the bounding set; it
  * then drops every capability before anything from the sandbox runs (see
- * init/init.c). The reference instead nests a user
- * namespace (with CAP_SETFCAP for a uid-0 caller); measured on Linux 6.18
- * with bubblewrap 0.8, a uid-0 caller's fresh /proc cannot be mounted that
- * way (bwrap's read-only binds under its /proc are locked in the nested
+ * init/init.c). The other way, a nested user namespace (with CAP_SETFCAP
+ * for a uid-0 caller), fails here: measured on Linux 6.18 with bubblewrap
+ * 0.8, a uid-0 caller's fresh /proc cannot be mounted that way (bwrap's read-only binds under its /proc are locked in the nested
  * namespace, so the kernel refuses proc as not fully visible), and the
  * command would keep every capability of the nested namespace. The helper
  * still falls back to a nested user namespace when bwrap cannot grant the
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/linux-common/path-search.h"
 #include "procargs.h"
 
 static int push_all(struct srt__strv *w, const char *const *v)
@@ -38,27 +39,13 @@ static int push_all(struct srt__strv *w, const char *const *v)
  * "bwrap" on PATH (the core resolves it the same way). */
 static int bwrap_is_setuid(const struct srt_policy *pol)
 {
-	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
 	struct stat st;
-	const char *p, *e;
 
 	if (pol->bwrap_path)
 		return stat(pol->bwrap_path, &st) == 0 && (st.st_mode & S_ISUID);
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; *p; p = *e ? e + 1 : e) {
-		size_t l;
-
-		e = strchrnul(p, ':');
-		l = (size_t)(e - p);
-		if (l == 0 || p[0] != '/')
-			continue;
-		if (snprintf(buf, sizeof(buf), "%.*s/bwrap", (int)l, p) >= (int)sizeof(buf))
-			continue;
-		if (access(buf, X_OK) == 0)
-			return stat(buf, &st) == 0 && (st.st_mode & S_ISUID);
-	}
+	if (srt__path_search("bwrap", NULL, NULL, buf, sizeof(buf)) == 0)
+		return stat(buf, &st) == 0 && (st.st_mode & S_ISUID);
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* linux-bwrap: glob matching and wrap-time expansion (§4.14).
+/* Linux backends: glob matching and wrap-time expansion (grammar in glob.h).
  *
  * Matching is a dynamic programme over (token, text position), so a hostile
  * pattern such as "*a*a*a*a*b" costs tokens x length, never exponential

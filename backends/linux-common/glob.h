@@ -1,4 +1,4 @@
-/* linux-bwrap: the glob grammar of anchor-inventory §4.14 and its expansion
+/* Linux backends: the glob grammar of the filesystem rules and its expansion
  * at wrap time (Linux mounts can only name paths that exist).
  *
  * Grammar: "?" one character other than "/"; "*" any run without "/";

@@ -3,7 +3,7 @@
  * Two independent domains are planned the same way, then merged per object:
  *  - reads: allowed by default; denyRead (and /dev outside the bwrap --dev
  *    set) deny; allowRead and the write roots re-open; the most specific
- *    rule wins, allow wins a tie (SPEC §3).
+ *    rule wins, allow wins a tie.
  *  - writes: denied by default; allowWrite opens; denyWrite, the loaded
  *    settings files and the mandatory denies close and win over any allow
  *    at or below them; a denyRead path is unwritable too but, like a read
@@ -229,7 +229,7 @@ static int add_deny(struct planner *pl, struct domain *d, const char *p, int str
 	return domain_add(d, named, 0, strong, origin);
 }
 
-/* Sort, drop allows under a strong deny (denyWrite wins, SPEC §3), and merge
+/* Sort, drop allows under a strong deny (denyWrite wins over any allow), and merge
  * rules on the same path: a strong deny wins, else an allow wins. */
 static int domain_finish(struct planner *pl, struct domain *d)
 {
@@ -535,7 +535,7 @@ static int refuse_glob(struct planner *pl, const struct srt_rule *r)
 			    r->origin, r->path);
 }
 
-/* A denyRead glob is expanded now (anchor-inventory §4.14, as linux-bwrap
+/* A denyRead glob is expanded now (grammar in glob.h, as linux-bwrap
  * does): every match, links included, is denied like a literal entry. */
 static int deny_glob(struct planner *pl, struct domain *d, const struct srt_rule *x)
 {
@@ -691,7 +691,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 			struct srt_diag gd;
 			size_t j;
 
-			/* matches only, links not followed (§4.14) */
+			/* matches only, links not followed (see glob.h) */
 			memset(&gd, 0, sizeof(gd));
 			rc = srt__glob_expand(x->path, 0, &pl->glob_budget, &m, &gd);
 			if (rc) {
@@ -794,7 +794,7 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 		if (rc)
 			return rc;
 	}
-	/* Mandatory denies (§4.5): in the working directory, names even when
+	/* Mandatory denies (mandatory.h): in the working directory, names even when
 	 * absent, and in every write root what exists. Only what lies in a
 	 * write root matters: elsewhere nothing is writable anyway. */
 	memset(&mo, 0, sizeof(mo));
@@ -923,7 +923,7 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 	rc = build_reads(&pl, &rd, &wr);
 	if (rc)
 		goto out;
-	/* a read-denied path is unwritable too (SPEC §3: not a writable tmpfs) */
+	/* a read-denied path is unwritable too (as under linux-bwrap, where it is a read-only tmpfs) */
 	{
 		size_t i;
 		for (i = 0; i < rd.n; i++)

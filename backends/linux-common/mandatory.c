@@ -1,4 +1,4 @@
-/* linux-bwrap: bounded walk for the mandatory write denies (§4.5).
+/* Linux backends: bounded walk for the mandatory write denies (mandatory.h).
  *
  * One openat()/fdopendir() per directory, d_type from getdents so most
  * entries cost no stat, and a quick first-byte test: every dangerous name
@@ -17,7 +17,8 @@
 #include <unistd.h>
 #include "backends/linux-common/mandatory.h"
 
-/* §4.5's list, and the other startup files the same shells read: zsh reads
+/* Files a sandboxed command must not write wherever they lie (git reads
+ * them, shells and tools run them on start), and the other startup files the same shells read: zsh reads
  * .zshenv on every start, even a script's, and .zlogin at login; bash reads
  * .bash_login when there is no .bash_profile. */
 static const char *const dangerous_files[] = {

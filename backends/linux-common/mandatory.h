@@ -1,5 +1,7 @@
-/* linux-bwrap: the mandatory write denies of anchor-inventory §4.5, found by
- * a bounded walk of a write root (no ripgrep).
+/* Linux backends: the mandatory write denies (files git, shells and editors
+ * read and act on, so a command that could write them could run code
+ * outside the sandbox later), found by a bounded walk of a write root (no
+ * ripgrep).
  *
  * Depth rule (mandatoryDenySearchDepth = D): a dangerous file counts when
  * the directory holding it is at depth <= D-1 below the root (the root is

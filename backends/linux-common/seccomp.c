@@ -1,5 +1,5 @@
 /* The worker's seccomp filter, built with libseccomp for the architecture
- * we are running on (anchor-inventory §4.9, SPEC §5).
+ * we are running on (what it refuses and why: SECURITY.md).
  *
  * One program with default ALLOW:
  *  - any other architecture (a 32-bit compat entry on a 64-bit kernel) and,
@@ -69,15 +69,6 @@
 
 #include "backends/linux-common/seccomp.h"
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-#ifndef TIOCSETD
-#define TIOCSETD 0x5423
-#endif
 #ifndef TIOCEXCL
 #define TIOCEXCL 0x540C
 #endif
@@ -142,21 +133,24 @@ static const struct named_syscall mount_calls[] = {
 	{ "open_tree_attr", 467 },
 };
 
-/* The number to filter for name, 0 with *nr < 0 when this architecture has
- * no such syscall, or -ENOSYS when we cannot tell. */
-static int resolve(const struct named_syscall *s, int *nr)
+int srt__seccomp_resolve(const char *name, int unified_nr, int *nr)
 {
-	int n = seccomp_syscall_resolve_name(s->name);
+	int n = seccomp_syscall_resolve_name(name);
 
 	if (n == __NR_SCMP_ERROR) {
-		if (!HAVE_UNIFIED_NUMBERS || s->unified_nr < 0)
+		if (!HAVE_UNIFIED_NUMBERS || unified_nr < 0)
 			return -ENOSYS;
-		n = s->unified_nr;
+		n = unified_nr;
 	}
 	/* libseccomp names syscalls of other architectures with negative
 	 * pseudo numbers: this kernel cannot have them */
 	*nr = n;
 	return 0;
+}
+
+static int resolve(const struct named_syscall *s, int *nr)
+{
+	return srt__seccomp_resolve(s->name, s->unified_nr, nr);
 }
 
 static int add_all(scmp_filter_ctx ctx, uint32_t action, const struct named_syscall *v,
@@ -301,24 +295,38 @@ static int filter_count(void)
 	return (int)strtol(k + 16, NULL, 10);
 }
 
-int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
+void *srt__seccomp_filter_new(int *err, char *step, size_t steplen)
 {
-	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	scmp_filter_ctx ctx;
-	int rc, before;
+	int rc;
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
 		snprintf(step, steplen, "seccomp_init");
-		return -ENOMEM;
+		*err = -ENOMEM;
+		return NULL;
 	}
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (rc < 0) {
 		/* libseccomp asks the kernel whether it can kill a whole
 		 * process; no answer means no usable seccomp here */
 		snprintf(step, steplen, "kill-process action for other architectures (is seccomp available?)");
-		goto out;
+		seccomp_release(ctx);
+		*err = rc;
+		return NULL;
 	}
+	return ctx;
+}
+
+int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
+{
+	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	scmp_filter_ctx ctx;
+	int rc, before;
+
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
 	/* seccomp_init filters for the native architecture only; be sure */
 	rc = seccomp_arch_exist(ctx, seccomp_arch_native());
 	if (rc < 0) {
@@ -455,7 +463,8 @@ out:
 /* ---- the observe filter ------------------------------------------------ */
 
 #define AT_NONE { -1, -1 }
-/* anchor-inventory §4.9's observe list, plus reads and the refusals */
+/* The syscalls the monitor observes: those that create, write, rename,
+ * remove or change files, plus reads and the refusals */
 const struct srt__observed_syscall srt__observed_syscalls[] = {
 	{ "openat", -1, SRT_OBS_OPEN, 2, { { 0, 1 }, AT_NONE } },
 	{ "open", -1, SRT_OBS_OPEN, 1, { { -1, 0 }, AT_NONE } },
@@ -561,16 +570,9 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 	rc = srt__seccomp_notify_supported(step, steplen);
 	if (rc < 0)
 		return rc;
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		snprintf(step, steplen, "seccomp_init");
-		return -ENOMEM;
-	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (rc < 0) {
-		snprintf(step, steplen, "kill-process action for other architectures");
-		goto out;
-	}
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
 	for (i = 0; i < srt__n_observed_syscalls; i++) {
 		const struct srt__observed_syscall *s = &srt__observed_syscalls[i];
 		struct named_syscall ns = { s->name, s->unified_nr };

@@ -1,12 +1,25 @@
-/* The seccomp filter the in-sandbox worker installs before exec (SPEC §5,
- * anchor-inventory §4.9). Built at run time by libseccomp for the running
- * architecture; a separate file so tests/unit/test-seccomp.c installs
- * exactly what the worker installs. */
+/* The seccomp filter the in-sandbox worker installs before exec. Built at
+ * run time by libseccomp for the running architecture; a separate file so
+ * tests/unit/test-seccomp.c installs exactly what the worker installs. */
 #ifndef SRT_INIT_SECCOMP_H
 #define SRT_INIT_SECCOMP_H
 
 #include <fcntl.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+/* Numbers the filter refuses that older libc headers may not name; the
+ * tests that probe the filter use the same ones. */
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
 
 enum srt__seccomp_flags {
 	/* network.allowAllUnixSockets: no AF_UNIX/AF_VSOCK/io_uring rules */
@@ -19,13 +32,27 @@ enum srt__seccomp_flags {
 	SRT_SECCOMP_UNIX_OBSERVED = 1u << 2,
 };
 
+/* A new libseccomp filter (a scmp_filter_ctx) with default ALLOW that kills
+ * the whole process for a syscall made through another architecture (a
+ * 32-bit compat entry on a 64-bit kernel): the start of every filter srt
+ * loads. The caller owns it (seccomp_release). On failure returns NULL,
+ * writes the failed step into step and a negative errno into *err. */
+void *srt__seccomp_filter_new(int *err, char *step, size_t steplen);
+
+/* The number to filter for the syscall name on this architecture
+ * (libseccomp's answer, else unified_nr, its number in the table shared by
+ * the common architectures for syscalls 403 and up, when not -1): 0 with
+ * *nr < 0 when this architecture has no such syscall, or -ENOSYS when we
+ * cannot tell (*nr untouched). */
+int srt__seccomp_resolve(const char *name, int unified_nr, int *nr);
+
 /* Build the filter for flags and load it into the calling thread. The
  * caller must already have set PR_SET_NO_NEW_PRIVS (or hold
  * CAP_SYS_ADMIN). On failure returns a negative errno and writes the failed
  * step ("seccomp_load", "rule socket", ...) into step; nothing is loaded. */
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen);
 
-/* The violation monitor's observe filter (anchor-inventory §4.9). */
+/* The violation monitor's observe filter: it reports, never refuses. */
 enum srt__observe_flags {
 	SRT_OBSERVE_WRITES = 1u << 0, /* write-intent file syscalls: notify */
 	SRT_OBSERVE_READS = 1u << 1,  /* also every open/openat for reading */

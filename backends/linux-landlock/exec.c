@@ -36,15 +36,7 @@
 #include "backends/linux-common/landlock-plan.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "backends/linux-common/seccomp.h"
-
-#define EXIT_SETUP 125
-#define EXIT_NOEXEC 126
-#define EXIT_NOTFOUND 127
-
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
+#include "backends/linux-common/helper-defs.h"
 
 static void die(const char *step, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 static void die(const char *step, const char *fmt, ...)

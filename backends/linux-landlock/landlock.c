@@ -30,6 +30,7 @@
 
 #include <srt/backend.h>
 
+#include "backends/linux-common/backend-header.h"
 #include "backends/linux-common/sibling.h"
 
 #include "backends/linux-common/landlock-abi.h"
@@ -323,13 +324,7 @@ static void ll_teardown(void *state)
 }
 
 const struct srt_backend srt_backend_entry = {
-	.hdr = {
-		.magic = SRT_BACKEND_MAGIC,
-		.abi_major = SRT_BACKEND_ABI_MAJOR,
-		.abi_minor = SRT_BACKEND_ABI_MINOR,
-		.size = sizeof(struct srt_backend),
-		.name = "linux-landlock",
-	},
+	.hdr = SRT__BACKEND_HEADER("linux-landlock"),
 	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_SECCOMP,
 	.probe = ll_probe,
 	.prepare = ll_prepare,

@@ -9,7 +9,8 @@
  *
  * System calls newer than our libseccomp are filtered by their number in
  * the kernel's unified table (403 and up, the same on every architecture
- * listed below); elsewhere an unknown name is an error: fail closed. */
+ * srt__seccomp_resolve knows); elsewhere an unknown name is an error: fail
+ * closed. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,14 +20,8 @@
 
 #include <seccomp.h>
 
+#include "backends/linux-common/seccomp.h"
 #include "backends/linux-landlock/netfilter.h"
-
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
-	defined(__riscv) || defined(__powerpc__) || defined(__s390__) || defined(__loongarch__)
-#define HAVE_UNIFIED_NUMBERS 1
-#else
-#define HAVE_UNIFIED_NUMBERS 0
-#endif
 
 struct call {
 	const char *name;
@@ -76,15 +71,11 @@ static const unsigned chmod_forbidden[] = { S_ISUID, S_ISGID, S_IWGRP, S_IWOTH }
 
 static int resolve(const char *name, int unified_nr, int *nr, char *step, size_t steplen)
 {
-	*nr = seccomp_syscall_resolve_name(name);
-	if (*nr == __NR_SCMP_ERROR) {
-		if (!HAVE_UNIFIED_NUMBERS || unified_nr < 0) {
-			snprintf(step, steplen, "resolve syscall '%s'", name);
-			return -ENOSYS;
-		}
-		*nr = unified_nr;
-	}
-	return 0;
+	int rc = srt__seccomp_resolve(name, unified_nr, nr);
+
+	if (rc < 0)
+		snprintf(step, steplen, "resolve syscall '%s'", name);
+	return rc;
 }
 
 static int add_chmod(scmp_filter_ctx ctx, char *step, size_t steplen)
@@ -139,16 +130,9 @@ int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
 	scmp_filter_ctx ctx;
 	int rc;
 
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		snprintf(step, steplen, "seccomp_init");
-		return -ENOMEM;
-	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (rc < 0) {
-		snprintf(step, steplen, "bad-architecture action");
-		goto out;
-	}
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
 	if (flags & SRT_LL_SECCOMP_INET) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
 				      SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));

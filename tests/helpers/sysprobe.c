@@ -35,12 +35,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
+#include "backends/linux-common/seccomp.h"
+
 #define NR_IO_URING_SETUP 425
 #define NR_OPEN_TREE 428
 #define NR_FSOPEN 430

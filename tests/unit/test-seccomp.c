@@ -29,12 +29,6 @@
 #include "backends/linux-common/seccomp.h"
 #include "tests/unit/tap.h"
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
 #define HI_NOISE ((unsigned long)(UINT64_C(1) << 32))
 
 #define NO_FILTER (-1)

@@ -40,9 +40,6 @@
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-common/seccomp.h"
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
 #ifndef F_SEAL_WRITE
 #define F_SEAL_WRITE 0x0008
 #endif

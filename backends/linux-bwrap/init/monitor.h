@@ -1,6 +1,7 @@
 /* srt-linux-init's violation monitor: the supervisor side of the seccomp
- * user-notification observer (anchor-inventory §4.9 "observe filter",
- * §4.13; issue "Violations you can see").
+ * user-notification observer: the syscalls a command makes against the
+ * policy are reported to srt as violation lines, without changing what
+ * the command sees.
  *
  * srt hands the helper two descriptors: a sealed memfd with the monitor
  * policy (--monitor-policy-fd) and the write end of a pipe whose read end

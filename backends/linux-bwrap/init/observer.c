@@ -1,0 +1,183 @@
+/* srt-linux-init: starting the violation monitor: the worker's observe
+ * filter, the hand-over of its listener to the outer helper, and the
+ * outer's thread that answers it (see observer.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "backends/linux-bwrap/init/observer.h"
+#include "backends/linux-bwrap/init/report.h"
+#include "backends/linux-common/helper-defs.h"
+#include "backends/linux-common/seccomp.h"
+
+struct srt__monitor *srt__init_monitor;
+int srt__init_mon_sock[2] = { -1, -1 };
+
+/* One byte on the socketpair, with the listener attached or without. */
+static int send_listener(int sock, int fd)
+{
+	char byte = fd >= 0 ? 'L' : 'N';
+	struct iovec iov = { &byte, 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+/* The listener from the worker: >= 0, or -1 when the worker runs without
+ * the observer ('N', or it died: EOF). */
+static int recv_listener(int sock)
+{
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct cmsghdr *c;
+	int fd = -1;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (byte != 'L' && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* In the worker: load the observe filter and hand its listener to the
+ * outer helper before anything else can make an observed call (each one
+ * waits for an answer). Returns the flags for the enforcement filter. */
+unsigned srt__init_start_observer(const struct srt__init_opts *o)
+{
+	unsigned obs = 0, mflags = srt__monitor_flags(srt__init_monitor);
+	char step[128] = "";
+	int lfd = -1, rc;
+
+	if (mflags & SRT_MONITOR_WRITES)
+		obs |= SRT_OBSERVE_WRITES;
+	if (mflags & SRT_MONITOR_READS)
+		obs |= SRT_OBSERVE_READS;
+	if (!o->allow_unix)
+		obs |= SRT_OBSERVE_UNIX;
+	rc = obs ? srt__seccomp_install_observer(obs, &lfd, step, sizeof(step)) : -ENODATA;
+	if (rc < 0 && lfd == -2) {
+		char what[200];
+		snprintf(what, sizeof(what), "seccomp: %s", step);
+		srt__init_fail(what, -rc);
+		_exit(EXIT_SETUP);
+	}
+	if (rc < 0) {
+		if (o->debug && obs)
+			srt__init_say("srt-linux-init: (debug) violation monitor unavailable (%s: %s); "
+			    "installing the plain filters, nothing is reported",
+			    step, strerror(-rc));
+		send_listener(srt__init_mon_sock[1], -1);
+		close(srt__init_mon_sock[1]);
+		return 0;
+	}
+	if (send_listener(srt__init_mon_sock[1], lfd) != 0) {
+		/* nobody would answer: every observed call would wait */
+		srt__init_fail("hand the seccomp listener to the monitor", errno);
+		_exit(EXIT_SETUP);
+	}
+	close(lfd);
+	close(srt__init_mon_sock[1]);
+	if (o->debug)
+		srt__init_say("srt-linux-init: (debug) violation monitor on (%s%s%s)",
+		    obs & SRT_OBSERVE_WRITES ? "writes " : "", obs & SRT_OBSERVE_READS ? "reads " : "",
+		    obs & SRT_OBSERVE_UNIX ? "unix-sockets" : "");
+	return obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0;
+}
+
+/* The outer helper's monitor thread: wait for the listener from the
+ * worker, then answer notifications for as long as the sandbox runs. It
+ * blocks in SECCOMP_IOCTL_NOTIF_RECV rather than poll(2), so the kernel can
+ * hand it the CPU of the notifying task directly (SYNC_WAKE_UP). Every
+ * signal is blocked here: they are the main thread's to forward. */
+static void *monitor_main(void *arg)
+{
+	pid_t child = *(pid_t *)arg;
+	int lfd, err;
+
+	lfd = recv_listener(srt__init_mon_sock[0]);
+	close(srt__init_mon_sock[0]);
+	srt__init_mon_sock[0] = -1;
+	if (lfd < 0)
+		return NULL; /* the worker runs the plain filters, or died */
+	err = -srt__monitor_attach(srt__init_monitor, lfd);
+	if (err) {
+		/* nobody would answer: observed calls would wait forever */
+		srt__init_fail("start the violation monitor", err);
+		kill(child, SIGKILL);
+		return NULL;
+	}
+	while (srt__monitor_handle(srt__init_monitor) == 0)
+		;
+	/* the listener broke: observed calls now fail with ENOSYS (closed) */
+	close(lfd);
+	return NULL;
+}
+
+int srt__init_start_monitor_thread(pid_t *child)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	if (pthread_attr_init(&attr) != 0)
+		return ENOMEM;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&t, &attr, monitor_main, child);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return err;
+}

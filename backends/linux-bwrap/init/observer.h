@@ -1,0 +1,28 @@
+/* srt-linux-init: starting the violation monitor (monitor.h) across the
+ * nested namespaces: the worker loads the observe filter and hands its
+ * listener over a socketpair to a thread of the outer helper, which
+ * answers the notifications. */
+#ifndef SRT_INIT_OBSERVER_H
+#define SRT_INIT_OBSERVER_H
+
+#include <sys/types.h>
+
+#include "backends/linux-bwrap/init/monitor.h"
+#include "backends/linux-bwrap/init/opts.h"
+
+/* The violation monitor, when srt asked for it: the parsed policy (the
+ * worker reads its flags from this copy too), and the socketpair the
+ * worker hands the listener over: [0] the outer's end, [1] the worker's. */
+extern struct srt__monitor *srt__init_monitor;
+extern int srt__init_mon_sock[2];
+
+/* In the worker: load the observe filter and hand its listener to the
+ * outer helper. Returns the flags for the enforcement filter; exits when
+ * the filter is in place but nobody could answer it. */
+unsigned srt__init_start_observer(const struct srt__init_opts *o);
+/* In the outer helper, after its last fork: the thread that receives the
+ * listener and answers notifications; *child is killed if it cannot. 0 or
+ * an errno. */
+int srt__init_start_monitor_thread(pid_t *child);
+
+#endif

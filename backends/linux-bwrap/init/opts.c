@@ -1,0 +1,164 @@
+/* srt-linux-init: parsing and checking its command line. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/linux-bwrap/init/opts.h"
+#include "backends/linux-bwrap/init/report.h"
+
+static int parse_port(const char *s, int *out)
+{
+	long v = 0;
+
+	if (!*s || strlen(s) > 5)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* A repeated path option: val (absolute) appended to *v (room for max). */
+static int add_path(const char ***v, size_t *n, size_t max, const char *opt, const char *val)
+{
+	if (val[0] != '/') {
+		srt__init_failf("srt-linux-init: %s: '%s' is not an absolute path", opt, val);
+		return -1;
+	}
+	if (!*v && !(*v = calloc(max, sizeof(**v)))) {
+		srt__init_fail(opt, ENOMEM);
+		return -1;
+	}
+	(*v)[(*n)++] = val;
+	return 0;
+}
+
+int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->events_fd = o->policy_fd = o->landlock_fd = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "--proxy-socket") && val) {
+			if (val[0] != '/') {
+				srt__init_failf("srt-linux-init: --proxy-socket: '%s' is not an absolute path", val);
+				return -1;
+			}
+			o->proxy_socket = val;
+			i++;
+		} else if (!strcmp(a, "--proxy-socket-id") && val) {
+			char *end;
+
+			errno = 0;
+			o->proxy_dev = strtoull(val, &end, 10);
+			if (errno || end == val || *end != ':' || !(end[1] >= '0' && end[1] <= '9')) {
+				srt__init_failf("srt-linux-init: --proxy-socket-id: '%s' is not DEVICE:INODE", val);
+				return -1;
+			}
+			o->proxy_ino = strtoull(end + 1, &end, 10);
+			if (errno || *end || !o->proxy_ino) {
+				srt__init_failf("srt-linux-init: --proxy-socket-id: '%s' is not DEVICE:INODE", val);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--http-port") && val) {
+			if (parse_port(val, &o->http_port)) {
+				srt__init_failf("srt-linux-init: --http-port: '%s' is not a port number", val);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--socks-port") && val) {
+			if (parse_port(val, &o->socks_port)) {
+				srt__init_failf("srt-linux-init: --socks-port: '%s' is not a port number", val);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--allow-all-unix-sockets")) {
+			o->allow_unix = 1;
+		} else if (!strcmp(a, "--allow-nested-userns")) {
+			o->allow_userns = 1;
+		} else if (!strcmp(a, "--weaker-nested-sandbox")) {
+			o->weaker = 1;
+		} else if (!strcmp(a, "--status-fd") && val) {
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+				srt__init_failf("srt-linux-init: --status-fd: '%s' is not an open descriptor", val);
+				return -1;
+			}
+			srt__init_status_fd = fd;
+			i++;
+		} else if ((!strcmp(a, "--events-fd") || !strcmp(a, "--monitor-policy-fd")) && val) {
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+				srt__init_failf("srt-linux-init: %s: '%s' is not an open descriptor", a, val);
+				return -1;
+			}
+			if (a[2] == 'e')
+				o->events_fd = fd;
+			else
+				o->policy_fd = fd;
+			i++;
+		} else if (!strcmp(a, "--landlock-plan-fd") && val) {
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+				srt__init_failf("srt-linux-init: %s: '%s' is not an open descriptor", a, val);
+				return -1;
+			}
+			o->landlock_fd = fd;
+			i++;
+		} else if ((!strcmp(a, "--hide-file") || !strcmp(a, "--pin-link")) && val) {
+			int hide = a[2] == 'h';
+
+			if (add_path(hide ? &o->hide : &o->pin, hide ? &o->n_hide : &o->n_pin,
+				     (size_t)argc, a, val) != 0)
+				return -1;
+			i++;
+		} else if (!strcmp(a, "--make-dev-proc")) {
+			o->make_dev_proc = 1;
+		} else if (!strcmp(a, "--debug")) {
+			o->debug = 1;
+		} else {
+			srt__init_failf("srt-linux-init: unknown or incomplete option '%s'", a);
+			return -1;
+		}
+	}
+	if (i >= argc) {
+		srt__init_failf("srt-linux-init: no command given (usage: srt-linux-init [options] -- command [args...])");
+		return -1;
+	}
+	if (o->make_dev_proc && o->weaker) {
+		srt__init_failf("srt-linux-init: --make-dev-proc and --weaker-nested-sandbox exclude each other "
+		      "(the weaker sandbox keeps the host's /proc, which bwrap binds)");
+		return -1;
+	}
+	if ((o->events_fd >= 0) != (o->policy_fd >= 0)) {
+		srt__init_failf("srt-linux-init: --events-fd and --monitor-policy-fd go together");
+		return -1;
+	}
+	if ((o->proxy_socket != NULL) != (o->http_port != 0) ||
+	    (o->proxy_socket != NULL) != (o->socks_port != 0) ||
+	    (o->proxy_socket != NULL) != (o->proxy_ino != 0)) {
+		srt__init_failf("srt-linux-init: --proxy-socket, --proxy-socket-id, --http-port and --socks-port go together");
+		return -1;
+	}
+	o->argv = argv + i;
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* srt-linux-init: its command line (the options are described in init.c). */
+#ifndef SRT_INIT_OPTS_H
+#define SRT_INIT_OPTS_H
+
+#include <stddef.h>
+
+struct srt__init_opts {
+	const char *proxy_socket;
+	unsigned long long proxy_dev, proxy_ino; /* --proxy-socket-id */
+	int http_port, socks_port;
+	int allow_unix;
+	int allow_userns;
+	int weaker; /* enableWeakerNestedSandbox: /proc may not be mountable */
+	int debug;
+	int events_fd, policy_fd; /* the violation monitor's, or -1 */
+	int landlock_fd; /* the Landlock layer's plan, or -1 */
+	const char **hide; /* --hide-file paths */
+	size_t n_hide;
+	const char **pin; /* --pin-link paths */
+	size_t n_pin;
+	int make_dev_proc; /* --make-dev-proc */
+	char **argv; /* the command, NULL-terminated */
+};
+
+/* Parse argv into o (descriptors are made close-on-exec; --status-fd sets
+ * srt__init_status_fd). -1 after reporting what is wrong. o->hide and
+ * o->pin are allocated, for the life of the process. */
+int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o);
+
+#endif

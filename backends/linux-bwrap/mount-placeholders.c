@@ -1,0 +1,351 @@
+/* linux-bwrap: placeholders for deny paths that do not exist yet, shared
+ * with concurrent runs, and their removal after the run.
+ *
+ * Paths that do not exist yet. A deny on a missing path inside a writable
+ * directory gets a placeholder on the host at its first missing component
+ * (an empty file, or an empty 0700 directory when more denies lie below),
+ * mounted over read-only, recorded in plan->created and removed again by
+ * srt__bwrap_plan_cleanup(). Without it the command could create the path
+ * and read or write it freely. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mount-placeholders.h"
+
+#ifdef SYS_openat2
+struct srt__open_how {
+	uint64_t flags, mode, resolve;
+};
+#endif
+
+int srt__mount_open_dir_nofollow(const char *dir)
+{
+#ifdef SYS_openat2
+	struct srt__open_how how = { O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+				    0x04 /* RESOLVE_NO_SYMLINKS */ };
+	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EINVAL && errno != EPERM))
+		return (int)fd;
+#endif
+	return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Concurrent runs in one directory share placeholders: each run holds a
+ * shared POSIX lock on every placeholder it mounts, and cleanup removes one
+ * only when it can take the exclusive lock. POSIX locks belong to the
+ * process, so a second sandbox in the same process shares them (limit). */
+static int keep_lock(struct srt__mount_ctx *c, int fd)
+{
+	struct srt__mount_plan *pl = c->plan;
+	int *nv = realloc(pl->lock_fds, (pl->n_lock_fds + 1) * sizeof(*nv));
+
+	if (!nv) {
+		close(fd);
+		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	}
+	pl->lock_fds = nv;
+	pl->lock_fds[pl->n_lock_fds++] = fd;
+	return SRT_OK;
+}
+
+static int open_locked(const char *path, int is_dir)
+{
+	struct flock fl;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+			    (is_dir ? O_DIRECTORY : 0));
+
+	if (fd < 0)
+		return -1;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &fl) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Does another process hold a lock on fd's file? (Our own never count.) */
+static int locked_by_other(int fd)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	return fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+/* Is path a placeholder another live run holds? Then take our shared lock
+ * on it and return the descriptor, else -1. A file must still be empty. */
+static int adopt_foreign(const char *path, int is_dir)
+{
+	struct flock fl;
+	struct stat st, now;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+			    (is_dir ? O_DIRECTORY : 0));
+
+	if (fd < 0)
+		return -1;
+	if (!locked_by_other(fd))
+		goto no;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	/* that run's cleanup may have removed it meanwhile: only a name that
+	 * still leads to the locked inode counts */
+	if (fcntl(fd, F_SETLK, &fl) != 0 || fstat(fd, &st) != 0 || st.st_nlink == 0 ||
+	    lstat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
+		goto no;
+	if (is_dir ? !S_ISDIR(st.st_mode) : !(S_ISREG(st.st_mode) && st.st_size == 0))
+		goto no;
+	return fd;
+no:
+	close(fd);
+	return -1;
+}
+
+static int adopt_node(struct srt__mount_ctx *c, long k, int fd, int as_dir)
+{
+	int rc;
+
+	if (srt__strv_push(&c->plan->created, c->v[k].path)) {
+		close(fd);
+		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	}
+	rc = keep_lock(c, fd);
+	if (rc)
+		return rc;
+	c->v[k].kinds |= K_DW;
+	c->v[k].type = as_dir ? T_DIR : T_OTHER;
+	c->v[k].forced = as_dir ? M_PH_DIR : M_PH_FILE;
+	c->v[k].skip = 0;
+	return srt__mount_note(c, "%s: placeholder shared with a concurrent run", c->v[k].path);
+}
+
+static int make_placeholder(struct srt__mount_ctx *c, const char *m, int as_dir, const char *why,
+			    int *made)
+{
+	char parent[PATH_MAX];
+	const char *name = strrchr(m, '/');
+	struct stat st;
+	int pfd, fd, err, rc = SRT_OK;
+
+	*made = 0;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(name == m ? 1 : name - m), m);
+	name++;
+	pfd = srt__mount_open_dir_nofollow(parent);
+	if (pfd < 0)
+		return srt_diag_set(c->diag, SRT_E_IO, why,
+				    "%s: cannot open \"%s\" to protect \"%s\": %s", why, parent, m,
+				    strerror(errno));
+	if (c->announce)
+		c->announce(c->announce_ctx, m);
+	if (as_dir) {
+		err = mkdirat(pfd, name, 0700) == 0 ? 0 : errno;
+	} else {
+		fd = openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		err = fd >= 0 ? 0 : errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!err) {
+		int lfd;
+
+		if (srt__strv_push(&c->plan->created, m)) {
+			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+		*made = 1;
+		lfd = open_locked(m, as_dir);
+		rc = lfd < 0 ? srt_diag_set(c->diag, SRT_E_IO, why, "%s: cannot lock \"%s\": %s",
+					    why, m, strerror(errno)) :
+			       keep_lock(c, lfd);
+	} else if (err == EEXIST) {
+		/* a concurrent run created it between our look and now: give it a
+		 * moment to take its lock, then share the placeholder */
+		int i, lfd = -1;
+
+		for (i = 0; i < 50 && lfd < 0; i++) {
+			lfd = adopt_foreign(m, as_dir);
+			if (lfd < 0)
+				usleep(1000);
+		}
+		if (lfd < 0) {
+			rc = srt_diag_set(c->diag, SRT_E_STATE, why,
+					  "%s: \"%s\" appeared while the sandbox was being planned; "
+					  "run again", why, m);
+		} else {
+			*made = 2;
+			rc = keep_lock(c, lfd);
+			if (!rc && srt__strv_push(&c->plan->created, m))
+				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+		}
+	} else if (err == EROFS || err == EPERM ||
+		   (err == EACCES && fstat(pfd, &st) == 0 && st.st_uid != geteuid())) {
+		/* nobody running as this user can create it, inside or out */
+		rc = srt__mount_note(c, "%s: \"%s\" cannot be created by this user (%s); nothing to protect",
+			  why, m, strerror(err));
+	} else {
+		rc = srt_diag_set(c->diag, SRT_E_IO, why,
+				  "%s: cannot create a placeholder at \"%s\" to protect it: %s", why, m,
+				  strerror(err));
+	}
+out:
+	close(pfd);
+	return rc;
+}
+
+int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
+{
+	size_t i, j, n = c->n;
+	int rc = SRT_OK;
+
+	/* Placeholders of a concurrent run: existing deny paths that are its
+	 * locked empty files or directories, and the deepest existing
+	 * directory above a missing deny path. */
+	for (i = 0; i < n && !rc; i++) {
+		struct srt__mount_node *nd = &c->v[i];
+		char parent[PATH_MAX];
+		long k = (long)i;
+		int fd, as_dir;
+
+		if (nd->skip || nd->forced || !(nd->kinds & (K_DR | K_DW)))
+			continue;
+		if (nd->type == T_MISSING)
+			snprintf(parent, sizeof(parent), "%.*s",
+				 (int)(nd->missing_at ? nd->missing_at : 1), nd->path);
+		else
+			snprintf(parent, sizeof(parent), "%s", nd->path);
+		if (strcmp(parent, "/") == 0 || (k = srt__mount_lookup(c, parent, strlen(parent)), k >= 0 &&
+						 c->v[k].forced))
+			continue;
+		as_dir = nd->type != T_OTHER;
+		fd = adopt_foreign(parent, as_dir);
+		if (fd < 0)
+			continue;
+		k = srt__mount_node_get(c, parent);
+		if (k < 0) {
+			close(fd);
+			rc = c->err;
+			break;
+		}
+		rc = adopt_node(c, k, fd, as_dir);
+	}
+	if (rc)
+		return rc;
+
+	for (i = 0; i < n; i++) {
+		struct srt__mount_node *nd = &c->v[i];
+		char m[PATH_MAX], parent[PATH_MAX];
+		const char *slash;
+		int as_dir = 0, made;
+		long k;
+
+		if (nd->type != T_MISSING || nd->skip || !(nd->kinds & (K_DR | K_DW)))
+			continue;
+		/* first missing component */
+		slash = strchr(nd->path + nd->missing_at + 1, '/');
+		snprintf(m, sizeof(m), "%.*s",
+			 (int)(slash ? (size_t)(slash - nd->path) : strlen(nd->path)), nd->path);
+		snprintf(parent, sizeof(parent), "%.*s",
+			 (int)(nd->missing_at ? nd->missing_at : 1), nd->path);
+		k = srt__mount_lookup(c, parent, strlen(parent));
+		if (!srt__mount_state_of(c, parent).w || (k >= 0 && c->v[k].forced)) {
+			nd->skip = 1;
+			continue;
+		}
+		k = srt__mount_lookup(c, m, strlen(m));
+		if (k >= 0 && c->v[k].forced) {
+			nd->skip = 1;
+			continue;
+		}
+		/* a directory when some other missing deny lies below m */
+		for (j = 0; j < n && !as_dir; j++)
+			if (c->v[j].type == T_MISSING && (c->v[j].kinds & (K_DR | K_DW)) &&
+			    strlen(c->v[j].path) > strlen(m) && srt__mount_covers(m, c->v[j].path))
+				as_dir = 1;
+		rc = make_placeholder(c, m, as_dir, nd->origin ? nd->origin : "deny rule", &made);
+		if (rc)
+			break;
+		nd->skip = 1;
+		if (!made)
+			continue;
+		if (made == 2 && srt__mount_note(c, "%s: placeholder shared with a concurrent run", m)) {
+			rc = SRT_E_NOMEM;
+			break;
+		}
+		k = srt__mount_node_get(c, m);
+		if (k < 0) {
+			rc = c->err;
+			break;
+		}
+		nd = &c->v[i]; /* node_get may have moved the array */
+		c->v[k].kinds |= K_DW;
+		c->v[k].type = as_dir ? T_DIR : T_OTHER;
+		c->v[k].forced = as_dir ? M_PH_DIR : M_PH_FILE;
+		c->v[k].skip = 0;
+		if (!c->v[k].origin) {
+			c->v[k].origin = strdup(nd->origin ? nd->origin : "deny rule");
+			if (!c->v[k].origin) {
+				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+				break;
+			}
+		}
+		rc = srt__mount_note(c, "%s does not exist: placeholder %s %s created for the run, read-only",
+			  nd->path, as_dir ? "directory" : "file", m);
+		if (rc)
+			break;
+	}
+	/* deny nodes below a placeholder are covered by it */
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].type == T_MISSING)
+			c->v[i].skip = 1;
+	return rc;
+}
+
+void srt__bwrap_plan_cleanup(const struct srt__strv *created)
+{
+	size_t i;
+
+	if (!created)
+		return;
+	for (i = created->n; i-- > 0;) {
+		const char *p = created->v[i];
+		struct stat st, now;
+		int fd;
+
+		if (!p || lstat(p, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			continue;
+		fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+			     (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+		if (fd < 0)
+			continue;
+		/* another live run still mounts it: the last one out removes it */
+		if (locked_by_other(fd)) {
+			close(fd);
+			continue;
+		}
+		/* remove only what we locked, never something swapped in since */
+		if (fstat(fd, &now) == 0 && lstat(p, &st) == 0 && now.st_ino == st.st_ino &&
+		    now.st_dev == st.st_dev) {
+			if (S_ISDIR(now.st_mode))
+				rmdir(p); /* fails, as it should, when no longer empty */
+			else if (S_ISREG(now.st_mode) && now.st_size == 0)
+				unlink(p);
+		}
+		close(fd);
+	}
+}

@@ -1,0 +1,134 @@
+/* linux-bwrap: resolving a rule's path on the host (see mount-resolve.h).
+ * Every rule of the mount plan is applied where its path really leads, and
+ * the planner must know which links it went through and where a missing
+ * path starts to be missing. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mount-resolve.h"
+
+#define MAX_LINKS 40
+
+int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
+		   struct srt__strv *link_dirs)
+{
+	char todo[PATH_MAX * 2], res[PATH_MAX], comp[NAME_MAX + 1];
+	size_t rlen = 0, links = 0;
+	const char *p;
+	int missing = 0;
+	struct stat st;
+
+	if (strlen(in) >= sizeof(todo) / 2)
+		return ENAMETOOLONG;
+	snprintf(todo, sizeof(todo), "%s", in);
+	res[0] = '\0';
+	*type = T_DIR; /* "/" */
+	p = todo;
+	while (*p) {
+		size_t clen;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		clen = strcspn(p, "/");
+		if (clen > NAME_MAX)
+			return ENAMETOOLONG;
+		memcpy(comp, p, clen);
+		comp[clen] = '\0';
+		p += clen;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			while (rlen > 0 && res[rlen - 1] != '/')
+				rlen--;
+			if (rlen > 0)
+				rlen--;
+			res[rlen] = '\0';
+			continue;
+		}
+		if (rlen + 1 + clen + 1 > sizeof(res))
+			return ENAMETOOLONG;
+		res[rlen] = '/';
+		memcpy(res + rlen + 1, comp, clen + 1);
+		if (missing) {
+			rlen += 1 + clen;
+			continue;
+		}
+		if (lstat(res, &st) != 0) {
+			int e = errno;
+
+			if (e == ENOENT) {
+				*missing_at = rlen ? rlen : 1;
+				missing = 1;
+				rlen += 1 + clen;
+				continue;
+			}
+			/* out names the directory that could not be looked into */
+			snprintf(out, PATH_MAX, "%.*s", (int)(rlen ? rlen : 1), res);
+			return e;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX], rest[PATH_MAX * 2];
+			ssize_t tl;
+
+			if (++links > MAX_LINKS)
+				return ELOOP;
+			tl = readlink(res, target, sizeof(target) - 1);
+			if (tl < 0)
+				return errno;
+			target[tl] = '\0';
+			if (link_dirs) {
+				char dir[PATH_MAX];
+
+				snprintf(dir, sizeof(dir), "%.*s", (int)(rlen ? rlen : 1), res);
+				if (srt__strv_push(link_dirs, dir))
+					return ENOMEM;
+			}
+			{
+				size_t tl2 = strlen(target), pl = strlen(p);
+
+				if (tl2 + 1 + pl + 1 > sizeof(rest))
+					return ENAMETOOLONG;
+				memcpy(rest, target, tl2);
+				rest[tl2] = '/';
+				memcpy(rest + tl2 + 1, p, pl + 1);
+				memcpy(todo, rest, tl2 + 1 + pl + 1);
+			}
+			p = todo;
+			res[rlen] = '\0';
+			if (target[0] == '/') {
+				rlen = 0;
+				res[0] = '\0';
+			}
+			continue;
+		}
+		rlen += 1 + clen;
+		if (!S_ISDIR(st.st_mode)) {
+			const char *q = p;
+
+			while (*q == '/')
+				q++;
+			if (*q) {
+				snprintf(out, PATH_MAX, "%s", res);
+				return ENOTDIR;
+			}
+			*type = T_OTHER;
+		} else {
+			*type = T_DIR;
+		}
+	}
+	if (rlen == 0)
+		snprintf(out, PATH_MAX, "/");
+	else
+		snprintf(out, PATH_MAX, "%s", res);
+	if (missing)
+		*type = T_MISSING;
+	return 0;
+}

@@ -1,0 +1,370 @@
+/* linux-bwrap: the policy's rules as nodes of the mount model. Each rule
+ * is resolved on the host (mount-resolve.c) and recorded at the path it
+ * really names; allow rules never go through a link a sandboxed command
+ * could have planted, globs are expanded now, and the mandatory write
+ * denies are found by scanning every writable root. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/linux-common/glob.h"
+#include "backends/linux-common/mandatory.h"
+#include "mount-rules.h"
+
+/* A link for the helper to pin (plan->pinned_links), its parent directory
+ * resolved: the helper opens it refusing every link on the way. */
+static int add_pin(struct srt__mount_ctx *c, const char *origin, const char *path)
+{
+	char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0, missing_at;
+	int err, type;
+
+	if (!slash || !slash[1] || dl >= sizeof(dir))
+		return srt_diag_set(c->diag, SRT_E_INVAL, origin,
+				    "%s: \"%s\" cannot be pinned (not a file name)", origin, path);
+	if (dl == 0)
+		dl = 1; /* a link in "/" */
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	if ((err = srt__mount_resolve(dir, real, &type, &missing_at, NULL)) != 0 || type != T_DIR)
+		return srt_diag_set(c->diag, SRT_E_IO, origin,
+				    "%s: cannot resolve the directory of the link \"%s\": %s", origin,
+				    path, strerror(err ? err : ENOTDIR));
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", strcmp(real, "/") ? real : "", slash + 1) >=
+	    sizeof(full))
+		return srt_diag_set(c->diag, SRT_E_LIMIT, origin, "%s: path too long: %s", origin, path);
+	if (srt__strv_push(&c->plan->pinned_links, full))
+		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	return SRT_OK;
+}
+
+static const char *kind_name(unsigned k)
+{
+	switch (k) {
+	case K_DR: return "denyRead";
+	case K_AR: return "allowRead";
+	case K_AW: return "allowWrite";
+	default: return "denyWrite";
+	}
+}
+
+/* A link followed by an allow rule must not live where a sandboxed command
+ * could have planted it: inside any allowWrite path. */
+static int links_untrusted(const struct srt__mount_ctx *c, const struct srt__strv *dirs)
+{
+	size_t i, j;
+
+	for (i = 0; i < dirs->n; i++)
+		for (j = 0; j < c->wroots.n; j++)
+			if (srt__mount_covers(c->wroots.v[j], dirs->v[i]))
+				return 1;
+	return 0;
+}
+
+/* A symbolic link in a directory this user can write may have been
+ * planted by an earlier sandboxed run that could write there, even when no
+ * write root of this run covers it. An allow rule never follows one. */
+static int links_in_writable_dirs(const struct srt__strv *dirs)
+{
+	size_t i;
+
+	for (i = 0; i < dirs->n; i++)
+		if (access(dirs->v[i], W_OK) == 0)
+			return 1;
+	return 0;
+}
+
+int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kind,
+			const char *origin, int dflt)
+{
+	char res[PATH_MAX];
+	struct srt__strv links = { 0 };
+	size_t missing_at = 0;
+	int type = T_MISSING, err, rc = SRT_OK;
+	int deny = kind & (K_DR | K_DW);
+	long k;
+
+	err = srt__mount_resolve(path, res, &type, &missing_at, &links);
+	if (err == ENOTDIR && deny) {
+		/* A file stands where the rule needs a directory: hold that file
+		 * read-only, or the command could swap it for a directory and
+		 * create the denied path below it. srt__mount_resolve() left its name in res. */
+		rc = srt__mount_note(c, "%s %s: \"%s\" is not a directory; it is held read-only", origin,
+			  path, res);
+		if (rc)
+			goto out;
+		kind = K_DW;
+		type = T_OTHER;
+		err = 0;
+		deny = 1;
+	}
+	if (err) {
+		if (err == ENOMEM) {
+			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+		} else if (err == EACCES && deny) {
+			struct stat st;
+
+			/* The sandbox runs as this user: a directory it cannot
+			 * search stays closed inside too, unless it is ours (an
+			 * owner can chmod it back open). Then the whole directory
+			 * gets the rule: wider than asked, never narrower. */
+			if (lstat(res, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+			    strcmp(res, "/") != 0) {
+				rc = srt__mount_note(c, "%s %s: \"%s\" cannot be searched; the rule covers all of it",
+					  origin, path, res);
+				if (!rc)
+					rc = srt__mount_add_rule(c, res, kind, origin, dflt);
+			} else {
+				rc = srt__mount_note(c, "%s %s: not accessible to this user (%s); already unreadable",
+					  origin, path, strerror(err));
+			}
+		} else if (deny) {
+			rc = srt_diag_set(c->diag, SRT_E_UNAVAILABLE, origin,
+					  "%s: cannot resolve \"%s\": %s; the rule cannot be enforced",
+					  origin, path, strerror(err));
+		} else {
+			rc = srt__mount_note(c, "%s %s: skipped, cannot resolve it: %s", origin, path,
+				  strerror(err));
+		}
+		goto out;
+	}
+	if (!deny && links.n && (links_untrusted(c, &links) || links_in_writable_dirs(&links))) {
+		rc = srt__mount_note(c, "warning: %s \"%s\" is not applied: it goes through a symbolic link "
+			  "in a directory that can be written (a sandboxed command could have "
+			  "planted it); name the real path \"%s\" instead", origin, path, res);
+		goto out;
+	}
+	if (srt__mount_covers("/dev", res) || srt__mount_covers("/proc", res)) {
+		rc = srt__mount_note(c, "%s %s: skipped: the sandbox gets its own %s", origin, path,
+			  srt__mount_covers("/dev", res) ? "/dev" : "/proc");
+		goto out;
+	}
+	if (!deny && type == T_MISSING) {
+		rc = srt__mount_note(c, "%s %s: skipped: does not exist", origin, path);
+		goto out;
+	}
+	if (strcmp(res, path) != 0 && links.n) {
+		struct stat st;
+
+		rc = srt__mount_note(c, "%s %s: resolves to %s; enforced there", origin, path, res);
+		/* see mounts.c: a link's name is not a mount point */
+		if (!rc && deny && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    links_untrusted(c, &links)) {
+			char target[PATH_MAX];
+			ssize_t tl = readlink(path, target, sizeof(target) - 1);
+			size_t li;
+			int dup = 0;
+
+			if (tl <= 0 || (size_t)tl >= sizeof(target) - 1) {
+				rc = srt_diag_set(c->diag, SRT_E_UNAVAILABLE, origin,
+						  "%s: cannot read the symbolic link \"%s\"; the rule cannot be enforced",
+						  origin, path);
+				goto out;
+			}
+			target[tl] = '\0';
+			for (li = 0; li + 1 < c->plan->links.n; li += 2)
+				dup |= !strcmp(c->plan->links.v[li], path); /* an earlier rule's */
+			rc = srt__mount_note(c, "%s %s: is a symbolic link inside a writable directory; its "
+				  "target is protected, %s", origin, path,
+				  c->hide_max ? "and the link itself gets a read-only mount (helper)"
+					      : "and the link is put back after the run if the command replaces it");
+			if (!rc && !dup && (srt__strv_push(&c->plan->links, path) ||
+					    srt__strv_push(&c->plan->links, target)))
+				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+			if (!rc && !dup && c->hide_max)
+				rc = add_pin(c, origin, path);
+		}
+		if (rc)
+			goto out;
+	}
+	if ((kind & K_DR) && strcmp(res, "/") == 0) {
+		/* A deny of "/" hides each top-level directory instead; /proc,
+		 * /dev and /sys are the sandbox's own. */
+		static const char *const keep[] = { "proc", "dev", "sys" };
+		DIR *d = opendir("/");
+		struct dirent *de;
+
+		if (!d) {
+			rc = srt_diag_set(c->diag, SRT_E_IO, origin, "%s: cannot list \"/\"", origin);
+			goto out;
+		}
+		while ((de = readdir(d))) {
+			char child[PATH_MAX];
+			size_t i, skip = 0;
+
+			if (de->d_name[0] == '.' &&
+			    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+				continue;
+			for (i = 0; i < 3; i++)
+				if (strcmp(de->d_name, keep[i]) == 0)
+					skip = 1;
+			if (skip)
+				continue;
+			snprintf(child, sizeof(child), "/%s", de->d_name);
+			rc = srt__mount_add_rule(c, child, K_DR, origin, dflt);
+			if (rc)
+				break;
+		}
+		closedir(d);
+		goto out;
+	}
+	k = srt__mount_node_get(c, res);
+	if (k < 0) {
+		rc = c->err;
+		goto out;
+	}
+	c->v[k].kinds |= kind;
+	c->v[k].type = type;
+	c->v[k].missing_at = missing_at;
+	if (!dflt)
+		c->v[k].dflt = 0;
+	if (!c->v[k].origin) {
+		char o[512];
+
+		snprintf(o, sizeof(o), "%s (%s %s)", origin, kind_name(kind), path);
+		c->v[k].origin = strdup(o);
+		if (!c->v[k].origin)
+			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	}
+out:
+	srt__strv_release(&links);
+	return rc;
+}
+
+int srt__mount_add_rules(struct srt__mount_ctx *c, const struct srt_rules *rules, unsigned kind)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < rules->n; i++) {
+		const struct srt_rule *r = &rules->v[i];
+		int dflt = !!(r->flags & SRT_RULE_DEFAULT);
+
+		if (r->flags & SRT_RULE_GLOB) {
+			struct srt__strv m = { 0 };
+
+			if (kind & (K_AW | K_DW))
+				return srt_diag_set(c->diag, SRT_E_SETTINGS, r->origin,
+						    "%s: \"%s\": glob patterns in write rules cannot be "
+						    "enforced on Linux; list the paths instead",
+						    r->origin, r->path);
+			rc = srt__glob_expand(r->path, kind == K_DR, &c->budget, &m, c->diag);
+			if (rc) {
+				char msg[sizeof(c->diag->message)];
+
+				srt__strv_release(&m);
+				if (kind == K_AR && rc == SRT_E_LIMIT)
+					return srt__mount_note(c, "%s %s: expansion stopped (too many entries); "
+						    "nothing re-opened", r->origin, r->path);
+				if (c->diag) {
+					snprintf(msg, sizeof(msg), "%s", c->diag->message);
+					srt_diag_set(c->diag, rc, r->origin, "%s: %s", r->origin, msg);
+				}
+				return rc;
+			}
+			rc = srt__mount_note(c, "%s %s: glob matched %zu path(s) now; paths created later "
+				  "are not covered", r->origin, r->path, m.n);
+			for (j = 0; !rc && j < m.n; j++)
+				rc = srt__mount_add_rule(c, m.v[j], kind, r->origin, dflt);
+			srt__strv_release(&m);
+			if (rc)
+				return rc;
+			continue;
+		}
+		rc = srt__mount_add_rule(c, r->path, kind, r->origin, dflt);
+		if (rc)
+			return rc;
+	}
+	return SRT_OK;
+}
+
+static int mandatory_cb(void *vctx, const char *path, const char *what)
+{
+	char origin[128];
+
+	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
+	return srt__mount_add_rule(vctx, path, K_DW, origin, 0);
+}
+
+/* The mandatory write denies (srt__mandatory_scan: the shells' startup
+ * files, git configuration and hooks, editor settings) in the working
+ * directory and in every writable root. */
+int srt__mount_add_mandatory(struct srt__mount_ctx *c)
+{
+	const struct srt_policy *pol = c->pol;
+	struct srt__strv roots = { 0 };
+	struct srt__mandatory_opts o;
+	size_t i, nroots, nfull = 0;
+	int rc = SRT_OK, truncated = 0;
+	char *full = NULL;
+
+	/* roots first (the node array grows while scanning) */
+	full = calloc(c->n + 2, 1);
+	if (!full)
+		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	if (pol->cwd && srt__mount_state_of(c, pol->cwd).w) {
+		if (srt__strv_push(&roots, pol->cwd))
+			goto nomem;
+		full[nfull++] = 1;
+	}
+	/* $HOME below the top of a write root: the shells read its startup
+	 * files wherever it lies, so its absent ones are held like a root's */
+	if (pol->home && pol->home[0] == '/' && strcmp(pol->home, "/") != 0 &&
+	    srt__mount_state_of(c, pol->home).w) {
+		if (srt__strv_push(&roots, pol->home))
+			goto nomem;
+		full[nfull++] = 1;
+	}
+	nroots = c->n;
+	for (i = 0; i < nroots; i++) {
+		const struct srt__mount_node *nd = &c->v[i];
+
+		if (!(nd->kinds & K_AW) || nd->type != T_DIR || !srt__mount_state_of(c, nd->path).w)
+			continue;
+		if (srt__strv_push(&roots, nd->path))
+			goto nomem;
+		full[nfull++] = !nd->dflt;
+	}
+	memset(&o, 0, sizeof(o));
+	o.depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
+		  pol->mandatory_deny_depth : 3;
+	o.allow_git_config = pol->allow_git_config;
+	for (i = 0; i < roots.n && !rc; i++) {
+		size_t j, budget = srt__bwrap_walk_budget;
+		int dup = 0;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(roots.v[j], roots.v[i]) == 0)
+				dup = 1;
+		if (dup)
+			continue;
+		/* each root gets its own bound, so one huge root cannot leave
+		 * the others unscanned */
+		o.root_names = full[i];
+		truncated = 0;
+		rc = srt__mandatory_scan(roots.v[i], &o, &budget, &truncated, mandatory_cb, c);
+		/* fail closed: past the bound, repositories and rc files an
+		 * earlier run could have pushed there would stay writable */
+		if (!rc && truncated)
+			rc = srt_diag_set(c->diag, SRT_E_LIMIT, "mandatoryDenySearchDepth",
+					  "the mandatory deny scan of %s stopped after %zu entries, so dangerous files and "
+					  "repositories deeper there could not be protected; lower mandatoryDenySearchDepth "
+					  "or narrow filesystem.allowWrite",
+					  roots.v[i], srt__bwrap_walk_budget);
+	}
+	free(full);
+	srt__strv_release(&roots);
+	return rc;
+nomem:
+	free(full);
+	srt__strv_release(&roots);
+	return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+}

@@ -1,0 +1,21 @@
+/* linux-bwrap: the backend's state between prepare() and teardown(),
+ * shared by the vtable (bwrap.c) and the cleanup guard (guard.c). */
+#ifndef SRT_BWRAP_STATE_H
+#define SRT_BWRAP_STATE_H
+
+#include <limits.h>
+#include <sys/types.h>
+#include <srt/policy.h>
+
+struct srt__bwrap_state {
+	const struct srt_policy *pol;
+	char bwrap[PATH_MAX];
+	char helper[PATH_MAX];
+	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
+	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
+	int guard_used;  /* a command has run under this guard */
+	int running;     /* commands between wrap() and release() */
+	int proxy_dir_sent;
+};
+
+#endif
