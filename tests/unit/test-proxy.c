@@ -1981,6 +1981,7 @@ static void case_proxy(void)
 
 int main(void)
 {
+	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
 	struct rlimit rl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1989,9 +1990,10 @@ int main(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (!mkdtemp(proxy_dir))
+	if (!mkdtemp(dir))
 		return 1;
-	have_ns = enter_namespace(proxy_dir) == 0;
+	snprintf(proxy_dir, sizeof(proxy_dir), "%s", dir);
+	have_ns = enter_namespace(dir) == 0;
 	if (!have_ns)
 		printf("# no private network namespace (%s): resolver tests skipped\n", strerror(errno));
 	tap_case_timeout(case_proxy, "case_proxy", 300);
