@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: reading a denied secret (user-asks F1, F2, F3, F10) by every
+# Escape class: reading a denied secret by every
 # spelling, tool and side door we could think of. Each attempt's output
 # lands in its own file; the canary strings must be absent from all of them
 # and the canary unchanged on the host.

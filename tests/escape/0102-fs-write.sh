@@ -1,6 +1,5 @@
 #!/bin/bash
-# Escape class: writing where the policy says no (user-asks F4, F6, F11,
-# F12): masked directories, mandatory-deny files, outside files through
+# Escape class: writing where the policy says no: masked directories, mandatory-deny files, outside files through
 # links, metadata changes (mode, times, xattrs), the rest of the host tree.
 # Asserted on the host: a snapshot of everything outside the write root is
 # identical afterwards, and each named target is untouched.

@@ -1,6 +1,5 @@
 #!/bin/bash
-# Escape class: hard and symbolic link games (user-asks F15, row 44, row
-# 48): links made inside to denied or read-only files, /proc/self/fd links,
+# Escape class: hard and symbolic link games: links made inside to denied or read-only files, /proc/self/fd links,
 # a symlink planted by one sandboxed run to become a write grant in the
 # next, and a concurrent sandboxed run flipping a link while srt plans and
 # mounts (TOCTOU). Host state asserted afterwards.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: renames (user-asks F17, a-e/srt#8). Moving a denied file, a
+# Escape class: renames. Moving a denied file, a
 # masked directory or an ancestor of a denied path away, swapping it with
 # renameat2(RENAME_EXCHANGE), then recreating the denied name: the files
 # stay where they were, unchanged, and a recreated name gives no access

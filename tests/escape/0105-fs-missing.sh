@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: denies on paths that do not exist yet (user-asks F7) and
+# Escape class: denies on paths that do not exist yet (F7) and
 # glob rules (F9). Every way to bring a denied name into existence from
 # inside (create, O_EXCL, rename onto it, link onto it, remove the
 # placeholder first, create the parent first) must fail, nothing may be

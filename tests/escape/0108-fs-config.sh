@@ -1,6 +1,6 @@
 #!/bin/bash
-# Escape class: the settings themselves (user-asks F19 fail-open, F20
-# tamper). A settings file srt cannot use in full stops it before the
+# Escape class: the settings themselves (F19: failing open, F20:
+# tampering). A settings file srt cannot use in full stops it before the
 # command runs (marker absent on the host); the file srt loaded cannot be
 # rewritten, replaced by renaming its directory, or shadowed for the next
 # run from inside.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: other processes (user-asks K1, K2, row 86). The command
+# Escape class: other processes (K1, K2). The command
 # must see and reach only its own process tree: a host process that logs
 # every SIGWINCH it gets must log nothing after the command signals every
 # pid it can name (kill -1, a sweep over the pid range, pidfd_open); the

@@ -1,6 +1,5 @@
 #!/bin/bash
-# Escape class: raw system calls with odd arguments (user-asks K6, row 18
-# and our own): socket type bits and 64-bit high bits, the i386 entry
+# Escape class: raw system calls with odd arguments (K6): socket type bits and 64-bit high bits, the i386 entry
 # point (int 0x80, socketcall) and x32 from a 64-bit process, clone /
 # clone3 / vfork+unshare / unshare with combined flags, setns through a
 # pidfd, personality, keyrings, bpf, perf, userfaultfd, the new mount API,

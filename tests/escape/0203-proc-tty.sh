@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: the terminal (user-asks K4, bubblewrap CVE-2017-5226). Run
+# Escape class: the terminal (K4, as in bubblewrap CVE-2017-5226). Run
 # srt on a real pseudo-terminal (script(1)); the command pushes bytes into
 # the terminal's input queue (TIOCSTI, with high bits, on fds 0-2 and on a
 # freshly opened /dev/tty) and tries TIOCLINUX. The shell that started srt

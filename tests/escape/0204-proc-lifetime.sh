@@ -1,6 +1,6 @@
 #!/bin/bash
-# Escape class: outliving the sandbox and running unsandboxed (user-asks
-# K10, K11). Daemons that detach every way a shell can (setsid, double
+# Escape class: outliving the sandbox and running unsandboxed
+# (K10, K11). Daemons that detach every way a shell can (setsid, double
 # fork, ignoring every catchable signal, a new process group) must be gone
 # from the host when srt returns, also when srt is SIGKILLed; srt must
 # fail closed (never run the command unsandboxed) when its bwrap is

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Escape class: secrets in the environment and in argv (user-asks F22,
-# rows 84-86). An env var the settings deny must not reach the command (or
+# Escape class: secrets in the environment and in argv
+# (F22). An env var the settings deny must not reach the command (or
 # srt refuses to run); neither that secret nor the per-run proxy token
 # may appear in any process's argv on the host while the sandbox runs
 # (/proc/*/cmdline is world-readable); another host user cannot read the

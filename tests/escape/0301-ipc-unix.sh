@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: IPC with host processes (user-asks I1, I2, I4, row 79-80).
+# Escape class: IPC with host processes (I1, I2, I4).
 # Host listeners log whatever reaches them and must log nothing: a
 # pathname Unix socket, an abstract socket, a FIFO outside the write roots
 # (a read-only mount does not stop writing into a FIFO, as it does not

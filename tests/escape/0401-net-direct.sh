@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: going around the proxy (user-asks N1, N2, N3). With the
+# Escape class: going around the proxy (N1, N2, N3). With the
 # target allowed through the proxy, a client that ignores the proxy
 # variables, bash's /dev/tcp, raw Python sockets, UDP, raw and packet
 # sockets, ICMP, and netlink changes to the sandbox's own interfaces must

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Escape class: alternative spellings of loopback and metadata addresses
-# through the proxy (user-asks row 74, N3; our own). With only example.com
+# through the proxy (N3). With only example.com
 # allowed, no spelling of 127.0.0.1, ::1, 169.254.169.254 or fd00:ec2::254
 # may reach the listeners bound there, by plain HTTP (absolute form),
 # CONNECT or SOCKS5 (name, IPv4 and IPv6 address types). Runs in a network

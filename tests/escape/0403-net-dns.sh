@@ -1,5 +1,5 @@
 #!/bin/bash
-# Escape class: DNS (user-asks N4, row 71, row 74). An allowed wildcard
+# Escape class: DNS (N4). An allowed wildcard
 # whose names resolve to loopback, metadata, unspecified, mapped or NAT64
 # addresses must be refused by the resolved-address guard, with nothing
 # reaching the listeners there; a name the policy refuses is never looked

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Escape class: request smuggling and host confusion through the plain-HTTP
-# proxy (user-asks row 72, our own). A is an allowed loopback server, D a
+# proxy. A is an allowed loopback server, D a
 # denied one; both log every request line they get. Raw requests (CL+TE,
 # duplicate and disguised lengths and encodings, chunk-size tricks,
 # absolute-form vs Host mismatch, userinfo / fragment / backslash

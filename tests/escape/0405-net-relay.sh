@@ -1,6 +1,6 @@
 #!/bin/bash
-# Escape class: relays and tunnels through the proxy (user-asks N9, N10,
-# N11, N14, N16, N17, row 59). CONNECT or SOCKS5 to the proxy's own ports
+# Escape class: relays and tunnels through the proxy (N9, N10,
+# N11, N14, N16, N17). CONNECT or SOCKS5 to the proxy's own ports
 # (3128/1080 of the host side), CONNECT inside CONNECT, SNI naming another
 # host (also split over two TLS records), wildcard and port boundaries,
 # missing or wrong credentials, request rules that cannot be enforced, and

@@ -26,7 +26,7 @@ fsjson() {
 	printf '{"network":%s,"filesystem":%s}\n' "${3:-$NONET}" "$2" > "$WORK/$1.json"
 	echo "$WORK/$1.json"
 }
-# the base settings of user-asks (b), without the network part
+# the base settings of the escape scripts, without the network part
 S0_FS='{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[]}'
 
 attempt() { local c=$1 w=$2; shift 2; check "$c $w" "$@"; }

@@ -27,8 +27,12 @@ vg_run() {
 		--errors-for-leak-kinds=definite --suppressions="$top_srcdir/tests/fault/valgrind.supp" \
 		--log-file="$log" "$top_builddir/$p" >"$WORK/$name.tap" 2>&1
 	rc=$?
-	errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -1)
-	lost=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$log" | tail -1)
+	# one summary per process: the unit tests run each case in a forked
+	# child, which writes to the same log; every summary counts
+	errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" |
+		awk '{ s += $1; n++ } END { if (n) print s }')
+	lost=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$log" | tr -d , |
+		awk '{ s += $1; n++ } END { if (n) print s }')
 	bad=$(grep -c '^not ok' "$WORK/$name.tap")
 	if [ "${errs:-x}" = 0 ] && [ "${lost:-0}" = 0 ]; then
 		ok "$name under memcheck: no error, no definite leak ($(grep -c '^ok' "$WORK/$name.tap") TAP lines passed)"

@@ -81,7 +81,8 @@ check "F10 a symlink to the secret does not leak it" no_canary "$WORK/out"
 srt__run -s "$S" -c 'ln -s ~/.ssh/id_canary l2; cat l2' >"$WORK/out" 2>&1
 check "F10 a symlink made inside does not leak it" no_canary "$WORK/out"
 
-# denyRead globs are expanded when the sandbox starts (§4.14)
+# denyRead globs are expanded when the sandbox starts, so a file that
+# matches only then is denied too
 mkdir -p "$WORK/proj/keys/sub"
 echo "CANARY-PEM-$$" > "$WORK/proj/keys/a.pem"
 echo "CANARY-PEM2-$$" > "$WORK/proj/keys/sub/b.pem"

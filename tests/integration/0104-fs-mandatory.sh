@@ -1,5 +1,6 @@
 #!/bin/bash
-# Mandatory write denies (§4.5): in cwd, at depth, in every write root (F6),
+# Mandatory write denies (shell startup files, git hooks and config, kept
+# read-only whatever allowWrite says): in cwd, at depth, in every write root (F6),
 # git hooks and config, allowGitConfig, and what stays writable.
 . "$(dirname "$0")/lib.sh"
 

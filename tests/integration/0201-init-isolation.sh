@@ -1,5 +1,5 @@
 #!/bin/bash
-# In-sandbox helper, what the command can reach (user-asks b2: K1 K2 K3 K4
+# In-sandbox helper, what the command can reach (K1 K2 K3 K4
 # K6, plus the seccomp rules seen from a real sandboxed command). Each
 # probe is a raw syscall made by tests/helpers/sysprobe inside the sandbox;
 # where a probe could change the host, the host is checked afterwards.

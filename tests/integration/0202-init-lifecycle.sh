@@ -1,5 +1,5 @@
 #!/bin/bash
-# In-sandbox helper, process lifecycle (user-asks b2 K10): exit status
+# In-sandbox helper, process lifecycle (K10): exit status
 # passes through, forwarded signals reach the command, nothing sandboxed
 # outlives srt (not even when srt itself is SIGKILLed), and what the command
 # did to the caller's terminal is undone. Every "gone" check looks at the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# In-sandbox helper fails closed (user-asks b2 K11): when a layer it was
+# In-sandbox helper fails closed (K11): when a layer it was
 # asked for cannot be set up, srt-linux-init says which one and exits 125
 # without running the command. The marker file the command would create is
 # checked on the host.
@@ -57,7 +57,7 @@ fi
 
 # The same through srt: one clear line, nothing ran. With the helper's
 # status channel wired (--status-fd in the bwrap argv) srt reports the
-# layer as its own failure (exit 1, SPEC §1); without it the helper's 125
+# layer as its own failure (exit 1, as for any setup error); without it the helper's 125
 # passes through.
 if [ -x "$SYSPROBE" ]; then
 	S=$(settings "$DEFAULT_SETTINGS")

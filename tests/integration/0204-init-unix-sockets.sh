@@ -1,5 +1,5 @@
 #!/bin/bash
-# Unix sockets (user-asks b3 I1, I2): a host daemon listening on a path or
+# Unix sockets (I1, I2): a host daemon listening on a path or
 # an abstract socket cannot be reached from the sandbox. The listeners here
 # write whatever reaches them into a file on the host; the file must not
 # appear. With network.allowAllUnixSockets the path socket does become

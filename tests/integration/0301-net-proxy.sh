@@ -1,8 +1,7 @@
 #!/bin/sh
 # The command's only way out is the filtering proxy: allowed targets are
-# reached through it (HTTP, CONNECT, SOCKS5), denied ones get the 403 of
-# §7.3/§7.4, and a client that ignores the proxy variables reaches nothing
-# (user-asks N1, N2, N3, N11).
+# reached through it (HTTP, CONNECT, SOCKS5), denied ones get a 403, and a
+# client that ignores the proxy variables reaches nothing (N1, N2, N3, N11).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
 plan 17

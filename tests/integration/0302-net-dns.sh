@@ -1,5 +1,5 @@
 #!/bin/sh
-# The policy is decided before any DNS lookup (user-asks N4): a refused
+# The policy is decided before any DNS lookup (N4): a refused
 # name never reaches a resolver. The proxy logs every lookup it starts with
 # -d; an allowed name in the same run shows that the log line exists.
 # Wildcard boundaries (N10) are refused before any lookup too.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The proxy is reachable only through a Unix socket in a 0700 per-run
-# directory and only with the per-run token (user-asks N14); the token is
+# directory and only with the per-run token (N14); the token is
 # never in any process's argv.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"

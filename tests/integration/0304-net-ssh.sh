@@ -1,7 +1,7 @@
 #!/bin/sh
 # ssh through the proxy with the GIT_SSH_COMMAND srt sets (srt-connect as
 # ProxyCommand, no socat or nc): an allowed host is reached, a denied one
-# is refused before anything is sent (user-asks N15).
+# is refused before anything is sent (N15).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
 plan 5

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Inside an allowed CONNECT tunnel the TLS server name must pass the same
-# policy (user-asks N9, domain fronting): the proxy reads the ClientHello
+# policy (N9, domain fronting): the proxy reads the ClientHello
 # before any client byte reaches the upstream.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Live settings updates over --control-fd change the proxy's lists for the
-# running command, and never fail open (user-asks N17): an unrelated edit
+# running command, and never fail open (N17): an unrelated edit
 # keeps every refusal, an invalid line keeps the previous rules.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"

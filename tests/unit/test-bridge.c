@@ -331,9 +331,13 @@ static void test_connect_helper(void)
 	ok(rc == 1 && out[0] == '\0', "srt-connect to a refused target exits 1 and relays nothing");
 }
 
-int main(void)
+static char bridge_dir[] = "/tmp/srt-bridge-test.XXXXXX";
+
+/* the proxy, then the bridge in front of it: one case, since every check
+ * after the first talks to the same proxy and relay */
+static void case_bridge(void)
 {
-	char dir[] = "/tmp/srt-bridge-test.XXXXXX", sock[256], cred[100], b64[200];
+	char *dir = bridge_dir, sock[256], cred[100], b64[200];
 	struct srt__net_config s;
 	struct srt__proxy_config cfg;
 	struct srt__proxy *p = NULL;
@@ -348,16 +352,6 @@ int main(void)
 	pid_t relay = 0;
 	int efd, fd, before, one = 1;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	alarm(120);
-	if (!mkdtemp(dir))
-		return 1;
-	/* lo stays down: the bridge must bring it up */
-	if (netkit_unshare(CLONE_NEWNET) < 0) {
-		printf("ok 1 # SKIP cannot create a network namespace: %s\n1..1\n", strerror(errno));
-		return 0;
-	}
 	snprintf(sock, sizeof(sock), "%s/proxy.sock", dir);
 	snprintf(cred, sizeof(cred), "srt:%s", TOKEN);
 	srt__b64_encode((uint8_t *)cred, strlen(cred), b64, sizeof(b64));
@@ -376,17 +370,17 @@ int main(void)
 	/* a decoy socket: what a planted link would lead to */
 	snprintf(decoy, sizeof(decoy), "%s.decoy", dir);
 	if (strlen(decoy) >= sizeof(du.sun_path))
-		return 1;
+		exit(1);
 	memcpy(du.sun_path, decoy, strlen(decoy) + 1);
 	dfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (bind(dfd, (struct sockaddr *)&du, sizeof(du)) < 0 || listen(dfd, 64) < 0)
-		return 1;
+		exit(1);
 	pthread_create(&dt, NULL, decoy_main, &dfd);
 
 	/* only the socket srt bound: not a link to it, not another socket */
 	snprintf(link_path, sizeof(link_path), "%s/link.sock", dir);
 	if (symlink(sock, link_path) < 0)
-		return 1;
+		exit(1);
 	spec = spec_for(sock, 3128, 1080);
 	spec.socket_path = link_path;
 	ok(srt__bridge_start(&spec, &relay) != 0, "a link at the socket path fails the bridge");
@@ -404,7 +398,7 @@ int main(void)
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(efd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(efd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(efd, 4096) < 0)
-		return 1;
+		exit(1);
 	getsockname(efd, (struct sockaddr *)&sa, &sl);
 	echo_port = ntohs(sa.sin_port);
 	ok(echo_port > 0, "the bridge brought lo up (a loopback server could bind)");
@@ -416,7 +410,7 @@ int main(void)
 	snprintf(moved, sizeof(moved), "%s.moved", dir);
 	snprintf(link_path, sizeof(link_path), "%s/proxy.sock", dir);
 	if (rename(dir, moved) < 0 || mkdir(dir, 0700) < 0 || symlink(decoy, link_path) < 0)
-		return 1;
+		exit(1);
 	fd = http_tunnel(AF_INET, 3128);
 	ok(fd >= 0 && roundtrip(fd, "pinned"), "after the path was redirected, clients still reach the proxy");
 	if (fd >= 0)
@@ -424,7 +418,7 @@ int main(void)
 	ok(atomic_load(&decoy_hits) == 0, "the link planted at the socket path was never followed (%d connections)",
 	   atomic_load(&decoy_hits));
 	if (unlink(link_path) < 0 || rmdir(dir) < 0 || rename(moved, dir) < 0)
-		return 1;
+		exit(1);
 
 	fd = http_tunnel(AF_INET, 3128);
 	ok(fd >= 0 && roundtrip(fd, "via 127.0.0.1:3128"), "HTTP CONNECT through 127.0.0.1:3128");
@@ -534,10 +528,10 @@ int main(void)
 		int ufd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 		if (strlen(sock) >= sizeof(su.sun_path))
-			return 1;
+			exit(1);
 		memcpy(su.sun_path, sock, strlen(sock) + 1);
 		if (bind(ufd, (struct sockaddr *)&su, sizeof(su)) < 0 || listen(ufd, 4) < 0)
-			return 1;
+			exit(1);
 	}
 
 	{
@@ -545,7 +539,7 @@ int main(void)
 		int pp[2];
 		pid_t starter, r2 = 0;
 		if (pipe(pp) < 0)
-			return 1;
+			exit(1);
 		starter = fork();
 		if (starter == 0) {
 			struct srt__bridge_spec sp = spec_for(sock, 3129, 1081);
@@ -584,5 +578,19 @@ int main(void)
 	unlink(sock);
 	unlink(decoy);
 	rmdir(dir);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	if (!mkdtemp(bridge_dir))
+		return 1;
+	/* lo stays down: the bridge must bring it up */
+	if (netkit_unshare(CLONE_NEWNET) < 0) {
+		printf("ok 1 # SKIP cannot create a network namespace: %s\n1..1\n", strerror(errno));
+		return 0;
+	}
+	tap_case_timeout(case_bridge, "case_bridge", 120);
 	return tap_done();
 }

@@ -1,19 +1,14 @@
-/* Domain patterns (§2.8) and host canonicalisation (§7.7). TAP output. */
+/* Domain patterns (the allowedDomains / deniedDomains entries of the
+ * settings, as README.md describes them) and host canonicalisation (every
+ * spelling of an address is compared as one canonical form, so "127.1" or
+ * "0x7f.0.0.1" cannot slip past a rule for 127.0.0.1). TAP output. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "common/domain.h"
-
-static int n_test, n_fail;
-
-#define ok(cond, ...) do { \
-	n_test++; \
-	if (cond) { printf("ok %d - ", n_test); } \
-	else { printf("not ok %d - ", n_test); n_fail++; } \
-	printf(__VA_ARGS__); printf("\n"); \
-} while (0)
+#include "tests/unit/tap.h"
 
 static void accept(const char *e, enum srt__domain_list l, const char *lname)
 {
@@ -75,12 +70,12 @@ static void split(const char *e, int rc_want, const char *host_want, int port_wa
 		   h, port);
 }
 
-int main(void)
+/* the settings' domain patterns and their messages */
+static void case_patterns(void)
 {
 	struct srt_diag d = { 0 };
-	char small[4];
 
-	/* §2.8 [obs]: allowedDomains accepts ... */
+	/* allowedDomains accepts ... */
 	accept("[::1]:443", SRT_LIST_ALLOWED, "allowed");
 	accept("127.0.0.1", SRT_LIST_ALLOWED, "allowed");
 	accept("a.b:65535", SRT_LIST_ALLOWED, "allowed");
@@ -143,8 +138,13 @@ int main(void)
 	refuse("*", SRT_LIST_PLAIN, "plain", "too broad");
 	srt__domain_pattern_check("x", SRT_LIST_PLAIN, &d);
 	ok(!strstr(d.message, ":port\" suffix (1-65535)"), "plain message has no port sentence");
+}
 
-	/* split */
+/* an entry split into host and port */
+static void case_split(void)
+{
+	char small[4];
+
 	split("example.com:443", SRT_OK, "example.com", 443);
 	split("example.com", SRT_OK, "example.com", 0);
 	split("[::1]:443", SRT_OK, "::1", 443);
@@ -159,8 +159,11 @@ int main(void)
 	split("[zz]", SRT_E_INVAL, NULL, 0);
 	ok(srt__domain_split_port("example.com", small, sizeof(small), &(int){ 0 }) == SRT_E_LIMIT,
 	   "split reports a too small buffer");
+}
 
-	/* isValidHost */
+/* what counts as a host name (isValidHost) */
+static void case_host_is_valid(void)
+{
 	ok(srt__host_is_valid("example.com"), "valid host example.com");
 	ok(srt__host_is_valid("a_b-c.example"), "valid host with _ and -");
 	ok(srt__host_is_valid("[::1]"), "valid host [::1]");
@@ -178,8 +181,13 @@ int main(void)
 		big[sizeof(big) - 1] = '\0';
 		ok(!srt__host_is_valid(big), "host longer than 255 invalid");
 	}
+}
 
-	/* §7.7 canonicalisation */
+/* one canonical spelling of every host and address */
+static void case_canonicalize(void)
+{
+	char small[4];
+
 	canon("127.1", "127.0.0.1");
 	canon("2130706433", "127.0.0.1");
 	canon("0x7f.0.0.1", "127.0.0.1");
@@ -238,8 +246,11 @@ int main(void)
 	canon_fails("127.0.0.1..");
 	ok(srt__host_canonicalize("example.com", small, sizeof(small)) != SRT_OK,
 	   "canonicalize reports a too small buffer");
+}
 
-	/* matching (§2.8 + §7.7) */
+/* a canonical host and port against a pattern */
+static void case_match(void)
+{
 	match("example.com", 443, "example.com", true);
 	match("EXAMPLE.com.", 443, "example.com", true);
 	match("a.example.com", 443, "*.example.com", true);
@@ -271,7 +282,14 @@ int main(void)
 	/* a raw (uncanonical) spelling with extra dots matches no allow rule */
 	ok(!srt__domain_match("a.example.com..", 443, "*.example.com"),
 	   "\"a.example.com..\" does not match \"*.example.com\"");
+}
 
-	printf("1..%d\n", n_test);
-	return n_fail ? 1 : 0;
+int main(void)
+{
+	TAP_RUN(case_patterns);
+	TAP_RUN(case_split);
+	TAP_RUN(case_host_is_valid);
+	TAP_RUN(case_canonicalize);
+	TAP_RUN(case_match);
+	return tap_done();
 }

@@ -85,13 +85,13 @@ static const char clone_config[] =
 	"\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n"
 	"\tmerge = refs/heads/main\n";
 
-int main(void)
-{
-	struct srt_policy pol;
-	struct srt_rule rule;
-	struct srt__gitguard *g = NULL;
-	char *tmp;
+/* The write root's policy: set up in main() before the cases, which each
+ * take a snapshot of it and read what the earlier cases left on disk. */
+static struct srt_policy pol;
+static struct srt_rule rule;
 
+static void case_config_filter(void)
+{
 	/* the config filter */
 	ok(cfg_safe(clone_config), "what git clone writes is safe");
 	ok(cfg_safe("# c\n; c\n\n[user]\n\tname = A B\n\temail = a@b\n[init] defaultBranch = main\n"),
@@ -113,31 +113,12 @@ int main(void)
 	ok(!cfg_safe("[core]\n\t= x\n"), "a line without a key is refused");
 	ok(!cfg_safe("[core.x]\n\tpager = less\n"), "[section.sub] is read as its section");
 	ok(!srt__gitguard_config_safe("[core]\n\0\tpager=x\n", 17, lastline, 64), "a NUL byte is refused");
+}
 
-	/* a write root, before and after a "command" */
-	tmp = getenv("TMPDIR");
-	snprintf(root, sizeof(root), "%s/srt-gitguard.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		return 2;
-	}
-	/* present before: a repository with a real hook is the user's own */
-	mk("old");
-	mk("old/.git");
-	mk("old/.git/hooks");
-	put("old/.git/hooks/pre-commit", "#!/bin/sh\n");
-	mk("deep");
-	mk("keep"); /* a repository that already points elsewhere */
-	mk("keep/.git");
-	put("keep/.git/commondir", "../../old/.git\n");
+static void case_first_sweep(void)
+{
+	struct srt__gitguard *g = NULL;
 
-	memset(&pol, 0, sizeof(pol));
-	memset(&rule, 0, sizeof(rule));
-	rule.path = root;
-	pol.allow_write.v = &rule;
-	pol.allow_write.n = 1;
-	pol.cwd = root;
-	pol.mandatory_deny_depth = 3;
 	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "snapshot of the write root");
 
 	/* what the command does */
@@ -198,6 +179,11 @@ int main(void)
 	ok(strstr(alllines, "deny git-repository ") && strstr(alllines, ".git.srt-quarantine") &&
 	   strstr(alllines, "/old/.git/commondir: created inside the sandbox"),
 	   "the violations name what was renamed and where it went");
+}
+
+static void case_second_quarantine(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* a second quarantine of the same name does not overwrite the first */
 	g = NULL;
@@ -213,6 +199,11 @@ int main(void)
 		ok(exists(".git.srt-quarantine/hooks/pre-commit") && system(cmd) == 0,
 		   "an existing quarantine is kept; the next one gets a random suffix");
 	}
+}
+
+static void case_unreadable(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* hiding from the check: a new .git, or the directory holding one,
 	 * made unreadable (root reads them anyway) */
@@ -272,6 +263,11 @@ int main(void)
 		for (int i = 0; i < 7; i++)
 			printf("ok %d # SKIP unreadable-directory cases: root reads every directory\n", ++tap_n);
 	}
+}
+
+static void case_descriptors(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* srt short of descriptors (a command that could lower srt's
 	 * RLIMIT_NOFILE, or a huge tree): a directory the sweep cannot open
@@ -320,6 +316,11 @@ int main(void)
 		ok(!exists("h4/.git") && exists("h4/.git.srt-quarantine") && !strstr(alllines, "could not be read"),
 		   "control: with descriptors the same repository is renamed aside");
 	}
+}
+
+static void case_bare_and_links(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* bare repositories and links to repositories: what git on the host
 	 * would take for a repository although no .git entry is new */
@@ -383,6 +384,11 @@ int main(void)
 				perror("rm");
 		}
 	}
+}
+
+static void case_red_team(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* the ways past the guard a red-team run found after the first fixes */
 	{
@@ -497,6 +503,11 @@ int main(void)
 			perror("rm");
 		(void)r2;
 	}
+}
+
+static void case_fill(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* a command that fills the tree past the guard's bound: the check
 	 * after it says what it could not look at */
@@ -522,11 +533,56 @@ int main(void)
 		if (system(p) != 0)
 			perror("rm fill");
 	}
+}
+
+static void case_no_write_roots(void)
+{
+	struct srt__gitguard *g = NULL;
 
 	/* nothing to guard without write roots */
 	pol.allow_write.n = 0;
 	g = (struct srt__gitguard *)1;
 	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g == NULL, "no write roots: no guard");
+}
+
+int main(void)
+{
+	char *tmp;
+
+	TAP_RUN(case_config_filter);
+
+	/* a write root, before and after a "command" */
+	tmp = getenv("TMPDIR");
+	snprintf(root, sizeof(root), "%s/srt-gitguard.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	/* present before: a repository with a real hook is the user's own */
+	mk("old");
+	mk("old/.git");
+	mk("old/.git/hooks");
+	put("old/.git/hooks/pre-commit", "#!/bin/sh\n");
+	mk("deep");
+	mk("keep"); /* a repository that already points elsewhere */
+	mk("keep/.git");
+	put("keep/.git/commondir", "../../old/.git\n");
+
+	memset(&pol, 0, sizeof(pol));
+	memset(&rule, 0, sizeof(rule));
+	rule.path = root;
+	pol.allow_write.v = &rule;
+	pol.allow_write.n = 1;
+	pol.cwd = root;
+	pol.mandatory_deny_depth = 3;
+	TAP_RUN(case_first_sweep);
+	TAP_RUN(case_second_quarantine);
+	TAP_RUN(case_unreadable);
+	TAP_RUN(case_descriptors);
+	TAP_RUN(case_bare_and_links);
+	TAP_RUN(case_red_team);
+	TAP_RUN(case_fill);
+	TAP_RUN(case_no_write_roots);
 	{
 		char cmd[600];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

@@ -240,8 +240,8 @@ static void test_routes(void)
 
 int main(void)
 {
-	test_routes();
-	test_guard();
-	test_decide();
+	TAP_RUN(test_routes);
+	TAP_RUN(test_guard);
+	TAP_RUN(test_decide);
 	return tap_done();
 }

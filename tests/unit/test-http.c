@@ -281,9 +281,9 @@ static void test_chunked(void)
 
 int main(void)
 {
-	test_parse();
-	test_analyze();
-	test_build();
-	test_chunked();
+	TAP_RUN(test_parse);
+	TAP_RUN(test_analyze);
+	TAP_RUN(test_build);
+	TAP_RUN(test_chunked);
 	return tap_done();
 }

@@ -170,7 +170,9 @@ static int exec_mode_refuses_here(int fd)
 	return strstr(why, "unknown record \"here\"") ? 0 : 11;
 }
 
-int main(void)
+/* the layer planned for a policy with a denied directory, then each
+ * attack on it in its own child (run_child) */
+static void case_layer(void)
 {
 	struct srt_rule deny = { secret_dir, 0, "filesystem.denyRead[0]" };
 	struct srt_rule allow = { root, 0, "filesystem.allowWrite[0]" };
@@ -178,26 +180,6 @@ int main(void)
 	struct srt__ll_layer layer;
 	struct srt_diag diag;
 	int rc, userns;
-
-	snprintf(top, sizeof(top), "/tmp/srt-ll-layer.XXXXXX");
-	if (!mkdtemp(top)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		return 1;
-	}
-	chmod(top, 0755);
-	snprintf(secret_dir, sizeof(secret_dir), "%s/home-secret", top);
-	snprintf(secret, sizeof(secret), "%s/id", secret_dir);
-	snprintf(other, sizeof(other), "%s/other", top);
-	snprintf(root, sizeof(root), "%s/root", top);
-	snprintf(outside, sizeof(outside), "%s/outside", top);
-	/* world-readable: in a namespace that maps nobody only the sandbox
-	 * may be what refuses */
-	if (mkdir(secret_dir, 0755) || mkdir(root, 0755) || mkdir(outside, 0777) ||
-	    chmod(outside, 0777) || write_text(secret, "SECRET\n", 0644) ||
-	    write_text(other, "other\n", 0644)) {
-		printf("Bail out! set up %s: %s\n", top, strerror(errno));
-		return 1;
-	}
 
 	memset(&pol, 0, sizeof(pol));
 	memset(&diag, 0, sizeof(diag));
@@ -264,6 +246,31 @@ int main(void)
 	}
 out:
 	srt__bwrap_ll_layer_release(&layer);
+}
+
+int main(void)
+{
+	snprintf(top, sizeof(top), "/tmp/srt-ll-layer.XXXXXX");
+	if (!mkdtemp(top)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	chmod(top, 0755);
+	snprintf(secret_dir, sizeof(secret_dir), "%s/home-secret", top);
+	snprintf(secret, sizeof(secret), "%s/id", secret_dir);
+	snprintf(other, sizeof(other), "%s/other", top);
+	snprintf(root, sizeof(root), "%s/root", top);
+	snprintf(outside, sizeof(outside), "%s/outside", top);
+	/* world-readable: in a namespace that maps nobody only the sandbox
+	 * may be what refuses */
+	if (mkdir(secret_dir, 0755) || mkdir(root, 0755) || mkdir(outside, 0777) ||
+	    chmod(outside, 0777) || write_text(secret, "SECRET\n", 0644) ||
+	    write_text(other, "other\n", 0644)) {
+		printf("Bail out! set up %s: %s\n", top, strerror(errno));
+		return 1;
+	}
+
+	TAP_RUN(case_layer);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);

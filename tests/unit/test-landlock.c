@@ -588,15 +588,15 @@ int main(void)
 		printf("1..0 # SKIP cannot make a temp dir\n");
 		return 0;
 	}
-	test_reads_nested();
-	test_writes();
-	test_symlink_deny();
-	test_host_doors();
-	test_root_write();
-	test_scan_once();
-	test_refusals();
-	test_unlistable();
-	test_serialize();
+	TAP_RUN(test_reads_nested);
+	TAP_RUN(test_writes);
+	TAP_RUN(test_symlink_deny);
+	TAP_RUN(test_host_doors);
+	TAP_RUN(test_root_write);
+	TAP_RUN(test_scan_once);
+	TAP_RUN(test_refusals);
+	TAP_RUN(test_unlistable);
+	TAP_RUN(test_serialize);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", T);
 	if (system(cmd) != 0)
 		fprintf(stderr, "# could not remove %s\n", T);

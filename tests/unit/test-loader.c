@@ -27,6 +27,86 @@ static int load(const char *name, struct srt_diag *d)
 	return rc;
 }
 
+static void case_ok(void)
+{
+	struct srt_diag d;
+
+	ok(load("fake_ok", &d) == 0, "a compatible module loads (%s)", d.message);
+}
+
+static void case_bad_major(void)
+{
+	struct srt_diag d;
+	char want[64];
+
+	ok(load("fake_bad_major", &d) == SRT_E_MODULE, "wrong ABI major refused");
+	snprintf(want, sizeof(want), "ABI %d.%d", SRT_BACKEND_ABI_MAJOR + 1, SRT_BACKEND_ABI_MINOR);
+	ok(contains(d.message, "fake_bad_major.so") && contains(d.message, want),
+	   "message names the file and the found version: %s", d.message);
+	snprintf(want, sizeof(want), "needs ABI %d.x", SRT_BACKEND_ABI_MAJOR);
+	ok(contains(d.message, want), "message names the wanted version");
+}
+
+static void case_bad_magic(void)
+{
+	struct srt_diag d;
+
+	ok(load("fake_bad_magic", &d) == SRT_E_MODULE, "wrong magic refused");
+	ok(contains(d.message, "fake_bad_magic.so") && contains(d.message, "0x12345678") &&
+	   contains(d.message, "not an srt backend"), "magic message: %s", d.message);
+}
+
+static void case_truncated(void)
+{
+	struct srt_diag d;
+	char want[64];
+
+	ok(load("fake_truncated", &d) == SRT_E_MODULE, "truncated size refused");
+	snprintf(want, sizeof(want), "ABI %d.%d", SRT_BACKEND_ABI_MAJOR, SRT_BACKEND_ABI_MINOR);
+	ok(contains(d.message, "fake_truncated.so") && contains(d.message, "truncated") &&
+	   contains(d.message, want), "truncated message: %s", d.message);
+}
+
+static void case_newer_minor(void)
+{
+	struct srt_diag d;
+
+	ok(load("fake_newer_minor", &d) == SRT_E_MODULE, "newer ABI minor refused");
+	ok(contains(d.message, "upgrade srt"), "minor message: %s", d.message);
+}
+
+static void case_null_slot(void)
+{
+	struct srt_diag d;
+
+	ok(load("fake_null_slot", &d) == SRT_E_MODULE, "empty mandatory slot refused");
+}
+
+static void case_missing(void)
+{
+	struct srt_diag d;
+
+	ok(load("does_not_exist", &d) == SRT_E_MODULE && contains(d.message, "does_not_exist.so"),
+	   "missing module named: %s", d.message);
+}
+
+static void case_names(void)
+{
+	struct srt__module *m = NULL;
+	const struct srt_backend *vt = NULL;
+	struct srt_diag d;
+
+	memset(&d, 0, sizeof(d));
+	ok(srt__module_load_backend("../evil", &m, &vt, &d) == SRT_E_INVAL,
+	   "relative path refused: %s", d.message);
+	ok(srt__module_load_backend("a/b", &m, &vt, &d) == SRT_E_INVAL,
+	   "name with a slash refused");
+	ok(srt__module_load_backend("", &m, &vt, &d) == SRT_E_INVAL, "empty name refused");
+	ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
+	   contains(d.message, SRT_BACKENDDIR "/no_such_backend.so"),
+	   "a name is looked up only in the configured directory: %s", d.message);
+}
+
 static void count_layer(void *ctx, const char *layer, int works,
 			const char *detail, const char *fix)
 {
@@ -92,51 +172,17 @@ static void test_older_minor(void)
 int main(void)
 {
 	const char *b = getenv("top_builddir");
-	struct srt_diag d;
-	char want[64];
 
 	snprintf(dir, sizeof(dir), "%s/tests/fake/.libs", b ? b : ".");
-
-	ok(load("fake_ok", &d) == 0, "a compatible module loads (%s)", d.message);
-
-	ok(load("fake_bad_major", &d) == SRT_E_MODULE, "wrong ABI major refused");
-	snprintf(want, sizeof(want), "ABI %d.%d", SRT_BACKEND_ABI_MAJOR + 1, SRT_BACKEND_ABI_MINOR);
-	ok(contains(d.message, "fake_bad_major.so") && contains(d.message, want),
-	   "message names the file and the found version: %s", d.message);
-	snprintf(want, sizeof(want), "needs ABI %d.x", SRT_BACKEND_ABI_MAJOR);
-	ok(contains(d.message, want), "message names the wanted version");
-
-	ok(load("fake_bad_magic", &d) == SRT_E_MODULE, "wrong magic refused");
-	ok(contains(d.message, "fake_bad_magic.so") && contains(d.message, "0x12345678") &&
-	   contains(d.message, "not an srt backend"), "magic message: %s", d.message);
-
-	ok(load("fake_truncated", &d) == SRT_E_MODULE, "truncated size refused");
-	snprintf(want, sizeof(want), "ABI %d.%d", SRT_BACKEND_ABI_MAJOR, SRT_BACKEND_ABI_MINOR);
-	ok(contains(d.message, "fake_truncated.so") && contains(d.message, "truncated") &&
-	   contains(d.message, want), "truncated message: %s", d.message);
-
-	ok(load("fake_newer_minor", &d) == SRT_E_MODULE, "newer ABI minor refused");
-	ok(contains(d.message, "upgrade srt"), "minor message: %s", d.message);
-
-	ok(load("fake_null_slot", &d) == SRT_E_MODULE, "empty mandatory slot refused");
-	test_current_minor();
-	test_older_minor();
-
-	ok(load("does_not_exist", &d) == SRT_E_MODULE && contains(d.message, "does_not_exist.so"),
-	   "missing module named: %s", d.message);
-
-	{
-		struct srt__module *m = NULL;
-		const struct srt_backend *vt = NULL;
-		memset(&d, 0, sizeof(d));
-		ok(srt__module_load_backend("../evil", &m, &vt, &d) == SRT_E_INVAL,
-		   "relative path refused: %s", d.message);
-		ok(srt__module_load_backend("a/b", &m, &vt, &d) == SRT_E_INVAL,
-		   "name with a slash refused");
-		ok(srt__module_load_backend("", &m, &vt, &d) == SRT_E_INVAL, "empty name refused");
-		ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
-		   contains(d.message, SRT_BACKENDDIR "/no_such_backend.so"),
-		   "a name is looked up only in the configured directory: %s", d.message);
-	}
+	TAP_RUN(case_ok);
+	TAP_RUN(case_bad_major);
+	TAP_RUN(case_bad_magic);
+	TAP_RUN(case_truncated);
+	TAP_RUN(case_newer_minor);
+	TAP_RUN(case_null_slot);
+	TAP_RUN(test_current_minor);
+	TAP_RUN(test_older_minor);
+	TAP_RUN(case_missing);
+	TAP_RUN(case_names);
 	return tap_done();
 }

@@ -496,11 +496,11 @@ static void test_supervisor_gone(void)
 
 int main(void)
 {
-	test_classify();
-	test_join();
-	test_events();
-	test_policy_from_words();
-	test_live();
-	test_supervisor_gone();
+	TAP_RUN(test_classify);
+	TAP_RUN(test_join);
+	TAP_RUN(test_events);
+	TAP_RUN(test_policy_from_words);
+	TAP_RUN(test_live);
+	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }

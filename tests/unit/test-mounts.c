@@ -1354,6 +1354,17 @@ static int probe_bwrap(void)
 	return rc == 0;
 }
 
+/* the cases run as an unprivileged user when this program runs as root */
+static void case_root_writable(void)
+{
+	as_unprivileged(test_root_writable, 3, "allowWrite /");
+}
+
+static void case_unsearchable(void)
+{
+	as_unprivileged(test_unsearchable, 2, "unsearchable directory");
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1361,26 +1372,26 @@ int main(void)
 	have_bwrap = probe_bwrap();
 	if (!have_bwrap)
 		printf("# bwrap cannot run here: sandbox checks are skipped\n");
-	test_basic_writes();
-	test_denied_dir_and_file();
-	test_overlap_order();
-	test_file_deny_in_allowread();
-	test_placeholders();
-	test_mandatory_walker();
-	test_mandatory_gitdirs();
-	test_mandatory_memo();
-	test_mandatory_in_roots();
-	test_mandatory_bound();
-	test_pins();
-	test_symlinks();
-	test_globs();
-	test_file_on_the_way();
-	test_disabled();
-	test_write_deny_wins();
-	as_unprivileged(test_root_writable, 3, "allowWrite /");
-	as_unprivileged(test_unsearchable, 2, "unsearchable directory");
-	test_concurrent_runs();
-	test_helper_hides();
-	test_walker_speed();
+	TAP_RUN(test_basic_writes);
+	TAP_RUN(test_denied_dir_and_file);
+	TAP_RUN(test_overlap_order);
+	TAP_RUN(test_file_deny_in_allowread);
+	TAP_RUN(test_placeholders);
+	TAP_RUN(test_mandatory_walker);
+	TAP_RUN(test_mandatory_gitdirs);
+	TAP_RUN(test_mandatory_memo);
+	TAP_RUN(test_mandatory_in_roots);
+	TAP_RUN(test_mandatory_bound);
+	TAP_RUN(test_pins);
+	TAP_RUN(test_symlinks);
+	TAP_RUN(test_globs);
+	TAP_RUN(test_file_on_the_way);
+	TAP_RUN(test_disabled);
+	TAP_RUN(test_write_deny_wins);
+	tap_case(case_root_writable, "test_root_writable (unprivileged)");
+	tap_case(case_unsearchable, "test_unsearchable (unprivileged)");
+	TAP_RUN(test_concurrent_runs);
+	TAP_RUN(test_helper_hides);
+	TAP_RUN(test_walker_speed);
 	return tap_done();
 }

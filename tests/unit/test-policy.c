@@ -353,10 +353,10 @@ int main(void)
 		return 1;
 	snprintf(T, sizeof(T), "%s", tmpl);
 	umask(022);
-	test_normalize();
-	test_build();
-	test_write_globs();
-	test_tmpdir_checks();
+	TAP_RUN(test_normalize);
+	TAP_RUN(test_build);
+	TAP_RUN(test_write_globs);
+	TAP_RUN(test_tmpdir_checks);
 	sh("rm -rf '@'");
 	return tap_done();
 }

@@ -1656,32 +1656,23 @@ static void test_client_bound(void)
 	srt__proxy_free(p3);
 }
 
-int main(void)
+static char proxy_dir[] = "/tmp/srt-proxy-test.XXXXXX";
+
+/* the proxy with its test servers, then every check against it: one case,
+ * since the checks share the proxy, its counters and its violations */
+static void case_proxy(void)
 {
-	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
+	char *dir = proxy_dir;
 	struct srt__net_config s;
 	struct srt__net_reason reason = { "reasoned.test",
 					  "SSH pushes to GitHub are blocked; use an https:// remote" };
 	struct srt__proxy_config cfg;
 	struct srt_diag diag = { "", "", 0 };
-	struct rlimit rl;
 	pthread_t t;
 	int efd, hfd, cfd, slow, dfd, tls_fd = -1;
 	char a[64];
 	time_t slow_at, tls_at = 0;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	alarm(300);
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (!mkdtemp(dir))
-		return 1;
-	have_ns = enter_namespace(dir) == 0;
-	if (!have_ns)
-		printf("# no private network namespace (%s): resolver tests skipped\n", strerror(errno));
 	snprintf(sock_path, sizeof(sock_path), "%s/proxy.sock", dir);
 
 	if (have_ns) {
@@ -1804,5 +1795,25 @@ int main(void)
 	srt__proxy_free(proxy);
 	ok(access(sock_path, F_OK) < 0, "socket removed on free");
 	rmdir(dir);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/srt-proxy-test.XXXXXX";
+	struct rlimit rl;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(proxy_dir, sizeof(proxy_dir), "%s", dir);
+	have_ns = enter_namespace(dir) == 0;
+	if (!have_ns)
+		printf("# no private network namespace (%s): resolver tests skipped\n", strerror(errno));
+	tap_case_timeout(case_proxy, "case_proxy", 300);
 	return tap_done();
 }

@@ -297,7 +297,38 @@ static void expect_signal(const char *what, int flags, long (*fn)(void), int sig
 	   r.err ? strerror(r.err) : "success");
 }
 
-int main(void)
+static void case_controls(void)
+{
+	/* controls: without the filter the kernel answers differently */
+	expect("control: socket(AF_UNIX) without filter", NO_FILTER, do_socket_unix, 0);
+	expect("control: socketpair(AF_UNIX, DGRAM) without filter", NO_FILTER, do_socketpair_dgram, 0);
+	expect("control: ioctl(-1, TIOCSTI) without filter", NO_FILTER, do_tiocsti, EBADF);
+	expect("control: setns(-1) without filter", NO_FILTER, do_setns, EBADF);
+	expect("control: io_uring_enter(-1) without filter", NO_FILTER, do_uring_enter, EBADF);
+	expect("control: unshare(0x100000) without filter", NO_FILTER, do_unshare_extra, EINVAL);
+	expect("control: clone3 without filter", NO_FILTER, do_clone3, 0);
+}
+
+static void case_default_unix_sockets(void)
+{
+	/* default filter: unix sockets */
+	expect("socket(AF_UNIX, STREAM)", DEFAULT, do_socket_unix, EPERM);
+	expect("socket(AF_UNIX, DGRAM)", DEFAULT, do_socket_unix_dgram, EPERM);
+	expect("socket(AF_UNIX | high bits): compared on 32 bits", DEFAULT, do_socket_unix_hi, EPERM);
+	expect("socket(AF_VSOCK)", DEFAULT, do_socket_vsock, EPERM);
+	expect("socket(AF_INET) still works", DEFAULT, do_socket_inet, 0);
+	expect("socketpair(AF_UNIX) still works", DEFAULT, do_socketpair, 0);
+	expect("socketpair(AF_UNIX, SEQPACKET) still works", DEFAULT, do_socketpair_seqpacket, 0);
+	expect("socketpair(AF_UNIX, DGRAM): a datagram end reaches host paths", DEFAULT,
+	       do_socketpair_dgram, EPERM);
+	expect("socketpair(AF_UNIX | high bits, DGRAM | high bits)", DEFAULT, do_socketpair_dgram_hi, EPERM);
+	expect("socketpair(AF_UNIX, RAW): AF_UNIX makes it a datagram pair", DEFAULT, do_socketpair_raw, EPERM);
+	expect("io_uring_setup", DEFAULT, do_uring_setup, EPERM);
+	expect("io_uring_enter", DEFAULT, do_uring_enter, EPERM);
+	expect("io_uring_register", DEFAULT, do_uring_register, EPERM);
+}
+
+static void case_default_namespaces(void)
 {
 	static const struct {
 		const char *name;
@@ -318,31 +349,6 @@ int main(void)
 	};
 	size_t i;
 
-	/* controls: without the filter the kernel answers differently */
-	expect("control: socket(AF_UNIX) without filter", NO_FILTER, do_socket_unix, 0);
-	expect("control: socketpair(AF_UNIX, DGRAM) without filter", NO_FILTER, do_socketpair_dgram, 0);
-	expect("control: ioctl(-1, TIOCSTI) without filter", NO_FILTER, do_tiocsti, EBADF);
-	expect("control: setns(-1) without filter", NO_FILTER, do_setns, EBADF);
-	expect("control: io_uring_enter(-1) without filter", NO_FILTER, do_uring_enter, EBADF);
-	expect("control: unshare(0x100000) without filter", NO_FILTER, do_unshare_extra, EINVAL);
-	expect("control: clone3 without filter", NO_FILTER, do_clone3, 0);
-
-	/* default filter: unix sockets */
-	expect("socket(AF_UNIX, STREAM)", DEFAULT, do_socket_unix, EPERM);
-	expect("socket(AF_UNIX, DGRAM)", DEFAULT, do_socket_unix_dgram, EPERM);
-	expect("socket(AF_UNIX | high bits): compared on 32 bits", DEFAULT, do_socket_unix_hi, EPERM);
-	expect("socket(AF_VSOCK)", DEFAULT, do_socket_vsock, EPERM);
-	expect("socket(AF_INET) still works", DEFAULT, do_socket_inet, 0);
-	expect("socketpair(AF_UNIX) still works", DEFAULT, do_socketpair, 0);
-	expect("socketpair(AF_UNIX, SEQPACKET) still works", DEFAULT, do_socketpair_seqpacket, 0);
-	expect("socketpair(AF_UNIX, DGRAM): a datagram end reaches host paths", DEFAULT,
-	       do_socketpair_dgram, EPERM);
-	expect("socketpair(AF_UNIX | high bits, DGRAM | high bits)", DEFAULT, do_socketpair_dgram_hi, EPERM);
-	expect("socketpair(AF_UNIX, RAW): AF_UNIX makes it a datagram pair", DEFAULT, do_socketpair_raw, EPERM);
-	expect("io_uring_setup", DEFAULT, do_uring_setup, EPERM);
-	expect("io_uring_enter", DEFAULT, do_uring_enter, EPERM);
-	expect("io_uring_register", DEFAULT, do_uring_register, EPERM);
-
 	/* default filter: namespaces and mounts */
 	for (i = 0; i < sizeof(mount_family) / sizeof(mount_family[0]); i++)
 		expect(mount_family[i].name, DEFAULT, mount_family[i].fn, EPERM);
@@ -354,13 +360,19 @@ int main(void)
 	expect("clone(CLONE_NEWNS)", DEFAULT, do_clone_ns, EPERM);
 	expect("plain clone (fork) still works", DEFAULT, do_clone_plain, 0);
 	expect("clone3: ENOSYS so libc falls back to clone", DEFAULT, do_clone3, ENOSYS);
+}
 
+static void case_default_terminal(void)
+{
 	/* default filter: terminal injection */
 	expect("ioctl(TIOCSTI)", DEFAULT, do_tiocsti, EPERM);
 	expect("ioctl(TIOCSTI | high bits): compared on 32 bits", DEFAULT, do_tiocsti_hi, EPERM);
 	expect("ioctl(TIOCLINUX)", DEFAULT, do_tioclinux, EPERM);
 	expect("other ioctls reach the kernel", DEFAULT, do_tcgets, EBADF);
+}
 
+static void case_other_abis(void)
+{
 #if defined(__x86_64__)
 	expect_signal("x32 syscall number: process killed", DEFAULT, do_x32, SIGSYS);
 	{
@@ -375,7 +387,10 @@ int main(void)
 	printf("ok %d # SKIP x32/i386 checks are x86_64 only\n", ++tap_n);
 	printf("ok %d # SKIP x32/i386 checks are x86_64 only\n", ++tap_n);
 #endif
+}
 
+static void case_allow_unix(void)
+{
 	/* allowAllUnixSockets: the socket and io_uring rules are gone, the
 	 * others stay */
 	expect("allowAllUnixSockets: socket(AF_UNIX) works", ALLOW_UNIX, do_socket_unix, 0);
@@ -384,7 +399,10 @@ int main(void)
 		   do_uring_enter, EPERM);
 	expect("allowAllUnixSockets: setns still filtered", ALLOW_UNIX, do_setns, EPERM);
 	expect("allowAllUnixSockets: TIOCSTI still filtered", ALLOW_UNIX, do_tiocsti, EPERM);
+}
 
+static void case_allow_userns(void)
+{
 	/* allowNestedUserNamespaces: the namespace rules are gone */
 	expect("allowNestedUserNamespaces: setns reaches the kernel", ALLOW_USERNS, do_setns, EBADF);
 	expect("allowNestedUserNamespaces: unshare(0x100000) reaches the kernel", ALLOW_USERNS,
@@ -394,6 +412,16 @@ int main(void)
 	       do_socket_unix, EPERM);
 	expect("both allowed: TIOCSTI still filtered", ALLOW_BOTH, do_tiocsti, EPERM);
 	expect("both allowed: socket(AF_UNIX) works", ALLOW_BOTH, do_socket_unix, 0);
+}
 
+int main(void)
+{
+	TAP_RUN(case_controls);
+	TAP_RUN(case_default_unix_sockets);
+	TAP_RUN(case_default_namespaces);
+	TAP_RUN(case_default_terminal);
+	TAP_RUN(case_other_abis);
+	TAP_RUN(case_allow_unix);
+	TAP_RUN(case_allow_userns);
 	return tap_done();
 }

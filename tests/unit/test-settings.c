@@ -1139,20 +1139,37 @@ static void test_files(void)
 	fixture_pair("bad-cred", false, "credentials.envVars[0].injectHosts[0]");
 }
 
-int main(void)
+/* tap.h's runner, with its ok() in place of this file's from here on */
+#undef ok
+#include "tests/unit/tap.h"
+
+/* This file keeps its own counters: each case takes the number where the
+ * last one stopped and hands its own back to tap.h's shared counter. */
+static void counted(void (*fn)(void))
 {
-	test_minimal_and_defaults();
-	test_full_values();
-	test_required();
-	test_domains();
-	test_network_rules();
-	test_filesystem();
-	test_top_level();
-	test_unknown_keys();
-	test_credentials();
-	test_json_syntax();
-	test_yaml();
-	test_files();
+	n_test = tap_n;
+	fn();
+	tap_n = n_test;
+	if (n_fail)
+		tap_fail = 1;
+}
+
+static void case_minimal_and_defaults(void) { counted(test_minimal_and_defaults); }
+static void case_full_values(void) { counted(test_full_values); }
+static void case_required(void) { counted(test_required); }
+static void case_domains(void) { counted(test_domains); }
+static void case_network_rules(void) { counted(test_network_rules); }
+static void case_filesystem(void) { counted(test_filesystem); }
+static void case_top_level(void) { counted(test_top_level); }
+static void case_unknown_keys(void) { counted(test_unknown_keys); }
+static void case_credentials(void) { counted(test_credentials); }
+static void case_json_syntax(void) { counted(test_json_syntax); }
+static void case_yaml(void) { counted(test_yaml); }
+
+/* test_files makes tmpdir in its own process: it is removed there */
+static void case_files(void)
+{
+	counted(test_files);
 	if (tmpdir[0]) {
 		char cmd[128];
 
@@ -1160,6 +1177,21 @@ int main(void)
 		if (system(cmd) != 0)
 			fprintf(stderr, "# could not remove %s\n", tmpdir);
 	}
-	printf("1..%d\n", n_test);
-	return n_fail ? 1 : 0;
+}
+
+int main(void)
+{
+	tap_case(case_minimal_and_defaults, "test_minimal_and_defaults");
+	tap_case(case_full_values, "test_full_values");
+	tap_case(case_required, "test_required");
+	tap_case(case_domains, "test_domains");
+	tap_case(case_network_rules, "test_network_rules");
+	tap_case(case_filesystem, "test_filesystem");
+	tap_case(case_top_level, "test_top_level");
+	tap_case(case_unknown_keys, "test_unknown_keys");
+	tap_case(case_credentials, "test_credentials");
+	tap_case(case_json_syntax, "test_json_syntax");
+	tap_case(case_yaml, "test_yaml");
+	tap_case(case_files, "test_files");
+	return tap_done();
 }

@@ -167,9 +167,9 @@ static void test_env(void)
 
 int main(void)
 {
-	test_env();
-	test_socks();
-	test_ssh();
-	test_auth();
+	TAP_RUN(test_env);
+	TAP_RUN(test_socks);
+	TAP_RUN(test_ssh);
+	TAP_RUN(test_auth);
 	return tap_done();
 }

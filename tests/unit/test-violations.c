@@ -90,8 +90,8 @@ static void store_cases(void)
 
 int main(void)
 {
-	sanitize_cases();
-	ignore_cases();
-	store_cases();
+	TAP_RUN(sanitize_cases);
+	TAP_RUN(ignore_cases);
+	TAP_RUN(store_cases);
 	return tap_done();
 }

@@ -1,0 +1,209 @@
+#!/bin/bash
+# Layering: which room of the tree may include which (doc/ARCHITECTURE.md).
+#   - a file under backends/<X>/ includes nothing from another backend
+#     folder backends/<Y>/ (backends/linux-common/ and common/ are shared);
+#   - proxies/ includes no private core header (libsrt/);
+#   - common/ includes nothing from libsrt/, proxies/ or backends/;
+#   - libsrt/ includes nothing from backends/.
+# An include is resolved as the compiler does with srt's flags: "x.h" next
+# to the including file first, then include/ (the public headers, allowed
+# everywhere), then the tree root; <x.h> from include/, then the root.
+#
+#   0004-layering.sh ROOT   check the tree at ROOT: print each violation as
+#                           "file:line: why", exit 1 if there is any
+#   0004-layering.sh        (make check) TAP: prove the check on small trees
+#                           with one planted violation of each rule, then
+#                           check $top_srcdir rule by rule
+set -u
+
+# violations ROOT: one "file:line: why" line per forbidden include
+violations() {
+	(
+		cd "$1" || exit 2
+		find libsrt common proxies backends -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null |
+			LC_ALL=C sort | LC_ALL=C awk '
+		function exists(p,   r, l) {
+			r = (getline l < p)
+			close(p)
+			return r >= 0
+		}
+		# "a/b/../c/./d" -> "a/c/d"
+		function norm(p,   n, i, k, part, out) {
+			n = split(p, part, "/")
+			k = 0
+			for (i = 1; i <= n; i++) {
+				if (part[i] == "" || part[i] == ".")
+					continue
+				if (part[i] == ".." && k > 0 && out[k] != "..") {
+					k--
+					continue
+				}
+				out[++k] = part[i]
+			}
+			p = ""
+			for (i = 1; i <= k; i++)
+				p = p (i > 1 ? "/" : "") out[i]
+			return p
+		}
+		function dir(p) {
+			sub(/\/[^\/]*$/, "", p)
+			return p
+		}
+		{
+			f = $0
+			ln = 0
+			while ((getline line < f) > 0) {
+				ln++
+				if (line !~ /^[ \t]*#[ \t]*include[ \t]*["<]/)
+					continue
+				sub(/^[ \t]*#[ \t]*include[ \t]*/, "", line)
+				quote = substr(line, 1, 1)
+				inc = substr(line, 2)
+				sub(/[">].*$/, "", inc)
+				if (inc == "")
+					continue
+				if (quote == "\"" && exists(dir(f) "/" inc))
+					t = norm(dir(f) "/" inc)
+				else if (exists("include/" inc))
+					continue # a public header
+				else if (exists(inc))
+					t = norm(inc)
+				else
+					continue # a system or generated header
+				why = ""
+				if (f ~ /^backends\/[^\/]+\//) {
+					x = f
+					sub(/^backends\//, "", x)
+					sub(/\/.*$/, "", x)
+					if (t ~ /^backends\// && t !~ /^backends\/linux-common\// && index(t, "backends/" x "/") != 1)
+						why = "backends/" x " may not include another backend\047s " t
+				} else if (f ~ /^proxies\//) {
+					if (t ~ /^libsrt\//)
+						why = "proxies may not include " t " (a private core header)"
+				} else if (f ~ /^common\//) {
+					if (t ~ /^(libsrt|proxies|backends)\//)
+						why = "common may not include " t
+				} else if (f ~ /^libsrt\//) {
+					if (t ~ /^backends\//)
+						why = "libsrt may not include " t " (OS code stays in backends)"
+				}
+				if (why != "")
+					print f ":" ln ": " why
+			}
+			close(f)
+		}'
+	)
+}
+
+if [ $# -gt 0 ]; then
+	out=$(violations "$1") || exit 2
+	[ -z "$out" ] && exit 0
+	printf '%s\n' "$out"
+	exit 1
+fi
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/srt-layering.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# put TREE FILE LINE...: write a file in a planted tree
+put() {
+	local tree=$1 file=$2
+	shift 2
+	mkdir -p "$tree/$(dirname "$file")"
+	printf '%s\n' "$@" >>"$tree/$file"
+}
+
+# a tree that keeps every rule, with each kind of allowed include
+clean_tree() {
+	local t=$1
+	put "$t" include/srt/srt.h '/* public */'
+	put "$t" libsrt/policy.h '/* core */'
+	put "$t" libsrt/run.c '#include "config.h"' '#include <stdio.h>' '#include <srt/srt.h>' \
+		'#include "policy.h"' '#include "common/strv.h"' '#include "proxies/proxy.h"'
+	put "$t" common/strv.h '/* shared */'
+	put "$t" common/strv.c '#include "strv.h"' '#include "common/strv.h"' '#include "srt/srt.h"'
+	put "$t" proxies/proxy.h '#include "common/strv.h"' '#include <srt/srt.h>'
+	put "$t" backends/linux-common/sibling.h '#include "common/strv.h"'
+	put "$t" backends/a/a.h '/* a */'
+	put "$t" backends/a/a.c '#include "a.h"' '#include "backends/a/a.h"' \
+		'#include "backends/linux-common/sibling.h"' '#include "../linux-common/sibling.h"' \
+		'#include "common/strv.h"' '#include "libsrt/policy.h"'
+	put "$t" backends/b/b.h '/* b */'
+	put "$t" backends/b/sub/b.c '#include "../b.h"' '#include "backends/b/b.h"'
+}
+
+# plant NAME FILE LINE WANT: a clean tree plus one include; the check must
+# fail and name FILE:LINE
+plant() {
+	local name=$1 file=$2 line=$3 want=$4 t="$work/$1" out rc
+	clean_tree "$t"
+	put "$t" "$file" "$line"
+	out=$(violations "$t")
+	rc=0
+	[ -n "$out" ] || rc=1
+	if [ $rc = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		printf '%s\n' "$out" | grep -q "^$want: "; then
+		ok "self-test: $name is flagged ($out)"
+	else
+		not_ok "self-test: $name is flagged"
+		diag "wanted one line for $want, got:" "$out"
+	fi
+}
+
+clean_tree "$work/clean"
+out=$(violations "$work/clean")
+if [ -z "$out" ]; then
+	ok "self-test: a tree with only allowed includes passes"
+else
+	not_ok "self-test: a tree with only allowed includes passes"
+	diag "$out"
+fi
+plant "a backend including another backend" backends/a/x.c '#include "backends/b/b.h"' \
+	backends/a/x.c:1
+plant "a backend including another backend by a relative path" backends/a/y.c \
+	'#include "../b/b.h"' backends/a/y.c:1
+plant "a backend header including another backend" backends/b/sub/z.h \
+	'#  include <backends/a/a.h>' backends/b/sub/z.h:1
+plant "proxies including a core header" proxies/route.h '#include "libsrt/policy.h"' \
+	proxies/route.h:1
+plant "common including the core" common/aside.c '#include "libsrt/policy.h"' common/aside.c:1
+plant "common including proxies" common/aside.h '#include "proxies/proxy.h"' common/aside.h:1
+plant "common including a backend" common/domain.c '#include "backends/linux-common/sibling.h"' \
+	common/domain.c:1
+plant "the core including a backend" libsrt/loader.c '#include "backends/a/a.h"' libsrt/loader.c:1
+if out=$(bash "$0" "$work/plant-missing-root" 2>&1); then
+	not_ok "self-test: a root that does not exist fails the check"
+else
+	ok "self-test: a root that does not exist fails the check"
+fi
+
+# the tree itself, rule by rule
+all=$(violations "$top_srcdir")
+rule() { # rule DESCRIPTION PREFIX
+	local hits
+	hits=$(printf '%s\n' "$all" | grep "^$2" || true)
+	if [ -z "$hits" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "$hits"
+	fi
+}
+if [ -d "$top_srcdir/libsrt" ] && [ -d "$top_srcdir/backends" ]; then
+	ok "the tree to check is at $top_srcdir"
+else
+	not_ok "the tree to check is at $top_srcdir"
+fi
+rule "backends/<X>/ include no other backend folder (linux-common and common are shared)" 'backends/'
+rule "proxies/ include no private core header (libsrt/)" 'proxies/'
+rule "common/ includes nothing from libsrt/, proxies/ or backends/" 'common/'
+rule "libsrt/ includes nothing from backends/" 'libsrt/'
+echo "1..$n"
+# the "not ok" lines carry the verdict, as in the other integration tests
+exit 0
