@@ -1,4 +1,4 @@
-/* Domain patterns (anchor-inventory §2.8) and host canonicalisation (§7.7).
+/* Domain patterns and host canonicalisation (common/domain.h).
  *
  * Patterns come from the user's settings and are checked once; hosts come
  * from hostile clients (CONNECT targets, Host headers, SOCKS requests) and
@@ -202,8 +202,9 @@ static int pattern_fail(struct srt_diag *diag, const char *entry, const char *wh
 			    list == SRT_LIST_DENIED ? PATTERN_DENIED_SUFFIX : "");
 }
 
-/* isValidDomainPattern of §2.8 for a host part that did not come from
- * brackets. Returns NULL when valid, else the reason. */
+/* Whether a pattern's host part that did not come from brackets is
+ * acceptable, by the reference tool's rules. Returns NULL when valid,
+ * else the reason. */
 static const char *host_pattern_problem(const char *host)
 {
 	const char *rest, *p;
