@@ -145,10 +145,10 @@ done <"$WORK/verdicts"
 
 # every key in the validator's key lists (the static keys[] arrays its
 # check_members() calls take) is documented, as a part of a documented key
-src="$top_srcdir/libsrt/settings.c"
+src="$top_srcdir/libsrt/settings-sections.c"
 vkeys=$(awk '/keys\[\] = \{/ { on = 1 } on { print } on && /\};/ { on = 0 }' "$src" 2>/dev/null | grep -oE '"[A-Za-z][A-Za-z0-9]*"' | tr -d '"' | sort -u)
 if [ -z "$vkeys" ]; then
-	skip "no key lists (static ... keys[] = { ... }) found in libsrt/settings.c: update this test"
+	skip "no key lists (static ... keys[] = { ... }) found in libsrt/settings-sections.c: update this test"
 else
 	cut -f1 "$WORK/documented" | tr '.' '\n' | sed 's/\[\]$//' | sort -u >"$WORK/parts"
 	missing=$(echo "$vkeys" | comm -23 - "$WORK/parts" | tr '\n' ' ')
