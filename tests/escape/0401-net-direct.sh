@@ -8,33 +8,22 @@
 # Runs in a network namespace of its own (see netns.sh).
 . "$(dirname "$0")/netns.sh"
 skip_without_netns N1
-cat > "$WORK/any.py" <<'PYEOF'
-import socket, sys, threading
-port, log = int(sys.argv[1]), sys.argv[2]
-def tcp(s):
-    while True:
-        c, a = s.accept()
-        open(log, "a").write("tcp %s\n" % a[0]); c.close()
+# a listener on every address (0.0.0.0 and ::), TCP and UDP, logs any peer
+listen_any <<'PYEOF'
+@accepting
+def tcp(c, a):
+    note("tcp %s" % a[0]); c.close()
 def udp(s):
     while True:
         d, a = s.recvfrom(4096)
-        open(log, "a").write("udp %s\n" % a[0])
-for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+        note("udp %s" % a[0])
+for fam, addr in ANY:
     for typ, fn in ((socket.SOCK_STREAM, tcp), (socket.SOCK_DGRAM, udp)):
-        s = socket.socket(fam, typ)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if fam == socket.AF_INET6:
-            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        s.bind((addr, port))
+        s = bound(fam, typ, addr, port)
         if typ == socket.SOCK_STREAM:
             s.listen(16)
         threading.Thread(target=fn, args=(s,), daemon=True).start()
-open(log + ".up", "w").close()
-threading.Event().wait(120)
 PYEOF
-PORT=$(( 20000 + $$ % 20000 ))
-"$PY" "$WORK/any.py" "$PORT" "$WORK/any.log" & NET_PIDS="$NET_PIDS $!"
-wait_for "$WORK/any.log.up" 50
 S=$(net_settings "[\"127.0.0.1:$PORT\",\"localhost:$PORT\",\"[::1]:$PORT\"]" '[]')
 
 srt__run -s "$S" -c "

@@ -8,34 +8,22 @@
 . "$(dirname "$0")/netns.sh"
 skip_without_netns N3
 # a listener on every address (0.0.0.0 and ::) logs any request
-cat > "$WORK/any.py" <<'PYEOF'
-import socket, sys, threading
-port, log = int(sys.argv[1]), sys.argv[2]
-def serve(s):
-    while True:
-        c, a = s.accept()
-        try:
-            c.settimeout(2)
-            d = c.recv(4096)
-            open(log, "a").write("%s %r\n" % (a[0], d[:60]))
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
-        except OSError:
-            pass
-        c.close()
-for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
-    s = socket.socket(fam)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if fam == socket.AF_INET6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-    s.bind((addr, port))
+listen_any <<'PYEOF'
+@accepting
+def serve(c, a):
+    try:
+        c.settimeout(2)
+        d = c.recv(4096)
+        note("%s %r" % (a[0], d[:60]))
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    except OSError:
+        pass
+    c.close()
+for fam, addr in ANY:
+    s = bound(fam, socket.SOCK_STREAM, addr, port)
     s.listen(64)
     threading.Thread(target=serve, args=(s,), daemon=True).start()
-open(log + ".up", "w").close()
-threading.Event().wait(120)
 PYEOF
-PORT=$(( 20000 + $$ % 20000 ))
-"$PY" "$WORK/any.py" "$PORT" "$WORK/any.log" & NET_PIDS="$NET_PIDS $!"
-wait_for "$WORK/any.log.up" 50
 curl -s --max-time 3 -o /dev/null "http://169.254.169.254:$PORT/control" 2>/dev/null
 curl -s --max-time 3 -o /dev/null "http://[fd00:ec2::254]:$PORT/control" 2>/dev/null
 attempt N3 "control: the listeners answer on 169.254.169.254 and fd00:ec2::254 ($(cat "$WORK/any.log" 2>/dev/null | wc -l))" \
@@ -49,10 +37,8 @@ v6="[::1] [0:0:0:0:0:0:0:1] [::ffff:127.0.0.1] [::ffff:7f00:1] [::127.0.0.1] [::
 	[fd00:ec2::254] [FD00:EC2:0::254] [::ffff:169.254.169.254] [::ffff:a9fe:a9fe] [fe80::1]"
 names="localhost localhost. LOCALHOST LocalHost a.localhost x.y.localhost. localhost.localdomain ip6-localhost
 	127.0.0.1.nip.io metadata.google.internal instance-data 127.0.0.1.example.com.evil.test"
-for h in $v4 $v6 $names; do
-	printf 'http %s:%s\nconnect %s:%s\nsocks %s %s\n' "$h" "$PORT" "$h" "$PORT" "$h" "$PORT"
-done > "$P/requests"
-srt__run -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+requests_for "http connect socks" "$PORT" $v4 $v6 $names > "$P/requests"
+proxy_batch -s "$S" >"$WORK/out" 2>"$WORK/err"
 sleep 0.3
 total=$(grep -c -- '->' "$WORK/out")
 through=$(grep -E -- '-> 200' "$WORK/out")
@@ -68,18 +54,17 @@ done
 # an allowed loopback literal must not widen to its other spellings'
 # neighbours: allow 127.0.0.1:PORT+1 (nothing there) and try the rest
 S2=$(net_settings "[\"127.0.0.1:$((PORT + 1))\",\"[::1]:$((PORT + 1))\"]" '[]')
-for h in 127.0.0.1 127.1 0x7f000001 [::1] [::ffff:127.0.0.1] localhost 169.254.169.254; do
-	printf 'http %s:%s\nconnect %s:%s\n' "$h" "$PORT" "$h" "$PORT"
-done > "$P/requests"
-srt__run -s "$S2" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
+requests_for "http connect" "$PORT" 127.0.0.1 127.1 0x7f000001 [::1] [::ffff:127.0.0.1] localhost \
+	169.254.169.254 > "$P/requests"
+proxy_batch -s "$S2" >"$WORK/out" 2>&1
 attempt N11 "an allowed loopback literal on another port opens no spelling of this port" \
 	sh -c "! grep -q -- '-> 200' '$WORK/out' && [ ! -s '$WORK/any.log' ]"
 
 # control: the same client does get through where the policy allows it
 # (so the refusals above are the proxy's, not the client's)
 S3=$(net_settings "[\"localhost:$PORT\"]" '[]')
-printf 'http localhost:%s\nconnect localhost:%s\nsocks localhost %s\n' "$PORT" "$PORT" "$PORT" > "$P/requests"
-srt__run -s "$S3" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>&1
+requests_for "http connect socks" "$PORT" localhost > "$P/requests"
+proxy_batch -s "$S3" >"$WORK/out" 2>&1
 attempt N3 "control: allowed localhost:PORT answers 200 by HTTP, CONNECT and SOCKS5 ($(grep -c -- '-> 200' "$WORK/out"))" \
 	test "$(grep -c -- '-> 200' "$WORK/out")" = 3
 

@@ -33,50 +33,32 @@ if ! netns_setup || ! mount --bind "$WORK/hosts" /etc/hosts 2>/dev/null ||
 	skip "N4 needs network and mount namespaces of its own (unshare -rnm), ip(8) and mount(8)"
 	echo "1..$_tap_n"; exit 0
 fi
-cat > "$WORK/any.py" <<'PYEOF'
-import socket, sys, threading
-port, log = int(sys.argv[1]), sys.argv[2]
-def tcp(s):
-    while True:
-        c, a = s.accept()
-        open(log, "a").write("tcp %s\n" % a[0])
-        c.close()
+listen_any <<'PYEOF'
+@accepting
+def tcp(c, a):
+    note("tcp %s" % a[0])
+    c.close()
 def udp(s):
     while True:
         d, a = s.recvfrom(4096)
-        open(log, "a").write("udp %s %r\n" % (a[0], d[:40]))
-for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
-    t = socket.socket(fam)
-    t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    u = socket.socket(fam, socket.SOCK_DGRAM)
-    if fam == socket.AF_INET6:
-        t.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-    t.bind((addr, port)); t.listen(64)
+        note("udp %s %r" % (a[0], d[:40]))
+for fam, addr in ANY:
+    t = bound(fam, socket.SOCK_STREAM, addr, port)
+    t.listen(64)
     threading.Thread(target=tcp, args=(t,), daemon=True).start()
     # port 53 on 127.0.0.1 and ::1 only: 127.0.0.2:53 is the test resolver
     for a, p in ((addr, port), ("127.0.0.1" if fam == socket.AF_INET else "::1", 53)):
         try:
-            x = socket.socket(fam, socket.SOCK_DGRAM)
-            if fam == socket.AF_INET6:
-                x.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            x.bind((a, p))
+            x = bound(fam, socket.SOCK_DGRAM, a, p)
             threading.Thread(target=udp, args=(x,), daemon=True).start()
         except OSError:
             pass
-open(log + ".up", "w").close()
-threading.Event().wait(120)
 PYEOF
-PORT=$(( 20000 + $$ % 20000 ))
-"$PY" "$WORK/any.py" "$PORT" "$WORK/any.log" & NET_PIDS="$NET_PIDS $!"
-wait_for "$WORK/any.log.up" 50
 
 S=$(net_settings '["*.rebind.test"]' '[]')
 names="a b m m6 mapped mapped-m nat64 sixtofour zero v6 mixed"
-for n in $names; do
-	printf 'http %s.rebind.test:%s\nconnect %s.rebind.test:%s\nsocks %s.rebind.test %s\n' "$n" "$PORT" "$n" "$PORT" "$n" "$PORT"
-done > "$P/requests"
-srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+requests_for "http connect socks" "$PORT" $(printf '%s.rebind.test ' $names) > "$P/requests"
+proxy_batch -d -s "$S" >"$WORK/out" 2>"$WORK/err"
 sleep 0.3
 resolved=$(grep -c 'srt-proxy: resolving .*rebind.test' "$WORK/err")
 attempt N4 "control: the proxy resolved the allowed names from the test hosts file ($resolved lookups)" \
@@ -119,8 +101,9 @@ PYEOF
 if ! wait_for "$WORK/flipdns.up" 50; then echo "Bail out! the test resolver did not start"; exit 1; fi
 echo "nameserver 127.0.0.2" > "$WORK/resolv.conf"
 rm -f "$WORK/any.log"
-for i in 1 2 3 4 5 6; do printf 'http flip.rebind.test:%s\nconnect flip.rebind.test:%s\n' "$PORT" "$PORT"; done > "$P/requests"
-srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+requests_for "http connect" "$PORT" flip.rebind.test flip.rebind.test flip.rebind.test \
+	flip.rebind.test flip.rebind.test flip.rebind.test > "$P/requests"
+proxy_batch -d -s "$S" >"$WORK/out" 2>"$WORK/err"
 sleep 0.3
 attempt N4 "rebinding in time: the name was looked up ($(grep -c 'resolving flip' "$WORK/err") times)" \
 	test "$(grep -c 'resolving flip' "$WORK/err")" -ge 2

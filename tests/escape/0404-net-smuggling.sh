@@ -174,7 +174,7 @@ EOF2
 
 ls "$P/req" | sed 's|^|raw req/|' > "$P/requests"
 echo "http $a /control" >> "$P/requests"
-srt__run -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+proxy_batch -s "$S" >"$WORK/out" 2>"$WORK/err"
 sleep 0.5
 attempt SMUGGLE "every raw request got an answer line ($(grep -c -- '->' "$WORK/out") of $((n + 1)))" \
 	test "$(grep -c -- '->' "$WORK/out")" = $((n + 1))

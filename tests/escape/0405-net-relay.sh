@@ -40,18 +40,11 @@ cp "$S" "$WORK/main.json"; S="$WORK/main.json"
 
 # relays: the proxy's own ports, CONNECT in CONNECT, SOCKS in CONNECT
 cat > "$P/relay.py" <<PYEOF
-import base64, os, socket, ssl, sys, urllib.parse
-u = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
-auth = "Proxy-Authorization: Basic %s\r\n" % base64.b64encode(
-    ("%s:%s" % (urllib.parse.unquote(u.username), urllib.parse.unquote(u.password))).encode()).decode()
+import base64, socket, ssl, sys
+sys.path.insert(0, "$(dirname "$CLIENT")")
+from proxyclient import AUTH as auth, read_head
 def head(s):
-    d = b""
-    while b"\r\n\r\n" not in d:
-        x = s.recv(4096)
-        if not x:
-            break
-        d += x
-    return d.split(b"\r\n")[0].decode("latin-1")
+    return read_head(s).split(b"\r\n")[0].decode("latin-1")
 def tunnel(target, extra=""):
     s = socket.create_connection(("127.0.0.1", 3128), timeout=8)
     s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n" % (target, target, extra, auth)).encode())
@@ -128,7 +121,7 @@ printf '%s\n' "http example.com.evil.test:80" "http xexample.com:80" "http examp
 	"connect 127.0.0.1:0" "connect 127.0.0.1:65536" "connect 127.0.0.1:+$A_PORT" "connect 127.0.0.1:0$A_PORT" \
 	"connect localhost:$A_PORT.evil.test:80" "connect evil.test:80.localhost:$A_PORT" \
 	"connect evil.test:22" "socks evil.test 22" "connect git@evil.test:22" > "$P/requests"
-srt__run -d -s "$S" -c "/usr/bin/python3 $CLIENT batch < requests" >"$WORK/out" 2>"$WORK/err"
+proxy_batch -d -s "$S" >"$WORK/out" 2>"$WORK/err"
 sed 's/^/# /' "$WORK/out"
 attempt N10 "no boundary or port trick got through (SSH port 22 included: N15)" sh -c "! grep -q -- '-> 200' '$WORK/out'"
 attempt N10 "none of them was looked up" sh -c "! grep -q 'srt-proxy: resolving' '$WORK/err'"

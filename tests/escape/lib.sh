@@ -10,6 +10,10 @@
 #   leaks FILE                       the canary is in FILE
 #   canary_intact                    ~/.ssh/id_canary unchanged on the host
 #   snapshot DIR                     sorted listing with sizes, for before/after
+#   listen_any < PYTHON              a host listener of the script's making on
+#                                    $PORT, logging to $WORK/any.log
+#   requests_for WAYS PORT HOST...   proxyclient.py batch lines
+#   proxy_batch SRT-ARGS...          proxyclient.py batch < requests, in srt
 # Every attempt is a hostile command; each TAP line asserts on host state
 # (a canary, a marker file, a listener's log), not only on an exit status.
 . "$(dirname "$0")/../integration/lib.sh"
@@ -66,3 +70,60 @@ netns_setup() {
 	"$IPCMD" -6 addr add fd00:ec2::254/128 dev lo nodad 2>/dev/null
 	return 0
 }
+
+# listen_any < PYTHON: picks $PORT and runs the Python listener body read
+# from stdin on the host, in the background (its pid joins NET_PIDS), and
+# returns once it listens. The body starts its own daemon threads; it
+# finds port and log (the path of $WORK/any.log) set, ANY (the IPv4 and
+# IPv6 wildcard addresses), note(LINE) appending a line to the log,
+# bound(FAMILY, TYPE, ADDRESS, PORT), a socket bound there (address
+# reusable, IPv6 sockets IPv6 only), and accepting(FN), a thread body
+# calling FN(connection, peer) for each connection its listener accepts.
+listen_any() {
+	PORT=$(( 20000 + $$ % 20000 ))
+	{
+		cat <<'PYEOF'
+import socket, sys, threading
+port, log = int(sys.argv[1]), sys.argv[2]
+ANY = ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::"))
+def note(line):
+    open(log, "a").write(line + "\n")
+def bound(fam, typ, addr, p):
+    s = socket.socket(fam, typ)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind((addr, p))
+    return s
+def accepting(fn):
+    def loop(s):
+        while True:
+            c, a = s.accept()
+            fn(c, a)
+    return loop
+PYEOF
+		cat
+		printf '%s\n' 'open(log + ".up", "w").close()' 'threading.Event().wait(120)'
+	} > "$WORK/any.py"
+	"$PY" "$WORK/any.py" "$PORT" "$WORK/any.log" & NET_PIDS="$NET_PIDS $!"
+	wait_for "$WORK/any.log.up" 50
+}
+
+# requests_for WAYS PORT HOST...: for each HOST, one proxyclient.py batch
+# line per way of WAYS (http, connect, socks) to HOST on PORT.
+requests_for() {
+	local ways=$1 port=$2 h w
+	shift 2
+	for h in "$@"; do
+		for w in $ways; do
+			case $w in
+			socks) printf 'socks %s %s\n' "$h" "$port" ;;
+			*) printf '%s %s:%s\n' "$w" "$h" "$port" ;;
+			esac
+		done
+	done
+}
+
+# proxy_batch SRT-ARGS...: srt__run with SRT-ARGS running proxyclient.py on
+# the batch file requests of the project directory.
+proxy_batch() { srt__run "$@" -c "/usr/bin/python3 $CLIENT batch < requests"; }

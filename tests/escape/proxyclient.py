@@ -116,10 +116,11 @@ def one(mode, args):
     print("%s %s -> %s" % (mode, " ".join(args), r), flush=True)
 
 
-if sys.argv[1] == "batch":
-    for line in sys.stdin:
-        w = line.split()
-        if w:
-            one(w[0], w[1:])
-else:
-    one(sys.argv[1], sys.argv[2:])
+if __name__ == "__main__":
+    if sys.argv[1] == "batch":
+        for line in sys.stdin:
+            w = line.split()
+            if w:
+                one(w[0], w[1:])
+    else:
+        one(sys.argv[1], sys.argv[2:])

@@ -298,22 +298,7 @@ out:
 
 static void *cut_server(void *arg)
 {
-	int lfd = *(int *)arg;
-
-	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		pthread_t t;
-
-		if (fd < 0)
-			continue;
-		atomic_fetch_add(&cut_live, 1);
-		if (pthread_create(&t, NULL, cut_conn, (void *)(intptr_t)fd) != 0) {
-			close(fd);
-			atomic_fetch_sub(&cut_live, 1);
-			continue;
-		}
-		pthread_detach(t);
-	}
+	netkit_serve_threads(*(int *)arg, cut_conn, &cut_live);
 	return NULL;
 }
 
@@ -362,22 +347,12 @@ static int open_tunnel(int port, bool socks)
 			goto fail;
 		return fd;
 	} else {
-		uint8_t req[512], r[32];
-		size_t ul = strlen(TOKEN), n = 0;
+		char req[512], conn[10];
+		uint8_t r[32];
 
-		memcpy(req, "\x05\x01\x02", 3);
-		req[3] = 1;
-		req[4] = 3;
-		memcpy(req + 5, "srt", 3);
-		req[8] = (uint8_t)ul;
-		memcpy(req + 9, TOKEN, ul);
-		n = 9 + ul;
-		memcpy(req + n, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
-		n += 8;
-		req[n++] = (uint8_t)(port >> 8);
-		req[n++] = (uint8_t)port;
-		if (netkit_send_all(fd, req, n) < 0 || netkit_recv_n(fd, r, 2) != 2 || r[0] != 5 || r[1] != 2 ||
-		    netkit_recv_n(fd, r, 2) != 2 || r[1] != 0 || netkit_recv_n(fd, r, 4) != 4 || r[1] != 0)
+		netkit_socks_loopback(conn, port);
+		if (netkit_send_all(fd, req, netkit_socks_open(req, TOKEN, conn, sizeof(conn))) < 0 ||
+		    netkit_recv_n(fd, r, 2) != 2 || r[0] != 5 || r[1] != 2 || netkit_recv_n(fd, r, 2) != 2 || r[1] != 0 || netkit_recv_n(fd, r, 4) != 4 || r[1] != 0)
 			goto fail;
 		if (r[3] == 1 && netkit_recv_n(fd, r, 6) == 6)
 			return fd;

@@ -6,8 +6,10 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,47 @@ void *netkit_echo_server(void *arg)
 			free(dead[k]);
 	}
 	return NULL;
+}
+
+void netkit_serve_threads(int lfd, void *(*conn)(void *), atomic_int *live)
+{
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		pthread_t t;
+
+		if (fd < 0) {
+			if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
+				return;
+			continue;
+		}
+		if (live)
+			atomic_fetch_add(live, 1);
+		if (pthread_create(&t, NULL, conn, (void *)(intptr_t)fd) != 0) {
+			close(fd);
+			if (live)
+				atomic_fetch_sub(live, 1);
+			continue;
+		}
+		pthread_detach(t);
+	}
+}
+
+size_t netkit_socks_open(char *buf, const char *token, const void *request, size_t rl)
+{
+	size_t tl = strlen(token);
+
+	memcpy(buf, "\x05\x01\x02\x01\x03srt", 8);
+	buf[8] = (char)tl;
+	memcpy(buf + 9, token, tl);
+	memcpy(buf + 9 + tl, request, rl);
+	return 9 + tl + rl;
+}
+
+void netkit_socks_loopback(char *buf, int port)
+{
+	memcpy(buf, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
+	buf[8] = (char)(port >> 8);
+	buf[9] = (char)(port & 255);
 }
 
 int netkit_send_all(int fd, const void *p, size_t n)

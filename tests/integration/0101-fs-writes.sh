@@ -4,15 +4,8 @@
 # write globs are refused (F9). Every check looks at the host afterwards.
 . "$(dirname "$0")/lib.sh"
 
-# This host must be able to run the linux-bwrap backend at all; srt's own
-# failures past this point are real failures, not skips.
-if [ ! -e "$BACKEND" ] || ! bwrap --ro-bind / / --unshare-user --unshare-pid --dev /dev true 2>/dev/null; then
-	echo "1..0 # SKIP linux-bwrap backend not built or bubblewrap cannot create a sandbox here"
-	exit 0
-fi
+need_bwrap_sandbox
 
-# fs NAME FILESYSTEM-JSON: writes $WORK/NAME.json, echoes its path
-fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
 mkdir -p "$WORK/outside"
 
 S=$(fs base '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')

@@ -3,15 +3,7 @@
 # settings file that cannot be used (F19). Host state checked afterwards.
 . "$(dirname "$0")/lib.sh"
 
-# This host must be able to run the linux-bwrap backend at all; srt's own
-# failures past this point are real failures, not skips.
-if [ ! -e "$BACKEND" ] || ! bwrap --ro-bind / / --unshare-user --unshare-pid --dev /dev true 2>/dev/null; then
-	echo "1..0 # SKIP linux-bwrap backend not built or bubblewrap cannot create a sandbox here"
-	exit 0
-fi
-
-fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
-no_canary() { ! grep -q "$CANARY" "$1"; }
+need_bwrap_sandbox
 
 S=$(fs base '{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[]}')
 echo "rc-original" > "$HOME/.bashrc"

@@ -4,14 +4,8 @@
 # is killed with SIGKILL.
 . "$(dirname "$0")/lib.sh"
 
-# This host must be able to run the linux-bwrap backend at all; srt's own
-# failures past this point are real failures, not skips.
-if [ ! -e "$BACKEND" ] || ! bwrap --ro-bind / / --unshare-user --unshare-pid --dev /dev true 2>/dev/null; then
-	echo "1..0 # SKIP linux-bwrap backend not built or bubblewrap cannot create a sandbox here"
-	exit 0
-fi
+need_bwrap_sandbox
 
-fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
 listing() { (cd "$WORK" && find . -path ./out -prune -o -print | LC_ALL=C sort); }
 
 S=$(fs f7 '{"denyRead":["~/.ssh","./credentials.json","./newdir/secret"],"allowWrite":["."],"denyWrite":["./credentials.json","./gen/out/lock"]}')

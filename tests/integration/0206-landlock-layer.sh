@@ -117,15 +117,19 @@ fi
 # fail closed: a plan the helper cannot apply stops it before the command
 # (status 125, the step named), never a run without the layer
 INIT="$top_builddir/backends/linux-bwrap/srt-linux-init"
-printf 'srt-landlock-plan 1\0abi 3f\0fs 7fff\0net 0\0scope 0\0seccomp 0\0inet-block 0\0meta-block 0\0stdio 0\0end\0' > "$WORK/plan-abi"
-"$INIT" --landlock-plan-fd 3 -- touch "$WORK/ran" 3<"$WORK/plan-abi" 2>"$WORK/err"
-rc=$?
-check "a plan the kernel cannot serve: helper exits 125 naming the step (rc $rc: $(cat "$WORK/err"))" \
-	sh -c 'test "$1" = 125 && grep -q "landlock layer: landlock: the plan needs ABI 63" "$2" && test ! -e "$3"' \
-	sh "$rc" "$WORK/err" "$WORK/ran"
-printf 'srt-landlock-plan 1\0abi 3\0fs 7fff\0end\0' > "$WORK/plan-bad"
-"$INIT" --landlock-plan-fd 3 -- touch "$WORK/ran" 3<"$WORK/plan-bad" 2>"$WORK/err"
-rc=$?
-check "a truncated plan: helper exits 125 naming the step (rc $rc: $(cat "$WORK/err"))" \
-	sh -c 'test "$1" = 125 && grep -q "landlock layer: parse plan: " "$2" && test ! -e "$3"' \
-	sh "$rc" "$WORK/err" "$WORK/ran"
+# plan_refused WHAT NAME PLAN MESSAGE: the helper given PLAN (a printf
+# format) exits 125 with MESSAGE on stderr and never runs the command
+plan_refused() {
+	local rc
+	printf "$3" > "$WORK/plan-$2"
+	"$INIT" --landlock-plan-fd 3 -- touch "$WORK/ran" 3<"$WORK/plan-$2" 2>"$WORK/err"
+	rc=$?
+	check "$1: helper exits 125 naming the step (rc $rc: $(cat "$WORK/err"))" \
+		sh -c 'test "$1" = 125 && grep -q "$4" "$2" && test ! -e "$3"' \
+		sh "$rc" "$WORK/err" "$WORK/ran" "$4"
+}
+plan_refused "a plan the kernel cannot serve" abi \
+	'srt-landlock-plan 1\0abi 3f\0fs 7fff\0net 0\0scope 0\0seccomp 0\0inet-block 0\0meta-block 0\0stdio 0\0end\0' \
+	"landlock layer: landlock: the plan needs ABI 63"
+plan_refused "a truncated plan" bad 'srt-landlock-plan 1\0abi 3\0fs 7fff\0end\0' \
+	"landlock layer: parse plan: "

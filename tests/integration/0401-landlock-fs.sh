@@ -3,10 +3,7 @@
 # the write roots, denyWrite inside a root, the mandatory denies, truncate,
 # rename and symlink tricks. Every case asserts on the host afterwards.
 . "$(dirname "$0")/lib.sh"
-
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
-ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
-PY=/usr/bin/python3
+. "$TESTDIR/landlock-lib.sh"
 
 plan 40
 
@@ -18,13 +15,7 @@ echo orig-rc > "$P/.bashrc"
 echo nested-rc > "$P/sub/.bashrc"
 echo before > "$P/out/existing"
 
-if ! out=$(ll_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
-	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 40); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
-		exit 0
-	fi
-	diag "$(cat "$WORK/err")"
-fi
+ll_alive 40 ll_run "$S"
 check "a command runs under linux-landlock" test "$out" = alive
 
 # F1: the canary under a denied directory

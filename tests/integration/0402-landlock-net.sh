@@ -3,10 +3,7 @@
 # loopback TCP server, a UDP listener or a Unix socket on the host. The
 # listeners run on the host and record every connection they accept.
 . "$(dirname "$0")/lib.sh"
-
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
-ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
-PY=/usr/bin/python3
+. "$TESTDIR/landlock-lib.sh"
 
 plan 13
 

@@ -4,8 +4,8 @@
 # filter refusing CLONE_NEWUSER, and must still block a denied read and a
 # write outside the roots, while writes inside the roots work.
 . "$(dirname "$0")/lib.sh"
+. "$TESTDIR/landlock-lib.sh"
 
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 NOUSERNS="$top_builddir/tests/helpers/no-userns"
 cr_run() { timeout -k 5 30 "$NOUSERNS" "$SRT" --backend="$LL" "$@"; }
 
@@ -35,13 +35,7 @@ else
 	skip "linux-bwrap not built"
 fi
 
-if ! out=$(cr_run -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
-	if grep -qi 'landlock' "$WORK/err"; then
-		for i in $(seq 5); do skip "linux-landlock cannot run here: $(head -1 "$WORK/err")"; done
-		exit 0
-	fi
-	diag "$(cat "$WORK/err")"
-fi
+ll_alive 5 cr_run "$S"
 check "srt with linux-landlock starts without user namespaces" test "$out" = alive
 
 out=$(cr_run -s "$S" -c 'cat ~/.ssh/id_canary' 2>/dev/null); rc=$?

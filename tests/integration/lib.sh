@@ -48,3 +48,18 @@ DEFAULT_SETTINGS='{"network":{"allowedDomains":[],"deniedDomains":[]},"filesyste
 srt__run() { timeout -k 5 30 "$SRT" --backend="$BACKEND" "$@"; }
 
 is_root() { [ "$(id -u)" = 0 ]; }
+
+# need_bwrap_sandbox: the filesystem scripts need a host that can run the
+# linux-bwrap backend at all; elsewhere the whole script is one skip.
+# srt's own failures past this point are real failures, not skips.
+need_bwrap_sandbox() {
+	if [ ! -e "$BACKEND" ] || ! bwrap --ro-bind / / --unshare-user --unshare-pid --dev /dev true 2>/dev/null; then
+		echo "1..0 # SKIP linux-bwrap backend not built or bubblewrap cannot create a sandbox here"
+		exit 0
+	fi
+}
+# fs NAME FILESYSTEM-JSON: writes $WORK/NAME.json (no network allowed),
+# echoes its path
+fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
+# no_canary FILE: the canary string is absent from FILE
+no_canary() { ! grep -q "$CANARY" "$1"; }

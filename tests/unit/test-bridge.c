@@ -255,16 +255,8 @@ static void *old_proxy_conn(void *arg)
 
 static void *old_proxy(void *arg)
 {
-	int lfd = *(int *)arg;
-
-	for (;;) {
-		pthread_t t;
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			return NULL;
-		pthread_create(&t, NULL, old_proxy_conn, (void *)(intptr_t)fd);
-		pthread_detach(t);
-	}
+	netkit_serve_threads(*(int *)arg, old_proxy_conn, NULL);
+	return NULL;
 }
 
 /* Without the hand-over the bridge relays the bytes itself. */
@@ -442,16 +434,11 @@ static void case_bridge(void)
 		close(fd);
 	{
 		/* SOCKS5 with auth through 127.0.0.1:1080 */
-		char req[128], b[16];
-		size_t tl = strlen(TOKEN);
+		char req[128], conn[10], b[16];
+
 		fd = tcp_connect(AF_INET, 1080);
-		memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
-		req[8] = (char)tl;
-		memcpy(req + 9, TOKEN, tl);
-		memcpy(req + 9 + tl, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
-		req[17 + tl] = (char)(echo_port >> 8);
-		req[18 + tl] = (char)(echo_port & 255);
-		netkit_send_all(fd, req, 19 + tl);
+		netkit_socks_loopback(conn, echo_port);
+		netkit_send_all(fd, req, netkit_socks_open(req, TOKEN, conn, sizeof(conn)));
 		ok(netkit_recv_n(fd, b, 14) == 14 && !memcmp(b + 4, "\x05\x00", 2) && roundtrip(fd, "socks"),
 		   "SOCKS5 through 127.0.0.1:1080");
 		close(fd);

@@ -28,6 +28,25 @@ static void refuse(const char *e, enum srt__domain_list l, const char *lname, co
 	   "%s refuses \"%s\" (%s): %s", lname, e, why, d.message);
 }
 
+/* accept() for each pattern of a list that ends with NULL. */
+static void accept_each(enum srt__domain_list l, const char *lname, const char *const *e)
+{
+	for (; *e; e++)
+		accept(*e, l, lname);
+}
+
+/* A refused pattern and a piece of the reason the message must give. */
+struct refusal {
+	const char *e, *why;
+};
+
+/* refuse() for each row of a table that ends with a NULL pattern. */
+static void refuse_each(enum srt__domain_list l, const char *lname, const struct refusal *r)
+{
+	for (; r->e; r++)
+		refuse(r->e, l, lname, r->why);
+}
+
 static void canon(const char *in, const char *want)
 {
 	char out[256] = "";
@@ -76,51 +95,44 @@ static void case_patterns(void)
 	struct srt_diag d = { 0 };
 
 	/* allowedDomains accepts ... */
-	accept("[::1]:443", SRT_LIST_ALLOWED, "allowed");
-	accept("127.0.0.1", SRT_LIST_ALLOWED, "allowed");
-	accept("a.b:65535", SRT_LIST_ALLOWED, "allowed");
-	accept("*.a.b", SRT_LIST_ALLOWED, "allowed");
-	accept("localhost", SRT_LIST_ALLOWED, "allowed");
-	accept("localhost:3000", SRT_LIST_ALLOWED, "allowed");
-	accept("example.com", SRT_LIST_ALLOWED, "allowed");
-	accept("Example.COM", SRT_LIST_ALLOWED, "allowed");
-	accept("[2001:db8::1]", SRT_LIST_ALLOWED, "allowed");
-	accept("[2001:db8::1]:443", SRT_LIST_ALLOWED, "allowed");
-	accept("[fe80::1%eth0]", SRT_LIST_ALLOWED, "allowed");
-	accept("a.b:1", SRT_LIST_ALLOWED, "allowed");
-	accept("*.a.b:443", SRT_LIST_ALLOWED, "allowed");
-	accept("LOCALHOST", SRT_LIST_ALLOWED, "allowed");
+	accept_each(SRT_LIST_ALLOWED, "allowed", (const char *[]){
+		"[::1]:443", "127.0.0.1", "a.b:65535", "*.a.b", "localhost", "localhost:3000",
+		"example.com", "Example.COM", "[2001:db8::1]", "[2001:db8::1]:443",
+		"[fe80::1%eth0]", "a.b:1", "*.a.b:443", "LOCALHOST", NULL,
+	});
 	/* ... and refuses */
-	refuse("evil.com:443.allowed.com", SRT_LIST_ALLOWED, "allowed", "port");
-	refuse("a.b:0", SRT_LIST_ALLOWED, "allowed", "port");
-	refuse("a.b:080", SRT_LIST_ALLOWED, "allowed", "port");
-	refuse("a.b:65536", SRT_LIST_ALLOWED, "allowed", "port");
-	refuse("a.b:", SRT_LIST_ALLOWED, "allowed", "port");
-	refuse("*.com", SRT_LIST_ALLOWED, "allowed", "too broad");
-	refuse("2001:db8::1", SRT_LIST_ALLOWED, "allowed", "without brackets");
-	refuse("not-a-domain", SRT_LIST_ALLOWED, "allowed", "not a domain name");
-	refuse("https://example.com", SRT_LIST_ALLOWED, "allowed", "URL");
-	refuse("example.com/path", SRT_LIST_ALLOWED, "allowed", "URL");
-	refuse("*", SRT_LIST_ALLOWED, "allowed", "too broad");
-	refuse("*:22", SRT_LIST_ALLOWED, "allowed", "too broad");
-	refuse("*.", SRT_LIST_ALLOWED, "allowed", "too broad");
-	refuse("*example.com", SRT_LIST_ALLOWED, "allowed", "wildcard");
-	refuse("a.*.example.com", SRT_LIST_ALLOWED, "allowed", "wildcard");
-	refuse("*.*.example.com", SRT_LIST_ALLOWED, "allowed", "wildcard");
-	refuse(".example.com", SRT_LIST_ALLOWED, "allowed", "\".\"");
-	refuse("example.com.", SRT_LIST_ALLOWED, "allowed", "\".\"");
-	refuse("*.a..b", SRT_LIST_ALLOWED, "allowed", "empty label");
-	refuse("", SRT_LIST_ALLOWED, "allowed", "empty");
-	refuse("exa mple.com", SRT_LIST_ALLOWED, "allowed", "space");
-	refuse("[::1", SRT_LIST_ALLOWED, "allowed", "bracketed");
-	refuse("[not-v6]", SRT_LIST_ALLOWED, "allowed", "bracketed");
-	refuse("[::1]:0", SRT_LIST_ALLOWED, "allowed", "bracketed");
-	refuse("[::1]x", SRT_LIST_ALLOWED, "allowed", "bracketed");
+	refuse_each(SRT_LIST_ALLOWED, "allowed", (const struct refusal[]){
+		{ "evil.com:443.allowed.com", "port" },
+		{ "a.b:0", "port" },
+		{ "a.b:080", "port" },
+		{ "a.b:65536", "port" },
+		{ "a.b:", "port" },
+		{ "*.com", "too broad" },
+		{ "2001:db8::1", "without brackets" },
+		{ "not-a-domain", "not a domain name" },
+		{ "https://example.com", "URL" },
+		{ "example.com/path", "URL" },
+		{ "*", "too broad" },
+		{ "*:22", "too broad" },
+		{ "*.", "too broad" },
+		{ "*example.com", "wildcard" },
+		{ "a.*.example.com", "wildcard" },
+		{ "*.*.example.com", "wildcard" },
+		{ ".example.com", "\".\"" },
+		{ "example.com.", "\".\"" },
+		{ "*.a..b", "empty label" },
+		{ "", "empty" },
+		{ "exa mple.com", "space" },
+		{ "[::1", "bracketed" },
+		{ "[not-v6]", "bracketed" },
+		{ "[::1]:0", "bracketed" },
+		{ "[::1]x", "bracketed" },
+		{ NULL },
+	});
 	/* deniedDomains: "*" and "*:port" only here */
-	accept("*", SRT_LIST_DENIED, "denied");
-	accept("*:22", SRT_LIST_DENIED, "denied");
-	accept("[2001:db8::1]", SRT_LIST_DENIED, "denied");
-	accept("evil.com", SRT_LIST_DENIED, "denied");
+	accept_each(SRT_LIST_DENIED, "denied", (const char *[]){
+		"*", "*:22", "[2001:db8::1]", "evil.com", NULL,
+	});
 	refuse("*.com", SRT_LIST_DENIED, "denied", "too broad");
 	refuse("*:0", SRT_LIST_DENIED, "denied", "port");
 	/* list variants of the message */

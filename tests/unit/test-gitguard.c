@@ -70,6 +70,20 @@ static void mk(const char *rel)
 	}
 }
 
+/* A repository at rel (which must exist) with a pre-commit hook
+ * holding text: rel/.git/hooks/pre-commit. */
+static void plant_hook(const char *rel, const char *text)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/.git", rel);
+	mk(p);
+	snprintf(p, sizeof(p), "%s/.git/hooks", rel);
+	mk(p);
+	snprintf(p, sizeof(p), "%s/.git/hooks/pre-commit", rel);
+	put(p, text);
+}
+
 static int exists(const char *rel)
 {
 	char p[512];
@@ -213,16 +227,12 @@ static void case_unreadable(void)
 		g = NULL;
 		ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "third snapshot");
 		mk("h1");
-		mk("h1/.git");
-		mk("h1/.git/hooks");
-		put("h1/.git/hooks/pre-commit", "x\n");
+		plant_hook("h1", "x\n");
 		snprintf(p, sizeof(p), "%s/h1/.git", root);
 		chmod(p, 0);
 		mk("h2");
 		mk("h2/x");
-		mk("h2/x/.git");
-		mk("h2/x/.git/hooks");
-		put("h2/x/.git/hooks/pre-commit", "x\n");
+		plant_hook("h2/x", "x\n");
 		snprintf(p, sizeof(p), "%s/h2", root);
 		chmod(p, 0);
 		sweep(g);
@@ -243,9 +253,7 @@ static void case_unreadable(void)
 		ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "fourth snapshot");
 		mk("h3");
 		mk("h3/y");
-		mk("h3/y/.git");
-		mk("h3/y/.git/hooks");
-		put("h3/y/.git/hooks/pre-commit", "x\n");
+		plant_hook("h3/y", "x\n");
 		snprintf(p, sizeof(p), "%s/h3/y", root);
 		chmod(p, 0444);
 		sweep(g);
@@ -285,9 +293,7 @@ static void case_descriptors(void)
 		   srt__gitguard_snapshot(&pol, &g2, on_line, NULL) == SRT_OK && g2,
 		   "two snapshots for the descriptor case");
 		mk("h4");
-		mk("h4/.git");
-		mk("h4/.git/hooks");
-		put("h4/.git/hooks/pre-commit", "x\n");
+		plant_hook("h4", "x\n");
 		/* a soft limit the array can fill */
 		getrlimit(RLIMIT_NOFILE, &rl);
 		low = rl;
@@ -339,9 +345,7 @@ static void case_bare_and_links(void)
 		mk("a/b");
 		mk("a/b/c");
 		mk("a/b/c/repo");
-		mk("a/b/c/repo/.git");
-		mk("a/b/c/repo/.git/hooks");
-		put("a/b/c/repo/.git/hooks/pre-commit", "touch PWNED\n");
+		plant_hook("a/b/c/repo", "touch PWNED\n");
 		snprintf(p, sizeof(p), "%s/a/b/c/repo", root);
 		snprintf(l, sizeof(l), "%s/mine", root);
 		if (symlink(p, l) != 0)
@@ -403,9 +407,7 @@ static void case_red_team(void)
 		mk("swap");
 		mk("victim");
 		mk("victim/app");
-		mk("victim/app/.git");
-		mk("victim/app/.git/hooks");
-		put("victim/app/.git/hooks/pre-commit", "user's own\n");
+		plant_hook("victim/app", "user's own\n");
 		memset(&p2, 0, sizeof(p2));
 		memset(r2, 0, sizeof(r2));
 		r2[0].path = root;
@@ -445,9 +447,7 @@ static void case_red_team(void)
 		mk("store/a");
 		mk("store/a/b");
 		mk("store/a/b/r");
-		mk("store/a/b/r/.git");
-		mk("store/a/b/r/.git/hooks");
-		put("store/a/b/r/.git/hooks/pre-commit", "x\n");
+		plant_hook("store/a/b/r", "x\n");
 		mk("store/a/b/r/sub");
 		snprintf(a, sizeof(a), "%s/into", root);
 		if (symlink("store/a/b/r/sub", a) != 0)
@@ -560,9 +560,7 @@ int main(void)
 	}
 	/* present before: a repository with a real hook is the user's own */
 	mk("old");
-	mk("old/.git");
-	mk("old/.git/hooks");
-	put("old/.git/hooks/pre-commit", "#!/bin/sh\n");
+	plant_hook("old", "#!/bin/sh\n");
 	mk("deep");
 	mk("keep"); /* a repository that already points elsewhere */
 	mk("keep/.git");

@@ -50,57 +50,69 @@ static unsigned check(const struct srt__net_rules *r, const char *host, int port
 	return srt__guard_check(r, host, port, &ip, NULL, 0);
 }
 
+/* One address that example.com:443 resolved to for check_all(): the
+ * address, the classes check() must return and the case's name. */
+struct guard_case {
+	const char *addr;
+	unsigned want;
+	const char *what;
+};
+
+/* One TAP line per case of a table that ends with a NULL address. */
+static void check_all(const struct srt__net_rules *r, const struct guard_case *c)
+{
+	for (; c->addr; c++)
+		ok(check(r, "example.com", 443, c->addr) == c->want, "%s", c->what);
+}
+
 static void test_guard(void)
 {
 	const char *allowed[] = { "example.com", "127.0.0.1:8080", "localhost", NULL };
 	const char *denied[] = { "10.9.9.9", NULL };
 	const char *daddrs[] = { "192.168.50.0/24", "::ffff:10.1.0.0/112", NULL };
+	const char *metadata[] = { "100.100.100.200", "168.63.129.16", "192.0.0.192",
+		"fd00:ec2::254", "fd20:ce::254", "fd00:c1::a9fe:a9fe", "fd00:42::42",
+		"fd00:a9fe:a9fe::1", "fd00:100::100:200", NULL };
 	struct srt__net_rules *r = rules(allowed, denied, NULL, false, daddrs);
 	struct srt__ip ip, v4, own[1];
 	char reason[256];
+	bool all_metadata = true;
+	size_t i;
 
 	ok(r != NULL, "rules built");
-	ok(check(r, "example.com", 443, "93.184.216.34") == 0, "public address allowed");
-	ok(check(r, "example.com", 443, "127.0.0.1") == SRT_GUARD_LOOPBACK, "loopback refused");
-	ok(check(r, "example.com", 443, "127.1.2.3") == SRT_GUARD_LOOPBACK, "127/8 refused");
-	ok(check(r, "example.com", 443, "::1") == SRT_GUARD_LOOPBACK, "::1 refused");
-	ok(check(r, "example.com", 443, "::ffff:127.0.0.1") == SRT_GUARD_LOOPBACK,
-	   "IPv4-mapped loopback refused");
-	ok(check(r, "example.com", 443, "::ffff:0:127.0.0.1") == SRT_GUARD_LOOPBACK,
-	   "IPv4-translated loopback refused");
-	ok(check(r, "example.com", 443, "::127.0.0.1") == SRT_GUARD_LOOPBACK,
-	   "IPv4-compatible loopback refused");
-	ok(check(r, "example.com", 443, "64:ff9b::a9fe:a9fe") == SRT_GUARD_LINK_LOCAL,
-	   "NAT64 of 169.254.169.254 refused");
-	ok(check(r, "example.com", 443, "2002:a9fe:a9fe::1") == SRT_GUARD_LINK_LOCAL,
-	   "6to4 of 169.254.169.254 refused");
-	ok(check(r, "example.com", 443, "169.254.169.254") == SRT_GUARD_LINK_LOCAL,
-	   "169.254.169.254 refused");
-	ok(check(r, "example.com", 443, "fe80::1") == SRT_GUARD_LINK_LOCAL, "fe80::/10 refused");
-	ok(check(r, "example.com", 443, "0.0.0.0") == SRT_GUARD_UNSPECIFIED, "0.0.0.0 refused");
-	ok(check(r, "example.com", 443, "::") == SRT_GUARD_UNSPECIFIED, ":: refused");
-	ok(check(r, "example.com", 443, "224.0.0.1") == SRT_GUARD_MULTICAST, "multicast refused");
-	ok(check(r, "example.com", 443, "ff02::1") == SRT_GUARD_MULTICAST, "ff00::/8 refused");
-	ok(check(r, "example.com", 443, "255.255.255.255") == SRT_GUARD_BROADCAST,
-	   "broadcast refused");
-	ok(check(r, "example.com", 443, "100.100.100.200") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "168.63.129.16") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "192.0.0.192") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "fd00:ec2::254") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "fd20:ce::254") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "fd00:c1::a9fe:a9fe") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "fd00:42::42") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "fd00:a9fe:a9fe::1") == SRT_GUARD_METADATA &&
-	   check(r, "example.com", 443, "fd00:100::100:200") == SRT_GUARD_METADATA,
-	   "cloud metadata list refused");
-	ok(check(r, "example.com", 443, "10.9.9.9") == SRT_GUARD_DENYLISTED, "deny-listed literal");
-	ok(check(r, "example.com", 443, "::ffff:10.9.9.9") == SRT_GUARD_DENYLISTED,
-	   "deny-listed literal behind a mapped address");
-	ok(check(r, "example.com", 443, "192.168.50.7") == SRT_GUARD_LISTED,
-	   "deniedResolvedAddresses range");
-	ok(check(r, "example.com", 443, "10.1.2.3") == SRT_GUARD_LISTED,
-	   "mapped deniedResolvedAddresses range became IPv4");
-	ok(check(r, "example.com", 443, "192.168.51.7") == 0, "private ranges not denied by default");
+	check_all(r, (const struct guard_case[]){
+		{ "93.184.216.34", 0, "public address allowed" },
+		{ "127.0.0.1", SRT_GUARD_LOOPBACK, "loopback refused" },
+		{ "127.1.2.3", SRT_GUARD_LOOPBACK, "127/8 refused" },
+		{ "::1", SRT_GUARD_LOOPBACK, "::1 refused" },
+		{ "::ffff:127.0.0.1", SRT_GUARD_LOOPBACK, "IPv4-mapped loopback refused" },
+		{ "::ffff:0:127.0.0.1", SRT_GUARD_LOOPBACK, "IPv4-translated loopback refused" },
+		{ "::127.0.0.1", SRT_GUARD_LOOPBACK, "IPv4-compatible loopback refused" },
+		{ "64:ff9b::a9fe:a9fe", SRT_GUARD_LINK_LOCAL, "NAT64 of 169.254.169.254 refused" },
+		{ "2002:a9fe:a9fe::1", SRT_GUARD_LINK_LOCAL, "6to4 of 169.254.169.254 refused" },
+		{ "169.254.169.254", SRT_GUARD_LINK_LOCAL, "169.254.169.254 refused" },
+		{ "fe80::1", SRT_GUARD_LINK_LOCAL, "fe80::/10 refused" },
+		{ "0.0.0.0", SRT_GUARD_UNSPECIFIED, "0.0.0.0 refused" },
+		{ "::", SRT_GUARD_UNSPECIFIED, ":: refused" },
+		{ "224.0.0.1", SRT_GUARD_MULTICAST, "multicast refused" },
+		{ "ff02::1", SRT_GUARD_MULTICAST, "ff00::/8 refused" },
+		{ "255.255.255.255", SRT_GUARD_BROADCAST, "broadcast refused" },
+		{ NULL },
+	});
+	for (i = 0; metadata[i]; i++)
+		all_metadata = all_metadata &&
+			       check(r, "example.com", 443, metadata[i]) == SRT_GUARD_METADATA;
+	ok(all_metadata, "cloud metadata list refused");
+	check_all(r, (const struct guard_case[]){
+		{ "10.9.9.9", SRT_GUARD_DENYLISTED, "deny-listed literal" },
+		{ "::ffff:10.9.9.9", SRT_GUARD_DENYLISTED,
+		  "deny-listed literal behind a mapped address" },
+		{ "192.168.50.7", SRT_GUARD_LISTED, "deniedResolvedAddresses range" },
+		{ "10.1.2.3", SRT_GUARD_LISTED,
+		  "mapped deniedResolvedAddresses range became IPv4" },
+		{ "192.168.51.7", 0, "private ranges not denied by default" },
+		{ NULL },
+	});
 	ok(check(r, "x.example.com", 8080, "127.0.0.1") == 0,
 	   "an allowed IP literal (with its port) passes");
 	ok(check(r, "x.example.com", 8081, "127.0.0.1") == SRT_GUARD_LOOPBACK,

@@ -231,6 +231,14 @@ static int run_in(const struct srt__mount_plan *pl, const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Undo a plan: the placeholders it created, its memory, and the policy. */
+static void plan_done(struct srt__mount_plan *pl, struct srt_policy *pol)
+{
+	srt__bwrap_plan_cleanup(&pl->created);
+	srt__bwrap_plan_release(pl);
+	pol_free(pol);
+}
+
 static int plan_ok(const struct srt_policy *pol, struct srt__mount_plan *pl)
 {
 	struct srt_diag d;
@@ -269,9 +277,7 @@ static void test_basic_writes(void)
 	} else {
 		skip_n(3);
 	}
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -305,9 +311,7 @@ static void test_denied_dir_and_file(void)
 	} else {
 		skip_n(5);
 	}
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -712,9 +716,7 @@ static void test_mandatory_bound(void)
 	srt__bwrap_walk_budget = 200000;
 	ok(plan_ok(&pol, &pl), "control: with the default bound the plan succeeds");
 	ok(find_path(&pl, "--ro-bind", P("proj/zz/.git/hooks")) > 0, "and protects the hooks past the small bound");
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -743,9 +745,7 @@ static void test_pins(void)
 	} else {
 		skip_n(4);
 	}
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -832,9 +832,7 @@ static void test_symlinks(void)
 	} else {
 		skip_n(4);
 	}
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -880,9 +878,7 @@ static void test_globs(void)
 		   run_in(&pl, "mv keys keys2") != 0, "match unreadable, others readable, parent pinned");
 	else
 		ok(1, "# SKIP bwrap cannot run here");
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 
 	/* a deny glob follows linked directories (and survives a loop) */
 	mkdirs("ext");
@@ -899,9 +895,7 @@ static void test_globs(void)
 	ok(plan_ok(&pol, &pl), "plan: denyRead glob over a linked directory and a loop");
 	ok(find3(&pl, "--ro-bind", "/dev/null", P("ext/x.pem")) > 0,
 	   "a match behind a linked directory is masked where it really is");
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 
 	/* deeper than the walk goes (64 directories): where it stops, the
 	 * directory is denied whole, never passed over (review finding) */
@@ -929,9 +923,7 @@ static void test_globs(void)
 			ok(run_in(&pl, cmd) != 0, "the file past the walk's depth is not readable");
 		else
 			ok(1, "# SKIP bwrap cannot run here");
-		srt__bwrap_plan_cleanup(&pl.created);
-		srt__bwrap_plan_release(&pl);
-		pol_free(&pol);
+		plan_done(&pl, &pol);
 	}
 	pol_init(&pol);
 	rule(&pol.deny_read, "/*/x", SRT_RULE_GLOB);
@@ -964,9 +956,7 @@ static void test_file_on_the_way(void)
 		   "it cannot be replaced");
 	else
 		ok(1, "# SKIP bwrap cannot run here");
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -1057,9 +1047,7 @@ static void test_write_deny_wins(void)
 		ok(run_in(&pl, "echo x > w/sub/f") != 0 && !exists("proj/w/sub/f"), "write fails");
 	else
 		skip_n(1);
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -1088,9 +1076,7 @@ static void test_root_writable(void)
 		   exists("proj/d1/d2/f"), "rename and write of the protected file fail");
 	else
 		skip_n(1);
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	drop_tree();
 }
 
@@ -1110,9 +1096,7 @@ static void test_unsearchable(void)
 	rule(&pol.deny_read, P("proj/locked/secret"), 0);
 	ok(plan_ok(&pol, &pl), "plan: denyRead below an unsearchable directory of ours");
 	ok(find_path(&pl, "--tmpfs", P("proj/locked")) > 0, "the whole directory is hidden");
-	srt__bwrap_plan_cleanup(&pl.created);
-	srt__bwrap_plan_release(&pl);
-	pol_free(&pol);
+	plan_done(&pl, &pol);
 	chmod(P("proj/locked"), 0755);
 	drop_tree();
 }

@@ -320,20 +320,20 @@ out:
 
 static void *http_server(void *arg)
 {
-	int lfd = *(int *)arg;
-
-	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		pthread_t t;
-		if (fd < 0)
-			continue;
-		pthread_create(&t, NULL, http_conn, (void *)(intptr_t)fd);
-		pthread_detach(t);
-	}
+	netkit_serve_threads(*(int *)arg, http_conn, NULL);
 	return NULL;
 }
 
 /* ---- client helpers -------------------------------------------------- */
+
+/* Add "host:port" to the list v (which keeps its own copy). */
+static void push_host_port(struct srt__strv *v, const char *host, int port)
+{
+	char e[300];
+
+	snprintf(e, sizeof(e), "%s:%d", host, port);
+	srt__strv_push(v, e);
+}
 
 static pthread_mutex_t vlock = PTHREAD_MUTEX_INITIALIZER;
 static char vlines[32][512];
@@ -477,6 +477,17 @@ static size_t recv_all(int fd, char *buf, size_t cap)
 	return n;
 }
 
+/* One request on a new proxy connection; the whole answer, read to the
+ * proxy's close, into resp. */
+static void ask(const char *req, char *resp, size_t cap)
+{
+	int fd = pconnect();
+
+	netkit_send_all(fd, req, strlen(req));
+	recv_all(fd, resp, cap);
+	close(fd);
+}
+
 static bool at_eof(int fd)
 {
 	char b;
@@ -516,6 +527,16 @@ static int do_connect(const char *target, const char *auth, char *resp, size_t c
 	netkit_send_all(fd, req, strlen(req));
 	recv_until(fd, resp, cap, "\r\n\r\n");
 	return fd;
+}
+
+/* A CONNECT the proxy answers and closes: the whole answer, head and body
+ * read to the close, in resp. */
+static void connect_to_close(const char *target, const char *auth, char *resp, size_t cap)
+{
+	int fd = do_connect(target, auth, resp, cap);
+
+	recv_all(fd, resp + strlen(resp), cap - strlen(resp));
+	close(fd);
 }
 
 static bool echo_roundtrip(int fd, const char *msg)
@@ -559,13 +580,11 @@ static void test_connect(void)
 	close(fd);
 
 	before = srt__proxy_dns_count(proxy);
-	fd = do_connect("denied.test:443", auth_hdr_keyed, resp, sizeof(resp));
-	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
+	connect_to_close("denied.test:443", auth_hdr_keyed, resp, sizeof(resp));
 	ok(!strcmp(resp, "HTTP/1.1 403 host is on the deny list\r\nContent-Type: text/plain\r\n"
 			 "X-Proxy-Error: blocked-by-allowlist\r\n\r\n"
 			 "Connection blocked by network allowlist"),
 	   "CONNECT to a denied host: exact 403 and body");
-	close(fd);
 	ok(violation_seen("deny network-outbound denied.test:443 (host is on the deny list)",
 			  "build 42"), "violation recorded and attributed to the command key");
 
@@ -639,13 +658,11 @@ static void test_connect(void)
 	before = srt__proxy_dns_count(proxy);
 	/* port 9: an allowed literal 127.0.0.1:<port> would let it through (the guard lets an allowed literal through) */
 	snprintf(target, sizeof(target), "rebind.test:%d", 9);
-	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
-	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
+	connect_to_close(target, auth_hdr, resp, sizeof(resp));
 	ok(!strcmp(resp, "HTTP/1.1 403 resolved to a loopback address\r\nContent-Type: text/plain\r\n"
 			 "X-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\n"
 			 "Connection to rebind.test blocked: resolved to a loopback address"),
 	   "allowed name resolving to loopback: 403 resolved to a loopback address");
-	close(fd);
 	ok(srt__proxy_dns_count(proxy) == before + 1 && dns_queries("rebind.test") >= 1,
 	   "an allowed name is resolved (the counters can move)");
 	fd = do_connect("meta.test:80", auth_hdr, resp, sizeof(resp));
@@ -664,14 +681,9 @@ static void test_connect(void)
 static int socks_one(const char *request, size_t tl, uint8_t *b, size_t bcap)
 {
 	char req[300];
-	size_t ul = strlen(TOKEN);
 	int fd = pconnect(), n;
 
-	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
-	req[8] = (char)ul;
-	memcpy(req + 9, TOKEN, ul);
-	memcpy(req + 9 + ul, request, tl);
-	netkit_send_all(fd, req, 9 + ul + tl);
+	netkit_send_all(fd, req, netkit_socks_open(req, TOKEN, request, tl));
 	n = (int)recv_all(fd, (char *)b, bcap);
 	close(fd);
 	return n;
@@ -696,9 +708,7 @@ static void test_socks(void)
 	netkit_send_all(fd, req, 6 + ul);
 	n = (int)read_some(fd, (char *)b, 2);
 	ok(n == 2 && b[0] == 1 && b[1] == 0, "RFC 1929 auth accepted: 01 00");
-	memcpy(req, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
-	req[8] = (char)(echo_port >> 8);
-	req[9] = (char)(echo_port & 255);
+	netkit_socks_loopback(req, echo_port);
 	netkit_send_all(fd, req, 10);
 	n = (int)read_some(fd, (char *)b, 10);
 	ok(n == 10 && !memcmp(b, "\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00", 10),
@@ -708,11 +718,8 @@ static void test_socks(void)
 
 	/* greeting, auth and request in one write */
 	fd = pconnect();
-	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
-	req[8] = (char)ul;
-	memcpy(req + 9, TOKEN, ul);
-	memcpy(req + 9 + ul, "\x05\x01\x00\x03\x0b" "denied.test\x01\xbb", 18);
-	netkit_send_all(fd, req, 9 + ul + 18);
+	netkit_send_all(fd, req,
+			netkit_socks_open(req, TOKEN, "\x05\x01\x00\x03\x0b" "denied.test\x01\xbb", 18));
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n == 14 && !memcmp(b + 4, "\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00", 10),
 	   "SOCKS CONNECT to a denied host: 05 02 00 01 0..., then closed");
@@ -875,32 +882,23 @@ static void test_plain(void)
 		before += atomic_load(&http_requests) - kept0;
 	}
 
-	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: denied.test\r\n%s\r\n",
 		 http_port, auth_hdr);
-	netkit_send_all(fd, req, strlen(req));
-	recv_all(fd, resp, sizeof(resp));
+	ask(req, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 421 ", 13) && strstr(resp, "Host header does not match"),
 	   "Host header differing from the request target: 421");
-	close(fd);
 
-	fd = pconnect();
 	snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
 		 "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", http_port,
 		 http_port, auth_hdr);
-	netkit_send_all(fd, req, strlen(req));
-	recv_all(fd, resp, sizeof(resp));
+	ask(req, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 400 ", 13) && strstr(resp, "both Content-Length"),
 	   "Content-Length with Transfer-Encoding: 400");
 	ok(atomic_load(&http_requests) == before + 1, "refused requests never reached the server");
-	close(fd);
 
-	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ HTTP/1.1\r\n\r\n", http_port);
-	netkit_send_all(fd, req, strlen(req));
-	recv_all(fd, resp, sizeof(resp));
+	ask(req, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 407 ", 13), "plain HTTP without credentials: 407");
-	close(fd);
 
 	/* keep-alive with bodies: CL, chunked, then a HEAD and an EOF-framed answer */
 	fd = pconnect();
@@ -1019,14 +1017,11 @@ static void test_limits(void)
 	{
 		char req[1024];
 
-		fd = pconnect();
 		snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/ HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
 			 "Transfer-Encoding: gzip, chunked\r\n%s\r\n", http_port, http_port, auth_hdr);
-		netkit_send_all(fd, req, strlen(req));
-		recv_all(fd, resp, sizeof(resp));
+		ask(req, resp, sizeof(resp));
 		ok(!strncmp(resp, "HTTP/1.1 400 ", 13), "a malformed request with credentials: 400, not 407 (%.20s)",
 		   resp);
-		close(fd);
 	}
 }
 
@@ -1183,10 +1178,8 @@ static void test_update(void)
 	 * localhost reaches 127.0.0.1 until an update denies that literal,
 	 * which only the address guard sees (the name stays allowed) */
 	memset(&s, 0, sizeof(s));
-	snprintf(target, sizeof(target), "localhost:%d", http_port);
-	srt__strv_push(&s.allowed_domains, target);
-	snprintf(target, sizeof(target), "127.0.0.1:%d", http_port);
-	srt__strv_push(&s.allowed_domains, target);
+	push_host_port(&s.allowed_domains, "localhost", http_port);
+	push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
 	ok(srt__proxy_update(proxy, &s, NULL) == 0, "update: localhost allowed");
 	before = atomic_load(&http_requests);
 	fd = pconnect();
@@ -1197,8 +1190,7 @@ static void test_update(void)
 	ok(!strncmp(head, "HTTP/1.1 200 OK\r\n", 17), "keep-alive request before the update passes");
 	recv_until(fd, resp, sizeof(resp), "\n"); /* the body line */
 	srt__strv_release(&s.allowed_domains);
-	snprintf(target, sizeof(target), "localhost:%d", http_port);
-	srt__strv_push(&s.allowed_domains, target);
+	push_host_port(&s.allowed_domains, "localhost", http_port);
 	srt__strv_push(&s.denied_domains, "127.0.0.1");
 	srt__strv_push(&s.denied_domains, "[::1]");
 	ok(srt__proxy_update(proxy, &s, NULL) == 0, "update: the loopback literals denied");
@@ -1235,55 +1227,40 @@ static void test_update(void)
 static void test_options(void)
 {
 	struct srt__net_config s;
-	char resp[4096], target[64], req[1024];
+	char resp[4096], target[64], req[1024], conn[10];
 	uint8_t b[64];
-	size_t ul = strlen(TOKEN);
 	int fd, n;
 
 	memset(&s, 0, sizeof(s));
 	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
 	srt__strv_push(&s.allowed_domains, target);
-	snprintf(req, sizeof(req), "127.0.0.1:%d", http_port);
-	srt__strv_push(&s.allowed_domains, req);
+	push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
 	srt__strv_push(&s.strip_response_headers, "x_SERVER");
 	s.refuse_opaque_tunnels = true;
 	s.require_host_match = true;
 	ok(srt__proxy_update(proxy, &s, NULL) == 0, "options applied live");
-	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
-	recv_all(fd, resp + strlen(resp), sizeof(resp) - strlen(resp));
+	connect_to_close(target, auth_hdr, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 403 Forbidden\r\n", 24) &&
 	   strstr(resp, "X-Proxy-Error: blocked-by-sandbox-runtime\r\n") &&
 	   strstr(resp, "this proxy does not tunnel CONNECTs it cannot inspect"),
 	   "refuseOpaqueTunnels: an allowed CONNECT is refused");
-	close(fd);
 	fd = pconnect();
-	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
-	req[8] = (char)ul;
-	memcpy(req + 9, TOKEN, ul);
-	memcpy(req + 9 + ul, "\x05\x01\x00\x01\x7f\x00\x00\x01", 8);
-	req[17 + ul] = (char)(echo_port >> 8);
-	req[18 + ul] = (char)(echo_port & 255);
-	netkit_send_all(fd, req, 19 + ul);
+	netkit_socks_loopback(conn, echo_port);
+	netkit_send_all(fd, req, netkit_socks_open(req, TOKEN, conn, sizeof(conn)));
 	n = (int)recv_all(fd, (char *)b, sizeof(b));
 	ok(n == 14 && b[4] == 5 && b[5] == 1, "refuseOpaqueTunnels: SOCKS CONNECT gets 05 01");
 	snprintf(resp, sizeof(resp), "deny socks-tunnel 127.0.0.1:%d (refuseOpaqueTunnels)", echo_port);
 	ok(violation_seen(resp, NULL), "and a socks-tunnel violation");
 	close(fd);
-	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\n%s\r\n", http_port, auth_hdr);
-	netkit_send_all(fd, req, strlen(req));
-	recv_all(fd, resp, sizeof(resp));
+	ask(req, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 400 ", 13) && strstr(resp, "without a Host header"),
 	   "requireHostMatch: HTTP/1.1 without Host is refused");
-	close(fd);
-	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
 		 "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
-	netkit_send_all(fd, req, strlen(req));
-	recv_all(fd, resp, sizeof(resp));
+	ask(req, resp, sizeof(resp));
 	ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && !strstr(resp, "X-Server"),
 	   "stripResponseHeaders removes the folded name");
-	close(fd);
 	srt__strv_release(&s.allowed_domains);
 	srt__strv_release(&s.strip_response_headers);
 }
@@ -1294,7 +1271,6 @@ static void test_routes(const char *mitm_path)
 	struct srt__net_config s;
 	char resp[4096], a[128], parent[128], req[1024];
 	uint8_t b[64];
-	size_t ul = strlen(TOKEN);
 	unsigned long before;
 	int fd, n, reqs;
 
@@ -1321,23 +1297,17 @@ static void test_routes(const char *mitm_path)
 	ok(srt__proxy_dns_count(proxy) == before, "the target name is left to the parent (no lookup)");
 
 	reqs = atomic_load(&http_requests);
-	fd = pconnect();
 	snprintf(req, sizeof(req), "GET http://far.test/p?q HTTP/1.1\r\nHost: far.test\r\n%s"
 		 "Connection: close\r\n\r\n", auth_hdr_keyed);
-	netkit_send_all(fd, req, strlen(req));
-	recv_all(fd, resp, sizeof(resp));
+	ask(req, resp, sizeof(resp));
 	ok(strstr(resp, "target=http://far.test/p?q ") && strstr(resp, "host=far.test ") &&
 	   plog_has("auth http://far.test/p?q Basic cHU6cHA="),
 	   "plain HTTP to the parent in absolute form with the parent's credentials only");
-	close(fd);
 	ok(atomic_load(&http_requests) == reqs + 1, "one request reached the parent");
 
 	fd = pconnect();
-	memcpy(req, "\x05\x01\x02\x01\x03srt", 8);
-	req[8] = (char)ul;
-	memcpy(req + 9, TOKEN, ul);
-	memcpy(req + 9 + ul, "\x05\x01\x00\x03\x08" "far.test\x01\xbb", 15);
-	netkit_send_all(fd, req, 9 + ul + 15);
+	netkit_send_all(fd, req,
+			netkit_socks_open(req, TOKEN, "\x05\x01\x00\x03\x08" "far.test\x01\xbb", 15));
 	n = (int)netkit_recv_n(fd, (char *)b, 14);
 	ok(n == 14 && b[4] == 5 && b[5] == 0 && echo_roundtrip(fd, "socks via parent"),
 	   "SOCKS CONNECT through the parent proxy");
@@ -1670,7 +1640,6 @@ static void case_proxy(void)
 	struct srt_diag diag = { "", "", 0 };
 	pthread_t t;
 	int efd, hfd, cfd, slow, dfd, tls_fd = -1;
-	char a[64];
 	time_t slow_at, tls_at = 0;
 
 	snprintf(sock_path, sizeof(sock_path), "%s/proxy.sock", dir);
@@ -1694,14 +1663,10 @@ static void case_proxy(void)
 	pthread_create(&t, NULL, http_server, &hfd);
 
 	memset(&s, 0, sizeof(s));
-	snprintf(a, sizeof(a), "127.0.0.1:%d", echo_port);
-	srt__strv_push(&s.allowed_domains, a);
-	snprintf(a, sizeof(a), "127.0.0.1:%d", http_port);
-	srt__strv_push(&s.allowed_domains, a);
-	snprintf(a, sizeof(a), "127.0.0.1:%d", closed_port);
-	srt__strv_push(&s.allowed_domains, a);
-	snprintf(a, sizeof(a), "localhost:%d", echo_port);
-	srt__strv_push(&s.allowed_domains, a);
+	push_host_port(&s.allowed_domains, "127.0.0.1", echo_port);
+	push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
+	push_host_port(&s.allowed_domains, "127.0.0.1", closed_port);
+	push_host_port(&s.allowed_domains, "localhost", echo_port);
 	srt__strv_push(&s.allowed_domains, "rebind.test");
 	srt__strv_push(&s.allowed_domains, "meta.test");
 	srt__strv_push(&s.allowed_domains, "*.wild.test");

@@ -114,6 +114,19 @@ static void bad(const char *text, const char *key, const char *needle, const cha
 	srt__settings_release(&y);
 }
 
+/* One refused document for bad(): the text, the key path, a piece of the
+ * message and the case's name. */
+struct bad_case {
+	const char *text, *key, *needle, *what;
+};
+
+/* bad() for each case of a table that ends with a NULL text, in order. */
+static void bad_all(const struct bad_case *c)
+{
+	for (; c->text; c++)
+		bad(c->text, c->key, c->needle, c->what);
+}
+
 static void test_minimal_and_defaults(void)
 {
 	struct srt__settings s;
@@ -225,25 +238,28 @@ static void test_full_values(void)
 
 static void test_required(void)
 {
-	bad("[]", "(root)", "expected an object, got an array", "root is an array");
-	bad("\"x\"", "(root)", "expected an object, got string \"x\"", "root is a string");
-	bad("null", "(root)", "expected an object, got null", "root is null");
-	bad("{\"filesystem\":{" FSD "}}", "network", "required key is missing", "no network");
-	bad("{\"network\":{" NETD "}}", "filesystem", "required key is missing", "no filesystem");
-	bad(DOC("\"deniedDomains\":[]", FSD, ""), "network.allowedDomains", "required key is missing",
-	    "no allowedDomains");
-	bad(DOC("\"allowedDomains\":[]", FSD, ""), "network.deniedDomains", "required key is missing",
-	    "no deniedDomains");
-	bad(DOC(NETD, "\"allowWrite\":[],\"denyWrite\":[]", ""), "filesystem.denyRead",
-	    "required key is missing", "no denyRead");
-	bad(DOC(NETD, "\"denyRead\":[],\"denyWrite\":[]", ""), "filesystem.allowWrite",
-	    "required key is missing", "no allowWrite");
-	bad(DOC(NETD, "\"denyRead\":[],\"allowWrite\":[]", ""), "filesystem.denyWrite",
-	    "required key is missing", "no denyWrite");
-	bad("{\"network\":[],\"filesystem\":{" FSD "}}", "network", "expected an object, got an array",
-	    "network is an array");
-	bad("{\"network\":{" NETD "},\"filesystem\":true}", "filesystem",
-	    "expected an object, got boolean true", "filesystem is a boolean");
+	bad_all((const struct bad_case[]){
+		{ "[]", "(root)", "expected an object, got an array", "root is an array" },
+		{ "\"x\"", "(root)", "expected an object, got string \"x\"", "root is a string" },
+		{ "null", "(root)", "expected an object, got null", "root is null" },
+		{ "{\"filesystem\":{" FSD "}}", "network", "required key is missing", "no network" },
+		{ "{\"network\":{" NETD "}}", "filesystem", "required key is missing", "no filesystem" },
+		{ DOC("\"deniedDomains\":[]", FSD, ""), "network.allowedDomains", "required key is missing",
+		  "no allowedDomains" },
+		{ DOC("\"allowedDomains\":[]", FSD, ""), "network.deniedDomains", "required key is missing",
+		  "no deniedDomains" },
+		{ DOC(NETD, "\"allowWrite\":[],\"denyWrite\":[]", ""), "filesystem.denyRead",
+		  "required key is missing", "no denyRead" },
+		{ DOC(NETD, "\"denyRead\":[],\"denyWrite\":[]", ""), "filesystem.allowWrite",
+		  "required key is missing", "no allowWrite" },
+		{ DOC(NETD, "\"denyRead\":[],\"allowWrite\":[]", ""), "filesystem.denyWrite",
+		  "required key is missing", "no denyWrite" },
+		{ "{\"network\":[],\"filesystem\":{" FSD "}}", "network", "expected an object, got an array",
+		  "network is an array" },
+		{ "{\"network\":{" NETD "},\"filesystem\":true}", "filesystem",
+		  "expected an object, got boolean true", "filesystem is a boolean" },
+		{ NULL },
+	});
 }
 
 static void test_domains(void)
@@ -258,35 +274,41 @@ static void test_domains(void)
 			   FSD, ""), &d);
 	ok(!strncmp(d.message, "settings.json: network.allowedDomains[2]: \"*.com\" is too broad: "
 		    "Invalid domain pattern. Must be", 95), "exact message shape: %s", d.message);
-	bad(DOC("\"allowedDomains\":[\"evil.com:443.allowed.com\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "\"evil.com:443.allowed.com\"", "port smuggling");
-	bad(DOC("\"allowedDomains\":[\"a.b:0\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "\"a.b:0\"", "port 0");
-	bad(DOC("\"allowedDomains\":[\"a.b:080\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "\"a.b:080\"", "port 080");
-	bad(DOC("\"allowedDomains\":[\"2001:db8::1\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "without brackets", "unbracketed IPv6");
-	bad(DOC("\"allowedDomains\":[\"not-a-domain\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "\"not-a-domain\"", "no dot");
-	bad(DOC("\"allowedDomains\":[\"https://example.com\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "\"https://example.com\" is a URL", "URL");
-	bad(DOC("\"allowedDomains\":[\"*\"],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "\"*\" is too broad", "* in allowedDomains");
-	bad(DOC("\"allowedDomains\":\"example.com\",\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains", "expected an array of strings, got string \"example.com\"",
-	    "allowedDomains is a string");
-	bad(DOC("\"allowedDomains\":[5],\"deniedDomains\":[]", FSD, ""),
-	    "network.allowedDomains[0]", "expected a string, got number 5", "number entry");
-	bad(DOC("\"allowedDomains\":[],\"deniedDomains\":[\"*.com\"]", FSD, ""),
-	    "network.deniedDomains[0]", "In deniedDomains a bare \"*\" (deny-all) is also accepted",
-	    "*.com in deniedDomains");
+	bad_all((const struct bad_case[]){
+		{ DOC("\"allowedDomains\":[\"evil.com:443.allowed.com\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "\"evil.com:443.allowed.com\"", "port smuggling" },
+		{ DOC("\"allowedDomains\":[\"a.b:0\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "\"a.b:0\"", "port 0" },
+		{ DOC("\"allowedDomains\":[\"a.b:080\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "\"a.b:080\"", "port 080" },
+		{ DOC("\"allowedDomains\":[\"2001:db8::1\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "without brackets", "unbracketed IPv6" },
+		{ DOC("\"allowedDomains\":[\"not-a-domain\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "\"not-a-domain\"", "no dot" },
+		{ DOC("\"allowedDomains\":[\"https://example.com\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "\"https://example.com\" is a URL", "URL" },
+		{ DOC("\"allowedDomains\":[\"*\"],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "\"*\" is too broad", "* in allowedDomains" },
+		{ DOC("\"allowedDomains\":\"example.com\",\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains", "expected an array of strings, got string \"example.com\"",
+		  "allowedDomains is a string" },
+		{ DOC("\"allowedDomains\":[5],\"deniedDomains\":[]", FSD, ""),
+		  "network.allowedDomains[0]", "expected a string, got number 5", "number entry" },
+		{ DOC("\"allowedDomains\":[],\"deniedDomains\":[\"*.com\"]", FSD, ""),
+		  "network.deniedDomains[0]", "In deniedDomains a bare \"*\" (deny-all) is also accepted",
+		  "*.com in deniedDomains" },
+		{ NULL },
+	});
 	good(DOC("\"allowedDomains\":[\"[::1]:443\",\"127.0.0.1\",\"a.b:65535\",\"*.a.b\","
 		 "\"localhost\",\"localhost:3000\"],\"deniedDomains\":[\"*\",\"*:22\",\"[2001:db8::1]\"]",
 		 FSD, ""), "accepted domain pattern examples");
-	bad(NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[\"ok.com\",\"*.com\"]}"),
-	    "network.mitmProxy.domains[1]", "too broad", "mitm domains checked");
-	bad(NET("\"tlsTerminate\":{\"excludeDomains\":[\"bad\"]}"),
-	    "network.tlsTerminate.excludeDomains[0]", "\"bad\"", "excludeDomains checked");
+	bad_all((const struct bad_case[]){
+		{ NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[\"ok.com\",\"*.com\"]}"),
+		  "network.mitmProxy.domains[1]", "too broad", "mitm domains checked" },
+		{ NET("\"tlsTerminate\":{\"excludeDomains\":[\"bad\"]}"),
+		  "network.tlsTerminate.excludeDomains[0]", "\"bad\"", "excludeDomains checked" },
+		{ NULL },
+	});
 }
 
 static void test_network_rules(void)
@@ -297,112 +319,133 @@ static void test_network_rules(void)
 	good(NET("\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"192.168.1.10\",\"fc00::/7\","
 		 "\"fe80::1%eth0\",\"::ffff:10.0.0.0/104\",\"::/0\",\"0.0.0.0/0\"]"),
 	     "deniedResolvedAddresses IP/CIDR forms");
-	bad(NET("\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"[::1]\"]"),
-	    "network.deniedResolvedAddresses[1]", "\"[::1]\" is not valid: Invalid IP address or CIDR "
-	    "range. Use an IPv4/IPv6 literal or CIDR, e.g. \"10.0.0.0/8\"", "bracketed address");
-	bad(NET("\"deniedResolvedAddresses\":[\"10.0.0.0/33\"]"),
-	    "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "prefix > 32");
-	bad(NET("\"deniedResolvedAddresses\":[\"::/129\"]"),
-	    "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "prefix > 128");
-	bad(NET("\"deniedResolvedAddresses\":[\"::ffff:0:0/95\"]"),
-	    "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "mapped prefix < 96");
-	bad(NET("\"deniedResolvedAddresses\":[\"example.com\"]"),
-	    "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "a name");
-	bad(NET("\"deniedResolvedAddresses\":[\"10.0.0.0/\"]"),
-	    "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "empty prefix");
-	bad(NET("\"deniedResolvedAddresses\":[\"10.1/8\"]"),
-	    "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "shorthand IPv4");
+	bad_all((const struct bad_case[]){
+		{ NET("\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"[::1]\"]"),
+		  "network.deniedResolvedAddresses[1]", "\"[::1]\" is not valid: Invalid IP address or CIDR "
+		  "range. Use an IPv4/IPv6 literal or CIDR, e.g. \"10.0.0.0/8\"", "bracketed address" },
+		{ NET("\"deniedResolvedAddresses\":[\"10.0.0.0/33\"]"),
+		  "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "prefix > 32" },
+		{ NET("\"deniedResolvedAddresses\":[\"::/129\"]"),
+		  "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "prefix > 128" },
+		{ NET("\"deniedResolvedAddresses\":[\"::ffff:0:0/95\"]"),
+		  "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "mapped prefix < 96" },
+		{ NET("\"deniedResolvedAddresses\":[\"example.com\"]"),
+		  "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "a name" },
+		{ NET("\"deniedResolvedAddresses\":[\"10.0.0.0/\"]"),
+		  "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "empty prefix" },
+		{ NET("\"deniedResolvedAddresses\":[\"10.1/8\"]"),
+		  "network.deniedResolvedAddresses[0]", "Invalid IP address or CIDR", "shorthand IPv4" },
+		{ NULL },
+	});
 
 	good(NET("\"allowMachLookup\":[\"com.example.*\",\"*\",\"com.apple.x\"]"),
 	     "allowMachLookup trailing *");
-	bad(NET("\"allowMachLookup\":[\"com.*.x\"]"), "network.allowMachLookup[0]",
-	    "Wildcards are only allowed as a single trailing \"*\" (e.g., \"com.example.*\" or \"*\" "
-	    "for all services).", "mach lookup inner *");
-	bad(NET("\"allowMachLookup\":[\"**\"]"), "network.allowMachLookup[0]",
-	    "Wildcards are only allowed", "mach lookup **");
+	bad_all((const struct bad_case[]){
+		{ NET("\"allowMachLookup\":[\"com.*.x\"]"), "network.allowMachLookup[0]",
+		  "Wildcards are only allowed as a single trailing \"*\" (e.g., \"com.example.*\" or \"*\" "
+		  "for all services).", "mach lookup inner *" },
+		{ NET("\"allowMachLookup\":[\"**\"]"), "network.allowMachLookup[0]",
+		  "Wildcards are only allowed", "mach lookup **" },
+		{ NULL },
+	});
 
 	good(NET("\"httpProxyPort\":1,\"socksProxyPort\":65535"), "proxy ports at the bounds");
-	bad(NET("\"httpProxyPort\":0"), "network.httpProxyPort",
-	    "0 is out of range: Number must be greater than or equal to 1", "httpProxyPort 0");
-	bad(NET("\"httpProxyPort\":65536"), "network.httpProxyPort",
-	    "65536 is out of range: Number must be less than or equal to 65535", "httpProxyPort 65536");
-	bad(NET("\"socksProxyPort\":1080.5"), "network.socksProxyPort",
-	    "expected an integer, got number 1080.5", "fractional port");
-	bad(NET("\"socksProxyPort\":\"1080\""), "network.socksProxyPort",
-	    "expected an integer, got string \"1080\"", "port as string");
-	bad(NET("\"httpProxyPort\":0.1"), "network.httpProxyPort", "expected an integer, got number 0.1",
-	    "short number spelling in messages");
-	bad(NET("\"httpProxyPort\":1e400"), "network.httpProxyPort", "expected an integer, got number inf",
-	    "overflowing number");
-	bad(NET("\"httpProxyPort\":-1"), "network.httpProxyPort", "greater than or equal to 1",
-	    "negative port");
-	bad(NET("\"strictAllowlist\":\"yes\""), "network.strictAllowlist",
-	    "expected a boolean, got string \"yes\"", "bool as string");
-	bad(NET("\"allowLocalBinding\":1"), "network.allowLocalBinding",
-	    "expected a boolean, got number 1", "bool as number");
-	bad(NET("\"allowAllUnixSockets\":null"), "network.allowAllUnixSockets",
-	    "expected a boolean, got null", "null bool");
+	bad_all((const struct bad_case[]){
+		{ NET("\"httpProxyPort\":0"), "network.httpProxyPort",
+		  "0 is out of range: Number must be greater than or equal to 1", "httpProxyPort 0" },
+		{ NET("\"httpProxyPort\":65536"), "network.httpProxyPort",
+		  "65536 is out of range: Number must be less than or equal to 65535", "httpProxyPort 65536" },
+		{ NET("\"socksProxyPort\":1080.5"), "network.socksProxyPort",
+		  "expected an integer, got number 1080.5", "fractional port" },
+		{ NET("\"socksProxyPort\":\"1080\""), "network.socksProxyPort",
+		  "expected an integer, got string \"1080\"", "port as string" },
+		{ NET("\"httpProxyPort\":0.1"), "network.httpProxyPort", "expected an integer, got number 0.1",
+		  "short number spelling in messages" },
+		{ NET("\"httpProxyPort\":1e400"), "network.httpProxyPort", "expected an integer, got number inf",
+		  "overflowing number" },
+		{ NET("\"httpProxyPort\":-1"), "network.httpProxyPort", "greater than or equal to 1",
+		  "negative port" },
+		{ NET("\"strictAllowlist\":\"yes\""), "network.strictAllowlist",
+		  "expected a boolean, got string \"yes\"", "bool as string" },
+		{ NET("\"allowLocalBinding\":1"), "network.allowLocalBinding",
+		  "expected a boolean, got number 1", "bool as number" },
+		{ NET("\"allowAllUnixSockets\":null"), "network.allowAllUnixSockets",
+		  "expected a boolean, got null", "null bool" },
+		{ NULL },
+	});
 
 	good(NET("\"mitmProxy\":{\"socketPath\":\"/run/mitm.sock\",\"domains\":[\"*.corp.test\"]}"),
 	     "mitmProxy");
-	bad(NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[]}"), "network.mitmProxy.domains",
-	    "Array must contain at least 1 element(s)", "mitm domains empty");
-	bad(NET("\"mitmProxy\":{\"socketPath\":\"\",\"domains\":[\"a.com\"]}"),
-	    "network.mitmProxy.socketPath", "String must contain at least 1 character(s)",
-	    "mitm socketPath empty");
-	bad(NET("\"mitmProxy\":{\"domains\":[\"a.com\"]}"), "network.mitmProxy.socketPath",
-	    "required key is missing", "mitm socketPath missing");
-	bad(NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[\"a.com\"]},\"tlsTerminate\":{}"),
-	    "network", "network.tlsTerminate and network.mitmProxy are mutually exclusive",
-	    "mitm + tls");
+	bad_all((const struct bad_case[]){
+		{ NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[]}"), "network.mitmProxy.domains",
+		  "Array must contain at least 1 element(s)", "mitm domains empty" },
+		{ NET("\"mitmProxy\":{\"socketPath\":\"\",\"domains\":[\"a.com\"]}"),
+		  "network.mitmProxy.socketPath", "String must contain at least 1 character(s)",
+		  "mitm socketPath empty" },
+		{ NET("\"mitmProxy\":{\"domains\":[\"a.com\"]}"), "network.mitmProxy.socketPath",
+		  "required key is missing", "mitm socketPath missing" },
+		{ NET("\"mitmProxy\":{\"socketPath\":\"/s\",\"domains\":[\"a.com\"]},\"tlsTerminate\":{}"),
+		  "network", "network.tlsTerminate and network.mitmProxy are mutually exclusive",
+		  "mitm + tls" },
+		{ NULL },
+	});
 
 	parse_json(&s, NET("\"tlsTerminate\":{}"), &d);
 	ok(s.has_tls_terminate && !s.tls_ca_cert_path && s.tls_max_tunnels == 256 &&
 	   s.tls_handshake_timeout_ms == 10000, "empty tlsTerminate enables termination with defaults");
 	srt__settings_release(&s);
-	bad(NET("\"tlsTerminate\":{\"caCertPath\":\"/ca.pem\"}"), "network.tlsTerminate",
-	    "caCertPath and caKeyPath must be provided together", "caCertPath alone");
-	bad(NET("\"tlsTerminate\":{\"caKeyPath\":\"/ca.key\"}"), "network.tlsTerminate",
-	    "caCertPath and caKeyPath must be provided together", "caKeyPath alone");
-	bad(NET("\"tlsTerminate\":{\"caCertPath\":\"\",\"caKeyPath\":\"/k\"}"),
-	    "network.tlsTerminate.caCertPath", "String must contain at least 1 character(s)",
-	    "empty caCertPath");
-	bad(NET("\"tlsTerminate\":{\"maxTunnels\":0}"), "network.tlsTerminate.maxTunnels",
-	    "greater than or equal to 1", "maxTunnels 0");
-	bad(NET("\"tlsTerminate\":{\"maxTunnels\":65537}"), "network.tlsTerminate.maxTunnels",
-	    "less than or equal to 65536", "maxTunnels 65537");
-	bad(NET("\"tlsTerminate\":{\"handshakeTimeoutMs\":99}"),
-	    "network.tlsTerminate.handshakeTimeoutMs", "greater than or equal to 100", "timeout 99");
-	bad(NET("\"tlsTerminate\":{\"handshakeTimeoutMs\":600001}"),
-	    "network.tlsTerminate.handshakeTimeoutMs", "less than or equal to 600000",
-	    "timeout 600001");
+	bad_all((const struct bad_case[]){
+		{ NET("\"tlsTerminate\":{\"caCertPath\":\"/ca.pem\"}"), "network.tlsTerminate",
+		  "caCertPath and caKeyPath must be provided together", "caCertPath alone" },
+		{ NET("\"tlsTerminate\":{\"caKeyPath\":\"/ca.key\"}"), "network.tlsTerminate",
+		  "caCertPath and caKeyPath must be provided together", "caKeyPath alone" },
+		{ NET("\"tlsTerminate\":{\"caCertPath\":\"\",\"caKeyPath\":\"/k\"}"),
+		  "network.tlsTerminate.caCertPath", "String must contain at least 1 character(s)",
+		  "empty caCertPath" },
+		{ NET("\"tlsTerminate\":{\"maxTunnels\":0}"), "network.tlsTerminate.maxTunnels",
+		  "greater than or equal to 1", "maxTunnels 0" },
+		{ NET("\"tlsTerminate\":{\"maxTunnels\":65537}"), "network.tlsTerminate.maxTunnels",
+		  "less than or equal to 65536", "maxTunnels 65537" },
+		{ NET("\"tlsTerminate\":{\"handshakeTimeoutMs\":99}"),
+		  "network.tlsTerminate.handshakeTimeoutMs", "greater than or equal to 100", "timeout 99" },
+		{ NET("\"tlsTerminate\":{\"handshakeTimeoutMs\":600001}"),
+		  "network.tlsTerminate.handshakeTimeoutMs", "less than or equal to 600000",
+		  "timeout 600001" },
+		{ NULL },
+	});
 	good(NET("\"tlsTerminate\":{\"handshakeTimeoutMs\":600000,\"maxTunnels\":1}"),
 	     "tls bounds inclusive");
 
 	good(NET("\"parentProxy\":{\"http\":\"http://proxy.local:3128\",\"https\":\"proxy.local:3128\"}"),
 	     "parentProxy urls");
-	bad(NET("\"parentProxy\":{\"http\":\"socks5://p:1080\"}"), "network.parentProxy.http",
-	    "\"socks5://p:1080\" is not valid: Invalid url", "socks5 parent");
-	bad(NET("\"parentProxy\":{\"https\":\"notaurl\"}"), "network.parentProxy.https",
-	    "Invalid url", "not a url");
-	bad(NET("\"parentProxy\":{\"http\":\"http://\"}"), "network.parentProxy.http",
-	    "Invalid url (it names no host)", "url without host");
-	bad(NET("\"parentProxy\":{\"http\":\"http://a b:1\"}"), "network.parentProxy.http",
-	    "Invalid url", "url with a space");
-	bad(NET("\"parentProxy\":{\"noProxy\":5}"), "network.parentProxy.noProxy",
-	    "expected a string, got number 5", "noProxy number");
+	bad_all((const struct bad_case[]){
+		{ NET("\"parentProxy\":{\"http\":\"socks5://p:1080\"}"), "network.parentProxy.http",
+		  "\"socks5://p:1080\" is not valid: Invalid url", "socks5 parent" },
+		{ NET("\"parentProxy\":{\"https\":\"notaurl\"}"), "network.parentProxy.https",
+		  "Invalid url", "not a url" },
+		{ NET("\"parentProxy\":{\"http\":\"http://\"}"), "network.parentProxy.http",
+		  "Invalid url (it names no host)", "url without host" },
+		{ NET("\"parentProxy\":{\"http\":\"http://a b:1\"}"), "network.parentProxy.http",
+		  "Invalid url", "url with a space" },
+		{ NET("\"parentProxy\":{\"noProxy\":5}"), "network.parentProxy.noProxy",
+		  "expected a string, got number 5", "noProxy number" },
+		{ NULL },
+	});
 
 	good(NET("\"ambiguousRequestTarget\":\"asSpelled\""), "ambiguousRequestTarget");
-	bad(NET("\"ambiguousRequestTarget\":\"ignore\""), "network.ambiguousRequestTarget",
-	    "\"ignore\" is not allowed: expected one of \"refuse\", \"asSpelled\", \"normalize\"",
-	    "ambiguousRequestTarget enum");
-	bad(NET("\"filterRequest\":\"x\""), "network.filterRequest", "filterRequest must be a function",
-	    "filterRequest in a file");
-	bad(NET("\"filters\":[{\"config\":{}}]"), "network.filters[0].plugin",
-	    "required key is missing", "filter without plugin");
-	bad(NET("\"filters\":{}"), "network.filters", "expected an array", "filters object");
-	bad(NET("\"stripResponseHeaders\":[\"a\",\"\"]"), "network.stripResponseHeaders[1]",
-	    "String must contain at least 1 character(s)", "empty header name");
+	bad_all((const struct bad_case[]){
+		{ NET("\"ambiguousRequestTarget\":\"ignore\""), "network.ambiguousRequestTarget",
+		  "\"ignore\" is not allowed: expected one of \"refuse\", \"asSpelled\", \"normalize\"",
+		  "ambiguousRequestTarget enum" },
+		{ NET("\"filterRequest\":\"x\""), "network.filterRequest", "filterRequest must be a function",
+		  "filterRequest in a file" },
+		{ NET("\"filters\":[{\"config\":{}}]"), "network.filters[0].plugin",
+		  "required key is missing", "filter without plugin" },
+		{ NET("\"filters\":{}"), "network.filters", "expected an array", "filters object" },
+		{ NET("\"stripResponseHeaders\":[\"a\",\"\"]"), "network.stripResponseHeaders[1]",
+		  "String must contain at least 1 character(s)", "empty header name" },
+		{ NULL },
+	});
 
 	parse_json(&s, NET("\"deniedDomainReasons\":{\"other.com\":\"r\"}"), &d);
 	ok(has_warning(&s, "network.deniedDomainReasons.other.com") ||
@@ -410,12 +453,15 @@ static void test_network_rules(void)
 	   "a reason for an entry not on deniedDomains warns (%s)",
 	   s.warnings.n ? s.warnings.v[0] : "no warning");
 	srt__settings_release(&s);
-	bad(DOC("\"allowedDomains\":[],\"deniedDomains\":[\"evil.com\"],"
-		"\"deniedDomainReasons\":{\"evil.com\":\"\"}", FSD, ""),
-	    "network.deniedDomainReasons[\"evil.com\"]", "String must contain at least 1 character(s)",
-	    "empty reason");
-	bad(NET("\"deniedDomainReasons\":[]"), "network.deniedDomainReasons",
-	    "expected an object mapping deniedDomains entries to reasons", "reasons array");
+	bad_all((const struct bad_case[]){
+		{ DOC("\"allowedDomains\":[],\"deniedDomains\":[\"evil.com\"],"
+			"\"deniedDomainReasons\":{\"evil.com\":\"\"}", FSD, ""),
+		  "network.deniedDomainReasons[\"evil.com\"]", "String must contain at least 1 character(s)",
+		  "empty reason" },
+		{ NET("\"deniedDomainReasons\":[]"), "network.deniedDomainReasons",
+		  "expected an object mapping deniedDomains entries to reasons", "reasons array" },
+		{ NULL },
+	});
 }
 
 static void test_filesystem(void)
@@ -423,37 +469,43 @@ static void test_filesystem(void)
 	struct srt__settings s;
 	struct srt_diag d;
 
-	bad(DOC(NETD, "\"denyRead\":[\"\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
-	    "filesystem.denyRead[0]", "Path cannot be empty", "empty path");
-	bad(DOC(NETD, "\"denyRead\":[3],\"allowWrite\":[],\"denyWrite\":[]", ""),
-	    "filesystem.denyRead[0]",
-	    "Expected a path, or { \"path\": \"<path>\", \"literal\": true }, got number 3",
-	    "number path");
-	bad(DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"/x\",\"literal\":false}],"
-		"\"denyWrite\":[]", ""), "filesystem.allowWrite[0]",
-	    "\"literal\" must be true, got boolean false", "literal false");
-	bad(DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"/x\"}],\"denyWrite\":[]", ""),
-	    "filesystem.allowWrite[0]", "\"literal\" must be true, got nothing", "literal missing");
-	bad(DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"/x\",\"literal\":true,"
-		"\"recursive\":true}],\"denyWrite\":[]", ""), "filesystem.allowWrite[0]",
-	    "unknown key \"recursive\" in a path object", "strict literal object");
-	bad(DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"\",\"literal\":true}],"
-		"\"denyWrite\":[]", ""), "filesystem.allowWrite[0]", "Path cannot be empty",
-	    "literal with empty path");
-	bad(DOC(NETD, "\"denyRead\":\"~/.ssh\",\"allowWrite\":[],\"denyWrite\":[]", ""),
-	    "filesystem.denyRead", "expected an array of paths, got string \"~/.ssh\"",
-	    "denyRead string");
-	bad(FS("\"allowRead\":[null]"), "filesystem.allowRead[0]", "got null", "null path");
-	bad(FS("\"disabled\":\"no\""), "filesystem.disabled", "expected a boolean", "disabled string");
+	bad_all((const struct bad_case[]){
+		{ DOC(NETD, "\"denyRead\":[\"\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
+		  "filesystem.denyRead[0]", "Path cannot be empty", "empty path" },
+		{ DOC(NETD, "\"denyRead\":[3],\"allowWrite\":[],\"denyWrite\":[]", ""),
+		  "filesystem.denyRead[0]",
+		  "Expected a path, or { \"path\": \"<path>\", \"literal\": true }, got number 3",
+		  "number path" },
+		{ DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"/x\",\"literal\":false}],"
+			"\"denyWrite\":[]", ""), "filesystem.allowWrite[0]",
+		  "\"literal\" must be true, got boolean false", "literal false" },
+		{ DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"/x\"}],\"denyWrite\":[]", ""),
+		  "filesystem.allowWrite[0]", "\"literal\" must be true, got nothing", "literal missing" },
+		{ DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"/x\",\"literal\":true,"
+			"\"recursive\":true}],\"denyWrite\":[]", ""), "filesystem.allowWrite[0]",
+		  "unknown key \"recursive\" in a path object", "strict literal object" },
+		{ DOC(NETD, "\"denyRead\":[],\"allowWrite\":[{\"path\":\"\",\"literal\":true}],"
+			"\"denyWrite\":[]", ""), "filesystem.allowWrite[0]", "Path cannot be empty",
+		  "literal with empty path" },
+		{ DOC(NETD, "\"denyRead\":\"~/.ssh\",\"allowWrite\":[],\"denyWrite\":[]", ""),
+		  "filesystem.denyRead", "expected an array of paths, got string \"~/.ssh\"",
+		  "denyRead string" },
+		{ FS("\"allowRead\":[null]"), "filesystem.allowRead[0]", "got null", "null path" },
+		{ FS("\"disabled\":\"no\""), "filesystem.disabled", "expected a boolean", "disabled string" },
+		{ NULL },
+	});
 
 	/* a deny glob ending in a separator can match no path */
-	bad(DOC(NETD, "\"denyRead\":[\"/tmp/*/\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
-	    "filesystem.denyRead[0]",
-	    "Deny glob \"/tmp/*/\" ends in a separator, so as a pattern it can match no path. Write "
-	    "\"/tmp/*\", which is also read as the path of that name where it exists, or add a "
-	    "\"**\" segment to match at any depth.", "deny glob with trailing /");
-	bad(DOC(NETD, "\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[\"~/x/[ab]//\"]", ""),
-	    "filesystem.denyWrite[0]", "Write \"~/x/[ab]\"", "denyWrite ~ glob with trailing //");
+	bad_all((const struct bad_case[]){
+		{ DOC(NETD, "\"denyRead\":[\"/tmp/*/\"],\"allowWrite\":[],\"denyWrite\":[]", ""),
+		  "filesystem.denyRead[0]",
+		  "Deny glob \"/tmp/*/\" ends in a separator, so as a pattern it can match no path. Write "
+		  "\"/tmp/*\", which is also read as the path of that name where it exists, or add a "
+		  "\"**\" segment to match at any depth.", "deny glob with trailing /" },
+		{ DOC(NETD, "\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[\"~/x/[ab]//\"]", ""),
+		  "filesystem.denyWrite[0]", "Write \"~/x/[ab]\"", "denyWrite ~ glob with trailing //" },
+		{ NULL },
+	});
 	good(DOC(NETD, "\"denyRead\":[\"x/*/\",\"/tmp/plain/\",{\"path\":\"/tmp/*/\",\"literal\":true}],"
 		 "\"allowWrite\":[\"/tmp/*/\"],\"denyWrite\":[]", ""),
 	     "relative, non-glob, literal and allow entries are not deny globs");
@@ -469,59 +521,68 @@ static void test_top_level(void)
 	struct srt__settings s;
 	struct srt_diag d;
 
-	bad(TOP("\"mandatoryDenySearchDepth\":0"), "mandatoryDenySearchDepth",
-	    "0 is out of range: Number must be greater than or equal to 1", "depth 0");
-	bad(TOP("\"mandatoryDenySearchDepth\":11"), "mandatoryDenySearchDepth",
-	    "11 is out of range: Number must be less than or equal to 10", "depth 11");
-	bad(TOP("\"mandatoryDenySearchDepth\":2.5"), "mandatoryDenySearchDepth",
-	    "expected an integer, got number 2.5", "depth 2.5");
+	bad_all((const struct bad_case[]){
+		{ TOP("\"mandatoryDenySearchDepth\":0"), "mandatoryDenySearchDepth",
+		  "0 is out of range: Number must be greater than or equal to 1", "depth 0" },
+		{ TOP("\"mandatoryDenySearchDepth\":11"), "mandatoryDenySearchDepth",
+		  "11 is out of range: Number must be less than or equal to 10", "depth 11" },
+		{ TOP("\"mandatoryDenySearchDepth\":2.5"), "mandatoryDenySearchDepth",
+		  "expected an integer, got number 2.5", "depth 2.5" },
+		{ NULL },
+	});
 	parse_json(&s, TOP("\"mandatoryDenySearchDepth\":1"), &d);
 	ok(s.mandatory_deny_search_depth == 1, "depth 1 kept");
 	srt__settings_release(&s);
 
-	bad(TOP("\"bwrapPath\":\"\""), "bwrapPath", "Path cannot be empty", "empty bwrapPath");
-	bad(TOP("\"bwrapPath\":\"bwrap\""), "bwrapPath",
-	    "\"bwrap\" is not valid: Binary path must be absolute", "relative bwrapPath");
-	bad(TOP("\"socatPath\":\"./socat\""), "socatPath", "Binary path must be absolute",
-	    "relative socatPath");
-	bad(TOP("\"javaAgentJarPath\":7"), "javaAgentJarPath", "expected a string, got number 7",
-	    "javaAgentJarPath number");
-	bad(TOP("\"ripgrep\":{\"args\":[]}"), "ripgrep.command", "required key is missing",
-	    "ripgrep without command");
-	bad(TOP("\"ripgrep\":{\"command\":\"rg\",\"args\":\"-x\"}"), "ripgrep.args",
-	    "expected an array of strings", "ripgrep args string");
-	bad(TOP("\"seccomp\":{\"applyPath\":1}"), "seccomp.applyPath", "expected a string",
-	    "seccomp applyPath number");
-	bad(TOP("\"enableWeakerNestedSandbox\":\"true\""), "enableWeakerNestedSandbox",
-	    "expected a boolean, got string \"true\"", "quoted true");
-	bad(TOP("\"allowPty\":[]"), "allowPty", "expected a boolean, got an array", "allowPty array");
-	bad(TOP("\"git\":{\"safeDirectories\":\"/x\"}"), "git.safeDirectories", "expected an array",
-	    "safeDirectories string");
-	bad(TOP("\"ignoreViolations\":{\"npm test\":[\"a\",1]}"), "ignoreViolations[\"npm test\"][1]",
-	    "expected a string, got number 1", "ignoreViolations value");
-	bad(TOP("\"ignoreViolations\":{\"*\":\"a\"}"), "ignoreViolations[\"*\"]",
-	    "expected an array of strings", "ignoreViolations value string");
-	bad(TOP("\"ignoreViolations\":[]"), "ignoreViolations", "expected an object", "ignoreViolations array");
+	bad_all((const struct bad_case[]){
+		{ TOP("\"bwrapPath\":\"\""), "bwrapPath", "Path cannot be empty", "empty bwrapPath" },
+		{ TOP("\"bwrapPath\":\"bwrap\""), "bwrapPath",
+		  "\"bwrap\" is not valid: Binary path must be absolute", "relative bwrapPath" },
+		{ TOP("\"socatPath\":\"./socat\""), "socatPath", "Binary path must be absolute",
+		  "relative socatPath" },
+		{ TOP("\"javaAgentJarPath\":7"), "javaAgentJarPath", "expected a string, got number 7",
+		  "javaAgentJarPath number" },
+		{ TOP("\"ripgrep\":{\"args\":[]}"), "ripgrep.command", "required key is missing",
+		  "ripgrep without command" },
+		{ TOP("\"ripgrep\":{\"command\":\"rg\",\"args\":\"-x\"}"), "ripgrep.args",
+		  "expected an array of strings", "ripgrep args string" },
+		{ TOP("\"seccomp\":{\"applyPath\":1}"), "seccomp.applyPath", "expected a string",
+		  "seccomp applyPath number" },
+		{ TOP("\"enableWeakerNestedSandbox\":\"true\""), "enableWeakerNestedSandbox",
+		  "expected a boolean, got string \"true\"", "quoted true" },
+		{ TOP("\"allowPty\":[]"), "allowPty", "expected a boolean, got an array", "allowPty array" },
+		{ TOP("\"git\":{\"safeDirectories\":\"/x\"}"), "git.safeDirectories", "expected an array",
+		  "safeDirectories string" },
+		{ TOP("\"ignoreViolations\":{\"npm test\":[\"a\",1]}"), "ignoreViolations[\"npm test\"][1]",
+		  "expected a string, got number 1", "ignoreViolations value" },
+		{ TOP("\"ignoreViolations\":{\"*\":\"a\"}"), "ignoreViolations[\"*\"]",
+		  "expected an array of strings", "ignoreViolations value string" },
+		{ TOP("\"ignoreViolations\":[]"), "ignoreViolations", "expected an object", "ignoreViolations array" },
+		{ NULL },
+	});
 
 	bad(TOP("\"windows\":{\"sandboxUser\":\"abcdefghijklmnopqrstu\"}"), "windows.sandboxUser",
 	    "Windows local usernames are limited to 20 characters", "sandboxUser 21 chars");
 	good(TOP("\"windows\":{\"sandboxUser\":\"abcdefghijklmnopqrst\"}"), "sandboxUser 20 chars");
-	bad(TOP("\"windows\":{\"sublayerGuid\":\"not-a-guid\"}"), "windows.sublayerGuid",
-	    "\"not-a-guid\" is not valid: Invalid uuid", "bad guid");
-	bad(TOP("\"windows\":{\"wfpSublayerGuid\":\"12345678-1234-1234-1234-123456789abg\"}"),
-	    "windows.wfpSublayerGuid", "Invalid uuid", "bad wfp guid");
-	bad(TOP("\"windows\":{\"proxyPortRange\":[10,5]}"), "windows.proxyPortRange",
-	    "low must be \xe2\x89\xa4 high and range width \xe2\x89\xa4 64", "port range reversed");
-	bad(TOP("\"windows\":{\"proxyPortRange\":[1,100]}"), "windows.proxyPortRange",
-	    "range width", "port range too wide");
-	bad(TOP("\"windows\":{\"proxyPortRange\":[0,5]}"), "windows.proxyPortRange[0]",
-	    "greater than or equal to 1", "port range low 0");
-	bad(TOP("\"windows\":{\"proxyPortRange\":[1]}"), "windows.proxyPortRange",
-	    "expected an array of two port numbers", "port range of one");
-	bad(TOP("\"windows\":{\"backend\":\"wsl\"}"), "windows.backend",
-	    "\"wsl\" is not allowed: expected one of \"mxc\", \"srt-win\"", "windows backend");
-	bad(TOP("\"windows\":{\"srtWin\":{\"path\":\"\"}}"), "windows.srtWin.path",
-	    "String must contain at least 1 character(s)", "srtWin path empty");
+	bad_all((const struct bad_case[]){
+		{ TOP("\"windows\":{\"sublayerGuid\":\"not-a-guid\"}"), "windows.sublayerGuid",
+		  "\"not-a-guid\" is not valid: Invalid uuid", "bad guid" },
+		{ TOP("\"windows\":{\"wfpSublayerGuid\":\"12345678-1234-1234-1234-123456789abg\"}"),
+		  "windows.wfpSublayerGuid", "Invalid uuid", "bad wfp guid" },
+		{ TOP("\"windows\":{\"proxyPortRange\":[10,5]}"), "windows.proxyPortRange",
+		  "low must be \xe2\x89\xa4 high and range width \xe2\x89\xa4 64", "port range reversed" },
+		{ TOP("\"windows\":{\"proxyPortRange\":[1,100]}"), "windows.proxyPortRange",
+		  "range width", "port range too wide" },
+		{ TOP("\"windows\":{\"proxyPortRange\":[0,5]}"), "windows.proxyPortRange[0]",
+		  "greater than or equal to 1", "port range low 0" },
+		{ TOP("\"windows\":{\"proxyPortRange\":[1]}"), "windows.proxyPortRange",
+		  "expected an array of two port numbers", "port range of one" },
+		{ TOP("\"windows\":{\"backend\":\"wsl\"}"), "windows.backend",
+		  "\"wsl\" is not allowed: expected one of \"mxc\", \"srt-win\"", "windows backend" },
+		{ TOP("\"windows\":{\"srtWin\":{\"path\":\"\"}}"), "windows.srtWin.path",
+		  "String must contain at least 1 character(s)", "srtWin path empty" },
+		{ NULL },
+	});
 }
 
 static void test_unknown_keys(void)
@@ -573,16 +634,19 @@ static void test_unknown_keys(void)
 					   "you mean \"allowLocalBinding\"?)"), "yaml unknown key warns");
 	srt__settings_release(&s);
 
-	bad(TOP("\"credentials\":{\"bogus\":1}"), "credentials",
-	    "Unrecognized key(s) in object: 'bogus'", "unknown key in strict credentials");
-	bad(TOP("\"credentials\":{\"sigv4\":{\"stream\":\"deny\"}}"), "credentials.sigv4",
-	    "Unrecognized key(s) in object: 'stream'", "unknown key in strict sigv4");
-	bad(TOP("\"credentials\":{\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\"}],"
-		"\"allowPlaintextInject\":true,\"awsPairs\":[{\"accessKeyIdVar\":\"A\","
-		"\"secretAccessKeyVar\":\"B\",\"x\":1,\"y\":2}]}"), "credentials.awsPairs[0]",
-	    "Unrecognized key(s) in object: 'x', 'y'", "unknown keys in strict awsPairs");
-	bad(DOC(NETD, "\"allowWrite\":[],\"allowWrite\":[],\"denyRead\":[],\"denyWrite\":[]", ""),
-	    "filesystem.allowWrite", "duplicate key \"allowWrite\"", "duplicate key");
+	bad_all((const struct bad_case[]){
+		{ TOP("\"credentials\":{\"bogus\":1}"), "credentials",
+		  "Unrecognized key(s) in object: 'bogus'", "unknown key in strict credentials" },
+		{ TOP("\"credentials\":{\"sigv4\":{\"stream\":\"deny\"}}"), "credentials.sigv4",
+		  "Unrecognized key(s) in object: 'stream'", "unknown key in strict sigv4" },
+		{ TOP("\"credentials\":{\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\"}],"
+			"\"allowPlaintextInject\":true,\"awsPairs\":[{\"accessKeyIdVar\":\"A\","
+			"\"secretAccessKeyVar\":\"B\",\"x\":1,\"y\":2}]}"), "credentials.awsPairs[0]",
+		  "Unrecognized key(s) in object: 'x', 'y'", "unknown keys in strict awsPairs" },
+		{ DOC(NETD, "\"allowWrite\":[],\"allowWrite\":[],\"denyRead\":[],\"denyWrite\":[]", ""),
+		  "filesystem.allowWrite", "duplicate key \"allowWrite\"", "duplicate key" },
+		{ NULL },
+	});
 }
 
 #define CRED(x) DOC("\"allowedDomains\":[\"api.example.com\",\"*.corp.test\",\"s3.aws.test:443\"]," \
@@ -617,92 +681,101 @@ static void test_credentials(void)
 	   "credential env vars, aws pairs, sigv4 parsed");
 	srt__settings_release(&s);
 
-	bad(CRED("\"files\":[{\"path\":\"/x\"}]"), "credentials.files[0].mode", "required key is missing",
-	    "mode missing");
-	bad(CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"hide\"}]"), "credentials.files[0].mode",
-	    "\"hide\" is not allowed: expected one of \"deny\", \"mask\"", "mode enum");
-	bad(CRED("\"files\":[{\"path\":\"\",\"mode\":\"deny\"}]"), "credentials.files[0].path",
-	    "Path cannot be empty", "empty path");
-	bad(CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"extract\":\"(abc\"}]"),
-	    "credentials.files[0].extract", "extract is not a valid regular expression:",
-	    "extract does not compile");
-	bad(CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"extract\":\"token:.*\"}]"),
-	    "credentials.files[0].extract", "extract must contain at least one capturing group",
-	    "extract without group");
-	bad(CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"maskClaims\":[\"sub\"]}]"),
-	    "credentials.files[0].maskClaims",
-	    "maskClaims requires decode \xe2\x80\x94 it names claims inside the decoded payload. Set "
-	    "decode (e.g. \"jwt\"), or remove maskClaims to mask the extracted value whole.",
-	    "maskClaims without decode (files)");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"maskClaims\":[\"sub\"]}]"),
-	    "credentials.envVars[0].maskClaims", "remove maskClaims to mask the whole value.",
-	    "maskClaims without decode (envVars)");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"decode\":\"jwt\",\"maskClaims\":[]}]"),
-	    "credentials.envVars[0].maskClaims", "maskClaims is explicitly empty", "maskClaims []");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"decode\":\"base64\"}]"),
-	    "credentials.envVars[0].decode", "expected one of \"jwt\"", "decode enum");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"onExtractNoMatch\":\"skip\"}]"),
-	    "credentials.envVars[0].onExtractNoMatch", "expected one of \"warn\", \"deny\", \"error\"",
-	    "onExtractNoMatch enum");
-	bad(CRED("\"files\":[{\"path\":\"~/.aws/\",\"mode\":\"mask\"}]"), "credentials.files[0].path",
-	    "Credential mode \"mask\" applies to a single file, not a directory. Use mode \"deny\" for "
-	    "\"~/.aws/\", or point at the credential file inside it.", "mask on a directory");
-	bad(CRED("\"files\":[{\"path\":\"~/.aws/*/\",\"mode\":\"deny\"}]"), "credentials.files[0].path",
-	    "Deny glob \"~/.aws/*/\" ends in a separator", "deny credential glob with trailing /");
-	bad(CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"injectHosts\":[]}]"),
-	    "credentials.files[0]", "injectHosts is explicitly empty", "injectHosts []");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"api.example.com\","
-		 "\"other.test\"]}]"), "credentials.envVars[0].injectHosts[1]",
-	    "injectHosts entry \"other.test\" is not reachable via network.allowedDomains \xe2\x80\x94 "
-	    "add \"other.test\" (or a covering wildcard) to allowedDomains, or remove it from "
-	    "injectHosts.", "injectHosts not allowed");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"*.example.com\"]}]"),
-	    "credentials.envVars[0].injectHosts[0]", "is not reachable via network.allowedDomains",
-	    "wildcard injectHosts not covered by a name");
+	bad_all((const struct bad_case[]){
+		{ CRED("\"files\":[{\"path\":\"/x\"}]"), "credentials.files[0].mode", "required key is missing",
+		  "mode missing" },
+		{ CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"hide\"}]"), "credentials.files[0].mode",
+		  "\"hide\" is not allowed: expected one of \"deny\", \"mask\"", "mode enum" },
+		{ CRED("\"files\":[{\"path\":\"\",\"mode\":\"deny\"}]"), "credentials.files[0].path",
+		  "Path cannot be empty", "empty path" },
+		{ CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"extract\":\"(abc\"}]"),
+		  "credentials.files[0].extract", "extract is not a valid regular expression:",
+		  "extract does not compile" },
+		{ CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"extract\":\"token:.*\"}]"),
+		  "credentials.files[0].extract", "extract must contain at least one capturing group",
+		  "extract without group" },
+		{ CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"maskClaims\":[\"sub\"]}]"),
+		  "credentials.files[0].maskClaims",
+		  "maskClaims requires decode \xe2\x80\x94 it names claims inside the decoded payload. Set "
+		  "decode (e.g. \"jwt\"), or remove maskClaims to mask the extracted value whole.",
+		  "maskClaims without decode (files)" },
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"maskClaims\":[\"sub\"]}]"),
+		  "credentials.envVars[0].maskClaims", "remove maskClaims to mask the whole value.",
+		  "maskClaims without decode (envVars)" },
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"decode\":\"jwt\",\"maskClaims\":[]}]"),
+		  "credentials.envVars[0].maskClaims", "maskClaims is explicitly empty", "maskClaims []" },
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"decode\":\"base64\"}]"),
+		  "credentials.envVars[0].decode", "expected one of \"jwt\"", "decode enum" },
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"onExtractNoMatch\":\"skip\"}]"),
+		  "credentials.envVars[0].onExtractNoMatch", "expected one of \"warn\", \"deny\", \"error\"",
+		  "onExtractNoMatch enum" },
+		{ CRED("\"files\":[{\"path\":\"~/.aws/\",\"mode\":\"mask\"}]"), "credentials.files[0].path",
+		  "Credential mode \"mask\" applies to a single file, not a directory. Use mode \"deny\" for "
+		  "\"~/.aws/\", or point at the credential file inside it.", "mask on a directory" },
+		{ CRED("\"files\":[{\"path\":\"~/.aws/*/\",\"mode\":\"deny\"}]"), "credentials.files[0].path",
+		  "Deny glob \"~/.aws/*/\" ends in a separator", "deny credential glob with trailing /" },
+		{ CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\",\"injectHosts\":[]}]"),
+		  "credentials.files[0]", "injectHosts is explicitly empty", "injectHosts []" },
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"api.example.com\","
+			 "\"other.test\"]}]"), "credentials.envVars[0].injectHosts[1]",
+		  "injectHosts entry \"other.test\" is not reachable via network.allowedDomains \xe2\x80\x94 "
+		  "add \"other.test\" (or a covering wildcard) to allowedDomains, or remove it from "
+		  "injectHosts.", "injectHosts not allowed" },
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"*.example.com\"]}]"),
+		  "credentials.envVars[0].injectHosts[0]", "is not reachable via network.allowedDomains",
+		  "wildcard injectHosts not covered by a name" },
+		{ NULL },
+	});
 	good(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"s3.aws.test:443\","
 		  "\"x.corp.test\",\"*.a.corp.test\",\"API.example.com:8443\"]}]"),
 	     "injectHosts covered (port stripped, wildcard under an allowed wildcard)");
-	bad(CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"x.bank.corp.test\"]}]"),
-	    "credentials.envVars[0].injectHosts[0]",
-	    "injectHosts entry \"x.bank.corp.test\" is entirely covered by "
-	    "network.tlsTerminate.excludeDomains.", "injectHosts excluded from termination");
-	bad(DOC("\"allowedDomains\":[\"a.bank.test\"],\"deniedDomains\":[],"
-		"\"tlsTerminate\":{\"excludeDomains\":[\"*.bank.test\"]}", FSD,
-		",\"credentials\":{\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\"}]}"),
-	    "credentials.envVars[0]", "This masked credential has no injectHosts, so it defaults to "
-	    "network.allowedDomains", "every allowed domain excluded");
-	bad(DOC(NETD, FSD, ",\"credentials\":{\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\"}]}"),
-	    "credentials", "Credential masking requires network.tlsTerminate so substitution runs "
-	    "only over a verified TLS connection.", "masking without tls");
+	bad_all((const struct bad_case[]){
+		{ CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\",\"injectHosts\":[\"x.bank.corp.test\"]}]"),
+		  "credentials.envVars[0].injectHosts[0]",
+		  "injectHosts entry \"x.bank.corp.test\" is entirely covered by "
+		  "network.tlsTerminate.excludeDomains.", "injectHosts excluded from termination" },
+		{ DOC("\"allowedDomains\":[\"a.bank.test\"],\"deniedDomains\":[],"
+			"\"tlsTerminate\":{\"excludeDomains\":[\"*.bank.test\"]}", FSD,
+			",\"credentials\":{\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\"}]}"),
+		  "credentials.envVars[0]", "This masked credential has no injectHosts, so it defaults to "
+		  "network.allowedDomains", "every allowed domain excluded" },
+		{ DOC(NETD, FSD, ",\"credentials\":{\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\"}]}"),
+		  "credentials", "Credential masking requires network.tlsTerminate so substitution runs "
+		  "only over a verified TLS connection.", "masking without tls" },
+		{ NULL },
+	});
 	good(DOC(NETD, FSD, ",\"credentials\":{\"allowPlaintextInject\":true,"
 		 "\"envVars\":[{\"name\":\"T\",\"mode\":\"mask\"}]}"), "allowPlaintextInject opts out");
 	good(DOC(NETD, FSD, ",\"credentials\":{\"envVars\":[{\"name\":\"T\",\"mode\":\"deny\"}]}"),
 	     "deny mode needs no tls");
-	bad(CRED("\"envVars\":[{\"name\":\"1BAD\",\"mode\":\"deny\"}]"), "credentials.envVars[0].name",
-	    "Environment variable name must start with a letter or underscore and contain only "
-	    "letters, digits, and underscores", "env var name");
-	bad(CRED("\"envVars\":[{\"name\":\"A-B\",\"mode\":\"deny\"}]"), "credentials.envVars[0].name",
-	    "\"A-B\" is not valid", "env var name with -");
-	bad(CRED("\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\"},{\"name\":\"B\",\"mode\":\"mask\"}],"
-		 "\"awsPairs\":[{\"accessKeyIdVar\":\"A\",\"secretAccessKeyVar\":\"A\"}]"),
-	    "credentials.awsPairs[0].secretAccessKeyVar",
-	    "\"A\" appears in more than one awsPairs slot (within or across pairs)", "aws var twice");
-	bad(CRED("\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\"},{\"name\":\"B\",\"mode\":\"deny\"}],"
-		 "\"awsPairs\":[{\"accessKeyIdVar\":\"A\",\"secretAccessKeyVar\":\"B\"}]"),
-	    "credentials.awsPairs[0].secretAccessKeyVar",
-	    "\"B\" does not reference a credentials.envVars entry with mode \"mask\"",
-	    "aws var not masked");
-	bad(CRED("\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\",\"extract\":\"(x)\"},"
-		 "{\"name\":\"B\",\"mode\":\"mask\"}],"
-		 "\"awsPairs\":[{\"accessKeyIdVar\":\"A\",\"secretAccessKeyVar\":\"B\"}]"),
-	    "credentials.awsPairs[0].accessKeyIdVar", "\"A\" uses extract/decode", "aws var extract");
-	bad(CRED("\"awsPairs\":[{\"accessKeyIdVar\":\"A\"}]"), "credentials.awsPairs[0].secretAccessKeyVar",
-	    "required key is missing", "aws pair incomplete");
-	bad(CRED("\"sigv4\":{\"presigned\":\"allow\"}"), "credentials.sigv4.presigned",
-	    "expected one of \"deny\", \"passthrough\"", "sigv4 enum");
-	bad(CRED("\"files\":{}"), "credentials.files", "expected an array of objects", "files object");
-	bad(CRED("\"files\":[\"/x\"]"), "credentials.files[0]", "expected an object, got string \"/x\"",
-	    "file entry string");
+	bad_all((const struct bad_case[]){
+		{ CRED("\"envVars\":[{\"name\":\"1BAD\",\"mode\":\"deny\"}]"), "credentials.envVars[0].name",
+		  "Environment variable name must start with a letter or underscore and contain only "
+		  "letters, digits, and underscores", "env var name" },
+		{ CRED("\"envVars\":[{\"name\":\"A-B\",\"mode\":\"deny\"}]"), "credentials.envVars[0].name",
+		  "\"A-B\" is not valid", "env var name with -" },
+		{ CRED("\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\"},{\"name\":\"B\",\"mode\":\"mask\"}],"
+			 "\"awsPairs\":[{\"accessKeyIdVar\":\"A\",\"secretAccessKeyVar\":\"A\"}]"),
+		  "credentials.awsPairs[0].secretAccessKeyVar",
+		  "\"A\" appears in more than one awsPairs slot (within or across pairs)", "aws var twice" },
+		{ CRED("\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\"},{\"name\":\"B\",\"mode\":\"deny\"}],"
+			 "\"awsPairs\":[{\"accessKeyIdVar\":\"A\",\"secretAccessKeyVar\":\"B\"}]"),
+		  "credentials.awsPairs[0].secretAccessKeyVar",
+		  "\"B\" does not reference a credentials.envVars entry with mode \"mask\"",
+		  "aws var not masked" },
+		{ CRED("\"envVars\":[{\"name\":\"A\",\"mode\":\"mask\",\"extract\":\"(x)\"},"
+			 "{\"name\":\"B\",\"mode\":\"mask\"}],"
+			 "\"awsPairs\":[{\"accessKeyIdVar\":\"A\",\"secretAccessKeyVar\":\"B\"}]"),
+		  "credentials.awsPairs[0].accessKeyIdVar", "\"A\" uses extract/decode", "aws var extract" },
+		{ CRED("\"awsPairs\":[{\"accessKeyIdVar\":\"A\"}]"), "credentials.awsPairs[0].secretAccessKeyVar",
+		  "required key is missing", "aws pair incomplete" },
+		{ CRED("\"sigv4\":{\"presigned\":\"allow\"}"), "credentials.sigv4.presigned",
+		  "expected one of \"deny\", \"passthrough\"", "sigv4 enum" },
+		{ CRED("\"files\":{}"), "credentials.files", "expected an array of objects", "files object" },
+		{ CRED("\"files\":[\"/x\"]"), "credentials.files[0]", "expected an object, got string \"/x\"",
+		  "file entry string" },
+		{ NULL },
+	});
 	parse_json(&s, CRED("\"envVars\":[{\"name\":\"T\",\"mode\":\"deny\",\"colour\":1}]"), &d);
 	ok(has_warning(&s, "unknown key \"credentials.envVars[0].colour\" ignored"),
 	   "envVars entries are not strict: unknown key warns");
@@ -803,6 +876,14 @@ static void test_json_syntax(void)
 /* Flow-style YAML bodies for the YAML-only cases. */
 #define YNET "network: {allowedDomains: [], deniedDomains: []}\n"
 #define YFS "filesystem: {denyRead: [], allowWrite: [], denyWrite: []}\n"
+/* The block-style network section of the block-style documents. */
+#define YBLOCK_NET "network:\n" \
+	"  allowedDomains:\n" \
+	"    - example.com\n" \
+	"    - '*.github.com'\n" \
+	"  deniedDomains: []\n" \
+	"  httpProxyPort: 3128\n" \
+	"  strictAllowlist: True\n"
 
 /* Refused by the YAML reader with a message containing `needle`. */
 static void yaml_bad(const char *text, const char *needle, const char *what)
@@ -823,13 +904,7 @@ static void test_yaml(void)
 
 	rc = parse_yaml(&s,
 			"# comment\n"
-			"network:\n"
-			"  allowedDomains:\n"
-			"    - example.com\n"
-			"    - '*.github.com'\n"
-			"  deniedDomains: []\n"
-			"  httpProxyPort: 3128\n"
-			"  strictAllowlist: True\n"
+			YBLOCK_NET
 			"  parentProxy: {noProxy: ~}\n"
 			"filesystem:\n"
 			"  denyRead: [~/.ssh]\n"
@@ -839,13 +914,7 @@ static void test_yaml(void)
 	ok(rc == SRT_E_SETTINGS && !strcmp(d.key, "network.parentProxy.noProxy") &&
 	   strstr(d.message, "expected a string, got null"), "~ is null: %s", d.message);
 	rc = parse_yaml(&s,
-			"network:\n"
-			"  allowedDomains:\n"
-			"    - example.com\n"
-			"    - '*.github.com'\n"
-			"  deniedDomains: []\n"
-			"  httpProxyPort: 3128\n"
-			"  strictAllowlist: True\n"
+			YBLOCK_NET
 			"filesystem:\n"
 			"  denyRead: [~/.ssh, {path: '/a[b]', literal: true}]\n"
 			"  allowWrite: [.]\n"
@@ -917,14 +986,11 @@ static char *write_tmp(const char *name, const char *text, size_t len)
 
 static bool same_strv(const struct srt__strv *a, const struct srt__strv *b)
 {
-	size_t i;
+	size_t i = 0;
 
-	if (a->n != b->n)
-		return false;
-	for (i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]))
-			return false;
-	return true;
+	while (i < a->n && i < b->n && !strcmp(a->v[i], b->v[i]))
+		i++;
+	return i == a->n && i == b->n;
 }
 
 static bool same_paths(const struct srt__path_entries *a, const struct srt__path_entries *b)
