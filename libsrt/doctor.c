@@ -114,10 +114,10 @@ int srt_doctor(const char *backend, FILE *out, int json)
 	if (json) {
 		root = cJSON_CreateObject();
 		cJSON_AddStringToObject(root, "version", PACKAGE_VERSION);
-		cJSON_AddStringToObject(root, "moduleDirectory", SRT_BACKENDDIR);
+		cJSON_AddStringToObject(root, "moduleDirectory", srt__backend_dir());
 		arr = cJSON_AddArrayToObject(root, "backends");
 	} else {
-		fprintf(out, "srt %s doctor (modules in %s)\n", PACKAGE_VERSION, SRT_BACKENDDIR);
+		fprintf(out, "srt %s doctor (modules in %s)\n", PACKAGE_VERSION, srt__backend_dir());
 	}
 	if (backend) {
 		any = inspect(backend, out, arr, chosen, sizeof(chosen));
@@ -129,7 +129,7 @@ int srt_doctor(const char *backend, FILE *out, int json)
 
 		for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 			any |= inspect(order[i], out, arr, chosen, sizeof(chosen));
-		dir = opendir(SRT_BACKENDDIR);
+		dir = opendir(srt__backend_dir());
 		if (dir) {
 			struct dirent *e;
 			while ((e = readdir(dir))) {
@@ -139,7 +139,7 @@ int srt_doctor(const char *backend, FILE *out, int json)
 				    !strcmp(e->d_name, "linux_bwrap.so") ||
 				    !strcmp(e->d_name, "linux_landlock.so"))
 					continue;
-				snprintf(path, sizeof(path), "%s/%s", SRT_BACKENDDIR, e->d_name);
+				snprintf(path, sizeof(path), "%s/%s", srt__backend_dir(), e->d_name);
 				any |= inspect(path, out, arr, chosen, sizeof(chosen));
 			}
 			closedir(dir);

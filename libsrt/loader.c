@@ -22,6 +22,20 @@
 #define SRT_BACKENDDIR "/usr/local/lib/srt/backends"
 #endif
 
+const char *srt__backend_dir(void)
+{
+	/* The test harness (Makefile.am's AM_TESTS_ENVIRONMENT) points the
+	 * uninstalled srt at the build tree's modules, so `make check` never
+	 * tests a copy installed under the prefix, nor fails before `make
+	 * install`. One absolute directory, not a search path; ignored in a
+	 * set-uid or set-gid process (secure_getenv). Whoever sets srt's
+	 * environment can already choose any module with --backend=/path or
+	 * LD_PRELOAD, so this gives the caller nothing new. */
+	const char *d = secure_getenv("SRT_BACKEND_DIR");
+
+	return d && d[0] == '/' ? d : SRT_BACKENDDIR;
+}
+
 struct srt__module {
 	lt_dlhandle handle;
 	char path[PATH_MAX];
@@ -108,13 +122,14 @@ int srt__module_load_backend(const char *spec, struct srt__module **out,
 			goto out;
 		}
 	} else if (name_is_plain(spec)) {
+		const char *dir = srt__backend_dir();
 		char *p;
-		if (snprintf(m->path, sizeof(m->path), "%s/%s.so", SRT_BACKENDDIR, spec) >= (int)sizeof(m->path)) {
+		if (snprintf(m->path, sizeof(m->path), "%s/%s.so", dir, spec) >= (int)sizeof(m->path)) {
 			rc = srt_diag_set(diag, SRT_E_INVAL, "--backend", "backend path too long");
 			goto out;
 		}
 		/* libtool module names use '_' where the backend name has '-' */
-		for (p = m->path + strlen(SRT_BACKENDDIR) + 1; *p; p++)
+		for (p = m->path + strlen(dir) + 1; *p; p++)
 			if (*p == '-')
 				*p = '_';
 	} else {

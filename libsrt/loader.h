@@ -15,6 +15,9 @@ int srt__module_load_backend(const char *spec, struct srt__module **out,
 			     const struct srt_backend **vt, struct srt_diag *diag);
 /* The absolute path the module was loaded from. */
 const char *srt__module_path(const struct srt__module *m);
+/* The directory plain backend names are looked up in: $SRT_BACKEND_DIR
+ * when it is an absolute path (the test harness), else SRT_BACKENDDIR. */
+const char *srt__backend_dir(void);
 /* Unload; NULL-safe. */
 void srt__module_free(struct srt__module *m);
 

@@ -4,13 +4,18 @@
 # picks linux-landlock and still blocks a denied read, a write outside the
 # roots and a direct connection; with Landlock unavailable too it refuses
 # with the diagnosis and runs nothing. The automatic choice looks for the
-# backends in the installed module directory only (never a path from the
-# environment), so this uses the installed srt (./quickstart.sh installs
-# it) and skips, saying so, when there is none or it is not this build.
+# backends in one directory: the installed one, or the build tree's when
+# the harness sets SRT_BACKEND_DIR (make check, tests/run). Without that
+# variable this uses the installed srt (./quickstart.sh installs it) and
+# skips, saying so, when there is none or it is not this build.
 . "$(dirname "$0")/lib.sh"
 
 NOUSERNS="$top_builddir/tests/helpers/no-userns"
-INSTALLED=$(command -v srt 2>/dev/null)
+if [ -n "${SRT_BACKEND_DIR:-}" ] && [ -e "$SRT_BACKEND_DIR/linux_bwrap.so" ]; then
+	INSTALLED=$SRT
+else
+	INSTALLED=$(command -v srt 2>/dev/null)
+fi
 want=$("$SRT" -V 2>/dev/null)
 if [ -z "$INSTALLED" ] || [ "$("$INSTALLED" -V 2>/dev/null)" != "$want" ] || [ ! -x "$NOUSERNS" ]; then
 	for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no installed srt $want on PATH (run ./quickstart.sh), or no-userns helper missing"; done

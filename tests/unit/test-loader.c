@@ -102,9 +102,24 @@ static void case_names(void)
 	ok(srt__module_load_backend("a/b", &m, &vt, &d) == SRT_E_INVAL,
 	   "name with a slash refused");
 	ok(srt__module_load_backend("", &m, &vt, &d) == SRT_E_INVAL, "empty name refused");
+	/* the case runs in its own process: the environment changes here
+	 * reach no other case */
+	unsetenv("SRT_BACKEND_DIR");
 	ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
 	   contains(d.message, SRT_BACKENDDIR "/no_such_backend.so"),
 	   "a name is looked up only in the configured directory: %s", d.message);
+	setenv("SRT_BACKEND_DIR", "/nonexistent/srt-modules", 1);
+	ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
+	   contains(d.message, "/nonexistent/srt-modules/no_such_backend.so"),
+	   "an absolute SRT_BACKEND_DIR replaces the directory: %s", d.message);
+	setenv("SRT_BACKEND_DIR", "relative/dir", 1);
+	ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
+	   contains(d.message, SRT_BACKENDDIR "/no_such_backend.so"),
+	   "a relative SRT_BACKEND_DIR is ignored (never a path from the working directory)");
+	setenv("SRT_BACKEND_DIR", dir, 1);
+	ok(srt__module_load_backend("fake-ok", &m, &vt, &d) == SRT_OK,
+	   "a plain name loads from SRT_BACKEND_DIR, '-' spelled '_'");
+	srt__module_free(m);
 }
 
 static void count_layer(void *ctx, const char *layer, int works,
