@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -280,6 +281,35 @@ static int fill(int fd, struct side *sd, struct buf *b, size_t max)
 			return got ? FILL_DATA : FILL_AGAIN;
 		}
 		return got ? FILL_DATA : FILL_ERR;
+	}
+}
+
+/* read_head's answers besides the parser's: nothing more to read now (epoll
+ * resumes the caller), or EOF or a read error before a full head. */
+enum { HEAD_AGAIN = INT_MIN, HEAD_CLOSED };
+
+/* Parse the HTTP head at the start of `b` with `parse` (the request or the
+ * response parser), reading more from fd while it is incomplete. A head still
+ * incomplete with `max` bytes buffered is SRT_HTTP_TOO_BIG (the parser says so
+ * itself at SRT_HTTP_MAX_HEAD). Returns the head's length, an SRT_HTTP_* error,
+ * HEAD_AGAIN or HEAD_CLOSED. */
+static int read_head(int fd, struct side *sd, struct buf *b, size_t max,
+		     int (*parse)(const char *, size_t, struct srt__http_head *),
+		     struct srt__http_head *h)
+{
+	int len, rc;
+
+	for (;;) {
+		len = parse(b->p ? b->p : "", b->len, h);
+		if (len != SRT_HTTP_NEED_MORE)
+			return len;
+		if (b->len >= max)
+			return SRT_HTTP_TOO_BIG;
+		rc = fill(fd, sd, b, max);
+		if (rc == FILL_AGAIN)
+			return HEAD_AGAIN;
+		if (rc == FILL_EOF || rc == FILL_ERR)
+			return HEAD_CLOSED;
 	}
 }
 
@@ -748,22 +778,11 @@ static void proxy_handshake(struct conn *c)
 		conn_close(c);
 		return;
 	}
-	for (;;) {
-		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
-		if (len != SRT_HTTP_NEED_MORE)
-			break;
-		if (c->uin.len >= 16 * 1024) {
-			len = SRT_HTTP_TOO_BIG;
-			break;
-		}
-		rc = fill(c->ufd, &c->us, &c->uin, 16 * 1024);
-		if (rc == FILL_AGAIN)
-			goto out;
-		if (rc == FILL_EOF || rc == FILL_ERR) {
-			len = SRT_HTTP_BAD;
-			break;
-		}
-	}
+	len = read_head(c->ufd, &c->us, &c->uin, 16 * 1024, srt__http_parse_response, h);
+	if (len == HEAD_AGAIN)
+		goto out;
+	if (len == HEAD_CLOSED)
+		len = SRT_HTTP_BAD;
 	if (len < 0 || h->status < 200 || h->status > 299) {
 		if (c->p->debug)
 			fprintf(stderr, "srt-proxy: upstream proxy refused %s:%d (%d)\n", c->canon,
@@ -927,7 +946,7 @@ static void http_head(struct conn *c)
 	struct srt__http_request r;
 	struct srt__http_refusal why = { 0, NULL };
 	char reason[512];
-	int len, rc;
+	int len;
 	bool bad, authed;
 
 	h = malloc(sizeof(*h));
@@ -935,17 +954,10 @@ static void http_head(struct conn *c)
 		conn_close(c);
 		return;
 	}
-	for (;;) {
-		len = srt__http_parse_request(c->in.p ? c->in.p : "", c->in.len, h);
-		if (len != SRT_HTTP_NEED_MORE)
-			break;
-		rc = fill(c->cfd, &c->cs, &c->in, SRT_HTTP_MAX_HEAD);
-		if (rc == FILL_DATA)
-			continue;
-		if (rc == FILL_FULL)
-			continue; /* the parser reports TOO_BIG */
-		if (rc == FILL_AGAIN)
-			goto out;
+	len = read_head(c->cfd, &c->cs, &c->in, SRT_HTTP_MAX_HEAD, srt__http_parse_request, h);
+	if (len == HEAD_AGAIN)
+		goto out;
+	if (len == HEAD_CLOSED) {
 		/* EOF or error before a full head: nothing to answer */
 		conn_close(c);
 		goto out;
@@ -1206,7 +1218,7 @@ static void http_resphead(struct conn *c)
 {
 	struct srt__http_head *h = malloc(sizeof(*h));
 	struct srt__http_response r;
-	int len, rc;
+	int len;
 	size_t out;
 
 	if (!h) {
@@ -1214,18 +1226,11 @@ static void http_resphead(struct conn *c)
 		return;
 	}
 again:
-	for (;;) {
-		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
-		if (len != SRT_HTTP_NEED_MORE)
-			break;
-		rc = fill(c->ufd, &c->us, &c->uin, SRT_HTTP_MAX_HEAD);
-		if (rc == FILL_DATA || rc == FILL_FULL)
-			continue;
-		if (rc == FILL_AGAIN)
-			goto out;
+	len = read_head(c->ufd, &c->us, &c->uin, SRT_HTTP_MAX_HEAD, srt__http_parse_response, h);
+	if (len == HEAD_AGAIN)
+		goto out;
+	if (len == HEAD_CLOSED)
 		len = SRT_HTTP_BAD;
-		break;
-	}
 	if (len < 0 || srt__http_analyze_response(h, c->head_request, &r) < 0 ||
 	    h->status == 101) {
 		http_simple(c, 502, "Bad Gateway", NULL, "Bad Gateway\n");
