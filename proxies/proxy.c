@@ -499,11 +499,14 @@ static void http_simple(struct conn *c, int status, const char *phrase,
 	reply_text(c, msg);
 }
 
-/* The policy denied the target: a 403 to HTTP clients, "not allowed by
+/* A refused target, answered in the client's own protocol: a 403 with
+ * `mark` in X-Proxy-Error to HTTP clients (the reason as the CONNECT status
+ * phrase, then `body`; `plain_body` to plain HTTP), "not allowed by
  * ruleset" to SOCKS clients, a bare close to raw ones. */
-static void deny_policy(struct conn *c, const char *reason)
+static void deny(struct conn *c, const char *reason, const char *mark, const char *body,
+		 const char *plain_body)
 {
-	char phrase[512], msg[1024];
+	char phrase[512], msg[4096];
 	uint8_t r[10];
 
 	violation(c, reason);
@@ -515,13 +518,11 @@ static void deny_policy(struct conn *c, const char *reason)
 		sanitize_phrase(reason, phrase, sizeof(phrase));
 		snprintf(msg, sizeof(msg),
 			 "HTTP/1.1 403 %s\r\nContent-Type: text/plain\r\n"
-			 "X-Proxy-Error: blocked-by-allowlist\r\n\r\n"
-			 "Connection blocked by network allowlist", phrase);
+			 "X-Proxy-Error: %s\r\n\r\n%s", phrase, mark, body);
 		reply_text(c, msg);
 		break;
 	case K_HTTP_PLAIN:
-		http_simple(c, 403, "Forbidden", "blocked-by-allowlist",
-			    "Connection blocked by network allowlist\n");
+		http_simple(c, 403, "Forbidden", mark, plain_body);
 		break;
 	case K_SOCKS:
 		srt__socks_reply(r, 2);
@@ -530,33 +531,20 @@ static void deny_policy(struct conn *c, const char *reason)
 	}
 }
 
+/* The policy denied the target. */
+static void deny_policy(struct conn *c, const char *reason)
+{
+	deny(c, reason, "blocked-by-allowlist", "Connection blocked by network allowlist",
+	     "Connection blocked by network allowlist\n");
+}
+
 /* Every resolved address was refused by the guard (proxies/guard.h). */
 static void deny_address(struct conn *c, const char *reason)
 {
-	char phrase[512], msg[4096], body[1024];
-	uint8_t r[10];
+	char body[1024];
 
-	violation(c, reason);
 	snprintf(body, sizeof(body), "Connection to %s blocked: %s", c->host, reason);
-	switch (c->kind) {
-	case K_RAW:
-		reply_and_close(c, NULL, 0);
-		break;
-	case K_HTTP_CONNECT:
-		sanitize_phrase(reason, phrase, sizeof(phrase));
-		snprintf(msg, sizeof(msg),
-			 "HTTP/1.1 403 %s\r\nContent-Type: text/plain\r\n"
-			 "X-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\n%s", phrase, body);
-		reply_text(c, msg);
-		break;
-	case K_HTTP_PLAIN:
-		http_simple(c, 403, "Forbidden", "blocked-by-sandbox-runtime", body);
-		break;
-	case K_SOCKS:
-		srt__socks_reply(r, 2);
-		reply_and_close(c, r, sizeof(r));
-		break;
-	}
+	deny(c, reason, "blocked-by-sandbox-runtime", body, body);
 }
 
 static void bad_gateway(struct conn *c)
@@ -1296,6 +1284,18 @@ static void http_respbody(struct conn *c)
 
 /* ---- SOCKS5 ------------------------------------------------------------ */
 
+/* A SOCKS message is still incomplete: read more (up to `max` buffered) and
+ * parse again with `step`; EOF, an error or a full buffer closes. */
+static void socks_read_more(struct conn *c, size_t max, void (*step)(struct conn *))
+{
+	int rc = fill(c->cfd, &c->cs, &c->in, max);
+
+	if (rc == FILL_DATA)
+		step(c);
+	else if (rc != FILL_AGAIN)
+		conn_close(c);
+}
+
 static void socks_greet(struct conn *c)
 {
 	uint32_t offers = 0;
@@ -1303,11 +1303,7 @@ static void socks_greet(struct conn *c)
 	uint8_t rep[2] = { 5, 0 };
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->cs, &c->in, 512);
-		if (rc == FILL_DATA)
-			return socks_greet(c);
-		if (rc != FILL_AGAIN)
-			conn_close(c);
+		socks_read_more(c, 512, socks_greet);
 		return;
 	}
 	if (n < 0) {
@@ -1344,11 +1340,7 @@ static void socks_auth(struct conn *c)
 	uint8_t ok[2] = { 1, 0 }, bad[2] = { 1, 1 };
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->cs, &c->in, 1024);
-		if (rc == FILL_DATA)
-			return socks_auth(c);
-		if (rc != FILL_AGAIN)
-			conn_close(c);
+		socks_read_more(c, 1024, socks_auth);
 		return;
 	}
 	if (n < 0) {
@@ -1402,11 +1394,7 @@ static void socks_req(struct conn *c)
 	char reason[512];
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->cs, &c->in, 1024);
-		if (rc == FILL_DATA)
-			return socks_req(c);
-		if (rc != FILL_AGAIN)
-			conn_close(c);
+		socks_read_more(c, 1024, socks_req);
 		return;
 	}
 	if (n < 0) {
