@@ -68,6 +68,7 @@
 #include <seccomp.h>
 
 #include "backends/linux-common/seccomp.h"
+#include "backends/linux-common/small-file.h"
 
 #ifndef TIOCEXCL
 #define TIOCEXCL 0x540C
@@ -279,16 +280,9 @@ static int filter_count(void)
 {
 	char buf[4096];
 	const char *k;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (srt__read_small_file("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	k = strstr(buf, "Seccomp_filters:");
 	if (!k)
 		return -1;
