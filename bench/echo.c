@@ -72,29 +72,19 @@ static int pump(int ep, struct conn *c)
 
 int main(int argc, char **argv)
 {
-	int port = 18007, opt, one = 1;
+	int port = 18007;
 	const char *addr = "127.0.0.1";
 	struct sockaddr_in sa;
 	struct epoll_event ev = { .events = EPOLLIN }, evs[256];
 	int lfd, ep;
 
-	while ((opt = getopt(argc, argv, "p:a:")) != -1) {
-		if (opt == 'p')
-			port = atoi(optarg);
-		else if (opt == 'a')
-			addr = optarg;
-		else
-			return 2;
-	}
+	if (bench_server_options(argc, argv, &port, &addr, NULL))
+		return 2;
 	if (bench_server_prepare("echo", addr, port, &sa))
 		return 2;
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(lfd, 4096) < 0) {
-		perror("echo: bind/listen");
+	lfd = bench_server_listen("echo", &sa, 0);
+	if (lfd < 0)
 		return 1;
-	}
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ev.data.ptr = NULL;
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);

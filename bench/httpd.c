@@ -44,20 +44,7 @@ struct conn {
 
 static int listen_one(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&bind_addr, sizeof(bind_addr)) < 0 ||
-	    listen(fd, 4096) < 0) {
-		perror("httpd: bind/listen");
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return bench_server_listen("httpd", &bind_addr, 1);
 }
 
 static void conn_free(int ep, struct conn *c)
@@ -243,19 +230,11 @@ static void *loop(void *arg)
 
 int main(int argc, char **argv)
 {
-	int port = 18080, threads = 1, opt;
+	int port = 18080, threads = 1;
 	const char *addr = "127.0.0.1";
 
-	while ((opt = getopt(argc, argv, "p:t:a:")) != -1) {
-		if (opt == 'p')
-			port = atoi(optarg);
-		else if (opt == 't')
-			threads = atoi(optarg);
-		else if (opt == 'a')
-			addr = optarg;
-		else
-			return 2;
-	}
+	if (bench_server_options(argc, argv, &port, &addr, &threads))
+		return 2;
 	if (bench_server_prepare("httpd", addr, port, &bind_addr))
 		return 2;
 	if (threads < 1)

@@ -251,24 +251,19 @@ int srt__vstore_register(struct srt__vstore *vs, const char *key, const char *te
 		return SRT_E_NOMEM;
 	}
 	pthread_mutex_lock(&vs->lock);
-	for (i = 0; i < vs->nregs; i++) {
-		if (key_eq(vs->regs[i].key, key)) {
-			free(vs->regs[i].key);
-			free(vs->regs[i].text);
-			vs->regs[i].key = k;
-			vs->regs[i].text = t;
-			pthread_mutex_unlock(&vs->lock);
-			return SRT_OK;
+	for (i = 0; i < vs->nregs; i++)
+		if (key_eq(vs->regs[i].key, key))
+			break; /* the same key again: replace its text */
+	if (i == vs->nregs) {
+		if (vs->nregs < MAX_REGISTERED) {
+			i = vs->nregs++; /* a slot never used: NULL from calloc */
+		} else { /* FIFO: replace the oldest */
+			i = vs->reg_next;
+			vs->reg_next = (vs->reg_next + 1) % MAX_REGISTERED;
 		}
 	}
-	if (vs->nregs < MAX_REGISTERED) {
-		i = vs->nregs++;
-	} else { /* FIFO: replace the oldest */
-		i = vs->reg_next;
-		vs->reg_next = (vs->reg_next + 1) % MAX_REGISTERED;
-		free(vs->regs[i].key);
-		free(vs->regs[i].text);
-	}
+	free(vs->regs[i].key);
+	free(vs->regs[i].text);
 	vs->regs[i].key = k;
 	vs->regs[i].text = t;
 	pthread_mutex_unlock(&vs->lock);

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -283,6 +284,35 @@ static int fill(int fd, struct side *sd, struct buf *b, size_t max)
 	}
 }
 
+/* read_head's answers besides the parser's: nothing more to read now (epoll
+ * resumes the caller), or EOF or a read error before a full head. */
+enum { HEAD_AGAIN = INT_MIN, HEAD_CLOSED };
+
+/* Parse the HTTP head at the start of `b` with `parse` (the request or the
+ * response parser), reading more from fd while it is incomplete. A head still
+ * incomplete with `max` bytes buffered is SRT_HTTP_TOO_BIG (the parser says so
+ * itself at SRT_HTTP_MAX_HEAD). Returns the head's length, an SRT_HTTP_* error,
+ * HEAD_AGAIN or HEAD_CLOSED. */
+static int read_head(int fd, struct side *sd, struct buf *b, size_t max,
+		     int (*parse)(const char *, size_t, struct srt__http_head *),
+		     struct srt__http_head *h)
+{
+	int len, rc;
+
+	for (;;) {
+		len = parse(b->p ? b->p : "", b->len, h);
+		if (len != SRT_HTTP_NEED_MORE)
+			return len;
+		if (b->len >= max)
+			return SRT_HTTP_TOO_BIG;
+		rc = fill(fd, sd, b, max);
+		if (rc == FILL_AGAIN)
+			return HEAD_AGAIN;
+		if (rc == FILL_EOF || rc == FILL_ERR)
+			return HEAD_CLOSED;
+	}
+}
+
 /* Write pending bytes. 1: all written, 0: would block, -1: error. */
 static int flush(int fd, struct buf *b, size_t *off)
 {
@@ -469,11 +499,14 @@ static void http_simple(struct conn *c, int status, const char *phrase,
 	reply_text(c, msg);
 }
 
-/* The policy denied the target: a 403 to HTTP clients, "not allowed by
+/* A refused target, answered in the client's own protocol: a 403 with
+ * `mark` in X-Proxy-Error to HTTP clients (the reason as the CONNECT status
+ * phrase, then `body`; `plain_body` to plain HTTP), "not allowed by
  * ruleset" to SOCKS clients, a bare close to raw ones. */
-static void deny_policy(struct conn *c, const char *reason)
+static void deny(struct conn *c, const char *reason, const char *mark, const char *body,
+		 const char *plain_body)
 {
-	char phrase[512], msg[1024];
+	char phrase[512], msg[4096];
 	uint8_t r[10];
 
 	violation(c, reason);
@@ -485,13 +518,11 @@ static void deny_policy(struct conn *c, const char *reason)
 		sanitize_phrase(reason, phrase, sizeof(phrase));
 		snprintf(msg, sizeof(msg),
 			 "HTTP/1.1 403 %s\r\nContent-Type: text/plain\r\n"
-			 "X-Proxy-Error: blocked-by-allowlist\r\n\r\n"
-			 "Connection blocked by network allowlist", phrase);
+			 "X-Proxy-Error: %s\r\n\r\n%s", phrase, mark, body);
 		reply_text(c, msg);
 		break;
 	case K_HTTP_PLAIN:
-		http_simple(c, 403, "Forbidden", "blocked-by-allowlist",
-			    "Connection blocked by network allowlist\n");
+		http_simple(c, 403, "Forbidden", mark, plain_body);
 		break;
 	case K_SOCKS:
 		srt__socks_reply(r, 2);
@@ -500,33 +531,20 @@ static void deny_policy(struct conn *c, const char *reason)
 	}
 }
 
+/* The policy denied the target. */
+static void deny_policy(struct conn *c, const char *reason)
+{
+	deny(c, reason, "blocked-by-allowlist", "Connection blocked by network allowlist",
+	     "Connection blocked by network allowlist\n");
+}
+
 /* Every resolved address was refused by the guard (proxies/guard.h). */
 static void deny_address(struct conn *c, const char *reason)
 {
-	char phrase[512], msg[4096], body[1024];
-	uint8_t r[10];
+	char body[1024];
 
-	violation(c, reason);
 	snprintf(body, sizeof(body), "Connection to %s blocked: %s", c->host, reason);
-	switch (c->kind) {
-	case K_RAW:
-		reply_and_close(c, NULL, 0);
-		break;
-	case K_HTTP_CONNECT:
-		sanitize_phrase(reason, phrase, sizeof(phrase));
-		snprintf(msg, sizeof(msg),
-			 "HTTP/1.1 403 %s\r\nContent-Type: text/plain\r\n"
-			 "X-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\n%s", phrase, body);
-		reply_text(c, msg);
-		break;
-	case K_HTTP_PLAIN:
-		http_simple(c, 403, "Forbidden", "blocked-by-sandbox-runtime", body);
-		break;
-	case K_SOCKS:
-		srt__socks_reply(r, 2);
-		reply_and_close(c, r, sizeof(r));
-		break;
-	}
+	deny(c, reason, "blocked-by-sandbox-runtime", body, body);
 }
 
 static void bad_gateway(struct conn *c)
@@ -748,22 +766,11 @@ static void proxy_handshake(struct conn *c)
 		conn_close(c);
 		return;
 	}
-	for (;;) {
-		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
-		if (len != SRT_HTTP_NEED_MORE)
-			break;
-		if (c->uin.len >= 16 * 1024) {
-			len = SRT_HTTP_TOO_BIG;
-			break;
-		}
-		rc = fill(c->ufd, &c->us, &c->uin, 16 * 1024);
-		if (rc == FILL_AGAIN)
-			goto out;
-		if (rc == FILL_EOF || rc == FILL_ERR) {
-			len = SRT_HTTP_BAD;
-			break;
-		}
-	}
+	len = read_head(c->ufd, &c->us, &c->uin, 16 * 1024, srt__http_parse_response, h);
+	if (len == HEAD_AGAIN)
+		goto out;
+	if (len == HEAD_CLOSED)
+		len = SRT_HTTP_BAD;
 	if (len < 0 || h->status < 200 || h->status > 299) {
 		if (c->p->debug)
 			fprintf(stderr, "srt-proxy: upstream proxy refused %s:%d (%d)\n", c->canon,
@@ -927,7 +934,7 @@ static void http_head(struct conn *c)
 	struct srt__http_request r;
 	struct srt__http_refusal why = { 0, NULL };
 	char reason[512];
-	int len, rc;
+	int len;
 	bool bad, authed;
 
 	h = malloc(sizeof(*h));
@@ -935,17 +942,10 @@ static void http_head(struct conn *c)
 		conn_close(c);
 		return;
 	}
-	for (;;) {
-		len = srt__http_parse_request(c->in.p ? c->in.p : "", c->in.len, h);
-		if (len != SRT_HTTP_NEED_MORE)
-			break;
-		rc = fill(c->cfd, &c->cs, &c->in, SRT_HTTP_MAX_HEAD);
-		if (rc == FILL_DATA)
-			continue;
-		if (rc == FILL_FULL)
-			continue; /* the parser reports TOO_BIG */
-		if (rc == FILL_AGAIN)
-			goto out;
+	len = read_head(c->cfd, &c->cs, &c->in, SRT_HTTP_MAX_HEAD, srt__http_parse_request, h);
+	if (len == HEAD_AGAIN)
+		goto out;
+	if (len == HEAD_CLOSED) {
 		/* EOF or error before a full head: nothing to answer */
 		conn_close(c);
 		goto out;
@@ -1206,7 +1206,7 @@ static void http_resphead(struct conn *c)
 {
 	struct srt__http_head *h = malloc(sizeof(*h));
 	struct srt__http_response r;
-	int len, rc;
+	int len;
 	size_t out;
 
 	if (!h) {
@@ -1214,18 +1214,11 @@ static void http_resphead(struct conn *c)
 		return;
 	}
 again:
-	for (;;) {
-		len = srt__http_parse_response(c->uin.p ? c->uin.p : "", c->uin.len, h);
-		if (len != SRT_HTTP_NEED_MORE)
-			break;
-		rc = fill(c->ufd, &c->us, &c->uin, SRT_HTTP_MAX_HEAD);
-		if (rc == FILL_DATA || rc == FILL_FULL)
-			continue;
-		if (rc == FILL_AGAIN)
-			goto out;
+	len = read_head(c->ufd, &c->us, &c->uin, SRT_HTTP_MAX_HEAD, srt__http_parse_response, h);
+	if (len == HEAD_AGAIN)
+		goto out;
+	if (len == HEAD_CLOSED)
 		len = SRT_HTTP_BAD;
-		break;
-	}
 	if (len < 0 || srt__http_analyze_response(h, c->head_request, &r) < 0 ||
 	    h->status == 101) {
 		http_simple(c, 502, "Bad Gateway", NULL, "Bad Gateway\n");
@@ -1291,6 +1284,18 @@ static void http_respbody(struct conn *c)
 
 /* ---- SOCKS5 ------------------------------------------------------------ */
 
+/* A SOCKS message is still incomplete: read more (up to `max` buffered) and
+ * parse again with `step`; EOF, an error or a full buffer closes. */
+static void socks_read_more(struct conn *c, size_t max, void (*step)(struct conn *))
+{
+	int rc = fill(c->cfd, &c->cs, &c->in, max);
+
+	if (rc == FILL_DATA)
+		step(c);
+	else if (rc != FILL_AGAIN)
+		conn_close(c);
+}
+
 static void socks_greet(struct conn *c)
 {
 	uint32_t offers = 0;
@@ -1298,11 +1303,7 @@ static void socks_greet(struct conn *c)
 	uint8_t rep[2] = { 5, 0 };
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->cs, &c->in, 512);
-		if (rc == FILL_DATA)
-			return socks_greet(c);
-		if (rc != FILL_AGAIN)
-			conn_close(c);
+		socks_read_more(c, 512, socks_greet);
 		return;
 	}
 	if (n < 0) {
@@ -1339,11 +1340,7 @@ static void socks_auth(struct conn *c)
 	uint8_t ok[2] = { 1, 0 }, bad[2] = { 1, 1 };
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->cs, &c->in, 1024);
-		if (rc == FILL_DATA)
-			return socks_auth(c);
-		if (rc != FILL_AGAIN)
-			conn_close(c);
+		socks_read_more(c, 1024, socks_auth);
 		return;
 	}
 	if (n < 0) {
@@ -1397,11 +1394,7 @@ static void socks_req(struct conn *c)
 	char reason[512];
 
 	if (n == 0) {
-		int rc = fill(c->cfd, &c->cs, &c->in, 1024);
-		if (rc == FILL_DATA)
-			return socks_req(c);
-		if (rc != FILL_AGAIN)
-			conn_close(c);
+		socks_read_more(c, 1024, socks_req);
 		return;
 	}
 	if (n < 0) {

@@ -16,4 +16,49 @@
  * room for its reconnects): more are closed at their hello */
 #define SRT_PASS_MAX_CTL 4
 
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* The most descriptors srt__pass_send puts in one message. The proxy takes
+ * SRT_PASS_MAX_FDS and closes the rest; the bridge never sends more, a
+ * hostile or test sender may. */
+#define SRT_PASS_SEND_MAX 64
+
+/* Send one pass message: the byte 'F' carrying the n descriptors of fds
+ * (1 to SRT_PASS_SEND_MAX) on the control connection ctl; `flags` are added
+ * to MSG_NOSIGNAL. EINTR is retried. Returns sendmsg's answer: 1 when the
+ * message (and the descriptors) went, -1 with errno otherwise. The
+ * descriptors stay open here either way. */
+static inline ssize_t srt__pass_send(int ctl, const int *fds, int n, int flags)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int) * SRT_PASS_SEND_MAX)];
+		struct cmsghdr align;
+	} cbuf;
+	char byte = 'F';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
+			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
+	struct cmsghdr *h;
+	ssize_t r;
+
+	if (n <= 0 || n > SRT_PASS_SEND_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&cbuf, 0, sizeof(cbuf));
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)n);
+	do
+		r = sendmsg(ctl, &m, MSG_NOSIGNAL | flags);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 #endif

@@ -34,6 +34,7 @@
 #include "backends/linux-common/sibling.h"
 #include "layer.h"
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/memfd.h"
 #include "find.h"
 #include "guard.h"
 #include "mounts.h"
@@ -248,7 +249,7 @@ static int helper_can_hide(void)
 static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, struct srt_diag *diag)
 {
 	char *buf = NULL;
-	size_t len = 0, off = 0;
+	size_t len = 0;
 	unsigned flags = 0;
 	int p[2], rc;
 
@@ -261,30 +262,10 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 		free(buf);
 		return SRT_OK;
 	}
-	bc->policy_fd = memfd_create("srt-monitor-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (bc->policy_fd < 0) {
-		rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: memfd for the monitor policy: %s",
-				  strerror(errno));
+	rc = srt__sealed_memfd("srt-monitor-policy", buf, len, "bwrap", "the monitor policy",
+			       &bc->policy_fd, diag);
+	if (rc)
 		goto out;
-	}
-	while (off < len) {
-		ssize_t n = write(bc->policy_fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: write the monitor policy: %s",
-					  strerror(errno));
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (fcntl(bc->policy_fd, F_ADD_SEALS,
-		  F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
-		rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: seal the monitor policy: %s",
-				  strerror(errno));
-		goto out;
-	}
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: events pipe: %s", strerror(errno));
 		goto out;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/linux-common/memfd.h"
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/landlock-plan.h"
 #include "layer.h"
@@ -105,37 +106,6 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 	return rc;
 }
 
-static int seal_into_memfd(const char *buf, size_t len, int *out, struct srt_diag *diag)
-{
-	size_t off = 0;
-	int fd = memfd_create("srt-landlock-layer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-	if (fd < 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "landlock layer: memfd for the plan: %s",
-				    strerror(errno));
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-			close(fd);
-			return srt_diag_set(diag, SRT_E_IO, "", "landlock layer: write the plan: %s",
-					    strerror(e));
-		}
-		off += (size_t)w;
-	}
-	/* the helper reads exactly what was planned */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-		int e = errno;
-		close(fd);
-		return srt_diag_set(diag, SRT_E_IO, "", "landlock layer: seal the plan: %s", strerror(e));
-	}
-	*out = fd;
-	return SRT_OK;
-}
-
 int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer,
 			struct srt_diag *diag)
 {
@@ -212,7 +182,8 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *laye
 	}
 	if (rc)
 		goto out;
-	rc = seal_into_memfd(b.p, b.len, &layer->fd, diag);
+	rc = srt__sealed_memfd("srt-landlock-layer", b.p, b.len, "landlock layer", "the plan",
+			       &layer->fd, diag);
 	if (!rc)
 		layer->n_rules = plan.n_rules + extra;
 out:

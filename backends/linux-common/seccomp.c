@@ -68,6 +68,7 @@
 #include <seccomp.h>
 
 #include "backends/linux-common/seccomp.h"
+#include "backends/linux-common/small-file.h"
 
 #ifndef TIOCEXCL
 #define TIOCEXCL 0x540C
@@ -279,16 +280,9 @@ static int filter_count(void)
 {
 	char buf[4096];
 	const char *k;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (srt__read_small_file("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	k = strstr(buf, "Seccomp_filters:");
 	if (!k)
 		return -1;
@@ -405,32 +399,31 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 
 	if (!(flags & SRT_SECCOMP_ALLOW_USERNS)) {
 		static const struct named_syscall clone3 = { "clone3", 435 };
+		/* a new user or mount namespace: any of these flag bits set */
+		static const struct {
+			int nr;
+			unsigned arg;
+			uint64_t bit;
+			const char *what;
+		} ns_flags[] = {
+			{ SCMP_SYS(clone), CLONE_FLAGS_ARG, CLONE_NEWUSER, "clone CLONE_NEWUSER" },
+			{ SCMP_SYS(clone), CLONE_FLAGS_ARG, CLONE_NEWNS, "clone CLONE_NEWNS" },
+			{ SCMP_SYS(unshare), 0, CLONE_NEWUSER, "unshare CLONE_NEWUSER" },
+			{ SCMP_SYS(unshare), 0, CLONE_NEWNS, "unshare CLONE_NEWNS" },
+			{ SCMP_SYS(unshare), 0, UNSHARE_EXTRA_BIT, "unshare 0x100000" },
+		};
 		int nr;
 
 		rc = add_all(ctx, eperm, mount_calls, sizeof(mount_calls) / sizeof(mount_calls[0]),
 			     step, steplen);
 		if (rc < 0)
 			goto out;
-		rc = add_masked(ctx, eperm, SCMP_SYS(clone), CLONE_FLAGS_ARG, CLONE_NEWUSER, CLONE_NEWUSER,
-				"clone CLONE_NEWUSER", step, steplen);
-		if (rc < 0)
-			goto out;
-		rc = add_masked(ctx, eperm, SCMP_SYS(clone), CLONE_FLAGS_ARG, CLONE_NEWNS, CLONE_NEWNS,
-				"clone CLONE_NEWNS", step, steplen);
-		if (rc < 0)
-			goto out;
-		rc = add_masked(ctx, eperm, SCMP_SYS(unshare), 0, CLONE_NEWUSER, CLONE_NEWUSER,
-				"unshare CLONE_NEWUSER", step, steplen);
-		if (rc < 0)
-			goto out;
-		rc = add_masked(ctx, eperm, SCMP_SYS(unshare), 0, CLONE_NEWNS, CLONE_NEWNS,
-				"unshare CLONE_NEWNS", step, steplen);
-		if (rc < 0)
-			goto out;
-		rc = add_masked(ctx, eperm, SCMP_SYS(unshare), 0, UNSHARE_EXTRA_BIT, UNSHARE_EXTRA_BIT,
-				"unshare 0x100000", step, steplen);
-		if (rc < 0)
-			goto out;
+		for (size_t i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
+			rc = add_masked(ctx, eperm, ns_flags[i].nr, ns_flags[i].arg, ns_flags[i].bit,
+					ns_flags[i].bit, ns_flags[i].what, step, steplen);
+			if (rc < 0)
+				goto out;
+		}
 		rc = resolve(&clone3, &nr);
 		if (rc < 0) {
 			snprintf(step, steplen, "resolve syscall 'clone3'");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backends/linux-common/sibling.h"
+#include "backends/linux-common/small-file.h"
 
 int srt__module_sibling(const void *symbol, const char *name, char *out, size_t outlen)
 {
@@ -36,15 +37,8 @@ int srt__module_sibling(const void *symbol, const char *name, char *out, size_t 
 long srt__read_long_file(const char *path)
 {
 	char buf[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
+	if (srt__read_small_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
 }

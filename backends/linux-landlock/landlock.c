@@ -35,6 +35,7 @@
 
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/memfd.h"
 #include "backends/linux-common/seccomp.h"
 
 #define HELPER_NAME "srt-landlock-exec"
@@ -166,20 +167,6 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	return SRT_OK;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void free_argv(char **argv)
 {
 	size_t i;
@@ -215,20 +202,10 @@ static int ll_wrap(void *state, const char *const *argv, struct srt_command *out
 				    SRT_LL_PLAN_MAX_BYTES);
 	if (rc)
 		return rc;
-	lc->plan_fd = memfd_create("srt-landlock-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (lc->plan_fd < 0) {
-		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: memfd for the plan: %s", strerror(errno));
+	rc = srt__sealed_memfd("srt-landlock-plan", buf, len, "linux-landlock", "the plan",
+			       &lc->plan_fd, diag);
+	if (rc)
 		goto out;
-	}
-	if (write_all(lc->plan_fd, buf, len) != 0) {
-		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: write the plan: %s", strerror(errno));
-		goto out;
-	}
-	/* the helper reads exactly what was planned */
-	if (fcntl(lc->plan_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-		rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: seal the plan: %s", strerror(errno));
-		goto out;
-	}
 
 	for (n = 0; argv[n]; n++)
 		;

@@ -2,7 +2,7 @@
  * sandbox's empty network namespace, handed to the srt proxy.
  *
  * Each accepted TCP socket is passed to the proxy over one control
- * connection on its Unix socket (SCM_RIGHTS, proxies/proxy.h), so the proxy
+ * connection on its Unix socket (SCM_RIGHTS, proxies/wire.h), so the proxy
  * serves it directly and no byte crosses this process. When passing is not
  * possible (no control connection, its buffer full, the proxy gone) the
  * connection is relayed as before: one epoll loop for every connection,
@@ -212,28 +212,11 @@ fail:
  * are the proxy's (closed here); otherwise the caller relays them. */
 static bool pass_fds(const int *fds, int n)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int) * SRT_PASS_MAX_FDS)];
-		struct cmsghdr align;
-	} cbuf;
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
-			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
-	struct cmsghdr *h;
 	ssize_t r;
 
 	if (ctl < 0 || n <= 0 || n > SRT_PASS_MAX_FDS)
 		return false;
-	memset(&cbuf, 0, sizeof(cbuf));
-	h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
-	memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)n);
-	do
-		r = sendmsg(ctl, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (r < 0 && errno == EINTR);
+	r = srt__pass_send(ctl, fds, n, MSG_DONTWAIT);
 	if (r == 1) {
 		for (int i = 0; i < n; i++)
 			close(fds[i]);

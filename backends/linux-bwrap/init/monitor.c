@@ -39,6 +39,7 @@
 
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-common/seccomp.h"
+#include "backends/linux-common/small-file.h"
 
 #ifndef F_SEAL_WRITE
 #define F_SEAL_WRITE 0x0008
@@ -777,7 +778,7 @@ static int is_nscd_probe(const struct srt__monitor *m, const struct seccomp_noti
 	struct iovec l = { &ret, sizeof(ret) }, r;
 	const char *base;
 	ssize_t n;
-	int fd, i;
+	int i;
 	char *q;
 
 	long ppid;
@@ -789,14 +790,9 @@ static int is_nscd_probe(const struct srt__monitor *m, const struct seccomp_noti
 	if (ppid < 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/syscall", ppid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = srt__read_small_file(path, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
-	buf[n] = '\0';
 	/* "nr a0 a1 a2 a3 a4 a5 sp pc" */
 	q = buf;
 	for (i = 0; i < 7 && q; i++) {

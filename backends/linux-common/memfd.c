@@ -1,0 +1,42 @@
+/* Sealed memfds for the plans and policies the backends hand to their
+ * helpers (memfd.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backends/linux-common/memfd.h"
+
+int srt__sealed_memfd(const char *name, const char *buf, size_t len, const char *who,
+		      const char *what, int *out, struct srt_diag *diag)
+{
+	size_t off = 0;
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), e;
+
+	if (fd < 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "%s: memfd for %s: %s", who, what,
+				    strerror(errno));
+	while (off < len) {
+		ssize_t n = write(fd, buf + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = errno;
+			close(fd);
+			return srt_diag_set(diag, SRT_E_IO, "", "%s: write %s: %s", who, what,
+					    strerror(e));
+		}
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+		e = errno;
+		close(fd);
+		return srt_diag_set(diag, SRT_E_IO, "", "%s: seal %s: %s", who, what, strerror(e));
+	}
+	*out = fd;
+	return SRT_OK;
+}
