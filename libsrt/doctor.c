@@ -129,7 +129,8 @@ int srt_doctor(const char *backend, FILE *out, int json)
 
 		for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 			any |= inspect(order[i], out, arr, chosen, sizeof(chosen));
-		dir = opendir(srt__backend_dir());
+		/* an untrusted SRT_BACKEND_DIR was reported by the lookups above */
+		dir = srt__backend_dir_check(NULL) == SRT_OK ? opendir(srt__backend_dir()) : NULL;
 		if (dir) {
 			struct dirent *e;
 			while ((e = readdir(dir))) {

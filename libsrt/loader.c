@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend-call.h"
 #include "loader.h"
@@ -34,6 +35,30 @@ const char *srt__backend_dir(void)
 	const char *d = secure_getenv("SRT_BACKEND_DIR");
 
 	return d && d[0] == '/' ? d : SRT_BACKENDDIR;
+}
+
+int srt__backend_dir_check(struct srt_diag *diag)
+{
+	const char *d = srt__backend_dir();
+	struct stat st;
+
+	/* The installed directory is the packager's; a directory named by
+	 * the environment must be one nobody but its user (or root) could
+	 * have filled, since every module in it runs inside srt (a program
+	 * embedding libsrt may inherit the variable from whoever started
+	 * it). */
+	if (!strcmp(d, SRT_BACKENDDIR))
+		return SRT_OK;
+	if (stat(d, &st) < 0)
+		return srt_diag_set(diag, SRT_E_MODULE, "SRT_BACKEND_DIR",
+				    "module directory \"%s\" (SRT_BACKEND_DIR): %s", d, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != getuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return srt_diag_set(diag, SRT_E_MODULE, "SRT_BACKEND_DIR",
+				    "module directory \"%s\" (SRT_BACKEND_DIR) must be a directory owned by you or root "
+				    "that nobody else can write (owner %u, mode %03o): no module is loaded from it",
+				    d, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	return SRT_OK;
 }
 
 struct srt__module {
@@ -124,6 +149,10 @@ int srt__module_load_backend(const char *spec, struct srt__module **out,
 	} else if (name_is_plain(spec)) {
 		const char *dir = srt__backend_dir();
 		char *p;
+
+		rc = srt__backend_dir_check(diag);
+		if (rc)
+			goto out;
 		if (snprintf(m->path, sizeof(m->path), "%s/%s.so", dir, spec) >= (int)sizeof(m->path)) {
 			rc = srt_diag_set(diag, SRT_E_INVAL, "--backend", "backend path too long");
 			goto out;

@@ -18,6 +18,10 @@ const char *srt__module_path(const struct srt__module *m);
 /* The directory plain backend names are looked up in: $SRT_BACKEND_DIR
  * when it is an absolute path (the test harness), else SRT_BACKENDDIR. */
 const char *srt__backend_dir(void);
+/* SRT_OK when srt__backend_dir() may be trusted: the installed directory,
+ * or an SRT_BACKEND_DIR that is a directory owned by the caller or root and
+ * not writable by group or others; else SRT_E_MODULE with the reason. */
+int srt__backend_dir_check(struct srt_diag *diag);
 /* Unload; NULL-safe. */
 void srt__module_free(struct srt__module *m);
 

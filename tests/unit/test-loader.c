@@ -2,9 +2,13 @@
  * names the file and the versions, and never calls into it. */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "libsrt/backend-call.h"
 #include "libsrt/loader.h"
@@ -110,8 +114,9 @@ static void case_names(void)
 	   "a name is looked up only in the configured directory: %s", d.message);
 	setenv("SRT_BACKEND_DIR", "/nonexistent/srt-modules", 1);
 	ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
-	   contains(d.message, "/nonexistent/srt-modules/no_such_backend.so"),
-	   "an absolute SRT_BACKEND_DIR replaces the directory: %s", d.message);
+	   contains(d.message, "\"/nonexistent/srt-modules\" (SRT_BACKEND_DIR)"),
+	   "an absolute SRT_BACKEND_DIR replaces the directory, and a missing one is named: %s",
+	   d.message);
 	setenv("SRT_BACKEND_DIR", "relative/dir", 1);
 	ok(srt__module_load_backend("no-such-backend", &m, &vt, &d) == SRT_E_MODULE &&
 	   contains(d.message, SRT_BACKENDDIR "/no_such_backend.so"),
@@ -120,6 +125,30 @@ static void case_names(void)
 	ok(srt__module_load_backend("fake-ok", &m, &vt, &d) == SRT_OK,
 	   "a plain name loads from SRT_BACKEND_DIR, '-' spelled '_'");
 	srt__module_free(m);
+	m = NULL;
+	{
+		/* a directory others can write: somebody else could have put
+		 * the module there */
+		char open_dir[] = "/tmp/srt-loader-open.XXXXXX", link_path[PATH_MAX], target[sizeof(dir) + 16];
+
+		if (mkdtemp(open_dir) && chmod(open_dir, 0777) == 0) {
+			snprintf(link_path, sizeof(link_path), "%s/fake_ok.so", open_dir);
+			snprintf(target, sizeof(target), "%s/fake_ok.so", dir);
+			if (symlink(target, link_path) < 0)
+				link_path[0] = '\0';
+			setenv("SRT_BACKEND_DIR", open_dir, 1);
+			memset(&d, 0, sizeof(d));
+			ok(srt__module_load_backend("fake-ok", &m, &vt, &d) == SRT_E_MODULE &&
+			   contains(d.message, "SRT_BACKEND_DIR") && contains(d.message, "nobody else can write"),
+			   "a world-writable SRT_BACKEND_DIR is refused, nothing loaded: %s", d.message);
+			srt__module_free(m);
+			if (link_path[0])
+				unlink(link_path);
+			rmdir(open_dir);
+		} else {
+			ok(0, "could not make a test directory: %s", strerror(errno));
+		}
+	}
 }
 
 static void count_layer(void *ctx, const char *layer, int works,
