@@ -419,8 +419,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		    srt__strv_push(&w, pol->proxy_dir))
 			goto fail;
 	}
-	own_dev = srt__bwrap_helper_makes_dev(pol, helper_can_hide());
-	rc = srt__bwrap_process_args(pol, own_dev, &w, diag);
+	own_dev = srt__bwrap_helper_makes_dev(pol, st->bwrap, helper_can_hide());
+	rc = srt__bwrap_process_args(pol, st->bwrap, own_dev, &w, diag);
 	if (rc)
 		goto fail;
 	rc = SRT_E_NOMEM;

@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/linux-common/path-search.h"
 #include "procargs.h"
 
 static int push_all(struct srt__strv *w, const char *const *v)
@@ -35,30 +34,25 @@ static int push_all(struct srt__strv *w, const char *const *v)
 	return SRT_OK;
 }
 
-/* Is the bwrap srt will run setuid? pol->bwrap_path, else the first
- * "bwrap" on PATH (the core resolves it the same way). */
-static int bwrap_is_setuid(const struct srt_policy *pol)
+/* Is the bwrap srt will run (resolved by the module: settings bwrapPath,
+ * else the first trusted bwrap on PATH) setuid? */
+static int bwrap_is_setuid(const char *bwrap)
 {
-	char buf[PATH_MAX];
 	struct stat st;
 
-	if (pol->bwrap_path)
-		return stat(pol->bwrap_path, &st) == 0 && (st.st_mode & S_ISUID);
-	if (srt__path_search("bwrap", NULL, NULL, buf, sizeof(buf)) == 0)
-		return stat(buf, &st) == 0 && (st.st_mode & S_ISUID);
-	return 0;
+	return bwrap && stat(bwrap, &st) == 0 && (st.st_mode & S_ISUID);
 }
 
-int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api)
+int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, const char *bwrap, int mount_api)
 {
 	/* the helper mounts with the CAP_SYS_ADMIN that bwrap keeps for it
 	 * (not kept by a setuid bwrap for another user); the weaker nested
 	 * sandbox binds the host's /proc, which bwrap does */
-	return mount_api && !pol->weaker_nested_sandbox && (geteuid() == 0 || !bwrap_is_setuid(pol));
+	return mount_api && !pol->weaker_nested_sandbox && (geteuid() == 0 || !bwrap_is_setuid(bwrap));
 }
 
-int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__strv *w,
-			    struct srt_diag *diag)
+int srt__bwrap_process_args(const struct srt_policy *pol, const char *bwrap, int helper_makes_dev,
+			    struct srt__strv *w, struct srt_diag *diag)
 {
 	static const char *const ns_words[] = {
 		/* IPC too: System V objects and POSIX message queues of the host
@@ -72,14 +66,14 @@ int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, 
 	static const char *const proc_words[] = { "--proc", "/proc", NULL };
 	static const char *const weak_proc_words[] = { "--bind", "/proc", "/proc", NULL };
 
-	if (helper_makes_dev && !srt__bwrap_helper_makes_dev(pol, 1))
+	if (helper_makes_dev && !srt__bwrap_helper_makes_dev(pol, bwrap, 1))
 		return srt_diag_set(diag, SRT_E_INVAL, "srt-linux-init",
 				    "the helper cannot make /dev and /proc under this policy");
 	if (!helper_makes_dev && push_all(w, dev_words))
 		goto nomem;
 	if (push_all(w, ns_words))
 		goto nomem;
-	if ((geteuid() == 0 || !bwrap_is_setuid(pol)) && push_all(w, cap_words))
+	if ((geteuid() == 0 || !bwrap_is_setuid(bwrap)) && push_all(w, cap_words))
 		goto nomem;
 	/* the command then gets a user namespace of its own, and mapping a
 	 * root caller's uid 0 into a new one takes CAP_SETFCAP in its parent;

@@ -10,16 +10,17 @@
 
 /* Can srt-linux-init make the sandbox's /dev and /proc itself
  * (--make-dev-proc) instead of bwrap? mount_api: the kernel has
- * open_tree, mount_setattr and move_mount. */
-int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, int mount_api);
+ * open_tree, mount_setattr and move_mount; bwrap: the program srt runs,
+ * whose setuid bit decides which capabilities it keeps. */
+int srt__bwrap_helper_makes_dev(const struct srt_policy *pol, const char *bwrap, int mount_api);
 
 /* Append the words that follow the mounts: "--dev /dev", "--unshare-pid",
  * user namespace and capability flags, "--proc /proc" (or the
  * weaker bind), ... Does not append "--". With helper_makes_dev (which
  * srt__bwrap_helper_makes_dev must allow) no --dev and no --proc: the
  * helper, given make_dev_proc, makes both. */
-int srt__bwrap_process_args(const struct srt_policy *pol, int helper_makes_dev, struct srt__strv *w,
-			    struct srt_diag *diag);
+int srt__bwrap_process_args(const struct srt_policy *pol, const char *bwrap, int helper_makes_dev,
+			    struct srt__strv *w, struct srt_diag *diag);
 
 /* Append "--", the helper path and its options, "--", then argv. */
 int srt__bwrap_helper_args(const struct srt_policy *pol, const char *helper_path,
