@@ -422,6 +422,28 @@ static void on_violation(void *ctx, const struct srt_violation *v)
 	}
 }
 
+/* After the summary: the setting that would allow what was denied, when
+ * one narrow setting would (a package manager's cache), each said once. */
+#define ADVICE_MAX 8
+
+static void print_advice(struct srt_sandbox *sb, const struct srt_violation *v, size_t n)
+{
+	static char said[ADVICE_MAX][512];
+	size_t nsaid = 0, i, k;
+	char buf[512];
+
+	for (i = 0; i < n && nsaid < ADVICE_MAX; i++) {
+		if (!srt_sandbox_violation_advice(sb, v[i].line, buf, sizeof(buf)))
+			continue;
+		for (k = 0; k < nsaid && strcmp(said[k], buf); k++)
+			;
+		if (k < nsaid)
+			continue;
+		memcpy(said[nsaid++], buf, sizeof(buf));
+		fprintf(stderr, "srt: hint: %s\n", buf);
+	}
+}
+
 static void print_summary(struct srt_sandbox *sb)
 {
 	struct srt_violation *v = NULL;
@@ -442,6 +464,7 @@ static void print_summary(struct srt_sandbox *sb)
 	}
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "srt:   %s\n", v[i].line);
+	print_advice(sb, v, n);
 	srt_violations_free(v, n);
 }
 

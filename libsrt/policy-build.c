@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "caches.h"
 #include "paths.h"
 #include "policy-build.h"
 
@@ -422,6 +423,56 @@ static int deny_settings_links(struct srt_policy *pol, const char *named, struct
 	return rc;
 }
 
+/* filesystem.allowCaches: each named cache's directories become write
+ * roots, as if listed in allowWrite, once caches.c has checked that each
+ * lies inside HOME and is reached through no link (and created what is
+ * missing of it). The protections inside write roots (denyWrite, the
+ * mandatory denies, denyRead) apply to them as to any other; a cache
+ * under a denyRead entry stays hidden, as the default write paths do. */
+static int add_caches(struct srt_policy *pol, const struct srt__settings *s,
+		      struct srt_diag *diag)
+{
+	char origin[96];
+	size_t i, j;
+	int rc = SRT_OK;
+
+	for (i = 0; i < s->allow_caches.n && !rc; i++) {
+		const char *name = s->allow_caches.v[i];
+		struct srt__cache_dir d[SRT_CACHE_MAX_DIRS];
+		size_t n = 0;
+
+		snprintf(origin, sizeof(origin), "filesystem.allowCaches[%zu]", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(s->allow_caches.v[j], name) == 0)
+				break;
+		if (j < i)
+			continue; /* named twice */
+		rc = srt__cache_dirs(name, pol->home, d, &n, diag);
+		if (rc) {
+			char msg[sizeof(diag->message)];
+
+			snprintf(msg, sizeof(msg), "%s", diag ? diag->message : "");
+			return srt_diag_set(diag, SRT_E_SETTINGS, origin, "%s: \"%s\": %s", origin,
+					    name, msg);
+		}
+		for (j = 0; j < n && !rc; j++) {
+			char *path = NULL, label[128];
+
+			rc = srt__cache_open(name, &d[j], pol->home, origin, &path, diag);
+			if (rc)
+				break;
+			if (default_path_hidden(pol, path)) {
+				free(path);
+				continue;
+			}
+			snprintf(label, sizeof(label), "%s (%s's cache)", origin, name);
+			rc = rules_push(&pol->allow_write, path, 0, label, diag);
+		}
+		srt__cache_dirs_release(d, n);
+	}
+	return rc;
+}
+
 static int add_default(struct srt_policy *pol, const char *path, const char *origin,
 		       int must_exist, struct srt_diag *diag)
 {
@@ -501,6 +552,8 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	if (!rc)
 		rc = add_entries(&pol->deny_write, &s->deny_write, "filesystem.denyWrite", 1,
 				 pol->cwd, pol->home, diag);
+	if (!rc)
+		rc = add_caches(pol, s, diag);
 	if (rc)
 		goto out;
 

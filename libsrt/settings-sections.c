@@ -15,6 +15,7 @@
 
 #include "settings-sections.h"
 #include "settings-check.h"
+#include "caches.h"
 #include "common/domain.h"
 
 #define S(field) offsetof(struct srt__settings, field)
@@ -385,10 +386,19 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 
 /* ----------------------------------------------------------- filesystem */
 
+/* filesystem.allowCaches: a name of a cache caches.c knows. */
+static int check_cache_name(struct srt__check *c, const char *v)
+{
+	if (srt__cache_known(v))
+		return SRT_OK;
+	return srt__check_fail(c, "%s is not a cache srt knows (one of %s)", srt__check_quote(c, v),
+			       srt__cache_names);
+}
+
 static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "disabled", "denyRead", "allowRead", "allowWrite",
-					    "denyWrite", "allowGitConfig", NULL };
+					    "denyWrite", "allowGitConfig", "allowCaches", NULL };
 	/* "disabled" comes first: the deny-glob check depends on it. */
 	static const struct srt__rule rules[] = {
 		SRT_KEY_BOOL("disabled", S(fs_disabled)),
@@ -397,6 +407,7 @@ static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_PATHS("allowWrite", S(allow_write), SRT_RULE_REQUIRED, NULL),
 		SRT_KEY_PATHS("denyWrite", S(deny_write), SRT_RULE_REQUIRED, check_deny_glob),
 		SRT_KEY_BOOL("allowGitConfig", S(allow_git_config)),
+		SRT_KEY_STRV("allowCaches", S(allow_caches), 0, NULL, check_cache_name),
 		SRT_KEY_END
 	};
 
