@@ -514,6 +514,23 @@ static void test_filesystem(void)
 	parse_json(&s, DOC(NETD, "\"disabled\":true," FSD, ""), &d);
 	ok(s.fs_disabled, "filesystem.disabled parsed");
 	srt__settings_release(&s);
+
+	/* filesystem.allowCaches: names of caches srt knows, nothing else */
+	bad_all((const struct bad_case[]){
+		{ FS("\"allowCaches\":[\"npm\",\"yarn\"]"), "filesystem.allowCaches[1]",
+		  "\"yarn\" is not a cache srt knows (one of npm, pip, cargo, go)", "unknown cache" },
+		{ FS("\"allowCaches\":[\"\"]"), "filesystem.allowCaches[0]", "is not a cache srt knows",
+		  "empty cache name" },
+		{ FS("\"allowCaches\":[\"~/.npm\"]"), "filesystem.allowCaches[0]",
+		  "is not a cache srt knows", "a path is not a cache name" },
+		{ FS("\"allowCaches\":\"npm\""), "filesystem.allowCaches", "expected an array",
+		  "allowCaches string" },
+		{ NULL },
+	});
+	parse_json(&s, FS("\"allowCaches\":[\"npm\",\"pip\",\"cargo\",\"go\"]"), &d);
+	ok(s.allow_caches.n == 4 && strv_has(&s.allow_caches, "cargo") && !s.warnings.n,
+	   "filesystem.allowCaches parsed, no warning");
+	srt__settings_release(&s);
 }
 
 static void test_top_level(void)
