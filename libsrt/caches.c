@@ -180,7 +180,7 @@ static int refused_rel(const char *rel)
 /* Walk rel below the directory open at dfd without following links,
  * creating what is missing; consumes dfd. */
 static int walk(int dfd, const char *rel, const char *shown, const char *origin,
-		const char *name, struct srt_diag *diag)
+		const char *name, int create, struct srt_diag *diag)
 {
 	char comp[256];
 	const char *p = rel;
@@ -208,6 +208,8 @@ static int walk(int dfd, const char *rel, const char *shown, const char *origin,
 						  origin, name, shown, comp, strerror(errno));
 				break;
 			}
+			if (!create)
+				break; /* the rest is missing: no link on it */
 			/* never leave a directory of ours in someone else's */
 			if (fstat(dfd, &parent) != 0 || parent.st_uid != geteuid()) {
 				rc = srt_diag_set(diag, SRT_E_SETTINGS, origin,
@@ -249,7 +251,7 @@ static int walk(int dfd, const char *rel, const char *shown, const char *origin,
 }
 
 int srt__cache_open(const char *name, const struct srt__cache_dir *d, const char *home,
-		    const char *origin, char **out, struct srt_diag *diag)
+		    const char *origin, int create, char **out, struct srt_diag *diag)
 {
 	char *real_home = NULL;
 	const char *rel;
@@ -286,7 +288,7 @@ int srt__cache_open(const char *name, const struct srt__cache_dir *d, const char
 				  real_home, strerror(errno));
 		goto out;
 	}
-	rc = walk(dfd, rel, d->path, origin, name, diag);
+	rc = walk(dfd, rel, d->path, origin, name, create, diag);
 	if (rc)
 		goto out;
 	if (asprintf(out, "%s/%s", real_home, rel) < 0) {

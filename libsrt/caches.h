@@ -38,11 +38,12 @@ void srt__cache_dirs_release(struct srt__cache_dir *d, size_t n);
  * a .git, ...), and no component below HOME may be a symbolic link or
  * other than a directory (a link is never followed: it could lead
  * anywhere, the rest of HOME included). Missing components are created
- * (0700) only inside directories this user owns. `origin` names the
+ * (0700) only inside directories this user owns, and only when `create`
+ * (without it the checks run and nothing is made). `origin` names the
  * settings entry in messages. *out: the directory under the resolved
  * HOME, malloc'd. */
 int srt__cache_open(const char *name, const struct srt__cache_dir *d, const char *home,
-		    const char *origin, char **out, struct srt_diag *diag);
+		    const char *origin, int create, char **out, struct srt_diag *diag);
 
 /* Advice for a refused access to `path` (absolute): when it is in the
  * directory of a cache not in `enabled`, or on the way to one inside

@@ -458,10 +458,13 @@ static int add_caches(struct srt_policy *pol, const struct srt__settings *s,
 		for (j = 0; j < n && !rc; j++) {
 			char *path = NULL, label[128];
 
-			rc = srt__cache_open(name, &d[j], pol->home, origin, &path, diag);
+			/* hidden as named: checked all the same, but not created */
+			int hidden = default_path_hidden(pol, d[j].path);
+
+			rc = srt__cache_open(name, &d[j], pol->home, origin, !hidden, &path, diag);
 			if (rc)
 				break;
-			if (default_path_hidden(pol, path)) {
+			if (hidden || default_path_hidden(pol, path)) {
 				free(path);
 				continue;
 			}

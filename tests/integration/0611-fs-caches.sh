@@ -100,10 +100,10 @@ out=$(npm_config_cache="$HOME/relocated-npm" srt__run -s "$SN" -c 'echo r > "$np
 check "F npm_config_cache inside HOME is the cache opened (rc=$rc)" \
 	test $rc = 0 -a "$(cat "$HOME/relocated-npm/f" 2>/dev/null)" = r -a ! -e "$HOME/.npm"
 mkdir -p "$WORK/outside"
-npm_config_cache="$WORK/outside" srt__run -s "$SN" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
+rm -f "$MARK"; npm_config_cache="$WORK/outside" srt__run -s "$SN" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
 check "F npm_config_cache outside HOME: refused before anything runs, names the variable" \
 	eval 'test $rc = 1 -a ! -e "$MARK" && grep -q "filesystem.allowCaches\[0\].*npm_config_cache" "$WORK/err"'
-XDG_CACHE_HOME="$HOME/.ssh" srt__run -s "$(caches pip '["pip"]')" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
+rm -f "$MARK"; XDG_CACHE_HOME="$HOME/.ssh" srt__run -s "$(caches pip '["pip"]')" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
 check "F a cache variable pointing into ~/.ssh: refused, nothing runs, ~/.ssh unchanged" \
 	test $rc = 1 -a ! -e "$MARK" -a ! -e "$HOME/.ssh/pip"
 rm -rf "$HOME/go"
@@ -115,33 +115,33 @@ check "F GOPATH (its first entry) and GOCACHE are followed (rc=$rc)" \
 # --- a cache directory that is a link: refused, never followed
 mkdir -p "$WORK/elsewhere"
 ln -s "$WORK/elsewhere" "$HOME/.npm"
-srt__run -s "$SN" -c "touch $MARK; echo x > ~/.npm/planted" >/dev/null 2>"$WORK/err"; rc=$?
+rm -f "$MARK"; srt__run -s "$SN" -c "touch $MARK; echo x > ~/.npm/planted" >/dev/null 2>"$WORK/err"; rc=$?
 check "F ~/.npm a link out of HOME: refused (rc=$rc), nothing ran, nothing written there" \
 	test $rc = 1 -a ! -e "$MARK" -a ! -e "$WORK/elsewhere/planted"
 check "F the refusal names the key and the link" grep -q 'filesystem.allowCaches\[0\].*symbolic link' "$WORK/err"
 rm "$HOME/.npm"
 ln -s "$HOME/.ssh" "$HOME/.npm"
-srt__run -s "$SN" -c "touch $MARK; echo key > ~/.npm/authorized_keys" >/dev/null 2>&1; rc=$?
+rm -f "$MARK"; srt__run -s "$SN" -c "touch $MARK; echo key > ~/.npm/authorized_keys" >/dev/null 2>&1; rc=$?
 check "F ~/.npm a link to ~/.ssh: refused, ~/.ssh unchanged" \
 	test $rc = 1 -a ! -e "$MARK" -a ! -e "$HOME/.ssh/authorized_keys"
 rm "$HOME/.npm"
 rm -rf "$HOME/.cache/pip"
 ln -s "$WORK/elsewhere" "$HOME/.cache/pip"
-srt__run -s "$(caches pip2 '["pip"]')" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
+rm -f "$MARK"; srt__run -s "$(caches pip2 '["pip"]')" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
 check "F a link deeper on the way (~/.cache/pip): refused" \
 	eval 'test $rc = 1 -a ! -e "$MARK" && grep -q "symbolic link" "$WORK/err"'
 rm "$HOME/.cache/pip"
 
 # --- bad names
 SU=$(caches unknown '["npm","yarn"]')
-srt__run -s "$SU" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
+rm -f "$MARK"; srt__run -s "$SU" -c "touch $MARK" >/dev/null 2>"$WORK/err"; rc=$?
 check "F an unknown cache name: exit 1, nothing ran" test $rc = 1 -a ! -e "$MARK"
 check "F the error names the key and the value" grep -q 'filesystem.allowCaches\[1\]: "yarn"' "$WORK/err"
 SE=$(caches empty '[""]')
-srt__run -s "$SE" -c "touch $MARK" >/dev/null 2>&1; rc=$?
+rm -f "$MARK"; srt__run -s "$SE" -c "touch $MARK" >/dev/null 2>&1; rc=$?
 check "F an empty cache name is refused" test $rc = 1 -a ! -e "$MARK"
 SS=$(caches str '"npm"')
-srt__run -s "$SS" -c "touch $MARK" >/dev/null 2>&1; rc=$?
+rm -f "$MARK"; srt__run -s "$SS" -c "touch $MARK" >/dev/null 2>&1; rc=$?
 check "F allowCaches that is not an array is refused" test $rc = 1 -a ! -e "$MARK"
 
 echo "1..$_tap_n"

@@ -430,6 +430,31 @@ static void test_caches(void)
 	ok(rc == SRT_E_SETTINGS && strcmp(d.key, "filesystem.allowCaches[1]") == 0 &&
 	   stat(P("celsewhere/db"), &st) != 0, "~/.cargo/git a link: refused: %s", d.message);
 
+	/* a cache under denyRead stays hidden: no write root, nothing created */
+	sh("rm -rf '@/chome/.cargo'");
+	{
+		struct srt__settings s;
+		struct srt__policy_env env;
+		const char *dr[] = { "~/.cargo", NULL };
+		char *cargo[] = { "cargo", NULL };
+
+		memset(&s, 0, sizeof(s));
+		s.mandatory_deny_search_depth = 3;
+		entries(&s.deny_read, dr, 0);
+		s.allow_caches.v = cargo;
+		s.allow_caches.n = 1;
+		memset(&env, 0, sizeof(env));
+		env.cwd = P("cproj");
+		env.home = P("chome");
+		env.tmpdir = P("ctmp");
+		rc = srt__policy_build(&pol, &s, &env, &d);
+		ok(rc == 0 && !find_rule(&pol.allow_write, P("chome/.cargo/registry")) &&
+		   stat(P("chome/.cargo"), &st) != 0, "a cache under denyRead: no write root, not created");
+		if (!rc)
+			srt__policy_release(&pol);
+		entries_free(&s.deny_read);
+	}
+
 	/* advice */
 	ok(srt__cache_advice(P("chome/.npm/_cacache/x"), P("chome"), NULL, buf, sizeof(buf)) &&
 	   strstr(buf, "filesystem.allowCaches: [\"npm\"]"), "advice for a write in ~/.npm: %s", buf);
