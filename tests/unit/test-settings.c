@@ -433,7 +433,15 @@ static void test_network_rules(void)
 	});
 
 	good(NET("\"ambiguousRequestTarget\":\"asSpelled\""), "ambiguousRequestTarget");
+	good(NET("\"privateAddresses\":\"refuse\""), "privateAddresses refuse");
+	good(NET("\"privateAddresses\":\"allow\""), "privateAddresses allow");
+	good(NET("\"privateAddresses\":\"refuseForWildcards\""), "privateAddresses refuseForWildcards");
 	bad_all((const struct bad_case[]){
+		{ NET("\"privateAddresses\":\"deny\""), "network.privateAddresses",
+		  "\"deny\" is not allowed: expected one of \"refuseForWildcards\", \"refuse\", \"allow\"",
+		  "privateAddresses enum" },
+		{ NET("\"privateAddresses\":true"), "network.privateAddresses",
+		  "expected", "privateAddresses boolean" },
 		{ NET("\"ambiguousRequestTarget\":\"ignore\""), "network.ambiguousRequestTarget",
 		  "\"ignore\" is not allowed: expected one of \"refuse\", \"asSpelled\", \"normalize\"",
 		  "ambiguousRequestTarget enum" },
