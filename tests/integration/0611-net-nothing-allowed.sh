@@ -7,10 +7,10 @@
 # machine. A client that ignores the proxy variables still reaches nothing.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 10
+plan 11
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 10); do skip "bwrap or curl missing"; done
+	for i in $(seq 11); do skip "bwrap or curl missing"; done
 	exit 0
 fi
 S=$(settings "$DEFAULT_SETTINGS")
@@ -51,3 +51,9 @@ net_server http WEB
 srt__run -s "$S" -c "curl -s --max-time 5 --noproxy '*' http://127.0.0.1:$WEB_PORT/direct" >/dev/null 2>&1
 check "N15 a client ignoring the proxy reaches nothing ($(count_lines . "$WEB_LOG") requests)" \
 	test "$(count_lines . "$WEB_LOG")" = 0
+
+# --explain says so
+out=$(srt__run -s "$S" --explain -c true 2>&1)
+check "N15 --explain says every host is answered 403 and names the private-address setting" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q 'allow host  (none: every host is answered 403)' &&
+	       printf '%s\n' \"\$1\" | grep -q 'private addresses: refuseForWildcards'" _ "$out"
