@@ -31,19 +31,29 @@ def head(f):
         if h.lower().startswith(b"proxy-authorization"):
             log.write("proxy-authorization seen\n")
     return line.decode("latin-1").strip()
+def exact(c, n):
+    # the relay may hand the bytes over in any split
+    b = b""
+    while len(b) < n:
+        d = c.recv(n - len(b))
+        if not d:
+            raise OSError("short read")
+        b += d
+    return b
 def serve(c):
     try:
         if mode == "socks":
-            g = c.recv(2)
-            c.recv(g[1])
+            g = exact(c, 2)
+            exact(c, g[1])
             c.sendall(b"\x05\x00")
-            r = c.recv(4)
+            r = exact(c, 4)
             if r[3] == 3:
-                n = c.recv(1)[0]
-                host = c.recv(n).decode()
+                n = exact(c, 1)[0]
+                host = exact(c, n).decode()
             else:
+                exact(c, 4 if r[3] == 1 else 16)
                 host = "addr"
-            port = int.from_bytes(c.recv(2), "big")
+            port = int.from_bytes(exact(c, 2), "big")
             log.write("socks %s:%d\n" % (host, port))
             c.sendall(b"\x05\x00\x00\x01\x7f\x00\x00\x01\x00\x00")
         f = c.makefile("rb")
