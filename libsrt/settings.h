@@ -70,6 +70,7 @@ struct srt__settings {
 	size_t n_denied_domain_reasons;
 	bool strict_allowlist;
 	struct srt__strv denied_resolved_addresses;
+	char *private_addresses; /* NULL = default "refuseForWildcards" */
 	struct srt__strv allow_unix_sockets;
 	bool allow_all_unix_sockets;
 	bool allow_local_binding;
