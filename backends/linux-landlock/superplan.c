@@ -127,19 +127,21 @@ static int on_name(void *ctx, const char *path, const char *what)
 	return srt__ll_rec(&b->b, "name %s\t%s", why, path + b->root_len + 1);
 }
 
-static int name_patterns(struct sp_build *b, const struct srt__mandatory_opts *mo)
+static int name_patterns(struct sp_build *b, const struct srt__mandatory_opts *base)
 {
 	char dir[] = "/tmp/srt-names-XXXXXX";
+	struct srt__mandatory_opts mo = *base;
 	size_t budget = 1000;
 	int truncated = 0, rc;
 
+	mo.root_names = 1;
 	if (!mkdtemp(dir))
 		return srt_diag_set(b->diag, SRT_E_IO, "filesystem",
 				    "linux-landlock: cannot make an empty directory to list the protected names: %s",
 				    strerror(errno));
 	b->root = dir;
 	b->root_len = strlen(dir);
-	rc = srt__mandatory_scan(dir, mo, &budget, &truncated, on_name, b);
+	rc = srt__mandatory_scan(dir, &mo, &budget, &truncated, on_name, b);
 	rmdir(dir);
 	b->root = NULL;
 	return rc;
