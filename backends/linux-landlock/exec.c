@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 	size_t len;
 	long fd = -1, super_fd = -1, events_fd = -1;
 	struct srt__super *sup = NULL;
-	int i, rc, sock[2] = { -1, -1 };
+	int i, rc, sock[2] = { -1, -1 }, unix_sup = 0;
 	pid_t child = -1, me;
 
 	srt__ll_replay_init(&p);
@@ -281,6 +281,9 @@ int main(int argc, char **argv)
 	if (srt__ll_replay_build(&p, buf, len, 0) != 0 || srt__ll_replay_stdio(&p) != 0)
 		die(p.step, "%s", p.why);
 	free(buf);
+	/* the shared filter left AF_UNIX to a supervisor: there must be one */
+	if ((p.seccomp & SRT_SECCOMP_UNIX_OBSERVED) && super_fd < 0)
+		die("seccomp", "the plan leaves Unix sockets to a supervisor, and none was given");
 	if (super_fd >= 0) {
 		char err[256];
 
@@ -308,6 +311,7 @@ int main(int argc, char **argv)
 			die("supervisor", "the supervisor ended before the command started");
 		if (events_fd >= 0)
 			close((int)events_fd);
+		unix_sup = srt__super_has_unix(sup);
 		srt__super_free(sup);
 		sup = NULL;
 	}
@@ -318,12 +322,15 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		die("seccomp", "%s: %s", step, strerror(-rc));
 	rc = srt__ll_seccomp_install((p.inet_block ? SRT_LL_SECCOMP_INET : 0) |
-				     (p.meta_block ? SRT_LL_SECCOMP_META : 0),
+				     (p.meta_block ? SRT_LL_SECCOMP_META : 0) |
+				     ((p.seccomp & SRT_SECCOMP_UNIX_OBSERVED) ? SRT_LL_SECCOMP_DGRAM_PAIR : 0),
 				     step, sizeof(step));
 	if (rc < 0)
 		die("seccomp", "%s: %s", step, strerror(-rc));
+	if ((p.seccomp & SRT_SECCOMP_UNIX_OBSERVED) && !unix_sup)
+		die("seccomp", "the plan leaves Unix sockets to a supervisor that allows none");
 	if (sock[1] >= 0)
-		hand_listener(sock[1], 0);
+		hand_listener(sock[1], unix_sup ? SRT_SUPER_UNIX : 0);
 	execvp(argv[i], argv + i);
 	rc = errno;
 	fprintf(stderr, "srt-landlock-exec: %s: %s\n", argv[i], strerror(rc));

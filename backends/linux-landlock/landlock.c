@@ -153,7 +153,7 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	}
 	/* Directory write roots go to the write supervisor (superplan.h):
 	 * the Landlock plan is built from the policy it leaves. */
-	st->supervised = !pol->fs_disabled;
+	st->supervised = !pol->fs_disabled || (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets);
 	if (st->supervised) {
 		rc = srt__ll_plan_check(pol, abi, diag);
 		if (!rc)
@@ -169,6 +169,12 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		free(st);
 		return rc;
 	}
+	/* allowUnixSockets: socket(AF_UNIX) and connect go to the supervisor,
+	 * so the shared filter leaves its AF_UNIX rules out (their ERRNO
+	 * would win over the notification); the helper refuses datagram
+	 * socket pairs itself and will not run without the supervisor */
+	if (st->super.n_unix)
+		st->plan.seccomp_flags |= SRT_SECCOMP_UNIX_OBSERVED;
 	if (pol->debug)
 		fprintf(stderr, "[srt debug] linux-landlock: ABI %d, %zu rules, helper %s\n", abi,
 			st->plan.n_rules, st->helper);
@@ -337,7 +343,9 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 		fputs("landlock: abstract Unix sockets and signals scoped to the sandbox\n", out);
 	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX/TIOCSETD/TIOCEXCL refused; io_uring and System V IPC refused; "
 		"set-id chmod and another process's prlimit refused; keyrings refused%s%s%s%s\n",
-		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) refused",
+		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" :
+		(p->seccomp_flags & SRT_SECCOMP_UNIX_OBSERVED) ? "; socket(AF_UNIX) made by the supervisor (stream and seqpacket only), connect performed by it to the allowUnixSockets paths only" :
+		"; socket(AF_UNIX/AF_VSOCK) refused",
 		p->block_inet ? "; socket() of every other family refused" : "",
 		p->block_meta ? "; chown refused, setxattr/removexattr EOPNOTSUPP, chmod to set-id or group/other-writable modes refused" : "",
 		(p->seccomp_flags & SRT_SECCOMP_ALLOW_USERNS) ? "" :
@@ -346,6 +354,10 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 		srt__ll_access_names(p->handled_fs, names, sizeof(names));
 		fprintf(out, "landlock: handled filesystem rights: %s (refused unless a rule grants them)\n", names);
 	}
+	for (i = 0; i < st->super.landlock_pol.allow_unix_sockets.n && st->super.n_unix; i++)
+		fprintf(out, "supervisor: Unix socket %s may be connected to <- %s\n",
+			st->super.landlock_pol.allow_unix_sockets.v[i].path,
+			st->super.landlock_pol.allow_unix_sockets.v[i].origin);
 	if (st->supervised)
 		fprintf(out, "supervisor: %zu write roots kept read-only to the command by Landlock; every call that creates, removes, renames or write-opens a name in them is performed by the supervisor after checking it against %zu protected paths and %zu protected name patterns\n",
 			st->super.n_roots, st->super.n_deny, st->super.n_names);

@@ -335,6 +335,42 @@ static int mandatory(struct sp_build *b, const struct srt__mandatory_opts *base)
 	return rc;
 }
 
+/* The allowed socket paths, spelled as the supervisor compares them: the
+ * real path of the directory and the socket's own name (it may not exist
+ * yet, and a link at the name is not followed: connect(2) would, so the
+ * supervisor connects to this spelling). allowAllUnixSockets covers them. */
+static int unix_paths(struct sp_build *b)
+{
+	const struct srt_policy *pol = b->pol;
+	size_t i;
+	int rc;
+
+	if (pol->allow_all_unix_sockets)
+		return SRT_OK;
+	for (i = 0; i < pol->allow_unix_sockets.n; i++) {
+		const struct srt_rule *x = &pol->allow_unix_sockets.v[i];
+		const char *slash = strrchr(x->path, '/');
+		char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
+
+		if (x->path[0] != '/' || !slash || !slash[1] || (size_t)(slash - x->path) >= sizeof(dir))
+			return srt_diag_set(b->diag, SRT_E_INVAL, x->origin, "%s: \"%s\" is not a socket path",
+					    x->origin, x->path);
+		memcpy(dir, x->path, (size_t)(slash - x->path));
+		dir[slash - x->path] = '\0';
+		if (resolve(dir[0] ? dir : "/", real) != 0 ||
+		    snprintf(full, sizeof(full), "%s%s", strcmp(real, "/") ? real : "", slash) >= (int)sizeof(full) ||
+		    strlen(full) >= 108)
+			return srt_diag_set(b->diag, SRT_E_INVAL, x->origin,
+					    "%s: \"%s\" is too long for a Unix socket address (at most 107 bytes once resolved)",
+					    x->origin, x->path);
+		rc = srt__ll_rec(&b->b, "unix %s", full);
+		if (rc)
+			return rc;
+		b->sp->n_unix++;
+	}
+	return SRT_OK;
+}
+
 int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, struct srt_diag *diag)
 {
 	struct srt__mandatory_opts mo;
@@ -371,6 +407,8 @@ int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, 
 		if (!rc)
 			rc = name_patterns(&b, &mo);
 	}
+	if (!rc)
+		rc = unix_paths(&b);
 	if (!rc)
 		rc = srt__ll_rec(&b.b, "end");
 	if (rc) {

@@ -63,6 +63,11 @@ struct srt_policy {
 	unsigned long long proxy_socket_dev, proxy_socket_ino;
 
 	int debug; /* -d: backends may print plan details on stderr */
+
+	/* network.allowUnixSockets: the Unix socket paths the command may
+	 * connect to (absolute, normalised); every other one stays refused.
+	 * Appended last: a module built before it never reads it. */
+	struct srt_rules allow_unix_sockets;
 };
 
 #ifdef __cplusplus
