@@ -67,6 +67,10 @@
 #define WALK_BUDGET 20000   /* entries a renamed directory's check may visit */
 #define MAX_RECORDS 1000000
 #define EVENT_MAX 4000      /* violation lines written at most */
+/* The mode bits the supervisor creates with: never set-uid or set-gid (the
+ * enforcement filter refuses such modes before they get here; this keeps
+ * the supervisor from ever making one). */
+#define SAFE_MODE 01777
 
 struct sroot {
 	int fd;
@@ -938,7 +942,7 @@ static int do_open_path(struct call *c, int dirfd, const char *path0, int flags,
 			rc = resolve_dir(c->s, tid, dirfd, path, -1, &l);
 			if (rc != 1)
 				return c->r->kind = R_CONTINUE, 0;
-			fd = openat(l.dfd, ".", flags | O_CLOEXEC, mode & ~um & 07777);
+			fd = openat(l.dfd, ".", flags | O_CLOEXEC, mode & ~um & SAFE_MODE);
 			loc_close(&l);
 			if (fd < 0)
 				return r_err(c->r, errno), 0;
@@ -991,7 +995,7 @@ static int do_open_path(struct call *c, int dirfd, const char *path0, int flags,
 			c->r->kind = -1; /* answered by the thread */
 			return 0;
 		}
-		fd = openat(l.dfd, l.name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode & ~um & 07777);
+		fd = openat(l.dfd, l.name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode & ~um & SAFE_MODE);
 		if (fd < 0) {
 			int e = errno;
 			loc_close(&l);
@@ -1098,11 +1102,11 @@ static int do_mkdir_mknod(struct call *c)
 	}
 	um = caller_umask((pid_t)c->n->pid);
 	if (c->sc->op == SRT_SUP_MKDIR)
-		rc = mkdirat(l.dfd, l.name, mode & ~um & 07777);
+		rc = mkdirat(l.dfd, l.name, mode & ~um & SAFE_MODE);
 	else if (slash)
 		rc = (errno = ENOTDIR, -1);
 	else
-		rc = mknodat(l.dfd, l.name, (mode & S_IFMT) | (mode & ~um & 07777),
+		rc = mknodat(l.dfd, l.name, (mode & S_IFMT) | (mode & ~um & SAFE_MODE),
 			     (dev_t)arg(c, c->sc->mode + 1));
 	if (rc != 0)
 		r_err(c->r, errno);
