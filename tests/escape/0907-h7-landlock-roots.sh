@@ -94,5 +94,29 @@ EOF
 ll -s "$S" -c "$PY $WORK/race.py" >"$WORK/out3" 2>&1
 attempt H7 "a path rewritten by another thread during the call: no .bashrc" \
 	test ! -e "$P/.bashrc" -a -s "$P/race-ok.txt"
+# the supervisor is the command's parent: tracing it, writing its memory or
+# killing it must gain nothing (killing it is refused from Landlock ABI 6;
+# before, its end fails every supervised call)
+cat > "$WORK/sup.py" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+sup = int(sys.argv[1])
+print("ptrace", libc.ptrace(16, sup, 0, 0))
+try:
+    open("/proc/%d/mem" % sup, "r+b"); print("MEM-OPEN")
+except OSError:
+    pass
+try:
+    os.kill(sup, 9)
+except OSError:
+    pass
+try:
+    open(".bashrc", "w").write("PWNED-AFTER-KILL")
+except OSError:
+    pass
+EOF
+ll -s "$S" -c "$PY $WORK/sup.py \$PPID" >"$WORK/out4" 2>&1
+attempt H7 "the supervisor cannot be traced or its memory opened, and no .bashrc after trying to kill it" \
+	sh -c "grep -q 'ptrace -1' '$WORK/out4' && ! grep -q MEM-OPEN '$WORK/out4' && test ! -e '$P/.bashrc'"
 test ! -e "$WORK/PWNED" || not_ok "H7 a planted fsmonitor ran"
 echo "1..$_tap_n"
