@@ -644,8 +644,8 @@ out:
 /* Every call that creates, replaces, removes or write-opens a name. Not
  * here, and why: openat2 (ENOSYS from the enforcement filter), chmod,
  * chown, utimes and xattrs (no name changes; the metadata rules of the
- * other filters), bind(AF_UNIX) (Landlock refuses the socket file in a
- * write root, where the command has no write right of its own). */
+ * other filters). bind is here because a pathname socket is a new name:
+ * in a write root the supervisor makes it. */
 const struct srt__supervised_syscall srt__supervised_syscalls[] = {
 	{ "openat", -1, SRT_SUP_OPEN, 0, 1, NO, NO, 2, 3, 0 },
 	{ "open", -1, SRT_SUP_OPEN, NO, 0, NO, NO, 1, 2, 0 },
@@ -667,6 +667,7 @@ const struct srt__supervised_syscall srt__supervised_syscalls[] = {
 	{ "truncate", -1, SRT_SUP_TRUNCATE, NO, 0, NO, NO, NO, 1, 0 },
 	{ "socket", -1, SRT_SUP_SOCKET, NO, NO, NO, NO, NO, NO, 0 },
 	{ "connect", -1, SRT_SUP_CONNECT, NO, NO, NO, NO, NO, NO, 0 },
+	{ "bind", -1, SRT_SUP_BIND, NO, NO, NO, NO, NO, NO, 0 },
 };
 #undef NO
 const size_t srt__n_supervised_syscalls =

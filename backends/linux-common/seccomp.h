@@ -126,6 +126,7 @@ enum srt__super_op {
 	SRT_SUP_TRUNCATE,
 	SRT_SUP_SOCKET,   /* socket(AF_UNIX): only with SRT_SUPER_UNIX */
 	SRT_SUP_CONNECT,  /* connect: only with SRT_SUPER_UNIX */
+	SRT_SUP_BIND,     /* bind: a socket file made in a write root */
 };
 
 struct srt__supervised_syscall {

@@ -1554,6 +1554,77 @@ static int do_connect(struct call *c)
 	return 0;
 }
 
+/* bind(2) of a pathname Unix socket: the socket file is a new name. In a
+ * write root the supervisor binds the caller's socket (pidfd_getfd) to the
+ * name in the directory it resolved, through its own descriptor of that
+ * directory; anything else is continued, where Landlock refuses a socket
+ * file in a write root and abstract names are no files. */
+static int do_bind(struct call *c)
+{
+	struct sockaddr_un sun;
+	struct iovec l, r;
+	char raw[sizeof(sun.sun_path) + 1], via[sizeof(sun.sun_path) + 1];
+	socklen_t len = (socklen_t)arg(c, 2), ol;
+	struct loc where;
+	const char *why;
+	int pidfd, fd, dom = -1, slash, rc;
+	mode_t old;
+
+	c->r->kind = R_CONTINUE;
+	if (len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof(sun))
+		return 0;
+	memset(&sun, 0, sizeof(sun));
+	l.iov_base = &sun;
+	l.iov_len = len;
+	r.iov_base = (void *)(uintptr_t)c->n->data.args[1];
+	r.iov_len = len;
+	if (process_vm_readv((pid_t)c->n->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
+		return 0;
+	if (sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+		return 0;
+	memcpy(raw, sun.sun_path, sizeof(sun.sun_path));
+	raw[len - offsetof(struct sockaddr_un, sun_path)] = '\0';
+	if (!id_valid(c->s, c->n->id))
+		return r_err(c->r, EINTR), 0;
+	if (resolve_at(c->s, (pid_t)c->n->pid, AT_FDCWD, raw, -1, &where, &slash) != 1)
+		return 0;
+	if ((why = srt__super_refused(c->s, where.abs, 0))) {
+		loc_close(&where);
+		return refuse(c, where.abs, why, EACCES);
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)c->n->pid, PIDFD_THREAD);
+	if (pidfd < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)c->n->pid, 0);
+	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)(uint32_t)arg(c, 0), 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	ol = sizeof(dom);
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &ol) != 0 || dom != AF_UNIX) {
+		if (fd >= 0)
+			close(fd);
+		loc_close(&where);
+		return r_err(c->r, fd < 0 ? EBADF : EINVAL), 0;
+	}
+	if (snprintf(via, sizeof(via), "/proc/self/fd/%d/%s", where.dfd, where.name) >= (int)sizeof(via)) {
+		close(fd);
+		loc_close(&where);
+		return r_err(c->r, ENAMETOOLONG), 0;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strcpy(sun.sun_path, via);
+	old = umask(caller_umask((pid_t)c->n->pid));
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	if (rc != 0)
+		r_err(c->r, errno);
+	else
+		r_val(c->r, 0);
+	umask(old);
+	close(fd);
+	loc_close(&where);
+	return 0;
+}
+
 /* ---- the loop ----------------------------------------------------------- */
 
 static void handle(struct srt__super *s, const struct seccomp_notif *n)
@@ -1587,6 +1658,7 @@ static void handle(struct srt__super *s, const struct seccomp_notif *n)
 		case SRT_SUP_TRUNCATE: do_truncate(&c); break;
 		case SRT_SUP_SOCKET: do_socket(&c); break;
 		case SRT_SUP_CONNECT: do_connect(&c); break;
+		case SRT_SUP_BIND: do_bind(&c); break;
 		default: r_err(&r, ENOSYS); break;
 		}
 	}

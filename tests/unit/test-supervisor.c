@@ -256,6 +256,26 @@ static void body_core(void)
 		close(fd);
 	}
 	ok(unlink("build/link") == 0 && rmdir("build/obj") == 0, "rmdir works");
+	{
+		struct sockaddr_un a;
+		int sk = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct stat st;
+
+		memset(&a, 0, sizeof(a));
+		a.sun_family = AF_UNIX;
+		strcpy(a.sun_path, "top.sock");
+		ok(sk >= 0 && bind(sk, (struct sockaddr *)&a, sizeof(a)) == 0 && lstat("top.sock", &st) == 0 &&
+		   S_ISSOCK(st.st_mode), "a socket file is bound at the top of the root");
+		if (sk >= 0)
+			close(sk);
+		sk = socket(AF_UNIX, SOCK_STREAM, 0);
+		strcpy(a.sun_path, ".bashrc");
+		errno = 0;
+		ok(sk >= 0 && bind(sk, (struct sockaddr *)&a, sizeof(a)) != 0 && errno == EACCES,
+		   "but not under a protected name");
+		if (sk >= 0)
+			close(sk);
+	}
 }
 
 static void case_core(void)
