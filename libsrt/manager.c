@@ -211,8 +211,6 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		key = "credentials";
 	else if (s->has_filters)
 		key = "network.filters";
-	else if (s->allow_unix_sockets.n)
-		key = "network.allowUnixSockets";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
 

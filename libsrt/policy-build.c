@@ -527,6 +527,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	pol->allow_nested_userns = s->allow_nested_user_namespaces;
 	pol->allow_all_unix_sockets = s->allow_all_unix_sockets;
 	pol->allow_local_binding = s->allow_local_binding;
+	for (i = 0; i < s->allow_unix_sockets.n; i++) {
+		char origin[64];
+
+		snprintf(origin, sizeof(origin), "network.allowUnixSockets[%zu]", i);
+		rc = srt__path_normalize(s->allow_unix_sockets.v[i], pol->cwd, pol->home, &p, diag);
+		if (!rc)
+			rc = rules_push(&pol->allow_unix_sockets, p, SRT_RULE_LITERAL, origin, diag);
+		if (rc)
+			goto out;
+	}
 	pol->http_port = 3128;
 	pol->socks_port = 1080;
 	if (s->bwrap_path) {
@@ -640,5 +650,6 @@ void srt__policy_release(struct srt_policy *pol)
 	rules_release(&pol->allow_read);
 	rules_release(&pol->allow_write);
 	rules_release(&pol->deny_write);
+	rules_release(&pol->allow_unix_sockets);
 	memset(pol, 0, sizeof(*pol));
 }

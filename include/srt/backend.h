@@ -43,7 +43,7 @@ extern "C" {
 #define SRT_BACKEND_MAGIC 0x42545253u /* "SRTB" little-endian */
 #define SRT_FILTER_MAGIC 0x46545253u  /* "SRTF" */
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 1
+#define SRT_BACKEND_ABI_MINOR 2
 
 struct srt_module_header {
 	uint32_t magic;
