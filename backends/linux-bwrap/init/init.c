@@ -126,9 +126,14 @@
 #include "backends/linux-bwrap/init/observer.h"
 #include "backends/linux-bwrap/init/opts.h"
 #include "backends/linux-bwrap/init/report.h"
+#include "backends/linux-bwrap/init/watch.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "backends/linux-common/helper-defs.h"
+
+/* The watcher runs (watch.h): the outer helper's mounts are shared, and
+ * the nested namespaces take its covers as slaves. */
+static int covers_propagate;
 
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -453,9 +458,11 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 		srt__init_fail("prctl(PR_SET_DUMPABLE) in the nested init", errno);
 		_exit(EXIT_SETUP);
 	}
-	/* our mounts must not propagate back into bwrap's namespace */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		srt__init_fail("make / private in the nested mount namespace", errno);
+	/* our mounts must not propagate back into bwrap's namespace; the
+	 * watcher's covers, mounted there, must propagate into this one */
+	if (mount(NULL, "/", NULL, MS_REC | (covers_propagate ? MS_SLAVE : MS_PRIVATE), NULL) != 0) {
+		srt__init_fail(covers_propagate ? "make / a slave in the nested mount namespace"
+						: "make / private in the nested mount namespace", errno);
 		_exit(EXIT_SETUP);
 	}
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
@@ -515,6 +522,7 @@ static int run(int argc, char **argv)
 	struct srt__init_opts o;
 	sigset_t set, orig_mask;
 	struct sigaction dfl;
+	struct srt__watch watch = { -1, -1, -1 };
 	int go[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;
@@ -582,9 +590,18 @@ static int run(int argc, char **argv)
 			return EXIT_SETUP;
 		}
 	}
+	/* before the capabilities go and before the nested namespaces copy
+	 * the mounts it makes shared */
+	if (srt__watch_wanted(&o)) {
+		int w = srt__watch_start(&o, o.events_fd, &watch);
+
+		if (w < 0)
+			return EXIT_SETUP;
+		covers_propagate = w == 0;
+	}
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		srt__init_fail("pipe", errno);
-		return EXIT_SETUP;
+		goto out;
 	}
 
 	child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
@@ -663,6 +680,8 @@ static int run(int argc, char **argv)
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set);
+	/* a last write through a descriptor the command held is undone */
+	srt__watch_finish(&watch, 2000);
 	/* a note about dropped events may still be waiting for room */
 	srt__monitor_finish(srt__init_monitor, 200);
 	/* The last event is out: say so, so srt need not wait for EOF, which
@@ -676,6 +695,7 @@ out:
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
+	srt__watch_finish(&watch, 0);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)
