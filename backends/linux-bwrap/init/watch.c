@@ -142,13 +142,17 @@ static void violation(struct watcher *w, const char *kind, const char *dir, cons
 	srt__init_say("srt: %s", line);
 }
 
-/* The run cannot go on safely: say why and end it (the outer helper is
- * bwrap's command; its death tears down the sandbox's pid namespace). */
+/* The run cannot go on safely: say why and end it. kill(-1) reaches
+ * every process of bwrap's pid namespace but its reaper and us: the outer
+ * helper, the nested init and the command's tree, at once (the outer
+ * helper's death alone tears the namespace down only when the reaper
+ * gets to it). */
 static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
 {
 	violation(w, "write", dir, name, why);
 	srt__init_say("srt-linux-init: %s%s%s: %s; the command was stopped", dir, name ? "/" : "",
 		      name ? name : "", why);
+	kill(-1, SIGKILL);
 	kill(getppid(), SIGKILL);
 	_exit(EXIT_SETUP);
 }
@@ -613,6 +617,9 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	}
 	if (srt__watch_window_write(seen) || !s || !same_content(fd, s, slen))
 		suspect = 1;
+	if (w->o->debug)
+		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again (events in the window "
+			      "0x%x, %s)", d->path, nm->name, seen, suspect ? "changed" : "unchanged");
 	if (suspect) {
 		char why[200];
 		int rerr = nm->have_snap ? restore(fd, nm->snap, nm->snap_len) : ENODATA;
