@@ -534,8 +534,11 @@ static void watch_inode(struct watcher *w, struct wname *nm, int fd)
 /* A file appeared at nm (replaced by rename, or created): cover it again
  * at once, then check the window (see watch.h). from: the offset of the
  * events after the one that told of it. suspect: the window is already
- * known to be unsafe (an overflow hid it). */
-static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspect)
+ * known to be unsafe (an overflow hid it). renamed: it arrived by a rename
+ * (which opens nothing), so an open in the window was someone reading it;
+ * a file created in place is opened by its creator, which inotify does
+ * not tell from another reader. */
+static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspect, int renamed)
 {
 	struct wdir *d = &w->dirs[nm->dir];
 	char *s = NULL;
@@ -602,7 +605,7 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	}
 	seen = window_mask(w, from, d->wd, nm->name);
 	if (nm->kind == W_DENY) {
-		if (seen & IN_OPEN)
+		if (renamed && (seen & IN_OPEN))
 			violation(w, "read", d->path, nm->name,
 				  "replaced on the host during the run and opened before srt covered it again "
 				  "(by the command or by the host)");
@@ -691,7 +694,8 @@ static int glob_below(const struct watcher *w, const char *dir)
 }
 
 /* name appeared in the watched directory dir (type: DT_DIR, DT_REG...). */
-static void entry_arrived(struct watcher *w, size_t dir, const char *name, int is_dir, size_t from)
+static void entry_arrived(struct watcher *w, size_t dir, const char *name, int is_dir, size_t from,
+			  int renamed)
 {
 	char path[PATH_MAX];
 	struct wdir *d = &w->dirs[dir];
@@ -699,7 +703,7 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 	int n;
 
 	if (k >= 0) {
-		arrival(w, &w->names[k], from, 0);
+		arrival(w, &w->names[k], from, 0, renamed);
 		return;
 	}
 	n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
@@ -708,7 +712,7 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 	if (d->globbed && glob_matches(w, path)) {
 		k = add_name(w, dir, name, W_DENY);
 		if (k >= 0)
-			arrival(w, &w->names[k], from, 0);
+			arrival(w, &w->names[k], from, 0, renamed);
 		return;
 	}
 	if (!is_dir)
@@ -719,7 +723,7 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		k = add_name(w, dir, name, W_KEEP);
 		if (k < 0)
 			return;
-		arrival(w, &w->names[k], from, 0);
+		arrival(w, &w->names[k], from, 0, renamed);
 		/* what the command put in it before the cover stays: say so */
 		fd = openat(d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
@@ -784,7 +788,7 @@ static void scan_dir(struct watcher *w, size_t dir)
 				continue;
 			is_dir = S_ISDIR(st.st_mode);
 		}
-		entry_arrived(w, dir, de->d_name, is_dir, w->qlen);
+		entry_arrived(w, dir, de->d_name, is_dir, w->qlen, 0);
 	}
 	closedir(dd);
 }
@@ -800,7 +804,7 @@ static void recheck_all(struct watcher *w)
 		struct wname *nm = &w->names[i];
 
 		if (!covered(w->dirs[nm->dir].fd, nm->name))
-			arrival(w, nm, w->qlen, 1);
+			arrival(w, nm, w->qlen, 1, 0);
 	}
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
@@ -836,7 +840,7 @@ static void handle_queue(struct watcher *w)
 			continue;
 		k = find_dir_wd(w, wd);
 		if (k >= 0)
-			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos);
+			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos, !!(mask & IN_MOVED_TO));
 	}
 	if (w->overflow)
 		recheck_all(w);
