@@ -573,13 +573,23 @@ static int run(int argc, char **argv)
 	 * user namespace boundary, has them locked, so no cover comes off */
 	if (o.make_dev_proc && srt__init_hide_files(&o) != 0)
 		return EXIT_SETUP;
+	/* before the capabilities go, before the nested namespaces copy the
+	 * mounts it makes shared, and before the monitor holds anything the
+	 * watcher must not */
+	if (srt__watch_wanted(&o)) {
+		int w = srt__watch_start(&o, o.events_fd, &watch);
+
+		if (w < 0)
+			return EXIT_SETUP;
+		covers_propagate = w == 0;
+	}
 	if (o.events_fd >= 0) {
 		char err[256];
 
 		if (srt__monitor_load(o.policy_fd, o.events_fd, o.debug, &srt__init_monitor, err,
 				      sizeof(err)) != 0) {
 			srt__init_failf("srt-linux-init: violation monitor: %s", err);
-			return EXIT_SETUP;
+			goto out;
 		}
 		close(o.policy_fd);
 		o.policy_fd = -1;
@@ -587,17 +597,8 @@ static int run(int argc, char **argv)
 		 * with it into the nested namespaces */
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, srt__init_mon_sock) != 0) {
 			srt__init_fail("violation monitor: socketpair", errno);
-			return EXIT_SETUP;
+			goto out;
 		}
-	}
-	/* before the capabilities go and before the nested namespaces copy
-	 * the mounts it makes shared */
-	if (srt__watch_wanted(&o)) {
-		int w = srt__watch_start(&o, o.events_fd, &watch);
-
-		if (w < 0)
-			return EXIT_SETUP;
-		covers_propagate = w == 0;
 	}
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		srt__init_fail("pipe", errno);

@@ -27,7 +27,6 @@
 
 #include "backends/linux-bwrap/init/hide.h"
 #include "backends/linux-bwrap/init/mount-api.h"
-#include "backends/linux-bwrap/init/observer.h"
 #include "backends/linux-bwrap/init/report.h"
 #include "backends/linux-bwrap/init/watch.h"
 #include "backends/linux-common/glob.h"
@@ -995,10 +994,6 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		w.done = done[1];
 		close(ctl[1]);
 		close(done[0]);
-		if (srt__init_mon_sock[0] >= 0)
-			close(srt__init_mon_sock[0]);
-		if (srt__init_mon_sock[1] >= 0)
-			close(srt__init_mon_sock[1]);
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
 		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || keep_sys_admin() != 0) {
 			srt__init_fail("watcher: capabilities", errno);
