@@ -12,7 +12,7 @@
 need_bwrap
 P="$WORK/proj"
 git() { command git -c init.defaultBranch=main "$@"; }
-command -v git >/dev/null 2>&1 || { skip_rest 9 "git missing"; echo "1..$_tap_n"; exit 0; }
+command -v git >/dev/null 2>&1 || { skip_rest 10 "git missing"; echo "1..$_tap_n"; exit 0; }
 cd "$P" && git init -q . || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws","./.env","~/.git-credentials"],"allowWrite":[".","~"],"denyWrite":[]}')
 # stop: the command's loops end when it appears (the host made it)
@@ -118,4 +118,23 @@ attempt H2 ".vscode made by the host in a new directory: not writable from the s
 	test ! -e "$P/host/.vscode/tasks.json"
 attempt H2 ".vscode and .claude made by the command in its new directory: read-only once made" \
 	sh -c "test ! -e '$P/mine/.vscode/tasks.json' && test ! -e '$P/mine/.claude/settings.json'"
+
+# 6. linux-landlock has no cover to lose: its rules name inodes, and the
+# new inode the host renames over a denied name has none (this held
+# before the watcher; the line keeps it so)
+LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+if [ -f "$LL" ]; then
+	mkdir -p "$P/w"
+	echo "OLD-$CANARY" > "$P/ll.env"
+	SL=$(fsjson sl '{"denyRead":["~/.ssh","~/.aws","./ll.env"],"allowWrite":["./w"],"denyWrite":[]}')
+	( trap - EXIT; exec "$SRT" --backend="$LL" -s "$SL" -c 'touch w/started; while [ ! -e w/go ]; do sleep 0.05; done; cat ll.env; true' >"$WORK/ll.out" 2>&1 </dev/null ) &
+	pid=$!
+	wait_for "$P/w/started" 100
+	echo "NEW-SECRET-LL" > "$P/w/e.tmp" && mv "$P/w/e.tmp" "$P/ll.env"
+	touch "$P/w/go"; bg_wait "$pid"
+	attempt H1 "linux-landlock: a denied file replaced on the host stays unreadable" \
+		sh -c "test -e '$P/w/go' && grep -q 'Permission denied' '$WORK/ll.out' && ! grep -q NEW-SECRET-LL '$WORK/ll.out'"
+else
+	skip "linux-landlock module not built"
+fi
 echo "1..$_tap_n"
