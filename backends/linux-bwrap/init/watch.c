@@ -87,6 +87,7 @@ struct watcher {
 	struct srt__glob **globs;
 	size_t n_globs;
 	int full_said;
+	int running; /* setup done: a bound reached now stops the run */
 	int sentinel, sentinel_wd; /* a memfd whose writes mark the queue */
 	char *q; /* events read, processed from qpos */
 	size_t qpos, qlen, qcap;
@@ -263,6 +264,11 @@ static int restore(int fd, const char *s, size_t len)
 		return errno;
 	if (!S_ISREG(st.st_mode))
 		return EINVAL;
+	/* another name for the same inode (a hard link the command made
+	 * to some file of its write root): writing would change that
+	 * file, not only the protected name */
+	if (st.st_nlink != 1)
+		return EMLINK;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	wfd = open(self, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (wfd < 0 && errno == EACCES && fchmod(fd, (st.st_mode & 07777) | S_IWUSR) == 0) {
@@ -390,8 +396,19 @@ static long find_inode_wd(const struct watcher *w, int wd)
 	return -1;
 }
 
+/* A bound is reached. At the start (a large tree) srt says so once and
+ * runs on with what it watches; during the run (the command made that
+ * many directories or matching names) a name it cannot watch could be
+ * one it must cover, so the run stops. */
 static void say_full(struct watcher *w, const char *what, size_t max)
 {
+	if (w->running) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "srt cannot watch more than %zu %s, and a new protected name "
+			 "there could not be covered", max, what);
+		stop_run(w, "watcher", NULL, why);
+	}
 	if (w->full_said)
 		return;
 	w->full_said = 1;
@@ -409,9 +426,21 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	wd = inotify_add_watch(w->ifd, self, DIR_MASK);
 	if (wd < 0) {
-		if (errno == ENOSPC)
-			say_full(w, "directories (fs.inotify.max_user_watches)", w->n_dirs);
+		int err = errno;
+
 		close(fd);
+		if (err == ENOSPC)
+			say_full(w, "directories (fs.inotify.max_user_watches)", w->n_dirs);
+		else if (w->running && err != ENOENT) {
+			/* a directory made during the run that cannot be
+			 * watched (mode 0, say) could hold a protected name
+			 * later: fail closed */
+			char why[160];
+
+			snprintf(why, sizeof(why), "a directory made during the run cannot be watched (%s)",
+				 strerror(err));
+			stop_run(w, path, NULL, why);
+		}
 		return -1;
 	}
 	k = find_dir_wd(w, wd);
@@ -614,11 +643,21 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	if (!S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			nm->is_dir = 1;
+		if (srt__watch_window_write(seen) || suspect)
+			violation(w, "write", d->path, nm->name,
+				  "replaced during the run by something that is not a file, and changed before "
+				  "srt covered it again: inspect it");
 		close(fd);
 		return;
 	}
 	if (srt__watch_window_write(seen) || !s || !same_content(fd, s, slen))
 		suspect = 1;
+	/* nothing to undo when what is there is what srt last accepted */
+	if (suspect && nm->have_snap && same_content(fd, nm->snap, nm->snap_len)) {
+		free(s);
+		watch_inode(w, nm, fd);
+		return;
+	}
 	if (w->o->debug)
 		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again (events in the window "
 			      "0x%x, %s)", d->path, nm->name, seen, suspect ? "changed" : "unchanged");
@@ -626,13 +665,17 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		char why[200];
 		int rerr = nm->have_snap ? restore(fd, nm->snap, nm->snap_len) : ENODATA;
 
-		if (rerr)
+		if (rerr) {
 			snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
 				 "covered it again; srt could not put back the host's content (%s): inspect it",
-				 rerr == ENODATA ? "it had none kept" : strerror(rerr));
-		else
-			snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
-				 "covered it again; srt put back the content it last saw from the host");
+				 rerr == ENODATA ? "it had none kept" :
+				 rerr == EMLINK ? "the file has other names" : strerror(rerr));
+			free(s);
+			close(fd);
+			stop_run(w, d->path, nm->name, why);
+		}
+		snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
+			 "covered it again; srt put back the content it last saw from the host");
 		violation(w, "write", d->path, nm->name, why);
 		free(s);
 	} else {
@@ -1004,6 +1047,7 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		if (setup(&w) != 0)
 			_exit(EXIT_SETUP);
 		srt__init_status_fd = -1; /* failures from here on go to stderr */
+		w.running = 1;
 		if (write(w.done, "R", 1) != 1)
 			_exit(EXIT_SETUP);
 		run_watcher(&w);
