@@ -7,6 +7,8 @@
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
  *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
  *                  [--hide-file PATH]... [--pin-link PATH]... [--make-dev-proc]
+ *                  [--watch-deny PATH]... [--watch-keep PATH]... [--watch-glob PATTERN]...
+ *                  [--watch-tree ROOT]... [--watch-depth N]
  *                  -- command [args...]
  *
  * Process tree:
@@ -77,6 +79,17 @@
  * is a symbolic link inside a write root, gets a read-only mount on the
  * link itself (pin_one), so the command cannot replace it during the run.
  *
+ * --watch-deny PATH, --watch-keep PATH, --watch-glob PATTERN,
+ * --watch-tree ROOT (repeated) and --watch-depth N start the watcher
+ * (watch.h) before anything else: a process that keeps the covers on
+ * names the host replaces during the run (denied: /dev/null; kept:
+ * read-only), covers new names that match a denyRead glob and new
+ * .vscode, .idea and .claude directories in the write roots. The outer
+ * helper's mounts become shared and the nested namespaces slaves, so its
+ * covers reach the command. After the command ends the outer helper lets
+ * it handle what is queued. Where the helper cannot mount (no
+ * CAP_SYS_ADMIN), srt says so on one line and the run goes on without it.
+ *
  * --make-dev-proc: srt left bwrap's --dev /dev and --proc /proc out, and
  * the outer helper makes the same /dev and /proc itself, in bwrap's
  * namespaces before the nested ones copy them (make_dev_proc). bwrap
@@ -95,8 +108,9 @@
  *
  * This file runs the command (namespaces, supervision, the worker's
  * layers); the command line is opts.c, the messages report.c, the
- * --hide-file and --pin-link mounts hide.c, /dev and /proc devproc.c, and
- * starting the violation monitor observer.c. */
+ * --hide-file and --pin-link mounts hide.c, /dev and /proc devproc.c,
+ * starting the violation monitor observer.c, and the watcher of replaced
+ * names watch.c. */
 #include "config.h"
 
 #include <errno.h>
