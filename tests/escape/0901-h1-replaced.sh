@@ -12,7 +12,7 @@
 need_bwrap
 P="$WORK/proj"
 git() { command git -c init.defaultBranch=main "$@"; }
-command -v git >/dev/null 2>&1 || { skip_rest 10 "git missing"; echo "1..$_tap_n"; exit 0; }
+command -v git >/dev/null 2>&1 || { skip_rest 11 "git missing"; echo "1..$_tap_n"; exit 0; }
 cd "$P" && git init -q . || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws","./.env","~/.git-credentials"],"allowWrite":[".","~"],"denyWrite":[]}')
 # stop: the command's loops end when it appears (the host made it)
@@ -106,10 +106,11 @@ rm -f "$P/started" "$P/go"
 # the depths the mandatory denies cover: held by a directory at depth <=
 # mandatoryDenySearchDepth-2, 1 by default), by the host and by the
 # command itself
-srt__bg -s "$S" -c 'touch started; mkdir mine; sleep 1; mkdir mine/.vscode mine/.claude; sleep 1
+srt__bg -s "$S" -c 'touch started; mkdir mine m0; chmod 0 m0; sleep 1; mkdir mine/.vscode mine/.claude
+	chmod 755 m0; sleep 0.5; mkdir m0/.vscode; sleep 1
 	while [ ! -e go ]; do sleep 0.05; done
 	echo "{\"tasks\":[]}" > host/.vscode/tasks.json; echo x > mine/.vscode/tasks.json
-	echo "{}" > mine/.claude/settings.json; true'
+	echo "{}" > mine/.claude/settings.json; echo x > m0/.vscode/tasks.json; true'
 pid=$!
 wait_for "$P/started" 100
 mkdir -p "$P/host/.vscode"
@@ -118,6 +119,8 @@ attempt H2 ".vscode made by the host in a new directory: not writable from the s
 	test ! -e "$P/host/.vscode/tasks.json"
 attempt H2 ".vscode and .claude made by the command in its new directory: read-only once made" \
 	sh -c "test ! -e '$P/mine/.vscode/tasks.json' && test ! -e '$P/mine/.claude/settings.json'"
+attempt H2 ".vscode in a directory made with mode 0, opened later: read-only once made" \
+	sh -c "test -d '$P/m0/.vscode' && test ! -e '$P/m0/.vscode/tasks.json'"
 
 # 6. linux-landlock has no cover to lose: its rules name inodes, and the
 # new inode the host renames over a denied name has none (this held

@@ -41,7 +41,7 @@
 
 /* what a dir watch reports: arrivals, and what a window check counts */
 #define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_OPEN | \
-		  IN_ONLYDIR | IN_EXCL_UNLINK)
+		  IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define INODE_MASK (IN_MODIFY | IN_CLOSE_WRITE)
 
 #ifndef STATX_ATTR_MOUNT_ROOT
@@ -75,6 +75,7 @@ struct wname {
 	char *snap;    /* W_KEEP: the content srt last accepted from the host */
 	size_t snap_len;
 	int have_snap;
+	int pre;       /* a protected directory there at the start: the plan's */
 };
 
 struct watcher {
@@ -431,10 +432,12 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 		close(fd);
 		if (err == ENOSPC)
 			say_full(w, "directories (fs.inotify.max_user_watches)", w->n_dirs);
-		else if (w->running && err != ENOENT) {
+		else if (w->running && err != ENOENT && err != EACCES) {
 			/* a directory made during the run that cannot be
-			 * watched (mode 0, say) could hold a protected name
-			 * later: fail closed */
+			 * watched could hold a protected name later: fail
+			 * closed. (One its mode makes unreadable holds
+			 * nothing new until its mode changes, which its
+			 * parent's watch reports: it is watched then.) */
 			char why[160];
 
 			snprintf(why, sizeof(why), "a directory made during the run cannot be watched (%s)",
@@ -493,7 +496,7 @@ static long add_name(struct watcher *w, size_t dir, const char *name, int kind)
 		say_full(w, "names", MAX_NAMES);
 		return -1;
 	}
-	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0 };
+	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0 };
 	if (!w->names[w->n_names].name)
 		return -1;
 	return (long)w->n_names++;
@@ -736,8 +739,10 @@ static int glob_below(const struct watcher *w, const char *dir)
 }
 
 /* name appeared in the watched directory dir (type: DT_DIR, DT_REG...). */
+/* name is in the watched directory dir: it arrived (an inotify event;
+ * renamed: by a rename), or a listing found it (scanned). */
 static void entry_arrived(struct watcher *w, size_t dir, const char *name, int is_dir, size_t from,
-			  int renamed)
+			  int renamed, int scanned)
 {
 	char path[PATH_MAX];
 	struct wdir *d = &w->dirs[dir];
@@ -745,6 +750,9 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 	int n;
 
 	if (k >= 0) {
+		if (w->names[k].pre && scanned)
+			return; /* the plan's to protect, as it was */
+		w->names[k].pre = 0;
 		arrival(w, &w->names[k], from, 0, renamed);
 		return;
 	}
@@ -765,6 +773,13 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		k = add_name(w, dir, name, W_KEEP);
 		if (k < 0)
 			return;
+		if (!w->running) {
+			/* there before the run: the mount plan protects what
+			 * the list names in it; a directory that takes its
+			 * place during the run is covered whole */
+			w->names[k].pre = 1;
+			return;
+		}
 		arrival(w, &w->names[k], from, 0, renamed);
 		/* what the command put in it before the cover stays: say so */
 		fd = openat(d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -830,7 +845,7 @@ static void scan_dir(struct watcher *w, size_t dir)
 				continue;
 			is_dir = S_ISDIR(st.st_mode);
 		}
-		entry_arrived(w, dir, de->d_name, is_dir, w->qlen, 0);
+		entry_arrived(w, dir, de->d_name, is_dir, w->qlen, 0, 1);
 	}
 	closedir(dd);
 }
@@ -845,7 +860,7 @@ static void recheck_all(struct watcher *w)
 	for (i = 0; i < w->n_names; i++) {
 		struct wname *nm = &w->names[i];
 
-		if (!covered(w->dirs[nm->dir].fd, nm->name))
+		if (!nm->pre && !covered(w->dirs[nm->dir].fd, nm->name))
 			arrival(w, nm, w->qlen, 1, 0);
 	}
 	n = w->n_dirs;
@@ -878,11 +893,14 @@ static void handle_queue(struct watcher *w)
 			inode_written(w, &w->names[k]);
 			continue;
 		}
-		if (!(mask & (IN_CREATE | IN_MOVED_TO)) || !name[0])
+		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
 			continue;
-		k = find_dir_wd(w, wd);
-		if (k >= 0)
-			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos, !!(mask & IN_MOVED_TO));
+		if (mask & (IN_CREATE | IN_MOVED_TO))
+			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos, !!(mask & IN_MOVED_TO), 0);
+		else if ((mask & (IN_ATTRIB | IN_ISDIR)) == (IN_ATTRIB | IN_ISDIR))
+			/* a directory's mode changed: one that could not be
+			 * watched (mode 0) may be watchable now */
+			entry_arrived(w, (size_t)k, name, 1, w->qpos, 0, 1);
 	}
 	if (w->overflow)
 		recheck_all(w);
