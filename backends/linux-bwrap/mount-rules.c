@@ -337,6 +337,9 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 	o.depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
 		  pol->mandatory_deny_depth : 3;
 	o.allow_git_config = pol->allow_git_config;
+	/* a protected directory counts in a directory at depth <= D-2 below
+	 * a root (and at the root): the watcher watches those levels */
+	c->plan->watch_depth = o.depth > 2 ? o.depth - 1 : 1;
 	for (i = 0; i < roots.n && !rc; i++) {
 		size_t j, budget = srt__bwrap_walk_budget;
 		int dup = 0;
@@ -349,6 +352,8 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 		/* each root gets its own bound, so one huge root cannot leave
 		 * the others unscanned */
 		o.root_names = full[i];
+		if (full[i] && srt__strv_push(&c->plan->watch_trees, roots.v[i]))
+			goto nomem;
 		truncated = 0;
 		rc = srt__mandatory_scan(roots.v[i], &o, &budget, &truncated, mandatory_cb, c);
 		/* fail closed: past the bound, repositories and rc files an
