@@ -10,6 +10,32 @@
 #include "loader.h"
 #include "sandbox.h"
 
+/* What the backend guarantees, from its capability bits alone: a claim
+ * the module does not declare is never printed. */
+static void print_guarantees(const struct srt_sandbox *sb, FILE *out)
+{
+	unsigned caps = sb->be->caps;
+	const char *sep = "";
+
+	fputs("guarantees:", out);
+	if (caps & SRT_CAP_FILESYSTEM) {
+		fputs(" filesystem rules", out);
+		sep = ",";
+	}
+	fprintf(out, "%s %s", sep, (caps & SRT_CAP_NETNS) ? "empty network namespace" :
+		(caps & SRT_CAP_SECCOMP) ? "no network namespace (sockets refused by seccomp/Landlock instead)" :
+		"no network isolation");
+	fputs((caps & SRT_CAP_PIDNS) ? ", private pid namespace and /proc" :
+	      ", no pid namespace (the host's /proc is visible)", out);
+	if (caps & SRT_CAP_SECCOMP)
+		fputs(", seccomp syscall filters", out);
+	if (caps & SRT_CAP_PROXY)
+		fputs(", filtering proxy", out);
+	if (!(caps & SRT_CAP_FILESYSTEM))
+		fputs(", no filesystem rules", out);
+	fputc('\n', out);
+}
+
 int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 			FILE *out, struct srt_diag *diag)
 {
@@ -38,13 +64,10 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 				fprintf(out, "%-11s %s%s   <- %s\n", names[i], lists[i]->v[j].path,
 					(lists[i]->v[j].flags & SRT_RULE_GLOB) ? " (glob)" : "",
 					lists[i]->v[j].origin ? lists[i]->v[j].origin : "");
-	fprintf(out, "guarantees: filesystem rules%s%s%s%s\n",
-		(sb->be->caps & SRT_CAP_NETNS) ? ", empty network namespace" : ", no network namespace (sockets refused by seccomp/Landlock instead)",
-		(sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace and /proc" : ", no pid namespace (the host's /proc is visible)",
-		(sb->be->caps & SRT_CAP_SECCOMP) ? ", seccomp syscall filters" : "",
-		(sb->be->caps & SRT_CAP_PROXY) ? ", filtering proxy" : "");
+	print_guarantees(sb, out);
 	fprintf(out, "network: %s", (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" :
-		"no network namespace (the backend refuses sockets instead)");
+		(sb->be->caps & SRT_CAP_SECCOMP) ? "no network namespace (the backend refuses sockets instead)" :
+		"no network isolation declared by the backend");
 	if (sb->proxy) {
 		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",
 			sb->policy.proxy_socket, sb->policy.http_port, sb->policy.socks_port);

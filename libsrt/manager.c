@@ -234,7 +234,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__policy_env env;
 	const char *files[2] = { NULL, NULL };
-	int need_proxy, probed = 0;
+	int need_proxy;
 	int rc;
 
 	if (sb->started)
@@ -257,17 +257,10 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	sb->policy.debug = sb->debug;
 
 	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates;
-	if (sb->backend_spec) {
-		rc = srt__module_load_backend(sb->backend_spec, &sb->module, &sb->be, diag);
-		if (rc)
-			return rc;
-	} else {
-		/* probes each candidate, so the chosen one is not probed again */
-		rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
-		if (rc)
-			return rc;
-		probed = 1;
-	}
+	/* loads, checks the capability bits against the policy and probes */
+	rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
+	if (rc)
+		return rc;
 	srt__sandbox_log(sb, 1, "backend %s from %s (%s%s%s)", sb->be->hdr.name, srt__module_path(sb->module),
 	       (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" : "no network namespace",
 	       (sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace" : ", no pid namespace",
@@ -288,9 +281,6 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 			return rc;
 	}
 
-	rc = probed ? SRT_OK : sb->be->probe(&sb->policy, diag);
-	if (rc)
-		return rc;
 	rc = sb->be->prepare(&sb->policy, &sb->bstate, diag);
 	if (rc)
 		return rc;
