@@ -6,9 +6,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/protected.h"
 #include "backend-call.h"
 #include "loader.h"
 #include "sandbox.h"
+
+/* The protected names, each with why it is protected and, when released,
+ * the setting that did it. */
+static void print_protected(const struct srt_sandbox *sb, FILE *out)
+{
+	const char *const *rel = (const char *const *)sb->policy.protected_released;
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++) {
+		const struct srt__protected *p = &srt__protected_names[i];
+		const char *state = "";
+
+		if (srt__protected_released(p, rel))
+			state = " (released by filesystem.allowProtectedNames)";
+		else if (!strcmp(p->name, ".git/config") && sb->policy.allow_git_config)
+			state = " (released by filesystem.allowGitConfig)";
+		fprintf(out, "%-11s %s%s   <- %s\n", "protected", p->name, state, p->reason);
+	}
+}
 
 /* What the backend guarantees, from its capability bits alone: a claim
  * the module does not declare is never printed. */
@@ -64,6 +84,8 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 				fprintf(out, "%-11s %s%s   <- %s\n", names[i], lists[i]->v[j].path,
 					(lists[i]->v[j].flags & SRT_RULE_GLOB) ? " (glob)" : "",
 					lists[i]->v[j].origin ? lists[i]->v[j].origin : "");
+	if (!sb->policy.fs_disabled && (sb->be->caps & SRT_CAP_FILESYSTEM))
+		print_protected(sb, out);
 	print_guarantees(sb, out);
 	fprintf(out, "network: %s", (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" :
 		(sb->be->caps & SRT_CAP_SECCOMP) ? "no network namespace (the backend refuses sockets instead)" :

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/protected.h"
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
@@ -299,6 +300,28 @@ struct events_reader {
 
 #define EVENT_LINE_MAX 4096
 
+/* One violation line of the backend's monitor ("deny <call> <path>"). A
+ * write refused on a protected name says which entry refused it and the
+ * setting that releases it, since an ordinary operation (a checkout that
+ * updates a tracked .vscode/settings.json) hits these. */
+static void add_event(struct srt_sandbox *sb, const char *key, const char *line, size_t l)
+{
+	const struct srt__protected *p = NULL;
+	const char *path = strncmp(line, "deny ", 5) ? NULL : strchr(line + 5, ' ');
+	char buf[EVENT_LINE_MAX + 512];
+
+	if (path && path[1] == '/')
+		p = srt__protected_match(path + 1, sb->policy.home);
+	if (!p || l + 400 >= sizeof(buf)) {
+		srt__vstore_add(sb->violations, key, line);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s (protected name %s: %s; %s releases it)", line, p->name,
+		 p->reason, !strcmp(p->name, ".git/config") ? "filesystem.allowGitConfig" :
+		 "filesystem.allowProtectedNames");
+	srt__vstore_add(sb->violations, key, buf);
+}
+
 static void *events_main(void *arg)
 {
 	struct events_reader *er = arg;
@@ -320,7 +343,7 @@ static void *events_main(void *arg)
 			if (!skipping && l == 1 && buf[0] == '\0')
 				return NULL;
 			if (!skipping && l > 0)
-				srt__vstore_add(er->sb->violations, er->key, buf);
+				add_event(er->sb, er->key, buf, l);
 			skipping = 0;
 			memmove(buf, nl + 1, have - l - 1);
 			have -= l + 1;

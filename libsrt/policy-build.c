@@ -583,6 +583,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	}
 
 	pol->allow_git_config = s->allow_git_config;
+	if (s->allow_protected_names.n) {
+		pol->protected_released = calloc(s->allow_protected_names.n + 1, sizeof(char *));
+		for (i = 0; pol->protected_released && i < s->allow_protected_names.n; i++)
+			if (!(pol->protected_released[i] = strdup(s->allow_protected_names.v[i])))
+				break;
+		if (!pol->protected_released || i < s->allow_protected_names.n) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+	}
 	pol->mandatory_deny_depth = s->mandatory_deny_search_depth;
 	if (pol->mandatory_deny_depth < 1 || pol->mandatory_deny_depth > 10)
 		pol->mandatory_deny_depth = 3;
@@ -690,6 +700,8 @@ out:
 
 void srt__policy_release(struct srt_policy *pol)
 {
+	size_t i;
+
 	if (!pol)
 		return;
 	free(pol->cwd);
@@ -698,6 +710,9 @@ void srt__policy_release(struct srt_policy *pol)
 		run_tmpdir_remove(pol->tmpdir);
 	free(pol->tmpdir);
 	free(pol->bwrap_path);
+	for (i = 0; pol->protected_released && pol->protected_released[i]; i++)
+		free(pol->protected_released[i]);
+	free(pol->protected_released);
 	free(pol->proxy_dir);
 	free(pol->proxy_socket);
 	rules_release(&pol->deny_read);

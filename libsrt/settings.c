@@ -68,6 +68,7 @@ void srt__settings_release(struct srt__settings *s)
 	srt__path_entries_release(&s->deny_read);
 	srt__path_entries_release(&s->allow_read);
 	srt__path_entries_release(&s->allow_write);
+	srt__strv_release(&s->allow_protected_names);
 	srt__path_entries_release(&s->deny_write);
 	for (i = 0; i < s->n_ignore_violations; i++) {
 		free(s->ignore_violations[i].command_pattern);

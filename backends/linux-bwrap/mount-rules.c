@@ -337,6 +337,8 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 	o.depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
 		  pol->mandatory_deny_depth : 3;
 	o.allow_git_config = pol->allow_git_config;
+	o.home = pol->home;
+	o.released = (const char *const *)pol->protected_released;
 	for (i = 0; i < roots.n && !rc; i++) {
 		size_t j, budget = srt__bwrap_walk_budget;
 		int dup = 0;

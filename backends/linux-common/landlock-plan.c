@@ -754,7 +754,7 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	struct srt__mandatory_opts mo;
 	struct scan_ctx sc;
 	struct srt__strv scanned = { 0 };
-	char real[PATH_MAX];
+	char real[PATH_MAX], home_real[PATH_MAX];
 	size_t i, budget;
 	int rc, truncated = 0;
 
@@ -800,6 +800,10 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	memset(&mo, 0, sizeof(mo));
 	mo.depth = pol->mandatory_deny_depth > 0 ? pol->mandatory_deny_depth : 3;
 	mo.allow_git_config = pol->allow_git_config;
+	mo.released = (const char *const *)pol->protected_released;
+	/* the roots are walked resolved: $HOME too, to find its names there */
+	if (pol->home && resolve(pol->home, home_real) == 0)
+		mo.home = home_real;
 	budget = pl->scan_budget;
 	sc.pl = pl;
 	sc.w = w;

@@ -17,15 +17,11 @@
 #include <unistd.h>
 #include "backends/linux-common/mandatory.h"
 
-/* Files a sandboxed command must not write wherever they lie (git reads
- * them, shells and tools run them on start), and the other startup files the same shells read: zsh reads
- * .zshenv on every start, even a script's, and .zlogin at login; bash reads
- * .bash_login when there is no .bash_profile. */
-static const char *const dangerous_files[] = {
-	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
-	".zprofile", ".profile", ".ripgreprc", ".mcp.json",
-	".zshenv", ".zlogin", ".bash_login",
-};
+#include "common/protected.h"
+
+/* What the walk protects and why: the table of common/protected.h, each
+ * entry with its reason there. */
+#define PROT(i) (&srt__protected_names[i])
 
 struct scan {
 	const struct srt__mandatory_opts *o;
@@ -33,17 +29,44 @@ struct scan {
 	int *truncated;
 	srt__mandatory_fn fn;
 	void *ctx;
+	const char *root; /* the root walked, as given */
 	char path[PATH_MAX];
 };
 
-static int is_dangerous_file(const char *name)
+/* Is entry i of the table one this walk protects (not released)? */
+static int wanted(const struct scan *s, size_t i, enum srt__protected_kind kind)
+{
+	return PROT(i)->kind == kind && !srt__protected_released(PROT(i), s->o->released);
+}
+
+static int is_dangerous_file(const struct scan *s, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]); i++)
-		if (strcasecmp(name, dangerous_files[i]) == 0)
+	for (i = 0; i < srt__protected_count; i++)
+		if (wanted(s, i, SRT__PROT_FILE) && strcasecmp(name, PROT(i)->path) == 0)
 			return 1;
 	return 0;
+}
+
+/* A directory protected whole (.vscode, .husky, ...): not walked into. */
+static const struct srt__protected *dangerous_dir(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (PROT(i)->kind == SRT__PROT_DIR && strcasecmp(name, PROT(i)->path) == 0)
+			return PROT(i);
+	return NULL;
+}
+
+/* Does a SUB entry ("dir/name") start with the directory name? */
+static int sub_of(size_t i, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return PROT(i)->kind == SRT__PROT_SUB && strncasecmp(PROT(i)->path, dir, n) == 0 &&
+	       PROT(i)->path[n] == '/';
 }
 
 /* Report path + "/" + tail (tail may be NULL). */
@@ -186,18 +209,122 @@ static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int
 	return rc;
 }
 
+/* core.hooksPath of the git config file name below dfd, read as git
+ * reads the simple form: a "[core]" section, a "hooksPath = value" line,
+ * the value unquoted; the last one wins. 0: found (out set). */
+#define GITCONFIG_MAX (256 * 1024)
+
+static int read_hooks_path(int dfd, const char *name, char *out, size_t outsz)
+{
+	char *buf, *line, *save = NULL;
+	ssize_t n;
+	int fd, in_core = 0, found = -1;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	buf = malloc(GITCONFIG_MAX + 1);
+	n = buf ? read(fd, buf, GITCONFIG_MAX) : -1;
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line, *v, *e;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			in_core = !strncasecmp(p, "[core]", 6);
+			continue;
+		}
+		if (!in_core || strncasecmp(p, "hookspath", 9) != 0)
+			continue;
+		v = p + 9;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		e = v + strlen(v);
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			*--e = '\0';
+		if (e - v >= 2 && *v == '"' && e[-1] == '"') {
+			e[-1] = '\0';
+			v++;
+		}
+		if (*v && strlen(v) < outsz) {
+			strcpy(out, v);
+			found = 0;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+static int path_under(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/") || !root[0])
+		return p[0] == '/';
+	return !strncmp(root, p, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* The directory core.hooksPath names in the config file cfg below dfd
+ * (top: the directory git runs hooks from, for a relative value; NULL:
+ * only absolute and "~/" values count). Reported where it exists or lies
+ * in the root being walked (a placeholder holds it then). */
+static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char *top)
+{
+	char v[PATH_MAX], abs[PATH_MAX];
+	struct stat st;
+	int n;
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
+			break;
+	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) ||
+	    read_hooks_path(dfd, cfg, v, sizeof(v)) != 0)
+		return 0;
+	if (v[0] == '/')
+		n = snprintf(abs, sizeof(abs), "%s", v);
+	else if (v[0] == '~' && v[1] == '/' && s->o->home)
+		n = snprintf(abs, sizeof(abs), "%s/%s", s->o->home, v + 2);
+	else if (top)
+		n = snprintf(abs, sizeof(abs), "%s/%s", top[0] ? top : "", v);
+	else
+		return 0;
+	if (n < 0 || (size_t)n >= sizeof(abs))
+		return 0;
+	/* trailing slashes: one name */
+	while (n > 1 && abs[n - 1] == '/')
+		abs[--n] = '\0';
+	if (lstat(abs, &st) != 0 && !path_under(s->root, abs))
+		return 0;
+	return s->fn(s->ctx, abs, "core.hooksPath");
+}
+
 /* The .git directory name below dfd (s->path's first plen bytes). */
 static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 {
-	char abs[PATH_MAX];
+	char abs[PATH_MAX], top[PATH_MAX];
 	int gfd, rc;
 
 	if (snprintf(abs, sizeof(abs), "%.*s/%s", (int)plen, s->path, git) >= (int)sizeof(abs))
 		return 0;
+	snprintf(top, sizeof(top), "%.*s", (int)plen, s->path);
 	gfd = openat(dfd, git, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
 		return 0;
 	rc = protect_gitdir(s, gfd, abs, 1, 1);
+	if (!rc)
+		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/");
 	close(gfd);
 	return rc;
 }
@@ -254,25 +381,22 @@ static int check_bare_dir(struct scan *s, int dfd, size_t plen)
 	return protect_gitdir(s, dfd, abs[0] ? abs : "/", 0, 1);
 }
 
-/* The dangerous directories held by the directory open at dfd. */
+/* The protected directories held by the directory open at dfd. */
 static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 		      unsigned char type)
 {
+	const struct srt__protected *pd = dangerous_dir(name);
+	size_t i;
 	int rc = 0;
 
-	if (strcasecmp(name, ".vscode") == 0 || strcasecmp(name, ".idea") == 0) {
-		if (type == DT_DIR || type == DT_LNK)
-			rc = report(s, plen, name, NULL, name);
-	} else if (strcasecmp(name, ".claude") == 0 && type == DT_DIR) {
-		struct stat st;
-		char sub[NAME_MAX + 16];
-
-		snprintf(sub, sizeof(sub), "%s/commands", name);
-		if (fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			rc = report(s, plen, name, "commands", ".claude/commands");
-		snprintf(sub, sizeof(sub), "%s/agents", name);
-		if (!rc && fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			rc = report(s, plen, name, "agents", ".claude/agents");
+	if (pd) {
+		if ((type == DT_DIR || type == DT_LNK) && !srt__protected_released(pd, s->o->released))
+			rc = report(s, plen, name, NULL, pd->name);
+	} else if (type == DT_DIR && (!strcasecmp(name, ".claude") || !strcasecmp(name, ".cargo"))) {
+		/* even absent: the tool reads it from any such directory */
+		for (i = 0; i < srt__protected_count && !rc; i++)
+			if (sub_of(i, name) && wanted(s, i, SRT__PROT_SUB))
+				rc = report(s, plen, name, PROT(i)->path + strlen(name) + 1, PROT(i)->name);
 	} else if (strcasecmp(name, ".git") == 0) {
 		if (type == DT_DIR || type == DT_LNK) {
 			/* hooks even before they exist: a repo is found by its .git */
@@ -305,9 +429,11 @@ static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
 		return 0;
 	memcpy(rel, dir, dl);
 	rel[dl] = '/';
-	for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]) && !rc; i++) {
+	for (i = 0; i < srt__protected_count && !rc; i++) {
 		struct stat st;
 
+		if (!wanted(s, i, SRT__PROT_FILE))
+			continue;
 		if (*s->budget == 0) {
 			*s->truncated = 1;
 			break;
@@ -316,9 +442,9 @@ static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
 		/* "dir" was a directory in the listing; if it has been swapped
 		 * for a link since, the name reported below is resolved (and
 		 * the deny applied at its target) by the caller anyway */
-		snprintf(rel + dl + 1, sizeof(rel) - dl - 1, "%s", dangerous_files[i]);
+		snprintf(rel + dl + 1, sizeof(rel) - dl - 1, "%s", PROT(i)->path);
 		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-			rc = report(s, plen, dangerous_files[i], NULL, dangerous_files[i]);
+			rc = report(s, plen, PROT(i)->path, NULL, PROT(i)->name);
 	}
 	return rc;
 }
@@ -364,7 +490,7 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
 		if (name[0] == '.') {
-			if (type != DT_DIR && depth <= s->o->depth - 1 && is_dangerous_file(name)) {
+			if (type != DT_DIR && depth <= s->o->depth - 1 && is_dangerous_file(s, name)) {
 				rc = report(s, plen, name, NULL, name);
 				if (rc)
 					break;
@@ -374,8 +500,7 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 				if (rc)
 					break;
 			}
-			if (strcasecmp(name, ".git") == 0 || strcasecmp(name, ".vscode") == 0 ||
-			    strcasecmp(name, ".idea") == 0)
+			if (strcasecmp(name, ".git") == 0 || dangerous_dir(name))
 				continue;
 		}
 		if (type != DT_DIR || depth + 1 > s->o->depth - 1 ||
@@ -502,7 +627,8 @@ static struct memo_scan *memo_find(const char *root, const struct srt__mandatory
 	for (m = memo; m; m = m->next)
 		if (!strcmp(m->root, root) && m->o.depth == o->depth &&
 		    m->o.allow_git_config == o->allow_git_config &&
-		    m->o.root_names == o->root_names)
+		    m->o.root_names == o->root_names && m->o.released == o->released &&
+		    (m->o.home == o->home || (m->o.home && o->home && !strcmp(m->o.home, o->home))))
 			return m;
 	return NULL;
 }
@@ -552,6 +678,40 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 	return rc;
 }
 
+/* The names below $HOME that lie in this root, even absent (a planted
+ * ~/.ssh/authorized_keys lets anyone in), and the hooks directory the
+ * user's global git config names. */
+static int report_home(struct scan *s)
+{
+	const char *home = s->o->home;
+	size_t i;
+	int rc = 0;
+
+	if (!home || home[0] != '/' || !strcmp(home, "/"))
+		return 0;
+	for (i = 0; i < srt__protected_count && !rc; i++) {
+		char abs[PATH_MAX];
+		int n;
+
+		if (!wanted(s, i, SRT__PROT_HOME))
+			continue;
+		n = snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path);
+		if (n > 0 && (size_t)n < sizeof(abs) && path_under(s->root, abs))
+			rc = s->fn(s->ctx, abs, PROT(i)->name);
+	}
+	if (!rc && path_under(s->root, home)) {
+		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (hfd >= 0) {
+			rc = check_hooks_path(s, hfd, ".gitconfig", NULL);
+			if (!rc)
+				rc = check_hooks_path(s, hfd, ".config/git/config", NULL);
+			close(hfd);
+		}
+	}
+	return rc;
+}
+
 static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
 {
@@ -567,6 +727,7 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	s.truncated = truncated;
 	s.fn = fn;
 	s.ctx = ctx;
+	s.root = root;
 	/* "/" is spelled "" so children come out as "/x", not "//x" */
 	if (strcmp(root, "/") == 0)
 		plen = 0;
@@ -576,21 +737,19 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return SRT_OK;
+	rc = report_home(&s);
+	if (rc)
+		goto out;
 	if (o->root_names) {
 		struct stat st;
 
-		for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]); i++) {
-			rc = report(&s, plen, dangerous_files[i], NULL, dangerous_files[i]);
-			if (rc)
-				goto out;
+		for (i = 0; i < srt__protected_count && !rc; i++) {
+			const struct srt__protected *p = PROT(i);
+
+			if (wanted(&s, i, SRT__PROT_FILE) || wanted(&s, i, SRT__PROT_DIR) ||
+			    wanted(&s, i, SRT__PROT_SUB))
+				rc = report(&s, plen, p->path, NULL, p->name);
 		}
-		rc = report(&s, plen, ".vscode", NULL, ".vscode");
-		if (!rc)
-			rc = report(&s, plen, ".idea", NULL, ".idea");
-		if (!rc)
-			rc = report(&s, plen, ".claude", "commands", ".claude/commands");
-		if (!rc)
-			rc = report(&s, plen, ".claude", "agents", ".claude/agents");
 		if (!rc && fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 			rc = check_dirs(&s, dfd, plen, ".git",
 					S_ISDIR(st.st_mode) ? DT_DIR :

@@ -63,6 +63,12 @@ struct srt_policy {
 	unsigned long long proxy_socket_dev, proxy_socket_ino;
 
 	int debug; /* -d: backends may print plan details on stderr */
+
+	/* ABI minor 2. filesystem.allowProtectedNames: the names of the
+	 * protected list the user released on purpose, NULL-terminated, or
+	 * NULL for none. The list (files something outside the sandbox runs
+	 * or reads later) is the backends' to enforce; these stay writable. */
+	char **protected_released;
 };
 
 #ifdef __cplusplus

@@ -470,7 +470,7 @@ static int in_found(const struct found *f, const char *path)
 
 static void test_mandatory_walker(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { .depth = 3 };
 	struct found f;
 	size_t budget = 100000;
 	int trunc = 0;
@@ -534,7 +534,7 @@ static void test_mandatory_walker(void)
  * repository guard handles a new one). */
 static void test_mandatory_gitdirs(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { .depth = 3 };
 	struct found f;
 	size_t budget = 100000;
 	int trunc = 0;
@@ -612,7 +612,7 @@ static void test_mandatory_gitdirs(void)
 
 static void test_mandatory_memo(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { .depth = 3 };
 	struct found f;
 	size_t budget = 100000, b1, b2;
 	int trunc = 0;
@@ -998,7 +998,7 @@ static void list_tree(const char *path, int depth)
 
 static void test_walker_speed(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 1 };
+	struct srt__mandatory_opts o = { .depth = 3, .root_names = 1 };
 	struct found f;
 	struct timespec a, b;
 	size_t budget = 300000;
