@@ -294,6 +294,16 @@ static int mandatory_cb(void *vctx, const char *path, const char *what)
 	return srt__mount_add_rule(vctx, path, K_DW, origin, 0);
 }
 
+/* A hard link to a denyRead file (srt__mandatory_opts.read_fn): hidden
+ * like the file. */
+static int mandatory_read_cb(void *vctx, const char *path, const char *what)
+{
+	char origin[192];
+
+	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
+	return srt__mount_add_rule(vctx, path, K_DR, origin, 0);
+}
+
 /* The mandatory write denies (srt__mandatory_scan: the shells' startup
  * files, git configuration and hooks, editor settings) in the working
  * directory and in every writable root. */
@@ -339,6 +349,8 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 	o.allow_git_config = pol->allow_git_config;
 	o.home = pol->home;
 	o.released = (const char *const *)pol->protected_released;
+	o.pol = pol;
+	o.read_fn = mandatory_read_cb;
 	for (i = 0; i < roots.n && !rc; i++) {
 		size_t j, budget = srt__bwrap_walk_budget;
 		int dup = 0;

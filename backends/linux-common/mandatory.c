@@ -28,10 +28,65 @@ struct scan {
 	size_t *budget;
 	int *truncated;
 	srt__mandatory_fn fn;
+	srt__mandatory_fn read_fn;
 	void *ctx;
 	const char *root; /* the root walked, as given */
+	struct targets *tg; /* files whose other names count too */
 	char path[PATH_MAX];
 };
+
+/* ---- hard links ---------------------------------------------------------
+ * A file with more than one link that must not be written (a protected or
+ * denyWrite file) or read (a denyRead file): every other name of it in
+ * the root is covered the same way. Only files with st_nlink > 1 are
+ * kept, so a tree without such links costs no stat in the walk. */
+#define TARGETS_MAX 4096
+#define DENIED_DIR_ENTRIES 10000
+#define DENIED_DIR_DEPTH 8
+
+struct target {
+	dev_t dev;
+	ino_t ino;
+	int read;
+	char what[112];
+};
+
+struct targets {
+	struct target v[TARGETS_MAX];
+	size_t n;
+};
+
+static void target_add(struct targets *t, const struct stat *st, int read, const char *what)
+{
+	size_t i;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].dev == st->st_dev && t->v[i].ino == st->st_ino) {
+			t->v[i].read |= read;
+			return;
+		}
+	if (t->n == TARGETS_MAX)
+		return;
+	t->v[t->n].dev = st->st_dev;
+	t->v[t->n].ino = st->st_ino;
+	t->v[t->n].read = read;
+	snprintf(t->v[t->n].what, sizeof(t->v[t->n].what), "%s", what);
+	t->n++;
+}
+
+/* One report: a name to keep unwritable. An existing file of it with
+ * more links joins the targets. */
+static int emit(struct scan *s, const char *path, const char *what)
+{
+	struct stat st;
+	int rc = s->fn(s->ctx, path, what);
+
+	if (!rc && s->tg && lstat(path, &st) == 0)
+		target_add(s->tg, &st, 0, what);
+	return rc;
+}
 
 /* Is entry i of the table one this walk protects (not released)? */
 static int wanted(const struct scan *s, size_t i, enum srt__protected_kind kind)
@@ -80,7 +135,7 @@ static int report(struct scan *s, size_t plen, const char *name, const char *tai
 		     tail ? "/" : "", tail ? tail : "");
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return 0; /* cannot be a path anyone can create either */
-	return s->fn(s->ctx, buf, what);
+	return emit(s, buf, what);
 }
 
 /* Git directories: what git runs hooks from and reads config from, beyond
@@ -107,7 +162,7 @@ static int report_abs(struct scan *s, const char *dir, const char *name, const c
 
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return 0;
-	return s->fn(s->ctx, buf, what);
+	return emit(s, buf, what);
 }
 
 static int report_abs_existing(struct scan *s, int gfd, const char *dir, const char *name,
@@ -307,7 +362,7 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 		abs[--n] = '\0';
 	if (lstat(abs, &st) != 0 && !path_under(s->root, abs))
 		return 0;
-	return s->fn(s->ctx, abs, "core.hooksPath");
+	return emit(s, abs, "core.hooksPath");
 }
 
 /* The .git directory name below dfd (s->path's first plen bytes). */
@@ -579,18 +634,18 @@ void srt__mandatory_memo_end(void)
 	memo_on = 0;
 }
 
-/* The caller's callback, and a copy of each report for the memo (a copy
- * that cannot be made only means this walk is not kept). */
+/* The caller's callbacks, and a copy of each report for the memo (a copy
+ * that cannot be made only means this walk is not kept). A copy's "what"
+ * starts with 'W' (the write callback) or 'R' (read_fn). */
 struct recorder {
-	srt__mandatory_fn fn;
+	srt__mandatory_fn fn, read_fn;
 	void *ctx;
 	struct memo_scan *m; /* the walk being recorded, or NULL */
 	int lost;            /* a copy failed: the walk is not kept */
 };
 
-static int record(void *ctx, const char *path, const char *what)
+static int record_kind(struct recorder *r, char kind, const char *path, const char *what)
 {
-	struct recorder *r = ctx;
 	struct memo_scan *m = r->lost ? NULL : r->m;
 
 	if (m && m->n_rep + 2 > m->alloc_rep) {
@@ -606,9 +661,11 @@ static int record(void *ctx, const char *path, const char *what)
 		}
 	}
 	if (m) {
-		char *p = strdup(path), *w = strdup(what);
+		char *p = strdup(path), *w = malloc(strlen(what) + 2);
 
 		if (p && w) {
+			w[0] = kind;
+			strcpy(w + 1, what);
 			m->rep[m->n_rep++] = p;
 			m->rep[m->n_rep++] = w;
 		} else {
@@ -617,7 +674,19 @@ static int record(void *ctx, const char *path, const char *what)
 			r->lost = 1;
 		}
 	}
+	if (kind == 'R' && r->read_fn)
+		return r->read_fn(r->ctx, path, what);
 	return r->fn(r->ctx, path, what);
+}
+
+static int record(void *ctx, const char *path, const char *what)
+{
+	return record_kind(ctx, 'W', path, what);
+}
+
+static int record_read(void *ctx, const char *path, const char *what)
+{
+	return record_kind(ctx, 'R', path, what);
 }
 
 static struct memo_scan *memo_find(const char *root, const struct srt__mandatory_opts *o)
@@ -628,13 +697,15 @@ static struct memo_scan *memo_find(const char *root, const struct srt__mandatory
 		if (!strcmp(m->root, root) && m->o.depth == o->depth &&
 		    m->o.allow_git_config == o->allow_git_config &&
 		    m->o.root_names == o->root_names && m->o.released == o->released &&
+		    m->o.pol == o->pol &&
 		    (m->o.home == o->home || (m->o.home && o->home && !strcmp(m->o.home, o->home))))
 			return m;
 	return NULL;
 }
 
 static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
-		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx);
+		     size_t *budget, int *truncated, srt__mandatory_fn fn,
+		     srt__mandatory_fn read_fn, void *ctx);
 
 int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 			size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
@@ -645,11 +716,13 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 	int cut = 0, rc;
 
 	if (!memo_on)
-		return scan_walk(root, o, budget, truncated, fn, ctx);
+		return scan_walk(root, o, budget, truncated, fn, o->read_fn, ctx);
 	m = memo_find(root, o);
 	if (m && m->used <= *budget) {
 		for (i = 0; i + 1 < m->n_rep; i += 2) {
-			rc = fn(ctx, m->rep[i], m->rep[i + 1]);
+			const char *w = m->rep[i + 1];
+
+			rc = (w[0] == 'R' && o->read_fn ? o->read_fn : fn)(ctx, m->rep[i], w + 1);
 			if (rc)
 				return rc;
 		}
@@ -657,6 +730,7 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 		return SRT_OK;
 	}
 	r.fn = fn;
+	r.read_fn = o->read_fn;
 	r.ctx = ctx;
 	r.lost = 0;
 	r.m = m ? NULL : calloc(1, sizeof(*r.m));
@@ -664,7 +738,7 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 		free(r.m);
 		r.m = NULL;
 	}
-	rc = scan_walk(root, o, budget, &cut, record, &r);
+	rc = scan_walk(root, o, budget, &cut, record, record_read, &r);
 	if (cut)
 		*truncated = 1;
 	if (r.m && !rc && !cut && !r.lost) {
@@ -675,6 +749,158 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 	} else if (r.m) {
 		memo_free_one(r.m);
 	}
+	return rc;
+}
+
+/* The regular files of a denied directory (bounded: a denied tree too
+ * large to list keeps what was found). */
+static void targets_of_dir(struct targets *t, int dfd, int read, const char *what, int depth,
+			   size_t *left)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while (*left && (de = readdir(d))) {
+		struct stat st;
+
+		(*left)--;
+		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+					     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (de->d_type == DT_DIR && depth < DENIED_DIR_DEPTH) {
+			int cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (cfd >= 0)
+				targets_of_dir(t, cfd, read, what, depth + 1, left);
+			continue;
+		}
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			target_add(t, &st, read, what);
+	}
+	closedir(d);
+}
+
+static void targets_of_rules(struct targets *t, const struct srt_rules *rules, int read)
+{
+	size_t i, left = DENIED_DIR_ENTRIES;
+
+	for (i = 0; i < rules->n; i++) {
+		const struct srt_rule *r = &rules->v[i];
+		struct stat st;
+		char what[112];
+
+		if ((r->flags & SRT_RULE_GLOB) || stat(r->path, &st) != 0)
+			continue;
+		snprintf(what, sizeof(what), "%s", r->origin ? r->origin : read ? "denyRead" : "denyWrite");
+		if (S_ISDIR(st.st_mode)) {
+			int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (fd >= 0)
+				targets_of_dir(t, fd, read, what, 0, &left);
+		} else {
+			target_add(t, &st, read, what);
+		}
+	}
+}
+
+/* Before the walk: $HOME's protected files and the policy's denied ones. */
+static void targets_before(struct scan *s)
+{
+	const char *home = s->o->home;
+	size_t i;
+
+	if (home && home[0] == '/')
+		for (i = 0; i < srt__protected_count; i++) {
+			char abs[PATH_MAX];
+			struct stat st;
+
+			if (!wanted(s, i, SRT__PROT_FILE) && !wanted(s, i, SRT__PROT_HOME))
+				continue;
+			if (snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) < (int)sizeof(abs) &&
+			    lstat(abs, &st) == 0)
+				target_add(s->tg, &st, 0, PROT(i)->name);
+		}
+	if (s->o->pol) {
+		targets_of_rules(s->tg, &s->o->pol->deny_read, 1);
+		targets_of_rules(s->tg, &s->o->pol->deny_write, 0);
+	}
+}
+
+/* Every other name, in the root, of a target: the files of the
+ * directories the walk lists (to mandatoryDenySearchDepth), statted only
+ * when there is a target at all. */
+static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while (!rc && (de = readdir(d))) {
+		const char *name = de->d_name;
+		struct stat st;
+		size_t i, nlen;
+
+		if (*s->budget == 0) {
+			*s->truncated = 1;
+			break;
+		}
+		(*s->budget)--;
+		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+			continue;
+		if (de->d_type == DT_DIR) {
+			int cfd;
+
+			if (depth + 1 > s->o->depth - 1 || !strcasecmp(name, "node_modules") ||
+			    (plen == 0 && (!strcmp(name, "proc") || !strcmp(name, "sys") ||
+					   !strcmp(name, "dev"))))
+				continue;
+			nlen = strlen(name);
+			if (plen + 1 + nlen + 1 > sizeof(s->path))
+				continue;
+			cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0)
+				continue;
+			s->path[plen] = '/';
+			memcpy(s->path + plen + 1, name, nlen + 1);
+			rc = link_walk(s, cfd, plen + 1 + nlen, depth + 1);
+			s->path[plen] = '\0';
+			if (*s->truncated)
+				break;
+			continue;
+		}
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_nlink < 2)
+			continue;
+		for (i = 0; i < s->tg->n && !rc; i++) {
+			const struct target *t = &s->tg->v[i];
+			char what[160];
+
+			if (t->dev != st.st_dev || t->ino != st.st_ino)
+				continue;
+			snprintf(what, sizeof(what), "hard link to %s", t->what);
+			rc = report(s, plen, name, NULL, what);
+			if (!rc && t->read) {
+				char buf[PATH_MAX];
+
+				if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)plen, s->path, name) <
+				    (int)sizeof(buf))
+					rc = (s->read_fn ? s->read_fn : s->fn)(s->ctx, buf, what);
+			}
+			break;
+		}
+	}
+	closedir(d);
 	return rc;
 }
 
@@ -697,7 +923,7 @@ static int report_home(struct scan *s)
 			continue;
 		n = snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path);
 		if (n > 0 && (size_t)n < sizeof(abs) && path_under(s->root, abs))
-			rc = s->fn(s->ctx, abs, PROT(i)->name);
+			rc = emit(s, abs, PROT(i)->name);
 	}
 	if (!rc && path_under(s->root, home)) {
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -713,21 +939,30 @@ static int report_home(struct scan *s)
 }
 
 static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
-		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
+		     size_t *budget, int *truncated, srt__mandatory_fn fn,
+		     srt__mandatory_fn read_fn, void *ctx)
 {
 	struct scan s;
 	size_t plen = strlen(root), i;
 	int dfd, rc;
+	struct targets *tg = calloc(1, sizeof(*tg));
 
-	if (plen >= sizeof(s.path))
+	if (plen >= sizeof(s.path)) {
+		free(tg);
 		return SRT_OK;
+	}
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.budget = budget;
 	s.truncated = truncated;
 	s.fn = fn;
+	s.read_fn = read_fn;
 	s.ctx = ctx;
 	s.root = root;
+	s.tg = tg;
+	if (!tg)
+		return SRT_E_NOMEM;
+	targets_before(&s);
 	/* "/" is spelled "" so children come out as "/x", not "//x" */
 	if (strcmp(root, "/") == 0)
 		plen = 0;
@@ -735,8 +970,10 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	s.path[plen] = '\0';
 
 	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (dfd < 0) {
+		free(tg);
 		return SRT_OK;
+	}
 	rc = report_home(&s);
 	if (rc)
 		goto out;
@@ -759,8 +996,17 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	}
 	rc = walk(&s, dfd, plen, 0);
 	dfd = -1; /* closed by walk */
+	/* a second listing only when some file to cover has other links */
+	if (!rc && !*truncated && tg->n) {
+		s.path[plen] = '\0';
+		dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0)
+			rc = link_walk(&s, dfd, plen, 0);
+		dfd = -1;
+	}
 out:
 	if (dfd >= 0)
 		close(dfd);
+	free(tg);
 	return rc;
 }

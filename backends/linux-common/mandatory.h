@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <srt/error.h>
+#include <srt/policy.h>
 
 /* Called for each path to protect (absolute, spelled under root, may not
  * exist); what names the entry (".bashrc", ".git/hooks", ...). A non-zero
@@ -31,6 +32,16 @@ struct srt__mandatory_opts {
 	int root_names;       /* report every name at the root even when absent */
 	const char *home;     /* $HOME (pol->home), or NULL: its names are not reported */
 	const char *const *released; /* pol->protected_released, or NULL */
+	/* Hard links made before the run: the walk also compares the
+	 * (device, inode) of the regular files it lists with those of the
+	 * protected files (the ones it reports, and $HOME's), pol's denyWrite
+	 * files and pol's denyRead files (inside a denied directory too),
+	 * where a file has more than one link, and reports every other name
+	 * of one: through the callback for a file the command must not
+	 * write, through read_fn (NULL: the callback) for one it must not
+	 * read. NULL pol: no denyRead or denyWrite file is compared. */
+	const struct srt_policy *pol;
+	srt__mandatory_fn read_fn;
 };
 
 /* Walk root. *budget bounds the directory entries visited (decremented);
