@@ -48,8 +48,8 @@ const struct srt__protected srt__protected_names[] = {
 	{ ".npmrc", ".npmrc", F, "npm reads it: script-shell and node-options name programs npm runs" },
 	{ ".yarnrc.yml", ".yarnrc.yml", F, "yarn reads it: yarnPath names the program yarn runs" },
 	{ ".yarnrc", ".yarnrc", F, "yarn 1 reads it: yarn-path names the program yarn runs" },
-	{ ".cargo/config.toml", ".cargo/config.toml", S, "cargo reads it: it can name linkers, runners and rustc wrappers" },
-	{ ".cargo/config", ".cargo/config", S, "cargo reads it (old name of config.toml)" },
+	{ "~/.cargo/config.toml", ".cargo/config.toml", H, "cargo reads it: it can name linkers, runners and rustc wrappers" },
+	{ "~/.cargo/config", ".cargo/config", H, "cargo reads it (old name of config.toml)" },
 	/* ssh and the session */
 	{ "~/.ssh/config", ".ssh/config", H, "ssh reads it: ProxyCommand and LocalCommand run programs" },
 	{ "~/.ssh/authorized_keys", ".ssh/authorized_keys", H, "sshd lets in whoever holds a key listed in it" },

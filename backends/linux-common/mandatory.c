@@ -447,7 +447,7 @@ static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 	if (pd) {
 		if ((type == DT_DIR || type == DT_LNK) && !srt__protected_released(pd, s->o->released))
 			rc = report(s, plen, name, NULL, pd->name);
-	} else if (type == DT_DIR && (!strcasecmp(name, ".claude") || !strcasecmp(name, ".cargo"))) {
+	} else if (type == DT_DIR && !strcasecmp(name, ".claude")) {
 		/* even absent: the tool reads it from any such directory */
 		for (i = 0; i < srt__protected_count && !rc; i++)
 			if (sub_of(i, name) && wanted(s, i, SRT__PROT_SUB))

@@ -7,7 +7,7 @@
  * Depth rule (mandatoryDenySearchDepth = D): a protected file counts when
  * the directory holding it is at depth <= D-1 below the root (the root is
  * depth 0); a protected directory (.vscode, .idea, .husky, .claude/hooks,
- * .cargo/config.toml, .git/hooks, .git/config, the directory a
+ * .git/hooks, .git/config, the directory a
  * repository's core.hooksPath names, ...) when the directory holding it is
  * at depth <= D-2, and always at the root itself. The names below $HOME
  * (~/.ssh/config, ~/.config/git/config, ...) count in a root that holds

@@ -21,7 +21,7 @@ cd "$WORK"
 # mandatoryDenySearchDepth, are not what this script tries.)
 setup() {
 	rm -rf "$P" "$HOME/.config" "$HOME/.cargo" "$HOME/.ssh/config" "$HOME/.ssh/authorized_keys"
-	mkdir -p "$P/sub/deeper" "$P/.claude" "$P/sub/.claude" "$P/.cargo" \
+	mkdir -p "$P/sub/deeper" "$P/.claude" "$P/sub/.claude" \
 		"$HOME/.config/git" "$HOME/.config/systemd/user" "$HOME/.config/autostart" "$HOME/.cargo"
 	git -C "$P" init -q . && git -C "$P" config core.hooksPath githooks
 	git -C "$P/sub" init -q .
@@ -33,7 +33,7 @@ setup() {
 # NAME: a path relative to proj (or ~/... for $HOME)
 NAMES=(.bash_logout .zlogout .zlogin .envrc sub/.envrc .husky/pre-commit
 	.claude/settings.json .claude/settings.local.json .claude/hooks/pre.sh
-	sub/.claude/settings.json .mcp.json .npmrc .yarnrc.yml .cargo/config.toml
+	sub/.claude/settings.json .mcp.json .npmrc .yarnrc.yml
 	githooks/pre-commit sub/.git/config
 	'~/.config/git/config' '~/.config/git/attributes' '~/.ssh/config'
 	'~/.ssh/authorized_keys' '~/.npmrc' '~/.yarnrc.yml' '~/.cargo/config.toml'
