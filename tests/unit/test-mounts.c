@@ -502,8 +502,11 @@ static void test_mandatory_walker(void)
 	   "dangerous dir one level shallower than files");
 	ok(in_found(&f, P("r/a/.git/hooks")) && in_found(&f, P("r/a/.git/config")),
 	   "nested repo: hooks and config");
-	ok(in_found(&f, P("r/a/.claude/commands")) && !in_found(&f, P("r/a/.claude/agents")),
-	   ".claude/commands found, absent agents not reported below the root");
+	/* Claude Code reads these from any .claude directory it runs in:
+	 * held even absent in every one the walk finds */
+	ok(in_found(&f, P("r/a/.claude/commands")) && in_found(&f, P("r/a/.claude/agents")) &&
+	   in_found(&f, P("r/a/.claude/settings.json")) && in_found(&f, P("r/a/.claude/hooks")),
+	   ".claude/commands found, the absent .claude names reported too");
 	ok(in_found(&f, P("r/a/.MCP.json")), "names match case-insensitively");
 	o.root_names = 1;
 	o.allow_git_config = 1;
