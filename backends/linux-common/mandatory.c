@@ -40,7 +40,7 @@ struct scan {
  * denyWrite file) or read (a denyRead file): every other name of it in
  * the root is covered the same way. Only files with st_nlink > 1 are
  * kept, so a tree without such links costs no stat in the walk. */
-#define TARGETS_MAX 4096
+#define TARGETS_MAX 1024
 #define DENIED_DIR_ENTRIES 10000
 #define DENIED_DIR_DEPTH 8
 
@@ -846,6 +846,7 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 	}
 	while (!rc && (de = readdir(d))) {
 		const char *name = de->d_name;
+		unsigned char type;
 		struct stat st;
 		size_t i, nlen;
 
@@ -856,7 +857,13 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 		(*s->budget)--;
 		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
 			continue;
-		if (de->d_type == DT_DIR) {
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_DIR) {
 			int cfd;
 
 			if (depth + 1 > s->o->depth - 1 || !strcasecmp(name, "node_modules") ||
@@ -877,7 +884,7 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 				break;
 			continue;
 		}
-		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+		if (type != DT_REG)
 			continue;
 		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
 		    st.st_nlink < 2)
