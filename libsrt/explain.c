@@ -96,6 +96,11 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 		for (i = 0; i < sb->settings.allowed_domains.n; i++)
 			fprintf(out, "allow host  %s   <- network.allowedDomains[%zu]\n",
 				sb->settings.allowed_domains.v[i], i);
+		if (!sb->settings.allowed_domains.n)
+			fprintf(out, "allow host  (none: every host is answered 403)   <- network.allowedDomains\n");
+		fprintf(out, "private addresses: %s   <- network.privateAddresses\n",
+			sb->settings.private_addresses ? sb->settings.private_addresses :
+							  "refuseForWildcards (default)");
 	} else {
 		fprintf(out, "; no proxy (network.allowedDomains is empty)\n");
 	}

@@ -212,8 +212,6 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		key = "credentials";
 	else if (s->has_filters)
 		key = "network.filters";
-	else if (s->allow_unix_sockets.n)
-		key = "network.allowUnixSockets";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
 
@@ -257,7 +255,10 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	sb->have_policy = 1;
 	sb->policy.debug = sb->debug;
 
-	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates;
+	/* The backend must bridge the proxy when something can go out through
+	 * it: an allowed domain, live updates, or an external proxy port. */
+	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates ||
+		     sb->settings.http_proxy_port || sb->settings.socks_proxy_port;
 	/* loads, checks the capability bits against the policy and probes */
 	rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
 	if (rc)
@@ -270,9 +271,12 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	rc = srt__vstore_set_ignore(sb->violations, &sb->settings);
 	if (rc)
 		return rc;
-	/* With no allowed domain (and no live updates) nothing could ever be
-	 * reached, so no proxy is started: an empty network namespace only. */
-	if (need_proxy) {
+	/* A backend that can bridge the proxy runs it even when nothing is
+	 * allowed: a command that tries to reach a host then gets a 403
+	 * naming the reason, and the attempt is recorded, instead of a bare
+	 * "could not resolve host". One that cannot (no SRT_CAP_PROXY) keeps
+	 * an empty network when nothing needs the proxy. */
+	if (need_proxy || (sb->be->caps & SRT_CAP_PROXY)) {
 		if (!(sb->be->caps & SRT_CAP_PROXY))
 			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
 					    "backend \"%s\" cannot bridge the proxy into the sandbox; use --backend=linux-bwrap",

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "caches.h"
 #include "paths.h"
 #include "policy-build.h"
 
@@ -539,6 +540,59 @@ static int deny_settings_links(struct srt_policy *pol, const char *named, struct
 	return rc;
 }
 
+/* filesystem.allowCaches: each named cache's directories become write
+ * roots, as if listed in allowWrite, once caches.c has checked that each
+ * lies inside HOME and is reached through no link (and created what is
+ * missing of it). The protections inside write roots (denyWrite, the
+ * mandatory denies, denyRead) apply to them as to any other; a cache
+ * under a denyRead entry stays hidden, as the default write paths do. */
+static int add_caches(struct srt_policy *pol, const struct srt__settings *s,
+		      struct srt_diag *diag)
+{
+	char origin[96];
+	size_t i, j;
+	int rc = SRT_OK;
+
+	for (i = 0; i < s->allow_caches.n && !rc; i++) {
+		const char *name = s->allow_caches.v[i];
+		struct srt__cache_dir d[SRT_CACHE_MAX_DIRS];
+		size_t n = 0;
+
+		snprintf(origin, sizeof(origin), "filesystem.allowCaches[%zu]", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(s->allow_caches.v[j], name) == 0)
+				break;
+		if (j < i)
+			continue; /* named twice */
+		rc = srt__cache_dirs(name, pol->home, d, &n, diag);
+		if (rc) {
+			char msg[sizeof(diag->message)];
+
+			snprintf(msg, sizeof(msg), "%s", diag ? diag->message : "");
+			return srt_diag_set(diag, SRT_E_SETTINGS, origin, "%s: \"%s\": %s", origin,
+					    name, msg);
+		}
+		for (j = 0; j < n && !rc; j++) {
+			char *path = NULL, label[128];
+
+			/* hidden as named: checked all the same, but not created */
+			int hidden = default_path_hidden(pol, d[j].path);
+
+			rc = srt__cache_open(name, &d[j], pol->home, origin, !hidden, &path, diag);
+			if (rc)
+				break;
+			if (hidden || default_path_hidden(pol, path)) {
+				free(path);
+				continue;
+			}
+			snprintf(label, sizeof(label), "%s (%s's cache)", origin, name);
+			rc = rules_push(&pol->allow_write, path, 0, label, diag);
+		}
+		srt__cache_dirs_release(d, n);
+	}
+	return rc;
+}
+
 static int add_default(struct srt_policy *pol, const char *path, const char *origin,
 		       int must_exist, struct srt_diag *diag)
 {
@@ -600,6 +654,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	pol->allow_nested_userns = s->allow_nested_user_namespaces;
 	pol->allow_all_unix_sockets = s->allow_all_unix_sockets;
 	pol->allow_local_binding = s->allow_local_binding;
+	for (i = 0; i < s->allow_unix_sockets.n; i++) {
+		char origin[64];
+
+		snprintf(origin, sizeof(origin), "network.allowUnixSockets[%zu]", i);
+		rc = srt__path_normalize(s->allow_unix_sockets.v[i], pol->cwd, pol->home, &p, diag);
+		if (!rc)
+			rc = rules_push(&pol->allow_unix_sockets, p, SRT_RULE_LITERAL, origin, diag);
+		if (rc)
+			goto out;
+	}
 	pol->http_port = 3128;
 	pol->socks_port = 1080;
 	if (s->bwrap_path) {
@@ -628,6 +692,8 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	if (!rc)
 		rc = add_entries(&pol->deny_write, &s->deny_write, "filesystem.denyWrite", 1,
 				 pol->cwd, pol->home, diag);
+	if (!rc)
+		rc = add_caches(pol, s, diag);
 	if (rc)
 		goto out;
 
@@ -719,5 +785,6 @@ void srt__policy_release(struct srt_policy *pol)
 	rules_release(&pol->allow_read);
 	rules_release(&pol->allow_write);
 	rules_release(&pol->deny_write);
+	rules_release(&pol->allow_unix_sockets);
 	memset(pol, 0, sizeof(*pol));
 }

@@ -15,6 +15,7 @@
 
 #include "settings-sections.h"
 #include "settings-check.h"
+#include "caches.h"
 #include "common/domain.h"
 #include "common/protected.h"
 
@@ -336,13 +337,15 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = {
 		"allowedDomains", "deniedDomains", "deniedDomainReasons", "strictAllowlist",
-		"deniedResolvedAddresses", "allowUnixSockets", "allowAllUnixSockets",
+		"deniedResolvedAddresses", "privateAddresses", "allowUnixSockets", "allowAllUnixSockets",
 		"allowLocalBinding", "allowMachLookup", "httpProxyPort", "socksProxyPort",
 		"mitmProxy", "filterRequest", "allowPlaintextHeaderSet", "stripResponseHeaders",
 		"refuseOpaqueTunnels", "requireHostMatch", "ambiguousRequestTarget",
 		"tlsTerminate", "parentProxy", "filters", NULL
 	};
 	static const char *const ambiguous[] = { "refuse", "asSpelled", "normalize", NULL };
+	static const char *const private_modes[] = { "refuseForWildcards", "refuse", "allow",
+						     NULL };
 	/* deniedDomainReasons comes after deniedDomains: it warns about a
 	 * reason for a spelling that is not on that list. */
 	static const struct srt__rule rules[] = {
@@ -354,6 +357,7 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_BOOL("strictAllowlist", S(strict_allowlist)),
 		SRT_KEY_STRV("deniedResolvedAddresses", S(denied_resolved_addresses), 0, NULL,
 			     check_address_range),
+		SRT_KEY_ENUM("privateAddresses", S(private_addresses), 0, private_modes),
 		SRT_KEY_STRV("allowUnixSockets", S(allow_unix_sockets), 0, NULL, NULL),
 		SRT_KEY_BOOL("allowAllUnixSockets", S(allow_all_unix_sockets)),
 		SRT_KEY_BOOL("allowLocalBinding", S(allow_local_binding)),
@@ -400,10 +404,20 @@ static int check_protected_name(struct srt__check *c, const char *v)
 	return SRT_OK;
 }
 
+/* filesystem.allowCaches: a name of a cache caches.c knows. */
+static int check_cache_name(struct srt__check *c, const char *v)
+{
+	if (srt__cache_known(v))
+		return SRT_OK;
+	return srt__check_fail(c, "%s is not a cache srt knows (one of %s)", srt__check_quote(c, v),
+			       srt__cache_names);
+}
+
 static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "disabled", "denyRead", "allowRead", "allowWrite",
-					    "denyWrite", "allowGitConfig", "allowProtectedNames", NULL };
+					    "denyWrite", "allowGitConfig", "allowProtectedNames", "allowCaches",
+					    NULL };
 	/* "disabled" comes first: the deny-glob check depends on it. */
 	static const struct srt__rule rules[] = {
 		SRT_KEY_BOOL("disabled", S(fs_disabled)),
@@ -414,6 +428,7 @@ static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_BOOL("allowGitConfig", S(allow_git_config)),
 		SRT_KEY_STRV("allowProtectedNames", S(allow_protected_names), 0,
 			     "an empty name releases nothing", check_protected_name),
+		SRT_KEY_STRV("allowCaches", S(allow_caches), 0, NULL, check_cache_name),
 		SRT_KEY_END
 	};
 
