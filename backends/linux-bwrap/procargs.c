@@ -266,6 +266,57 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 	return 0;
 }
 
+/* The state of path under the mount records: that of the last record at
+ * path or above it ('w' when none). */
+static char state_at(const struct mrec *r, size_t n, const char *path)
+{
+	size_t i;
+
+	for (i = n; i > 0; i--)
+		if (path_covers(r[i - 1].path, path))
+			return r[i - 1].state;
+	return 'w';
+}
+
+/* The allowed Unix socket paths as the monitor compares and connects to
+ * them: the real path of the directory plus the socket's own name (a link
+ * at the name is not followed: the monitor connects to this spelling).
+ * sun_path holds at most 107 bytes. A path the mounts hide could not be
+ * reached from inside: refused by name rather than left unreachable. */
+static int unix_records(const struct srt_policy *pol, const struct mrec *r, size_t n, struct mbuf *b,
+			struct srt_diag *diag)
+{
+	size_t i;
+
+	for (i = 0; i < pol->allow_unix_sockets.n; i++) {
+		const struct srt_rule *x = &pol->allow_unix_sockets.v[i];
+		const char *slash = strrchr(x->path, '/');
+		char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
+		char st;
+
+		if (x->path[0] != '/' || !slash || !slash[1] || (size_t)(slash - x->path) >= sizeof(dir))
+			return srt_diag_set(diag, SRT_E_INVAL, x->origin, "%s: \"%s\" is not a socket path",
+					    x->origin, x->path);
+		memcpy(dir, x->path, (size_t)(slash - x->path));
+		dir[slash - x->path] = '\0';
+		if (!realpath(dir[0] ? dir : "/", real))
+			snprintf(real, sizeof(real), "%s", dir[0] ? dir : "/");
+		if (snprintf(full, sizeof(full), "%s%s", strcmp(real, "/") ? real : "", slash) >= (int)sizeof(full) ||
+		    strlen(full) > 107)
+			return srt_diag_set(diag, SRT_E_INVAL, x->origin,
+					    "%s: \"%s\" is too long for a Unix socket address (at most 107 bytes once resolved)",
+					    x->origin, x->path);
+		st = state_at(r, n, full);
+		if (st == 'h' || st == 'p')
+			return srt_diag_set(diag, SRT_E_INVAL, x->origin,
+					    "%s: \"%s\" lies in a path the sandbox hides (denyRead or a hidden mount), so it could not be connected to; remove it from network.allowUnixSockets or from the denied paths",
+					    x->origin, x->path);
+		if (mbuf_put(b, 'u', full))
+			return srt_diag_set(diag, SRT_E_NOMEM, "", "monitor policy: out of memory");
+	}
+	return SRT_OK;
+}
+
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__strv *mount_words,
 			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
 			      const struct srt__strv *created,
@@ -346,12 +397,19 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 			fprintf(stderr, "[srt debug] violation monitor: unknown mount word in the plan; "
 					"file violations are not reported\n");
 	}
+	if (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets)
+		flags |= 4; /* SRT_MONITOR_UNIX_PATHS */
 	snprintf(fl, sizeof(fl), "f%u", flags);
 	if (mbuf_put(&b, 0, "srt-monitor-policy 1") || mbuf_put(&b, 0, fl))
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (mbuf_put(&b, r[i].state, r[i].path))
 			goto fail;
+	if (flags & 4) {
+		rc = unix_records(pol, r, n, &b, diag);
+		if (rc)
+			goto fail;
+	}
 	free(r);
 	*out = b.v;
 	*len = b.n;
