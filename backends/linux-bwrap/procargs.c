@@ -281,8 +281,10 @@ static char state_at(const struct mrec *r, size_t n, const char *path)
 /* The allowed Unix socket paths as the monitor compares and connects to
  * them: the real path of the directory plus the socket's own name (a link
  * at the name is not followed: the monitor connects to this spelling).
- * sun_path holds at most 107 bytes. A path the mounts hide could not be
- * reached from inside: refused by name rather than left unreachable. */
+ * sun_path holds at most 107 bytes. A path the mounts hide (denyRead) could
+ * not be reached from inside, where the monitor connects: refused by name
+ * rather than left unreachable, and never bound back in over the user's own
+ * denyRead (allowRead re-opens it, and then the state here is readable). */
 static int unix_records(const struct srt_policy *pol, const struct mrec *r, size_t n, struct mbuf *b,
 			struct srt_diag *diag)
 {
@@ -309,7 +311,7 @@ static int unix_records(const struct srt_policy *pol, const struct mrec *r, size
 		st = state_at(r, n, full);
 		if (st == 'h' || st == 'p')
 			return srt_diag_set(diag, SRT_E_INVAL, x->origin,
-					    "%s: \"%s\" lies in a path the sandbox hides (denyRead or a hidden mount), so it could not be connected to; remove it from network.allowUnixSockets or from the denied paths",
+					    "%s: \"%s\" lies in a path the sandbox hides (denyRead or a hidden mount), so it could not be connected to; re-open its directory with filesystem.allowRead, or remove it from network.allowUnixSockets",
 					    x->origin, x->path);
 		if (mbuf_put(b, 'u', full))
 			return srt_diag_set(diag, SRT_E_NOMEM, "", "monitor policy: out of memory");

@@ -99,13 +99,8 @@ def flip():
     while not stop:
         os.dup2(u.fileno(), n); os.dup2(t.fileno(), n)
 th = threading.Thread(target=flip); th.start()
-for i in range(300):
+for i in range(2000):
     libc.connect(n, buf, len(bad))
-    try:
-        u.close()
-    except OSError:
-        pass
-    u = socket.socket(socket.AF_UNIX)
 stop = True; th.join(); print("done")
 EOF2
 # TCP inside the sandbox's own network namespace keeps working
@@ -167,7 +162,7 @@ fi
 
 MOD=$BW
 if ! command -v bwrap >/dev/null 2>&1; then
-	skip_rest 8 "bwrap is not installed"
+	skip_rest 9 "bwrap is not installed"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -175,4 +170,13 @@ battery linux-bwrap
 r -s "$S" -c "$PY $WORK/tcp.py" >"$WORK/tcp.out" 2>&1
 attempt H9 "linux-bwrap: a TCP connect inside the sandbox still works next to the list" \
 	grep -qx tcp-ok "$WORK/tcp.out"
+# a listed socket the sandbox hides (denyRead) is refused by name, not
+# silently left unreachable
+H=$(fsjson h "{\"denyRead\":[\"~/.ssh\",\"~/.aws\",\"$U\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}" \
+	"{\"allowedDomains\":[],\"deniedDomains\":[],\"allowUnixSockets\":[\"$U/ok.sock\"]}")
+rm -f "$WORK/h.marker"
+r -s "$H" -c "touch $WORK/h.marker" >"$WORK/h.out" 2>&1
+rc=$?
+attempt H9 "linux-bwrap: a listed socket inside a denyRead path is refused by name (runs nothing)" \
+	sh -c "test $rc -ne 0 && test ! -e '$WORK/h.marker' && grep -q 'sandbox hides' '$WORK/h.out'"
 echo "1..$_tap_n"

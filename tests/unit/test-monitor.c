@@ -283,6 +283,97 @@ static void test_policy_from_words(void)
 	}
 }
 
+/* network.allowUnixSockets: 'u' records, spelled with the real directory;
+ * a path the mounts hide is refused by name; the helper checks the records
+ * against the flag and sun_path's size. */
+static void test_unix_policy(void)
+{
+	static const char *const words[] = {
+		"--ro-bind", "/", "/", "--perms", "0000", "--tmpfs", "/h/.ssh", "--remount-ro", "/h/.ssh",
+		NULL,
+	};
+	char dir[] = "/tmp/srt-test-monitor-XXXXXX", link[64], sock[128], want[128], err[128];
+	struct srt__strv w = { 0 };
+	struct srt_rule rules[2];
+	struct srt_policy pol;
+	struct srt_diag diag;
+	struct srt__monitor *m = NULL;
+	char *buf = NULL, *const *paths;
+	size_t len = 0, n = 0, i;
+	unsigned fl = 0;
+	int rc;
+
+	memset(&pol, 0, sizeof(pol));
+	memset(&diag, 0, sizeof(diag));
+	for (i = 0; words[i]; i++)
+		srt__strv_push(&w, words[i]);
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(link, sizeof(link), "%s.link", dir);
+	unlink(link);
+	if (symlink(dir, link) != 0)
+		ok(0, "symlink");
+	snprintf(sock, sizeof(sock), "%s/s.sock", link);
+	snprintf(want, sizeof(want), "%s/s.sock", dir);
+	rules[0].path = sock;
+	rules[0].flags = 0;
+	rules[0].origin = "network.allowUnixSockets[0]";
+	pol.allow_unix_sockets.v = rules;
+	pol.allow_unix_sockets.n = 1;
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	ok(rc == 0 && (fl & 4), "an allowed socket path sets the flag (flags %u)", fl);
+	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
+		paths = srt__monitor_unix_paths(m, &n);
+		ok(srt__monitor_flags(m) & SRT_MONITOR_UNIX_PATHS, "the helper sees the flag");
+		ok(n == 1 && !strcmp(paths[0], want), "spelled with the directory's real path (%s)",
+		   n ? paths[0] : "none");
+		ok(!srt__monitor_denied(m, "/etc/x", 0) && srt__monitor_denied(m, "/h/.ssh/x", 0),
+		   "the mount records still apply");
+		srt__monitor_free(m);
+	} else {
+		ok(0, "the helper parses what srt writes (%s)", rc ? diag.message : err);
+	}
+	free(buf);
+	buf = NULL;
+
+	pol.allow_all_unix_sockets = 1;
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	ok(rc == 0 && !(fl & 4) && !memmem(buf, len, "\0u/", 3), "allowAllUnixSockets: no records");
+	free(buf);
+	buf = NULL;
+	pol.allow_all_unix_sockets = 0;
+
+	rules[1].path = "/h/.ssh/agent.sock";
+	rules[1].flags = 0;
+	rules[1].origin = "network.allowUnixSockets[1]";
+	pol.allow_unix_sockets.n = 2;
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	ok(rc != 0 && strstr(diag.message, "/h/.ssh/agent.sock") && strstr(diag.message, "hides"),
+	   "a socket in a hidden directory is refused by name (%s)", rc ? diag.message : "accepted");
+	free(buf);
+	buf = NULL;
+
+	{
+		static const char *const u_no_flag[] = { "u/run/x.sock", NULL };
+		static const char *const flag_no_u[] = { "r/", NULL };
+		static const char *const u_long[] = {
+			"u/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock",
+			NULL,
+		};
+		static const char *const u_rel[] = { "urun/x.sock", NULL };
+
+		ok(!parse_records("f0", u_no_flag, -1), "a 'u' record without the flag is refused");
+		ok(!parse_records("f4", flag_no_u, -1), "the flag without a 'u' record is refused");
+		ok(!parse_records("f4", u_long, -1), "a path longer than sun_path holds is refused");
+		ok(!parse_records("f4", u_rel, -1), "a relative path is refused");
+	}
+	unlink(link);
+	rmdir(dir);
+	srt__strv_release(&w);
+}
+
 /* ---- live: a forked child under the observer ------------------------------ */
 
 static int live_lfd = -1;
@@ -500,6 +591,7 @@ int main(void)
 	TAP_RUN(test_join);
 	TAP_RUN(test_events);
 	TAP_RUN(test_policy_from_words);
+	TAP_RUN(test_unix_policy);
 	TAP_RUN(test_live);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
