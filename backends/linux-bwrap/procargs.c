@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "procargs.h"
+#include "backends/linux-common/unix-path.h"
 
 static int push_all(struct srt__strv *w, const char *const *v)
 {
@@ -292,19 +293,13 @@ static int unix_records(const struct srt_policy *pol, const struct mrec *r, size
 
 	for (i = 0; i < pol->allow_unix_sockets.n; i++) {
 		const struct srt_rule *x = &pol->allow_unix_sockets.v[i];
-		const char *slash = strrchr(x->path, '/');
-		char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
-		char st;
+		char full[PATH_MAX], st;
+		int k = srt__unix_path_spelling(x->path, full);
 
-		if (x->path[0] != '/' || !slash || !slash[1] || (size_t)(slash - x->path) >= sizeof(dir))
+		if (k == -1)
 			return srt_diag_set(diag, SRT_E_INVAL, x->origin, "%s: \"%s\" is not a socket path",
 					    x->origin, x->path);
-		memcpy(dir, x->path, (size_t)(slash - x->path));
-		dir[slash - x->path] = '\0';
-		if (!realpath(dir[0] ? dir : "/", real))
-			snprintf(real, sizeof(real), "%s", dir[0] ? dir : "/");
-		if (snprintf(full, sizeof(full), "%s%s", strcmp(real, "/") ? real : "", slash) >= (int)sizeof(full) ||
-		    strlen(full) > 107)
+		if (k != 0)
 			return srt_diag_set(diag, SRT_E_INVAL, x->origin,
 					    "%s: \"%s\" is too long for a Unix socket address (at most 107 bytes once resolved)",
 					    x->origin, x->path);
