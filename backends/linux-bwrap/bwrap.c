@@ -258,6 +258,17 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 				       &buf, &len, &flags, diag);
 	if (rc)
 		return rc;
+	for (size_t i = 0; (flags & 4) && i < pol->allow_unix_sockets.n; i++) {
+		char note[PATH_MAX + 256];
+
+		snprintf(note, sizeof(note),
+			 "Unix socket %s may be connected to <- %s (the violation monitor makes the socket and performs every connect)",
+			 pol->allow_unix_sockets.v[i].path, pol->allow_unix_sockets.v[i].origin);
+		if (srt__strv_push(&bc->plan.notes, note)) {
+			free(buf);
+			return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
+		}
+	}
 	if (pol->allow_all_unix_sockets && flags == 0) {
 		free(buf);
 		return SRT_OK;
