@@ -2,7 +2,8 @@
  * helper's classification, path joining, event lines (escaping, dedup,
  * limit), and a live observer in forked processes: file syscalls go on
  * with their own result, AF_UNIX sockets are refused with EPERM, and
- * every denial comes out as one line. */
+ * every denial comes out as one line; with an allowed socket path, the
+ * monitor makes the socket and performs the connects itself. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,7 +16,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -537,6 +542,127 @@ static void test_live(void)
 	rmdir(dir);
 }
 
+/* Allowed Unix socket paths, live: the child's stream socket is made by
+ * the monitor, its connect to the allowed path is performed by the
+ * monitor, another path, an abstract address and a datagram socket are
+ * refused, and a TCP connect still works (performed by the monitor too). */
+static void test_live_unix(void)
+{
+	char dir[] = "/tmp/srt-monu-XXXXXX", okp[64], nop[64], rec[80], step[128];
+	const char *recs[2];
+	struct sockaddr_un a_ok, a_no, a_abs;
+	struct srt__monitor *m;
+	int sv[2], ev[2], st = 0, lfd, l_ok, l_no, c;
+	pthread_t t;
+	pid_t pid;
+	static char buf[8192];
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(okp, sizeof(okp), "%s/ok.sock", dir);
+	snprintf(nop, sizeof(nop), "%s/no.sock", dir);
+	snprintf(rec, sizeof(rec), "u%s", okp);
+	recs[0] = rec;
+	recs[1] = NULL;
+	memset(&a_ok, 0, sizeof(a_ok));
+	a_ok.sun_family = AF_UNIX;
+	a_no = a_ok;
+	a_abs = a_ok;
+	snprintf(a_ok.sun_path, sizeof(a_ok.sun_path), "%s", okp);
+	snprintf(a_no.sun_path, sizeof(a_no.sun_path), "%s", nop);
+	memcpy(a_abs.sun_path, "\0srt-monu-abstract", 18);
+	l_ok = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	l_no = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (bind(l_ok, (struct sockaddr *)&a_ok, sizeof(a_ok)) != 0 || listen(l_ok, 8) != 0 ||
+	    bind(l_no, (struct sockaddr *)&a_no, sizeof(a_no)) != 0 || listen(l_no, 8) != 0) {
+		ok(0, "host listeners");
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0 || pipe(ev) != 0)
+		return;
+	fcntl(ev[1], F_SETFL, O_NONBLOCK);
+	m = parse_records("f4", recs, ev[1]);
+	ok(m != NULL, "a policy with an allowed socket path parses");
+	if (!m)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct sockaddr_in in;
+		socklen_t il = sizeof(in);
+		int s, li, bad = 0;
+
+		close(sv[0]);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (srt__seccomp_install_observer(SRT_OBSERVE_UNIX | SRT_OBSERVE_CONNECT, &lfd, step,
+						  sizeof(step)) != 0 ||
+		    send_fd(sv[1], lfd) != 0)
+			_exit(90);
+		close(lfd);
+		s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			bad |= 1;
+		else if (connect(s, (struct sockaddr *)&a_ok, sizeof(a_ok)) != 0)
+			bad |= 2;
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&a_no, sizeof(a_no)) == 0 || errno != EACCES)
+			bad |= 4;
+		if (socket(AF_UNIX, SOCK_DGRAM, 0) >= 0 || errno != EPERM)
+			bad |= 8;
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&a_abs,
+				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 18)) == 0 ||
+		    errno != EPERM)
+			bad |= 16;
+		memset(&in, 0, sizeof(in));
+		in.sin_family = AF_INET;
+		in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		li = socket(AF_INET, SOCK_STREAM, 0);
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		if (li < 0 || s < 0 || bind(li, (struct sockaddr *)&in, sizeof(in)) != 0 || listen(li, 1) != 0 ||
+		    getsockname(li, (struct sockaddr *)&in, &il) != 0 ||
+		    connect(s, (struct sockaddr *)&in, sizeof(in)) != 0)
+			bad |= 32;
+		_exit(bad);
+	}
+	close(sv[1]);
+	lfd = recv_fd(sv[0]);
+	live_lfd = lfd;
+	if (lfd < 0 || srt__monitor_attach(m, lfd) != 0) {
+		ok(0, "the child hands over its listener");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	pthread_create(&t, NULL, serve, m);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "socket made, allowed path connected, other path EACCES, datagram and abstract EPERM, TCP connected (status %d)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	c = accept(l_ok, NULL, NULL);
+	ok(c >= 0, "the allowed server was reached");
+	if (c >= 0)
+		close(c);
+	c = accept(l_no, NULL, NULL);
+	ok(c < 0 && errno == EAGAIN, "the other server was not");
+	pthread_join(t, NULL);
+	srt__monitor_free(m);
+	close(ev[1]);
+	close(lfd);
+	close(sv[0]);
+	fcntl(ev[0], F_SETFL, fcntl(ev[0], F_GETFL) | O_NONBLOCK);
+	read_all(ev[0], buf, sizeof(buf));
+	ok(contains(buf, "deny connect ") && contains(buf, "/no.sock\n"), "the refused path is reported");
+	close(l_ok);
+	close(l_no);
+	unlink(okp);
+	unlink(nop);
+	rmdir(dir);
+}
+
 /* The supervisor is gone (its listener closed): the kernel fails every
  * observed call with ENOSYS. The Unix socket stays refused (fail closed). */
 static void test_supervisor_gone(void)
@@ -593,6 +719,7 @@ int main(void)
 	TAP_RUN(test_policy_from_words);
 	TAP_RUN(test_unix_policy);
 	TAP_RUN(test_live);
+	TAP_RUN(test_live_unix);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }
