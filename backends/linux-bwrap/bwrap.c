@@ -440,9 +440,27 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	{
 		struct srt__helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
 					      bc->layer.fd, &bc->plan.hidden, own_dev,
-					      &bc->plan.pinned_links };
+					      &bc->plan.pinned_links, NULL, NULL, NULL, NULL, 0 };
+		struct srt__strv globs = { 0 };
 
+		/* the watcher mounts with the same kernel interface the
+		 * helper hides files with */
+		if (helper_can_hide() && !pol->fs_disabled) {
+			for (i = 0; i < pol->deny_read.n; i++)
+				if ((pol->deny_read.v[i].flags & SRT_RULE_GLOB) &&
+				    srt__strv_push(&globs, pol->deny_read.v[i].path)) {
+					srt__strv_release(&globs);
+					rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+					goto fail;
+				}
+			fds.watch_deny = &bc->plan.watch_deny;
+			fds.watch_keep = &bc->plan.watch_keep;
+			fds.watch_globs = &globs;
+			fds.watch_trees = &bc->plan.watch_trees;
+			fds.watch_depth = bc->plan.watch_depth;
+		}
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
+		srt__strv_release(&globs);
 	}
 	if (rc)
 		goto fail;

@@ -347,6 +347,7 @@ static int unix_paths(struct sp_build *b)
 
 int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, struct srt_diag *diag)
 {
+	char home_real[PATH_MAX];
 	struct srt__mandatory_opts mo;
 	struct sp_build b;
 	int rc;
@@ -360,6 +361,11 @@ int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, 
 	memset(&mo, 0, sizeof(mo));
 	mo.depth = pol->mandatory_deny_depth > 0 ? pol->mandatory_deny_depth : 3;
 	mo.allow_git_config = pol->allow_git_config;
+	/* the protected list's releases, $HOME's names and hard links */
+	mo.released = (const char *const *)pol->protected_released;
+	mo.pol = pol;
+	if (pol->home && resolve(pol->home, home_real) == 0)
+		mo.home = home_real;
 
 	rc = srt__ll_rec(&b.b, "%s", SRT_SUPER_PLAN_MAGIC);
 	if (!rc)
