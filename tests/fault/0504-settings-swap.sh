@@ -27,7 +27,7 @@ printf '%s\n' "$STRICT" >"$WORK/strict.json"
 printf '%s\n' "$PERM" >"$WORK/perm.json"
 
 # reference explanations of each file alone, without the per-run parts
-norm() { sed -E 's#srt-[0-9]+-[A-Za-z0-9]{6}#srt-PID#g; s#(--[a-z-]+-fd) [0-9]+#\1 N#g; s#(--proxy-socket-id) [0-9]+:[0-9]+#\1 N#g; s#(landlock layer: applied: )[0-9]+ rules#\1N rules#'; }
+norm() { sed -E 's#srt-[0-9]+-[A-Za-z0-9]{6}#srt-PID#g; s#srt-run\.[A-Za-z0-9]{6}#srt-run.X#g; s#(--[a-z-]+-fd) [0-9]+#\1 N#g; s#(--proxy-socket-id) [0-9]+:[0-9]+#\1 N#g; s#(landlock layer: applied: )[0-9]+ rules#\1N rules#'; }
 cp "$WORK/strict.json" "$SF"
 ref_strict=$(srt__run -s "$SF" --explain true 2>&1 | norm)
 cp "$WORK/perm.json" "$SF"
