@@ -159,8 +159,10 @@ MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 LIBDIR=/usr/lib/$MA
 MODDIR=$LIBDIR/srt/backends
 check "srt on PATH is the packaged /usr/bin/srt ($(command -v srt))" test "$(command -v srt)" = /usr/bin/srt
+# (/lib is /usr/lib on a merged-/usr system: compare real paths)
 check "ld.so finds libsrt.so.0 in $LIBDIR only" \
-	test "$(ldconfig -p | awk '/libsrt\.so\.0 /{print $NF}' | sort -u)" = "$LIBDIR/libsrt.so.0"
+	test "$(ldconfig -p | awk '/libsrt\.so\.0 /{print $NF}' | xargs -r readlink -f | sort -u)" = \
+	"$(readlink -f "$LIBDIR/libsrt.so.0")"
 check "the installed srt looks for modules in $MODDIR" \
 	grep -q "modules in $MODDIR" <<<"$(timeout -k 5 60 srt doctor 2>&1)"
 check "man srt, srt-settings and srt-modules are installed" \
