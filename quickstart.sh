@@ -6,6 +6,7 @@
 # installed here: ./tests/run installs them.
 #   ./quickstart.sh --demo [SRT-OPTION...]   only the sandboxed read, with the
 #                                            srt on PATH (no root needed)
+#   ./quickstart.sh --packages               the list of packages it installs
 set -eu
 cd "$(dirname "$0")"
 # to build: the toolchain, autotools and the libraries srt links; to run:
@@ -41,6 +42,10 @@ JSON
 	echo "== srt refused the read (exit $rc): the sandbox works."
 }
 
+if [ "${1:-}" = --packages ]; then
+	echo $PKGS
+	exit
+fi
 if [ "${1:-}" = --demo ]; then
 	shift
 	demo "$@"
