@@ -25,10 +25,12 @@ static const char usage_text[] =
 	"usage: srt [options] [--] command [args...]\n"
 	"       srt [options] -c 'shell command'\n"
 	"       srt doctor [--json] [--backend=NAME|PATH]\n"
+	"       srt help [doctor]\n"
 	"\n"
 	"Run a command with its filesystem and network access limited by a settings file.\n"
 	"\n"
-	"options (parsing stops at the first command word):\n"
+	"options (parsing stops at the first command word; short options group:\n"
+	"-dc 'cmd' is -d -c 'cmd'):\n"
 	"  -c COMMAND          run COMMAND with the shell (bash, else sh), verbatim;\n"
 	"                      a plain `program args` line runs without a shell\n"
 	"  -s, --settings PATH settings file (JSON, or YAML when it ends in .yaml/.yml);\n"
@@ -47,6 +49,17 @@ static const char usage_text[] =
 	"  -h, --help          print this help\n"
 	"\n"
 	"exit status: the command's own, 128+N if it died of signal N, 1 for srt's own errors.\n";
+
+static const char doctor_usage_text[] =
+	"usage: srt doctor [--json] [--backend=NAME|PATH]\n"
+	"\n"
+	"Probe every backend (or only the one named) and every layer it needs: print\n"
+	"what works here and the narrowest fix for what does not.\n"
+	"\n"
+	"  --json              one JSON document instead of text\n"
+	"  --backend=NAME|PATH only this backend module\n"
+	"\n"
+	"exit status: 0 when a backend can run here, 1 otherwise.\n";
 
 struct cli {
 	const char *command_string;
@@ -76,6 +89,76 @@ static int die(const char *fmt, const char *arg)
 	return 1;
 }
 
+/* The value of an option that takes one: the rest of the word when the
+ * option letter does not end it ("-cCMD", "-dcCMD"), else the next word
+ * ("-c CMD", "-dc CMD"), as getopt and the reference's parser take them.
+ * NULL when there is none. */
+static const char *option_value(const char *rest, int argc, char **argv, int *i)
+{
+	if (*rest)
+		return rest;
+	if (*i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int set_value(struct cli *c, char opt, const char *val)
+{
+	if (opt == 'c') {
+		c->command_string = val;
+		return -1;
+	}
+	if (!*val)
+		return die("--settings needs a path, not an empty string%s", "");
+	c->settings = val;
+	return -1;
+}
+
+/* One word of short options: flags may be grouped ("-dq"), and an option
+ * that takes a value ends the group, the value being the rest of the word
+ * or the next word ("-dc 'cmd'", "-ds file"). Returns -1 to continue, or
+ * an exit code. */
+static int parse_short(int argc, char **argv, int *i, struct cli *c)
+{
+	const char *a = argv[*i];
+	const char *p;
+
+	for (p = a + 1; *p; p++) {
+		switch (*p) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("%s\n", srt_version());
+			return 0;
+		case 'd':
+			c->debug = 1;
+			break;
+		case 'q':
+			c->quiet = 1;
+			break;
+		case 'c':
+		case 's': {
+			const char *val = option_value(p + 1, argc, argv, i);
+
+			if (!val) {
+				fprintf(stderr, "srt: option '-%c'%s%s%s needs an argument (see srt --help)\n",
+					*p, p == a + 1 ? "" : " (in '", p == a + 1 ? "" : a, p == a + 1 ? "" : "')");
+				return 1;
+			}
+			return set_value(c, *p, val);
+		}
+		default:
+			if (p == a + 1)
+				return die("unknown option '%s' (see srt --help; put the command after '--' if it starts with '-')", a);
+			fprintf(stderr, "srt: unknown option '-%c' in '%s' (see srt --help; put the command after '--' if it starts with '-')\n",
+				*p, a);
+			return 1;
+		}
+	}
+	return -1;
+}
+
 /* Returns -1 to continue, or an exit code. */
 static int parse_args(int argc, char **argv, struct cli *c)
 {
@@ -84,6 +167,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
+		int rc;
 
 		if (!strcmp(a, "--")) {
 			i++;
@@ -91,15 +175,21 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		}
 		if (a[0] != '-' || !a[1])
 			break; /* first command word: stop (POSIX '+' semantics) */
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		if (a[1] != '-') {
+			rc = parse_short(argc, argv, &i, c);
+			if (rc >= 0)
+				return rc;
+			continue;
+		}
+		if (!strcmp(a, "--help")) {
 			fputs(usage_text, stdout);
 			return 0;
 		}
-		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+		if (!strcmp(a, "--version")) {
 			printf("%s\n", srt_version());
 			return 0;
 		}
-		if (!strcmp(a, "-d") || !strcmp(a, "--debug")) {
+		if (!strcmp(a, "--debug")) {
 			c->debug = 1;
 			continue;
 		}
@@ -107,7 +197,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->explain = 1;
 			continue;
 		}
-		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		if (!strcmp(a, "--quiet")) {
 			c->quiet = 1;
 			continue;
 		}
@@ -148,8 +238,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			}
 			continue;
 		}
-		if (!strcmp(a, "-c") || !strcmp(a, "-s") || !strcmp(a, "--settings") ||
-		    !strcmp(a, "--backend")) {
+		if (!strcmp(a, "--settings") || !strcmp(a, "--backend")) {
 			if (i + 1 >= argc)
 				return die("option '%s' needs an argument (see srt --help)", a);
 			val = argv[++i];
@@ -159,23 +248,18 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		} else if (!strncmp(a, "--backend=", 10)) {
 			val = a + 10;
 			a = "--backend";
-		} else if (!strncmp(a, "-c", 2) || !strncmp(a, "-s", 2)) {
-			val = a + 2; /* -c'cmd', -sfile */
-			a = a[1] == 'c' ? "-c" : "-s";
 		} else {
 			return die("unknown option '%s' (see srt --help; put the command after '--' if it starts with '-')", a);
 		}
-		if (!strcmp(a, "-c")) {
-			c->command_string = val;
-		} else if (!strcmp(a, "--backend")) {
+		if (!strcmp(a, "--backend")) {
 			if (!*val)
 				return die("--backend needs a name or an absolute path, not an empty string%s", "");
 			c->backend = val;
-		} else {
-			if (!*val)
-				return die("--settings needs a path, not an empty string%s", "");
-			c->settings = val;
+			continue;
 		}
+		rc = set_value(c, 's', val);
+		if (rc >= 0)
+			return rc;
 	}
 	c->words = argv + i;
 	c->nwords = argc - i;
@@ -338,6 +422,28 @@ static void on_violation(void *ctx, const struct srt_violation *v)
 	}
 }
 
+/* After the summary: the setting that would allow what was denied, when
+ * one narrow setting would (a package manager's cache), each said once. */
+#define ADVICE_MAX 8
+
+static void print_advice(struct srt_sandbox *sb, const struct srt_violation *v, size_t n)
+{
+	static char said[ADVICE_MAX][512];
+	size_t nsaid = 0, i, k;
+	char buf[512];
+
+	for (i = 0; i < n && nsaid < ADVICE_MAX; i++) {
+		if (!srt_sandbox_violation_advice(sb, v[i].line, buf, sizeof(buf)))
+			continue;
+		for (k = 0; k < nsaid && strcmp(said[k], buf); k++)
+			;
+		if (k < nsaid)
+			continue;
+		memcpy(said[nsaid++], buf, sizeof(buf));
+		fprintf(stderr, "srt: hint: %s\n", buf);
+	}
+}
+
 static void print_summary(struct srt_sandbox *sb)
 {
 	struct srt_violation *v = NULL;
@@ -358,6 +464,7 @@ static void print_summary(struct srt_sandbox *sb)
 	}
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "srt:   %s\n", v[i].line);
+	print_advice(sb, v, n);
 	srt_violations_free(v, n);
 }
 
@@ -510,10 +617,28 @@ int main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	memset(&diag, 0, sizeof(diag));
+	if (argc >= 2 && !strcmp(argv[1], "help")) {
+		/* `srt -- help` runs a program called help */
+		if (argc == 2) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (argc > 3)
+			return die("help: %s", "one subcommand at most (srt help [doctor])");
+		if (!strcmp(argv[2], "doctor")) {
+			fputs(doctor_usage_text, stdout);
+			return 0;
+		}
+		return die("help: no help for '%s' (srt help [doctor])", argv[2]);
+	}
 	if (argc >= 2 && !strcmp(argv[1], "doctor")) {
 		const char *backend = NULL;
 		int json = 0, i;
 		for (i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+				fputs(doctor_usage_text, stdout);
+				return 0;
+			}
 			if (!strcmp(argv[i], "--json"))
 				json = 1;
 			else if (!strncmp(argv[i], "--backend=", 10) && argv[i][10])
@@ -623,9 +748,9 @@ int main(int argc, char **argv)
 	opt.protect_file = protect;
 	rc = srt_sandbox_new_from_file(&sb, c.settings, c.settings != NULL, &opt, &diag);
 	if (rc) {
+		/* one line: a file's message already says srt refuses to run
+		 * without the rules it holds */
 		fprintf(stderr, "srt: %s\n", diag.message[0] ? diag.message : srt_strerror(rc));
-		if (c.settings)
-			fprintf(stderr, "srt: refusing to run with the built-in defaults, which would drop the rules --settings asked for\n");
 		return 1;
 	}
 	rc = srt_sandbox_start(sb, &diag);

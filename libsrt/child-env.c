@@ -128,7 +128,9 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 		 * there, so it is not handed out. */
 		if (sb->settings.http_proxy_port)
 			user[0] = '\0';
-		if (!connect)
+		/* with nothing allowed, ssh through the proxy would be refused
+		 * anyway: no warning about a way out that leads nowhere */
+		if (!connect && (sb->settings.allowed_domains.n || sb->live_updates))
 			srt__sandbox_log(sb, 0, "srt-connect is missing beside the backend module: GIT_SSH_COMMAND is not set, so ssh will not go through the proxy");
 		rc = srt__proxy_env(&set, user[0] ? user : NULL,
 				    sb->settings.http_proxy_port ? NULL : sb->token,

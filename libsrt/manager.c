@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/protected.h"
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
@@ -211,8 +212,6 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		key = "credentials";
 	else if (s->has_filters)
 		key = "network.filters";
-	else if (s->allow_unix_sockets.n)
-		key = "network.allowUnixSockets";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
 
@@ -234,7 +233,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__policy_env env;
 	const char *files[2] = { NULL, NULL };
-	int need_proxy, probed = 0;
+	int need_proxy;
 	int rc;
 
 	if (sb->started)
@@ -256,18 +255,14 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	sb->have_policy = 1;
 	sb->policy.debug = sb->debug;
 
-	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates;
-	if (sb->backend_spec) {
-		rc = srt__module_load_backend(sb->backend_spec, &sb->module, &sb->be, diag);
-		if (rc)
-			return rc;
-	} else {
-		/* probes each candidate, so the chosen one is not probed again */
-		rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
-		if (rc)
-			return rc;
-		probed = 1;
-	}
+	/* The backend must bridge the proxy when something can go out through
+	 * it: an allowed domain, live updates, or an external proxy port. */
+	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates ||
+		     sb->settings.http_proxy_port || sb->settings.socks_proxy_port;
+	/* loads, checks the capability bits against the policy and probes */
+	rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
+	if (rc)
+		return rc;
 	srt__sandbox_log(sb, 1, "backend %s from %s (%s%s%s)", sb->be->hdr.name, srt__module_path(sb->module),
 	       (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" : "no network namespace",
 	       (sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace" : ", no pid namespace",
@@ -276,9 +271,12 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	rc = srt__vstore_set_ignore(sb->violations, &sb->settings);
 	if (rc)
 		return rc;
-	/* With no allowed domain (and no live updates) nothing could ever be
-	 * reached, so no proxy is started: an empty network namespace only. */
-	if (need_proxy) {
+	/* A backend that can bridge the proxy runs it even when nothing is
+	 * allowed: a command that tries to reach a host then gets a 403
+	 * naming the reason, and the attempt is recorded, instead of a bare
+	 * "could not resolve host". One that cannot (no SRT_CAP_PROXY) keeps
+	 * an empty network when nothing needs the proxy. */
+	if (need_proxy || (sb->be->caps & SRT_CAP_PROXY)) {
 		if (!(sb->be->caps & SRT_CAP_PROXY))
 			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
 					    "backend \"%s\" cannot bridge the proxy into the sandbox; use --backend=linux-bwrap",
@@ -288,9 +286,6 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 			return rc;
 	}
 
-	rc = probed ? SRT_OK : sb->be->probe(&sb->policy, diag);
-	if (rc)
-		return rc;
 	rc = sb->be->prepare(&sb->policy, &sb->bstate, diag);
 	if (rc)
 		return rc;
@@ -308,6 +303,28 @@ struct events_reader {
 };
 
 #define EVENT_LINE_MAX 4096
+
+/* One violation line of the backend's monitor ("deny <call> <path>"). A
+ * write refused on a protected name says which entry refused it and the
+ * setting that releases it, since an ordinary operation (a checkout that
+ * updates a tracked .vscode/settings.json) hits these. */
+static void add_event(struct srt_sandbox *sb, const char *key, const char *line, size_t l)
+{
+	const struct srt__protected *p = NULL;
+	const char *path = strncmp(line, "deny ", 5) ? NULL : strchr(line + 5, ' ');
+	char buf[EVENT_LINE_MAX + 512];
+
+	if (path && path[1] == '/')
+		p = srt__protected_match(path + 1, sb->policy.home);
+	if (!p || l + 400 >= sizeof(buf)) {
+		srt__vstore_add(sb->violations, key, line);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s (protected name %s: %s; %s releases it)", line, p->name,
+		 p->reason, !strcmp(p->name, ".git/config") ? "filesystem.allowGitConfig" :
+		 "filesystem.allowProtectedNames");
+	srt__vstore_add(sb->violations, key, buf);
+}
 
 static void *events_main(void *arg)
 {
@@ -330,7 +347,7 @@ static void *events_main(void *arg)
 			if (!skipping && l == 1 && buf[0] == '\0')
 				return NULL;
 			if (!skipping && l > 0)
-				srt__vstore_add(er->sb->violations, er->key, buf);
+				add_event(er->sb, er->key, buf, l);
 			skipping = 0;
 			memmove(buf, nl + 1, have - l - 1);
 			have -= l + 1;

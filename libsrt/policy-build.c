@@ -9,13 +9,17 @@
  * the user would believe the files protected. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "caches.h"
 #include "paths.h"
 #include "policy-build.h"
 
@@ -298,6 +302,123 @@ static int ensure_private_dir(const char *dir, struct srt_diag *diag)
 	return SRT_OK;
 }
 
+/* The per-run temporary directories this process made (run_tmpdir()),
+ * removed when their policy is released. A policy is a plain struct of
+ * the public ABI with no room for a flag, so the list is kept here. */
+struct run_tmp {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct run_tmp *next;
+};
+static pthread_mutex_t run_tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct run_tmp *run_tmps;
+
+/* The default TMPDIR: a fresh directory below the shared base
+ * (/tmp/claude), made for this run and removed at its end. The base itself
+ * is no write root, so what an earlier run (or one srt killed before its
+ * end) left there is never walked by the mandatory deny scan nor the git
+ * check, cannot stop this run, and nothing of one run is found by the
+ * next or by a program on the host after it. */
+static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag *diag)
+{
+	struct run_tmp *t;
+	struct stat st;
+	char *path;
+
+	if (asprintf(&path, "%s/srt-run.XXXXXX", base) < 0)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	if (!mkdtemp(path)) {
+		int e = errno;
+
+		free(path);
+		return srt_diag_set(diag, SRT_E_IO, base,
+				    "cannot create this run's temporary directory in \"%s\": %s; set CLAUDE_CODE_TMPDIR",
+				    base, strerror(e));
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t || lstat(path, &st) != 0 || !(pol->tmpdir = strdup(path))) {
+		rmdir(path);
+		free(path);
+		free(t);
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	}
+	t->path = path;
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	pthread_mutex_lock(&run_tmp_lock);
+	t->next = run_tmps;
+	run_tmps = t;
+	pthread_mutex_unlock(&run_tmp_lock);
+	return SRT_OK;
+}
+
+#define RM_DEPTH_MAX 256
+
+/* Remove everything below the directory open at dfd: never through a
+ * link (each directory is opened with O_NOFOLLOW relative to its parent's
+ * descriptor), a directory the command made unreadable is made readable
+ * first (it is this user's), and a tree deeper than RM_DEPTH_MAX is left
+ * where it lies. Consumes dfd. */
+static void rm_below(int dfd, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+
+	(void)fchmod(dfd, 0700);
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		int cfd;
+
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		if (unlinkat(dirfd(d), n, 0) == 0 || (errno != EISDIR && errno != EPERM))
+			continue;
+		if (depth >= RM_DEPTH_MAX)
+			continue;
+		cfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		rm_below(cfd, depth + 1);
+		(void)unlinkat(dirfd(d), n, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+/* Remove this run's temporary directory, when path is one run_tmpdir()
+ * made and still the same directory. */
+static void run_tmpdir_remove(const char *path)
+{
+	struct run_tmp **pp, *t = NULL;
+	struct stat st;
+	int fd;
+
+	pthread_mutex_lock(&run_tmp_lock);
+	for (pp = &run_tmps; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->path, path)) {
+			t = *pp;
+			*pp = t->next;
+			break;
+		}
+	pthread_mutex_unlock(&run_tmp_lock);
+	if (!t)
+		return;
+	fd = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
+		rm_below(fd, 0);
+		(void)rmdir(t->path);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	free(t->path);
+	free(t);
+}
+
 static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *env,
 			  struct srt_diag *diag)
 {
@@ -339,8 +460,9 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *
 		pol->tmpdir = path;
 		return SRT_OK;
 	}
-	/* The reference's shared default. When another user already owns it
-	 * (a multi-user host), use a per-uid name instead of failing. */
+	/* The reference's shared default, as the base of this run's own
+	 * directory. When another user already owns it (a multi-user host),
+	 * use a per-uid name instead of failing. */
 	rc = ensure_private_dir("/tmp/claude", diag);
 	if (rc == SRT_E_STATE) {
 		int n;
@@ -360,15 +482,11 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *
 					  "set CLAUDE_CODE_TMPDIR", fallback);
 		if (rc)
 			return rc;
-		pol->tmpdir = strdup(fallback);
-	} else if (rc) {
-		return rc;
-	} else {
-		pol->tmpdir = strdup("/tmp/claude");
+		return run_tmpdir(pol, fallback, diag);
 	}
-	if (!pol->tmpdir)
-		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
-	return SRT_OK;
+	if (rc)
+		return rc;
+	return run_tmpdir(pol, "/tmp/claude", diag);
 }
 
 /* A settings file named through a symbolic link (or a chain of them):
@@ -422,6 +540,59 @@ static int deny_settings_links(struct srt_policy *pol, const char *named, struct
 	return rc;
 }
 
+/* filesystem.allowCaches: each named cache's directories become write
+ * roots, as if listed in allowWrite, once caches.c has checked that each
+ * lies inside HOME and is reached through no link (and created what is
+ * missing of it). The protections inside write roots (denyWrite, the
+ * mandatory denies, denyRead) apply to them as to any other; a cache
+ * under a denyRead entry stays hidden, as the default write paths do. */
+static int add_caches(struct srt_policy *pol, const struct srt__settings *s,
+		      struct srt_diag *diag)
+{
+	char origin[96];
+	size_t i, j;
+	int rc = SRT_OK;
+
+	for (i = 0; i < s->allow_caches.n && !rc; i++) {
+		const char *name = s->allow_caches.v[i];
+		struct srt__cache_dir d[SRT_CACHE_MAX_DIRS];
+		size_t n = 0;
+
+		snprintf(origin, sizeof(origin), "filesystem.allowCaches[%zu]", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(s->allow_caches.v[j], name) == 0)
+				break;
+		if (j < i)
+			continue; /* named twice */
+		rc = srt__cache_dirs(name, pol->home, d, &n, diag);
+		if (rc) {
+			char msg[sizeof(diag->message)];
+
+			snprintf(msg, sizeof(msg), "%s", diag ? diag->message : "");
+			return srt_diag_set(diag, SRT_E_SETTINGS, origin, "%s: \"%s\": %s", origin,
+					    name, msg);
+		}
+		for (j = 0; j < n && !rc; j++) {
+			char *path = NULL, label[128];
+
+			/* hidden as named: checked all the same, but not created */
+			int hidden = default_path_hidden(pol, d[j].path);
+
+			rc = srt__cache_open(name, &d[j], pol->home, origin, !hidden, &path, diag);
+			if (rc)
+				break;
+			if (hidden || default_path_hidden(pol, path)) {
+				free(path);
+				continue;
+			}
+			snprintf(label, sizeof(label), "%s (%s's cache)", origin, name);
+			rc = rules_push(&pol->allow_write, path, 0, label, diag);
+		}
+		srt__cache_dirs_release(d, n);
+	}
+	return rc;
+}
+
 static int add_default(struct srt_policy *pol, const char *path, const char *origin,
 		       int must_exist, struct srt_diag *diag)
 {
@@ -466,6 +637,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	}
 
 	pol->allow_git_config = s->allow_git_config;
+	if (s->allow_protected_names.n) {
+		pol->protected_released = calloc(s->allow_protected_names.n + 1, sizeof(char *));
+		for (i = 0; pol->protected_released && i < s->allow_protected_names.n; i++)
+			if (!(pol->protected_released[i] = strdup(s->allow_protected_names.v[i])))
+				break;
+		if (!pol->protected_released || i < s->allow_protected_names.n) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+	}
 	pol->mandatory_deny_depth = s->mandatory_deny_search_depth;
 	if (pol->mandatory_deny_depth < 1 || pol->mandatory_deny_depth > 10)
 		pol->mandatory_deny_depth = 3;
@@ -473,6 +654,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	pol->allow_nested_userns = s->allow_nested_user_namespaces;
 	pol->allow_all_unix_sockets = s->allow_all_unix_sockets;
 	pol->allow_local_binding = s->allow_local_binding;
+	for (i = 0; i < s->allow_unix_sockets.n; i++) {
+		char origin[64];
+
+		snprintf(origin, sizeof(origin), "network.allowUnixSockets[%zu]", i);
+		rc = srt__path_normalize(s->allow_unix_sockets.v[i], pol->cwd, pol->home, &p, diag);
+		if (!rc)
+			rc = rules_push(&pol->allow_unix_sockets, p, SRT_RULE_LITERAL, origin, diag);
+		if (rc)
+			goto out;
+	}
 	pol->http_port = 3128;
 	pol->socks_port = 1080;
 	if (s->bwrap_path) {
@@ -501,6 +692,8 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	if (!rc)
 		rc = add_entries(&pol->deny_write, &s->deny_write, "filesystem.denyWrite", 1,
 				 pol->cwd, pol->home, diag);
+	if (!rc)
+		rc = add_caches(pol, s, diag);
 	if (rc)
 		goto out;
 
@@ -508,7 +701,8 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	 * the tools run in the sandbox expect to write there); the /dev
 	 * entries are left to bwrap's --dev. The TMPDIR handed to the command
 	 * is created here so it exists (the reference exports /tmp/claude
-	 * without creating it). */
+	 * without creating it); by default it is this run's own directory
+	 * below /tmp/claude, removed when the policy is released. */
 	rc = prepare_tmpdir(pol, env, diag);
 	if (rc)
 		goto out;
@@ -572,17 +766,25 @@ out:
 
 void srt__policy_release(struct srt_policy *pol)
 {
+	size_t i;
+
 	if (!pol)
 		return;
 	free(pol->cwd);
 	free(pol->home);
+	if (pol->tmpdir)
+		run_tmpdir_remove(pol->tmpdir);
 	free(pol->tmpdir);
 	free(pol->bwrap_path);
+	for (i = 0; pol->protected_released && pol->protected_released[i]; i++)
+		free(pol->protected_released[i]);
+	free(pol->protected_released);
 	free(pol->proxy_dir);
 	free(pol->proxy_socket);
 	rules_release(&pol->deny_read);
 	rules_release(&pol->allow_read);
 	rules_release(&pol->allow_write);
 	rules_release(&pol->deny_write);
+	rules_release(&pol->allow_unix_sockets);
 	memset(pol, 0, sizeof(*pol));
 }

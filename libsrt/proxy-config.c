@@ -9,6 +9,16 @@
 
 #include "proxy-config.h"
 
+/* network.privateAddresses; the validator admitted only these spellings. */
+static enum srt__private_mode private_mode(const char *v)
+{
+	if (v && strcmp(v, "refuse") == 0)
+		return SRT_PRIVATE_REFUSE;
+	if (v && strcmp(v, "allow") == 0)
+		return SRT_PRIVATE_ALLOW;
+	return SRT_PRIVATE_REFUSE_WILDCARDS;
+}
+
 /* On success *reasons is the array to free once the proxy has copied c
  * (NULL after a failure, so it can be freed either way). */
 static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **reasons,
@@ -35,6 +45,7 @@ static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **r
 	c->n_denied_domain_reasons = n;
 	c->strict_allowlist = s->strict_allowlist;
 	c->denied_resolved_addresses = s->denied_resolved_addresses;
+	c->private_addresses = private_mode(s->private_addresses);
 	c->http_proxy_port = s->http_proxy_port;
 	c->socks_proxy_port = s->socks_proxy_port;
 	c->strip_response_headers = s->strip_response_headers;

@@ -219,7 +219,7 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 		rc = srt__proxy_update_from_settings(sb->proxy, &next, diag);
 	else if (next.allowed_domains.n)
 		rc = srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
-				  "this sandbox was started without a proxy, so network access cannot be opened live; start it with live updates");
+				  "this sandbox runs no proxy (its backend cannot bridge one), so network access cannot be opened live; start it with live updates on linux-bwrap");
 	if (!rc)
 		rc = srt__vstore_set_ignore(sb->violations, &next);
 	pthread_mutex_unlock(&sb->update_lock);
@@ -239,7 +239,7 @@ int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_
 				    "a per-command list needs a command id of at least 22 characters (it is carried in the proxy username)");
 	if (!sb->proxy)
 		return srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
-				    "this sandbox runs no proxy; start it with live updates or a non-empty allowedDomains");
+				    "this sandbox runs no proxy (its backend cannot bridge one); start it with live updates or a non-empty allowedDomains on linux-bwrap");
 	for (i = 0; allowed && allowed[i]; i++) {
 		if (srt__domain_pattern_check(allowed[i], SRT_LIST_ALLOWED, diag) != SRT_OK) {
 			char msg[sizeof(diag->message)];

@@ -49,6 +49,16 @@ static const char *errno_name(int e)
 
 #define REFUSAL "refusing to run with the built-in defaults, which would drop this file's rules"
 
+/* A file that exists but cannot be used: every message about it ends the
+ * same way (one line), whether the problem is reading it or what it says. */
+static void add_refusal(struct srt_diag *diag)
+{
+	size_t n = strlen(diag->message);
+
+	if (n + sizeof("; " REFUSAL) <= sizeof(diag->message))
+		memcpy(diag->message + n, "; " REFUSAL, sizeof("; " REFUSAL));
+}
+
 /* The file exists but reading it failed with errno e. */
 static int unreadable(struct srt_diag *diag, const char *path, int e)
 {
@@ -118,7 +128,7 @@ int srt__settings_load_file(struct srt__settings *s, const char *path, bool expl
 	if (st.st_size > (off_t)SRT_SETTINGS_MAX_BYTES) {
 		rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
 				  "settings file \"%s\" is too large (%lld bytes; the limit is %u "
-				  "bytes)", path, (long long)st.st_size, SRT_SETTINGS_MAX_BYTES);
+				  "bytes); " REFUSAL, path, (long long)st.st_size, SRT_SETTINGS_MAX_BYTES);
 		goto out;
 	}
 	/* Read to EOF with a bound rather than trusting st_size: the file
@@ -141,7 +151,7 @@ int srt__settings_load_file(struct srt__settings *s, const char *path, bool expl
 		len += (size_t)r;
 		if (len > SRT_SETTINGS_MAX_BYTES) {
 			rc = srt_diag_set(diag, SRT_E_SETTINGS, path,
-					  "settings file \"%s\" is too large (the limit is %u bytes)",
+					  "settings file \"%s\" is too large (the limit is %u bytes); " REFUSAL,
 					  path, SRT_SETTINGS_MAX_BYTES);
 			goto out;
 		}
@@ -158,6 +168,8 @@ int srt__settings_load_file(struct srt__settings *s, const char *path, bool expl
 		rc = srt__settings_parse_yaml(s, text, len, path, diag);
 	else
 		rc = srt__settings_parse_json(s, text, len, path, diag);
+	if (rc == SRT_E_SETTINGS && diag)
+		add_refusal(diag);
 	if (rc == SRT_OK && loaded)
 		*loaded = true;
 	s = NULL;

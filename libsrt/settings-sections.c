@@ -15,7 +15,9 @@
 
 #include "settings-sections.h"
 #include "settings-check.h"
+#include "caches.h"
 #include "common/domain.h"
+#include "common/protected.h"
 
 #define S(field) offsetof(struct srt__settings, field)
 #define NONEMPTY "String must contain at least 1 character(s)"
@@ -335,13 +337,15 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = {
 		"allowedDomains", "deniedDomains", "deniedDomainReasons", "strictAllowlist",
-		"deniedResolvedAddresses", "allowUnixSockets", "allowAllUnixSockets",
+		"deniedResolvedAddresses", "privateAddresses", "allowUnixSockets", "allowAllUnixSockets",
 		"allowLocalBinding", "allowMachLookup", "httpProxyPort", "socksProxyPort",
 		"mitmProxy", "filterRequest", "allowPlaintextHeaderSet", "stripResponseHeaders",
 		"refuseOpaqueTunnels", "requireHostMatch", "ambiguousRequestTarget",
 		"tlsTerminate", "parentProxy", "filters", NULL
 	};
 	static const char *const ambiguous[] = { "refuse", "asSpelled", "normalize", NULL };
+	static const char *const private_modes[] = { "refuseForWildcards", "refuse", "allow",
+						     NULL };
 	/* deniedDomainReasons comes after deniedDomains: it warns about a
 	 * reason for a spelling that is not on that list. */
 	static const struct srt__rule rules[] = {
@@ -353,6 +357,7 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_BOOL("strictAllowlist", S(strict_allowlist)),
 		SRT_KEY_STRV("deniedResolvedAddresses", S(denied_resolved_addresses), 0, NULL,
 			     check_address_range),
+		SRT_KEY_ENUM("privateAddresses", S(private_addresses), 0, private_modes),
 		SRT_KEY_STRV("allowUnixSockets", S(allow_unix_sockets), 0, NULL, NULL),
 		SRT_KEY_BOOL("allowAllUnixSockets", S(allow_all_unix_sockets)),
 		SRT_KEY_BOOL("allowLocalBinding", S(allow_local_binding)),
@@ -385,10 +390,34 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 
 /* ----------------------------------------------------------- filesystem */
 
+/* A name filesystem.allowProtectedNames releases: one of the table's. */
+static int check_protected_name(struct srt__check *c, const char *v)
+{
+	const struct srt__protected *p = srt__protected_find(v);
+
+	if (p && !strcmp(p->name, ".git/config"))
+		return srt__check_fail(c, "%s is released by filesystem.allowGitConfig, not here",
+				       srt__check_quote(c, v));
+	if (!p)
+		return srt__check_fail(c, "%s is not a protected name (srt --explain lists them)",
+				       srt__check_quote(c, v));
+	return SRT_OK;
+}
+
+/* filesystem.allowCaches: a name of a cache caches.c knows. */
+static int check_cache_name(struct srt__check *c, const char *v)
+{
+	if (srt__cache_known(v))
+		return SRT_OK;
+	return srt__check_fail(c, "%s is not a cache srt knows (one of %s)", srt__check_quote(c, v),
+			       srt__cache_names);
+}
+
 static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "disabled", "denyRead", "allowRead", "allowWrite",
-					    "denyWrite", "allowGitConfig", NULL };
+					    "denyWrite", "allowGitConfig", "allowProtectedNames", "allowCaches",
+					    NULL };
 	/* "disabled" comes first: the deny-glob check depends on it. */
 	static const struct srt__rule rules[] = {
 		SRT_KEY_BOOL("disabled", S(fs_disabled)),
@@ -397,6 +426,9 @@ static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_PATHS("allowWrite", S(allow_write), SRT_RULE_REQUIRED, NULL),
 		SRT_KEY_PATHS("denyWrite", S(deny_write), SRT_RULE_REQUIRED, check_deny_glob),
 		SRT_KEY_BOOL("allowGitConfig", S(allow_git_config)),
+		SRT_KEY_STRV("allowProtectedNames", S(allow_protected_names), 0,
+			     "an empty name releases nothing", check_protected_name),
+		SRT_KEY_STRV("allowCaches", S(allow_caches), 0, NULL, check_cache_name),
 		SRT_KEY_END
 	};
 

@@ -61,6 +61,7 @@ void srt__settings_release(struct srt__settings *s)
 	free(s->parent_no_proxy);
 	srt__strv_release(&s->strip_response_headers);
 	free(s->ambiguous_request_target);
+	free(s->private_addresses);
 	free(s->tls_ca_cert_path);
 	free(s->tls_ca_key_path);
 	srt__strv_release(&s->tls_exclude_domains);
@@ -68,7 +69,9 @@ void srt__settings_release(struct srt__settings *s)
 	srt__path_entries_release(&s->deny_read);
 	srt__path_entries_release(&s->allow_read);
 	srt__path_entries_release(&s->allow_write);
+	srt__strv_release(&s->allow_protected_names);
 	srt__path_entries_release(&s->deny_write);
+	srt__strv_release(&s->allow_caches);
 	for (i = 0; i < s->n_ignore_violations; i++) {
 		free(s->ignore_violations[i].command_pattern);
 		srt__strv_release(&s->ignore_violations[i].lines);

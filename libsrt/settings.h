@@ -70,6 +70,7 @@ struct srt__settings {
 	size_t n_denied_domain_reasons;
 	bool strict_allowlist;
 	struct srt__strv denied_resolved_addresses;
+	char *private_addresses; /* NULL = default "refuseForWildcards" */
 	struct srt__strv allow_unix_sockets;
 	bool allow_all_unix_sockets;
 	bool allow_local_binding;
@@ -101,6 +102,8 @@ struct srt__settings {
 	struct srt__path_entries allow_write;
 	struct srt__path_entries deny_write;
 	bool allow_git_config;
+	struct srt__strv allow_caches; /* names of caches opened for writing (caches.h) */
+	struct srt__strv allow_protected_names; /* names of common/protected.h released */
 
 	/* top level */
 	bool has_credentials; /* credentials present (validated) */

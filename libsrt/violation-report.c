@@ -1,10 +1,12 @@
 /* The public view of a sandbox's violations: the listener, each command's
- * list, the total, and stderr annotated with a command's violations. */
+ * list, the total, stderr annotated with a command's violations, and
+ * advice on the setting that would allow one. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "caches.h"
 #include "sandbox.h"
 #include "violations.h"
 
@@ -57,4 +59,61 @@ int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
 	srt_violations_free(v, n);
 	*out = s;
 	return SRT_OK;
+}
+
+/* is a an ancestor of (or equal to) b? */
+static int covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+/* A path under a denyRead entry that no allowRead entry re-opens: no
+ * write setting would make it usable, so no advice names one. */
+static int read_denied(const struct srt_policy *pol, const char *path)
+{
+	const char *deny = NULL;
+	size_t i;
+
+	for (i = 0; i < pol->deny_read.n; i++) {
+		const struct srt_rule *r = &pol->deny_read.v[i];
+
+		if (!(r->flags & SRT_RULE_GLOB) && covers(r->path, path) &&
+		    (!deny || strlen(r->path) > strlen(deny)))
+			deny = r->path;
+	}
+	if (!deny)
+		return 0;
+	for (i = 0; i < pol->allow_read.n; i++) {
+		const struct srt_rule *r = &pol->allow_read.v[i];
+
+		if (!(r->flags & SRT_RULE_GLOB) && covers(deny, r->path) && covers(r->path, path))
+			return 0;
+	}
+	return 1;
+}
+
+int srt_sandbox_violation_advice(struct srt_sandbox *sb, const char *line, char *buf, size_t len)
+{
+	const char *op, *path, *home;
+	size_t oplen;
+
+	if (!sb || !line || !buf || len == 0 || strncmp(line, "deny ", 5) != 0)
+		return 0;
+	/* the file syscalls the monitor reports ("deny mkdir /p"); not the
+	 * proxy's or the repository guard's lines ("deny network-outbound") */
+	op = line + 5;
+	oplen = strcspn(op, " ");
+	if (oplen == 0 || memchr(op, '-', oplen) || op[oplen] != ' ' || op[oplen + 1] != '/')
+		return 0;
+	path = op + oplen + 1;
+	if (sb->settings.fs_disabled)
+		return 0;
+	if (sb->have_policy && read_denied(&sb->policy, path))
+		return 0;
+	home = sb->have_policy && sb->policy.home ? sb->policy.home : getenv("HOME");
+	return srt__cache_advice(path, home, &sb->settings.allow_caches, buf, len);
 }

@@ -174,9 +174,46 @@ static bool is_loopback(const struct srt__ip *ip)
 	return in_range(ip, "127.0.0.0/8") || in_range(ip, "::1/128");
 }
 
-/* Rules 4-11 for one form of the address. */
+bool srt__ip_is_private(const struct srt__ip *ip)
+{
+	static const char *const ranges[] = {
+		"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", NULL,
+	};
+
+	for (size_t i = 0; ranges[i]; i++)
+		if (in_range(ip, ranges[i]))
+			return true;
+	return false;
+}
+
+/* The address or the IPv4 one inside it is private. */
+static bool any_private(const struct srt__ip *ip)
+{
+	struct srt__ip v4;
+
+	return srt__ip_is_private(ip) || (srt__ip_unwrap_v4(ip, &v4) && srt__ip_is_private(&v4));
+}
+
+/* Whether privateAddresses keeps this name off the private ranges. */
+static bool private_refused(const struct srt__net_rules *r, bool named)
+{
+	switch (r->private_mode) {
+	case SRT_PRIVATE_ALLOW:
+		return false;
+	case SRT_PRIVATE_REFUSE:
+		return true;
+	case SRT_PRIVATE_REFUSE_WILDCARDS:
+	default:
+		return !named;
+	}
+}
+
+/* Rules 4-11 for one form of the address. The private ranges come last:
+ * a metadata address inside them (100.100.100.200, fd00:ec2::254) or
+ * this host's own private address is refused whatever privateAddresses
+ * says. */
 static unsigned classify(const struct srt__net_rules *r, const struct srt__ip *ip,
-			 const struct srt__ip *local, size_t nlocal)
+			 const struct srt__ip *local, size_t nlocal, bool private_off)
 {
 	static const char *const metadata[] = {
 		"100.100.100.200", "168.63.129.16", "192.0.0.192", "fd00:ec2::/32",
@@ -203,6 +240,8 @@ static unsigned classify(const struct srt__net_rules *r, const struct srt__ip *i
 	for (size_t i = 0; i < nlocal; i++)
 		if (srt__ip_equal(&local[i], ip))
 			return SRT_GUARD_OWN;
+	if (private_off && srt__ip_is_private(ip))
+		return SRT_GUARD_PRIVATE;
 	return 0;
 }
 
@@ -219,15 +258,17 @@ static bool is_localhost_name(const char *h)
 
 unsigned srt__guard_check(const struct srt__net_rules *r, const char *host, int port,
 			  const struct srt__ip *a, const struct srt__ip *local,
-			  size_t nlocal)
+			  size_t nlocal, bool named)
 {
 	struct srt__ip v4;
 	bool has_v4 = srt__ip_unwrap_v4(a, &v4);
 	bool mapped = has_v4 && a->a[10] == 0xff;
 	unsigned c;
+	bool private_off;
 
 	if (!r)
 		return SRT_GUARD_DENYLISTED;
+	private_off = private_refused(r, named);
 	if (literal_listed(r->denied, r->n_denied, a, port) ||
 	    (has_v4 && literal_listed(r->denied, r->n_denied, &v4, port)))
 		return SRT_GUARD_DENYLISTED;
@@ -235,13 +276,14 @@ unsigned srt__guard_check(const struct srt__net_rules *r, const char *host, int 
 	 * spelling is the same socket address; NAT64/6to4 are not) */
 	if (literal_listed(r->allowed, r->n_allowed, a, port) ||
 	    (mapped && literal_listed(r->allowed, r->n_allowed, &v4, port)))
-		return 0;
+		return r->private_mode == SRT_PRIVATE_REFUSE && any_private(a) ?
+		       SRT_GUARD_PRIVATE : 0;
 	if (is_localhost_name(host))
 		return is_loopback(a) || (mapped && is_loopback(&v4)) ? 0 :
 		       SRT_GUARD_NON_LOOPBACK;
-	c = classify(r, a, local, nlocal);
+	c = classify(r, a, local, nlocal, private_off);
 	if (!c && has_v4)
-		c = classify(r, &v4, local, nlocal);
+		c = classify(r, &v4, local, nlocal, private_off);
 	return c;
 }
 
@@ -251,7 +293,7 @@ void srt__guard_reason(unsigned classes, char *out, size_t cap)
 		"a deny-listed address", "a non-loopback address", "a loopback address",
 		"an unspecified address", "a link-local address", "a multicast address",
 		"the broadcast address", "a cloud metadata address", "a listed address",
-		"one of this host's addresses",
+		"one of this host's addresses", "a private address",
 	};
 	size_t o;
 	bool first = true;

@@ -38,14 +38,20 @@ enum {
 	SRT_GUARD_METADATA = 1u << 7,
 	SRT_GUARD_LISTED = 1u << 8,
 	SRT_GUARD_OWN = 1u << 9,
+	SRT_GUARD_PRIVATE = 1u << 10,
 };
+
+/* 10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7 (the address as given). */
+bool srt__ip_is_private(const struct srt__ip *ip);
 
 /* 0 when `a` (an answer for hostname `host`, canonical, dialled on port)
  * may be dialled, else the class that refuses it. `local` is this host's
- * interface addresses. */
+ * interface addresses. `named`: an entry naming host exactly allowed it
+ * (srt__net_rules_named), so the private ranges stay reachable unless
+ * privateAddresses is "refuse". */
 unsigned srt__guard_check(const struct srt__net_rules *r, const char *host, int port,
 			  const struct srt__ip *a, const struct srt__ip *local,
-			  size_t nlocal);
+			  size_t nlocal, bool named);
 
 /* "resolved to <class> / <class>" for a union of classes. */
 void srt__guard_reason(unsigned classes, char *out, size_t cap);

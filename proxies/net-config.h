@@ -21,6 +21,16 @@ struct srt__net_reason {
 	const char *reason;
 };
 
+/* network.privateAddresses: when a resolved name may reach the private
+ * ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). A wildcard
+ * entry names hosts nobody has looked at one by one, so by default only
+ * those are kept off the private network. */
+enum srt__private_mode {
+	SRT_PRIVATE_REFUSE_WILDCARDS = 0, /* refused for names only a wildcard allowed */
+	SRT_PRIVATE_REFUSE,               /* refused for every name and literal */
+	SRT_PRIVATE_ALLOW,                /* dialled like any other address */
+};
+
 struct srt__net_config {
 	struct srt__strv allowed_domains;
 	struct srt__strv denied_domains;
@@ -29,6 +39,7 @@ struct srt__net_config {
 	bool strict_allowlist;
 	/* address ranges a resolved name must not reach ("10.0.0.0/8") */
 	struct srt__strv denied_resolved_addresses;
+	enum srt__private_mode private_addresses;
 	int http_proxy_port;  /* external HTTP proxy on 127.0.0.1; 0 = none */
 	int socks_proxy_port; /* external SOCKS proxy on 127.0.0.1; 0 = none */
 	struct srt__strv strip_response_headers;

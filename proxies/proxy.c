@@ -642,15 +642,22 @@ static void addresses_ready(struct conn *c, const struct srt__ip *a, size_t n)
 	size_t k = 0;
 	char reason[512];
 
+	const struct cmd_list *l;
+	bool named;
+
 	refresh_local(c->p);
 	pthread_mutex_lock(&c->p->lock);
 	c->q_gen = atomic_load(&c->p->gen); /* the rules this guard applies */
+	for (l = c->key ? c->p->cmds : NULL; l && strcmp(l->key, c->key); l = l->next)
+		;
+	named = srt__net_rules_named(c->p->rules, c->canon, c->port, l ? l->v : NULL,
+				     l ? l->n : 0);
 	for (size_t i = 0; i < n; i++) {
 		/* the parent proxy's own address is configuration, not a
 		 * destination: the guard is for targets dialled directly */
 		unsigned cl = c->via || c->kind == K_RAW ? 0 :
 			      srt__guard_check(c->p->rules, c->canon, c->port, &a[i],
-					       c->p->local, c->p->nlocal);
+					       c->p->local, c->p->nlocal, named);
 		if (cl)
 			classes |= cl;
 		else if (k < MAX_ADDRS)

@@ -72,6 +72,7 @@ int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config
 			goto out;
 	}
 	r->strict = s->strict_allowlist;
+	r->private_mode = s->private_addresses;
 	r->refuse_opaque = s->refuse_opaque_tunnels;
 	r->ext_http_port = s->http_proxy_port;
 	r->ext_socks_port = s->socks_proxy_port;
@@ -181,4 +182,30 @@ bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int
 				return true;
 	set_reason(reason, cap, "host is not on the allow list");
 	return false;
+}
+
+static bool is_wildcard(const char *pattern)
+{
+	return pattern[0] == '*';
+}
+
+static bool named_in(const char *canon, int port, char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_wildcard(list[i]) && srt__domain_match(canon, port, list[i]))
+			return true;
+	return false;
+}
+
+bool srt__net_rules_named(const struct srt__net_rules *r, const char *host, int port,
+			  char *const *cmd_allowed, size_t n_cmd)
+{
+	char canon[300];
+
+	if (!r)
+		return false;
+	srt__net_canon(host, canon, sizeof(canon));
+	if (named_in(canon, port, r->allowed, r->n_allowed))
+		return true;
+	return !r->strict && named_in(canon, port, cmd_allowed, n_cmd);
 }

@@ -29,6 +29,7 @@ struct srt__net_rules {
 	bool strict;
 	struct srt__cidr *denied_addrs; /* deniedResolvedAddresses */
 	size_t n_denied_addrs;
+	enum srt__private_mode private_mode; /* privateAddresses */
 	bool refuse_opaque;      /* refuseOpaqueTunnels: no TLS termination here, so every tunnel */
 	bool require_host_match; /* requireHostMatch: HTTP/1.1 without Host is refused */
 	char **strip;            /* stripResponseHeaders */
@@ -51,6 +52,12 @@ void srt__net_rules_free(struct srt__net_rules *r);
  * ("sandbox policy unavailable"). */
 bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int port,
 			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap);
+
+/* Whether an entry that names host exactly (not a wildcard) allows it:
+ * allowedDomains, then (unless strictAllowlist) the command's own list.
+ * The guard keeps the private ranges for such names. */
+bool srt__net_rules_named(const struct srt__net_rules *r, const char *host, int port,
+			  char *const *cmd_allowed, size_t n_cmd);
 
 /* deniedDomains only (the unauthenticated SOCKS probe of an ssh
  * ProxyCommand, answered with the in-band refusal). Returns

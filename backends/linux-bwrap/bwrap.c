@@ -69,6 +69,13 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 	char path[PATH_MAX];
 	int err = 0;
 
+	/* Its monitor refuses every socket(AF_UNIX); connecting to single
+	 * paths is linux-landlock's write supervisor's, not built here yet.
+	 * Never run with the list silently ignored. */
+	if (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets)
+		return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowUnixSockets",
+				    "linux-bwrap cannot yet allow single Unix socket paths (network.allowUnixSockets); use --backend linux-landlock, which can, or network.allowAllUnixSockets");
+
 	if (pol->bwrap_path) {
 		if (access(pol->bwrap_path, X_OK) != 0)
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
@@ -429,9 +436,27 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	{
 		struct srt__helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
 					      bc->layer.fd, &bc->plan.hidden, own_dev,
-					      &bc->plan.pinned_links };
+					      &bc->plan.pinned_links, NULL, NULL, NULL, NULL, 0 };
+		struct srt__strv globs = { 0 };
 
+		/* the watcher mounts with the same kernel interface the
+		 * helper hides files with */
+		if (helper_can_hide() && !pol->fs_disabled) {
+			for (i = 0; i < pol->deny_read.n; i++)
+				if ((pol->deny_read.v[i].flags & SRT_RULE_GLOB) &&
+				    srt__strv_push(&globs, pol->deny_read.v[i].path)) {
+					srt__strv_release(&globs);
+					rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+					goto fail;
+				}
+			fds.watch_deny = &bc->plan.watch_deny;
+			fds.watch_keep = &bc->plan.watch_keep;
+			fds.watch_globs = &globs;
+			fds.watch_trees = &bc->plan.watch_trees;
+			fds.watch_depth = bc->plan.watch_depth;
+		}
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
+		srt__strv_release(&globs);
 	}
 	if (rc)
 		goto fail;

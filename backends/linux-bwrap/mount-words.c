@@ -123,6 +123,41 @@ static int pin_ancestors(struct srt__strv *pins, const char *path, size_t top)
 	}
 }
 
+/* The covered files the helper's watcher must keep covered when the host
+ * replaces them: every denied file (the host may replace one anywhere),
+ * and every read-only file in a writable directory. Not what lies in a
+ * hidden directory (the sandbox's own tmpfs). */
+static int list_watched(struct srt__mount_ctx *c, const size_t *order, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct srt__mount_node *nd = &c->v[order[i]];
+		int inh = nd->parent >= 0 ? c->v[nd->parent].mount : M_NONE;
+		struct srt__mount_state s;
+		char dir[PATH_MAX];
+		const char *slash;
+
+		if (nd->type == T_DIR || inh == M_TMPFS)
+			continue;
+		if (nd->mount != M_NULL && nd->mount != M_PH_FILE && nd->mount != M_RO)
+			continue;
+		s = srt__mount_state_of(c, nd->path);
+		if (!s.r) {
+			if (srt__strv_push(&c->plan->watch_deny, nd->path))
+				return SRT_E_NOMEM;
+			continue;
+		}
+		slash = strrchr(nd->path, '/');
+		if (!slash || slash == nd->path || (size_t)(slash - nd->path) >= sizeof(dir))
+			continue;
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - nd->path), nd->path);
+		if (srt__mount_state_of(c, dir).w && srt__strv_push(&c->plan->watch_keep, nd->path))
+			return SRT_E_NOMEM;
+	}
+	return SRT_OK;
+}
+
 int srt__mount_emit(struct srt__mount_ctx *c)
 {
 	const int root_kind = c->root_rw ? M_RW : M_RO;
@@ -167,6 +202,11 @@ int srt__mount_emit(struct srt__mount_ctx *c)
 		nd->parent = a;
 		if (a >= 0)
 			c->v[a].has_kids = 1;
+	}
+
+	if (list_watched(c, order, n)) {
+		rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+		goto out;
 	}
 
 	/* pins: existing directories between a protecting mount and the

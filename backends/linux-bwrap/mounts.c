@@ -23,7 +23,9 @@
  *    in both cases the link is put back after the run (plan->links,
  *    srt__bwrap_plan_restore_links) and a replacement moved aside.
  *  - Glob read rules are expanded when the plan is made; files created
- *    later are not covered. */
+ *    later are covered by the helper's watcher (init/watch.h) as they
+ *    appear, as are covered files the host replaces during the run
+ *    (plan->watch_deny, plan->watch_keep). */
 #include "config.h"
 
 #include <limits.h>
@@ -158,6 +160,9 @@ void srt__bwrap_plan_release(struct srt__mount_plan *plan)
 	srt__strv_release(&plan->hidden);
 	srt__strv_release(&plan->links);
 	srt__strv_release(&plan->pinned_links);
+	srt__strv_release(&plan->watch_deny);
+	srt__strv_release(&plan->watch_keep);
+	srt__strv_release(&plan->watch_trees);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);
 	free(plan->lock_fds);

@@ -44,6 +44,20 @@ struct srt__mount_plan {
 	 * each link itself (--pin-link), so the name cannot be replaced while
 	 * the command runs; the restore above stays as a second line. */
 	struct srt__strv pinned_links;
+	/* Covered files whose cover the kernel drops when the host replaces
+	 * them (rename over, remove and create), for the helper's watcher
+	 * (init/watch.h) to cover again: watch_deny the denied ones (covered
+	 * with /dev/null), watch_keep the write-protected ones in a writable
+	 * directory (a read-only bind of themselves). Files inside a hidden
+	 * directory are the sandbox's own and are not listed. */
+	struct srt__strv watch_deny;
+	struct srt__strv watch_keep;
+	/* The write roots the mandatory denies were looked for in (not the
+	 * default ones, such as the temporary directory), and how many levels
+	 * of directories below each the watcher watches for a protected
+	 * directory (.vscode, .claude, ...) made during the run. */
+	struct srt__strv watch_trees;
+	int watch_depth;
 };
 
 /* Called with each host path just before the plan creates it, so a guard

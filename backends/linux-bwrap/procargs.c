@@ -98,7 +98,7 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt__strv *w, struct srt_diag *diag)
 {
-	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL };
+	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -177,6 +177,17 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 	rc = push_paths(w, "--hide-file", fds->hidden, "a file to hide", diag);
 	if (!rc)
 		rc = push_paths(w, "--pin-link", fds->pinned_links, "a link to pin", diag);
+	if (!rc)
+		rc = push_paths(w, "--watch-deny", fds->watch_deny, "a denied file to watch", diag);
+	if (!rc)
+		rc = push_paths(w, "--watch-keep", fds->watch_keep, "a protected file to watch", diag);
+	if (!rc)
+		rc = push_paths(w, "--watch-glob", fds->watch_globs, "a denyRead pattern to watch", diag);
+	if (!rc && fds->watch_trees && fds->watch_trees->n && fds->watch_depth > 0) {
+		rc = push_paths(w, "--watch-tree", fds->watch_trees, "a write root to watch", diag);
+		if (!rc && push_fd_opt(w, "--watch-depth", fds->watch_depth))
+			goto nomem;
+	}
 	if (rc)
 		return rc;
 	if (fds->make_dev_proc && srt__strv_push(w, "--make-dev-proc"))

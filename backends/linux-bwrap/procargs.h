@@ -53,6 +53,11 @@ struct srt__helper_fds {
 	const struct srt__strv *hidden;
 	int make_dev_proc;
 	const struct srt__strv *pinned_links; /* --pin-link paths (may be NULL) */
+	/* the watcher of replaced names (init/watch.h), each may be NULL:
+	 * --watch-deny, --watch-keep, --watch-glob, --watch-tree paths, and
+	 * --watch-depth when there are trees */
+	const struct srt__strv *watch_deny, *watch_keep, *watch_globs, *watch_trees;
+	int watch_depth;
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */

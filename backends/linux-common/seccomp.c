@@ -637,3 +637,122 @@ out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
 }
+
+/* ---- the supervisor's filter (linux-landlock write roots) --------------- */
+
+#define NO -1
+/* Every call that creates, replaces, removes or write-opens a name. Not
+ * here, and why: openat2 (ENOSYS from the enforcement filter), chmod,
+ * chown, utimes and xattrs (no name changes; the metadata rules of the
+ * other filters). bind is here because a pathname socket is a new name:
+ * in a write root the supervisor makes it. */
+const struct srt__supervised_syscall srt__supervised_syscalls[] = {
+	{ "openat", -1, SRT_SUP_OPEN, 0, 1, NO, NO, 2, 3, 0 },
+	{ "open", -1, SRT_SUP_OPEN, NO, 0, NO, NO, 1, 2, 0 },
+	{ "creat", -1, SRT_SUP_OPEN, NO, 0, NO, NO, NO, 1, O_CREAT | O_WRONLY | O_TRUNC },
+	{ "mkdirat", -1, SRT_SUP_MKDIR, 0, 1, NO, NO, NO, 2, 0 },
+	{ "mkdir", -1, SRT_SUP_MKDIR, NO, 0, NO, NO, NO, 1, 0 },
+	{ "mknodat", -1, SRT_SUP_MKNOD, 0, 1, NO, NO, NO, 2, 0 },
+	{ "mknod", -1, SRT_SUP_MKNOD, NO, 0, NO, NO, NO, 1, 0 },
+	{ "unlinkat", -1, SRT_SUP_UNLINK, 0, 1, NO, NO, 2, NO, 0 },
+	{ "unlink", -1, SRT_SUP_UNLINK, NO, 0, NO, NO, NO, NO, 0 },
+	{ "rmdir", -1, SRT_SUP_UNLINK, NO, 0, NO, NO, NO, NO, AT_REMOVEDIR },
+	{ "renameat2", -1, SRT_SUP_RENAME, 0, 1, 2, 3, 4, NO, 0 },
+	{ "renameat", -1, SRT_SUP_RENAME, 0, 1, 2, 3, NO, NO, 0 },
+	{ "rename", -1, SRT_SUP_RENAME, NO, 0, NO, 1, NO, NO, 0 },
+	{ "linkat", -1, SRT_SUP_LINK, 0, 1, 2, 3, 4, NO, 0 },
+	{ "link", -1, SRT_SUP_LINK, NO, 0, NO, 1, NO, NO, 0 },
+	{ "symlinkat", -1, SRT_SUP_SYMLINK, 1, 2, NO, 0, NO, NO, 0 },
+	{ "symlink", -1, SRT_SUP_SYMLINK, NO, 1, NO, 0, NO, NO, 0 },
+	{ "truncate", -1, SRT_SUP_TRUNCATE, NO, 0, NO, NO, NO, 1, 0 },
+	{ "socket", -1, SRT_SUP_SOCKET, NO, NO, NO, NO, NO, NO, 0 },
+	{ "connect", -1, SRT_SUP_CONNECT, NO, NO, NO, NO, NO, NO, 0 },
+	{ "bind", -1, SRT_SUP_BIND, NO, NO, NO, NO, NO, NO, 0 },
+};
+#undef NO
+const size_t srt__n_supervised_syscalls =
+	sizeof(srt__supervised_syscalls) / sizeof(srt__supervised_syscalls[0]);
+
+int srt__seccomp_supervised_nr(const struct srt__supervised_syscall *s)
+{
+	struct named_syscall ns = { s->name, s->unified_nr };
+	int nr = -1;
+
+	if (resolve(&ns, &nr) < 0 || nr < 0)
+		return -1;
+	return nr;
+}
+
+static int add_supervised(scmp_filter_ctx ctx, const struct srt__supervised_syscall *s,
+			  unsigned flags, char *step, size_t steplen)
+{
+	struct named_syscall ns = { s->name, s->unified_nr };
+	int nr, rc;
+
+	if ((s->op == SRT_SUP_SOCKET || s->op == SRT_SUP_CONNECT) && !(flags & SRT_SUPER_UNIX))
+		return 0;
+	rc = resolve(&ns, &nr);
+	if (rc < 0) {
+		snprintf(step, steplen, "resolve syscall '%s'", s->name);
+		return rc;
+	}
+	if (nr < 0)
+		return 0;
+	if (s->op == SRT_SUP_OPEN && s->flags >= 0)
+		return notify_any_bit(ctx, nr, (unsigned)s->flags, SRT_OPEN_WRITE_FLAGS, s->name,
+				      step, steplen);
+	if (s->op == SRT_SUP_SOCKET)
+		return add_masked(ctx, SCMP_ACT_NOTIFY, nr, 0, LOW32, AF_UNIX, "notify socket AF_UNIX",
+				  step, steplen);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	if (rc < 0)
+		snprintf(step, steplen, "notify rule '%s'", s->name);
+	return rc;
+}
+
+int srt__seccomp_install_supervisor(unsigned flags, int *listener, char *step, size_t steplen)
+{
+	scmp_filter_ctx ctx;
+	size_t i;
+	int rc, fd;
+
+	*listener = -1;
+	rc = srt__seccomp_notify_supported(step, steplen);
+	if (rc < 0)
+		return rc;
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
+	for (i = 0; i < srt__n_supervised_syscalls; i++) {
+		rc = add_supervised(ctx, &srt__supervised_syscalls[i], flags, step, steplen);
+		if (rc < 0)
+			goto out;
+	}
+	rc = seccomp_load(ctx);
+	if (rc < 0) {
+		snprintf(step, steplen, "load the supervisor filter");
+		goto out;
+	}
+	fd = seccomp_notify_fd(ctx);
+	*listener = -2;
+	if (fd < 0) {
+		snprintf(step, steplen, "listener of the supervisor filter");
+		rc = -EIO;
+		goto out;
+	}
+	*listener = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (*listener < 0) {
+		*listener = -2;
+		rc = -errno;
+		snprintf(step, steplen, "listener of the supervisor filter");
+	} else {
+		rc = 0;
+	}
+	seccomp_release(ctx);
+	if (fcntl(fd, F_GETFD) >= 0)
+		close(fd);
+	return rc;
+out:
+	seccomp_release(ctx);
+	return rc < 0 ? rc : 0;
+}

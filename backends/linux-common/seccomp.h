@@ -109,4 +109,52 @@ int srt__seccomp_notify_supported(char *step, size_t steplen);
  * hand it to the supervisor before anything else runs. */
 int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen);
 
+/* ---- linux-landlock's write supervisor (supervisor.h) --------------------
+ * A third program, loaded last, whose only non-ALLOW action is USER_NOTIF:
+ * the calls that create, replace, remove or write-open a name, answered by
+ * the supervisor, which performs them itself (never CONTINUE inside a write
+ * root). ERRNO rules of the other filters keep precedence (openat2: ENOSYS;
+ * a set-id mode: EPERM). */
+enum srt__super_op {
+	SRT_SUP_OPEN = 1, /* open, openat, creat: flags tell whether to notify */
+	SRT_SUP_MKDIR,
+	SRT_SUP_MKNOD,
+	SRT_SUP_UNLINK,   /* unlink, rmdir, unlinkat */
+	SRT_SUP_RENAME,
+	SRT_SUP_LINK,
+	SRT_SUP_SYMLINK,
+	SRT_SUP_TRUNCATE,
+	SRT_SUP_SOCKET,   /* socket(AF_UNIX): only with SRT_SUPER_UNIX */
+	SRT_SUP_CONNECT,  /* connect: only with SRT_SUPER_UNIX */
+	SRT_SUP_BIND,     /* bind: a socket file made in a write root */
+};
+
+struct srt__supervised_syscall {
+	const char *name;
+	int unified_nr;       /* see srt__seccomp_resolve, or -1 */
+	unsigned char op;     /* enum srt__super_op */
+	signed char dfd, path;   /* the operand: dirfd argument (-1: the cwd)
+				  * and path argument; symlink: the link */
+	signed char dfd2, path2; /* rename/link: the new name; symlink: path2
+				  * is the target string (no dirfd) */
+	signed char flags;       /* flags argument, or -1: fixed_flags */
+	signed char mode;        /* mode argument (truncate: the length), or -1 */
+	int fixed_flags;
+};
+
+extern const struct srt__supervised_syscall srt__supervised_syscalls[];
+extern const size_t srt__n_supervised_syscalls;
+
+/* Flags of srt__seccomp_install_supervisor. */
+#define SRT_SUPER_UNIX 1u /* socket(AF_UNIX) and every connect: notify */
+
+/* This architecture's number for s, or -1. */
+int srt__seccomp_supervised_nr(const struct srt__supervised_syscall *s);
+
+/* Load the supervisor's filter into the calling thread; its listener in
+ * *listener (close-on-exec), with the same -1/-2 contract as
+ * srt__seccomp_install_observer. Needs SECCOMP_IOCTL_NOTIF_ADDFD with
+ * SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): checked first. */
+int srt__seccomp_install_supervisor(unsigned flags, int *listener, char *step, size_t steplen);
+
 #endif

@@ -37,6 +37,7 @@
 #include "backends/linux-common/landlock-plan.h"
 #include "backends/linux-common/memfd.h"
 #include "backends/linux-common/seccomp.h"
+#include "backends/linux-landlock/superplan.h"
 
 #define HELPER_NAME "srt-landlock-exec"
 
@@ -44,10 +45,14 @@ struct ll_state {
 	const struct srt_policy *pol;
 	char helper[PATH_MAX];
 	struct srt__ll_plan plan;
+	int supervised;            /* the write supervisor runs (filesystem rules) */
+	struct srt__ll_super super;
 };
 
 struct ll_cmd {
 	int plan_fd;
+	int super_fd;
+	int events_rd, events_wr; /* the supervisor's violation lines */
 };
 
 static int find_helper(char *out, size_t outlen)
@@ -146,11 +151,30 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, HELPER_NAME,
 				    "the sandbox helper " HELPER_NAME " is missing next to the linux-landlock module; reinstall srt");
 	}
-	rc = srt__ll_plan_build(pol, abi, NULL, &st->plan, diag);
+	/* Directory write roots go to the write supervisor (superplan.h):
+	 * the Landlock plan is built from the policy it leaves. */
+	st->supervised = !pol->fs_disabled || (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets);
+	if (st->supervised) {
+		rc = srt__ll_plan_check(pol, abi, diag);
+		if (!rc)
+			rc = srt__ll_super_build(pol, &st->super, diag);
+		if (rc) {
+			free(st);
+			return rc;
+		}
+	}
+	rc = srt__ll_plan_build(st->supervised ? &st->super.landlock_pol : pol, abi, NULL, &st->plan, diag);
 	if (rc) {
+		srt__ll_super_release(&st->super);
 		free(st);
 		return rc;
 	}
+	/* allowUnixSockets: socket(AF_UNIX) and connect go to the supervisor,
+	 * so the shared filter leaves its AF_UNIX rules out (their ERRNO
+	 * would win over the notification); the helper refuses datagram
+	 * socket pairs itself and will not run without the supervisor */
+	if (st->super.n_unix)
+		st->plan.seccomp_flags |= SRT_SECCOMP_UNIX_OBSERVED;
 	if (pol->debug)
 		fprintf(stderr, "[srt debug] linux-landlock: ABI %d, %zu rules, helper %s\n", abi,
 			st->plan.n_rules, st->helper);
@@ -185,14 +209,14 @@ static int ll_wrap(void *state, const char *const *argv, struct srt_command *out
 	struct ll_cmd *lc;
 	char *buf = NULL;
 	char num[16];
-	size_t len, n, i;
+	size_t len, n, i, k;
 	char **v = NULL;
 	int rc;
 
 	lc = calloc(1, sizeof(*lc));
 	if (!lc)
 		return SRT_E_NOMEM;
-	lc->plan_fd = -1;
+	lc->plan_fd = lc->super_fd = lc->events_rd = lc->events_wr = -1;
 	out->priv = lc;
 
 	rc = srt__ll_plan_serialize(&st->plan, &buf, &len);
@@ -206,29 +230,58 @@ static int ll_wrap(void *state, const char *const *argv, struct srt_command *out
 			       &lc->plan_fd, diag);
 	if (rc)
 		goto out;
+	if (st->supervised) {
+		int p[2];
+
+		rc = srt__sealed_memfd("srt-supervisor-plan", st->super.buf, st->super.len,
+				       "linux-landlock", "the supervisor plan", &lc->super_fd, diag);
+		if (rc)
+			goto out;
+		if (pipe2(p, O_CLOEXEC) != 0) {
+			rc = srt_diag_set(diag, SRT_E_IO, "", "linux-landlock: events pipe: %s", strerror(errno));
+			goto out;
+		}
+		lc->events_rd = p[0];
+		lc->events_wr = p[1];
+	}
 
 	for (n = 0; argv[n]; n++)
 		;
-	v = calloc(n + 5, sizeof(*v));
+	v = calloc(n + 9, sizeof(*v));
 	if (!v) {
 		rc = SRT_E_NOMEM;
 		goto out;
 	}
 	snprintf(num, sizeof(num), "%d", lc->plan_fd);
-	v[0] = strdup(st->helper);
-	v[1] = strdup("--plan-fd");
-	v[2] = strdup(num);
-	v[3] = strdup("--");
+	k = 0;
+	v[k++] = strdup(st->helper);
+	v[k++] = strdup("--plan-fd");
+	v[k++] = strdup(num);
+	if (st->supervised) {
+		v[k++] = strdup("--super-fd");
+		snprintf(num, sizeof(num), "%d", lc->super_fd);
+		v[k++] = strdup(num);
+		v[k++] = strdup("--events-fd");
+		snprintf(num, sizeof(num), "%d", lc->events_wr);
+		v[k++] = strdup(num);
+	}
+	v[k++] = strdup("--");
 	rc = SRT_E_NOMEM;
-	if (!v[0] || !v[1] || !v[2] || !v[3])
-		goto out;
+	for (i = 0; i < k; i++)
+		if (!v[i])
+			goto out;
 	for (i = 0; i < n; i++)
-		if (!(v[4 + i] = strdup(argv[i])))
+		if (!(v[k + i] = strdup(argv[i])))
 			goto out;
 	out->argv = v;
 	v = NULL;
 	out->n_child_fds = 0;
 	out->child_fds[out->n_child_fds++] = lc->plan_fd;
+	if (st->supervised) {
+		out->child_fds[out->n_child_fds++] = lc->super_fd;
+		out->child_fds[out->n_child_fds++] = lc->events_wr;
+		out->events_fd = lc->events_rd;
+	}
 	rc = SRT_OK;
 out:
 	free_argv(v);
@@ -247,8 +300,31 @@ static void ll_release(void *state, struct srt_command *cmd)
 		return;
 	if (lc->plan_fd >= 0)
 		close(lc->plan_fd);
+	if (lc->super_fd >= 0)
+		close(lc->super_fd);
+	if (lc->events_wr >= 0)
+		close(lc->events_wr);
+	if (lc->events_rd >= 0)
+		close(lc->events_rd);
+	cmd->events_fd = -1;
 	free(lc);
 	cmd->priv = NULL;
+}
+
+/* Only the helper may hold the write end of the events pipe: EOF then
+ * means the supervisor is gone. */
+static int ll_started(void *state, struct srt_command *cmd, pid_t pid, struct srt_diag *diag)
+{
+	struct ll_cmd *lc = cmd->priv;
+
+	(void)state;
+	(void)pid;
+	(void)diag;
+	if (lc && lc->events_wr >= 0) {
+		close(lc->events_wr);
+		lc->events_wr = -1;
+	}
+	return SRT_OK;
 }
 
 static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
@@ -267,7 +343,9 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 		fputs("landlock: abstract Unix sockets and signals scoped to the sandbox\n", out);
 	fprintf(out, "seccomp: TIOCSTI/TIOCLINUX/TIOCSETD/TIOCEXCL refused; io_uring and System V IPC refused; "
 		"set-id chmod and another process's prlimit refused; keyrings refused%s%s%s%s\n",
-		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" : "; socket(AF_UNIX/AF_VSOCK) refused",
+		(p->seccomp_flags & SRT_SECCOMP_ALLOW_UNIX) ? "" :
+		(p->seccomp_flags & SRT_SECCOMP_UNIX_OBSERVED) ? "; socket(AF_UNIX) made by the supervisor (stream and seqpacket only), connect performed by it to the allowUnixSockets paths only" :
+		"; socket(AF_UNIX/AF_VSOCK) refused",
 		p->block_inet ? "; socket() of every other family refused" : "",
 		p->block_meta ? "; chown refused, setxattr/removexattr EOPNOTSUPP, chmod to set-id or group/other-writable modes refused" : "",
 		(p->seccomp_flags & SRT_SECCOMP_ALLOW_USERNS) ? "" :
@@ -276,6 +354,13 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 		srt__ll_access_names(p->handled_fs, names, sizeof(names));
 		fprintf(out, "landlock: handled filesystem rights: %s (refused unless a rule grants them)\n", names);
 	}
+	for (i = 0; i < st->super.landlock_pol.allow_unix_sockets.n && st->super.n_unix; i++)
+		fprintf(out, "supervisor: Unix socket %s may be connected to <- %s\n",
+			st->super.landlock_pol.allow_unix_sockets.v[i].path,
+			st->super.landlock_pol.allow_unix_sockets.v[i].origin);
+	if (st->supervised)
+		fprintf(out, "supervisor: %zu write roots kept read-only to the command by Landlock; every call that creates, removes, renames or write-opens a name in them is performed by the supervisor after checking it against %zu protected paths and %zu protected name patterns\n",
+			st->super.n_roots, st->super.n_deny, st->super.n_names);
 	for (i = 0; i < p->n_notes; i++)
 		fprintf(out, "plan: %s\n", p->notes[i]);
 	for (i = 0; i < p->n_rules; i++) {
@@ -297,6 +382,7 @@ static void ll_teardown(void *state)
 	if (!st)
 		return;
 	srt__ll_plan_release(&st->plan);
+	srt__ll_super_release(&st->super);
 	free(st);
 }
 
@@ -306,7 +392,7 @@ const struct srt_backend srt_backend_entry = {
 	.probe = ll_probe,
 	.prepare = ll_prepare,
 	.wrap = ll_wrap,
-	.started = NULL,
+	.started = ll_started,
 	.release = ll_release,
 	.explain = ll_explain,
 	.teardown = ll_teardown,

@@ -147,6 +147,21 @@ int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
 			goto out;
 		}
 	}
+	if (flags & SRT_LL_SECCOMP_DGRAM_PAIR) {
+		int type;
+
+		for (type = 0; type <= 0xf && rc >= 0; type++) {
+			if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+				continue;
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2,
+					      SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, 0xffffffffULL, AF_UNIX),
+					      SCMP_CMP64(1, SCMP_CMP_MASKED_EQ, 0xf, (uint64_t)type));
+		}
+		if (rc < 0) {
+			snprintf(step, steplen, "rule 'socketpair AF_UNIX SOCK_DGRAM'");
+			goto out;
+		}
+	}
 	rc = add_calls(ctx, SCMP_ACT_ERRNO(EPERM), uring_calls,
 		       sizeof(uring_calls) / sizeof(uring_calls[0]), step, steplen);
 	if (rc < 0)

@@ -21,6 +21,10 @@ enum srt__ll_seccomp_flags {
 	 * copying tools take as "no xattrs here"; chmod setting S_ISUID,
 	 * S_ISGID, S_IWGRP or S_IWOTH: EPERM */
 	SRT_LL_SECCOMP_META = 1u << 1,
+	/* socketpair(AF_UNIX) of any type but stream and seqpacket: EPERM
+	 * (a datagram end can sendto() any socket path). Set when the shared
+	 * filter leaves its AF_UNIX rules to the write supervisor. */
+	SRT_LL_SECCOMP_DGRAM_PAIR = 1u << 2,
 };
 
 /* Load the filter for flags (io_uring and System V IPC are refused

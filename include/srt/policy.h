@@ -63,6 +63,18 @@ struct srt_policy {
 	unsigned long long proxy_socket_dev, proxy_socket_ino;
 
 	int debug; /* -d: backends may print plan details on stderr */
+
+	/* ABI minor 2. network.allowUnixSockets: the Unix socket paths the
+	 * command may connect to (absolute, normalised); every other one
+	 * stays refused. Appended last: a module built for minor 1 never
+	 * reads it (and so refuses every Unix socket, the closed default). */
+	struct srt_rules allow_unix_sockets;
+
+	/* ABI minor 2, after allow_unix_sockets. filesystem.allowProtectedNames:
+	 * the names of the protected list the user released on purpose,
+	 * NULL-terminated, or NULL for none. The list (files something outside the sandbox runs
+	 * or reads later) is the backends' to enforce; these stay writable. */
+	char **protected_released;
 };
 
 #ifdef __cplusplus

@@ -127,6 +127,15 @@ void srt_violations_free(struct srt_violation *v, size_t n);
  * not). Thread-safe. */
 unsigned long srt_sandbox_violation_total(struct srt_sandbox *sb);
 
+/* Advice on a recorded violation line, when one narrow setting would
+ * allow what it describes: today a refused write in a package manager's
+ * cache (or on the way to one inside HOME) names the
+ * filesystem.allowCaches entry that opens that cache. Writes one line
+ * (no newline) into buf and returns 1; returns 0 when there is none.
+ * Thread-safe. */
+int srt_sandbox_violation_advice(struct srt_sandbox *sb, const char *line,
+				 char *buf, size_t len);
+
 /* The command's stderr with its violations appended: stderr_text
  * unchanged when key has no violation, else
  * stderr_text + "\n<sandbox_violations>\n" + one line per event +

@@ -87,8 +87,10 @@ check "mandatory: a nested .bashrc unchanged" test "$(cat "$P/sub/.bashrc")" = n
 ll_run -s "$S" -c 'rm -f .bashrc; mv .bashrc out/rc' 2>/dev/null
 check "mandatory: .bashrc cannot be removed or moved" test "$(cat "$P/.bashrc" 2>/dev/null)" = orig-rc -a ! -e "$P/out/rc"
 ll_run -s "$S" -c 'echo x > .zshrc; mkdir -p .git/hooks; echo x > .gitconfig' 2>/dev/null
-check "mandatory: absent .zshrc, .git/hooks, .gitconfig are not created" \
-	test ! -e "$P/.zshrc" -a ! -e "$P/.git" -a ! -e "$P/.gitconfig"
+# (a .git made here is a new repository: the repository guard's, as under
+# linux-bwrap; the write supervisor no longer keeps the top read-only)
+check "mandatory: absent .zshrc, .gitconfig are not created" \
+	test ! -e "$P/.zshrc" -a ! -e "$P/.gitconfig"
 
 # the settings file itself
 ll_run -s "$S" -c "echo '{}' > $S" 2>/dev/null

@@ -47,7 +47,8 @@ static unsigned check(const struct srt__net_rules *r, const char *host, int port
 
 	if (srt__ip_parse(addr, &ip) < 0)
 		return 0xdead;
-	return srt__guard_check(r, host, port, &ip, NULL, 0);
+	return srt__guard_check(r, host, port, &ip, NULL, 0,
+				srt__net_rules_named(r, host, port, NULL, 0));
 }
 
 /* One address that example.com:443 resolved to for check_all(): the
@@ -125,10 +126,10 @@ static void test_guard(void)
 	   "*.localhost must be loopback");
 	srt__ip_parse("198.51.100.7", &own[0]);
 	srt__ip_parse("198.51.100.7", &ip);
-	ok(srt__guard_check(r, "example.com", 443, &ip, own, 1) == SRT_GUARD_OWN,
+	ok(srt__guard_check(r, "example.com", 443, &ip, own, 1, true) == SRT_GUARD_OWN,
 	   "this host's address refused");
 	srt__ip_parse("::ffff:198.51.100.7", &ip);
-	ok(srt__guard_check(r, "example.com", 443, &ip, own, 1) == SRT_GUARD_OWN,
+	ok(srt__guard_check(r, "example.com", 443, &ip, own, 1, true) == SRT_GUARD_OWN,
 	   "this host's address behind a mapped address refused");
 	srt__guard_reason(SRT_GUARD_LOOPBACK | SRT_GUARD_LINK_LOCAL, reason, sizeof(reason));
 	ok(!strcmp(reason, "resolved to a loopback address / a link-local address"),
@@ -137,7 +138,7 @@ static void test_guard(void)
 	ok(srt__ip_unwrap_v4(&ip, &v4) && v4.family == AF_INET && v4.a[3] == 4, "unwrap mapped");
 	srt__ip_parse("::1", &ip);
 	ok(!srt__ip_unwrap_v4(&ip, &v4), "::1 is not IPv4-compatible");
-	ok(srt__guard_check(NULL, "example.com", 443, &ip, NULL, 0) != 0, "no rules: refused");
+	ok(srt__guard_check(NULL, "example.com", 443, &ip, NULL, 0, true) != 0, "no rules: refused");
 	srt__net_rules_free(r);
 }
 
@@ -250,10 +251,80 @@ static void test_routes(void)
 	   "loopback always bypasses the parent");
 }
 
+static struct srt__net_rules *rules_mode(const char *const *allowed, enum srt__private_mode m)
+{
+	struct srt__net_config s;
+	struct srt__net_rules *r = NULL;
+
+	memset(&s, 0, sizeof(s));
+	for (; allowed && *allowed; allowed++)
+		srt__strv_push(&s.allowed_domains, *allowed);
+	s.private_addresses = m;
+	if (srt__net_rules_new(&r, &s, NULL) != 0)
+		r = NULL;
+	srt__strv_release(&s.allowed_domains);
+	return r;
+}
+
+/* privateAddresses: the private ranges, for a name a wildcard allowed, an
+ * exactly named one, an allowed literal, and a per-command list. */
+static void test_private(void)
+{
+	const char *allowed[] = { "*.corp.test", "db.corp.test", "10.1.2.3", NULL };
+	static const char *const priv[] = { "10.0.0.1", "172.16.0.1", "172.31.255.254",
+		"192.168.1.1", "100.64.0.1", "100.127.255.254", "fc00::1", "fdff::1",
+		"::ffff:10.0.0.1", "64:ff9b::a00:1", "2002:c0a8:101::1", NULL };
+	static const char *const pub[] = { "172.32.0.1", "100.128.0.1", "11.0.0.1",
+		"fe00::1", "93.184.216.34", NULL };
+	struct srt__net_rules *r = rules_mode(allowed, SRT_PRIVATE_REFUSE_WILDCARDS);
+	struct srt__net_rules *deny = rules_mode(allowed, SRT_PRIVATE_REFUSE);
+	struct srt__net_rules *allow = rules_mode(allowed, SRT_PRIVATE_ALLOW);
+	char *cmd[] = { (char *)"app.corp.test" };
+	char reason[256];
+	bool all = true;
+	struct srt__ip ip;
+
+	ok(r && deny && allow, "rules built");
+	for (size_t i = 0; priv[i]; i++)
+		all = all && check(r, "x.corp.test", 443, priv[i]) == SRT_GUARD_PRIVATE;
+	ok(all, "a wildcard-allowed name is refused every private range and spelling");
+	all = true;
+	for (size_t i = 0; pub[i]; i++)
+		all = all && check(r, "x.corp.test", 443, pub[i]) == 0;
+	ok(all, "the neighbours of the private ranges are not private");
+	ok(check(r, "db.corp.test", 443, "10.0.0.1") == 0,
+	   "an exactly named host keeps its private address");
+	ok(check(r, "10.1.2.3", 443, "10.1.2.3") == 0, "an allowed literal is dialled");
+	ok(check(r, "x.corp.test", 443, "100.100.100.200") == SRT_GUARD_METADATA &&
+	   check(r, "db.corp.test", 443, "100.100.100.200") == SRT_GUARD_METADATA,
+	   "metadata inside 100.64/10 stays metadata, named or not");
+	srt__ip_parse("10.0.0.1", &ip);
+	ok(srt__guard_check(r, "app.corp.test", 443, &ip, NULL, 0,
+			    srt__net_rules_named(r, "app.corp.test", 443, cmd, 1)) == 0,
+	   "a name on the command's own list counts as named");
+	ok(check(deny, "db.corp.test", 443, "10.0.0.1") == SRT_GUARD_PRIVATE &&
+	   check(deny, "10.1.2.3", 443, "10.1.2.3") == SRT_GUARD_PRIVATE &&
+	   check(deny, "x.corp.test", 443, "fd00::5") == SRT_GUARD_PRIVATE,
+	   "refuse: named hosts and literals are refused too");
+	ok(check(deny, "x.corp.test", 443, "93.184.216.34") == 0, "refuse: public still dialled");
+	ok(check(allow, "x.corp.test", 443, "10.0.0.1") == 0 &&
+	   check(allow, "x.corp.test", 443, "fc00::1") == 0,
+	   "allow: a wildcard-allowed name reaches the private ranges");
+	ok(check(allow, "x.corp.test", 443, "127.0.0.1") == SRT_GUARD_LOOPBACK &&
+	   check(allow, "x.corp.test", 443, "169.254.169.254") == SRT_GUARD_LINK_LOCAL,
+	   "allow: loopback and link-local still refused");
+	srt__guard_reason(SRT_GUARD_PRIVATE, reason, sizeof(reason));
+	ok(!strcmp(reason, "resolved to a private address"), "reason names the class: %s", reason);
+	srt__net_rules_free(r);
+	srt__net_rules_free(deny);
+	srt__net_rules_free(allow);
+}
+
 int main(void)
 {
 	TAP_RUN(test_routes);
 	TAP_RUN(test_guard);
 	TAP_RUN(test_decide);
+	TAP_RUN(test_private);
 	return tap_done();
 }

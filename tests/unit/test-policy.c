@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "libsrt/caches.h"
 #include "libsrt/paths.h"
 #include "libsrt/policy-build.h"
 #include "tap.h"
@@ -336,6 +337,29 @@ static void test_tmpdir_checks(void)
 		srt__policy_release(&pol);
 	chmod(P("ro"), 0755);
 	unsetenv("CLAUDE_CODE_TMPDIR");
+	unsetenv("CLAUDE_TMPDIR");
+
+	/* the default: a directory of the run's own below /tmp/claude (or a
+	 * per-user name), removed with what the command left there, never
+	 * through a link, when the policy is released */
+	env.tmpdir = NULL;
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && pol.tmpdir && strstr(pol.tmpdir, "/srt-run.") &&
+	   !strncmp(pol.tmpdir, "/tmp/claude", 11), "default TMPDIR: the run's own (%s)",
+	   pol.tmpdir ? pol.tmpdir : d.message);
+	if (rc == 0) {
+		char t[PATH_MAX], c[PATH_MAX * 8 + 256];
+
+		snprintf(t, sizeof(t), "%s", pol.tmpdir);
+		sh("echo keep > '@/keep'");
+		snprintf(c, sizeof(c), "mkdir -p '%s/a/b' && echo x > '%s/a/b/f' && ln -s '%s' '%s/a/l' && "
+			 "ln -s '%s' '%s/a/dl' && chmod 0 '%s/a'", t, t, P("keep"), t, T, t, t);
+		ok(system(c) == 0, "the command's leftovers: files, links out, an unreadable directory");
+		srt__policy_release(&pol);
+		ok(access(t, F_OK) != 0 && access(P("keep"), F_OK) == 0,
+		   "released: the run's TMPDIR is gone, what its links named is not");
+	}
 
 	s.fs_disabled = true;
 	env.tmpdir = P("never-made");
@@ -343,6 +367,129 @@ static void test_tmpdir_checks(void)
 	ok(rc == 0 && pol.fs_disabled && !pol.tmpdir && pol.allow_write.n == 0 &&
 	   access(P("never-made"), F_OK) != 0, "filesystem.disabled: no rules, no TMPDIR");
 	srt__policy_release(&pol);
+}
+
+/* filesystem.allowCaches: each named cache's directories become write
+ * roots (created, 0700), never through a link nor outside HOME. */
+static int build_caches(struct srt_policy *pol, char **names, size_t n, struct srt_diag *d)
+{
+	struct srt__settings s;
+	struct srt__policy_env env;
+	const char *aw[] = { ".", NULL };
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.mandatory_deny_search_depth = 3;
+	entries(&s.allow_write, aw, 0);
+	s.allow_caches.v = names;
+	s.allow_caches.n = n;
+	memset(&env, 0, sizeof(env));
+	env.cwd = P("cproj");
+	env.home = P("chome");
+	env.tmpdir = P("ctmp");
+	memset(d, 0, sizeof(*d));
+	rc = srt__policy_build(pol, &s, &env, d);
+	entries_free(&s.allow_write);
+	return rc;
+}
+
+static void test_caches(void)
+{
+	char *npm_cargo[] = { "npm", "cargo", "npm", NULL };
+	char *npm[] = { "npm", NULL };
+	struct srt__strv enabled = { npm, 1, 2 };
+	struct srt_policy pol;
+	struct srt_diag d;
+	const struct srt_rule *r;
+	struct stat st;
+	char buf[512];
+	int rc;
+
+	unsetenv("npm_config_cache");
+	unsetenv("NPM_CONFIG_CACHE");
+	unsetenv("CARGO_HOME");
+	unsetenv("PIP_CACHE_DIR");
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("GOMODCACHE");
+	unsetenv("GOPATH");
+	unsetenv("GOCACHE");
+	sh("mkdir -p '@/cproj' '@/chome' '@/celsewhere'");
+	rc = build_caches(&pol, npm_cargo, 3, &d);
+	ok(rc == 0, "allowCaches npm, cargo (npm twice): builds (%s)", d.message);
+	if (rc)
+		return;
+	r = find_rule(&pol.allow_write, P("chome/.npm"));
+	ok(r && strcmp(r->origin, "filesystem.allowCaches[0] (npm's cache)") == 0 && !(r->flags & SRT_RULE_DEFAULT),
+	   "~/.npm is a write root, its origin names the entry");
+	ok(find_rule(&pol.allow_write, P("chome/.cargo/registry")) &&
+	   find_rule(&pol.allow_write, P("chome/.cargo/git")) && !find_rule(&pol.allow_write, P("chome/.cargo")),
+	   "cargo: registry/ and git/, not ~/.cargo itself");
+	ok(stat(P("chome/.npm"), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	   "a missing cache directory is created, mode 0700");
+	ok(pol.allow_write.n == 5, "npm named twice is one write root (%zu roots)", pol.allow_write.n);
+	srt__policy_release(&pol);
+
+	setenv("npm_config_cache", P("celsewhere"), 1);
+	rc = build_caches(&pol, npm, 1, &d);
+	ok(rc == SRT_E_SETTINGS && strcmp(d.key, "filesystem.allowCaches[0]") == 0 &&
+	   strstr(d.message, "npm_config_cache") && strstr(d.message, "not inside HOME"),
+	   "npm_config_cache outside HOME refused: %s", d.message);
+	setenv("npm_config_cache", P("chome/.ssh/npm"), 1);
+	rc = build_caches(&pol, npm, 1, &d);
+	ok(rc == SRT_E_SETTINGS && stat(P("chome/.ssh"), &st) != 0,
+	   "a cache in ~/.ssh refused, nothing created: %s", d.message);
+	setenv("npm_config_cache", P("chome/x/../relocated"), 1);
+	rc = build_caches(&pol, npm, 1, &d);
+	ok(rc == 0 && find_rule(&pol.allow_write, P("chome/relocated")), "npm_config_cache inside HOME followed");
+	if (!rc)
+		srt__policy_release(&pol);
+	unsetenv("npm_config_cache");
+
+	sh("rm -rf '@/chome/.npm' && ln -s '@/celsewhere' '@/chome/.npm'");
+	rc = build_caches(&pol, npm, 1, &d);
+	ok(rc == SRT_E_SETTINGS && strstr(d.message, "symbolic link"), "~/.npm a link: refused: %s", d.message);
+	sh("rm -f '@/chome/.npm' && rm -rf '@/chome/.cargo/git' && ln -s '@/celsewhere' '@/chome/.cargo/git'");
+	rc = build_caches(&pol, npm_cargo, 2, &d);
+	ok(rc == SRT_E_SETTINGS && strcmp(d.key, "filesystem.allowCaches[1]") == 0 &&
+	   stat(P("celsewhere/db"), &st) != 0, "~/.cargo/git a link: refused: %s", d.message);
+
+	/* a cache under denyRead stays hidden: no write root, nothing created */
+	sh("rm -rf '@/chome/.cargo'");
+	{
+		struct srt__settings s;
+		struct srt__policy_env env;
+		const char *dr[] = { "~/.cargo", NULL };
+		char *cargo[] = { "cargo", NULL };
+
+		memset(&s, 0, sizeof(s));
+		s.mandatory_deny_search_depth = 3;
+		entries(&s.deny_read, dr, 0);
+		s.allow_caches.v = cargo;
+		s.allow_caches.n = 1;
+		memset(&env, 0, sizeof(env));
+		env.cwd = P("cproj");
+		env.home = P("chome");
+		env.tmpdir = P("ctmp");
+		rc = srt__policy_build(&pol, &s, &env, &d);
+		ok(rc == 0 && !find_rule(&pol.allow_write, P("chome/.cargo/registry")) &&
+		   stat(P("chome/.cargo"), &st) != 0, "a cache under denyRead: no write root, not created");
+		if (!rc)
+			srt__policy_release(&pol);
+		entries_free(&s.deny_read);
+	}
+
+	/* advice */
+	ok(srt__cache_advice(P("chome/.npm/_cacache/x"), P("chome"), NULL, buf, sizeof(buf)) &&
+	   strstr(buf, "filesystem.allowCaches: [\"npm\"]"), "advice for a write in ~/.npm: %s", buf);
+	ok(!srt__cache_advice(P("chome/.npm/x"), P("chome"), &enabled, buf, sizeof(buf)),
+	   "no advice for a cache already open");
+	ok(srt__cache_advice(P("chome/.cache"), P("chome"), NULL, buf, sizeof(buf)) &&
+	   strstr(buf, "[\"pip\", \"go\"]"), "advice for ~/.cache names pip and go: %s", buf);
+	ok(!srt__cache_advice(P("chome/other"), P("chome"), NULL, buf, sizeof(buf)) &&
+	   !srt__cache_advice(P("chome"), P("chome"), NULL, buf, sizeof(buf)) &&
+	   !srt__cache_advice("/etc/passwd", P("chome"), NULL, buf, sizeof(buf)),
+	   "no advice for the rest of HOME, HOME itself or outside it");
+	ok(srt__cache_known("go") && !srt__cache_known("yarn") && !srt__cache_known(""), "known names");
 }
 
 int main(void)
@@ -357,6 +504,7 @@ int main(void)
 	TAP_RUN(test_build);
 	TAP_RUN(test_write_globs);
 	TAP_RUN(test_tmpdir_checks);
+	TAP_RUN(test_caches);
 	sh("rm -rf '@'");
 	return tap_done();
 }

@@ -139,7 +139,7 @@ static void test_minimal_and_defaults(void)
 	   s.tls_handshake_timeout_ms == 10000, "defaults: depth 3, maxTunnels 256, timeout 10000");
 	ok(!s.fs_disabled && !s.has_tls_terminate && !s.has_mitm_proxy && !s.has_credentials &&
 	   !s.has_filters && !s.has_windows && s.http_proxy_port == 0 && !s.bwrap_path &&
-	   !s.ambiguous_request_target, "defaults: optional sections absent");
+	   !s.ambiguous_request_target && !s.private_addresses, "defaults: optional sections absent");
 	ok(s.warnings.n == 0 && s.ignored_keys.n == 0, "no warnings for a clean document");
 	srt__settings_release(&s);
 
@@ -169,7 +169,7 @@ static void test_full_values(void)
 		"\"httpProxyPort\":3128,\"socksProxyPort\":1080,"
 		"\"allowPlaintextHeaderSet\":true,\"stripResponseHeaders\":[\"x-secret\"],"
 		"\"refuseOpaqueTunnels\":true,\"requireHostMatch\":true,"
-		"\"ambiguousRequestTarget\":\"normalize\","
+		"\"ambiguousRequestTarget\":\"normalize\",\"privateAddresses\":\"refuse\","
 		"\"tlsTerminate\":{\"caCertPath\":\"/ca.pem\",\"caKeyPath\":\"/ca.key\","
 		"\"excludeDomains\":[\"*.bank.test\"],\"extraCaCertPaths\":[\"/x.pem\"],"
 		"\"maxTunnels\":65536,\"handshakeTimeoutMs\":100},"
@@ -205,7 +205,8 @@ static void test_full_values(void)
 	ok(s.http_proxy_port == 3128 && s.socks_proxy_port == 1080, "proxy ports");
 	ok(s.allow_plaintext_header_set && s.strip_response_headers.n == 1 &&
 	   s.refuse_opaque_tunnels && s.require_host_match &&
-	   !strcmp(s.ambiguous_request_target, "normalize"), "request handling keys");
+	   !strcmp(s.ambiguous_request_target, "normalize") &&
+	   !strcmp(s.private_addresses, "refuse"), "request handling keys");
 	ok(s.has_tls_terminate && !strcmp(s.tls_ca_cert_path, "/ca.pem") &&
 	   !strcmp(s.tls_ca_key_path, "/ca.key") && s.tls_exclude_domains.n == 1 &&
 	   s.tls_extra_ca_cert_paths.n == 1 && s.tls_max_tunnels == 65536 &&
@@ -433,7 +434,15 @@ static void test_network_rules(void)
 	});
 
 	good(NET("\"ambiguousRequestTarget\":\"asSpelled\""), "ambiguousRequestTarget");
+	good(NET("\"privateAddresses\":\"refuse\""), "privateAddresses refuse");
+	good(NET("\"privateAddresses\":\"allow\""), "privateAddresses allow");
+	good(NET("\"privateAddresses\":\"refuseForWildcards\""), "privateAddresses refuseForWildcards");
 	bad_all((const struct bad_case[]){
+		{ NET("\"privateAddresses\":\"deny\""), "network.privateAddresses",
+		  "\"deny\" is not allowed: expected one of \"refuseForWildcards\", \"refuse\", \"allow\"",
+		  "privateAddresses enum" },
+		{ NET("\"privateAddresses\":true"), "network.privateAddresses",
+		  "expected", "privateAddresses boolean" },
 		{ NET("\"ambiguousRequestTarget\":\"ignore\""), "network.ambiguousRequestTarget",
 		  "\"ignore\" is not allowed: expected one of \"refuse\", \"asSpelled\", \"normalize\"",
 		  "ambiguousRequestTarget enum" },
@@ -513,6 +522,23 @@ static void test_filesystem(void)
 		 ""), "deny glob rule only when the filesystem is enforced");
 	parse_json(&s, DOC(NETD, "\"disabled\":true," FSD, ""), &d);
 	ok(s.fs_disabled, "filesystem.disabled parsed");
+	srt__settings_release(&s);
+
+	/* filesystem.allowCaches: names of caches srt knows, nothing else */
+	bad_all((const struct bad_case[]){
+		{ FS("\"allowCaches\":[\"npm\",\"yarn\"]"), "filesystem.allowCaches[1]",
+		  "\"yarn\" is not a cache srt knows (one of npm, pip, cargo, go)", "unknown cache" },
+		{ FS("\"allowCaches\":[\"\"]"), "filesystem.allowCaches[0]", "is not a cache srt knows",
+		  "empty cache name" },
+		{ FS("\"allowCaches\":[\"~/.npm\"]"), "filesystem.allowCaches[0]",
+		  "is not a cache srt knows", "a path is not a cache name" },
+		{ FS("\"allowCaches\":\"npm\""), "filesystem.allowCaches", "expected an array",
+		  "allowCaches string" },
+		{ NULL },
+	});
+	parse_json(&s, FS("\"allowCaches\":[\"npm\",\"pip\",\"cargo\",\"go\"]"), &d);
+	ok(s.allow_caches.n == 4 && strv_has(&s.allow_caches, "cargo") && !s.warnings.n,
+	   "filesystem.allowCaches parsed, no warning");
 	srt__settings_release(&s);
 }
 
@@ -1044,6 +1070,7 @@ static bool same_settings(const struct srt__settings *a, const struct srt__setti
 	       a->allow_nested_user_namespaces == b->allow_nested_user_namespaces &&
 	       same_str(a->bwrap_path, b->bwrap_path) &&
 	       same_str(a->ambiguous_request_target, b->ambiguous_request_target) &&
+	       same_str(a->private_addresses, b->private_addresses) &&
 	       same_str(a->parent_http, b->parent_http) && a->has_credentials == b->has_credentials;
 }
 

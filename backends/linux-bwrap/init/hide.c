@@ -17,9 +17,7 @@
 #include "backends/linux-bwrap/init/mount-api.h"
 #include "backends/linux-bwrap/init/report.h"
 
-/* The target, without following a link anywhere on the way (openat2;
- * the last component alone where the kernel has no openat2). */
-static int open_target(const char *path)
+int srt__init_open_nofollow(const char *path)
 {
 #ifdef SYS_openat2
 	struct {
@@ -33,10 +31,7 @@ static int open_target(const char *path)
 	return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* Mount tree (a detached copy from open_tree) read-only, nodev and nosuid
- * onto target (an O_PATH descriptor), closing both. 0 or an errno, the
- * step in *step. */
-static int mount_copy_on(int tree, int target, const char **step)
+int srt__init_mount_copy_on(int tree, int target, const char **step)
 {
 	struct {
 		uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -57,7 +52,7 @@ static int mount_copy_on(int tree, int target, const char **step)
 	return err;
 }
 
-static int copy_dev_null(void)
+int srt__init_copy_dev_null(void)
 {
 	return (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | O_CLOEXEC);
 }
@@ -71,7 +66,7 @@ static int hide_one(const char *path, const char **step)
 	int target, tree, err = 0;
 
 	*step = "open";
-	target = open_target(path);
+	target = srt__init_open_nofollow(path);
 	if (target < 0)
 		return errno;
 	*step = "check";
@@ -83,9 +78,9 @@ static int hide_one(const char *path, const char **step)
 		err = ELOOP;
 	if (!err) {
 		*step = "clone /dev/null";
-		tree = copy_dev_null();
+		tree = srt__init_copy_dev_null();
 		if (tree >= 0)
-			return mount_copy_on(tree, target, step);
+			return srt__init_mount_copy_on(tree, target, step);
 		err = errno;
 	}
 	close(target);
@@ -108,7 +103,7 @@ static int pin_one(const char *path, const char **step)
 	int link, tree, err = 0;
 
 	*step = "open";
-	link = open_target(path); /* the link itself, no link on the way */
+	link = srt__init_open_nofollow(path); /* the link itself, no link on the way */
 	if (link < 0)
 		return errno;
 	*step = "check";
@@ -125,10 +120,10 @@ static int pin_one(const char *path, const char **step)
 		}
 		if (tree < 0) {
 			*step = "copy /dev/null";
-			tree = copy_dev_null();
+			tree = srt__init_copy_dev_null();
 		}
 		if (tree >= 0)
-			return mount_copy_on(tree, link, step);
+			return srt__init_mount_copy_on(tree, link, step);
 		err = errno;
 	}
 	close(link);

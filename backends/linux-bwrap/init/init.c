@@ -7,6 +7,8 @@
  *                  [--weaker-nested-sandbox] [--status-fd N] [--debug]
  *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
  *                  [--hide-file PATH]... [--pin-link PATH]... [--make-dev-proc]
+ *                  [--watch-deny PATH]... [--watch-keep PATH]... [--watch-glob PATTERN]...
+ *                  [--watch-tree ROOT]... [--watch-depth N]
  *                  -- command [args...]
  *
  * Process tree:
@@ -77,6 +79,17 @@
  * is a symbolic link inside a write root, gets a read-only mount on the
  * link itself (pin_one), so the command cannot replace it during the run.
  *
+ * --watch-deny PATH, --watch-keep PATH, --watch-glob PATTERN,
+ * --watch-tree ROOT (repeated) and --watch-depth N start the watcher
+ * (watch.h) before anything else: a process that keeps the covers on
+ * names the host replaces during the run (denied: /dev/null; kept:
+ * read-only), covers new names that match a denyRead glob and new
+ * .vscode, .idea and .claude directories in the write roots. The outer
+ * helper's mounts become shared and the nested namespaces slaves, so its
+ * covers reach the command. After the command ends the outer helper lets
+ * it handle what is queued. Where the helper cannot mount (no
+ * CAP_SYS_ADMIN), srt says so on one line and the run goes on without it.
+ *
  * --make-dev-proc: srt left bwrap's --dev /dev and --proc /proc out, and
  * the outer helper makes the same /dev and /proc itself, in bwrap's
  * namespaces before the nested ones copy them (make_dev_proc). bwrap
@@ -95,8 +108,9 @@
  *
  * This file runs the command (namespaces, supervision, the worker's
  * layers); the command line is opts.c, the messages report.c, the
- * --hide-file and --pin-link mounts hide.c, /dev and /proc devproc.c, and
- * starting the violation monitor observer.c. */
+ * --hide-file and --pin-link mounts hide.c, /dev and /proc devproc.c,
+ * starting the violation monitor observer.c, and the watcher of replaced
+ * names watch.c. */
 #include "config.h"
 
 #include <errno.h>
@@ -126,9 +140,14 @@
 #include "backends/linux-bwrap/init/observer.h"
 #include "backends/linux-bwrap/init/opts.h"
 #include "backends/linux-bwrap/init/report.h"
+#include "backends/linux-bwrap/init/watch.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "backends/linux-common/helper-defs.h"
+
+/* The watcher runs (watch.h): the outer helper's mounts are shared, and
+ * the nested namespaces take its covers as slaves. */
+static int covers_propagate;
 
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -453,9 +472,11 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 		srt__init_fail("prctl(PR_SET_DUMPABLE) in the nested init", errno);
 		_exit(EXIT_SETUP);
 	}
-	/* our mounts must not propagate back into bwrap's namespace */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		srt__init_fail("make / private in the nested mount namespace", errno);
+	/* our mounts must not propagate back into bwrap's namespace; the
+	 * watcher's covers, mounted there, must propagate into this one */
+	if (mount(NULL, "/", NULL, MS_REC | (covers_propagate ? MS_SLAVE : MS_PRIVATE), NULL) != 0) {
+		srt__init_fail(covers_propagate ? "make / a slave in the nested mount namespace"
+						: "make / private in the nested mount namespace", errno);
 		_exit(EXIT_SETUP);
 	}
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
@@ -515,6 +536,7 @@ static int run(int argc, char **argv)
 	struct srt__init_opts o;
 	sigset_t set, orig_mask;
 	struct sigaction dfl;
+	struct srt__watch watch = { -1, -1, -1 };
 	int go[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;
@@ -565,13 +587,23 @@ static int run(int argc, char **argv)
 	 * user namespace boundary, has them locked, so no cover comes off */
 	if (o.make_dev_proc && srt__init_hide_files(&o) != 0)
 		return EXIT_SETUP;
+	/* before the capabilities go, before the nested namespaces copy the
+	 * mounts it makes shared, and before the monitor holds anything the
+	 * watcher must not */
+	if (srt__watch_wanted(&o)) {
+		int w = srt__watch_start(&o, o.events_fd, &watch);
+
+		if (w < 0)
+			return EXIT_SETUP;
+		covers_propagate = w == 0;
+	}
 	if (o.events_fd >= 0) {
 		char err[256];
 
 		if (srt__monitor_load(o.policy_fd, o.events_fd, o.debug, &srt__init_monitor, err,
 				      sizeof(err)) != 0) {
 			srt__init_failf("srt-linux-init: violation monitor: %s", err);
-			return EXIT_SETUP;
+			goto out;
 		}
 		close(o.policy_fd);
 		o.policy_fd = -1;
@@ -579,12 +611,12 @@ static int run(int argc, char **argv)
 		 * with it into the nested namespaces */
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, srt__init_mon_sock) != 0) {
 			srt__init_fail("violation monitor: socketpair", errno);
-			return EXIT_SETUP;
+			goto out;
 		}
 	}
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		srt__init_fail("pipe", errno);
-		return EXIT_SETUP;
+		goto out;
 	}
 
 	child = clone_ns(CLONE_NEWPID | CLONE_NEWNS);
@@ -663,6 +695,8 @@ static int run(int argc, char **argv)
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set);
+	/* a last write through a descriptor the command held is undone */
+	srt__watch_finish(&watch, 2000);
 	/* a note about dropped events may still be waiting for room */
 	srt__monitor_finish(srt__init_monitor, 200);
 	/* The last event is out: say so, so srt need not wait for EOF, which
@@ -676,6 +710,7 @@ out:
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
+	srt__watch_finish(&watch, 0);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)

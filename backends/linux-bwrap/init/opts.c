@@ -131,6 +131,31 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 				     (size_t)argc, a, val) != 0)
 				return -1;
 			i++;
+		} else if (!strncmp(a, "--watch-", 8) && strcmp(a, "--watch-depth") && val) {
+			const char ***v = NULL;
+			size_t *n = NULL;
+
+			if (!strcmp(a, "--watch-deny"))
+				v = &o->watch_deny, n = &o->n_watch_deny;
+			else if (!strcmp(a, "--watch-keep"))
+				v = &o->watch_keep, n = &o->n_watch_keep;
+			else if (!strcmp(a, "--watch-glob"))
+				v = &o->watch_glob, n = &o->n_watch_glob;
+			else if (!strcmp(a, "--watch-tree"))
+				v = &o->watch_tree, n = &o->n_watch_tree;
+			if (!v) {
+				srt__init_failf("srt-linux-init: unknown or incomplete option '%s'", a);
+				return -1;
+			}
+			if (add_path(v, n, (size_t)argc, a, val) != 0)
+				return -1;
+			i++;
+		} else if (!strcmp(a, "--watch-depth") && val) {
+			if (parse_port(val, &o->watch_depth) || o->watch_depth > 64) {
+				srt__init_failf("srt-linux-init: --watch-depth: '%s' is not a depth (1-64)", val);
+				return -1;
+			}
+			i++;
 		} else if (!strcmp(a, "--make-dev-proc")) {
 			o->make_dev_proc = 1;
 		} else if (!strcmp(a, "--debug")) {

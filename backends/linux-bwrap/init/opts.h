@@ -19,6 +19,10 @@ struct srt__init_opts {
 	const char **pin; /* --pin-link paths */
 	size_t n_pin;
 	int make_dev_proc; /* --make-dev-proc */
+	/* the watcher of replaced names (watch.h) */
+	const char **watch_deny, **watch_keep, **watch_glob, **watch_tree;
+	size_t n_watch_deny, n_watch_keep, n_watch_glob, n_watch_tree;
+	int watch_depth; /* --watch-depth, levels below a --watch-tree root */
 	char **argv; /* the command, NULL-terminated */
 };
 

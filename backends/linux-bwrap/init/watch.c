@@ -1,0 +1,1109 @@
+/* srt-linux-init: the watcher that keeps covers on replaced names (see
+ * watch.h for what it does and why). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/linux-bwrap/init/hide.h"
+#include "backends/linux-bwrap/init/mount-api.h"
+#include "backends/linux-bwrap/init/report.h"
+#include "backends/linux-bwrap/init/watch.h"
+#include "backends/linux-common/glob.h"
+#include "backends/linux-common/helper-defs.h"
+
+#define MAX_DIRS 4096
+#define MAX_NAMES 4096
+#define SNAP_MAX (1u << 20)       /* bytes kept of one protected file */
+#define QUEUE_MAX (8u << 20)      /* event bytes read ahead for window checks */
+#define SCAN_MAX 20000            /* entries read from one new directory */
+#define COVER_TRIES 16
+
+/* what a dir watch reports: arrivals, and what a window check counts */
+#define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_OPEN | \
+		  IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
+#define INODE_MASK (IN_MODIFY | IN_CLOSE_WRITE)
+
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001
+#define FSMOUNT_CLOEXEC 0x00000001
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+#endif
+
+enum { W_DENY = 1, W_KEEP = 2 };
+enum { C_NULL, C_SELF, C_EMPTY };
+
+struct wdir {
+	int wd;
+	int fd;        /* O_PATH, opened without following links */
+	char *path;
+	int depth;     /* below its write root, or -1: not a tree directory */
+	int globbed;   /* new entries are tested against the globs */
+};
+
+struct wname {
+	size_t dir;
+	char *name;
+	int kind;
+	int is_dir;
+	int fd;        /* W_KEEP: the inode re-covered during the run, or -1 */
+	int iwd;       /* its inode watch, or -1 */
+	char *snap;    /* W_KEEP: the content srt last accepted from the host */
+	size_t snap_len;
+	int have_snap;
+	int pre;       /* a protected directory there at the start: the plan's */
+};
+
+struct watcher {
+	const struct srt__init_opts *o;
+	int ifd, events_fd, ctl, done;
+	struct wdir *dirs;
+	size_t n_dirs;
+	struct wname *names;
+	size_t n_names;
+	struct srt__glob **globs;
+	size_t n_globs;
+	int full_said;
+	int running; /* setup done: a bound reached now stops the run */
+	int sentinel, sentinel_wd; /* a memfd whose writes mark the queue */
+	char *q; /* events read, processed from qpos */
+	size_t qpos, qlen, qcap;
+	int overflow;
+};
+
+int srt__watch_protected_dir(const char *name)
+{
+	return !strcasecmp(name, ".vscode") || !strcasecmp(name, ".idea") || !strcasecmp(name, ".claude");
+}
+
+int srt__watch_window_write(unsigned mask)
+{
+	return (mask & (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0;
+}
+
+int srt__watch_wanted(const struct srt__init_opts *o)
+{
+	return o->n_watch_deny || o->n_watch_keep || o->n_watch_glob || o->n_watch_tree;
+}
+
+/* ---- reporting --------------------------------------------------------- */
+
+/* One violation line, control characters escaped: on the events pipe (the
+ * run's summary) when there is one, else on stderr. */
+static void violation(struct watcher *w, const char *kind, const char *dir, const char *name,
+		      const char *why)
+{
+	char line[1024], path[PATH_MAX + NAME_MAX + 2];
+	size_t o, i;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "", name ? name : "");
+	o = (size_t)snprintf(line, sizeof(line), "deny %s ", kind);
+	for (i = 0; path[i] && o + 8 < sizeof(line) / 2; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "\\x%02x", c);
+		else
+			line[o++] = (char)c;
+	}
+	o += (size_t)snprintf(line + o, sizeof(line) - o - 1, ": %s", why);
+	if (o > sizeof(line) - 2)
+		o = sizeof(line) - 2;
+	if (w->events_fd >= 0) {
+		line[o++] = '\n';
+		if (write(w->events_fd, line, o) == (ssize_t)o)
+			return;
+		o--;
+	}
+	line[o] = '\0';
+	srt__init_say("srt: %s", line);
+}
+
+/* The run cannot go on safely: say why and end it. kill(-1) reaches
+ * every process of bwrap's pid namespace but its reaper and us: the outer
+ * helper, the nested init and the command's tree, at once (the outer
+ * helper's death alone tears the namespace down only when the reaper
+ * gets to it). */
+static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
+{
+	violation(w, "write", dir, name, why);
+	srt__init_say("srt-linux-init: %s%s%s: %s; the command was stopped", dir, name ? "/" : "",
+		      name ? name : "", why);
+	kill(-1, SIGKILL);
+	kill(getppid(), SIGKILL);
+	_exit(EXIT_SETUP);
+}
+
+/* ---- mounting a cover -------------------------------------------------- */
+
+static int empty_tmpfs(void)
+{
+	int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC), m = -1;
+
+	if (fs < 0)
+		return -1;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0000", 0) == 0 &&
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		m = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0);
+	close(fs);
+	return m;
+}
+
+/* Cover the dentry fd refers to: C_NULL a read-only /dev/null, C_SELF a
+ * read-only bind of itself, C_EMPTY an empty read-only tmpfs. 0 or an
+ * errno (ENOENT: the dentry was unlinked or replaced since it was
+ * opened). */
+static int cover_fd(int fd, int how)
+{
+	const char *step;
+	int tree, target;
+
+	if (how == C_NULL)
+		tree = srt__init_copy_dev_null();
+	else if (how == C_SELF)
+		tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
+	else
+		tree = empty_tmpfs();
+	if (tree < 0)
+		return errno;
+	target = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (target < 0) {
+		int err = errno;
+		close(tree);
+		return err;
+	}
+	return srt__init_mount_copy_on(tree, target, &step);
+}
+
+/* Is name in dfd a mount point here (covered)? */
+static int covered(int dfd, const char *name)
+{
+	struct statx sx;
+
+	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) != 0)
+		return 0;
+	return (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/* ---- content ----------------------------------------------------------- */
+
+/* The whole content of fd (a regular file), at most SNAP_MAX bytes; NULL
+ * when larger or unreadable. */
+static char *read_all(int fd, size_t *len)
+{
+	char *buf = malloc(SNAP_MAX + 1);
+	size_t n = 0;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		ssize_t r = pread(fd, buf + n, SNAP_MAX + 1 - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > SNAP_MAX) {
+			free(buf);
+			return NULL;
+		}
+	}
+	*len = n;
+	return buf;
+}
+
+static int same_content(int fd, const char *s, size_t len)
+{
+	size_t n = 0;
+	char *now = read_all(fd, &n);
+	int same = now && n == len && (len == 0 || memcmp(now, s, len) == 0);
+
+	free(now);
+	return same;
+}
+
+/* Put s back into the inode fd refers to, through fd itself (never a path
+ * the command could have changed). 0 or an errno. */
+static int restore(int fd, const char *s, size_t len)
+{
+	char self[64];
+	struct stat st;
+	int wfd, err = 0, chmodded = 0;
+	size_t off = 0;
+
+	if (fstat(fd, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EINVAL;
+	/* another name for the same inode (a hard link the command made
+	 * to some file of its write root): writing would change that
+	 * file, not only the protected name */
+	if (st.st_nlink != 1)
+		return EMLINK;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	wfd = open(self, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (wfd < 0 && errno == EACCES && fchmod(fd, (st.st_mode & 07777) | S_IWUSR) == 0) {
+		chmodded = 1;
+		wfd = open(self, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	}
+	if (wfd < 0)
+		err = errno;
+	while (!err && off < len) {
+		ssize_t n = write(wfd, s + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			err = n < 0 ? errno : EIO;
+		else
+			off += (size_t)n;
+	}
+	if (wfd >= 0)
+		close(wfd);
+	if (chmodded)
+		fchmod(fd, st.st_mode & 07777);
+	return err;
+}
+
+/* ---- the event queue ---------------------------------------------------- */
+
+/* Read what inotify has now (never blocks). */
+static void read_events(struct watcher *w)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (w->qpos > 0 && w->qpos == w->qlen)
+			w->qpos = w->qlen = 0;
+		if (w->qcap - w->qlen < 65536) {
+			size_t nc = w->qcap ? w->qcap * 2 : 262144;
+			char *nq;
+
+			if (w->qpos > 0) { /* events are 16-byte multiples: alignment kept */
+				memmove(w->q, w->q + w->qpos, w->qlen - w->qpos);
+				w->qlen -= w->qpos;
+				w->qpos = 0;
+				continue;
+			}
+			if (nc > QUEUE_MAX) {
+				w->overflow = 1; /* as if the kernel's queue overflowed */
+				return;
+			}
+			nq = realloc(w->q, nc);
+			if (!nq) {
+				w->overflow = 1;
+				return;
+			}
+			w->q = nq;
+			w->qcap = nc;
+		}
+		n = read(w->ifd, w->q + w->qlen, w->qcap - w->qlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		w->qlen += (size_t)n;
+	}
+}
+
+static const struct inotify_event *event_at(const struct watcher *w, size_t off)
+{
+	return (const struct inotify_event *)(const void *)(w->q + off);
+}
+
+static size_t event_size(const struct inotify_event *ev)
+{
+	return sizeof(*ev) + ev->len;
+}
+
+/* The events queued after from, up to the first sentinel mark, for name
+ * in the directory watched by wd. */
+static unsigned window_mask(const struct watcher *w, size_t from, int wd, const char *name)
+{
+	unsigned m = 0;
+	size_t off;
+
+	for (off = from; off + sizeof(struct inotify_event) <= w->qlen;) {
+		const struct inotify_event *ev = event_at(w, off);
+
+		if (ev->wd == w->sentinel_wd)
+			break;
+		if (ev->wd == wd && ev->len && !strcmp(ev->name, name))
+			m |= ev->mask;
+		off += event_size(ev);
+	}
+	return m;
+}
+
+/* ---- directories and names --------------------------------------------- */
+
+static long find_dir_wd(const struct watcher *w, int wd)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_dirs; i++)
+		if (w->dirs[i].wd == wd)
+			return (long)i;
+	return -1;
+}
+
+static long find_name(const struct watcher *w, size_t dir, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_names; i++)
+		if (w->names[i].dir == dir && !strcmp(w->names[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static long find_inode_wd(const struct watcher *w, int wd)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_names; i++)
+		if (w->names[i].iwd == wd)
+			return (long)i;
+	return -1;
+}
+
+/* A bound is reached. At the start (a large tree) srt says so once and
+ * runs on with what it watches; during the run (the command made that
+ * many directories or matching names) a name it cannot watch could be
+ * one it must cover, so the run stops. */
+static void say_full(struct watcher *w, const char *what, size_t max)
+{
+	if (w->running) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "srt cannot watch more than %zu %s, and a new protected name "
+			 "there could not be covered", max, what);
+		stop_run(w, "watcher", NULL, why);
+	}
+	if (w->full_said)
+		return;
+	w->full_said = 1;
+	srt__init_say("srt: watching %zu %s, the most srt takes; new protected names beyond them "
+		      "are not covered during this run", max, what);
+}
+
+/* Watch the directory fd (O_PATH, consumed) at path. Index, or -1. */
+static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, int globbed)
+{
+	char self[64];
+	long k;
+	int wd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(w->ifd, self, DIR_MASK);
+	if (wd < 0) {
+		int err = errno;
+
+		close(fd);
+		if (err == ENOSPC)
+			say_full(w, "directories (fs.inotify.max_user_watches)", w->n_dirs);
+		else if (w->running && err != ENOENT && err != EACCES) {
+			/* a directory made during the run that cannot be
+			 * watched could hold a protected name later: fail
+			 * closed. (One its mode makes unreadable holds
+			 * nothing new until its mode changes, which its
+			 * parent's watch reports: it is watched then.) */
+			char why[160];
+
+			snprintf(why, sizeof(why), "a directory made during the run cannot be watched (%s)",
+				 strerror(err));
+			stop_run(w, path, NULL, why);
+		}
+		return -1;
+	}
+	k = find_dir_wd(w, wd);
+	if (k >= 0) { /* the same directory under another name */
+		close(fd);
+		if (depth >= 0 && (w->dirs[k].depth < 0 || depth < w->dirs[k].depth))
+			w->dirs[k].depth = depth;
+		w->dirs[k].globbed |= globbed;
+		return k;
+	}
+	if (w->n_dirs >= MAX_DIRS) {
+		inotify_rm_watch(w->ifd, wd);
+		close(fd);
+		say_full(w, "directories", MAX_DIRS);
+		return -1;
+	}
+	w->dirs[w->n_dirs] = (struct wdir){ wd, fd, strdup(path), depth, globbed };
+	if (!w->dirs[w->n_dirs].path) {
+		inotify_rm_watch(w->ifd, wd);
+		close(fd);
+		return -1;
+	}
+	return (long)w->n_dirs++;
+}
+
+static long add_dir_path(struct watcher *w, const char *path, int depth, int globbed)
+{
+	int fd = srt__init_open_nofollow(path);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return add_dir_fd(w, fd, path, depth, globbed);
+}
+
+static long add_name(struct watcher *w, size_t dir, const char *name, int kind)
+{
+	long k = find_name(w, dir, name);
+
+	if (k >= 0) {
+		if (kind == W_DENY)
+			w->names[k].kind = W_DENY; /* a deny wins */
+		return k;
+	}
+	if (w->n_names >= MAX_NAMES) {
+		say_full(w, "names", MAX_NAMES);
+		return -1;
+	}
+	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0 };
+	if (!w->names[w->n_names].name)
+		return -1;
+	return (long)w->n_names++;
+}
+
+/* A covered path: its directory watched, its name tracked, and for a
+ * write-protected file the content the host has now. */
+static int track_path(struct watcher *w, const char *path, int kind)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	long d, k;
+	struct wname *nm;
+	int fd;
+
+	if (!slash || slash[1] == '\0' || (size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	d = add_dir_path(w, dir[0] ? dir : "/", -1, 0);
+	if (d < 0)
+		return 0; /* no directory: nothing can arrive in it */
+	k = add_name(w, (size_t)d, slash + 1, kind);
+	if (k < 0)
+		return 0;
+	nm = &w->names[k];
+	if (kind != W_KEEP || nm->have_snap)
+		return 0;
+	fd = openat(w->dirs[d].fd, nm->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			nm->snap = read_all(fd, &nm->snap_len);
+		else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			nm->is_dir = 1;
+		nm->have_snap = nm->snap != NULL;
+		close(fd);
+	} else if (errno == EACCES || errno == ENOENT || errno == ENXIO) {
+		/* a placeholder srt made (covered with /dev/null): the host
+		 * had no such file, so an empty one is what to put back */
+		nm->snap = calloc(1, 1);
+		nm->snap_len = 0;
+		nm->have_snap = nm->snap != NULL;
+	}
+	return 0;
+}
+
+/* ---- arrivals ------------------------------------------------------------ */
+
+/* Watch the inode nm now covers (fd, kept), replacing what was watched. */
+static void watch_inode(struct watcher *w, struct wname *nm, int fd)
+{
+	char self[64];
+
+	if (nm->iwd >= 0)
+		inotify_rm_watch(w->ifd, nm->iwd);
+	if (nm->fd >= 0)
+		close(nm->fd);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	nm->fd = fd;
+	nm->iwd = inotify_add_watch(w->ifd, self, INODE_MASK);
+	if (nm->iwd >= 0 && find_dir_wd(w, nm->iwd) >= 0)
+		nm->iwd = -1; /* never: a file is not a watched directory */
+}
+
+/* A file appeared at nm (replaced by rename, or created): cover it again
+ * at once, then check the window (see watch.h). from: the offset of the
+ * events after the one that told of it. suspect: the window is already
+ * known to be unsafe (an overflow hid it). renamed: it arrived by a rename
+ * (which opens nothing), so an open in the window was someone reading it;
+ * a file created in place is opened by its creator, which inotify does
+ * not tell from another reader. */
+static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspect, int renamed)
+{
+	struct wdir *d = &w->dirs[nm->dir];
+	char *s = NULL;
+	size_t slen = 0;
+	struct stat st;
+	int fd = -1, err = 0, tries, how = C_NULL;
+	unsigned seen;
+
+	for (tries = 0; tries < COVER_TRIES; tries++) {
+		if (covered(d->fd, nm->name))
+			return; /* covered already: an event from before the last cover */
+		/* a denied file is not opened for reading (which inotify would
+		 * report as an open in the window): O_PATH is enough to cover */
+		fd = nm->kind == W_DENY ? -1 :
+		     openat(d->fd, nm->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 && nm->kind != W_DENY && errno == ENOENT)
+			return; /* gone again: nothing at the name */
+		if (fd < 0)
+			fd = openat(d->fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			if (err == ENOENT)
+				return;
+			break;
+		}
+		if (fstat(fd, &st) != 0) {
+			err = errno;
+			break;
+		}
+		if (nm->kind == W_DENY)
+			how = S_ISDIR(st.st_mode) ? C_EMPTY : C_NULL;
+		else
+			how = S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ? C_SELF : C_NULL;
+		if (nm->kind == W_KEEP && S_ISREG(st.st_mode))
+			s = read_all(fd, &slen);
+		err = cover_fd(fd, how);
+		if (!err)
+			break;
+		close(fd);
+		fd = -1;
+		free(s);
+		s = NULL;
+		if (err != ENOENT)
+			break;
+		suspect = 1; /* replaced again between our open and the cover */
+	}
+	if (err || fd < 0) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "replaced on the host during the run, and srt could not cover it "
+			 "again (%s)", strerror(err ? err : EAGAIN));
+		stop_run(w, d->path, nm->name, why);
+	}
+	/* a mark in the queue: what inotify reports before it happened
+	 * before the cover was in place */
+	if (pwrite(w->sentinel, "", 1, 0) != 1)
+		stop_run(w, d->path, nm->name, "the watcher could not mark its event queue");
+	{
+		/* reading compacts the queue by qpos: keep from relative to it */
+		size_t rel = from - w->qpos;
+
+		read_events(w); /* everything that happened before the cover */
+		from = w->qpos + rel;
+	}
+	seen = window_mask(w, from, d->wd, nm->name);
+	if (nm->kind == W_DENY) {
+		if (renamed && (seen & IN_OPEN))
+			violation(w, "read", d->path, nm->name,
+				  "replaced on the host during the run and opened before srt covered it again "
+				  "(by the command or by the host)");
+		close(fd);
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			nm->is_dir = 1;
+		if (srt__watch_window_write(seen) || suspect)
+			violation(w, "write", d->path, nm->name,
+				  "replaced during the run by something that is not a file, and changed before "
+				  "srt covered it again: inspect it");
+		close(fd);
+		return;
+	}
+	if (srt__watch_window_write(seen) || !s || !same_content(fd, s, slen))
+		suspect = 1;
+	/* nothing to undo when what is there is what srt last accepted */
+	if (suspect && nm->have_snap && same_content(fd, nm->snap, nm->snap_len)) {
+		free(s);
+		watch_inode(w, nm, fd);
+		return;
+	}
+	if (w->o->debug)
+		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again (events in the window "
+			      "0x%x, %s)", d->path, nm->name, seen, suspect ? "changed" : "unchanged");
+	if (suspect) {
+		char why[200];
+		int rerr = nm->have_snap ? restore(fd, nm->snap, nm->snap_len) : ENODATA;
+
+		if (rerr) {
+			snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
+				 "covered it again; srt could not put back the host's content (%s): inspect it",
+				 rerr == ENODATA ? "it had none kept" :
+				 rerr == EMLINK ? "the file has other names" : strerror(rerr));
+			free(s);
+			close(fd);
+			stop_run(w, d->path, nm->name, why);
+		}
+		snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
+			 "covered it again; srt put back the content it last saw from the host");
+		violation(w, "write", d->path, nm->name, why);
+		free(s);
+	} else {
+		free(nm->snap);
+		nm->snap = s;
+		nm->snap_len = slen;
+		nm->have_snap = 1;
+	}
+	watch_inode(w, nm, fd);
+}
+
+/* A write reached an inode srt covered again during the run: only a
+ * descriptor or a link taken before that cover can do it. */
+static void inode_written(struct watcher *w, struct wname *nm)
+{
+	struct wdir *d = &w->dirs[nm->dir];
+
+	if (nm->fd < 0 || !nm->have_snap || same_content(nm->fd, nm->snap, nm->snap_len))
+		return;
+	if (restore(nm->fd, nm->snap, nm->snap_len) != 0)
+		stop_run(w, d->path, nm->name, "written through a descriptor or link taken before srt "
+			 "covered it again, and srt could not put back the host's content: inspect it");
+	stop_run(w, d->path, nm->name, "written through a descriptor or link taken before srt covered "
+		 "it again; srt put back the content it last saw from the host");
+}
+
+/* ---- new directory entries: globs and write roots ---------------------- */
+
+static void scan_dir(struct watcher *w, size_t dir);
+
+static int glob_matches(const struct watcher *w, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_globs; i++)
+		if (srt__glob_match(w->globs[i], path))
+			return 1;
+	return 0;
+}
+
+/* Could a glob match something below dir (a path prefix)? */
+static int glob_below(const struct watcher *w, const char *dir)
+{
+	size_t i, l = strlen(dir);
+
+	for (i = 0; i < w->o->n_watch_glob; i++) {
+		const char *p = w->o->watch_glob[i];
+		size_t base = srt__glob_base_len(p);
+
+		if (!p[base] || strncmp(p, dir, base < l ? base : l) != 0)
+			continue;
+		/* below the base, a "/" after the first glob component, or
+		 * "**", lets the pattern reach deeper directories */
+		if (strchr(p + base + 1, '/') || strstr(p + base, "**"))
+			return 1;
+	}
+	return 0;
+}
+
+/* name appeared in the watched directory dir (type: DT_DIR, DT_REG...). */
+/* name is in the watched directory dir: it arrived (an inotify event;
+ * renamed: by a rename), or a listing found it (scanned). */
+static void entry_arrived(struct watcher *w, size_t dir, const char *name, int is_dir, size_t from,
+			  int renamed, int scanned)
+{
+	char path[PATH_MAX];
+	struct wdir *d = &w->dirs[dir];
+	long k = find_name(w, dir, name);
+	int n;
+
+	if (k >= 0) {
+		if (w->names[k].pre && scanned)
+			return; /* the plan's to protect, as it was */
+		w->names[k].pre = 0;
+		arrival(w, &w->names[k], from, 0, renamed);
+		return;
+	}
+	n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return;
+	if (d->globbed && glob_matches(w, path)) {
+		k = add_name(w, dir, name, W_DENY);
+		if (k >= 0)
+			arrival(w, &w->names[k], from, 0, renamed);
+		return;
+	}
+	if (!is_dir)
+		return;
+	if (d->depth >= 0 && srt__watch_protected_dir(name)) {
+		int fd;
+
+		k = add_name(w, dir, name, W_KEEP);
+		if (k < 0)
+			return;
+		if (!w->running) {
+			/* there before the run: the mount plan protects what
+			 * the list names in it; a directory that takes its
+			 * place during the run is covered whole */
+			w->names[k].pre = 1;
+			return;
+		}
+		arrival(w, &w->names[k], from, 0, renamed);
+		/* what the command put in it before the cover stays: say so */
+		fd = openat(d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			DIR *dd = fdopendir(fd);
+			struct dirent *de;
+			int entries = 0;
+
+			while (dd && (de = readdir(dd)))
+				if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+					entries++;
+			if (dd)
+				closedir(dd);
+			else
+				close(fd);
+			if (entries)
+				violation(w, "write", d->path, name,
+					  "a protected directory made during the run held files before srt "
+					  "covered it: inspect them");
+		}
+		return;
+	}
+	if (!strcasecmp(name, "node_modules") || !strcasecmp(name, ".git"))
+		return;
+	if ((d->depth >= 0 && d->depth + 1 < w->o->watch_depth) || (d->globbed && glob_below(w, path))) {
+		int fd = openat(d->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		long nd;
+
+		if (fd < 0)
+			return;
+		nd = add_dir_fd(w, fd, path,
+				d->depth >= 0 && d->depth + 1 < w->o->watch_depth ? d->depth + 1 : -1,
+				d->globbed && glob_below(w, path));
+		if (nd >= 0 && (size_t)nd == w->n_dirs - 1)
+			scan_dir(w, (size_t)nd); /* entries made before the watch */
+	}
+}
+
+/* The entries of a directory just watched (or after an overflow). */
+static void scan_dir(struct watcher *w, size_t dir)
+{
+	int fd = openat(w->dirs[dir].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dd;
+	struct dirent *de;
+	size_t n = 0;
+
+	if (fd < 0)
+		return;
+	dd = fdopendir(fd);
+	if (!dd) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dd)) && n++ < SCAN_MAX) {
+		int is_dir = de->d_type == DT_DIR;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(dd), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			is_dir = S_ISDIR(st.st_mode);
+		}
+		entry_arrived(w, dir, de->d_name, is_dir, w->qlen, 0, 1);
+	}
+	closedir(dd);
+}
+
+/* The kernel's queue (or ours) overflowed: events were lost, so every
+ * name is checked and every directory listed again. */
+static void recheck_all(struct watcher *w)
+{
+	size_t i, n;
+
+	w->overflow = 0;
+	for (i = 0; i < w->n_names; i++) {
+		struct wname *nm = &w->names[i];
+
+		if (!nm->pre && !covered(w->dirs[nm->dir].fd, nm->name))
+			arrival(w, nm, w->qlen, 1, 0);
+	}
+	n = w->n_dirs;
+	for (i = 0; i < n; i++)
+		if (w->dirs[i].depth >= 0 || w->dirs[i].globbed)
+			scan_dir(w, i);
+}
+
+static void handle_queue(struct watcher *w)
+{
+	while (w->qpos + sizeof(struct inotify_event) <= w->qlen) {
+		const struct inotify_event *ev = event_at(w, w->qpos);
+		size_t next = w->qpos + event_size(ev);
+		char name[NAME_MAX + 1];
+		unsigned mask = ev->mask;
+		int wd = ev->wd;
+		long k;
+
+		if (next > w->qlen)
+			break;
+		snprintf(name, sizeof(name), "%s", ev->len ? ev->name : "");
+		w->qpos = next; /* ev may move once the queue is read again */
+		if (wd == w->sentinel_wd)
+			continue;
+		if (mask & IN_Q_OVERFLOW) {
+			recheck_all(w);
+			continue;
+		}
+		if ((mask & INODE_MASK) && (k = find_inode_wd(w, wd)) >= 0) {
+			inode_written(w, &w->names[k]);
+			continue;
+		}
+		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
+			continue;
+		if (mask & (IN_CREATE | IN_MOVED_TO))
+			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos, !!(mask & IN_MOVED_TO), 0);
+		else if ((mask & (IN_ATTRIB | IN_ISDIR)) == (IN_ATTRIB | IN_ISDIR))
+			/* a directory's mode changed: one that could not be
+			 * watched (mode 0) may be watchable now */
+			entry_arrived(w, (size_t)k, name, 1, w->qpos, 0, 1);
+	}
+	if (w->overflow)
+		recheck_all(w);
+}
+
+/* ---- the process --------------------------------------------------------- */
+
+/* Keep CAP_SYS_ADMIN (mounting the covers), give up every other
+ * capability, the bounding set too where we may. */
+static int keep_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	int cap;
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) != 0 || !(data[0].effective & (1u << CAP_SYS_ADMIN)))
+		return -1;
+	if (data[0].effective & (1u << CAP_SETPCAP))
+		for (cap = 0; cap <= 63; cap++)
+			if (cap != CAP_SYS_ADMIN && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
+			    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+				return -1;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	memset(data, 0, sizeof(data));
+	data[0].effective = data[0].permitted = 1u << CAP_SYS_ADMIN;
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+static int setup(struct watcher *w)
+{
+	const struct srt__init_opts *o = w->o;
+	struct rlimit rl;
+	size_t i, n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	w->dirs = calloc(MAX_DIRS, sizeof(*w->dirs));
+	w->names = calloc(MAX_NAMES, sizeof(*w->names));
+	w->globs = calloc(o->n_watch_glob + 1, sizeof(*w->globs));
+	if (w->ifd < 0 || !w->dirs || !w->names || !w->globs) {
+		srt__init_fail("watcher: inotify", w->ifd < 0 ? errno : ENOMEM);
+		return -1;
+	}
+	{
+		char self[64];
+
+		w->sentinel = memfd_create("srt-watch-mark", MFD_CLOEXEC);
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", w->sentinel);
+		w->sentinel_wd = w->sentinel < 0 ? -1 : inotify_add_watch(w->ifd, self, IN_MODIFY);
+		if (w->sentinel_wd < 0) {
+			srt__init_fail("watcher: the queue mark", errno);
+			return -1;
+		}
+	}
+	for (i = 0; i < o->n_watch_glob; i++) {
+		if (srt__glob_compile(o->watch_glob[i], &w->globs[w->n_globs]) != 0) {
+			srt__init_failf("srt-linux-init: --watch-glob: '%s' is not a pattern", o->watch_glob[i]);
+			return -1;
+		}
+		w->n_globs++;
+	}
+	for (i = 0; i < o->n_watch_deny; i++)
+		track_path(w, o->watch_deny[i], W_DENY);
+	for (i = 0; i < o->n_watch_keep; i++)
+		track_path(w, o->watch_keep[i], W_KEEP);
+	for (i = 0; i < o->n_watch_glob; i++) {
+		char base[PATH_MAX];
+		size_t bl = srt__glob_base_len(o->watch_glob[i]);
+
+		if (bl == 0 || bl >= sizeof(base))
+			continue;
+		snprintf(base, sizeof(base), "%.*s", (int)bl, o->watch_glob[i]);
+		if (add_dir_path(w, base, -1, 1) >= 0 && glob_below(w, base))
+			scan_dir(w, w->n_dirs - 1);
+	}
+	for (i = 0; i < o->n_watch_tree && o->watch_depth > 0; i++)
+		add_dir_path(w, o->watch_tree[i], 0, 0);
+	/* the write roots' existing directories (scan_dir adds each one's
+	 * subdirectories, down to the depth) */
+	n = w->n_dirs;
+	for (i = 0; i < n; i++)
+		if (w->dirs[i].depth == 0)
+			scan_dir(w, i);
+	return 0;
+}
+
+static void finish(struct watcher *w)
+{
+	read_events(w);
+	handle_queue(w);
+	if (write(w->done, "D", 1) != 1) {
+		/* the outer helper is gone: nobody waits */
+	}
+	_exit(0);
+}
+
+static void run_watcher(struct watcher *w) __attribute__((noreturn));
+static void run_watcher(struct watcher *w)
+{
+	for (;;) {
+		struct pollfd p[2] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 } };
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			stop_run(w, "watcher", NULL, "poll failed");
+		}
+		if (p[0].revents & POLLIN) {
+			read_events(w);
+			handle_queue(w);
+		}
+		if (p[1].revents)
+			finish(w);
+	}
+}
+
+int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *out)
+{
+	int ctl[2], done[2];
+	char c;
+	ssize_t n;
+	pid_t pid;
+
+	out->pid = -1;
+	out->ctl = out->done = -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL) != 0) {
+		srt__init_say("srt: warning: files the host replaces during the run lose their protection "
+			      "in this sandbox (the helper cannot mount: %s; bwrap is setuid or did not keep "
+			      "CAP_SYS_ADMIN for it)", strerror(errno));
+		return 1;
+	}
+	if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) {
+		srt__init_fail("watcher: pipe", errno);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		srt__init_fail("watcher: fork", errno);
+		return -1;
+	}
+	if (pid == 0) {
+		struct watcher w;
+
+		memset(&w, 0, sizeof(w));
+		w.o = o;
+		w.events_fd = events_fd;
+		w.ctl = ctl[0];
+		w.done = done[1];
+		close(ctl[1]);
+		close(done[0]);
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || keep_sys_admin() != 0) {
+			srt__init_fail("watcher: capabilities", errno);
+			_exit(EXIT_SETUP);
+		}
+		if (getppid() == 1)
+			_exit(EXIT_SETUP);
+		if (setup(&w) != 0)
+			_exit(EXIT_SETUP);
+		srt__init_status_fd = -1; /* failures from here on go to stderr */
+		w.running = 1;
+		if (write(w.done, "R", 1) != 1)
+			_exit(EXIT_SETUP);
+		run_watcher(&w);
+	}
+	close(ctl[0]);
+	close(done[1]);
+	out->pid = pid;
+	out->ctl = ctl[1];
+	out->done = done[0];
+	do
+		n = read(out->done, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'R') {
+		if (n == 0)
+			srt__init_failf("srt-linux-init: the watcher of replaced files could not start");
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	return 0;
+}
+
+void srt__watch_finish(struct srt__watch *w, int timeout_ms)
+{
+	struct pollfd p;
+	char c;
+
+	if (w->pid <= 0)
+		return;
+	if (write(w->ctl, "F", 1) == 1) {
+		p.fd = w->done;
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, 1, timeout_ms) == 1 && read(w->done, &c, 1) == 1) {
+			/* it handled every event */
+		}
+	}
+	kill(w->pid, SIGKILL);
+	close(w->ctl);
+	close(w->done);
+	w->pid = -1;
+}

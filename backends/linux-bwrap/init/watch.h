@@ -1,0 +1,70 @@
+/* srt-linux-init: keeping the covers on protected and denied names for
+ * the whole run (the watcher).
+ *
+ * A cover is a mount on a dentry. When something on the host replaces a
+ * covered file by renaming another over it (git config, sed -i, editors,
+ * credential helpers), or removes and creates it, the kernel detaches
+ * every mount on the old dentry, in every namespace: the new file would be
+ * writable (or readable) from the sandbox. The watcher is a process of
+ * the outer helper, outside the command's pid namespace and not dumpable,
+ * that keeps CAP_SYS_ADMIN of bwrap's user namespace (and no other
+ * capability). It watches with inotify the directories that hold the
+ * covered names (--watch-deny: denied, covered with /dev/null;
+ * --watch-keep: write-protected, covered with a read-only bind of
+ * itself), the directories of the write roots down to the mandatory deny
+ * depth (--watch-tree, --watch-depth: a .vscode, .idea or .claude
+ * directory that appears there is covered read-only), and the directories
+ * a denyRead glob reaches (--watch-glob: a new matching name is covered
+ * with /dev/null). The outer helper makes its mounts shared and the
+ * nested namespaces slaves of them, so a cover the watcher mounts in its
+ * own namespace propagates into the command's (locked there, like every
+ * other mount the command inherits).
+ *
+ * A write-protected file that arrives is read at once, covered on the
+ * very inode that was read (a second replacement before the cover fails
+ * the mount and starts over), then checked: if its content changed
+ * between the read and the cover, or inotify saw it written, replaced or
+ * removed in that window, the content srt last accepted from the host is
+ * put back and the write reported. The new inode stays watched: a write
+ * to it after the cover (through a descriptor or hard link the command
+ * got in the window) is undone, reported, and ends the run. An event
+ * queue overflow re-checks every name and rescans every watched
+ * directory. Names are opened relative to directory descriptors opened
+ * without following links; a link at a covered name is covered itself,
+ * never followed for a write. */
+#ifndef SRT_INIT_WATCH_H
+#define SRT_INIT_WATCH_H
+
+#include <sys/types.h>
+
+#include "backends/linux-bwrap/init/opts.h"
+
+struct srt__watch {
+	pid_t pid;  /* the watcher, or -1 */
+	int ctl;    /* write end: 'F' asks it to finish */
+	int done;   /* read end: 'R' when ready, 'D' when finished */
+};
+
+/* Does o ask for the watcher? */
+int srt__watch_wanted(const struct srt__init_opts *o);
+
+/* Fork the watcher (before the outer helper drops its capabilities) and
+ * wait until every watch is in place. events_fd: where violations go
+ * ("deny ..." lines), or -1 for stderr. 0; 1 when it cannot run here (no
+ * capability to mount: said on one line); -1 after reporting a setup
+ * failure. */
+int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *w);
+
+/* After the command ended: let the watcher handle what is queued (a last
+ * write through a descriptor the command held) and wait for it, at most
+ * timeout_ms. */
+void srt__watch_finish(struct srt__watch *w, int timeout_ms);
+
+/* Pure helpers, unit-tested: is name a directory the watcher covers when
+ * it appears in a write root (.vscode, .idea, .claude, any case)? */
+int srt__watch_protected_dir(const char *name);
+/* The inotify events a window check counts as a write to a protected
+ * name (a modification, or the name replaced or removed again). */
+int srt__watch_window_write(unsigned mask);
+
+#endif

@@ -1,0 +1,96 @@
+/* linux-landlock's write supervisor: the layer that keeps the write roots
+ * writable at every level while the protected names (mandatory.h, the
+ * denyWrite and denyRead paths, the loaded settings files) stay unwritable
+ * and uncreatable.
+ *
+ * Landlock can only grant: it cannot refuse one name in a directory where
+ * it allows creation. So under linux-landlock the command gets no write
+ * right of its own inside the write roots (Landlock keeps them read-only
+ * to it), and every call that creates, replaces, removes or write-opens a
+ * name stops on a seccomp user notification (seccomp.h,
+ * srt__seccomp_install_supervisor). The supervisor, a process outside the
+ * command's Landlock domain (the command cannot ptrace or signal it; if it
+ * dies, the kernel fails every supervised call with ENOSYS), then:
+ *  - reads the path from the caller's memory once, into its own copy, and
+ *    checks with SECCOMP_IOCTL_NOTIF_ID_VALID that the caller still waits;
+ *  - resolves the directory that holds the name through /proc/<tid>/cwd or
+ *    /proc/<tid>/fd/<n> without magic links, takes its real path, and when
+ *    that lies in a write root, re-opens it from the write root's own
+ *    descriptor with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+ *    RESOLVE_NO_SYMLINKS and checks it is the same directory;
+ *  - refuses (EACCES, one "deny <syscall> <path>" violation line) a name
+ *    that is protected, an existing file that is a hard link of a protected
+ *    file, the removal or renaming of a directory that holds a protected
+ *    path, and a renamed directory that would bring a protected name into
+ *    place; a final symbolic link is followed by the supervisor itself, hop
+ *    by hop, each hop checked the same way;
+ *  - otherwise performs the call itself on that directory descriptor (the
+ *    name never leaves its own memory) and answers with the result, an
+ *    opened file being handed over with SECCOMP_IOCTL_NOTIF_ADDFD and
+ *    SECCOMP_ADDFD_FLAG_SEND.
+ * A call whose directory is not inside a write root (or cannot be resolved
+ * this way: a magic link, a missing directory) is let through with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE. That is safe whatever the path names
+ * by the time the kernel runs it, because Landlock gives the command no
+ * write right in any write root: a continued call can only do what
+ * Landlock allows anyway (the /dev set, a regular-file stdout).
+ *
+ * Sockets (network.allowUnixSockets): socket(AF_UNIX) is answered with a
+ * stream or seqpacket socket the supervisor makes (datagram sockets can
+ * send to any path with sendto, which is not supervised: refused), and
+ * every connect is performed by the supervisor on the caller's socket
+ * (pidfd_getfd) to the allowed path it holds, never to the caller's
+ * string; any other address, abstract ones included, is refused.
+ *
+ * The plan srt hands the exec helper (a sealed memfd, NUL-terminated
+ * records):
+ *   "srt-supervisor-plan 1"
+ *   "depth N"            mandatoryDenySearchDepth
+ *   "root DEV INO PATH"  a write root (checked to be that directory)
+ *   "deny WHY\tPATH"     a protected path, and everything below it
+ *   "pass PATH"          below it the kernel decides (CONTINUE): /dev, /proc,
+ *                        /sys under a write root "/"
+ *   "name WHY\tREL"      a protected name pattern ("/"-separated components,
+ *                        matched case-insensitively at any position whose
+ *                        first component sits at depth < N below a root)
+ *   "unix PATH"          an allowed Unix socket path (absolute, real)
+ *   "end" */
+#ifndef SRT_LINUX_SUPERVISOR_H
+#define SRT_LINUX_SUPERVISOR_H
+
+#include <stddef.h>
+
+#define SRT_SUPER_PLAN_MAGIC "srt-supervisor-plan 1"
+#define SRT_SUPER_PLAN_MAX (16u << 20)
+
+struct srt__super;
+
+/* Parse the plan (buf is modified) and open the write roots. A root that
+ * is gone or is no longer the planned directory is left out (its calls are
+ * continued, so Landlock refuses them). Returns 0, or -1 with err set. */
+int srt__super_parse(char *buf, size_t len, struct srt__super **out, char *err, size_t errlen);
+
+/* Read the plan from a memfd (at most SRT_SUPER_PLAN_MAX bytes). */
+int srt__super_load(int fd, struct srt__super **out, char *err, size_t errlen);
+
+void srt__super_free(struct srt__super *s);
+
+/* Does the plan allow any Unix socket path (the filter then notifies
+ * socket(AF_UNIX) and connect)? */
+int srt__super_has_unix(const struct srt__super *s);
+
+/* The decision on an absolute, real path: NULL when it may be created,
+ * written or removed; else the reason (the rule). With holds, a protected
+ * path below path also refuses (removing or renaming path would move it). */
+const char *srt__super_refused(const struct srt__super *s, const char *path, int holds);
+
+/* Is path (absolute) under a "pass" record? */
+int srt__super_passed(const struct srt__super *s, const char *path);
+
+/* Answer notifications on listener until every process it filters is gone
+ * or stop_fd (when >= 0: a pidfd of the command) becomes readable (0), or
+ * the listener fails (-1). Violation lines go to events_fd when it is >= 0.
+ * Signals interrupt the wait and are otherwise ignored here. */
+int srt__super_serve(struct srt__super *s, int listener, int stop_fd, int events_fd);
+
+#endif

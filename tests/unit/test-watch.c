@@ -1,0 +1,172 @@
+/* The watcher of replaced names (backends/linux-bwrap/init/watch.h): what
+ * the mount plan hands it, how the helper parses it, and the pure rules
+ * it applies (which directories it covers, which events in the moment
+ * before a cover count as a write). The watcher itself, racing the host,
+ * is tested end to end by tests/escape/0901-h1-replaced.sh and
+ * 0906-h6-globs.sh. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "backends/linux-bwrap/init/opts.h"
+#include "backends/linux-bwrap/init/watch.h"
+#include "backends/linux-bwrap/mounts.h"
+
+static char T[256];
+
+static const char *P(const char *rel)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", T, rel);
+	return buf[k];
+}
+
+static void put(const char *rel, const char *text)
+{
+	FILE *f = fopen(P(rel), "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void rule(struct srt_rules *r, const char *path, unsigned flags)
+{
+	r->v = realloc(r->v, (r->n + 1) * sizeof(*r->v));
+	r->v[r->n].path = strdup(path);
+	r->v[r->n].flags = flags;
+	r->v[r->n].origin = strdup("test");
+	r->n++;
+}
+
+static void rules_free(struct srt_rules *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].path);
+		free(r->v[i].origin);
+	}
+	free(r->v);
+}
+
+static int has(const struct srt__strv *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return 1;
+	return 0;
+}
+
+static void test_protected_dirs(void)
+{
+	ok(srt__watch_protected_dir(".vscode"), ".vscode is covered as it appears");
+	ok(srt__watch_protected_dir(".Claude"), ".claude in any case");
+	ok(srt__watch_protected_dir(".idea"), ".idea");
+	ok(!srt__watch_protected_dir("vscode") && !srt__watch_protected_dir(".vscode2") &&
+	   !srt__watch_protected_dir("src"), "other names are not");
+}
+
+static void test_window_write(void)
+{
+	ok(srt__watch_window_write(IN_MODIFY), "a write in the moment before the cover counts");
+	ok(srt__watch_window_write(IN_MOVED_TO) && srt__watch_window_write(IN_CREATE),
+	   "a second replacement counts");
+	ok(srt__watch_window_write(IN_DELETE) && srt__watch_window_write(IN_MOVED_FROM),
+	   "a removal or a rename away counts");
+	ok(!srt__watch_window_write(IN_OPEN) && !srt__watch_window_write(IN_ATTRIB) &&
+	   !srt__watch_window_write(0), "an open (the watcher's own read) or a mode change does not");
+}
+
+static void test_opts(void)
+{
+	char *argv[] = { "srt-linux-init", "--watch-deny", "/a/.env", "--watch-keep", "/a/.git/config",
+			 "--watch-glob", "/a/s/*.pem", "--watch-tree", "/a", "--watch-depth", "2",
+			 "--", "true", NULL };
+	char *bad_depth[] = { "srt-linux-init", "--watch-depth", "0", "--", "true", NULL };
+	char *relative[] = { "srt-linux-init", "--watch-keep", "a/.bashrc", "--", "true", NULL };
+	char *unknown[] = { "srt-linux-init", "--watch-all", "/a", "--", "true", NULL };
+	struct srt__init_opts o;
+
+	ok(srt__init_parse_opts(13, argv, &o) == 0, "the watcher's options parse");
+	ok(o.n_watch_deny == 1 && !strcmp(o.watch_deny[0], "/a/.env") && o.n_watch_keep == 1 &&
+	   o.n_watch_glob == 1 && o.n_watch_tree == 1 && o.watch_depth == 2, "each where it belongs");
+	ok(srt__watch_wanted(&o), "and they ask for the watcher");
+	memset(&o, 0, sizeof(o));
+	ok(!srt__watch_wanted(&o), "no option, no watcher");
+	ok(srt__init_parse_opts(5, bad_depth, &o) != 0, "--watch-depth 0 is refused");
+	ok(srt__init_parse_opts(5, relative, &o) != 0, "a relative path is refused");
+	ok(srt__init_parse_opts(5, unknown, &o) != 0, "an unknown --watch- option is refused");
+}
+
+/* What the plan hands the watcher: every denied file, every read-only file
+ * in a writable directory, the roots and depth of the mandatory scan. */
+static void test_plan_lists(void)
+{
+	struct srt_policy pol;
+	struct srt__mount_plan pl;
+	struct srt_diag d;
+	char cmd[PATH_MAX + 32];
+
+	snprintf(T, sizeof(T), "/tmp/srt-test-watch.XXXXXX");
+	if (!mkdtemp(T)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	mkdir(P("proj"), 0755);
+	mkdir(P("proj/.git"), 0755);
+	mkdir(P("ro"), 0755);
+	put("proj/.git/config", "[core]\n");
+	put("proj/.env", "SECRET\n");
+	put("proj/kept", "x\n");
+	put("ro/secret", "x\n");
+	memset(&pol, 0, sizeof(pol));
+	pol.cwd = strdup(P("proj"));
+	pol.mandatory_deny_depth = 4;
+	rule(&pol.allow_write, P("proj"), 0);
+	rule(&pol.deny_read, P("proj/.env"), 0);
+	rule(&pol.deny_read, P("ro/secret"), 0);
+	rule(&pol.deny_write, P("proj/kept"), 0);
+	memset(&d, 0, sizeof(d));
+	ok(srt__bwrap_plan_mounts(&pol, &pl, &d) == 0, "plan: %s", d.message);
+	ok(has(&pl.watch_keep, P("proj/.git/config")), ".git/config in a write root is kept covered");
+	ok(has(&pl.watch_keep, P("proj/kept")), "a denyWrite file in a write root is kept covered");
+	ok(has(&pl.watch_deny, P("proj/.env")), "a denied file in a write root is kept denied");
+	ok(has(&pl.watch_deny, P("ro/secret")), "a denied file outside the write roots too");
+	ok(!has(&pl.watch_keep, P("ro/secret")) && !has(&pl.watch_deny, P("proj/.git/config")),
+	   "each in one list only");
+	ok(has(&pl.watch_trees, P("proj")) && pl.watch_depth == 3,
+	   "the working directory is watched down to depth-1 levels (%d)", pl.watch_depth);
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	free(pol.cwd);
+	rules_free(&pol.allow_write);
+	rules_free(&pol.deny_read);
+	rules_free(&pol.deny_write);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", T);
+	if (system(cmd) != 0)
+		printf("# cannot remove %s\n", T);
+}
+
+int main(void)
+{
+	TAP_RUN(test_protected_dirs);
+	TAP_RUN(test_window_write);
+	TAP_RUN(test_opts);
+	TAP_RUN(test_plan_lists);
+	return tap_done();
+}
