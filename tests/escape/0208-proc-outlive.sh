@@ -19,7 +19,7 @@ need_bwrap
 P="$WORK/proj"
 S=$(fsjson s0 "$S0_FS")
 E=$ESYS
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 VICTIM=
 trap '[ -n "$VICTIM" ] && kill $VICTIM 2>/dev/null; _cleanup' EXIT
 

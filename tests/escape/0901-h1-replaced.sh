@@ -125,7 +125,7 @@ attempt H2 ".vscode in a directory made with mode 0, opened later: read-only onc
 # 6. linux-landlock has no cover to lose: its rules name inodes, and the
 # new inode the host renames over a denied name has none (this held
 # before the watcher; the line keeps it so)
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 if [ -f "$LL" ]; then
 	mkdir -p "$P/w"
 	echo "OLD-$CANARY" > "$P/ll.env"

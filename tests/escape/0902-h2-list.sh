@@ -10,7 +10,7 @@
 # write hit and the setting that releases it.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 P="$WORK/proj"
 cd "$WORK"
 

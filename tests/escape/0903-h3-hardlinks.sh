@@ -8,7 +8,7 @@
 # link from another, refuses to run, so nothing leaks either way.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 P="$WORK/proj"
 echo 'echo host-rc' > "$HOME/.bashrc"
 echo 'KEEP' > "$WORK/keep.txt"

@@ -7,7 +7,7 @@
 # backend), and what one run writes to its TMPDIR is gone afterwards.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR
 S=$(fsjson plain "$S0_FS")
 

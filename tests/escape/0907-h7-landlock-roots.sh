@@ -9,7 +9,7 @@
 # renamed into place, and another thread rewriting the path buffer while
 # the call is in flight. Each line asserts on host state.
 . "$(dirname "$0")/lib.sh"
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 ll() { timeout -k 5 60 "$SRT" --backend="$LL" "$@"; }
 P="$WORK/proj"
 mkdir -p "$P/.git/hooks" "$P/deep/a/b/c"

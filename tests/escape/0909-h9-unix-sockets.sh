@@ -8,8 +8,8 @@
 # descriptor number of a TCP socket being connected. Each line asserts on
 # the host servers' logs or on a marker file.
 . "$(dirname "$0")/lib.sh"
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
-BW="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+LL=$BACKEND_LL
+BW=$BACKEND
 U="$WORK/u"
 mkdir -p "$U" "$WORK/proj"
 cd "$WORK/proj" || exit 1

@@ -114,7 +114,7 @@ check "control: outside, both files are readable by name" \
 chmod 755 "$WORK/proj/hid/priv" "$WORK/hid2"
 
 # a broad denyRead must not hide srt's own helper (carderne/pi-sandbox#82)
-HB=$(fs helper "{\"denyRead\":[\"$top_builddir\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
+HB=$(fs helper "{\"denyRead\":[\"$MODULE_TREE\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
 out=$(srt__run -s "$HB" -c 'echo alive' 2>/dev/null)
 check "a denyRead over srt's helper does not break every command" test "$out" = alive
 

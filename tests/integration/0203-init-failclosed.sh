@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 26
-H="$top_builddir/backends/linux-bwrap/srt-linux-init"
+H=$INIT_HELPER
 MARK="$WORK/proj/ran"
 
 if [ ! -x "$H" ]; then

@@ -116,7 +116,7 @@ fi
 
 # fail closed: a plan the helper cannot apply stops it before the command
 # (status 125, the step named), never a run without the layer
-INIT="$top_builddir/backends/linux-bwrap/srt-linux-init"
+INIT=$INIT_HELPER
 # plan_refused WHAT NAME PLAN MESSAGE: the helper given PLAN (a printf
 # format) exits 125 with MESSAGE on stderr and never runs the command
 plan_refused() {

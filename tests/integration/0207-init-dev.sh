@@ -10,7 +10,7 @@
 plan 25
 S=$(settings "$DEFAULT_SETTINGS")
 cp "$S" "$WORK/default.json"; S="$WORK/default.json"
-H="$top_builddir/backends/linux-bwrap/srt-linux-init"
+H=$INIT_HELPER
 MARK="$WORK/proj/ran"
 
 # which of the two builds this kernel gets; the mount API came in 5.12

@@ -27,7 +27,7 @@ else
 fi
 
 # and linux-bwrap cannot start there, which is why linux-landlock exists
-BW="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+BW=$BACKEND
 if [ -e "$BW" ]; then
 	timeout -k 5 30 "$NOUSERNS" "$SRT" --backend="$BW" -s "$S" -c "touch $WORK/bwrap-ran" 2>/dev/null; rc=$?
 	check "control: linux-bwrap refuses to start without user namespaces" test "$rc" != 0 -a ! -e "$WORK/bwrap-ran"

@@ -4,7 +4,7 @@
 # changed since planning is not granted.
 . "$(dirname "$0")/lib.sh"
 
-H="$top_builddir/backends/linux-landlock/srt-landlock-exec"
+H=$LL_HELPER
 MARK="$WORK/ran"
 
 plan 9

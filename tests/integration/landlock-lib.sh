@@ -9,7 +9,7 @@
 #                               of the script; another failure becomes a
 #                               diagnostic. The output is left in $out for
 #                               the script's own check.
-LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+LL=$BACKEND_LL
 PY=/usr/bin/python3
 ll_run() { timeout -k 5 30 "$SRT" --backend="$LL" "$@"; }
 ll_alive() {

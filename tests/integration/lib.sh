@@ -14,8 +14,37 @@ TESTDIR=$(cd "$(dirname "$0")" && pwd)
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 
-SRT="$top_builddir/srt"
-BACKEND="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+# The srt under test: the build tree's, or an installed copy when
+# SRT_TEST_SRT names its srt and SRT_TEST_MODULES the directory of its
+# backend modules and their helpers (tests/packages/installed.sh runs the
+# scripts against the Debian packages that way). The test helpers
+# (sysprobe, escape-sys, ...) always come from the build tree.
+#   SRT              the srt command
+#   SRT_LIBS         what LD_LIBRARY_PATH the real binary needs (build tree)
+#   SRT_REAL         the binary itself (not libtool's wrapper script)
+#   BACKEND          the linux-bwrap module; BACKEND_LL the linux-landlock one
+#   INIT_HELPER      srt-linux-init; LL_HELPER srt-landlock-exec
+#   MODULE_TREE      a directory holding the modules' helpers
+if [ -n "${SRT_TEST_SRT:-}" ]; then
+	SRT=$SRT_TEST_SRT
+	SRT_REAL=$SRT
+	SRT_LIBS=
+	BACKEND="$SRT_TEST_MODULES/linux_bwrap.so"
+	BACKEND_LL="$SRT_TEST_MODULES/linux_landlock.so"
+	INIT_HELPER="$SRT_TEST_MODULES/srt-linux-init"
+	LL_HELPER="$SRT_TEST_MODULES/srt-landlock-exec"
+	MODULE_TREE=$SRT_TEST_MODULES
+else
+	SRT="$top_builddir/srt"
+	SRT_REAL=$SRT
+	[ -x "$top_builddir/.libs/srt" ] && SRT_REAL="$top_builddir/.libs/srt"
+	SRT_LIBS="$top_builddir/.libs"
+	BACKEND="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+	BACKEND_LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
+	INIT_HELPER="$top_builddir/backends/linux-bwrap/srt-linux-init"
+	LL_HELPER="$top_builddir/backends/linux-landlock/srt-landlock-exec"
+	MODULE_TREE=$top_builddir
+fi
 SYSPROBE="$top_builddir/tests/helpers/sysprobe"
 
 _tap_n=0
