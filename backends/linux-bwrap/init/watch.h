@@ -63,6 +63,18 @@ void srt__watch_finish(struct srt__watch *w, int timeout_ms);
 /* Pure helpers, unit-tested: is name a directory the watcher covers when
  * it appears in a write root (.vscode, .idea, .claude, any case)? */
 int srt__watch_protected_dir(const char *name);
+/* The protected-names entry (common/protected.h) that the entry name of a
+ * directory called parent is, unless released (NULL-terminated, may be
+ * NULL): a file or directory name (.envrc, .mcp.json, .husky), or
+ * "dir/name" (.claude/settings.json when parent is .claude). NULL: none,
+ * or released. Names inside a git directory are the repository guard's. */
+struct srt__protected;
+const struct srt__protected *srt__watch_protected_entry(const char *parent, const char *name,
+							const char *const *released);
+/* Does released name an entry inside .claude? Then a new .claude
+ * directory is watched, not covered whole, so the released name stays
+ * the user's while the others are still handled one by one. */
+int srt__watch_claude_released(const char *const *released);
 /* The inotify events a window check counts as a write to a protected
  * name (a modification, or the name replaced or removed again). */
 int srt__watch_window_write(unsigned mask);
