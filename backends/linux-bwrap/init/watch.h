@@ -12,8 +12,12 @@
  * covered names (--watch-deny: denied, covered with /dev/null;
  * --watch-keep: write-protected, covered with a read-only bind of
  * itself), the directories of the write roots down to the mandatory deny
- * depth (--watch-tree, --watch-depth: a .vscode, .idea or .claude
- * directory that appears there is covered read-only), and the directories
+ * depth (--watch-tree, --watch-depth: a protected name of the table in
+ * common/protected.h that appears there, unless --watch-release names it,
+ * is handled: a file is moved aside and an empty read-only file of srt's
+ * making holds the name; a protected directory, or .claude, is covered
+ * read-only and what was made in it before the cover is moved aside
+ * inside it; each is reported), and the directories
  * a denyRead glob reaches (--watch-glob: a new matching name is covered
  * with /dev/null). The outer helper makes its mounts shared and the
  * nested namespaces slaves of them, so a cover the watcher mounts in its
