@@ -32,7 +32,11 @@ CMD='mkdir -p deep/x/y/.claude deep/x/y/.husky
 	echo "{}'"$EVIL"'" > sub/.mcp.json 2>/dev/null
 	echo "'"$EVIL"'" > sub/.claude/settings.json 2>/dev/null
 	echo "'"$EVIL"'" > sub/.husky/pre-commit 2>/dev/null
-	mkdir -p late; echo "'"$EVIL"'" > late/.envrc; true'
+	mkdir -p late; echo "'"$EVIL"'" > late/.envrc
+	# links at protected directory names, to a directory the command fills
+	mkdir -p stash late2; echo "'"$EVIL"'" > stash/tasks.json
+	echo "'"$EVIL"'" > stash/settings.json
+	ln -s ../stash late2/.vscode; ln -s ../stash late2/.claude; true'
 srt__run -s "$S" -c "$CMD" >"$WORK/out" 2>&1
 clean() { ! grep -qs "evil.invalid" "$1"; }
 attempt H2 "sub/.envrc made by the command: nothing of it left under the name" clean "$P/sub/.envrc"
@@ -43,6 +47,10 @@ attempt H2 "sub/.husky/pre-commit made by the command: nothing of it left under 
 	clean "$P/sub/.husky/pre-commit"
 attempt H2 "late/.envrc made later in another new directory: nothing of it left under the name" \
 	clean "$P/late/.envrc"
+attempt H2 "a link late2/.vscode to a directory the command fills: not left at the name" \
+	sh -c "! test -L '$P/late2/.vscode' && ! grep -qs evil.invalid '$P/late2/.vscode/tasks.json'"
+attempt H2 "a link late2/.claude to a directory the command fills: not left at the name" \
+	sh -c "! test -L '$P/late2/.claude' && ! grep -qs evil.invalid '$P/late2/.claude/settings.json'"
 attempt H2 "what the command made is kept aside for inspection, not destroyed" \
 	sh -c "grep -qs evil.invalid '$P'/sub/.envrc.srt-quarantine*"
 attempt H2 "each is reported naming the rule and the setting that releases it" \
@@ -52,7 +60,7 @@ attempt H2 "each is reported naming the rule and the setting that releases it" \
 	       grep -q 'deny write .*sub/.husky/pre-commit: .*husky' '$WORK/out'"
 
 # a released name is the user's to write
-rm -rf "$P/sub" "$P/late"
+rm -rf "$P/sub" "$P/late" "$P/late2" "$P/stash" "$P/deep"
 SR=$(fsjson sr '{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[],"allowProtectedNames":[".envrc"]}')
 srt__run -s "$SR" -c 'mkdir -p sub; echo "export A=1" > sub/.envrc; sleep 0.5; echo "export B=2" >> sub/.envrc' \
 	>"$WORK/out2" 2>&1

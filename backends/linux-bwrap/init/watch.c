@@ -917,8 +917,13 @@ static int new_protected(struct watcher *w, size_t dir, const char *name, int is
 	parent = parent ? parent + 1 : d->path;
 	e = srt__watch_protected_entry(parent, name, rel);
 	if (!is_dir) {
-		if (!e || e->kind == SRT__PROT_DIR)
-			return 0; /* a file called .vscode runs nothing */
+		/* not a directory at a protected directory's name: a link
+		 * there would point the editor or agent at files the command
+		 * controls (.vscode -> ../mine), so it is moved aside too */
+		if (!e && !strcasecmp(name, ".claude") && !srt__watch_claude_released(rel))
+			e = srt__protected_find(".claude/settings.json");
+		if (!e)
+			return 0;
 		if (w->running)
 			quarantine_file(w, dir, name, e);
 		return 1;
