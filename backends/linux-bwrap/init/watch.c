@@ -835,10 +835,10 @@ static void quarantine_file(struct watcher *w, size_t dir, const char *name,
 	watch_inode(w, nm, fd); /* a later write through a descriptor of the window ends the run */
 	if (moved)
 		snprintf(what, sizeof(what), "made during the run; srt moved it aside to %s (inspect it) and "
-			 "keeps an empty read-only file at the name", first);
+			 "holds the name with an empty read-only file until the command ends", first);
 	else
 		snprintf(what, sizeof(what), "made during the run and gone again before srt got to it; srt "
-			 "keeps an empty read-only file at the name");
+			 "holds the name with an empty read-only file until the command ends");
 	say_moved(w, d->path, name, e, what);
 }
 
@@ -1221,10 +1221,42 @@ static int setup(struct watcher *w)
 	return 0;
 }
 
+/* The command has ended: the empty files srt put at protected names it
+ * made are taken away again (their cover first), so the host keeps only
+ * the quarantined files. One that is not srt's inode any more, or not
+ * empty, stays. */
+static void drop_placeholders(struct watcher *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_names; i++) {
+		struct wname *nm = &w->names[i];
+		struct stat ours, now;
+		char self[64];
+		int mfd;
+
+		if (!nm->prot || nm->fd < 0 || fstat(nm->fd, &ours) != 0 || !S_ISREG(ours.st_mode))
+			continue;
+		mfd = openat(w->dirs[nm->dir].fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (mfd < 0)
+			continue;
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", mfd);
+		if (umount2(self, MNT_DETACH) != 0) {
+			close(mfd);
+			continue;
+		}
+		close(mfd);
+		if (fstatat(w->dirs[nm->dir].fd, nm->name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == ours.st_dev && now.st_ino == ours.st_ino && now.st_size == 0)
+			unlinkat(w->dirs[nm->dir].fd, nm->name, 0);
+	}
+}
+
 static void finish(struct watcher *w)
 {
 	read_events(w);
 	handle_queue(w);
+	drop_placeholders(w);
 	if (write(w->done, "D", 1) != 1) {
 		/* the outer helper is gone: nobody waits */
 	}
