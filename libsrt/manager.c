@@ -304,26 +304,12 @@ struct events_reader {
 
 #define EVENT_LINE_MAX 4096
 
-/* One violation line of the backend's monitor ("deny <call> <path>"). A
- * write refused on a protected name says which entry refused it and the
- * setting that releases it, since an ordinary operation (a checkout that
- * updates a tracked .vscode/settings.json) hits these. */
+/* One violation line of the backend's monitor ("deny <call> <path>"),
+ * stored as the monitor wrote it (the summary's hints explain it). */
 static void add_event(struct srt_sandbox *sb, const char *key, const char *line, size_t l)
 {
-	const struct srt__protected *p = NULL;
-	const char *path = strncmp(line, "deny ", 5) ? NULL : strchr(line + 5, ' ');
-	char buf[EVENT_LINE_MAX + 512];
-
-	if (path && path[1] == '/')
-		p = srt__protected_match(path + 1, sb->policy.home);
-	if (!p || l + 400 >= sizeof(buf)) {
-		srt__vstore_add(sb->violations, key, line);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%s (protected name %s: %s; %s releases it)", line, p->name,
-		 p->reason, !strcmp(p->name, ".git/config") ? "filesystem.allowGitConfig" :
-		 "filesystem.allowProtectedNames");
-	srt__vstore_add(sb->violations, key, buf);
+	(void)l;
+	srt__vstore_add(sb->violations, key, line);
 }
 
 static void *events_main(void *arg)
