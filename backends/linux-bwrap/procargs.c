@@ -131,6 +131,7 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 			       struct srt__strv *w, struct srt_diag *diag)
 {
 	char http[16], socks[16], sockid[48];
+	size_t i;
 	int rc;
 
 	if (!helper_path || helper_path[0] != '/')
@@ -188,6 +189,10 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		rc = push_paths(w, "--watch-tree", fds->watch_trees, "a write root to watch", diag);
 		if (!rc && push_fd_opt(w, "--watch-depth", fds->watch_depth))
 			goto nomem;
+		for (i = 0; !rc && pol->protected_released && pol->protected_released[i]; i++)
+			if (srt__strv_push(w, "--watch-release") ||
+			    srt__strv_push(w, pol->protected_released[i]))
+				goto nomem;
 	}
 	if (rc)
 		return rc;

@@ -19,6 +19,7 @@
 #include "backends/linux-bwrap/init/opts.h"
 #include "backends/linux-bwrap/init/watch.h"
 #include "backends/linux-bwrap/mounts.h"
+#include "common/protected.h"
 
 static char T[256];
 
@@ -92,19 +93,48 @@ static void test_window_write(void)
 	   !srt__watch_window_write(0), "an open (the watcher's own read) or a mode change does not");
 }
 
+/* Which names arriving during the run the watcher handles as protected:
+ * every file and directory name of the table, "dir/name" entries only in
+ * a directory called dir, never a released one. */
+static void test_protected_entries(void)
+{
+	const char *rel[] = { ".envrc", ".claude/settings.local.json", NULL };
+	const struct srt__protected *e;
+
+	e = srt__watch_protected_entry("sub", ".mcp.json", NULL);
+	ok(e && !strcmp(e->name, ".mcp.json") && e->kind == SRT__PROT_FILE, ".mcp.json is a protected file");
+	ok(srt__watch_protected_entry("sub", ".ENVRC", NULL) != NULL, ".envrc in any case");
+	ok(srt__watch_protected_entry("sub", ".envrc", rel) == NULL, "a released .envrc is not");
+	e = srt__watch_protected_entry("sub", ".husky", NULL);
+	ok(e && e->kind == SRT__PROT_DIR, ".husky is a protected directory");
+	e = srt__watch_protected_entry(".claude", "settings.json", rel);
+	ok(e && !strcmp(e->name, ".claude/settings.json"), ".claude/settings.json inside .claude");
+	ok(srt__watch_protected_entry("sub", "settings.json", NULL) == NULL,
+	   "settings.json elsewhere is not");
+	ok(srt__watch_protected_entry(".claude", "settings.local.json", rel) == NULL,
+	   "a released .claude/settings.local.json is not");
+	ok(srt__watch_protected_entry("sub", "config", NULL) == NULL &&
+	   srt__watch_protected_entry(".git", "config", NULL) == NULL,
+	   "a repository's config is the repository guard's");
+	ok(srt__watch_protected_entry("sub", "Makefile", NULL) == NULL, "other names are not");
+	ok(!srt__watch_claude_released(NULL) && srt__watch_claude_released(rel),
+	   "a released name inside .claude is seen");
+}
+
 static void test_opts(void)
 {
 	char *argv[] = { "srt-linux-init", "--watch-deny", "/a/.env", "--watch-keep", "/a/.git/config",
 			 "--watch-glob", "/a/s/*.pem", "--watch-tree", "/a", "--watch-depth", "2",
-			 "--", "true", NULL };
+			 "--watch-release", ".envrc", "--", "true", NULL };
 	char *bad_depth[] = { "srt-linux-init", "--watch-depth", "0", "--", "true", NULL };
 	char *relative[] = { "srt-linux-init", "--watch-keep", "a/.bashrc", "--", "true", NULL };
 	char *unknown[] = { "srt-linux-init", "--watch-all", "/a", "--", "true", NULL };
 	struct srt__init_opts o;
 
-	ok(srt__init_parse_opts(13, argv, &o) == 0, "the watcher's options parse");
+	ok(srt__init_parse_opts(15, argv, &o) == 0, "the watcher's options parse");
 	ok(o.n_watch_deny == 1 && !strcmp(o.watch_deny[0], "/a/.env") && o.n_watch_keep == 1 &&
-	   o.n_watch_glob == 1 && o.n_watch_tree == 1 && o.watch_depth == 2, "each where it belongs");
+	   o.n_watch_glob == 1 && o.n_watch_tree == 1 && o.watch_depth == 2 &&
+	   o.n_watch_release == 1 && !strcmp(o.watch_release[0], ".envrc"), "each where it belongs");
 	ok(srt__watch_wanted(&o), "and they ask for the watcher");
 	memset(&o, 0, sizeof(o));
 	ok(!srt__watch_wanted(&o), "no option, no watcher");
@@ -166,6 +196,7 @@ int main(void)
 {
 	TAP_RUN(test_protected_dirs);
 	TAP_RUN(test_window_write);
+	TAP_RUN(test_protected_entries);
 	TAP_RUN(test_opts);
 	TAP_RUN(test_plan_lists);
 	return tap_done();

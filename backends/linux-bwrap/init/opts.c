@@ -131,6 +131,14 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 				     (size_t)argc, a, val) != 0)
 				return -1;
 			i++;
+		} else if (!strcmp(a, "--watch-release") && val) {
+			/* a name as filesystem.allowProtectedNames spells it */
+			if (!o->watch_release && !(o->watch_release = calloc((size_t)argc, sizeof(char *)))) {
+				srt__init_fail(a, ENOMEM);
+				return -1;
+			}
+			o->watch_release[o->n_watch_release++] = val;
+			i++;
 		} else if (!strncmp(a, "--watch-", 8) && strcmp(a, "--watch-depth") && val) {
 			const char ***v = NULL;
 			size_t *n = NULL;

@@ -23,6 +23,8 @@ struct srt__init_opts {
 	const char **watch_deny, **watch_keep, **watch_glob, **watch_tree;
 	size_t n_watch_deny, n_watch_keep, n_watch_glob, n_watch_tree;
 	int watch_depth; /* --watch-depth, levels below a --watch-tree root */
+	const char **watch_release; /* --watch-release: protected names the user released */
+	size_t n_watch_release;
 	char **argv; /* the command, NULL-terminated */
 };
 

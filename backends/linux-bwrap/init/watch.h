@@ -12,8 +12,12 @@
  * covered names (--watch-deny: denied, covered with /dev/null;
  * --watch-keep: write-protected, covered with a read-only bind of
  * itself), the directories of the write roots down to the mandatory deny
- * depth (--watch-tree, --watch-depth: a .vscode, .idea or .claude
- * directory that appears there is covered read-only), and the directories
+ * depth (--watch-tree, --watch-depth: a protected name of the table in
+ * common/protected.h that appears there, unless --watch-release names it,
+ * is handled: a file is moved aside and an empty read-only file of srt's
+ * making holds the name; a protected directory, or .claude, is covered
+ * read-only and what was made in it before the cover is moved aside
+ * inside it; each is reported), and the directories
  * a denyRead glob reaches (--watch-glob: a new matching name is covered
  * with /dev/null). The outer helper makes its mounts shared and the
  * nested namespaces slaves of them, so a cover the watcher mounts in its
@@ -63,6 +67,18 @@ void srt__watch_finish(struct srt__watch *w, int timeout_ms);
 /* Pure helpers, unit-tested: is name a directory the watcher covers when
  * it appears in a write root (.vscode, .idea, .claude, any case)? */
 int srt__watch_protected_dir(const char *name);
+/* The protected-names entry (common/protected.h) that the entry name of a
+ * directory called parent is, unless released (NULL-terminated, may be
+ * NULL): a file or directory name (.envrc, .mcp.json, .husky), or
+ * "dir/name" (.claude/settings.json when parent is .claude). NULL: none,
+ * or released. Names inside a git directory are the repository guard's. */
+struct srt__protected;
+const struct srt__protected *srt__watch_protected_entry(const char *parent, const char *name,
+							const char *const *released);
+/* Does released name an entry inside .claude? Then a new .claude
+ * directory is watched, not covered whole, so the released name stays
+ * the user's while the others are still handled one by one. */
+int srt__watch_claude_released(const char *const *released);
 /* The inotify events a window check counts as a write to a protected
  * name (a modification, or the name replaced or removed again). */
 int srt__watch_window_write(unsigned mask);
