@@ -1491,7 +1491,8 @@ static int do_connect(struct call *c)
 	struct iovec l, r;
 	char raw[sizeof(sun.sun_path) + 1], real[PATH_MAX];
 	socklen_t len = (socklen_t)arg(c, 2), ol;
-	int pidfd, fd, dom = -1, type = -1, i;
+	struct stat st;
+	int pidfd, fd, pin, dom = -1, type = -1, i;
 
 	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)c->n->pid, PIDFD_THREAD);
 	if (pidfd < 0)
@@ -1538,18 +1539,35 @@ static int do_connect(struct call *c)
 		report(c->s, "connect", raw, NULL);
 		return r_err(c->r, EACCES), 0;
 	}
-	/* the allowed path as srt holds it, never the caller's bytes */
+	/* the allowed path as srt holds it, never the caller's bytes, and
+	 * never through a link: the name (or a directory on its way) may be in
+	 * a write root, where the command can put a link to another socket
+	 * there, and connect(2) would follow it. srt's spelling is the real
+	 * one, so a link on it now is not the user's. */
+	pin = (int)sys_openat2(AT_FDCWD, c->s->unix_ok[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			       RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (pin < 0) {
+		int e = errno;
+		close(fd);
+		if (e == ELOOP) {
+			report(c->s, "connect", c->s->unix_ok[i], "a symbolic link now stands on the allowed socket's path");
+			return r_err(c->r, EACCES), 0;
+		}
+		return r_err(c->r, e), 0;
+	}
+	if (fstat(pin, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		close(pin);
+		close(fd);
+		return r_err(c->r, ECONNREFUSED), 0;
+	}
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (strlen(c->s->unix_ok[i]) >= sizeof(sun.sun_path)) {
-		close(fd);
-		return r_err(c->r, ENAMETOOLONG), 0;
-	}
-	strcpy(sun.sun_path, c->s->unix_ok[i]);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d", pin);
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0)
 		r_err(c->r, errno);
 	else
 		r_val(c->r, 0);
+	close(pin);
 	close(fd);
 	return 0;
 }
