@@ -20,20 +20,25 @@
 #    file the host renames, and the descriptor it kept still writes the new
 #    .git/config after the rename (nothing is checked on a write).
 # The next git command on the host runs the fsmonitor: code execution on
-# the host, unreported. Measured: 4 of 5 runs (bwrap 2/3, landlock 1/2)
-# with one `git config` on the host during the run.
-# A fix has to keep the command from writing a file the host will rename
-# over a protected name: covering "<protected>.lock" names (the host must
-# still be able to create them, so not with a placeholder) or refusing the
-# supervisor's write-open of them closes git's route, not sed -i's or an
-# editor's random temporary names in $HOME.
+# the host, unreported. Measured on main: bwrap 5 of 5, landlock 3-4 of 5,
+# with one `git config` on the host during each run.
+# linux-landlock is closed by the supervisor refusing the lock of a
+# protected file (tests/escape/0910-red-lockfile-landlock.sh, in TESTS).
+# linux-bwrap is still open: the command writes the lock in its own
+# mount namespace, where nothing mediates an open, and the host must keep
+# being able to create the lock (no placeholder on its name). A fix has to
+# tell, at the rename, that someone else wrote the file the host renamed
+# (e.g. the watcher counting IN_CLOSE_WRITE events on the source name since
+# its IN_CREATE: more than the host's one close means a second writer;
+# restore the previous content and report). sed -i's and editors' random
+# temporary names in $HOME are the same route on both backends.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 BW="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
 CC=${CC:-cc}
 command -v git >/dev/null 2>&1 && command -v "$CC" >/dev/null 2>&1 ||
-	{ skip_rest 2 "git or a C compiler missing"; echo "1..$_tap_n"; exit 0; }
+	{ skip_rest 1 "git or a C compiler missing"; echo "1..$_tap_n"; exit 0; }
 cat > "$WORK/inj.c" <<'EOF'
 #include <fcntl.h>
 #include <stdio.h>
@@ -79,7 +84,7 @@ try() { # try BACKEND: 1 when the command's fsmonitor reached .git/config
 	git status >/dev/null 2>&1
 	grep -q fsmonitor "$P/.git/config" || test -e "$WORK/PWNED"
 }
-for be in "$BW" "$LL"; do
+for be in "$BW"; do
 	hits=0
 	for n in 1 2 3 4 5; do
 		try "$be" && hits=$((hits + 1))
