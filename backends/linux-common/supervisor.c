@@ -430,13 +430,23 @@ static const char *names_refuse(const struct srt__super *s, const char *rel)
 	return NULL;
 }
 
+/* git writes a new .git/config (~/.gitconfig, any file it rewrites) to
+ * NAME.lock and renames that over NAME. A lock the command could write
+ * would hand the host's rename its content: refused like NAME itself. */
+static int lock_of(const char *path, const char *deny, size_t len)
+{
+	size_t n = strlen(path);
+
+	return len && n == len + 5 && !strcasecmp(path + len, ".lock") && !strncasecmp(path, deny, len);
+}
+
 const char *srt__super_refused(const struct srt__super *s, const char *path, int holds)
 {
 	const char *why;
 	size_t i;
 
 	for (i = 0; i < s->n_deny; i++) {
-		if (under(path, s->deny[i].path, s->deny[i].len))
+		if (under(path, s->deny[i].path, s->deny[i].len) || lock_of(path, s->deny[i].path, s->deny[i].len))
 			return s->deny[i].why;
 		if (holds && under(s->deny[i].path, path, strcmp(path, "/") ? strlen(path) : 0))
 			return s->deny[i].why;
