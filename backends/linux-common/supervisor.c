@@ -463,6 +463,52 @@ const char *srt__super_refused(const struct srt__super *s, const char *path, int
 	return NULL;
 }
 
+/* Would a symbolic link at rel stand on the leading components of a
+ * protected name pattern (.claude for .claude/commands)? Everything below
+ * it would then be the link's target, where the command writes freely. */
+static const char *names_prefix_refuse(const struct srt__super *s, const char *rel)
+{
+	char buf[PATH_MAX], *c[PATH_MAX / 2], *p, *save = NULL;
+	size_t n = 0, i, k, j;
+
+	if (!s->n_names || strlen(rel) >= sizeof(buf))
+		return NULL;
+	strcpy(buf, rel);
+	for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
+		c[n++] = p;
+	for (i = 0; i < s->n_names; i++) {
+		const struct sname *nm = &s->names[i];
+
+		for (k = 1; k < nm->n && k <= n; k++) {
+			if (n - k + 1 > (size_t)s->depth)
+				continue;
+			for (j = 0; j < k; j++)
+				if (strcasecmp(c[n - k + j], nm->comp[j]) != 0)
+					break;
+			if (j == k)
+				return nm->why;
+		}
+	}
+	return NULL;
+}
+
+/* A symbolic link about to appear at path: refused where a file would be,
+ * above a protected path (its deny below would name the link's target
+ * instead) and on the leading part of a protected name pattern. */
+static const char *link_refused(const struct srt__super *s, const char *path)
+{
+	const char *why = srt__super_refused(s, path, 1);
+	size_t i;
+
+	for (i = 0; !why && i < s->n_roots; i++) {
+		const struct sroot *r = &s->roots[i];
+
+		if (under(path, r->path, r->len) && path[r->len] != '\0')
+			why = names_prefix_refuse(s, path + r->len + 1);
+	}
+	return why;
+}
+
 int srt__super_passed(const struct srt__super *s, const char *path)
 {
 	size_t i;
@@ -1259,6 +1305,21 @@ static int check_moved(struct call *c, int dfd, const char *name, const char *de
 	return 0;
 }
 
+/* A symbolic link moved (or linked) to dest: checked as a new link there.
+ * 0 when fine, else c->r is set. */
+static int moved_link(struct call *c, int dfd, const char *name, const char *dest)
+{
+	struct stat st;
+	const char *why;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	if (!(why = link_refused(c->s, dest)))
+		return 0;
+	refuse(c, dest, why, EACCES);
+	return -1;
+}
+
 static int do_rename(struct call *c)
 {
 	char raw1[PATH_MAX], raw2[PATH_MAX];
@@ -1294,9 +1355,10 @@ static int do_rename(struct call *c)
 		refuse(c, b.abs, why, EACCES);
 		goto out;
 	}
-	if (check_moved(c, a.dfd, a.name, b.abs))
+	if (check_moved(c, a.dfd, a.name, b.abs) || moved_link(c, a.dfd, a.name, b.abs))
 		goto out;
-	if ((flags & RENAME_EXCHANGE) && check_moved(c, b.dfd, b.name, a.abs))
+	if ((flags & RENAME_EXCHANGE) &&
+	    (check_moved(c, b.dfd, b.name, a.abs) || moved_link(c, b.dfd, b.name, a.abs)))
 		goto out;
 	if (syscall(SYS_renameat2, a.dfd, a.name, b.dfd, b.name, flags) != 0)
 		r_err(c->r, errno);
@@ -1403,6 +1465,10 @@ static int do_link(struct call *c)
 		r_err(c->r, EPERM); /* the supervisor links names, not link targets */
 		goto out;
 	}
+	if (S_ISLNK(st.st_mode) && (why = link_refused(c->s, b.abs))) {
+		refuse(c, b.abs, why, EACCES);
+		goto out;
+	}
 	if (linkat(a.dfd, a.name, b.dfd, b.name, 0) != 0)
 		r_err(c->r, errno);
 	else
@@ -1428,7 +1494,7 @@ static int do_symlink(struct call *c)
 		loc_close(&l);
 		return r_err(c->r, EINTR), 0;
 	}
-	if ((why = srt__super_refused(c->s, l.abs, 0))) {
+	if ((why = link_refused(c->s, l.abs))) {
 		loc_close(&l);
 		return refuse(c, l.abs, why, EACCES);
 	}
