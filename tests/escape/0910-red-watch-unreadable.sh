@@ -7,7 +7,8 @@
 # it was never covered: the command wrote d/.vscode/tasks.json for the
 # whole run, and a host VS Code opened on d reads it by path (search is
 # enough). The run must stop (or the name be covered) before the command
-# writes there at leisure, and say why. Asserts on the host's files.
+# writes there at leisure, and say why; one an earlier run left behind
+# must not serve either. Asserts on the host's files.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -24,4 +25,15 @@ chmod 0700 "$P/d" 2>/dev/null
 attempt H2 "nothing written into .vscode or .claude/commands of an unreadable directory a second after it was made" \
 	sh -c "! grep -q pwn-late '$P/d/.vscode/tasks.json' '$P/d/.claude/commands/x.md' 2>/dev/null"
 attempt H2 "the unwatchable directory was reported" grep -q "deny .*$P/d" "$WORK/out"
+
+# the same directory left by an earlier run: there at the start
+mkdir -m 0300 "$P/e"
+srt__run -s "$S" -c '
+	mkdir e/.vscode
+	sleep 1
+	echo "{\"tasks\":\"pwn-late\"}" > e/.vscode/tasks.json
+	true' >"$WORK/out2" 2>&1
+chmod 0700 "$P/e" 2>/dev/null
+attempt H2 "nothing written into .vscode of an unreadable directory there at the start" \
+	sh -c "! grep -q pwn-late '$P/e/.vscode/tasks.json' 2>/dev/null"
 echo "1..$_tap_n"
