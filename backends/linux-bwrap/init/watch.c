@@ -430,14 +430,14 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 	if (wd < 0) {
 		int err = errno;
 
-		if (err == EACCES && w->running && fstat(fd, &st) == 0 && !(st.st_mode & S_IRUSR) &&
+		if (err == EACCES && fstat(fd, &st) == 0 && !(st.st_mode & S_IRUSR) &&
 		    (st.st_mode & S_IWUSR) && (st.st_mode & S_IXUSR))
 			err = EPERM; /* unreadable, yet its owner can create names in it */
 		unread = err == EPERM;
 		close(fd);
 		if (err == ENOSPC)
 			say_full(w, "directories (fs.inotify.max_user_watches)", w->n_dirs);
-		else if (w->running && err != ENOENT && err != EACCES) {
+		else if ((w->running || unread) && err != ENOENT && err != EACCES) {
 			/* a directory made during the run that cannot be
 			 * watched could hold a protected name later: fail
 			 * closed. (One its mode closes to its owner (mode
@@ -448,8 +448,10 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 			char why[160];
 
 			if (unread)
-				snprintf(why, sizeof(why), "a directory made during the run can be written but not "
-					 "read (mode %04o), so srt cannot watch it", (unsigned)(st.st_mode & 07777));
+				snprintf(why, sizeof(why), "a directory %s can be written but not read (mode "
+					 "%04o), so srt cannot watch it%s", w->running ? "made during the run" :
+					 "in a write root", (unsigned)(st.st_mode & 07777),
+					 w->running ? "" : " (chmod u+r it)");
 			else
 				snprintf(why, sizeof(why), "a directory made during the run cannot be watched (%s)",
 					 strerror(err));
