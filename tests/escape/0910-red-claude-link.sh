@@ -16,7 +16,7 @@ cd "$P" || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[]}')
 if ! out=$(ll -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi landlock "$WORK/err"; then
-		skip_rest 4 "linux-landlock cannot run here: $(head -1 "$WORK/err")"
+		skip_rest 5 "linux-landlock cannot run here: $(head -1 "$WORK/err")"
 		echo "1..$_tap_n"
 		exit 0
 	fi
@@ -34,4 +34,15 @@ attempt H7 "no .claude link in the working directory leads .claude/commands else
 attempt H7 "no .claude link made in a subdirectory" test ! -e "$P/sub/.claude/commands/x.md"
 attempt H7 "no .claude link renamed into place two levels down" test ! -e "$P/deep/a/.claude/commands/x.md"
 attempt H7 "the refusals were reported" grep -q "deny .*\.claude" "$WORK/out"
+
+# a .claude link made deeper than the patterns reach, in a directory then
+# renamed up to where they do
+ll -s "$S" -c "
+	mkdir -p evil2/commands deep2/a/b/c/d
+	ln -s $P/evil2 deep2/a/b/c/d/.claude
+	mv deep2/a/b/c/d sub2
+	echo pwn > evil2/commands/x.md
+	true" >"$WORK/out2" 2>&1
+attempt H7 "no .claude link brought into reach inside a renamed directory" \
+	test ! -e "$P/sub2/.claude/commands/x.md"
 echo "1..$_tap_n"
