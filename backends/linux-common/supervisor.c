@@ -1204,6 +1204,18 @@ static int do_unlink(struct call *c)
 	return 0;
 }
 
+/* An entry (a link, or of a type readdir did not say) of a directory being
+ * moved to child: a link is judged as a new link there. */
+static const char *moved_entry_refused(const struct srt__super *s, DIR *d, const char *name,
+				       const char *child)
+{
+	struct stat st;
+
+	if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		return link_refused(s, child);
+	return srt__super_refused(s, child, 0);
+}
+
 /* A directory about to appear at dest (an absolute real path): would any
  * entry of it (open at dfd) land on a protected name? Bounded by the
  * deepest position a name pattern can match at; *budget entries at most
@@ -1237,7 +1249,8 @@ static int subtree_refused(const struct srt__super *s, int dfd, const char *dest
 			rc = -ENAMETOOLONG;
 			break;
 		}
-		if ((*why = srt__super_refused(s, child, 0))) {
+		if ((*why = de->d_type == DT_LNK || de->d_type == DT_UNKNOWN ? moved_entry_refused(s, d, de->d_name, child)
+									  : srt__super_refused(s, child, 0))) {
 			rc = 1;
 			break;
 		}
