@@ -1,13 +1,24 @@
-/* Backend choice without --backend (backend-choice.c). */
+/* Backend choice (backend-choice.c). */
 #ifndef SRT_LIBSRT_BACKEND_CHOICE_H
 #define SRT_LIBSRT_BACKEND_CHOICE_H
 
 #include "sandbox.h"
 
-/* Load the first built-in backend that can run here and enforce the whole
- * policy (sb->policy, built already) into sb->module and sb->be; its probe
- * has passed. need_proxy: the backend must bridge the proxy. When none
- * can, diag says why for each. */
+/* Load the backend for sb->policy (built already) into sb->module and
+ * sb->be, its capability bits checked against the policy and its probe
+ * passed: the one sb->backend_spec names, or without it the first
+ * built-in backend that can run here. A built-in backend that could run
+ * here but refuses this policy is an error naming the setting, never a
+ * reason to take the next, weaker one. need_proxy: the backend must
+ * bridge the proxy. When none can, diag says why for each. */
 int srt__sandbox_choose_backend(struct srt_sandbox *sb, int need_proxy, struct srt_diag *diag);
+
+/* Does be declare every capability pol asks for (SRT_CAP_FILESYSTEM
+ * unless filesystem.disabled; SRT_CAP_NETNS or SRT_CAP_SECCOMP, which
+ * keep the command off the network; SRT_CAP_PROXY when need_proxy)? A
+ * module that does not is refused before anything runs: whatever it
+ * would do, srt could not say what it guarantees. */
+int srt__backend_caps_check(const struct srt_backend *be, const struct srt_policy *pol,
+			    int need_proxy, struct srt_diag *diag);
 
 #endif

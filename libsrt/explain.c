@@ -6,9 +6,55 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/protected.h"
 #include "backend-call.h"
 #include "loader.h"
 #include "sandbox.h"
+
+/* The protected names, each with why it is protected and, when released,
+ * the setting that did it. */
+static void print_protected(const struct srt_sandbox *sb, FILE *out)
+{
+	const char *const *rel = (const char *const *)sb->policy.protected_released;
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++) {
+		const struct srt__protected *p = &srt__protected_names[i];
+		const char *state = "";
+
+		if (srt__protected_released(p, rel))
+			state = " (released by filesystem.allowProtectedNames)";
+		else if (!strcmp(p->name, ".git/config") && sb->policy.allow_git_config)
+			state = " (released by filesystem.allowGitConfig)";
+		fprintf(out, "%-11s %s%s   <- %s\n", "protected", p->name, state, p->reason);
+	}
+}
+
+/* What the backend guarantees, from its capability bits alone: a claim
+ * the module does not declare is never printed. */
+static void print_guarantees(const struct srt_sandbox *sb, FILE *out)
+{
+	unsigned caps = sb->be->caps;
+	const char *sep = "";
+
+	fputs("guarantees:", out);
+	if (caps & SRT_CAP_FILESYSTEM) {
+		fputs(" filesystem rules", out);
+		sep = ",";
+	}
+	fprintf(out, "%s %s", sep, (caps & SRT_CAP_NETNS) ? "empty network namespace" :
+		(caps & SRT_CAP_SECCOMP) ? "no network namespace (sockets refused by seccomp/Landlock instead)" :
+		"no network isolation");
+	fputs((caps & SRT_CAP_PIDNS) ? ", private pid namespace and /proc" :
+	      ", no pid namespace (the host's /proc is visible)", out);
+	if (caps & SRT_CAP_SECCOMP)
+		fputs(", seccomp syscall filters", out);
+	if (caps & SRT_CAP_PROXY)
+		fputs(", filtering proxy", out);
+	if (!(caps & SRT_CAP_FILESYSTEM))
+		fputs(", no filesystem rules", out);
+	fputc('\n', out);
+}
 
 int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 			FILE *out, struct srt_diag *diag)
@@ -38,13 +84,12 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 				fprintf(out, "%-11s %s%s   <- %s\n", names[i], lists[i]->v[j].path,
 					(lists[i]->v[j].flags & SRT_RULE_GLOB) ? " (glob)" : "",
 					lists[i]->v[j].origin ? lists[i]->v[j].origin : "");
-	fprintf(out, "guarantees: filesystem rules%s%s%s%s\n",
-		(sb->be->caps & SRT_CAP_NETNS) ? ", empty network namespace" : ", no network namespace (sockets refused by seccomp/Landlock instead)",
-		(sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace and /proc" : ", no pid namespace (the host's /proc is visible)",
-		(sb->be->caps & SRT_CAP_SECCOMP) ? ", seccomp syscall filters" : "",
-		(sb->be->caps & SRT_CAP_PROXY) ? ", filtering proxy" : "");
+	if (!sb->policy.fs_disabled && (sb->be->caps & SRT_CAP_FILESYSTEM))
+		print_protected(sb, out);
+	print_guarantees(sb, out);
 	fprintf(out, "network: %s", (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" :
-		"no network namespace (the backend refuses sockets instead)");
+		(sb->be->caps & SRT_CAP_SECCOMP) ? "no network namespace (the backend refuses sockets instead)" :
+		"no network isolation declared by the backend");
 	if (sb->proxy) {
 		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",
 			sb->policy.proxy_socket, sb->policy.http_port, sb->policy.socks_port);

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/protected.h"
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
@@ -232,7 +233,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__policy_env env;
 	const char *files[2] = { NULL, NULL };
-	int need_proxy, probed = 0;
+	int need_proxy;
 	int rc;
 
 	if (sb->started)
@@ -258,17 +259,10 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	 * it: an allowed domain, live updates, or an external proxy port. */
 	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates ||
 		     sb->settings.http_proxy_port || sb->settings.socks_proxy_port;
-	if (sb->backend_spec) {
-		rc = srt__module_load_backend(sb->backend_spec, &sb->module, &sb->be, diag);
-		if (rc)
-			return rc;
-	} else {
-		/* probes each candidate, so the chosen one is not probed again */
-		rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
-		if (rc)
-			return rc;
-		probed = 1;
-	}
+	/* loads, checks the capability bits against the policy and probes */
+	rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
+	if (rc)
+		return rc;
 	srt__sandbox_log(sb, 1, "backend %s from %s (%s%s%s)", sb->be->hdr.name, srt__module_path(sb->module),
 	       (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" : "no network namespace",
 	       (sb->be->caps & SRT_CAP_PIDNS) ? ", private pid namespace" : ", no pid namespace",
@@ -292,9 +286,6 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 			return rc;
 	}
 
-	rc = probed ? SRT_OK : sb->be->probe(&sb->policy, diag);
-	if (rc)
-		return rc;
 	rc = sb->be->prepare(&sb->policy, &sb->bstate, diag);
 	if (rc)
 		return rc;
@@ -312,6 +303,14 @@ struct events_reader {
 };
 
 #define EVENT_LINE_MAX 4096
+
+/* One violation line of the backend's monitor ("deny <call> <path>"),
+ * stored as the monitor wrote it (the summary's hints explain it). */
+static void add_event(struct srt_sandbox *sb, const char *key, const char *line, size_t l)
+{
+	(void)l;
+	srt__vstore_add(sb->violations, key, line);
+}
 
 static void *events_main(void *arg)
 {
@@ -334,7 +333,7 @@ static void *events_main(void *arg)
 			if (!skipping && l == 1 && buf[0] == '\0')
 				return NULL;
 			if (!skipping && l > 0)
-				srt__vstore_add(er->sb->violations, er->key, buf);
+				add_event(er->sb, er->key, buf, l);
 			skipping = 0;
 			memmove(buf, nl + 1, have - l - 1);
 			have -= l + 1;

@@ -9,8 +9,11 @@
  * the user would believe the files protected. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +302,123 @@ static int ensure_private_dir(const char *dir, struct srt_diag *diag)
 	return SRT_OK;
 }
 
+/* The per-run temporary directories this process made (run_tmpdir()),
+ * removed when their policy is released. A policy is a plain struct of
+ * the public ABI with no room for a flag, so the list is kept here. */
+struct run_tmp {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct run_tmp *next;
+};
+static pthread_mutex_t run_tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct run_tmp *run_tmps;
+
+/* The default TMPDIR: a fresh directory below the shared base
+ * (/tmp/claude), made for this run and removed at its end. The base itself
+ * is no write root, so what an earlier run (or one srt killed before its
+ * end) left there is never walked by the mandatory deny scan nor the git
+ * check, cannot stop this run, and nothing of one run is found by the
+ * next or by a program on the host after it. */
+static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag *diag)
+{
+	struct run_tmp *t;
+	struct stat st;
+	char *path;
+
+	if (asprintf(&path, "%s/srt-run.XXXXXX", base) < 0)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	if (!mkdtemp(path)) {
+		int e = errno;
+
+		free(path);
+		return srt_diag_set(diag, SRT_E_IO, base,
+				    "cannot create this run's temporary directory in \"%s\": %s; set CLAUDE_CODE_TMPDIR",
+				    base, strerror(e));
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t || lstat(path, &st) != 0 || !(pol->tmpdir = strdup(path))) {
+		rmdir(path);
+		free(path);
+		free(t);
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	}
+	t->path = path;
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	pthread_mutex_lock(&run_tmp_lock);
+	t->next = run_tmps;
+	run_tmps = t;
+	pthread_mutex_unlock(&run_tmp_lock);
+	return SRT_OK;
+}
+
+#define RM_DEPTH_MAX 256
+
+/* Remove everything below the directory open at dfd: never through a
+ * link (each directory is opened with O_NOFOLLOW relative to its parent's
+ * descriptor), a directory the command made unreadable is made readable
+ * first (it is this user's), and a tree deeper than RM_DEPTH_MAX is left
+ * where it lies. Consumes dfd. */
+static void rm_below(int dfd, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+
+	(void)fchmod(dfd, 0700);
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		int cfd;
+
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		if (unlinkat(dirfd(d), n, 0) == 0 || (errno != EISDIR && errno != EPERM))
+			continue;
+		if (depth >= RM_DEPTH_MAX)
+			continue;
+		cfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		rm_below(cfd, depth + 1);
+		(void)unlinkat(dirfd(d), n, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+/* Remove this run's temporary directory, when path is one run_tmpdir()
+ * made and still the same directory. */
+static void run_tmpdir_remove(const char *path)
+{
+	struct run_tmp **pp, *t = NULL;
+	struct stat st;
+	int fd;
+
+	pthread_mutex_lock(&run_tmp_lock);
+	for (pp = &run_tmps; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->path, path)) {
+			t = *pp;
+			*pp = t->next;
+			break;
+		}
+	pthread_mutex_unlock(&run_tmp_lock);
+	if (!t)
+		return;
+	fd = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
+		rm_below(fd, 0);
+		(void)rmdir(t->path);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	free(t->path);
+	free(t);
+}
+
 static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *env,
 			  struct srt_diag *diag)
 {
@@ -340,8 +460,9 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *
 		pol->tmpdir = path;
 		return SRT_OK;
 	}
-	/* The reference's shared default. When another user already owns it
-	 * (a multi-user host), use a per-uid name instead of failing. */
+	/* The reference's shared default, as the base of this run's own
+	 * directory. When another user already owns it (a multi-user host),
+	 * use a per-uid name instead of failing. */
 	rc = ensure_private_dir("/tmp/claude", diag);
 	if (rc == SRT_E_STATE) {
 		int n;
@@ -361,15 +482,11 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *
 					  "set CLAUDE_CODE_TMPDIR", fallback);
 		if (rc)
 			return rc;
-		pol->tmpdir = strdup(fallback);
-	} else if (rc) {
-		return rc;
-	} else {
-		pol->tmpdir = strdup("/tmp/claude");
+		return run_tmpdir(pol, fallback, diag);
 	}
-	if (!pol->tmpdir)
-		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
-	return SRT_OK;
+	if (rc)
+		return rc;
+	return run_tmpdir(pol, "/tmp/claude", diag);
 }
 
 /* A settings file named through a symbolic link (or a chain of them):
@@ -520,6 +637,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	}
 
 	pol->allow_git_config = s->allow_git_config;
+	if (s->allow_protected_names.n) {
+		pol->protected_released = calloc(s->allow_protected_names.n + 1, sizeof(char *));
+		for (i = 0; pol->protected_released && i < s->allow_protected_names.n; i++)
+			if (!(pol->protected_released[i] = strdup(s->allow_protected_names.v[i])))
+				break;
+		if (!pol->protected_released || i < s->allow_protected_names.n) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+	}
 	pol->mandatory_deny_depth = s->mandatory_deny_search_depth;
 	if (pol->mandatory_deny_depth < 1 || pol->mandatory_deny_depth > 10)
 		pol->mandatory_deny_depth = 3;
@@ -574,7 +701,8 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	 * the tools run in the sandbox expect to write there); the /dev
 	 * entries are left to bwrap's --dev. The TMPDIR handed to the command
 	 * is created here so it exists (the reference exports /tmp/claude
-	 * without creating it). */
+	 * without creating it); by default it is this run's own directory
+	 * below /tmp/claude, removed when the policy is released. */
 	rc = prepare_tmpdir(pol, env, diag);
 	if (rc)
 		goto out;
@@ -638,12 +766,19 @@ out:
 
 void srt__policy_release(struct srt_policy *pol)
 {
+	size_t i;
+
 	if (!pol)
 		return;
 	free(pol->cwd);
 	free(pol->home);
+	if (pol->tmpdir)
+		run_tmpdir_remove(pol->tmpdir);
 	free(pol->tmpdir);
 	free(pol->bwrap_path);
+	for (i = 0; pol->protected_released && pol->protected_released[i]; i++)
+		free(pol->protected_released[i]);
+	free(pol->protected_released);
 	free(pol->proxy_dir);
 	free(pol->proxy_socket);
 	rules_release(&pol->deny_read);

@@ -10,7 +10,9 @@
 struct srt__policy_env {
 	const char *cwd;    /* NULL: getcwd() */
 	const char *home;   /* NULL: $HOME */
-	const char *tmpdir; /* NULL: $CLAUDE_CODE_TMPDIR, $CLAUDE_TMPDIR, /tmp/claude */
+	/* NULL: $CLAUDE_CODE_TMPDIR, $CLAUDE_TMPDIR, else a directory of
+	 * this run's own below /tmp/claude (or /tmp/claude-UID) */
+	const char *tmpdir;
 	const char *const *settings_files; /* loaded files, NULL-terminated */
 	/* the loaded file as it was named (absolute, links not resolved), or
 	 * NULL: links along that name are write-denied too */
@@ -21,7 +23,9 @@ struct srt__policy_env {
 };
 
 /* Build pol (caller's memory) from s. Creates tmpdir (0700 when created
- * by us) so the TMPDIR handed to the command exists. On failure pol is
+ * by us) so the TMPDIR handed to the command exists; the default one is
+ * this run's own and srt__policy_release() removes it with everything in
+ * it. On failure pol is
  * released and diag names the entry ("filesystem.allowWrite[1]") and why. */
 int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 		      const struct srt__policy_env *env, struct srt_diag *diag);

@@ -17,6 +17,7 @@
 #include "settings-check.h"
 #include "caches.h"
 #include "common/domain.h"
+#include "common/protected.h"
 
 #define S(field) offsetof(struct srt__settings, field)
 #define NONEMPTY "String must contain at least 1 character(s)"
@@ -389,6 +390,20 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 
 /* ----------------------------------------------------------- filesystem */
 
+/* A name filesystem.allowProtectedNames releases: one of the table's. */
+static int check_protected_name(struct srt__check *c, const char *v)
+{
+	const struct srt__protected *p = srt__protected_find(v);
+
+	if (p && !strcmp(p->name, ".git/config"))
+		return srt__check_fail(c, "%s is released by filesystem.allowGitConfig, not here",
+				       srt__check_quote(c, v));
+	if (!p)
+		return srt__check_fail(c, "%s is not a protected name (srt --explain lists them)",
+				       srt__check_quote(c, v));
+	return SRT_OK;
+}
+
 /* filesystem.allowCaches: a name of a cache caches.c knows. */
 static int check_cache_name(struct srt__check *c, const char *v)
 {
@@ -401,7 +416,8 @@ static int check_cache_name(struct srt__check *c, const char *v)
 static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "disabled", "denyRead", "allowRead", "allowWrite",
-					    "denyWrite", "allowGitConfig", "allowCaches", NULL };
+					    "denyWrite", "allowGitConfig", "allowProtectedNames", "allowCaches",
+					    NULL };
 	/* "disabled" comes first: the deny-glob check depends on it. */
 	static const struct srt__rule rules[] = {
 		SRT_KEY_BOOL("disabled", S(fs_disabled)),
@@ -410,6 +426,8 @@ static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_PATHS("allowWrite", S(allow_write), SRT_RULE_REQUIRED, NULL),
 		SRT_KEY_PATHS("denyWrite", S(deny_write), SRT_RULE_REQUIRED, check_deny_glob),
 		SRT_KEY_BOOL("allowGitConfig", S(allow_git_config)),
+		SRT_KEY_STRV("allowProtectedNames", S(allow_protected_names), 0,
+			     "an empty name releases nothing", check_protected_name),
 		SRT_KEY_STRV("allowCaches", S(allow_caches), 0, NULL, check_cache_name),
 		SRT_KEY_END
 	};

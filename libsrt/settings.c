@@ -69,6 +69,7 @@ void srt__settings_release(struct srt__settings *s)
 	srt__path_entries_release(&s->deny_read);
 	srt__path_entries_release(&s->allow_read);
 	srt__path_entries_release(&s->allow_write);
+	srt__strv_release(&s->allow_protected_names);
 	srt__path_entries_release(&s->deny_write);
 	srt__strv_release(&s->allow_caches);
 	for (i = 0; i < s->n_ignore_violations; i++) {

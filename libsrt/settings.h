@@ -103,6 +103,7 @@ struct srt__settings {
 	struct srt__path_entries deny_write;
 	bool allow_git_config;
 	struct srt__strv allow_caches; /* names of caches opened for writing (caches.h) */
+	struct srt__strv allow_protected_names; /* names of common/protected.h released */
 
 	/* top level */
 	bool has_credentials; /* credentials present (validated) */

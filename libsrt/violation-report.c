@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "caches.h"
+#include "common/protected.h"
 #include "sandbox.h"
 #include "violations.h"
 
@@ -98,6 +99,7 @@ static int read_denied(const struct srt_policy *pol, const char *path)
 
 int srt_sandbox_violation_advice(struct srt_sandbox *sb, const char *line, char *buf, size_t len)
 {
+	const struct srt__protected *prot;
 	const char *op, *path, *home;
 	size_t oplen;
 
@@ -115,5 +117,15 @@ int srt_sandbox_violation_advice(struct srt_sandbox *sb, const char *line, char 
 	if (sb->have_policy && read_denied(&sb->policy, path))
 		return 0;
 	home = sb->have_policy && sb->policy.home ? sb->policy.home : getenv("HOME");
+	/* a write refused on a protected name: which entry refused it and the
+	 * setting that releases it, since ordinary operations hit these (a
+	 * checkout that updates a tracked .vscode/settings.json) */
+	prot = srt__protected_match(path, home);
+	if (prot) {
+		snprintf(buf, len, "%s: protected name %s (%s); %s releases it", path, prot->name,
+			 prot->reason, strcmp(prot->name, ".git/config") == 0 ?
+			 "filesystem.allowGitConfig" : "filesystem.allowProtectedNames");
+		return 1;
+	}
 	return srt__cache_advice(path, home, &sb->settings.allow_caches, buf, len);
 }

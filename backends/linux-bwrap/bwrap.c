@@ -69,13 +69,6 @@ static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 	char path[PATH_MAX];
 	int err = 0;
 
-	/* Its monitor refuses every socket(AF_UNIX); connecting to single
-	 * paths is linux-landlock's write supervisor's, not built here yet.
-	 * Never run with the list silently ignored. */
-	if (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets)
-		return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowUnixSockets",
-				    "linux-bwrap cannot yet allow single Unix socket paths (network.allowUnixSockets); use --backend linux-landlock, which can, or network.allowAllUnixSockets");
-
 	if (pol->bwrap_path) {
 		if (access(pol->bwrap_path, X_OK) != 0)
 			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrapPath",
@@ -265,6 +258,17 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 				       &buf, &len, &flags, diag);
 	if (rc)
 		return rc;
+	for (size_t i = 0; (flags & 4) && i < pol->allow_unix_sockets.n; i++) {
+		char note[PATH_MAX + 256];
+
+		snprintf(note, sizeof(note),
+			 "Unix socket %s may be connected to <- %s (the violation monitor makes the socket and performs every connect)",
+			 pol->allow_unix_sockets.v[i].path, pol->allow_unix_sockets.v[i].origin);
+		if (srt__strv_push(&bc->plan.notes, note)) {
+			free(buf);
+			return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
+		}
+	}
 	if (pol->allow_all_unix_sockets && flags == 0) {
 		free(buf);
 		return SRT_OK;

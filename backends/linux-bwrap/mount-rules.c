@@ -294,6 +294,16 @@ static int mandatory_cb(void *vctx, const char *path, const char *what)
 	return srt__mount_add_rule(vctx, path, K_DW, origin, 0);
 }
 
+/* A hard link to a denyRead file (srt__mandatory_opts.read_fn): hidden
+ * like the file. */
+static int mandatory_read_cb(void *vctx, const char *path, const char *what)
+{
+	char origin[192];
+
+	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
+	return srt__mount_add_rule(vctx, path, K_DR, origin, 0);
+}
+
 /* The mandatory write denies (srt__mandatory_scan: the shells' startup
  * files, git configuration and hooks, editor settings) in the working
  * directory and in every writable root. */
@@ -337,6 +347,10 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 	o.depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
 		  pol->mandatory_deny_depth : 3;
 	o.allow_git_config = pol->allow_git_config;
+	o.home = pol->home;
+	o.released = (const char *const *)pol->protected_released;
+	o.pol = pol;
+	o.read_fn = mandatory_read_cb;
 	/* a protected directory counts in a directory at depth <= D-2 below
 	 * a root (and at the root): the watcher watches those levels */
 	c->plan->watch_depth = o.depth > 2 ? o.depth - 1 : 1;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "procargs.h"
+#include "backends/linux-common/unix-path.h"
 
 static int push_all(struct srt__strv *w, const char *const *v)
 {
@@ -277,6 +278,53 @@ static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, cons
 	return 0;
 }
 
+/* The state of path under the mount records: that of the last record at
+ * path or above it ('w' when none). */
+static char state_at(const struct mrec *r, size_t n, const char *path)
+{
+	size_t i;
+
+	for (i = n; i > 0; i--)
+		if (path_covers(r[i - 1].path, path))
+			return r[i - 1].state;
+	return 'w';
+}
+
+/* The allowed Unix socket paths as the monitor compares and connects to
+ * them: the real path of the directory plus the socket's own name (a link
+ * at the name is not followed: the monitor connects to this spelling).
+ * sun_path holds at most 107 bytes. A path the mounts hide (denyRead) could
+ * not be reached from inside, where the monitor connects: refused by name
+ * rather than left unreachable, and never bound back in over the user's own
+ * denyRead (allowRead re-opens it, and then the state here is readable). */
+static int unix_records(const struct srt_policy *pol, const struct mrec *r, size_t n, struct mbuf *b,
+			struct srt_diag *diag)
+{
+	size_t i;
+
+	for (i = 0; i < pol->allow_unix_sockets.n; i++) {
+		const struct srt_rule *x = &pol->allow_unix_sockets.v[i];
+		char full[PATH_MAX], st;
+		int k = srt__unix_path_spelling(x->path, full);
+
+		if (k == -1)
+			return srt_diag_set(diag, SRT_E_INVAL, x->origin, "%s: \"%s\" is not a socket path",
+					    x->origin, x->path);
+		if (k != 0)
+			return srt_diag_set(diag, SRT_E_INVAL, x->origin,
+					    "%s: \"%s\" is too long for a Unix socket address (at most 107 bytes once resolved)",
+					    x->origin, x->path);
+		st = state_at(r, n, full);
+		if (st == 'h' || st == 'p')
+			return srt_diag_set(diag, SRT_E_INVAL, x->origin,
+					    "%s: \"%s\" lies in a path the sandbox hides (denyRead or a hidden mount), so it could not be connected to; re-open its directory with filesystem.allowRead, or remove it from network.allowUnixSockets",
+					    x->origin, x->path);
+		if (mbuf_put(b, 'u', full))
+			return srt_diag_set(diag, SRT_E_NOMEM, "", "monitor policy: out of memory");
+	}
+	return SRT_OK;
+}
+
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__strv *mount_words,
 			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
 			      const struct srt__strv *created,
@@ -357,12 +405,19 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 			fprintf(stderr, "[srt debug] violation monitor: unknown mount word in the plan; "
 					"file violations are not reported\n");
 	}
+	if (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets)
+		flags |= 4; /* SRT_MONITOR_UNIX_PATHS */
 	snprintf(fl, sizeof(fl), "f%u", flags);
 	if (mbuf_put(&b, 0, "srt-monitor-policy 1") || mbuf_put(&b, 0, fl))
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (mbuf_put(&b, r[i].state, r[i].path))
 			goto fail;
+	if (flags & 4) {
+		rc = unix_records(pol, r, n, &b, diag);
+		if (rc)
+			goto fail;
+	}
 	free(r);
 	*out = b.v;
 	*len = b.n;

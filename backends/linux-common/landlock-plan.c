@@ -590,6 +590,17 @@ static int on_mandatory(void *vctx, const char *path, const char *what)
 	return add_deny(c->pl, c->w, path, 1, origin);
 }
 
+/* A hard link to a denyRead file: denied to reading like the file (a
+ * file with several links is refused by add_deny, fail closed). */
+static int on_mandatory_read(void *vctx, const char *path, const char *what)
+{
+	struct scan_ctx *c = vctx;
+	char origin[192];
+
+	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
+	return add_deny(c->pl, c->r, path, 0, origin);
+}
+
 /* /dev/pts and /dev/tty: inside linux-bwrap a devpts of the sandbox's own
  * and a new session; elsewhere the host's, where every terminal of this
  * user would be open to reading keystrokes and writing into them, and
@@ -754,7 +765,7 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	struct srt__mandatory_opts mo;
 	struct scan_ctx sc;
 	struct srt__strv scanned = { 0 };
-	char real[PATH_MAX];
+	char real[PATH_MAX], home_real[PATH_MAX];
 	size_t i, budget;
 	int rc, truncated = 0;
 
@@ -800,6 +811,12 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	memset(&mo, 0, sizeof(mo));
 	mo.depth = pol->mandatory_deny_depth > 0 ? pol->mandatory_deny_depth : 3;
 	mo.allow_git_config = pol->allow_git_config;
+	mo.released = (const char *const *)pol->protected_released;
+	mo.pol = pol;
+	mo.read_fn = on_mandatory_read;
+	/* the roots are walked resolved: $HOME too, to find its names there */
+	if (pol->home && resolve(pol->home, home_real) == 0)
+		mo.home = home_real;
 	budget = pl->scan_budget;
 	sc.pl = pl;
 	sc.w = w;

@@ -17,33 +17,111 @@
 #include <unistd.h>
 #include "backends/linux-common/mandatory.h"
 
-/* Files a sandboxed command must not write wherever they lie (git reads
- * them, shells and tools run them on start), and the other startup files the same shells read: zsh reads
- * .zshenv on every start, even a script's, and .zlogin at login; bash reads
- * .bash_login when there is no .bash_profile. */
-static const char *const dangerous_files[] = {
-	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
-	".zprofile", ".profile", ".ripgreprc", ".mcp.json",
-	".zshenv", ".zlogin", ".bash_login",
-};
+#include "common/protected.h"
+
+/* What the walk protects and why: the table of common/protected.h, each
+ * entry with its reason there. */
+#define PROT(i) (&srt__protected_names[i])
 
 struct scan {
 	const struct srt__mandatory_opts *o;
 	size_t *budget;
 	int *truncated;
 	srt__mandatory_fn fn;
+	srt__mandatory_fn read_fn;
 	void *ctx;
+	const char *root; /* the root walked, as given */
+	struct targets *tg; /* files whose other names count too */
 	char path[PATH_MAX];
 };
 
-static int is_dangerous_file(const char *name)
+/* ---- hard links ---------------------------------------------------------
+ * A file with more than one link that must not be written (a protected or
+ * denyWrite file) or read (a denyRead file): every other name of it in
+ * the root is covered the same way. Only files with st_nlink > 1 are
+ * kept, so a tree without such links costs no stat in the walk. */
+#define TARGETS_MAX 1024
+#define DENIED_DIR_ENTRIES 10000
+#define DENIED_DIR_DEPTH 8
+
+struct target {
+	dev_t dev;
+	ino_t ino;
+	int read;
+	char what[112];
+};
+
+struct targets {
+	struct target v[TARGETS_MAX];
+	size_t n;
+};
+
+static void target_add(struct targets *t, const struct stat *st, int read, const char *what)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]); i++)
-		if (strcasecmp(name, dangerous_files[i]) == 0)
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].dev == st->st_dev && t->v[i].ino == st->st_ino) {
+			t->v[i].read |= read;
+			return;
+		}
+	if (t->n == TARGETS_MAX)
+		return;
+	t->v[t->n].dev = st->st_dev;
+	t->v[t->n].ino = st->st_ino;
+	t->v[t->n].read = read;
+	snprintf(t->v[t->n].what, sizeof(t->v[t->n].what), "%s", what);
+	t->n++;
+}
+
+/* One report: a name to keep unwritable. An existing file of it with
+ * more links joins the targets. */
+static int emit(struct scan *s, const char *path, const char *what)
+{
+	struct stat st;
+	int rc = s->fn(s->ctx, path, what);
+
+	if (!rc && s->tg && lstat(path, &st) == 0)
+		target_add(s->tg, &st, 0, what);
+	return rc;
+}
+
+/* Is entry i of the table one this walk protects (not released)? */
+static int wanted(const struct scan *s, size_t i, enum srt__protected_kind kind)
+{
+	return PROT(i)->kind == kind && !srt__protected_released(PROT(i), s->o->released);
+}
+
+static int is_dangerous_file(const struct scan *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (wanted(s, i, SRT__PROT_FILE) && strcasecmp(name, PROT(i)->path) == 0)
 			return 1;
 	return 0;
+}
+
+/* A directory protected whole (.vscode, .husky, ...): not walked into. */
+static const struct srt__protected *dangerous_dir(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (PROT(i)->kind == SRT__PROT_DIR && strcasecmp(name, PROT(i)->path) == 0)
+			return PROT(i);
+	return NULL;
+}
+
+/* Does a SUB entry ("dir/name") start with the directory name? */
+static int sub_of(size_t i, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return PROT(i)->kind == SRT__PROT_SUB && strncasecmp(PROT(i)->path, dir, n) == 0 &&
+	       PROT(i)->path[n] == '/';
 }
 
 /* Report path + "/" + tail (tail may be NULL). */
@@ -57,7 +135,7 @@ static int report(struct scan *s, size_t plen, const char *name, const char *tai
 		     tail ? "/" : "", tail ? tail : "");
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return 0; /* cannot be a path anyone can create either */
-	return s->fn(s->ctx, buf, what);
+	return emit(s, buf, what);
 }
 
 /* Git directories: what git runs hooks from and reads config from, beyond
@@ -84,7 +162,7 @@ static int report_abs(struct scan *s, const char *dir, const char *name, const c
 
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return 0;
-	return s->fn(s->ctx, buf, what);
+	return emit(s, buf, what);
 }
 
 static int report_abs_existing(struct scan *s, int gfd, const char *dir, const char *name,
@@ -186,18 +264,122 @@ static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int
 	return rc;
 }
 
+/* core.hooksPath of the git config file name below dfd, read as git
+ * reads the simple form: a "[core]" section, a "hooksPath = value" line,
+ * the value unquoted; the last one wins. 0: found (out set). */
+#define GITCONFIG_MAX (256 * 1024)
+
+static int read_hooks_path(int dfd, const char *name, char *out, size_t outsz)
+{
+	char *buf, *line, *save = NULL;
+	ssize_t n;
+	int fd, in_core = 0, found = -1;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	buf = malloc(GITCONFIG_MAX + 1);
+	n = buf ? read(fd, buf, GITCONFIG_MAX) : -1;
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line, *v, *e;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			in_core = !strncasecmp(p, "[core]", 6);
+			continue;
+		}
+		if (!in_core || strncasecmp(p, "hookspath", 9) != 0)
+			continue;
+		v = p + 9;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		e = v + strlen(v);
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			*--e = '\0';
+		if (e - v >= 2 && *v == '"' && e[-1] == '"') {
+			e[-1] = '\0';
+			v++;
+		}
+		if (*v && strlen(v) < outsz) {
+			strcpy(out, v);
+			found = 0;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+static int path_under(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/") || !root[0])
+		return p[0] == '/';
+	return !strncmp(root, p, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* The directory core.hooksPath names in the config file cfg below dfd
+ * (top: the directory git runs hooks from, for a relative value; NULL:
+ * only absolute and "~/" values count). Reported where it exists or lies
+ * in the root being walked (a placeholder holds it then). */
+static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char *top)
+{
+	char v[PATH_MAX], abs[PATH_MAX];
+	struct stat st;
+	int n;
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
+			break;
+	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) ||
+	    read_hooks_path(dfd, cfg, v, sizeof(v)) != 0)
+		return 0;
+	if (v[0] == '/')
+		n = snprintf(abs, sizeof(abs), "%s", v);
+	else if (v[0] == '~' && v[1] == '/' && s->o->home)
+		n = snprintf(abs, sizeof(abs), "%s/%s", s->o->home, v + 2);
+	else if (top)
+		n = snprintf(abs, sizeof(abs), "%s/%s", top[0] ? top : "", v);
+	else
+		return 0;
+	if (n < 0 || (size_t)n >= sizeof(abs))
+		return 0;
+	/* trailing slashes: one name */
+	while (n > 1 && abs[n - 1] == '/')
+		abs[--n] = '\0';
+	if (lstat(abs, &st) != 0 && !path_under(s->root, abs))
+		return 0;
+	return emit(s, abs, "core.hooksPath");
+}
+
 /* The .git directory name below dfd (s->path's first plen bytes). */
 static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 {
-	char abs[PATH_MAX];
+	char abs[PATH_MAX], top[PATH_MAX];
 	int gfd, rc;
 
 	if (snprintf(abs, sizeof(abs), "%.*s/%s", (int)plen, s->path, git) >= (int)sizeof(abs))
 		return 0;
+	snprintf(top, sizeof(top), "%.*s", (int)plen, s->path);
 	gfd = openat(dfd, git, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
 		return 0;
 	rc = protect_gitdir(s, gfd, abs, 1, 1);
+	if (!rc)
+		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/");
 	close(gfd);
 	return rc;
 }
@@ -254,25 +436,22 @@ static int check_bare_dir(struct scan *s, int dfd, size_t plen)
 	return protect_gitdir(s, dfd, abs[0] ? abs : "/", 0, 1);
 }
 
-/* The dangerous directories held by the directory open at dfd. */
+/* The protected directories held by the directory open at dfd. */
 static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 		      unsigned char type)
 {
+	const struct srt__protected *pd = dangerous_dir(name);
+	size_t i;
 	int rc = 0;
 
-	if (strcasecmp(name, ".vscode") == 0 || strcasecmp(name, ".idea") == 0) {
-		if (type == DT_DIR || type == DT_LNK)
-			rc = report(s, plen, name, NULL, name);
-	} else if (strcasecmp(name, ".claude") == 0 && type == DT_DIR) {
-		struct stat st;
-		char sub[NAME_MAX + 16];
-
-		snprintf(sub, sizeof(sub), "%s/commands", name);
-		if (fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			rc = report(s, plen, name, "commands", ".claude/commands");
-		snprintf(sub, sizeof(sub), "%s/agents", name);
-		if (!rc && fstatat(dfd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			rc = report(s, plen, name, "agents", ".claude/agents");
+	if (pd) {
+		if ((type == DT_DIR || type == DT_LNK) && !srt__protected_released(pd, s->o->released))
+			rc = report(s, plen, name, NULL, pd->name);
+	} else if (type == DT_DIR && !strcasecmp(name, ".claude")) {
+		/* even absent: the tool reads it from any such directory */
+		for (i = 0; i < srt__protected_count && !rc; i++)
+			if (sub_of(i, name) && wanted(s, i, SRT__PROT_SUB))
+				rc = report(s, plen, name, PROT(i)->path + strlen(name) + 1, PROT(i)->name);
 	} else if (strcasecmp(name, ".git") == 0) {
 		if (type == DT_DIR || type == DT_LNK) {
 			/* hooks even before they exist: a repo is found by its .git */
@@ -305,9 +484,11 @@ static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
 		return 0;
 	memcpy(rel, dir, dl);
 	rel[dl] = '/';
-	for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]) && !rc; i++) {
+	for (i = 0; i < srt__protected_count && !rc; i++) {
 		struct stat st;
 
+		if (!wanted(s, i, SRT__PROT_FILE))
+			continue;
 		if (*s->budget == 0) {
 			*s->truncated = 1;
 			break;
@@ -316,9 +497,9 @@ static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
 		/* "dir" was a directory in the listing; if it has been swapped
 		 * for a link since, the name reported below is resolved (and
 		 * the deny applied at its target) by the caller anyway */
-		snprintf(rel + dl + 1, sizeof(rel) - dl - 1, "%s", dangerous_files[i]);
+		snprintf(rel + dl + 1, sizeof(rel) - dl - 1, "%s", PROT(i)->path);
 		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-			rc = report(s, plen, dangerous_files[i], NULL, dangerous_files[i]);
+			rc = report(s, plen, PROT(i)->path, NULL, PROT(i)->name);
 	}
 	return rc;
 }
@@ -364,7 +545,7 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
 		if (name[0] == '.') {
-			if (type != DT_DIR && depth <= s->o->depth - 1 && is_dangerous_file(name)) {
+			if (type != DT_DIR && depth <= s->o->depth - 1 && is_dangerous_file(s, name)) {
 				rc = report(s, plen, name, NULL, name);
 				if (rc)
 					break;
@@ -374,8 +555,7 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 				if (rc)
 					break;
 			}
-			if (strcasecmp(name, ".git") == 0 || strcasecmp(name, ".vscode") == 0 ||
-			    strcasecmp(name, ".idea") == 0)
+			if (strcasecmp(name, ".git") == 0 || dangerous_dir(name))
 				continue;
 		}
 		if (type != DT_DIR || depth + 1 > s->o->depth - 1 ||
@@ -454,18 +634,18 @@ void srt__mandatory_memo_end(void)
 	memo_on = 0;
 }
 
-/* The caller's callback, and a copy of each report for the memo (a copy
- * that cannot be made only means this walk is not kept). */
+/* The caller's callbacks, and a copy of each report for the memo (a copy
+ * that cannot be made only means this walk is not kept). A copy's "what"
+ * starts with 'W' (the write callback) or 'R' (read_fn). */
 struct recorder {
-	srt__mandatory_fn fn;
+	srt__mandatory_fn fn, read_fn;
 	void *ctx;
 	struct memo_scan *m; /* the walk being recorded, or NULL */
 	int lost;            /* a copy failed: the walk is not kept */
 };
 
-static int record(void *ctx, const char *path, const char *what)
+static int record_kind(struct recorder *r, char kind, const char *path, const char *what)
 {
-	struct recorder *r = ctx;
 	struct memo_scan *m = r->lost ? NULL : r->m;
 
 	if (m && m->n_rep + 2 > m->alloc_rep) {
@@ -481,9 +661,11 @@ static int record(void *ctx, const char *path, const char *what)
 		}
 	}
 	if (m) {
-		char *p = strdup(path), *w = strdup(what);
+		char *p = strdup(path), *w = malloc(strlen(what) + 2);
 
 		if (p && w) {
+			w[0] = kind;
+			strcpy(w + 1, what);
 			m->rep[m->n_rep++] = p;
 			m->rep[m->n_rep++] = w;
 		} else {
@@ -492,7 +674,19 @@ static int record(void *ctx, const char *path, const char *what)
 			r->lost = 1;
 		}
 	}
+	if (kind == 'R' && r->read_fn)
+		return r->read_fn(r->ctx, path, what);
 	return r->fn(r->ctx, path, what);
+}
+
+static int record(void *ctx, const char *path, const char *what)
+{
+	return record_kind(ctx, 'W', path, what);
+}
+
+static int record_read(void *ctx, const char *path, const char *what)
+{
+	return record_kind(ctx, 'R', path, what);
 }
 
 static struct memo_scan *memo_find(const char *root, const struct srt__mandatory_opts *o)
@@ -502,13 +696,16 @@ static struct memo_scan *memo_find(const char *root, const struct srt__mandatory
 	for (m = memo; m; m = m->next)
 		if (!strcmp(m->root, root) && m->o.depth == o->depth &&
 		    m->o.allow_git_config == o->allow_git_config &&
-		    m->o.root_names == o->root_names)
+		    m->o.root_names == o->root_names && m->o.released == o->released &&
+		    m->o.pol == o->pol &&
+		    (m->o.home == o->home || (m->o.home && o->home && !strcmp(m->o.home, o->home))))
 			return m;
 	return NULL;
 }
 
 static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
-		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx);
+		     size_t *budget, int *truncated, srt__mandatory_fn fn,
+		     srt__mandatory_fn read_fn, void *ctx);
 
 int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 			size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
@@ -519,11 +716,13 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 	int cut = 0, rc;
 
 	if (!memo_on)
-		return scan_walk(root, o, budget, truncated, fn, ctx);
+		return scan_walk(root, o, budget, truncated, fn, o->read_fn, ctx);
 	m = memo_find(root, o);
 	if (m && m->used <= *budget) {
 		for (i = 0; i + 1 < m->n_rep; i += 2) {
-			rc = fn(ctx, m->rep[i], m->rep[i + 1]);
+			const char *w = m->rep[i + 1];
+
+			rc = (w[0] == 'R' && o->read_fn ? o->read_fn : fn)(ctx, m->rep[i], w + 1);
 			if (rc)
 				return rc;
 		}
@@ -531,6 +730,7 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 		return SRT_OK;
 	}
 	r.fn = fn;
+	r.read_fn = o->read_fn;
 	r.ctx = ctx;
 	r.lost = 0;
 	r.m = m ? NULL : calloc(1, sizeof(*r.m));
@@ -538,7 +738,7 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 		free(r.m);
 		r.m = NULL;
 	}
-	rc = scan_walk(root, o, budget, &cut, record, &r);
+	rc = scan_walk(root, o, budget, &cut, record, record_read, &r);
 	if (cut)
 		*truncated = 1;
 	if (r.m && !rc && !cut && !r.lost) {
@@ -552,21 +752,224 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 	return rc;
 }
 
+/* The regular files of a denied directory (bounded: a denied tree too
+ * large to list keeps what was found). */
+static void targets_of_dir(struct targets *t, int dfd, int read, const char *what, int depth,
+			   size_t *left)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while (*left && (de = readdir(d))) {
+		struct stat st;
+
+		(*left)--;
+		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+					     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (de->d_type == DT_DIR && depth < DENIED_DIR_DEPTH) {
+			int cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (cfd >= 0)
+				targets_of_dir(t, cfd, read, what, depth + 1, left);
+			continue;
+		}
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			target_add(t, &st, read, what);
+	}
+	closedir(d);
+}
+
+static void targets_of_rules(struct targets *t, const struct srt_rules *rules, int read)
+{
+	size_t i, left = DENIED_DIR_ENTRIES;
+
+	for (i = 0; i < rules->n; i++) {
+		const struct srt_rule *r = &rules->v[i];
+		struct stat st;
+		char what[112];
+
+		if ((r->flags & SRT_RULE_GLOB) || stat(r->path, &st) != 0)
+			continue;
+		snprintf(what, sizeof(what), "%s", r->origin ? r->origin : read ? "denyRead" : "denyWrite");
+		if (S_ISDIR(st.st_mode)) {
+			int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (fd >= 0)
+				targets_of_dir(t, fd, read, what, 0, &left);
+		} else {
+			target_add(t, &st, read, what);
+		}
+	}
+}
+
+/* Before the walk: $HOME's protected files and the policy's denied ones. */
+static void targets_before(struct scan *s)
+{
+	const char *home = s->o->home;
+	size_t i;
+
+	if (home && home[0] == '/')
+		for (i = 0; i < srt__protected_count; i++) {
+			char abs[PATH_MAX];
+			struct stat st;
+
+			if (!wanted(s, i, SRT__PROT_FILE) && !wanted(s, i, SRT__PROT_HOME))
+				continue;
+			if (snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) < (int)sizeof(abs) &&
+			    lstat(abs, &st) == 0)
+				target_add(s->tg, &st, 0, PROT(i)->name);
+		}
+	if (s->o->pol) {
+		targets_of_rules(s->tg, &s->o->pol->deny_read, 1);
+		targets_of_rules(s->tg, &s->o->pol->deny_write, 0);
+	}
+}
+
+/* Every other name, in the root, of a target: the files of the
+ * directories the walk lists (to mandatoryDenySearchDepth), statted only
+ * when there is a target at all. */
+static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while (!rc && (de = readdir(d))) {
+		const char *name = de->d_name;
+		unsigned char type;
+		struct stat st;
+		size_t i, nlen;
+
+		if (*s->budget == 0) {
+			*s->truncated = 1;
+			break;
+		}
+		(*s->budget)--;
+		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+			continue;
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_DIR) {
+			int cfd;
+
+			if (depth + 1 > s->o->depth - 1 || !strcasecmp(name, "node_modules") ||
+			    (plen == 0 && (!strcmp(name, "proc") || !strcmp(name, "sys") ||
+					   !strcmp(name, "dev"))))
+				continue;
+			nlen = strlen(name);
+			if (plen + 1 + nlen + 1 > sizeof(s->path))
+				continue;
+			cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0)
+				continue;
+			s->path[plen] = '/';
+			memcpy(s->path + plen + 1, name, nlen + 1);
+			rc = link_walk(s, cfd, plen + 1 + nlen, depth + 1);
+			s->path[plen] = '\0';
+			if (*s->truncated)
+				break;
+			continue;
+		}
+		if (type != DT_REG)
+			continue;
+		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_nlink < 2)
+			continue;
+		for (i = 0; i < s->tg->n && !rc; i++) {
+			const struct target *t = &s->tg->v[i];
+			char what[160];
+
+			if (t->dev != st.st_dev || t->ino != st.st_ino)
+				continue;
+			snprintf(what, sizeof(what), "hard link to %s", t->what);
+			rc = report(s, plen, name, NULL, what);
+			if (!rc && t->read) {
+				char buf[PATH_MAX];
+
+				if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)plen, s->path, name) <
+				    (int)sizeof(buf))
+					rc = (s->read_fn ? s->read_fn : s->fn)(s->ctx, buf, what);
+			}
+			break;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* The names below $HOME that lie in this root, even absent (a planted
+ * ~/.ssh/authorized_keys lets anyone in), and the hooks directory the
+ * user's global git config names. */
+static int report_home(struct scan *s)
+{
+	const char *home = s->o->home;
+	size_t i;
+	int rc = 0;
+
+	if (!home || home[0] != '/' || !strcmp(home, "/"))
+		return 0;
+	for (i = 0; i < srt__protected_count && !rc; i++) {
+		char abs[PATH_MAX];
+		int n;
+
+		if (!wanted(s, i, SRT__PROT_HOME))
+			continue;
+		n = snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path);
+		if (n > 0 && (size_t)n < sizeof(abs) && path_under(s->root, abs))
+			rc = emit(s, abs, PROT(i)->name);
+	}
+	if (!rc && path_under(s->root, home)) {
+		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (hfd >= 0) {
+			rc = check_hooks_path(s, hfd, ".gitconfig", NULL);
+			if (!rc)
+				rc = check_hooks_path(s, hfd, ".config/git/config", NULL);
+			close(hfd);
+		}
+	}
+	return rc;
+}
+
 static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
-		     size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx)
+		     size_t *budget, int *truncated, srt__mandatory_fn fn,
+		     srt__mandatory_fn read_fn, void *ctx)
 {
 	struct scan s;
 	size_t plen = strlen(root), i;
 	int dfd, rc;
+	struct targets *tg = calloc(1, sizeof(*tg));
 
-	if (plen >= sizeof(s.path))
+	if (plen >= sizeof(s.path)) {
+		free(tg);
 		return SRT_OK;
+	}
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.budget = budget;
 	s.truncated = truncated;
 	s.fn = fn;
+	s.read_fn = read_fn;
 	s.ctx = ctx;
+	s.root = root;
+	s.tg = tg;
+	if (!tg)
+		return SRT_E_NOMEM;
+	targets_before(&s);
 	/* "/" is spelled "" so children come out as "/x", not "//x" */
 	if (strcmp(root, "/") == 0)
 		plen = 0;
@@ -574,23 +977,23 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	s.path[plen] = '\0';
 
 	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (dfd < 0) {
+		free(tg);
 		return SRT_OK;
+	}
+	rc = report_home(&s);
+	if (rc)
+		goto out;
 	if (o->root_names) {
 		struct stat st;
 
-		for (i = 0; i < sizeof(dangerous_files) / sizeof(dangerous_files[0]); i++) {
-			rc = report(&s, plen, dangerous_files[i], NULL, dangerous_files[i]);
-			if (rc)
-				goto out;
+		for (i = 0; i < srt__protected_count && !rc; i++) {
+			const struct srt__protected *p = PROT(i);
+
+			if (wanted(&s, i, SRT__PROT_FILE) || wanted(&s, i, SRT__PROT_DIR) ||
+			    wanted(&s, i, SRT__PROT_SUB))
+				rc = report(&s, plen, p->path, NULL, p->name);
 		}
-		rc = report(&s, plen, ".vscode", NULL, ".vscode");
-		if (!rc)
-			rc = report(&s, plen, ".idea", NULL, ".idea");
-		if (!rc)
-			rc = report(&s, plen, ".claude", "commands", ".claude/commands");
-		if (!rc)
-			rc = report(&s, plen, ".claude", "agents", ".claude/agents");
 		if (!rc && fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 			rc = check_dirs(&s, dfd, plen, ".git",
 					S_ISDIR(st.st_mode) ? DT_DIR :
@@ -600,8 +1003,17 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	}
 	rc = walk(&s, dfd, plen, 0);
 	dfd = -1; /* closed by walk */
+	/* a second listing only when some file to cover has other links */
+	if (!rc && !*truncated && tg->n) {
+		s.path[plen] = '\0';
+		dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0)
+			rc = link_walk(&s, dfd, plen, 0);
+		dfd = -1;
+	}
 out:
 	if (dfd >= 0)
 		close(dfd);
+	free(tg);
 	return rc;
 }

@@ -1,19 +1,25 @@
-/* Linux backends: the mandatory write denies (files git, shells and editors
- * read and act on, so a command that could write them could run code
- * outside the sandbox later), found by a bounded walk of a write root (no
- * ripgrep).
+/* Linux backends: the mandatory write denies (the protected names of
+ * common/protected.h: files git, shells, editors, agents and package
+ * managers read and act on, so a command that could write them could run
+ * code outside the sandbox later), found by a bounded walk of a write root
+ * (no ripgrep).
  *
- * Depth rule (mandatoryDenySearchDepth = D): a dangerous file counts when
+ * Depth rule (mandatoryDenySearchDepth = D): a protected file counts when
  * the directory holding it is at depth <= D-1 below the root (the root is
- * depth 0); a dangerous directory (.vscode, .idea, .claude/commands,
- * .claude/agents, .git/hooks, .git/config) when the directory holding it is
- * at depth <= D-2, and always at the root itself. node_modules is skipped,
- * symbolic links are never followed, names match case-insensitively. */
+ * depth 0); a protected directory (.vscode, .idea, .husky, .claude/hooks,
+ * .git/hooks, .git/config, the directory a
+ * repository's core.hooksPath names, ...) when the directory holding it is
+ * at depth <= D-2, and always at the root itself. The names below $HOME
+ * (~/.ssh/config, ~/.config/git/config, ...) count in a root that holds
+ * them, at any depth. A name filesystem.allowProtectedNames released is
+ * never reported. node_modules is skipped, symbolic links are never
+ * followed, names match case-insensitively. */
 #ifndef SRT_BWRAP_MANDATORY_H
 #define SRT_BWRAP_MANDATORY_H
 
 #include <stddef.h>
 #include <srt/error.h>
+#include <srt/policy.h>
 
 /* Called for each path to protect (absolute, spelled under root, may not
  * exist); what names the entry (".bashrc", ".git/hooks", ...). A non-zero
@@ -24,6 +30,18 @@ struct srt__mandatory_opts {
 	int depth;            /* mandatoryDenySearchDepth, 1..10 */
 	int allow_git_config; /* leave .git/config writable */
 	int root_names;       /* report every name at the root even when absent */
+	const char *home;     /* $HOME (pol->home), or NULL: its names are not reported */
+	const char *const *released; /* pol->protected_released, or NULL */
+	/* Hard links made before the run: the walk also compares the
+	 * (device, inode) of the regular files it lists with those of the
+	 * protected files (the ones it reports, and $HOME's), pol's denyWrite
+	 * files and pol's denyRead files (inside a denied directory too),
+	 * where a file has more than one link, and reports every other name
+	 * of one: through the callback for a file the command must not
+	 * write, through read_fn (NULL: the callback) for one it must not
+	 * read. NULL pol: no denyRead or denyWrite file is compared. */
+	const struct srt_policy *pol;
+	srt__mandatory_fn read_fn;
 };
 
 /* Walk root. *budget bounds the directory entries visited (decremented);

@@ -44,6 +44,9 @@
  * by the kernel with ENOSYS if the supervisor is gone. ERRNO takes
  * precedence over USER_NOTIF across filters, so with the observer the
  * enforcement filter leaves those rules out (SRT_SECCOMP_UNIX_OBSERVED).
+ * With network.allowUnixSockets the observe filter also notifies every
+ * connect (SRT_OBSERVE_CONNECT), and the supervisor makes the stream and
+ * seqpacket Unix sockets and performs each connect itself (supervisor.h).
  *
  * Arguments the kernel reads as 32-bit (socket's domain, ioctl's command)
  * are compared on their low 32 bits only: a caller can put anything in the
@@ -490,6 +493,7 @@ const struct srt__observed_syscall srt__observed_syscalls[] = {
 	{ "futimesat", -1, SRT_OBS_WRITE, -1, { { 0, 1 }, AT_NONE } },
 	{ "socket", -1, SRT_OBS_SOCKET, -1, { AT_NONE, AT_NONE } },
 	{ "socketpair", -1, SRT_OBS_SOCKETPAIR, -1, { AT_NONE, AT_NONE } },
+	{ "connect", -1, SRT_OBS_CONNECT, -1, { AT_NONE, AT_NONE } },
 	{ "io_uring_setup", 425, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
 	{ "io_uring_enter", 426, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
 	{ "io_uring_register", 427, SRT_OBS_IOURING, -1, { AT_NONE, AT_NONE } },
@@ -571,10 +575,15 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 		struct named_syscall ns = { s->name, s->unified_nr };
 		int nr;
 
-		if (SRT_OBS_REFUSED(s->kind) && !(observe & SRT_OBSERVE_UNIX))
+		if (s->kind == SRT_OBS_CONNECT) {
+			if ((observe & (SRT_OBSERVE_UNIX | SRT_OBSERVE_CONNECT)) !=
+			    (SRT_OBSERVE_UNIX | SRT_OBSERVE_CONNECT))
+				continue;
+		} else if (SRT_OBS_REFUSED(s->kind) && !(observe & SRT_OBSERVE_UNIX)) {
 			continue;
-		if (!SRT_OBS_REFUSED(s->kind) && !(observe & (SRT_OBSERVE_WRITES | SRT_OBSERVE_READS)))
+		} else if (!SRT_OBS_REFUSED(s->kind) && !(observe & (SRT_OBSERVE_WRITES | SRT_OBSERVE_READS))) {
 			continue;
+		}
 		rc = resolve(&ns, &nr);
 		if (rc < 0) {
 			snprintf(step, steplen, "resolve syscall '%s'", s->name);

@@ -59,6 +59,9 @@ enum srt__observe_flags {
 	SRT_OBSERVE_UNIX = 1u << 2,   /* socket(AF_UNIX/AF_VSOCK), io_uring_*,
 				       * socketpair(AF_UNIX, SOCK_DGRAM): notify;
 				       * the supervisor refuses them */
+	SRT_OBSERVE_CONNECT = 1u << 3, /* with SRT_OBSERVE_UNIX: every connect,
+					* performed by the supervisor
+					* (network.allowUnixSockets) */
 };
 
 enum srt__observed_kind {
@@ -67,6 +70,7 @@ enum srt__observed_kind {
 	SRT_OBS_SOCKET,
 	SRT_OBS_IOURING,
 	SRT_OBS_SOCKETPAIR, /* AF_UNIX SOCK_DGRAM only */
+	SRT_OBS_CONNECT,    /* only with SRT_OBSERVE_CONNECT; never continued */
 };
 
 /* Kinds the supervisor refuses (EPERM) rather than lets through. */

@@ -1521,44 +1521,35 @@ static int do_symlink(struct call *c)
 
 /* ---- Unix sockets ------------------------------------------------------- */
 
-static int do_socket(struct call *c)
+int srt__unix_socket_for(int type, int proto, int *fd)
 {
-	int type = (int)arg(c, 1), proto = (int)arg(c, 2), fd;
-
-	if ((int)(uint32_t)arg(c, 0) != AF_UNIX)
-		return c->r->kind = R_CONTINUE, 0; /* not notified: the filter matches AF_UNIX */
-	if (!c->s->n_unix || ((type & 0xf) != SOCK_STREAM && (type & 0xf) != SOCK_SEQPACKET)) {
-		report(c->s, "socket", "AF_UNIX", NULL);
-		return r_err(c->r, EPERM), 0;
-	}
-	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, proto);
-	if (fd < 0)
-		return r_err(c->r, errno), 0;
-	c->r->kind = R_FD;
-	c->r->fd = fd;
-	c->r->fdflags = (type & SOCK_CLOEXEC) ? O_CLOEXEC : 0;
-	return 0;
+	*fd = -1;
+	if ((type & 0xf) != SOCK_STREAM && (type & 0xf) != SOCK_SEQPACKET)
+		return EPERM; /* a datagram socket can sendto() any path */
+	*fd = socket(AF_UNIX, type | SOCK_CLOEXEC, proto);
+	return *fd < 0 ? errno : 0;
 }
 
-static int unix_allowed(const struct srt__super *s, const char *path)
+static int unix_allowed(char *const *allowed, size_t n, const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < s->n_unix; i++)
-		if (!strcmp(s->unix_ok[i], path))
+	for (i = 0; i < n; i++)
+		if (!strcmp(allowed[i], path))
 			return (int)i;
 	return -1;
 }
 
-/* The real path of the socket file named by raw for the caller. */
-static int socket_real_path(struct call *c, const char *raw, char *out, size_t cap)
+/* The real path of the socket file named by raw for the caller (its cwd
+ * through /proc/<proc_pid>/cwd for a relative one). */
+static int socket_real_path(long proc_pid, const char *raw, char *out, size_t cap)
 {
 	char dir[PATH_MAX], name[NAME_MAX + 1], real[PATH_MAX];
 	int slash, anchor, pfd;
 
 	if (split_path(raw, dir, sizeof(dir), name, &slash) != 0 || slash)
 		return -1;
-	anchor = open_anchor((pid_t)c->n->pid, AT_FDCWD, raw);
+	anchor = open_anchor((pid_t)proc_pid, AT_FDCWD, raw);
 	if (anchor < 0)
 		return -1;
 	pfd = dir[0] ? (int)sys_openat2(anchor, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_MAGICLINKS)
@@ -1574,90 +1565,176 @@ static int socket_real_path(struct call *c, const char *raw, char *out, size_t c
 	return snprintf(out, cap, "%s/%s", strcmp(real, "/") ? real : "", name) >= (int)cap ? -1 : 0;
 }
 
-static int do_connect(struct call *c)
+/* The caller's socket, its own open file description (pidfd_getfd). */
+static int take_socket(const struct srt__unix_connect *uc, int *fd)
+{
+	int pidfd;
+
+	pidfd = (int)syscall(SYS_pidfd_open, uc->pid, PIDFD_THREAD);
+	if (pidfd < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, uc->pid, 0);
+	if (pidfd < 0)
+		return EPERM;
+	*fd = (int)syscall(SYS_pidfd_getfd, pidfd, uc->sockfd, 0);
+	close(pidfd);
+	if (*fd < 0)
+		return errno == EBADF ? EBADF : EPERM;
+	return 0;
+}
+
+/* The caller's sockaddr, read once into buf (len bytes), while the
+ * notification is still the caller's. */
+static int read_addr(const struct srt__unix_connect *uc, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)uc->addr, len };
+
+	if (process_vm_readv(uc->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
+		return EFAULT;
+	if (ioctl(uc->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &uc->id) != 0)
+		return EFAULT;
+	return 0;
+}
+
+/* An AF_INET/AF_INET6 socket, connected here to the address as read: the
+ * same call in the same network namespace. Never continued: by the time
+ * the kernel ran it, another thread could have put a Unix socket at the
+ * descriptor number. */
+static int connect_inet(struct srt__unix_connect *uc, int fd)
+{
+	struct sockaddr_storage ss;
+
+	if (uc->len > sizeof(ss))
+		return EINVAL;
+	memset(&ss, 0, sizeof(ss));
+	if (uc->len && read_addr(uc, &ss, (size_t)uc->len) != 0)
+		return EFAULT;
+	return connect(fd, (struct sockaddr *)&ss, (socklen_t)uc->len) == 0 ? 0 : errno;
+}
+
+static int connect_unix(struct srt__unix_connect *uc, int fd)
 {
 	struct sockaddr_un sun;
-	struct iovec l, r;
 	char raw[sizeof(sun.sun_path) + 1], real[PATH_MAX];
-	socklen_t len = (socklen_t)arg(c, 2), ol;
 	struct stat st;
-	int pidfd, fd, pin, dom = -1, type = -1, i;
+	int i, pin, rc;
 
-	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)c->n->pid, PIDFD_THREAD);
-	if (pidfd < 0)
-		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)c->n->pid, 0);
-	if (pidfd < 0)
-		return r_err(c->r, EPERM), 0;
-	fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)(uint32_t)arg(c, 0), 0);
-	close(pidfd);
-	if (fd < 0)
-		return r_err(c->r, errno == EBADF ? EBADF : EPERM), 0;
-	ol = sizeof(dom);
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &ol) != 0) {
-		close(fd);
-		return r_err(c->r, ENOTSOCK), 0;
-	}
-	ol = sizeof(type);
-	getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol);
-	/* only the supervisor connects: a socket of another family would be
-	 * connected from outside the command's Landlock domain */
-	if (dom != AF_UNIX || (type != SOCK_STREAM && type != SOCK_SEQPACKET) ||
-	    len <= offsetof(struct sockaddr_un, sun_path) || len > sizeof(sun)) {
-		close(fd);
-		report(c->s, "connect", dom == AF_UNIX ? "AF_UNIX" : "a non-Unix socket", NULL);
-		return r_err(c->r, EPERM), 0;
+	if (uc->len <= offsetof(struct sockaddr_un, sun_path) || uc->len > sizeof(sun)) {
+		snprintf(uc->what, sizeof(uc->what), "AF_UNIX");
+		return EPERM;
 	}
 	memset(&sun, 0, sizeof(sun));
-	l.iov_base = &sun;
-	l.iov_len = len;
-	r.iov_base = (void *)(uintptr_t)c->n->data.args[1];
-	r.iov_len = len;
-	if (process_vm_readv((pid_t)c->n->pid, &l, 1, &r, 1, 0) != (ssize_t)len || !id_valid(c->s, c->n->id)) {
-		close(fd);
-		return r_err(c->r, EFAULT), 0;
-	}
+	if (read_addr(uc, &sun, (size_t)uc->len) != 0)
+		return EFAULT;
 	if (sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0') {
-		close(fd);
-		report(c->s, "connect", sun.sun_family == AF_UNIX ? "(abstract Unix socket)" : "(address)", NULL);
-		return r_err(c->r, EPERM), 0;
+		snprintf(uc->what, sizeof(uc->what), "%s",
+			 sun.sun_family == AF_UNIX ? "(abstract Unix socket)" : "(address)");
+		return EPERM;
 	}
 	memcpy(raw, sun.sun_path, sizeof(sun.sun_path));
-	raw[len - offsetof(struct sockaddr_un, sun_path)] = '\0';
-	if (socket_real_path(c, raw, real, sizeof(real)) != 0 || (i = unix_allowed(c->s, real)) < 0) {
-		close(fd);
-		report(c->s, "connect", raw, NULL);
-		return r_err(c->r, EACCES), 0;
+	raw[uc->len - offsetof(struct sockaddr_un, sun_path)] = '\0';
+	if (socket_real_path(uc->proc_pid, raw, real, sizeof(real)) != 0 ||
+	    (i = unix_allowed(uc->allowed, uc->n_allowed, real)) < 0) {
+		snprintf(uc->what, sizeof(uc->what), "%s", raw);
+		return EACCES;
 	}
 	/* the allowed path as srt holds it, never the caller's bytes, and
 	 * never through a link: the name (or a directory on its way) may be in
 	 * a write root, where the command can put a link to another socket
 	 * there, and connect(2) would follow it. srt's spelling is the real
 	 * one, so a link on it now is not the user's. */
-	pin = (int)sys_openat2(AT_FDCWD, c->s->unix_ok[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	pin = (int)sys_openat2(AT_FDCWD, uc->allowed[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
 			       RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (pin < 0) {
-		int e = errno;
-		close(fd);
-		if (e == ELOOP) {
-			report(c->s, "connect", c->s->unix_ok[i], "a symbolic link now stands on the allowed socket's path");
-			return r_err(c->r, EACCES), 0;
-		}
-		return r_err(c->r, e), 0;
+		if (errno != ELOOP)
+			return errno;
+		/* a symbolic link now stands on the allowed socket's path */
+		snprintf(uc->what, sizeof(uc->what), "%s", uc->allowed[i]);
+		return EACCES;
 	}
 	if (fstat(pin, &st) != 0 || !S_ISSOCK(st.st_mode)) {
 		close(pin);
-		close(fd);
-		return r_err(c->r, ECONNREFUSED), 0;
+		return ECONNREFUSED;
 	}
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d", pin);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0)
-		r_err(c->r, errno);
+	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ? 0 : errno;
+	close(pin);
+	return rc;
+}
+
+int srt__unix_connect_for(struct srt__unix_connect *uc)
+{
+	socklen_t ol;
+	int fd = -1, dom = -1, type = -1, rc;
+
+	uc->what[0] = '\0';
+	rc = take_socket(uc, &fd);
+	if (rc)
+		return rc;
+	ol = sizeof(dom);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &ol) != 0) {
+		close(fd);
+		return ENOTSOCK;
+	}
+	ol = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol) != 0)
+		type = -1;
+	if (uc->inet && (dom == AF_INET || dom == AF_INET6)) {
+		rc = connect_inet(uc, fd);
+	} else if (dom != AF_UNIX || (type != SOCK_STREAM && type != SOCK_SEQPACKET)) {
+		/* only the supervisor connects, from outside whatever confines
+		 * the caller: no other family, no datagram socket */
+		snprintf(uc->what, sizeof(uc->what), "%s", dom == AF_UNIX ? "AF_UNIX" : "a non-Unix socket");
+		rc = EPERM;
+	} else {
+		rc = connect_unix(uc, fd);
+	}
+	close(fd);
+	return rc;
+}
+
+static int do_socket(struct call *c)
+{
+	int fd, rc;
+
+	if ((int)(uint32_t)arg(c, 0) != AF_UNIX)
+		return c->r->kind = R_CONTINUE, 0; /* not notified: the filter matches AF_UNIX */
+	rc = c->s->n_unix ? srt__unix_socket_for((int)arg(c, 1), (int)arg(c, 2), &fd) : EPERM;
+	if (rc == EPERM)
+		report(c->s, "socket", "AF_UNIX", NULL);
+	if (rc)
+		return r_err(c->r, rc), 0;
+	c->r->kind = R_FD;
+	c->r->fd = fd;
+	c->r->fdflags = ((int)arg(c, 1) & SOCK_CLOEXEC) ? O_CLOEXEC : 0;
+	return 0;
+}
+
+static int do_connect(struct call *c)
+{
+	struct srt__unix_connect uc;
+	int rc;
+
+	memset(&uc, 0, sizeof(uc));
+	uc.pid = (pid_t)c->n->pid;
+	uc.proc_pid = (long)c->n->pid;
+	uc.listener = c->s->listener;
+	uc.id = c->n->id;
+	uc.sockfd = (int)(uint32_t)arg(c, 0);
+	uc.addr = c->n->data.args[1];
+	uc.len = (uint32_t)arg(c, 2);
+	uc.allowed = c->s->unix_ok;
+	uc.n_allowed = c->s->n_unix;
+	uc.inet = 0; /* a socket of another family would be connected from
+		      * outside the command's Landlock domain */
+	rc = srt__unix_connect_for(&uc);
+	if (uc.what[0])
+		report(c->s, "connect", uc.what, NULL);
+	if (rc)
+		r_err(c->r, rc);
 	else
 		r_val(c->r, 0);
-	close(pin);
-	close(fd);
 	return 0;
 }
 

@@ -58,7 +58,10 @@
 #ifndef SRT_LINUX_SUPERVISOR_H
 #define SRT_LINUX_SUPERVISOR_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #define SRT_SUPER_PLAN_MAGIC "srt-supervisor-plan 1"
 #define SRT_SUPER_PLAN_MAX (16u << 20)
@@ -92,5 +95,41 @@ int srt__super_passed(const struct srt__super *s, const char *path);
  * the listener fails (-1). Violation lines go to events_fd when it is >= 0.
  * Signals interrupt the wait and are otherwise ignored here. */
 int srt__super_serve(struct srt__super *s, int listener, int stop_fd, int events_fd);
+
+/* ---- the Unix socket allow list -----------------------------------------
+ * Shared by this supervisor and linux-bwrap's monitor (srt-linux-init),
+ * both answering seccomp user notifications of socket(AF_UNIX) and
+ * connect. Nothing here answers CONTINUE: the decision on a connect never
+ * depends on bytes the caller can still change. */
+
+/* socket(AF_UNIX, type, proto) for a caller: a stream or seqpacket socket
+ * made here, close-on-exec (*fd, to hand over with
+ * SECCOMP_IOCTL_NOTIF_ADDFD), or the errno to answer with (EPERM for any
+ * other type: a datagram socket can sendto() any path unsupervised). */
+int srt__unix_socket_for(int type, int proto, int *fd);
+
+struct srt__unix_connect {
+	pid_t pid;        /* the caller as the notification names it */
+	long proc_pid;    /* the caller's number in the /proc we see */
+	int listener;     /* the notification's listener and id: checked to */
+	uint64_t id;      /* be still waiting after the address is read */
+	int sockfd;       /* connect's arguments */
+	uint64_t addr;
+	uint64_t len;
+	char *const *allowed; /* the allowed paths, absolute and real as srt */
+	size_t n_allowed;     /* resolved them at start */
+	int inet;         /* AF_INET/AF_INET6 sockets: connected here as asked
+			   * (1) or refused (0) */
+	char what[PATH_MAX]; /* out: what to report as refused, or "" */
+};
+
+/* connect(2) for a caller: its socket is taken with pidfd_getfd and the
+ * connect performed here. A stream or seqpacket Unix socket is connected
+ * to the allowed path its address names (the real directory plus the
+ * name, compared with the list), spelled as the list holds it, never to the
+ * caller's bytes; any other path, an abstract address, a datagram or
+ * other-family socket is refused. Returns 0 (connected) or the errno to
+ * answer with; uc->what says what to report when it is not empty. */
+int srt__unix_connect_for(struct srt__unix_connect *uc);
 
 #endif

@@ -15,6 +15,7 @@
 #include "backends/linux-common/landlock-plan.h"
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/supervisor.h"
+#include "backends/linux-common/unix-path.h"
 #include "backends/linux-landlock/superplan.h"
 
 #define SCAN_BUDGET 200000
@@ -33,32 +34,9 @@ static int is_dev(const char *p)
 	return !strcmp(p, "/dev") || !strncmp(p, "/dev/", 5);
 }
 
-/* p's real location: realpath when it exists, else the realpath of its
- * deepest existing ancestor with the rest appended (as the Landlock
- * planner spells it). */
 static int resolve(const char *p, char out[PATH_MAX])
 {
-	char buf[PATH_MAX], real[PATH_MAX];
-	size_t len = strlen(p);
-	char *cut;
-
-	if (p[0] != '/' || len >= sizeof(buf))
-		return -1;
-	if (realpath(p, out))
-		return 0;
-	memcpy(buf, p, len + 1);
-	for (;;) {
-		cut = strrchr(buf, '/');
-		if (!cut)
-			return -1;
-		if (cut == buf)
-			return snprintf(out, PATH_MAX, "%s", p) < PATH_MAX ? 0 : -1;
-		*cut = '\0';
-		if (realpath(buf, real)) {
-			int n = snprintf(out, PATH_MAX, "%s%s", strcmp(real, "/") ? real : "", p + (cut - buf));
-			return n >= 0 && n < PATH_MAX ? 0 : -1;
-		}
-	}
+	return srt__real_location(p, out);
 }
 
 /* The reason text of a record: no tab, no control bytes. */
@@ -349,17 +327,13 @@ static int unix_paths(struct sp_build *b)
 		return SRT_OK;
 	for (i = 0; i < pol->allow_unix_sockets.n; i++) {
 		const struct srt_rule *x = &pol->allow_unix_sockets.v[i];
-		const char *slash = strrchr(x->path, '/');
-		char dir[PATH_MAX], real[PATH_MAX], full[PATH_MAX];
+		char full[PATH_MAX];
+		int k = srt__unix_path_spelling(x->path, full);
 
-		if (x->path[0] != '/' || !slash || !slash[1] || (size_t)(slash - x->path) >= sizeof(dir))
+		if (k == -1)
 			return srt_diag_set(b->diag, SRT_E_INVAL, x->origin, "%s: \"%s\" is not a socket path",
 					    x->origin, x->path);
-		memcpy(dir, x->path, (size_t)(slash - x->path));
-		dir[slash - x->path] = '\0';
-		if (resolve(dir[0] ? dir : "/", real) != 0 ||
-		    snprintf(full, sizeof(full), "%s%s", strcmp(real, "/") ? real : "", slash) >= (int)sizeof(full) ||
-		    strlen(full) >= 108)
+		if (k != 0)
 			return srt_diag_set(b->diag, SRT_E_INVAL, x->origin,
 					    "%s: \"%s\" is too long for a Unix socket address (at most 107 bytes once resolved)",
 					    x->origin, x->path);
@@ -373,6 +347,7 @@ static int unix_paths(struct sp_build *b)
 
 int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, struct srt_diag *diag)
 {
+	char home_real[PATH_MAX];
 	struct srt__mandatory_opts mo;
 	struct sp_build b;
 	int rc;
@@ -386,6 +361,11 @@ int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, 
 	memset(&mo, 0, sizeof(mo));
 	mo.depth = pol->mandatory_deny_depth > 0 ? pol->mandatory_deny_depth : 3;
 	mo.allow_git_config = pol->allow_git_config;
+	/* the protected list's releases, $HOME's names and hard links */
+	mo.released = (const char *const *)pol->protected_released;
+	mo.pol = pol;
+	if (pol->home && resolve(pol->home, home_real) == 0)
+		mo.home = home_real;
 
 	rc = srt__ll_rec(&b.b, "%s", SRT_SUPER_PLAN_MAGIC);
 	if (!rc)

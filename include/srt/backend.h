@@ -26,7 +26,9 @@
  * so fields an older module does not know stay 0 (none) and it never reads
  * the ones added after it (1.1: orphan_fn and its arguments).
  *
- * History: 1.0 hdr .. teardown, then diagnose; 1.1 srt_command.orphan_*. */
+ * History: 1.0 hdr .. teardown, then diagnose; 1.1 srt_command.orphan_*;
+ * 1.2 srt_policy.allow_unix_sockets and protected_released (the policy is
+ * the core's and zeroed, so a module of an older minor never reads them). */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 

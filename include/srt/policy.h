@@ -69,6 +69,12 @@ struct srt_policy {
 	 * stays refused. Appended last: a module built for minor 1 never
 	 * reads it (and so refuses every Unix socket, the closed default). */
 	struct srt_rules allow_unix_sockets;
+
+	/* ABI minor 2, after allow_unix_sockets. filesystem.allowProtectedNames:
+	 * the names of the protected list the user released on purpose,
+	 * NULL-terminated, or NULL for none. The list (files something outside the sandbox runs
+	 * or reads later) is the backends' to enforce; these stay writable. */
+	char **protected_released;
 };
 
 #ifdef __cplusplus

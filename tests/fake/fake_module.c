@@ -2,6 +2,8 @@
  * variant is chosen at compile time with FAKE_VARIANT. */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <srt/backend.h>
 
 #include "fake-slots.h"
@@ -14,6 +16,26 @@ static void f_diagnose(srt_report_fn report, void *ctx) { report(ctx, "fake", 1,
 #define FAKE_TRUNCATED 3
 #define FAKE_NEWER_MINOR 4
 #define FAKE_NULL_SLOT 5
+#define FAKE_NO_CAPS 6 /* declares no capability and runs the command as it is */
+
+/* The third-party module that enforces nothing: wrap hands back argv
+ * unchanged, so a core that ran it would run the command unconfined. */
+static int f_wrap_plain(void *s, const char *const *a, struct srt_command *o, struct srt_diag *d)
+{
+	size_t n = 0, i;
+
+	(void)s;
+	(void)d;
+	while (a[n])
+		n++;
+	o->argv = calloc(n + 1, sizeof(*o->argv));
+	if (!o->argv)
+		return SRT_E_NOMEM;
+	for (i = 0; i < n; i++)
+		if (!(o->argv[i] = strdup(a[i])))
+			return SRT_E_NOMEM;
+	return SRT_OK;
+}
 
 const struct srt_backend srt_backend_entry = {
 	.hdr = {
@@ -25,7 +47,8 @@ const struct srt_backend srt_backend_entry = {
 	},
 	.probe = f_probe,
 	.prepare = f_prepare,
-	.wrap = FAKE_VARIANT == FAKE_NULL_SLOT ? 0 : f_wrap,
+	.caps = 0,
+	.wrap = FAKE_VARIANT == FAKE_NULL_SLOT ? 0 : FAKE_VARIANT == FAKE_NO_CAPS ? f_wrap_plain : f_wrap,
 	.release = f_release,
 	.teardown = f_teardown,
 	.diagnose = f_diagnose,

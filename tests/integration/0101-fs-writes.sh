@@ -21,10 +21,12 @@ probe="/tmp/srt-it-probe-$$-$RANDOM"
 srt__run -s "$S" -c "echo out > $probe" >/dev/null 2>&1; rc=$?
 check "write to /tmp (not allowed) fails, nothing on the host" test $rc != 0 -a ! -e "$probe"
 
-out=$(srt__run -s "$S" -c 'f=$(mktemp) && echo ok > "$f" && cat "$f" && echo "$TMPDIR" && rm "$f"' 2>/dev/null); rc=$?
+out=$(srt__run -s "$S" -c 'f=$(mktemp) && echo ok > "$f" && cat "$f" && echo "$TMPDIR" && rm "$f" && test -d "$TMPDIR" && echo dir' 2>/dev/null); rc=$?
 tmpd=$(printf '%s\n' "$out" | sed -n 2p)
 check "TMPDIR is set, exists and is writable (rc=$rc, TMPDIR=$tmpd)" \
-	test $rc = 0 -a "$(printf '%s\n' "$out" | head -1)" = ok -a -n "$tmpd" -a -d "$tmpd"
+	test $rc = 0 -a "$(printf '%s\n' "$out" | head -1)" = ok -a -n "$tmpd" -a "$(printf '%s\n' "$out" | sed -n 3p)" = dir
+# the default TMPDIR is the run's own, removed at its end
+check "the run's TMPDIR is gone after the run ($tmpd)" test -n "$tmpd" -a ! -e "$tmpd"
 
 # F4: a denied directory is not a writable tmpfs
 srt__run -s "$S" -c 'echo x > ~/.ssh/probe' >/dev/null 2>&1; rc=$?

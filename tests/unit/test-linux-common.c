@@ -1,5 +1,8 @@
 /* backends/linux-common on its own: the $PATH search both Linux backends
- * use to find bwrap, a module's helper lookup, and the sysctl reader.
+ * use to find bwrap, a module's helper lookup, the sysctl reader, and the
+ * protected names the mandatory-deny walker takes from common/protected.h
+ * (the new kinds of entry, core.hooksPath, $HOME's names, releases and
+ * hard links).
  * (The mandatory-deny walker, globs, the Landlock planner and the seccomp
  * filters have their own programs: test-mounts, test-landlock,
  * test-seccomp.) */
@@ -14,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/path-search.h"
+#include "common/protected.h"
 #include "backends/linux-common/sibling.h"
 #include "tap.h"
 
@@ -114,6 +119,107 @@ static void case_read_long(void)
 	ok(srt__read_long_file(p) == -1, "a missing file is -1");
 }
 
+static void case_protected_table(void)
+{
+	size_t i;
+	int reasons = 1;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (!srt__protected_names[i].reason || strlen(srt__protected_names[i].reason) < 10)
+			reasons = 0;
+	ok(reasons && srt__protected_count >= 30, "every entry has a reason (%zu entries)",
+	   srt__protected_count);
+	ok(srt__protected_find(".envrc") && srt__protected_find("~/.ssh/authorized_keys") &&
+	   srt__protected_find(".ssh/config") && !srt__protected_find(".nope"),
+	   "find: names as listed, $HOME names with or without ~/, unknown is NULL");
+	ok(srt__protected_match("/p/sub/.vscode/settings.json", NULL) == srt__protected_find(".vscode"),
+	   "match: a file inside a protected directory");
+	ok(srt__protected_match("/h/.config/autostart/x.desktop", "/h") ==
+	   srt__protected_find("~/.config/autostart"), "match: below $HOME");
+	ok(srt__protected_match("/p/src/main.c", "/h") == NULL, "match: an ordinary file is none");
+}
+
+/* The walk's reports, collected as "what|path" lines. */
+struct seen {
+	char buf[32768];
+	size_t len;
+};
+
+static int seen_fn(void *ctx, const char *path, const char *what)
+{
+	struct seen *s = ctx;
+	int n = snprintf(s->buf + s->len, sizeof(s->buf) - s->len, "W %s|%s\n", what, path);
+
+	if (n > 0 && (size_t)n < sizeof(s->buf) - s->len)
+		s->len += (size_t)n;
+	return 0;
+}
+
+static int seen_read_fn(void *ctx, const char *path, const char *what)
+{
+	struct seen *s = ctx;
+	int n = snprintf(s->buf + s->len, sizeof(s->buf) - s->len, "R %s|%s\n", what, path);
+
+	if (n > 0 && (size_t)n < sizeof(s->buf) - s->len)
+		s->len += (size_t)n;
+	return 0;
+}
+
+static int has(const struct seen *s, const char *what, const char *rel)
+{
+	char line[PATH_MAX + 256];
+
+	snprintf(line, sizeof(line), "%s|%s/%s\n", what, root, rel);
+	return strstr(s->buf, line) != NULL;
+}
+
+static void case_protected_walk(void)
+{
+	struct srt__mandatory_opts o;
+	struct seen *sn = calloc(1, sizeof(*sn));
+	size_t budget = 100000;
+	int trunc = 0;
+	char w[PATH_MAX], h[PATH_MAX], cmd[PATH_MAX * 2];
+	const char *rel[] = { ".npmrc", NULL };
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/w/sub/.claude' '%s/w/.git' '%s/w/.husky' '%s/h/.ssh'",
+		 root, root, root, root);
+	ok(system(cmd) == 0, "tree made");
+	put("w/.git/config", "[core]\n\thooksPath = \"githooks\"\n", 0644);
+	put("w/.git/HEAD", "ref: refs/heads/main\n", 0644);
+	put("w/sub/.envrc", "x\n", 0644);
+	put("w/.npmrc", "x\n", 0644);
+	put("h/.bashrc", "x\n", 0644);
+	snprintf(cmd, sizeof(cmd), "ln '%s/h/.bashrc' '%s/w/sub/rc'", root, root);
+	ok(system(cmd) == 0, "a hard link to $HOME's .bashrc in the root");
+	snprintf(w, sizeof(w), "%s/w", root);
+	snprintf(h, sizeof(h), "%s/h", root);
+	memset(&o, 0, sizeof(o));
+	o.depth = 3;
+	o.root_names = 1;
+	o.home = h;
+	o.read_fn = seen_read_fn;
+	ok(srt__mandatory_scan(w, &o, &budget, &trunc, seen_fn, sn) == 0 && !trunc, "walk");
+	ok(has(sn, "W .envrc", "w/sub/.envrc"), "a .envrc below the top");
+	ok(has(sn, "W .husky", "w/.husky"), ".husky/");
+	ok(has(sn, "W core.hooksPath", "w/githooks"), "the directory core.hooksPath names, relative to the work tree");
+	ok(has(sn, "W .claude/settings.json", "w/sub/.claude/settings.json") &&
+	   has(sn, "W .claude/hooks", "w/sub/.claude/hooks"), ".claude names in a nested .claude, even absent");
+	ok(has(sn, "W .npmrc", "w/.npmrc") && has(sn, "W .bash_logout", "w/.bash_logout"),
+	   "the top's names, present and absent");
+	ok(has(sn, "W hard link to .bashrc", "w/sub/rc"), "a hard link to $HOME's .bashrc");
+	ok(!strstr(sn->buf, "/h/.ssh/config"), "$HOME's names are not reported in a root that does not hold them");
+	/* $HOME as the root, .npmrc released */
+	memset(sn, 0, sizeof(*sn));
+	budget = 100000;
+	o.released = rel;
+	ok(srt__mandatory_scan(h, &o, &budget, &trunc, seen_fn, sn) == 0, "walk of $HOME");
+	ok(has(sn, "W ~/.ssh/authorized_keys", "h/.ssh/authorized_keys") &&
+	   has(sn, "W ~/.config/systemd/user", "h/.config/systemd/user"), "$HOME's names, even absent");
+	ok(!strstr(sn->buf, ".npmrc"), "a released name is never reported");
+	free(sn);
+}
+
 int main(void)
 {
 	char d[PATH_MAX];
@@ -130,6 +236,8 @@ int main(void)
 	TAP_RUN(case_path_search);
 	TAP_RUN(case_sibling);
 	TAP_RUN(case_read_long);
+	TAP_RUN(case_protected_table);
+	TAP_RUN(case_protected_walk);
 	snprintf(d, sizeof(d), "rm -rf '%s'", root);
 	if (system(d) != 0)
 		printf("# could not remove %s\n", root);

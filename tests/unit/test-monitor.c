@@ -2,7 +2,8 @@
  * helper's classification, path joining, event lines (escaping, dedup,
  * limit), and a live observer in forked processes: file syscalls go on
  * with their own result, AF_UNIX sockets are refused with EPERM, and
- * every denial comes out as one line. */
+ * every denial comes out as one line; with an allowed socket path, the
+ * monitor makes the socket and performs the connects itself. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,7 +16,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -283,6 +288,97 @@ static void test_policy_from_words(void)
 	}
 }
 
+/* network.allowUnixSockets: 'u' records, spelled with the real directory;
+ * a path the mounts hide is refused by name; the helper checks the records
+ * against the flag and sun_path's size. */
+static void test_unix_policy(void)
+{
+	static const char *const words[] = {
+		"--ro-bind", "/", "/", "--perms", "0000", "--tmpfs", "/h/.ssh", "--remount-ro", "/h/.ssh",
+		NULL,
+	};
+	char dir[] = "/tmp/srt-test-monitor-XXXXXX", link[64], sock[128], want[128], err[128];
+	struct srt__strv w = { 0 };
+	struct srt_rule rules[2];
+	struct srt_policy pol;
+	struct srt_diag diag;
+	struct srt__monitor *m = NULL;
+	char *buf = NULL, *const *paths;
+	size_t len = 0, n = 0, i;
+	unsigned fl = 0;
+	int rc;
+
+	memset(&pol, 0, sizeof(pol));
+	memset(&diag, 0, sizeof(diag));
+	for (i = 0; words[i]; i++)
+		srt__strv_push(&w, words[i]);
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(link, sizeof(link), "%s.link", dir);
+	unlink(link);
+	if (symlink(dir, link) != 0)
+		ok(0, "symlink");
+	snprintf(sock, sizeof(sock), "%s/s.sock", link);
+	snprintf(want, sizeof(want), "%s/s.sock", dir);
+	rules[0].path = sock;
+	rules[0].flags = 0;
+	rules[0].origin = "network.allowUnixSockets[0]";
+	pol.allow_unix_sockets.v = rules;
+	pol.allow_unix_sockets.n = 1;
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	ok(rc == 0 && (fl & 4), "an allowed socket path sets the flag (flags %u)", fl);
+	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
+		paths = srt__monitor_unix_paths(m, &n);
+		ok(srt__monitor_flags(m) & SRT_MONITOR_UNIX_PATHS, "the helper sees the flag");
+		ok(n == 1 && !strcmp(paths[0], want), "spelled with the directory's real path (%s)",
+		   n ? paths[0] : "none");
+		ok(!srt__monitor_denied(m, "/etc/x", 0) && srt__monitor_denied(m, "/h/.ssh/x", 0),
+		   "the mount records still apply");
+		srt__monitor_free(m);
+	} else {
+		ok(0, "the helper parses what srt writes (%s)", rc ? diag.message : err);
+	}
+	free(buf);
+	buf = NULL;
+
+	pol.allow_all_unix_sockets = 1;
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	ok(rc == 0 && !(fl & 4) && !memmem(buf, len, "\0u/", 3), "allowAllUnixSockets: no records");
+	free(buf);
+	buf = NULL;
+	pol.allow_all_unix_sockets = 0;
+
+	rules[1].path = "/h/.ssh/agent.sock";
+	rules[1].flags = 0;
+	rules[1].origin = "network.allowUnixSockets[1]";
+	pol.allow_unix_sockets.n = 2;
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	ok(rc != 0 && strstr(diag.message, "/h/.ssh/agent.sock") && strstr(diag.message, "hides"),
+	   "a socket in a hidden directory is refused by name (%s)", rc ? diag.message : "accepted");
+	free(buf);
+	buf = NULL;
+
+	{
+		static const char *const u_no_flag[] = { "u/run/x.sock", NULL };
+		static const char *const flag_no_u[] = { "r/", NULL };
+		static const char *const u_long[] = {
+			"u/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock",
+			NULL,
+		};
+		static const char *const u_rel[] = { "urun/x.sock", NULL };
+
+		ok(!parse_records("f0", u_no_flag, -1), "a 'u' record without the flag is refused");
+		ok(!parse_records("f4", flag_no_u, -1), "the flag without a 'u' record is refused");
+		ok(!parse_records("f4", u_long, -1), "a path longer than sun_path holds is refused");
+		ok(!parse_records("f4", u_rel, -1), "a relative path is refused");
+	}
+	unlink(link);
+	rmdir(dir);
+	srt__strv_release(&w);
+}
+
 /* ---- live: a forked child under the observer ------------------------------ */
 
 static int live_lfd = -1;
@@ -446,6 +542,127 @@ static void test_live(void)
 	rmdir(dir);
 }
 
+/* Allowed Unix socket paths, live: the child's stream socket is made by
+ * the monitor, its connect to the allowed path is performed by the
+ * monitor, another path, an abstract address and a datagram socket are
+ * refused, and a TCP connect still works (performed by the monitor too). */
+static void test_live_unix(void)
+{
+	char dir[] = "/tmp/srt-monu-XXXXXX", okp[64], nop[64], rec[80], step[128];
+	const char *recs[2];
+	struct sockaddr_un a_ok, a_no, a_abs;
+	struct srt__monitor *m;
+	int sv[2], ev[2], st = 0, lfd, l_ok, l_no, c;
+	pthread_t t;
+	pid_t pid;
+	static char buf[8192];
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(okp, sizeof(okp), "%s/ok.sock", dir);
+	snprintf(nop, sizeof(nop), "%s/no.sock", dir);
+	snprintf(rec, sizeof(rec), "u%s", okp);
+	recs[0] = rec;
+	recs[1] = NULL;
+	memset(&a_ok, 0, sizeof(a_ok));
+	a_ok.sun_family = AF_UNIX;
+	a_no = a_ok;
+	a_abs = a_ok;
+	snprintf(a_ok.sun_path, sizeof(a_ok.sun_path), "%s", okp);
+	snprintf(a_no.sun_path, sizeof(a_no.sun_path), "%s", nop);
+	memcpy(a_abs.sun_path, "\0srt-monu-abstract", 18);
+	l_ok = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	l_no = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (bind(l_ok, (struct sockaddr *)&a_ok, sizeof(a_ok)) != 0 || listen(l_ok, 8) != 0 ||
+	    bind(l_no, (struct sockaddr *)&a_no, sizeof(a_no)) != 0 || listen(l_no, 8) != 0) {
+		ok(0, "host listeners");
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0 || pipe(ev) != 0)
+		return;
+	fcntl(ev[1], F_SETFL, O_NONBLOCK);
+	m = parse_records("f4", recs, ev[1]);
+	ok(m != NULL, "a policy with an allowed socket path parses");
+	if (!m)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct sockaddr_in in;
+		socklen_t il = sizeof(in);
+		int s, li, bad = 0;
+
+		close(sv[0]);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (srt__seccomp_install_observer(SRT_OBSERVE_UNIX | SRT_OBSERVE_CONNECT, &lfd, step,
+						  sizeof(step)) != 0 ||
+		    send_fd(sv[1], lfd) != 0)
+			_exit(90);
+		close(lfd);
+		s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			bad |= 1;
+		else if (connect(s, (struct sockaddr *)&a_ok, sizeof(a_ok)) != 0)
+			bad |= 2;
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&a_no, sizeof(a_no)) == 0 || errno != EACCES)
+			bad |= 4;
+		if (socket(AF_UNIX, SOCK_DGRAM, 0) >= 0 || errno != EPERM)
+			bad |= 8;
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&a_abs,
+				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 18)) == 0 ||
+		    errno != EPERM)
+			bad |= 16;
+		memset(&in, 0, sizeof(in));
+		in.sin_family = AF_INET;
+		in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		li = socket(AF_INET, SOCK_STREAM, 0);
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		if (li < 0 || s < 0 || bind(li, (struct sockaddr *)&in, sizeof(in)) != 0 || listen(li, 1) != 0 ||
+		    getsockname(li, (struct sockaddr *)&in, &il) != 0 ||
+		    connect(s, (struct sockaddr *)&in, sizeof(in)) != 0)
+			bad |= 32;
+		_exit(bad);
+	}
+	close(sv[1]);
+	lfd = recv_fd(sv[0]);
+	live_lfd = lfd;
+	if (lfd < 0 || srt__monitor_attach(m, lfd) != 0) {
+		ok(0, "the child hands over its listener");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	pthread_create(&t, NULL, serve, m);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "socket made, allowed path connected, other path EACCES, datagram and abstract EPERM, TCP connected (status %d)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	c = accept(l_ok, NULL, NULL);
+	ok(c >= 0, "the allowed server was reached");
+	if (c >= 0)
+		close(c);
+	c = accept(l_no, NULL, NULL);
+	ok(c < 0 && errno == EAGAIN, "the other server was not");
+	pthread_join(t, NULL);
+	srt__monitor_free(m);
+	close(ev[1]);
+	close(lfd);
+	close(sv[0]);
+	fcntl(ev[0], F_SETFL, fcntl(ev[0], F_GETFL) | O_NONBLOCK);
+	read_all(ev[0], buf, sizeof(buf));
+	ok(contains(buf, "deny connect ") && contains(buf, "/no.sock\n"), "the refused path is reported");
+	close(l_ok);
+	close(l_no);
+	unlink(okp);
+	unlink(nop);
+	rmdir(dir);
+}
+
 /* The supervisor is gone (its listener closed): the kernel fails every
  * observed call with ENOSYS. The Unix socket stays refused (fail closed). */
 static void test_supervisor_gone(void)
@@ -500,7 +717,9 @@ int main(void)
 	TAP_RUN(test_join);
 	TAP_RUN(test_events);
 	TAP_RUN(test_policy_from_words);
+	TAP_RUN(test_unix_policy);
 	TAP_RUN(test_live);
+	TAP_RUN(test_live_unix);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }

@@ -470,7 +470,7 @@ static int in_found(const struct found *f, const char *path)
 
 static void test_mandatory_walker(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { .depth = 3 };
 	struct found f;
 	size_t budget = 100000;
 	int trunc = 0;
@@ -502,8 +502,11 @@ static void test_mandatory_walker(void)
 	   "dangerous dir one level shallower than files");
 	ok(in_found(&f, P("r/a/.git/hooks")) && in_found(&f, P("r/a/.git/config")),
 	   "nested repo: hooks and config");
-	ok(in_found(&f, P("r/a/.claude/commands")) && !in_found(&f, P("r/a/.claude/agents")),
-	   ".claude/commands found, absent agents not reported below the root");
+	/* Claude Code reads these from any .claude directory it runs in:
+	 * held even absent in every one the walk finds */
+	ok(in_found(&f, P("r/a/.claude/commands")) && in_found(&f, P("r/a/.claude/agents")) &&
+	   in_found(&f, P("r/a/.claude/settings.json")) && in_found(&f, P("r/a/.claude/hooks")),
+	   ".claude/commands found, the absent .claude names reported too");
 	ok(in_found(&f, P("r/a/.MCP.json")), "names match case-insensitively");
 	o.root_names = 1;
 	o.allow_git_config = 1;
@@ -534,7 +537,7 @@ static void test_mandatory_walker(void)
  * repository guard handles a new one). */
 static void test_mandatory_gitdirs(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { .depth = 3 };
 	struct found f;
 	size_t budget = 100000;
 	int trunc = 0;
@@ -612,7 +615,7 @@ static void test_mandatory_gitdirs(void)
 
 static void test_mandatory_memo(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 0 };
+	struct srt__mandatory_opts o = { .depth = 3 };
 	struct found f;
 	size_t budget = 100000, b1, b2;
 	int trunc = 0;
@@ -998,7 +1001,7 @@ static void list_tree(const char *path, int depth)
 
 static void test_walker_speed(void)
 {
-	struct srt__mandatory_opts o = { 3, 0, 1 };
+	struct srt__mandatory_opts o = { .depth = 3, .root_names = 1 };
 	struct found f;
 	struct timespec a, b;
 	size_t budget = 300000;

@@ -337,6 +337,29 @@ static void test_tmpdir_checks(void)
 		srt__policy_release(&pol);
 	chmod(P("ro"), 0755);
 	unsetenv("CLAUDE_CODE_TMPDIR");
+	unsetenv("CLAUDE_TMPDIR");
+
+	/* the default: a directory of the run's own below /tmp/claude (or a
+	 * per-user name), removed with what the command left there, never
+	 * through a link, when the policy is released */
+	env.tmpdir = NULL;
+	memset(&d, 0, sizeof(d));
+	rc = srt__policy_build(&pol, &s, &env, &d);
+	ok(rc == 0 && pol.tmpdir && strstr(pol.tmpdir, "/srt-run.") &&
+	   !strncmp(pol.tmpdir, "/tmp/claude", 11), "default TMPDIR: the run's own (%s)",
+	   pol.tmpdir ? pol.tmpdir : d.message);
+	if (rc == 0) {
+		char t[PATH_MAX], c[PATH_MAX * 8 + 256];
+
+		snprintf(t, sizeof(t), "%s", pol.tmpdir);
+		sh("echo keep > '@/keep'");
+		snprintf(c, sizeof(c), "mkdir -p '%s/a/b' && echo x > '%s/a/b/f' && ln -s '%s' '%s/a/l' && "
+			 "ln -s '%s' '%s/a/dl' && chmod 0 '%s/a'", t, t, P("keep"), t, T, t, t);
+		ok(system(c) == 0, "the command's leftovers: files, links out, an unreadable directory");
+		srt__policy_release(&pol);
+		ok(access(t, F_OK) != 0 && access(P("keep"), F_OK) == 0,
+		   "released: the run's TMPDIR is gone, what its links named is not");
+	}
 
 	s.fs_disabled = true;
 	env.tmpdir = P("never-made");

@@ -40,6 +40,7 @@
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/small-file.h"
+#include "backends/linux-common/supervisor.h"
 
 #ifndef F_SEAL_WRITE
 #define F_SEAL_WRITE 0x0008
@@ -79,6 +80,8 @@ struct srt__monitor {
 	char *blob; /* the policy text, records point into it */
 	struct rec *recs;
 	size_t n;
+	char **unix_ok; /* 'u' records, pointing into blob */
+	size_t n_unix;
 	uint32_t *tab; /* open addressing: record index + 1, 0 = empty */
 	size_t tabsz;  /* power of two */
 
@@ -144,6 +147,12 @@ unsigned srt__monitor_flags(const struct srt__monitor *m)
 	return m->flags;
 }
 
+char *const *srt__monitor_unix_paths(const struct srt__monitor *m, size_t *n)
+{
+	*n = m->n_unix;
+	return m->unix_ok;
+}
+
 int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 		       struct srt__monitor **out, char *err, size_t errlen)
 {
@@ -177,7 +186,7 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 	memcpy(m->blob, buf, len);
 	end = m->blob + len;
 	p = m->blob + sizeof(SRT_MONITOR_MAGIC);
-	if (p >= end || p[0] != 'f' || p[1] < '0' || p[1] > '3' || p[2] != '\0') {
+	if (p >= end || p[0] != 'f' || p[1] < '0' || p[1] > '7' || p[2] != '\0') {
 		snprintf(err, errlen, "policy flags record missing or invalid");
 		goto fail;
 	}
@@ -194,16 +203,26 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 		goto fail;
 	}
 	m->recs = calloc(nrec + 1, sizeof(*m->recs));
+	m->unix_ok = calloc(nrec + 1, sizeof(*m->unix_ok));
 	for (m->tabsz = 16; m->tabsz < 2 * nrec + 2; m->tabsz <<= 1)
 		;
 	m->tab = calloc(m->tabsz, sizeof(*m->tab));
-	if (!m->recs || !m->tab)
+	if (!m->recs || !m->tab || !m->unix_ok)
 		goto nomem;
 	for (; p < end; p += strlen(p) + 1) {
 		size_t l = strlen(p);
 		struct rec *r;
 		long k;
 
+		if (p[0] == 'u') {
+			/* an allowed socket path: sun_path holds at most 107 bytes */
+			if (l < 3 || p[1] != '/' || l - 1 > 107 || p[l - 1] == '/') {
+				snprintf(err, errlen, "policy record %zu is invalid", m->n + m->n_unix + 1);
+				goto fail;
+			}
+			m->unix_ok[m->n_unix++] = (char *)p + 1;
+			continue;
+		}
 		if (l < 2 || !strchr("wrhpx", p[0]) || p[1] != '/' || l - 1 >= PATH_MAX ||
 		    (l > 2 && p[l - 1] == '/')) {
 			snprintf(err, errlen, "policy record %zu is invalid", m->n + 1);
@@ -228,6 +247,10 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 			i = (i + 1) & (m->tabsz - 1);
 		m->tab[i] = (uint32_t)(m->n + 1);
 		m->n++;
+	}
+	if (!m->n_unix != !(m->flags & SRT_MONITOR_UNIX_PATHS)) {
+		snprintf(err, errlen, "policy flags and Unix socket records disagree");
+		goto fail;
 	}
 	{
 		/* /proc/<pid> names the notified pid only when /proc belongs to
@@ -308,6 +331,7 @@ void srt__monitor_free(struct srt__monitor *m)
 		return;
 	free(m->blob);
 	free(m->recs);
+	free(m->unix_ok);
 	free(m->tab);
 	free(m->req);
 	free(m->resp);
@@ -818,6 +842,72 @@ static int is_nscd_probe(const struct srt__monitor *m, const struct seccomp_noti
 #endif
 }
 
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+
+/* socket(AF_UNIX) with allowed paths: a stream or seqpacket socket made
+ * here and installed in the caller as the call's result (Linux >= 5.14;
+ * older kernels refuse the flag: the call fails, nothing is let through). */
+static int unix_socket(struct srt__monitor *m, const struct seccomp_notif *req)
+{
+	int type = (int)req->data.args[1], fd, rc;
+	struct seccomp_notif_addfd a;
+
+	rc = srt__unix_socket_for(type, (int)req->data.args[2], &fd);
+	if (rc) {
+		if (reply(m, req->id, -rc, 0) != 0)
+			return -1;
+		if (rc == EPERM)
+			srt__monitor_event(m, "socket", "AF_UNIX datagram");
+		return 0;
+	}
+	memset(&a, 0, sizeof(a));
+	a.id = req->id;
+	a.flags = SECCOMP_ADDFD_FLAG_SEND;
+	a.srcfd = (uint32_t)fd;
+	a.newfd_flags = (type & SOCK_CLOEXEC) ? O_CLOEXEC : 0;
+	rc = ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	rc = rc >= 0 ? 0 : errno;
+	close(fd);
+	if (rc == 0 || rc == ENOENT)
+		return 0; /* sent, or the caller is gone */
+	return reply(m, req->id, rc == EINVAL ? -ENOSYS : -rc, 0);
+}
+
+/* connect with allowed paths: performed here, never continued. */
+static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
+{
+	struct srt__unix_connect *uc;
+	int rc;
+
+	uc = calloc(1, sizeof(*uc));
+	if (!uc)
+		return reply(m, req->id, -ENOMEM, 0);
+	uc->pid = (pid_t)req->pid;
+	uc->proc_pid = proc_pid(m, (pid_t)req->pid);
+	uc->listener = m->listener;
+	uc->id = req->id;
+	uc->sockfd = (int)(uint32_t)req->data.args[0];
+	uc->addr = req->data.args[1];
+	uc->len = (uint32_t)req->data.args[2];
+	uc->allowed = m->unix_ok;
+	uc->n_allowed = m->n_unix;
+	uc->inet = 1; /* the sandbox's own network namespace, as the caller's */
+	rc = uc->proc_pid < 0 || !m->n_unix ? EPERM : srt__unix_connect_for(uc);
+	if (reply(m, req->id, -rc, 0) != 0) {
+		free(uc);
+		return -1;
+	}
+	if (uc->what[0])
+		srt__monitor_event(m, "connect", uc->what);
+	free(uc);
+	return 0;
+}
+
 int srt__monitor_handle(struct srt__monitor *m)
 {
 	const struct srt__observed_syscall *s;
@@ -846,6 +936,11 @@ int srt__monitor_handle(struct srt__monitor *m)
 		return reply(m, id, -EPERM, 0);
 	}
 	s = &srt__observed_syscalls[idx - 1];
+	if (s->kind == SRT_OBS_CONNECT)
+		return unix_connect(m, req);
+	if (s->kind == SRT_OBS_SOCKET && m->n_unix && (uint32_t)req->data.args[0] == AF_UNIX &&
+	    !is_nscd_probe(m, req))
+		return unix_socket(m, req);
 	if (SRT_OBS_REFUSED(s->kind)) {
 		/* the enforcement itself: always refused */
 		int quiet = s->kind == SRT_OBS_SOCKET && is_nscd_probe(m, req);

@@ -13,7 +13,14 @@
  *    SECCOMP_USER_NOTIF_FLAG_CONTINUE); the path is read, classified and
  *    "deny <syscall> <path>" written when the policy refuses that access;
  *  - socket(AF_UNIX/AF_VSOCK), io_uring_*: the reply is always EPERM (this
- *    is the enforcement when the monitor is up) and the refusal reported.
+ *    is the enforcement when the monitor is up) and the refusal reported;
+ *  - with allowed Unix socket paths ('u' records): socket(AF_UNIX) of a
+ *    stream or seqpacket type is answered with a socket the monitor makes
+ *    (SECCOMP_IOCTL_NOTIF_ADDFD), and every connect is performed by the
+ *    monitor on the caller's socket (pidfd_getfd): a Unix socket only to an
+ *    allowed path as srt resolved it, an AF_INET/AF_INET6 socket to the
+ *    address the caller gave (the sandbox's own network namespace), any
+ *    other refused (linux-common/supervisor.h, srt__unix_connect_for).
  *
  * Policy memfd format (written by procargs.c, srt__bwrap_monitor_policy):
  * NUL-terminated records, the first "srt-monitor-policy 1", the second
@@ -24,7 +31,11 @@
  *   'w' read-write, 'r' read-only, 'h' hidden (reads and writes refused),
  *   'p' placeholder of a missing denied path (writes refused; a read of a
  *       path that does not exist is not reported),
- *   'x' the sandbox's own /dev or /proc (never reported). */
+ *   'x' the sandbox's own /dev or /proc (never reported).
+ * Records 'u' with an absolute path are not mounts: each is a Unix socket
+ * path the command may connect to (network.allowUnixSockets), the real
+ * directory plus the socket's name, at most 107 bytes; the flags record
+ * then has SRT_MONITOR_UNIX_PATHS. */
 #ifndef SRT_INIT_MONITOR_H
 #define SRT_INIT_MONITOR_H
 
@@ -35,6 +46,7 @@
 enum srt__monitor_flag {
 	SRT_MONITOR_WRITES = 1u << 0, /* observe write-intent file syscalls */
 	SRT_MONITOR_READS = 1u << 1,  /* observe read opens (some path is hidden) */
+	SRT_MONITOR_UNIX_PATHS = 1u << 2, /* 'u' records: observe every connect */
 };
 
 /* Events written at once at most (a burst), then SRT_MONITOR_RATE a
@@ -57,6 +69,9 @@ void srt__monitor_free(struct srt__monitor *m);
 
 /* SRT_MONITOR_* flags of the policy. */
 unsigned srt__monitor_flags(const struct srt__monitor *m);
+
+/* The allowed Unix socket paths ('u' records); *n their number. */
+char *const *srt__monitor_unix_paths(const struct srt__monitor *m, size_t *n);
 
 /* Is this access refused by the policy? path is absolute and normalised.
  * Returns 1 when a write (write != 0) or read of path is denied. */

@@ -104,6 +104,9 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o)
 		obs |= SRT_OBSERVE_READS;
 	if (!o->allow_unix)
 		obs |= SRT_OBSERVE_UNIX;
+	/* allowed Unix socket paths: every connect is the monitor's to make */
+	if (!o->allow_unix && (mflags & SRT_MONITOR_UNIX_PATHS))
+		obs |= SRT_OBSERVE_CONNECT;
 	rc = obs ? srt__seccomp_install_observer(obs, &lfd, step, sizeof(step)) : -ENODATA;
 	if (rc < 0 && lfd == -2) {
 		char what[200];
@@ -128,9 +131,10 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o)
 	close(lfd);
 	close(srt__init_mon_sock[1]);
 	if (o->debug)
-		srt__init_say("srt-linux-init: (debug) violation monitor on (%s%s%s)",
+		srt__init_say("srt-linux-init: (debug) violation monitor on (%s%s%s%s)",
 		    obs & SRT_OBSERVE_WRITES ? "writes " : "", obs & SRT_OBSERVE_READS ? "reads " : "",
-		    obs & SRT_OBSERVE_UNIX ? "unix-sockets" : "");
+		    obs & SRT_OBSERVE_UNIX ? "unix-sockets" : "",
+		    obs & SRT_OBSERVE_CONNECT ? " connect" : "");
 	return obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0;
 }
 
