@@ -1,8 +1,9 @@
 #!/bin/bash
 # Escape class H9: network.allowUnixSockets names a socket path inside a
 # write root (a dev server's socket in the project). Under linux-landlock
-# the supervisor connects for the command to the allowed path as srt
-# resolved it at start. The command can remove that name and make a
+# (and linux-bwrap, whose monitor runs the same code) the supervisor
+# connects for the command to the allowed path as srt resolved it at start.
+# The command can remove that name and make a
 # symbolic link there to any other socket of the host; a connect that
 # followed the link would reach a socket nobody allowed (the Docker
 # socket, ssh-agent). The link at the allowed name must not be followed:
@@ -39,7 +40,27 @@ S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[]}
 if ! out=$(ll -s "$S" -c 'echo alive' 2>"$WORK/err") || [ "$out" != alive ]; then
 	if grep -qi landlock "$WORK/err"; then
 		skip_rest 3 "linux-landlock cannot run here: $(head -1 "$WORK/err")"
-		echo "1..$_tap_n"
+		
+# linux-bwrap's monitor connects with the same code
+BW="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+bw() { timeout -k 5 60 "$SRT" --backend="$BW" "$@"; }
+kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
+rm -rf "$P/run" "$P/run.old" "$U/no.sock" "$U/no.sock.log" "$U/no.sock.ready"
+mkdir -p "$P/run"
+"$PY" "$WORK/srv.py" "$P/run/app.sock" "$U/no.sock" & SRV=$!
+wait_for "$P/run/app.sock.ready" && wait_for "$U/no.sock.ready" || diag "the host servers did not start"
+if ! out=$(bw -s "$S" -c 'echo alive' 2>"$WORK/bwerr") || [ "$out" != alive ]; then
+	skip_rest 2 "linux-bwrap cannot run here: $(head -1 "$WORK/bwerr")"
+else
+	bw -s "$S" -c "$PY $WORK/cli.py $P/run/app.sock" >"$WORK/bwok.out" 2>&1
+	attempt H9 "linux-bwrap: the allowed socket in the write root is connected to" \
+		grep -q HELLO "$WORK/bwok.out"
+	bw -s "$S" -c "rm -f run/app.sock && ln -s $U/no.sock run/app.sock && $PY $WORK/cli.py $P/run/app.sock" \
+		>"$WORK/bwlink.out" 2>&1
+	attempt H9 "linux-bwrap: a link the command put at the allowed name is not followed" \
+		test ! -e "$U/no.sock.log"
+fi
+echo "1..$_tap_n"
 		exit 0
 	fi
 	diag "$(cat "$WORK/err")"
@@ -73,4 +94,24 @@ ll -s "$S" -c "mv run run.old && ln -s $U/other run && $PY $WORK/cli.py $P/run/a
 	>"$WORK/dir.out" 2>&1
 attempt H9 "a link the command put at the allowed socket's directory is not followed" \
 	test ! -e "$U/other/app.sock.log"
+
+# linux-bwrap's monitor connects with the same code
+BW="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
+bw() { timeout -k 5 60 "$SRT" --backend="$BW" "$@"; }
+kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
+rm -rf "$P/run" "$P/run.old" "$U/no.sock" "$U/no.sock.log" "$U/no.sock.ready"
+mkdir -p "$P/run"
+"$PY" "$WORK/srv.py" "$P/run/app.sock" "$U/no.sock" & SRV=$!
+wait_for "$P/run/app.sock.ready" && wait_for "$U/no.sock.ready" || diag "the host servers did not start"
+if ! out=$(bw -s "$S" -c 'echo alive' 2>"$WORK/bwerr") || [ "$out" != alive ]; then
+	skip_rest 2 "linux-bwrap cannot run here: $(head -1 "$WORK/bwerr")"
+else
+	bw -s "$S" -c "$PY $WORK/cli.py $P/run/app.sock" >"$WORK/bwok.out" 2>&1
+	attempt H9 "linux-bwrap: the allowed socket in the write root is connected to" \
+		grep -q HELLO "$WORK/bwok.out"
+	bw -s "$S" -c "rm -f run/app.sock && ln -s $U/no.sock run/app.sock && $PY $WORK/cli.py $P/run/app.sock" \
+		>"$WORK/bwlink.out" 2>&1
+	attempt H9 "linux-bwrap: a link the command put at the allowed name is not followed" \
+		test ! -e "$U/no.sock.log"
+fi
 echo "1..$_tap_n"
