@@ -430,13 +430,23 @@ static const char *names_refuse(const struct srt__super *s, const char *rel)
 	return NULL;
 }
 
+/* git writes a new .git/config (~/.gitconfig, any file it rewrites) to
+ * NAME.lock and renames that over NAME. A lock the command could write
+ * would hand the host's rename its content: refused like NAME itself. */
+static int lock_of(const char *path, const char *deny, size_t len)
+{
+	size_t n = strlen(path);
+
+	return len && n == len + 5 && !strcasecmp(path + len, ".lock") && !strncasecmp(path, deny, len);
+}
+
 const char *srt__super_refused(const struct srt__super *s, const char *path, int holds)
 {
 	const char *why;
 	size_t i;
 
 	for (i = 0; i < s->n_deny; i++) {
-		if (under(path, s->deny[i].path, s->deny[i].len))
+		if (under(path, s->deny[i].path, s->deny[i].len) || lock_of(path, s->deny[i].path, s->deny[i].len))
 			return s->deny[i].why;
 		if (holds && under(s->deny[i].path, path, strcmp(path, "/") ? strlen(path) : 0))
 			return s->deny[i].why;
@@ -451,6 +461,52 @@ const char *srt__super_refused(const struct srt__super *s, const char *path, int
 			return why;
 	}
 	return NULL;
+}
+
+/* Would a symbolic link at rel stand on the leading components of a
+ * protected name pattern (.claude for .claude/commands)? Everything below
+ * it would then be the link's target, where the command writes freely. */
+static const char *names_prefix_refuse(const struct srt__super *s, const char *rel)
+{
+	char buf[PATH_MAX], *c[PATH_MAX / 2], *p, *save = NULL;
+	size_t n = 0, i, k, j;
+
+	if (!s->n_names || strlen(rel) >= sizeof(buf))
+		return NULL;
+	strcpy(buf, rel);
+	for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
+		c[n++] = p;
+	for (i = 0; i < s->n_names; i++) {
+		const struct sname *nm = &s->names[i];
+
+		for (k = 1; k < nm->n && k <= n; k++) {
+			if (n - k + 1 > (size_t)s->depth)
+				continue;
+			for (j = 0; j < k; j++)
+				if (strcasecmp(c[n - k + j], nm->comp[j]) != 0)
+					break;
+			if (j == k)
+				return nm->why;
+		}
+	}
+	return NULL;
+}
+
+/* A symbolic link about to appear at path: refused where a file would be,
+ * above a protected path (its deny below would name the link's target
+ * instead) and on the leading part of a protected name pattern. */
+static const char *link_refused(const struct srt__super *s, const char *path)
+{
+	const char *why = srt__super_refused(s, path, 1);
+	size_t i;
+
+	for (i = 0; !why && i < s->n_roots; i++) {
+		const struct sroot *r = &s->roots[i];
+
+		if (under(path, r->path, r->len) && path[r->len] != '\0')
+			why = names_prefix_refuse(s, path + r->len + 1);
+	}
+	return why;
 }
 
 int srt__super_passed(const struct srt__super *s, const char *path)
@@ -1148,6 +1204,18 @@ static int do_unlink(struct call *c)
 	return 0;
 }
 
+/* An entry (a link, or of a type readdir did not say) of a directory being
+ * moved to child: a link is judged as a new link there. */
+static const char *moved_entry_refused(const struct srt__super *s, DIR *d, const char *name,
+				       const char *child)
+{
+	struct stat st;
+
+	if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		return link_refused(s, child);
+	return srt__super_refused(s, child, 0);
+}
+
 /* A directory about to appear at dest (an absolute real path): would any
  * entry of it (open at dfd) land on a protected name? Bounded by the
  * deepest position a name pattern can match at; *budget entries at most
@@ -1181,7 +1249,8 @@ static int subtree_refused(const struct srt__super *s, int dfd, const char *dest
 			rc = -ENAMETOOLONG;
 			break;
 		}
-		if ((*why = srt__super_refused(s, child, 0))) {
+		if ((*why = de->d_type == DT_LNK || de->d_type == DT_UNKNOWN ? moved_entry_refused(s, d, de->d_name, child)
+									  : srt__super_refused(s, child, 0))) {
 			rc = 1;
 			break;
 		}
@@ -1249,6 +1318,21 @@ static int check_moved(struct call *c, int dfd, const char *name, const char *de
 	return 0;
 }
 
+/* A symbolic link moved (or linked) to dest: checked as a new link there.
+ * 0 when fine, else c->r is set. */
+static int moved_link(struct call *c, int dfd, const char *name, const char *dest)
+{
+	struct stat st;
+	const char *why;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	if (!(why = link_refused(c->s, dest)))
+		return 0;
+	refuse(c, dest, why, EACCES);
+	return -1;
+}
+
 static int do_rename(struct call *c)
 {
 	char raw1[PATH_MAX], raw2[PATH_MAX];
@@ -1284,9 +1368,10 @@ static int do_rename(struct call *c)
 		refuse(c, b.abs, why, EACCES);
 		goto out;
 	}
-	if (check_moved(c, a.dfd, a.name, b.abs))
+	if (check_moved(c, a.dfd, a.name, b.abs) || moved_link(c, a.dfd, a.name, b.abs))
 		goto out;
-	if ((flags & RENAME_EXCHANGE) && check_moved(c, b.dfd, b.name, a.abs))
+	if ((flags & RENAME_EXCHANGE) &&
+	    (check_moved(c, b.dfd, b.name, a.abs) || moved_link(c, b.dfd, b.name, a.abs)))
 		goto out;
 	if (syscall(SYS_renameat2, a.dfd, a.name, b.dfd, b.name, flags) != 0)
 		r_err(c->r, errno);
@@ -1393,6 +1478,10 @@ static int do_link(struct call *c)
 		r_err(c->r, EPERM); /* the supervisor links names, not link targets */
 		goto out;
 	}
+	if (S_ISLNK(st.st_mode) && (why = link_refused(c->s, b.abs))) {
+		refuse(c, b.abs, why, EACCES);
+		goto out;
+	}
 	if (linkat(a.dfd, a.name, b.dfd, b.name, 0) != 0)
 		r_err(c->r, errno);
 	else
@@ -1418,7 +1507,7 @@ static int do_symlink(struct call *c)
 		loc_close(&l);
 		return r_err(c->r, EINTR), 0;
 	}
-	if ((why = srt__super_refused(c->s, l.abs, 0))) {
+	if ((why = link_refused(c->s, l.abs))) {
 		loc_close(&l);
 		return refuse(c, l.abs, why, EACCES);
 	}
@@ -1526,7 +1615,8 @@ static int connect_unix(struct srt__unix_connect *uc, int fd)
 {
 	struct sockaddr_un sun;
 	char raw[sizeof(sun.sun_path) + 1], real[PATH_MAX];
-	int i;
+	struct stat st;
+	int i, pin, rc;
 
 	if (uc->len <= offsetof(struct sockaddr_un, sun_path) || uc->len > sizeof(sun)) {
 		snprintf(uc->what, sizeof(uc->what), "AF_UNIX");
@@ -1547,13 +1637,30 @@ static int connect_unix(struct srt__unix_connect *uc, int fd)
 		snprintf(uc->what, sizeof(uc->what), "%s", raw);
 		return EACCES;
 	}
-	/* the allowed path as srt holds it, never the caller's bytes */
+	/* the allowed path as srt holds it, never the caller's bytes, and
+	 * never through a link: the name (or a directory on its way) may be in
+	 * a write root, where the command can put a link to another socket
+	 * there, and connect(2) would follow it. srt's spelling is the real
+	 * one, so a link on it now is not the user's. */
+	pin = (int)sys_openat2(AT_FDCWD, uc->allowed[i], O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			       RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (pin < 0) {
+		if (errno != ELOOP)
+			return errno;
+		/* a symbolic link now stands on the allowed socket's path */
+		snprintf(uc->what, sizeof(uc->what), "%s", uc->allowed[i]);
+		return EACCES;
+	}
+	if (fstat(pin, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		close(pin);
+		return ECONNREFUSED;
+	}
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (strlen(uc->allowed[i]) >= sizeof(sun.sun_path))
-		return ENAMETOOLONG;
-	strcpy(sun.sun_path, uc->allowed[i]);
-	return connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ? 0 : errno;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d", pin);
+	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ? 0 : errno;
+	close(pin);
+	return rc;
 }
 
 int srt__unix_connect_for(struct srt__unix_connect *uc)

@@ -464,27 +464,40 @@ static void say_full(struct watcher *w, const char *what, size_t max)
 static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, int globbed)
 {
 	char self[64];
+	struct stat st;
 	long k;
-	int wd;
+	int wd, unread = 0;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	wd = inotify_add_watch(w->ifd, self, DIR_MASK);
 	if (wd < 0) {
 		int err = errno;
 
+		if (err == EACCES && fstat(fd, &st) == 0 && !(st.st_mode & S_IRUSR) &&
+		    (st.st_mode & S_IWUSR) && (st.st_mode & S_IXUSR))
+			err = EPERM; /* unreadable, yet its owner can create names in it */
+		unread = err == EPERM;
 		close(fd);
 		if (err == ENOSPC)
 			say_full(w, "directories (fs.inotify.max_user_watches)", w->n_dirs);
-		else if (w->running && err != ENOENT && err != EACCES) {
+		else if ((w->running || unread) && err != ENOENT && err != EACCES) {
 			/* a directory made during the run that cannot be
 			 * watched could hold a protected name later: fail
-			 * closed. (One its mode makes unreadable holds
-			 * nothing new until its mode changes, which its
-			 * parent's watch reports: it is watched then.) */
+			 * closed. (One its mode closes to its owner (mode
+			 * 0) holds nothing new until its mode changes, which
+			 * its parent's watch reports: it is watched then. One
+			 * its owner can write and search but not read (0300)
+			 * takes new names unseen: it stops the run too.) */
 			char why[160];
 
-			snprintf(why, sizeof(why), "a directory made during the run cannot be watched (%s)",
-				 strerror(err));
+			if (unread)
+				snprintf(why, sizeof(why), "a directory %s can be written but not read (mode "
+					 "%04o), so srt cannot watch it%s", w->running ? "made during the run" :
+					 "in a write root", (unsigned)(st.st_mode & 07777),
+					 w->running ? "" : " (chmod u+r it)");
+			else
+				snprintf(why, sizeof(why), "a directory made during the run cannot be watched (%s)",
+					 strerror(err));
 			stop_run(w, path, NULL, why);
 		}
 		return -1;
