@@ -1,22 +1,17 @@
 #!/bin/bash
-# NOT IN TESTS: this route is open on main and its fix is not small (see
-# below); the script stays here to reproduce it and to become a test once
-# it is closed.
-#
 # Escape class H2 (protected directories made during the run), linux-bwrap:
 # the watcher covers a .vscode, .idea or .claude DIRECTORY that appears in a
 # watched directory, but a SYMBOLIC LINK with that name is not a directory
-# (entry_arrived returns early for anything but a directory): nothing is
-# covered and nothing reported. The command makes sub/.vscode -> ../evilv
+# (the watcher once returned early for anything but a directory, so nothing
+# was covered and nothing reported; it now moves such a link aside). The command makes sub/.vscode -> ../evilv
 # and sub/.claude -> ../evil and writes evilv/tasks.json and
 # evil/commands/x.md whenever it likes. On the host, VS Code opened on sub
 # reads sub/.vscode/tasks.json, an agent started in sub loads
 # sub/.claude/commands, both the command's. (In the working directory the
 # mount plan's placeholders hold the names, so only subdirectories are
-# open.) Covering the link in the sandbox's namespace does not help: the
-# host follows the link. A fix has to act on the host's name: report the
-# link and move it aside after the run (as the repository guard does with
-# .git links), or refuse it at the start of the next run.
+# open.) Covering the link in the sandbox's namespace would not help, since
+# the host follows the link: the host's name itself must stop leading to
+# what the command wrote, or the run must report it.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
