@@ -41,6 +41,7 @@
 #define SCAN_MAX 20000            /* entries read from one new directory */
 #define COVER_TRIES 16
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
+#define FRESH_MAX 256             /* files made during the run whose opens are counted */
 
 /* what a dir watch reports: arrivals, and what a window check counts */
 #define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_OPEN | \
@@ -84,6 +85,20 @@ struct wname {
 					    * moved aside again */
 };
 
+/* A file made during the run in a directory that holds a write-protected
+ * file: the host's temporary files (git's NAME.lock, sed -i's and
+ * editors' temporary names) that it renames over the protected name. */
+struct fresh {
+	int used;
+	size_t dir;
+	char name[NAME_MAX + 1];
+	unsigned opens;   /* opens by this name, its creator's included */
+	unsigned iopens;  /* opens its inode watch saw by any name */
+	unsigned iallow;  /* 1: its creator's open came after the inode watch */
+	int iwd;          /* the inode watch, or -1 (none: it counts as written) */
+	unsigned long seq;
+};
+
 struct watcher {
 	const struct srt__init_opts *o;
 	int ifd, events_fd, ctl, done;
@@ -101,6 +116,13 @@ struct watcher {
 	int overflow;
 	int want_dir_fd; /* arrival keeps the directory it covered in dir_fd */
 	int dir_fd;
+	struct fresh *fresh;
+	unsigned long fresh_seq;
+	int mv_have;       /* the last IN_MOVED_FROM seen: its cookie, and */
+	uint32_t mv_cookie;
+	long mv_fresh;     /* its entry in fresh, or -1 (not made during the run) */
+	const char *written; /* the file renamed over a protected name was
+			      * opened by another process: why, for the report */
 };
 
 int srt__watch_protected_dir(const char *name)
@@ -146,6 +168,11 @@ int srt__watch_claude_released(const char *const *released)
 int srt__watch_window_write(unsigned mask)
 {
 	return (mask & (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0;
+}
+
+int srt__watch_written_by_other(unsigned opens, unsigned iopens, unsigned iallow)
+{
+	return opens > 1 || iopens > iallow;
 }
 
 int srt__watch_wanted(const struct srt__init_opts *o)
@@ -718,6 +745,13 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	}
 	if (srt__watch_window_write(seen) || !s || !same_content(fd, s, slen))
 		suspect = 1;
+	/* a file the host renamed here that someone else opened before (see
+	 * fresh_written), or that has another name to write it through */
+	if (renamed && !w->written && st.st_nlink != 1)
+		w->written = "the file the host renamed over it has another name (a hard link), through "
+			     "which it can be written";
+	if (w->written)
+		suspect = 1;
 	/* nothing to undo when what is there is what srt last accepted */
 	if (suspect && nm->have_snap && same_content(fd, nm->snap, nm->snap_len)) {
 		free(s);
@@ -728,20 +762,22 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again (events in the window "
 			      "0x%x, %s)", d->path, nm->name, seen, suspect ? "changed" : "unchanged");
 	if (suspect) {
-		char why[200];
+		char why[600];
 		int rerr = nm->have_snap ? restore(fd, nm->snap, nm->snap_len) : ENODATA;
 
+		char whyw[400];
+
+		snprintf(whyw, sizeof(whyw), "replaced on the host during the run, and %s",
+			 w->written ? w->written : "changed before srt covered it again");
 		if (rerr) {
-			snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
-				 "covered it again; srt could not put back the host's content (%s): inspect it",
-				 rerr == ENODATA ? "it had none kept" :
+			snprintf(why, sizeof(why), "%s; srt could not put back the host's content (%s): "
+				 "inspect it", whyw, rerr == ENODATA ? "it had none kept" :
 				 rerr == EMLINK ? "the file has other names" : strerror(rerr));
 			free(s);
 			close(fd);
 			stop_run(w, d->path, nm->name, why);
 		}
-		snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
-			 "covered it again; srt put back the content it last saw from the host");
+		snprintf(why, sizeof(why), "%s; srt put back the content it last saw from the host", whyw);
 		violation(w, "write", d->path, nm->name, why);
 		free(s);
 	} else {
@@ -1091,6 +1127,199 @@ static void scan_dir(struct watcher *w, size_t dir)
 	closedir(dd);
 }
 
+/* ---- files made during the run (the host's temporary files) ------------ */
+
+/* Does dir hold a write-protected file (one the host may replace by
+ * renaming a temporary file over it)? */
+static int dir_keeps(const struct watcher *w, size_t dir)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_names; i++)
+		if (w->names[i].dir == dir && w->names[i].kind == W_KEEP && !w->names[i].is_dir &&
+		    !w->names[i].prot)
+			return 1;
+	return 0;
+}
+
+static long fresh_find(const struct watcher *w, size_t dir, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FRESH_MAX; i++)
+		if (w->fresh[i].used && w->fresh[i].dir == dir && !strcmp(w->fresh[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static long fresh_find_iwd(const struct watcher *w, int wd)
+{
+	size_t i;
+
+	for (i = 0; i < FRESH_MAX; i++)
+		if (w->fresh[i].used && w->fresh[i].iwd == wd)
+			return (long)i;
+	return -1;
+}
+
+static void fresh_drop(struct watcher *w, long k)
+{
+	struct fresh *f = &w->fresh[k];
+
+	if (f->iwd >= 0)
+		inotify_rm_watch(w->ifd, f->iwd);
+	f->iwd = -1;
+	f->used = 0;
+	if (w->mv_fresh == k)
+		w->mv_fresh = -1;
+}
+
+/* After a queue overflow the counts are incomplete: every entry is
+ * forgotten, so a file renamed over a protected name later counts as
+ * written by another process. */
+static void fresh_clear(struct watcher *w)
+{
+	long k;
+
+	for (k = 0; k < FRESH_MAX; k++)
+		if (w->fresh[k].used)
+			fresh_drop(w, k);
+	w->mv_have = 0;
+}
+
+/* Is an open of name in the directory watched by wd queued from off on? */
+static int open_queued(const struct watcher *w, size_t off, int wd, const char *name)
+{
+	while (off + sizeof(struct inotify_event) <= w->qlen) {
+		const struct inotify_event *ev = event_at(w, off);
+
+		if (ev->wd == wd && (ev->mask & IN_OPEN) && ev->len && !strcmp(ev->name, name))
+			return 1;
+		off += event_size(ev);
+	}
+	return 0;
+}
+
+/* A file was created in dir, which holds a write-protected file: count
+ * who opens it from now on. Its name counts the opens made by that name
+ * (its creator's is one); an inode watch counts the opens made by any name
+ * (a hard link made in the moment after its creation). A full table
+ * forgets its oldest entry: a forgotten file later renamed over a
+ * protected name counts as written by another process (fail closed). */
+static void fresh_add(struct watcher *w, size_t dir, const char *name)
+{
+	char path[64 + NAME_MAX];
+	long k = fresh_find(w, dir, name);
+	size_t i, slot = 0;
+	struct fresh *f;
+	int iwd;
+
+	if (k >= 0)
+		fresh_drop(w, k);
+	for (i = 0; i < FRESH_MAX; i++) {
+		if (!w->fresh[i].used) {
+			slot = i;
+			break;
+		}
+		if (w->fresh[i].seq < w->fresh[slot].seq)
+			slot = i;
+	}
+	if (w->fresh[slot].used)
+		fresh_drop(w, (long)slot);
+	f = &w->fresh[slot];
+	memset(f, 0, sizeof(*f));
+	f->used = 1;
+	f->dir = dir;
+	f->seq = ++w->fresh_seq;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", w->dirs[dir].fd, name);
+	/* never the watch of another inode srt has (IN_MASK_CREATE: EEXIST);
+	 * kernels before 4.18 lack it: the mask is added to, never replaced */
+	iwd = inotify_add_watch(w->ifd, path, IN_OPEN | IN_DONT_FOLLOW | IN_MASK_CREATE);
+	if (iwd < 0 && errno == EINVAL) {
+		iwd = inotify_add_watch(w->ifd, path, IN_OPEN | IN_DONT_FOLLOW | IN_MASK_ADD);
+		if (iwd >= 0 && (find_dir_wd(w, iwd) >= 0 || find_inode_wd(w, iwd) >= 0 ||
+				 fresh_find_iwd(w, iwd) >= 0))
+			iwd = -1; /* shared: not ours to count or remove */
+	}
+	f->iwd = iwd;
+	/* the creator's own open is reported after its creation: when it is
+	 * not queued yet, its inode watch sees it too */
+	read_events(w);
+	f->iallow = !open_queued(w, w->qpos, w->dirs[dir].wd, name);
+}
+
+/* A file renamed over the write-protected name nm, after the rename event
+ * at the queue's head: was it written by someone besides the host program
+ * that made it? Then why (for the report), else NULL. */
+static const char *fresh_written(struct watcher *w, int known, long src)
+{
+	const struct fresh *f;
+
+	if (!known || src < 0)
+		return "the file the host renamed over it was not one srt saw made during the run, so "
+		       "srt cannot tell who wrote it";
+	f = &w->fresh[src];
+	if (f->iwd < 0)
+		return "srt could not watch the file the host renamed over it, so it cannot tell who "
+		       "wrote it";
+	if (srt__watch_written_by_other(f->opens, f->iopens, f->iallow))
+		return "the file the host renamed over it had been opened by another process besides "
+		       "the program that made it (the command can write the host's temporary files)";
+	return NULL;
+}
+
+/* The file moved from the last IN_MOVED_FROM arrived as name in dir. */
+static void fresh_moved(struct watcher *w, size_t dir, const char *name, int is_dir, int known)
+{
+	long src = known ? w->mv_fresh : -1, t = fresh_find(w, dir, name);
+	long k = find_name(w, dir, name);
+
+	w->written = NULL;
+	if (k >= 0 && w->names[k].kind == W_KEEP && !w->names[k].prot && !w->names[k].pre && !is_dir) {
+		w->written = fresh_written(w, known, src);
+		if (src >= 0)
+			fresh_drop(w, src);
+		return;
+	}
+	if (t >= 0 && t != src)
+		fresh_drop(w, t); /* replaced: its counts went with the old file */
+	if (src < 0)
+		return;
+	if (is_dir || !dir_keeps(w, dir)) {
+		fresh_drop(w, src);
+		return;
+	}
+	/* one temporary name renamed to another: its counts go with it */
+	w->fresh[src].dir = dir;
+	snprintf(w->fresh[src].name, sizeof(w->fresh[src].name), "%s", name);
+}
+
+/* What the directory event says about files made during the run. */
+static void fresh_event(struct watcher *w, size_t dir, const char *name, unsigned mask, uint32_t cookie)
+{
+	long f;
+
+	if (mask & IN_ISDIR)
+		return;
+	if (mask & IN_CREATE) {
+		if (find_name(w, dir, name) < 0 && dir_keeps(w, dir))
+			fresh_add(w, dir, name);
+	} else if (mask & IN_OPEN) {
+		f = fresh_find(w, dir, name);
+		if (f >= 0 && w->fresh[f].opens < UINT_MAX)
+			w->fresh[f].opens++;
+	} else if (mask & IN_DELETE) {
+		f = fresh_find(w, dir, name);
+		if (f >= 0)
+			fresh_drop(w, f);
+	} else if (mask & IN_MOVED_FROM) {
+		w->mv_have = 1;
+		w->mv_cookie = cookie;
+		w->mv_fresh = fresh_find(w, dir, name);
+	}
+}
+
 /* The kernel's queue (or ours) overflowed: events were lost, so every
  * name is checked and every directory listed again. */
 static void recheck_all(struct watcher *w)
@@ -1098,6 +1327,7 @@ static void recheck_all(struct watcher *w)
 	size_t i, n;
 
 	w->overflow = 0;
+	fresh_clear(w);
 	for (i = 0; i < w->n_names; i++) {
 		struct wname *nm = &w->names[i];
 
@@ -1119,6 +1349,7 @@ static void handle_queue(struct watcher *w)
 		size_t next = w->qpos + event_size(ev);
 		char name[NAME_MAX + 1];
 		unsigned mask = ev->mask;
+		uint32_t cookie = ev->cookie;
 		int wd = ev->wd;
 		long k;
 
@@ -1136,14 +1367,25 @@ static void handle_queue(struct watcher *w)
 			inode_written(w, &w->names[k]);
 			continue;
 		}
+		if ((mask & IN_OPEN) && !name[0] && (k = fresh_find_iwd(w, wd)) >= 0) {
+			if (w->fresh[k].iopens < UINT_MAX)
+				w->fresh[k].iopens++;
+			continue;
+		}
 		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
 			continue;
+		fresh_event(w, (size_t)k, name, mask, cookie);
+		if (mask & IN_MOVED_TO) {
+			fresh_moved(w, (size_t)k, name, !!(mask & IN_ISDIR), w->mv_have && w->mv_cookie == cookie);
+			w->mv_have = 0;
+		}
 		if (mask & (IN_CREATE | IN_MOVED_TO))
 			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos, !!(mask & IN_MOVED_TO), 0);
 		else if ((mask & (IN_ATTRIB | IN_ISDIR)) == (IN_ATTRIB | IN_ISDIR))
 			/* a directory's mode changed: one that could not be
 			 * watched (mode 0) may be watchable now */
 			entry_arrived(w, (size_t)k, name, 1, w->qpos, 0, 1);
+		w->written = NULL;
 	}
 	if (w->overflow)
 		recheck_all(w);
@@ -1187,7 +1429,9 @@ static int setup(struct watcher *w)
 	w->dirs = calloc(MAX_DIRS, sizeof(*w->dirs));
 	w->names = calloc(MAX_NAMES, sizeof(*w->names));
 	w->globs = calloc(o->n_watch_glob + 1, sizeof(*w->globs));
-	if (w->ifd < 0 || !w->dirs || !w->names || !w->globs) {
+	w->fresh = calloc(FRESH_MAX, sizeof(*w->fresh));
+	w->mv_fresh = -1;
+	if (w->ifd < 0 || !w->dirs || !w->names || !w->globs || !w->fresh) {
 		srt__init_fail("watcher: inotify", w->ifd < 0 ? errno : ENOMEM);
 		return -1;
 	}

@@ -82,5 +82,11 @@ int srt__watch_claude_released(const char *const *released);
 /* The inotify events a window check counts as a write to a protected
  * name (a modification, or the name replaced or removed again). */
 int srt__watch_window_write(unsigned mask);
+/* Was a file made during the run, and later renamed over a
+ * write-protected name, opened by someone besides its creator? opens: the
+ * opens inotify reported by its name (its creator's is one); iopens: the
+ * opens its inode watch saw by any name (a hard link too); iallow: 1 when
+ * its creator's own open came after that watch was added. */
+int srt__watch_written_by_other(unsigned opens, unsigned iopens, unsigned iallow);
 
 #endif
