@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -42,6 +43,9 @@
 #define COVER_TRIES 16
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
 #define FRESH_MAX 256             /* files made during the run whose opens are counted */
+#define MOVED_MAX 64              /* renames fanotify told of, not yet paired */
+#define FH_MAX 128                /* a directory's file handle (MAX_HANDLE_SZ) */
+#define OPENS_UNKNOWN UINT_MAX
 
 /* what a dir watch reports: arrivals, and what a window check counts */
 #define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_OPEN | \
@@ -67,6 +71,21 @@ struct wdir {
 	char *path;
 	int depth;     /* below its write root, or -1: not a tree directory */
 	int globbed;   /* new entries are tested against the globs */
+	int fan;       /* its opens are counted with fanotify: its handle */
+	unsigned fh_len;
+	int fh_type;
+	unsigned char fh[FH_MAX];
+};
+
+/* A name fanotify saw made in a directory it counts, and how many opens
+ * (by distinct processes: fanotify merges only one process's repeated
+ * opens) it saw of it since. */
+struct fcount {
+	int used;
+	size_t dir;
+	char name[NAME_MAX + 1];
+	unsigned opens;
+	unsigned long seq;
 };
 
 struct wname {
@@ -96,6 +115,7 @@ struct fresh {
 	unsigned iopens;  /* opens its inode watch saw by any name */
 	unsigned iallow;  /* 1: its creator's open came after the inode watch */
 	int iwd;          /* the inode watch, or -1 (none: it counts as written) */
+	int gone;         /* no inode watch: renamed or removed before srt got to it */
 	unsigned long seq;
 };
 
@@ -121,6 +141,13 @@ struct watcher {
 	int mv_have;       /* the last IN_MOVED_FROM seen: its cookie, and */
 	uint32_t mv_cookie;
 	long mv_fresh;     /* its entry in fresh, or -1 (not made during the run) */
+	int fan;           /* fanotify, or -1 */
+	int fan_lost;      /* its queue overflowed: counts are unknown */
+	struct fcount *fc;
+	unsigned long fc_seq;
+	struct fcount moved[MOVED_MAX]; /* renamed away: opens counted */
+	size_t n_moved;
+	unsigned mv_opens; /* of the last IN_MOVED_FROM's file, or OPENS_UNKNOWN */
 	const char *written; /* the file renamed over a protected name was
 			      * opened by another process: why, for the report */
 };
@@ -543,7 +570,12 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 		say_full(w, "directories", MAX_DIRS);
 		return -1;
 	}
-	w->dirs[w->n_dirs] = (struct wdir){ wd, fd, strdup(path), depth, globbed };
+	memset(&w->dirs[w->n_dirs], 0, sizeof(w->dirs[0]));
+	w->dirs[w->n_dirs].wd = wd;
+	w->dirs[w->n_dirs].fd = fd;
+	w->dirs[w->n_dirs].path = strdup(path);
+	w->dirs[w->n_dirs].depth = depth;
+	w->dirs[w->n_dirs].globbed = globbed;
 	if (!w->dirs[w->n_dirs].path) {
 		inotify_rm_watch(w->ifd, wd);
 		close(fd);
@@ -1142,6 +1174,182 @@ static int dir_keeps(const struct watcher *w, size_t dir)
 	return 0;
 }
 
+/* fanotify counts the opens of the files made in a directory that holds
+ * a write-protected file. inotify cannot: it merges an open with the one
+ * queued just before it (the same name, the same event), so the command's
+ * open right after the host tool's own is lost; fanotify keeps the opens
+ * of distinct processes apart. It runs unprivileged here (bwrap's user
+ * namespace): directory marks, events naming the directory by its handle
+ * and the entry by its name. */
+static void fan_setup(struct watcher *w)
+{
+	size_t i;
+
+	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_NONBLOCK |
+			       FAN_CLOEXEC, O_RDONLY);
+	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
+	if (w->fan < 0 || !w->fc) {
+		if (w->fan >= 0)
+			close(w->fan);
+		w->fan = -1;
+		return;
+	}
+	for (i = 0; i < w->n_dirs; i++) {
+		struct wdir *d = &w->dirs[i];
+		struct {
+			struct file_handle h;
+			unsigned char b[FH_MAX];
+		} fh;
+		int mnt;
+
+		if (!dir_keeps(w, i))
+			continue;
+		fh.h.handle_bytes = FH_MAX;
+		/* "." below the O_PATH descriptor: fanotify_mark takes no
+		 * O_PATH descriptor by itself */
+		if (name_to_handle_at(d->fd, "", &fh.h, &mnt, AT_EMPTY_PATH) != 0 ||
+		    fanotify_mark(w->fan, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD | FAN_CREATE |
+				  FAN_DELETE | FAN_MOVED_FROM, d->fd, ".") != 0)
+			continue;
+		d->fan = 1;
+		d->fh_len = fh.h.handle_bytes;
+		d->fh_type = fh.h.handle_type;
+		memcpy(d->fh, fh.h.f_handle, fh.h.handle_bytes);
+	}
+}
+
+static long fan_dir(const struct watcher *w, const struct file_handle *h)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_dirs; i++)
+		if (w->dirs[i].fan && w->dirs[i].fh_len == h->handle_bytes &&
+		    w->dirs[i].fh_type == h->handle_type && !memcmp(w->dirs[i].fh, h->f_handle, h->handle_bytes))
+			return (long)i;
+	return -1;
+}
+
+static long fc_find(const struct watcher *w, size_t dir, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FRESH_MAX; i++)
+		if (w->fc[i].used && w->fc[i].dir == dir && !strcmp(w->fc[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* One fanotify event: mask, of name in dir. */
+static void fan_event(struct watcher *w, size_t dir, const char *name, uint64_t mask)
+{
+	long k = fc_find(w, dir, name);
+	size_t i, slot = 0;
+
+	if (mask & FAN_ONDIR)
+		return;
+	if (mask & FAN_CREATE) {
+		if (k < 0) {
+			for (i = 0; i < FRESH_MAX; i++) {
+				if (!w->fc[i].used) {
+					slot = i;
+					break;
+				}
+				if (w->fc[i].seq < w->fc[slot].seq)
+					slot = i; /* forgotten: its rename counts as unknown */
+			}
+			k = (long)slot;
+		}
+		memset(&w->fc[k], 0, sizeof(w->fc[k]));
+		w->fc[k].used = 1;
+		w->fc[k].dir = dir;
+		w->fc[k].seq = ++w->fc_seq;
+		snprintf(w->fc[k].name, sizeof(w->fc[k].name), "%s", name);
+	}
+	if ((mask & FAN_OPEN) && k >= 0 && w->fc[k].opens < OPENS_UNKNOWN - 1)
+		w->fc[k].opens++;
+	if (mask & FAN_MOVED_FROM) {
+		if (w->n_moved == MOVED_MAX) { /* never paired: the oldest goes */
+			memmove(w->moved, w->moved + 1, (MOVED_MAX - 1) * sizeof(*w->moved));
+			w->n_moved--;
+		}
+		memset(&w->moved[w->n_moved], 0, sizeof(w->moved[0]));
+		w->moved[w->n_moved].used = 1;
+		w->moved[w->n_moved].dir = dir;
+		w->moved[w->n_moved].opens = k >= 0 ? w->fc[k].opens : OPENS_UNKNOWN;
+		snprintf(w->moved[w->n_moved].name, sizeof(w->moved[0].name), "%s", name);
+		w->n_moved++;
+	}
+	if ((mask & (FAN_MOVED_FROM | FAN_DELETE)) && k >= 0)
+		w->fc[k].used = 0;
+}
+
+/* Read what fanotify has queued now. */
+static void fan_read(struct watcher *w)
+{
+	char buf[16384] __attribute__((aligned(8)));
+
+	if (w->fan < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(w->fan, buf, sizeof(buf));
+		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)(void *)buf;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+			size_t off = m->metadata_len;
+
+			if (m->mask & FAN_Q_OVERFLOW) {
+				w->fan_lost = 1;
+				continue;
+			}
+			while (off + sizeof(struct fanotify_event_info_fid) <= m->event_len) {
+				struct fanotify_event_info_fid *fid = (void *)((char *)m + off);
+				struct file_handle *h = (struct file_handle *)(void *)fid->handle;
+				size_t hl = sizeof(*fid) + sizeof(*h);
+
+				if (fid->hdr.len < hl || off + fid->hdr.len > m->event_len)
+					break;
+				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
+				    hl + h->handle_bytes < fid->hdr.len) {
+					const char *name = (const char *)h->f_handle + h->handle_bytes;
+					size_t room = fid->hdr.len - hl - h->handle_bytes;
+					long d;
+
+					if (strnlen(name, room) < room && (d = fan_dir(w, h)) >= 0)
+						fan_event(w, (size_t)d, name, m->mask);
+				}
+				off += fid->hdr.len;
+			}
+		}
+	}
+}
+
+/* The opens fanotify counted of the file renamed away from name in dir
+ * (the oldest such rename not yet paired), or OPENS_UNKNOWN. */
+static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
+{
+	size_t i;
+
+	if (w->fan < 0 || !w->dirs[dir].fan)
+		return OPENS_UNKNOWN - 1; /* not counted here: inotify's count stands */
+	fan_read(w);
+	if (w->fan_lost)
+		return OPENS_UNKNOWN;
+	for (i = 0; i < w->n_moved; i++) {
+		if (w->moved[i].dir == dir && !strcmp(w->moved[i].name, name)) {
+			unsigned o = w->moved[i].opens;
+
+			memmove(w->moved + i, w->moved + i + 1, (w->n_moved - i - 1) * sizeof(*w->moved));
+			w->n_moved--;
+			return o;
+		}
+	}
+	return OPENS_UNKNOWN;
+}
+
 static long fresh_find(const struct watcher *w, size_t dir, const char *name)
 {
 	size_t i;
@@ -1243,6 +1451,7 @@ static void fresh_add(struct watcher *w, size_t dir, const char *name)
 			iwd = -1; /* shared: not ours to count or remove */
 	}
 	f->iwd = iwd;
+	f->gone = iwd < 0 && errno == ENOENT;
 	/* the creator's own open is reported after its creation: when it is
 	 * not queued yet, its inode watch sees it too */
 	read_events(w);
@@ -1260,10 +1469,14 @@ static const char *fresh_written(struct watcher *w, int known, long src)
 		return "the file the host renamed over it was not one srt saw made during the run, so "
 		       "srt cannot tell who wrote it";
 	f = &w->fresh[src];
-	if (f->iwd < 0)
+	if (f->iwd < 0 && !f->gone)
 		return "srt could not watch the file the host renamed over it, so it cannot tell who "
 		       "wrote it";
-	if (srt__watch_written_by_other(f->opens, f->iopens, f->iallow))
+	if (w->mv_opens == OPENS_UNKNOWN)
+		return "srt lost count of who opened the file the host renamed over it, so it cannot tell "
+		       "who wrote it";
+	if (srt__watch_written_by_other(w->mv_opens == OPENS_UNKNOWN - 1 ? f->opens : w->mv_opens,
+					f->iopens, f->iallow))
 		return "the file the host renamed over it had been opened by another process besides "
 		       "the program that made it (the command can write the host's temporary files)";
 	return NULL;
@@ -1317,6 +1530,7 @@ static void fresh_event(struct watcher *w, size_t dir, const char *name, unsigne
 		w->mv_have = 1;
 		w->mv_cookie = cookie;
 		w->mv_fresh = fresh_find(w, dir, name);
+		w->mv_opens = fan_moved(w, dir, name);
 	}
 }
 
@@ -1475,6 +1689,7 @@ static int setup(struct watcher *w)
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth == 0)
 			scan_dir(w, i);
+	fan_setup(w);
 	return 0;
 }
 
@@ -1524,13 +1739,15 @@ static void run_watcher(struct watcher *w) __attribute__((noreturn));
 static void run_watcher(struct watcher *w)
 {
 	for (;;) {
-		struct pollfd p[2] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 } };
+		struct pollfd p[3] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 }, { w->fan, POLLIN, 0 } };
 
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, w->fan >= 0 ? 3 : 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			stop_run(w, "watcher", NULL, "poll failed");
 		}
+		if (p[2].revents & POLLIN)
+			fan_read(w); /* kept up with: its queue is bounded */
 		if (p[0].revents & POLLIN) {
 			read_events(w);
 			handle_queue(w);
@@ -1568,6 +1785,7 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		struct watcher w;
 
 		memset(&w, 0, sizeof(w));
+		w.fan = -1;
 		w.o = o;
 		w.events_fd = events_fd;
 		w.ctl = ctl[0];
