@@ -86,6 +86,9 @@ struct fcount {
 	char name[NAME_MAX + 1];
 	unsigned opens;
 	unsigned long seq;
+	unsigned fh_len; /* the file's handle: names are made again, inodes are new */
+	int fh_type;
+	unsigned char fh[FH_MAX];
 };
 
 struct wname {
@@ -1185,8 +1188,11 @@ static void fan_setup(struct watcher *w)
 {
 	size_t i;
 
-	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_NONBLOCK |
-			       FAN_CLOEXEC, O_RDONLY);
+	/* the target's handle in the events of names made, renamed and
+	 * removed (Linux 5.17): without it fanotify merges the creations of
+	 * one name by one process (git's two writes of a config) */
+	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET | FAN_NONBLOCK | FAN_CLOEXEC,
+			       O_RDONLY);
 	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
 	if (w->fan < 0 || !w->fc) {
 		if (w->fan >= 0)
@@ -1229,25 +1235,27 @@ static long fan_dir(const struct watcher *w, const struct file_handle *h)
 	return -1;
 }
 
-static long fc_find(const struct watcher *w, size_t dir, const char *name)
+static long fc_find(const struct watcher *w, const struct file_handle *h)
 {
 	size_t i;
 
 	for (i = 0; i < FRESH_MAX; i++)
-		if (w->fc[i].used && w->fc[i].dir == dir && !strcmp(w->fc[i].name, name))
+		if (w->fc[i].used && w->fc[i].fh_len == h->handle_bytes && w->fc[i].fh_type == h->handle_type &&
+		    !memcmp(w->fc[i].fh, h->f_handle, h->handle_bytes))
 			return (long)i;
 	return -1;
 }
 
-/* One fanotify event: mask, of name in dir. */
-static void fan_event(struct watcher *w, size_t dir, const char *name, uint64_t mask)
+/* One fanotify event: mask, of name in dir, the file h. */
+static void fan_event(struct watcher *w, size_t dir, const char *name, const struct file_handle *h,
+		      uint64_t mask)
 {
-	long k = fc_find(w, dir, name);
+	long k = h ? fc_find(w, h) : -1;
 	size_t i, slot = 0;
 
 	if (mask & FAN_ONDIR)
 		return;
-	if (mask & FAN_CREATE) {
+	if ((mask & FAN_CREATE) && h) {
 		if (k < 0) {
 			for (i = 0; i < FRESH_MAX; i++) {
 				if (!w->fc[i].used) {
@@ -1264,6 +1272,9 @@ static void fan_event(struct watcher *w, size_t dir, const char *name, uint64_t 
 		w->fc[k].dir = dir;
 		w->fc[k].seq = ++w->fc_seq;
 		snprintf(w->fc[k].name, sizeof(w->fc[k].name), "%s", name);
+		w->fc[k].fh_len = h->handle_bytes;
+		w->fc[k].fh_type = h->handle_type;
+		memcpy(w->fc[k].fh, h->f_handle, h->handle_bytes);
 	}
 	if ((mask & FAN_OPEN) && k >= 0 && w->fc[k].opens < OPENS_UNKNOWN - 1)
 		w->fc[k].opens++;
@@ -1305,24 +1316,36 @@ static void fan_read(struct watcher *w)
 				w->fan_lost = 1;
 				continue;
 			}
+			const char *name = NULL;
+			const struct file_handle *child = NULL;
+			long d = -1;
+
+			/* the directory's handle and the entry's name, and the
+			 * file's own handle */
 			while (off + sizeof(struct fanotify_event_info_fid) <= m->event_len) {
 				struct fanotify_event_info_fid *fid = (void *)((char *)m + off);
 				struct file_handle *h = (struct file_handle *)(void *)fid->handle;
 				size_t hl = sizeof(*fid) + sizeof(*h);
 
-				if (fid->hdr.len < hl || off + fid->hdr.len > m->event_len)
+				if (fid->hdr.len < hl || off + fid->hdr.len > m->event_len ||
+				    h->handle_bytes > FH_MAX || hl + h->handle_bytes > fid->hdr.len)
 					break;
 				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
 				    hl + h->handle_bytes < fid->hdr.len) {
-					const char *name = (const char *)h->f_handle + h->handle_bytes;
+					const char *nm = (const char *)h->f_handle + h->handle_bytes;
 					size_t room = fid->hdr.len - hl - h->handle_bytes;
-					long d;
 
-					if (strnlen(name, room) < room && (d = fan_dir(w, h)) >= 0)
-						fan_event(w, (size_t)d, name, m->mask);
+					if (strnlen(nm, room) < room && (d = fan_dir(w, h)) >= 0)
+						name = nm;
+				} else if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+					child = h;
 				}
 				off += fid->hdr.len;
 			}
+			if (name && child)
+				fan_event(w, (size_t)d, name, child, m->mask);
+			else if (name && (m->mask & FAN_MOVED_FROM))
+				fan_event(w, (size_t)d, name, NULL, m->mask);
 		}
 	}
 }
@@ -1332,20 +1355,30 @@ static void fan_read(struct watcher *w)
 static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
 {
 	size_t i;
+	int tries;
 
 	if (w->fan < 0 || !w->dirs[dir].fan)
 		return OPENS_UNKNOWN - 1; /* not counted here: inotify's count stands */
-	fan_read(w);
-	if (w->fan_lost)
-		return OPENS_UNKNOWN;
-	for (i = 0; i < w->n_moved; i++) {
-		if (w->moved[i].dir == dir && !strcmp(w->moved[i].name, name)) {
-			unsigned o = w->moved[i].opens;
+	/* the rename queued its fanotify event in the same call as the
+	 * inotify one, maybe a moment after: wait for it, a little */
+	for (tries = 0; tries < 50; tries++) {
+		struct pollfd p = { w->fan, POLLIN, 0 };
 
-			memmove(w->moved + i, w->moved + i + 1, (w->n_moved - i - 1) * sizeof(*w->moved));
-			w->n_moved--;
-			return o;
+		fan_read(w);
+		if (w->fan_lost)
+			return OPENS_UNKNOWN;
+		for (i = 0; i < w->n_moved; i++) {
+			if (w->moved[i].dir == dir && !strcmp(w->moved[i].name, name)) {
+				unsigned o = w->moved[i].opens;
+
+				memmove(w->moved + i, w->moved + i + 1,
+					(w->n_moved - i - 1) * sizeof(*w->moved));
+				w->n_moved--;
+				return o;
+			}
 		}
+		if (poll(&p, 1, 2) < 0 && errno != EINTR)
+			break;
 	}
 	return OPENS_UNKNOWN;
 }
