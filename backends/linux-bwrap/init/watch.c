@@ -1195,6 +1195,10 @@ static void fan_setup(struct watcher *w)
 			       O_RDONLY);
 	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
 	if (w->fan < 0 || !w->fc) {
+		srt__init_say("srt: warning: fanotify is not available here (%s): a write the command "
+			      "makes into a temporary file the host then renames over a protected file is "
+			      "told by inotify alone, which can miss it", w->fan < 0 ? strerror(errno) :
+			      "out of memory");
 		if (w->fan >= 0)
 			close(w->fan);
 		w->fan = -1;
