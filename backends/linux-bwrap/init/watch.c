@@ -44,6 +44,7 @@
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
 #define FRESH_MAX 256             /* files made during the run whose opens are counted */
 #define MOVED_MAX 64              /* renames fanotify told of, not yet paired */
+#define EARLY_MAX 256             /* opens of files fanotify has not seen made (yet) */
 #define FH_MAX 128                /* a directory's file handle (MAX_HANDLE_SZ) */
 #define OPENS_UNKNOWN UINT_MAX
 
@@ -149,6 +150,8 @@ struct watcher {
 	struct fcount *fc;
 	unsigned long fc_seq;
 	struct fcount moved[MOVED_MAX]; /* renamed away: opens counted */
+	struct fcount *early; /* opens of a file before its creation's event */
+	unsigned long early_seq;
 	size_t n_moved;
 	unsigned mv_opens; /* of the last IN_MOVED_FROM's file, or OPENS_UNKNOWN */
 	const char *written; /* the file renamed over a protected name was
@@ -1194,7 +1197,8 @@ static void fan_setup(struct watcher *w)
 	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET | FAN_NONBLOCK | FAN_CLOEXEC,
 			       O_RDONLY);
 	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
-	if (w->fan < 0 || !w->fc) {
+	w->early = calloc(EARLY_MAX, sizeof(*w->early));
+	if (w->fan < 0 || !w->fc || !w->early) {
 		srt__init_say("srt: warning: fanotify is not available here (%s): a write the command "
 			      "makes into a temporary file the host then renames over a protected file is "
 			      "told by inotify alone, which can miss it", w->fan < 0 ? strerror(errno) :
@@ -1239,22 +1243,57 @@ static long fan_dir(const struct watcher *w, const struct file_handle *h)
 	return -1;
 }
 
-static long fc_find(const struct watcher *w, const struct file_handle *h)
+static long fc_find_in(const struct fcount *t, size_t n, const struct file_handle *h)
 {
 	size_t i;
 
-	for (i = 0; i < FRESH_MAX; i++)
-		if (w->fc[i].used && w->fc[i].fh_len == h->handle_bytes && w->fc[i].fh_type == h->handle_type &&
-		    !memcmp(w->fc[i].fh, h->f_handle, h->handle_bytes))
+	for (i = 0; i < n; i++)
+		if (t[i].used && t[i].fh_len == h->handle_bytes && t[i].fh_type == h->handle_type &&
+		    !memcmp(t[i].fh, h->f_handle, h->handle_bytes))
 			return (long)i;
 	return -1;
+}
+
+static long fc_find(const struct watcher *w, const struct file_handle *h)
+{
+	return fc_find_in(w->fc, FRESH_MAX, h);
+}
+
+/* An open of a file fanotify has not seen made: the kernel reports a
+ * creation after the new name is already there to open, so the command's
+ * open can come first. Kept (the newest EARLY_MAX) until the creation's
+ * event adds it to the count. */
+static void early_open(struct watcher *w, const struct file_handle *h)
+{
+	long k = fc_find_in(w->early, EARLY_MAX, h);
+	size_t i, slot = 0;
+
+	if (k < 0) {
+		for (i = 0; i < EARLY_MAX; i++) {
+			if (!w->early[i].used) {
+				slot = i;
+				break;
+			}
+			if (w->early[i].seq < w->early[slot].seq)
+				slot = i;
+		}
+		k = (long)slot;
+		memset(&w->early[k], 0, sizeof(w->early[k]));
+		w->early[k].used = 1;
+		w->early[k].fh_len = h->handle_bytes;
+		w->early[k].fh_type = h->handle_type;
+		memcpy(w->early[k].fh, h->f_handle, h->handle_bytes);
+	}
+	w->early[k].seq = ++w->early_seq;
+	if (w->early[k].opens < OPENS_UNKNOWN - 1)
+		w->early[k].opens++;
 }
 
 /* One fanotify event: mask, of name in dir, the file h. */
 static void fan_event(struct watcher *w, size_t dir, const char *name, const struct file_handle *h,
 		      uint64_t mask)
 {
-	long k = h ? fc_find(w, h) : -1;
+	long k = h ? fc_find(w, h) : -1, e;
 	size_t i, slot = 0;
 
 	if (mask & FAN_ONDIR)
@@ -1279,6 +1318,24 @@ static void fan_event(struct watcher *w, size_t dir, const char *name, const str
 		w->fc[k].fh_len = h->handle_bytes;
 		w->fc[k].fh_type = h->handle_type;
 		memcpy(w->fc[k].fh, h->f_handle, h->handle_bytes);
+		e = fc_find_in(w->early, EARLY_MAX, h);
+		if (e >= 0) { /* opened before its creation was reported */
+			w->fc[k].opens = w->early[e].opens;
+			w->early[e].used = 0;
+		}
+	} else if ((mask & FAN_OPEN) && h && k < 0) {
+		/* fanotify merges one process's events of a file into its
+		 * first one still queued: git's create, open and rename come
+		 * as one event, before the command's open made in between.
+		 * An open by the temporary name of the file renamed away was
+		 * made before the rename, wherever it is queued. */
+		e = fc_find_in(w->moved, w->n_moved, h);
+		if (e >= 0 && !strcmp(w->moved[e].name, name) && w->moved[e].dir == dir) {
+			if (w->moved[e].opens < OPENS_UNKNOWN - 1)
+				w->moved[e].opens++;
+		} else {
+			early_open(w, h);
+		}
 	}
 	if ((mask & FAN_OPEN) && k >= 0 && w->fc[k].opens < OPENS_UNKNOWN - 1)
 		w->fc[k].opens++;
@@ -1291,6 +1348,11 @@ static void fan_event(struct watcher *w, size_t dir, const char *name, const str
 		w->moved[w->n_moved].used = 1;
 		w->moved[w->n_moved].dir = dir;
 		w->moved[w->n_moved].opens = k >= 0 ? w->fc[k].opens : OPENS_UNKNOWN;
+		if (h) {
+			w->moved[w->n_moved].fh_len = h->handle_bytes;
+			w->moved[w->n_moved].fh_type = h->handle_type;
+			memcpy(w->moved[w->n_moved].fh, h->f_handle, h->handle_bytes);
+		}
 		snprintf(w->moved[w->n_moved].name, sizeof(w->moved[0].name), "%s", name);
 		w->n_moved++;
 	}
