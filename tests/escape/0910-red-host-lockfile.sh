@@ -1,8 +1,4 @@
 #!/bin/bash
-# NOT IN TESTS: this route is open on main and its fix is not small (see
-# below); the script stays here to reproduce it and to become a test once
-# it is closed.
-#
 # Escape classes H1 (linux-bwrap) and H7 (linux-landlock): a write into a
 # protected file by way of the HOST's own temporary file. git config (and
 # git remote, git branch --set-upstream-to, ...) on the host writes the new
@@ -11,27 +7,19 @@
 # command polls for .git/config.lock, and the moment it exists appends a
 # long newline padding and a [core] fsmonitor section. git's own writes go
 # at git's offsets from 0 and overwrite the padding; the section stays
-# after git's content. git renames the lock over .git/config:
-#  - linux-bwrap: the watcher reads the new file after the rename and takes
-#    all of it for the host's content (it cannot tell who wrote the lock
-#    before the rename), covers it, reports nothing;
-#  - linux-landlock: the supervisor let the command write-open
-#    .git/config.lock (not a protected name); what it wrote is in the
-#    file the host renames, and the descriptor it kept still writes the new
-#    .git/config after the rename (nothing is checked on a write).
-# The next git command on the host runs the fsmonitor: code execution on
-# the host, unreported. Measured on main: bwrap 5 of 5, landlock 3-4 of 5,
-# with one `git config` on the host during each run.
+# after git's content, and git renames the lock over .git/config. Before
+# the fix the linux-bwrap watcher read the new file after the rename and
+# took all of it for the host's content (5 of 5 runs got in); the next git
+# command on the host ran the fsmonitor.
+# The watcher now counts, with fanotify, the opens of every file made in a
+# directory that holds a write-protected file: a file renamed over the
+# protected name that a process besides its maker opened has its content
+# replaced by what srt last accepted from the host, and the run reports it.
 # linux-landlock is closed by the supervisor refusing the lock of a
-# protected file (tests/escape/0910-red-lockfile-landlock.sh, in TESTS).
-# linux-bwrap is still open: the command writes the lock in its own
-# mount namespace, where nothing mediates an open, and the host must keep
-# being able to create the lock (no placeholder on its name). A fix has to
-# tell, at the rename, that someone else wrote the file the host renamed
-# (e.g. the watcher counting IN_CLOSE_WRITE events on the source name since
-# its IN_CREATE: more than the host's one close means a second writer;
-# restore the previous content and report). sed -i's and editors' random
-# temporary names in $HOME are the same route on both backends.
+# protected file (tests/escape/0910-red-lockfile-landlock.sh).
+# The fix must not undo the host's own changes: 20 host git config and 20
+# sed -i on .git/config during one run of a command that does not touch
+# them must all stay, with nothing reported.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
@@ -64,6 +52,7 @@ int main(int argc, char **argv)
 	if (write(fd, buf, n) != (ssize_t)n)
 		return 2;
 	close(fd);
+	close(open("wrote", O_WRONLY | O_CREAT, 0644));
 	return 0;
 }
 EOF
@@ -82,15 +71,43 @@ try() { # try BACKEND: 1 when the command's fsmonitor reached .git/config
 	git config user.email host@example.org
 	sleep 0.3; touch "$P/stop"; wait "$pid"
 	git status >/dev/null 2>&1
+	if [ -e "$P/wrote" ]; then
+		wrote=$((wrote + 1))
+		grep -q "deny write $P/.git/config" "$WORK/bg.out" && reported=$((reported + 1))
+	fi
 	grep -q fsmonitor "$P/.git/config" || test -e "$WORK/PWNED"
 }
 for be in "$BW"; do
-	hits=0
-	for n in 1 2 3 4 5; do
+	hits=0 wrote=0 reported=0
+	for n in 1 2 3 4 5 6 7 8 9 10; do
 		try "$be" && hits=$((hits + 1))
 	done
 	attempt "$([ "$be" = "$BW" ] && echo H1 || echo H7)" \
-		"$(basename "$be" .so): no fsmonitor of the command's in .git/config after the host's git config ($hits of 5 got in)" \
+		"$(basename "$be" .so): no fsmonitor of the command's in .git/config after the host's git config ($hits of 10 got in)" \
 		test "$hits" = 0
+	attempt H1 "$(basename "$be" .so): each write the command made into the lock was reported ($reported of $wrote)" \
+		test "$reported" = "$wrote"
 done
+
+# no false positive: the host's git config and sed -i during a run whose
+# command does not touch .git keep every change, and nothing is reported
+cd "$WORK" && rm -rf "$P" && mkdir -p "$P" && cd "$P" && git init -q .
+rm -f "$WORK/stop"
+( trap - EXIT; exec timeout -k 5 120 "$SRT" --backend="$BW" -s "$S" -c "touch started; while [ ! -e stop ]; do sleep 0.05; done" \
+	>"$WORK/bg.out" 2>&1 </dev/null ) &
+pid=$!
+wait_for "$P/started" 100
+for n in $(seq 1 20); do
+	git config "host.k$n" "v$n"
+	sed -i "s/^\[core\]\$/[core]\n\tsed$n = s$n/" .git/config
+done
+touch "$P/stop"; wait "$pid"
+kept=0
+for n in $(seq 1 20); do
+	[ "$(git config "host.k$n")" = "v$n" ] && [ "$(git config "core.sed$n")" = "s$n" ] && kept=$((kept + 1))
+done
+attempt H1 "linux_bwrap: 20 host git config and sed -i on .git/config during a run: every change kept ($kept of 20)" \
+	test "$kept" = 20
+attempt H1 "linux_bwrap: ... and nothing reported for them" \
+	sh -c '! grep -q deny "$1"' _ "$WORK/bg.out"
 echo "1..$_tap_n"

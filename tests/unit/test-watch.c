@@ -93,6 +93,21 @@ static void test_window_write(void)
 	   !srt__watch_window_write(0), "an open (the watcher's own read) or a mode change does not");
 }
 
+/* A file made during the run and renamed over a protected name: written
+ * by someone besides its maker when more than one open was counted by its
+ * name, or its inode watch saw an open its maker's does not explain. */
+static void test_written_by_other(void)
+{
+	ok(!srt__watch_written_by_other(1, 0, 0), "the host tool's own create and open: not written");
+	ok(!srt__watch_written_by_other(1, 1, 1),
+	   "its own open seen by the inode watch too (it came after the watch): not written");
+	ok(!srt__watch_written_by_other(0, 0, 1), "no open counted at all: not written");
+	ok(srt__watch_written_by_other(2, 0, 0), "a second open by its name: written");
+	ok(srt__watch_written_by_other(1, 1, 0),
+	   "an open by another name (a hard link) after the watch: written");
+	ok(srt__watch_written_by_other(1, 2, 1), "its own open and another on the inode watch: written");
+}
+
 /* Which names arriving during the run the watcher handles as protected:
  * every file and directory name of the table, "dir/name" entries only in
  * a directory called dir, never a released one. */
@@ -196,6 +211,7 @@ int main(void)
 {
 	TAP_RUN(test_protected_dirs);
 	TAP_RUN(test_window_write);
+	TAP_RUN(test_written_by_other);
 	TAP_RUN(test_protected_entries);
 	TAP_RUN(test_opts);
 	TAP_RUN(test_plan_lists);

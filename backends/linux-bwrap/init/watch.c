@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -41,6 +42,11 @@
 #define SCAN_MAX 20000            /* entries read from one new directory */
 #define COVER_TRIES 16
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
+#define FRESH_MAX 256             /* files made during the run whose opens are counted */
+#define MOVED_MAX 64              /* renames fanotify told of, not yet paired */
+#define EARLY_MAX 256             /* opens of files fanotify has not seen made (yet) */
+#define FH_MAX 128                /* a directory's file handle (MAX_HANDLE_SZ) */
+#define OPENS_UNKNOWN UINT_MAX
 
 /* what a dir watch reports: arrivals, and what a window check counts */
 #define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_OPEN | \
@@ -66,6 +72,24 @@ struct wdir {
 	char *path;
 	int depth;     /* below its write root, or -1: not a tree directory */
 	int globbed;   /* new entries are tested against the globs */
+	int fan;       /* its opens are counted with fanotify: its handle */
+	unsigned fh_len;
+	int fh_type;
+	unsigned char fh[FH_MAX];
+};
+
+/* A name fanotify saw made in a directory it counts, and how many opens
+ * (by distinct processes: fanotify merges only one process's repeated
+ * opens) it saw of it since. */
+struct fcount {
+	int used;
+	size_t dir;
+	char name[NAME_MAX + 1];
+	unsigned opens;
+	unsigned long seq;
+	unsigned fh_len; /* the file's handle: names are made again, inodes are new */
+	int fh_type;
+	unsigned char fh[FH_MAX];
 };
 
 struct wname {
@@ -82,6 +106,21 @@ struct wname {
 	const struct srt__protected *prot; /* a placeholder srt put at a protected
 					    * name the run made: arrivals there are
 					    * moved aside again */
+};
+
+/* A file made during the run in a directory that holds a write-protected
+ * file: the host's temporary files (git's NAME.lock, sed -i's and
+ * editors' temporary names) that it renames over the protected name. */
+struct fresh {
+	int used;
+	size_t dir;
+	char name[NAME_MAX + 1];
+	unsigned opens;   /* opens by this name, its creator's included */
+	unsigned iopens;  /* opens its inode watch saw by any name */
+	unsigned iallow;  /* 1: its creator's open came after the inode watch */
+	int iwd;          /* the inode watch, or -1 (none: it counts as written) */
+	int gone;         /* no inode watch: renamed or removed before srt got to it */
+	unsigned long seq;
 };
 
 struct watcher {
@@ -101,6 +140,22 @@ struct watcher {
 	int overflow;
 	int want_dir_fd; /* arrival keeps the directory it covered in dir_fd */
 	int dir_fd;
+	struct fresh *fresh;
+	unsigned long fresh_seq;
+	int mv_have;       /* the last IN_MOVED_FROM seen: its cookie, and */
+	uint32_t mv_cookie;
+	long mv_fresh;     /* its entry in fresh, or -1 (not made during the run) */
+	int fan;           /* fanotify, or -1 */
+	int fan_lost;      /* its queue overflowed: counts are unknown */
+	struct fcount *fc;
+	unsigned long fc_seq;
+	struct fcount moved[MOVED_MAX]; /* renamed away: opens counted */
+	struct fcount *early; /* opens of a file before its creation's event */
+	unsigned long early_seq;
+	size_t n_moved;
+	unsigned mv_opens; /* of the last IN_MOVED_FROM's file, or OPENS_UNKNOWN */
+	const char *written; /* the file renamed over a protected name was
+			      * opened by another process: why, for the report */
 };
 
 int srt__watch_protected_dir(const char *name)
@@ -146,6 +201,11 @@ int srt__watch_claude_released(const char *const *released)
 int srt__watch_window_write(unsigned mask)
 {
 	return (mask & (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0;
+}
+
+int srt__watch_written_by_other(unsigned opens, unsigned iopens, unsigned iallow)
+{
+	return opens > 1 || iopens > iallow;
 }
 
 int srt__watch_wanted(const struct srt__init_opts *o)
@@ -516,7 +576,12 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 		say_full(w, "directories", MAX_DIRS);
 		return -1;
 	}
-	w->dirs[w->n_dirs] = (struct wdir){ wd, fd, strdup(path), depth, globbed };
+	memset(&w->dirs[w->n_dirs], 0, sizeof(w->dirs[0]));
+	w->dirs[w->n_dirs].wd = wd;
+	w->dirs[w->n_dirs].fd = fd;
+	w->dirs[w->n_dirs].path = strdup(path);
+	w->dirs[w->n_dirs].depth = depth;
+	w->dirs[w->n_dirs].globbed = globbed;
 	if (!w->dirs[w->n_dirs].path) {
 		inotify_rm_watch(w->ifd, wd);
 		close(fd);
@@ -718,6 +783,13 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	}
 	if (srt__watch_window_write(seen) || !s || !same_content(fd, s, slen))
 		suspect = 1;
+	/* a file the host renamed here that someone else opened before (see
+	 * fresh_written), or that has another name to write it through */
+	if (renamed && !w->written && st.st_nlink != 1)
+		w->written = "the file the host renamed over it has another name (a hard link), through "
+			     "which it can be written";
+	if (w->written)
+		suspect = 1;
 	/* nothing to undo when what is there is what srt last accepted */
 	if (suspect && nm->have_snap && same_content(fd, nm->snap, nm->snap_len)) {
 		free(s);
@@ -728,20 +800,22 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again (events in the window "
 			      "0x%x, %s)", d->path, nm->name, seen, suspect ? "changed" : "unchanged");
 	if (suspect) {
-		char why[200];
+		char why[600];
 		int rerr = nm->have_snap ? restore(fd, nm->snap, nm->snap_len) : ENODATA;
 
+		char whyw[400];
+
+		snprintf(whyw, sizeof(whyw), "replaced on the host during the run, and %s",
+			 w->written ? w->written : "changed before srt covered it again");
 		if (rerr) {
-			snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
-				 "covered it again; srt could not put back the host's content (%s): inspect it",
-				 rerr == ENODATA ? "it had none kept" :
+			snprintf(why, sizeof(why), "%s; srt could not put back the host's content (%s): "
+				 "inspect it", whyw, rerr == ENODATA ? "it had none kept" :
 				 rerr == EMLINK ? "the file has other names" : strerror(rerr));
 			free(s);
 			close(fd);
 			stop_run(w, d->path, nm->name, why);
 		}
-		snprintf(why, sizeof(why), "replaced on the host during the run and changed before srt "
-			 "covered it again; srt put back the content it last saw from the host");
+		snprintf(why, sizeof(why), "%s; srt put back the content it last saw from the host", whyw);
 		violation(w, "write", d->path, nm->name, why);
 		free(s);
 	} else {
@@ -1091,6 +1165,474 @@ static void scan_dir(struct watcher *w, size_t dir)
 	closedir(dd);
 }
 
+/* ---- files made during the run (the host's temporary files) ------------ */
+
+/* Does dir hold a write-protected file (one the host may replace by
+ * renaming a temporary file over it)? */
+static int dir_keeps(const struct watcher *w, size_t dir)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_names; i++)
+		if (w->names[i].dir == dir && w->names[i].kind == W_KEEP && !w->names[i].is_dir &&
+		    !w->names[i].prot)
+			return 1;
+	return 0;
+}
+
+/* fanotify counts the opens of the files made in a directory that holds
+ * a write-protected file. inotify cannot: it merges an open with the one
+ * queued just before it (the same name, the same event), so the command's
+ * open right after the host tool's own is lost; fanotify keeps the opens
+ * of distinct processes apart. It runs unprivileged here (bwrap's user
+ * namespace): directory marks, events naming the directory by its handle
+ * and the entry by its name. */
+static void fan_setup(struct watcher *w)
+{
+	size_t i;
+
+	/* the target's handle in the events of names made, renamed and
+	 * removed (Linux 5.17): without it fanotify merges the creations of
+	 * one name by one process (git's two writes of a config) */
+	w->fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET | FAN_NONBLOCK | FAN_CLOEXEC,
+			       O_RDONLY);
+	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
+	w->early = calloc(EARLY_MAX, sizeof(*w->early));
+	if (w->fan < 0 || !w->fc || !w->early) {
+		srt__init_say("srt: warning: fanotify is not available here (%s): a write the command "
+			      "makes into a temporary file the host then renames over a protected file is "
+			      "told by inotify alone, which can miss it", w->fan < 0 ? strerror(errno) :
+			      "out of memory");
+		if (w->fan >= 0)
+			close(w->fan);
+		w->fan = -1;
+		return;
+	}
+	for (i = 0; i < w->n_dirs; i++) {
+		struct wdir *d = &w->dirs[i];
+		struct {
+			struct file_handle h;
+			unsigned char b[FH_MAX];
+		} fh;
+		int mnt;
+
+		if (!dir_keeps(w, i))
+			continue;
+		fh.h.handle_bytes = FH_MAX;
+		/* "." below the O_PATH descriptor: fanotify_mark takes no
+		 * O_PATH descriptor by itself */
+		if (name_to_handle_at(d->fd, "", &fh.h, &mnt, AT_EMPTY_PATH) != 0 ||
+		    fanotify_mark(w->fan, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD | FAN_CREATE |
+				  FAN_DELETE | FAN_MOVED_FROM, d->fd, ".") != 0)
+			continue;
+		d->fan = 1;
+		d->fh_len = fh.h.handle_bytes;
+		d->fh_type = fh.h.handle_type;
+		memcpy(d->fh, fh.h.f_handle, fh.h.handle_bytes);
+	}
+}
+
+static long fan_dir(const struct watcher *w, const struct file_handle *h)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_dirs; i++)
+		if (w->dirs[i].fan && w->dirs[i].fh_len == h->handle_bytes &&
+		    w->dirs[i].fh_type == h->handle_type && !memcmp(w->dirs[i].fh, h->f_handle, h->handle_bytes))
+			return (long)i;
+	return -1;
+}
+
+static long fc_find_in(const struct fcount *t, size_t n, const struct file_handle *h)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].used && t[i].fh_len == h->handle_bytes && t[i].fh_type == h->handle_type &&
+		    !memcmp(t[i].fh, h->f_handle, h->handle_bytes))
+			return (long)i;
+	return -1;
+}
+
+static long fc_find(const struct watcher *w, const struct file_handle *h)
+{
+	return fc_find_in(w->fc, FRESH_MAX, h);
+}
+
+/* An open of a file fanotify has not seen made: the kernel reports a
+ * creation after the new name is already there to open, so the command's
+ * open can come first. Kept (the newest EARLY_MAX) until the creation's
+ * event adds it to the count. */
+static void early_open(struct watcher *w, const struct file_handle *h)
+{
+	long k = fc_find_in(w->early, EARLY_MAX, h);
+	size_t i, slot = 0;
+
+	if (k < 0) {
+		for (i = 0; i < EARLY_MAX; i++) {
+			if (!w->early[i].used) {
+				slot = i;
+				break;
+			}
+			if (w->early[i].seq < w->early[slot].seq)
+				slot = i;
+		}
+		k = (long)slot;
+		memset(&w->early[k], 0, sizeof(w->early[k]));
+		w->early[k].used = 1;
+		w->early[k].fh_len = h->handle_bytes;
+		w->early[k].fh_type = h->handle_type;
+		memcpy(w->early[k].fh, h->f_handle, h->handle_bytes);
+	}
+	w->early[k].seq = ++w->early_seq;
+	if (w->early[k].opens < OPENS_UNKNOWN - 1)
+		w->early[k].opens++;
+}
+
+/* One fanotify event: mask, of name in dir, the file h. */
+static void fan_event(struct watcher *w, size_t dir, const char *name, const struct file_handle *h,
+		      uint64_t mask)
+{
+	long k = h ? fc_find(w, h) : -1, e;
+	size_t i, slot = 0;
+
+	if (mask & FAN_ONDIR)
+		return;
+	if ((mask & FAN_CREATE) && h) {
+		if (k < 0) {
+			for (i = 0; i < FRESH_MAX; i++) {
+				if (!w->fc[i].used) {
+					slot = i;
+					break;
+				}
+				if (w->fc[i].seq < w->fc[slot].seq)
+					slot = i; /* forgotten: its rename counts as unknown */
+			}
+			k = (long)slot;
+		}
+		memset(&w->fc[k], 0, sizeof(w->fc[k]));
+		w->fc[k].used = 1;
+		w->fc[k].dir = dir;
+		w->fc[k].seq = ++w->fc_seq;
+		snprintf(w->fc[k].name, sizeof(w->fc[k].name), "%s", name);
+		w->fc[k].fh_len = h->handle_bytes;
+		w->fc[k].fh_type = h->handle_type;
+		memcpy(w->fc[k].fh, h->f_handle, h->handle_bytes);
+		e = fc_find_in(w->early, EARLY_MAX, h);
+		if (e >= 0) { /* opened before its creation was reported */
+			w->fc[k].opens = w->early[e].opens;
+			w->early[e].used = 0;
+		}
+	} else if ((mask & FAN_OPEN) && h && k < 0) {
+		/* fanotify merges one process's events of a file into its
+		 * first one still queued: git's create, open and rename come
+		 * as one event, before the command's open made in between.
+		 * An open by the temporary name of the file renamed away was
+		 * made before the rename, wherever it is queued. */
+		e = fc_find_in(w->moved, w->n_moved, h);
+		if (e >= 0 && !strcmp(w->moved[e].name, name) && w->moved[e].dir == dir) {
+			if (w->moved[e].opens < OPENS_UNKNOWN - 1)
+				w->moved[e].opens++;
+		} else {
+			early_open(w, h);
+		}
+	}
+	if ((mask & FAN_OPEN) && k >= 0 && w->fc[k].opens < OPENS_UNKNOWN - 1)
+		w->fc[k].opens++;
+	if (mask & FAN_MOVED_FROM) {
+		if (w->n_moved == MOVED_MAX) { /* never paired: the oldest goes */
+			memmove(w->moved, w->moved + 1, (MOVED_MAX - 1) * sizeof(*w->moved));
+			w->n_moved--;
+		}
+		memset(&w->moved[w->n_moved], 0, sizeof(w->moved[0]));
+		w->moved[w->n_moved].used = 1;
+		w->moved[w->n_moved].dir = dir;
+		w->moved[w->n_moved].opens = k >= 0 ? w->fc[k].opens : OPENS_UNKNOWN;
+		if (h) {
+			w->moved[w->n_moved].fh_len = h->handle_bytes;
+			w->moved[w->n_moved].fh_type = h->handle_type;
+			memcpy(w->moved[w->n_moved].fh, h->f_handle, h->handle_bytes);
+		}
+		snprintf(w->moved[w->n_moved].name, sizeof(w->moved[0].name), "%s", name);
+		w->n_moved++;
+	}
+	if ((mask & (FAN_MOVED_FROM | FAN_DELETE)) && k >= 0)
+		w->fc[k].used = 0;
+}
+
+/* Read what fanotify has queued now. */
+static void fan_read(struct watcher *w)
+{
+	char buf[16384] __attribute__((aligned(8)));
+
+	if (w->fan < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(w->fan, buf, sizeof(buf));
+		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)(void *)buf;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+			size_t off = m->metadata_len;
+
+			if (m->mask & FAN_Q_OVERFLOW) {
+				w->fan_lost = 1;
+				continue;
+			}
+			const char *name = NULL;
+			const struct file_handle *child = NULL;
+			long d = -1;
+
+			/* the directory's handle and the entry's name, and the
+			 * file's own handle */
+			while (off + sizeof(struct fanotify_event_info_fid) <= m->event_len) {
+				struct fanotify_event_info_fid *fid = (void *)((char *)m + off);
+				struct file_handle *h = (struct file_handle *)(void *)fid->handle;
+				size_t hl = sizeof(*fid) + sizeof(*h);
+
+				if (fid->hdr.len < hl || off + fid->hdr.len > m->event_len ||
+				    h->handle_bytes > FH_MAX || hl + h->handle_bytes > fid->hdr.len)
+					break;
+				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
+				    hl + h->handle_bytes < fid->hdr.len) {
+					const char *nm = (const char *)h->f_handle + h->handle_bytes;
+					size_t room = fid->hdr.len - hl - h->handle_bytes;
+
+					if (strnlen(nm, room) < room && (d = fan_dir(w, h)) >= 0)
+						name = nm;
+				} else if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+					child = h;
+				}
+				off += fid->hdr.len;
+			}
+			if (name && child)
+				fan_event(w, (size_t)d, name, child, m->mask);
+			else if (name && (m->mask & FAN_MOVED_FROM))
+				fan_event(w, (size_t)d, name, NULL, m->mask);
+		}
+	}
+}
+
+/* The opens fanotify counted of the file renamed away from name in dir
+ * (the oldest such rename not yet paired), or OPENS_UNKNOWN. */
+static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
+{
+	size_t i;
+	int tries;
+
+	if (w->fan < 0 || !w->dirs[dir].fan)
+		return OPENS_UNKNOWN - 1; /* not counted here: inotify's count stands */
+	/* the rename queued its fanotify event in the same call as the
+	 * inotify one, maybe a moment after: wait for it, a little */
+	for (tries = 0; tries < 50; tries++) {
+		struct pollfd p = { w->fan, POLLIN, 0 };
+
+		fan_read(w);
+		if (w->fan_lost)
+			return OPENS_UNKNOWN;
+		for (i = 0; i < w->n_moved; i++) {
+			if (w->moved[i].dir == dir && !strcmp(w->moved[i].name, name)) {
+				unsigned o = w->moved[i].opens;
+
+				memmove(w->moved + i, w->moved + i + 1,
+					(w->n_moved - i - 1) * sizeof(*w->moved));
+				w->n_moved--;
+				return o;
+			}
+		}
+		if (poll(&p, 1, 2) < 0 && errno != EINTR)
+			break;
+	}
+	return OPENS_UNKNOWN;
+}
+
+static long fresh_find(const struct watcher *w, size_t dir, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FRESH_MAX; i++)
+		if (w->fresh[i].used && w->fresh[i].dir == dir && !strcmp(w->fresh[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static long fresh_find_iwd(const struct watcher *w, int wd)
+{
+	size_t i;
+
+	for (i = 0; i < FRESH_MAX; i++)
+		if (w->fresh[i].used && w->fresh[i].iwd == wd)
+			return (long)i;
+	return -1;
+}
+
+static void fresh_drop(struct watcher *w, long k)
+{
+	struct fresh *f = &w->fresh[k];
+
+	if (f->iwd >= 0)
+		inotify_rm_watch(w->ifd, f->iwd);
+	f->iwd = -1;
+	f->used = 0;
+	if (w->mv_fresh == k)
+		w->mv_fresh = -1;
+}
+
+/* After a queue overflow the counts are incomplete: every entry is
+ * forgotten, so a file renamed over a protected name later counts as
+ * written by another process. */
+static void fresh_clear(struct watcher *w)
+{
+	long k;
+
+	for (k = 0; k < FRESH_MAX; k++)
+		if (w->fresh[k].used)
+			fresh_drop(w, k);
+	w->mv_have = 0;
+}
+
+/* Is an open of name in the directory watched by wd queued from off on? */
+static int open_queued(const struct watcher *w, size_t off, int wd, const char *name)
+{
+	while (off + sizeof(struct inotify_event) <= w->qlen) {
+		const struct inotify_event *ev = event_at(w, off);
+
+		if (ev->wd == wd && (ev->mask & IN_OPEN) && ev->len && !strcmp(ev->name, name))
+			return 1;
+		off += event_size(ev);
+	}
+	return 0;
+}
+
+/* A file was created in dir, which holds a write-protected file: count
+ * who opens it from now on. Its name counts the opens made by that name
+ * (its creator's is one); an inode watch counts the opens made by any name
+ * (a hard link made in the moment after its creation). A full table
+ * forgets its oldest entry: a forgotten file later renamed over a
+ * protected name counts as written by another process (fail closed). */
+static void fresh_add(struct watcher *w, size_t dir, const char *name)
+{
+	char path[64 + NAME_MAX];
+	long k = fresh_find(w, dir, name);
+	size_t i, slot = 0;
+	struct fresh *f;
+	int iwd;
+
+	if (k >= 0)
+		fresh_drop(w, k);
+	for (i = 0; i < FRESH_MAX; i++) {
+		if (!w->fresh[i].used) {
+			slot = i;
+			break;
+		}
+		if (w->fresh[i].seq < w->fresh[slot].seq)
+			slot = i;
+	}
+	if (w->fresh[slot].used)
+		fresh_drop(w, (long)slot);
+	f = &w->fresh[slot];
+	memset(f, 0, sizeof(*f));
+	f->used = 1;
+	f->dir = dir;
+	f->seq = ++w->fresh_seq;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", w->dirs[dir].fd, name);
+	/* never the watch of another inode srt has (IN_MASK_CREATE: EEXIST);
+	 * kernels before 4.18 lack it: the mask is added to, never replaced */
+	iwd = inotify_add_watch(w->ifd, path, IN_OPEN | IN_DONT_FOLLOW | IN_MASK_CREATE);
+	if (iwd < 0 && errno == EINVAL) {
+		iwd = inotify_add_watch(w->ifd, path, IN_OPEN | IN_DONT_FOLLOW | IN_MASK_ADD);
+		if (iwd >= 0 && (find_dir_wd(w, iwd) >= 0 || find_inode_wd(w, iwd) >= 0 ||
+				 fresh_find_iwd(w, iwd) >= 0))
+			iwd = -1; /* shared: not ours to count or remove */
+	}
+	f->iwd = iwd;
+	f->gone = iwd < 0 && errno == ENOENT;
+	/* the creator's own open is reported after its creation: when it is
+	 * not queued yet, its inode watch sees it too */
+	read_events(w);
+	f->iallow = !open_queued(w, w->qpos, w->dirs[dir].wd, name);
+}
+
+/* A file renamed over the write-protected name nm, after the rename event
+ * at the queue's head: was it written by someone besides the host program
+ * that made it? Then why (for the report), else NULL. */
+static const char *fresh_written(struct watcher *w, int known, long src)
+{
+	const struct fresh *f;
+
+	if (!known || src < 0)
+		return "the file the host renamed over it was not one srt saw made during the run, so "
+		       "srt cannot tell who wrote it";
+	f = &w->fresh[src];
+	if (f->iwd < 0 && !f->gone)
+		return "srt could not watch the file the host renamed over it, so it cannot tell who "
+		       "wrote it";
+	if (w->mv_opens == OPENS_UNKNOWN)
+		return "srt lost count of who opened the file the host renamed over it, so it cannot tell "
+		       "who wrote it";
+	if (srt__watch_written_by_other(w->mv_opens == OPENS_UNKNOWN - 1 ? f->opens : w->mv_opens,
+					f->iopens, f->iallow))
+		return "the file the host renamed over it had been opened by another process besides "
+		       "the program that made it (the command can write the host's temporary files)";
+	return NULL;
+}
+
+/* The file moved from the last IN_MOVED_FROM arrived as name in dir. */
+static void fresh_moved(struct watcher *w, size_t dir, const char *name, int is_dir, int known)
+{
+	long src = known ? w->mv_fresh : -1, t = fresh_find(w, dir, name);
+	long k = find_name(w, dir, name);
+
+	w->written = NULL;
+	if (k >= 0 && w->names[k].kind == W_KEEP && !w->names[k].prot && !w->names[k].pre && !is_dir) {
+		w->written = fresh_written(w, known, src);
+		if (src >= 0)
+			fresh_drop(w, src);
+		return;
+	}
+	if (t >= 0 && t != src)
+		fresh_drop(w, t); /* replaced: its counts went with the old file */
+	if (src < 0)
+		return;
+	if (is_dir || !dir_keeps(w, dir)) {
+		fresh_drop(w, src);
+		return;
+	}
+	/* one temporary name renamed to another: its counts go with it */
+	w->fresh[src].dir = dir;
+	snprintf(w->fresh[src].name, sizeof(w->fresh[src].name), "%s", name);
+}
+
+/* What the directory event says about files made during the run. */
+static void fresh_event(struct watcher *w, size_t dir, const char *name, unsigned mask, uint32_t cookie)
+{
+	long f;
+
+	if (mask & IN_ISDIR)
+		return;
+	if (mask & IN_CREATE) {
+		if (find_name(w, dir, name) < 0 && dir_keeps(w, dir))
+			fresh_add(w, dir, name);
+	} else if (mask & IN_OPEN) {
+		f = fresh_find(w, dir, name);
+		if (f >= 0 && w->fresh[f].opens < UINT_MAX)
+			w->fresh[f].opens++;
+	} else if (mask & IN_DELETE) {
+		f = fresh_find(w, dir, name);
+		if (f >= 0)
+			fresh_drop(w, f);
+	} else if (mask & IN_MOVED_FROM) {
+		w->mv_have = 1;
+		w->mv_cookie = cookie;
+		w->mv_fresh = fresh_find(w, dir, name);
+		w->mv_opens = fan_moved(w, dir, name);
+	}
+}
+
 /* The kernel's queue (or ours) overflowed: events were lost, so every
  * name is checked and every directory listed again. */
 static void recheck_all(struct watcher *w)
@@ -1098,6 +1640,7 @@ static void recheck_all(struct watcher *w)
 	size_t i, n;
 
 	w->overflow = 0;
+	fresh_clear(w);
 	for (i = 0; i < w->n_names; i++) {
 		struct wname *nm = &w->names[i];
 
@@ -1119,6 +1662,7 @@ static void handle_queue(struct watcher *w)
 		size_t next = w->qpos + event_size(ev);
 		char name[NAME_MAX + 1];
 		unsigned mask = ev->mask;
+		uint32_t cookie = ev->cookie;
 		int wd = ev->wd;
 		long k;
 
@@ -1136,14 +1680,25 @@ static void handle_queue(struct watcher *w)
 			inode_written(w, &w->names[k]);
 			continue;
 		}
+		if ((mask & IN_OPEN) && !name[0] && (k = fresh_find_iwd(w, wd)) >= 0) {
+			if (w->fresh[k].iopens < UINT_MAX)
+				w->fresh[k].iopens++;
+			continue;
+		}
 		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
 			continue;
+		fresh_event(w, (size_t)k, name, mask, cookie);
+		if (mask & IN_MOVED_TO) {
+			fresh_moved(w, (size_t)k, name, !!(mask & IN_ISDIR), w->mv_have && w->mv_cookie == cookie);
+			w->mv_have = 0;
+		}
 		if (mask & (IN_CREATE | IN_MOVED_TO))
 			entry_arrived(w, (size_t)k, name, !!(mask & IN_ISDIR), w->qpos, !!(mask & IN_MOVED_TO), 0);
 		else if ((mask & (IN_ATTRIB | IN_ISDIR)) == (IN_ATTRIB | IN_ISDIR))
 			/* a directory's mode changed: one that could not be
 			 * watched (mode 0) may be watchable now */
 			entry_arrived(w, (size_t)k, name, 1, w->qpos, 0, 1);
+		w->written = NULL;
 	}
 	if (w->overflow)
 		recheck_all(w);
@@ -1187,7 +1742,9 @@ static int setup(struct watcher *w)
 	w->dirs = calloc(MAX_DIRS, sizeof(*w->dirs));
 	w->names = calloc(MAX_NAMES, sizeof(*w->names));
 	w->globs = calloc(o->n_watch_glob + 1, sizeof(*w->globs));
-	if (w->ifd < 0 || !w->dirs || !w->names || !w->globs) {
+	w->fresh = calloc(FRESH_MAX, sizeof(*w->fresh));
+	w->mv_fresh = -1;
+	if (w->ifd < 0 || !w->dirs || !w->names || !w->globs || !w->fresh) {
 		srt__init_fail("watcher: inotify", w->ifd < 0 ? errno : ENOMEM);
 		return -1;
 	}
@@ -1231,6 +1788,7 @@ static int setup(struct watcher *w)
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth == 0)
 			scan_dir(w, i);
+	fan_setup(w);
 	return 0;
 }
 
@@ -1280,13 +1838,15 @@ static void run_watcher(struct watcher *w) __attribute__((noreturn));
 static void run_watcher(struct watcher *w)
 {
 	for (;;) {
-		struct pollfd p[2] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 } };
+		struct pollfd p[3] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 }, { w->fan, POLLIN, 0 } };
 
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, w->fan >= 0 ? 3 : 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			stop_run(w, "watcher", NULL, "poll failed");
 		}
+		if (p[2].revents & POLLIN)
+			fan_read(w); /* kept up with: its queue is bounded */
 		if (p[0].revents & POLLIN) {
 			read_events(w);
 			handle_queue(w);
@@ -1324,6 +1884,7 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		struct watcher w;
 
 		memset(&w, 0, sizeof(w));
+		w.fan = -1;
 		w.o = o;
 		w.events_fd = events_fd;
 		w.ctl = ctl[0];

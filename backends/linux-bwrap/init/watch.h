@@ -33,9 +33,21 @@
  * to it after the cover (through a descriptor or hard link the command
  * got in the window) is undone, reported, and ends the run. An event
  * queue overflow re-checks every name and rescans every watched
- * directory. Names are opened relative to directory descriptors opened
- * without following links; a link at a covered name is covered itself,
- * never followed for a write. */
+ * directory.
+ *
+ * The host's temporary files: a file made during the run in a directory
+ * that holds a write-protected file (git's NAME.lock, sed -i's and
+ * editors' temporary names) can be opened and written by the command
+ * before the host renames it over the protected name. The watcher counts
+ * who opened each such file (fanotify, which keeps distinct processes'
+ * opens apart, keyed by the file's handle; an inotify watch on its inode
+ * for opens through another name). A file renamed over a protected name
+ * that someone besides its maker opened, or whose making the watcher did
+ * not see, is undone like a write in the window and reported.
+ *
+ * Names are opened relative to directory descriptors opened without
+ * following links; a link at a covered name is covered itself, never
+ * followed for a write. */
 #ifndef SRT_INIT_WATCH_H
 #define SRT_INIT_WATCH_H
 
@@ -82,5 +94,11 @@ int srt__watch_claude_released(const char *const *released);
 /* The inotify events a window check counts as a write to a protected
  * name (a modification, or the name replaced or removed again). */
 int srt__watch_window_write(unsigned mask);
+/* Was a file made during the run, and later renamed over a
+ * write-protected name, opened by someone besides its creator? opens: the
+ * opens inotify reported by its name (its creator's is one); iopens: the
+ * opens its inode watch saw by any name (a hard link too); iallow: 1 when
+ * its creator's own open came after that watch was added. */
+int srt__watch_written_by_other(unsigned opens, unsigned iopens, unsigned iallow);
 
 #endif
