@@ -134,6 +134,28 @@ static void ll_diagnose(srt_report_fn report, void *ctx)
 		       "reinstall srt (make install)");
 }
 
+/* Landlock rules name the inodes that exist at start: a file that matches
+ * a denyRead glob and appears during the run (made by the host, or renamed
+ * into place) is an ordinary new file in a readable directory. Say so once,
+ * at start, naming the first such glob. */
+static void warn_late_globs(const struct srt_policy *pol)
+{
+	size_t i;
+
+	if (pol->fs_disabled)
+		return;
+	for (i = 0; i < pol->deny_read.n; i++) {
+		const struct srt_rule *r = &pol->deny_read.v[i];
+
+		if (!(r->flags & SRT_RULE_GLOB))
+			continue;
+		fprintf(stderr, "srt: warning: linux-landlock: denyRead glob %s covers only the files "
+				"that match it at start; one that appears during the run stays readable "
+				"(linux-bwrap covers them as they appear)\n", r->path);
+		return;
+	}
+}
+
 static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
 {
 	struct ll_state *st;
@@ -181,6 +203,7 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	for (size_t i = 0; i < st->plan.n_notes; i++)
 		if (!strncmp(st->plan.notes[i], "warning: ", 9))
 			fprintf(stderr, "srt: %s\n", st->plan.notes[i]);
+	warn_late_globs(pol);
 	if (geteuid() == 0 && !pol->fs_disabled)
 		/* chmod, chown and utimes are no Landlock access right, and
 		 * uid 0 owns most of the system */
