@@ -191,8 +191,14 @@ max9=$((1000 + 20 * (secs + 1) + 1 + secs / 60))
 check "flood: events bounded ($n9 <= $max9) with a 'not reported' note" \
 	test "$n9" -le "$max9" -a "$(events "$WORK/v9" | grep -c 'were not reported')" -ge 1 -a \
 	     "$(events "$WORK/v9" | grep -c 'were not reported')" -le $((1 + secs / 60))
-check "flood: srt's memory stays flat (peak RSS ${r0} KiB quiet, ${r1} KiB flooded)" \
-	test "$r0" -gt 0 -a "$r1" -gt 0 -a "$r1" -lt $((r0 + 8192))
+# 8 MiB of slack; under AddressSanitizer (the sanitizer pass sets
+# ASAN_OPTIONS) its quarantine of freed blocks alone moves the peak by that
+# much from one run to the next, so the bound there only catches growth
+# with the flood's size, and the plain build's run holds the tight one
+slack=8192
+[ -n "${ASAN_OPTIONS:-}" ] && slack=32768
+check "flood: srt's memory stays flat (peak RSS ${r0} KiB quiet, ${r1} KiB flooded, slack ${slack} KiB)" \
+	test "$r0" -gt 0 -a "$r1" -gt 0 -a "$r1" -lt $((r0 + slack))
 SAME='i=0; while [ $i -lt 20000 ]; do : < $HOME/.ssh/id_canary; i=$((i+1)); done 2>/dev/null'
 srt__run -s "$S" --violations-log "$WORK/v10" -c "$SAME" 2>/dev/null
 check "the same denial repeated: reported once ($(nlines "$WORK/v10"))" test "$(nlines "$WORK/v10")" = 1

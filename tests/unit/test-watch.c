@@ -151,6 +151,12 @@ static void test_opts(void)
 	   o.n_watch_glob == 1 && o.n_watch_tree == 1 && o.watch_depth == 2 &&
 	   o.n_watch_release == 1 && !strcmp(o.watch_release[0], ".envrc"), "each where it belongs");
 	ok(srt__watch_wanted(&o), "and they ask for the watcher");
+	/* the helper keeps its options for its whole life; the test frees them */
+	free(o.watch_deny);
+	free(o.watch_keep);
+	free(o.watch_glob);
+	free(o.watch_tree);
+	free(o.watch_release);
 	memset(&o, 0, sizeof(o));
 	ok(!srt__watch_wanted(&o), "no option, no watcher");
 	ok(srt__init_parse_opts(5, bad_depth, &o) != 0, "--watch-depth 0 is refused");
