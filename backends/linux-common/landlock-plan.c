@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/unix-path.h"
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
@@ -165,28 +166,7 @@ static void domain_release(struct domain *d)
  * deepest existing ancestor with the rest appended. 0 or -1. */
 static int resolve(const char *p, char out[PATH_MAX])
 {
-	char buf[PATH_MAX], real[PATH_MAX];
-	size_t len = strlen(p);
-	char *cut;
-
-	if (p[0] != '/' || len >= sizeof(buf))
-		return -1;
-	if (realpath(p, out))
-		return 0;
-	memcpy(buf, p, len + 1);
-	for (;;) {
-		cut = strrchr(buf, '/');
-		if (!cut)
-			return -1;
-		if (cut == buf) /* nothing below "/" exists: p as spelled */
-			return snprintf(out, PATH_MAX, "%s", p) < PATH_MAX ? 0 : -1;
-		*cut = '\0';
-		if (realpath(buf, real)) {
-			const char *rest = p + (cut - buf); /* starts with "/" */
-			int n = snprintf(out, PATH_MAX, "%s%s", strcmp(real, "/") ? real : "", rest);
-			return n >= 0 && n < PATH_MAX ? 0 : -1;
-		}
-	}
+	return srt__real_location(p, out);
 }
 
 /* The deny of p covers the object it names (symlinks resolved) and the name
