@@ -557,11 +557,51 @@ static int notify_any_bit(scmp_filter_ctx ctx, int nr, unsigned arg, uint32_t bi
 	return 0;
 }
 
+/* Load ctx and take the listener of its SCMP_ACT_NOTIFY rules: 0 with
+ * *listener >= 0, or -errno with a reason in step. *listener is -2 once
+ * the filter is loaded without a usable listener: that cannot be undone,
+ * every notified call would block, so the caller must not run the
+ * command. Releases ctx in every case. */
+static int load_with_listener(scmp_filter_ctx ctx, const char *what, int *listener, char *step,
+			      size_t steplen)
+{
+	int rc, fd;
+
+	rc = seccomp_load(ctx);
+	if (rc < 0) {
+		snprintf(step, steplen, "load the %s filter", what);
+		seccomp_release(ctx);
+		return rc;
+	}
+	fd = seccomp_notify_fd(ctx);
+	*listener = -2; /* from here on the filter is in place */
+	if (fd < 0) {
+		snprintf(step, steplen, "listener of the %s filter", what);
+		seccomp_release(ctx);
+		return -EIO;
+	}
+	/* Our own close-on-exec copy; libseccomp's descriptor is closed
+	 * below whether or not seccomp_release() does it: the command must
+	 * never hold a listener (it could answer its own refusals). */
+	*listener = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (*listener < 0) {
+		*listener = -2;
+		rc = -errno;
+		snprintf(step, steplen, "listener of the %s filter", what);
+	} else {
+		rc = 0;
+	}
+	seccomp_release(ctx);
+	if (fcntl(fd, F_GETFD) >= 0)
+		close(fd);
+	return rc;
+}
+
 int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
-	int rc, fd;
+	int rc;
 
 	*listener = -1;
 	rc = srt__seccomp_notify_supported(step, steplen);
@@ -612,36 +652,7 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 		if (rc < 0)
 			goto out;
 	}
-	rc = seccomp_load(ctx);
-	if (rc < 0) {
-		snprintf(step, steplen, "load the observe filter");
-		goto out;
-	}
-	fd = seccomp_notify_fd(ctx);
-	*listener = -2; /* from here on the filter is in place */
-	if (fd < 0) {
-		/* loaded, but nobody could ever answer it: every observed call
-		 * would block. Cannot be undone; the caller must not run the
-		 * command. */
-		snprintf(step, steplen, "listener of the observe filter");
-		rc = -EIO;
-		goto out;
-	}
-	/* Our own close-on-exec copy; libseccomp's descriptor is closed
-	 * below whether or not seccomp_release() does it: the command must
-	 * never hold a listener (it could answer its own refusals). */
-	*listener = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (*listener < 0) {
-		*listener = -2;
-		rc = -errno;
-		snprintf(step, steplen, "listener of the observe filter");
-	} else {
-		rc = 0;
-	}
-	seccomp_release(ctx);
-	if (fcntl(fd, F_GETFD) >= 0)
-		close(fd);
-	return rc;
+	return load_with_listener(ctx, "observe", listener, step, steplen);
 out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
@@ -723,7 +734,7 @@ int srt__seccomp_install_supervisor(unsigned flags, int *listener, char *step, s
 {
 	scmp_filter_ctx ctx;
 	size_t i;
-	int rc, fd;
+	int rc;
 
 	*listener = -1;
 	rc = srt__seccomp_notify_supported(step, steplen);
@@ -737,30 +748,7 @@ int srt__seccomp_install_supervisor(unsigned flags, int *listener, char *step, s
 		if (rc < 0)
 			goto out;
 	}
-	rc = seccomp_load(ctx);
-	if (rc < 0) {
-		snprintf(step, steplen, "load the supervisor filter");
-		goto out;
-	}
-	fd = seccomp_notify_fd(ctx);
-	*listener = -2;
-	if (fd < 0) {
-		snprintf(step, steplen, "listener of the supervisor filter");
-		rc = -EIO;
-		goto out;
-	}
-	*listener = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (*listener < 0) {
-		*listener = -2;
-		rc = -errno;
-		snprintf(step, steplen, "listener of the supervisor filter");
-	} else {
-		rc = 0;
-	}
-	seccomp_release(ctx);
-	if (fcntl(fd, F_GETFD) >= 0)
-		close(fd);
-	return rc;
+	return load_with_listener(ctx, "supervisor", listener, step, steplen);
 out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
