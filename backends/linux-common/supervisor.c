@@ -39,6 +39,7 @@
 #include <linux/seccomp.h>
 
 #include "backends/linux-common/seccomp.h"
+#include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
 
 #ifndef SYS_openat2
@@ -643,18 +644,10 @@ static int id_valid(struct srt__super *s, uint64_t id)
 static mode_t caller_umask(pid_t tid)
 {
 	char path[64], buf[2048], *p;
-	int fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (srt__read_small_file(path, buf, sizeof(buf)) <= 0)
 		return 077;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 077;
-	buf[n] = '\0';
 	p = strstr(buf, "\nUmask:");
 	if (!p)
 		return 077; /* unknown: the strictest usual mask */
