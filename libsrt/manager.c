@@ -19,7 +19,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "common/protected.h"
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
@@ -304,14 +303,6 @@ struct events_reader {
 
 #define EVENT_LINE_MAX 4096
 
-/* One violation line of the backend's monitor ("deny <call> <path>"),
- * stored as the monitor wrote it (the summary's hints explain it). */
-static void add_event(struct srt_sandbox *sb, const char *key, const char *line, size_t l)
-{
-	(void)l;
-	srt__vstore_add(sb->violations, key, line);
-}
-
 static void *events_main(void *arg)
 {
 	struct events_reader *er = arg;
@@ -333,7 +324,7 @@ static void *events_main(void *arg)
 			if (!skipping && l == 1 && buf[0] == '\0')
 				return NULL;
 			if (!skipping && l > 0)
-				add_event(er->sb, er->key, buf, l);
+				srt__vstore_add(er->sb->violations, er->key, buf); /* as the monitor wrote it */
 			skipping = 0;
 			memmove(buf, nl + 1, have - l - 1);
 			have -= l + 1;
