@@ -48,30 +48,68 @@ static bool zeros(const uint8_t *p, size_t n)
 	return true;
 }
 
-bool srt__ip_unwrap_v4(const struct srt__ip *ip, struct srt__ip *v4)
+bool srt__ip_is_mapped(const struct srt__ip *ip)
+{
+	return ip->family == AF_INET6 && zeros(ip->a, 10) && ip->a[10] == 0xff && ip->a[11] == 0xff;
+}
+
+static size_t put_v4(struct srt__ip *out, size_t n, uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	memset(&out[n], 0, sizeof(out[n]));
+	out[n].family = AF_INET;
+	out[n].a[0] = a;
+	out[n].a[1] = b;
+	out[n].a[2] = c;
+	out[n].a[3] = d;
+	return n + 1;
+}
+
+/* 64:ff9b:1::/48 is a NAT64 prefix for local use: the network chooses
+ * its length (/48, /56, /64 or /96), so the IPv4 address may sit at any
+ * of the four places the translation format defines. Every place whose
+ * other bits are zero (as the format demands) is a candidate; 0.0.0.0/8
+ * is no destination a translator reaches, so it is not one. */
+static size_t local_nat64(const uint8_t *a, struct srt__ip *out)
+{
+	size_t n = 0;
+
+	if (a[8] != 0)
+		return 0; /* bits 64-71 are zero in every format */
+	if (zeros(a + 11, 5) && a[6])
+		n = put_v4(out, n, a[6], a[7], a[9], a[10]); /* /48 */
+	if (zeros(a + 12, 4) && a[7])
+		n = put_v4(out, n, a[7], a[9], a[10], a[11]); /* /56 */
+	if (zeros(a + 13, 3) && a[9])
+		n = put_v4(out, n, a[9], a[10], a[11], a[12]); /* /64 */
+	if (a[12])
+		n = put_v4(out, n, a[12], a[13], a[14], a[15]); /* /96 */
+	return n;
+}
+
+size_t srt__ip_embedded_v4(const struct srt__ip *ip, struct srt__ip out[SRT_IP_MAX_EMBEDDED])
 {
 	const uint8_t *a = ip->a;
-	const uint8_t *src = NULL;
 	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	static const uint8_t nat64_local[6] = { 0, 0x64, 0xff, 0x9b, 0, 1 };
 
 	if (ip->family != AF_INET6)
-		return false;
-	if (zeros(a, 10) && a[10] == 0xff && a[11] == 0xff)
-		src = a + 12; /* ::ffff:a.b.c.d */
-	else if (zeros(a, 8) && a[8] == 0xff && a[9] == 0xff && a[10] == 0 && a[11] == 0)
-		src = a + 12; /* ::ffff:0:a.b.c.d */
-	else if (zeros(a, 12) && !(zeros(a + 12, 3) && a[15] <= 1))
-		src = a + 12; /* ::a.b.c.d, not :: or ::1 */
-	else if (memcmp(a, nat64, 12) == 0)
-		src = a + 12;
-	else if (a[0] == 0x20 && a[1] == 0x02)
-		src = a + 2;
-	if (!src)
-		return false;
-	memset(v4, 0, sizeof(*v4));
-	v4->family = AF_INET;
-	memcpy(v4->a, src, 4);
-	return true;
+		return 0;
+	if (srt__ip_is_mapped(ip) ||                                 /* ::ffff:a.b.c.d */
+	    (zeros(a, 8) && a[8] == 0xff && a[9] == 0xff && a[10] == 0 && a[11] == 0) || /* ::ffff:0:a.b.c.d */
+	    (zeros(a, 12) && !(zeros(a + 12, 3) && a[15] <= 1)) ||  /* ::a.b.c.d, not :: or ::1 */
+	    memcmp(a, nat64, 12) == 0)                              /* 64:ff9b::a.b.c.d */
+		return put_v4(out, 0, a[12], a[13], a[14], a[15]);
+	if (memcmp(a, nat64_local, 6) == 0)
+		return local_nat64(a, out);
+	if (a[0] == 0x20 && a[1] == 0x02) /* 6to4 2002:AABB:CCDD::/48 */
+		return put_v4(out, 0, a[2], a[3], a[4], a[5]);
+	if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0) {
+		/* Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC: the server
+		 * and the client, whose address is stored inverted */
+		size_t n = put_v4(out, 0, a[4], a[5], a[6], a[7]);
+		return put_v4(out, n, (uint8_t)~a[12], (uint8_t)~a[13], (uint8_t)~a[14], (uint8_t)~a[15]);
+	}
+	return 0;
 }
 
 int srt__cidr_parse(const char *s, struct srt__cidr *c)
@@ -151,7 +189,7 @@ static bool literal_listed(char *const *list, size_t n, const struct srt__ip *ip
 {
 	for (size_t i = 0; i < n; i++) {
 		char host[300], canon[300];
-		struct srt__ip lit, v4;
+		struct srt__ip lit, v4[SRT_IP_MAX_EMBEDDED];
 		int pport = 0;
 
 		if (srt__domain_split_port(list[i], host, sizeof(host), &pport) < 0)
@@ -161,8 +199,8 @@ static bool literal_listed(char *const *list, size_t n, const struct srt__ip *ip
 		if (srt__host_canonicalize(host, canon, sizeof(canon)) < 0 ||
 		    srt__ip_parse(canon, &lit) < 0)
 			continue;
-		if (srt__ip_unwrap_v4(&lit, &v4) && lit.a[10] == 0xff)
-			lit = v4;
+		if (srt__ip_is_mapped(&lit) && srt__ip_embedded_v4(&lit, v4))
+			lit = v4[0];
 		if (srt__ip_equal(&lit, ip))
 			return true;
 	}
@@ -176,8 +214,16 @@ static bool is_loopback(const struct srt__ip *ip)
 
 bool srt__ip_is_private(const struct srt__ip *ip)
 {
+	/* RFC 1918, shared (carrier-grade NAT), the IETF protocol block,
+	 * benchmarking, reserved 240/4 (Linux routes it as unicast), unique
+	 * local, site-local (deprecated, still routed where configured),
+	 * local-use NAT64 and IPv6 benchmarking: none of them is reachable
+	 * from the internet, so a name pointing there points into a private
+	 * network */
 	static const char *const ranges[] = {
-		"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", NULL,
+		"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
+		"192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4",
+		"fc00::/7", "fec0::/10", "64:ff9b:1::/48", "2001:2::/48", NULL,
 	};
 
 	for (size_t i = 0; ranges[i]; i++)
@@ -186,12 +232,18 @@ bool srt__ip_is_private(const struct srt__ip *ip)
 	return false;
 }
 
-/* The address or the IPv4 one inside it is private. */
+/* The address or an IPv4 one inside it is private. */
 static bool any_private(const struct srt__ip *ip)
 {
-	struct srt__ip v4;
+	struct srt__ip v4[SRT_IP_MAX_EMBEDDED];
+	size_t n = srt__ip_embedded_v4(ip, v4);
 
-	return srt__ip_is_private(ip) || (srt__ip_unwrap_v4(ip, &v4) && srt__ip_is_private(&v4));
+	if (srt__ip_is_private(ip))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (srt__ip_is_private(&v4[i]))
+			return true;
+	return false;
 }
 
 /* Whether privateAddresses keeps this name off the private ranges. */
@@ -260,30 +312,35 @@ unsigned srt__guard_check(const struct srt__net_rules *r, const char *host, int 
 			  const struct srt__ip *a, const struct srt__ip *local,
 			  size_t nlocal, bool named)
 {
-	struct srt__ip v4;
-	bool has_v4 = srt__ip_unwrap_v4(a, &v4);
-	bool mapped = has_v4 && a->a[10] == 0xff;
+	struct srt__ip v4[SRT_IP_MAX_EMBEDDED];
+	size_t n = srt__ip_embedded_v4(a, v4);
+	bool mapped = srt__ip_is_mapped(a);
 	unsigned c;
 	bool private_off;
 
 	if (!r)
 		return SRT_GUARD_DENYLISTED;
 	private_off = private_refused(r, named);
-	if (literal_listed(r->denied, r->n_denied, a, port) ||
-	    (has_v4 && literal_listed(r->denied, r->n_denied, &v4, port)))
+	if (literal_listed(r->denied, r->n_denied, a, port))
 		return SRT_GUARD_DENYLISTED;
+	for (size_t i = 0; i < n; i++)
+		if (literal_listed(r->denied, r->n_denied, &v4[i], port))
+			return SRT_GUARD_DENYLISTED;
 	/* an allowed literal: the user named this exact address (a mapped
-	 * spelling is the same socket address; NAT64/6to4 are not) */
+	 * spelling is the same socket address; NAT64, 6to4 and Teredo are
+	 * not) */
 	if (literal_listed(r->allowed, r->n_allowed, a, port) ||
-	    (mapped && literal_listed(r->allowed, r->n_allowed, &v4, port)))
+	    (mapped && literal_listed(r->allowed, r->n_allowed, &v4[0], port)))
 		return r->private_mode == SRT_PRIVATE_REFUSE && any_private(a) ?
 		       SRT_GUARD_PRIVATE : 0;
 	if (is_localhost_name(host))
-		return is_loopback(a) || (mapped && is_loopback(&v4)) ? 0 :
+		return is_loopback(a) || (mapped && is_loopback(&v4[0])) ? 0 :
 		       SRT_GUARD_NON_LOOPBACK;
+	/* the address itself, then every IPv4 address it carries: the
+	 * first form that is refused decides */
 	c = classify(r, a, local, nlocal, private_off);
-	if (!c && has_v4)
-		c = classify(r, &v4, local, nlocal, private_off);
+	for (size_t i = 0; !c && i < n; i++)
+		c = classify(r, &v4[i], local, nlocal, private_off);
 	return c;
 }
 

@@ -18,9 +18,17 @@ struct srt__ip {
 int srt__ip_parse(const char *s, struct srt__ip *ip);
 void srt__ip_format(const struct srt__ip *ip, char *out, size_t cap);
 bool srt__ip_equal(const struct srt__ip *a, const struct srt__ip *b);
-/* The IPv4 address inside an IPv6 one: mapped, compatible, translated
- * (::ffff:0:0/96), NAT64 64:ff9b::/96, 6to4 2002::/16. */
-bool srt__ip_unwrap_v4(const struct srt__ip *ip, struct srt__ip *v4);
+/* ::ffff:a.b.c.d: the same socket address as a.b.c.d. */
+bool srt__ip_is_mapped(const struct srt__ip *ip);
+
+/* The IPv4 addresses an IPv6 one carries, the ones a packet to it may end
+ * up at: mapped ::ffff:0:0/96, translated ::ffff:0:0:0/96, compatible
+ * ::/96 (not :: or ::1), NAT64 64:ff9b::/96, local-use NAT64
+ * 64:ff9b:1::/48 (every place its prefix length allows), 6to4 2002::/16,
+ * Teredo 2001::/32 (server and client). Returns how many were put in out
+ * (the mapped form's is out[0]). */
+#define SRT_IP_MAX_EMBEDDED 4
+size_t srt__ip_embedded_v4(const struct srt__ip *ip, struct srt__ip out[SRT_IP_MAX_EMBEDDED]);
 
 /* addr[/prefix]; IPv4-mapped IPv6 ranges with prefix >= 96 become IPv4. */
 int srt__cidr_parse(const char *s, struct srt__cidr *c);
@@ -41,7 +49,9 @@ enum {
 	SRT_GUARD_PRIVATE = 1u << 10,
 };
 
-/* 10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7 (the address as given). */
+/* The address as given lies in a range no internet host has: 10/8,
+ * 172.16/12, 192.168/16, 100.64/10, 192.0.0/24, 198.18/15, 240/4, fc00::/7,
+ * fec0::/10, 64:ff9b:1::/48, 2001:2::/48. */
 bool srt__ip_is_private(const struct srt__ip *ip);
 
 /* 0 when `a` (an answer for hostname `host`, canonical, dialled on port)

@@ -75,7 +75,7 @@ static void test_guard(void)
 		"fd00:ec2::254", "fd20:ce::254", "fd00:c1::a9fe:a9fe", "fd00:42::42",
 		"fd00:a9fe:a9fe::1", "fd00:100::100:200", NULL };
 	struct srt__net_rules *r = rules(allowed, denied, NULL, false, daddrs);
-	struct srt__ip ip, v4, own[1];
+	struct srt__ip ip, v4[SRT_IP_MAX_EMBEDDED], own[1];
 	char reason[256];
 	bool all_metadata = true;
 	size_t i;
@@ -135,9 +135,13 @@ static void test_guard(void)
 	ok(!strcmp(reason, "resolved to a loopback address / a link-local address"),
 	   "reason lists classes in order: %s", reason);
 	srt__ip_parse("::ffff:1.2.3.4", &ip);
-	ok(srt__ip_unwrap_v4(&ip, &v4) && v4.family == AF_INET && v4.a[3] == 4, "unwrap mapped");
+	ok(srt__ip_embedded_v4(&ip, v4) == 1 && v4[0].family == AF_INET && v4[0].a[3] == 4,
+	   "unwrap mapped");
 	srt__ip_parse("::1", &ip);
-	ok(!srt__ip_unwrap_v4(&ip, &v4), "::1 is not IPv4-compatible");
+	ok(srt__ip_embedded_v4(&ip, v4) == 0, "::1 is not IPv4-compatible");
+	srt__ip_parse("2001:0:4136:e378:8000:63bf:3fff:fdd2", &ip);
+	ok(srt__ip_embedded_v4(&ip, v4) == 2 && v4[0].a[0] == 65 && v4[0].a[3] == 120 &&
+	   v4[1].a[0] == 192 && v4[1].a[3] == 45, "Teredo carries its server and its (inverted) client");
 	ok(srt__guard_check(NULL, "example.com", 443, &ip, NULL, 0, true) != 0, "no rules: refused");
 	srt__net_rules_free(r);
 }
@@ -320,11 +324,85 @@ static void test_private(void)
 	srt__net_rules_free(allow);
 }
 
+/* Every spelling that reaches a private, loopback, link-local or other
+ * refused address, for a name a wildcard allowed (x.corp.test) and for an
+ * exactly named one (db.corp.test), which keeps the private ranges only. */
+static void test_spellings(void)
+{
+	static const struct {
+		const char *addr;
+		unsigned wild, named;
+		const char *what;
+	} t[] = {
+		{ "fec0::1", SRT_GUARD_PRIVATE, 0, "site-local fec0::/10" },
+		{ "feff::1", SRT_GUARD_PRIVATE, 0, "site-local, top of the range" },
+		{ "2001:0:4136:e378:8000:63bf:80ff:fffe", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK,
+		  "Teredo whose client is 127.0.0.1" },
+		{ "2001:0:4136:e378:8000:63bf:f5ff:fffe", SRT_GUARD_PRIVATE, 0,
+		  "Teredo whose client is 10.0.0.1" },
+		{ "2001:0:4136:e378:8000:63bf:5601:5601", SRT_GUARD_LINK_LOCAL, SRT_GUARD_LINK_LOCAL,
+		  "Teredo whose client is 169.254.169.254" },
+		{ "2001:0:7f00:1:8000:63bf:3fff:fdd2", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK,
+		  "Teredo whose server is 127.0.0.1" },
+		{ "2001:0:4136:e378:8000:63bf:3fff:fdd2", 0, 0, "Teredo between public addresses" },
+		{ "64:ff9b:1::a00:1", SRT_GUARD_PRIVATE, 0, "local-use NAT64 (/96) of 10.0.0.1" },
+		{ "64:ff9b:1::7f00:1", SRT_GUARD_PRIVATE, SRT_GUARD_LOOPBACK,
+		  "local-use NAT64 (/96) of 127.0.0.1" },
+		{ "64:ff9b:1:a9fe:a9:fe00::", SRT_GUARD_PRIVATE, SRT_GUARD_LINK_LOCAL,
+		  "local-use NAT64 (/48) of 169.254.169.254" },
+		{ "64:ff9b:1:7f:0:1::", SRT_GUARD_PRIVATE, SRT_GUARD_LOOPBACK,
+		  "local-use NAT64 (/56) of 127.0.0.1" },
+		{ "64:ff9b:1:0:7f:0:100::", SRT_GUARD_PRIVATE, SRT_GUARD_LOOPBACK,
+		  "local-use NAT64 (/64) of 127.0.0.1" },
+		{ "64:ff9b:1:808:8:800::", SRT_GUARD_PRIVATE, 0, "local-use NAT64 (/48) of 8.8.8.8" },
+		{ "64:ff9b::7f00:1", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK, "NAT64 of 127.0.0.1" },
+		{ "64:ff9b::a00:1", SRT_GUARD_PRIVATE, 0, "NAT64 of 10.0.0.1" },
+		{ "64:ff9b::808:808", 0, 0, "NAT64 of 8.8.8.8" },
+		{ "2002:7f00:1::1", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK, "6to4 of 127.0.0.1" },
+		{ "2002:a00:1::1", SRT_GUARD_PRIVATE, 0, "6to4 of 10.0.0.1" },
+		{ "2002:808:808::1", 0, 0, "6to4 of 8.8.8.8" },
+		{ "::ffff:169.254.169.254", SRT_GUARD_LINK_LOCAL, SRT_GUARD_LINK_LOCAL,
+		  "mapped 169.254.169.254" },
+		{ "::ffff:0:10.0.0.1", SRT_GUARD_PRIVATE, 0, "translated 10.0.0.1" },
+		{ "::10.0.0.1", SRT_GUARD_PRIVATE, 0, "compatible 10.0.0.1" },
+		{ "::ffff:0.0.0.0", SRT_GUARD_UNSPECIFIED, SRT_GUARD_UNSPECIFIED, "mapped 0.0.0.0" },
+		{ "::", SRT_GUARD_UNSPECIFIED, SRT_GUARD_UNSPECIFIED, "::/128" },
+		{ "0.1.2.3", SRT_GUARD_UNSPECIFIED, SRT_GUARD_UNSPECIFIED, "0.0.0.0/8" },
+		{ "169.254.1.1", SRT_GUARD_LINK_LOCAL, SRT_GUARD_LINK_LOCAL, "169.254/16" },
+		{ "192.0.0.8", SRT_GUARD_PRIVATE, 0, "192.0.0.0/24" },
+		{ "192.0.0.192", SRT_GUARD_METADATA, SRT_GUARD_METADATA, "metadata inside 192.0.0.0/24" },
+		{ "198.18.0.1", SRT_GUARD_PRIVATE, 0, "198.18/15" },
+		{ "198.19.255.254", SRT_GUARD_PRIVATE, 0, "198.18/15, top" },
+		{ "198.20.0.1", 0, 0, "198.20.0.1 is past 198.18/15" },
+		{ "240.0.0.1", SRT_GUARD_PRIVATE, 0, "240/4" },
+		{ "255.255.255.254", SRT_GUARD_PRIVATE, 0, "240/4, top" },
+		{ "::ffff:240.0.0.1", SRT_GUARD_PRIVATE, 0, "mapped 240/4" },
+		{ "255.255.255.255", SRT_GUARD_BROADCAST, SRT_GUARD_BROADCAST, "broadcast" },
+		{ "2001:2::1", SRT_GUARD_PRIVATE, 0, "IPv6 benchmarking 2001:2::/48" },
+		{ "239.1.1.1", SRT_GUARD_MULTICAST, SRT_GUARD_MULTICAST, "multicast" },
+		{ "::ffff:224.0.0.1", SRT_GUARD_MULTICAST, SRT_GUARD_MULTICAST, "mapped multicast" },
+		{ "ff05::2", SRT_GUARD_MULTICAST, SRT_GUARD_MULTICAST, "IPv6 multicast" },
+	};
+	const char *allowed[] = { "*.corp.test", "db.corp.test", NULL };
+	struct srt__net_rules *r = rules_mode(allowed, SRT_PRIVATE_REFUSE_WILDCARDS);
+
+	ok(r != NULL, "rules built");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned w = check(r, "x.corp.test", 443, t[i].addr);
+		unsigned n = check(r, "db.corp.test", 443, t[i].addr);
+
+		ok(w == t[i].wild && n == t[i].named, "%s (%s): wildcard %#x, named %#x", t[i].what,
+		   t[i].addr, w, n);
+	}
+	srt__net_rules_free(r);
+}
+
 int main(void)
 {
 	TAP_RUN(test_routes);
 	TAP_RUN(test_guard);
 	TAP_RUN(test_decide);
 	TAP_RUN(test_private);
+	TAP_RUN(test_spellings);
 	return tap_done();
 }
