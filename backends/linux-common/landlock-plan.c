@@ -903,12 +903,13 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		goto out;
 	}
 	plan->handled_fs = srt__ll_fs_rights_for_abi(abi);
-	/* Landlock has no metadata right before ABI 13: seccomp refuses
-	 * chown and xattr changes and the dangerous chmod modes; the other
-	 * chmod modes and utimes stay possible on the user's own files (tools
-	 * need them inside the write roots). */
+	/* Landlock has no metadata right: seccomp refuses chown and xattr
+	 * changes and the dangerous chmod modes; under linux-landlock the
+	 * other chmod modes and utimes go to the write supervisor, which
+	 * allows them in the write roots on unprotected names only (tools
+	 * need them there). */
 	plan->block_meta = 1;
-	rc = note(plan, "metadata: chown(2), setxattr(2) and chmod(2) to set-id or group/other-writable modes refused everywhere; Landlock ABI %d cannot stop other chmod(2) modes and utimensat(2) on the user's own files outside the write roots (linux-bwrap can)", abi);
+	rc = note(plan, "metadata: chown(2), setxattr(2) and chmod(2) to set-id or group/other-writable modes refused everywhere; other chmod(2) modes and utimensat(2) (Landlock ABI %d has no right for them) checked by the write supervisor: allowed in the write roots on names that are not protected, refused elsewhere", abi);
 	if (rc)
 		goto out;
 	plan->stdio_access = SRT_LL_WRITE_FILE_RIGHTS & plan->handled_fs;

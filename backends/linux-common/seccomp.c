@@ -661,11 +661,14 @@ out:
 /* ---- the supervisor's filter (linux-landlock write roots) --------------- */
 
 #define NO -1
-/* Every call that creates, replaces, removes or write-opens a name. Not
- * here, and why: openat2 (ENOSYS from the enforcement filter), chmod,
- * chown, utimes and xattrs (no name changes; the metadata rules of the
- * other filters). bind is here because a pathname socket is a new name:
- * in a write root the supervisor makes it. */
+/* Every call that creates, replaces, removes or write-opens a name, and
+ * the mode and time changes, which Landlock has no right for (a chmod +x
+ * of a git hook runs code on the host). Not here, and why: openat2
+ * (ENOSYS from the enforcement filter), chown and xattrs (refused outright
+ * by linux-landlock's own filter). bind is here because a pathname socket
+ * is a new name: in a write root the supervisor makes it. A call with a
+ * path of NULL (utimensat, futimesat) or flags naming AT_EMPTY_PATH acts
+ * on its descriptor: dfd is then that descriptor. */
 const struct srt__supervised_syscall srt__supervised_syscalls[] = {
 	{ "openat", -1, SRT_SUP_OPEN, 0, 1, NO, NO, 2, 3, 0 },
 	{ "open", -1, SRT_SUP_OPEN, NO, 0, NO, NO, 1, 2, 0 },
@@ -688,6 +691,14 @@ const struct srt__supervised_syscall srt__supervised_syscalls[] = {
 	{ "socket", -1, SRT_SUP_SOCKET, NO, NO, NO, NO, NO, NO, 0 },
 	{ "connect", -1, SRT_SUP_CONNECT, NO, NO, NO, NO, NO, NO, 0 },
 	{ "bind", -1, SRT_SUP_BIND, NO, NO, NO, NO, NO, NO, 0 },
+	{ "chmod", -1, SRT_SUP_CHMOD, NO, 0, NO, NO, NO, 1, 0 },
+	{ "fchmod", -1, SRT_SUP_CHMOD, 0, NO, NO, NO, NO, 1, 0 },
+	{ "fchmodat", -1, SRT_SUP_CHMOD, 0, 1, NO, NO, NO, 2, 0 },
+	{ "fchmodat2", 452, SRT_SUP_CHMOD, 0, 1, NO, NO, 3, 2, 0 },
+	{ "utimensat", -1, SRT_SUP_UTIMES, 0, 1, NO, NO, 3, 2, SRT_SUP_TIMESPEC },
+	{ "futimesat", -1, SRT_SUP_UTIMES, 0, 1, NO, NO, NO, 2, SRT_SUP_TIMEVAL },
+	{ "utimes", -1, SRT_SUP_UTIMES, NO, 0, NO, NO, NO, 1, SRT_SUP_TIMEVAL },
+	{ "utime", -1, SRT_SUP_UTIMES, NO, 0, NO, NO, NO, 1, SRT_SUP_UTIMBUF },
 };
 #undef NO
 const size_t srt__n_supervised_syscalls =
@@ -710,6 +721,8 @@ static int add_supervised(scmp_filter_ctx ctx, const struct srt__supervised_sysc
 	int nr, rc;
 
 	if ((s->op == SRT_SUP_SOCKET || s->op == SRT_SUP_CONNECT) && !(flags & SRT_SUPER_UNIX))
+		return 0;
+	if ((s->op == SRT_SUP_CHMOD || s->op == SRT_SUP_UTIMES) && !(flags & SRT_SUPER_META))
 		return 0;
 	rc = resolve(&ns, &nr);
 	if (rc < 0) {

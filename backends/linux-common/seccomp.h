@@ -131,7 +131,13 @@ enum srt__super_op {
 	SRT_SUP_SOCKET,   /* socket(AF_UNIX): only with SRT_SUPER_UNIX */
 	SRT_SUP_CONNECT,  /* connect: only with SRT_SUPER_UNIX */
 	SRT_SUP_BIND,     /* bind: a socket file made in a write root */
+	SRT_SUP_CHMOD,    /* chmod family: fixed_flags 0 */
+	SRT_SUP_UTIMES,   /* utimes family: fixed_flags says how times are
+			   * spelled (SRT_SUP_TIMESPEC, ...) */
 };
+
+/* The times argument of the utimes family. */
+enum { SRT_SUP_TIMESPEC, SRT_SUP_TIMEVAL, SRT_SUP_UTIMBUF };
 
 struct srt__supervised_syscall {
 	const char *name;
@@ -142,7 +148,8 @@ struct srt__supervised_syscall {
 	signed char dfd2, path2; /* rename/link: the new name; symlink: path2
 				  * is the target string (no dirfd) */
 	signed char flags;       /* flags argument, or -1: fixed_flags */
-	signed char mode;        /* mode argument (truncate: the length), or -1 */
+	signed char mode;        /* mode argument (truncate: the length; utimes:
+				  * the times), or -1 */
 	int fixed_flags;
 };
 
@@ -151,6 +158,8 @@ extern const size_t srt__n_supervised_syscalls;
 
 /* Flags of srt__seccomp_install_supervisor. */
 #define SRT_SUPER_UNIX 1u /* socket(AF_UNIX) and every connect: notify */
+#define SRT_SUPER_META 2u /* the chmod and utimes families: notify (the
+			   * filesystem rules are on) */
 
 /* This architecture's number for s, or -1. */
 int srt__seccomp_supervised_nr(const struct srt__supervised_syscall *s);

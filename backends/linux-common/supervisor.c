@@ -27,11 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -99,6 +101,11 @@ struct sino {
 	const char *why;
 };
 
+struct sdir {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct srt__super {
 	struct sroot *roots;
 	size_t n_roots;
@@ -108,17 +115,19 @@ struct srt__super {
 	size_t n_pass;
 	struct sname *names;
 	size_t n_names;
-	size_t max_comps;
+	struct sname *repo;   /* patterns below a .git the command did not make */
+	size_t n_repo;
+	struct sdir *made;    /* the .git directories the command made */
+	size_t n_made;
 	struct sino *inos;
 	size_t n_inos;
 	char **unix_ok;
 	size_t n_unix;
-	int depth;
 	/* serving */
 	int listener;
 	int events_fd;
 	unsigned long events;
-	int nr[32]; /* srt__supervised_syscalls' numbers, -1 when absent */
+	int nr[48]; /* srt__supervised_syscalls' numbers, -1 when absent */
 };
 
 static int grow(void **v, size_t n, size_t size)
@@ -224,7 +233,7 @@ static int add_str(char ***v, size_t *n, const char *str)
 	return 0;
 }
 
-static int add_name(struct srt__super *s, char *rec)
+static int add_pattern(struct sname **v, size_t *n, char *rec)
 {
 	char *tab = strchr(rec, '\t'), *p, *save = NULL;
 	struct sname *nm;
@@ -232,22 +241,28 @@ static int add_name(struct srt__super *s, char *rec)
 	if (!tab || !tab[1] || tab[1] == '/')
 		return -1;
 	*tab = '\0';
-	if (grow((void **)&s->names, s->n_names, sizeof(*s->names)))
+	if (grow((void **)v, *n, sizeof(**v)))
 		return -1;
-	nm = &s->names[s->n_names];
+	nm = &(*v)[*n];
 	memset(nm, 0, sizeof(*nm));
 	if (!(nm->why = strdup(rec)))
 		return -1;
-	s->n_names++;
+	(*n)++;
 	for (p = strtok_r(tab + 1, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
 		if (add_str(&nm->comp, &nm->n, p))
 			return -1;
 	}
 	if (nm->n == 0)
 		return -1;
-	if (nm->n > s->max_comps)
-		s->max_comps = nm->n;
 	return 0;
+}
+
+/* A repo pattern starts with the .git directory it lies in. */
+static int add_repo(struct srt__super *s, char *rec)
+{
+	if (add_pattern(&s->repo, &s->n_repo, rec))
+		return -1;
+	return strcasecmp(s->repo[s->n_repo - 1].comp[0], ".git") ? -1 : 0;
 }
 
 int srt__super_parse(char *buf, size_t len, struct srt__super **out, char *err, size_t errlen)
@@ -270,7 +285,6 @@ int srt__super_parse(char *buf, size_t len, struct srt__super **out, char *err, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s->depth = 3;
 	s->listener = -1;
 	s->events_fd = -1;
 	off = strlen(buf) + 1;
@@ -284,8 +298,6 @@ int srt__super_parse(char *buf, size_t len, struct srt__super **out, char *err, 
 		}
 		if (!strcmp(rec, "end"))
 			ended = 1;
-		else if (!strncmp(rec, "depth ", 6))
-			rc = (s->depth = atoi(rec + 6)) < 1 || s->depth > 10 ? -1 : 0;
 		else if (!strncmp(rec, "root ", 5))
 			rc = add_root(s, rec + 5);
 		else if (!strncmp(rec, "deny ", 5))
@@ -293,7 +305,9 @@ int srt__super_parse(char *buf, size_t len, struct srt__super **out, char *err, 
 		else if (!strncmp(rec, "pass /", 6))
 			rc = add_str(&s->pass, &s->n_pass, rec + 5);
 		else if (!strncmp(rec, "name ", 5))
-			rc = add_name(s, rec + 5);
+			rc = add_pattern(&s->names, &s->n_names, rec + 5);
+		else if (!strncmp(rec, "repo ", 5))
+			rc = add_repo(s, rec + 5);
 		else if (!strncmp(rec, "unix /", 6))
 			rc = add_str(&s->unix_ok, &s->n_unix, rec + 5);
 		else
@@ -347,9 +361,22 @@ int srt__super_load(int fd, struct srt__super **out, char *err, size_t errlen)
 	return rc;
 }
 
-void srt__super_free(struct srt__super *s)
+static void free_patterns(struct sname *v, size_t n)
 {
 	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < v[i].n; j++)
+			free(v[i].comp[j]);
+		free(v[i].comp);
+		free(v[i].why);
+	}
+	free(v);
+}
+
+void srt__super_free(struct srt__super *s)
+{
+	size_t i;
 
 	if (!s)
 		return;
@@ -361,19 +388,15 @@ void srt__super_free(struct srt__super *s)
 		free(s->deny[i].path);
 		free(s->deny[i].why);
 	}
-	for (i = 0; i < s->n_names; i++) {
-		for (j = 0; j < s->names[i].n; j++)
-			free(s->names[i].comp[j]);
-		free(s->names[i].comp);
-		free(s->names[i].why);
-	}
+	free_patterns(s->names, s->n_names);
+	free_patterns(s->repo, s->n_repo);
 	for (i = 0; i < s->n_pass; i++)
 		free(s->pass[i]);
 	for (i = 0; i < s->n_unix; i++)
 		free(s->unix_ok[i]);
 	free(s->roots);
 	free(s->deny);
-	free(s->names);
+	free(s->made);
 	free(s->inos);
 	free(s->pass);
 	free(s->unix_ok);
@@ -397,15 +420,34 @@ static int under(const char *path, const char *dir, size_t len)
 	return !strncasecmp(path, dir, len) && (path[len] == '/' || path[len] == '\0');
 }
 
-/* Does the pattern match the components of rel (n of them) at a position
- * whose first component is at depth <= depth - 1? A pattern is a place, not
- * a file: moving its directory away is harmless (moving one back in is
- * checked entry by entry, check_moved), so no "holds" rule here. */
-static int name_matches(const struct sname *nm, char **c, size_t n, int depth)
+/* Below a node_modules directory every name is package content: no tool
+ * takes it for the configuration of the place it works in, and packages do
+ * ship .vscode, .idea or .npmrc, which would stop npm install. The
+ * mandatory-deny walk skips node_modules for the same reason. */
+static int package_content(char **c, size_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < upto; i++)
+		if (!strcasecmp(c[i], "node_modules"))
+			return 1;
+	return 0;
+}
+
+/* Does the pattern match the components of rel (n of them) at any
+ * position, however deep? The supervisor sees every name the command
+ * makes, so unlike the walk of what exists at the start (bounded by
+ * mandatoryDenySearchDepth), it holds a .git/hooks or a .bashrc ten levels
+ * down as well as at the top. A pattern is a place, not a file: moving its
+ * directory away is harmless (moving one back in is checked entry by
+ * entry, check_moved), so no "holds" rule here. */
+static int name_matches(const struct sname *nm, char **c, size_t n)
 {
 	size_t i, k;
 
-	for (i = 0; i < n && i + 1 <= (size_t)depth; i++) {
+	for (i = 0; i < n; i++) {
+		if (!strcasecmp(c[i], "node_modules"))
+			return 0;
 		for (k = 0; k < nm->n && i + k < n; k++)
 			if (strcasecmp(c[i + k], nm->comp[k]) != 0)
 				break;
@@ -426,9 +468,87 @@ static const char *names_refuse(const struct srt__super *s, const char *rel)
 	for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
 		c[n++] = p;
 	for (i = 0; i < s->n_names; i++)
-		if (name_matches(&s->names[i], c, n, s->depth))
+		if (name_matches(&s->names[i], c, n))
 			return s->names[i].why;
 	return NULL;
+}
+
+/* Is the directory at path one of the .git directories the command made? */
+static int made_git(const struct srt__super *s, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_made; i++)
+		if (s->made[i].dev == st->st_dev && s->made[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/* Is the .git directory at abs (its real path) one the command must not
+ * replace, rename or write into: it exists and the command did not make
+ * it? A repository the command makes during the run is the repository
+ * guard's, after the run (git init must work); one that was there, at any
+ * depth, is the user's. */
+static int theirs_git(const struct srt__super *s, const char *abs)
+{
+	struct stat st;
+
+	return lstat(abs, &st) == 0 && S_ISDIR(st.st_mode) && !made_git(s, &st);
+}
+
+/* Does component x match the pattern's component p, or, as the path's
+ * last component, p's lock (git writes NAME.lock and renames it over
+ * NAME: what the command wrote into the lock would become the file)? */
+static int comp_matches(const char *x, const char *p, int last)
+{
+	size_t n = strlen(p);
+
+	return !strcasecmp(x, p) || (last && !strncasecmp(x, p, n) && !strcasecmp(x + n, ".lock"));
+}
+
+/* The repo patterns (.git/config, .git/hooks) at any position of path's
+ * part below its root (whose path is rlen bytes long), held where that
+ * .git is theirs_git. Not below node_modules, as the names. */
+static const char *repo_refuse(const struct srt__super *s, const char *path, size_t rlen)
+{
+	char buf[PATH_MAX], *c[PATH_MAX / 2], *p, *save = NULL, gitdir[PATH_MAX];
+	size_t n = 0, i, k, r, o;
+
+	if (!s->n_repo || strlen(path + rlen) >= sizeof(buf))
+		return NULL;
+	strcpy(buf, path + rlen);
+	for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
+		c[n++] = p;
+	for (i = 0; i + 1 < n; i++) {
+		if (!strcasecmp(c[i], "node_modules"))
+			return NULL;
+		if (strcasecmp(c[i], ".git"))
+			continue;
+		for (r = 0; r < s->n_repo; r++) {
+			const struct sname *nm = &s->repo[r];
+
+			for (k = 1; k < nm->n && i + k < n; k++)
+				if (!comp_matches(c[i + k], nm->comp[k], i + k == n - 1))
+					break;
+			if (k < nm->n)
+				continue;
+			/* the .git directory: the root plus components 0..i */
+			o = (size_t)snprintf(gitdir, sizeof(gitdir), "%.*s", (int)rlen, path);
+			for (k = 0; k <= i && o < sizeof(gitdir); k++)
+				o += (size_t)snprintf(gitdir + o, sizeof(gitdir) - o, "/%s", c[k]);
+			if (o >= sizeof(gitdir) || theirs_git(s, gitdir))
+				return nm->why;
+		}
+	}
+	return NULL;
+}
+
+/* The last component of path is .git. */
+static int is_git_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return !strcasecmp(slash ? slash + 1 : path, ".git");
 }
 
 /* git writes a new .git/config (~/.gitconfig, any file it rewrites) to
@@ -458,6 +578,10 @@ const char *srt__super_refused(const struct srt__super *s, const char *path, int
 		if (!under(path, r->path, r->len) || path[r->len] == '\0')
 			continue;
 		why = names_refuse(s, path + r->len + 1);
+		if (!why)
+			why = repo_refuse(s, path, r->len);
+		if (!why && holds && s->n_repo && is_git_name(path) && theirs_git(s, path))
+			why = s->repo[0].why; /* it holds their config and hooks */
 		if (why)
 			return why;
 	}
@@ -481,7 +605,7 @@ static const char *names_prefix_refuse(const struct srt__super *s, const char *r
 		const struct sname *nm = &s->names[i];
 
 		for (k = 1; k < nm->n && k <= n; k++) {
-			if (n - k + 1 > (size_t)s->depth)
+			if (package_content(c, n - k))
 				continue;
 			for (j = 0; j < k; j++)
 				if (strcasecmp(c[n - k + j], nm->comp[j]) != 0)
@@ -1126,6 +1250,20 @@ static int operand(struct call *c, int dfd_arg, int path_arg, struct loc *l, int
 	return 1;
 }
 
+/* A directory the command made (mkdir) or moved into place under the name
+ * .git: its repository is the command's own. */
+static void note_made(struct srt__super *s, int dfd, const char *name)
+{
+	struct stat st;
+
+	if (!s->n_repo || strcasecmp(name, ".git") || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISDIR(st.st_mode) || made_git(s, &st) || grow((void **)&s->made, s->n_made, sizeof(*s->made)))
+		return;
+	s->made[s->n_made].dev = st.st_dev;
+	s->made[s->n_made].ino = st.st_ino;
+	s->n_made++;
+}
+
 static int do_mkdir_mknod(struct call *c)
 {
 	char raw[PATH_MAX];
@@ -1157,10 +1295,13 @@ static int do_mkdir_mknod(struct call *c)
 	else
 		rc = mknodat(l.dfd, l.name, (mode & S_IFMT) | (mode & ~um & SAFE_MODE),
 			     (dev_t)arg(c, c->sc->mode + 1));
-	if (rc != 0)
+	if (rc != 0) {
 		r_err(c->r, errno);
-	else
+	} else {
 		r_val(c->r, 0);
+		if (c->sc->op == SRT_SUP_MKDIR)
+			note_made(c->s, l.dfd, l.name);
+	}
 	loc_close(&l);
 	return 0;
 }
@@ -1210,11 +1351,12 @@ static const char *moved_entry_refused(const struct srt__super *s, DIR *d, const
 }
 
 /* A directory about to appear at dest (an absolute real path): would any
- * entry of it (open at dfd) land on a protected name? Bounded by the
- * deepest position a name pattern can match at; *budget entries at most
- * (then the answer is "cannot tell": EXDEV, which makes mv copy instead). */
-static int subtree_refused(const struct srt__super *s, int dfd, const char *dest, size_t levels,
-			   size_t *budget, const char **why)
+ * entry of it (open at dfd) land on a protected name? The whole tree (the
+ * patterns hold at any depth) but node_modules; *budget entries at most
+ * (then the answer is "cannot tell": EXDEV, which makes mv copy instead,
+ * one supervised call per name). */
+static int subtree_refused(const struct srt__super *s, int dfd, const char *dest, size_t *budget,
+			   const char **why)
 {
 	DIR *d;
 	struct dirent *de;
@@ -1247,40 +1389,40 @@ static int subtree_refused(const struct srt__super *s, int dfd, const char *dest
 			rc = 1;
 			break;
 		}
-		if (levels <= 1 || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    !strcasecmp(de->d_name, "node_modules"))
 			continue;
 		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0)
 			continue;
-		rc = subtree_refused(s, cfd, child, levels - 1, budget, why);
+		rc = subtree_refused(s, cfd, child, budget, why);
 		close(cfd);
 	}
 	closedir(d);
 	return rc;
 }
 
-/* How many levels below dest a name pattern could still match. */
-static size_t levels_below(const struct srt__super *s, const char *dest)
+/* Could a name pattern match below dest? Everywhere in a write root (the
+ * patterns hold at any depth) except below node_modules. */
+static int patterns_below(const struct srt__super *s, const char *dest)
 {
-	size_t i, best = 0;
+	char buf[PATH_MAX], *c[PATH_MAX / 2], *p, *save = NULL;
+	size_t i, n = 0;
 
 	for (i = 0; i < s->n_roots; i++) {
 		const struct sroot *r = &s->roots[i];
-		size_t comps = 0;
-		const char *p;
-		long room;
 
-		if (!under(dest, r->path, r->len) || dest[r->len] == '\0')
+		if (!under(dest, r->path, r->len) || dest[r->len] == '\0' ||
+		    strlen(dest + r->len) >= sizeof(buf))
 			continue;
-		for (p = dest + r->len; *p; p++)
-			comps += *p == '/';
-		/* components of dest: comps; the deepest component a pattern
-		 * reaches is at index depth - 1 + max_comps - 1 */
-		room = (long)s->depth + (long)s->max_comps - 1 - (long)comps;
-		if (room > (long)best)
-			best = (size_t)room;
+		strcpy(buf, dest + r->len + 1);
+		n = 0;
+		for (p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
+			c[n++] = p;
+		if (!package_content(c, n))
+			return 1;
 	}
-	return best;
+	return 0;
 }
 
 /* Check that moving the object named (dfd, name) to dest brings no
@@ -1289,18 +1431,17 @@ static int check_moved(struct call *c, int dfd, const char *name, const char *de
 {
 	struct stat st;
 	const char *why = NULL;
-	size_t budget = WALK_BUDGET, levels;
+	size_t budget = WALK_BUDGET;
 	int fd, rc;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
 		return 0;
-	levels = levels_below(c->s, dest);
-	if (!levels)
-		return 0;
+	if (!patterns_below(c->s, dest))
+		return 0; /* a protected path below dest: refused by its "holds" */
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return r_err(c->r, errno), -1;
-	rc = subtree_refused(c->s, fd, dest, levels, &budget, &why);
+	rc = subtree_refused(c->s, fd, dest, &budget, &why);
 	close(fd);
 	if (rc == 1) {
 		refuse(c, dest, why, EACCES);
@@ -1366,10 +1507,14 @@ static int do_rename(struct call *c)
 	if ((flags & RENAME_EXCHANGE) &&
 	    (check_moved(c, b.dfd, b.name, a.abs) || moved_link(c, b.dfd, b.name, a.abs)))
 		goto out;
-	if (syscall(SYS_renameat2, a.dfd, a.name, b.dfd, b.name, flags) != 0)
+	if (syscall(SYS_renameat2, a.dfd, a.name, b.dfd, b.name, flags) != 0) {
 		r_err(c->r, errno);
-	else
+	} else {
 		r_val(c->r, 0);
+		note_made(c->s, b.dfd, b.name);
+		if (flags & RENAME_EXCHANGE)
+			note_made(c->s, a.dfd, a.name);
+	}
 out:
 	loc_close(&a);
 	loc_close(&b);
@@ -1509,6 +1654,209 @@ static int do_symlink(struct call *c)
 	else
 		r_val(c->r, 0);
 	loc_close(&l);
+	return 0;
+}
+
+/* ---- mode and time changes ---------------------------------------------
+ * Landlock has no right for them, so without this chmod +x on a git hook,
+ * or chmod/touch on any file the caller owns anywhere, would reach the
+ * host. The supervisor pins the object first (an O_PATH descriptor of its
+ * own, so no later rename can swap it), judges that object by its real
+ * path and inode, and changes it through that descriptor: allowed only
+ * inside a write root, on no protected name and no hard link of a
+ * protected file; anywhere else EACCES and a violation, as linux-bwrap's
+ * read-only mounts refuse it (EROFS). */
+
+/* "/proc/self/fd/N", "/proc/thread-self/fd/N", "/dev/fd/N": N, else -1.
+ * These name the caller's own descriptors; any other magic link is not
+ * followed. */
+static int own_fd_path(const char *p)
+{
+	static const char *const pre[] = { "/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/" };
+	size_t i, l;
+
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		char *end;
+		long v;
+
+		l = strlen(pre[i]);
+		if (strncmp(p, pre[i], l) != 0 || p[l] < '0' || p[l] > '9')
+			continue;
+		v = strtol(p + l, &end, 10);
+		return *end || v > INT32_MAX ? -1 : (int)v;
+	}
+	return -1;
+}
+
+/* The caller's descriptor fdnum (AT_FDCWD: its cwd) as an O_PATH
+ * descriptor of ours on the same object, or -errno. */
+static int pin_caller_fd(pid_t tid, int fdnum)
+{
+	char p[64];
+	int fd;
+
+	if (fdnum == AT_FDCWD)
+		snprintf(p, sizeof(p), "/proc/%d/cwd", (int)tid);
+	else if (fdnum >= 0)
+		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)tid, fdnum);
+	else
+		return -EBADF;
+	fd = open(p, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	return fd;
+}
+
+/* Pin the object a mode or time change names: *fd (O_PATH), *nofollow set
+ * when it is a symbolic link itself that is meant. 0, or -errno. */
+static int meta_target(struct call *c, int *fd, int *nofollow)
+{
+	pid_t tid = (pid_t)c->n->pid;
+	int flags = c->sc->flags >= 0 ? (int)arg(c, c->sc->flags) : 0;
+	int dirfd = arg_fd(c, c->sc->dfd), anchor, own, rc;
+	char path[PATH_MAX];
+
+	*nofollow = (flags & AT_SYMLINK_NOFOLLOW) != 0;
+	/* fchmod, and utimensat/futimesat with a NULL path: the descriptor */
+	if (c->sc->path < 0 || (c->sc->op == SRT_SUP_UTIMES && c->sc->dfd >= 0 && !arg(c, c->sc->path))) {
+		*nofollow = 0;
+		if (c->sc->path >= 0 && dirfd == AT_FDCWD)
+			return -EFAULT;
+		return (*fd = pin_caller_fd(tid, dirfd)) < 0 ? *fd : 0;
+	}
+	rc = read_str(tid, c->n->data.args[c->sc->path], path, sizeof(path));
+	if (rc < 0)
+		return rc == -ESRCH ? -EFAULT : rc;
+	if (!path[0]) {
+		if (!(flags & AT_EMPTY_PATH))
+			return -ENOENT;
+		*nofollow = 1; /* the descriptor's own object, link or not */
+		return (*fd = pin_caller_fd(tid, dirfd)) < 0 ? *fd : 0;
+	}
+	if ((own = own_fd_path(path)) >= 0) {
+		*nofollow = 0;
+		return (*fd = pin_caller_fd(tid, own)) < 0 ? *fd : 0;
+	}
+	anchor = open_anchor(tid, dirfd, path);
+	if (anchor < 0)
+		return dirfd == AT_FDCWD || path[0] == '/' ? -ENOENT : -EBADF;
+	*fd = (int)sys_openat2(anchor, path, O_PATH | O_CLOEXEC | (*nofollow ? O_NOFOLLOW : 0),
+			       RESOLVE_NO_MAGICLINKS);
+	rc = *fd < 0 ? -errno : 0;
+	close(anchor);
+	return rc;
+}
+
+/* NULL when the pinned object may have its mode or times changed, else the
+ * rule; *where its real path (or what it is). */
+static const char *meta_refused(const struct srt__super *s, int fd, const struct stat *st, char *where,
+				size_t cap)
+{
+	const char *why;
+	const struct sroot *r;
+
+	if (fd_path(fd, where, cap) != 0) {
+		/* a pipe, socket or other object of no filesystem */
+		snprintf(where, cap, "(an object of no filesystem)");
+		return NULL;
+	}
+	if (st->st_nlink == 0)
+		return NULL; /* no name left: nothing on the host can reach it */
+	if ((why = link_of_protected(s, st)))
+		return why;
+	r = find_root(s, where);
+	if (!r || srt__super_passed(s, where))
+		return "outside the write roots";
+	return srt__super_refused(s, where, 0);
+}
+
+/* The caller's times, read once, as a utimensat argument (*tsp NULL: now). */
+static int meta_times(struct call *c, struct timespec ts[2], struct timespec **tsp)
+{
+	uint64_t addr = c->n->data.args[c->sc->mode];
+	struct iovec l, r;
+	union {
+		struct timespec ts[2];
+		struct timeval tv[2];
+		struct { time_t actime, modtime; } ub;
+	} u;
+	size_t len = c->sc->fixed_flags == SRT_SUP_TIMESPEC ? sizeof(u.ts) :
+		     c->sc->fixed_flags == SRT_SUP_TIMEVAL ? sizeof(u.tv) : sizeof(u.ub);
+	int i;
+
+	*tsp = NULL;
+	if (!addr)
+		return 0;
+	l.iov_base = &u;
+	l.iov_len = len;
+	r.iov_base = (void *)(uintptr_t)addr;
+	r.iov_len = len;
+	if (process_vm_readv((pid_t)c->n->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
+		return -EFAULT;
+	*tsp = ts;
+	if (c->sc->fixed_flags == SRT_SUP_TIMESPEC) {
+		memcpy(ts, u.ts, sizeof(u.ts));
+		return 0;
+	}
+	if (c->sc->fixed_flags == SRT_SUP_UTIMBUF) {
+		ts[0].tv_sec = u.ub.actime;
+		ts[1].tv_sec = u.ub.modtime;
+		ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		return 0;
+	}
+	for (i = 0; i < 2; i++) {
+		if (u.tv[i].tv_usec < 0 || u.tv[i].tv_usec >= 1000000)
+			return -EINVAL;
+		ts[i].tv_sec = u.tv[i].tv_sec;
+		ts[i].tv_nsec = u.tv[i].tv_usec * 1000;
+	}
+	return 0;
+}
+
+static int do_meta(struct call *c)
+{
+	char where[PATH_MAX], self[64];
+	struct timespec ts[2], *tsp = NULL;
+	struct stat st;
+	const char *why;
+	int fd = -1, nofollow = 0, rc;
+
+	if (c->sc->op == SRT_SUP_UTIMES && (rc = meta_times(c, ts, &tsp)) < 0)
+		return r_err(c->r, -rc), 0;
+	rc = meta_target(c, &fd, &nofollow);
+	if (rc < 0)
+		return r_err(c->r, -rc), 0;
+	if (!id_valid(c->s, c->n->id)) {
+		close(fd);
+		return r_err(c->r, EINTR), 0;
+	}
+	if (fstat(fd, &st) != 0) {
+		rc = errno;
+		close(fd);
+		return r_err(c->r, rc), 0;
+	}
+	if ((why = meta_refused(c->s, fd, &st, where, sizeof(where)))) {
+		close(fd);
+		return refuse(c, where, why, EACCES);
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (c->sc->op == SRT_SUP_CHMOD) {
+		mode_t mode = (mode_t)arg(c, c->sc->mode) & 07777;
+
+		if (mode & ~(mode_t)SAFE_MODE)
+			rc = (errno = EPERM, -1); /* set-id: the filters refuse it first */
+		else if (S_ISLNK(st.st_mode))
+			rc = (errno = EOPNOTSUPP, -1); /* a link's own mode cannot change */
+		else
+			rc = fchmodat(AT_FDCWD, self, mode, 0);
+	} else {
+		rc = utimensat(fd, "", tsp, AT_EMPTY_PATH | (S_ISLNK(st.st_mode) ? AT_SYMLINK_NOFOLLOW : 0));
+	}
+	if (rc != 0)
+		r_err(c->r, errno);
+	else
+		r_val(c->r, 0);
+	close(fd);
 	return 0;
 }
 
@@ -1836,6 +2184,8 @@ static void handle(struct srt__super *s, const struct seccomp_notif *n)
 		case SRT_SUP_SOCKET: do_socket(&c); break;
 		case SRT_SUP_CONNECT: do_connect(&c); break;
 		case SRT_SUP_BIND: do_bind(&c); break;
+		case SRT_SUP_CHMOD:
+		case SRT_SUP_UTIMES: do_meta(&c); break;
 		default: r_err(&r, ENOSYS); break;
 		}
 	}

@@ -28,6 +28,12 @@
  *    name never leaves its own memory) and answers with the result, an
  *    opened file being handed over with SECCOMP_IOCTL_NOTIF_ADDFD and
  *    SECCOMP_ADDFD_FLAG_SEND.
+ * Mode and time changes (the chmod and utimes families), which Landlock has
+ * no right for, are supervised everywhere: the supervisor pins the object
+ * (O_PATH), allows the change only when it lies in a write root on no
+ * protected name and is no hard link of a protected file, and makes it on
+ * its pinned descriptor; anything else is EACCES and a violation (chown
+ * and the xattr calls are refused outright by linux-landlock's filter).
  * A call whose directory is not inside a write root (or cannot be resolved
  * this way: a magic link, a missing directory) is let through with
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE. That is safe whatever the path names
@@ -45,14 +51,19 @@
  * The plan srt hands the exec helper (a sealed memfd, NUL-terminated
  * records):
  *   "srt-supervisor-plan 1"
- *   "depth N"            mandatoryDenySearchDepth
  *   "root DEV INO PATH"  a write root (checked to be that directory)
  *   "deny WHY\tPATH"     a protected path, and everything below it
  *   "pass PATH"          below it the kernel decides (CONTINUE): /dev, /proc,
  *                        /sys under a write root "/"
  *   "name WHY\tREL"      a protected name pattern ("/"-separated components,
- *                        matched case-insensitively at any position whose
- *                        first component sits at depth < N below a root)
+ *                        matched case-insensitively at any position below a
+ *                        root, however deep, but not below a node_modules
+ *                        component: package content)
+ *   "repo WHY\tREL"      a name inside a git directory (REL starts with
+ *                        ".git/"), matched like "name" but only where that
+ *                        .git directory exists and the command did not make
+ *                        it (mkdir, or a rename to .git, during the run);
+ *                        such a .git itself may not be renamed or replaced
  *   "unix PATH"          an allowed Unix socket path (absolute, real)
  *   "end" */
 #ifndef SRT_LINUX_SUPERVISOR_H

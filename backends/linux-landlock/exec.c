@@ -330,7 +330,9 @@ int main(int argc, char **argv)
 	if ((p.seccomp & SRT_SECCOMP_UNIX_OBSERVED) && !unix_sup)
 		die("seccomp", "the plan leaves Unix sockets to a supervisor that allows none");
 	if (sock[1] >= 0)
-		hand_listener(sock[1], unix_sup ? SRT_SUPER_UNIX : 0);
+		/* mode and time changes go to the supervisor whenever the
+		 * filesystem rules are on (the plan's metadata block) */
+		hand_listener(sock[1], (unix_sup ? SRT_SUPER_UNIX : 0) | (p.meta_block ? SRT_SUPER_META : 0));
 	execvp(argv[i], argv + i);
 	rc = errno;
 	fprintf(stderr, "srt-landlock-exec: %s: %s\n", argv[i], strerror(rc));

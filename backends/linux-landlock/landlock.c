@@ -204,12 +204,6 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		if (!strncmp(st->plan.notes[i], "warning: ", 9))
 			fprintf(stderr, "srt: %s\n", st->plan.notes[i]);
 	warn_late_globs(pol);
-	if (geteuid() == 0 && !pol->fs_disabled)
-		/* chmod, chown and utimes are no Landlock access right, and
-		 * uid 0 owns most of the system */
-		fprintf(stderr, "srt: warning: linux-landlock as root: Landlock does not cover mode and time "
-				"changes, so the command can chmod or touch any root-owned file, also outside "
-				"the write roots; use linux-bwrap where user namespaces can be created\n");
 	*state = st;
 	return SRT_OK;
 }

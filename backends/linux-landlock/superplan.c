@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/protected.h"
 #include "common/strv.h"
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/landlock-plan.h"
@@ -123,6 +124,34 @@ static int name_patterns(struct sp_build *b, const struct srt__mandatory_opts *b
 	rmdir(dir);
 	b->root = NULL;
 	return rc;
+}
+
+/* The names inside a git directory (.git/config, .git/hooks): held by the
+ * supervisor in every repository that exists in a write root, at any depth,
+ * where the walk above finds only those within mandatoryDenySearchDepth. A
+ * repository the command makes is the repository guard's (git init must
+ * work), so these are their own kind of record. */
+static int repo_patterns(struct sp_build *b, const struct srt__mandatory_opts *mo)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < srt__protected_count; i++) {
+		const struct srt__protected *p = &srt__protected_names[i];
+		char why[160];
+
+		if (p->kind != SRT__PROT_GIT || strncmp(p->path, ".git/", 5) != 0 ||
+		    srt__protected_released(p, mo->released) ||
+		    (mo->allow_git_config && !strcmp(p->path, ".git/config")))
+			continue;
+		snprintf(why, sizeof(why), "mandatory deny %s", p->name);
+		clean(why);
+		rc = srt__ll_rec(&b->b, "repo %s\t%s", why, p->path);
+		if (rc)
+			return rc;
+		b->sp->n_names++;
+	}
+	return SRT_OK;
 }
 
 static int under_root(const struct srt_policy *pol, const char *real)
@@ -369,8 +398,6 @@ int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, 
 
 	rc = srt__ll_rec(&b.b, "%s", SRT_SUPER_PLAN_MAGIC);
 	if (!rc)
-		rc = srt__ll_rec(&b.b, "depth %d", mo.depth);
-	if (!rc)
 		rc = roots(&b);
 	if (!rc && sp->n_roots) {
 		/* the kernel's own objects: the command's rights there are
@@ -386,6 +413,8 @@ int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, 
 			rc = mandatory(&b, &mo);
 		if (!rc)
 			rc = name_patterns(&b, &mo);
+		if (!rc)
+			rc = repo_patterns(&b, &mo);
 	}
 	if (!rc)
 		rc = unix_paths(&b);

@@ -18,9 +18,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/supervisor.h"
@@ -48,12 +50,13 @@ static struct srt__super *plan(const char *extra)
 		return NULL;
 #define REC(...) (len += (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__) + 1)
 	REC("%s", SRT_SUPER_PLAN_MAGIC);
-	REC("depth 3");
 	REC("root %llu %llu %s", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, root);
 	REC("deny mandatory deny .git/config\t%s/.git/config", root);
 	REC("deny mandatory deny .git/hooks\t%s/.git/hooks", root);
 	REC("name mandatory deny .bashrc\t.bashrc");
 	REC("name mandatory deny .claude/commands\t.claude/commands");
+	REC("repo mandatory deny .git/config\t.git/config");
+	REC("repo mandatory deny .git/hooks\t.git/hooks");
 	if (extra)
 		REC("%s", extra);
 	REC("end");
@@ -109,7 +112,10 @@ static void case_decision(void)
 	ok(!REF(".git", 0), "but .git itself may be opened");
 	ok(REF(".bashrc", 0), ".bashrc at the top is refused");
 	ok(REF("a/b/.bashrc", 0), "at depth 2 too");
-	ok(!REF("a/b/c/.bashrc", 0), "below the search depth it is not");
+	ok(REF("a/b/c/d/e/f/.bashrc", 0) && REF("a/b/c/d/e/.claude/commands/x.md", 0),
+	   "and at depth 6: the names hold at any depth");
+	ok(!REF("node_modules/pkg/a/.bashrc", 0) && !REF("a/node_modules/.claude/commands", 0),
+	   "but not below node_modules (package content)");
 	ok(REF(".claude/commands", 0) && REF(".claude/commands/x.md", 0), ".claude/commands and below are refused");
 	ok(!REF(".claude", 1), "moving .claude away is not");
 	ok(!REF("node_modules", 0) && !REF("build/out.o", 0), "ordinary names are not");
@@ -370,6 +376,118 @@ static void case_attacks(void)
 	srt__super_free(s);
 }
 
+/* Mode and time changes: Landlock has no right for them, so the supervisor
+ * judges the object itself (a hook made executable would run on the host). */
+static char outside[PATH_MAX];
+
+static void body_meta(void)
+{
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+	struct timeval tv[2] = { { 2000, 0 }, { 2000, 0 } };
+	char p[64];
+	int fd;
+
+	fd = open("tool.sh", O_WRONLY | O_CREAT, 0644);
+	ok(fd >= 0, "an ordinary file is made");
+	ok(fd >= 0 && fchmod(fd, 0700) == 0, "fchmod of it works");
+	ok(fd >= 0 && futimens(fd, old) == 0, "futimens of it works");
+	if (fd >= 0)
+		close(fd);
+	ok(chmod("tool.sh", 0755) == 0, "chmod +x of it works");
+	ok(utimensat(AT_FDCWD, "tool.sh", NULL, 0) == 0 && utimes("tool.sh", tv) == 0, "touch of it works");
+	ok(mkdir("a", 0755) == 0 && mkdir("a/b", 0755) == 0 && mkdir("a/b/c", 0755) == 0 &&
+	   mkdir("a/b/c/d", 0755) == 0 && mkdir("a/b/c/d/e", 0755) == 0, "a tree five deep is made");
+	ok(refused(open("a/b/c/d/e/.bashrc", O_WRONLY | O_CREAT, 0644)), "a .bashrc at depth 6 is refused");
+	ok(refused(mkdir("a/b/c/d/e/.claude", 0755) == 0 ? mkdir("a/b/c/d/e/.claude/commands", 0755) : -1),
+	   "a .claude/commands at depth 6 is refused");
+	ok(mkdir("node_modules", 0755) == 0 && mkdir("node_modules/pkg", 0755) == 0 &&
+	   mkdir("node_modules/pkg/.vscode", 0755) == 0, "below node_modules protected names may be made");
+	ok(refused(chmod(".git/hooks/post-checkout", 0755)), "chmod +x of a hook is refused");
+	ok(refused(syscall(SYS_fchmodat, AT_FDCWD, ".git/hooks/post-checkout", 0755)), "fchmodat too");
+	ok(symlink(".git/hooks/post-checkout", "hooklink") == 0 && refused(chmod("hooklink", 0755)),
+	   "through a symbolic link too");
+	fd = open(".git/hooks/post-checkout", O_RDONLY);
+	ok(fd >= 0 && refused(fchmod(fd, 0755)), "fchmod on a descriptor opened for reading too");
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	ok(fd >= 0 && refused(chmod(p, 0755)), "chmod of /proc/self/fd/N too");
+	ok(fd >= 0 && refused(futimens(fd, old)), "futimens of it too");
+	if (fd >= 0)
+		close(fd);
+	fd = open(".git/hooks/post-checkout", O_PATH);
+	ok(fd >= 0 && refused(syscall(452, fd, "", 0755, AT_EMPTY_PATH)) &&
+	   refused(utimensat(fd, "", old, AT_EMPTY_PATH)), "fchmodat2 and utimensat with AT_EMPTY_PATH too");
+	if (fd >= 0)
+		close(fd);
+	ok(refused(utimensat(AT_FDCWD, ".git/config", old, 0)) && refused(utimes(".git/config", tv)) &&
+	   refused(utime(".git/config", NULL)), "utimensat, utimes and utime of .git/config are refused");
+	ok(refused(chmod(outside, 0755)) && refused(utimensat(AT_FDCWD, outside, NULL, 0)),
+	   "chmod and touch outside the write root are refused");
+	errno = 0;
+	ok(chmod("missing", 0755) != 0 && errno == ENOENT, "a missing name is ENOENT");
+	ok(refused(open("deep/1/2/3/4/repo/.git/config", O_WRONLY | O_APPEND)),
+	   "a repository's .git/config six levels down is refused");
+	ok(refused(open("deep/1/2/3/4/repo/.git/hooks/post-merge", O_WRONLY | O_CREAT, 0755)),
+	   "a new hook in it too");
+	ok(refused(rename("deep/1/2/3/4/repo/.git", "deep/1/2/3/4/repo/old")), "and renaming its .git away");
+	ok(rename("deep/1/2/3/4/repo", "deep/1/2/3/4/moved") == 0 &&
+	   refused(open("deep/1/2/3/4/moved/.git/config", O_WRONLY | O_APPEND)),
+	   "its parent may move, the repository stays held");
+	ok(refused(open("deep/1/2/3/4/moved/.git/config.lock", O_WRONLY | O_CREAT, 0644)),
+	   "and the lock git renames over its config is refused too");
+	ok(mkdir("deep/fresh", 0755) == 0 && mkdir("deep/fresh/.git", 0755) == 0 &&
+	   close(open("deep/fresh/.git/config", O_WRONLY | O_CREAT, 0644)) == 0 &&
+	   mkdir("deep/fresh/.git/hooks", 0755) == 0, "a repository the command makes is its own (git init)");
+	ok(mkdir("deep/stage", 0755) == 0 && close(open("deep/stage/config", O_WRONLY | O_CREAT, 0644)) == 0 &&
+	   rename("deep/stage", "deep/1/.git") == 0 && close(open("deep/1/.git/config", O_WRONLY)) == 0,
+	   "so is a directory it moves to .git");
+}
+
+static void case_meta(void)
+{
+	char lines[8192], p[PATH_MAX * 2];
+	struct srt__super *s;
+	struct stat st;
+	int rc, fd;
+
+	fresh_root("meta");
+	snprintf(p, sizeof(p), "%s/.git/hooks/post-checkout", root);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	snprintf(p, sizeof(p), "mkdir -p '%s/deep/1/2/3/4/repo/.git/hooks' && printf '[core]\\n' > '%s/deep/1/2/3/4/repo/.git/config'",
+		 root, root);
+	run_sh(p);
+		snprintf(outside, sizeof(outside), "%s/outside-meta", top);
+	fd = open(outside, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	s = plan(NULL);
+	if (!s) {
+		ok(0, "plan");
+		return;
+	}
+	rc = run_live(s, SRT_SUPER_META, body_meta, 1, lines, sizeof(lines));
+	ok(rc == 0, "the child ran to its end");
+	snprintf(p, sizeof(p), "%s/tool.sh", root);
+	ok(stat(p, &st) == 0 && (st.st_mode & 07777) == 0755 && st.st_mtime == 2000,
+	   "the host sees tool.sh's new mode and times");
+	snprintf(p, sizeof(p), "%s/.git/hooks/post-checkout", root);
+	ok(stat(p, &st) == 0 && (st.st_mode & 07777) == 0644 && st.st_mtime > 1000,
+	   "the hook stayed 0644 with its own times");
+	snprintf(p, sizeof(p), "%s/.git/config", root);
+	ok(stat(p, &st) == 0 && st.st_mtime > 2000, ".git/config kept its times");
+	ok(stat(outside, &st) == 0 && (st.st_mode & 07777) == 0644, "the file outside the root kept its mode");
+	snprintf(p, sizeof(p), "%s/deep/1/2/3/4/moved/.git/config", root);
+	ok(stat(p, &st) == 0 && st.st_size == 7, "the deep repository's config is untouched");
+	snprintf(p, sizeof(p), "%s/deep/1/2/3/4/moved/.git/hooks/post-merge", root);
+	ok(lstat(p, &st) != 0, "and it got no hook");
+	snprintf(p, sizeof(p), "%s/a/b/c/d/e/.bashrc", root);
+	ok(lstat(p, &st) != 0, "no .bashrc at depth 6 on the host");
+	ok(contains(lines, "deny chmod ") && contains(lines, "deny fchmod ") && contains(lines, "deny utimensat ") &&
+	   contains(lines, "/.git/hooks/post-checkout"), "the refusals are reported");
+	srt__super_free(s);
+}
+
 static void body_dead(void)
 {
 	errno = 0;
@@ -408,6 +526,7 @@ int main(void)
 	TAP_RUN(case_decision);
 	TAP_RUN(case_core);
 	TAP_RUN(case_attacks);
+	TAP_RUN(case_meta);
 	TAP_RUN(case_dead);
 	{
 		char cmd[PATH_MAX + 16];
