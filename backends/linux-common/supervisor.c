@@ -67,7 +67,9 @@
 #endif
 
 #define MAX_HOPS 40         /* symbolic links followed, as the kernel's limit */
-#define WALK_BUDGET 20000   /* entries a renamed directory's check may visit */
+#define WALK_BUDGET 200000  /* entries a renamed directory's check may visit: the whole
+			     * tree but node_modules (the patterns hold at any depth);
+			     * past this mv copies instead (EXDEV) */
 #define MAX_RECORDS 1000000
 #define EVENT_MAX 4000      /* violation lines written at most */
 /* The mode bits the supervisor creates with: never set-uid or set-gid (the
