@@ -22,6 +22,7 @@ struct srt_sandbox {
 	char *cwd;
 	int debug;
 	int live_updates;
+	int plan_only; /* srt_options.plan_only: explain, never run */
 	srt_log_fn log;
 	void *log_ctx;
 
