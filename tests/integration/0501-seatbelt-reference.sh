@@ -6,21 +6,28 @@
 # questions through the SBPL evaluator. They must agree except where a
 # documented deliberate difference (README, "macOS backend") explains it.
 # Skipped, with the reason, when node or npm is missing or the package
-# cannot be installed.
+# cannot be installed. This test alone talks to a network host (the npm
+# registry); SRT_SEATBELT_REF_PKG=<dir of an installed package> avoids it.
 set -u
 : "${top_srcdir:=.}" "${top_builddir:=.}"
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 command -v node >/dev/null 2>&1 || skip "node is not installed"
-command -v npm >/dev/null 2>&1 || skip "npm is not installed"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 version=${SRT_SEATBELT_REF_VERSION:-0.0.83}
-if ! (cd "$tmp" && npm init -y >/dev/null 2>&1 &&
-      timeout 300 npm install --ignore-scripts --no-audit --no-fund \
-	"@anthropic-ai/sandbox-runtime@$version" >/dev/null 2>&1); then
-	skip "cannot install @anthropic-ai/sandbox-runtime@$version from the npm registry"
+if [ -n "${SRT_SEATBELT_REF_PKG:-}" ]; then
+	pkg=$SRT_SEATBELT_REF_PKG
+else
+	command -v npm >/dev/null 2>&1 || skip "npm is not installed"
+	if ! (cd "$tmp" && npm init -y >/dev/null 2>&1 &&
+	      timeout 300 npm install --ignore-scripts --no-audit --no-fund \
+		"@anthropic-ai/sandbox-runtime@$version" >/dev/null 2>&1); then
+		skip "cannot install @anthropic-ai/sandbox-runtime@$version from the npm registry"
+	fi
+	pkg="$tmp/node_modules/@anthropic-ai/sandbox-runtime"
 fi
-pkg="$tmp/node_modules/@anthropic-ai/sandbox-runtime"
+[ -f "$pkg/dist/sandbox/macos-sandbox-utils.js" ] ||
+	skip "$pkg holds no dist/sandbox/macos-sandbox-utils.js"
 root="$tmp/root"
 mkdir -p "$tmp/ref" "$root" || exit 1
 if ! node "$top_srcdir/tests/seatbelt/reference-profiles.mjs" "$pkg" \
