@@ -45,7 +45,7 @@ struct sb_state {
 };
 
 struct sb_cmd {
-	char *profile;     /* borrowed by argv */
+	char *profile;     /* a copy of the profile argument, for explain() */
 	pid_t monitor;     /* the log reader, or 0 */
 	int events_rd;     /* its lines for the core, or -1 */
 	int life_wr;       /* held by the command: the monitor stops at its EOF */
@@ -117,6 +117,36 @@ static int sb_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	st->pol = pol;
 	*state = st;
 	return SRT_OK;
+}
+
+#define IPV4_FLAG "-Djava.net.preferIPv4Stack=true"
+
+/* JAVA_TOOL_OPTIONS=... when the command may reach loopback (the proxy's
+ * ports, allowLocalBinding), else NULL (*failed on no memory). Seatbelt's
+ * "localhost" matches 127.0.0.1 and ::1 but not ::ffff:127.0.0.1, the
+ * address a JVM's default dual-stack socket connects from: the flag makes
+ * Java use IPv4 sockets. The inherited options are kept. */
+static char *java_tool_options(const struct srt_policy *pol, int *failed)
+{
+	const char *inh = getenv("JAVA_TOOL_OPTIONS");
+	size_t n;
+	char *s;
+
+	if (!pol->allow_local_binding && !pol->proxy_dir)
+		return NULL;
+	if (!inh)
+		inh = "";
+	n = strlen("JAVA_TOOL_OPTIONS=") + strlen(inh) + 1 + strlen(IPV4_FLAG) + 1;
+	s = malloc(n);
+	if (!s) {
+		*failed = 1;
+		return NULL;
+	}
+	if (strstr(inh, IPV4_FLAG))
+		snprintf(s, n, "JAVA_TOOL_OPTIONS=%s", inh);
+	else
+		snprintf(s, n, "JAVA_TOOL_OPTIONS=%s%s%s", inh, *inh ? " " : "", IPV4_FLAG);
+	return s;
 }
 
 /* The command's words joined by spaces: the key the log tag carries. */
@@ -236,9 +266,9 @@ static int sb_wrap(void *state, const char *const *argv, struct srt_command *out
 {
 	struct sb_state *st = state;
 	struct sb_cmd *c;
-	char key[128], tag[256];
-	size_t n, i;
-	int rc;
+	char key[128], tag[256], *java;
+	size_t n, i, o = 0;
+	int rc, failed = 0;
 
 	for (n = 0; argv[n]; n++)
 		;
@@ -252,15 +282,22 @@ static int sb_wrap(void *state, const char *const *argv, struct srt_command *out
 	rc = srt__sb_profile(st->pol, tag, &c->profile, diag);
 	if (rc)
 		return rc;
-	out->argv = calloc(n + 4, sizeof(char *));
-	if (!out->argv)
+	java = java_tool_options(st->pol, &failed);
+	out->argv = calloc(n + 6, sizeof(char *));
+	if (!out->argv || failed) {
+		free(java);
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
-	out->argv[0] = strdup(SANDBOX_EXEC);
-	out->argv[1] = strdup("-p");
-	out->argv[2] = strdup(c->profile);
+	}
+	if (java) {
+		out->argv[o++] = strdup("/usr/bin/env");
+		out->argv[o++] = java;
+	}
+	out->argv[o++] = strdup(SANDBOX_EXEC);
+	out->argv[o++] = strdup("-p");
+	out->argv[o++] = strdup(c->profile);
 	for (i = 0; i < n; i++)
-		out->argv[3 + i] = strdup(argv[i]);
-	for (i = 0; i < n + 3; i++)
+		out->argv[o++] = strdup(argv[i]);
+	for (i = 0; i < o; i++)
 		if (!out->argv[i])
 			return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	out->events_fd = -1;
@@ -305,7 +342,7 @@ static int sb_explain(void *state, const struct srt_command *cmd, FILE *out)
 	(void)state;
 	fputs("macos-seatbelt: runs", out);
 	for (i = 0; cmd->argv[i]; i++)
-		fprintf(out, " %s", i == 2 ? "PROFILE" : cmd->argv[i]);
+		fprintf(out, " %s", i && !strcmp(cmd->argv[i - 1], "-p") ? "PROFILE" : cmd->argv[i]);
 	fputs("\nPROFILE (Seatbelt: the last matching rule decides):\n", out);
 	fputs(c->profile, out);
 	return SRT_OK;
