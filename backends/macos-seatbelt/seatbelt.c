@@ -14,8 +14,12 @@
  *
  * What it does not give, compared with linux-bwrap: no private process
  * tree (SRT_CAP_PIDNS) and no network namespace; the profile's deny
- * default refuses every network operation but the proxy's loopback ports
- * instead (SRT_CAP_NETRULES). */
+ * default refuses every network operation instead (SRT_CAP_NETRULES). It
+ * cannot bridge the proxy yet (no SRT_CAP_PROXY): srt's proxy listens on a
+ * Unix socket, and the profile can only open loopback TCP ports to the
+ * command, so network.allowedDomains is refused by the core. The profile
+ * writer already emits the rules for the proxy's ports when the policy
+ * has a proxy. */
 #include "config.h"
 
 #include <errno.h>
@@ -88,11 +92,7 @@ static int sb_probe(const struct srt_policy *pol, struct srt_diag *diag)
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "macos-seatbelt",
 				    "macos-seatbelt: %s is missing or not executable (%s); it ships with macOS, so this system is damaged or not macOS",
 				    SANDBOX_EXEC, strerror(errno));
-	/* the proxy listens on a Unix socket, which the profile cannot
-	 * open to the command without opening every socket there */
-	if (pol->proxy_dir)
-		return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
-				    "macos-seatbelt: the filtering proxy has no loopback TCP listener yet, so network.allowedDomains cannot be served on macOS; nothing was run (remove network.allowedDomains to run without network)");
+	(void)pol;
 	return SRT_OK;
 #else
 	(void)pol;
@@ -104,9 +104,19 @@ static int sb_probe(const struct srt_policy *pol, struct srt_diag *diag)
 
 static int sb_prepare(const struct srt_policy *pol, void **state, struct srt_diag *diag)
 {
-	struct sb_state *st = calloc(1, sizeof(*st));
+	struct sb_state *st;
 	int rc;
 
+#ifdef __APPLE__
+	/* The profile would open the proxy's loopback ports, but srt's proxy
+	 * listens on a Unix socket only: whatever else listens on those ports
+	 * would get the command's traffic. Not reached while the module does
+	 * not declare SRT_CAP_PROXY (the core then starts no proxy). */
+	if (pol->proxy_dir)
+		return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
+				    "macos-seatbelt cannot serve network.allowedDomains yet: srt's proxy has no loopback TCP listener; nothing was run");
+#endif
+	st = calloc(1, sizeof(*st));
 	if (!st)
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	rc = make_suffix(st->suffix, diag);
@@ -361,7 +371,7 @@ const struct srt_backend srt_backend_entry = {
 		.size = sizeof(struct srt_backend),
 		.name = "macos-seatbelt",
 	},
-	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETRULES | SRT_CAP_PROXY,
+	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETRULES,
 	.probe = sb_probe,
 	.prepare = sb_prepare,
 	.wrap = sb_wrap,

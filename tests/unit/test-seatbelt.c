@@ -146,6 +146,76 @@ static void t_log(void)
 	ok(!strcmp(tag, "CMD64_Y21kLTE=_END__nh9mxp96m_SBX"), "log: the tag of the reference's example");
 }
 
+/* ---- the rest of the profile: network and the macOS-only settings ---- */
+
+static char *net_profile(int local, int all_unix, int proxy, int same_port)
+{
+	static char *mach[] = { "com.example.svc", "org.example.*", NULL };
+	static struct srt_rule sock = { (char *)"/var/run/docker.sock", SRT_RULE_LITERAL, (char *)"t" };
+	struct srt_policy pol;
+	struct srt_diag d;
+	char *out = NULL;
+
+	memset(&pol, 0, sizeof(pol));
+	pol.cwd = (char *)"/w";
+	pol.fs_disabled = 1;
+	pol.allow_local_binding = local;
+	pol.allow_all_unix_sockets = all_unix;
+	pol.allow_unix_sockets.v = &sock;
+	pol.allow_unix_sockets.n = 1;
+	pol.proxy_dir = proxy ? (char *)"/tmp/p" : NULL;
+	pol.http_port = 3128;
+	pol.socks_port = same_port ? 3128 : 1080;
+	pol.allow_mach_lookup = mach;
+	pol.allow_apple_events = local;
+	pol.enable_weaker_network_isolation = local;
+	pol.allow_pty = local;
+	memset(&d, 0, sizeof(d));
+	srt__sb_profile(&pol, "T", &out, &d);
+	return out;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+static void t_network(void)
+{
+	char *a = net_profile(0, 0, 1, 0), *b = net_profile(1, 1, 0, 0), *c = net_profile(0, 0, 1, 1);
+
+	ok(a && b && c, "network: profiles written");
+	ok(!strstr(a, "(allow network*)") && !strstr(b, "(allow network*)"), "network: never every network operation");
+	ok(strstr(a, "(allow network-outbound (remote ip \"localhost:3128\"))") &&
+	   strstr(a, "(allow network-outbound (remote ip \"localhost:1080\"))") &&
+	   strstr(a, "(allow network-bind (local ip \"localhost:1080\"))"), "network: the proxy's two ports");
+	ok(!strstr(b, "localhost:3128"), "network: no proxy, no proxy ports");
+	ok(count(c, "localhost:3128") == 3 && !strstr(c, "localhost:1080"),
+	   "network: one port serving both is listed once (bind, inbound, outbound)");
+	ok(strstr(a, "(allow network-bind (local unix-socket (subpath \"/var/run/docker.sock\")))") &&
+	   strstr(a, "(allow system-socket (socket-domain AF_UNIX))"), "network: allowUnixSockets by path");
+	ok(strstr(b, "(path-regex #\"^/\")") && !strstr(b, "docker.sock"), "network: allowAllUnixSockets wins over the list");
+	ok(strstr(b, "(allow network-bind (local ip \"*:*\"))") &&
+	   strstr(b, "(allow network-outbound (remote ip \"localhost:*\"))") && !strstr(a, "\"*:*\""),
+	   "network: allowLocalBinding binds anywhere, reaches loopback only");
+	ok(strstr(a, "(allow mach-lookup (global-name \"com.example.svc\"))") &&
+	   strstr(a, "(allow mach-lookup (global-name-prefix \"org.example.\"))"), "allowMachLookup: names and prefixes");
+	ok(strstr(b, "(allow appleevent-send)") && !strstr(a, "appleevent-send"), "allowAppleEvents only when asked");
+	ok(strstr(b, "com.apple.trustd.agent") && !strstr(a, "com.apple.trustd.agent"), "enableWeakerNetworkIsolation only when asked");
+	ok(strstr(b, "(allow pseudo-tty)") && !strstr(a, "pseudo-tty"), "allowPty only when asked");
+	ok(strstr(a, "(sysctl-name \"kern.osversion\")") && strstr(a, "(deny default (with message \"T\"))"),
+	   "the fixed head: deny default with the tag, sysctl names");
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* ---- cases ---- */
 
 #define MAXR 16
@@ -759,6 +829,7 @@ int main(int argc, char **argv)
 	TAP_RUN(t_eval);
 	TAP_RUN(t_glob);
 	TAP_RUN(t_log);
+	TAP_RUN(t_network);
 	TAP_RUN(t_cases);
 	return tap_done();
 }
