@@ -104,40 +104,43 @@ char *srt__sb_take(struct srt__sb_buf *b)
 		srt__sb_release(b);
 		return NULL;
 	}
+	b->s[b->n] = '\0'; /* an empty buffer was never written */
 	s = b->s;
 	memset(b, 0, sizeof(*b));
 	return s;
 }
 
-/* Replace every from in s (left to right, not overlapping) by to; frees s. */
-static char *replace_all(char *s, const char *from, const char *to)
+/* The glob's characters as tokens: a byte, or one of the two globstar
+ * forms, kept out of band so no byte of a path can stand for one. */
+#define TOK_GLOBSTAR_SLASH 256 /* "**" then "/": any directories, none included */
+#define TOK_GLOBSTAR 257       /* "**": anything */
+
+/* Replace each "**" followed by "/" (when slash) or each "**", left to
+ * right and not overlapping, by tok: the order the reference's chain of
+ * replacements applies. n is updated. */
+static void fold_globstar(int *t, size_t *n, int slash, int tok)
 {
-	struct srt__sb_buf b = { 0 };
-	size_t fl = strlen(from);
-	const char *p = s, *hit;
+	size_t i, o = 0;
 
-	if (!s)
-		return NULL;
-	while ((hit = strstr(p, from))) {
-		srt__sb_putn(&b, p, (size_t)(hit - p));
-		srt__sb_puts(&b, to);
-		p = hit + fl;
+	for (i = 0; i < *n;) {
+		if (i + 1 < *n && t[i] == '*' && t[i + 1] == '*' &&
+		    (!slash || (i + 2 < *n && t[i + 2] == '/'))) {
+			t[o++] = tok;
+			i += slash ? 3 : 2;
+		} else {
+			t[o++] = t[i++];
+		}
 	}
-	srt__sb_puts(&b, p);
-	free(s);
-	return srt__sb_take(&b);
+	*n = o;
 }
-
-/* Placeholders for "**" followed by "/" and for "**" while the single
- * stars are rewritten: bytes a path in the settings never holds. */
-#define GLOBSTAR_SLASH "\x01"
-#define GLOBSTAR "\x02"
 
 static char *glob_body(const char *glob)
 {
 	struct srt__sb_buf b = { 0 };
 	const char *p, *last_close, *open;
+	size_t n, i;
 	char *s;
+	int *t;
 
 	/* regex characters that are not glob syntax are escaped */
 	for (p = glob; *p; p++) {
@@ -145,6 +148,7 @@ static char *glob_body(const char *glob)
 			srt__sb_putn(&b, "\\", 1);
 		srt__sb_putn(&b, p, 1);
 	}
+	srt__sb_puts(&b, "");
 	s = srt__sb_take(&b);
 	if (!s)
 		return NULL;
@@ -159,14 +163,37 @@ static char *glob_body(const char *glob)
 		srt__sb_puts(&b, s + at);
 		free(s);
 		s = srt__sb_take(&b);
+		if (!s)
+			return NULL;
 	}
-	s = replace_all(s, "**/", GLOBSTAR_SLASH);
-	s = replace_all(s, "**", GLOBSTAR);
-	s = replace_all(s, "*", "[^/]*");
-	s = replace_all(s, "?", "[^/]");
-	s = replace_all(s, GLOBSTAR_SLASH, "(.*/)?");
-	s = replace_all(s, GLOBSTAR, ".*");
-	return s;
+	n = strlen(s);
+	t = malloc((n + 1) * sizeof(*t));
+	if (!t) {
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		t[i] = (unsigned char)s[i];
+	free(s);
+	fold_globstar(t, &n, 1, TOK_GLOBSTAR_SLASH);
+	fold_globstar(t, &n, 0, TOK_GLOBSTAR);
+	for (i = 0; i < n; i++) {
+		char c = (char)t[i];
+
+		if (t[i] == TOK_GLOBSTAR_SLASH)
+			srt__sb_puts(&b, "(.*/)?");
+		else if (t[i] == TOK_GLOBSTAR)
+			srt__sb_puts(&b, ".*");
+		else if (c == '*')
+			srt__sb_puts(&b, "[^/]*");
+		else if (c == '?')
+			srt__sb_puts(&b, "[^/]");
+		else
+			srt__sb_putn(&b, &c, 1);
+	}
+	free(t);
+	srt__sb_puts(&b, "");
+	return srt__sb_take(&b);
 }
 
 static char *wrap_body(const char *prefix, char *body, const char *suffix)

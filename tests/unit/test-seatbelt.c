@@ -104,6 +104,9 @@ static void t_glob(void)
 	ok(re_is("/a/x[y", 0, "^/a/x\\[y$"), "glob: unclosed bracket is a character");
 	ok(re_is("/a/(b)+{c}|$^", 0, "^/a/\\(b\\)\\+\\{c\\}\\|\\$\\^$"), "glob: regex characters escaped");
 	ok(re_is("/a/**/.env", 1, "^/a/(.*/)?\\.env(/.*)?$"), "glob: deny regex covers below");
+	ok(re_is("/a/***/b", 0, "^/a/[^/]*(.*/)?b$"), "glob: three stars fold as the reference's replacements do");
+	ok(re_is("/a/\001\002b", 0, "^/a/\001\002b$"), "glob: no byte of a path stands for a globstar");
+	ok(re_is("", 0, "^$"), "glob: empty");
 }
 
 static int log_is(const char *line, const char *want)
