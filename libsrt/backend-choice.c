@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend-choice.h"
@@ -180,6 +181,8 @@ int srt__sandbox_choose_backend(struct srt_sandbox *sb, int need_proxy, struct s
 		if (rc && sb->plan_only) {
 			srt__sandbox_log(sb, 1, "backend %s cannot run here (%s); printing its plan only",
 					 sb->be->hdr.name, diag ? diag->message : "");
+			free(sb->cannot_run);
+			sb->cannot_run = strdup(diag && diag->message[0] ? diag->message : "its probe failed");
 			if (diag)
 				memset(diag, 0, sizeof(*diag));
 			rc = SRT_OK;

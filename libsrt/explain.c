@@ -75,6 +75,8 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 	fprintf(out, "srt %s: effective policy\n", PACKAGE_VERSION);
 	fprintf(out, "settings: %s\n", sb->settings_path ? sb->settings_path : "(built-in defaults)");
 	fprintf(out, "backend: %s (%s)\n", sb->be->hdr.name, srt__module_path(sb->module));
+	if (sb->cannot_run)
+		fprintf(out, "runs here: no, only its plan is printed (%s)\n", sb->cannot_run);
 	fprintf(out, "cwd: %s\n", sb->policy.cwd);
 	fprintf(out, "TMPDIR: %s\n", sb->policy.tmpdir ? sb->policy.tmpdir : "(inherited)");
 	if (sb->policy.fs_disabled)

@@ -497,6 +497,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	free(sb->settings_named);
 	free(sb->protect_file);
 	free(sb->backend_spec);
+	free(sb->cannot_run);
 	free(sb->cwd);
 	explicit_bzero(sb->token, sizeof(sb->token));
 	free(sb);

@@ -23,6 +23,7 @@ struct srt_sandbox {
 	int debug;
 	int live_updates;
 	int plan_only; /* srt_options.plan_only: explain, never run */
+	char *cannot_run; /* plan_only: why the chosen backend cannot run here, or NULL */
 	srt_log_fn log;
 	void *log_ctx;
 

@@ -4,10 +4,10 @@
 # (the command would leave a file behind); --explain prints the Seatbelt
 # profile it would use, with the settings' rules in it.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 10
 
 if [ "$(uname -s)" = Darwin ]; then
-	for i in $(seq 9); do skip "this is macOS: the refusal is for other systems"; done
+	for i in $(seq 10); do skip "this is macOS: the refusal is for other systems"; done
 	exit 0
 fi
 if [ -n "${SRT_TEST_MODULES:-}" ]; then
@@ -16,7 +16,7 @@ else
 	SB="$top_builddir/backends/macos-seatbelt/.libs/macos_seatbelt.so"
 fi
 if [ ! -f "$SB" ]; then
-	for i in $(seq 9); do skip "macos-seatbelt not built (configure --without-macos-seatbelt)"; done
+	for i in $(seq 10); do skip "macos-seatbelt not built (configure --without-macos-seatbelt)"; done
 	exit 0
 fi
 S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["secret.txt"]},"allowPty":true}')
@@ -36,6 +36,8 @@ check "F the plan is a Seatbelt profile that denies by default" \
 check "F the profile denies reading ~/.ssh and writing secret.txt" \
 	sh -c "grep -q '(subpath \"$HOME/.ssh\")' '$WORK/out' && grep -q '(subpath \"$WORK/proj/secret.txt\")' '$WORK/out' && grep -q '(allow pseudo-tty)' '$WORK/out'"
 check "F --explain ran nothing" [ ! -e "$WORK/proj/ran" ]
+check "F --explain says the backend cannot run here" \
+	grep -q '^runs here: no, only its plan is printed (macos-seatbelt needs macOS' "$WORK/out"
 
 # a command that may reach loopback gets Java onto IPv4 sockets, which
 # Seatbelt's "localhost" matches
