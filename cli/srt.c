@@ -745,6 +745,7 @@ int main(int argc, char **argv)
 	opt.backend = c.backend;
 	opt.debug = c.debug;
 	opt.live_updates = c.control_fd != 0;
+	opt.plan_only = c.explain;
 	opt.protect_file = protect;
 	rc = srt_sandbox_new_from_file(&sb, c.settings, c.settings != NULL, &opt, &diag);
 	if (rc) {

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend-choice.h"
@@ -29,9 +30,9 @@ int srt__backend_caps_check(const struct srt_backend *be, const struct srt_polic
 	if (!pol->fs_disabled && !(be->caps & SRT_CAP_FILESYSTEM)) {
 		key = "filesystem";
 		what = "filesystem rules (SRT_CAP_FILESYSTEM)";
-	} else if (!(be->caps & (SRT_CAP_NETNS | SRT_CAP_SECCOMP))) {
+	} else if (!(be->caps & (SRT_CAP_NETNS | SRT_CAP_SECCOMP | SRT_CAP_NETRULES))) {
 		key = "network";
-		what = "a network cut off from the host (SRT_CAP_NETNS, or SRT_CAP_SECCOMP refusing sockets)";
+		what = "a network cut off from the host (SRT_CAP_NETNS, SRT_CAP_SECCOMP refusing sockets, or SRT_CAP_NETRULES)";
 	} else if (need_proxy && !(be->caps & SRT_CAP_PROXY)) {
 		key = "network.allowedDomains";
 		what = "the filtering proxy network.allowedDomains needs (SRT_CAP_PROXY)";
@@ -174,7 +175,18 @@ int srt__sandbox_choose_backend(struct srt_sandbox *sb, int need_proxy, struct s
 	rc = srt__module_load_backend(sb->backend_spec, &sb->module, &sb->be, diag);
 	if (!rc)
 		rc = srt__backend_caps_check(sb->be, &sb->policy, need_proxy, diag);
-	if (!rc)
+	if (!rc) {
 		rc = sb->be->probe(&sb->policy, diag);
+		/* only printing the plan: the backend need not run here */
+		if (rc && sb->plan_only) {
+			srt__sandbox_log(sb, 1, "backend %s cannot run here (%s); printing its plan only",
+					 sb->be->hdr.name, diag ? diag->message : "");
+			free(sb->cannot_run);
+			sb->cannot_run = strdup(diag && diag->message[0] ? diag->message : "its probe failed");
+			if (diag)
+				memset(diag, 0, sizeof(*diag));
+			rc = SRT_OK;
+		}
+	}
 	return rc;
 }

@@ -44,6 +44,7 @@ static void print_guarantees(const struct srt_sandbox *sb, FILE *out)
 	}
 	fprintf(out, "%s %s", sep, (caps & SRT_CAP_NETNS) ? "empty network namespace" :
 		(caps & SRT_CAP_SECCOMP) ? "no network namespace (sockets refused by seccomp/Landlock instead)" :
+		(caps & SRT_CAP_NETRULES) ? "no network namespace (the sandbox profile refuses every network operation but the proxy's loopback ports)" :
 		"no network isolation");
 	fputs((caps & SRT_CAP_PIDNS) ? ", private pid namespace and /proc" :
 	      ", no pid namespace (the host's /proc is visible)", out);
@@ -74,6 +75,8 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 	fprintf(out, "srt %s: effective policy\n", PACKAGE_VERSION);
 	fprintf(out, "settings: %s\n", sb->settings_path ? sb->settings_path : "(built-in defaults)");
 	fprintf(out, "backend: %s (%s)\n", sb->be->hdr.name, srt__module_path(sb->module));
+	if (sb->cannot_run)
+		fprintf(out, "runs here: no, only its plan is printed (%s)\n", sb->cannot_run);
 	fprintf(out, "cwd: %s\n", sb->policy.cwd);
 	fprintf(out, "TMPDIR: %s\n", sb->policy.tmpdir ? sb->policy.tmpdir : "(inherited)");
 	if (sb->policy.fs_disabled)
@@ -88,7 +91,7 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 		print_protected(sb, out);
 	print_guarantees(sb, out);
 	fprintf(out, "network: %s", (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" :
-		(sb->be->caps & SRT_CAP_SECCOMP) ? "no network namespace (the backend refuses sockets instead)" :
+		(sb->be->caps & (SRT_CAP_SECCOMP | SRT_CAP_NETRULES)) ? "no network namespace (the backend refuses sockets instead)" :
 		"no network isolation declared by the backend");
 	if (sb->proxy) {
 		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",

@@ -70,6 +70,7 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 	if (opt) {
 		sb->debug = opt->debug;
 		sb->live_updates = opt->live_updates;
+		sb->plan_only = opt->plan_only;
 		sb->log = opt->log;
 		sb->log_ctx = opt->log_ctx;
 		if (opt->backend && !(sb->backend_spec = strdup(opt->backend)))
@@ -216,13 +217,13 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 
 	/* macOS/Windows-only keys change nothing on this platform. */
 	if (s->allow_mach_lookup.n)
-		srt__sandbox_log(sb, 1, "network.allowMachLookup applies to macOS only; ignored");
+		srt__sandbox_log(sb, 1, "network.allowMachLookup applies to macOS only; the Linux backends ignore it");
 	if (s->enable_weaker_network_isolation)
-		srt__sandbox_log(sb, 1, "enableWeakerNetworkIsolation applies to macOS only; ignored");
+		srt__sandbox_log(sb, 1, "enableWeakerNetworkIsolation applies to macOS only; the Linux backends ignore it");
 	if (s->allow_apple_events)
-		srt__sandbox_log(sb, 1, "allowAppleEvents applies to macOS only; ignored");
+		srt__sandbox_log(sb, 1, "allowAppleEvents applies to macOS only; the Linux backends ignore it");
 	if (s->allow_pty)
-		srt__sandbox_log(sb, 1, "allowPty applies to macOS only; ignored");
+		srt__sandbox_log(sb, 1, "allowPty applies to macOS only; the Linux backends ignore it");
 	if (s->has_windows)
 		srt__sandbox_log(sb, 1, "windows settings apply to Windows only; ignored");
 	return SRT_OK;
@@ -381,6 +382,8 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 
 	if (!sb->started)
 		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox not started");
+	if (sb->plan_only)
+		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox started to print its plan only (plan_only); nothing was run");
 	if (!argv || !argv[0])
 		return srt_diag_set(diag, SRT_E_INVAL, "", "no command to run");
 	memset(&cmd, 0, sizeof(cmd));
@@ -494,6 +497,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	free(sb->settings_named);
 	free(sb->protect_file);
 	free(sb->backend_spec);
+	free(sb->cannot_run);
 	free(sb->cwd);
 	explicit_bzero(sb->token, sizeof(sb->token));
 	free(sb);

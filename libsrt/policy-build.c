@@ -654,6 +654,19 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	pol->allow_nested_userns = s->allow_nested_user_namespaces;
 	pol->allow_all_unix_sockets = s->allow_all_unix_sockets;
 	pol->allow_local_binding = s->allow_local_binding;
+	pol->allow_pty = s->allow_pty;
+	pol->allow_apple_events = s->allow_apple_events;
+	pol->enable_weaker_network_isolation = s->enable_weaker_network_isolation;
+	if (s->allow_mach_lookup.n) {
+		pol->allow_mach_lookup = calloc(s->allow_mach_lookup.n + 1, sizeof(char *));
+		for (i = 0; pol->allow_mach_lookup && i < s->allow_mach_lookup.n; i++)
+			if (!(pol->allow_mach_lookup[i] = strdup(s->allow_mach_lookup.v[i])))
+				break;
+		if (!pol->allow_mach_lookup || i < s->allow_mach_lookup.n) {
+			rc = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+			goto out;
+		}
+	}
 	for (i = 0; i < s->allow_unix_sockets.n; i++) {
 		char origin[64];
 
@@ -778,6 +791,9 @@ void srt__policy_release(struct srt_policy *pol)
 	free(pol->bwrap_path);
 	for (i = 0; pol->protected_released && pol->protected_released[i]; i++)
 		free(pol->protected_released[i]);
+	for (i = 0; pol->allow_mach_lookup && pol->allow_mach_lookup[i]; i++)
+		free(pol->allow_mach_lookup[i]);
+	free(pol->allow_mach_lookup);
 	free(pol->protected_released);
 	free(pol->proxy_dir);
 	free(pol->proxy_socket);

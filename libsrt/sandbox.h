@@ -22,6 +22,8 @@ struct srt_sandbox {
 	char *cwd;
 	int debug;
 	int live_updates;
+	int plan_only; /* srt_options.plan_only: explain, never run */
+	char *cannot_run; /* plan_only: why the chosen backend cannot run here, or NULL */
 	srt_log_fn log;
 	void *log_ctx;
 

@@ -28,7 +28,9 @@
  *
  * History: 1.0 hdr .. teardown, then diagnose; 1.1 srt_command.orphan_*;
  * 1.2 srt_policy.allow_unix_sockets and protected_released (the policy is
- * the core's and zeroed, so a module of an older minor never reads them). */
+ * the core's and zeroed, so a module of an older minor never reads them);
+ * 1.3 srt_policy.allow_pty .. allow_mach_lookup (the macOS-only settings)
+ * and SRT_CAP_NETRULES. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -45,7 +47,7 @@ extern "C" {
 #define SRT_BACKEND_MAGIC 0x42545253u /* "SRTB" little-endian */
 #define SRT_FILTER_MAGIC 0x46545253u  /* "SRTF" */
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 2
+#define SRT_BACKEND_ABI_MINOR 3
 
 struct srt_module_header {
 	uint32_t magic;
@@ -61,6 +63,9 @@ struct srt_module_header {
 #define SRT_CAP_PROXY      (1u << 2) /* can bridge the proxies into the sandbox */
 #define SRT_CAP_SECCOMP    (1u << 3) /* installs the syscall filters */
 #define SRT_CAP_PIDNS      (1u << 4) /* private process tree and /proc */
+#define SRT_CAP_NETRULES   (1u << 5) /* no namespace, but the sandbox's own rules refuse every
+				      * network operation except the proxy's loopback ports
+				      * (macOS Seatbelt) */
 
 /* One wrapped command, produced by wrap() and owned by the core afterwards
  * (freed with srt_command_release()). */

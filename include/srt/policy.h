@@ -75,6 +75,13 @@ struct srt_policy {
 	 * NULL-terminated, or NULL for none. The list (files something outside the sandbox runs
 	 * or reads later) is the backends' to enforce; these stay writable. */
 	char **protected_released;
+
+	/* ABI minor 3: the settings only the macOS backend reads (Seatbelt
+	 * operations that have no Linux counterpart). Zero/NULL: not asked. */
+	int allow_pty;                       /* allowPty */
+	int allow_apple_events;              /* allowAppleEvents */
+	int enable_weaker_network_isolation; /* enableWeakerNetworkIsolation */
+	char **allow_mach_lookup;            /* network.allowMachLookup, NULL-terminated, or NULL */
 };
 
 #ifdef __cplusplus

@@ -31,6 +31,10 @@ struct srt_options {
 	/* a file of the caller's the command must not write (a violations log
 	 * in a write root), or NULL; write-denied like the settings file */
 	const char *protect_file;
+	/* start only to print the plan (srt_sandbox_explain): a backend named
+	 * in `backend` that cannot run on this machine (macos-seatbelt on
+	 * Linux) is still prepared, and srt_sandbox_run refuses to run */
+	int plan_only;
 };
 
 /* One denied action, recorded for the command it is attributed to.
