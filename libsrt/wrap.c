@@ -159,6 +159,38 @@ static int copy_proxy_fields(struct srt_policy *to, const struct srt_policy *fro
 	return SRT_OK;
 }
 
+/* The settings parser wants a complete object: the sections and lists the
+ * custom object leaves out are added empty (custom_merge only takes the
+ * ones that were present). */
+static char *custom_complete(const cJSON *root)
+{
+	static const char *const net[] = { "allowedDomains", "deniedDomains", NULL };
+	static const char *const fs[] = { "denyRead", "allowWrite", "denyWrite", NULL };
+	cJSON *c = cJSON_Duplicate(root, 1);
+	const char *const *keys[2] = { net, fs };
+	const char *sect[2] = { "network", "filesystem" };
+	char *text = NULL;
+	int i, k;
+
+	if (!c)
+		return NULL;
+	for (i = 0; i < 2; i++) {
+		cJSON *o = cJSON_GetObjectItemCaseSensitive(c, sect[i]);
+		if (!o && !(o = cJSON_AddObjectToObject(c, sect[i])))
+			goto out;
+		if (!cJSON_IsObject(o))
+			continue; /* the parser names the key */
+		for (k = 0; keys[i][k]; k++)
+			if (!cJSON_GetObjectItemCaseSensitive(o, keys[i][k]) &&
+			    !cJSON_AddArrayToObject(o, keys[i][k]))
+				goto out;
+	}
+	text = cJSON_PrintUnformatted(c);
+out:
+	cJSON_Delete(c);
+	return text;
+}
+
 static int custom_policy(struct wrapped_priv *wp, const char *json, struct srt_diag *diag)
 {
 	struct srt_sandbox *sb = wp->sb;
@@ -166,6 +198,7 @@ static int custom_policy(struct wrapped_priv *wp, const char *json, struct srt_d
 	struct srt__settings t;
 	const char *files[2] = { sb->settings_path, NULL };
 	cJSON *root;
+	char *full;
 	int rc;
 
 	root = cJSON_Parse(json);
@@ -175,8 +208,14 @@ static int custom_policy(struct wrapped_priv *wp, const char *json, struct srt_d
 	rc = custom_check_keys(root, diag);
 	if (rc)
 		goto out;
+	full = custom_complete(root);
+	if (!full) {
+		rc = srt_diag_set(diag, SRT_E_NOMEM, "customConfig", "customConfig: out of memory");
+		goto out;
+	}
 	srt__settings_init(&wp->custom);
-	rc = srt__settings_parse_json(&wp->custom, json, strlen(json), "customConfig", diag);
+	rc = srt__settings_parse_json(&wp->custom, full, strlen(full), "customConfig", diag);
+	cJSON_free(full);
 	if (rc)
 		goto out;
 	custom_merge(wp, root, &t);
