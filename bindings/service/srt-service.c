@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -451,6 +452,30 @@ static int connect_to(const char *path)
 }
 
 static volatile pid_t g_signal_pid;
+static volatile sig_atomic_t g_reaped;
+
+struct watch_args {
+	int fd;
+	pid_t pid;
+};
+
+/* The service gone while the command runs: the command loses its proxy
+ * and its store, so it is ended at once rather than left running
+ * unobserved. */
+static void *watch_service(void *arg)
+{
+	struct watch_args *wa = arg;
+	struct pollfd p = { .fd = wa->fd, .events = POLLRDHUP };
+
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	if (g_reaped)
+		return NULL;
+	kill(-wa->pid, SIGKILL);
+	kill(wa->pid, SIGKILL);
+	fprintf(stderr, "srt: the sandbox service went away while the command ran; the command was killed\n");
+	_exit(125);
+}
 
 static void forward(int sig)
 {
@@ -504,6 +529,8 @@ static int run(int argc, char **argv)
 	int fds[MAX_FDS], nfds = 0, c, i, fd, st = 0, status;
 	cJSON *req, *w, *r;
 	const cJSON *nums;
+	struct watch_args wa;
+	pthread_t watcher;
 	pid_t pid;
 
 	while ((c = getopt_long(argc, argv, "+S:i:t:c:", lo, NULL)) != -1) {
@@ -572,8 +599,17 @@ static int run(int argc, char **argv)
 	}
 	g_signal_pid = (pid_t)cJSON_GetObjectItemCaseSensitive(r, "signal_pid")->valuedouble;
 	cJSON_Delete(r);
+	wa.fd = fd;
+	wa.pid = pid;
+	if (pthread_create(&watcher, NULL, watch_service, &wa) != 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return die("cannot be watched", "no thread");
+	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	g_reaped = 1;
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	req = cJSON_CreateObject();
 	cJSON_AddNumberToObject(req, "finished", status);
