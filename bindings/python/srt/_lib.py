@@ -99,7 +99,9 @@ def load():
     errors = []
     for name in _candidates():
         try:
-            lib = ctypes.CDLL(name)
+            # global: the backend modules libsrt loads take srt_diag_set
+            # and the other srt_ symbols from it
+            lib = ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
         except OSError as e:
             errors.append(f"{name}: {e}")
             continue

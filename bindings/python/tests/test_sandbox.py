@@ -131,3 +131,25 @@ def test_pty_example_streams(work):
     assert r.returncode == 0, r.stderr
     assert "line 3" in r.stdout and "on-a-terminal" in r.stdout
     assert "<sandbox_violations>" in r.stdout and "/etc/srt-pty" in r.stdout
+
+
+def test_unconfirmed_sandbox_kills_the_command(work):
+    """A process that is not the sandbox srt built (here: the spawner ran
+    something else) is never left running: started() fails and kills it."""
+    with Sandbox(settings(work)) as sb:
+        w = sb.wrap(["/bin/true"], command_id="impostor")
+        p = subprocess.Popen(["sleep", "100"])
+        with pytest.raises(SandboxError):
+            w.started(p.pid)
+        assert p.wait(timeout=30) == -9
+        w.finished(137)
+        assert sb.run("true").returncode == 0
+
+
+def test_finished_without_a_spawn(work):
+    with Sandbox(settings(work)) as sb:
+        for _ in range(3):
+            sb.wrap("true").finished(-1)
+        assert sb.run("echo again", capture_output=True).stdout == b"again\n"
+        with pytest.raises(SandboxError):
+            sb.wrap("true", custom_config={"filesystem": {"allowWrite": "x"}})
