@@ -8,7 +8,9 @@
  * WRAP_RUN_FORM=string spawns /bin/sh -c with the string form instead of
  * argv and envp. WRAP_RUN_REPEAT=N runs the command N times in the one
  * sandbox (for the cost per command) and exits with the last status.
- * On a setup failure: "srt: <message>" and 125, like srt. */
+ * Like srt: a sandbox that cannot be created, started or wrapped prints
+ * "srt: <message>" and exits 1; one that could not be confirmed after the
+ * spawn (the command was killed) exits 125. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -19,10 +21,10 @@
 
 #include <srt/srt.h>
 
-static int fail(const struct srt_diag *d)
+static int fail(const struct srt_diag *d, int code)
 {
 	fprintf(stderr, "srt: %s\n", d->message);
-	return 125;
+	return code;
 }
 
 static int spawn_one(struct srt_sandbox *sb, const char *shell_cmd, char *const *argv,
@@ -39,7 +41,7 @@ static int spawn_one(struct srt_sandbox *sb, const char *shell_cmd, char *const 
 	else
 		rc = srt_sandbox_wrap(sb, (const char *const *)argv, NULL, &w, &d);
 	if (rc)
-		return fail(&d);
+		return fail(&d, 1);
 	pid = fork();
 	if (pid < 0) {
 		perror("srt: fork");
@@ -63,7 +65,7 @@ static int spawn_one(struct srt_sandbox *sb, const char *shell_cmd, char *const 
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	srt_command_finished(w, status);
 	if (rc)
-		return fail(&d);
+		return fail(&d, 125);
 	return status;
 }
 
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 	if (srt_sandbox_new_from_file(&sb, settings, settings != NULL, &opt, &d) ||
 	    srt_sandbox_start(sb, &d)) {
 		srt_sandbox_free(sb);
-		return fail(&d);
+		return fail(&d, 1);
 	}
 	for (i = 0; i < (n > 0 ? n : 1); i++)
 		status = spawn_one(sb, cmd, argv + optind, form && !strcmp(form, "string"));
