@@ -1,5 +1,5 @@
 /* Wrap mode: the program spawns the sandboxed command itself, here under a
- * pseudo-terminal (forkpty), and streams its output as it comes, the way an
+ * pseudo-terminal, and streams its output as it comes, the way an
  * agent framework runs a tool; srt attributes the command's violations and
  * cleans up.
  *
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	struct srt_wrapped *w = NULL;
 	struct srt_diag d;
 	char *annotated = NULL, note[64];
-	int master, st = 0, status;
+	int master, slave, st = 0, status;
 	pid_t pid;
 
 	memset(&opt, 0, sizeof(opt));
@@ -63,20 +63,27 @@ int main(int argc, char **argv)
 		srt_sandbox_free(sb);
 		return 125;
 	}
-	pid = forkpty(&master, NULL, NULL, NULL);
-	if (pid < 0) {
-		perror("forkpty");
+	/* the terminal is the command's stdio; not its controlling terminal
+	 * (the sandbox starts a session of its own, so a command cannot
+	 * push input into the caller's terminal), hence no setsid here */
+	if (openpty(&master, &slave, NULL, NULL, NULL) != 0 || (pid = fork()) < 0) {
+		perror("openpty/fork");
 		srt_command_finished(w, -1);
 		srt_sandbox_free(sb);
 		return 125;
 	}
 	if (pid == 0) {
-		/* forkpty made the child a session leader: it leads its group */
+		close(master);
+		if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
+			_exit(125);
+		if (slave > 2)
+			close(slave);
 		if (srt_wrapped_child_setup(w) != 0 || chdir(w->cwd) != 0)
 			_exit(125);
 		execve(w->argv[0], w->argv, w->envp);
 		_exit(127);
 	}
+	close(slave);
 	if (srt_command_started(w, pid, &d) != 0)
 		fprintf(stderr, "srt: %s\n", d.message); /* the command was killed */
 	stream(master);

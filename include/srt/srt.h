@@ -110,12 +110,16 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
  * How to spawn it: in the child, between fork and exec, call
  * srt_wrapped_child_setup (async-signal-safe: it clears close-on-exec on
  * fds, makes the child lead a process group unless it already leads one,
- * e.g. after setsid() for a terminal, and restores the open-files limit);
+ * and restores the open-files limit);
  * chdir to cwd; execve argv[0] with argv and envp (or /bin/sh -c
  * shell_command). A spawner that cannot run code in the child (Python's
  * subprocess, posix_spawn) passes fds at the same numbers, starts a new
- * process group or session, and srt_command_started does the rest from
- * the parent. Then, in the parent, srt_command_started(pid) at once:
+ * process group, and srt_command_started does the rest from the parent.
+ * A pseudo-terminal is the command's stdio, not its controlling terminal:
+ * do not setsid() (forkpty, login_tty) in the child. The sandbox runs the
+ * command in a session of its own anyway (so it cannot push input into the
+ * caller's terminal), and linux-bwrap was seen to fail to set up the
+ * sandbox of a session leader when run unprivileged. Then, in the parent, srt_command_started(pid) at once:
  * it waits until the sandbox is up and kills the command (SIGKILL; the
  * caller still reaps it) when it cannot confirm it. After the caller
  * reaped the pid: srt_command_finished, which frees the handle (also

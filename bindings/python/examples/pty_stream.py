@@ -20,9 +20,9 @@ def main() -> int:
         'for i in 1 2 3; do echo "line $i on $(tty)"; sleep 0.1; done; cat ~/.ssh/id_rsa'
     with Sandbox(settings) as sb:
         master, slave = pty.openpty()
-        # a new session: the command's terminal is the pty
-        p = sb.popen(command, command_id="pty-demo", stdin=slave, stdout=slave, stderr=slave,
-                     start_new_session=True)
+        # the pty is the command's stdio (the sandbox gives it a session of
+        # its own, so it is never its controlling terminal)
+        p = sb.popen(command, command_id="pty-demo", stdin=slave, stdout=slave, stderr=slave)
         os.close(slave)
         while True:
             try:
