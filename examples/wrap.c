@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	}
 	/* the terminal is the command's stdio; not its controlling terminal
 	 * (the sandbox starts a session of its own, so a command cannot
-	 * push input into the caller's terminal), hence no setsid here */
+	 * push input into the caller's terminal), hence no forkpty here */
 	if (openpty(&master, &slave, NULL, NULL, NULL) != 0 || (pid = fork()) < 0) {
 		perror("openpty/fork");
 		srt_command_finished(w, -1);

@@ -116,10 +116,11 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
  * subprocess, posix_spawn) passes fds at the same numbers, starts a new
  * process group, and srt_command_started does the rest from the parent.
  * A pseudo-terminal is the command's stdio, not its controlling terminal:
- * do not setsid() (forkpty, login_tty) in the child. The sandbox runs the
- * command in a session of its own anyway (so it cannot push input into the
- * caller's terminal), and linux-bwrap was seen to fail to set up the
- * sandbox of a session leader when run unprivileged. Then, in the parent, srt_command_started(pid) at once:
+ * do not make it the child's controlling terminal (forkpty, login_tty).
+ * The sandbox runs the command in a session of its own anyway (so it
+ * cannot push input into the caller's terminal), and linux-bwrap was seen
+ * to fail to set up the sandbox of a process holding a controlling
+ * terminal when run unprivileged. Then, in the parent, srt_command_started(pid) at once:
  * it waits until the sandbox is up and kills the command (SIGKILL; the
  * caller still reaps it) when it cannot confirm it. After the caller
  * reaped the pid: srt_command_finished, which frees the handle (also

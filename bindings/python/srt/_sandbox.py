@@ -94,16 +94,11 @@ class Wrapped:
         """Arguments for subprocess.Popen that spawn this command; kwargs
         (stdin, stdout, start_new_session, ...) are merged in."""
         kw: Dict[str, Any] = dict(kwargs)
-        # The sandbox runs the command in a session of its own: a pty is
-        # its stdio, never its controlling terminal, and a session leader
-        # is not spawned (linux-bwrap was seen to fail to set one up when
-        # unprivileged). A process group of its own instead.
-        kw.pop("start_new_session", None)
         kw.setdefault("cwd", self.cwd)
         kw["env"] = self.env
         kw["pass_fds"] = tuple(kw.get("pass_fds", ())) + tuple(self.fds)
         kw["close_fds"] = True
-        if self.new_pgrp:
+        if self.new_pgrp and not kw.get("start_new_session"):
             if sys.version_info >= (3, 11):
                 kw["process_group"] = 0
             else:
@@ -312,7 +307,7 @@ class Sandbox:
               shell: Optional[str] = None, **popen_kwargs) -> SandboxedPopen:
         """Start a sandboxed command with subprocess.Popen's arguments
         (stdin/stdout/stderr, text, ...; a pty's slave as stdio for a
-        terminal: start_new_session is dropped, see Wrapped.popen_kwargs)."""
+        terminal: the sandbox gives the command a session of its own)."""
         w = self.wrap(command, command_id=command_id, command_text=command_text,
                       custom_config=custom_config, shell=shell)
         return SandboxedPopen(w, w.argv, executable=w.argv[0], **popen_kwargs)
