@@ -22,6 +22,7 @@
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
+#include "command.h"
 #include "gitguard.h"
 #include "loader.h"
 #include "policy-build.h"
@@ -293,76 +294,6 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	return SRT_OK;
 }
 
-/* Violation lines from the backend's monitor, read until EOF (the monitor
- * closes its end when the sandbox ends) or a line holding a single NUL, the
- * monitor's mark that nothing follows. */
-struct events_reader {
-	struct srt_sandbox *sb;
-	const char *key;
-	int fd;
-};
-
-#define EVENT_LINE_MAX 4096
-
-static void *events_main(void *arg)
-{
-	struct events_reader *er = arg;
-	char buf[EVENT_LINE_MAX + 1];
-	size_t have = 0;
-	int skipping = 0;
-
-	for (;;) {
-		ssize_t n = read(er->fd, buf + have, EVENT_LINE_MAX - have);
-		char *nl;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		while ((nl = memchr(buf, '\n', have))) {
-			size_t l = (size_t)(nl - buf);
-			*nl = '\0';
-			if (!skipping && l == 1 && buf[0] == '\0')
-				return NULL;
-			if (!skipping && l > 0)
-				srt__vstore_add(er->sb->violations, er->key, buf); /* as the monitor wrote it */
-			skipping = 0;
-			memmove(buf, nl + 1, have - l - 1);
-			have -= l + 1;
-		}
-		if (have == EVENT_LINE_MAX) { /* an over-long line is dropped whole */
-			have = 0;
-			skipping = 1;
-		}
-	}
-	return NULL;
-}
-
-struct gitguard_ctx {
-	struct srt_sandbox *sb;
-	const char *key;
-};
-
-static void on_gitguard(void *vctx, int is_violation, const char *line)
-{
-	struct gitguard_ctx *gc = vctx;
-
-	/* a rename is reported like every denial: in the summary, the log
-	 * and the library's callback */
-	if (is_violation) {
-		srt__vstore_add(gc->sb->violations, gc->key, line);
-	} else {
-		srt__sandbox_log(gc->sb, 1, "%s", line);
-	}
-}
-
-/* The git guard's sweep in a guard process that outlived srt: nobody to
- * report to (srt is gone), the quarantine itself is what counts. */
-static void gitguard_orphan(void *ctx)
-{
-	srt__gitguard_sweep(ctx, NULL, NULL);
-}
-
 int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag)
@@ -372,11 +303,9 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	char **envp = NULL;
 	char *key = NULL;
 	volatile pid_t target = 0;
-	struct events_reader er;
+	struct srt__events_reader er = { 0 };
 	struct srt__gitguard *gg = NULL;
-	struct gitguard_ctx ggc;
-	pthread_t reader;
-	int have_reader = 0;
+	struct srt__gitguard_ctx ggc;
 	pid_t pid;
 	int rc;
 
@@ -405,12 +334,12 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	ggc.key = key;
 	/* before the backend plans: the repositories that exist now are the
 	 * ones its mounts protect */
-	rc = srt__gitguard_snapshot(&sb->policy, &gg, on_gitguard, &ggc);
+	rc = srt__gitguard_snapshot(&sb->policy, &gg, srt__on_gitguard, &ggc);
 	if (rc)
 		goto out;
 	if (gg) {
 		/* srt SIGKILLed mid-run: the backend's guard sweeps instead */
-		cmd.orphan_fn = gitguard_orphan;
+		cmd.orphan_fn = srt__gitguard_orphan;
 		cmd.orphan_ctx = gg;
 		cmd.n_orphan_fds = srt__gitguard_fds(gg, &cmd.orphan_fds);
 	}
@@ -445,29 +374,18 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		}
 	}
 	target = cmd.signal_pid;
-	if (cmd.events_fd > 2) {
-		sigset_t all, old;
-		er.sb = sb;
-		er.key = key;
-		er.fd = cmd.events_fd;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		have_reader = pthread_create(&reader, NULL, events_main, &er) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (!have_reader)
-			srt__sandbox_log(sb, 0, "cannot start the violation reader: file violations of this command are not reported");
-	}
+	if (cmd.events_fd > 2)
+		srt__events_start(&er, sb, key, cmd.events_fd);
 	rc = srt__wait(pid, &target, ro ? ro->forward_signals : 0, status, diag);
 	/* without a pid namespace the command's daemons would outlive it,
 	 * and could write after the checks below */
 	if (ro && ro->end_orphans && !(sb->be->caps & SRT_CAP_PIDNS) && srt__end_children() != 0)
 		srt__sandbox_log(sb, 0, "processes the command left kept appearing while srt ended them; some may outlive srt");
-	if (have_reader)
-		pthread_join(reader, NULL);
+	srt__events_join(&er);
 out_cmd:
 	sb->be->release(sb->bstate, &cmd);
 	/* the sandbox is gone: nothing can race the sweep */
-	srt__gitguard_sweep(gg, on_gitguard, &ggc);
+	srt__gitguard_sweep(gg, srt__on_gitguard, &ggc);
 	gg = NULL;
 out:
 	srt__gitguard_free(gg);

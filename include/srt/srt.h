@@ -9,6 +9,7 @@
 #define SRT_SRT_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include <srt/error.h>
 
 #ifdef __cplusplus
@@ -102,6 +103,89 @@ struct srt_run_options {
 int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag);
+
+/* Wrap mode: srt builds the sandboxed command and the caller spawns it
+ * itself (its own pseudo-terminal, pipes, streaming), then reports the pid
+ * (srt_command_started) and the end (srt_command_finished); srt does the
+ * rest: the violations of the command are attributed to its key, the git
+ * guard sweeps, the backend cleans up. The command is sandboxed exactly as
+ * one srt_sandbox_run spawns.
+ *
+ * How to spawn it: in the child, between fork and exec, call
+ * srt_wrapped_child_setup (async-signal-safe: it clears close-on-exec on
+ * fds, makes the child lead a process group unless it already leads one,
+ * and restores the open-files limit);
+ * chdir to cwd; execve argv[0] with argv and envp (or /bin/sh -c
+ * shell_command). A spawner that cannot run code in the child (Python's
+ * subprocess, posix_spawn) passes fds at the same numbers, starts a new
+ * process group, and srt_command_started does the rest from the parent.
+ * A pseudo-terminal is the command's stdio, not its controlling terminal:
+ * do not make it the child's controlling terminal (forkpty, login_tty).
+ * The sandbox runs the command in a session of its own anyway (so it
+ * cannot push input into the caller's terminal), and linux-bwrap was seen
+ * to fail to set up the sandbox of a process holding a controlling
+ * terminal when run unprivileged. Then, in the parent, srt_command_started(pid) at once:
+ * it waits until the sandbox is up and kills the command (SIGKILL; the
+ * caller still reaps it) when it cannot confirm it. After the caller
+ * reaped the pid: srt_command_finished, which frees the handle (also
+ * valid when the spawn failed and srt_command_started was never called).
+ *
+ * Several wrapped commands may be alive at once; calls on one sandbox are
+ * still not thread-safe (serialise them). */
+struct srt_wrapped {
+	char *const *argv;         /* argv[0] absolute */
+	char *const *envp;         /* the whole environment of the command */
+	const char *shell_command; /* argv and envp as one POSIX shell line
+				    * ("exec /usr/bin/env -i NAME=VALUE... ARGV..."),
+				    * for callers that spawn /bin/sh -c */
+	const int *fds;            /* descriptors the child inherits, each at
+				    * the same number */
+	int n_fds;
+	const char *cwd;           /* the directory to spawn in */
+	int new_pgrp;              /* the command must lead a process group */
+	const char *key;           /* the command's key in the violation store */
+};
+
+struct srt_wrap_options {
+	const char *command_id;   /* attribution key (default: the command text) */
+	const char *command_text; /* text for ignoreViolations and reports
+				   * (default: the key) */
+	/* Per-command overrides, JSON text (the reference's customConfig):
+	 * filesystem.allowWrite, denyWrite, denyRead, allowRead each replace
+	 * the sandbox's list when present; a present "filesystem" object makes
+	 * its "disabled" (default false) win; allowNestedUserNamespaces
+	 * replaces the sandbox's; network.allowedDomains and allowPty are
+	 * validated (the network is always restricted, and the proxy filters
+	 * with the sandbox's lists; allowPty is macOS only). Any other key is
+	 * an error naming it. NULL: none. */
+	const char *custom_config;
+};
+
+/* Build argv into a command the caller spawns. *out on success. */
+int srt_sandbox_wrap(struct srt_sandbox *sb, const char *const *argv,
+		     const struct srt_wrap_options *wo, struct srt_wrapped **out,
+		     struct srt_diag *diag);
+
+/* The string form: `command` run by `shell -c` (shell: an absolute path,
+ * NULL: srt_default_shell()); the key and text default to `command`. */
+int srt_sandbox_wrap_shell(struct srt_sandbox *sb, const char *command, const char *shell,
+			   const struct srt_wrap_options *wo, struct srt_wrapped **out,
+			   struct srt_diag *diag);
+
+/* In the child, between fork and exec. 0, or -1 with errno. */
+int srt_wrapped_child_setup(const struct srt_wrapped *w);
+
+/* In the parent, right after the spawn. Waits until the sandbox is set up;
+ * on failure the command has been killed and diag says why. */
+int srt_command_started(struct srt_wrapped *w, pid_t pid, struct srt_diag *diag);
+
+/* Where to send signals meant for the command (the process inside the
+ * sandbox when the backend has one, else the spawned pid). */
+int srt_command_signal_pid(const struct srt_wrapped *w);
+
+/* After the caller reaped the command: reads its last violations, cleans
+ * up, frees w. status: its exit status (for the debug log). NULL-safe. */
+void srt_command_finished(struct srt_wrapped *w, int status);
 
 /* Per-command network allow list (the reference's
  * registerCommandNetworkLists): hosts matching `allowed` (domain patterns)

@@ -1,0 +1,155 @@
+"""The Python binding against a real libsrt (SRT_LIBRARY) and backend
+(SRT_BACKEND_DIR), run as root and as an unprivileged user."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from srt import Sandbox, SandboxError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def settings(work, denied=("denied.test",), allow_write=None):
+    return {
+        "network": {"allowedDomains": [], "deniedDomains": list(denied)},
+        "filesystem": {"denyRead": [str(work / "secret")],
+                       "allowWrite": [str(work)] if allow_write is None else allow_write,
+                       "denyWrite": []},
+    }
+
+
+def test_run_records_violations_for_its_command(work):
+    (work / "secret").write_text("CANARY")
+    with Sandbox(settings(work)) as sb:
+        r = sb.run("cat secret; echo ok > out.txt; echo no > /etc/srt-py-test",
+                   command_id="first", capture_output=True, text=True)
+        assert "CANARY" not in r.stdout
+        assert (work / "out.txt").read_text() == "ok\n"
+        assert not os.path.exists("/etc/srt-py-test")
+        lines = [v.line for v in sb.violations("first")]
+        assert any("/etc/srt-py-test" in l for l in lines), lines
+        assert sb.violations("other") == []
+        annotated = sb.annotate_stderr("first", r.stderr)
+        assert annotated.startswith(r.stderr)
+        assert "<sandbox_violations>" in annotated and "/etc/srt-py-test" in annotated
+
+
+def test_two_hundred_commands_each_attributed(work):
+    """200 sequential commands in one sandbox: every third one makes a
+    violation naming its own number, and only its key gets it."""
+    with Sandbox(settings(work)) as sb:
+        total0 = sb.violation_total()
+        bad = 0
+        for i in range(200):
+            key = f"cmd-{i:03d}"
+            if i % 3 == 0:
+                cmd = f"echo x > /etc/srt-py-{i}; true"
+                bad += 1
+            else:
+                cmd = f"echo {i} > n.txt"
+            r = sb.run(cmd, command_id=key, capture_output=True)
+            assert r.returncode == 0, (i, r.stderr)
+            lines = [v.line for v in sb.violations(key)]
+            if i % 3 == 0:
+                assert lines and all(f"/etc/srt-py-{i}" in l for l in lines), (i, lines)
+            else:
+                assert lines == [], (i, lines)
+        assert sb.violation_total() - total0 >= bad
+        # the store keeps the last 100, each still with its own key
+        for v in sb.violations():
+            n = int(v.key.split("-")[1])
+            assert f"/etc/srt-py-{n}" in v.line
+
+
+def test_network_denial_attributed(work):
+    with Sandbox(settings(work)) as sb:
+        r = sb.run(["curl", "-s", "-m", "5", "http://denied.test/"], command_id="net-1",
+                   capture_output=True, text=True)
+        assert r.returncode != 0 or "blocked" in r.stdout.lower()
+        lines = [v.line for v in sb.violations("net-1")]
+        assert any(l.startswith("deny network-outbound denied.test:80") for l in lines), lines
+
+
+def test_custom_config_replaces_the_write_list(work):
+    with Sandbox(settings(work)) as sb:
+        r = sb.run("echo a > a.txt", command_id="c-ro", capture_output=True,
+                   custom_config={"filesystem": {"allowWrite": []}})
+        assert r.returncode != 0 and not (work / "a.txt").exists()
+        r = sb.run("echo b > b.txt", command_id="c-rw", capture_output=True)
+        assert r.returncode == 0 and (work / "b.txt").exists()
+        with pytest.raises(SandboxError) as e:
+            sb.wrap("true", custom_config={"network": {"deniedDomains": []}})
+        assert "network.deniedDomains" in str(e.value)
+
+
+def test_wrap_for_an_own_spawner(work):
+    with Sandbox(settings(work)) as sb:
+        w = sb.wrap(["/bin/sh", "-c", "echo $SANDBOX_RUNTIME"], command_id="own")
+        p = subprocess.Popen(w.argv, stdout=subprocess.PIPE, **w.popen_kwargs())
+        w.started(p.pid)
+        out, _ = p.communicate()
+        w.finished(p.returncode)
+        assert out == b"1\n"
+
+
+def test_bad_settings_name_the_key(work):
+    with pytest.raises(SandboxError) as e:
+        Sandbox({"network": {"allowedDomains": [7], "deniedDomains": []},
+                 "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}})
+    assert "allowedDomains" in str(e.value)
+
+
+def test_update_settings_invalid_changes_nothing(work):
+    with Sandbox(settings(work)) as sb:
+        with pytest.raises(SandboxError):
+            sb.update_settings({"network": {"allowedDomains": "x"}})
+        assert sb.run("true").returncode == 0
+
+
+def test_closed_sandbox_refuses(work):
+    sb = Sandbox(settings(work))
+    sb.close()
+    with pytest.raises(SandboxError):
+        sb.run("true")
+
+
+def test_pty_example_streams(work):
+    (work / "s.json").write_text(__import__("json").dumps(settings(work)))
+    r = subprocess.run([sys.executable, os.path.join(HERE, "..", "examples", "pty_stream.py"),
+                        str(work / "s.json"),
+                        "for i in 1 2 3; do echo line $i; done; [ -t 1 ] && echo on-a-terminal; echo no > /etc/srt-pty"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "line 3" in r.stdout and "on-a-terminal" in r.stdout
+    assert "<sandbox_violations>" in r.stdout and "/etc/srt-pty" in r.stdout
+
+
+def test_unconfirmed_sandbox_kills_the_command(work):
+    """A process that is not the sandbox srt built (here: the spawner ran
+    something else) is never left running: started() fails and kills it."""
+    with Sandbox(settings(work)) as sb:
+        w = sb.wrap(["/bin/true"], command_id="impostor")
+        p = subprocess.Popen(["sleep", "100"])
+        with pytest.raises(SandboxError):
+            w.started(p.pid)
+        assert p.wait(timeout=30) == -9
+        w.finished(137)
+        assert sb.run("true").returncode == 0
+
+
+def test_finished_without_a_spawn(work):
+    with Sandbox(settings(work)) as sb:
+        for _ in range(3):
+            sb.wrap("true").finished(-1)
+        assert sb.run("echo again", capture_output=True).stdout == b"again\n"
+        with pytest.raises(SandboxError):
+            sb.wrap("true", custom_config={"filesystem": {"allowWrite": "x"}})
