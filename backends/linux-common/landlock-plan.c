@@ -228,13 +228,17 @@ static int add_deny(struct planner *pl, struct domain *d, const char *p, int str
 {
 	char real[PATH_MAX], named[PATH_MAX];
 	struct stat st;
-	int rc, have_st = 0;
+	int rc, have_st = 0, lrc = -1, lerr = 0;
 
 	name_in_real_parent(pl, p, named);
-	if (named[0] && lstat(named, &st) == 0 && !S_ISLNK(st.st_mode)) {
+	if (named[0]) {
+		lrc = lstat(named, &st);
+		lerr = lrc ? errno : 0;
+	}
+	if (named[0] && lrc == 0 && !S_ISLNK(st.st_mode)) {
 		memcpy(real, named, strlen(named) + 1);
 		have_st = 1;
-	} else if (named[0] && errno == ENOENT) {
+	} else if (named[0] && lrc != 0 && lerr == ENOENT) {
 		memcpy(real, named, strlen(named) + 1);
 	} else if (resolve(p, real) != 0) {
 		return srt_diag_set(pl->diag, SRT_E_LIMIT, origin,
