@@ -259,6 +259,10 @@ ROWS = [
     ("walk.empty", "startup, empty cwd, allowWrite [\".\"]", "ms", "startup.nonet", "allowWrite []", "diff", None),
     ("walk.dry.d3", "plan + walk only (--dry-run), depth 3", "ms", "walk.dry.empty", "empty cwd", "diff", None),
     ("walk.dry.d6", "plan + walk only (--dry-run), depth 6", "ms", "walk.dry.empty", "empty cwd", "diff", None),
+    ("build.srt.cpu", "build-shaped load (bench/buildmix.c, make -j2), allowWrite [\".\"]: CPU time of the whole tree", "ms", "build.out.cpu", "outside", "ratio_le", 1.05),
+    ("build.deny.cpu", "the same with denyRead (read violations observed and reported): CPU time", "ms", "build.out.cpu", "outside", "ratio_le", 1.05),
+    ("build.srt", "build-shaped load, allowWrite [\".\"]: wall time (the scheduler's share, see README)", "ms", "build.out", "outside", None, None),
+    ("build.deny", "the same with denyRead: wall time", "ms", "build.out", "outside", None, None),
 ]
 
 

@@ -58,6 +58,11 @@ struct planner {
 	size_t glob_budget; /* directory entries the deny globs may visit */
 	size_t scan_budget; /* and the mandatory-deny scan of the write roots */
 	int private_dev;    /* srt__ll_plan_limits.private_dev */
+	/* the last parent directory add_deny resolved, and where it is: the
+	 * mandatory denies come in runs of names in one directory, and each
+	 * resolve() of a deep path costs a readlink per component */
+	char dir_in[PATH_MAX], dir_real[PATH_MAX];
+	int dir_ok;
 };
 
 /* The bwrap --dev set: what a command sees of /dev under linux-bwrap. Any
@@ -169,43 +174,85 @@ static int resolve(const char *p, char out[PATH_MAX])
 	return srt__real_location(p, out);
 }
 
+/* resolve() of a parent directory, remembering the last one asked for. */
+static int resolve_dir(struct planner *pl, const char *dir, char out[PATH_MAX])
+{
+	if (pl->dir_ok && !strcmp(pl->dir_in, dir)) {
+		memcpy(out, pl->dir_real, strlen(pl->dir_real) + 1);
+		return 0;
+	}
+	pl->dir_ok = 0;
+	if (resolve(dir, out) != 0)
+		return -1;
+	if (strlen(dir) < sizeof(pl->dir_in)) {
+		memcpy(pl->dir_in, dir, strlen(dir) + 1);
+		memcpy(pl->dir_real, out, strlen(out) + 1);
+		pl->dir_ok = 1;
+	}
+	return 0;
+}
+
+/* named: p's last name in its parent's real location, or "" when p has no
+ * such name (no parent, ".", "..", too long, unresolvable parent). */
+static void name_in_real_parent(struct planner *pl, const char *p, char named[PATH_MAX])
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(p, '/');
+
+	named[0] = '\0';
+	if (!slash || slash == p || !slash[1] || !strcmp(slash, "/.") || !strcmp(slash, "/..") ||
+	    (size_t)(slash - p) >= sizeof(parent))
+		return;
+	memcpy(parent, p, (size_t)(slash - p));
+	parent[slash - p] = '\0';
+	if (resolve_dir(pl, parent, named) != 0) {
+		named[0] = '\0';
+		return;
+	}
+	if (strlen(named) + strlen(slash) >= PATH_MAX) {
+		named[0] = '\0';
+		return;
+	}
+	if (strcmp(named, "/") == 0)
+		named[0] = '\0';
+	strcat(named, slash);
+}
+
 /* The deny of p covers the object it names (symlinks resolved) and the name
  * itself in its real parent directory: a symbolic link at p must not be
- * replaceable by a file the command writes. */
+ * replaceable by a file the command writes. When that name is not a
+ * symbolic link (or does not exist), it is also where p resolves to, which
+ * spares a resolve() of the whole path. */
 static int add_deny(struct planner *pl, struct domain *d, const char *p, int strong,
 		    const char *origin)
 {
-	char real[PATH_MAX], parent[PATH_MAX], named[PATH_MAX];
-	const char *slash;
+	char real[PATH_MAX], named[PATH_MAX];
 	struct stat st;
-	int rc;
+	int rc, have_st = 0, lrc = -1, lerr = 0;
 
-	if (resolve(p, real) != 0)
+	name_in_real_parent(pl, p, named);
+	if (named[0]) {
+		lrc = lstat(named, &st);
+		lerr = lrc ? errno : 0;
+	}
+	if (named[0] && lrc == 0 && !S_ISLNK(st.st_mode)) {
+		memcpy(real, named, strlen(named) + 1);
+		have_st = 1;
+	} else if (named[0] && lrc != 0 && lerr == ENOENT) {
+		memcpy(real, named, strlen(named) + 1);
+	} else if (resolve(p, real) != 0) {
 		return srt_diag_set(pl->diag, SRT_E_LIMIT, origin,
 				    "linux-landlock cannot resolve \"%s\" (%s)", p, origin);
-	if (lstat(real, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+	} else {
+		have_st = lstat(real, &st) == 0;
+	}
+	if (have_st && S_ISREG(st.st_mode) && st.st_nlink > 1)
 		return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, origin,
 				    "linux-landlock cannot enforce %s \"%s\": the file has %lu hard links and a link elsewhere would not be covered; remove the extra links or use the linux-bwrap backend",
 				    origin, p, (unsigned long)st.st_nlink);
 	rc = domain_add(d, real, 0, strong, origin);
-	if (rc)
+	if (rc || !named[0] || strcmp(named, real) == 0)
 		return rc;
-	slash = strrchr(p, '/');
-	if (!slash || slash == p || !slash[1])
-		return SRT_OK;
-	if ((size_t)(slash - p) >= sizeof(parent))
-		return SRT_OK;
-	memcpy(parent, p, (size_t)(slash - p));
-	parent[slash - p] = '\0';
-	if (resolve(parent, named) != 0)
-		return SRT_OK;
-	if (strlen(named) + strlen(slash) >= sizeof(named))
-		return SRT_OK;
-	if (strcmp(named, "/") == 0)
-		named[0] = '\0';
-	strcat(named, slash);
-	if (strcmp(named, real) == 0)
-		return SRT_OK;
 	return domain_add(d, named, 0, strong, origin);
 }
 

@@ -595,9 +595,19 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 
 /* ---- the memo (mandatory.h) -------------------------------------------- */
 
+/* A walk is replayed for a later one with the same root and the same
+ * options. What the options point to is compared by value or by the
+ * identity of what it names, never through the pointers the first caller
+ * passed: the two plans pass their own copies (the Landlock layer plans
+ * with a copy of the policy and its own resolved $HOME), which may be gone
+ * by the time the second plan asks. */
 struct memo_scan {
 	char *root;
-	struct srt__mandatory_opts o;
+	struct srt__mandatory_opts o; /* o.home and o.pol are cleared */
+	char *home;                   /* a copy of o->home, or NULL */
+	int has_pol;
+	const struct srt_rule *deny_read, *deny_write; /* the policy's rule lists */
+	size_t n_deny_read, n_deny_write;
 	size_t used;        /* budget the walk took */
 	char **rep;         /* path, what, path, what, ... */
 	size_t n_rep, alloc_rep;
@@ -615,6 +625,7 @@ static void memo_free_one(struct memo_scan *m)
 		free(m->rep[i]);
 	free(m->rep);
 	free(m->root);
+	free(m->home);
 	free(m);
 }
 
@@ -693,13 +704,20 @@ static struct memo_scan *memo_find(const char *root, const struct srt__mandatory
 {
 	struct memo_scan *m;
 
-	for (m = memo; m; m = m->next)
-		if (!strcmp(m->root, root) && m->o.depth == o->depth &&
-		    m->o.allow_git_config == o->allow_git_config &&
-		    m->o.root_names == o->root_names && m->o.released == o->released &&
-		    m->o.pol == o->pol &&
-		    (m->o.home == o->home || (m->o.home && o->home && !strcmp(m->o.home, o->home))))
-			return m;
+	for (m = memo; m; m = m->next) {
+		if (strcmp(m->root, root) || m->o.depth != o->depth ||
+		    m->o.allow_git_config != o->allow_git_config ||
+		    m->o.root_names != o->root_names || m->o.released != o->released ||
+		    m->has_pol != (o->pol != NULL) || !m->home != !o->home ||
+		    (m->home && strcmp(m->home, o->home)))
+			continue;
+		if (o->pol && (m->deny_read != o->pol->deny_read.v ||
+			       m->n_deny_read != o->pol->deny_read.n ||
+			       m->deny_write != o->pol->deny_write.v ||
+			       m->n_deny_write != o->pol->deny_write.n))
+			continue;
+		return m;
+	}
 	return NULL;
 }
 
@@ -741,8 +759,19 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 	rc = scan_walk(root, o, budget, &cut, record, record_read, &r);
 	if (cut)
 		*truncated = 1;
+	if (r.m && !rc && !cut && !r.lost && o->home && !(r.m->home = strdup(o->home)))
+		r.lost = 1;
 	if (r.m && !rc && !cut && !r.lost) {
 		r.m->o = *o;
+		r.m->o.home = NULL;
+		r.m->o.pol = NULL;
+		r.m->has_pol = o->pol != NULL;
+		if (o->pol) {
+			r.m->deny_read = o->pol->deny_read.v;
+			r.m->n_deny_read = o->pol->deny_read.n;
+			r.m->deny_write = o->pol->deny_write.v;
+			r.m->n_deny_write = o->pol->deny_write.n;
+		}
 		r.m->used = before - *budget;
 		r.m->next = memo;
 		memo = r.m;

@@ -343,6 +343,35 @@ static void test_symlink_deny(void)
 	pol_free(&x);
 }
 
+/* A symbolic link denied right after an absent name of the same directory:
+ * the planner resolves the second name through the directory it resolved
+ * for the first, and the link's target must still be covered (an lstat
+ * that found the link must not be read as the absent name's ENOENT). */
+static void test_symlink_deny_after_absent(void)
+{
+	struct srt__ll_plan pl;
+	struct srt_diag d = { 0 };
+	struct pol x;
+	char target[PATH_MAX];
+	int rc;
+
+	mk("la/root/keep/x");
+	mk("la/dot/bashrc");
+	strcpy(target, P("la/dot/bashrc"));
+	symlink(target, P("la/root/keep/.zshrc"));
+	pol_init(&x);
+	add(&x, AW, P("la"), 0, "filesystem.allowWrite[0]");
+	add(&x, DW, P("la/root/keep/absent"), 0, "filesystem.denyWrite[0]");
+	add(&x, DW, P("la/root/keep/.zshrc"), 0, "filesystem.denyWrite[1]");
+	rc = srt__ll_plan_build(&x.p, 7, NULL, &pl, &d);
+	ok(rc == 0 && !covered(&pl, P("la/dot/bashrc"), LANDLOCK_ACCESS_FS_WRITE_FILE),
+	   "symlink after an absent name: the deny covers the link's target (%s)", d.message);
+	ok(rc == 0 && WRITES(&pl, P("la/root/keep/x")), "symlink after an absent name: siblings stay writable");
+	if (!rc)
+		srt__ll_plan_release(&pl);
+	pol_free(&x);
+}
+
 /* allowWrite "/" (a working directory of "/" with allowWrite ".") still
  * leaves the pseudo filesystems read-only, and the --dev set writable. */
 static void test_root_write(void)
@@ -591,6 +620,7 @@ int main(void)
 	TAP_RUN(test_reads_nested);
 	TAP_RUN(test_writes);
 	TAP_RUN(test_symlink_deny);
+	TAP_RUN(test_symlink_deny_after_absent);
 	TAP_RUN(test_host_doors);
 	TAP_RUN(test_root_write);
 	TAP_RUN(test_scan_once);

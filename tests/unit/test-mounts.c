@@ -647,6 +647,54 @@ static void test_mandatory_memo(void)
 	trunc = 0;
 	srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
 	ok(!in_found(&f, P("m/a/.bashrc")), "memo: a budget below the recorded walk walks again");
+	{
+		/* the Landlock layer plans with a copy of the policy and its
+		 * own $HOME buffer, gone before the mount plan asks: the same
+		 * rule lists and the same $HOME text are the same options */
+		struct srt_policy pol, copy, other;
+		struct srt_rule dr = { 0 };
+		char home1[64], home2[64];
+
+		memset(&pol, 0, sizeof(pol));
+		dr.path = (char *)"/nonexistent-denied";
+		pol.deny_read.v = &dr;
+		pol.deny_read.n = 1;
+		copy = pol;
+		other = pol;
+		other.deny_read.n = 0;
+		snprintf(home1, sizeof(home1), "/home/memo-test");
+		snprintf(home2, sizeof(home2), "/home/memo-test");
+		put("m/a/.bashrc", "");
+		o.pol = &copy;
+		o.home = home1;
+		memset(&f, 0, sizeof(f));
+		budget = 100000;
+		srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+		ok(in_found(&f, P("m/a/.bashrc")), "memo: a scan with a policy walks");
+		unlink(P("m/a/.bashrc"));
+		memset(&copy, 0x5a, sizeof(copy));
+		memset(home1, 'x', sizeof(home1) - 1);
+		o.pol = &pol;
+		o.home = home2;
+		memset(&f, 0, sizeof(f));
+		budget = 100000;
+		srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+		ok(in_found(&f, P("m/a/.bashrc")),
+		   "memo: another copy of the same policy and $HOME, the first one's memory gone: replayed");
+		o.pol = &other;
+		memset(&f, 0, sizeof(f));
+		budget = 100000;
+		srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+		ok(!in_found(&f, P("m/a/.bashrc")), "memo: other denyRead rules walk again");
+		o.pol = &pol;
+		snprintf(home2, sizeof(home2), "/home/other");
+		memset(&f, 0, sizeof(f));
+		budget = 100000;
+		srt__mandatory_scan(P("m"), &o, &budget, &trunc, collect, &f);
+		ok(!in_found(&f, P("m/a/.bashrc")), "memo: another $HOME walks again");
+		o.pol = NULL;
+		o.home = NULL;
+	}
 	srt__mandatory_memo_end();
 	memset(&f, 0, sizeof(f));
 	budget = 100000;
