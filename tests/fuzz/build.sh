@@ -10,7 +10,7 @@
 set -eu
 
 usage() {
-	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls]" >&2
+	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls decider]" >&2
 	exit 2
 }
 
@@ -83,7 +83,7 @@ build() {
 	"$cc" $base $extra -o "$out/fuzz-$name" $srcs $libs
 }
 
-all="settings-json settings-yaml domain http socks auth tls"
+all="settings-json settings-yaml domain http socks auth tls decider"
 [ $# -gt 0 ] && all="$*"
 for h in $all; do
 	case $h in
@@ -104,6 +104,8 @@ for h in $all; do
 		build auth "" "" tests/fuzz/fuzz-auth.c proxies/auth.c ;;
 	tls)
 		build tls "" "" tests/fuzz/fuzz-tls.c proxies/sni.c ;;
+	decider)
+		build decider "" "" tests/fuzz/fuzz-decider.c proxies/decider.c proxies/auth.c ;;
 	*)
 		echo "build.sh: unknown harness '$h'" >&2
 		usage ;;
