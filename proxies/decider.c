@@ -1423,6 +1423,11 @@ static void die(struct srt__decider *d, const char *fmt, ...)
 		d->ops->dead(d->ctx, d->why);
 }
 
+void srt__decider_shutdown(struct srt__decider *d, const char *why)
+{
+	die(d, "%s", why);
+}
+
 void srt__decider_free(struct srt__decider *d)
 {
 	size_t i;

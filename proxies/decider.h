@@ -116,6 +116,12 @@ bool srt__decider_credential_header(const char *name);
 
 /* ---- messages to the decider ------------------------------------------- */
 
+/* A request header as received (borrowed). */
+struct srt__decider_field {
+	const char *name;
+	const char *value;
+};
+
 struct srt__decider_req {
 	const char *method;
 	const char *host;        /* canonical */
@@ -124,7 +130,7 @@ struct srt__decider_req {
 	const char *sni;         /* NULL: none */
 	const char *path;        /* as spelled */
 	const char *query;       /* without '?', NULL: none */
-	const struct srt__decider_header *headers; /* Host is left out */
+	const struct srt__decider_field *headers; /* Host is left out */
 	size_t nheaders;
 };
 
@@ -166,6 +172,10 @@ struct srt__decider_ops {
 struct srt__decider *srt__decider_new(int in_fd, int out_fd,
 				      const struct srt__decider_ops *ops, void *ctx);
 void srt__decider_free(struct srt__decider *d);
+
+/* Kill the link as if the decider had died (why says why): every pending
+ * request gets SRT__DV_UNAVAILABLE, the descriptors are closed. */
+void srt__decider_shutdown(struct srt__decider *d, const char *why);
 
 int srt__decider_in_fd(const struct srt__decider *d);
 int srt__decider_out_fd(const struct srt__decider *d);

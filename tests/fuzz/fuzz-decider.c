@@ -117,7 +117,7 @@ static void frames(const uint8_t *data, size_t size)
 static void build(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_strndup(data, size), *f[8] = { 0 }, *save = NULL, *t;
-	struct srt__decider_header h[3];
+	struct srt__decider_field h[3];
 	struct srt__decider_req r;
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0, i, nf = 0;

@@ -139,7 +139,7 @@ static void test_verdicts(void)
 
 static void test_build(void)
 {
-	struct srt__decider_header h[] = {
+	struct srt__decider_field h[] = {
 		{ "Host", "example.com" }, { "Accept", "*/*" }, { "X-Two", "a" },
 		{ "accept", "text/html" }, { "X-Q", "say \"hi\"\\" },
 	};
@@ -154,7 +154,7 @@ static void test_build(void)
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0;
 	char why[200], *big;
-	struct srt__decider_header many[191];
+	struct srt__decider_field many[191];
 	int i;
 
 	ok(srt__decider_build_req(&buf, &len, &cap, 1, &r, why, sizeof(why)) == 0 &&
