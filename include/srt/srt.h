@@ -178,6 +178,28 @@ void srt_sandbox_free(struct srt_sandbox *sb);
  * given. *out is malloc'd. */
 int srt_quote_argv(const char *const *argv, char **out);
 
+/* `srt proxy`: the filtering proxy alone, without a sandbox, for other
+ * sandboxes and containers. An external decider (protocol v1:
+ * length-prefixed JSON frames) gives the domain lists in its hello and a
+ * verdict for every request. Nothing is accepted before its hello. */
+struct srt_proxy_options {
+	int listen_fd;              /* an inherited listening TCP socket, or -1 */
+	const char *listen;         /* else "host:port" to bind ("[v6]:port") */
+	int decider_in, decider_out; /* the decider's descriptors (the same one
+				     * for a socket); owned from the call on */
+	int lifeline_fd;            /* stop when it ends or fails; -1: none */
+	int ca_fd;                  /* a TLS-termination CA (PEM); -1: none */
+	int debug;
+};
+
+/* Serve until SIGTERM or SIGINT (blocked here and taken through a
+ * signalfd), the lifeline's end or the decider's death; prints
+ * "srt proxy: serving <addr:port|fd N>" on stderr once serving. why gets
+ * the reason it stopped, starting with "start failed" when it never
+ * served. Returns 0 after serving, 1 when it could not start. The caller
+ * ignores SIGPIPE. */
+int srt_proxy_serve(const struct srt_proxy_options *o, char *why, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif
