@@ -558,6 +558,27 @@ static void park(struct srt__filter_txn *t, struct pcall *pc)
 	arm_timer(ch);
 }
 
+/* Forget the pending call of t: its late completion frees it. Tell the
+ * filter (cancel, ABI 1.1) unless it has completed already. */
+static void abandon(struct srt__filter_txn *t)
+{
+	struct pcall *pc = t->waiting;
+	const struct entry *e;
+	int q;
+
+	if (!pc)
+		return;
+	t->waiting = NULL;
+	pending_unlink(t->ch, pc);
+	pc->txn = NULL;
+	e = entry_at(t->ch, pc->entry);
+	pthread_mutex_lock(&t->ch->lock);
+	q = pc->queued;
+	pthread_mutex_unlock(&t->ch->lock);
+	if (!q && e->vt && FILTER_HAS(e->vt, cancel))
+		e->vt->cancel(e->state, &pc->call);
+}
+
 /* ------------------------------------------------------------ verdicts */
 
 static void one_line(char *dst, size_t n, const char *src)
@@ -812,14 +833,13 @@ static void expire(struct srt__filter_chain *ch)
 
 	for (pc = ch->pending; pc; pc = next) {
 		struct srt__filter_txn *t = pc->txn;
+		size_t i = pc->entry;
 
 		next = pc->next;
 		if (pc->deadline > now)
 			continue;
-		pending_unlink(ch, pc);
-		pc->txn = NULL; /* freed when its completion arrives */
-		t->waiting = NULL;
-		notify(t, fail(t, pc->entry, SRT__FILTER_STATUS_TIMEOUT,
+		abandon(t); /* pc is freed when its completion arrives */
+		notify(t, fail(t, i, SRT__FILTER_STATUS_TIMEOUT,
 			       "did not answer within %u ms", ch->timeout_ms));
 		/* notify may have finished other txns: start over */
 		next = ch->pending;
@@ -1016,11 +1036,7 @@ void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_s
 
 	if (!t)
 		return;
-	if (t->waiting) {
-		pending_unlink(t->ch, t->waiting);
-		t->waiting->txn = NULL;
-		t->waiting = NULL;
-	}
+	abandon(t);
 	memset(&s, 0, sizeof(s));
 	if (sum)
 		memcpy(&s, sum, sum->size && sum->size < sizeof(s) ? sum->size : sizeof(s));

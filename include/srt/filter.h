@@ -59,7 +59,7 @@
  * struct the core hands a module starts with its own size, so a module of
  * a newer minor can tell which fields an older core filled.
  *
- * History: 1.0 hdr .. finish. */
+ * History: 1.0 hdr .. finish; 1.1 cancel. */
 #ifndef SRT_FILTER_H
 #define SRT_FILTER_H
 
@@ -73,7 +73,7 @@ extern "C" {
 #endif
 
 #define SRT_FILTER_ABI_MAJOR 1
-#define SRT_FILTER_ABI_MINOR 0
+#define SRT_FILTER_ABI_MINOR 1
 
 enum srt_filter_verdict {
 	SRT_FILTER_CONTINUE = 0,
@@ -269,6 +269,12 @@ struct srt_filter {
 	void (*finish)(void *state, const struct srt_filter_conn *conn,
 		       const struct srt_filter_request *req,
 		       const struct srt_filter_summary *summary, void **data);
+
+	/* ABI 1.1. A call this filter answered PENDING is no longer wanted:
+	 * its request ended or timed out. The filter may drop the work (stop
+	 * waiting for its decider) but must still complete the call, which
+	 * is what frees it; the verdict is ignored. Optional. */
+	void (*cancel)(void *state, struct srt_filter_call *call);
 };
 
 #ifdef __cplusplus

@@ -21,7 +21,7 @@
  * when the body was truncated), "badstatus". */
 struct fake {
 	char script[64];
-	int heads, bodies, finishes, destroyed;
+	int heads, bodies, finishes, destroyed, cancels;
 	size_t body_seen;
 	int last_trunc;
 	struct srt_filter_call *held;
@@ -171,6 +171,14 @@ static void f_finish(void *st, const struct srt_filter_conn *conn,
 	*data = NULL;
 }
 
+static void f_cancel(void *st, struct srt_filter_call *c)
+{
+	struct fake *f = st;
+
+	(void)c;
+	f->cancels++;
+}
+
 static const struct srt_filter fake_vt = {
 	.hdr = { SRT_FILTER_MAGIC, SRT_FILTER_ABI_MAJOR, SRT_FILTER_ABI_MINOR,
 		 sizeof(struct srt_filter), "fake" },
@@ -181,6 +189,7 @@ static const struct srt_filter fake_vt = {
 	.request_body = f_body,
 	.response_head = f_resp,
 	.finish = f_finish,
+	.cancel = f_cancel,
 };
 
 static struct srt_filter_conn conn = {
@@ -387,6 +396,7 @@ static void test_timeout(void)
 	ok(w.called == 1 && w.out.verdict == SRT_FILTER_DENY && w.out.status == 503 &&
 	   contains(w.out.reason, "\"f0\"") && contains(w.out.reason, "100 ms"),
 	   "no answer within the timeout denies 503 naming the filter (%s)", w.out.reason);
+	ok(fakes[0]->cancels == 1, "the filter is told its call is no longer wanted");
 	srt__filter_txn_finish(t, NULL);
 	/* the late answer must not touch the finished txn */
 	late = fakes[0]->held;
@@ -416,6 +426,7 @@ static void test_abandon_and_destroy(void)
 	srt__filter_txn_finish(t, NULL); /* the client went away */
 	ok(f->finishes == 1 && f->finish_verdict == SRT_FILTER_DENY,
 	   "a request that ends undecided is reported as not allowed");
+	ok(f->cancels == 1, "and its pending call is cancelled");
 	srt__filter_chain_free(ch); /* destroy completes the held call */
 	ok(f->destroyed == 1, "destroy ran and the held completion was freed");
 	srt__fheaders_release(&fh);
