@@ -83,6 +83,7 @@ static const struct srt_filter decider_vt = {
 	.request_head = srt__dfilter_request_head,
 	.request_body = srt__dfilter_request_body,
 	.finish = srt__dfilter_finish,
+	.cancel = srt__dfilter_cancel,
 };
 
 static int failed(char *why, size_t cap, const char *fmt, ...)

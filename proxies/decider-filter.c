@@ -426,6 +426,29 @@ enum srt_filter_verdict srt__dfilter_request_body(void *state, struct srt_filter
 	return v;
 }
 
+/* Drop r's pending request (lock held): the link forgets it, so a late
+ * verdict is dropped, and the call is completed (ERROR, ignored by the
+ * chain), since completing is what frees it. */
+static void drop(struct srt__dfilter *f, struct dreq *r)
+{
+	if (r->id)
+		srt__decider_cancel(f->link, r->id);
+	finish_call(r, SRT_FILTER_ERROR, 503, "decider_unavailable: the request ended first");
+}
+
+void srt__dfilter_cancel(void *state, struct srt_filter_call *call)
+{
+	struct srt__dfilter *f = state;
+	struct dreq *r = call->data ? *call->data : NULL;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&f->lock);
+	if (r->call == call)
+		drop(f, r);
+	pthread_mutex_unlock(&f->lock);
+}
+
 void srt__dfilter_finish(void *state, const struct srt_filter_conn *conn,
 			 const struct srt_filter_request *req,
 			 const struct srt_filter_summary *summary, void **data)
@@ -439,9 +462,7 @@ void srt__dfilter_finish(void *state, const struct srt_filter_conn *conn,
 	if (!r)
 		return;
 	pthread_mutex_lock(&f->lock);
-	if (r->id)
-		srt__decider_cancel(f->link, r->id);
-	r->call = NULL;
+	drop(f, r); /* a core without cancel: the call may still be pending */
 	pthread_mutex_unlock(&f->lock);
 	free(r->body);
 	free(r);

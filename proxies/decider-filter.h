@@ -71,6 +71,7 @@ enum srt_filter_verdict srt__dfilter_request_body(void *state, struct srt_filter
 void srt__dfilter_finish(void *state, const struct srt_filter_conn *conn,
 			 const struct srt_filter_request *req,
 			 const struct srt_filter_summary *summary, void **data);
+void srt__dfilter_cancel(void *state, struct srt_filter_call *call);
 void srt__dfilter_destroy(void *state);
 
 /* Requests waiting for their verdict (tests). */

@@ -281,6 +281,32 @@ static void test_body(void)
 	srt_filter_entry.destroy(st);
 }
 
+static void test_cancel(void)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep"), *a = mkreq("a.example", "/allow");
+	enum srt_filter_verdict zv = head(st, z);
+
+	srt_filter_entry.cancel(st, &z->call);
+	ok(zv == SRT_FILTER_PENDING && z->done == 1, "cancel completes the pending call (which frees it)");
+	done(st, z);
+	ok(z->done == 1, "finish after cancel completes nothing twice");
+	ok(verdict(a, head(st, a), 3000) == SRT_FILTER_CONTINUE, "the link serves on");
+	done(st, a);
+	srt_filter_entry.destroy(st);
+}
+
+static void test_finish_pending(void)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep");
+	enum srt_filter_verdict zv = head(st, z);
+
+	done(st, z);
+	ok(zv == SRT_FILTER_PENDING && z->done == 1, "finish of a still pending request completes it");
+	srt_filter_entry.destroy(st);
+}
+
 static void test_destroy_pending(void)
 {
 	void *st = start("", "");
@@ -311,6 +337,8 @@ int main(int argc, char **argv)
 	TAP_RUN(test_garbage);
 	TAP_RUN(test_dies);
 	TAP_RUN(test_body);
+	TAP_RUN(test_cancel);
+	TAP_RUN(test_finish_pending);
 	TAP_RUN(test_destroy_pending);
 	return tap_done();
 }

@@ -173,4 +173,5 @@ const struct srt_filter srt_filter_entry = {
 	.request_head = srt__dfilter_request_head,
 	.request_body = srt__dfilter_request_body,
 	.finish = srt__dfilter_finish,
+	.cancel = srt__dfilter_cancel,
 };
