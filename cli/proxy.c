@@ -20,7 +20,7 @@
 static const char proxy_usage_text[] =
 	"usage: srt proxy (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
 	"                 (--decider-fd N | --decider-in N --decider-out N)\n"
-	"                 [--lifeline-fd N] [--ca-fd N] [-d]\n"
+	"                 [--lifeline-fd N] [--ca-fd N] [--strip-response-header NAME...] [-d]\n"
 	"\n"
 	"Run the filtering proxy alone, without a sandbox, for other sandboxes and\n"
 	"containers. An external decider (protocol v1: length-prefixed JSON frames)\n"
@@ -37,6 +37,8 @@ static const char proxy_usage_text[] =
 	"  --ca-fd N           a TLS-termination CA (PEM key and certificate); this build\n"
 	"                      has no TLS termination and refuses to start with it.\n"
 	"                      Without it every CONNECT is refused (opaque_tunnel)\n"
+	"  --strip-response-header NAME...\n"
+	"                      remove these headers from every response\n"
 	"  -d, --debug         print debug lines on stderr\n"
 	"  -V, --version       print the version\n"
 	"  -h, --help          print this help\n"
@@ -59,6 +61,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 struct popts {
 	struct srt_proxy_options o;
+	const char *strip[64];
 	int decider_fd;
 	int any_interface;
 };
@@ -164,6 +167,22 @@ static int parse(int argc, char **argv, struct popts *p)
 		}
 		if (!strcmp(a, "--listen-any-interface")) {
 			p->any_interface = 1;
+			continue;
+		}
+		if (!strcmp(a, "--plaintext-header-set"))
+			return 100 + usage_error("%s: this proxy does not apply a decider's header "
+						 "edits (an allow with setHeaders is refused 403)", a);
+		if (!strcmp(a, "--strip-response-header")) {
+			/* one or more names, up to the next option */
+			int before = (int)p->o.nstrip_response_headers;
+			while (i + 1 < argc && argv[i + 1][0] != '-') {
+				if (p->o.nstrip_response_headers >= sizeof(p->strip) / sizeof(p->strip[0]))
+					return 100 + usage_error("%s: at most 64 names", a);
+				p->strip[p->o.nstrip_response_headers++] = argv[++i];
+			}
+			if ((int)p->o.nstrip_response_headers == before)
+				return 100 + usage_error("%s needs at least one header name", a);
+			p->o.strip_response_headers = p->strip;
 			continue;
 		}
 		v = value_of(a, "--listen", argc, argv, &i, &matched);

@@ -311,6 +311,8 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	net.denied_domains = s->denied;
 	net.denied_resolved_addresses.v = ranges;
 	net.denied_resolved_addresses.n = i;
+	net.strip_response_headers.v = (char **)s->o->strip_response_headers;
+	net.strip_response_headers.n = s->o->nstrip_response_headers;
 	net.refuse_opaque_tunnels = true;
 	net.require_host_match = true;
 	net.filters = s->chain;

@@ -190,6 +190,8 @@ struct srt_proxy_options {
 	int lifeline_fd;            /* stop when it ends or fails; -1: none */
 	int ca_fd;                  /* a TLS-termination CA (PEM); -1: none */
 	int debug;
+	const char *const *strip_response_headers; /* names removed from responses */
+	size_t nstrip_response_headers;
 };
 
 /* Serve until SIGTERM or SIGINT (blocked here and taken through a

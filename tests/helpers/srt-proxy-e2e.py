@@ -51,6 +51,8 @@ ok(rc == 2 and 'srt proxy: --listen "192.0.2.1:8080" is not a loopback address (
    "a non-loopback --listen: exit 2")
 rc, err = run(["--decider-fd", "99", "--listen", "127.0.0.1:0"])
 ok(rc == 2 and "--decider-fd 99: not an open descriptor" in err, "a closed descriptor: exit 2")
+rc, err = run(["--strip-response-header"])
+ok(rc == 2 and "needs at least one header name" in err, "--strip-response-header without a name: exit 2")
 rc, err = run(["--frobnicate"])
 ok(rc == 2 and "unknown option '--frobnicate'" in err, "an unknown option: exit 2")
 p = subprocess.run([SRT, "proxy", "--version", "--frobnicate"], capture_output=True, text=True)
@@ -126,6 +128,7 @@ class Up(http.server.BaseHTTPRequestHandler):
         body = b"upstream " + self.path.encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Secret", "upstream-only")
         self.end_headers()
         self.wfile.write(body)
 
@@ -137,7 +140,8 @@ up = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Up)
 threading.Thread(target=up.serve_forever, daemon=True).start()
 uport = up.server_address[1]
 target = "127.0.0.1:%d" % uport
-proxy, dec, lsock = start(["--allow", target, "--deny", "denied.example"])
+proxy, dec, lsock = start(["--allow", target, "--deny", "denied.example"],
+                          extra=["--strip-response-header", "x-secret"])
 pport = lsock.getsockname()[1]
 
 
@@ -175,7 +179,8 @@ while time.time() < deadline and proxy.poll() is None and \
 if proxy.poll() is not None:
     rc, err = stop(proxy, dec)
     if "does not run request filters yet" in err:
-        for name in ["allow reaches the loopback server", "deny: the decider's status",
+        for name in ["allow reaches the loopback server",
+                     "--strip-response-header removed X-Secret", "deny: the decider's status",
                      "a sleeping decider: 503 after 5 s, others served meanwhile",
                      "the hello's deny list refuses without asking",
                      "CONNECT without --ca-fd: refused 403, never tunnelled",
@@ -190,6 +195,7 @@ if proxy.poll() is not None:
 
 st, body = ask("/allow/x")
 ok(st == 200 and b"upstream /allow/x" in body, "allow reaches the loopback server (%d)" % st)
+ok(st == 200 and b"X-Secret" not in body, "--strip-response-header removed X-Secret")
 st, body = ask("/deny")
 ok(st == 451, "deny: the decider's status (%d)" % st)
 res = {}
