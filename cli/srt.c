@@ -20,12 +20,14 @@
 #include <srt/srt.h>
 
 #include "direct.h"
+#include "proxy.h"
 
 static const char usage_text[] =
 	"usage: srt [options] [--] command [args...]\n"
 	"       srt [options] -c 'shell command'\n"
 	"       srt doctor [--json] [--backend=NAME|PATH]\n"
-	"       srt help [doctor]\n"
+	"       srt proxy (--listen-fd N | --listen HOST:PORT) (--decider-fd N | ...)\n"
+	"       srt help [doctor|proxy]\n"
 	"\n"
 	"Run a command with its filesystem and network access limited by a settings file.\n"
 	"\n"
@@ -624,13 +626,19 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (argc > 3)
-			return die("help: %s", "one subcommand at most (srt help [doctor])");
+			return die("help: %s", "one subcommand at most (srt help [doctor|proxy])");
 		if (!strcmp(argv[2], "doctor")) {
 			fputs(doctor_usage_text, stdout);
 			return 0;
 		}
-		return die("help: no help for '%s' (srt help [doctor])", argv[2]);
+		if (!strcmp(argv[2], "proxy")) {
+			char *h[] = { argv[2], (char *)"--help", NULL };
+			return srt_cli_proxy(2, h);
+		}
+		return die("help: no help for '%s' (srt help [doctor|proxy])", argv[2]);
 	}
+	if (argc >= 2 && !strcmp(argv[1], "proxy"))
+		return srt_cli_proxy(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "doctor")) {
 		const char *backend = NULL;
 		int json = 0, i;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <srt/error.h>
+#include <srt/filter.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -244,6 +245,18 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 int srt_doctor(const char *backend, FILE *out, int json);
 
 /* Stop the proxy, undo everything start did, free. NULL-safe. */
+/* Install (fn non-NULL) or remove a request filter of the caller's: it is
+ * asked about every request head the domain lists and the network.filters
+ * plugins let through, after them, with the verdicts and the contract of a
+ * filter module's request-head hook (include/srt/filter.h): CONTINUE or
+ * ALLOW lets the request go ahead, DENY refuses it with call->status and
+ * call->reason, PENDING completes later through call->complete() from any
+ * thread, ERROR and anything else refuse it (fail closed). Called on the
+ * proxy's thread; it must not call back into the sandbox. Before
+ * srt_sandbox_start() only: SRT_E_STATE afterwards. */
+int srt_sandbox_set_request_filter(struct srt_sandbox *sb, srt_request_filter_fn fn,
+				   void *ctx);
+
 void srt_sandbox_free(struct srt_sandbox *sb);
 
 /* Quote argv into one string a POSIX shell splits back into argv: a
@@ -252,6 +265,30 @@ void srt_sandbox_free(struct srt_sandbox *sb);
  * result is the command's key in the violation store when no command id is
  * given. *out is malloc'd. */
 int srt_quote_argv(const char *const *argv, char **out);
+
+/* `srt proxy`: the filtering proxy alone, without a sandbox, for other
+ * sandboxes and containers. An external decider (protocol v1:
+ * length-prefixed JSON frames) gives the domain lists in its hello and a
+ * verdict for every request. Nothing is accepted before its hello. */
+struct srt_proxy_options {
+	int listen_fd;              /* an inherited listening TCP socket, or -1 */
+	const char *listen;         /* else "host:port" to bind ("[v6]:port") */
+	int decider_in, decider_out; /* the decider's descriptors (the same one
+				     * for a socket); owned from the call on */
+	int lifeline_fd;            /* stop when it ends or fails; -1: none */
+	int ca_fd;                  /* a TLS-termination CA (PEM); -1: none */
+	int debug;
+	const char *const *strip_response_headers; /* names removed from responses */
+	size_t nstrip_response_headers;
+};
+
+/* Serve until SIGTERM or SIGINT (blocked here and taken through a
+ * signalfd), the lifeline's end or the decider's death; prints
+ * "srt proxy: serving <addr:port|fd N>" on stderr once serving. why gets
+ * the reason it stopped, starting with "start failed" when it never
+ * served. Returns 0 after serving, 1 when it could not start. The caller
+ * ignores SIGPIPE. */
+int srt_proxy_serve(const struct srt_proxy_options *o, char *why, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@
 set -eu
 
 usage() {
-	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls seatbelt]" >&2
+	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls seatbelt decider]" >&2
 	exit 2
 }
 
@@ -83,7 +83,7 @@ build() {
 	"$cc" $base $extra -o "$out/fuzz-$name" $srcs $libs
 }
 
-all="settings-json settings-yaml domain http socks auth tls seatbelt"
+all="settings-json settings-yaml domain http socks auth tls seatbelt decider"
 [ $# -gt 0 ] && all="$*"
 for h in $all; do
 	case $h in
@@ -107,6 +107,8 @@ for h in $all; do
 	seatbelt)
 		build seatbelt "" "" tests/fuzz/fuzz-seatbelt.c \
 			backends/macos-seatbelt/logline.c backends/macos-seatbelt/sbpl.c ;;
+	decider)
+		build decider "" "" tests/fuzz/fuzz-decider.c proxies/decider.c proxies/auth.c ;;
 	*)
 		echo "build.sh: unknown harness '$h'" >&2
 		usage ;;

@@ -1,0 +1,450 @@
+/* `srt proxy`: the filtering proxy alone, without a sandbox, for other
+ * sandboxes and containers. An external decider (proxies/decider.h) gives
+ * the domain lists in its hello and a verdict for every request, through
+ * the request-filter chain. Fixed policy: opaque tunnels refused (no TLS
+ * termination: every CONNECT is refused), the Host header must match the
+ * target, resolved names may not reach the private ranges, no proxy
+ * authentication (whoever reaches the listening socket is a client: it is
+ * loopback-only unless the caller says otherwise).
+ *
+ * The proxy itself listens on a Unix socket in a private directory; the
+ * TCP clients accepted here are handed to it over its control connection,
+ * as the sandbox's bridge hands them over. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+#include "common/strv.h"
+#include "proxies/decider-filter.h"
+#include "proxies/filter-chain.h"
+#include "proxies/net-config.h"
+#include "proxies/proxy.h"
+#include "proxies/wire.h"
+
+#define CA_MAX (1u << 20)
+
+/* The ranges a resolved name may not reach in this mode. */
+static const char *const private_ranges[] = {
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
+};
+
+struct serve {
+	const struct srt_proxy_options *o;
+	struct srt__dfilter *df;
+	struct srt__filter_chain *chain;
+	struct srt__proxy *proxy;
+	char dir[64], sock[96];
+	int lfd, ctl, sigfd, deadpipe[2];
+	char dead_why[256];
+	struct srt__strv allowed, denied;
+};
+
+/* The decider filter built before the chain takes it: the chain creates
+ * its filters through create(), so create() adopts this one. */
+static pthread_mutex_t handover_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct srt__dfilter *handover;
+
+static int adopt_create(const struct srt_filter_host *host, const char *config_json,
+			void **state, struct srt_filter_error *err)
+{
+	(void)host;
+	(void)config_json;
+	pthread_mutex_lock(&handover_lock);
+	*state = handover;
+	handover = NULL;
+	pthread_mutex_unlock(&handover_lock);
+	if (*state)
+		return SRT_OK;
+	snprintf(err->message, sizeof(err->message), "no decider to adopt");
+	return SRT_E_STATE;
+}
+
+static const struct srt_filter decider_vt = {
+	.hdr = { SRT_FILTER_MAGIC, SRT_FILTER_ABI_MAJOR, SRT_FILTER_ABI_MINOR,
+		 sizeof(struct srt_filter), "decider" },
+	.create = adopt_create,
+	.destroy = srt__dfilter_destroy,
+	.request_head = srt__dfilter_request_head,
+	.request_body = srt__dfilter_request_body,
+	.finish = srt__dfilter_finish,
+	.cancel = srt__dfilter_cancel,
+};
+
+static int failed(char *why, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int failed(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(why, cap, "start failed: ");
+
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < cap)
+		vsnprintf(why + n, cap - (size_t)n, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static void on_dead(void *ctx, const char *why)
+{
+	struct serve *s = ctx;
+	ssize_t r;
+
+	snprintf(s->dead_why, sizeof(s->dead_why), "%s", why);
+	r = write(s->deadpipe[1], "x", 1);
+	(void)r;
+}
+
+static void chain_log(void *ctx, int is_debug, const char *line)
+{
+	const struct srt_proxy_options *o = ctx;
+
+	if (!is_debug || o->debug)
+		fprintf(stderr, "srt proxy: %s\n", line);
+}
+
+/* --ca-fd: the CA (a private key and a certificate, PEM) for TLS
+ * termination, which this build cannot do; refusing to start is the only
+ * answer that does not serve less than the caller asked for. */
+static int read_ca(int fd, char *why, size_t cap)
+{
+	char *buf = malloc(CA_MAX + 1);
+	size_t n = 0;
+	ssize_t r;
+	int rc;
+
+	if (!buf)
+		return failed(why, cap, "--ca-fd %d: out of memory", fd);
+	while (n < CA_MAX && (r = read(fd, buf + n, CA_MAX - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return failed(why, cap, "--ca-fd %d: %s", fd, strerror(errno));
+		}
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	if (!strstr(buf, "PRIVATE KEY-----") || !strstr(buf, "-----BEGIN CERTIFICATE-----"))
+		rc = failed(why, cap, "--ca-fd %d: not a PEM private key and CERTIFICATE", fd);
+	else
+		rc = failed(why, cap, "--ca-fd %d: TLS termination is not built into this srt; "
+			    "without --ca-fd every CONNECT is refused (opaque_tunnel)", fd);
+	explicit_bzero(buf, n);
+	free(buf);
+	return rc;
+}
+
+/* --listen host:port ("[v6]:port" too), bound and listening. */
+static int bind_listen(const char *spec, int *out, char *where, size_t wcap, char *why,
+		       size_t cap)
+{
+	char host[256];
+	const char *colon, *port;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV },
+			*ai = NULL;
+	int fd, one = 1, rc;
+
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host))
+			return failed(why, cap, "--listen \"%s\": not host:port", spec);
+		snprintf(host, sizeof(host), "%.*s", (int)(rb - spec - 1), spec + 1);
+		port = rb + 2;
+	} else {
+		colon = strrchr(spec, ':');
+		if (!colon || (size_t)(colon - spec) >= sizeof(host))
+			return failed(why, cap, "--listen \"%s\": not host:port", spec);
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+		port = colon + 1;
+	}
+	rc = getaddrinfo(host, port, &hints, &ai);
+	if (rc)
+		return failed(why, cap, "--listen \"%s\": %s", spec, gai_strerror(rc));
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
+		int e = errno;
+		freeaddrinfo(ai);
+		if (fd >= 0)
+			close(fd);
+		return failed(why, cap, "--listen \"%s\": %s", spec, strerror(e));
+	}
+	freeaddrinfo(ai);
+	{
+		struct sockaddr_storage ss;
+		socklen_t l = sizeof(ss);
+		char a[INET6_ADDRSTRLEN] = "?";
+		int p = 0;
+		getsockname(fd, (struct sockaddr *)&ss, &l);
+		if (ss.ss_family == AF_INET) {
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, a, sizeof(a));
+			p = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+			snprintf(where, wcap, "%s:%d", a, p);
+		} else {
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a));
+			p = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+			snprintf(where, wcap, "[%s]:%d", a, p);
+		}
+	}
+	*out = fd;
+	return 0;
+}
+
+static int check_listen_fd(int fd, char *why, size_t cap)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || !v)
+		return failed(why, cap, "--listen-fd %d is not a listening socket", fd);
+	v = fcntl(fd, F_GETFL);
+	if (v < 0 || fcntl(fd, F_SETFL, v | O_NONBLOCK) < 0)
+		return failed(why, cap, "--listen-fd %d: %s", fd, strerror(errno));
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+/* A stop asked for while waiting (a signal, the lifeline's end)? */
+static const char *stop_asked(struct serve *s, int timeout_ms)
+{
+	struct pollfd pf[2] = { { .fd = s->sigfd, .events = POLLIN },
+				{ .fd = s->o->lifeline_fd, .events = POLLIN } };
+	static char why[64];
+
+	if (poll(pf, 2, timeout_ms) <= 0)
+		return NULL;
+	if (pf[0].revents & POLLIN) {
+		struct signalfd_siginfo si;
+		if (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			snprintf(why, sizeof(why), "%s", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			return why;
+		}
+	}
+	if (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+		char b[256];
+		ssize_t r = read(s->o->lifeline_fd, b, sizeof(b));
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			return "lifeline closed";
+	}
+	return NULL;
+}
+
+static int start_decider(struct serve *s, char *why, size_t cap)
+{
+	struct srt__dfilter_config dc;
+	char w[256];
+
+	memset(&dc, 0, sizeof(dc));
+	dc.in_fd = s->o->decider_in;
+	dc.out_fd = s->o->decider_out;
+	dc.dead = on_dead;
+	dc.dead_ctx = s;
+	if (srt__dfilter_start(&dc, &s->df, w, sizeof(w)) != SRT_OK)
+		return failed(why, cap, "%s", w);
+	return 0;
+}
+
+/* The decider's hello, however long it takes, unless told to stop. */
+static int wait_hello(struct serve *s, char *why, size_t cap)
+{
+	char w[300];
+
+	for (;;) {
+		const char *stop;
+		if (srt__dfilter_wait_hello(s->df, 200, &s->allowed, &s->denied, w, sizeof(w)) == SRT_OK)
+			return 0;
+		if (strstr(w, "died"))
+			return failed(why, cap, "%s", w);
+		stop = stop_asked(s, 0);
+		if (stop)
+			return failed(why, cap, "%s before the decider's hello", stop);
+	}
+}
+
+static int start_proxy(struct serve *s, char *why, size_t cap)
+{
+	struct srt__net_config net;
+	struct srt__proxy_config pc;
+	struct srt_filter_error ferr;
+	struct srt_diag diag;
+	const char *tmp = getenv("TMPDIR");
+	char *ranges[sizeof(private_ranges) / sizeof(private_ranges[0]) + 1];
+	size_t i;
+
+#ifndef SRT__PROXY_RUNS_FILTERS
+	/* proxies/proxy.h defines it once the proxy consults net.filters;
+	 * until then every request would be served without the decider */
+	return failed(why, cap, "this build's proxy does not run request filters yet, so no "
+		      "request could be put to the decider; refusing to serve unfiltered");
+#endif
+	if (srt__filter_chain_new(0, chain_log, (void *)s->o, &s->chain) != SRT_OK)
+		return failed(why, cap, "cannot make the filter chain");
+	pthread_mutex_lock(&handover_lock);
+	handover = s->df;
+	pthread_mutex_unlock(&handover_lock);
+	memset(&ferr, 0, sizeof(ferr));
+	if (srt__filter_chain_add(s->chain, &decider_vt, "decider", NULL, &ferr) != SRT_OK)
+		return failed(why, cap, "the decider filter: %s", ferr.message);
+	s->df = NULL; /* the chain's now */
+	for (i = 0; i < sizeof(private_ranges) / sizeof(private_ranges[0]); i++)
+		ranges[i] = (char *)private_ranges[i];
+	ranges[i] = NULL;
+	memset(&net, 0, sizeof(net));
+	net.allowed_domains = s->allowed;
+	net.denied_domains = s->denied;
+	net.denied_resolved_addresses.v = ranges;
+	net.denied_resolved_addresses.n = i;
+	net.strip_response_headers.v = (char **)s->o->strip_response_headers;
+	net.strip_response_headers.n = s->o->nstrip_response_headers;
+	net.refuse_opaque_tunnels = true;
+	net.require_host_match = true;
+	net.filters = s->chain;
+	snprintf(s->dir, sizeof(s->dir), "%s/srt-proxy-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 30 ? tmp : "/tmp");
+	if (!mkdtemp(s->dir)) {
+		s->dir[0] = 0;
+		return failed(why, cap, "cannot make a private directory: %s", strerror(errno));
+	}
+	snprintf(s->sock, sizeof(s->sock), "%s/proxy.sock", s->dir);
+	memset(&pc, 0, sizeof(pc));
+	pc.net = &net;
+	pc.socket_path = s->sock;
+	pc.debug = s->o->debug;
+	memset(&diag, 0, sizeof(diag));
+	if (srt__proxy_new(&s->proxy, &pc, &diag) != SRT_OK ||
+	    srt__proxy_start(s->proxy, &diag) != SRT_OK)
+		return failed(why, cap, "%s", diag.message);
+	return 0;
+}
+
+/* The control connection the accepted clients are handed over on. */
+static int connect_ctl(struct serve *s, char *why, size_t cap)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char hello = SRT_PASS_HELLO, ack = 1;
+
+	memcpy(sa.sun_path, s->sock, strlen(s->sock));
+	s->ctl = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s->ctl < 0 || connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    write(s->ctl, &hello, 1) != 1 || read(s->ctl, &ack, 1) != 1 || ack != SRT_PASS_HELLO)
+		return failed(why, cap, "cannot reach the proxy's socket: %s", strerror(errno));
+	return 0;
+}
+
+static const char *serve_loop(struct serve *s)
+{
+	static char why[300];
+
+	for (;;) {
+		struct pollfd pf[4] = {
+			{ .fd = s->lfd, .events = POLLIN },
+			{ .fd = s->sigfd, .events = POLLIN },
+			{ .fd = s->o->lifeline_fd, .events = POLLIN },
+			{ .fd = s->deadpipe[0], .events = POLLIN },
+		};
+		const char *stop;
+
+		if (poll(pf, 4, -1) < 0 && errno != EINTR)
+			return "poll failed";
+		if (pf[3].revents & POLLIN) {
+			snprintf(why, sizeof(why), "decider: %s", s->dead_why);
+			return why;
+		}
+		if ((pf[1].revents | pf[2].revents) && (stop = stop_asked(s, 0)))
+			return stop;
+		if (!(pf[0].revents & POLLIN))
+			continue;
+		for (;;) {
+			int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (fd < 0)
+				break;
+			if (srt__pass_send(s->ctl, &fd, 1, 0) != 1) {
+				close(fd);
+				snprintf(why, sizeof(why), "the proxy stopped taking clients: %s",
+					 strerror(errno));
+				return why;
+			}
+			close(fd);
+		}
+	}
+}
+
+static void cleanup(struct serve *s)
+{
+	if (s->ctl >= 0)
+		close(s->ctl);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	srt__proxy_free(s->proxy);
+	srt__filter_chain_free(s->chain);
+	srt__dfilter_destroy(s->df);
+	if (s->sock[0])
+		unlink(s->sock);
+	if (s->dir[0])
+		rmdir(s->dir);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	close(s->deadpipe[0]);
+	close(s->deadpipe[1]);
+	srt__strv_release(&s->allowed);
+	srt__strv_release(&s->denied);
+}
+
+int srt_proxy_serve(const struct srt_proxy_options *o, char *why, size_t cap)
+{
+	struct serve s;
+	sigset_t set;
+	char where[128];
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.lfd = s.ctl = -1;
+	if (o->ca_fd >= 0)
+		return read_ca(o->ca_fd, why, cap);
+	if (o->listen_fd >= 0 && check_listen_fd(o->listen_fd, why, cap))
+		return 1;
+	/* blocked before any thread exists, so only the signalfd takes them */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	s.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s.sigfd < 0 || pipe2(s.deadpipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return failed(why, cap, "cannot watch signals: %s", strerror(errno));
+	rc = start_decider(&s, why, cap);
+	if (!rc)
+		rc = wait_hello(&s, why, cap);
+	if (!rc)
+		rc = start_proxy(&s, why, cap);
+	if (!rc)
+		rc = connect_ctl(&s, why, cap);
+	if (!rc && o->listen_fd >= 0) {
+		s.lfd = o->listen_fd;
+		snprintf(where, sizeof(where), "fd %d", o->listen_fd);
+	} else if (!rc)
+		rc = bind_listen(o->listen, &s.lfd, where, sizeof(where), why, cap);
+	if (!rc) {
+		fprintf(stderr, "srt proxy: serving %s\n", where);
+		snprintf(why, cap, "%s", serve_loop(&s));
+	}
+	cleanup(&s);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,344 @@
+/* The exec request filter (plugins/filters/exec) through its module entry,
+ * with tests/helpers/decider.py as the decider: configuration errors name
+ * their key; allow, deny, the hello's lists, header edits refused; and a
+ * decider that sleeps, answers garbage or dies while other requests are
+ * being decided: the others are served meanwhile, and every request the
+ * decider fails is denied (fail closed), never allowed. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <srt/filter.h>
+
+#include "tests/unit/tap.h"
+
+extern const struct srt_filter srt_filter_entry;
+
+static const char *decider_py;
+
+/* ---- a request the way the proxy hands it over -------------------------- */
+
+struct hdrs {
+	struct srt_filter_headers api;
+	const char *names[4], *values[4];
+	size_t n;
+};
+
+static size_t h_count(const struct srt_filter_headers *h)
+{
+	return ((const struct hdrs *)h)->n;
+}
+
+static int h_at(const struct srt_filter_headers *h, size_t i, const char **n, const char **v)
+{
+	const struct hdrs *x = (const struct hdrs *)h;
+
+	if (i >= x->n)
+		return SRT_E_INVAL;
+	*n = x->names[i];
+	*v = x->values[i];
+	return SRT_OK;
+}
+
+static const char *h_get(const struct srt_filter_headers *h, const char *name)
+{
+	const struct hdrs *x = (const struct hdrs *)h;
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if (!strcasecmp(x->names[i], name))
+			return x->values[i];
+	return NULL;
+}
+
+struct req {
+	struct srt_filter_conn conn;
+	struct srt_filter_request r;
+	struct hdrs h;
+	struct srt_filter_call call;
+	void *data;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int done;
+	enum srt_filter_verdict v;
+};
+
+static void complete(struct srt_filter_call *call, enum srt_filter_verdict v)
+{
+	struct req *q = call->priv;
+
+	pthread_mutex_lock(&q->m);
+	q->done++;
+	q->v = v;
+	pthread_cond_broadcast(&q->c);
+	pthread_mutex_unlock(&q->m);
+}
+
+static struct req *mkreq(const char *host, const char *path)
+{
+	struct req *q = calloc(1, sizeof(*q));
+
+	pthread_mutex_init(&q->m, NULL);
+	pthread_cond_init(&q->c, NULL);
+	q->conn.size = sizeof(q->conn);
+	q->conn.host = host;
+	q->conn.port = 80;
+	q->conn.scheme = "http";
+	q->h.api.size = sizeof(q->h.api);
+	q->h.api.count = h_count;
+	q->h.api.at = h_at;
+	q->h.api.get = h_get;
+	q->h.names[0] = "Host";
+	q->h.values[0] = host;
+	q->h.names[1] = "Accept";
+	q->h.values[1] = "*/*";
+	q->h.n = 2;
+	q->r.size = sizeof(q->r);
+	q->r.conn = &q->conn;
+	q->r.method = "GET";
+	q->r.host = host;
+	q->r.port = 80;
+	q->r.path = path;
+	q->r.content_length = -1;
+	q->r.headers = &q->h.api;
+	q->call.size = sizeof(q->call);
+	q->call.data = &q->data;
+	q->call.complete = complete;
+	q->call.priv = q;
+	return q;
+}
+
+/* The verdict: at once, or the completion within ms (-1: none came). */
+static int verdict(struct req *q, enum srt_filter_verdict first, int ms)
+{
+	struct timespec until;
+	int v;
+
+	if (first != SRT_FILTER_PENDING)
+		return (int)first;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&q->m);
+	while (!q->done && pthread_cond_timedwait(&q->c, &q->m, &until) == 0)
+		;
+	v = q->done ? (int)q->v : -1;
+	pthread_mutex_unlock(&q->m);
+	return v;
+}
+
+static void *state_of(const char *extra_args, const char *more_config, struct srt_filter_error *err,
+		      int *rc)
+{
+	static struct srt_filter_host host = { .size = sizeof(host), .name = "exec" };
+	char cfg[1024];
+	void *st = NULL;
+
+	snprintf(cfg, sizeof(cfg), "{\"command\":[\"python3\",\"%s\"%s]%s}", decider_py,
+		 extra_args, more_config);
+	memset(err, 0, sizeof(*err));
+	*rc = srt_filter_entry.create(&host, cfg, &st, err);
+	return st;
+}
+
+static void *start(const char *extra_args, const char *more_config)
+{
+	struct srt_filter_error err;
+	int rc;
+	void *st = state_of(extra_args, more_config, &err, &rc);
+
+	if (rc != SRT_OK) {
+		printf("# create: %s: %s\n", err.path, err.message);
+		exit(1);
+	}
+	return st;
+}
+
+static enum srt_filter_verdict head(void *st, struct req *q)
+{
+	return srt_filter_entry.request_head(st, &q->r, &q->call);
+}
+
+static void done(void *st, struct req *q)
+{
+	srt_filter_entry.finish(st, &q->conn, &q->r, NULL, &q->data);
+}
+
+static void test_config(void)
+{
+	static struct srt_filter_host host = { .size = sizeof(host), .name = "exec" };
+	struct srt_filter_error err;
+	void *st = NULL;
+	int rc;
+
+	ok(srt_filter_entry.hdr.magic == SRT_FILTER_MAGIC &&
+	   !strcmp(srt_filter_entry.hdr.name, "exec"), "module header");
+	memset(&err, 0, sizeof(err));
+	ok(srt_filter_entry.create(&host, "{}", &st, &err) < 0 && !strcmp(err.path, "command"),
+	   "command is required (%s)", err.message);
+	ok(srt_filter_entry.create(&host, "{\"command\":[\"x\"],\"bodyMax\":0}", &st, &err) < 0 &&
+	   !strcmp(err.path, "bodyMax"), "bodyMax out of range");
+	ok(srt_filter_entry.create(&host, "{\"command\":[\"x\"],\"cmd\":1}", &st, &err) < 0 &&
+	   !strcmp(err.path, "cmd"), "an unknown key is named");
+	ok(srt_filter_entry.create(&host, "{\"command\":[\"/nonexistent/decider\"]}", &st, &err) < 0 &&
+	   strstr(err.message, "before its hello"), "a program that cannot run: %s", err.message);
+	state_of(",\"--hello-first=verdict\"", "", &err, &rc);
+	ok(rc < 0 && strstr(err.message, "not a hello"), "a decider that skips the hello: %s",
+	   err.message);
+}
+
+static void test_verdicts(void)
+{
+	void *st = start(",\"--deny\",\"denied.example\"", "");
+	struct req *a = mkreq("ok.example", "/allow"), *d = mkreq("ok.example", "/deny?x=1");
+	struct req *h = mkreq("denied.example", "/allow"), *s = mkreq("ok.example", "/set");
+
+	ok(verdict(a, head(st, a), 3000) == SRT_FILTER_CONTINUE, "allow: the next filter decides");
+	ok(verdict(d, head(st, d), 3000) == SRT_FILTER_DENY && d->call.status == 451 &&
+	   strstr(d->call.reason, "the test decider says no"), "deny with the decider's status (%s)",
+	   d->call.reason);
+	ok(head(st, h) == SRT_FILTER_DENY && h->call.status == 403 &&
+	   strstr(h->call.reason, "host_not_allowed"), "the hello's deny list, without asking");
+	ok(verdict(s, head(st, s), 3000) == SRT_FILTER_DENY && s->call.status == 403 &&
+	   strstr(s->call.reason, "plaintext_header_set"), "an allow with header edits is refused");
+	done(st, a);
+	done(st, d);
+	done(st, h);
+	done(st, s);
+	srt_filter_entry.destroy(st);
+}
+
+static void test_sleeper(void)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep"), *a = mkreq("a.example", "/allow");
+	enum srt_filter_verdict zv = head(st, z);
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ok(zv == SRT_FILTER_PENDING, "a request the decider sits on is pending");
+	ok(verdict(a, head(st, a), 3000) == SRT_FILTER_CONTINUE,
+	   "another request is decided meanwhile");
+	ok(verdict(z, zv, 15000) == SRT_FILTER_DENY && z->call.status == 503 &&
+	   strstr(z->call.reason, "decider_unavailable"), "5 s later the sleeper is denied 503 (%s)",
+	   z->call.reason);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ok(t1.tv_sec - t0.tv_sec >= 4 && t1.tv_sec - t0.tv_sec <= 15, "after about 5 s (%lds)",
+	   (long)(t1.tv_sec - t0.tv_sec));
+	done(st, z);
+	done(st, a);
+	srt_filter_entry.destroy(st);
+}
+
+static void fails_closed(const char *path, const char *what)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep"), *g = mkreq("a.example", path);
+	struct req *later = mkreq("a.example", "/allow");
+	enum srt_filter_verdict zv = head(st, z);
+
+	ok(verdict(g, head(st, g), 3000) == SRT_FILTER_DENY && g->call.status == 503,
+	   "%s: its request denied 503 (%s)", what, g->call.reason);
+	ok(verdict(z, zv, 3000) == SRT_FILTER_DENY && z->call.status == 503,
+	   "%s: the pending request fails closed at once", what);
+	ok(head(st, later) == SRT_FILTER_DENY && later->call.status == 503,
+	   "%s: later requests are denied 503, never allowed", what);
+	done(st, z);
+	done(st, g);
+	done(st, later);
+	srt_filter_entry.destroy(st);
+}
+
+static void test_garbage(void)
+{
+	fails_closed("/garbage", "a decider answering garbage");
+}
+
+static void test_dies(void)
+{
+	fails_closed("/die", "a decider that dies");
+}
+
+static void test_body(void)
+{
+	void *st = start("", ",\"bodyMax\":16");
+	struct req *b = mkreq("a.example", "/body");
+	enum srt_filter_verdict v = head(st, b);
+
+	ok(v == SRT_FILTER_CONTINUE && b->call.body_cap == 16, "bodyMax: the body is collected first");
+	ok(srt_filter_entry.request_body(st, &b->r, "hello", 5, 0, 0, &b->call) == SRT_FILTER_CONTINUE,
+	   "a chunk asks for more");
+	v = srt_filter_entry.request_body(st, &b->r, " world", 6, 1, 0, &b->call);
+	ok(verdict(b, v, 3000) == SRT_FILTER_DENY && strstr(b->call.reason, "'hell' cut=True"),
+	   "need_body gets at most its max, marked cut (%s)", b->call.reason);
+	done(st, b);
+	srt_filter_entry.destroy(st);
+}
+
+static void test_cancel(void)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep"), *a = mkreq("a.example", "/allow");
+	enum srt_filter_verdict zv = head(st, z);
+
+	srt_filter_entry.cancel(st, &z->call);
+	ok(zv == SRT_FILTER_PENDING && z->done == 1, "cancel completes the pending call (which frees it)");
+	done(st, z);
+	ok(z->done == 1, "finish after cancel completes nothing twice");
+	ok(verdict(a, head(st, a), 3000) == SRT_FILTER_CONTINUE, "the link serves on");
+	done(st, a);
+	srt_filter_entry.destroy(st);
+}
+
+static void test_finish_pending(void)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep");
+	enum srt_filter_verdict zv = head(st, z);
+
+	done(st, z);
+	ok(zv == SRT_FILTER_PENDING && z->done == 1, "finish of a still pending request completes it");
+	srt_filter_entry.destroy(st);
+}
+
+static void test_destroy_pending(void)
+{
+	void *st = start("", "");
+	struct req *z = mkreq("a.example", "/sleep");
+	enum srt_filter_verdict zv = head(st, z);
+
+	srt_filter_entry.destroy(st);
+	ok(zv == SRT_FILTER_PENDING && z->done == 1 && z->v == SRT_FILTER_DENY,
+	   "destroy completes what was pending");
+}
+
+int main(int argc, char **argv)
+{
+	const char *src = getenv("top_srcdir");
+	static char path[4096];
+
+	(void)argc;
+	(void)argv;
+	snprintf(path, sizeof(path), "%s/tests/helpers/decider.py", src ? src : ".");
+	decider_py = path;
+	if (system("python3 -c '' 2>/dev/null") != 0) {
+		printf("1..0 # SKIP python3 is needed for the test decider\n");
+		return 0;
+	}
+	TAP_RUN(test_config);
+	TAP_RUN(test_verdicts);
+	TAP_RUN(test_sleeper);
+	TAP_RUN(test_garbage);
+	TAP_RUN(test_dies);
+	TAP_RUN(test_body);
+	TAP_RUN(test_cancel);
+	TAP_RUN(test_finish_pending);
+	TAP_RUN(test_destroy_pending);
+	return tap_done();
+}
