@@ -23,12 +23,14 @@
 #include "backend-choice.h"
 #include "child-env.h"
 #include "command.h"
+#include "filters.h"
 #include "gitguard.h"
 #include "loader.h"
 #include "policy-build.h"
 #include "proxies/proxy.h"
 #include "proxy-glue.h"
 #include "run.h"
+#include "filters.h"
 #include "sandbox.h"
 #include "violations.h"
 
@@ -165,6 +167,8 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 			srt__sandbox_log(sb, 1, "no settings at %s, using the built-in defaults", path);
 	}
 	flush_warnings(sb);
+	if ((rc = srt__sandbox_load_filters(sb, diag)))
+		goto out;
 	*out = sb;
 	sb = NULL;
 	rc = SRT_OK;
@@ -188,11 +192,14 @@ int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
 		rc = srt__settings_parse_yaml(&sb->settings, text, len, "settings", diag);
 	else
 		rc = srt__settings_parse_json(&sb->settings, text, len, "settings", diag);
+	if (!rc) {
+		flush_warnings(sb);
+		rc = srt__sandbox_load_filters(sb, diag);
+	}
 	if (rc) {
 		srt_sandbox_free(sb);
 		return rc;
 	}
-	flush_warnings(sb);
 	*out = sb;
 	return SRT_OK;
 }
@@ -211,8 +218,6 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		key = "network.tlsTerminate";
 	else if (s->has_credentials)
 		key = "credentials";
-	else if (s->has_filters)
-		key = "network.filters";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
 
@@ -282,8 +287,12 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
 					    "backend \"%s\" cannot bridge the proxy into the sandbox; use --backend=linux-bwrap",
 					    sb->be->hdr.name);
+		if ((rc = srt__sandbox_add_request_callback(sb, diag)))
+			return rc;
 		rc = srt__sandbox_start_proxy(sb, diag);
 		if (rc)
+			return rc;
+		if ((rc = srt__sandbox_check_filters_run(sb, diag)))
 			return rc;
 	}
 
@@ -414,6 +423,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	if (sb->be && sb->bstate)
 		sb->be->teardown(sb->bstate);
 	srt__proxy_free(sb->proxy);
+	srt__sandbox_free_filters(sb);
 	if (sb->proxy_dir)
 		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);

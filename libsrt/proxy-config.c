@@ -22,7 +22,8 @@ static enum srt__private_mode private_mode(const char *v)
 /* On success *reasons is the array to free once the proxy has copied c
  * (NULL after a failure, so it can be freed either way). */
 static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **reasons,
-			   const struct srt__settings *s, struct srt_diag *diag)
+			   const struct srt__settings *s, struct srt__filter_chain *filters,
+			   struct srt_diag *diag)
 {
 	size_t n;
 	struct srt__net_reason *r;
@@ -60,12 +61,14 @@ static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **r
 		c->mitm_socket_path = s->mitm_socket_path;
 		c->mitm_domains = s->mitm_domains;
 	}
+	c->filters = filters;
 	*reasons = r;
 	return SRT_OK;
 }
 
 int srt__proxy_new_from_settings(struct srt__proxy **out, const struct srt__proxy_config *cfg,
-				 const struct srt__settings *s, struct srt_diag *diag)
+				 const struct srt__settings *s, struct srt__filter_chain *filters,
+				 struct srt_diag *diag)
 {
 	struct srt__proxy_config with_net;
 	struct srt__net_config net;
@@ -74,7 +77,7 @@ int srt__proxy_new_from_settings(struct srt__proxy **out, const struct srt__prox
 
 	if (!cfg)
 		return srt__proxy_new(out, NULL, diag); /* refuses it with its own message */
-	err = net_config_fill(&net, &reasons, s, diag);
+	err = net_config_fill(&net, &reasons, s, filters, diag);
 	if (!err) {
 		with_net = *cfg;
 		with_net.net = &net;
@@ -85,11 +88,11 @@ int srt__proxy_new_from_settings(struct srt__proxy **out, const struct srt__prox
 }
 
 int srt__proxy_update_from_settings(struct srt__proxy *p, const struct srt__settings *s,
-				    struct srt_diag *diag)
+				    struct srt__filter_chain *filters, struct srt_diag *diag)
 {
 	struct srt__net_config net;
 	struct srt__net_reason *reasons;
-	int err = net_config_fill(&net, &reasons, s, diag);
+	int err = net_config_fill(&net, &reasons, s, filters, diag);
 
 	if (!err)
 		err = srt__proxy_update(p, &net, diag);

@@ -22,6 +22,7 @@
 
 #include "common/domain.h"
 #include "proxies/proxy.h"
+#include "filters.h"
 #include "proxy-config.h"
 #include "proxy-glue.h"
 #include "violations.h"
@@ -173,7 +174,7 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	cfg.debug = sb->debug;
 	cfg.on_violation = on_proxy_violation;
 	cfg.ctx = sb;
-	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, diag);
+	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, sb->filters, diag);
 	if (rc)
 		goto out;
 	/* The proxy thread must never take the signals srt forwards. */
@@ -214,9 +215,16 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 	rc = srt__settings_parse_json(&next, json, len, "settings update", diag);
 	if (rc)
 		return rc;
+	/* the plugins were created with the sandbox; their code and state
+	 * cannot be swapped under the running proxy */
+	if (!srt__filters_same(&sb->settings, &next)) {
+		srt__settings_release(&next);
+		return srt_diag_set(diag, SRT_E_STATE, "network.filters",
+				    "network.filters cannot change while the sandbox runs; start a new sandbox");
+	}
 	pthread_mutex_lock(&sb->update_lock);
 	if (sb->proxy)
-		rc = srt__proxy_update_from_settings(sb->proxy, &next, diag);
+		rc = srt__proxy_update_from_settings(sb->proxy, &next, sb->filters, diag);
 	else if (next.allowed_domains.n)
 		rc = srt_diag_set(diag, SRT_E_STATE, "network.allowedDomains",
 				  "this sandbox runs no proxy (its backend cannot bridge one), so network access cannot be opened live; start it with live updates on linux-bwrap");

@@ -65,6 +65,7 @@ struct srt__filter_chain {
 	unsigned timeout_ms;
 	srt__filter_log_fn log;
 	void *log_ctx;
+	int attached;
 	int epfd, evfd, tfd;
 	struct pcall *pending; /* proxy thread */
 	pthread_mutex_t lock;
@@ -431,6 +432,16 @@ void srt__filter_chain_set_callback(struct srt__filter_chain *ch, srt_request_fi
 size_t srt__filter_chain_count(const struct srt__filter_chain *ch)
 {
 	return ch ? total(ch) : 0;
+}
+
+void srt__filter_chain_attach(struct srt__filter_chain *ch)
+{
+	ch->attached = 1;
+}
+
+int srt__filter_chain_attached(const struct srt__filter_chain *ch)
+{
+	return ch && ch->attached;
 }
 
 int srt__filter_chain_fd(const struct srt__filter_chain *ch)

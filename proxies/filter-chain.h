@@ -96,6 +96,12 @@ void srt__filter_chain_set_callback(struct srt__filter_chain *ch, srt_request_fi
  * chain when it is 0. */
 size_t srt__filter_chain_count(const struct srt__filter_chain *ch);
 
+/* The proxy calls attach once it watches srt__filter_chain_fd() and runs
+ * the chain on every connection and request: the core refuses to run a
+ * sandbox whose filters no proxy attached to (fail closed). */
+void srt__filter_chain_attach(struct srt__filter_chain *ch);
+int srt__filter_chain_attached(const struct srt__filter_chain *ch);
+
 /* Readable when srt__filter_chain_service() has work. Owned by the chain. */
 int srt__filter_chain_fd(const struct srt__filter_chain *ch);
 

@@ -245,7 +245,8 @@ struct srt_filter {
 						struct srt_filter_call *call);
 
 	/* The request body for a filter that set call->body_cap in its
-	 * request-head hook: the chunks in order, `len` > 0 each, then one
+	 * request-head hook (its content: a chunked transfer coding already
+	 * removed by the proxy): the chunks in order, `len` > 0 each, then one
 	 * call with `end` set (len may be 0). `truncated` is set on that last
 	 * call when the body was longer than body_cap (the filter saw only
 	 * body_cap bytes). CONTINUE before the end asks for more; at the end

@@ -1,0 +1,360 @@
+/* rules: declarative method / host / path / header rules, first match wins.
+ *
+ *   {"rules": [
+ *      {"action": "deny", "methods": ["TRACE", "TRACK"]},
+ *      {"action": "allow", "host": "api.github.com", "methods": ["GET", "HEAD"]},
+ *      {"action": "deny", "host": "api.github.com"},
+ *      {"action": "next", "path": "/me/repo.git/git-receive-pack"},
+ *      {"action": "deny", "path": "*\/git-receive-pack", "status": 403,
+ *       "reason": "git push is not allowed"}],
+ *    "default": "next"}
+ *
+ * A rule matches when every condition it has holds: `methods` (exact,
+ * case-sensitive, as HTTP methods are), `host` (a glob, any case), `path`
+ * (a glob on the path without the query; `*` also crosses '/'), `headers`
+ * (name -> glob on the first value; a missing header does not match).
+ * Actions: "deny" (status 400-599, default 403, and a reason), "allow" (the
+ * request goes ahead and later filters are not asked), "next" (no
+ * objection from this filter: the next filter decides). No rule matching:
+ * `default` ("next" unless set). */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <srt/filter.h>
+
+#include "plugins/filters/common/jcfg.h"
+
+enum action { ACT_NEXT, ACT_ALLOW, ACT_DENY };
+
+struct hdr_cond {
+	char *name;
+	char *glob;
+};
+
+struct rule {
+	enum action action;
+	char **methods;
+	size_t n_methods;
+	char *host;
+	char *path;
+	struct hdr_cond *headers;
+	size_t n_headers;
+	int status;
+	char *reason;
+};
+
+struct rules {
+	struct rule *r;
+	size_t n;
+	enum action dflt;
+};
+
+static char *dup_str(const cJSON *j)
+{
+	return strdup(j->valuestring);
+}
+
+static int parse_action(const cJSON *j, const char *path, enum action *out,
+			struct srt_filter_error *err)
+{
+	if (!cJSON_IsString(j))
+		return jcfg_fail(err, path, "expected \"allow\", \"deny\" or \"next\"");
+	if (!strcmp(j->valuestring, "allow"))
+		*out = ACT_ALLOW;
+	else if (!strcmp(j->valuestring, "deny"))
+		*out = ACT_DENY;
+	else if (!strcmp(j->valuestring, "next"))
+		*out = ACT_NEXT;
+	else
+		return jcfg_fail(err, path, "\"%s\" is not an action (allow, deny, next)",
+				 j->valuestring);
+	return SRT_OK;
+}
+
+static int method_ok(const char *m)
+{
+	if (!*m)
+		return 0;
+	for (; *m; m++)
+		if (!((*m >= 'A' && *m <= 'Z') || (*m >= 'a' && *m <= 'z') || *m == '-' ||
+		      *m == '_'))
+			return 0;
+	return 1;
+}
+
+static int parse_methods(const cJSON *j, const char *base, struct rule *r,
+			 struct srt_filter_error *err)
+{
+	const cJSON *m;
+	char path[128];
+	size_t i = 0;
+
+	if (!cJSON_IsArray(j) || !cJSON_GetArraySize(j))
+		return jcfg_fail(err, base, "expected a non-empty array of methods");
+	r->methods = calloc((size_t)cJSON_GetArraySize(j), sizeof(*r->methods));
+	if (!r->methods)
+		return SRT_E_NOMEM;
+	cJSON_ArrayForEach(m, j) {
+		jcfg_index(path, sizeof(path), base, i++);
+		if (!cJSON_IsString(m) || !method_ok(m->valuestring))
+			return jcfg_fail(err, path, "expected a method name such as \"GET\"");
+		if (!(r->methods[r->n_methods] = dup_str(m)))
+			return SRT_E_NOMEM;
+		r->n_methods++;
+	}
+	return SRT_OK;
+}
+
+static int parse_headers(const cJSON *j, const char *base, struct rule *r,
+			 struct srt_filter_error *err)
+{
+	const cJSON *m;
+	char path[128];
+
+	if (!cJSON_IsObject(j) || !cJSON_GetArraySize(j))
+		return jcfg_fail(err, base, "expected an object of header name -> glob");
+	r->headers = calloc((size_t)cJSON_GetArraySize(j), sizeof(*r->headers));
+	if (!r->headers)
+		return SRT_E_NOMEM;
+	cJSON_ArrayForEach(m, j) {
+		jcfg_key(path, sizeof(path), base, m->string);
+		if (!cJSON_IsString(m))
+			return jcfg_fail(err, path, "expected a glob string");
+		if (!(r->headers[r->n_headers].name = strdup(m->string)) ||
+		    !(r->headers[r->n_headers].glob = dup_str(m)))
+			return SRT_E_NOMEM;
+		r->n_headers++;
+	}
+	return SRT_OK;
+}
+
+static int parse_glob(const cJSON *j, const char *path, char **out, int is_path,
+		      struct srt_filter_error *err)
+{
+	if (!cJSON_IsString(j) || !*j->valuestring)
+		return jcfg_fail(err, path, "expected a non-empty glob string");
+	if (is_path && j->valuestring[0] != '/' && j->valuestring[0] != '*')
+		return jcfg_fail(err, path, "a path glob starts with '/' or '*'");
+	return (*out = dup_str(j)) ? SRT_OK : SRT_E_NOMEM;
+}
+
+static int parse_rule(const cJSON *j, const char *base, struct rule *r,
+		      struct srt_filter_error *err)
+{
+	static const char *const known[] = { "action", "methods", "host", "path", "headers",
+					     "status", "reason", NULL };
+	const cJSON *v;
+	char path[128];
+	int rc;
+
+	if ((rc = jcfg_members(j, base, known, err)))
+		return rc;
+	jcfg_key(path, sizeof(path), base, "action");
+	if (!(v = cJSON_GetObjectItemCaseSensitive(j, "action")))
+		return jcfg_fail(err, path, "missing (allow, deny or next)");
+	if ((rc = parse_action(v, path, &r->action, err)))
+		return rc;
+	jcfg_key(path, sizeof(path), base, "methods");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "methods")) &&
+	    (rc = parse_methods(v, path, r, err)))
+		return rc;
+	jcfg_key(path, sizeof(path), base, "host");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "host")) &&
+	    (rc = parse_glob(v, path, &r->host, 0, err)))
+		return rc;
+	jcfg_key(path, sizeof(path), base, "path");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "path")) &&
+	    (rc = parse_glob(v, path, &r->path, 1, err)))
+		return rc;
+	jcfg_key(path, sizeof(path), base, "headers");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "headers")) &&
+	    (rc = parse_headers(v, path, r, err)))
+		return rc;
+	r->status = 403;
+	jcfg_key(path, sizeof(path), base, "status");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "status"))) {
+		if (r->action != ACT_DENY)
+			return jcfg_fail(err, path, "only a deny rule has a status");
+		if (!cJSON_IsNumber(v) || v->valuedouble != (double)v->valueint ||
+		    v->valueint < 400 || v->valueint > 599)
+			return jcfg_fail(err, path, "expected an integer from 400 to 599");
+		r->status = v->valueint;
+	}
+	jcfg_key(path, sizeof(path), base, "reason");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "reason"))) {
+		if (r->action != ACT_DENY)
+			return jcfg_fail(err, path, "only a deny rule has a reason");
+		if (!cJSON_IsString(v))
+			return jcfg_fail(err, path, "expected a string");
+		if (!(r->reason = dup_str(v)))
+			return SRT_E_NOMEM;
+	}
+	return SRT_OK;
+}
+
+static void rules_free(struct rules *rs)
+{
+	size_t i, k;
+
+	if (!rs)
+		return;
+	for (i = 0; i < rs->n; i++) {
+		struct rule *r = &rs->r[i];
+
+		for (k = 0; k < r->n_methods; k++)
+			free(r->methods[k]);
+		for (k = 0; k < r->n_headers; k++) {
+			free(r->headers[k].name);
+			free(r->headers[k].glob);
+		}
+		free(r->methods);
+		free(r->headers);
+		free(r->host);
+		free(r->path);
+		free(r->reason);
+	}
+	free(rs->r);
+	free(rs);
+}
+
+static int parse(const cJSON *root, struct rules *rs, struct srt_filter_error *err)
+{
+	static const char *const known[] = { "rules", "default", NULL };
+	const cJSON *list, *e, *d;
+	char path[128];
+	size_t i = 0;
+	int rc;
+
+	if ((rc = jcfg_members(root, "", known, err)))
+		return rc;
+	if ((d = cJSON_GetObjectItemCaseSensitive(root, "default"))) {
+		if ((rc = parse_action(d, "default", &rs->dflt, err)))
+			return rc;
+	}
+	list = cJSON_GetObjectItemCaseSensitive(root, "rules");
+	if (!list)
+		return jcfg_fail(err, "rules", "missing: an array of rules");
+	if (!cJSON_IsArray(list))
+		return jcfg_fail(err, "rules", "expected an array of rules");
+	rs->r = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*rs->r));
+	if (!rs->r)
+		return SRT_E_NOMEM;
+	cJSON_ArrayForEach(e, list) {
+		jcfg_index(path, sizeof(path), "rules", i++);
+		rs->n++;
+		if ((rc = parse_rule(e, path, &rs->r[rs->n - 1], err)))
+			return rc;
+	}
+	return SRT_OK;
+}
+
+static int rules_create(const struct srt_filter_host *host, const char *config_json,
+			void **state, struct srt_filter_error *err)
+{
+	struct rules *rs = calloc(1, sizeof(*rs));
+	cJSON *root = NULL;
+	int rc;
+
+	(void)host;
+	if (!rs)
+		return SRT_E_NOMEM;
+	rc = jcfg_parse(config_json, &root, err);
+	if (!rc)
+		rc = parse(root, rs, err);
+	cJSON_Delete(root);
+	if (rc) {
+		if (rc == SRT_E_NOMEM && !err->message[0])
+			jcfg_fail(err, "", "out of memory");
+		rules_free(rs);
+		return rc;
+	}
+	*state = rs;
+	return SRT_OK;
+}
+
+static void rules_destroy(void *state)
+{
+	rules_free(state);
+}
+
+/* The path without its query. */
+static int path_matches(const char *glob, const char *path)
+{
+	char buf[8192];
+	size_t n = strcspn(path, "?");
+
+	if (n >= sizeof(buf))
+		return 0; /* too long to compare: a path rule does not match */
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+	return fnmatch(glob, buf, 0) == 0;
+}
+
+static int rule_matches(const struct rule *r, const struct srt_filter_request *req)
+{
+	size_t i;
+
+	if (r->n_methods) {
+		for (i = 0; i < r->n_methods; i++)
+			if (!strcmp(r->methods[i], req->method))
+				break;
+		if (i == r->n_methods)
+			return 0;
+	}
+	if (r->host && fnmatch(r->host, req->host, FNM_CASEFOLD) != 0)
+		return 0;
+	if (r->path && !path_matches(r->path, req->path))
+		return 0;
+	for (i = 0; i < r->n_headers; i++) {
+		const char *v = req->headers->get(req->headers, r->headers[i].name);
+
+		if (!v || fnmatch(r->headers[i].glob, v, 0) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static enum srt_filter_verdict verdict(enum action a, const struct rule *r, size_t idx,
+				       struct srt_filter_call *call)
+{
+	if (a == ACT_ALLOW)
+		return SRT_FILTER_ALLOW;
+	if (a == ACT_NEXT)
+		return SRT_FILTER_CONTINUE;
+	call->status = r ? r->status : 403;
+	if (r && r->reason)
+		snprintf(call->reason, sizeof(call->reason), "%s", r->reason);
+	else if (r)
+		snprintf(call->reason, sizeof(call->reason), "refused by rule %zu", idx);
+	else
+		snprintf(call->reason, sizeof(call->reason), "no rule allows this request");
+	return SRT_FILTER_DENY;
+}
+
+static enum srt_filter_verdict rules_head(void *state, struct srt_filter_request *req,
+					  struct srt_filter_call *call)
+{
+	const struct rules *rs = state;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (rule_matches(&rs->r[i], req))
+			return verdict(rs->r[i].action, &rs->r[i], i, call);
+	return verdict(rs->dflt, NULL, 0, call);
+}
+
+const struct srt_filter srt_filter_entry = {
+	.hdr = {
+		.magic = SRT_FILTER_MAGIC,
+		.abi_major = SRT_FILTER_ABI_MAJOR,
+		.abi_minor = SRT_FILTER_ABI_MINOR,
+		.size = sizeof(struct srt_filter),
+		.name = "rules",
+	},
+	.create = rules_create,
+	.destroy = rules_destroy,
+	.request_head = rules_head,
+};
