@@ -74,9 +74,11 @@ void srt__resume_accept(struct srt__proxy *p)
 
 void srt__close_upstream(struct srt__conn *c)
 {
-	if (c->ufd >= 0) {
-		srt__close_registered(c->p, c->ufd);
-		c->ufd = -1;
+	srt__layer_release(c->uio);
+	c->uio = &c->ul;
+	if (c->ul.fd >= 0) {
+		srt__close_registered(c->p, c->ul.fd);
+		c->ul.fd = -1;
 	}
 	c->ushut = false;
 	c->up_canon[0] = '\0';
@@ -87,6 +89,9 @@ void srt__close_upstream(struct srt__conn *c)
 	srt__pump_release(&c->down, &c->p->pool);
 	srt__pump_init(&c->up);
 	srt__pump_init(&c->down);
+	srt__buf_free(&c->upq);
+	srt__buf_free(&c->downq);
+	c->upq_off = c->downq_off = 0;
 }
 
 void srt__conn_close(struct srt__conn *c)
@@ -102,9 +107,11 @@ void srt__conn_close(struct srt__conn *c)
 		c->q = NULL;
 	}
 	srt__close_upstream(c);
-	if (c->cfd >= 0)
-		srt__close_registered(p, c->cfd);
-	c->cfd = -1;
+	srt__layer_release(c->cio);
+	c->cio = &c->cl;
+	if (c->cl.fd >= 0)
+		srt__close_registered(p, c->cl.fd);
+	c->cl.fd = -1;
 	srt__buf_free(&c->in);
 	srt__buf_free(&c->cout);
 	free(c->key);
@@ -294,7 +301,7 @@ void srt__conn_run(struct srt__conn *c)
 		/* anything queued for the client (100 Continue, SOCKS replies) */
 		if (c->cout.len && c->phase != SRT_PH_LINGER && c->phase != SRT_PH_TUNNEL &&
 		    c->phase != SRT_PH_HTTP_RESPBODY && c->phase != SRT_PH_SNI) {
-			rc = srt__io_flush(c->cfd, &c->cout, &c->cout_off);
+			rc = srt__io_flush(c->cio, &c->cout, &c->cout_off);
 			if (rc < 0) {
 				srt__conn_close(c);
 				return;
@@ -302,7 +309,7 @@ void srt__conn_run(struct srt__conn *c)
 		}
 		switch (c->phase) {
 		case SRT_PH_SNIFF:
-			rc = srt__io_fill(c->cfd, &c->cs, &c->in, 1);
+			rc = srt__io_fill(c->cio, &c->cs, &c->in, 1);
 			if (c->in.len >= 1 && c->in.p[0] == SRT_PASS_HELLO && c->unix_client) {
 				/* the bridge: from now on it hands over TCP sockets.
 				 * It needs one such connection (a new one after a

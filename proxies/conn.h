@@ -27,6 +27,7 @@
 #include "proxies/dns.h"
 #include "proxies/guard.h"
 #include "proxies/http.h"
+#include "proxies/layer.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
 #include "proxies/route.h"
@@ -44,6 +45,7 @@
 #define SRT_IDLE_MS 120000
 #define SRT_LINGER_MS 2000
 #define SRT_BODY_BUF (16 * 1024)
+#define SRT_COPY_CHUNK (16 * 1024) /* srt__io_copy's reads */
 #define SRT_MAX_ADDRS 16
 
 enum srt__phase {
@@ -87,7 +89,11 @@ struct srt__side {
 struct srt__conn {
 	struct srt__ep cep, uep;
 	struct srt__proxy *p;
-	int cfd, ufd;
+	/* the client's and the upstream's socket layers, and the top of each
+	 * connection's stack (proxies/layer.h), which every read and write
+	 * goes through */
+	struct srt__layer cl, ul;
+	struct srt__layer *cio, *uio;
 	struct srt__side cs, us; /* client and upstream socket state */
 	enum srt__phase phase;
 	enum srt__kind kind;
@@ -103,6 +109,9 @@ struct srt__conn {
 	struct srt__buf uout; /* to the upstream, pending */
 	size_t cout_off, uout_off;
 	struct srt__pump up, down;
+	/* the copy path's bytes in flight (srt__io_copy), each way */
+	struct srt__buf upq, downq;
+	size_t upq_off, downq_off;
 	enum srt__http_body req_body, resp_body;
 	uint64_t req_left, resp_left;
 	struct srt__chunked chunk;
@@ -185,10 +194,14 @@ int srt__buf_add(struct srt__buf *b, const void *data, size_t n);
 void srt__buf_consume(struct srt__buf *b, size_t n);
 void srt__copy_str(char *dst, size_t cap, const char *src);
 void srt__buf_free(struct srt__buf *b);
-int srt__io_fill(int fd, struct srt__side *sd, struct srt__buf *b, size_t max);
-int srt__io_read_head(int fd, struct srt__side *sd, struct srt__buf *b, size_t max,
+int srt__io_fill(struct srt__layer *l, struct srt__side *sd, struct srt__buf *b, size_t max);
+int srt__io_read_head(struct srt__layer *l, struct srt__side *sd, struct srt__buf *b, size_t max,
 		int (*parse)(const char *, size_t, struct srt__http_head *), struct srt__http_head *h);
-int srt__io_flush(int fd, struct srt__buf *b, size_t *off);
+int srt__io_flush(struct srt__layer *l, struct srt__buf *b, size_t *off);
+int srt__io_copy(struct srt__layer *src, struct srt__layer *dst, struct srt__buf *q,
+		 size_t *off, uint64_t *left);
+int srt__io_move(struct srt__conn *c, struct srt__layer *src, struct srt__layer *dst,
+		 struct srt__pump *pump, uint64_t *left);
 
 /* ---- conn.c: a connection's life --------------------------------------- */
 

@@ -176,7 +176,7 @@ static void connected(struct srt__conn *c)
 void srt__proxy_handshake(struct srt__conn *c)
 {
 	struct srt__http_head *h;
-	int rc = srt__io_flush(c->ufd, &c->uout, &c->uout_off), len;
+	int rc = srt__io_flush(c->uio, &c->uout, &c->uout_off), len;
 
 	if (rc < 0) {
 		srt__bad_gateway(c);
@@ -189,7 +189,7 @@ void srt__proxy_handshake(struct srt__conn *c)
 		srt__conn_close(c);
 		return;
 	}
-	len = srt__io_read_head(c->ufd, &c->us, &c->uin, 16 * 1024, srt__http_parse_response, h);
+	len = srt__io_read_head(c->uio, &c->us, &c->uin, 16 * 1024, srt__http_parse_response, h);
 	if (len == SRT_HEAD_AGAIN)
 		goto out;
 	if (len == SRT_HEAD_CLOSED)
@@ -290,7 +290,7 @@ static void start_connect(struct srt__conn *c)
 			close(fd);
 			continue;
 		}
-		c->ufd = fd;
+		c->ul.fd = fd;
 		c->us.rd = true;
 		c->us.hup = false;
 		c->phase = SRT_PH_CONNECT;
@@ -321,7 +321,7 @@ static void connect_unix(struct srt__conn *c)
 		srt__bad_gateway(c);
 		return;
 	}
-	c->ufd = fd;
+	c->ul.fd = fd;
 	c->us.rd = true;
 	c->us.hup = false;
 	connected(c);
@@ -333,15 +333,15 @@ void srt__check_connect(struct srt__conn *c)
 	int err = 0;
 	socklen_t l = sizeof(err);
 
-	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
+	if (getsockopt(c->ul.fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
 		err = errno;
 	if (err == 0) {
 		/* writable and no error: connected (EPOLLOUT arrives once) */
 		connected(c);
 		return;
 	}
-	srt__close_registered(c->p, c->ufd);
-	c->ufd = -1;
+	srt__close_registered(c->p, c->ul.fd);
+	c->ul.fd = -1;
 	start_connect(c);
 }
 

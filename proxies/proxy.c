@@ -53,8 +53,10 @@ static void new_client(struct srt__proxy *p, int fd, bool unix_client)
 	c->cep.tag = SRT_EP_CLIENT;
 	c->uep.tag = SRT_EP_UP;
 	c->p = p;
-	c->cfd = fd;
-	c->ufd = -1;
+	srt__layer_socket(&c->cl, fd);
+	srt__layer_socket(&c->ul, -1);
+	c->cio = &c->cl;
+	c->uio = &c->ul;
 	c->cs.rd = true;
 	c->unix_client = unix_client;
 	srt__pump_init(&c->up);
@@ -167,7 +169,7 @@ void srt__fd_recv(struct srt__conn *c)
 {
 	struct srt__proxy *p = c->p;
 
-	if (c->cout.len && srt__io_flush(c->cfd, &c->cout, &c->cout_off) < 0) {
+	if (c->cout.len && srt__io_flush(c->cio, &c->cout, &c->cout_off) < 0) {
 		srt__conn_close(c);
 		return;
 	}
@@ -186,7 +188,7 @@ void srt__fd_recv(struct srt__conn *c)
 
 		if (!c->cs.rd && !c->cs.hup)
 			return;
-		n = recvmsg(c->cfd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = recvmsg(c->cl.fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -273,7 +275,7 @@ static void note_events(struct srt__side *sd, uint32_t ev)
 static void idle_upstream_check(struct srt__conn *c)
 {
 	char b;
-	ssize_t n = recv(c->ufd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	ssize_t n = recv(c->ul.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
 
 	if (n >= 0 || errno != EAGAIN)
 		srt__close_upstream(c);
@@ -325,7 +327,7 @@ static void *loop(void *arg)
 				note_events(&c->us, evs[i].events);
 				if (c->phase == SRT_PH_CONNECT)
 					srt__check_connect(c);
-				else if (c->phase == SRT_PH_HTTP_HEAD && c->ufd >= 0 && c->us.rd)
+				else if (c->phase == SRT_PH_HTTP_HEAD && c->ul.fd >= 0 && c->us.rd)
 					idle_upstream_check(c);
 				if (!c->dead)
 					srt__conn_run(c);

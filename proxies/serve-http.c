@@ -14,12 +14,50 @@ static const char *const auth_required =
 	"HTTP/1.1 407 Proxy Authentication Required\r\n"
 	"Proxy-Authenticate: Basic realm=\"srt\"\r\n";
 
+static const char ambiguous_refusal[] =
+	"ambiguous request-target: as spelled and normalized it names different paths "
+	"(a dot segment, leading slashes or \"\\\"); nothing was forwarded "
+	"(network.ambiguousRequestTarget in the sandbox's configuration is \"refuse\")\n";
+
+/* A target whose path reads two ways (proxies/net-config.h) is refused,
+ * forwarded as spelled, or replaced by its normalised form, before
+ * anything judges or forwards the path. Returns 0 to go on (the target
+ * may now point into *norm, the caller's to free), -1 once the client has
+ * been answered or the connection closed. */
+static int target_check(struct srt__conn *c, struct srt__http_request *r, char **norm)
+{
+	enum srt__target_mode mode;
+
+	if (!srt__http_target_ambiguous(r->origin_target, r->origin_target_len))
+		return 0;
+	pthread_mutex_lock(&c->p->lock);
+	mode = c->p->rules->ambiguous_target;
+	pthread_mutex_unlock(&c->p->lock);
+	if (mode == SRT_TARGET_AS_SPELLED)
+		return 0;
+	if (mode == SRT_TARGET_REFUSE) {
+		srt__conn_violation(c, "ambiguous request-target");
+		srt__reply_http(c, 400, "Bad Request", "ambiguous-request-target",
+				ambiguous_refusal);
+		return -1;
+	}
+	*norm = malloc(r->origin_target_len);
+	if (!*norm) {
+		srt__conn_close(c);
+		return -1;
+	}
+	r->origin_target_len = srt__http_target_normalize(r->origin_target, r->origin_target_len,
+							  *norm, r->origin_target_len);
+	r->origin_target = *norm;
+	return 0;
+}
+
 void srt__serve_http_head(struct srt__conn *c)
 {
 	struct srt__http_head *h;
 	struct srt__http_request r;
 	struct srt__http_refusal why = { 0, NULL };
-	char reason[512];
+	char reason[512], *norm = NULL;
 	int len;
 	bool bad, authed;
 
@@ -28,7 +66,7 @@ void srt__serve_http_head(struct srt__conn *c)
 		srt__conn_close(c);
 		return;
 	}
-	len = srt__io_read_head(c->cfd, &c->cs, &c->in, SRT_HTTP_MAX_HEAD, srt__http_parse_request, h);
+	len = srt__io_read_head(c->cio, &c->cs, &c->in, SRT_HTTP_MAX_HEAD, srt__http_parse_request, h);
 	if (len == SRT_HEAD_AGAIN)
 		goto out;
 	if (len == SRT_HEAD_CLOSED) {
@@ -130,6 +168,8 @@ void srt__serve_http_head(struct srt__conn *c)
 		goto out;
 	}
 	/* plain HTTP: the rewritten head goes out first */
+	if (target_check(c, &r, &norm) < 0)
+		goto out;
 	if (srt__choose_route(c, true) < 0) {
 		srt__conn_close(c);
 		goto out;
@@ -162,7 +202,7 @@ void srt__serve_http_head(struct srt__conn *c)
 	srt__chunked_init(&c->chunk);
 	srt__buf_consume(&c->in, (size_t)len);
 	srt__timed_clear(c);
-	if (c->ufd >= 0 && c->up_port == c->port && c->up_route == c->route &&
+	if (c->ul.fd >= 0 && c->up_port == c->port && c->up_route == c->route &&
 	    strcmp(c->up_canon, c->canon) == 0 && c->up_gen == atomic_load(&c->p->gen)) {
 		/* same origin as the previous request, under the same rules:
 		 * reuse the checked connection (no new lookup). After an
@@ -180,12 +220,14 @@ void srt__serve_http_head(struct srt__conn *c)
 	}
 	srt__dial(c);
 out:
+	free(norm);
 	free(h);
 }
 
 /* Relay a framed body from src to dst. Returns 1 when the body is
  * complete, 0 to wait, -1 on error. */
-static int relay_framed(struct srt__conn *c, int src, int dst, struct srt__buf *srcbuf,
+static int relay_framed(struct srt__conn *c, struct srt__layer *src, struct srt__layer *dst,
+			struct srt__buf *srcbuf,
 			struct srt__buf *dstbuf, size_t *dstoff, struct srt__pump *pump,
 			enum srt__http_body kind, uint64_t *left)
 {
@@ -213,8 +255,7 @@ static int relay_framed(struct srt__conn *c, int src, int dst, struct srt__buf *
 		return 1;
 	case SRT_BODY_LENGTH:
 	case SRT_BODY_EOF:
-		rc = srt__pump_run(pump, src, dst, &c->p->pool,
-				   kind == SRT_BODY_LENGTH ? left : NULL);
+		rc = srt__io_move(c, src, dst, pump, kind == SRT_BODY_LENGTH ? left : NULL);
 		if (rc == SRT_PUMP_ERROR)
 			return -1;
 		if (rc == SRT_PUMP_DONE)
@@ -242,7 +283,7 @@ static int relay_framed(struct srt__conn *c, int src, int dst, struct srt__buf *
 				return rc;
 			if (rc == 0)
 				return 0;
-			rc = srt__io_fill(src, src == c->cfd ? &c->cs : &c->us, srcbuf, SRT_BODY_BUF);
+			rc = srt__io_fill(src, src == c->cio ? &c->cs : &c->us, srcbuf, SRT_BODY_BUF);
 			if (rc == SRT_FILL_AGAIN)
 				return 0;
 			if (rc == SRT_FILL_EOF || rc == SRT_FILL_ERR)
@@ -257,9 +298,9 @@ static int relay_framed(struct srt__conn *c, int src, int dst, struct srt__buf *
  * an error, which has closed the connection. */
 static bool relay_body(struct srt__conn *c, bool request)
 {
-	int rc = request ? relay_framed(c, c->cfd, c->ufd, &c->in, &c->uout, &c->uout_off,
+	int rc = request ? relay_framed(c, c->cio, c->uio, &c->in, &c->uout, &c->uout_off,
 					&c->up, c->req_body, &c->req_left)
-			 : relay_framed(c, c->ufd, c->cfd, &c->uin, &c->cout, &c->cout_off,
+			 : relay_framed(c, c->uio, c->cio, &c->uin, &c->cout, &c->cout_off,
 					&c->down, c->resp_body, &c->resp_left);
 
 	if (rc < 0)
@@ -300,7 +341,7 @@ void srt__serve_http_resphead(struct srt__conn *c)
 		return;
 	}
 again:
-	len = srt__io_read_head(c->ufd, &c->us, &c->uin, SRT_HTTP_MAX_HEAD, srt__http_parse_response, h);
+	len = srt__io_read_head(c->uio, &c->us, &c->uin, SRT_HTTP_MAX_HEAD, srt__http_parse_response, h);
 	if (len == SRT_HEAD_AGAIN)
 		goto out;
 	if (len == SRT_HEAD_CLOSED)
@@ -322,7 +363,7 @@ again:
 		srt__buf_consume(&c->uin, (size_t)len);
 		/* bounded: a stream of interim heads waits for the client */
 		if (c->cout.len > SRT_HTTP_MAX_HEAD) {
-			int rc2 = srt__io_flush(c->cfd, &c->cout, &c->cout_off);
+			int rc2 = srt__io_flush(c->cio, &c->cout, &c->cout_off);
 			if (rc2 < 0)
 				goto fail;
 			if (rc2 == 0)

@@ -16,7 +16,7 @@
  * parse again with `step`; EOF, an error or a full buffer closes. */
 static void socks_read_more(struct srt__conn *c, size_t max, void (*step)(struct srt__conn *))
 {
-	int rc = srt__io_fill(c->cfd, &c->cs, &c->in, max);
+	int rc = srt__io_fill(c->cio, &c->cs, &c->in, max);
 
 	if (rc == SRT_FILL_DATA)
 		step(c);

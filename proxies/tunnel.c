@@ -12,21 +12,21 @@
 #include "proxies/sni.h"
 
 /* One direction of a tunnel: first what is queued for dst, then bytes
- * spliced from src; EOF from src goes on as a FIN to dst (*shut). Returns
+ * moved from src (srt__io_move); EOF from src goes on as a FIN to dst (*shut). Returns
  * -1 on error, else 0. */
-static int tunnel_dir(struct srt__conn *c, int src, int dst, struct srt__buf *queued, size_t *off,
-		      struct srt__pump *pump, bool *shut)
+static int tunnel_dir(struct srt__conn *c, struct srt__layer *src, struct srt__layer *dst,
+		      struct srt__buf *queued, size_t *off, struct srt__pump *pump, bool *shut)
 {
 	int rc = srt__io_flush(dst, queued, off);
 
 	if (rc < 0)
 		return -1;
 	if (rc > 0 && !*shut) {
-		rc = srt__pump_run(pump, src, dst, &c->p->pool, NULL);
+		rc = srt__io_move(c, src, dst, pump, NULL);
 		if (rc == SRT_PUMP_ERROR)
 			return -1;
 		if (rc == SRT_PUMP_EOF) {
-			shutdown(dst, SHUT_WR);
+			srt__layer_shutdown(dst);
 			*shut = true;
 		}
 	}
@@ -42,7 +42,7 @@ void srt__sni_check(struct srt__conn *c)
 	char sni[256], reason[512];
 	int rc, r;
 
-	if (tunnel_dir(c, c->ufd, c->cfd, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0) {
+	if (tunnel_dir(c, c->uio, c->cio, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0) {
 		srt__conn_close(c);
 		return;
 	}
@@ -55,7 +55,7 @@ void srt__sni_check(struct srt__conn *c)
 			r = SRT_SNI_MALFORMED;
 			break;
 		}
-		rc = srt__io_fill(c->cfd, &c->cs, &c->in, SRT_SNI_PEEK_MAX);
+		rc = srt__io_fill(c->cio, &c->cs, &c->in, SRT_SNI_PEEK_MAX);
 		if (rc == SRT_FILL_AGAIN) {
 			/* a started hello is held in memory: it must finish in
 			 * SRT_HEAD_MS, like a request head (a silent client holds
@@ -108,8 +108,8 @@ void srt__sni_check(struct srt__conn *c)
 
 void srt__tunnel(struct srt__conn *c)
 {
-	if (tunnel_dir(c, c->cfd, c->ufd, &c->uout, &c->uout_off, &c->up, &c->ushut) < 0 ||
-	    tunnel_dir(c, c->ufd, c->cfd, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0 ||
+	if (tunnel_dir(c, c->cio, c->uio, &c->uout, &c->uout_off, &c->up, &c->ushut) < 0 ||
+	    tunnel_dir(c, c->uio, c->cio, &c->cout, &c->cout_off, &c->down, &c->cshut) < 0 ||
 	    (c->ushut && c->cshut))
 		srt__conn_close(c);
 }
@@ -117,7 +117,7 @@ void srt__tunnel(struct srt__conn *c)
 void srt__linger(struct srt__conn *c)
 {
 	char sink[4096];
-	int rc = srt__io_flush(c->cfd, &c->cout, &c->cout_off);
+	int rc = srt__io_flush(c->cio, &c->cout, &c->cout_off);
 
 	if (rc < 0) {
 		srt__conn_close(c);
@@ -126,11 +126,11 @@ void srt__linger(struct srt__conn *c)
 	if (rc == 0)
 		return;
 	if (!c->cshut) {
-		shutdown(c->cfd, SHUT_WR);
+		srt__layer_shutdown(c->cio);
 		c->cshut = true;
 	}
 	for (;;) {
-		ssize_t n = recv(c->cfd, sink, sizeof(sink), MSG_DONTWAIT);
+		ssize_t n = srt__layer_recv(c->cio, sink, sizeof(sink));
 		if (n > 0)
 			continue;
 		if (n < 0 && errno == EINTR)
