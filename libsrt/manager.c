@@ -473,6 +473,19 @@ out:
 	return rc;
 }
 
+int srt_sandbox_set_request_filter(struct srt_sandbox *sb, srt_request_filter_fn fn,
+				   void *ctx)
+{
+	if (!sb)
+		return SRT_E_INVAL;
+	/* the proxy reads the chain without a lock once it runs */
+	if (sb->started)
+		return SRT_E_STATE;
+	sb->request_filter = fn;
+	sb->request_filter_ctx = fn ? ctx : NULL;
+	return SRT_OK;
+}
+
 void srt_sandbox_free(struct srt_sandbox *sb)
 {
 	if (!sb)

@@ -15,6 +15,7 @@
 
 struct srt__module;
 struct srt__proxy;
+struct srt__filter_chain;
 struct srt__vstore;
 
 struct srt_sandbox {
@@ -41,6 +42,13 @@ struct srt_sandbox {
 	void *bstate;
 
 	struct srt__proxy *proxy;
+	/* the request filters: network.filters' modules (loaded at creation)
+	 * and the caller's callback, lent to the proxy */
+	struct srt__filter_chain *filters;
+	struct srt__module **filter_modules;
+	size_t n_filter_modules;
+	srt_request_filter_fn request_filter;
+	void *request_filter_ctx;
 	char *proxy_dir;
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];

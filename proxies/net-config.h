@@ -15,6 +15,8 @@
 
 #include "common/strv.h"
 
+struct srt__filter_chain;
+
 /* The message a deniedDomains entry gives when it refuses a host. */
 struct srt__net_reason {
 	const char *domain; /* the deniedDomains entry, as written */
@@ -64,6 +66,12 @@ struct srt__net_config {
 	/* the mitmProxy Unix socket (NULL: none) and the domains sent to it */
 	const char *mitm_socket_path;
 	struct srt__strv mitm_domains;
+	/* The request filters (proxies/filter-chain.h), run after the domain
+	 * lists on every connection and request they allow; NULL: none. The
+	 * one exception to "borrowed for the call": the chain is the core's
+	 * and outlives the proxy, which keeps this pointer, watches
+	 * srt__filter_chain_fd() and never frees it. */
+	struct srt__filter_chain *filters;
 };
 
 #endif

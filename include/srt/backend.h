@@ -36,24 +36,15 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <srt/error.h>
+#include <srt/module.h>
 #include <srt/policy.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SRT_BACKEND_MAGIC 0x42545253u /* "SRTB" little-endian */
-#define SRT_FILTER_MAGIC 0x46545253u  /* "SRTF" */
 #define SRT_BACKEND_ABI_MAJOR 1
 #define SRT_BACKEND_ABI_MINOR 2
-
-struct srt_module_header {
-	uint32_t magic;
-	uint16_t abi_major;
-	uint16_t abi_minor;
-	uint32_t size;    /* sizeof the whole exported struct */
-	const char *name; /* short name, e.g. "linux-bwrap" */
-};
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */

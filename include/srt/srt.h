@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <srt/error.h>
+#include <srt/filter.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,6 +157,18 @@ int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t
 int srt_doctor(const char *backend, FILE *out, int json);
 
 /* Stop the proxy, undo everything start did, free. NULL-safe. */
+/* Install (fn non-NULL) or remove a request filter of the caller's: it is
+ * asked about every request head the domain lists and the network.filters
+ * plugins let through, after them, with the verdicts and the contract of a
+ * filter module's request-head hook (include/srt/filter.h): CONTINUE or
+ * ALLOW lets the request go ahead, DENY refuses it with call->status and
+ * call->reason, PENDING completes later through call->complete() from any
+ * thread, ERROR and anything else refuse it (fail closed). Called on the
+ * proxy's thread; it must not call back into the sandbox. Before
+ * srt_sandbox_start() only: SRT_E_STATE afterwards. */
+int srt_sandbox_set_request_filter(struct srt_sandbox *sb, srt_request_filter_fn fn,
+				   void *ctx);
+
 void srt_sandbox_free(struct srt_sandbox *sb);
 
 /* Quote argv into one string a POSIX shell splits back into argv: a
