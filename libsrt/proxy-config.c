@@ -52,6 +52,11 @@ static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **r
 	c->strip_response_headers = s->strip_response_headers;
 	c->refuse_opaque_tunnels = s->refuse_opaque_tunnels;
 	c->require_host_match = s->require_host_match;
+	/* the settings check admits only these three spellings; absent is "refuse" */
+	c->ambiguous_target = !s->ambiguous_request_target ? SRT_TARGET_REFUSE :
+			      !strcmp(s->ambiguous_request_target, "asSpelled") ? SRT_TARGET_AS_SPELLED :
+			      !strcmp(s->ambiguous_request_target, "normalize") ? SRT_TARGET_NORMALIZE :
+									    SRT_TARGET_REFUSE;
 	if (s->has_parent_proxy) {
 		c->parent_http = s->parent_http;
 		c->parent_https = s->parent_https;

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -855,4 +856,104 @@ long srt__chunked_feed(struct srt__chunked *c, const char *buf, size_t len,
 	}
 	*done = c->state == CH_DONE;
 	return (long)i;
+}
+
+/* ---- request-target ----------------------------------------------------- */
+
+static bool is_slash(char ch)
+{
+	return ch == '/' || ch == '\\';
+}
+
+/* 1 for a "." segment, 2 for "..", in any spelling of %2e; else 0 */
+static int dot_segment(const char *s, size_t n)
+{
+	int dots = 0;
+
+	for (size_t i = 0; i < n; dots++) {
+		if (s[i] == '.')
+			i++;
+		else if (n - i >= 3 && s[i] == '%' && s[i + 1] == '2' && (s[i + 2] | 0x20) == 'e')
+			i += 3;
+		else
+			return 0;
+	}
+	return dots <= 2 ? dots : 0;
+}
+
+size_t srt__http_target_normalize(const char *t, size_t n, char *out, size_t cap)
+{
+	const char *q = memchr(t, '?', n);
+	size_t plen = q ? (size_t)(q - t) : n, i = 0, o = 0;
+
+	if (cap < n || n == 0)
+		return 0;
+	if (!is_slash(t[0])) {
+		memcpy(out, t, n);
+		return n;
+	}
+	/* out is "/" then "segment/" per kept segment; the last segment has
+	 * no "/" unless it was a dot segment or empty */
+	out[o++] = '/';
+	while (i < plen && is_slash(t[i]))
+		i++;
+	while (i < plen) {
+		size_t s = i;
+		int dot;
+
+		while (i < plen && !is_slash(t[i]))
+			i++;
+		dot = dot_segment(t + s, i - s);
+		if (dot == 2 && o > 1) {
+			/* drop the last kept segment: out ends in '/' here */
+			o--;
+			while (out[o - 1] != '/')
+				o--;
+		} else if (dot == 0) {
+			memcpy(out + o, t + s, i - s);
+			o += i - s;
+			if (i < plen)
+				out[o++] = '/';
+		}
+		if (i < plen)
+			i++; /* the separator */
+	}
+	memcpy(out + o, t + plen, n - plen);
+	return o + (n - plen);
+}
+
+/* Nothing to resolve: no "\\", no segment starting with '.' or '%', no
+ * leading "//" (the common case, checked without a copy). */
+static bool target_plain(const char *t, size_t n)
+{
+	const char *q = memchr(t, '?', n);
+	size_t plen = q ? (size_t)(q - t) : n;
+
+	if (plen >= 2 && t[0] == '/' && t[1] == '/')
+		return false;
+	for (size_t i = 0; i < plen; i++) {
+		if (t[i] == '\\')
+			return false;
+		if (t[i] == '/' && i + 1 < plen && (t[i + 1] == '.' || t[i + 1] == '%'))
+			return false;
+	}
+	return true;
+}
+
+bool srt__http_target_ambiguous(const char *t, size_t n)
+{
+	char stack[512], *buf;
+	size_t m;
+	bool differs;
+
+	if (n == 0 || target_plain(t, n))
+		return false;
+	buf = n <= sizeof(stack) ? stack : malloc(n);
+	if (!buf)
+		return true; /* cannot tell: the caller refuses */
+	m = srt__http_target_normalize(t, n, buf, n);
+	differs = m != n || memcmp(buf, t, n) != 0;
+	if (buf != stack)
+		free(buf);
+	return differs;
 }

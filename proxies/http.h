@@ -98,6 +98,17 @@ size_t srt__http_build_upstream(const struct srt__http_head *h,
 				const char *canon_host, const char *proxy_auth,
 				char *out, size_t cap);
 
+/* The normalised form of an origin-form target (path, then "?query"
+ * unchanged): "\" read as "/", leading slashes as one, "." and ".."
+ * segments (any spelling with %2e) resolved as RFC 3986 removes dot
+ * segments. Never longer than the input: returns the length written to
+ * out, or 0 when cap < n. A target that is not a path ("*", "?x") is
+ * copied as it is. */
+size_t srt__http_target_normalize(const char *t, size_t n, char *out, size_t cap);
+
+/* The target reads two ways: its normalised form differs. */
+bool srt__http_target_ambiguous(const char *t, size_t n);
+
 struct srt__http_response {
 	int status;
 	enum srt__http_body body;

@@ -33,6 +33,16 @@ enum srt__private_mode {
 	SRT_PRIVATE_ALLOW,                /* dialled like any other address */
 };
 
+/* network.ambiguousRequestTarget: a request-target whose path names one
+ * path as spelled and another once dot segments ("." "..", also spelled
+ * with %2e), leading slashes and "\" are resolved, as a server or a
+ * filter may read it either way. */
+enum srt__target_mode {
+	SRT_TARGET_REFUSE = 0,   /* 400, nothing forwarded (the default) */
+	SRT_TARGET_AS_SPELLED,   /* forwarded unchanged */
+	SRT_TARGET_NORMALIZE,    /* forwarded, and judged, in the normalised form */
+};
+
 struct srt__net_config {
 	struct srt__strv allowed_domains;
 	struct srt__strv denied_domains;
@@ -47,6 +57,7 @@ struct srt__net_config {
 	struct srt__strv strip_response_headers;
 	bool refuse_opaque_tunnels;
 	bool require_host_match;
+	enum srt__target_mode ambiguous_target;
 	/* the parent proxy's URLs and NO_PROXY list; NULL falls back on the
 	 * environment of srt itself */
 	const char *parent_http;

@@ -77,6 +77,7 @@ int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config
 	r->ext_http_port = s->http_proxy_port;
 	r->ext_socks_port = s->socks_proxy_port;
 	r->require_host_match = s->require_host_match;
+	r->ambiguous_target = s->ambiguous_target;
 	if (copy_list(&r->strip, &r->n_strip, &s->strip_response_headers) < 0)
 		goto out;
 	err = srt__routes_init(&r->routes, s, diag);

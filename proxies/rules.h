@@ -32,6 +32,7 @@ struct srt__net_rules {
 	enum srt__private_mode private_mode; /* privateAddresses */
 	bool refuse_opaque;      /* refuseOpaqueTunnels: no TLS termination here, so every tunnel */
 	bool require_host_match; /* requireHostMatch: HTTP/1.1 without Host is refused */
+	enum srt__target_mode ambiguous_target; /* ambiguousRequestTarget */
 	char **strip;            /* stripResponseHeaders */
 	size_t n_strip;
 	struct srt__routes routes; /* mitmProxy, parentProxy */

@@ -4,7 +4,12 @@
 #     folder backends/<Y>/ (backends/linux-common/ and common/ are shared);
 #   - proxies/ includes no private core header (libsrt/);
 #   - common/ includes nothing from libsrt/, proxies/ or backends/;
-#   - libsrt/ includes nothing from backends/.
+#   - libsrt/ includes nothing from backends/, and of proxies/ only the
+#     proxy's interface (proxy.h, net-config.h);
+#   - backends/ include of proxies/ only the neutral headers the in-sandbox
+#     bridge shares with the proxy (wire.h, pump.h), and those include no
+#     header of the tree: the proxy's rooms (conn.h, layer.h, ...) stay
+#     private to proxies/.
 # An include is resolved as the compiler does with srt's flags: "x.h" next
 # to the including file first, then include/ (the public headers, allowed
 # everywhere), then the tree root; <x.h> from include/, then the root.
@@ -77,6 +82,10 @@ violations() {
 					sub(/\/.*$/, "", x)
 					if (t ~ /^backends\// && t !~ /^backends\/linux-common\// && index(t, "backends/" x "/") != 1)
 						why = "backends/" x " may not include another backend\047s " t
+					else if (t ~ /^proxies\// && t != "proxies/wire.h" && t != "proxies/pump.h")
+						why = "backends may include of proxies/ only the neutral wire.h and pump.h, not " t
+				} else if (f == "proxies/wire.h" || f == "proxies/pump.h") {
+					why = "the neutral header " f " (shared with the bridge) may include no header of the tree, not " t
 				} else if (f ~ /^proxies\//) {
 					if (t ~ /^libsrt\//)
 						why = "proxies may not include " t " (a private core header)"
@@ -86,6 +95,8 @@ violations() {
 				} else if (f ~ /^libsrt\//) {
 					if (t ~ /^backends\//)
 						why = "libsrt may not include " t " (OS code stays in backends)"
+					else if (t ~ /^proxies\// && t != "proxies/proxy.h" && t != "proxies/net-config.h")
+						why = "libsrt reaches the proxy only through proxies/proxy.h, not " t
 				}
 				if (why != "")
 					print f ":" ln ": " why
@@ -129,6 +140,9 @@ clean_tree() {
 	put "$t" common/strv.h '/* shared */'
 	put "$t" common/strv.c '#include "strv.h"' '#include "common/strv.h"' '#include "srt/srt.h"'
 	put "$t" proxies/proxy.h '#include "common/strv.h"' '#include <srt/srt.h>'
+	put "$t" proxies/conn.h '#include "proxies/proxy.h"'
+	put "$t" proxies/wire.h '#include <sys/socket.h>'
+	put "$t" backends/a/bridge.c '#include "proxies/wire.h"'
 	put "$t" backends/linux-common/sibling.h '#include "common/strv.h"'
 	put "$t" backends/a/a.h '/* a */'
 	put "$t" backends/a/a.c '#include "a.h"' '#include "backends/a/a.h"' \
@@ -177,6 +191,12 @@ plant "common including proxies" common/aside.h '#include "proxies/proxy.h"' com
 plant "common including a backend" common/domain.c '#include "backends/linux-common/sibling.h"' \
 	common/domain.c:1
 plant "the core including a backend" libsrt/loader.c '#include "backends/a/a.h"' libsrt/loader.c:1
+plant "a backend including a private proxy header" backends/a/z.c '#include "proxies/conn.h"' \
+	backends/a/z.c:1
+plant "the neutral wire header including the proxy" proxies/wire.h '#include "proxies/proxy.h"' \
+	proxies/wire.h:2
+plant "the core including a private proxy header" libsrt/glue.c '#include "proxies/conn.h"' \
+	libsrt/glue.c:1
 if out=$(bash "$0" "$work/plant-missing-root" 2>&1); then
 	not_ok "self-test: a root that does not exist fails the check"
 else
@@ -200,10 +220,10 @@ if [ -d "$top_srcdir/libsrt" ] && [ -d "$top_srcdir/backends" ]; then
 else
 	not_ok "the tree to check is at $top_srcdir"
 fi
-rule "backends/<X>/ include no other backend folder (linux-common and common are shared)" 'backends/'
-rule "proxies/ include no private core header (libsrt/)" 'proxies/'
+rule "backends/<X>/ include no other backend folder (linux-common and common are shared), of proxies/ only wire.h and pump.h" 'backends/'
+rule "proxies/ include no private core header (libsrt/); wire.h and pump.h include no tree header" 'proxies/'
 rule "common/ includes nothing from libsrt/, proxies/ or backends/" 'common/'
-rule "libsrt/ includes nothing from backends/" 'libsrt/'
+rule "libsrt/ includes nothing from backends/ and only the proxy's interface" 'libsrt/'
 echo "1..$n"
 # the "not ok" lines carry the verdict, as in the other integration tests
 exit 0

@@ -279,11 +279,68 @@ static void test_chunked(void)
 	ok(feed_all(&c, "0\r\nX-Sum: 1\r\nY:\r\n\r\n", &done) == 19 && done, "name: value trailers pass");
 }
 
+/* norm(in): the normalised target, or "(none)" */
+static const char *norm(const char *in)
+{
+	static char out[256];
+	size_t n = srt__http_target_normalize(in, strlen(in), out, sizeof(out) - 1);
+
+	if (!n)
+		return "(none)";
+	out[n] = '\0';
+	return out;
+}
+
+static void test_target(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "/", "/" },
+		{ "/a/b?x=1", "/a/b?x=1" },
+		{ "/a//b", "/a//b" },       /* an empty segment is not ambiguous */
+		{ "/a/b/", "/a/b/" },
+		{ "/a/.../b", "/a/.../b" }, /* three dots are a name */
+		{ "/a%2eb", "/a%2eb" },     /* a dot inside a name */
+		{ "/a/../b", "/b" },
+		{ "/a/./b", "/a/b" },
+		{ "/a/b/..", "/a/" },
+		{ "/a/b/.", "/a/b/" },
+		{ "/..", "/" },
+		{ "/../../etc/passwd", "/etc/passwd" },
+		{ "/a/%2e%2E/b", "/b" },
+		{ "/a/.%2e/b", "/b" },
+		{ "/a/%2e/b", "/a/b" },
+		{ "//evil/x", "/evil/x" },
+		{ "/a\\..\\b", "/b" },
+		{ "\\a", "/a" },
+		{ "/public/..%2fsecret", "/public/..%2fsecret" }, /* %2f is not a separator */
+		{ "/a/b?q=/../x", "/a/b?q=/../x" },                /* the query is not a path */
+		{ "/x/..?q", "/?q" },
+		{ "*", "*" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = norm(cases[i].in);
+		ok(!strcmp(got, cases[i].want), "normalised '%s' is '%s' (%s)", cases[i].in,
+		   cases[i].want, got);
+		ok(srt__http_target_ambiguous(cases[i].in, strlen(cases[i].in)) ==
+			   (strcmp(cases[i].in, cases[i].want) != 0),
+		   "'%s' is %sambiguous", cases[i].in,
+		   strcmp(cases[i].in, cases[i].want) ? "" : "not ");
+	}
+	{
+		char out[4];
+		ok(srt__http_target_normalize("/a/b", 4, out, 3) == 0, "a short buffer is refused");
+	}
+}
+
 int main(void)
 {
 	TAP_RUN(test_parse);
 	TAP_RUN(test_analyze);
 	TAP_RUN(test_build);
 	TAP_RUN(test_chunked);
+	TAP_RUN(test_target);
 	return tap_done();
 }

@@ -1265,6 +1265,53 @@ static void test_options(void)
 	srt__strv_release(&s.strip_response_headers);
 }
 
+/* network.ambiguousRequestTarget: refused by default, forwarded as spelled,
+ * or forwarded normalised; a plain target passes unchanged in every mode */
+static void test_ambiguous_target(void)
+{
+	static const char *const mode_names[] = { "refuse", "asSpelled", "normalize" };
+	struct srt__net_config s;
+	char resp[4096], req[1024], want[128];
+	int before;
+
+	for (int mode = SRT_TARGET_REFUSE; mode <= SRT_TARGET_NORMALIZE; mode++) {
+		memset(&s, 0, sizeof(s));
+		push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
+		s.ambiguous_target = (enum srt__target_mode)mode;
+		ok(srt__proxy_update(proxy, &s, NULL) == 0, "ambiguousRequestTarget %s applied",
+		   mode_names[mode]);
+		before = atomic_load(&http_requests);
+		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/pub/%%2e%%2E/secret?a=/../b#frag "
+			 "HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n%s\r\n",
+			 http_port, http_port, auth_hdr);
+		ask(req, resp, sizeof(resp));
+		if (mode == SRT_TARGET_REFUSE) {
+			ok(!strncmp(resp, "HTTP/1.1 400 ", 13) &&
+			   strstr(resp, "X-Proxy-Error: ambiguous-request-target\r\n") &&
+			   strstr(resp, "nothing was forwarded") &&
+			   atomic_load(&http_requests) == before,
+			   "refuse: a dot segment spelled %%2e is answered 400, nothing forwarded");
+			snprintf(want, sizeof(want),
+				 "deny network-outbound 127.0.0.1:%d (ambiguous request-target)",
+				 http_port);
+			ok(violation_seen(want, NULL), "and recorded as a violation");
+		} else {
+			snprintf(want, sizeof(want), "target=%s ",
+				 mode == SRT_TARGET_AS_SPELLED ? "/pub/%2e%2E/secret?a=/../b" :
+								 "/secret?a=/../b");
+			ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && strstr(resp, want),
+			   "%s: the server sees %s (fragment cut)", mode_names[mode], want);
+		}
+		snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/a.b/c%%41?x=..#f HTTP/1.1\r\n"
+			 "Host: 127.0.0.1:%d\r\nConnection: close\r\n%s\r\n",
+			 http_port, http_port, auth_hdr);
+		ask(req, resp, sizeof(resp));
+		ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && strstr(resp, "target=/a.b/c%41?x=.. "),
+		   "%s: a plain target passes as spelled", mode_names[mode]);
+		srt__strv_release(&s.allowed_domains);
+	}
+}
+
 /* parentProxy and mitmProxy routes (filtering still first) */
 static void test_routes(const char *mitm_path)
 {
@@ -1733,6 +1780,7 @@ static void case_proxy(void)
 	test_cmd();
 	test_update();
 	test_options();
+	test_ambiguous_target();
 	{
 		char mp[100];
 		struct sockaddr_un su = { .sun_family = AF_UNIX };

@@ -1,0 +1,252 @@
+/* The proxy's connections, shared by the files of the proxy (private to
+ * proxies/: nothing outside includes it).
+ *
+ * Every connection is a small state machine driven by edge-triggered
+ * events: srt__conn_run() makes as much progress as it can and returns when
+ * a socket would block, so an edge is never lost. Header buffers exist only
+ * while a head is parsed; a tunnel holds two sockets and a few hundred
+ * bytes, and borrows a splice pipe only while data is in flight.
+ *
+ * The rooms: proxy.c (the loop, accepting, the bridge's hand-over, the
+ * public functions), conn.c (a connection's life: deadlines, closing,
+ * refusals, the phase driver), io.c (every byte a connection reads or
+ * writes, and the buffers), dial.c (routes, lookups, the address guard's
+ * verdict, connecting, parent and mitm proxies), serve-http.c (plain HTTP
+ * and CONNECT), serve-socks.c (SOCKS5), tunnel.c (the SNI check, tunnels
+ * and lingering before a close). */
+#ifndef SRT_PROXY_CONN_H
+#define SRT_PROXY_CONN_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proxies/dns.h"
+#include "proxies/guard.h"
+#include "proxies/http.h"
+#include "proxies/layer.h"
+#include "proxies/proxy.h"
+#include "proxies/pump.h"
+#include "proxies/route.h"
+#include "proxies/rules.h"
+
+#define SRT_EP_LISTEN 0x4c53544e
+#define SRT_EP_WAKE 0x57414b45
+#define SRT_EP_CLIENT 0x434c4e54
+#define SRT_EP_UP 0x55505354
+
+#define SRT_FIRST_BYTE_MS 10000
+#define SRT_HEAD_MS 30000
+#define SRT_SOCKS_NOAUTH_MS 5000
+#define SRT_CONNECT_MS 30000
+#define SRT_IDLE_MS 120000
+#define SRT_LINGER_MS 2000
+#define SRT_BODY_BUF (16 * 1024)
+#define SRT_COPY_CHUNK (16 * 1024) /* srt__io_copy's reads */
+#define SRT_MAX_ADDRS 16
+
+enum srt__phase {
+	SRT_PH_SNIFF,
+	SRT_PH_HTTP_HEAD,
+	SRT_PH_SOCKS_GREET,
+	SRT_PH_SOCKS_AUTH,
+	SRT_PH_SOCKS_REQ,
+	SRT_PH_RESOLVE,
+	SRT_PH_CONNECT,
+	SRT_PH_HTTP_REQBODY,
+	SRT_PH_HTTP_RESPHEAD,
+	SRT_PH_HTTP_RESPBODY,
+	SRT_PH_PROXY_HS,  /* CONNECT sent to a parent/mitm proxy, reading its answer */
+	SRT_PH_SNI,       /* tunnel open; holding the client's first bytes for the SNI check */
+	SRT_PH_TUNNEL,
+	SRT_PH_LINGER,
+	SRT_PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
+};
+
+/* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
+enum srt__kind { SRT_K_HTTP_CONNECT, SRT_K_HTTP_PLAIN, SRT_K_SOCKS, SRT_K_RAW };
+
+struct srt__ep {
+	uint32_t tag;
+};
+
+struct srt__buf {
+	char *p;
+	size_t len, cap;
+};
+
+/* What epoll told us about one socket since we last drained it. With
+ * edge-triggered events a read is only worth a system call when data (or
+ * EOF) arrived after the last read that came back short or EAGAIN. */
+struct srt__side {
+	bool rd;  /* readable: an EPOLLIN edge since the last drain */
+	bool hup; /* the peer shut down or failed: always try */
+};
+
+struct srt__conn {
+	struct srt__ep cep, uep;
+	struct srt__proxy *p;
+	/* the client's and the upstream's socket layers, and the top of each
+	 * connection's stack (proxies/layer.h), which every read and write
+	 * goes through */
+	struct srt__layer cl, ul;
+	struct srt__layer *cio, *uio;
+	struct srt__side cs, us; /* client and upstream socket state */
+	enum srt__phase phase;
+	enum srt__kind kind;
+	bool dead;
+	bool socks_noauth; /* SSH probe: the SOCKS client offered no authentication */
+	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
+	bool keep_alive, head_request, close_after, upstream_close;
+	bool unix_client;  /* accepted on the Unix socket (may become SRT_PH_FDRECV) */
+	bool ctl;          /* a hand-over connection, counted in p->nctl */
+	struct srt__buf in;   /* from the client, while parsing */
+	struct srt__buf uin;  /* from the upstream, while parsing */
+	struct srt__buf cout; /* to the client, pending */
+	struct srt__buf uout; /* to the upstream, pending */
+	size_t cout_off, uout_off;
+	struct srt__pump up, down;
+	/* the copy path's bytes in flight (srt__io_copy), each way */
+	struct srt__buf upq, downq;
+	size_t upq_off, downq_off;
+	enum srt__http_body req_body, resp_body;
+	uint64_t req_left, resp_left;
+	struct srt__chunked chunk;
+	char host[256];  /* as requested */
+	char canon[256];
+	int port;
+	char up_canon[256]; /* target of the open upstream connection */
+	int up_port;
+	enum srt__route up_route;
+	unsigned long up_gen;     /* the rules it passed (srt__proxy.gen) */
+	enum srt__route route;     /* of the current request */
+	struct srt__upstream *via; /* parent or mitm proxy, or NULL: direct */
+	int dial_port;            /* what start_connect() dials */
+	char *key;       /* attribution */
+	char *auth_ok;   /* the last Proxy-Authorization accepted on this connection */
+	size_t auth_ok_len;
+	struct srt__dns_query *q;
+	unsigned long q_gen;      /* p->gen of the guard that passed addrs */
+	struct srt__ip addrs[SRT_MAX_ADDRS];
+	size_t naddrs, next_addr;
+	int64_t deadline;
+	struct srt__conn *tprev, *tnext; /* timed list */
+	struct srt__conn *prev, *next;   /* every connection */
+};
+
+struct srt__cmd_list {
+	char *key;
+	char **v;
+	size_t n;
+	struct srt__cmd_list *next;
+};
+
+struct srt__proxy {
+	struct srt__ep lep, wep;
+	int lfd, epfd, wakefd;
+	char *path;
+	char *token;
+	srt__proxy_violation_fn on_violation;
+	void *ctx;
+	int debug;
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	pthread_mutex_t lock; /* guards rules and cmds */
+	struct srt__net_rules *rules;
+	struct srt__cmd_list *cmds;
+	/* bumped by every change of rules: a kept upstream that passed older
+	 * ones is dialled again, through the guard of the new ones */
+	atomic_ulong gen;
+	struct srt__dns *dns;
+	struct srt__pipe_pool pool;
+	struct srt__conn *conns;
+	struct srt__conn *timed;
+	struct srt__conn *dead;
+	size_t nclients;    /* live client connections, accepted or passed,
+			     * but not the hand-over ones (nctl) */
+	size_t nctl;        /* live hand-over (control) connections */
+	size_t max_clients; /* clients at most at once (RLIMIT_NOFILE) */
+	bool accept_paused; /* the listener is out of epoll: no descriptor left */
+	bool warned_limit, warned_nofile;
+	struct srt__ip *local;
+	size_t nlocal;
+	int64_t local_at;
+};
+
+enum { SRT_FILL_DATA, SRT_FILL_AGAIN, SRT_FILL_EOF, SRT_FILL_ERR, SRT_FILL_FULL };
+
+/* srt__io_read_head's answers besides the parser's: nothing more to read
+ * now (epoll resumes the caller), or EOF or a read error before a full
+ * head. */
+enum { SRT_HEAD_AGAIN = INT_MIN, SRT_HEAD_CLOSED };
+
+/* the flags srt__rule_flag reads */
+enum { SRT_FLAG_REFUSE_OPAQUE, SRT_FLAG_REQUIRE_HOST };
+
+/* ---- io.c: buffers and the bytes of a connection ---------------------- */
+
+int srt__buf_reserve(struct srt__buf *b, size_t extra);
+int srt__buf_add(struct srt__buf *b, const void *data, size_t n);
+void srt__buf_consume(struct srt__buf *b, size_t n);
+void srt__copy_str(char *dst, size_t cap, const char *src);
+void srt__buf_free(struct srt__buf *b);
+int srt__io_fill(struct srt__layer *l, struct srt__side *sd, struct srt__buf *b, size_t max);
+int srt__io_read_head(struct srt__layer *l, struct srt__side *sd, struct srt__buf *b, size_t max,
+		int (*parse)(const char *, size_t, struct srt__http_head *), struct srt__http_head *h);
+int srt__io_flush(struct srt__layer *l, struct srt__buf *b, size_t *off);
+int srt__io_copy(struct srt__layer *src, struct srt__layer *dst, struct srt__buf *q,
+		 size_t *off, uint64_t *left);
+int srt__io_move(struct srt__conn *c, struct srt__layer *src, struct srt__layer *dst,
+		 struct srt__pump *pump, uint64_t *left);
+
+/* ---- conn.c: a connection's life --------------------------------------- */
+
+int64_t srt__now_ms(void);
+void srt__timed_set(struct srt__conn *c, int ms);
+void srt__timed_clear(struct srt__conn *c);
+void srt__close_registered(struct srt__proxy *p, int fd);
+void srt__resume_accept(struct srt__proxy *p);
+void srt__close_upstream(struct srt__conn *c);
+void srt__conn_close(struct srt__conn *c);
+void srt__conn_violation(struct srt__conn *c, const char *reason);
+void srt__reply_and_close(struct srt__conn *c, const void *data, size_t n);
+void srt__reply_text(struct srt__conn *c, const char *text);
+void srt__reply_http(struct srt__conn *c, int status, const char *phrase, const char *mark,
+		const char *body);
+void srt__deny_policy(struct srt__conn *c, const char *reason);
+void srt__deny_address(struct srt__conn *c, const char *reason);
+void srt__bad_gateway(struct srt__conn *c);
+bool srt__rule_flag(struct srt__conn *c, int which);
+bool srt__conn_decide(struct srt__conn *c, char *reason, size_t cap);
+void srt__conn_run(struct srt__conn *c);
+
+/* ---- dial.c: the way to the target ------------------------------------- */
+
+int srt__choose_route(struct srt__conn *c, bool plain);
+void srt__dial(struct srt__conn *c);
+void srt__proxy_handshake(struct srt__conn *c);
+void srt__check_connect(struct srt__conn *c);
+void srt__start_external(struct srt__conn *c);
+
+/* ---- serve-http.c, serve-socks.c, tunnel.c: the protocols -------------- */
+
+void srt__serve_http_head(struct srt__conn *c);
+void srt__serve_http_reqbody(struct srt__conn *c);
+void srt__serve_http_resphead(struct srt__conn *c);
+void srt__serve_http_respbody(struct srt__conn *c);
+void srt__serve_socks_greet(struct srt__conn *c);
+void srt__serve_socks_auth(struct srt__conn *c);
+void srt__serve_socks_req(struct srt__conn *c);
+void srt__sni_check(struct srt__conn *c);
+void srt__tunnel(struct srt__conn *c);
+void srt__linger(struct srt__conn *c);
+
+/* ---- proxy.c ------------------------------------------------------------ */
+
+void srt__fd_recv(struct srt__conn *c);
+
+#endif
