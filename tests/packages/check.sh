@@ -27,9 +27,9 @@
 set -u
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
 BUILDDIR=${1:+$(cd "$1" && pwd)}
-PKGS="srt libsrt0 libsrt-dev srt-backend-linux-bwrap srt-backend-linux-landlock srt-filter-rules srt-filter-audit srt-filter-body-limit"
+PKGS="srt libsrt0 libsrt-dev srt-backend-linux-bwrap srt-backend-linux-landlock srt-filter-rules srt-filter-audit srt-filter-body-limit srt-filter-exec"
 # what a purge must take away: the packages and their debug symbols
-ALL="$PKGS srt-dbgsym libsrt0-dbgsym srt-backend-linux-bwrap-dbgsym srt-backend-linux-landlock-dbgsym srt-filter-rules-dbgsym srt-filter-audit-dbgsym srt-filter-body-limit-dbgsym"
+ALL="$PKGS srt-dbgsym libsrt0-dbgsym srt-backend-linux-bwrap-dbgsym srt-backend-linux-landlock-dbgsym srt-filter-rules-dbgsym srt-filter-audit-dbgsym srt-filter-body-limit-dbgsym srt-filter-exec-dbgsym"
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -129,8 +129,8 @@ deb() { ls "$T/$1"_*.deb; }
 check "dpkg-buildpackage -us -uc -b (exit $rc)" test $rc = 0
 [ $rc = 0 ] || { tail -20 "$LOG/build.log" | sed 's/^/# /'; finish; }
 names=$(for d in $debs; do dpkg-deb -f "$d" Package; done | sort | tr '\n' ' ')
-check "the eight binary packages ($names)" \
-	test "$names" = "libsrt-dev libsrt0 srt srt-backend-linux-bwrap srt-backend-linux-landlock srt-filter-audit srt-filter-body-limit srt-filter-rules "
+check "the nine binary packages ($names)" \
+	test "$names" = "libsrt-dev libsrt0 srt srt-backend-linux-bwrap srt-backend-linux-landlock srt-filter-audit srt-filter-body-limit srt-filter-exec srt-filter-rules "
 phase "dpkg-buildpackage"
 lintian --fail-on error "$T"/*.changes >"$LOG/lintian.log" 2>&1
 rc=$?
