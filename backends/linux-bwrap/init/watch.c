@@ -1360,6 +1360,56 @@ static void fan_event(struct watcher *w, size_t dir, const char *name, const str
 		w->fc[k].used = 0;
 }
 
+/* A file handle copied out of an event (aligned for its fields). */
+struct fan_fh {
+	struct file_handle h;
+	unsigned char b[FH_MAX];
+};
+
+/* One fanotify event, at ev (event_len bytes, meta its header copied
+ * out): the directory's handle and the entry's name, and the file's own
+ * handle. Events follow each other at 4-byte steps only, so nothing is
+ * read in place through a structure that needs more alignment. */
+static void fan_one(struct watcher *w, const char *ev, const struct fanotify_event_metadata *meta)
+{
+	struct fan_fh dir, child;
+	const char *name = NULL;
+	int have_child = 0;
+	size_t off = meta->metadata_len;
+	long d = -1;
+
+	while (off + sizeof(struct fanotify_event_info_fid) + sizeof(struct file_handle) <= meta->event_len) {
+		struct fanotify_event_info_fid fid;
+		struct file_handle h;
+		size_t hl = sizeof(fid) + sizeof(h);
+		const char *bytes = ev + off + hl;
+
+		memcpy(&fid, ev + off, sizeof(fid));
+		memcpy(&h, ev + off + sizeof(fid), sizeof(h));
+		if (fid.hdr.len < hl || off + fid.hdr.len > meta->event_len || h.handle_bytes > FH_MAX ||
+		    hl + h.handle_bytes > fid.hdr.len)
+			break;
+		if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME && hl + h.handle_bytes < fid.hdr.len) {
+			const char *nm = bytes + h.handle_bytes;
+			size_t room = fid.hdr.len - hl - h.handle_bytes;
+
+			dir.h = h;
+			memcpy(dir.h.f_handle, bytes, h.handle_bytes);
+			if (strnlen(nm, room) < room && (d = fan_dir(w, &dir.h)) >= 0)
+				name = nm;
+		} else if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+			child.h = h;
+			memcpy(child.h.f_handle, bytes, h.handle_bytes);
+			have_child = 1;
+		}
+		off += fid.hdr.len;
+	}
+	if (name && have_child)
+		fan_event(w, (size_t)d, name, &child.h, meta->mask);
+	else if (name && (meta->mask & FAN_MOVED_FROM))
+		fan_event(w, (size_t)d, name, NULL, meta->mask);
+}
+
 /* Read what fanotify has queued now. */
 static void fan_read(struct watcher *w)
 {
@@ -1369,49 +1419,24 @@ static void fan_read(struct watcher *w)
 		return;
 	for (;;) {
 		ssize_t n = read(w->fan, buf, sizeof(buf));
-		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)(void *)buf;
+		size_t off = 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return;
-		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
-			size_t off = m->metadata_len;
+		while (off + sizeof(struct fanotify_event_metadata) <= (size_t)n) {
+			struct fanotify_event_metadata meta;
 
-			if (m->mask & FAN_Q_OVERFLOW) {
+			memcpy(&meta, buf + off, sizeof(meta));
+			if (meta.event_len < sizeof(meta) || off + meta.event_len > (size_t)n ||
+			    meta.metadata_len < sizeof(meta) || meta.metadata_len > meta.event_len)
+				break;
+			if (meta.mask & FAN_Q_OVERFLOW)
 				w->fan_lost = 1;
-				continue;
-			}
-			const char *name = NULL;
-			const struct file_handle *child = NULL;
-			long d = -1;
-
-			/* the directory's handle and the entry's name, and the
-			 * file's own handle */
-			while (off + sizeof(struct fanotify_event_info_fid) <= m->event_len) {
-				struct fanotify_event_info_fid *fid = (void *)((char *)m + off);
-				struct file_handle *h = (struct file_handle *)(void *)fid->handle;
-				size_t hl = sizeof(*fid) + sizeof(*h);
-
-				if (fid->hdr.len < hl || off + fid->hdr.len > m->event_len ||
-				    h->handle_bytes > FH_MAX || hl + h->handle_bytes > fid->hdr.len)
-					break;
-				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
-				    hl + h->handle_bytes < fid->hdr.len) {
-					const char *nm = (const char *)h->f_handle + h->handle_bytes;
-					size_t room = fid->hdr.len - hl - h->handle_bytes;
-
-					if (strnlen(nm, room) < room && (d = fan_dir(w, h)) >= 0)
-						name = nm;
-				} else if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
-					child = h;
-				}
-				off += fid->hdr.len;
-			}
-			if (name && child)
-				fan_event(w, (size_t)d, name, child, m->mask);
-			else if (name && (m->mask & FAN_MOVED_FROM))
-				fan_event(w, (size_t)d, name, NULL, m->mask);
+			else
+				fan_one(w, buf + off, &meta);
+			off += meta.event_len;
 		}
 	}
 }
