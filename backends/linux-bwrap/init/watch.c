@@ -913,16 +913,17 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 			     "refused a lease on it)";
 	/* a file the host renamed here that someone else opened before (see
 	 * fresh_written), or that has another name to write it through */
-	if (!w->written && (st.st_nlink != 1 || (fstat(fd, &st) == 0 && st.st_nlink != 1)))
+	if (!w->written && (st.st_nlink > 1 || (fstat(fd, &st) == 0 && st.st_nlink > 1)))
 		w->written = "the file at the name has another name (a hard link), through which it can "
 			     "be written";
 	if (last < 0 && !w->written)
 		w->written = "srt could not watch the file for writes by other names";
 	if (w->written)
 		suspect = 1;
-	if (seen & (IN_CREATE | IN_MOVED_TO)) {
-		/* a newer file took the name after this event: judged at its
-		 * own (it is the one covered now) */
+	if ((seen & (IN_CREATE | IN_MOVED_TO)) || (fstat(fd, &st) == 0 && st.st_nlink == 0)) {
+		/* a newer file took the name after this event (it is the one
+		 * covered now), or after srt's mark (its event is still to
+		 * come): judged at its own */
 		if (suspect && !nm->taint)
 			nm->taint = w->written ? w->written : "changed before srt covered it again";
 		nm->pending = 1;
