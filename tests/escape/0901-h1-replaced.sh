@@ -122,6 +122,43 @@ attempt H2 ".vscode and .claude made by the command in its new directory: read-o
 attempt H2 ".vscode in a directory made with mode 0, opened later: read-only once made" \
 	sh -c "test -d '$P/m0/.vscode' && test ! -e '$P/m0/.vscode/tasks.json'"
 
+# 7. the watcher itself ending during the run (a crash: the sanitizer
+# build once stopped it at its first fanotify event, and the run went on
+# with nothing keeping the covers, so the command's fsmonitor reached
+# .git/config): the command is stopped at once and the run fails
+rm -f "$P/started" "$P/go" "$P/stop"
+srt__bg -s "$S" -c 'touch started; i=0; while [ ! -e stop ]; do i=$((i+1)); echo $i > alive.t; mv alive.t alive; sleep 0.05; done'
+pid=$!
+wait_for "$P/started" 100
+# the watcher: below this run's srt, a child of the outer helper
+# (srt-linux-init) that kept CAP_SYS_ADMIN and no other capability (the
+# nested init, the proxy relay and the command have none)
+descendants() { # the processes below $1
+	ps -eo pid=,ppid= | awk -v top="$1" '{ up[$1] = $2 } END {
+		for (p in up) { q = p; while (q in up && q != top && q > 1) q = up[q]; if (q == top && p != top) print p } }'
+}
+wpid=
+for c in $(descendants "$pid"); do
+	[ "$(ps -o comm= -p "$c" 2>/dev/null)" = srt-linux-init ] || continue
+	pp=$(ps -o ppid= -p "$c" | tr -d ' ')
+	[ "$(ps -o comm= -p "$pp" 2>/dev/null)" = srt-linux-init ] || continue
+	grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && wpid=$c
+done
+if [ -n "$wpid" ]; then
+	kill -SEGV "$wpid"
+	# (a sanitizer build's watcher takes a while to die of it)
+	for i in $(seq 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+	sleep 1
+	a1=$(cat "$P/alive" 2>/dev/null); sleep 1; a2=$(cat "$P/alive" 2>/dev/null)
+	touch "$P/stop"; bg_wait "$pid"; wait "$pid"; rc=$?
+	attempt H1 "the watcher killed during the run: the command stopped with it (alive $a1 -> $a2, exit $rc)" \
+		sh -c "test -n '$a1' && test '$a1' = '$a2' && test '$rc' != 0 && grep -q 'watcher .*ended during the run' '$WORK/bg.out'"
+else
+	touch "$P/stop"; bg_wait "$pid"
+	attempt H1 "the watcher killed during the run: found the watcher process" false
+fi
+rm -f "$P/started" "$P/stop" "$P/alive" "$P/alive.t"
+
 # 6. linux-landlock has no cover to lose: its rules name inodes, and the
 # new inode the host renames over a denied name has none (this held
 # before the watcher; the line keeps it so)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,6 +90,9 @@ static void test_window_write(void)
 	   "a second replacement counts");
 	ok(srt__watch_window_write(IN_DELETE) && srt__watch_window_write(IN_MOVED_FROM),
 	   "a removal or a rename away counts");
+	ok(srt__watch_window_write(IN_CLOSE_WRITE),
+	   "a close after opening for writing counts (a write through a mapping queues no IN_MODIFY)");
+	ok(srt__watch_window_write(IN_Q_OVERFLOW), "lost events count");
 	ok(!srt__watch_window_write(IN_OPEN) && !srt__watch_window_write(IN_ATTRIB) &&
 	   !srt__watch_window_write(0), "an open (the watcher's own read) or a mode change does not");
 }
@@ -213,6 +217,45 @@ static void test_plan_lists(void)
 		printf("# cannot remove %s\n", T);
 }
 
+/* The probe the watcher makes after a cover: a writer still holding the
+ * file open is seen, and once it is gone the file counts as free. */
+static void test_open_for_write(void)
+{
+	int r, wfd, rc;
+	void *map;
+
+	snprintf(T, sizeof(T), "/tmp/srt-test-watch.XXXXXX");
+	if (!mkdtemp(T)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	put("lease", "x");
+	r = open(P("lease"), O_RDONLY | O_CLOEXEC);
+	ok(r >= 0 && srt__watch_open_for_write(r) == 0, "nobody writing: free");
+	wfd = open(P("lease"), O_WRONLY | O_APPEND | O_CLOEXEC);
+	ok(wfd >= 0 && srt__watch_open_for_write(r) == 1, "a descriptor open for writing: seen");
+	close(wfd);
+	ok(srt__watch_open_for_write(r) == 0, "closed again: free");
+	wfd = open(P("lease"), O_RDWR | O_CLOEXEC);
+	map = wfd >= 0 ? mmap(NULL, 1, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0) : MAP_FAILED;
+	if (wfd >= 0)
+		close(wfd);
+	rc = srt__watch_open_for_write(r);
+	ok(map != MAP_FAILED && rc == 1, "a writable mapping whose descriptor is closed: seen");
+	if (map != MAP_FAILED)
+		munmap(map, 1);
+	ok(srt__watch_open_for_write(r) == 0, "unmapped: free");
+	/* the probe leaves no lease behind: an open for writing does not wait */
+	wfd = open(P("lease"), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	ok(wfd >= 0, "no lease left behind");
+	if (wfd >= 0)
+		close(wfd);
+	if (r >= 0)
+		close(r);
+	unlink(P("lease"));
+	rmdir(T);
+}
+
 int main(void)
 {
 	TAP_RUN(test_protected_dirs);
@@ -221,5 +264,6 @@ int main(void)
 	TAP_RUN(test_protected_entries);
 	TAP_RUN(test_opts);
 	TAP_RUN(test_plan_lists);
+	TAP_RUN(test_open_for_write);
 	return tap_done();
 }

@@ -264,9 +264,14 @@ static int status_code(int st)
 }
 
 /* Forward the signals in set (all blocked) to child and reap every child
- * until child itself is gone; return its status as an exit code. */
-static int supervise(pid_t child, const sigset_t *set)
+ * until child itself is gone; return its status as an exit code. The
+ * watcher (watch, when it runs) ending before the command means the
+ * covers of replaced files are no longer kept: the command is stopped and
+ * the run fails. */
+static int supervise(pid_t child, const sigset_t *set, struct srt__watch *watch)
 {
+	int watcher_gone = 0;
+
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(set, &si);
@@ -295,7 +300,16 @@ static int supervise(pid_t child, const sigset_t *set)
 			if (p <= 0)
 				break;
 			if (p == child)
-				return status_code(st);
+				return watcher_gone ? EXIT_SETUP : status_code(st);
+			if (watch && p == watch->pid) {
+				watch->pid = -1;
+				watcher_gone = 1;
+				srt__init_say("srt-linux-init: the watcher that keeps replaced protected files "
+					      "covered ended during the run (%s %d); the command was stopped",
+					      WIFSIGNALED(st) ? "signal" : "exit status",
+					      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+				kill(child, SIGKILL);
+			}
 		}
 	}
 }
@@ -528,7 +542,7 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 		close(srt__init_status_fd);
 	if (srt__init_mon_sock[1] >= 0)
 		close(srt__init_mon_sock[1]); /* the worker's: EOF for the outer if it dies early */
-	_exit(supervise(pid, set));
+	_exit(supervise(pid, set, NULL));
 }
 
 static int run(int argc, char **argv)
@@ -694,7 +708,7 @@ static int run(int argc, char **argv)
 	go[1] = -1;
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
-	rc = supervise(child, &set);
+	rc = supervise(child, &set, &watch);
 	/* a last write through a descriptor the command held is undone */
 	srt__watch_finish(&watch, 2000);
 	/* a note about dropped events may still be waiting for room */

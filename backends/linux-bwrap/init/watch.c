@@ -49,8 +49,8 @@
 #define OPENS_UNKNOWN UINT_MAX
 
 /* what a dir watch reports: arrivals, and what a window check counts */
-#define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_OPEN | \
-		  IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
+#define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | \
+		  IN_OPEN | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define INODE_MASK (IN_MODIFY | IN_CLOSE_WRITE)
 
 #ifndef STATX_ATTR_MOUNT_ROOT
@@ -103,6 +103,11 @@ struct wname {
 	size_t snap_len;
 	int have_snap;
 	int pre;       /* a protected directory there at the start: the plan's */
+	int pending;   /* covered, and a newer file took the name before the
+			* cover: judged at that file's own event */
+	const char *taint; /* pending: why a file that was at the name before
+			    * cannot be taken for the host's (a host tool may
+			    * have read it to write the newer one), or NULL */
 	const struct srt__protected *prot; /* a placeholder srt put at a protected
 					    * name the run made: arrivals there are
 					    * moved aside again */
@@ -200,7 +205,8 @@ int srt__watch_claude_released(const char *const *released)
 
 int srt__watch_window_write(unsigned mask)
 {
-	return (mask & (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) != 0;
+	return (mask & (IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM |
+			IN_Q_OVERFLOW)) != 0;
 }
 
 int srt__watch_written_by_other(unsigned opens, unsigned iopens, unsigned iallow)
@@ -251,6 +257,8 @@ static void violation(struct watcher *w, const char *kind, const char *dir, cons
  * helper, the nested init and the command's tree, at once (the outer
  * helper's death alone tears the namespace down only when the reaper
  * gets to it). */
+static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
+	__attribute__((noreturn));
 static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
 {
 	violation(w, "write", dir, name, why);
@@ -450,19 +458,25 @@ static size_t event_size(const struct inotify_event *ev)
 }
 
 /* The events queued after from, up to the first sentinel mark, for name
- * in the directory watched by wd. */
-static unsigned window_mask(const struct watcher *w, size_t from, int wd, const char *name)
+ * in the directory watched by wd, and for the inodes watched by the n_iwd
+ * watches iwd (-1: none). A lost event (the kernel's queue overflowed) counts as every
+ * event. */
+static unsigned window_mask(const struct watcher *w, size_t from, int wd, const char *name,
+			    const int *iwd, size_t n_iwd)
 {
-	unsigned m = 0;
-	size_t off;
+	unsigned m = w->overflow ? IN_Q_OVERFLOW : 0;
+	size_t off, i;
 
 	for (off = from; off + sizeof(struct inotify_event) <= w->qlen;) {
 		const struct inotify_event *ev = event_at(w, off);
 
 		if (ev->wd == w->sentinel_wd)
 			break;
-		if (ev->wd == wd && ev->len && !strcmp(ev->name, name))
+		if ((ev->wd == wd && ev->len && !strcmp(ev->name, name)) || (ev->mask & IN_Q_OVERFLOW))
 			m |= ev->mask;
+		for (i = 0; i < n_iwd; i++)
+			if (iwd[i] >= 0 && ev->wd == iwd[i])
+				m |= ev->mask;
 		off += event_size(ev);
 	}
 	return m;
@@ -617,7 +631,7 @@ static long add_name(struct watcher *w, size_t dir, const char *name, int kind)
 		say_full(w, "names", MAX_NAMES);
 		return -1;
 	}
-	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, NULL };
+	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL };
 	if (!w->names[w->n_names].name)
 		return -1;
 	return (long)w->n_names++;
@@ -667,20 +681,142 @@ static int track_path(struct watcher *w, const char *path, int kind)
 
 /* ---- arrivals ------------------------------------------------------------ */
 
-/* Watch the inode nm now covers (fd, kept), replacing what was watched. */
-static void watch_inode(struct watcher *w, struct wname *nm, int fd)
+static long fresh_find_iwd(const struct watcher *w, int wd);
+
+/* An inode watch on the file fd refers to, for writes by any name
+ * (INODE_MASK), or -1. A watch srt already had on the inode (a file made
+ * during the run, counted while it had its temporary name) becomes this
+ * one: the count is over once the file is at the protected name. */
+static int inode_watch(struct watcher *w, int fd)
 {
 	char self[64];
+	long f;
+	int wd;
 
-	if (nm->iwd >= 0)
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(w->ifd, self, INODE_MASK | IN_MASK_ADD);
+	if (wd < 0)
+		return -1;
+	if (find_dir_wd(w, wd) >= 0)
+		return -1; /* never: a file is not a watched directory */
+	f = fresh_find_iwd(w, wd);
+	if (f >= 0) {
+		w->fresh[f].iwd = -1;
+		w->fresh[f].used = 0;
+		if (w->mv_fresh == f)
+			w->mv_fresh = -1;
+	}
+	return inotify_add_watch(w->ifd, self, INODE_MASK); /* the same wd, this mask only */
+}
+
+/* nm now covers the inode fd refers to (kept), watched by iwd (or -1),
+ * replacing what was watched. */
+static void watch_inode(struct watcher *w, struct wname *nm, int fd, int iwd)
+{
+	if (nm->iwd >= 0 && nm->iwd != iwd)
 		inotify_rm_watch(w->ifd, nm->iwd);
 	if (nm->fd >= 0)
 		close(nm->fd);
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	nm->fd = fd;
-	nm->iwd = inotify_add_watch(w->ifd, self, INODE_MASK);
-	if (nm->iwd >= 0 && find_dir_wd(w, nm->iwd) >= 0)
-		nm->iwd = -1; /* never: a file is not a watched directory */
+	nm->iwd = iwd;
+}
+
+/* Does some process have the file fd refers to open for writing now
+ * (1), or not (0)? A read lease is granted only on a file nobody has
+ * open for writing (a writable shared mapping holds it open too), and the
+ * kernel queues the events of a write (IN_MODIFY) and of its close
+ * (IN_CLOSE_WRITE) before that open ends: so when the probe says 0, every
+ * write ever made to the file is finished and its events are queued. -1:
+ * the kernel refused the lease (not the file's owner, or leases are
+ * disabled): srt cannot tell. The lease is let go at once; a writer
+ * opening the file in between waits for that (no signal is asked for). */
+int srt__watch_open_for_write(int fd)
+{
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
+		return errno == EAGAIN ? 1 : -1;
+	fcntl(fd, F_SETLEASE, F_UNLCK);
+	return 0;
+}
+
+/* Cover what is at nm now (see arrival): fd (O_RDONLY, or O_PATH for a
+ * denied name) of the inode covered, its stat, for a write-protected
+ * file its content read before the cover (*s) and inode watches added
+ * before that read (iwd, *n_iwd: one per inode tried, the last one the
+ * covered inode's). -1: nothing there any more. Stops the run when it
+ * cannot cover. */
+static int cover_now(struct watcher *w, struct wname *nm, struct stat *st, char **s, size_t *slen,
+		     int *iwd, size_t *n_iwd)
+{
+	struct wdir *d = &w->dirs[nm->dir];
+	int fd = -1, err = 0, tries, how;
+	char why[160];
+
+	*n_iwd = 0;
+	for (tries = 0; tries < COVER_TRIES; tries++) {
+		/* a denied file is not opened for reading (which inotify would
+		 * report as an open in the window): O_PATH is enough to cover */
+		fd = nm->kind == W_DENY ? -1 :
+		     openat(d->fd, nm->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 && nm->kind != W_DENY && errno == ENOENT)
+			return -1; /* gone again: nothing at the name */
+		if (fd < 0)
+			fd = openat(d->fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			if (err == ENOENT)
+				return -1;
+			break;
+		}
+		if (fstat(fd, st) != 0) {
+			err = errno;
+			break;
+		}
+		if (nm->kind == W_DENY)
+			how = S_ISDIR(st->st_mode) ? C_EMPTY : C_NULL;
+		else
+			how = S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) ? C_SELF : C_NULL;
+		if (nm->kind == W_KEEP && S_ISREG(st->st_mode)) {
+			/* before the read: a write by another name from now
+			 * on is queued */
+			iwd[(*n_iwd)++] = inode_watch(w, fd);
+			*s = read_all(fd, slen);
+		}
+		err = cover_fd(fd, how);
+		if (!err)
+			return fd;
+		close(fd);
+		fd = -1;
+		free(*s);
+		*s = NULL;
+		if (err != ENOENT)
+			break;
+		/* replaced again between our open and the cover: the newer
+		 * file is covered next, and judged at its own event */
+	}
+	snprintf(why, sizeof(why), "replaced on the host during the run, and srt could not cover it "
+		 "again (%s)", strerror(err ? err : EAGAIN));
+	stop_run(w, d->path, nm->name, why);
+}
+
+/* nm is covered, pending a newer file's event (see arrival): the covered
+ * inode, as cover_now gives it. -1: not so (an event from before the
+ * last cover: nothing to do). */
+static int cover_pending(struct watcher *w, struct wname *nm, struct stat *st, char **s, size_t *slen,
+			 int *iwd, size_t *n_iwd)
+{
+	struct stat at;
+	int fd;
+
+	if (!nm->pending || nm->fd < 0 || fstatat(w->dirs[nm->dir].fd, nm->name, &at, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    fstat(nm->fd, st) != 0 || at.st_dev != st->st_dev || at.st_ino != st->st_ino)
+		return -1;
+	fd = fcntl(nm->fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -1;
+	*s = read_all(fd, slen);
+	iwd[0] = nm->iwd;
+	*n_iwd = 1;
+	return fd;
 }
 
 /* A file appeared at nm (replaced by rename, or created): cover it again
@@ -689,63 +825,47 @@ static void watch_inode(struct watcher *w, struct wname *nm, int fd)
  * known to be unsafe (an overflow hid it). renamed: it arrived by a rename
  * (which opens nothing), so an open in the window was someone reading it;
  * a file created in place is opened by its creator, which inotify does
- * not tell from another reader. */
+ * not tell from another reader.
+ *
+ * A write-protected file is accepted as the host's only on evidence that
+ * holds however slow the watcher is: its inode is watched before srt
+ * reads it, the cover is mounted, and then nobody may have it open for
+ * writing (srt__watch_open_for_write) and no write, close after writing, or
+ * removal of it may be queued between the event that told of it and the
+ * mark srt queues after that probe. Every write to the file since the
+ * rename has then left an event in that stretch of the queue (by its
+ * name, or by any name once the inode watch is in place), and none can
+ * come later but through a descriptor or a hard link taken before the
+ * cover, which the inode watch reports (inode_written).
+ *
+ * When a newer file took the name before srt covered it (a host tool
+ * that replaces the file twice in a row), what is covered is that newer
+ * file, and it is judged at its own event, with the evidence about its
+ * temporary file that srt gathers up to then; what the stretch showed of
+ * the older file goes with it (the host tool may have read the older file
+ * to write the newer one), and until then nothing is taken or put back. */
 static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspect, int renamed)
 {
 	struct wdir *d = &w->dirs[nm->dir];
 	char *s = NULL;
-	size_t slen = 0;
+	size_t slen = 0, n_iwd = 0, i;
 	struct stat st;
-	int fd = -1, err = 0, tries, how = C_NULL;
+	int fd, busy = 0, iwd[COVER_TRIES], last;
 	unsigned seen;
 
-	for (tries = 0; tries < COVER_TRIES; tries++) {
-		if (covered(d->fd, nm->name))
-			return; /* covered already: an event from before the last cover */
-		/* a denied file is not opened for reading (which inotify would
-		 * report as an open in the window): O_PATH is enough to cover */
-		fd = nm->kind == W_DENY ? -1 :
-		     openat(d->fd, nm->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (fd < 0 && nm->kind != W_DENY && errno == ENOENT)
-			return; /* gone again: nothing at the name */
-		if (fd < 0)
-			fd = openat(d->fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			err = errno;
-			if (err == ENOENT)
-				return;
-			break;
-		}
-		if (fstat(fd, &st) != 0) {
-			err = errno;
-			break;
-		}
-		if (nm->kind == W_DENY)
-			how = S_ISDIR(st.st_mode) ? C_EMPTY : C_NULL;
-		else
-			how = S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ? C_SELF : C_NULL;
-		if (nm->kind == W_KEEP && S_ISREG(st.st_mode))
-			s = read_all(fd, &slen);
-		err = cover_fd(fd, how);
-		if (!err)
-			break;
-		close(fd);
-		fd = -1;
-		free(s);
-		s = NULL;
-		if (err != ENOENT)
-			break;
-		suspect = 1; /* replaced again between our open and the cover */
-	}
-	if (err || fd < 0) {
-		char why[160];
-
-		snprintf(why, sizeof(why), "replaced on the host during the run, and srt could not cover it "
-			 "again (%s)", strerror(err ? err : EAGAIN));
-		stop_run(w, d->path, nm->name, why);
-	}
+	if (covered(d->fd, nm->name))
+		fd = cover_pending(w, nm, &st, &s, &slen, iwd, &n_iwd);
+	else
+		fd = cover_now(w, nm, &st, &s, &slen, iwd, &n_iwd);
+	if (fd < 0)
+		return;
+	last = n_iwd ? iwd[n_iwd - 1] : -1;
+	/* after the cover, nobody can open it for writing by its name: is
+	 * someone still holding it so? */
+	if (nm->kind == W_KEEP && S_ISREG(st.st_mode))
+		busy = srt__watch_open_for_write(fd);
 	/* a mark in the queue: what inotify reports before it happened
-	 * before the cover was in place */
+	 * before the cover and the probe */
 	if (pwrite(w->sentinel, "", 1, 0) != 1)
 		stop_run(w, d->path, nm->name, "the watcher could not mark its event queue");
 	{
@@ -755,7 +875,10 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		read_events(w); /* everything that happened before the cover */
 		from = w->qpos + rel;
 	}
-	seen = window_mask(w, from, d->wd, nm->name);
+	seen = window_mask(w, from, d->wd, nm->name, iwd, n_iwd);
+	for (i = 0; i + 1 < n_iwd; i++) /* the inodes that were replaced again */
+		if (iwd[i] >= 0 && iwd[i] != last && iwd[i] != nm->iwd)
+			inotify_rm_watch(w->ifd, iwd[i]);
 	if (nm->kind == W_DENY) {
 		if (renamed && (seen & IN_OPEN))
 			violation(w, "read", d->path, nm->name,
@@ -781,19 +904,44 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		close(fd);
 		return;
 	}
-	if (srt__watch_window_write(seen) || !s || !same_content(fd, s, slen))
+	if (srt__watch_window_write(seen & ~(unsigned)(IN_CREATE | IN_MOVED_TO)) || !s ||
+	    !same_content(fd, s, slen))
 		suspect = 1;
+	if (busy && !w->written)
+		w->written = busy > 0 ? "a process had it open for writing when srt covered it again" :
+			     "srt could not check whether a process had it open for writing (the kernel "
+			     "refused a lease on it)";
 	/* a file the host renamed here that someone else opened before (see
 	 * fresh_written), or that has another name to write it through */
-	if (renamed && !w->written && st.st_nlink != 1)
-		w->written = "the file the host renamed over it has another name (a hard link), through "
-			     "which it can be written";
+	if (!w->written && (st.st_nlink > 1 || (fstat(fd, &st) == 0 && st.st_nlink > 1)))
+		w->written = "the file at the name has another name (a hard link), through which it can "
+			     "be written";
+	if (last < 0 && !w->written)
+		w->written = "srt could not watch the file for writes by other names";
 	if (w->written)
 		suspect = 1;
+	if ((seen & (IN_CREATE | IN_MOVED_TO)) || (fstat(fd, &st) == 0 && st.st_nlink == 0)) {
+		/* a newer file took the name after this event (it is the one
+		 * covered now), or after srt's mark (its event is still to
+		 * come): judged at its own */
+		if (suspect && !nm->taint)
+			nm->taint = w->written ? w->written : "changed before srt covered it again";
+		nm->pending = 1;
+		free(s);
+		watch_inode(w, nm, fd, last);
+		return;
+	}
+	nm->pending = 0;
+	if (nm->taint) {
+		if (!w->written)
+			w->written = nm->taint;
+		nm->taint = NULL;
+		suspect = 1;
+	}
 	/* nothing to undo when what is there is what srt last accepted */
 	if (suspect && nm->have_snap && same_content(fd, nm->snap, nm->snap_len)) {
 		free(s);
-		watch_inode(w, nm, fd);
+		watch_inode(w, nm, fd, last);
 		return;
 	}
 	if (w->o->debug)
@@ -824,7 +972,7 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		nm->snap_len = slen;
 		nm->have_snap = 1;
 	}
-	watch_inode(w, nm, fd);
+	watch_inode(w, nm, fd, last);
 }
 
 /* A write reached an inode srt covered again during the run: only a
@@ -833,8 +981,8 @@ static void inode_written(struct watcher *w, struct wname *nm)
 {
 	struct wdir *d = &w->dirs[nm->dir];
 
-	if (nm->fd < 0 || !nm->have_snap || same_content(nm->fd, nm->snap, nm->snap_len))
-		return;
+	if (nm->fd < 0 || nm->pending || !nm->have_snap || same_content(nm->fd, nm->snap, nm->snap_len))
+		return; /* pending: judged at the newer file's event, still queued */
 	if (restore(nm->fd, nm->snap, nm->snap_len) != 0)
 		stop_run(w, d->path, nm->name, "written through a descriptor or link taken before srt "
 			 "covered it again, and srt could not put back the host's content: inspect it");
@@ -919,7 +1067,7 @@ static void quarantine_file(struct watcher *w, size_t dir, const char *name,
 	nm->snap_len = 0;
 	nm->have_snap = nm->snap != NULL;
 	nm->prot = e;
-	watch_inode(w, nm, fd); /* a later write through a descriptor of the window ends the run */
+	watch_inode(w, nm, fd, inode_watch(w, fd)); /* a later write through a descriptor of the window ends the run */
 	if (moved)
 		snprintf(what, sizeof(what), "made during the run; srt moved it aside to %s (inspect it) and "
 			 "holds the name with an empty read-only file until the command ends", first);
@@ -1360,6 +1508,56 @@ static void fan_event(struct watcher *w, size_t dir, const char *name, const str
 		w->fc[k].used = 0;
 }
 
+/* A file handle copied out of an event (aligned for its fields). */
+struct fan_fh {
+	struct file_handle h;
+	unsigned char b[FH_MAX];
+};
+
+/* One fanotify event, at ev (event_len bytes, meta its header copied
+ * out): the directory's handle and the entry's name, and the file's own
+ * handle. Events follow each other at 4-byte steps only, so nothing is
+ * read in place through a structure that needs more alignment. */
+static void fan_one(struct watcher *w, const char *ev, const struct fanotify_event_metadata *meta)
+{
+	struct fan_fh dir, child;
+	const char *name = NULL;
+	int have_child = 0;
+	size_t off = meta->metadata_len;
+	long d = -1;
+
+	while (off + sizeof(struct fanotify_event_info_fid) + sizeof(struct file_handle) <= meta->event_len) {
+		struct fanotify_event_info_fid fid;
+		struct file_handle h;
+		size_t hl = sizeof(fid) + sizeof(h);
+		const char *bytes = ev + off + hl;
+
+		memcpy(&fid, ev + off, sizeof(fid));
+		memcpy(&h, ev + off + sizeof(fid), sizeof(h));
+		if (fid.hdr.len < hl || off + fid.hdr.len > meta->event_len || h.handle_bytes > FH_MAX ||
+		    hl + h.handle_bytes > fid.hdr.len)
+			break;
+		if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME && hl + h.handle_bytes < fid.hdr.len) {
+			const char *nm = bytes + h.handle_bytes;
+			size_t room = fid.hdr.len - hl - h.handle_bytes;
+
+			dir.h = h;
+			memcpy(dir.h.f_handle, bytes, h.handle_bytes);
+			if (strnlen(nm, room) < room && (d = fan_dir(w, &dir.h)) >= 0)
+				name = nm;
+		} else if (fid.hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+			child.h = h;
+			memcpy(child.h.f_handle, bytes, h.handle_bytes);
+			have_child = 1;
+		}
+		off += fid.hdr.len;
+	}
+	if (name && have_child)
+		fan_event(w, (size_t)d, name, &child.h, meta->mask);
+	else if (name && (meta->mask & FAN_MOVED_FROM))
+		fan_event(w, (size_t)d, name, NULL, meta->mask);
+}
+
 /* Read what fanotify has queued now. */
 static void fan_read(struct watcher *w)
 {
@@ -1369,49 +1567,24 @@ static void fan_read(struct watcher *w)
 		return;
 	for (;;) {
 		ssize_t n = read(w->fan, buf, sizeof(buf));
-		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)(void *)buf;
+		size_t off = 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return;
-		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
-			size_t off = m->metadata_len;
+		while (off + sizeof(struct fanotify_event_metadata) <= (size_t)n) {
+			struct fanotify_event_metadata meta;
 
-			if (m->mask & FAN_Q_OVERFLOW) {
+			memcpy(&meta, buf + off, sizeof(meta));
+			if (meta.event_len < sizeof(meta) || off + meta.event_len > (size_t)n ||
+			    meta.metadata_len < sizeof(meta) || meta.metadata_len > meta.event_len)
+				break;
+			if (meta.mask & FAN_Q_OVERFLOW)
 				w->fan_lost = 1;
-				continue;
-			}
-			const char *name = NULL;
-			const struct file_handle *child = NULL;
-			long d = -1;
-
-			/* the directory's handle and the entry's name, and the
-			 * file's own handle */
-			while (off + sizeof(struct fanotify_event_info_fid) <= m->event_len) {
-				struct fanotify_event_info_fid *fid = (void *)((char *)m + off);
-				struct file_handle *h = (struct file_handle *)(void *)fid->handle;
-				size_t hl = sizeof(*fid) + sizeof(*h);
-
-				if (fid->hdr.len < hl || off + fid->hdr.len > m->event_len ||
-				    h->handle_bytes > FH_MAX || hl + h->handle_bytes > fid->hdr.len)
-					break;
-				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
-				    hl + h->handle_bytes < fid->hdr.len) {
-					const char *nm = (const char *)h->f_handle + h->handle_bytes;
-					size_t room = fid->hdr.len - hl - h->handle_bytes;
-
-					if (strnlen(nm, room) < room && (d = fan_dir(w, h)) >= 0)
-						name = nm;
-				} else if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
-					child = h;
-				}
-				off += fid->hdr.len;
-			}
-			if (name && child)
-				fan_event(w, (size_t)d, name, child, m->mask);
-			else if (name && (m->mask & FAN_MOVED_FROM))
-				fan_event(w, (size_t)d, name, NULL, m->mask);
+			else
+				fan_one(w, buf + off, &meta);
+			off += meta.event_len;
 		}
 	}
 }
@@ -1646,8 +1819,8 @@ static void recheck_all(struct watcher *w)
 
 		if (nm->prot)
 			quarantine_file(w, nm->dir, nm->name, nm->prot);
-		else if (!nm->pre && !covered(w->dirs[nm->dir].fd, nm->name))
-			arrival(w, nm, w->qlen, 1, 0);
+		else if (!nm->pre && (nm->pending || !covered(w->dirs[nm->dir].fd, nm->name)))
+			arrival(w, nm, w->qlen, 1, 0); /* pending: its newer file's event was lost */
 	}
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
@@ -1687,6 +1860,14 @@ static void handle_queue(struct watcher *w)
 		}
 		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
 			continue;
+		if (mask & INODE_MASK) {
+			/* by its name: the same write the inode watch reports,
+			 * and the one report of it when that watch failed */
+			long n = find_name(w, (size_t)k, name);
+
+			if (n >= 0 && w->names[n].kind == W_KEEP && w->names[n].fd >= 0 && !w->names[n].prot)
+				inode_written(w, &w->names[n]);
+		}
 		fresh_event(w, (size_t)k, name, mask, cookie);
 		if (mask & IN_MOVED_TO) {
 			fresh_moved(w, (size_t)k, name, !!(mask & IN_ISDIR), w->mv_have && w->mv_cookie == cookie);

@@ -94,6 +94,12 @@ int srt__watch_claude_released(const char *const *released);
 /* The inotify events a window check counts as a write to a protected
  * name (a modification, or the name replaced or removed again). */
 int srt__watch_window_write(unsigned mask);
+/* Does some process have the file fd (opened read-only) refers to open
+ * for writing, or mapped writable, now? 1 yes, 0 no: then every write to
+ * it has ended and its inotify events (IN_MODIFY, IN_CLOSE_WRITE) are
+ * queued. -1: the kernel refused the probe (a read lease: only the
+ * file's owner may take one, and leases can be disabled). */
+int srt__watch_open_for_write(int fd);
 /* Was a file made during the run, and later renamed over a
  * write-protected name, opened by someone besides its creator? opens: the
  * opens inotify reported by its name (its creator's is one); iopens: the
