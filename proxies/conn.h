@@ -172,6 +172,9 @@ struct srt__proxy {
 	size_t max_clients; /* clients at most at once (RLIMIT_NOFILE) */
 	bool accept_paused; /* the listener is out of epoll: no descriptor left */
 	bool warned_limit, warned_nofile;
+	/* the head being parsed: one call at a time on the loop's thread,
+	 * never kept past it (a head is 4.6 KiB: no allocation per request) */
+	struct srt__http_head head;
 	struct srt__ip *local;
 	size_t nlocal;
 	int64_t local_at;

@@ -184,14 +184,10 @@ void srt__proxy_handshake(struct srt__conn *c)
 	}
 	if (rc == 0)
 		return;
-	h = malloc(sizeof(*h));
-	if (!h) {
-		srt__conn_close(c);
-		return;
-	}
+	h = &c->p->head;
 	len = srt__io_read_head(c->uio, &c->us, &c->uin, 16 * 1024, srt__http_parse_response, h);
 	if (len == SRT_HEAD_AGAIN)
-		goto out;
+		return;
 	if (len == SRT_HEAD_CLOSED)
 		len = SRT_HTTP_BAD;
 	if (len < 0 || h->status < 200 || h->status > 299) {
@@ -199,13 +195,11 @@ void srt__proxy_handshake(struct srt__conn *c)
 			fprintf(stderr, "srt-proxy: upstream proxy refused %s:%d (%d)\n", c->canon,
 				c->port, len < 0 ? 0 : h->status);
 		srt__bad_gateway(c);
-		goto out;
+		return;
 	}
 	srt__buf_consume(&c->uin, (size_t)len);
 	srt__timed_clear(c);
 	established(c);
-out:
-	free(h);
 }
 
 static void established(struct srt__conn *c)

@@ -61,11 +61,7 @@ void srt__serve_http_head(struct srt__conn *c)
 	int len;
 	bool bad, authed;
 
-	h = malloc(sizeof(*h));
-	if (!h) {
-		srt__conn_close(c);
-		return;
-	}
+	h = &c->p->head;
 	len = srt__io_read_head(c->cio, &c->cs, &c->in, SRT_HTTP_MAX_HEAD, srt__http_parse_request, h);
 	if (len == SRT_HEAD_AGAIN)
 		goto out;
@@ -221,7 +217,6 @@ void srt__serve_http_head(struct srt__conn *c)
 	srt__dial(c);
 out:
 	free(norm);
-	free(h);
 }
 
 /* Relay a framed body from src to dst. Returns 1 when the body is
@@ -331,25 +326,21 @@ static size_t build_downstream(struct srt__conn *c, const struct srt__http_head 
 
 void srt__serve_http_resphead(struct srt__conn *c)
 {
-	struct srt__http_head *h = malloc(sizeof(*h));
+	struct srt__http_head *h = &c->p->head;
 	struct srt__http_response r;
 	int len;
 	size_t out;
 
-	if (!h) {
-		srt__conn_close(c);
-		return;
-	}
 again:
 	len = srt__io_read_head(c->uio, &c->us, &c->uin, SRT_HTTP_MAX_HEAD, srt__http_parse_response, h);
 	if (len == SRT_HEAD_AGAIN)
-		goto out;
+		return;
 	if (len == SRT_HEAD_CLOSED)
 		len = SRT_HTTP_BAD;
 	if (len < 0 || srt__http_analyze_response(h, c->head_request, &r) < 0 ||
 	    h->status == 101) {
 		srt__reply_http(c, 502, "Bad Gateway", NULL, "Bad Gateway\n");
-		goto out;
+		return;
 	}
 	if (h->status < 200) {
 		/* interim response: pass it on and read the next head */
@@ -367,7 +358,7 @@ again:
 			if (rc2 < 0)
 				goto fail;
 			if (rc2 == 0)
-				goto out; /* EPOLLOUT on the client resumes us */
+				return; /* EPOLLOUT on the client resumes us */
 		}
 		goto again;
 	}
@@ -384,11 +375,9 @@ again:
 	c->cout.len += out;
 	srt__buf_consume(&c->uin, (size_t)len);
 	c->phase = SRT_PH_HTTP_RESPBODY;
-	goto out;
+	return;
 fail:
 	srt__conn_close(c);
-out:
-	free(h);
 }
 
 void srt__serve_http_respbody(struct srt__conn *c)
