@@ -37,6 +37,7 @@
 #define SRT_EP_WAKE 0x57414b45
 #define SRT_EP_CLIENT 0x434c4e54
 #define SRT_EP_UP 0x55505354
+#define SRT_EP_FILTER 0x46494c54
 
 #define SRT_FIRST_BYTE_MS 10000
 #define SRT_HEAD_MS 30000
@@ -64,6 +65,7 @@ enum srt__phase {
 	SRT_PH_TUNNEL,
 	SRT_PH_LINGER,
 	SRT_PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
+	SRT_PH_FILTER,    /* waiting for a request filter's verdict (serve-filter.c) */
 };
 
 /* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -132,6 +134,8 @@ struct srt__conn {
 	unsigned long q_gen;      /* p->gen of the guard that passed addrs */
 	struct srt__ip addrs[SRT_MAX_ADDRS];
 	size_t naddrs, next_addr;
+	/* the request filters' passage in progress (serve-filter.c), or NULL */
+	struct srt__fstate *f;
 	int64_t deadline;
 	struct srt__conn *tprev, *tnext; /* timed list */
 	struct srt__conn *prev, *next;   /* every connection */
@@ -162,6 +166,11 @@ struct srt__proxy {
 	 * ones is dialled again, through the guard of the new ones */
 	atomic_ulong gen;
 	struct srt__dns *dns;
+	/* the request filters (net-config.h: the core's, never freed here),
+	 * NULL when there are none; fep watches their descriptor */
+	struct srt__filter_chain *filters;
+	struct srt__ep fep;
+	uint64_t filter_ids; /* numbers the filters' connections and requests */
 	struct srt__pipe_pool pool;
 	struct srt__conn *conns;
 	struct srt__conn *timed;
@@ -247,6 +256,23 @@ void srt__serve_socks_req(struct srt__conn *c);
 void srt__sni_check(struct srt__conn *c);
 void srt__tunnel(struct srt__conn *c);
 void srt__linger(struct srt__conn *c);
+
+/* ---- serve-filter.c: the request filters -------------------------------- */
+
+/* What a filter step tells its caller: go on, wait (the connection is
+ * parked; `resume`, or for a request srt__serve_http_head, runs again
+ * with the outcome), or stop (the client has its answer). */
+enum { SRT__FILTER_GO = 0, SRT__FILTER_PARKED, SRT__FILTER_REFUSED };
+struct srt__fstate;
+int srt__filter_connection(struct srt__conn *c, const char *scheme,
+			   void (*resume)(struct srt__conn *c));
+int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
+			const struct srt__http_request *r, const char *target, size_t target_len);
+int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
+			 const struct srt__http_response *r);
+/* The passage is over (the response was relayed, or the connection
+ * closes): the filters' finish hooks. */
+void srt__filter_end(struct srt__conn *c);
 
 /* ---- proxy.c ------------------------------------------------------------ */
 

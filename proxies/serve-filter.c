@@ -1,0 +1,394 @@
+/* The request filters (proxies/filter-chain.h) where the proxy meets
+ * them: an opaque tunnel's connection (CONNECT, SOCKS5), a plain request's
+ * head and its response head. They run after the domain lists allowed
+ * the target, so no filter can widen them.
+ *
+ * A filter that answers later parks the connection in SRT_PH_FILTER (the
+ * loop serves the others meanwhile); the chain's completion stores the
+ * outcome and calls the phase's step again, which meets the stored
+ * outcome where it asked the chain the first time. A plain request's head
+ * stays in c->in until then, so the step parses it again: the parsed head
+ * is the loop's scratch, and another connection has used it meanwhile.
+ *
+ * Fail closed: a filter that wants the request body denies the request
+ * (the proxy does not feed bodies to filters), as does anything the
+ * filters' answer cannot be applied to (too many header lines). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxies/conn.h"
+#include "proxies/filter-chain.h"
+#include "proxies/socks.h"
+
+struct srt__fstate {
+	struct srt__filter_txn *txn;
+	struct srt_filter_conn fc;
+	struct srt_filter_request fr;
+	struct srt__fheaders fh;  /* the request's headers, as the filters left them */
+	struct srt__fheaders rh;  /* the response's, until its head is written */
+	char *cmd, *method, *url, *path;
+	bool request;             /* one request's passage, else a tunnel's */
+	bool waiting, ready;      /* a step is pending / its outcome is stored */
+	enum srt__filter_step step;
+	struct srt__filter_outcome out;
+	enum srt__phase resume_phase;
+	void (*resume)(struct srt__conn *c);
+	int status;
+	uint64_t bytes_up, bytes_down;
+};
+
+static bool chain_on(const struct srt__conn *c)
+{
+	return c->p->filters && srt__filter_chain_count(c->p->filters) > 0;
+}
+
+static const char *status_phrase(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 413: return "Content Too Large";
+	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
+	case 451: return "Unavailable For Legal Reasons";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return status < 500 ? "Request Denied" : "Filter Error";
+	}
+}
+
+static void fstate_free(struct srt__fstate *f)
+{
+	srt__fheaders_release(&f->fh);
+	srt__fheaders_release(&f->rh);
+	free(f->cmd);
+	free(f->method);
+	free(f->url);
+	free(f->path);
+	free(f);
+}
+
+/* The passage is over: every filter's finish hook, then nothing is left. */
+static void finish(struct srt__conn *c)
+{
+	struct srt__fstate *f = c->f;
+	struct srt_filter_summary sum;
+
+	if (!f)
+		return;
+	c->f = NULL;
+	memset(&sum, 0, sizeof(sum));
+	sum.size = sizeof(sum);
+	sum.status = f->status;
+	sum.bytes_up = f->bytes_up;
+	sum.bytes_down = f->bytes_down;
+	if (f->txn)
+		srt__filter_txn_finish(f->txn, &sum);
+	fstate_free(f);
+}
+
+void srt__filter_end(struct srt__conn *c)
+{
+	finish(c);
+}
+
+static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
+{
+	struct srt__fstate *f;
+
+	finish(c); /* a kept-alive connection's previous request */
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	srt__fheaders_init(&f->fh, SRT_HTTP_MAX_HEAD);
+	srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
+	f->request = request;
+	if (c->key && !(f->cmd = strdup(c->key))) {
+		fstate_free(f);
+		return NULL;
+	}
+	f->fc.size = sizeof(f->fc);
+	f->fc.host = c->canon;
+	f->fc.port = (uint16_t)c->port;
+	f->fc.command_id = f->cmd;
+	f->fc.id = ++c->p->filter_ids;
+	c->f = f;
+	return f;
+}
+
+/* The client's answer to a denial: the status and the reason (the filter's
+ * own line, which names it), and the violation naming the filter. */
+static void refuse(struct srt__conn *c, int status, const char *filter, const char *reason)
+{
+	char line[600], body[sizeof(line) + 2];
+	uint8_t r[10];
+
+	snprintf(line, sizeof(line), "request filter %s: %s", filter ? filter : "(proxy)",
+		 reason && *reason ? reason : "denied");
+	srt__conn_violation(c, line);
+	if (c->f)
+		c->f->status = status;
+	finish(c);
+	switch (c->kind) {
+	case SRT_K_SOCKS:
+		srt__socks_reply(r, 2);
+		srt__reply_and_close(c, r, sizeof(r));
+		break;
+	case SRT_K_RAW:
+		srt__reply_and_close(c, NULL, 0);
+		break;
+	default:
+		snprintf(body, sizeof(body), "%s\n", line);
+		srt__reply_http(c, status, status_phrase(status), "blocked-by-filter", body);
+		break;
+	}
+}
+
+static void refuse_outcome(struct srt__conn *c, const struct srt__filter_outcome *o)
+{
+	refuse(c, o->status >= 400 && o->status <= 599 ? o->status : SRT__FILTER_STATUS_ERROR,
+	       o->filter, o->reason);
+}
+
+/* The chain's completion of a pending step (from srt__filter_chain_service
+ * on the loop's thread). */
+static void on_done(void *ctx, struct srt__filter_txn *txn, enum srt__filter_step step,
+		    const struct srt__filter_outcome *out)
+{
+	struct srt__conn *c = ctx;
+	struct srt__fstate *f = c->f;
+
+	(void)txn;
+	if (c->dead || !f || !f->waiting)
+		return;
+	f->waiting = false;
+	f->ready = true;
+	f->step = step;
+	if (out)
+		f->out = *out;
+	else
+		memset(&f->out, 0, sizeof(f->out));
+	c->phase = f->resume_phase;
+	f->resume(c);
+	if (!c->dead)
+		srt__conn_run(c);
+}
+
+static int park(struct srt__conn *c, void (*resume)(struct srt__conn *c))
+{
+	c->f->waiting = true;
+	c->f->resume_phase = c->phase;
+	c->f->resume = resume;
+	c->phase = SRT_PH_FILTER;
+	return SRT__FILTER_PARKED;
+}
+
+/* The stored outcome of a pending step, met again by the step it resumed:
+ * true when there was one (*step and *out set). */
+static bool take_outcome(struct srt__conn *c, enum srt__filter_step *step,
+			 struct srt__filter_outcome *out)
+{
+	if (!c->f || !c->f->ready)
+		return false;
+	c->f->ready = false;
+	*step = c->f->step;
+	*out = c->f->out;
+	return true;
+}
+
+int srt__filter_connection(struct srt__conn *c, const char *scheme,
+			   void (*resume)(struct srt__conn *c))
+{
+	struct srt__filter_outcome out;
+	enum srt__filter_step step;
+
+	if (!chain_on(c))
+		return SRT__FILTER_GO;
+	if (!take_outcome(c, &step, &out)) {
+		struct srt__fstate *f = fstate_new(c, false);
+
+		if (!f || !(f->txn = srt__filter_txn_new(c->p->filters, &f->fc))) {
+			refuse(c, 503, NULL, "out of memory for the request filters");
+			return SRT__FILTER_REFUSED;
+		}
+		f->fc.scheme = scheme;
+		memset(&out, 0, sizeof(out));
+		step = srt__filter_txn_connection(f->txn, on_done, c, &out);
+		if (step == SRT__FILTER_WAIT)
+			return park(c, resume);
+	}
+	if (step != SRT__FILTER_DECIDED) {
+		refuse(c, SRT__FILTER_STATUS_ERROR, out.filter, "the connection hook asked for a body");
+		return SRT__FILTER_REFUSED;
+	}
+	if (out.verdict != SRT_FILTER_ALLOW) {
+		refuse_outcome(c, &out);
+		return SRT__FILTER_REFUSED;
+	}
+	return SRT__FILTER_GO; /* the tunnel's passage ends when it closes */
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	return strndup(s ? s : "", n);
+}
+
+static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct srt__http_head *h,
+			const struct srt__http_request *r, const char *target, size_t target_len)
+{
+	bool v6 = strchr(c->canon, ':') != NULL;
+	size_t cap = strlen(c->canon) + target_len + 32;
+
+	f->fc.scheme = "http";
+	f->method = dup_n(h->method, h->method_len);
+	f->path = target_len && target[0] == '/' ? dup_n(target, target_len) : NULL;
+	if (!f->path) {
+		/* an empty origin target means "/" (and is sent as such) */
+		f->path = malloc(target_len + 2);
+		if (f->path) {
+			f->path[0] = '/';
+			memcpy(f->path + 1, target, target_len);
+			f->path[target_len + 1] = '\0';
+		}
+	}
+	f->url = malloc(cap);
+	if (!f->method || !f->path || !f->url)
+		return -1;
+	if (c->port == 80)
+		snprintf(f->url, cap, v6 ? "http://[%s]%s" : "http://%s%s", c->canon, f->path);
+	else
+		snprintf(f->url, cap, v6 ? "http://[%s]:%d%s" : "http://%s:%d%s", c->canon,
+			 c->port, f->path);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt__http_header *hd = &h->h[i];
+
+		/* the sandbox's proxy credentials are srt's, not the request's */
+		if (srt__http_name_is(hd, "proxy-authorization"))
+			continue;
+		if (srt__fheaders_add(&f->fh, hd->name, hd->name_len, hd->value, hd->value_len))
+			return -1;
+	}
+	f->fr.size = sizeof(f->fr);
+	f->fr.conn = &f->fc;
+	f->fr.method = f->method;
+	f->fr.url = f->url;
+	f->fr.host = c->canon;
+	f->fr.port = (uint16_t)c->port;
+	f->fr.path = f->path;
+	f->fr.content_length = r->body == SRT_BODY_LENGTH ? (long long)r->length :
+			       r->body == SRT_BODY_NONE ? 0 : -1;
+	f->fr.headers = &f->fh.api;
+	f->fr.id = f->fc.id;
+	if (r->body == SRT_BODY_LENGTH)
+		f->bytes_up = r->length;
+	return 0;
+}
+
+/* Point the head's header lines at the filters' list: what is sent is
+ * what the filters left. Framing lines are the client's own (no filter
+ * can change them), so the framing read from the head still holds. */
+static int apply_headers(struct srt__http_head *h, const struct srt__fheaders *fh)
+{
+	if (fh->n > SRT_HTTP_MAX_HEADERS)
+		return -1;
+	for (size_t i = 0; i < fh->n; i++) {
+		h->h[i].name = fh->names[i];
+		h->h[i].name_len = strlen(fh->names[i]);
+		h->h[i].value = fh->values[i];
+		h->h[i].value_len = strlen(fh->values[i]);
+	}
+	h->n = fh->n;
+	return 0;
+}
+
+int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
+			const struct srt__http_request *r, const char *target, size_t target_len)
+{
+	struct srt__filter_outcome out;
+	enum srt__filter_step step;
+	struct srt__fstate *f;
+
+	if (!chain_on(c))
+		return SRT__FILTER_GO;
+	if (!take_outcome(c, &step, &out)) {
+		f = fstate_new(c, true);
+		if (!f || fill_request(c, f, h, r, target, target_len) < 0 ||
+		    !(f->txn = srt__filter_txn_new(c->p->filters, &f->fc))) {
+			refuse(c, 503, NULL, "out of memory for the request filters");
+			return SRT__FILTER_REFUSED;
+		}
+		memset(&out, 0, sizeof(out));
+		step = srt__filter_txn_request_head(f->txn, &f->fr, on_done, c, &out);
+		if (step == SRT__FILTER_WAIT)
+			return park(c, srt__serve_http_head);
+	}
+	if (step == SRT__FILTER_BODY) {
+		refuse(c, SRT__FILTER_STATUS_ERROR, NULL,
+		       "a filter asked for the request body, which this proxy does not pass to "
+		       "filters; nothing was forwarded");
+		return SRT__FILTER_REFUSED;
+	}
+	if (out.verdict != SRT_FILTER_ALLOW) {
+		refuse_outcome(c, &out);
+		return SRT__FILTER_REFUSED;
+	}
+	if (apply_headers(h, &c->f->fh) < 0) {
+		refuse(c, 431, out.filter, "the filters left too many header lines");
+		return SRT__FILTER_REFUSED;
+	}
+	return SRT__FILTER_GO;
+}
+
+int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
+			 const struct srt__http_response *r)
+{
+	struct srt__fstate *f = c->f;
+	struct srt_filter_response resp;
+	struct srt__filter_outcome out;
+
+	if (!f || !f->request || !f->txn)
+		return SRT__FILTER_GO;
+	srt__fheaders_release(&f->rh);
+	srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt__http_header *hd = &h->h[i];
+
+		if (srt__fheaders_add(&f->rh, hd->name, hd->name_len, hd->value, hd->value_len)) {
+			refuse(c, SRT__FILTER_STATUS_ERROR, NULL,
+			       "the response head could not be handed to the filters");
+			return SRT__FILTER_REFUSED;
+		}
+	}
+	memset(&resp, 0, sizeof(resp));
+	resp.size = sizeof(resp);
+	resp.request = &f->fr;
+	resp.status = h->status;
+	resp.headers = &f->rh.api;
+	memset(&out, 0, sizeof(out));
+	if (srt__filter_txn_response_head(f->txn, &resp, &out) != SRT__FILTER_DECIDED ||
+	    out.verdict != SRT_FILTER_ALLOW) {
+		if (out.verdict != SRT_FILTER_DENY)
+			out.status = SRT__FILTER_STATUS_ERROR;
+		refuse_outcome(c, &out);
+		return SRT__FILTER_REFUSED;
+	}
+	if (apply_headers(h, &f->rh) < 0) {
+		refuse(c, SRT__FILTER_STATUS_ERROR, out.filter,
+		       "the filters left too many response header lines");
+		return SRT__FILTER_REFUSED;
+	}
+	f->status = h->status;
+	if (r->body == SRT_BODY_LENGTH)
+		f->bytes_down = r->length;
+	return SRT__FILTER_GO;
+}
