@@ -383,6 +383,9 @@ void srt__conn_run(struct srt__conn *c)
 			return;
 		case SRT_PH_FILTER:
 			return; /* the filter's completion resumes it */
+		case SRT_PH_FILTER_BODY:
+			srt__filter_body(c);
+			break;
 		}
 		if (c->phase == before)
 			return;

@@ -66,6 +66,7 @@ enum srt__phase {
 	SRT_PH_LINGER,
 	SRT_PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
 	SRT_PH_FILTER,    /* waiting for a request filter's verdict (serve-filter.c) */
+	SRT_PH_FILTER_BODY, /* reading the request body the filters asked to see */
 };
 
 /* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -267,7 +268,12 @@ struct srt__fstate;
 int srt__filter_connection(struct srt__conn *c, const char *scheme,
 			   void (*resume)(struct srt__conn *c));
 int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
-			const struct srt__http_request *r, const char *target, size_t target_len);
+			const struct srt__http_request *r, const char *target, size_t target_len,
+			size_t head_len);
+/* Read and show the held request body to the filters (SRT_PH_FILTER_BODY). */
+void srt__filter_body(struct srt__conn *c);
+/* The filters' body step already sent the client its 100 Continue. */
+bool srt__filter_continued(const struct srt__conn *c);
 int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 			 const struct srt__http_response *r);
 /* The passage is over (the response was relayed, or the connection

@@ -10,9 +10,13 @@
  * stays in c->in until then, so the step parses it again: the parsed head
  * is the loop's scratch, and another connection has used it meanwhile.
  *
- * Fail closed: a filter that wants the request body denies the request
- * (the proxy does not feed bodies to filters), as does anything the
- * filters' answer cannot be applied to (too many header lines). */
+ * A filter that wants the request body sees it before any of the request
+ * reaches the upstream: the body is read into c->in behind the head (up
+ * to SRT_FILTER_HOLD_MAX raw bytes), shown to the chain, and relayed from
+ * there once the chain allows.
+ *
+ * Fail closed: anything the filters' answer cannot be applied to (too many
+ * header lines, a body too large to hold) denies the request. */
 #include "config.h"
 
 #include <stdio.h>
@@ -38,7 +42,19 @@ struct srt__fstate {
 	void (*resume)(struct srt__conn *c);
 	int status;
 	uint64_t bytes_up, bytes_down;
+	/* the request body shown to the filters: it stays in c->in after the
+	 * head (nothing reaches the upstream before the verdict) */
+	size_t body_off;          /* c->in offset of the next byte to show */
+	enum srt__http_body body;
+	uint64_t body_left;       /* SRT_BODY_LENGTH: bytes still to show */
+	struct srt__chunked chunk;
+	bool body_end;            /* the end was shown */
+	bool continued;           /* 100 Continue sent to let the body come */
 };
+
+/* The most raw body bytes held for the filters: their largest cap plus
+ * the chunked framing around it. */
+#define SRT_FILTER_HOLD_MAX (2 * (size_t)SRT_FILTER_BODY_MAX + 65536)
 
 static bool chain_on(const struct srt__conn *c)
 {
@@ -312,7 +328,8 @@ static int apply_headers(struct srt__http_head *h, const struct srt__fheaders *f
 }
 
 int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
-			const struct srt__http_request *r, const char *target, size_t target_len)
+			const struct srt__http_request *r, const char *target, size_t target_len,
+			size_t head_len)
 {
 	struct srt__filter_outcome out;
 	enum srt__filter_step step;
@@ -333,10 +350,21 @@ int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
 			return park(c, srt__serve_http_head);
 	}
 	if (step == SRT__FILTER_BODY) {
-		refuse(c, SRT__FILTER_STATUS_ERROR, NULL,
-		       "a filter asked for the request body, which this proxy does not pass to "
-		       "filters; nothing was forwarded");
-		return SRT__FILTER_REFUSED;
+		f = c->f;
+		f->body_off = head_len;
+		f->body = r->body;
+		f->body_left = r->body == SRT_BODY_LENGTH ? r->length : 0;
+		f->body_end = false;
+		srt__chunked_init(&f->chunk);
+		if (r->expect_continue && !f->continued) {
+			if (srt__buf_add(&c->cout, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0) {
+				srt__conn_close(c);
+				return SRT__FILTER_REFUSED;
+			}
+			f->continued = true;
+		}
+		c->phase = SRT_PH_FILTER_BODY;
+		return SRT__FILTER_PARKED;
 	}
 	if (out.verdict != SRT_FILTER_ALLOW) {
 		refuse_outcome(c, &out);
@@ -391,4 +419,149 @@ int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 	if (r->body == SRT_BODY_LENGTH)
 		f->bytes_down = r->length;
 	return SRT__FILTER_GO;
+}
+
+bool srt__filter_continued(const struct srt__conn *c)
+{
+	return c->f && c->f->continued;
+}
+
+/* A pending body step completed: more body wanted, or the decision, which
+ * the head's step meets again. */
+static void body_resume(struct srt__conn *c)
+{
+	struct srt__fstate *f = c->f;
+
+	if (f->step == SRT__FILTER_BODY) {
+		f->ready = false;
+		c->phase = SRT_PH_FILTER_BODY;
+		return;
+	}
+	c->phase = SRT_PH_HTTP_HEAD;
+}
+
+/* Show `n` body bytes (or the end) to the chain. 1: more wanted, 0: the
+ * step is pending or decided (the phase says which), -1: refused. */
+static int show(struct srt__conn *c, const char *p, size_t n, bool end)
+{
+	struct srt__fstate *f = c->f;
+	struct srt__filter_outcome out;
+	enum srt__filter_step step;
+
+	memset(&out, 0, sizeof(out));
+	if (end)
+		f->body_end = true;
+	step = srt__filter_txn_body(f->txn, p, n, end, on_done, c, &out);
+	if (step == SRT__FILTER_BODY) {
+		if (f->body_end) {
+			refuse(c, SRT__FILTER_STATUS_ERROR, NULL,
+			       "the filters asked for more of a request body that has ended");
+			return -1;
+		}
+		return 1;
+	}
+	if (step == SRT__FILTER_WAIT) {
+		park(c, body_resume);
+		c->f->resume_phase = SRT_PH_HTTP_HEAD;
+		return 0;
+	}
+	/* decided: the head's step applies it, with the body still held */
+	f->ready = true;
+	f->step = SRT__FILTER_DECIDED;
+	f->out = out;
+	c->phase = SRT_PH_HTTP_HEAD;
+	return 0;
+}
+
+/* The next piece of body content in c->in: 1 and (*p, *n) set, or 0 when
+ * more bytes must be read first; *end once the body is complete. -1 on a
+ * framing error. */
+static int next_piece(struct srt__conn *c, const char **p, size_t *n, bool *end)
+{
+	struct srt__fstate *f = c->f;
+	const char *b = c->in.p;
+
+	*end = false;
+	*n = 0;
+	switch (f->body) {
+	case SRT_BODY_LENGTH:
+		if (!f->body_left) {
+			*end = true;
+			return 1;
+		}
+		if (c->in.len <= f->body_off)
+			return 0;
+		*p = b + f->body_off;
+		*n = c->in.len - f->body_off;
+		if (*n > f->body_left)
+			*n = (size_t)f->body_left;
+		f->body_off += *n;
+		f->body_left -= *n;
+		return 1;
+	case SRT_BODY_CHUNKED:
+		while (f->body_off < c->in.len) {
+			uint64_t left = srt__chunked_data_left(&f->chunk);
+			bool done = false;
+
+			if (left) {
+				*p = b + f->body_off;
+				*n = c->in.len - f->body_off;
+				if (*n > left)
+					*n = (size_t)left;
+				srt__chunked_skip(&f->chunk, *n);
+				f->body_off += *n;
+				return 1;
+			}
+			/* framing: one byte at a time (sizes, CRLFs, trailers) */
+			if (srt__chunked_feed(&f->chunk, b + f->body_off, 1, &done) != 1)
+				return -1;
+			f->body_off++;
+			if (done) {
+				*end = true;
+				return 1;
+			}
+		}
+		return 0;
+	default:
+		*end = true; /* no body */
+		return 1;
+	}
+}
+
+void srt__filter_body(struct srt__conn *c)
+{
+	struct srt__fstate *f = c->f;
+
+	if (!f || !f->txn) {
+		srt__conn_close(c);
+		return;
+	}
+	for (;;) {
+		const char *p = NULL;
+		size_t n;
+		bool end;
+		int rc = next_piece(c, &p, &n, &end);
+
+		if (rc < 0) {
+			srt__reply_http(c, 400, "Bad Request", "blocked-by-sandbox-runtime",
+					"malformed chunked request body\n");
+			return;
+		}
+		if (rc > 0) {
+			if ((n || end) && show(c, p, n, end) <= 0)
+				return;
+			continue;
+		}
+		if (c->in.len >= SRT_FILTER_HOLD_MAX) {
+			refuse(c, 413, NULL, "the request body is too large to hold for the filters");
+			return;
+		}
+		rc = srt__io_fill(c->cio, &c->cs, &c->in, SRT_FILTER_HOLD_MAX);
+		if (rc == SRT_FILL_AGAIN)
+			return;
+		if (rc == SRT_FILL_EOF || rc == SRT_FILL_ERR) {
+			srt__conn_close(c); /* a short body: nothing was forwarded */
+			return;
+		}
+	}
 }

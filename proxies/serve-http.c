@@ -171,7 +171,8 @@ void srt__serve_http_head(struct srt__conn *c)
 		goto out;
 	/* the filters judge the target as it will be sent; a pending
 	 * verdict brings this function back with the head still in c->in */
-	if (srt__filter_request(c, h, &r, r.origin_target, r.origin_target_len) != SRT__FILTER_GO)
+	if (srt__filter_request(c, h, &r, r.origin_target, r.origin_target_len, (size_t)len) !=
+	    SRT__FILTER_GO)
 		goto out;
 	if (srt__choose_route(c, true) < 0) {
 		srt__conn_close(c);
@@ -193,7 +194,7 @@ void srt__serve_http_head(struct srt__conn *c)
 		srt__conn_close(c);
 		goto out;
 	}
-	if (r.expect_continue &&
+	if (r.expect_continue && !srt__filter_continued(c) &&
 	    srt__buf_add(&c->cout, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0) {
 		srt__conn_close(c);
 		goto out;

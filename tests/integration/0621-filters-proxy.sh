@@ -5,13 +5,15 @@
 # request, and the `exec` filter asks tests/helpers/decider.py. Every
 # denial is checked on what the client got AND on the server's log (the
 # request never reached it); a decider that never answers fails its
-# request closed after 5 s while another request is served meanwhile.
+# request closed after 5 s while another request is served meanwhile; a
+# filter that asks for the body sees it before any of the request reaches
+# the server (exec's need_body, body-limit on a chunked upload).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 16
+plan 22
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 16); do skip "bwrap, curl or python3 missing"; done
+	for i in $(seq 22); do skip "bwrap, curl or python3 missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -47,7 +49,7 @@ assert b["status"] == 405, b
 ' "$A"
 
 # exec: an external decider (decider protocol v1) decides by the path
-EXEC='{"plugin":"exec","config":{"command":["'"$PY"'","'"$top_srcdir"'/tests/helpers/decider.py","--log","'"$WORK"'/decider.log"]}}'
+EXEC='{"plugin":"exec","config":{"command":["'"$PY"'","'"$top_srcdir"'/tests/helpers/decider.py","--log","'"$WORK"'/decider.log"],"bodyMax":1024}}'
 S=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"filters\":[$EXEC]")
 out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' $U/allow/x" 2>"$WORK/err")
 check "exec: the decider's allow: 200 ($out)" [ "$out" = 200 ]
@@ -70,3 +72,27 @@ check "exec: the pending request fails closed with 503 ($out)" \
 	sh -c "echo '$out' | grep -q 'slow=503' && ! grep -q /sleep/ '$WEB_LOG'"
 check "exec: another request is served while one waits (fast in ${fast_t}s)" \
 	sh -c "echo '$out' | grep -q 'fast=200' && awk 'BEGIN { exit !($fast_t < 4) }'"
+
+# exec's need_body: the decider sees the first 4 body bytes, sized and
+# chunked, and denies; the server sees neither request
+for how in sized chunked; do
+	te=; [ $how = chunked ] && te="-H 'Transfer-Encoding: chunked'"
+	srt__run --settings "$S" -c "$CURLP -w '\\n%{http_code}' $te --data-binary hello-body $U/body/$how" \
+		>"$WORK/body" 2>"$WORK/err"
+	out=$(tail -n 1 "$WORK/body")
+	check "exec need_body ($how): 403 with the body the decider saw ($out: $(head -n 1 "$WORK/body"))" \
+		sh -c "[ '$out' = 403 ] && grep -q 'body .hell. cut=True' '$WORK/body'"
+	check "exec need_body ($how): the server never saw the request" \
+		sh -c "! grep -q '/body/$how' '$WEB_LOG'"
+done
+
+# body-limit: a chunked upload past the host's cap is refused once counted
+# (413, never forwarded); one under the cap goes through whole
+LIMIT='{"plugin":"body-limit","config":{"default":8}}'
+S=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"filters\":[$LIMIT]")
+out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary 0123456789abcdef $U/upload/big" 2>"$WORK/err")
+check "body-limit: a chunked body past the cap: 413 and never forwarded ($out)" \
+	sh -c "[ '$out' = 413 ] && ! grep -q /upload/big '$WEB_LOG'"
+out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary 0123 $U/upload/small" 2>"$WORK/err")
+check "body-limit: a chunked body under the cap reaches the server ($out)" \
+	sh -c "[ '$out' = 200 ] && grep -q '^POST /upload/small HTTP/1.1 .* body=' '$WEB_LOG'"
