@@ -10,10 +10,10 @@
 # the server (exec's need_body, body-limit on a chunked upload).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 22
+plan 25
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 22); do skip "bwrap, curl or python3 missing"; done
+	for i in $(seq 25); do skip "bwrap, curl or python3 missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -96,3 +96,16 @@ check "body-limit: a chunked body past the cap: 413 and never forwarded ($out)" 
 out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary 0123 $U/upload/small" 2>"$WORK/err")
 check "body-limit: a chunked body under the cap reaches the server ($out)" \
 	sh -c "[ '$out' = 200 ] && grep -q '^POST /upload/small HTTP/1.1 .* body=' '$WEB_LOG'"
+
+# opaque tunnels (CONNECT, SOCKS5) meet the connection hook: audit records
+# each one as a CONNECT line once it closes
+A2="$WORK/audit2.jsonl"
+S=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"filters\":[{\"plugin\":\"audit\",\"config\":{\"path\":\"$A2\"}}]")
+out=$(srt__run --settings "$S" -c "$CURLP -p -o /dev/null -w '%{http_code}' $U/tunnel/c" 2>"$WORK/err")
+check "a CONNECT tunnel with filters set: 200 through it ($out)" \
+	sh -c "[ '$out' = 200 ] && grep -q '^GET /tunnel/c ' '$WEB_LOG'"
+out=$(srt__run --settings "$S" -c "tok=\${HTTPS_PROXY#*://*:}; tok=\${tok%@*}; $CURLP -x \"socks5h://srt:\$tok@localhost:1080\" -o /dev/null -w '%{http_code}' $U/tunnel/s" 2>"$WORK/err")
+check "a SOCKS5 stream with filters set: 200 through it ($out)" \
+	sh -c "[ '$out' = 200 ] && grep -q '^GET /tunnel/s ' '$WEB_LOG'"
+check "audit: one CONNECT line per tunnel ($(grep -c '"CONNECT"' "$A2" 2>/dev/null))" \
+	test "$(grep -c '"method":"CONNECT"' "$A2")" = 2
