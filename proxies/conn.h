@@ -115,6 +115,8 @@ struct srt__conn {
 	/* the copy path's bytes in flight (srt__io_copy), each way */
 	struct srt__buf upq, downq;
 	size_t upq_off, downq_off;
+	/* bytes relayed each way on this connection (bodies and tunnels) */
+	uint64_t moved_up, moved_down;
 	enum srt__http_body req_body, resp_body;
 	uint64_t req_left, resp_left;
 	struct srt__chunked chunk;

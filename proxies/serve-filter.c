@@ -41,7 +41,7 @@ struct srt__fstate {
 	enum srt__phase resume_phase;
 	void (*resume)(struct srt__conn *c);
 	int status;
-	uint64_t bytes_up, bytes_down;
+	uint64_t up_mark, down_mark; /* c->moved_up/down when it began */
 	/* the request body shown to the filters: it stays in c->in after the
 	 * head (nothing reaches the upstream before the verdict) */
 	size_t body_off;          /* c->in offset of the next byte to show */
@@ -106,8 +106,8 @@ static void finish(struct srt__conn *c)
 	memset(&sum, 0, sizeof(sum));
 	sum.size = sizeof(sum);
 	sum.status = f->status;
-	sum.bytes_up = f->bytes_up;
-	sum.bytes_down = f->bytes_down;
+	sum.bytes_up = c->moved_up - f->up_mark;
+	sum.bytes_down = c->moved_down - f->down_mark;
 	if (f->txn)
 		srt__filter_txn_finish(f->txn, &sum);
 	fstate_free(f);
@@ -129,6 +129,8 @@ static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
 	srt__fheaders_init(&f->fh, SRT_HTTP_MAX_HEAD);
 	srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
 	f->request = request;
+	f->up_mark = c->moved_up;
+	f->down_mark = c->moved_down;
 	if (c->key && !(f->cmd = strdup(c->key))) {
 		fstate_free(f);
 		return NULL;
@@ -305,8 +307,6 @@ static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct
 			       r->body == SRT_BODY_NONE ? 0 : -1;
 	f->fr.headers = &f->fh.api;
 	f->fr.id = f->fc.id;
-	if (r->body == SRT_BODY_LENGTH)
-		f->bytes_up = r->length;
 	return 0;
 }
 
@@ -415,9 +415,8 @@ int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 		       "the filters left too many response header lines");
 		return SRT__FILTER_REFUSED;
 	}
+	(void)r;
 	f->status = h->status;
-	if (r->body == SRT_BODY_LENGTH)
-		f->bytes_down = r->length;
 	return SRT__FILTER_GO;
 }
 

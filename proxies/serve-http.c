@@ -248,6 +248,7 @@ static int relay_framed(struct srt__conn *c, struct srt__layer *src, struct srt_
 			srt__buf_consume(srcbuf, take);
 			if (kind == SRT_BODY_LENGTH)
 				*left -= take;
+			*(src == c->cio ? &c->moved_up : &c->moved_down) += take;
 		}
 	}
 	rc = srt__io_flush(dst, dstbuf, dstoff);
@@ -277,6 +278,7 @@ static int relay_framed(struct srt__conn *c, struct srt__layer *src, struct srt_
 					return -1;
 				if (k && srt__buf_add(dstbuf, srcbuf->p, (size_t)k) < 0)
 					return -1;
+				*(src == c->cio ? &c->moved_up : &c->moved_down) += (uint64_t)k;
 				srt__buf_consume(srcbuf, (size_t)k);
 			}
 			rc = srt__io_flush(dst, dstbuf, dstoff);
