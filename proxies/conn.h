@@ -13,7 +13,7 @@
  * writes, and the buffers), dial.c (routes, lookups, the address guard's
  * verdict, connecting, parent and mitm proxies), serve-http.c (plain HTTP
  * and CONNECT), serve-socks.c (SOCKS5), tunnel.c (the SNI check, tunnels
- * and lingering before a close). */
+ * and lingering before a close), serve-filter.c (the request filters). */
 #ifndef SRT_PROXY_CONN_H
 #define SRT_PROXY_CONN_H
 
