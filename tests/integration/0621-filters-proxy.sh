@@ -10,10 +10,10 @@
 # the server (exec's need_body, body-limit on a chunked upload).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 25
+plan 27
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 25); do skip "bwrap, curl or python3 missing"; done
+	for i in $(seq 27); do skip "bwrap, curl or python3 missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -114,3 +114,12 @@ assert len(ls) == 2 and all(l["method"] == "CONNECT" for l in ls), ls
 assert all(l["bytesUp"] > 20 and l["bytesDown"] >= 40 for l in ls), ls
 ' "$A2"
 sed "s/^/# /" "$A2"
+
+# an external proxy's stream is relayed unparsed, so with filters set the
+# proxy refuses to relay to it at all: nothing reaches the external proxy
+net_server raw EXT
+S=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"httpProxyPort\":$EXT_PORT,\"filters\":[$RULES]")
+out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' $U/ext/x" 2>"$WORK/err")
+check "httpProxyPort with filters: refused, nothing reached the external proxy ($out)" \
+	sh -c "[ '$out' != 200 ] && [ ! -s '$EXT_LOG' ] && ! grep -q /ext/ '$WEB_LOG'"
+check "and the violation says why" grep -q "network.filters cannot judge what goes to the external proxy" "$WORK/err"
