@@ -174,6 +174,7 @@ struct srt__proxy {
 	struct srt__filter_chain *filters;
 	struct srt__ep fep;
 	uint64_t filter_ids; /* numbers the filters' connections and requests */
+	size_t filter_held;  /* request-body bytes held for the filters, all connections */
 	struct srt__pipe_pool pool;
 	struct srt__conn *conns;
 	struct srt__conn *timed;

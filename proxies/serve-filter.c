@@ -50,11 +50,15 @@ struct srt__fstate {
 	struct srt__chunked chunk;
 	bool body_end;            /* the end was shown */
 	bool continued;           /* 100 Continue sent to let the body come */
+	size_t held;              /* c->in's size counted in p->filter_held */
 };
 
 /* The most raw body bytes held for the filters: their largest cap plus
  * the chunked framing around it. */
 #define SRT_FILTER_HOLD_MAX (2 * (size_t)SRT_FILTER_BODY_MAX + 65536)
+/* ... and across every connection at once: the sandboxed command opens as
+ * many connections as it likes, and must not make srt hold gigabytes */
+#define SRT_FILTER_HOLD_TOTAL ((size_t)256 << 20)
 
 static bool chain_on(const struct srt__conn *c)
 {
@@ -94,6 +98,15 @@ static void fstate_free(struct srt__fstate *f)
 	free(f);
 }
 
+/* The body is no longer held for the filters (decided, or the end). */
+static void release_hold(struct srt__conn *c)
+{
+	if (c->f && c->f->held) {
+		c->p->filter_held -= c->f->held;
+		c->f->held = 0;
+	}
+}
+
 /* The passage is over: every filter's finish hook, then nothing is left. */
 static void finish(struct srt__conn *c)
 {
@@ -102,6 +115,7 @@ static void finish(struct srt__conn *c)
 
 	if (!f)
 		return;
+	release_hold(c);
 	c->f = NULL;
 	memset(&sum, 0, sizeof(sum));
 	sum.size = sizeof(sum);
@@ -464,7 +478,9 @@ static int show(struct srt__conn *c, const char *p, size_t n, bool end)
 		c->f->resume_phase = SRT_PH_HTTP_HEAD;
 		return 0;
 	}
-	/* decided: the head's step applies it, with the body still held */
+	/* decided: the head's step applies it, with the body still held
+	 * (relayed from c->in from now on) */
+	release_hold(c);
 	f->ready = true;
 	f->step = SRT__FILTER_DECIDED;
 	f->out = out;
@@ -555,7 +571,15 @@ void srt__filter_body(struct srt__conn *c)
 			refuse(c, 413, NULL, "the request body is too large to hold for the filters");
 			return;
 		}
+		if (c->p->filter_held >= SRT_FILTER_HOLD_TOTAL) {
+			refuse(c, 503, NULL, "too many request bodies are held for the filters at once");
+			return;
+		}
 		rc = srt__io_fill(c->cio, &c->cs, &c->in, SRT_FILTER_HOLD_MAX);
+		if (c->in.len > f->held) {
+			c->p->filter_held += c->in.len - f->held;
+			f->held = c->in.len;
+		}
 		if (rc == SRT_FILL_AGAIN)
 			return;
 		if (rc == SRT_FILL_EOF || rc == SRT_FILL_ERR) {
