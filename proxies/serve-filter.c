@@ -222,6 +222,9 @@ static int park(struct srt__conn *c, void (*resume)(struct srt__conn *c))
 	c->f->resume_phase = c->phase;
 	c->f->resume = resume;
 	c->phase = SRT_PH_FILTER;
+	/* the chain answers within its own timeout; this deadline only
+	 * guards against a chain that never does */
+	srt__timed_set(c, SRT_HEAD_MS);
 	return SRT__FILTER_PARKED;
 }
 
@@ -579,6 +582,9 @@ void srt__filter_body(struct srt__conn *c)
 		if (c->in.len > f->held) {
 			c->p->filter_held += c->in.len - f->held;
 			f->held = c->in.len;
+			/* a body that keeps coming keeps its connection: the
+			 * deadline is for a client that stalls */
+			srt__timed_set(c, SRT_HEAD_MS);
 		}
 		if (rc == SRT_FILL_AGAIN)
 			return;
