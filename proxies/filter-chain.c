@@ -449,16 +449,24 @@ int srt__filter_chain_fd(const struct srt__filter_chain *ch)
 	return ch->epfd;
 }
 
-static void drain_queue_free(struct srt__filter_chain *ch)
+/* Empty the queue of completed calls and return what it held. */
+static struct pcall *take_queue(struct srt__filter_chain *ch)
 {
-	struct pcall *pc, *next;
+	struct pcall *pc;
 
 	pthread_mutex_lock(&ch->lock);
 	pc = ch->qhead;
 	ch->qhead = NULL;
 	ch->qtail = &ch->qhead;
 	pthread_mutex_unlock(&ch->lock);
-	for (; pc; pc = next) {
+	return pc;
+}
+
+static void drain_queue_free(struct srt__filter_chain *ch)
+{
+	struct pcall *pc, *next;
+
+	for (pc = take_queue(ch); pc; pc = next) {
 		next = pc->qnext;
 		free(pc);
 	}
@@ -870,12 +878,7 @@ void srt__filter_chain_service(struct srt__filter_chain *ch)
 	do
 		r = read(ch->tfd, &n, sizeof(n));
 	while (r < 0 && errno == EINTR);
-	pthread_mutex_lock(&ch->lock);
-	pc = ch->qhead;
-	ch->qhead = NULL;
-	ch->qtail = &ch->qhead;
-	pthread_mutex_unlock(&ch->lock);
-	for (; pc; pc = next) {
+	for (pc = take_queue(ch); pc; pc = next) {
 		next = pc->qnext;
 		if (!pc->txn) {
 			free(pc); /* abandoned: its txn ended or timed out */

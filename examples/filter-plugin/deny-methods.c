@@ -92,13 +92,7 @@ static enum srt_filter_verdict dm_head(void *state, struct srt_filter_request *r
 }
 
 const struct srt_filter srt_filter_entry = {
-	.hdr = {
-		.magic = SRT_FILTER_MAGIC,
-		.abi_major = SRT_FILTER_ABI_MAJOR,
-		.abi_minor = SRT_FILTER_ABI_MINOR,
-		.size = sizeof(struct srt_filter),
-		.name = "deny-methods",
-	},
+	.hdr = SRT_FILTER_HEADER("deny-methods"),
 	.create = dm_create,
 	.destroy = dm_destroy,
 	.request_head = dm_head,

@@ -219,6 +219,19 @@ typedef enum srt_filter_verdict (*srt_request_filter_fn)(void *ctx,
 							 struct srt_filter_request *req,
 							 struct srt_filter_call *call);
 
+/* The header every filter module's srt_filter_entry starts with, built for
+ * the ABI of the filter.h it was compiled against:
+ *   const struct srt_filter srt_filter_entry = {
+ *           .hdr = SRT_FILTER_HEADER("my-filter"), .create = ..., ... }; */
+#define SRT_FILTER_HEADER(filter_name)                  \
+	{                                               \
+		.magic = SRT_FILTER_MAGIC,              \
+		.abi_major = SRT_FILTER_ABI_MAJOR,      \
+		.abi_minor = SRT_FILTER_ABI_MINOR,      \
+		.size = sizeof(struct srt_filter),      \
+		.name = (filter_name),                  \
+	}
+
 struct srt_filter {
 	struct srt_module_header hdr;
 

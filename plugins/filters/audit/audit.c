@@ -237,13 +237,7 @@ static enum srt_filter_verdict audit_head(void *state, struct srt_filter_request
 }
 
 const struct srt_filter srt_filter_entry = {
-	.hdr = {
-		.magic = SRT_FILTER_MAGIC,
-		.abi_major = SRT_FILTER_ABI_MAJOR,
-		.abi_minor = SRT_FILTER_ABI_MINOR,
-		.size = sizeof(struct srt_filter),
-		.name = "audit",
-	},
+	.hdr = SRT_FILTER_HEADER("audit"),
 	.create = audit_create,
 	.destroy = audit_destroy,
 	.connection = audit_conn,

@@ -203,13 +203,7 @@ static enum srt_filter_verdict bl_body(void *state, struct srt_filter_request *r
 }
 
 const struct srt_filter srt_filter_entry = {
-	.hdr = {
-		.magic = SRT_FILTER_MAGIC,
-		.abi_major = SRT_FILTER_ABI_MAJOR,
-		.abi_minor = SRT_FILTER_ABI_MINOR,
-		.size = sizeof(struct srt_filter),
-		.name = "body-limit",
-	},
+	.hdr = SRT_FILTER_HEADER("body-limit"),
 	.create = bl_create,
 	.destroy = bl_destroy,
 	.request_head = bl_head,

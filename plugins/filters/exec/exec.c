@@ -161,13 +161,7 @@ out:
 }
 
 const struct srt_filter srt_filter_entry = {
-	.hdr = {
-		.magic = SRT_FILTER_MAGIC,
-		.abi_major = SRT_FILTER_ABI_MAJOR,
-		.abi_minor = SRT_FILTER_ABI_MINOR,
-		.size = sizeof(struct srt_filter),
-		.name = "exec",
-	},
+	.hdr = SRT_FILTER_HEADER("exec"),
 	.create = exec_create,
 	.destroy = srt__dfilter_destroy,
 	.request_head = srt__dfilter_request_head,

@@ -347,13 +347,7 @@ static enum srt_filter_verdict rules_head(void *state, struct srt_filter_request
 }
 
 const struct srt_filter srt_filter_entry = {
-	.hdr = {
-		.magic = SRT_FILTER_MAGIC,
-		.abi_major = SRT_FILTER_ABI_MAJOR,
-		.abi_minor = SRT_FILTER_ABI_MINOR,
-		.size = sizeof(struct srt_filter),
-		.name = "rules",
-	},
+	.hdr = SRT_FILTER_HEADER("rules"),
 	.create = rules_create,
 	.destroy = rules_destroy,
 	.request_head = rules_head,
