@@ -36,6 +36,7 @@ struct srt__fstate {
 	char *cmd, *method, *url, *path;
 	bool request;             /* one request's passage, else a tunnel's */
 	bool waiting, ready;      /* a step is pending / its outcome is stored */
+	bool conn_stage;          /* a plain request's connection hooks are running */
 	enum srt__filter_step step;
 	struct srt__filter_outcome out;
 	enum srt__phase resume_phase;
@@ -361,6 +362,25 @@ int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
 			refuse(c, 503, NULL, "out of memory for the request filters");
 			return SRT__FILTER_REFUSED;
 		}
+		/* the connection hooks first: a filter that judges only where
+		 * connections go must see plain requests too */
+		memset(&out, 0, sizeof(out));
+		f->conn_stage = true;
+		step = srt__filter_txn_connection(f->txn, on_done, c, &out);
+		if (step == SRT__FILTER_WAIT)
+			return park(c, srt__serve_http_head);
+	}
+	f = c->f;
+	if (f->conn_stage) {
+		f->conn_stage = false;
+		if (step != SRT__FILTER_DECIDED || out.verdict != SRT_FILTER_ALLOW) {
+			if (step != SRT__FILTER_DECIDED)
+				out.status = SRT__FILTER_STATUS_ERROR;
+			refuse_outcome(c, &out);
+			return SRT__FILTER_REFUSED;
+		}
+		/* a connection allowed is not a request allowed: every filter
+		 * is asked about the request */
 		memset(&out, 0, sizeof(out));
 		step = srt__filter_txn_request_head(f->txn, &f->fr, on_done, c, &out);
 		if (step == SRT__FILTER_WAIT)

@@ -1560,6 +1560,13 @@ static void test_filters(const char *dir)
 		   "a body too large to hold for the filter: 413, nothing forwarded (%.30s)", resp);
 	}
 
+	/* plain requests meet the connection hooks too */
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		 "Connection: close\r\n%s\r\n", echo_port, echo_port, auth_hdr);
+	ask(req, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 451 ", 13) && strstr(resp, "tf: no tunnels to the echo server"),
+	   "a plain request meets the connection hook first (%.20s)", resp);
+
 	/* opaque tunnels meet the connection hook */
 	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
 	connect_to_close(target, auth_hdr, resp, sizeof(resp));
