@@ -275,6 +275,8 @@ int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
 			size_t head_len);
 /* Read and show the held request body to the filters (SRT_PH_FILTER_BODY). */
 void srt__filter_body(struct srt__conn *c);
+/* The proxy runs request filters (a chain with at least one). */
+bool srt__filter_active(const struct srt__conn *c);
 /* The filters' body step already sent the client its 100 Continue. */
 bool srt__filter_continued(const struct srt__conn *c);
 int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,

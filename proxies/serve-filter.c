@@ -66,6 +66,11 @@ static bool chain_on(const struct srt__conn *c)
 	return c->p->filters && srt__filter_chain_count(c->p->filters) > 0;
 }
 
+bool srt__filter_active(const struct srt__conn *c)
+{
+	return chain_on(c);
+}
+
 static const char *status_phrase(int status)
 {
 	switch (status) {

@@ -95,6 +95,17 @@ void srt__sni_check(struct srt__conn *c)
 				return;
 			}
 			snprintf(c->host, sizeof(c->host), "%s", saved);
+			if (srt__filter_active(c)) {
+				/* the filters judged the CONNECT target, never this
+				 * name: the tunnel would reach a host they did not see */
+				char why[700];
+				snprintf(why, sizeof(why),
+					 "TLS server name %s differs from the request target %s, "
+					 "which is all the request filters saw", sni, saved);
+				srt__conn_violation(c, why);
+				srt__conn_close(c);
+				return;
+			}
 		}
 	}
 	if (c->in.len && srt__buf_add(&c->uout, c->in.p, c->in.len) < 0) {

@@ -1463,6 +1463,7 @@ static void test_filters(const char *dir)
 	memset(&ferr, 0, sizeof(ferr));
 	push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
 	push_host_port(&s.allowed_domains, "127.0.0.1", echo_port);
+	push_host_port(&s.allowed_domains, "localhost", http_port);
 	if (srt__filter_chain_new(0, NULL, NULL, &ch) != SRT_OK ||
 	    srt__filter_chain_add(ch, &tf_vt, "tf", NULL, &ferr) != SRT_OK) {
 		ok(0, "an in-test filter chain (%s)", ferr.message);
@@ -1580,6 +1581,24 @@ static void test_filters(const char *dir)
 		   "a CONNECT the connection hook lets through is tunnelled");
 		if (fd >= 0)
 			close(fd);
+	}
+
+	{
+		/* an allowed server name that differs from the CONNECT target:
+		 * the filters saw only the target, so the tunnel is closed */
+		uint8_t th[4096], back[256];
+		size_t tn = hello(th, "localhost", 100);
+		int fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+
+		netkit_send_all(fd, th, tn);
+		ok(fd >= 0 && recv_all(fd, (char *)back, sizeof(back)) == 0,
+		   "with filters, a TLS server name other than the CONNECT target closes the tunnel");
+		if (fd >= 0)
+			close(fd);
+		snprintf(want, sizeof(want), "deny network-outbound 127.0.0.1:%d (TLS server name "
+			 "localhost differs from the request target 127.0.0.1, which is all the "
+			 "request filters saw)", http_port);
+		ok(violation_seen(want, NULL), "and the violation says the filters never saw it");
 	}
 
 	proxy = saved;
