@@ -195,7 +195,7 @@ else
 	suite_pass=0 suite_fail=0 suite_skip=0
 	for t in "$TSRC"/tests/integration/[0-9]*.sh "$TSRC"/tests/escape/[0-9]*.sh; do
 		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
-		out=$(cd /tmp && env -u SRT_BACKEND_DIR top_builddir="$BUILDDIR" top_srcdir="$TSRC" \
+		out=$(cd /tmp && env -u SRT_BACKEND_DIR -u SRT_FILTER_DIR top_builddir="$BUILDDIR" top_srcdir="$TSRC" \
 			SRT_TEST_SRT=/usr/bin/srt SRT_TEST_MODULES="$MODDIR" \
 			timeout -k 10 300 bash "$t" 2>&1)
 		rc=$?
