@@ -101,6 +101,8 @@ void srt__conn_close(struct srt__conn *c)
 	if (c->dead)
 		return;
 	c->dead = true;
+	/* a pending filter call is abandoned: its completion never comes */
+	srt__filter_end(c);
 	srt__timed_clear(c);
 	if (c->q) {
 		srt__dns_cancel(c->q);
@@ -379,6 +381,11 @@ void srt__conn_run(struct srt__conn *c)
 		case SRT_PH_FDRECV:
 			srt__fd_recv(c);
 			return;
+		case SRT_PH_FILTER:
+			return; /* the filter's completion resumes it */
+		case SRT_PH_FILTER_BODY:
+			srt__filter_body(c);
+			break;
 		}
 		if (c->phase == before)
 			return;

@@ -13,7 +13,7 @@
  * writes, and the buffers), dial.c (routes, lookups, the address guard's
  * verdict, connecting, parent and mitm proxies), serve-http.c (plain HTTP
  * and CONNECT), serve-socks.c (SOCKS5), tunnel.c (the SNI check, tunnels
- * and lingering before a close). */
+ * and lingering before a close), serve-filter.c (the request filters). */
 #ifndef SRT_PROXY_CONN_H
 #define SRT_PROXY_CONN_H
 
@@ -37,6 +37,7 @@
 #define SRT_EP_WAKE 0x57414b45
 #define SRT_EP_CLIENT 0x434c4e54
 #define SRT_EP_UP 0x55505354
+#define SRT_EP_FILTER 0x46494c54
 
 #define SRT_FIRST_BYTE_MS 10000
 #define SRT_HEAD_MS 30000
@@ -64,6 +65,8 @@ enum srt__phase {
 	SRT_PH_TUNNEL,
 	SRT_PH_LINGER,
 	SRT_PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
+	SRT_PH_FILTER,    /* waiting for a request filter's verdict (serve-filter.c) */
+	SRT_PH_FILTER_BODY, /* reading the request body the filters asked to see */
 };
 
 /* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -112,6 +115,8 @@ struct srt__conn {
 	/* the copy path's bytes in flight (srt__io_copy), each way */
 	struct srt__buf upq, downq;
 	size_t upq_off, downq_off;
+	/* bytes relayed each way on this connection (bodies and tunnels) */
+	uint64_t moved_up, moved_down;
 	enum srt__http_body req_body, resp_body;
 	uint64_t req_left, resp_left;
 	struct srt__chunked chunk;
@@ -132,6 +137,8 @@ struct srt__conn {
 	unsigned long q_gen;      /* p->gen of the guard that passed addrs */
 	struct srt__ip addrs[SRT_MAX_ADDRS];
 	size_t naddrs, next_addr;
+	/* the request filters' passage in progress (serve-filter.c), or NULL */
+	struct srt__fstate *f;
 	int64_t deadline;
 	struct srt__conn *tprev, *tnext; /* timed list */
 	struct srt__conn *prev, *next;   /* every connection */
@@ -162,6 +169,12 @@ struct srt__proxy {
 	 * ones is dialled again, through the guard of the new ones */
 	atomic_ulong gen;
 	struct srt__dns *dns;
+	/* the request filters (net-config.h: the core's, never freed here),
+	 * NULL when there are none; fep watches their descriptor */
+	struct srt__filter_chain *filters;
+	struct srt__ep fep;
+	uint64_t filter_ids; /* numbers the filters' connections and requests */
+	size_t filter_held;  /* request-body bytes held for the filters, all connections */
 	struct srt__pipe_pool pool;
 	struct srt__conn *conns;
 	struct srt__conn *timed;
@@ -247,6 +260,28 @@ void srt__serve_socks_req(struct srt__conn *c);
 void srt__sni_check(struct srt__conn *c);
 void srt__tunnel(struct srt__conn *c);
 void srt__linger(struct srt__conn *c);
+
+/* ---- serve-filter.c: the request filters -------------------------------- */
+
+/* What a filter step tells its caller: go on, wait (the connection is
+ * parked; `resume`, or for a request srt__serve_http_head, runs again
+ * with the outcome), or stop (the client has its answer). */
+enum { SRT__FILTER_GO = 0, SRT__FILTER_PARKED, SRT__FILTER_REFUSED };
+struct srt__fstate;
+int srt__filter_connection(struct srt__conn *c, const char *scheme,
+			   void (*resume)(struct srt__conn *c));
+int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
+			const struct srt__http_request *r, const char *target, size_t target_len,
+			size_t head_len);
+/* Read and show the held request body to the filters (SRT_PH_FILTER_BODY). */
+void srt__filter_body(struct srt__conn *c);
+/* The filters' body step already sent the client its 100 Continue. */
+bool srt__filter_continued(const struct srt__conn *c);
+int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
+			 const struct srt__http_response *r);
+/* The passage is over (the response was relayed, or the connection
+ * closes): the filters' finish hooks. */
+void srt__filter_end(struct srt__conn *c);
 
 /* ---- proxy.c ------------------------------------------------------------ */
 

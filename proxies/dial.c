@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "proxies/conn.h"
+#include "proxies/filter-chain.h"
 #include "proxies/socks.h"
 
 static void start_connect(struct srt__conn *c);
@@ -356,6 +357,14 @@ void srt__start_external(struct srt__conn *c)
 	snprintf(c->host, sizeof(c->host), "127.0.0.1");
 	snprintf(c->canon, sizeof(c->canon), "127.0.0.1");
 	c->port = c->dial_port = port;
+	if (c->p->filters && srt__filter_chain_count(c->p->filters)) {
+		/* an external proxy's stream is never parsed here, so no filter
+		 * could see its requests: refused rather than relayed unfiltered */
+		srt__conn_violation(c, "network.filters cannot judge what goes to the external "
+				    "proxy (httpProxyPort/socksProxyPort); nothing was relayed");
+		srt__reply_and_close(c, NULL, 0);
+		return;
+	}
 	c->phase = SRT_PH_RESOLVE;
 	srt__timed_set(c, SRT_CONNECT_MS);
 	srt__ip_parse("127.0.0.1", &lo);

@@ -191,11 +191,18 @@ int srt__io_move(struct srt__conn *c, struct srt__layer *src, struct srt__layer 
 		 struct srt__pump *pump, uint64_t *left)
 {
 	bool up = pump == &c->up;
+	/* without a limit, an unreachable one: the bytes taken from src are
+	 * counted either way (the request filters' summaries) */
+	uint64_t unlimited = UINT64_MAX, *budget = left ? left : &unlimited, before = *budget;
+	int rc;
 
 	if (srt__layer_can_splice(src, dst))
-		return srt__pump_run(pump, src->fd, dst->fd, &c->p->pool, left);
-	return srt__io_copy(src, dst, up ? &c->upq : &c->downq, up ? &c->upq_off : &c->downq_off,
-			    left);
+		rc = srt__pump_run(pump, src->fd, dst->fd, &c->p->pool, budget);
+	else
+		rc = srt__io_copy(src, dst, up ? &c->upq : &c->downq,
+				  up ? &c->upq_off : &c->downq_off, budget);
+	*(up ? &c->moved_up : &c->moved_down) += before - *budget;
+	return rc;
 }
 
 /* ---- the socket layer --------------------------------------------------- */

@@ -289,10 +289,7 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	size_t i;
 
 #ifndef SRT__PROXY_RUNS_FILTERS
-	/* proxies/proxy.h defines it once the proxy consults net.filters;
-	 * until then every request would be served without the decider */
-	return failed(why, cap, "this build's proxy does not run request filters yet, so no "
-		      "request could be put to the decider; refusing to serve unfiltered");
+#error "srt proxy needs a proxy that puts every request to net.filters"
 #endif
 	if (srt__filter_chain_new(0, chain_log, (void *)s->o, &s->chain) != SRT_OK)
 		return failed(why, cap, "cannot make the filter chain");

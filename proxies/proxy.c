@@ -31,6 +31,7 @@
 #include "proxies/guard.h"
 #include "proxies/http.h"
 #include "proxies/conn.h"
+#include "proxies/filter-chain.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
 #include "proxies/route.h"
@@ -310,6 +311,11 @@ static void *loop(void *arg)
 				break;
 			case SRT_EP_WAKE:
 				break;
+			case SRT_EP_FILTER:
+				/* pending filter calls completed or timed out:
+				 * their connections resume from here */
+				srt__filter_chain_service(p->filters);
+				break;
 			case SRT_EP_DNS:
 				srt__dns_event(p->dns, e, evs[i].events);
 				break;
@@ -387,6 +393,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	p->lfd = p->epfd = p->wakefd = -1;
 	p->lep.tag = SRT_EP_LISTEN;
 	p->wep.tag = SRT_EP_WAKE;
+	p->fep.tag = SRT_EP_FILTER;
 	pthread_mutex_init(&p->lock, NULL);
 	p->on_violation = cfg->on_violation;
 	p->ctx = cfg->ctx;
@@ -440,6 +447,17 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	ev.data.ptr = &p->wep;
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->wakefd, &ev) < 0)
 		goto io;
+	if (cfg->net->filters) {
+		/* the chain's completions and timeouts wake the loop; from
+		 * here on every connection and request meets the filters, and
+		 * the core may run a sandbox that names them */
+		ev.data.ptr = &p->fep;
+		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, srt__filter_chain_fd(cfg->net->filters),
+			      &ev) < 0)
+			goto io;
+		p->filters = cfg->net->filters;
+		srt__filter_chain_attach(p->filters);
+	}
 	*out = p;
 	p = NULL;
 	err = SRT_OK;

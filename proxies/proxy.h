@@ -10,6 +10,10 @@
 
 struct srt__proxy;
 
+/* The proxy runs net.filters (proxies/filter-chain.h) on every connection
+ * and request the domain lists allow, and attaches itself to the chain. */
+#define SRT__PROXY_RUNS_FILTERS 1
+
 /* Called from the proxy thread for every refusal. `command_key` is the
  * attribution decoded from the proxy username (may be NULL), `line` is
  * "deny network-outbound host:port (reason)". */

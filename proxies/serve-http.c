@@ -151,6 +151,9 @@ void srt__serve_http_head(struct srt__conn *c)
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;
 		}
+		/* an opaque tunnel meets the connection hook only */
+		if (srt__filter_connection(c, "connect", srt__serve_http_head) != SRT__FILTER_GO)
+			goto out;
 		if (srt__choose_route(c, false) < 0) {
 			srt__conn_close(c);
 			goto out;
@@ -165,6 +168,11 @@ void srt__serve_http_head(struct srt__conn *c)
 	}
 	/* plain HTTP: the rewritten head goes out first */
 	if (target_check(c, &r, &norm) < 0)
+		goto out;
+	/* the filters judge the target as it will be sent; a pending
+	 * verdict brings this function back with the head still in c->in */
+	if (srt__filter_request(c, h, &r, r.origin_target, r.origin_target_len, (size_t)len) !=
+	    SRT__FILTER_GO)
 		goto out;
 	if (srt__choose_route(c, true) < 0) {
 		srt__conn_close(c);
@@ -186,7 +194,7 @@ void srt__serve_http_head(struct srt__conn *c)
 		srt__conn_close(c);
 		goto out;
 	}
-	if (r.expect_continue &&
+	if (r.expect_continue && !srt__filter_continued(c) &&
 	    srt__buf_add(&c->cout, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0) {
 		srt__conn_close(c);
 		goto out;
@@ -240,6 +248,7 @@ static int relay_framed(struct srt__conn *c, struct srt__layer *src, struct srt_
 			srt__buf_consume(srcbuf, take);
 			if (kind == SRT_BODY_LENGTH)
 				*left -= take;
+			*(src == c->cio ? &c->moved_up : &c->moved_down) += take;
 		}
 	}
 	rc = srt__io_flush(dst, dstbuf, dstoff);
@@ -269,6 +278,7 @@ static int relay_framed(struct srt__conn *c, struct srt__layer *src, struct srt_
 					return -1;
 				if (k && srt__buf_add(dstbuf, srcbuf->p, (size_t)k) < 0)
 					return -1;
+				*(src == c->cio ? &c->moved_up : &c->moved_down) += (uint64_t)k;
 				srt__buf_consume(srcbuf, (size_t)k);
 			}
 			rc = srt__io_flush(dst, dstbuf, dstoff);
@@ -367,6 +377,8 @@ again:
 	c->upstream_close = r.upstream_close;
 	c->close_after = !c->keep_alive || r.body == SRT_BODY_EOF;
 	srt__chunked_init(&c->chunk);
+	if (srt__filter_response(c, h, &r) != SRT__FILTER_GO)
+		return;
 	if (srt__buf_reserve(&c->cout, (size_t)len + 128) < 0)
 		goto fail;
 	out = build_downstream(c, h, &r, c->close_after);
@@ -384,6 +396,7 @@ void srt__serve_http_respbody(struct srt__conn *c)
 {
 	if (!relay_body(c, false))
 		return;
+	srt__filter_end(c);
 	if (c->uin.len)
 		c->upstream_close = true; /* bytes after the body: never reuse */
 	if (c->upstream_close)

@@ -113,6 +113,20 @@ static void socks_refuse_unauthenticated(struct srt__conn *c)
 	srt__reply_and_close(c, msg, 10 + n);
 }
 
+/* The target passed the domain lists: the filters' connection hook (a
+ * SOCKS5 stream is opaque), then the way there. A pending verdict brings
+ * this back (the request itself is consumed by now). */
+static void socks_go(struct srt__conn *c)
+{
+	if (srt__filter_connection(c, "socks", socks_go) != SRT__FILTER_GO)
+		return;
+	if (srt__choose_route(c, false) < 0) {
+		srt__conn_close(c);
+		return;
+	}
+	srt__dial(c);
+}
+
 void srt__serve_socks_req(struct srt__conn *c)
 {
 	struct srt__socks_request r;
@@ -168,9 +182,5 @@ void srt__serve_socks_req(struct srt__conn *c)
 		return;
 	}
 	srt__net_canon(c->host, c->canon, sizeof(c->canon));
-	if (srt__choose_route(c, false) < 0) {
-		srt__conn_close(c);
-		return;
-	}
-	srt__dial(c);
+	socks_go(c);
 }

@@ -101,6 +101,7 @@ void srt__sni_check(struct srt__conn *c)
 		srt__conn_close(c);
 		return;
 	}
+	c->moved_up += c->in.len;
 	srt__buf_free(&c->in);
 	srt__timed_clear(c);
 	c->phase = SRT_PH_TUNNEL;

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "proxies/auth.h"
+#include "proxies/filter-chain.h"
 #include "proxies/http.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
@@ -1312,6 +1313,275 @@ static void test_ambiguous_target(void)
 	}
 }
 
+/* ---- request filters --------------------------------------------------- */
+
+/* An in-test filter: refuses tunnels to the echo server, denies /f/deny,
+ * answers /f/pend later from another thread, and on responses drops
+ * X-Server, adds X-Filtered, and tries (in vain) to change the framing. */
+static atomic_int tf_framing_refused, tf_requests_seen;
+
+static int tf_create(const struct srt_filter_host *host, const char *config, void **state,
+		     struct srt_filter_error *err)
+{
+	(void)host;
+	(void)config;
+	(void)err;
+	*state = NULL;
+	return 0;
+}
+
+static void tf_destroy(void *state)
+{
+	(void)state;
+}
+
+static enum srt_filter_verdict tf_conn(void *state, const struct srt_filter_conn *conn,
+				       struct srt_filter_call *call)
+{
+	(void)state;
+	if (conn->port != echo_port)
+		return SRT_FILTER_CONTINUE;
+	call->status = 451;
+	snprintf(call->reason, sizeof(call->reason), "tf: no tunnels to the echo server");
+	return SRT_FILTER_DENY;
+}
+
+static void *tf_later(void *arg)
+{
+	struct srt_filter_call *call = arg;
+
+	usleep(300 * 1000);
+	call->complete(call, SRT_FILTER_ALLOW);
+	return NULL;
+}
+
+static enum srt_filter_verdict tf_head(void *state, struct srt_filter_request *req,
+				       struct srt_filter_call *call)
+{
+	pthread_t t;
+
+	(void)state;
+	atomic_fetch_add(&tf_requests_seen, 1);
+	if (!strncmp(req->path, "/f/deny", 7)) {
+		call->status = 403;
+		snprintf(call->reason, sizeof(call->reason), "tf says no to %s", req->path);
+		return SRT_FILTER_DENY;
+	}
+	if (!strncmp(req->path, "/f/body", 7)) {
+		call->body_cap = SRT_FILTER_BODY_MAX;
+		return SRT_FILTER_CONTINUE;
+	}
+	if (!strncmp(req->path, "/f/pend", 7)) {
+		if (pthread_create(&t, NULL, tf_later, call))
+			return SRT_FILTER_ERROR;
+		pthread_detach(t);
+		return SRT_FILTER_PENDING;
+	}
+	return SRT_FILTER_CONTINUE;
+}
+
+static atomic_llong tf_body_seen;
+
+static enum srt_filter_verdict tf_body(void *state, struct srt_filter_request *req,
+				       const void *chunk, size_t len, int end, int truncated,
+				       struct srt_filter_call *call)
+{
+	(void)state;
+	(void)req;
+	(void)chunk;
+	atomic_fetch_add(&tf_body_seen, (long long)len);
+	if (!end)
+		return SRT_FILTER_CONTINUE;
+	if (truncated) {
+		call->status = 413;
+		snprintf(call->reason, sizeof(call->reason), "tf: body past the cap");
+		return SRT_FILTER_DENY;
+	}
+	return SRT_FILTER_ALLOW;
+}
+
+static enum srt_filter_verdict tf_resp(void *state, struct srt_filter_response *resp,
+				       struct srt_filter_call *call)
+{
+	struct srt_filter_headers *h = resp->headers;
+
+	(void)state;
+	if (h->set(h, "Content-Length", "0") == SRT_E_INVAL &&
+	    h->remove(h, "Connection") == SRT_E_INVAL)
+		atomic_fetch_add(&tf_framing_refused, 1);
+	h->remove(h, "X-Server");
+	h->set(h, "X-Filtered", "yes");
+	if (!strncmp(resp->request->path, "/f/resp", 7)) {
+		call->status = 502;
+		snprintf(call->reason, sizeof(call->reason), "tf blocks this response");
+		return SRT_FILTER_DENY;
+	}
+	return SRT_FILTER_CONTINUE;
+}
+
+static const struct srt_filter tf_vt = {
+	.hdr = { SRT_FILTER_MAGIC, SRT_FILTER_ABI_MAJOR, SRT_FILTER_ABI_MINOR,
+		 sizeof(struct srt_filter) },
+	.create = tf_create,
+	.destroy = tf_destroy,
+	.connection = tf_conn,
+	.request_head = tf_head,
+	.request_body = tf_body,
+	.response_head = tf_resp,
+};
+
+struct pend_ask {
+	char req[1024], resp[4096];
+	struct timespec done;
+};
+
+static void *pend_asker(void *arg)
+{
+	struct pend_ask *a = arg;
+
+	ask(a->req, a->resp, sizeof(a->resp));
+	clock_gettime(CLOCK_MONOTONIC, &a->done);
+	return NULL;
+}
+
+static void test_filters(const char *dir)
+{
+	struct srt__filter_chain *ch = NULL;
+	struct srt__proxy *p2 = NULL, *saved = proxy;
+	struct srt__proxy_config cfg;
+	struct srt__net_config s;
+	struct srt_diag diag = { "", "", 0 };
+	struct srt_filter_error ferr;
+	struct pend_ask pa;
+	struct timespec fast;
+	pthread_t t;
+	char saved_path[256], req[1024], resp[4096], target[64], want[256];
+	int before;
+
+	memset(&s, 0, sizeof(s));
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&ferr, 0, sizeof(ferr));
+	push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
+	push_host_port(&s.allowed_domains, "127.0.0.1", echo_port);
+	if (srt__filter_chain_new(0, NULL, NULL, &ch) != SRT_OK ||
+	    srt__filter_chain_add(ch, &tf_vt, "tf", NULL, &ferr) != SRT_OK) {
+		ok(0, "an in-test filter chain (%s)", ferr.message);
+		return;
+	}
+	s.filters = ch;
+	snprintf(saved_path, sizeof(saved_path), "%s", sock_path);
+	snprintf(sock_path, sizeof(sock_path), "%s/filters.sock", dir);
+	cfg.net = &s;
+	cfg.socket_path = sock_path;
+	cfg.token = TOKEN;
+	cfg.on_violation = on_violation;
+	ok(srt__proxy_new(&p2, &cfg, &diag) == 0 && srt__proxy_start(p2, &diag) == 0 &&
+	   srt__filter_chain_attached(ch), "a proxy with a filter chain attaches to it (%s)",
+	   diag.message);
+	proxy = p2;
+
+	before = atomic_load(&http_requests);
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/f/deny/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		 "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
+	ask(req, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 ", 13) && strstr(resp, "tf says no to /f/deny/x") &&
+	   atomic_load(&http_requests) == before,
+	   "a filter's deny: its status and reason to the client, nothing forwarded");
+	snprintf(want, sizeof(want), "deny network-outbound 127.0.0.1:%d (request filter tf: "
+		 "tf says no to /f/deny/x)", http_port);
+	ok(violation_seen(want, NULL), "and a violation naming the filter");
+
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/ok HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		 "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
+	ask(req, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && !strstr(resp, "X-Server:") &&
+	   strstr(resp, "X-Filtered: yes\r\n") && strstr(resp, "target=/ok "),
+	   "response head: a header removed and one set by the filter");
+	ok(atomic_load(&tf_framing_refused) >= 1 && strstr(resp, "Content-Length: ") &&
+	   !strstr(resp, "Content-Length: 0\r\n"),
+	   "the framing headers cannot be set or removed by a filter");
+
+	before = atomic_load(&http_requests);
+	snprintf(req, sizeof(req), "GET http://127.0.0.1:%d/f/resp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		 "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
+	ask(req, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 502 ", 13) && strstr(resp, "tf blocks this response") &&
+	   !strstr(resp, "target=/f/resp"),
+	   "a response-head deny replaces the response (the body never reaches the client)");
+
+	/* a pending verdict: another connection is served meanwhile */
+	memset(&pa, 0, sizeof(pa));
+	snprintf(pa.req, sizeof(pa.req), "GET http://127.0.0.1:%d/f/pend HTTP/1.1\r\n"
+		 "Host: 127.0.0.1:%d\r\nConnection: close\r\n%s\r\n", http_port, http_port,
+		 auth_hdr);
+	pthread_create(&t, NULL, pend_asker, &pa);
+	usleep(100 * 1000);
+	ask(req, resp, sizeof(resp)); /* /f/resp again: any quick answer will do */
+	clock_gettime(CLOCK_MONOTONIC, &fast);
+	pthread_join(t, NULL);
+	ok(!strncmp(pa.resp, "HTTP/1.1 200 ", 13) && strstr(pa.resp, "target=/f/pend ") &&
+	   !strncmp(resp, "HTTP/1.1 502 ", 13) &&
+	   (fast.tv_sec < pa.done.tv_sec ||
+	    (fast.tv_sec == pa.done.tv_sec && fast.tv_nsec < pa.done.tv_nsec)),
+	   "a pending verdict completes later (200), another request answered meanwhile");
+
+	/* a filter that asks for the body sees it, then the upstream gets it whole */
+	atomic_store(&tf_body_seen, 0);
+	snprintf(req, sizeof(req), "POST http://127.0.0.1:%d/f/body HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		 "Content-Length: 11\r\nConnection: close\r\n%s\r\nhello world", http_port,
+		 http_port, auth_hdr);
+	ask(req, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && strstr(resp, "body=11 ") &&
+	   atomic_load(&tf_body_seen) == 11,
+	   "a body shown to the filter first, then relayed whole (%lld seen)",
+	   (long long)atomic_load(&tf_body_seen));
+	{
+		/* one-byte chunks: six raw bytes per byte of content, so the raw
+		 * body passes what the proxy holds before the filter's cap */
+		size_t n = (size_t)34 << 20, i, hl;
+		char *big = malloc(n + 2048);
+		int fd = pconnect(), got;
+
+		before = atomic_load(&http_requests);
+		hl = (size_t)snprintf(big, 2048, "POST http://127.0.0.1:%d/f/body HTTP/1.1\r\n"
+				      "Host: 127.0.0.1:%d\r\nTransfer-Encoding: chunked\r\n"
+				      "Connection: close\r\n%s\r\n", http_port, http_port, auth_hdr);
+		for (i = hl; i + 6 <= hl + n; i += 6)
+			memcpy(big + i, "1\r\nx\r\n", 6);
+		if (fd >= 0) {
+			netkit_send_all(fd, big, i); /* the proxy may stop reading: ignore */
+			got = (int)recv_all(fd, resp, sizeof(resp) - 1);
+			resp[got > 0 ? got : 0] = '\0';
+			close(fd);
+		}
+		free(big);
+		ok(fd >= 0 && !strncmp(resp, "HTTP/1.1 413 ", 13) &&
+		   strstr(resp, "too large to hold") && atomic_load(&http_requests) == before,
+		   "a body too large to hold for the filter: 413, nothing forwarded (%.30s)", resp);
+	}
+
+	/* opaque tunnels meet the connection hook */
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	connect_to_close(target, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 451 ", 13) && strstr(resp, "tf: no tunnels to the echo server"),
+	   "the connection hook denies a CONNECT with its status (%.20s)", resp);
+	snprintf(target, sizeof(target), "127.0.0.1:%d", http_port);
+	{
+		char r2[512];
+		int fd = do_connect(target, auth_hdr, r2, sizeof(r2));
+		ok(fd >= 0 && !strncmp(r2, "HTTP/1.1 200 ", 13),
+		   "a CONNECT the connection hook lets through is tunnelled");
+		if (fd >= 0)
+			close(fd);
+	}
+
+	proxy = saved;
+	srt__proxy_free(p2);
+	srt__filter_chain_free(ch);
+	snprintf(sock_path, sizeof(sock_path), "%s", saved_path);
+	srt__strv_release(&s.allowed_domains);
+}
+
 /* parentProxy and mitmProxy routes (filtering still first) */
 static void test_routes(const char *mitm_path)
 {
@@ -1781,6 +2051,7 @@ static void case_proxy(void)
 	test_update();
 	test_options();
 	test_ambiguous_target();
+	test_filters(dir);
 	{
 		char mp[100];
 		struct sockaddr_un su = { .sun_family = AF_UNIX };
