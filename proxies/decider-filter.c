@@ -93,6 +93,8 @@ static void on_dead(void *ctx, const char *why)
 	f->is_dead = true;
 	snprintf(f->why, sizeof(f->why), "%s", why);
 	pthread_cond_broadcast(&f->hello_cond);
+	if (f->stop) /* the end srt itself caused: nothing to warn of */
+		return;
 	snprintf(line, sizeof(line), "the decider is unavailable: %s", why);
 	logf_(f, line);
 	if (f->dead)
