@@ -231,7 +231,7 @@ static char *read_file(const char *p)
 
 static void test_audit(void)
 {
-	char tmp[] = "/tmp/srt-audit.XXXXXX", file[200], cfg[300], *text, *nl;
+	char tmp[] = "/tmp/srt-audit.XXXXXX", file[200], cfg[300], *text, *nl = NULL;
 	const char *spec[] = { "rules", "{\"rules\":[{\"action\":\"deny\",\"methods\":[\"DELETE\"]}]}",
 			       "audit", cfg, NULL };
 	cJSON *a = NULL, *b = NULL;
