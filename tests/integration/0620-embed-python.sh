@@ -9,6 +9,13 @@ set -u
 PY=/usr/bin/python3
 src="$top_srcdir/bindings/python"
 lib="$top_builddir/.libs/libsrt.so.0"
+# A sanitizer build of libsrt cannot be loaded into python (the sanitizer's
+# runtime must be the first library of the process; preloading it into
+# python hung here): the binding runs in the plain passes as root and as
+# the unprivileged user, and the sanitizer pass covers libsrt through C.
+if ldd "$lib" 2>/dev/null | grep -q 'libasan'; then
+	plan 1; skip "a sanitizer build of libsrt cannot be loaded into python; the plain passes run this"; exit 0
+fi
 if ! "$PY" -c 'import pytest' 2>/dev/null; then
 	plan 1; skip "python3-pytest is not installed (tests/run installs it)"; exit 0
 fi
@@ -31,7 +38,7 @@ SRT_LIBRARY=$lib PYTHONPATH="$WORK/site" PYTHONDONTWRITEBYTECODE=1 \
 	timeout -k 10 1500 "$PY" -m pytest -v -p no:cacheprovider "$WORK/pkg/tests" \
 	> "$WORK/pytest.log" 2>&1
 cases=$(grep -cE '::test_[a-z0-9_]+ (PASSED|FAILED|SKIPPED|ERROR)' "$WORK/pytest.log")
-plan $((cases + 1))
+plan $((cases + 1 + (cases == 0)))
 if [ "$install_ok" = 1 ]; then
 	ok "pip install ./bindings/python installs the package"
 else
