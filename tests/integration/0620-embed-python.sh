@@ -6,6 +6,11 @@
 # and as srt-test). One TAP line for the install, one per pytest case.
 set -u
 . "$(dirname "$0")/lib.sh"
+# The Debian packages do not ship the language bindings: against an
+# installed srt they are not what is tested (the build-tree passes run them).
+if [ -n "${SRT_TEST_SRT:-}" ]; then
+	plan 1; skip "the language bindings are not in the Debian packages; the build-tree passes test them"; exit 0
+fi
 PY=/usr/bin/python3
 src="$top_srcdir/bindings/python"
 lib="$top_builddir/.libs/libsrt.so.0"

@@ -8,6 +8,11 @@
 # registry cannot be reached). One TAP line per test file's case.
 set -u
 . "$(dirname "$0")/lib.sh"
+# The Debian packages do not ship the language bindings: against an
+# installed srt they are not what is tested (the build-tree passes run them).
+if [ -n "${SRT_TEST_SRT:-}" ]; then
+	plan 1; skip "the language bindings are not in the Debian packages; the build-tree passes test them"; exit 0
+fi
 if ! command -v node >/dev/null 2>&1; then
 	plan 1; skip "node is not installed (tests/run installs nodejs)"; exit 0
 fi

@@ -236,7 +236,7 @@ alone_run() {
 		demo
 	fi
 }
-dpkg -r srt-backend-linux-bwrap libsrt-dev >"$LOG/alone.log" 2>&1
+dpkg -r srt-backend-linux-bwrap libsrt-dev srt-filter-rules srt-filter-audit srt-filter-body-limit srt-filter-exec >"$LOG/alone.log" 2>&1
 check "srt + libsrt0 + srt-backend-linux-landlock alone are installed ($(installed_set))" \
 	test "$(installed_set)" = "libsrt0 srt srt-backend-linux-landlock "
 check "with srt-backend-linux-landlock alone: the quick start's read is refused$([ $have_landlock = 0 ] && echo ' (no Landlock: srt refuses and runs nothing)')" \
