@@ -567,6 +567,7 @@ static int run(int argc, char **argv)
 		return die("went away", "no answer to wrap");
 	if (str_of(w, "error")) {
 		fprintf(stderr, "srt: %s\n", str_of(w, "error"));
+		cJSON_Delete(w);
 		return 125;
 	}
 	nums = cJSON_GetObjectItemCaseSensitive(w, "fds");
@@ -624,6 +625,7 @@ static int run(int argc, char **argv)
 
 static int ctl(int argc, char **argv)
 {
+	int rc;
 	const char *sock = NULL;
 	cJSON *req, *r;
 	int fd, i;
@@ -653,18 +655,23 @@ static int ctl(int argc, char **argv)
 	fd = connect_to(sock);
 	if (fd < 0) {
 		fprintf(stderr, "srt: the sandbox service cannot be reached at %s: %s\n", sock, strerror(errno));
+		cJSON_Delete(req);
 		return 1;
 	}
 	r = send_msg(fd, req, NULL, 0) == 0 ? recv_msg(fd, NULL, NULL) : NULL;
+	cJSON_Delete(req);
+	close(fd);
 	if (!r) {
 		fprintf(stderr, "srt: the sandbox service went away\n");
 		return 1;
 	}
+	rc = 0;
 	if (str_of(r, "error")) {
 		fprintf(stderr, "srt: %s\n", str_of(r, "error"));
-		return 1;
+		rc = 1;
 	}
-	return 0;
+	cJSON_Delete(r);
+	return rc;
 }
 
 int main(int argc, char **argv)
