@@ -7,8 +7,14 @@ set -u
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
 flags="-I$top_srcdir/include -L$top_builddir/.libs -lsrt"
+# the examples are built with the flags the tree was built with: a
+# sanitizer build's libsrt needs its runtime loaded first, so a program
+# linked against it without them cannot start at all
+build_flag() { sed -n "s/^$1 = //p" "$top_builddir/Makefile" 2>/dev/null; }
+tree_cflags=$(build_flag CFLAGS) tree_ldflags=$(build_flag LDFLAGS)
 for ex in embed wrap; do
-	if cc -Wall -Werror -o "$WORK/$ex" "$top_srcdir/examples/$ex.c" $flags -lutil 2>"$WORK/cc.err"; then
+	# shellcheck disable=SC2086
+	if cc -Wall -Werror $tree_cflags -o "$WORK/$ex" "$top_srcdir/examples/$ex.c" $flags -lutil $tree_ldflags 2>"$WORK/cc.err"; then
 		ok "examples/$ex.c builds"
 	else
 		not_ok "examples/$ex.c builds: $(head -3 "$WORK/cc.err")"
