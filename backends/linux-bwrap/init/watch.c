@@ -46,7 +46,11 @@
 #define MAX_NAMES 4096
 #define SNAP_MAX (1u << 20)       /* bytes kept of one protected file */
 #define QUEUE_MAX (8u << 20)      /* event bytes read ahead for window checks */
-#define SCAN_MAX 20000            /* entries read from one new directory */
+/* entries read from one directory while setting up (the plan has covered
+ * every protected name there already, down to the full depth); during the
+ * run a directory is read whole: one the command moves into a watched
+ * place could hide a protected name past any bound */
+#define SCAN_MAX 20000
 #define COVER_TRIES 16
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
 #define FRESH_MAX 256             /* files made during the run whose opens are counted */
@@ -1343,7 +1347,7 @@ static void scan_dir(struct watcher *w, size_t dir)
 		close(fd);
 		return;
 	}
-	while ((de = readdir(dd)) && n++ < SCAN_MAX) {
+	while ((de = readdir(dd)) && (w->running || n++ < SCAN_MAX)) {
 		int is_dir = de->d_type == DT_DIR;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
