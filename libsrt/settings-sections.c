@@ -417,7 +417,7 @@ static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "disabled", "denyRead", "allowRead", "allowWrite",
 					    "denyWrite", "allowGitConfig", "allowProtectedNames", "allowCaches",
-					    NULL };
+					    "enableWeakerNameProtection", NULL };
 	/* "disabled" comes first: the deny-glob check depends on it. */
 	static const struct srt__rule rules[] = {
 		SRT_KEY_BOOL("disabled", S(fs_disabled)),
@@ -429,6 +429,7 @@ static int parse_filesystem(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_STRV("allowProtectedNames", S(allow_protected_names), 0,
 			     "an empty name releases nothing", check_protected_name),
 		SRT_KEY_STRV("allowCaches", S(allow_caches), 0, NULL, check_cache_name),
+		SRT_KEY_BOOL("enableWeakerNameProtection", S(enable_weaker_name_protection)),
 		SRT_KEY_END
 	};
 

@@ -104,6 +104,9 @@ struct srt__settings {
 	bool allow_git_config;
 	struct srt__strv allow_caches; /* names of caches opened for writing (caches.h) */
 	struct srt__strv allow_protected_names; /* names of common/protected.h released */
+	/* run even where the backend cannot keep protected and denied
+	 * names covered when the host replaces them during the run */
+	bool enable_weaker_name_protection;
 
 	/* top level */
 	bool has_credentials; /* credentials present (validated) */

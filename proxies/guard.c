@@ -1,6 +1,6 @@
 /* Resolved-address guard. Every answer is judged on its own and also on
- * the IPv4 address embedded in it, because a NAT64, 6to4 or mapped
- * spelling reaches the same IPv4 host. */
+ * the IPv4 address embedded in it, because a NAT64, 6to4, Teredo, ISATAP
+ * or mapped spelling reaches the same IPv4 host. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -86,15 +86,26 @@ static size_t local_nat64(const uint8_t *a, struct srt__ip *out)
 	return n;
 }
 
-size_t srt__ip_embedded_v4(const struct srt__ip *ip, struct srt__ip out[SRT_IP_MAX_EMBEDDED])
+/* ISATAP: any 64-bit prefix, then the interface identifier
+ * [0-3]00:5efe:a.b.c.d (its first byte holds the universal/local and
+ * individual/group bits, 0200:5efe when the IPv4 address is global). The
+ * prefix can be anything, a 6to4 or link-local one included, so the
+ * identifier is looked at whatever the prefix said. */
+static bool isatap(const uint8_t *a)
 {
-	const uint8_t *a = ip->a;
+	return (a[8] & ~0x03) == 0 && a[9] == 0 && a[10] == 0x5e && a[11] == 0xfe;
+}
+
+/* The forms told by their prefix. Only local-use NAT64 can fill all
+ * SRT_IP_MAX_EMBEDDED places, and it does so only with zeros in bytes
+ * 11-15, which no ISATAP identifier has: an ISATAP address always finds
+ * a free place. */
+static size_t prefixed_v4(const uint8_t *a, struct srt__ip *out)
+{
 	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
 	static const uint8_t nat64_local[6] = { 0, 0x64, 0xff, 0x9b, 0, 1 };
 
-	if (ip->family != AF_INET6)
-		return 0;
-	if (srt__ip_is_mapped(ip) ||                                 /* ::ffff:a.b.c.d */
+	if ((zeros(a, 10) && a[10] == 0xff && a[11] == 0xff) ||     /* ::ffff:a.b.c.d */
 	    (zeros(a, 8) && a[8] == 0xff && a[9] == 0xff && a[10] == 0 && a[11] == 0) || /* ::ffff:0:a.b.c.d */
 	    (zeros(a, 12) && !(zeros(a + 12, 3) && a[15] <= 1)) ||  /* ::a.b.c.d, not :: or ::1 */
 	    memcmp(a, nat64, 12) == 0)                              /* 64:ff9b::a.b.c.d */
@@ -110,6 +121,22 @@ size_t srt__ip_embedded_v4(const struct srt__ip *ip, struct srt__ip out[SRT_IP_M
 		return put_v4(out, n, (uint8_t)~a[12], (uint8_t)~a[13], (uint8_t)~a[14], (uint8_t)~a[15]);
 	}
 	return 0;
+}
+
+size_t srt__ip_embedded_v4(const struct srt__ip *ip, struct srt__ip out[SRT_IP_MAX_EMBEDDED])
+{
+	const uint8_t *a = ip->a;
+	size_t n;
+
+	if (ip->family != AF_INET6)
+		return 0;
+	n = prefixed_v4(a, out);
+	/* an ISATAP identifier behind any prefix (a 6to4 one too): the
+	 * tunnel's IPv4 end; the same address twice (a Teredo client
+	 * whose inverted bytes spell it) is harmless */
+	if (isatap(a) && n < SRT_IP_MAX_EMBEDDED)
+		n = put_v4(out, n, a[12], a[13], a[14], a[15]);
+	return n;
 }
 
 int srt__cidr_parse(const char *s, struct srt__cidr *c)

@@ -241,6 +241,34 @@ static int helper_can_hide(void)
 #endif
 }
 
+/* Does the plan have names the helper's watcher must keep covered, on a
+ * kernel without the mount interface the watcher covers them with (Linux
+ * before 5.12)? Then the run is refused, unless the user accepted the
+ * weaker protection (filesystem.enableWeakerNameProtection). */
+static int watch_possible(const struct srt_policy *pol, const struct srt__mount_plan *plan,
+			  struct srt_diag *diag)
+{
+	size_t i;
+	int globs = 0;
+
+	if (helper_can_hide() || pol->fs_disabled)
+		return SRT_OK;
+	for (i = 0; i < pol->deny_read.n; i++)
+		globs |= !!(pol->deny_read.v[i].flags & SRT_RULE_GLOB);
+	if (!plan->watch_deny.n && !plan->watch_keep.n && !plan->watch_trees.n && !globs)
+		return SRT_OK;
+	if (pol->weaker_name_protection) {
+		fprintf(stderr, "srt: warning: files the host replaces during the run lose their "
+			"protection in this sandbox (this kernel has no mount_setattr, Linux 5.12; "
+			"filesystem.enableWeakerNameProtection)\n");
+		return SRT_OK;
+	}
+	return srt_diag_set(diag, SRT_E_UNSUPPORTED, "filesystem.enableWeakerNameProtection",
+			    "linux-bwrap: the watcher that keeps protected and denied files covered when "
+			    "the host replaces them needs mount_setattr (Linux 5.12 or later); upgrade "
+			    "the kernel, or set filesystem.enableWeakerNameProtection to run without it");
+}
+
 /* The violation monitor: a pipe whose write end goes to the helper and
  * whose read end the core reads "deny <syscall> <path>" lines from, and
  * the classification policy in a sealed memfd (never in argv, which
@@ -444,7 +472,11 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		struct srt__strv globs = { 0 };
 
 		/* the watcher mounts with the same kernel interface the
-		 * helper hides files with */
+		 * helper hides files with; without it, protected names the
+		 * host replaces during the run would lose their cover */
+		rc = watch_possible(pol, &bc->plan, diag);
+		if (rc)
+			goto fail;
 		if (helper_can_hide() && !pol->fs_disabled) {
 			for (i = 0; i < pol->deny_read.n; i++)
 				if ((pol->deny_read.v[i].flags & SRT_RULE_GLOB) &&

@@ -166,6 +166,8 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		goto nomem;
 	if (pol->weaker_nested_sandbox && srt__strv_push(w, "--weaker-nested-sandbox"))
 		goto nomem;
+	if (pol->weaker_name_protection && srt__strv_push(w, "--watch-weaker"))
+		goto nomem;
 	if (fds->status_fd >= 0 && push_fd_opt(w, "--status-fd", fds->status_fd))
 		goto nomem;
 	if ((fds->events_fd >= 0) != (fds->policy_fd >= 0))

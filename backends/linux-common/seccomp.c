@@ -699,6 +699,9 @@ const struct srt__supervised_syscall srt__supervised_syscalls[] = {
 	{ "futimesat", -1, SRT_SUP_UTIMES, 0, 1, NO, NO, NO, 2, SRT_SUP_TIMEVAL },
 	{ "utimes", -1, SRT_SUP_UTIMES, NO, 0, NO, NO, NO, 1, SRT_SUP_TIMEVAL },
 	{ "utime", -1, SRT_SUP_UTIMES, NO, 0, NO, NO, NO, 1, SRT_SUP_UTIMBUF },
+#if SRT_SUP_HAVE_TIME64
+	{ "utimensat_time64", 412, SRT_SUP_UTIMES, 0, 1, NO, NO, 3, 2, SRT_SUP_TIMESPEC64 },
+#endif
 };
 #undef NO
 const size_t srt__n_supervised_syscalls =

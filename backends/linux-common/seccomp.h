@@ -136,8 +136,26 @@ enum srt__super_op {
 			   * spelled (SRT_SUP_TIMESPEC, ...) */
 };
 
-/* The times argument of the utimes family. */
-enum { SRT_SUP_TIMESPEC, SRT_SUP_TIMEVAL, SRT_SUP_UTIMBUF };
+/* The times argument of the utimes family, in the kernel's layout for the
+ * call (never libc's, whose time_t may be 64-bit on a 32-bit ABI):
+ * TIMESPEC, TIMEVAL and UTIMBUF are made of the native word
+ * (__kernel_long_t), TIMESPEC64 of 64-bit fields (utimensat_time64). */
+enum { SRT_SUP_TIMESPEC, SRT_SUP_TIMEVAL, SRT_SUP_UTIMBUF, SRT_SUP_TIMESPEC64 };
+
+/* The 32-bit ABIs whose kernel has the *_time64 calls (utimensat_time64,
+ * the one of them that changes a file; Linux 5.1): there libc calls it in
+ * place of utimensat, so the supervisor judges it too. On a 64-bit ABI
+ * (x32 included) the call does not exist; a 64-bit process that enters
+ * the kernel through its 32-bit or x32 door is killed by the enforcement
+ * filter before any notification (a foreign architecture or the x32 bit:
+ * srt__seccomp_filter_new). */
+#if (defined(__i386__) || defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABIO32) || \
+     (defined(__powerpc__) && !defined(__powerpc64__)) || (defined(__riscv) && __riscv_xlen == 32) || \
+     (defined(__s390__) && !defined(__s390x__)))
+#define SRT_SUP_HAVE_TIME64 1
+#else
+#define SRT_SUP_HAVE_TIME64 0
+#endif
 
 struct srt__supervised_syscall {
 	const char *name;

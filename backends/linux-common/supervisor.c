@@ -38,6 +38,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <linux/posix_types.h>
 #include <linux/seccomp.h>
 
 #include "backends/linux-common/seccomp.h"
@@ -1772,19 +1773,33 @@ static const char *meta_refused(const struct srt__super *s, int fd, const struct
 	return srt__super_refused(s, where, 0);
 }
 
-/* The caller's times, read once, as a utimensat argument (*tsp NULL: now). */
+/* A time the caller gave, as our time_t (a 32-bit one cannot hold every
+ * 64-bit second: EOVERFLOW, as the kernel's own conversions say). */
+static int put_time(struct timespec *t, int64_t sec, int64_t nsec)
+{
+	t->tv_sec = (time_t)sec;
+	t->tv_nsec = (long)nsec;
+	if ((int64_t)t->tv_sec != sec || (int64_t)t->tv_nsec != nsec)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* The caller's times, read once, as a utimensat argument (*tsp NULL: now).
+ * Read in the kernel's layout for the call (seccomp.h). */
 static int meta_times(struct call *c, struct timespec ts[2], struct timespec **tsp)
 {
 	uint64_t addr = c->n->data.args[c->sc->mode];
 	struct iovec l, r;
 	union {
-		struct timespec ts[2];
-		struct timeval tv[2];
-		struct { time_t actime, modtime; } ub;
+		struct { __kernel_long_t sec, nsec; } ts[2];
+		struct { __kernel_long_t sec, usec; } tv[2];
+		struct { __kernel_long_t actime, modtime; } ub;
+		struct { int64_t sec, nsec; } ts64[2];
 	} u;
-	size_t len = c->sc->fixed_flags == SRT_SUP_TIMESPEC ? sizeof(u.ts) :
-		     c->sc->fixed_flags == SRT_SUP_TIMEVAL ? sizeof(u.tv) : sizeof(u.ub);
-	int i;
+	int kind = c->sc->fixed_flags;
+	size_t len = kind == SRT_SUP_TIMESPEC ? sizeof(u.ts) : kind == SRT_SUP_TIMEVAL ? sizeof(u.tv) :
+		     kind == SRT_SUP_TIMESPEC64 ? sizeof(u.ts64) : sizeof(u.ub);
+	int i, rc = 0;
 
 	*tsp = NULL;
 	if (!addr)
@@ -1796,23 +1811,20 @@ static int meta_times(struct call *c, struct timespec ts[2], struct timespec **t
 	if (process_vm_readv((pid_t)c->n->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
 		return -EFAULT;
 	*tsp = ts;
-	if (c->sc->fixed_flags == SRT_SUP_TIMESPEC) {
-		memcpy(ts, u.ts, sizeof(u.ts));
-		return 0;
+	for (i = 0; i < 2 && !rc; i++) {
+		if (kind == SRT_SUP_TIMESPEC) {
+			rc = put_time(&ts[i], u.ts[i].sec, u.ts[i].nsec);
+		} else if (kind == SRT_SUP_TIMESPEC64) {
+			rc = put_time(&ts[i], u.ts64[i].sec, u.ts64[i].nsec);
+		} else if (kind == SRT_SUP_UTIMBUF) {
+			rc = put_time(&ts[i], i ? u.ub.modtime : u.ub.actime, 0);
+		} else {
+			if (u.tv[i].usec < 0 || u.tv[i].usec >= 1000000)
+				return -EINVAL;
+			rc = put_time(&ts[i], u.tv[i].sec, (int64_t)u.tv[i].usec * 1000);
+		}
 	}
-	if (c->sc->fixed_flags == SRT_SUP_UTIMBUF) {
-		ts[0].tv_sec = u.ub.actime;
-		ts[1].tv_sec = u.ub.modtime;
-		ts[0].tv_nsec = ts[1].tv_nsec = 0;
-		return 0;
-	}
-	for (i = 0; i < 2; i++) {
-		if (u.tv[i].tv_usec < 0 || u.tv[i].tv_usec >= 1000000)
-			return -EINVAL;
-		ts[i].tv_sec = u.tv[i].tv_sec;
-		ts[i].tv_nsec = u.tv[i].tv_usec * 1000;
-	}
-	return 0;
+	return rc;
 }
 
 static int do_meta(struct call *c)

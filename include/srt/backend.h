@@ -30,7 +30,7 @@
  * 1.2 srt_policy.allow_unix_sockets and protected_released (the policy is
  * the core's and zeroed, so a module of an older minor never reads them);
  * 1.3 srt_policy.allow_pty .. allow_mach_lookup (the macOS-only settings)
- * and SRT_CAP_NETRULES. */
+ * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 3
+#define SRT_BACKEND_ABI_MINOR 4
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */

@@ -82,6 +82,13 @@ struct srt_policy {
 	int allow_apple_events;              /* allowAppleEvents */
 	int enable_weaker_network_isolation; /* enableWeakerNetworkIsolation */
 	char **allow_mach_lookup;            /* network.allowMachLookup, NULL-terminated, or NULL */
+
+	/* ABI minor 4. filesystem.enableWeakerNameProtection: the user
+	 * accepts a run where a protected or denied file the host replaces
+	 * during the run loses its protection (the backend cannot watch the
+	 * names: no mount capability for its helper, no fanotify). 0: such a
+	 * run is refused. A module built for an older minor never reads it. */
+	int weaker_name_protection;
 };
 
 #ifdef __cplusplus

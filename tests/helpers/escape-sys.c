@@ -31,7 +31,9 @@
  *                         prlimit-read PID: only reads PID's limit
  *   tiocsetd / tiocexcl   on fd 0 (TIOCSETD to the line discipline it has)
  *   shm-read ID           shmat(ID) by id (no shmget) and print its text
- *   shm-get KEY           shmget(KEY) of a host segment */
+ *   shm-get KEY           shmget(KEY) of a host segment
+ *   i386-utimensat-time64 PATH / x32-utimensat PATH (x86_64)   set PATH's
+ *                         times to now through the 32-bit or the x32 door */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -146,6 +148,25 @@ static long int80(long nr, long a, long b, long c)
 	}
 	return ret;
 }
+
+/* utimensat_time64 (412 in the i386 table) through the i386 door: the
+ * path in memory below 4 GiB, times NULL (now), flags 0. */
+static long i386_utimensat_time64(const char *path)
+{
+	char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	long ret;
+
+	if (p == MAP_FAILED || !path || strlen(path) >= 4096)
+		return -1;
+	strcpy(p, path);
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(412L), "b"((long)AT_FDCWD), "c"((long)(uintptr_t)p),
+			 "d"(0L), "S"(0L) : "memory");
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
 #endif
 
 static long probe(const char *p, char **arg, int nargs)
@@ -194,6 +215,10 @@ static long probe(const char *p, char **arg, int nargs)
 		return syscall(X32_BIT | SYS_socket, AF_UNIX, SOCK_STREAM, 0);
 	if (!strcmp(p, "x32-unshare"))
 		return syscall(X32_BIT | SYS_unshare, CLONE_NEWUSER);
+	if (!strcmp(p, "i386-utimensat-time64"))
+		return i386_utimensat_time64(a1);
+	if (!strcmp(p, "x32-utimensat"))
+		return a1 ? syscall(X32_BIT | SYS_utimensat, AT_FDCWD, a1, NULL, 0) : -1;
 #endif
 	if (!strcmp(p, "unshare-user-net"))
 		return syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNET);

@@ -139,6 +139,12 @@ static void test_guard(void)
 	   "unwrap mapped");
 	srt__ip_parse("::1", &ip);
 	ok(srt__ip_embedded_v4(&ip, v4) == 0, "::1 is not IPv4-compatible");
+	srt__ip_parse("fe80::5efe:a00:1", &ip);
+	ok(srt__ip_embedded_v4(&ip, v4) == 1 && v4[0].a[0] == 10 && v4[0].a[3] == 1,
+	   "unwrap ISATAP behind a link-local prefix");
+	srt__ip_parse("2002:c000:201::200:5efe:a00:1", &ip);
+	ok(srt__ip_embedded_v4(&ip, v4) == 2 && v4[0].a[0] == 192 && v4[1].a[0] == 10,
+	   "6to4 prefix and ISATAP identifier: both unwrapped");
 	srt__ip_parse("2001:0:4136:e378:8000:63bf:3fff:fdd2", &ip);
 	ok(srt__ip_embedded_v4(&ip, v4) == 2 && v4[0].a[0] == 65 && v4[0].a[3] == 120 &&
 	   v4[1].a[0] == 192 && v4[1].a[3] == 45, "Teredo carries its server and its (inverted) client");
@@ -361,6 +367,17 @@ static void test_spellings(void)
 		{ "2002:7f00:1::1", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK, "6to4 of 127.0.0.1" },
 		{ "2002:a00:1::1", SRT_GUARD_PRIVATE, 0, "6to4 of 10.0.0.1" },
 		{ "2002:808:808::1", 0, 0, "6to4 of 8.8.8.8" },
+		{ "2001:db8::5efe:7f00:1", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK,
+		  "ISATAP (::0:5efe) of 127.0.0.1" },
+		{ "2001:db8::200:5efe:a00:1", SRT_GUARD_PRIVATE, 0, "ISATAP (::200:5efe) of 10.0.0.1" },
+		{ "2001:db8:1:2:100:5efe:c0a8:101", SRT_GUARD_PRIVATE, 0,
+		  "ISATAP (group bit set) of 192.168.1.1" },
+		{ "2001:db8::300:5efe:a9fe:a9fe", SRT_GUARD_LINK_LOCAL, SRT_GUARD_LINK_LOCAL,
+		  "ISATAP (::300:5efe) of 169.254.169.254" },
+		{ "2002:808:808:1:200:5efe:7f00:1", SRT_GUARD_LOOPBACK, SRT_GUARD_LOOPBACK,
+		  "ISATAP of 127.0.0.1 behind a public 6to4 prefix" },
+		{ "2001:db8::200:5efe:808:808", 0, 0, "ISATAP of 8.8.8.8" },
+		{ "2001:db8::400:5efe:7f00:1", 0, 0, "not ISATAP: a bit past u/g set" },
 		{ "::ffff:169.254.169.254", SRT_GUARD_LINK_LOCAL, SRT_GUARD_LINK_LOCAL,
 		  "mapped 169.254.169.254" },
 		{ "::ffff:0:10.0.0.1", SRT_GUARD_PRIVATE, 0, "translated 10.0.0.1" },

@@ -8,7 +8,7 @@
  *                  [--events-fd N --monitor-policy-fd N] [--landlock-plan-fd N]
  *                  [--hide-file PATH]... [--pin-link PATH]... [--make-dev-proc]
  *                  [--watch-deny PATH]... [--watch-keep PATH]... [--watch-glob PATTERN]...
- *                  [--watch-tree ROOT]... [--watch-depth N]
+ *                  [--watch-tree ROOT]... [--watch-depth N] [--watch-weaker]
  *                  -- command [args...]
  *
  * Process tree:
@@ -87,8 +87,12 @@
  * .vscode, .idea and .claude directories in the write roots. The outer
  * helper's mounts become shared and the nested namespaces slaves, so its
  * covers reach the command. After the command ends the outer helper lets
- * it handle what is queued. Where the helper cannot mount (no
- * CAP_SYS_ADMIN), srt says so on one line and the run goes on without it.
+ * it handle what is queued. Where the watcher cannot run (the helper
+ * cannot mount: no CAP_SYS_ADMIN, a setuid bwrap; or fanotify is refused)
+ * the run fails with one line naming the cause and the setting
+ * (filesystem.enableWeakerNameProtection) that accepts the weaker
+ * protection; with --watch-weaker, which that setting passes, srt says so
+ * on one line and the run goes on without it.
  *
  * --make-dev-proc: srt left bwrap's --dev /dev and --proc /proc out, and
  * the outer helper makes the same /dev and /proc itself, in bwrap's

@@ -94,6 +94,8 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 			o->allow_userns = 1;
 		} else if (!strcmp(a, "--weaker-nested-sandbox")) {
 			o->weaker = 1;
+		} else if (!strcmp(a, "--watch-weaker")) {
+			o->watch_weaker = 1;
 		} else if (!strcmp(a, "--status-fd") && val) {
 			int fd = -1;
 

@@ -23,6 +23,10 @@ struct srt__init_opts {
 	const char **watch_deny, **watch_keep, **watch_glob, **watch_tree;
 	size_t n_watch_deny, n_watch_keep, n_watch_glob, n_watch_tree;
 	int watch_depth; /* --watch-depth, levels below a --watch-tree root */
+	/* --watch-weaker (filesystem.enableWeakerNameProtection): a watcher
+	 * that cannot run (no mount capability, no fanotify) is said on one
+	 * line and the run goes on; without it the run is refused */
+	int watch_weaker;
 	const char **watch_release; /* --watch-release: protected names the user released */
 	size_t n_watch_release;
 	char **argv; /* the command, NULL-terminated */

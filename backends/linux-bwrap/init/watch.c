@@ -35,11 +35,22 @@
 #include "common/aside.h"
 #include "common/protected.h"
 
-#define MAX_DIRS 4096
+/* Directories watched: every one holds an O_PATH descriptor and an
+ * inotify watch, so the bound in force is the smallest of MAX_DIRS, three
+ * quarters of the open-file limit (the rest for the names' descriptors
+ * and the work) and fs.inotify.max_user_watches (ENOSPC). The arrays are
+ * allocated whole (calloc: untouched pages cost nothing) so pointers into
+ * them stay valid while directories are added. */
+#define MAX_DIRS 65536
+#define DIR_HASH (2 * MAX_DIRS) /* wd -> index, open addressing */
 #define MAX_NAMES 4096
 #define SNAP_MAX (1u << 20)       /* bytes kept of one protected file */
 #define QUEUE_MAX (8u << 20)      /* event bytes read ahead for window checks */
-#define SCAN_MAX 20000            /* entries read from one new directory */
+/* entries read from one directory while setting up (the plan has covered
+ * every protected name there already, down to the full depth); during the
+ * run a directory is read whole: one the command moves into a watched
+ * place could hide a protected name past any bound */
+#define SCAN_MAX 20000
 #define COVER_TRIES 16
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
 #define FRESH_MAX 256             /* files made during the run whose opens are counted */
@@ -133,6 +144,9 @@ struct watcher {
 	int ifd, events_fd, ctl, done;
 	struct wdir *dirs;
 	size_t n_dirs;
+	size_t dir_cap;  /* the bound in force (MAX_DIRS, the open-file limit) */
+	int *dir_hash;   /* inotify wd -> index + 1 of its directory, 0: none */
+	int setup_full;  /* a bound was reached while setting up: refuse the run */
 	struct wname *names;
 	size_t n_names;
 	struct srt__glob **globs;
@@ -151,6 +165,8 @@ struct watcher {
 	uint32_t mv_cookie;
 	long mv_fresh;     /* its entry in fresh, or -1 (not made during the run) */
 	int fan;           /* fanotify, or -1 */
+	size_t *fan_dirs;  /* the directories fanotify marks (their fan is 1) */
+	size_t n_fan_dirs;
 	int fan_lost;      /* its queue overflowed: counts are unknown */
 	struct fcount *fc;
 	unsigned long fc_seq;
@@ -484,14 +500,22 @@ static unsigned window_mask(const struct watcher *w, size_t from, int wd, const 
 
 /* ---- directories and names --------------------------------------------- */
 
+static size_t dir_slot(const struct watcher *w, int wd)
+{
+	size_t h = ((unsigned)wd * 2654435761u) & (DIR_HASH - 1);
+
+	while (w->dir_hash[h] && w->dirs[w->dir_hash[h] - 1].wd != wd)
+		h = (h + 1) & (DIR_HASH - 1);
+	return h;
+}
+
+/* Every event names its directory by wd: a table, not a walk of every
+ * watched directory per event (tens of thousands in a large tree). */
 static long find_dir_wd(const struct watcher *w, int wd)
 {
-	size_t i;
+	size_t h = dir_slot(w, wd);
 
-	for (i = 0; i < w->n_dirs; i++)
-		if (w->dirs[i].wd == wd)
-			return (long)i;
-	return -1;
+	return w->dir_hash[h] ? (long)w->dir_hash[h] - 1 : -1;
 }
 
 static long find_name(const struct watcher *w, size_t dir, const char *name)
@@ -514,10 +538,12 @@ static long find_inode_wd(const struct watcher *w, int wd)
 	return -1;
 }
 
-/* A bound is reached. At the start (a large tree) srt says so once and
- * runs on with what it watches; during the run (the command made that
- * many directories or matching names) a name it cannot watch could be
- * one it must cover, so the run stops. */
+/* A bound is reached. A name srt cannot watch could be one it must
+ * cover, so during the run (the command made that many directories or
+ * matching names) the run stops, and at the start (a tree that large in
+ * the write roots) the run is refused, unless the user accepted the
+ * weaker protection (filesystem.enableWeakerNameProtection): then srt
+ * says so once and runs on with what it watches. */
 static void say_full(struct watcher *w, const char *what, size_t max)
 {
 	if (w->running) {
@@ -530,8 +556,27 @@ static void say_full(struct watcher *w, const char *what, size_t max)
 	if (w->full_said)
 		return;
 	w->full_said = 1;
+	if (!w->o->watch_weaker) {
+		w->setup_full = 1;
+		srt__init_failf("srt-linux-init: the write roots hold more than %zu %s within the "
+				"watched depth, the most srt can watch here, so a protected name the "
+				"host replaces there could not be covered again; lower "
+				"mandatoryDenySearchDepth, raise the limit, or set "
+				"filesystem.enableWeakerNameProtection to run with what it watches",
+				max, what);
+		return;
+	}
 	srt__init_say("srt: watching %zu %s, the most srt takes; new protected names beyond them "
-		      "are not covered during this run", max, what);
+		      "are not covered during this run (filesystem.enableWeakerNameProtection)", max, what);
+}
+
+/* An open of a directory to watch failed with err: out of descriptors is
+ * a bound like the others (the directory would go unwatched); a name gone
+ * or not a directory any more is nothing to watch. */
+static void open_failed(struct watcher *w, int err)
+{
+	if (err == EMFILE || err == ENFILE || err == ENOMEM)
+		say_full(w, "directories (the open-file limit, ulimit -n)", w->n_dirs);
 }
 
 /* Watch the directory fd (O_PATH, consumed) at path. Index, or -1. */
@@ -584,10 +629,11 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 		w->dirs[k].globbed |= globbed;
 		return k;
 	}
-	if (w->n_dirs >= MAX_DIRS) {
+	if (w->n_dirs >= w->dir_cap) {
 		inotify_rm_watch(w->ifd, wd);
 		close(fd);
-		say_full(w, "directories", MAX_DIRS);
+		say_full(w, w->dir_cap < MAX_DIRS ? "directories (the open-file limit, ulimit -n)" :
+			 "directories", w->dir_cap);
 		return -1;
 	}
 	memset(&w->dirs[w->n_dirs], 0, sizeof(w->dirs[0]));
@@ -601,6 +647,7 @@ static long add_dir_fd(struct watcher *w, int fd, const char *path, int depth, i
 		close(fd);
 		return -1;
 	}
+	w->dir_hash[dir_slot(w, wd)] = (int)w->n_dirs + 1;
 	return (long)w->n_dirs++;
 }
 
@@ -609,8 +656,10 @@ static long add_dir_path(struct watcher *w, const char *path, int depth, int glo
 	int fd = srt__init_open_nofollow(path);
 	struct stat st;
 
-	if (fd < 0)
+	if (fd < 0) {
+		open_failed(w, errno);
 		return -1;
+	}
 	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		close(fd);
 		return -1;
@@ -1271,8 +1320,10 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		int fd = openat(d->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		long nd;
 
-		if (fd < 0)
+		if (fd < 0) {
+			open_failed(w, errno);
 			return;
+		}
 		nd = add_dir_fd(w, fd, path,
 				d->depth >= 0 && (d->depth + 1 < w->o->watch_depth || claude) ? d->depth + 1 : -1,
 				d->globbed && glob_below(w, path));
@@ -1296,7 +1347,7 @@ static void scan_dir(struct watcher *w, size_t dir)
 		close(fd);
 		return;
 	}
-	while ((de = readdir(dd)) && n++ < SCAN_MAX) {
+	while ((de = readdir(dd)) && (w->running || n++ < SCAN_MAX)) {
 		int is_dir = de->d_type == DT_DIR;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -1335,7 +1386,7 @@ static int dir_keeps(const struct watcher *w, size_t dir)
  * of distinct processes apart. It runs unprivileged here (bwrap's user
  * namespace): directory marks, events naming the directory by its handle
  * and the entry by its name. */
-static void fan_setup(struct watcher *w)
+static int fan_setup(struct watcher *w)
 {
 	size_t i;
 
@@ -1347,47 +1398,79 @@ static void fan_setup(struct watcher *w)
 	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
 	w->early = calloc(EARLY_MAX, sizeof(*w->early));
 	if (w->fan < 0 || !w->fc || !w->early) {
-		srt__init_say("srt: warning: fanotify is not available here (%s): a write the command "
-			      "makes into a temporary file the host then renames over a protected file is "
-			      "told by inotify alone, which can miss it", w->fan < 0 ? strerror(errno) :
-			      "out of memory");
+		const char *why = w->fan < 0 ? strerror(errno) : "out of memory";
+
 		if (w->fan >= 0)
 			close(w->fan);
 		w->fan = -1;
-		return;
+		if (!w->o->watch_weaker) {
+			srt__init_failf("srt-linux-init: the watcher of replaced files cannot count who "
+					"writes the host's temporary files: fanotify is refused here (%s; "
+					"Linux 5.17 or later, fs.fanotify.max_user_groups above 0); set "
+					"filesystem.enableWeakerNameProtection to run with inotify alone, "
+					"which can miss such a write", why);
+			return -1;
+		}
+		srt__init_say("srt: warning: fanotify is not available here (%s): a write the command "
+			      "makes into a temporary file the host then renames over a protected file is "
+			      "told by inotify alone, which can miss it (filesystem."
+			      "enableWeakerNameProtection)", why);
+		return 0;
 	}
-	for (i = 0; i < w->n_dirs; i++) {
-		struct wdir *d = &w->dirs[i];
+	w->fan_dirs = calloc(w->n_names + 1, sizeof(*w->fan_dirs));
+	if (!w->fan_dirs) {
+		srt__init_fail("watcher: fanotify", ENOMEM);
+		return -1;
+	}
+	/* by the names, not by the directories: a large tree has many
+	 * directories and few write-protected files */
+	for (i = 0; i < w->n_names; i++) {
+		const struct wname *nm = &w->names[i];
+		struct wdir *d = &w->dirs[nm->dir];
 		struct {
 			struct file_handle h;
 			unsigned char b[FH_MAX];
 		} fh;
 		int mnt;
 
-		if (!dir_keeps(w, i))
+		if (nm->kind != W_KEEP || nm->is_dir || nm->prot || d->fan)
 			continue;
 		fh.h.handle_bytes = FH_MAX;
 		/* "." below the O_PATH descriptor: fanotify_mark takes no
 		 * O_PATH descriptor by itself */
 		if (name_to_handle_at(d->fd, "", &fh.h, &mnt, AT_EMPTY_PATH) != 0 ||
 		    fanotify_mark(w->fan, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD | FAN_CREATE |
-				  FAN_DELETE | FAN_MOVED_FROM, d->fd, ".") != 0)
-			continue;
+				  FAN_DELETE | FAN_MOVED_FROM, d->fd, ".") != 0) {
+			int err = errno;
+
+			if (w->o->watch_weaker)
+				continue;
+			srt__init_failf("srt-linux-init: the watcher of replaced files cannot count who "
+					"writes the host's temporary files in %s: fanotify refused it (%s); "
+					"set filesystem.enableWeakerNameProtection to run with inotify alone, "
+					"which can miss such a write", d->path, strerror(err));
+			return -1;
+		}
+		w->fan_dirs[w->n_fan_dirs++] = nm->dir;
 		d->fan = 1;
 		d->fh_len = fh.h.handle_bytes;
 		d->fh_type = fh.h.handle_type;
 		memcpy(d->fh, fh.h.f_handle, fh.h.handle_bytes);
 	}
+	return 0;
 }
 
 static long fan_dir(const struct watcher *w, const struct file_handle *h)
 {
 	size_t i;
 
-	for (i = 0; i < w->n_dirs; i++)
-		if (w->dirs[i].fan && w->dirs[i].fh_len == h->handle_bytes &&
-		    w->dirs[i].fh_type == h->handle_type && !memcmp(w->dirs[i].fh, h->f_handle, h->handle_bytes))
-			return (long)i;
+	for (i = 0; i < w->n_fan_dirs; i++) {
+		const struct wdir *d = &w->dirs[w->fan_dirs[i]];
+
+		if (d->fh_len == h->handle_bytes && d->fh_type == h->handle_type &&
+		    !memcmp(d->fh, h->f_handle, h->handle_bytes))
+			return (long)w->fan_dirs[i];
+	}
 	return -1;
 }
 
@@ -1919,13 +2002,18 @@ static int setup(struct watcher *w)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	w->dir_cap = MAX_DIRS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 * 3 < MAX_DIRS)
+		w->dir_cap = (size_t)(rl.rlim_cur / 4 * 3);
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->dirs = calloc(MAX_DIRS, sizeof(*w->dirs));
+	w->dir_hash = calloc(DIR_HASH, sizeof(*w->dir_hash));
 	w->names = calloc(MAX_NAMES, sizeof(*w->names));
 	w->globs = calloc(o->n_watch_glob + 1, sizeof(*w->globs));
 	w->fresh = calloc(FRESH_MAX, sizeof(*w->fresh));
 	w->mv_fresh = -1;
-	if (w->ifd < 0 || !w->dirs || !w->names || !w->globs || !w->fresh) {
+	if (w->ifd < 0 || !w->dirs || !w->dir_hash || !w->names || !w->globs || !w->fresh) {
 		srt__init_fail("watcher: inotify", w->ifd < 0 ? errno : ENOMEM);
 		return -1;
 	}
@@ -1969,8 +2057,9 @@ static int setup(struct watcher *w)
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth == 0)
 			scan_dir(w, i);
-	fan_setup(w);
-	return 0;
+	if (w->setup_full)
+		return -1; /* said by say_full */
+	return fan_setup(w);
 }
 
 /* The command has ended: the empty files srt put at protected names it
@@ -2047,9 +2136,20 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 	out->pid = -1;
 	out->ctl = out->done = -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL) != 0) {
+		int err = errno;
+
+		if (!o->watch_weaker) {
+			srt__init_failf("srt-linux-init: the watcher that keeps protected and denied files "
+					"covered when the host replaces them cannot run: the helper cannot "
+					"mount (%s; bwrap is setuid or did not keep CAP_SYS_ADMIN for it); use "
+					"a bwrap that is not setuid, or set "
+					"filesystem.enableWeakerNameProtection to run without it",
+					strerror(err));
+			return -1;
+		}
 		srt__init_say("srt: warning: files the host replaces during the run lose their protection "
 			      "in this sandbox (the helper cannot mount: %s; bwrap is setuid or did not keep "
-			      "CAP_SYS_ADMIN for it)", strerror(errno));
+			      "CAP_SYS_ADMIN for it; filesystem.enableWeakerNameProtection)", strerror(err));
 		return 1;
 	}
 	if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) {

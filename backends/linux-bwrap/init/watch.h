@@ -67,8 +67,10 @@ int srt__watch_wanted(const struct srt__init_opts *o);
 /* Fork the watcher (before the outer helper drops its capabilities) and
  * wait until every watch is in place. events_fd: where violations go
  * ("deny ..." lines), or -1 for stderr. 0; 1 when it cannot run here (no
- * capability to mount: said on one line); -1 after reporting a setup
- * failure. */
+ * capability to mount) and o->watch_weaker accepts that (said on one
+ * line); -1 after reporting a setup failure, which is also what a watcher
+ * that cannot run (no mount capability, no fanotify) is without
+ * o->watch_weaker. */
 int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *w);
 
 /* After the command ended: let the watcher handle what is queued (a last
