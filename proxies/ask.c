@@ -46,6 +46,7 @@ struct srt__ask {
 	int evfd;
 	uint64_t next_id;
 	struct question *qs;
+	size_t n_qs;
 	struct memo *memos;
 	size_t n_memos;
 };
@@ -66,6 +67,7 @@ static struct question *unlink_q(struct srt__ask *a, uint64_t id)
 		if (q->id == id) {
 			*pp = q->next;
 			q->next = NULL;
+			a->n_qs--;
 			return q;
 		}
 	}
@@ -311,6 +313,12 @@ int srt__ask_submit(struct srt__ask *a, const char *host, const char *canon, int
 	q->ctx = ctx;
 	q->state = Q_QUEUED;
 	pthread_mutex_lock(&a->lock);
+	if (a->n_qs >= SRT__ASK_OPEN_MAX) {
+		pthread_mutex_unlock(&a->lock);
+		question_free(q);
+		return SRT_E_LIMIT;
+	}
+	a->n_qs++;
 	q->id = a->next_id++;
 	q->next = a->qs;
 	a->qs = q;
@@ -401,6 +409,7 @@ void srt__ask_service(struct srt__ask *a)
 		}
 		*pp = q->next;
 		q->next = NULL;
+		a->n_qs--;
 		*tail = q;
 		tail = &q->next;
 	}

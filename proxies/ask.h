@@ -29,6 +29,10 @@ struct srt__ask;
 #define SRT__ASK_TIMEOUT_MS 30000
 /* Remembered answers kept at most (further ones are answered, not kept). */
 #define SRT__ASK_REMEMBER_MAX 4096
+/* Questions open at once at most: a command opening connections to
+ * unlisted hosts by the thousand must not queue prompts without end; the
+ * ones past it are denied. */
+#define SRT__ASK_OPEN_MAX 1024
 /* A reason after sanitising: SRT_ASK_REASON_MAX characters in UTF-8. */
 #define SRT__ASK_REASON_CAP (4 * SRT_ASK_REASON_MAX + 1)
 
@@ -56,7 +60,7 @@ bool srt__ask_recall(struct srt__ask *a, const char *canon, int port,
 		     struct srt__ask_result *res);
 /* Queue a question (host as requested, canon for remembering). *id names
  * it for srt__ask_cancel; `done` runs from srt__ask_service() only.
- * SRT_OK or SRT_E_NOMEM. */
+ * SRT_OK, SRT_E_NOMEM, or SRT_E_LIMIT (SRT__ASK_OPEN_MAX questions open). */
 int srt__ask_submit(struct srt__ask *a, const char *host, const char *canon, int port,
 		    const char *command_id, srt__ask_done_fn done, void *ctx, uint64_t *id);
 /* Forget a question: its `done` never runs, a late answer is refused. */

@@ -82,10 +82,13 @@ static int ask(struct srt__conn *c, void (*resume)(struct srt__conn *c))
 {
 	struct srt__askstate *s = c->ask;
 	char canon[256];
+	int rc;
 
 	srt__net_canon(c->host, canon, sizeof(canon));
-	if (srt__ask_submit(c->p->ask, c->host, canon, c->port, c->key, on_answer, c,
-			    &s->id) != SRT_OK)
+	rc = srt__ask_submit(c->p->ask, c->host, canon, c->port, c->key, on_answer, c, &s->id);
+	if (rc == SRT_E_LIMIT)
+		return deny(c, "too many permission prompts open");
+	if (rc != SRT_OK)
 		return deny(c, "permission prompt failed");
 	s->waiting = true;
 	s->resume_phase = c->phase;

@@ -318,6 +318,42 @@ static void test_verdicts(void)
 	srt__strv_release(&s.denied_domains);
 }
 
+static void ignore_done(void *ctx, uint64_t id, const struct srt__ask_result *res)
+{
+	(void)ctx;
+	(void)id;
+	(void)res;
+}
+
+/* The broker alone: open questions are bounded, cancelling frees room. */
+static void test_open_max(void)
+{
+	struct srt__ask *a = NULL;
+	uint64_t id = 0, first = 0;
+	int rc = SRT_OK, i;
+
+	if (srt__ask_new(on_ask, NULL, 0, &a) != SRT_OK) {
+		ok(0, "a broker");
+		return;
+	}
+	ok(srt__ask_timeout_ms(a) == SRT__ASK_TIMEOUT_MS, "timeout 0 means the default");
+	for (i = 0; i < SRT__ASK_OPEN_MAX && rc == SRT_OK; i++) {
+		rc = srt__ask_submit(a, "flood.test", "flood.test", 443, NULL, ignore_done, NULL, &id);
+		if (i == 0)
+			first = id;
+	}
+	ok(rc == SRT_OK && srt__ask_submit(a, "flood.test", "flood.test", 443, NULL, ignore_done,
+					   NULL, &id) == SRT_E_LIMIT,
+	   "%d questions open: the next one is refused", SRT__ASK_OPEN_MAX);
+	srt__ask_cancel(a, first);
+	ok(srt__ask_submit(a, "flood.test", "flood.test", 443, NULL, ignore_done, NULL, &id) ==
+	   SRT_OK, "a cancelled question makes room");
+	srt__ask_free(a);
+	pthread_mutex_lock(&qlock);
+	n_asked = 0; /* the flood's questions are not the proxy test's */
+	pthread_mutex_unlock(&qlock);
+}
+
 static void test_proxy(const char *dir)
 {
 	struct srt__ask *a = NULL;
@@ -504,6 +540,7 @@ static void case_ask(void)
 	snprintf(auth_hdr, sizeof(auth_hdr), "Proxy-Authorization: Basic %s\r\n", b64);
 	test_sanitize();
 	test_verdicts();
+	test_open_max();
 	test_proxy(tmpdir);
 }
 
