@@ -263,7 +263,8 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	sb->policy.debug = sb->debug;
 
 	/* The backend must bridge the proxy when something can go out through
-	 * it: an allowed domain, live updates, or an external proxy port. */
+	 * it: an allowed domain, live updates, an ask callback (it may allow
+	 * any host), or an external proxy port. */
 	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates || sb->ask ||
 		     sb->settings.http_proxy_port || sb->settings.socks_proxy_port;
 	/* loads, checks the capability bits against the policy and probes */
