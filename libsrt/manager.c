@@ -24,6 +24,7 @@
 #include "child-env.h"
 #include "command.h"
 #include "filters.h"
+#include "proxies/ask.h"
 #include "gitguard.h"
 #include "loader.h"
 #include "policy-build.h"
@@ -262,8 +263,9 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	sb->policy.debug = sb->debug;
 
 	/* The backend must bridge the proxy when something can go out through
-	 * it: an allowed domain, live updates, or an external proxy port. */
-	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates ||
+	 * it: an allowed domain, live updates, an ask callback (it may allow
+	 * any host), or an external proxy port. */
+	need_proxy = sb->settings.allowed_domains.n > 0 || sb->live_updates || sb->ask ||
 		     sb->settings.http_proxy_port || sb->settings.socks_proxy_port;
 	/* loads, checks the capability bits against the policy and probes */
 	rc = srt__sandbox_choose_backend(sb, need_proxy, diag);
@@ -424,6 +426,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 		sb->be->teardown(sb->bstate);
 	srt__proxy_free(sb->proxy);
 	srt__sandbox_free_filters(sb);
+	srt__ask_free(sb->ask); /* after the proxy, which watched it */
 	if (sb->proxy_dir)
 		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);

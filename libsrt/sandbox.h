@@ -16,6 +16,7 @@
 struct srt__module;
 struct srt__proxy;
 struct srt__filter_chain;
+struct srt__ask;
 struct srt__vstore;
 
 struct srt_sandbox {
@@ -51,6 +52,9 @@ struct srt_sandbox {
 	size_t n_filter_modules;
 	srt_request_filter_fn request_filter;
 	void *request_filter_ctx;
+	/* the application's ask callback's broker (proxies/ask.h), or NULL;
+	 * lent to the proxy, freed after it */
+	struct srt__ask *ask;
 	char *proxy_dir;
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];

@@ -103,6 +103,7 @@ void srt__conn_close(struct srt__conn *c)
 	c->dead = true;
 	/* a pending filter call is abandoned: its completion never comes */
 	srt__filter_end(c);
+	srt__ask_end(c); /* and a question: its answer is refused */
 	srt__timed_clear(c);
 	if (c->q) {
 		srt__dns_cancel(c->q);
@@ -280,18 +281,23 @@ bool srt__rule_flag(struct srt__conn *c, int which)
 	return v;
 }
 
-bool srt__conn_decide(struct srt__conn *c, char *reason, size_t cap)
+enum srt__verdict srt__conn_verdict(struct srt__conn *c, char *reason, size_t cap)
 {
 	const struct srt__cmd_list *l = NULL;
-	bool ok;
+	enum srt__verdict v;
 
 	pthread_mutex_lock(&c->p->lock);
 	for (l = c->key ? c->p->cmds : NULL; l && strcmp(l->key, c->key); l = l->next)
 		;
-	ok = srt__net_rules_decide(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
-				reason, cap);
+	v = srt__net_rules_judge(c->p->rules, c->host, c->port, l ? l->v : NULL, l ? l->n : 0,
+				 reason, cap);
 	pthread_mutex_unlock(&c->p->lock);
-	return ok;
+	return v;
+}
+
+bool srt__conn_decide(struct srt__conn *c, char *reason, size_t cap)
+{
+	return srt__conn_verdict(c, reason, cap) == SRT__VERDICT_ALLOW;
 }
 
 void srt__conn_run(struct srt__conn *c)
@@ -383,6 +389,8 @@ void srt__conn_run(struct srt__conn *c)
 			return;
 		case SRT_PH_FILTER:
 			return; /* the filter's completion resumes it */
+		case SRT_PH_ASK:
+			return; /* the application's answer resumes it */
 		case SRT_PH_FILTER_BODY:
 			srt__filter_body(c);
 			break;

@@ -38,6 +38,7 @@
 #define SRT_EP_CLIENT 0x434c4e54
 #define SRT_EP_UP 0x55505354
 #define SRT_EP_FILTER 0x46494c54
+#define SRT_EP_ASK 0x41534b51
 
 #define SRT_FIRST_BYTE_MS 10000
 #define SRT_HEAD_MS 30000
@@ -67,6 +68,7 @@ enum srt__phase {
 	SRT_PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
 	SRT_PH_FILTER,    /* waiting for a request filter's verdict (serve-filter.c) */
 	SRT_PH_FILTER_BODY, /* reading the request body the filters asked to see */
+	SRT_PH_ASK,       /* waiting for the application's answer (serve-ask.c) */
 };
 
 /* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -139,6 +141,8 @@ struct srt__conn {
 	size_t naddrs, next_addr;
 	/* the request filters' passage in progress (serve-filter.c), or NULL */
 	struct srt__fstate *f;
+	/* the question about the target (serve-ask.c), or NULL */
+	struct srt__askstate *ask;
 	int64_t deadline;
 	struct srt__conn *tprev, *tnext; /* timed list */
 	struct srt__conn *prev, *next;   /* every connection */
@@ -173,6 +177,10 @@ struct srt__proxy {
 	 * NULL when there are none; fep watches their descriptor */
 	struct srt__filter_chain *filters;
 	struct srt__ep fep;
+	/* the application's ask broker (proxies/ask.h: the core's, never
+	 * freed here), NULL when it asks nothing; aep watches its descriptor */
+	struct srt__ask *ask;
+	struct srt__ep aep;
 	uint64_t filter_ids; /* numbers the filters' connections and requests */
 	size_t filter_held;  /* request-body bytes held for the filters, all connections */
 	struct srt__pipe_pool pool;
@@ -238,6 +246,7 @@ void srt__deny_address(struct srt__conn *c, const char *reason);
 void srt__bad_gateway(struct srt__conn *c);
 bool srt__rule_flag(struct srt__conn *c, int which);
 bool srt__conn_decide(struct srt__conn *c, char *reason, size_t cap);
+enum srt__verdict srt__conn_verdict(struct srt__conn *c, char *reason, size_t cap);
 void srt__conn_run(struct srt__conn *c);
 
 /* ---- dial.c: the way to the target ------------------------------------- */
@@ -284,6 +293,19 @@ int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 /* The passage is over (the response was relayed, or the connection
  * closes): the filters' finish hooks. */
 void srt__filter_end(struct srt__conn *c);
+
+/* ---- serve-ask.c: the lists' decision, and asking the application ---- */
+
+/* Judge the target (c->host, c->port): GO (allowed), PARKED (a question
+ * is out; `resume` runs again with the answer), REFUSED (denied, the
+ * client has its answer and the violation is recorded). */
+enum { SRT__ASK_GO = 0, SRT__ASK_PARKED, SRT__ASK_REFUSED };
+struct srt__askstate;
+int srt__conn_judge(struct srt__conn *c, void (*resume)(struct srt__conn *c));
+/* SRT_PH_ASK's deadline passed: deny. */
+void srt__ask_expired(struct srt__conn *c);
+/* The connection closes: a pending question is cancelled. */
+void srt__ask_end(struct srt__conn *c);
 
 /* ---- proxy.c ------------------------------------------------------------ */
 

@@ -32,6 +32,7 @@
 #include "proxies/http.h"
 #include "proxies/conn.h"
 #include "proxies/filter-chain.h"
+#include "proxies/ask.h"
 #include "proxies/proxy.h"
 #include "proxies/pump.h"
 #include "proxies/route.h"
@@ -249,6 +250,8 @@ static void sweep(struct srt__proxy *p)
 			srt__bad_gateway(c);
 			if (!c->dead)
 				srt__conn_run(c);
+		} else if (c->phase == SRT_PH_ASK) {
+			srt__ask_expired(c);
 		} else {
 			srt__conn_close(c);
 		}
@@ -315,6 +318,11 @@ static void *loop(void *arg)
 				/* pending filter calls completed or timed out:
 				 * their connections resume from here */
 				srt__filter_chain_service(p->filters);
+				break;
+			case SRT_EP_ASK:
+				/* answers from the application: their
+				 * connections resume from here */
+				srt__ask_service(p->ask);
 				break;
 			case SRT_EP_DNS:
 				srt__dns_event(p->dns, e, evs[i].events);
@@ -457,6 +465,13 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 			goto io;
 		p->filters = cfg->net->filters;
 		srt__filter_chain_attach(p->filters);
+	}
+	if (cfg->ask) {
+		p->aep.tag = SRT_EP_ASK;
+		ev.data.ptr = &p->aep;
+		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, srt__ask_fd(cfg->ask), &ev) < 0)
+			goto io;
+		p->ask = cfg->ask;
 	}
 	*out = p;
 	p = NULL;

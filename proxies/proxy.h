@@ -30,6 +30,9 @@ struct srt__proxy_config {
 	/* most client connections at once, accepted or passed (0: from
 	 * RLIMIT_NOFILE); more are refused as they arrive */
 	unsigned max_passed;
+	/* the application's ask broker (proxies/ask.h), or NULL: like the
+	 * request filters' chain, the core's, kept and watched, never freed */
+	struct srt__ask *ask;
 };
 
 /* Bind the socket and prepare the loop; no thread yet. */

@@ -166,23 +166,32 @@ bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int
 	return false;
 }
 
-bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int port,
-			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap)
+enum srt__verdict srt__net_rules_judge(const struct srt__net_rules *r, const char *host, int port,
+				       char *const *cmd_allowed, size_t n_cmd, char *reason,
+				       size_t cap)
 {
 	char canon[300];
 
 	if (srt__net_rules_denied(r, host, port, reason, cap))
-		return false;
+		return SRT__VERDICT_DENY;
 	srt__net_canon(host, canon, sizeof(canon));
 	for (size_t i = 0; i < r->n_allowed; i++)
 		if (srt__domain_match(canon, port, r->allowed[i]))
-			return true;
-	if (!r->strict)
-		for (size_t i = 0; i < n_cmd; i++)
-			if (srt__domain_match(canon, port, cmd_allowed[i]))
-				return true;
+			return SRT__VERDICT_ALLOW;
 	set_reason(reason, cap, "host is not on the allow list");
-	return false;
+	if (r->strict)
+		return SRT__VERDICT_DENY;
+	for (size_t i = 0; i < n_cmd; i++)
+		if (srt__domain_match(canon, port, cmd_allowed[i]))
+			return SRT__VERDICT_ALLOW;
+	return SRT__VERDICT_ASK;
+}
+
+bool srt__net_rules_decide(const struct srt__net_rules *r, const char *host, int port,
+			char *const *cmd_allowed, size_t n_cmd, char *reason, size_t cap)
+{
+	return srt__net_rules_judge(r, host, port, cmd_allowed, n_cmd, reason, cap) ==
+	       SRT__VERDICT_ALLOW;
 }
 
 static bool is_wildcard(const char *pattern)

@@ -46,7 +46,15 @@ int srt__net_rules_new(struct srt__net_rules **out, const struct srt__net_config
 		   struct srt_diag *diag);
 void srt__net_rules_free(struct srt__net_rules *r);
 
-/* The decision for host (as requested) and port. Returns true to allow; on deny
+/* The lists' verdict: ASK when the host is on neither list, strictAllowlist
+ * is off and the command's own list does not name it (the reason then says
+ * "host is not on the allow list", the denial when nobody can be asked). */
+enum srt__verdict { SRT__VERDICT_DENY, SRT__VERDICT_ALLOW, SRT__VERDICT_ASK };
+enum srt__verdict srt__net_rules_judge(const struct srt__net_rules *r, const char *host, int port,
+				       char *const *cmd_allowed, size_t n_cmd, char *reason,
+				       size_t cap);
+
+/* The decision for host (as requested) and port (ASK denies). Returns true to allow; on deny
  * writes the violation reason. `cmd_allowed` is the per-command list of
  * the connection's attribution (may be NULL): consulted after
  * strictAllowlist, as the reference does. A NULL rules pointer denies

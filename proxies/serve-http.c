@@ -57,7 +57,7 @@ void srt__serve_http_head(struct srt__conn *c)
 	struct srt__http_head *h;
 	struct srt__http_request r;
 	struct srt__http_refusal why = { 0, NULL };
-	char reason[512], *norm = NULL;
+	char *norm = NULL;
 	int len;
 	bool bad, authed;
 
@@ -139,10 +139,10 @@ void srt__serve_http_head(struct srt__conn *c)
 			    "HTTP/1.1 request without a Host header\n");
 		goto out;
 	}
-	if (!srt__conn_decide(c, reason, sizeof(reason))) {
-		srt__deny_policy(c, reason);
+	/* a question to the application brings this function back with
+	 * the head still in c->in */
+	if (srt__conn_judge(c, srt__serve_http_head) != SRT__ASK_GO)
 		goto out;
-	}
 	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
 		if (srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE)) {

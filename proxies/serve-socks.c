@@ -127,13 +127,22 @@ static void socks_go(struct srt__conn *c)
 	srt__dial(c);
 }
 
+/* The domain lists (and a question to the application, which brings this
+ * back: the request is consumed by now, its target is in c->host). */
+static void socks_judge(struct srt__conn *c)
+{
+	if (srt__conn_judge(c, socks_judge) != SRT__ASK_GO)
+		return;
+	srt__net_canon(c->host, c->canon, sizeof(c->canon));
+	socks_go(c);
+}
+
 void srt__serve_socks_req(struct srt__conn *c)
 {
 	struct srt__socks_request r;
 	int bad_atyp = 0;
 	int n = srt__socks_parse_request((uint8_t *)c->in.p, c->in.len, &r, &bad_atyp);
 	uint8_t rep[10];
-	char reason[512];
 
 	if (n == 0) {
 		socks_read_more(c, 1024, srt__serve_socks_req);
@@ -177,10 +186,5 @@ void srt__serve_socks_req(struct srt__conn *c)
 		srt__reply_and_close(c, rep, sizeof(rep));
 		return;
 	}
-	if (!srt__conn_decide(c, reason, sizeof(reason))) {
-		srt__deny_policy(c, reason);
-		return;
-	}
-	srt__net_canon(c->host, c->canon, sizeof(c->canon));
-	socks_go(c);
+	socks_judge(c);
 }

@@ -71,8 +71,12 @@ export interface SandboxDependencyCheck {
 }
 
 export declare const SandboxManager: {
-  /** Starts one srt-service (one proxy, one violation store). An ask
-   * callback is refused: srt does not support it yet. */
+  /** Starts one srt-service (one proxy, one violation store). The ask
+   * callback is asked about hosts on neither list (strictAllowlist off):
+   * true allows, {allow: false, reason} denies with the reason, anything
+   * else denies, a throw denies ("permission prompt failed"); no answer
+   * within 30 s denies. Commands must run asynchronously (not spawnSync)
+   * so this process can answer. */
   initialize(config: SandboxRuntimeConfig, askCallback?: SandboxAskCallback,
     enableLogMonitor?: boolean): Promise<void>;
   isSupportedPlatform(): boolean;

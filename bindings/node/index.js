@@ -172,7 +172,26 @@ const state = {
   pendingArgs: null,
 };
 
-function startService(config) {
+// The service asks about a host on neither list with one JSON line on its
+// stdout; the answer goes back as one line on its stdin. The callback gets
+// {host, port} as the reference's does: true allows, {allow: false,
+// reason} denies with the reason, anything else denies, a throw or a
+// rejection denies as a failed prompt.
+function answerAsk(child, askCallback, q) {
+  const reply = (a) => {
+    if (child.stdin.writable) child.stdin.write(JSON.stringify({ answer: q.ask, ...a }) + '\n');
+  };
+  Promise.resolve()
+    .then(() => askCallback({ host: q.host, port: q.port }))
+    .then((r) => {
+      if (r === true) reply({ allow: true });
+      else if (r && typeof r === 'object' && r.allow === false && typeof r.reason === 'string') {
+        reply({ allow: false, reason: r.reason });
+      } else reply({ allow: false });
+    }, () => reply({ fail: true }));
+}
+
+function startService(config, askCallback) {
   const bin = servicePath();
   if (!bin) {
     return Promise.reject(new Error('Sandbox dependencies not available: srt-service not found (install srt, or set SRT_SERVICE)'));
@@ -184,8 +203,9 @@ function startService(config) {
   const events = path.join(dir, 'events.jsonl');
   fs.writeFileSync(settings, JSON.stringify(config), { mode: 0o600 });
   fs.writeFileSync(events, '', { mode: 0o600 });
-  const child = childProcess.spawn(bin, ['serve', '--socket', socket, '--settings', settings,
-    '--events', events], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const args = ['serve', '--socket', socket, '--settings', settings, '--events', events];
+  if (askCallback) args.push('--ask');
+  const child = childProcess.spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -198,9 +218,25 @@ function startService(config) {
     child.on('exit', (code) => {
       if (!out.includes('ready\n')) fail((err.trim() || `srt-service exited with status ${code}`));
     });
+    let ready = false;
+    let pending = '';
     child.stdout.on('data', (d) => {
+      if (ready) {
+        pending += d;
+        let nl;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, nl);
+          pending = pending.slice(nl + 1);
+          let q;
+          try { q = JSON.parse(line); } catch { continue; }
+          if (askCallback && q && typeof q.ask === 'number') answerAsk(child, askCallback, q);
+        }
+        return;
+      }
       out += d;
       if (out.includes('ready\n')) {
+        ready = true;
+        pending = out.slice(out.indexOf('ready\n') + 6);
         // its stdin stays open: it ends when this process does
         child.stdout.unref?.();
         child.stderr.unref?.();
@@ -217,9 +253,6 @@ function sameArgs(a, b) {
 }
 
 async function initialize(config, askCallback, enableLogMonitor = false) {
-  if (askCallback) {
-    throw new Error('an ask callback is not supported yet by srt: hosts on neither list are denied; drop the callback or list the hosts');
-  }
   const args = [config, askCallback];
   if (state.pending) {
     if (sameArgs(state.pendingArgs, args)) return state.pending;
@@ -228,7 +261,7 @@ async function initialize(config, askCallback, enableLogMonitor = false) {
   state.pendingArgs = args;
   state.pending = (async () => {
     if (state.service) await reset();
-    const svc = await startService(config);
+    const svc = await startService(config, askCallback);
     state.service = svc;
     state.config = structuredClone(config);
     state.store = new SandboxViolationStore(svc.events);

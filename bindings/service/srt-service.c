@@ -3,13 +3,18 @@
  *
  *   srt-service serve --socket PATH [--settings FILE] [--events FILE]
  *                     [--backend B] [--debug]
+ *                     [--ask [--ask-timeout MS]]
  *       Creates and starts the sandbox, listens on PATH (a Unix seqpacket
  *       socket, mode 0600), prints "ready" on stdout, and serves until its
  *       stdin reaches EOF (the owner died or closed it) or SIGTERM. Every
  *       violation is appended to the events file as one JSON line
  *       {"line","command","key","time_ms"} before the command that caused
  *       it is reported finished, so a reader that saw the command end
- *       finds its violations there.
+ *       finds its violations there. With --ask, a host on neither list
+ *       is asked of the owner: a JSON line {"ask":N,"host","port"} on
+ *       stdout, answered by a line {"answer":N,"allow":true|false,
+ *       "reason":"...","fail":false} on stdin (no answer within the
+ *       timeout denies).
  *   srt-service run --socket PATH [--id KEY] [--text TEXT] [--custom JSON]
  *                   -- ARGV...
  *       Runs ARGV in the service's sandbox: asks the service to wrap it,
@@ -37,6 +42,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,13 +336,81 @@ static void *conn_main(void *arg)
 	return NULL;
 }
 
+/* --ask: questions go to the owner on stdout, one JSON line each,
+ * {"ask":TICKET,"host":H,"port":P,"command":ID}; its answers come back on
+ * stdin, {"answer":TICKET,"allow":BOOL,"reason":TEXT,"fail":BOOL}. */
+static pthread_mutex_t g_out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int on_ask(void *ctx, const struct srt_ask_request *req)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	(void)ctx;
+	if (!o)
+		return -1;
+	cJSON_AddNumberToObject(o, "ask", (double)req->ticket);
+	cJSON_AddStringToObject(o, "host", req->host);
+	cJSON_AddNumberToObject(o, "port", req->port);
+	if (req->command_id)
+		cJSON_AddStringToObject(o, "command", req->command_id);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	pthread_mutex_lock(&g_out_lock);
+	printf("%s\n", text);
+	fflush(stdout);
+	pthread_mutex_unlock(&g_out_lock);
+	free(text);
+	return 0;
+}
+
+static void answer_line(const char *line)
+{
+	cJSON *o = cJSON_Parse(line);
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "answer");
+	const cJSON *allow = cJSON_GetObjectItemCaseSensitive(o, "allow");
+	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
+	const cJSON *failed = cJSON_GetObjectItemCaseSensitive(o, "fail");
+	enum srt_ask_verdict v = SRT_ASK_DENY;
+
+	if (cJSON_IsNumber(t) && t->valuedouble >= 1) {
+		if (cJSON_IsTrue(failed))
+			v = SRT_ASK_FAIL;
+		else if (cJSON_IsTrue(allow))
+			v = SRT_ASK_ALLOW;
+		srt_ask_answer(g_sb, (unsigned long long)t->valuedouble, v,
+			       cJSON_IsString(reason) ? reason->valuestring : NULL, 0);
+	}
+	cJSON_Delete(o);
+}
+
 static void *stdin_watch(void *arg)
 {
+	char line[65536];
+	size_t n = 0;
+	bool overlong = false;
 	char c;
+	ssize_t r;
 
 	(void)arg;
-	while (read(0, &c, 1) > 0 || errno == EINTR)
-		;
+	while ((r = read(0, &c, 1)) > 0 || (r < 0 && errno == EINTR)) {
+		if (r <= 0)
+			continue;
+		if (c != '\n') {
+			if (n + 1 < sizeof(line))
+				line[n++] = c;
+			else
+				overlong = true;
+			continue;
+		}
+		line[n] = '\0';
+		if (!overlong && n)
+			answer_line(line);
+		n = 0;
+		overlong = false;
+	}
 	/* the owner is gone: no new command gets the proxy; the commands
 	 * running lose it, and their clients kill them */
 	_exit(0);
@@ -371,9 +445,13 @@ static int serve(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "debug", no_argument, NULL, 'd' },
+		{ "ask", no_argument, NULL, 'a' },
+		{ "ask-timeout", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *settings = NULL, *events = NULL;
+	bool ask = false;
+	unsigned ask_ms = 0;
 	struct srt_options opt;
 	struct srt_diag d;
 	pthread_t t;
@@ -382,8 +460,10 @@ static int serve(int argc, char **argv)
 	memset(&opt, 0, sizeof(opt));
 	memset(&d, 0, sizeof(d));
 	opt.live_updates = 1;
-	while ((c = getopt_long(argc, argv, "S:s:e:b:d", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:s:e:b:daT:", lo, NULL)) != -1) {
 		switch (c) {
+		case 'a': ask = true; break;
+		case 'T': ask_ms = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'S': sock = optarg; break;
 		case 's': settings = optarg; break;
 		case 'e': events = optarg; break;
@@ -402,6 +482,8 @@ static int serve(int argc, char **argv)
 	}
 	opt.protect_file = events;
 	if (srt_sandbox_new_from_file(&g_sb, settings, settings != NULL, &opt, &d) ||
+	    (ask && srt_sandbox_set_ask(g_sb, on_ask, NULL, ask_ms) &&
+	     snprintf(d.message, sizeof(d.message), "cannot install the ask callback") > 0) ||
 	    srt_sandbox_start(g_sb, &d)) {
 		fprintf(stderr, "srt: %s\n", d.message);
 		return 1;

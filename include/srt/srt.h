@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <srt/error.h>
 #include <srt/filter.h>
+#include <srt/ask.h>
 
 #ifdef __cplusplus
 extern "C" {

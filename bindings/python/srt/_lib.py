@@ -2,8 +2,8 @@
 import ctypes
 import ctypes.util
 import os
-from ctypes import (POINTER, Structure, c_char, c_char_p, c_int, c_longlong,
-                    c_size_t, c_ulong, c_void_p)
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_int, c_longlong,
+                    c_size_t, c_uint, c_ulong, c_ulonglong, c_void_p)
 
 
 class Diag(Structure):
@@ -45,6 +45,16 @@ class WrapOptions(Structure):
                 ("custom_config", c_char_p)]
 
 
+class AskRequest(Structure):
+    _fields_ = [("ticket", c_ulonglong), ("host", c_char_p), ("port", c_int),
+                ("command_id", c_char_p)]
+
+
+# int (*srt_ask_fn)(void *ctx, const struct srt_ask_request *req)
+ASK_FN = CFUNCTYPE(c_int, c_void_p, POINTER(AskRequest))
+ASK_DENY, ASK_ALLOW, ASK_FAIL = 0, 1, 2
+ASK_REMEMBER = 1
+
 SETTINGS_JSON = 0
 
 
@@ -72,6 +82,8 @@ def _declare(lib):
         "srt_sandbox_annotate_stderr": (c_int, [sb, c_char_p, c_char_p, POINTER(c_void_p)]),
         "srt_sandbox_update_settings": (c_int, [sb, c_char_p, c_size_t, d]),
         "srt_sandbox_set_command_domains": (c_int, [sb, c_char_p, POINTER(c_char_p), d]),
+        "srt_sandbox_set_ask": (c_int, [sb, ASK_FN, c_void_p, c_uint]),
+        "srt_ask_answer": (c_int, [sb, c_ulonglong, c_int, c_char_p, c_uint]),
         "srt_default_shell": (c_char_p, []),
         "srt_strerror": (c_char_p, [c_int]),
     }

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _lib
 
@@ -17,6 +17,24 @@ _LIB_LOCK = threading.Lock()
 
 Command = Union[str, Sequence[str]]
 Settings = Union[None, Mapping[str, Any], str, "os.PathLike[str]"]
+# ask(host, port) -> True (allow), False or None (deny), a str (deny with
+# that reason) or a tuple (allow: bool, reason: str)
+AskAnswer = Union[bool, None, str, Tuple[bool, str]]
+AskCallback = Callable[[str, int], AskAnswer]
+
+
+def _ask_verdict(answer: AskAnswer) -> Tuple[int, Optional[bytes]]:
+    if answer is True:
+        return _lib.ASK_ALLOW, None
+    if answer is False or answer is None:
+        return _lib.ASK_DENY, None
+    if isinstance(answer, str):
+        return _lib.ASK_DENY, answer.encode("utf-8", "replace")
+    if isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], bool):
+        if answer[0]:
+            return _lib.ASK_ALLOW, None
+        return _lib.ASK_DENY, str(answer[1]).encode("utf-8", "replace")
+    raise TypeError(f"ask callback returned {answer!r}: want a bool, a str or (bool, str)")
 
 
 def _libsrt():
@@ -191,12 +209,23 @@ class Sandbox:
     with "{"), or None for ~/.srt-settings.json (built-in defaults when it
     does not exist). `backend`: a backend name or module path.
 
+    `ask`: called as ask(host, port) for a host on neither allowedDomains
+    nor deniedDomains (with strictAllowlist off), on a thread of libsrt's
+    (one question at a time; other connections go on meanwhile). Return
+    True to allow, False or None to deny, a str to deny with that reason,
+    or (allow, reason). An exception denies ("permission prompt failed"),
+    no answer within `ask_timeout` seconds denies. `ask_remember` keeps
+    every answer for the host and port for the life of the sandbox.
+
     Use as a context manager, or call close(): it kills the commands still
     running and stops the proxy."""
 
     def __init__(self, settings: Settings = None, *, backend: Optional[str] = None,
-                 cwd: Optional[str] = None, debug: bool = False, live_updates: bool = True):
+                 cwd: Optional[str] = None, debug: bool = False, live_updates: bool = True,
+                 ask: Optional[AskCallback] = None, ask_timeout: float = 30.0,
+                 ask_remember: bool = False):
         lib = _libsrt()
+        self._ask_cb = None
         self._lock = threading.RLock()
         self._live: set = set()
         self._sb = ctypes.c_void_p()
@@ -221,6 +250,8 @@ class Sandbox:
         if rc:
             self._sb = None
             _raise(rc, d)
+        if ask is not None:
+            self._install_ask(ask, ask_timeout, ask_remember)
         rc = lib.srt_sandbox_start(self._sb, ctypes.byref(d))
         if rc:
             self.close()
@@ -245,6 +276,33 @@ class Sandbox:
                 w.finished(-1)
         _libsrt().srt_sandbox_free(self._sb)
         self._sb = None
+
+    def _install_ask(self, fn: AskCallback, timeout: float, remember: bool) -> None:
+        lib = _libsrt()
+        sb = self._sb
+        flags = _lib.ASK_REMEMBER if remember else 0
+
+        def trampoline(_ctx, req):
+            # libsrt's ask thread; ctypes takes the GIL for the call. The
+            # answer goes back before returning; any failure denies.
+            r = req.contents
+            ticket = r.ticket
+            try:
+                verdict, reason = _ask_verdict(fn(r.host.decode("utf-8", "replace"), r.port))
+            except Exception as e:  # the prompt failed: deny
+                print(f"srt: ask callback failed: {e!r}", file=sys.stderr)
+                return 1
+            lib.srt_ask_answer(sb, ticket, verdict, reason, flags)
+            return 0
+
+        # kept on the object: libsrt calls it until srt_sandbox_free
+        self._ask_cb = _lib.ASK_FN(trampoline)
+        ms = max(1, int(timeout * 1000))
+        rc = lib.srt_sandbox_set_ask(sb, self._ask_cb, None, ms)
+        if rc:
+            self.close()
+            raise SandboxError(f"cannot install the ask callback: "
+                               f"{lib.srt_strerror(rc).decode()}", code=rc)
 
     def __enter__(self) -> "Sandbox":
         return self

@@ -153,3 +153,81 @@ def test_finished_without_a_spawn(work):
         assert sb.run("echo again", capture_output=True).stdout == b"again\n"
         with pytest.raises(SandboxError):
             sb.wrap("true", custom_config={"filesystem": {"allowWrite": "x"}})
+
+
+def _web_server():
+    """A loopback HTTP server logging the paths it served."""
+    import http.server
+    import threading
+
+    seen = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.path)
+            body = b"hello\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, seen
+
+
+def test_ask_callback_allows_denies_and_fails(work):
+    good, good_seen = _web_server()
+    bad, bad_seen = _web_server()
+    boom, boom_seen = _web_server()
+    ports = {"good": good.server_address[1], "bad": bad.server_address[1],
+             "boom": boom.server_address[1]}
+    asked = []
+
+    def ask(host, port):
+        asked.append((host, port))
+        if port == ports["good"]:
+            return True
+        if port == ports["bad"]:
+            return (False, "not <approved>\nfor this session")
+        raise RuntimeError("the prompt crashed")
+
+    curl = 'curl -s -m 10 --noproxy "" -o /dev/null -w "%{http_code} " '
+    cmd = " ; ".join(f"{curl} http://localhost:{p}/{n}" for n, p in ports.items())
+    try:
+        with Sandbox(settings(work), ask=ask) as sb:
+            r = sb.run(cmd, command_id="ask-1", capture_output=True, text=True)
+            lines = [v.line for v in sb.violations("ask-1")]
+    finally:
+        for s in (good, bad, boom):
+            s.shutdown()
+    assert r.stdout.split() == ["200", "403", "403"], (r.stdout, r.stderr)
+    assert sorted(asked) == sorted(("localhost", p) for p in ports.values())
+    assert good_seen == ["/good"] and bad_seen == [] and boom_seen == []
+    assert f"deny network-outbound localhost:{ports['bad']} (not approved for this session)" in lines
+    assert f"deny network-outbound localhost:{ports['boom']} (permission prompt failed)" in lines
+
+
+def test_ask_callback_remember_and_deny_list(work):
+    srv, seen = _web_server()
+    port = srv.server_address[1]
+    asked = []
+
+    def ask(host, port):
+        asked.append(host)
+        return True
+
+    curl = 'curl -s -m 10 --noproxy "" -o /dev/null -w "%{http_code} " '
+    try:
+        with Sandbox(settings(work), ask=ask, ask_remember=True) as sb:
+            r = sb.run(f"{curl} http://localhost:{port}/a; {curl} http://localhost:{port}/b; "
+                       f"{curl} http://denied.test/", command_id="ask-2",
+                       capture_output=True, text=True)
+    finally:
+        srv.shutdown()
+    assert r.stdout.split() == ["200", "200", "403"], (r.stdout, r.stderr)
+    assert asked == ["localhost"], asked  # remembered; the deny-listed host never asked
+    assert seen == ["/a", "/b"]
