@@ -124,8 +124,16 @@ mkdir -p "$deps" "$out"
 t0=$(date +%s)
 cjson_dep
 yaml_dep
-autotools_dep cares c-ares "" --disable-tests
-autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
+# c-ares and libltdl serve only the core, which does not compile for
+# Windows yet, and c-ares' configure probes recvfrom's argument types for
+# many minutes under a cross compiler: they are built on request
+# (SRT_WIN_CORE_DEPS=1) until the core can use them.
+if [ "${SRT_WIN_CORE_DEPS:-}" = 1 ]; then
+	autotools_dep cares c-ares "" --disable-tests
+	autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
+else
+	say "c-ares, libltdl: not built (SRT_WIN_CORE_DEPS=1 builds them; only the core needs them)"
+fi
 say "libraries ready in $prefix ($(( $(date +%s) - t0 )) s)"
 
 # ---- srt's own Windows pieces ---------------------------------------------
@@ -149,6 +157,15 @@ core_log=$out/core-configure.log
 if [ ! -f "$top/configure" ]; then
 	(cd "$top" && autoreconf -fi >/dev/null 2>&1)
 fi
+# configure takes minutes here and its answer depends only on configure.ac
+# and the libraries: kept while those stay the same.
+core_key=$( (cat "$top/configure.ac"; ls "$deps"/*.stamp) | cksum)
+if [ -f "$out/core.status" ] && [ "$(cat "$out/core.key" 2>/dev/null)" = "$core_key" ]; then
+	say "core: configure result unchanged since the last run"
+	cat "$out/core.status" >&2
+	say "done in $(( $(date +%s) - t0 )) s: $(cd "$out" && ls *.exe *.dll | tr '\n' ' ')"
+	exit 0
+fi
 rm -rf "$out/core" && mkdir -p "$out/core"
 if (cd "$out/core" && PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig" \
 	CPPFLAGS="-I$prefix/include" LDFLAGS="-L$prefix/lib" \
@@ -162,5 +179,6 @@ else
 	printf 'core: configure --host=%s stops at: %s\n' "$host" \
 		"$(grep 'error:' "$core_log" | tail -n1 | sed 's/^configure: //')" > "$out/core.status"
 fi
+echo "$core_key" > "$out/core.key"
 cat "$out/core.status" >&2
 say "done in $(( $(date +%s) - t0 )) s: $(cd "$out" && ls *.exe *.dll | tr '\n' ' ')"

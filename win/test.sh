@@ -30,6 +30,10 @@ skip() {
 }
 has() { grep -qF -- "$2" "$1"; }
 
+# one wineserver for the whole script (it stays 30 s after the last
+# client) instead of one start per run
+ws=$(dirname "$wine")/wineserver
+[ -x "$ws" ] && "$ws" -p30 2>/dev/null || :
 tmp=$(mktemp -d /tmp/srt-win-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
