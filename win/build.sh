@@ -14,12 +14,14 @@
 # --host=x86_64-w64-mingw32 and reports where it stops, as a skip.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
-# installed); JOBS (default 2).
+# installed); SRT_WIN_DEPS=DIR keeps the library cache in DIR (default
+# win/deps; a CI that copies the tree points it at a lasting place); JOBS
+# (default 2).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-deps=$here/deps
+deps=${SRT_WIN_DEPS:-$here/deps}
 out=$here/out
 host=x86_64-w64-mingw32
 cc=$host-gcc
