@@ -1,0 +1,21 @@
+/* windows-wfp: the plan applied with Win32 calls (win32.c, built with
+ * mingw-w64 only): the filesystem as the plan sees it, the install and
+ * uninstall of the machine-wide objects, and the run. Each returns 0, or
+ * prints one line naming the layer and the fix and returns non-zero. */
+#ifndef SRT_WINDOWS_WFP_WIN32_H
+#define SRT_WINDOWS_WFP_WIN32_H
+
+#include <stdio.h>
+#include "backends/windows-wfp/plan.h"
+
+extern const struct srt__winfs srt__win32_fs;
+
+/* What windows-install / windows-uninstall would create or remove. */
+void srt__win32_print_install(const struct srt__winplan *p, FILE *out);
+void srt__win32_print_uninstall(const struct srt__winplan *p, FILE *out);
+
+int srt__win32_install(const struct srt__winplan *p);
+int srt__win32_uninstall(const struct srt__winplan *p);
+int srt__win32_run(const struct srt__winplan *p, char **argv);
+
+#endif

@@ -1,0 +1,59 @@
+# Verify the windows-wfp backend's enforcement on a Windows machine (what
+# Wine cannot show). Run in an elevated PowerShell from the folder holding
+# srt-win.exe (win/out of win/build.sh):
+#     powershell -ExecutionPolicy Bypass -File verify.ps1
+# It installs the sandbox account and WFP filters, runs four checks, prints
+# one PASS/FAIL line each and a total, and uninstalls (unless -Keep).
+param([switch]$Keep, [int]$ProxyPort = 60080)
+
+$ErrorActionPreference = 'Stop'
+$exe = Join-Path $PSScriptRoot 'srt-win.exe'
+$work = Join-Path $env:TEMP ('srt-verify-' + [guid]::NewGuid())
+$fail = 0
+
+function Check($name, $cond) {
+	if ($cond) { Write-Output "PASS $name" } else { Write-Output "FAIL $name"; $script:fail++ }
+}
+
+New-Item -ItemType Directory -Force -Path "$work\proj", "$work\secret" | Out-Null
+Set-Content -Path "$work\secret\key.txt" -Value 'canary'
+$w = $work -replace '\\', '/'
+
+& $exe windows-install --ports "$ProxyPort-$($ProxyPort + 9)"
+Check 'windows-install succeeds' ($LASTEXITCODE -eq 0)
+Check 'WFP filters exist (netsh wfp show filters)' `
+	((netsh wfp show filters file=- | Out-String) -match 'srt: block the sandbox account')
+
+# 1. a denied read is refused
+& $exe run --cwd "$w/proj" --allow-write "$w/proj" --deny-read "$w/secret" -- `
+	cmd.exe /c "type $work\secret\key.txt > $work\proj\leak.txt"
+Check 'denyRead: the secret is not readable' `
+	(-not (Test-Path "$work\proj\leak.txt") -or -not ((Get-Content "$work\proj\leak.txt") -match 'canary'))
+
+# 2. a write outside the write roots is refused, inside is allowed
+& $exe run --cwd "$w/proj" --allow-write "$w/proj" -- `
+	cmd.exe /c "echo x> $work\outside.txt & echo y> $work\proj\inside.txt"
+Check 'allowWrite: a write inside the root lands' (Test-Path "$work\proj\inside.txt")
+Check 'allowWrite: a write outside the roots is refused' (-not (Test-Path "$work\outside.txt"))
+
+# 3. a direct connection is blocked
+& $exe run --cwd "$w/proj" --allow-write "$w/proj" -- powershell.exe -NoProfile -Command `
+	"try { (New-Object Net.Sockets.TcpClient).Connect('1.1.1.1', 443); exit 0 } catch { exit 7 }"
+Check 'WFP: a direct connection to 1.1.1.1:443 is blocked' ($LASTEXITCODE -eq 7)
+
+# 4. loopback inside the proxy range is allowed (a listener stands in for the proxy)
+$l = [Net.Sockets.TcpListener]::new([Net.IPAddress]::Loopback, $ProxyPort)
+$l.Start()
+& $exe run --cwd "$w/proj" --allow-write "$w/proj" -- powershell.exe -NoProfile -Command `
+	"try { (New-Object Net.Sockets.TcpClient).Connect('127.0.0.1', $ProxyPort); exit 0 } catch { exit 7 }"
+Check 'WFP: the proxy port range on loopback is reachable' ($LASTEXITCODE -eq 0)
+$l.Stop()
+
+if (-not $Keep) {
+	& $exe windows-uninstall
+	Check 'windows-uninstall removes every object' `
+		($LASTEXITCODE -eq 0 -and -not ((netsh wfp show filters file=- | Out-String) -match 'srt: '))
+}
+Remove-Item -Recurse -Force $work
+Write-Output "$fail failed"
+exit [int]($fail -ne 0)
