@@ -135,8 +135,29 @@ static int adopt_node(struct srt__mount_ctx *c, long k, int fd, int as_dir)
 	return srt__mount_note(c, "%s: placeholder shared with a concurrent run", c->v[k].path);
 }
 
-static int make_placeholder(struct srt__mount_ctx *c, const char *m, int as_dir, const char *why,
-			    int *made)
+/* The directory the last placeholder was made in, kept open for the next:
+ * the protected names of one working directory share it. Never a
+ * placeholder itself (nothing is made below a placeholder), so closing it
+ * drops no lock the plan keeps. */
+struct parent_dir {
+	char path[PATH_MAX];
+	int fd;
+};
+
+static int parent_open(struct parent_dir *pd, const char *parent)
+{
+	if (pd->fd >= 0 && strcmp(pd->path, parent) == 0)
+		return pd->fd;
+	if (pd->fd >= 0)
+		close(pd->fd);
+	pd->fd = srt__mount_open_dir_nofollow(parent);
+	if (pd->fd >= 0)
+		snprintf(pd->path, sizeof(pd->path), "%s", parent);
+	return pd->fd;
+}
+
+static int make_placeholder(struct srt__mount_ctx *c, struct parent_dir *pd, const char *m,
+			    int as_dir, const char *why, int *made)
 {
 	char parent[PATH_MAX];
 	const char *name = strrchr(m, '/');
@@ -146,7 +167,7 @@ static int make_placeholder(struct srt__mount_ctx *c, const char *m, int as_dir,
 	*made = 0;
 	snprintf(parent, sizeof(parent), "%.*s", (int)(name == m ? 1 : name - m), m);
 	name++;
-	pfd = srt__mount_open_dir_nofollow(parent);
+	pfd = parent_open(pd, parent);
 	if (pfd < 0)
 		return srt_diag_set(c->diag, SRT_E_IO, why,
 				    "%s: cannot open \"%s\" to protect \"%s\": %s", why, parent, m,
@@ -204,12 +225,29 @@ static int make_placeholder(struct srt__mount_ctx *c, const char *m, int as_dir,
 				  strerror(err));
 	}
 out:
-	close(pfd);
 	return rc;
+}
+
+/* Was parent already found not to be a concurrent run's placeholder in
+ * this pass? The protected names of one directory share their parent:
+ * ask about it once, not once per name (an open, a lock query and a close
+ * each time). */
+static int asked(struct srt__strv *done, const char *parent)
+{
+	size_t i;
+
+	for (i = 0; i < done->n; i++)
+		if (strcmp(done->v[i], parent) == 0)
+			return 1;
+	/* a copy that cannot be made only means the next name asks again */
+	srt__strv_push(done, parent);
+	return 0;
 }
 
 int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 {
+	struct srt__strv done = { 0 };
+	struct parent_dir pd = { .fd = -1 };
 	size_t i, j, n = c->n;
 	int rc = SRT_OK;
 
@@ -233,6 +271,8 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 						 c->v[k].forced))
 			continue;
 		as_dir = nd->type != T_OTHER;
+		if (asked(&done, parent))
+			continue;
 		fd = adopt_foreign(parent, as_dir);
 		if (fd < 0)
 			continue;
@@ -244,6 +284,7 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 		}
 		rc = adopt_node(c, k, fd, as_dir);
 	}
+	srt__strv_release(&done);
 	if (rc)
 		return rc;
 
@@ -277,7 +318,8 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 			if (c->v[j].type == T_MISSING && (c->v[j].kinds & (K_DR | K_DW)) &&
 			    strlen(c->v[j].path) > strlen(m) && srt__mount_covers(m, c->v[j].path))
 				as_dir = 1;
-		rc = make_placeholder(c, m, as_dir, nd->origin ? nd->origin : "deny rule", &made);
+		rc = make_placeholder(c, &pd, m, as_dir, nd->origin ? nd->origin : "deny rule",
+				      &made);
 		if (rc)
 			break;
 		nd->skip = 1;
@@ -309,6 +351,8 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 		if (rc)
 			break;
 	}
+	if (pd.fd >= 0)
+		close(pd.fd);
 	/* deny nodes below a placeholder are covered by it */
 	for (i = 0; i < c->n; i++)
 		if (c->v[i].type == T_MISSING)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,51 @@
 #include "mount-resolve.h"
 
 #define MAX_LINKS 40
+
+/* The directories one plan found on its way (real directories, never
+ * links), so that the rules and protected names below one working
+ * directory do not lstat every directory above it again: a plan in
+ * /a/b/c with 40 names below c otherwise makes 160 lstat calls for the
+ * same three directories. Only what one plan saw a moment ago is kept,
+ * between srt__mount_resolve_memo_begin() and _end(); a path that was
+ * missing or anything but a directory is looked at every time. */
+#define DIR_MEMO_MAX 128
+
+static _Thread_local struct {
+	int on;
+	size_t n;
+	char *v[DIR_MEMO_MAX];
+} dmemo;
+
+void srt__mount_resolve_memo_begin(void)
+{
+	srt__mount_resolve_memo_end();
+	dmemo.on = 1;
+}
+
+void srt__mount_resolve_memo_end(void)
+{
+	while (dmemo.n > 0)
+		free(dmemo.v[--dmemo.n]);
+	dmemo.on = 0;
+}
+
+static int dir_known(const char *res)
+{
+	size_t i;
+
+	for (i = 0; dmemo.on && i < dmemo.n; i++)
+		if (strcmp(dmemo.v[i], res) == 0)
+			return 1;
+	return 0;
+}
+
+static void dir_remember(const char *res)
+{
+	/* a copy that cannot be made only means the next plan asks again */
+	if (dmemo.on && dmemo.n < DIR_MEMO_MAX && (dmemo.v[dmemo.n] = strdup(res)))
+		dmemo.n++;
+}
 
 int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 		   struct srt__strv *link_dirs)
@@ -59,6 +105,11 @@ int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 		memcpy(res + rlen + 1, comp, clen + 1);
 		if (missing) {
 			rlen += 1 + clen;
+			continue;
+		}
+		if (dir_known(res)) {
+			rlen += 1 + clen;
+			*type = T_DIR;
 			continue;
 		}
 		if (lstat(res, &st) != 0) {
@@ -122,6 +173,7 @@ int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 			*type = T_OTHER;
 		} else {
 			*type = T_DIR;
+			dir_remember(res);
 		}
 	}
 	if (rlen == 0)

@@ -22,4 +22,10 @@ enum { T_MISSING, T_DIR, T_OTHER };
 int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 		       struct srt__strv *link_dirs);
 
+/* Between begin and end, srt__mount_resolve() remembers the directories it
+ * found (per thread) and does not lstat them again: one plan's
+ * resolutions share them. Outside, every call looks at every component. */
+void srt__mount_resolve_memo_begin(void);
+void srt__mount_resolve_memo_end(void);
+
 #endif

@@ -70,6 +70,7 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_pl
 	c.diag = diag;
 	c.budget = WALK_BUDGET;
 	c.hide_max = hide_max;
+	srt__mount_resolve_memo_begin(); /* the rules share their directories */
 
 	if (pol->fs_disabled) {
 		rc = srt__mount_push3(&c, "--bind", "/", "/");
@@ -136,6 +137,7 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_pl
 	if (!rc)
 		rc = srt__mount_emit(&c);
 out:
+	srt__mount_resolve_memo_end();
 	for (i = 0; i < c.n; i++) {
 		free(c.v[i].path);
 		free(c.v[i].origin);

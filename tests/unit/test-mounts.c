@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-bwrap/mount-resolve.h"
 #include "backends/linux-bwrap/mounts.h"
 #include "tap.h"
 
@@ -1436,6 +1437,37 @@ static void case_unsearchable(void)
 	as_unprivileged(test_unsearchable, 2, "unsearchable directory");
 }
 
+/* The directories one plan resolved are not looked at again within it, and
+ * only those: a path missing before is looked at again, and once the plan
+ * ends a directory replaced by a link is followed, never taken for the
+ * directory it was. */
+static void test_resolve_memo(void)
+{
+	struct srt__strv links = { 0 };
+	char out[PATH_MAX];
+	const char *tail = "/elsewhere/x";
+	size_t ma = 0, ol;
+	int type = -1, err;
+
+	fresh_tree();
+	mkdirs("a/d");
+	mkdirs("elsewhere");
+	srt__mount_resolve_memo_begin();
+	err = srt__mount_resolve(P("a/d/f"), out, &type, &ma, NULL);
+	ok(err == 0 && type == T_MISSING, "a missing name below a directory is missing");
+	mkdirs("a/d/f");
+	err = srt__mount_resolve(P("a/d/f"), out, &type, &ma, NULL);
+	ok(err == 0 && type == T_DIR, "within the plan, a path missing before is looked at again");
+	srt__mount_resolve_memo_end();
+	if (rename(P("a/d"), P("a/d.old")) != 0 || symlink(P("elsewhere"), P("a/d")) != 0)
+		abort();
+	err = srt__mount_resolve(P("a/d/x"), out, &type, &ma, &links);
+	ol = strlen(out);
+	ok(err == 0 && links.n >= 1 && ol > strlen(tail) && !strcmp(out + ol - strlen(tail), tail),
+	   "after the plan, a directory replaced by a link is followed (%s)", out);
+	srt__strv_release(&links);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1455,6 +1487,7 @@ int main(void)
 	TAP_RUN(test_mandatory_bound);
 	TAP_RUN(test_pins);
 	TAP_RUN(test_symlinks);
+	TAP_RUN(test_resolve_memo);
 	TAP_RUN(test_globs);
 	TAP_RUN(test_file_on_the_way);
 	TAP_RUN(test_disabled);
