@@ -821,6 +821,21 @@ static void notify(struct srt__filter_txn *t, enum srt__filter_step s)
 	t->done(t->done_ctx, t, s, &t->out);
 }
 
+/* A request-head or request-body call of filter i completed with v: the
+ * filter's completed hook (ABI 1.2) applies what it decided to the
+ * request on this thread, and answers the verdict that stands. */
+static enum srt_filter_verdict settle(struct srt__filter_txn *t, size_t i,
+				      enum srt_filter_verdict v, struct pcall *pc)
+{
+	const struct entry *e = entry_at(t->ch, i);
+
+	if (t->phase == PH_CONN || !t->req || !e->vt || !FILTER_HAS(e->vt, completed))
+		return v;
+	if (v != SRT_FILTER_CONTINUE && v != SRT_FILTER_ALLOW)
+		return v;
+	return e->vt->completed(e->state, t->req, v, &pc->call);
+}
+
 static void resume(struct srt__filter_txn *t, struct pcall *pc)
 {
 	enum srt_filter_verdict v = pc->verdict;
@@ -834,6 +849,8 @@ static void resume(struct srt__filter_txn *t, struct pcall *pc)
 	pc->queued = 0;
 	if (v == SRT_FILTER_PENDING)
 		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "completed a call with PENDING");
+	else if ((v = settle(t, i, v, pc)) == SRT_FILTER_PENDING)
+		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "answered PENDING from its completed hook");
 	else if (t->phase == PH_BODY) {
 		if (v != SRT_FILTER_CONTINUE)
 			s = final(t, i, v, &pc->call);
