@@ -8,8 +8,13 @@
  * bridge does (proxies/wire.h), so the proxy serves TCP clients exactly as
  * in a sandbox, for `load -x http://127.0.0.1:PORT`.
  *
- * Usage: proxy-host SOCKET_PATH [-p PORT]   Prints "listening" once ready;
- * runs until killed. Built against a build tree's libsrtproxy. */
+ * With -r FILE it runs the `rules` filter (compiled in: build with
+ * plugins/filters/rules/rules.c) with FILE's JSON as its config, for
+ * profiling the filtered path without a sandbox.
+ *
+ * Usage: proxy-host SOCKET_PATH [-p PORT] [-r RULES.json]   Prints
+ * "listening" once ready; runs until killed. Built against a build tree's
+ * libsrtproxy. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -25,6 +30,7 @@
 #include <unistd.h>
 
 #include "common/strv.h"
+#include "proxies/filter-chain.h"
 #include "proxies/proxy.h"
 #include "proxies/wire.h"
 
@@ -69,6 +75,36 @@ static int start_front(const char *path, int port)
 	return pthread_create(&t, NULL, front, NULL) == 0 ? 0 : -1;
 }
 
+#ifdef PROXY_HOST_RULES
+extern const struct srt_filter srt_filter_entry;
+
+static struct srt__filter_chain *rules_chain(const char *file)
+{
+	static char cfg[1 << 16];
+	struct srt__filter_chain *ch = NULL;
+	struct srt_filter_error err;
+	FILE *f = fopen(file, "r");
+	size_t n = f ? fread(cfg, 1, sizeof(cfg) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	cfg[n] = '\0';
+	if (!n || srt__filter_chain_new(0, NULL, NULL, &ch) != SRT_OK ||
+	    srt__filter_chain_add(ch, &srt_filter_entry, "rules", cfg, &err) != SRT_OK) {
+		fprintf(stderr, "proxy-host: rules: %s %s\n", err.path, err.message);
+		exit(1);
+	}
+	return ch;
+}
+#else
+static struct srt__filter_chain *rules_chain(const char *file)
+{
+	(void)file;
+	fprintf(stderr, "proxy-host: -r needs a build with plugins/filters/rules/rules.c\n");
+	exit(2);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct srt__net_config net;
@@ -78,11 +114,24 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int sig;
 
-	if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "-p"))) {
-		fprintf(stderr, "usage: proxy-host SOCKET_PATH [-p PORT]\n");
+	int port = 0, i;
+	const char *rules = NULL;
+
+	for (i = 2; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "-p"))
+			port = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "-r"))
+			rules = argv[i + 1];
+		else
+			break;
+	}
+	if (argc < 2 || i != argc) {
+		fprintf(stderr, "usage: proxy-host SOCKET_PATH [-p PORT] [-r RULES.json]\n");
 		return 2;
 	}
 	memset(&net, 0, sizeof(net));
+	if (rules)
+		net.filters = rules_chain(rules);
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&diag, 0, sizeof(diag));
 	if (srt__strv_push(&net.allowed_domains, "127.0.0.1") < 0 ||
@@ -98,7 +147,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "proxy-host: %s\n", diag.message);
 		return 1;
 	}
-	if (argc == 4 && start_front(argv[1], atoi(argv[3])) < 0) {
+	if (port && start_front(argv[1], port) < 0) {
 		perror("proxy-host: TCP front");
 		return 1;
 	}

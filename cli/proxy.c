@@ -20,7 +20,8 @@
 static const char proxy_usage_text[] =
 	"usage: srt proxy (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
 	"                 (--decider-fd N | --decider-in N --decider-out N)\n"
-	"                 [--lifeline-fd N] [--ca-fd N] [--strip-response-header NAME...] [-d]\n"
+	"                 [--lifeline-fd N] [--ca-fd N] [--strip-response-header NAME...]\n"
+	"                 [--plaintext-header-set] [-d]\n"
 	"\n"
 	"Run the filtering proxy alone, without a sandbox, for other sandboxes and\n"
 	"containers. An external decider (protocol v1: length-prefixed JSON frames)\n"
@@ -39,6 +40,10 @@ static const char proxy_usage_text[] =
 	"                      Without it every CONNECT is refused (opaque_tunnel)\n"
 	"  --strip-response-header NAME...\n"
 	"                      remove these headers from every response\n"
+	"  --plaintext-header-set\n"
+	"                      apply a decider's setHeaders and cred to plain-HTTP\n"
+	"                      requests (else such an allow is refused 403,\n"
+	"                      plaintext_header_set)\n"
 	"  -d, --debug         print debug lines on stderr\n"
 	"  -V, --version       print the version\n"
 	"  -h, --help          print this help\n"
@@ -169,9 +174,10 @@ static int parse(int argc, char **argv, struct popts *p)
 			p->any_interface = 1;
 			continue;
 		}
-		if (!strcmp(a, "--plaintext-header-set"))
-			return 100 + usage_error("%s: this proxy does not apply a decider's header "
-						 "edits (an allow with setHeaders is refused 403)", a);
+		if (!strcmp(a, "--plaintext-header-set")) {
+			p->o.plaintext_header_set = 1;
+			continue;
+		}
 		if (!strcmp(a, "--strip-response-header")) {
 			/* one or more names, up to the next option */
 			int before = (int)p->o.nstrip_response_headers;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/domain.h"
+#include "proxies/auth.h"
 #include "proxies/decider-filter.h"
 #include "proxies/decider.h"
 
@@ -30,7 +31,7 @@ struct srt__dfilter {
 	bool started, stop;
 	pid_t child;
 	size_t body_max;
-	bool narrow;
+	bool narrow, plaintext_set;
 	const struct srt_filter_host *host;
 	srt__dfilter_dead_fn dead;
 	void *dead_ctx;
@@ -39,15 +40,41 @@ struct srt__dfilter {
 	struct srt__strv allowed, denied;
 };
 
-/* One request, kept in the call's per-filter data pointer. */
+/* The header edits of an allow, applied on the proxy's thread. */
+struct edits {
+	struct srt__decider_header *set; /* setHeaders, one per value, by name */
+	size_t nset;
+	char **remove;
+	size_t nremove;
+	char *cred, *credential;
+};
+
+/* A verdict that came while the proxy was still collecting the body the
+ * decider asked for (no call to complete then): answered at the body's end. */
+struct early {
+	bool set;
+	enum srt_filter_verdict v;
+	int status;
+	char reason[SRT_FILTER_REASON_MAX];
+};
+
+/* One request, kept in the call's per-filter data pointer. Written by
+ * the link's thread under the lock; the proxy's thread reads it after the
+ * completion (which orders the two) or under the lock. */
 struct dreq {
 	struct srt__dfilter *f;
 	struct srt_filter_call *call; /* the pending call, NULL when none */
 	uint64_t id;                  /* on the link; 0: not asked */
-	bool asked_body;
+	bool asked_body;              /* need_body came: collecting */
+	bool plaintext;               /* not inside terminated TLS */
+	bool bodyless;                /* GET, HEAD or OPTIONS */
+	long long content_length;
+	size_t want;                  /* body bytes the decider gets */
 	uint8_t *body;
 	size_t blen;
 	bool cut;
+	struct edits *edits;          /* an allow's, until applied */
+	struct early early;
 };
 
 static int64_t now_ms(void)
@@ -118,6 +145,122 @@ static void finish_call(struct dreq *r, enum srt_filter_verdict v, int status, c
 	call->complete(call, v);
 }
 
+static void edits_free(struct edits *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nset; i++) {
+		free(e->set[i].name);
+		free(e->set[i].value);
+	}
+	for (i = 0; i < e->nremove; i++)
+		free(e->remove[i]);
+	free(e->set);
+	free(e->remove);
+	if (e->credential)
+		explicit_bzero(e->credential, strlen(e->credential));
+	free(e->credential);
+	free(e->cred);
+	free(e);
+}
+
+/* Copy the allow's edits out of the verdict (valid during the callback
+ * only). NULL when out of memory. */
+static struct edits *edits_copy(const struct srt__decider_verdict *v)
+{
+	struct edits *e = calloc(1, sizeof(*e));
+	bool ok = e != NULL;
+	size_t i;
+
+	if (ok && v->nset && !(e->set = calloc(v->nset, sizeof(*e->set))))
+		ok = false;
+	for (i = 0; ok && i < v->nset; i++, e->nset++) {
+		e->set[i].name = strdup(v->set[i].name);
+		e->set[i].value = strdup(v->set[i].value);
+		ok = e->set[i].name && e->set[i].value;
+	}
+	if (ok && v->nremove && !(e->remove = calloc(v->nremove, sizeof(char *))))
+		ok = false;
+	for (i = 0; ok && i < v->nremove; i++, e->nremove++)
+		ok = (e->remove[i] = strdup(v->remove[i])) != NULL;
+	if (ok && v->cred) {
+		e->cred = strdup(v->cred);
+		e->credential = strdup(v->credential);
+		ok = e->cred && e->credential;
+	}
+	if (!ok) {
+		edits_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* A verdict for a request whose body is still being collected: kept for
+ * the body's end (lock held). */
+static void keep_early(struct dreq *r, enum srt_filter_verdict v, int status, const char *reason)
+{
+	r->id = 0;
+	r->early.set = true;
+	r->early.v = v;
+	r->early.status = status;
+	snprintf(r->early.reason, sizeof(r->early.reason), "%s", reason ? reason : "");
+}
+
+static void answer(struct dreq *r, enum srt_filter_verdict v, int status, const char *reason)
+{
+	if (!r->call && r->asked_body)
+		keep_early(r, v, status, reason);
+	else
+		finish_call(r, v, status, reason);
+}
+
+static void on_allow(struct dreq *r, const struct srt__decider_verdict *v)
+{
+	if ((v->nset || v->cred) && r->plaintext && !r->f->plaintext_set) {
+		answer(r, SRT_FILTER_DENY, 403,
+		       "plaintext_header_set: the decider's allow sets headers on a plain-HTTP "
+		       "request, and header sets on plain HTTP are not enabled; nothing was "
+		       "forwarded");
+		return;
+	}
+	if (v->nset || v->nremove || v->cred) {
+		r->edits = edits_copy(v);
+		if (!r->edits) {
+			answer(r, SRT_FILTER_ERROR, 502, "out of memory for the decider's header edits");
+			return;
+		}
+	}
+	answer(r, SRT_FILTER_CONTINUE, 0, NULL);
+}
+
+/* need_body: the request-head call completes with CONTINUE and body_cap,
+ * so the proxy collects the body (holding it back from the target) and
+ * hands it to the body hook, which sends it to the decider. */
+static void on_need_body(struct dreq *r, const struct srt__decider_verdict *v)
+{
+	struct srt_filter_call *call = r->call;
+
+	if (r->bodyless && r->content_length != 0) {
+		srt__decider_cancel(r->f->link, v->id);
+		finish_call(r, SRT_FILTER_DENY, 403,
+			    "bodyless_method_body: the decider asked for the body of a request "
+			    "whose method carries none");
+		return;
+	}
+	if (!call) { /* the request ended: nothing to collect for */
+		srt__decider_cancel(r->f->link, v->id);
+		r->id = 0;
+		return;
+	}
+	r->asked_body = true;
+	r->want = v->max < r->f->body_max ? (size_t)v->max : r->f->body_max;
+	r->call = NULL;
+	call->body_cap = r->want;
+	call->complete(call, SRT_FILTER_CONTINUE);
+}
+
 static void on_verdict(void *ctx, const struct srt__decider_verdict *v)
 {
 	struct dreq *r = ctx;
@@ -125,40 +268,21 @@ static void on_verdict(void *ctx, const struct srt__decider_verdict *v)
 
 	switch (v->action) {
 	case SRT__DV_ALLOW:
-		if (v->nset || v->cred)
-			finish_call(r, SRT_FILTER_DENY, 403,
-				    "plaintext_header_set: the decider's allow sets headers, "
-				    "which this proxy does not apply; nothing was forwarded");
-		else if (v->nremove)
-			finish_call(r, SRT_FILTER_DENY, 403,
-				    "the decider's allow removes headers, which this proxy does "
-				    "not apply; nothing was forwarded");
-		else
-			finish_call(r, SRT_FILTER_CONTINUE, 0, NULL);
+		on_allow(r, v);
 		return;
 	case SRT__DV_DENY:
 		snprintf(reason, sizeof(reason), "decider: %s",
 			 v->reason ? v->reason : "denied by the decider");
-		finish_call(r, SRT_FILTER_DENY, v->status, reason);
+		answer(r, SRT_FILTER_DENY, v->status, reason);
 		return;
 	case SRT__DV_NEED_BODY:
-		if (!r->f->body_max) {
-			srt__decider_cancel(r->f->link, v->id);
-			finish_call(r, SRT_FILTER_ERROR, 502,
-				    "the decider asked for the request body, and this filter "
-				    "was not configured to collect one (bodyMax)");
-			return;
-		}
-		r->asked_body = true;
-		srt__decider_body(r->f->link, v->id, r->body,
-				  r->blen < v->max ? r->blen : (size_t)v->max,
-				  r->cut || r->blen > v->max, now_ms());
+		on_need_body(r, v);
 		return;
 	case SRT__DV_UNAVAILABLE:
 	default:
 		snprintf(reason, sizeof(reason), "decider_unavailable: %s",
 			 v->reason ? v->reason : "no verdict");
-		finish_call(r, SRT_FILTER_DENY, 503, reason);
+		answer(r, SRT_FILTER_DENY, 503, reason);
 		return;
 	}
 }
@@ -217,8 +341,10 @@ int srt__dfilter_start(const struct srt__dfilter_config *cfg, struct srt__dfilte
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->hello_cond, NULL);
 	f->child = cfg->child;
-	f->body_max = cfg->body_max;
+	f->body_max = cfg->body_max && cfg->body_max < SRT_FILTER_BODY_MAX ? cfg->body_max :
+		      SRT_FILTER_BODY_MAX;
 	f->narrow = cfg->narrow_by_hello;
+	f->plaintext_set = cfg->plaintext_header_set;
 	f->host = cfg->host;
 	f->dead = cfg->dead;
 	f->dead_ctx = cfg->dead_ctx;
@@ -330,6 +456,10 @@ static enum srt_filter_verdict ask(struct srt__dfilter *f, struct dreq *r,
 	dr.query = q ? q + 1 : NULL;
 	dr.headers = hs;
 	dr.nheaders = k;
+	r->plaintext = !(req->conn && req->conn->scheme && !strcmp(req->conn->scheme, "https"));
+	r->bodyless = !strcmp(req->method, "GET") || !strcmp(req->method, "HEAD") ||
+		      !strcmp(req->method, "OPTIONS");
+	r->content_length = req->content_length;
 	/* r->call stays NULL while asking: a link that dies inside the call
 	 * (a failed write) must not complete a call before it was PENDING */
 	r->call = NULL;
@@ -380,31 +510,32 @@ enum srt_filter_verdict srt__dfilter_request_head(void *state, struct srt_filter
 		pthread_mutex_unlock(&f->lock);
 		return deny_now(call, 403, "host_not_allowed: the decider's lists refuse this host");
 	}
-	if (f->body_max) {
-		/* the body first: the decider may ask for it */
-		pthread_mutex_unlock(&f->lock);
-		call->body_cap = f->body_max < SRT_FILTER_BODY_MAX ? f->body_max : SRT_FILTER_BODY_MAX;
-		return SRT_FILTER_CONTINUE;
-	}
 	v = ask(f, r, req, call);
 	pthread_mutex_unlock(&f->lock);
 	return v;
 }
 
+/* The body the decider asked for, collected up to r->want. At its end
+ * the body goes to the decider, whose verdict completes the call. */
 enum srt_filter_verdict srt__dfilter_request_body(void *state, struct srt_filter_request *req,
 						  const void *chunk, size_t len, int end,
 						  int truncated, struct srt_filter_call *call)
 {
 	struct srt__dfilter *f = state;
 	struct dreq *r = dreq_of(f, call);
+	char reason[SRT_FILTER_REASON_MAX];
 	enum srt_filter_verdict v;
 
+	(void)req;
 	if (!r)
 		return deny_now(call, 503, "decider_unavailable: out of memory");
+	if (!r->asked_body)
+		return deny_now(call, 502, "the body was offered before the decider asked for it");
 	if (len) {
-		size_t room = f->body_max > r->blen ? f->body_max - r->blen : 0;
+		size_t room = r->want > r->blen ? r->want - r->blen : 0;
 		size_t take = len < room ? len : room;
 		uint8_t *b = take ? realloc(r->body, r->blen + take) : r->body;
+
 		if (take && !b)
 			return deny_now(call, 503, "decider_unavailable: out of memory");
 		if (take)
@@ -417,15 +548,194 @@ enum srt_filter_verdict srt__dfilter_request_body(void *state, struct srt_filter
 		return SRT_FILTER_CONTINUE;
 	r->cut = r->cut || truncated;
 	pthread_mutex_lock(&f->lock);
-	if (f->is_dead) {
-		char reason[SRT_FILTER_REASON_MAX];
-		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
+	if (r->early.set) {
+		/* decided while the body came: the edits, if any, apply here */
+		struct early e = r->early;
+
+		pthread_mutex_unlock(&f->lock);
+		if (e.v == SRT_FILTER_DENY || e.v == SRT_FILTER_ERROR) {
+			deny_now(call, e.status, e.reason);
+			return e.v;
+		}
+		return srt__dfilter_completed(f, req, e.v, call);
+	}
+	if (f->is_dead || !r->id) {
+		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s",
+			 f->is_dead ? f->why : "the decider forgot the request");
 		pthread_mutex_unlock(&f->lock);
 		return deny_now(call, 503, reason);
 	}
-	v = ask(f, r, req, call);
+	if (srt__decider_body(f->link, r->id, r->body, r->blen, r->cut, now_ms()) < 0) {
+		pthread_mutex_unlock(&f->lock);
+		return deny_now(call, 503, "decider_unavailable: the request was no longer waiting "
+				"for its body");
+	}
+	r->call = call;
+	wake(f);
+	v = SRT_FILTER_PENDING;
 	pthread_mutex_unlock(&f->lock);
 	return v;
+}
+
+/* Remove every line whose name folds to `name` (case, and '-', '_', '.'
+ * alike, as the protocol compares names). */
+static int remove_folded(struct srt_filter_headers *h, bool (*match)(const char *, const char *),
+			 const char *name)
+{
+	size_t i = h->count(h);
+
+	while (i-- > 0) {
+		const char *n, *v;
+		char copy[260];
+		int rc;
+
+		if (h->at(h, i, &n, &v) != SRT_OK || !match(n, name))
+			continue;
+		snprintf(copy, sizeof(copy), "%s", n);
+		if ((rc = h->remove(h, copy)) != SRT_OK)
+			return rc;
+		i = h->count(h); /* remove() took every spelling of it: look again */
+		if (i == 0)
+			break;
+	}
+	return SRT_OK;
+}
+
+static bool fold_eq(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a, y = *b;
+
+		if (x == '_' || x == '.')
+			x = '-';
+		if (y == '_' || y == '.')
+			y = '-';
+		if (x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (y >= 'A' && y <= 'Z')
+			y = (char)(y - 'A' + 'a');
+		if (x != y)
+			return false;
+		if (!x)
+			return true;
+	}
+}
+
+static bool is_credential(const char *n, const char *unused)
+{
+	(void)unused;
+	return srt__decider_credential_header(n);
+}
+
+/* cred: the client's own credential headers go, then Authorization gets
+ * the decider's secret: Basic for class "github" to github.com (its git
+ * over HTTP wants it so), Bearer everywhere else. */
+static int place_credential(struct srt_filter_headers *h, const struct edits *e, const char *host)
+{
+	size_t n = strlen(e->credential), cap = 4 * (n + 20) / 3 + 16;
+	char *plain = malloc(n + 20), *val = malloc(cap + 8);
+	int rc;
+
+	if (!plain || !val) {
+		free(plain);
+		free(val);
+		return SRT_E_NOMEM;
+	}
+	rc = remove_folded(h, is_credential, "");
+	if (rc == SRT_OK && !strcmp(e->cred, "github") && host && !strcmp(host, "github.com")) {
+		snprintf(plain, n + 20, "x-access-token:%s", e->credential);
+		memcpy(val, "Basic ", 6);
+		if (!srt__b64_encode((const uint8_t *)plain, strlen(plain), val + 6, cap + 2))
+			rc = SRT_E_NOMEM;
+	} else if (rc == SRT_OK) {
+		snprintf(val, cap + 8, "Bearer %s", e->credential);
+	}
+	if (rc == SRT_OK)
+		rc = h->set(h, "Authorization", val);
+	explicit_bzero(plain, n + 20);
+	explicit_bzero(val, cap + 8);
+	free(plain);
+	free(val);
+	return rc;
+}
+
+/* setHeaders: one line per name, its values joined by ", " (one field
+ * value, as HTTP reads repeated lines). */
+static int set_headers(struct srt_filter_headers *h, const struct edits *e)
+{
+	size_t i = 0;
+
+	while (i < e->nset) {
+		size_t j, len = 0;
+		char *joined;
+		int rc;
+
+		for (j = i; j < e->nset && !strcmp(e->set[j].name, e->set[i].name); j++)
+			len += strlen(e->set[j].value) + 2;
+		if (!(joined = malloc(len + 1)))
+			return SRT_E_NOMEM;
+		joined[0] = '\0';
+		for (size_t k = i; k < j; k++) {
+			if (k > i)
+				strcat(joined, ", ");
+			strcat(joined, e->set[k].value);
+		}
+		rc = h->set(h, e->set[i].name, joined);
+		free(joined);
+		if (rc != SRT_OK)
+			return rc;
+		i = j;
+	}
+	return SRT_OK;
+}
+
+static int apply_edits(struct srt_filter_request *req, const struct edits *e, const char **what)
+{
+	struct srt_filter_headers *h = req->headers;
+	size_t i;
+	int rc = SRT_OK;
+
+	if (!h)
+		return SRT_E_INVAL;
+	for (i = 0; rc == SRT_OK && i < e->nremove; i++) {
+		*what = "removeHeaders";
+		rc = remove_folded(h, fold_eq, e->remove[i]);
+	}
+	if (rc == SRT_OK && e->cred) {
+		*what = "cred";
+		rc = place_credential(h, e, req->host);
+	}
+	if (rc == SRT_OK && e->nset) {
+		*what = "setHeaders";
+		rc = set_headers(h, e);
+	}
+	return rc;
+}
+
+enum srt_filter_verdict srt__dfilter_completed(void *state, struct srt_filter_request *req,
+					       enum srt_filter_verdict verdict,
+					       struct srt_filter_call *call)
+{
+	struct dreq *r = call->data ? *call->data : NULL;
+	const char *what = "the edits";
+	struct edits *e;
+	int rc;
+
+	(void)state;
+	if (!r || !r->edits)
+		return verdict;
+	e = r->edits;
+	r->edits = NULL;
+	rc = apply_edits(req, e, &what);
+	edits_free(e);
+	if (rc == SRT_OK)
+		return verdict;
+	call->status = 502;
+	snprintf(call->reason, sizeof(call->reason),
+		 "the decider's %s could not be applied (%s); nothing was forwarded", what,
+		 rc == SRT_E_LIMIT ? "the head would grow past its limit" :
+		 rc == SRT_E_NOMEM ? "out of memory" : "refused by the proxy");
+	return SRT_FILTER_ERROR;
 }
 
 /* Drop r's pending request (lock held): the link forgets it, so a late
@@ -467,6 +777,7 @@ void srt__dfilter_finish(void *state, const struct srt_filter_conn *conn,
 	drop(f, r); /* a core without cancel: the call may still be pending */
 	pthread_mutex_unlock(&f->lock);
 	free(r->body);
+	edits_free(r->edits);
 	free(r);
 	*data = NULL;
 }

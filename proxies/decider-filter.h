@@ -10,13 +10,27 @@
  *
  *   allow              CONTINUE (later filters still narrow)
  *   allow with setHeaders, removeHeaders or cred
- *                      DENY 403: the edits cannot be applied to a call that
- *                      completes after its hook returned, and a request is
- *                      never sent without the edits its decider asked for
+ *                      CONTINUE, the edits applied by the completed hook
+ *                      (ABI 1.2) on the proxy's thread before anything is
+ *                      forwarded: removeHeaders first (every spelling that
+ *                      folds to the name), then cred (the client's
+ *                      credential headers removed, Authorization set:
+ *                      Basic x-access-token for class "github" to
+ *                      github.com, Bearer elsewhere), then setHeaders (one
+ *                      line per name, values joined by ", "). An edit the
+ *                      proxy cannot apply fails the request (ERROR, 502).
+ *                      setHeaders or cred on a plain-HTTP request (not
+ *                      inside terminated TLS) is DENY 403
+ *                      (plaintext_header_set) unless plaintext_header_set
+ *                      is configured: a secret is not sent in clear text
+ *                      by default
  *   deny               DENY with the decider's status and reason
- *   need_body          the body collected by the request-body hook (when
- *                      the filter was told to collect one, `body_max`),
- *                      else ERROR
+ *   need_body          the request-head call completes with CONTINUE and
+ *                      body_cap (the decider's max, at most body_max), the
+ *                      proxy collects the body, and the body hook sends it
+ *                      (cut when longer) and answers PENDING for the final
+ *                      verdict. On a GET, HEAD or OPTIONS request that has
+ *                      a body: DENY 403 (bodyless_method_body)
  *   no verdict in 5 s, the decider dead or breaking the protocol
  *                      DENY 503 (decider_unavailable)
  *   a request over the protocol's limits
@@ -43,7 +57,9 @@ typedef void (*srt__dfilter_dead_fn)(void *ctx, const char *why);
 struct srt__dfilter_config {
 	int in_fd, out_fd;     /* owned from now on (closed on failure too) */
 	pid_t child;           /* the decider process to stop and reap, or 0 */
-	size_t body_max;       /* request bytes collected for need_body (0: none) */
+	size_t body_max;       /* most request-body bytes collected for a
+				* need_body (0: SRT_FILTER_BODY_MAX) */
+	bool plaintext_header_set; /* apply setHeaders and cred on plain HTTP */
 	bool narrow_by_hello;  /* refuse hosts the hello's lists refuse */
 	const struct srt_filter_host *host; /* for log lines; may be NULL */
 	srt__dfilter_dead_fn dead;
@@ -72,6 +88,9 @@ void srt__dfilter_finish(void *state, const struct srt_filter_conn *conn,
 			 const struct srt_filter_request *req,
 			 const struct srt_filter_summary *summary, void **data);
 void srt__dfilter_cancel(void *state, struct srt_filter_call *call);
+enum srt_filter_verdict srt__dfilter_completed(void *state, struct srt_filter_request *req,
+					       enum srt_filter_verdict verdict,
+					       struct srt_filter_call *call);
 void srt__dfilter_destroy(void *state);
 
 /* Requests waiting for their verdict (tests). */

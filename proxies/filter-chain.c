@@ -66,6 +66,7 @@ struct srt__filter_chain {
 	srt__filter_log_fn log;
 	void *log_ctx;
 	int attached;
+	size_t response_hooks; /* filters with a response-head hook */
 	int epfd, evfd, tfd;
 	struct pcall *pending; /* proxy thread */
 	pthread_mutex_t lock;
@@ -198,8 +199,7 @@ static const char *fh_get(const struct srt_filter_headers *h, const char *name)
 static void fh_drop(struct srt__fheaders *fh, size_t i)
 {
 	fh->bytes -= strlen(fh->names[i]) + strlen(fh->values[i]);
-	free(fh->names[i]);
-	free(fh->values[i]);
+	free(fh->names[i]); /* the value lives in the name's block */
 	memmove(fh->names + i, fh->names + i + 1, (fh->n - i - 1) * sizeof(*fh->names));
 	memmove(fh->values + i, fh->values + i + 1, (fh->n - i - 1) * sizeof(*fh->values));
 	fh->n--;
@@ -216,6 +216,21 @@ static int fh_remove(struct srt_filter_headers *h, const char *name)
 		if (!strcasecmp(fh->names[i], name))
 			fh_drop(fh, i);
 	return SRT_OK;
+}
+
+/* One line in one block: the name, its NUL, the value, its NUL (one
+ * allocation per line: the proxy copies every request's headers). */
+static char *line_block(const char *name, size_t name_len, const char *value, size_t value_len)
+{
+	char *b = malloc(name_len + value_len + 2);
+
+	if (!b)
+		return NULL;
+	memcpy(b, name, name_len);
+	b[name_len] = '\0';
+	memcpy(b + name_len + 1, value, value_len);
+	b[name_len + 1 + value_len] = '\0';
+	return b;
 }
 
 static int fh_set(struct srt_filter_headers *h, const char *name, const char *value)
@@ -237,10 +252,11 @@ static int fh_set(struct srt_filter_headers *h, const char *name, const char *va
 		return srt__fheaders_add(fh, name, strlen(name), value, strlen(value));
 	if (fh->bytes - old + strlen(value) > fh->max_bytes)
 		return SRT_E_LIMIT;
-	if (!(v = strdup(value)))
+	if (!(v = line_block(fh->names[first], strlen(fh->names[first]), value, strlen(value))))
 		return SRT_E_NOMEM;
-	free(fh->values[first]);
-	fh->values[first] = v;
+	free(fh->names[first]);
+	fh->names[first] = v;
+	fh->values[first] = v + strlen(v) + 1;
 	fh->bytes = fh->bytes - old + strlen(value);
 	for (i = fh->n; i-- > first + 1;)
 		if (!strcasecmp(fh->names[i], name))
@@ -283,13 +299,9 @@ int srt__fheaders_add(struct srt__fheaders *fh, const char *name, size_t name_le
 		fh->values = nn;
 		fh->cap = nc;
 	}
-	n = strndup(name, name_len);
-	v = strndup(value, value_len);
-	if (!n || !v) {
-		free(n);
-		free(v);
+	if (!(n = line_block(name, name_len, value, value_len)))
 		return SRT_E_NOMEM;
-	}
+	v = n + name_len + 1;
 	fh->names[fh->n] = n;
 	fh->values[fh->n] = v;
 	fh->n++;
@@ -301,10 +313,8 @@ void srt__fheaders_release(struct srt__fheaders *fh)
 {
 	size_t i;
 
-	for (i = 0; i < fh->n; i++) {
+	for (i = 0; i < fh->n; i++)
 		free(fh->names[i]);
-		free(fh->values[i]);
-	}
 	free(fh->names);
 	free(fh->values);
 	fh->names = fh->values = NULL;
@@ -418,6 +428,8 @@ int srt__filter_chain_add(struct srt__filter_chain *ch, const struct srt_filter 
 		free(e->name);
 		return rc;
 	}
+	if (FILTER_HAS(vt, response_head))
+		ch->response_hooks++;
 	ch->n++;
 	return SRT_OK;
 }
@@ -432,6 +444,11 @@ void srt__filter_chain_set_callback(struct srt__filter_chain *ch, srt_request_fi
 size_t srt__filter_chain_count(const struct srt__filter_chain *ch)
 {
 	return ch ? total(ch) : 0;
+}
+
+int srt__filter_chain_has_response_hooks(const struct srt__filter_chain *ch)
+{
+	return ch && ch->response_hooks > 0;
 }
 
 void srt__filter_chain_attach(struct srt__filter_chain *ch)
@@ -821,6 +838,21 @@ static void notify(struct srt__filter_txn *t, enum srt__filter_step s)
 	t->done(t->done_ctx, t, s, &t->out);
 }
 
+/* A request-head or request-body call of filter i completed with v: the
+ * filter's completed hook (ABI 1.2) applies what it decided to the
+ * request on this thread, and answers the verdict that stands. */
+static enum srt_filter_verdict settle(struct srt__filter_txn *t, size_t i,
+				      enum srt_filter_verdict v, struct pcall *pc)
+{
+	const struct entry *e = entry_at(t->ch, i);
+
+	if (t->phase == PH_CONN || !t->req || !e->vt || !FILTER_HAS(e->vt, completed))
+		return v;
+	if (v != SRT_FILTER_CONTINUE && v != SRT_FILTER_ALLOW)
+		return v;
+	return e->vt->completed(e->state, t->req, v, &pc->call);
+}
+
 static void resume(struct srt__filter_txn *t, struct pcall *pc)
 {
 	enum srt_filter_verdict v = pc->verdict;
@@ -834,6 +866,8 @@ static void resume(struct srt__filter_txn *t, struct pcall *pc)
 	pc->queued = 0;
 	if (v == SRT_FILTER_PENDING)
 		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "completed a call with PENDING");
+	else if ((v = settle(t, i, v, pc)) == SRT_FILTER_PENDING)
+		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "answered PENDING from its completed hook");
 	else if (t->phase == PH_BODY) {
 		if (v != SRT_FILTER_CONTINUE)
 			s = final(t, i, v, &pc->call);

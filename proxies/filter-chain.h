@@ -96,6 +96,10 @@ void srt__filter_chain_set_callback(struct srt__filter_chain *ch, srt_request_fi
  * chain when it is 0. */
 size_t srt__filter_chain_count(const struct srt__filter_chain *ch);
 
+/* Does any filter have a response-head hook? When none does, the proxy
+ * need not hand response heads to the chain. */
+int srt__filter_chain_has_response_hooks(const struct srt__filter_chain *ch);
+
 /* The proxy calls attach once it watches srt__filter_chain_fd() and runs
  * the chain on every connection and request: the core refuses to run a
  * sandbox whose filters no proxy attached to (fail closed). */

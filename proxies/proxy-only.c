@@ -84,6 +84,7 @@ static const struct srt_filter decider_vt = {
 	.request_body = srt__dfilter_request_body,
 	.finish = srt__dfilter_finish,
 	.cancel = srt__dfilter_cancel,
+	.completed = srt__dfilter_completed,
 };
 
 static int failed(char *why, size_t cap, const char *fmt, ...)
@@ -254,6 +255,7 @@ static int start_decider(struct serve *s, char *why, size_t cap)
 	memset(&dc, 0, sizeof(dc));
 	dc.in_fd = s->o->decider_in;
 	dc.out_fd = s->o->decider_out;
+	dc.plaintext_header_set = s->o->plaintext_header_set != 0;
 	dc.dead = on_dead;
 	dc.dead_ctx = s;
 	if (srt__dfilter_start(&dc, &s->df, w, sizeof(w)) != SRT_OK)

@@ -428,6 +428,10 @@ int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 
 	if (!f || !f->request || !f->txn)
 		return SRT__FILTER_GO;
+	if (!srt__filter_chain_has_response_hooks(c->p->filters)) {
+		f->status = h->status; /* for the finish hooks */
+		return SRT__FILTER_GO;
+	}
 	srt__fheaders_release(&f->rh);
 	srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
 	for (size_t i = 0; i < h->n; i++) {

@@ -31,6 +31,11 @@
  *                        it; a call not completed within the chain's
  *                        per-request timeout is denied (503) naming the
  *                        filter, and its late completion is ignored.
+ *                        The filter must not touch the request (its
+ *                        headers) from another thread; a filter whose
+ *                        late answer edits headers does so in its
+ *                        completed hook (ABI 1.2), which the proxy's
+ *                        thread calls before it acts on the completion.
  *   SRT_FILTER_ERROR     the filter failed (call->reason says how): the
  *                        request is denied (fail closed) with 502, naming
  *                        the filter.
@@ -59,7 +64,7 @@
  * struct the core hands a module starts with its own size, so a module of
  * a newer minor can tell which fields an older core filled.
  *
- * History: 1.0 hdr .. finish; 1.1 cancel. */
+ * History: 1.0 hdr .. finish; 1.1 cancel; 1.2 completed. */
 #ifndef SRT_FILTER_H
 #define SRT_FILTER_H
 
@@ -73,7 +78,7 @@ extern "C" {
 #endif
 
 #define SRT_FILTER_ABI_MAJOR 1
-#define SRT_FILTER_ABI_MINOR 1
+#define SRT_FILTER_ABI_MINOR 2
 
 enum srt_filter_verdict {
 	SRT_FILTER_CONTINUE = 0,
@@ -163,8 +168,11 @@ struct srt_filter_call {
 					      * the client and recorded */
 	/* Request-head hook only: set to the number of body bytes the filter
 	 * wants to see (<= SRT_FILTER_BODY_MAX) before it decides; its
-	 * verdict must then be CONTINUE, and the body hook decides. The proxy
-	 * holds the body back until every filter that asked has decided. */
+	 * verdict must then be CONTINUE, and the body hook decides. A
+	 * pending request-head call may set it too, before it completes
+	 * with CONTINUE (a decider that asks for the body once it has seen
+	 * the head). The proxy holds the body back until every filter that
+	 * asked has decided. */
 	size_t body_cap;
 	/* One pointer per filter and request, NULL at first, the same in
 	 * every hook of that request (and of the connection hook on its own);
@@ -289,6 +297,21 @@ struct srt_filter {
 	 * waiting for its decider) but must still complete the call, which
 	 * is what frees it; the verdict is ignored. Optional. */
 	void (*cancel)(void *state, struct srt_filter_call *call);
+
+	/* ABI 1.2. A request-head or request-body call this filter answered
+	 * PENDING was completed with CONTINUE or ALLOW. Called on the proxy's
+	 * thread before the chain acts on that verdict, with the request,
+	 * whose headers may be changed here under the same rules as in the
+	 * request-head hook (the framing headers stay the client's), and the
+	 * call as the completion left it (body_cap included). Answers the
+	 * verdict the chain acts on: normally `verdict`; DENY or ERROR, with
+	 * call->status and call->reason, when an edit the filter decided on
+	 * cannot be applied, so a request never goes without the edits its
+	 * filter asked for. PENDING counts as ERROR. Optional: without it the
+	 * completion's verdict stands. */
+	enum srt_filter_verdict (*completed)(void *state, struct srt_filter_request *req,
+					     enum srt_filter_verdict verdict,
+					     struct srt_filter_call *call);
 };
 
 #ifdef __cplusplus

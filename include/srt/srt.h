@@ -281,6 +281,8 @@ struct srt_proxy_options {
 	int debug;
 	const char *const *strip_response_headers; /* names removed from responses */
 	size_t nstrip_response_headers;
+	int plaintext_header_set;   /* apply a decider's setHeaders and cred to
+				     * plain-HTTP requests (else refused 403) */
 };
 
 /* Serve until SIGTERM or SIGINT (blocked here and taken through a

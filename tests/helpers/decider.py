@@ -6,8 +6,14 @@ socket), and decides by the request's path:
 
   /allow...    allow
   /deny...     deny 451 "the test decider says no"
-  /set...      allow with setHeaders (the proxy must refuse: it does not
-               apply header edits)
+  /set...      allow with setHeaders {"x-added": ["1", "2"]} (refused 403
+               on plain HTTP unless header sets are enabled there)
+  /cred...     allow with cred "github", credential "tok" and
+               removeHeaders ["x_drop"]
+  /rm...       allow with removeHeaders ["x-drop"]
+  /big...      allow with setHeaders x-big: 300 "A"s
+  /bodyallow.. need_body max 64, then allow with setHeaders
+               {"x-body": [the body]}
   /sleep...    no verdict, ever (the proxy's 5 s clock answers 503)
   /garbage...  a frame that is not JSON (the link dies, fails closed)
   /die...      exit at once (EOF: every pending request fails closed)
@@ -80,6 +86,7 @@ def main():
         send({"t": "verdict", "id": 1, "action": "allow"})
     else:
         send({"t": "hello", "proto": 1, "allowedDomains": allow, "deniedDomains": deny})
+    paths = {}
     while True:
         m = recv()
         if log:
@@ -87,6 +94,10 @@ def main():
                 f.write(json.dumps(m) + "\n")
         if m["t"] == "body":
             data = base64.b64decode(m["data"]).decode("latin-1")
+            if paths.pop(m["id"], "").startswith("/bodyallow"):
+                send({"t": "verdict", "id": m["id"], "action": "allow",
+                      "setHeaders": {"x-body": [data + (" cut" if m.get("cut") else "")]}})
+                continue
             send({"t": "verdict", "id": m["id"], "action": "deny", "status": 403,
                   "reason": "body %r cut=%s" % (data, m.get("cut", False))})
             continue
@@ -98,7 +109,18 @@ def main():
                   "reason": "the test decider says no"})
         elif p.startswith("/set"):
             send({"t": "verdict", "id": rid, "action": "allow",
-                  "setHeaders": {"x-added": ["1"]}})
+                  "setHeaders": {"x-added": ["1", "2"]}})
+        elif p.startswith("/cred"):
+            send({"t": "verdict", "id": rid, "action": "allow", "cred": "github",
+                  "credential": "tok", "removeHeaders": ["x_drop"]})
+        elif p.startswith("/rm"):
+            send({"t": "verdict", "id": rid, "action": "allow", "removeHeaders": ["x-drop"]})
+        elif p.startswith("/big"):
+            send({"t": "verdict", "id": rid, "action": "allow",
+                  "setHeaders": {"x-big": ["A" * 300]}})
+        elif p.startswith("/bodyallow"):
+            paths[rid] = p
+            send({"t": "verdict", "id": rid, "action": "need_body", "max": 64})
         elif p.startswith("/sleep"):
             pass
         elif p.startswith("/garbage"):

@@ -10,10 +10,10 @@
 # the server (exec's need_body, body-limit on a chunked upload).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 27
+plan 30
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 27); do skip "bwrap, curl or python3 missing"; done
+	for i in $(seq 30); do skip "bwrap, curl or python3 missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -49,7 +49,7 @@ assert b["status"] == 405 and b["bytesUp"] == 0 and b["bytesDown"] == 0, b
 ' "$A"
 
 # exec: an external decider (decider protocol v1) decides by the path
-EXEC='{"plugin":"exec","config":{"command":["'"$PY"'","'"$top_srcdir"'/tests/helpers/decider.py","--log","'"$WORK"'/decider.log"],"bodyMax":1024}}'
+EXEC='{"plugin":"exec","config":{"command":["'"$PY"'","'"$top_srcdir"'/tests/helpers/decider.py","--log","'"$WORK"'/decider.log"]}}'
 S=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"filters\":[$EXEC]")
 out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' $U/allow/x" 2>"$WORK/err")
 check "exec: the decider's allow: 200 ($out)" [ "$out" = 200 ]
@@ -73,8 +73,22 @@ check "exec: the pending request fails closed with 503 ($out)" \
 check "exec: another request is served while one waits (fast in ${fast_t}s)" \
 	sh -c "echo '$out' | grep -q 'fast=200' && awk 'BEGIN { exit !($fast_t < 4) }'"
 
-# exec's need_body: the decider sees the first 4 body bytes, sized and
-# chunked, and denies; the server sees neither request
+# an allow with setHeaders on plain HTTP: refused 403 by default (no header
+# set goes out in clear text unasked), applied with plaintextHeaderSet
+srt__run --settings "$S" -c "$CURLP -w '\\n%{http_code}' $U/set/plain" >"$WORK/body" 2>"$WORK/err"
+out=$(tail -n 1 "$WORK/body")
+check "exec: setHeaders on plain HTTP is refused 403 by default ($out)" \
+	sh -c "[ '$out' = 403 ] && grep -q plaintext_header_set '$WORK/body' && ! grep -q /set/plain '$WEB_LOG'"
+EXECSET='{"plugin":"exec","config":{"command":["'"$PY"'","'"$top_srcdir"'/tests/helpers/decider.py"],"plaintextHeaderSet":true}}'
+S2=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"filters\":[$EXECSET]")
+out=$(srt__run --settings "$S2" -c "$CURLP -o /dev/null -w '%{http_code}' $U/set/edited" 2>"$WORK/err")
+check "exec: a pending allow's setHeaders are applied: 200 ($out)" [ "$out" = 200 ]
+check "exec: the server saw the header the decider set" \
+	grep -q "^GET /set/edited HTTP/1.1 .* xadded=1, 2" "$WEB_LOG"
+
+# exec's need_body (no bodyMax set: the default bound applies): the decider
+# sees the first 4 body bytes, sized and chunked, and denies; the server
+# sees neither request
 for how in sized chunked; do
 	te=; [ $how = chunked ] && te="-H 'Transfer-Encoding: chunked'"
 	srt__run --settings "$S" -c "$CURLP -w '\\n%{http_code}' $te --data-binary hello-body $U/body/$how" \

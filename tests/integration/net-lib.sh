@@ -36,7 +36,8 @@ def http(c):
         body = f.read(int(hdrs.get(b"content-length", b"0")))
         note("%s host=%s proxyauth=%s body=%d" % (line.decode("latin-1").strip(),
              hdrs.get(b"host", b"-").decode("latin-1"),
-             "yes" if b"proxy-authorization" in hdrs else "no", len(body)))
+             "yes" if b"proxy-authorization" in hdrs else "no", len(body)) +
+             (" xadded=%s" % hdrs[b"x-added"].decode("latin-1") if b"x-added" in hdrs else ""))
         c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n")
 def raw(c):
     c.settimeout(5)

@@ -6,12 +6,14 @@
  * decider fails is denied (fail closed), never allowed. */
 #include "config.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <srt/filter.h>
 
+#include "proxies/filter-chain.h"
 #include "tests/unit/tap.h"
 
 extern const struct srt_filter srt_filter_entry;
@@ -282,20 +284,202 @@ static void test_dies(void)
 	fails_closed("/die", "a decider that dies");
 }
 
+/* need_body without bodyMax: the head's call completes CONTINUE with the
+ * decider's max as body_cap, then the body goes to the decider. */
 static void test_body(void)
 {
-	void *st = start("", ",\"bodyMax\":16");
-	struct req *b = mkreq("a.example", "/body");
-	enum srt_filter_verdict v = head(st, b);
+	void *st = start("", "");
+	struct req *b = mkreq("a.example", "/body"), *g = mkreq("a.example", "/body");
+	enum srt_filter_verdict v;
 
-	ok(v == SRT_FILTER_CONTINUE && b->call.body_cap == 16, "bodyMax: the body is collected first");
+	b->r.method = "POST";
+	v = head(st, b);
+	ok(v == SRT_FILTER_PENDING && verdict(b, v, 3000) == SRT_FILTER_CONTINUE &&
+	   b->call.body_cap == 4, "need_body without bodyMax asks the proxy for the body (cap %zu)",
+	   b->call.body_cap);
+	b->done = 0;
 	ok(srt_filter_entry.request_body(st, &b->r, "hello", 5, 0, 0, &b->call) == SRT_FILTER_CONTINUE,
 	   "a chunk asks for more");
 	v = srt_filter_entry.request_body(st, &b->r, " world", 6, 1, 0, &b->call);
 	ok(verdict(b, v, 3000) == SRT_FILTER_DENY && strstr(b->call.reason, "'hell' cut=True"),
 	   "need_body gets at most its max, marked cut (%s)", b->call.reason);
+	g->r.content_length = 5;
+	ok(verdict(g, head(st, g), 3000) == SRT_FILTER_DENY && g->call.status == 403 &&
+	   strstr(g->call.reason, "bodyless_method_body"), "need_body on a GET with a body: %s",
+	   g->call.reason);
 	done(st, b);
+	done(st, g);
 	srt_filter_entry.destroy(st);
+}
+
+/* ---- through the chain: a pending allow's header edits are applied ------ */
+
+struct got {
+	int done;
+	enum srt__filter_step step;
+	struct srt__filter_outcome out;
+};
+
+static void on_done(void *ctx, struct srt__filter_txn *t, enum srt__filter_step step,
+		    const struct srt__filter_outcome *out)
+{
+	struct got *g = ctx;
+
+	(void)t;
+	g->done = 1;
+	g->step = step;
+	g->out = *out;
+}
+
+/* Serve the chain until the step in flight ends: its step, *o set. */
+static enum srt__filter_step settle(struct srt__filter_chain *ch, enum srt__filter_step step,
+				    struct got *g, struct srt__filter_outcome *o)
+{
+	int spins = 0;
+
+	while (step == SRT__FILTER_WAIT && !g->done && spins++ < 100) {
+		struct pollfd pf = { .fd = srt__filter_chain_fd(ch), .events = POLLIN };
+
+		poll(&pf, 1, 100);
+		srt__filter_chain_service(ch);
+	}
+	if (step == SRT__FILTER_WAIT && g->done) {
+		step = g->step;
+		*o = g->out;
+		g->done = 0;
+	}
+	return step;
+}
+
+struct chained {
+	struct srt__filter_chain *ch;
+	struct srt__filter_txn *t;
+	struct srt_filter_conn conn;
+	struct srt_filter_request r;
+	struct srt__fheaders fh;
+	struct got g;
+};
+
+static void chained_start(struct chained *c, const char *config, const char *host,
+			  const char *scheme, const char *path, size_t max_head)
+{
+	struct srt_filter_error err;
+	char cfg[1024];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(cfg, sizeof(cfg), "{\"command\":[\"python3\",\"%s\"]%s}", decider_py, config);
+	if (srt__filter_chain_new(5000, NULL, NULL, &c->ch) != SRT_OK ||
+	    srt__filter_chain_add(c->ch, &srt_filter_entry, "exec", cfg, &err) != SRT_OK) {
+		printf("# chain: %s: %s\n", err.path, err.message);
+		exit(1);
+	}
+	srt__fheaders_init(&c->fh, max_head);
+	srt__fheaders_add(&c->fh, "Host", 4, host, strlen(host));
+	srt__fheaders_add(&c->fh, "Authorization", 13, "client-secret", 13);
+	srt__fheaders_add(&c->fh, "X_Api-Key", 9, "k", 1);
+	srt__fheaders_add(&c->fh, "X_Drop", 6, "d", 1);
+	srt__fheaders_add(&c->fh, "Accept", 6, "*/*", 3);
+	c->conn = (struct srt_filter_conn){ sizeof(c->conn), host, 80, NULL, scheme, NULL, 1 };
+	c->r = (struct srt_filter_request){ sizeof(c->r), &c->conn, "GET", "http://x/", host,
+					    80, path, 0, &c->fh.api, 1 };
+	c->t = srt__filter_txn_new(c->ch, &c->conn);
+}
+
+static enum srt__filter_step chained_head(struct chained *c, struct srt__filter_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	return settle(c->ch, srt__filter_txn_request_head(c->t, &c->r, on_done, &c->g, o), &c->g, o);
+}
+
+static const char *hget(struct chained *c, const char *name)
+{
+	return c->fh.api.get(&c->fh.api, name);
+}
+
+static void chained_end(struct chained *c)
+{
+	srt__filter_txn_finish(c->t, NULL);
+	srt__filter_chain_free(c->ch);
+	srt__fheaders_release(&c->fh);
+}
+
+static void test_edits_applied(void)
+{
+	struct srt__filter_outcome o;
+	struct chained c;
+
+	chained_start(&c, ",\"plaintextHeaderSet\":true", "a.example", "http", "/set", 4096);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_ALLOW,
+	   "a pending allow with setHeaders goes ahead (%s)", o.reason);
+	ok(hget(&c, "x-added") && !strcmp(hget(&c, "x-added"), "1, 2"),
+	   "its setHeaders are applied (x-added: %s)", hget(&c, "x-added"));
+	chained_end(&c);
+
+	chained_start(&c, "", "a.example", "http", "/set", 4096);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_DENY &&
+	   o.status == 403 && strstr(o.reason, "plaintext_header_set") && !hget(&c, "x-added"),
+	   "without plaintextHeaderSet, setHeaders on plain HTTP is refused 403");
+	chained_end(&c);
+
+	chained_start(&c, "", "a.example", "https", "/set", 4096);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_ALLOW &&
+	   hget(&c, "x-added"), "inside terminated TLS they apply without it");
+	chained_end(&c);
+
+	chained_start(&c, "", "a.example", "http", "/rm", 4096);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_ALLOW &&
+	   !hget(&c, "x_drop") && hget(&c, "accept"),
+	   "removeHeaders applies on plain HTTP, to every spelling that folds to the name");
+	chained_end(&c);
+}
+
+static void test_cred_applied(void)
+{
+	struct srt__filter_outcome o;
+	struct chained c;
+
+	chained_start(&c, ",\"plaintextHeaderSet\":true", "github.com", "http", "/cred", 4096);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_ALLOW,
+	   "a pending allow with cred goes ahead (%s)", o.reason);
+	/* base64("x-access-token:tok") */
+	ok(hget(&c, "authorization") &&
+	   !strcmp(hget(&c, "authorization"), "Basic eC1hY2Nlc3MtdG9rZW46dG9r"),
+	   "class github to github.com: Basic x-access-token (%s)", hget(&c, "authorization"));
+	ok(!hget(&c, "x_api-key") && !hget(&c, "x_drop") && c.fh.n == 3,
+	   "the client's credential headers and the removed ones are gone (%zu lines)", c.fh.n);
+	chained_end(&c);
+
+	chained_start(&c, "", "api.example", "https", "/cred", 4096);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_ALLOW &&
+	   hget(&c, "authorization") && !strcmp(hget(&c, "authorization"), "Bearer tok"),
+	   "elsewhere: Bearer (%s)", hget(&c, "authorization"));
+	chained_end(&c);
+
+	chained_start(&c, ",\"plaintextHeaderSet\":true", "a.example", "http", "/big", 80);
+	ok(chained_head(&c, &o) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_DENY &&
+	   o.status == 502 && strstr(o.reason, "could not be applied") && !hget(&c, "x-big"),
+	   "an edit that cannot be applied fails the request closed (%s)", o.reason);
+	chained_end(&c);
+}
+
+static void test_body_chained(void)
+{
+	struct srt__filter_outcome o;
+	struct chained c;
+	enum srt__filter_step s;
+
+	chained_start(&c, ",\"plaintextHeaderSet\":true", "a.example", "http", "/bodyallow", 4096);
+	c.r.method = "POST";
+	c.r.content_length = 11;
+	s = chained_head(&c, &o);
+	ok(s == SRT__FILTER_BODY, "need_body without bodyMax: the chain asks for the body (%d)", s);
+	memset(&o, 0, sizeof(o));
+	s = srt__filter_txn_body(c.t, "hello world", 11, 1, on_done, &c.g, &o);
+	s = settle(c.ch, s, &c.g, &o);
+	ok(s == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_ALLOW && hget(&c, "x-body") &&
+	   !strcmp(hget(&c, "x-body"), "hello world"),
+	   "the decider's allow after the body applies its edits (x-body: %s)", hget(&c, "x-body"));
+	chained_end(&c);
 }
 
 static void test_cancel(void)
@@ -357,6 +541,9 @@ int main(int argc, char **argv)
 	TAP_RUN(test_garbage);
 	TAP_RUN(test_dies);
 	TAP_RUN(test_body);
+	TAP_RUN(test_edits_applied);
+	TAP_RUN(test_cred_applied);
+	TAP_RUN(test_body_chained);
 	TAP_RUN(test_cancel);
 	TAP_RUN(test_finish_pending);
 	TAP_RUN(test_destroy_pending);

@@ -171,6 +171,41 @@ static void test_rules(void)
 	unload(&l);
 }
 
+/* Globs of only '*' and '?' take the rules filter's own matcher, others
+ * fnmatch(): both must answer as fnmatch() would, and a path longer than
+ * any buffer still meets a deny rule. */
+static void test_rules_globs(void)
+{
+	static const char cfg[] =
+		"{\"rules\":["
+		"{\"action\":\"deny\",\"path\":\"/a*b*c?d\",\"status\":418},"
+		"{\"action\":\"deny\",\"host\":\"*.EVIL.example\",\"status\":419},"
+		"{\"action\":\"deny\",\"path\":\"/v[0-9]/*\",\"status\":420},"
+		"{\"action\":\"deny\",\"path\":\"*/secret\",\"status\":421}"
+		"]}";
+	static const char *const spec[] = { "rules", cfg, NULL };
+	static char longpath[20000];
+	struct loaded l;
+
+	build(&l, spec);
+	ok(l.rc == SRT_OK, "rules with globs loads (%s)", l.err.message);
+	ok(verdict(&l, "GET", "h.example", "/abbcxd") == 418 &&
+	   verdict(&l, "GET", "h.example", "/a/b/c/d?q") == 418 &&
+	   verdict(&l, "GET", "h.example", "/abcd") == 0 &&
+	   verdict(&l, "GET", "h.example", "/abcxdx") == 0,
+	   "'*' crosses '/', '?' is one byte, the whole path must match");
+	ok(verdict(&l, "GET", "a.b.evil.example", "/") == 419 &&
+	   verdict(&l, "GET", "evil.example", "/") == 0, "host globs ignore case");
+	ok(verdict(&l, "GET", "h.example", "/v2/x") == 420 &&
+	   verdict(&l, "GET", "h.example", "/vx/x") == 0, "a bracket glob still works (fnmatch)");
+	memset(longpath, 'x', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	memcpy(longpath + sizeof(longpath) - 8, "/secret", 8);
+	ok(verdict(&l, "GET", "h.example", longpath) == 421,
+	   "a path of 20000 bytes still meets the deny rule");
+	unload(&l);
+}
+
 static void rules_error(const char *cfg, const char *path, const char *what)
 {
 	const char *spec[] = { "rules", cfg, NULL };
@@ -398,6 +433,7 @@ int main(void)
 
 	snprintf(dir, sizeof(dir), "%s/tests/modules/filters", b ? b : ".");
 	TAP_RUN(test_rules);
+	TAP_RUN(test_rules_globs);
 	TAP_RUN(test_rules_config);
 	TAP_RUN(test_rules_default);
 	TAP_RUN(test_audit);

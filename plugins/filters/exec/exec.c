@@ -2,15 +2,19 @@
  * so filters can be written in any language. Configuration:
  *
  *   {"plugin": "exec", "config": {"command": ["python3", "/path/decider.py"],
- *                                 "bodyMax": 65536}}
+ *                                 "bodyMax": 65536, "plaintextHeaderSet": false}}
  *
  * `command` (mandatory) is the program and its arguments, started once
  * with the filter, its standard input and output one end of a socket
  * pair speaking the decider protocol v1 (length-prefixed JSON frames: see
  * proxies/decider.h), its standard error srt's. `bodyMax` (optional, 1 to
- * 16 MiB) has the filter collect that many request-body bytes before
- * asking, so a decider's need_body can be answered; without it need_body
- * fails the request closed. The filter starts only once the program sent
+ * 16 MiB, default 16 MiB) bounds the request-body bytes the filter
+ * collects when the decider answers need_body (the decider's own max
+ * bounds it too; a longer body is sent cut). `plaintextHeaderSet`
+ * (optional, default false) lets an allow's setHeaders and cred apply to
+ * plain-HTTP requests; otherwise such an allow is refused 403
+ * (plaintext_header_set), so no secret goes out in clear text unasked.
+ * removeHeaders always applies. The filter starts only once the program sent
  * its hello (within 30 s): a program that cannot start or does not speak
  * the protocol is a configuration error, not a sandbox running unfiltered.
  * Afterwards a program that dies, stalls past 5 s per verdict or breaks
@@ -18,6 +22,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +71,7 @@ static int take_command(const cJSON *cfg, char ***argv, struct srt_filter_error 
 	return SRT_OK;
 }
 
-static int parse_config(const cJSON *cfg, char ***argv, size_t *body_max,
+static int parse_config(const cJSON *cfg, char ***argv, size_t *body_max, bool *plain_set,
 			struct srt_filter_error *err)
 {
 	const cJSON *it;
@@ -74,9 +79,17 @@ static int parse_config(const cJSON *cfg, char ***argv, size_t *body_max,
 	if (!cJSON_IsObject(cfg))
 		return fail(err, "", "must be an object with \"command\"");
 	cJSON_ArrayForEach(it, cfg) {
-		if (strcmp(it->string, "command") && strcmp(it->string, "bodyMax"))
-			return fail(err, it->string, "unknown key (the exec filter takes command "
-				    "and bodyMax)");
+		if (strcmp(it->string, "command") && strcmp(it->string, "bodyMax") &&
+		    strcmp(it->string, "plaintextHeaderSet"))
+			return fail(err, it->string, "unknown key (the exec filter takes command, "
+				    "bodyMax and plaintextHeaderSet)");
+	}
+	it = cJSON_GetObjectItemCaseSensitive(cfg, "plaintextHeaderSet");
+	*plain_set = false;
+	if (it) {
+		if (!cJSON_IsBool(it))
+			return fail(err, "plaintextHeaderSet", "must be true or false");
+		*plain_set = cJSON_IsTrue(it);
 	}
 	it = cJSON_GetObjectItemCaseSensitive(cfg, "bodyMax");
 	*body_max = 0;
@@ -128,10 +141,11 @@ static int exec_create(const struct srt_filter_host *host, const char *config_js
 	struct srt__dfilter *f = NULL;
 	char **argv = NULL, why[200];
 	size_t body_max = 0;
+	bool plain_set = false;
 	pid_t pid = 0;
 	int fd = -1, rc;
 
-	rc = parse_config(cfg, &argv, &body_max, err);
+	rc = parse_config(cfg, &argv, &body_max, &plain_set, err);
 	if (rc == SRT_OK)
 		rc = spawn(argv, &pid, &fd, err);
 	if (rc != SRT_OK)
@@ -140,6 +154,7 @@ static int exec_create(const struct srt_filter_host *host, const char *config_js
 	dc.in_fd = dc.out_fd = fd;
 	dc.child = pid;
 	dc.body_max = body_max;
+	dc.plaintext_header_set = plain_set;
 	dc.narrow_by_hello = true;
 	dc.host = host;
 	rc = srt__dfilter_start(&dc, &f, why, sizeof(why));
@@ -168,4 +183,5 @@ const struct srt_filter srt_filter_entry = {
 	.request_body = srt__dfilter_request_body,
 	.finish = srt__dfilter_finish,
 	.cancel = srt__dfilter_cancel,
+	.completed = srt__dfilter_completed,
 };

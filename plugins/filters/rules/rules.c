@@ -280,17 +280,64 @@ static void rules_destroy(void *state)
 	rules_free(state);
 }
 
+static unsigned char fold(unsigned char c, int casefold)
+{
+	return casefold && c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+/* A glob of only '*' and '?' (no brackets, no backslash) against the
+ * first n bytes of s, as fnmatch() without flags (or FNM_CASEFOLD) would
+ * match it: '*' any run of bytes, '/' included. Linear backtracking to the
+ * last star, so no pattern costs more than len(glob) * n. This runs for
+ * every rule on every request, and fnmatch()'s locale handling costs a
+ * multiple of it. */
+static int simple_match(const char *g, const char *s, size_t n, int casefold)
+{
+	const char *star = NULL;
+	size_t i = 0, mark = 0;
+
+	while (i < n) {
+		if (*g == '*') {
+			star = ++g;
+			mark = i;
+		} else if (*g && (*g == '?' ||
+				  fold((unsigned char)*g, casefold) == fold((unsigned char)s[i], casefold))) {
+			g++;
+			i++;
+		} else if (star) {
+			g = star;
+			i = ++mark;
+		} else {
+			return 0;
+		}
+	}
+	while (*g == '*')
+		g++;
+	return *g == '\0';
+}
+
+static int is_simple(const char *glob)
+{
+	return !strpbrk(glob, "[\\");
+}
+
+static int glob_matches(const char *glob, const char *s, size_t n, int casefold)
+{
+	char buf[8192];
+
+	if (is_simple(glob))
+		return simple_match(glob, s, n, casefold);
+	if (n >= sizeof(buf))
+		return 0; /* too long to compare: the rule does not match */
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return fnmatch(glob, buf, casefold ? FNM_CASEFOLD : 0) == 0;
+}
+
 /* The path without its query. */
 static int path_matches(const char *glob, const char *path)
 {
-	char buf[8192];
-	size_t n = strcspn(path, "?");
-
-	if (n >= sizeof(buf))
-		return 0; /* too long to compare: a path rule does not match */
-	memcpy(buf, path, n);
-	buf[n] = '\0';
-	return fnmatch(glob, buf, 0) == 0;
+	return glob_matches(glob, path, strcspn(path, "?"), 0);
 }
 
 static int rule_matches(const struct rule *r, const struct srt_filter_request *req)
@@ -304,14 +351,14 @@ static int rule_matches(const struct rule *r, const struct srt_filter_request *r
 		if (i == r->n_methods)
 			return 0;
 	}
-	if (r->host && fnmatch(r->host, req->host, FNM_CASEFOLD) != 0)
+	if (r->host && !glob_matches(r->host, req->host, strlen(req->host), 1))
 		return 0;
 	if (r->path && !path_matches(r->path, req->path))
 		return 0;
 	for (i = 0; i < r->n_headers; i++) {
 		const char *v = req->headers->get(req->headers, r->headers[i].name);
 
-		if (!v || fnmatch(r->headers[i].glob, v, 0) != 0)
+		if (!v || !glob_matches(r->headers[i].glob, v, strlen(v), 0))
 			return 0;
 	}
 	return 1;
