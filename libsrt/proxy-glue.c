@@ -174,6 +174,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	cfg.debug = sb->debug;
 	cfg.on_violation = on_proxy_violation;
 	cfg.ctx = sb;
+	cfg.tls = sb->tls;
+	cfg.tls_ctx = sb->tls_ctx;
 	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, sb->filters, diag);
 	if (rc)
 		goto out;

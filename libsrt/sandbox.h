@@ -16,6 +16,8 @@
 struct srt__module;
 struct srt__proxy;
 struct srt__filter_chain;
+struct srt__tls_module;
+struct srt__tls_ctx;
 struct srt__vstore;
 
 struct srt_sandbox {
@@ -51,6 +53,12 @@ struct srt_sandbox {
 	size_t n_filter_modules;
 	srt_request_filter_fn request_filter;
 	void *request_filter_ctx;
+	/* network.tlsTerminate: the module, its context, and the directory
+	 * holding ca.crt and trust-bundle.crt (libsrt/tls-setup.c) */
+	struct srt__module *tls_module;
+	const struct srt__tls_module *tls;
+	struct srt__tls_ctx *tls_ctx;
+	char *tls_dir, *tls_bundle;
 	char *proxy_dir;
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];

@@ -20,6 +20,9 @@ struct srt__proxy;
 typedef void (*srt__proxy_violation_fn)(void *ctx, const char *command_key,
 				       const char *line);
 
+struct srt__tls_module;
+struct srt__tls_ctx;
+
 struct srt__proxy_config {
 	const struct srt__net_config *net;   /* copied; not kept */
 	const char *socket_path;             /* where to listen (in a 0700 dir) */
@@ -30,6 +33,10 @@ struct srt__proxy_config {
 	/* most client connections at once, accepted or passed (0: from
 	 * RLIMIT_NOFILE); more are refused as they arrive */
 	unsigned max_passed;
+	/* network.tlsTerminate: the TLS module and its context (the core's,
+	 * outliving the proxy), or NULL: CONNECTs are tunnelled opaquely */
+	const struct srt__tls_module *tls;
+	struct srt__tls_ctx *tls_ctx;
 };
 
 /* Bind the socket and prepare the loop; no thread yet. */
