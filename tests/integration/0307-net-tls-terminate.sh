@@ -68,28 +68,6 @@ export SSL_CERT_FILE="$WORK/ca.crt"
 
 NETX='"privateAddresses":"allow","tlsTerminate":'
 S=$(net_settings '["localhost","*.srt.test"]' '[]' "$NETX{}")
-srt__run --settings "$S" -c "$CURLP -v https://localhost:$GOOD_PORT/one" >"$WORK/out" 2>"$WORK/err"
-check "N: curl over HTTPS through termination gets the server's answer" grep -q '^hello /one' "$WORK/out"
-check "N: the certificate curl saw is the proxy's, for the host, from the ephemeral CA" sh -c \
-	"grep -q 'subject: CN=localhost' '$WORK/err' && grep -q 'issuer: CN=sandbox-runtime ephemeral CA' '$WORK/err' && grep -q 'ALPN: server accepted http/1.1' '$WORK/err'"
-check "N: the request reached the real server with its Host" grep -q "^GET /one host=localhost:$GOOD_PORT" "$WORK/GOOD.log"
-
-srt__run --settings "$S" -c "NO_PROXY= no_proxy= $PY -c 'import urllib.request as u; print(u.urlopen(\"https://localhost:$GOOD_PORT/py\", timeout=10).read().decode())'" >"$WORK/out" 2>"$WORK/err"
-check "N: python urllib over HTTPS through termination" grep -q '^hello /py' "$WORK/out"
-
-srt__run --settings "$S" -c 'for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT GIT_SSL_CAINFO AWS_CA_BUNDLE CARGO_HTTP_CAINFO DENO_CERT CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE NIX_SSL_CERT_FILE; do eval "echo \$v=\${$v}"; done; head -1 "$SSL_CERT_FILE"; grep -c "BEGIN CERT" "$SSL_CERT_FILE"' >"$WORK/out" 2>"$WORK/err"
-check "N: the 11 trust variables name one readable bundle that starts with the CA" sh -c \
-	"[ \$(grep -c '=.*/srt-ca-.*/trust-bundle.crt\$' '$WORK/out') = 11 ] && grep -q '^-----BEGIN CERTIFICATE-----' '$WORK/out'"
-
-srt__run --settings "$S" -c "$CURLP -i https://localhost:$BAD_PORT/bad" >"$WORK/out" 2>"$WORK/err"
-check "N: an upstream whose certificate cannot be trusted is answered 502 with the reason" sh -c \
-	"grep -q '502 Bad Gateway' '$WORK/out' && grep -q 'certificate cannot be trusted' '$WORK/out'"
-check "N: and it received no request" sh -c "! grep -q GET '$WORK/BAD.log'"
-
-srt__run --settings "$S" -c "$CURLP -i -H 'Host: other.srt.test' https://localhost:$GOOD_PORT/host" >"$WORK/out" 2>"$WORK/err"
-check "N: a Host header naming another host is refused 421" sh -c \
-	"grep -q '421 Misdirected' '$WORK/out' && ! grep -q '/host' '$WORK/GOOD.log'"
-
 # a ClientHello whose server name (allowed, but not the CONNECT target) gets its
 # certificate, and then every request is refused 421
 cat > "$WORK/sni.py" <<'PYEOF'
@@ -105,9 +83,32 @@ t = ssl.create_default_context().wrap_socket(s, server_hostname="a.srt.test")
 t.sendall(b"GET /sni HTTP/1.1\r\nHost: a.srt.test\r\n\r\n")
 print(t.recv(4096).decode(errors="replace"))
 PYEOF
-srt__run --settings "$S" -c "$PY $WORK/sni.py $GOOD_PORT" >"$WORK/out" 2>"$WORK/err"
+# one sandbox for the cases of the ephemeral CA (each srt run costs seconds)
+cat > "$WORK/inside.sh" <<EOF
+$CURLP -v https://localhost:$GOOD_PORT/one >out1 2>err1
+NO_PROXY= no_proxy= $PY -c 'import urllib.request as u; print(u.urlopen("https://localhost:$GOOD_PORT/py", timeout=10).read().decode())' >out2 2>&1
+env | grep -E '^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE|PIP_CERT|GIT_SSL_CAINFO|AWS_CA_BUNDLE|CARGO_HTTP_CAINFO|DENO_CERT|CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE|NIX_SSL_CERT_FILE)=' >out3
+head -1 "\$SSL_CERT_FILE" >>out3
+$CURLP -i https://localhost:$BAD_PORT/bad >out4 2>&1
+$CURLP -i -H 'Host: other.srt.test' https://localhost:$GOOD_PORT/host >out5 2>&1
+$PY $WORK/sni.py $GOOD_PORT >out6 2>&1
+EOF
+srt__run --settings "$S" -c "sh $WORK/inside.sh" >"$WORK/out" 2>"$WORK/err"
+P="$WORK/proj"
+check "N: curl over HTTPS through termination gets the server's answer" grep -q '^hello /one' "$P/out1"
+check "N: the certificate curl saw is the proxy's, for the host, from the ephemeral CA" sh -c \
+	"grep -q 'subject: CN=localhost' '$P/err1' && grep -q 'issuer: CN=sandbox-runtime ephemeral CA' '$P/err1' && grep -q 'ALPN: server accepted http/1.1' '$P/err1'"
+check "N: the request reached the real server with its Host" grep -q "^GET /one host=localhost:$GOOD_PORT" "$WORK/GOOD.log"
+check "N: python urllib over HTTPS through termination" grep -q '^hello /py' "$P/out2"
+check "N: the 11 trust variables name one readable bundle that starts with the CA" sh -c \
+	"[ \$(grep -c '=.*/srt-ca-.*/trust-bundle.crt\$' '$P/out3') = 11 ] && grep -q '^-----BEGIN CERTIFICATE-----' '$P/out3'"
+check "N: an upstream whose certificate cannot be trusted is answered 502 with the reason" sh -c \
+	"grep -q '502 Bad Gateway' '$P/out4' && grep -q 'certificate cannot be trusted' '$P/out4'"
+check "N: and it received no request" sh -c "! grep -q GET '$WORK/BAD.log'"
+check "N: a Host header naming another host is refused 421" sh -c \
+	"grep -q '421 Misdirected' '$P/out5' && ! grep -q '/host' '$WORK/GOOD.log'"
 check "N: a server name other than the CONNECT target is answered 421 (violation)" sh -c \
-	"grep -q '421 Misdirected' '$WORK/out' && grep -q 'TLS server name a.srt.test does not match' '$WORK/err' && ! grep -q '/sni' '$WORK/GOOD.log'"
+	"grep -q '421 Misdirected' '$P/out6' && grep -q 'TLS server name a.srt.test does not match' '$WORK/err' && ! grep -q '/sni' '$WORK/GOOD.log'"
 
 S=$(net_settings '["localhost"]' '[]' "$NETX{\"caCertPath\":\"$WORK/ca.crt\",\"caKeyPath\":\"$WORK/ca.key\"}")
 srt__run --settings "$S" -c "$CURLP -v https://localhost:$GOOD_PORT/ec" >"$WORK/out" 2>"$WORK/err"
