@@ -65,6 +65,7 @@ struct tls_layer {
 	mbedtls_ssl_context ssl;
 	mbedtls_ssl_config conf; /* a server's own: its leaf */
 	bool server, done, failed;
+	bool eof; /* the peer's close_notify (or its end of stream) was read */
 	struct leaf *leaf;
 	unsigned char *pre;
 	size_t npre, pre_off;
@@ -777,6 +778,8 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 
 	if (ready(t) < 0)
 		return -1;
+	if (t->eof)
+		return 0;
 	/* read until the caller's buffer is full or nothing is left: a short
 	 * read means drained, as it does on a socket */
 	while (got < n) {
@@ -791,9 +794,14 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 			errno = EAGAIN;
 			return -1;
 		}
+		/* the end of the stream is remembered: mbedTLS reports the
+		 * close_notify once, and the peer may keep its socket open
+		 * waiting for ours */
+		if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || rc == MBEDTLS_ERR_SSL_CONN_EOF)
+			t->eof = true;
 		if (got)
 			return (ssize_t)got;
-		if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY)
+		if (t->eof)
 			return 0;
 		errno = ECONNRESET;
 		return -1;

@@ -6,11 +6,11 @@
 # SSL_CERT_FILE in its own environment, as OpenSSL clients do.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 16
+plan 17
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 16); do skip "bwrap, openssl or curl missing"; done
+	for i in $(seq 17); do skip "bwrap, openssl or curl missing"; done
 	exit 0
 fi
 
@@ -64,6 +64,12 @@ tls_server() { # NAME CERT KEY
 }
 tls_server GOOD srv.crt srv.key
 tls_server BAD bad.crt bad.key
+# a server that ends its body with close_notify and keeps its socket open
+# (openssl s_server -WWW: HTTP/1.0, no Content-Length)
+WWW_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+head -c 300000 /dev/zero > "$WORK/www.bin"
+(cd "$WORK" && exec openssl s_server -accept "$WWW_PORT" -cert srv.crt -key srv.key -WWW -quiet) >/dev/null 2>&1 &
+NET_PIDS="$NET_PIDS $!"
 export SSL_CERT_FILE="$WORK/ca.crt"
 
 NETX='"privateAddresses":"allow","tlsTerminate":'
@@ -92,6 +98,7 @@ head -1 "\$SSL_CERT_FILE" >>out3
 $CURLP -i https://localhost:$BAD_PORT/bad >out4 2>&1
 $CURLP -i -H 'Host: other.srt.test' https://localhost:$GOOD_PORT/host >out5 2>&1
 $PY $WORK/sni.py $GOOD_PORT >out6 2>&1
+$CURLP https://localhost:$WWW_PORT/www.bin -o out7 -w '%{size_download}' >out7n 2>&1; echo \$? >out7rc
 EOF
 srt__run --settings "$S" -c "sh $WORK/inside.sh" >"$WORK/out" 2>"$WORK/err"
 P="$WORK/proj"
@@ -109,6 +116,8 @@ check "N: a Host header naming another host is refused 421" sh -c \
 	"grep -q '421 Misdirected' '$P/out5' && ! grep -q '/host' '$WORK/GOOD.log'"
 check "N: a server name other than the CONNECT target is answered 421 (violation)" sh -c \
 	"grep -q '421 Misdirected' '$P/out6' && grep -q 'TLS server name a.srt.test does not match' '$WORK/err' && ! grep -q '/sni' '$WORK/GOOD.log'"
+check "N: a body ended by the server's close_notify ends, whole (curl $(cat "$P/out7rc" 2>/dev/null), $(cat "$P/out7n" 2>/dev/null) bytes)" \
+	sh -c "[ \"\$(cat '$P/out7rc')\" = 0 ] && cmp -s '$P/out7' '$WORK/www.bin'"
 
 S=$(net_settings '["localhost"]' '[]' "$NETX{\"caCertPath\":\"$WORK/ca.crt\",\"caKeyPath\":\"$WORK/ca.key\"}")
 srt__run --settings "$S" -c "$CURLP -v https://localhost:$GOOD_PORT/ec" >"$WORK/out" 2>"$WORK/err"
