@@ -15,6 +15,7 @@
 #include "paths.h"
 #include "proxies/proxy.h"
 #include "run.h"
+#include "tls-setup.h"
 
 extern char **environ;
 
@@ -140,6 +141,8 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 			goto out;
 	}
 	rc = git_safe_env(sb, &set);
+	if (!rc)
+		rc = srt__sandbox_tls_env(sb, &set);
 	if (rc)
 		goto out;
 	rc = srt__env_build(environ, &set, out);

@@ -22,6 +22,9 @@
 #ifndef SRT_BACKENDDIR
 #define SRT_BACKENDDIR "/usr/local/lib/srt/backends"
 #endif
+#ifndef SRT_TLSDIR
+#define SRT_TLSDIR "/usr/local/lib/srt/tls"
+#endif
 #ifndef SRT_FILTERDIR
 #define SRT_FILTERDIR "/usr/local/lib/srt/filters"
 #endif
@@ -55,6 +58,16 @@ static const struct kind backend_kind = {
 static const struct kind filter_kind = {
 	"filter", "network.filters", "srt_filter_entry", "SRT_FILTER_DIR", SRT_FILTERDIR, 0,
 	&srt__filter_abi,
+};
+
+const struct srt__module_abi srt__tls_abi = {
+	"TLS", SRT__TLS_MAGIC, SRT__TLS_ABI_MAJOR, SRT__TLS_ABI_MINOR,
+	sizeof(struct srt__tls_module),
+};
+
+static const struct kind tls_kind = {
+	"TLS", "network.tlsTerminate", "srt_tls_entry", "SRT_TLS_DIR", SRT_TLSDIR, 0,
+	&srt__tls_abi,
 };
 
 static const char *kind_dir(const struct kind *k)
@@ -296,6 +309,26 @@ int srt__module_load_filter(const char *spec, struct srt__module **out,
 		return refuse_empty_slot(m, diag);
 	*out = m;
 	*vt = f;
+	return SRT_OK;
+}
+
+int srt__module_load_tls(struct srt__module **out, const struct srt__tls_module **vt,
+			 struct srt_diag *diag)
+{
+	const struct srt__tls_module *t;
+	struct srt__module *m;
+	const void *entry;
+	int rc;
+
+	rc = module_open(&tls_kind, "mbedtls", &m, &entry, diag);
+	if (rc)
+		return rc;
+	t = entry;
+	if (!t->ctx_new || !t->ctx_free || !t->ca_pem || !t->server_new || !t->client_new ||
+	    !t->handshake)
+		return refuse_empty_slot(m, diag);
+	*out = m;
+	*vt = t;
 	return SRT_OK;
 }
 

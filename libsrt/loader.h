@@ -7,6 +7,8 @@
 #include <srt/backend.h>
 #include <srt/filter.h>
 
+#include "proxies/tls.h"
+
 /* The smallest struct srt_filter the core accepts: the header and the
  * mandatory slots (create, destroy), as at filter ABI 1.0. */
 #define SRT__FILTER_MIN_SIZE \
@@ -21,6 +23,7 @@ struct srt__module_abi {
 };
 extern const struct srt__module_abi srt__backend_abi;
 extern const struct srt__module_abi srt__filter_abi;
+extern const struct srt__module_abi srt__tls_abi;
 
 struct srt__module;
 
@@ -49,6 +52,11 @@ int srt__module_load_filter(const char *spec, struct srt__module **out,
 			    const struct srt_filter **vt, struct srt_diag *diag);
 /* The directory plain filter names are looked up in. */
 const char *srt__filter_dir(void);
+/* Load the TLS termination module (<tlsdir>/mbedtls.so; tlsdir:
+ * SRT_TLSDIR, or $SRT_TLS_DIR under the same rules as SRT_BACKEND_DIR),
+ * with its own magic and ABI checked like every module's. */
+int srt__module_load_tls(struct srt__module **out, const struct srt__tls_module **vt,
+			 struct srt_diag *diag);
 /* Unload; NULL-safe. */
 void srt__module_free(struct srt__module *m);
 

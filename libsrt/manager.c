@@ -29,6 +29,7 @@
 #include "loader.h"
 #include "policy-build.h"
 #include "proxies/proxy.h"
+#include "tls-setup.h"
 #include "proxy-glue.h"
 #include "run.h"
 #include "filters.h"
@@ -215,9 +216,9 @@ static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 		"\"%s\" is not supported yet by this srt; remove it from the settings (srt will not run with a rule it cannot enforce)";
 	const char *key = NULL;
 
-	if (s->has_tls_terminate)
-		key = "network.tlsTerminate";
-	else if (s->has_credentials)
+	/* network.tlsTerminate is enforced (libsrt/tls-setup.c); the
+	 * credentials (masking, injection, re-signing) are not yet */
+	if (s->has_credentials)
 		key = "credentials";
 	if (key)
 		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
@@ -261,6 +262,9 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 		return rc;
 	sb->have_policy = 1;
 	sb->policy.debug = sb->debug;
+	rc = srt__sandbox_tls_start(sb, diag);
+	if (rc)
+		return rc;
 
 	/* The backend must bridge the proxy when something can go out through
 	 * it: an allowed domain, live updates, an ask callback (it may allow
@@ -427,6 +431,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	srt__proxy_free(sb->proxy);
 	srt__sandbox_free_filters(sb);
 	srt__ask_free(sb->ask); /* after the proxy, which watched it */
+	srt__sandbox_tls_free(sb);
 	if (sb->proxy_dir)
 		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);

@@ -67,6 +67,11 @@ static int net_config_fill(struct srt__net_config *c, struct srt__net_reason **r
 		c->mitm_domains = s->mitm_domains;
 	}
 	c->filters = filters;
+	if (s->has_tls_terminate) {
+		c->tls_exclude_domains = s->tls_exclude_domains;
+		c->tls_max_tunnels = s->tls_max_tunnels;
+		c->tls_handshake_ms = s->tls_handshake_timeout_ms;
+	}
 	*reasons = r;
 	return SRT_OK;
 }

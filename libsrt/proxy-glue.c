@@ -175,6 +175,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	cfg.on_violation = on_proxy_violation;
 	cfg.ctx = sb;
 	cfg.ask = sb->ask;
+	cfg.tls = sb->tls;
+	cfg.tls_ctx = sb->tls_ctx;
 	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, sb->filters, diag);
 	if (rc)
 		goto out;

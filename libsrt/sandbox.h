@@ -17,6 +17,8 @@ struct srt__module;
 struct srt__proxy;
 struct srt__filter_chain;
 struct srt__ask;
+struct srt__tls_module;
+struct srt__tls_ctx;
 struct srt__vstore;
 
 struct srt_sandbox {
@@ -55,6 +57,12 @@ struct srt_sandbox {
 	/* the application's ask callback's broker (proxies/ask.h), or NULL;
 	 * lent to the proxy, freed after it */
 	struct srt__ask *ask;
+	/* network.tlsTerminate: the module, its context, and the directory
+	 * holding ca.crt and trust-bundle.crt (libsrt/tls-setup.c) */
+	struct srt__module *tls_module;
+	const struct srt__tls_module *tls;
+	struct srt__tls_ctx *tls_ctx;
+	char *tls_dir, *tls_bundle;
 	char *proxy_dir;
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];

@@ -101,6 +101,8 @@ void srt__conn_close(struct srt__conn *c)
 	if (c->dead)
 		return;
 	c->dead = true;
+	if (c->terminated)
+		p->tls_open--;
 	/* a pending filter call is abandoned: its completion never comes */
 	srt__filter_end(c);
 	srt__ask_end(c); /* and a question: its answer is refused */
@@ -391,6 +393,9 @@ void srt__conn_run(struct srt__conn *c)
 			return; /* the filter's completion resumes it */
 		case SRT_PH_ASK:
 			return; /* the application's answer resumes it */
+		case SRT_PH_TLS_HS:
+			srt__tls_handshakes(c);
+			break;
 		case SRT_PH_FILTER_BODY:
 			srt__filter_body(c);
 			break;

@@ -32,6 +32,7 @@
 #include "proxies/pump.h"
 #include "proxies/route.h"
 #include "proxies/rules.h"
+#include "common/strv.h"
 
 #define SRT_EP_LISTEN 0x4c53544e
 #define SRT_EP_WAKE 0x57414b45
@@ -69,6 +70,7 @@ enum srt__phase {
 	SRT_PH_FILTER,    /* waiting for a request filter's verdict (serve-filter.c) */
 	SRT_PH_FILTER_BODY, /* reading the request body the filters asked to see */
 	SRT_PH_ASK,       /* waiting for the application's answer (serve-ask.c) */
+	SRT_PH_TLS_HS,    /* terminating the tunnel's TLS: the two handshakes (terminate.c) */
 };
 
 /* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -139,6 +141,11 @@ struct srt__conn {
 	unsigned long q_gen;      /* p->gen of the guard that passed addrs */
 	struct srt__ip addrs[SRT_MAX_ADDRS];
 	size_t naddrs, next_addr;
+	/* a TLS-terminated tunnel (terminate.c): its requests are served as
+	 * plain HTTP between the two TLS layers, always to the CONNECT target */
+	bool terminated;
+	bool up_hs_done;
+	char tls_name[256]; /* the name the client's ClientHello asked for, or "" */
 	/* the request filters' passage in progress (serve-filter.c), or NULL */
 	struct srt__fstate *f;
 	/* the question about the target (serve-ask.c), or NULL */
@@ -199,6 +206,12 @@ struct srt__proxy {
 	struct srt__ip *local;
 	size_t nlocal;
 	int64_t local_at;
+	/* TLS termination (terminate.c): the module and its context, or NULL */
+	const struct srt__tls_module *tls;
+	struct srt__tls_ctx *tls_ctx;
+	struct srt__strv tls_exclude;
+	int tls_max, tls_hs_ms;
+	size_t tls_open; /* terminated tunnels open now */
 };
 
 enum { SRT_FILL_DATA, SRT_FILL_AGAIN, SRT_FILL_EOF, SRT_FILL_ERR, SRT_FILL_FULL };
@@ -306,6 +319,21 @@ int srt__conn_judge(struct srt__conn *c, void (*resume)(struct srt__conn *c));
 void srt__ask_expired(struct srt__conn *c);
 /* The connection closes: a pending question is cancelled. */
 void srt__ask_end(struct srt__conn *c);
+/* ---- terminate.c: TLS termination --------------------------------------- */
+
+struct srt__proxy_config;
+/* Keep the TLS module and the tlsTerminate settings (none: a no-op). */
+int srt__tls_setup(struct srt__proxy *p, const struct srt__proxy_config *cfg);
+void srt__tls_teardown(struct srt__proxy *p);
+/* After the tunnel's SNI check: terminate it when the proxy does TLS
+ * termination for this target. True when termination took the connection
+ * (or closed it); `sni` is the ClientHello's server name or NULL. */
+bool srt__tls_take(struct srt__conn *c, const char *sni);
+void srt__tls_handshakes(struct srt__conn *c);
+/* A request head inside a terminated tunnel. */
+void srt__tls_serve_head(struct srt__conn *c);
+/* The ambiguous-target check of serve-http.c: 0 to go on, -1 answered. */
+int srt__http_target_check(struct srt__conn *c, struct srt__http_request *r, char **norm);
 
 /* ---- proxy.c ------------------------------------------------------------ */
 

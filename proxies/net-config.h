@@ -72,6 +72,12 @@ struct srt__net_config {
 	 * and outlives the proxy, which keeps this pointer, watches
 	 * srt__filter_chain_fd() and never frees it. */
 	struct srt__filter_chain *filters;
+	/* network.tlsTerminate (used when the proxy was given a TLS module):
+	 * the domains tunnelled opaquely, the most terminated tunnels at
+	 * once, and the handshake's time limit; read when the proxy is made */
+	struct srt__strv tls_exclude_domains;
+	int tls_max_tunnels;
+	int tls_handshake_ms;
 };
 
 #endif

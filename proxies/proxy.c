@@ -473,6 +473,8 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 			goto io;
 		p->ask = cfg->ask;
 	}
+	if (srt__tls_setup(p, cfg) < 0)
+		goto io;
 	*out = p;
 	p = NULL;
 	err = SRT_OK;
@@ -596,6 +598,7 @@ void srt__proxy_free(struct srt__proxy *p)
 	if (p->wakefd >= 0)
 		close(p->wakefd);
 	srt__net_rules_free(p->rules);
+	srt__tls_teardown(p);
 	while (p->cmds) {
 		struct srt__cmd_list *n = p->cmds->next;
 		cmd_list_free(p->cmds);

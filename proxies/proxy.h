@@ -20,6 +20,9 @@ struct srt__proxy;
 typedef void (*srt__proxy_violation_fn)(void *ctx, const char *command_key,
 				       const char *line);
 
+struct srt__tls_module;
+struct srt__tls_ctx;
+
 struct srt__proxy_config {
 	const struct srt__net_config *net;   /* copied; not kept */
 	const char *socket_path;             /* where to listen (in a 0700 dir) */
@@ -33,6 +36,10 @@ struct srt__proxy_config {
 	/* the application's ask broker (proxies/ask.h), or NULL: like the
 	 * request filters' chain, the core's, kept and watched, never freed */
 	struct srt__ask *ask;
+	/* network.tlsTerminate: the TLS module and its context (the core's,
+	 * outliving the proxy), or NULL: CONNECTs are tunnelled opaquely */
+	const struct srt__tls_module *tls;
+	struct srt__tls_ctx *tls_ctx;
 };
 
 /* Bind the socket and prepare the loop; no thread yet. */

@@ -290,7 +290,7 @@ static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct
 	bool v6 = strchr(c->canon, ':') != NULL;
 	size_t cap = strlen(c->canon) + target_len + 32;
 
-	f->fc.scheme = "http";
+	f->fc.scheme = c->terminated ? "https" : "http";
 	f->method = dup_n(h->method, h->method_len);
 	f->path = target_len && target[0] == '/' ? dup_n(target, target_len) : NULL;
 	if (!f->path) {

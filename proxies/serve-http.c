@@ -24,7 +24,7 @@ static const char ambiguous_refusal[] =
  * anything judges or forwards the path. Returns 0 to go on (the target
  * may now point into *norm, the caller's to free), -1 once the client has
  * been answered or the connection closed. */
-static int target_check(struct srt__conn *c, struct srt__http_request *r, char **norm)
+int srt__http_target_check(struct srt__conn *c, struct srt__http_request *r, char **norm)
 {
 	enum srt__target_mode mode;
 
@@ -61,6 +61,10 @@ void srt__serve_http_head(struct srt__conn *c)
 	int len;
 	bool bad, authed;
 
+	if (c->terminated) {
+		srt__tls_serve_head(c);
+		return;
+	}
 	h = &c->p->head;
 	len = srt__io_read_head(c->cio, &c->cs, &c->in, SRT_HTTP_MAX_HEAD, srt__http_parse_request, h);
 	if (len == SRT_HEAD_AGAIN)
@@ -167,7 +171,7 @@ void srt__serve_http_head(struct srt__conn *c)
 		goto out;
 	}
 	/* plain HTTP: the rewritten head goes out first */
-	if (target_check(c, &r, &norm) < 0)
+	if (srt__http_target_check(c, &r, &norm) < 0)
 		goto out;
 	/* the filters judge the target as it will be sent; a pending
 	 * verdict brings this function back with the head still in c->in */

@@ -108,6 +108,8 @@ void srt__sni_check(struct srt__conn *c)
 			}
 		}
 	}
+	if (srt__tls_take(c, r == SRT_SNI_FOUND ? sni : NULL))
+		return;
 	if (c->in.len && srt__buf_add(&c->uout, c->in.p, c->in.len) < 0) {
 		srt__conn_close(c);
 		return;

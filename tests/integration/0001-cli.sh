@@ -47,10 +47,10 @@ check "directory as --settings refused" test $rc = 1 -a ! -e "$MARK"
 echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[],"allowWrites":["/"]}}' > "$WORK/typo-key.json"
 srt__run -s "$WORK/typo-key.json" -c true 2>"$WORK/err"; rc=$?
 check "unknown key warns and names the key" grep -q 'allowWrites' "$WORK/err"
-echo '{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/tls.json"
-srt__run -s "$WORK/tls.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
+echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},"credentials":{"envVars":[{"name":"X_TOKEN","mode":"deny"}]}}' > "$WORK/cred.json"
+srt__run -s "$WORK/cred.json" -c "touch $MARK" 2>"$WORK/err"; rc=$?
 check "a rule srt cannot enforce yet is refused, not ignored" test $rc = 1 -a ! -e "$MARK"
-check "the refusal names the key" grep -q 'network.tlsTerminate' "$WORK/err"
+check "the refusal names the key" grep -q '"credentials" is not supported yet' "$WORK/err"
 
 # YAML with the same schema
 printf 'network:\n  allowedDomains: []\n  deniedDomains: []\nfilesystem:\n  denyRead: ["~/.ssh"]\n  allowWrite: ["."]\n  denyWrite: []\n' > "$WORK/s.yaml"

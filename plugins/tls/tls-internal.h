@@ -1,0 +1,39 @@
+/* The TLS module's functions, named for the unit tests that compile
+ * plugins/tls/tls.c directly (the module itself exports only
+ * srt_tls_entry). */
+#ifndef SRT_PLUGIN_TLS_INTERNAL_H
+#define SRT_PLUGIN_TLS_INTERNAL_H
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <mbedtls/x509_crt.h>
+
+#include "proxies/tls.h"
+
+struct leaf;
+
+int srt__tls_ctx_new(const struct srt__tls_spec *spec, struct srt__tls_ctx **out, char *err,
+		     size_t cap);
+void srt__tls_ctx_free(struct srt__tls_ctx *ctx);
+const char *srt__tls_ca_pem(struct srt__tls_ctx *ctx);
+struct srt__layer *srt__tls_server_new(struct srt__tls_ctx *ctx, struct srt__layer *below,
+				       const char *name, const void *pre, size_t npre, char *err,
+				       size_t cap);
+struct srt__layer *srt__tls_client_new(struct srt__tls_ctx *ctx, struct srt__layer *below,
+				       const char *server_name, char *err, size_t cap);
+int srt__tls_handshake(struct srt__layer *l, char *err, size_t cap);
+
+/* the leaf cache */
+struct leaf *srt__tls_leaf_get(struct srt__tls_ctx *ctx, const char *name);
+void srt__tls_leaf_put(struct srt__tls_ctx *ctx, struct leaf *lf);
+size_t srt__tls_cache_count(struct srt__tls_ctx *ctx);
+unsigned long srt__tls_minted(struct srt__tls_ctx *ctx);
+const mbedtls_x509_crt *srt__tls_leaf_crt(const struct leaf *lf);
+size_t srt__tls_san_der(const char *name, unsigned char *out, size_t cap);
+
+extern const struct srt__tls_module srt_tls_entry;
+
+#endif

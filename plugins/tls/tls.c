@@ -1,0 +1,969 @@
+/* The TLS termination module: the one place srt links mbedTLS.
+ *
+ * A context holds the CA (read from the user's PEM files, RSA or EC, or
+ * made per run as an EC P-256 key), one EC P-256 key that every leaf
+ * certificate shares (minting a leaf is then one signature, well under a
+ * millisecond with an EC CA), the leaf cache (least recently used
+ * dropped past its bound; a leaf in use by a connection lives until its
+ * last user lets go) and the upstream trust store.
+ *
+ * Layers (proxies/layer.h): a server layer terminates the sandbox's TLS
+ * with a leaf for the name the client asked for; a client layer speaks TLS
+ * to the real server and verifies its certificate and name. Both read and
+ * write through the layer below them, never a socket of their own. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/ecp.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/error.h>
+#include <mbedtls/net_sockets.h>
+#include <mbedtls/oid.h>
+#include <mbedtls/pem.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/x509_crt.h>
+
+#include "plugins/tls/tls-internal.h"
+
+struct leaf {
+	char name[256];
+	mbedtls_x509_crt chain; /* the leaf, then the CA */
+	unsigned refs;          /* the cache's (while cached) and each layer's */
+	bool cached;
+	struct leaf *prev, *next; /* the cache, most recently used first */
+};
+
+struct srt__tls_ctx {
+	pthread_mutex_t lock;
+	mbedtls_entropy_context entropy;
+	mbedtls_ctr_drbg_context drbg;
+	mbedtls_x509_crt ca;
+	mbedtls_pk_context ca_key;
+	mbedtls_pk_context leaf_key;
+	char ca_subject[512];
+	char ca_not_after[16]; /* YYYYMMDDhhmmss */
+	char *ca_pem;
+	mbedtls_x509_crt roots;
+	mbedtls_ssl_config client_conf;
+	struct leaf *head, *tail;
+	size_t nleaves, cache_max;
+	unsigned long minted;
+};
+
+struct tls_layer {
+	struct srt__layer l;
+	struct srt__tls_ctx *ctx;
+	mbedtls_ssl_context ssl;
+	mbedtls_ssl_config conf; /* a server's own: its leaf */
+	bool server, done, failed;
+	bool eof; /* the peer's close_notify (or its end of stream) was read */
+	struct leaf *leaf;
+	unsigned char *pre;
+	size_t npre, pre_off;
+	size_t pending; /* a write that would block: its length, retried as it was */
+};
+
+static const char *const alpn[] = { "http/1.1", NULL };
+
+static void say(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, cap, fmt, ap);
+	va_end(ap);
+}
+
+static void tls_strerror(int rc, char *buf, size_t cap)
+{
+	mbedtls_strerror(rc, buf, cap);
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+static void stamp(time_t t, char out[16])
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	if (!strftime(out, 16, "%Y%m%d%H%M%S", &tm))
+		out[0] = '\0';
+}
+
+static void stamp_x509(const mbedtls_x509_time *t, char out[16])
+{
+	struct tm tm = { .tm_year = t->year - 1900, .tm_mon = t->mon - 1, .tm_mday = t->day,
+			 .tm_hour = t->hour, .tm_min = t->min, .tm_sec = t->sec };
+
+	if (!strftime(out, 16, "%Y%m%d%H%M%S", &tm))
+		out[0] = '\0';
+}
+
+/* ---- DER for the two extensions mbedTLS 2 cannot write itself ----------- */
+
+static size_t der_len(unsigned char *p, size_t n)
+{
+	if (n < 128) {
+		p[0] = (unsigned char)n;
+		return 1;
+	}
+	if (n < 256) {
+		p[0] = 0x81;
+		p[1] = (unsigned char)n;
+		return 2;
+	}
+	p[0] = 0x82;
+	p[1] = (unsigned char)(n >> 8);
+	p[2] = (unsigned char)n;
+	return 3;
+}
+
+/* subjectAltName: one dNSName, or one iPAddress when `name` is an IP
+ * literal. Returns the length, 0 when it does not fit. */
+size_t srt__tls_san_der(const char *name, unsigned char *out, size_t cap)
+{
+	unsigned char inner[300], ip[16];
+	size_t n = 0, vlen;
+	const unsigned char *v;
+	unsigned char tag;
+
+	if (inet_pton(AF_INET, name, ip) == 1) {
+		tag = 0x87, v = ip, vlen = 4;
+	} else if (inet_pton(AF_INET6, name, ip) == 1) {
+		tag = 0x87, v = ip, vlen = 16;
+	} else {
+		tag = 0x82, v = (const unsigned char *)name, vlen = strlen(name);
+	}
+	if (vlen > 255)
+		return 0;
+	inner[n++] = tag;
+	n += der_len(inner + n, vlen);
+	memcpy(inner + n, v, vlen);
+	n += vlen;
+	if (cap < n + 4)
+		return 0;
+	out[0] = 0x30;
+	vlen = 1 + der_len(out + 1, n);
+	memcpy(out + vlen, inner, n);
+	return vlen + n;
+}
+
+/* ---- certificates ------------------------------------------------------- */
+
+static int random_serial(struct srt__tls_ctx *ctx, mbedtls_mpi *serial)
+{
+	unsigned char b[16];
+	int rc = mbedtls_ctr_drbg_random(&ctx->drbg, b, sizeof(b));
+
+	if (rc)
+		return rc;
+	b[0] = (unsigned char)((b[0] & 0x3f) | 0x40); /* positive, 16 bytes */
+	return mbedtls_mpi_read_binary(serial, b, sizeof(b));
+}
+
+/* Sign `w` with the CA key into `out` (DER at the end of buf). */
+static int write_der(struct srt__tls_ctx *ctx, mbedtls_x509write_cert *w, unsigned char *buf,
+		     size_t cap, const unsigned char **der, size_t *len)
+{
+	int n = mbedtls_x509write_crt_der(w, buf, cap, mbedtls_ctr_drbg_random, &ctx->drbg);
+
+	if (n < 0)
+		return n;
+	*der = buf + cap - (size_t)n;
+	*len = (size_t)n;
+	return 0;
+}
+
+static int make_ephemeral_ca(struct srt__tls_ctx *ctx, char *err, size_t cap)
+{
+	static const char subject[] = "CN=sandbox-runtime ephemeral CA,O=sandbox-runtime";
+	mbedtls_x509write_cert w;
+	mbedtls_mpi serial;
+	unsigned char buf[4096];
+	const unsigned char *der;
+	char from[16], to[16];
+	size_t len;
+	time_t now = time(NULL);
+	int rc;
+
+	rc = mbedtls_pk_setup(&ctx->ca_key, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY));
+	if (!rc)
+		rc = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(ctx->ca_key),
+					 mbedtls_ctr_drbg_random, &ctx->drbg);
+	if (rc)
+		goto fail;
+	mbedtls_x509write_crt_init(&w);
+	mbedtls_mpi_init(&serial);
+	stamp(now - 86400, from);
+	stamp(now + 825L * 86400, to);
+	mbedtls_x509write_crt_set_version(&w, MBEDTLS_X509_CRT_VERSION_3);
+	mbedtls_x509write_crt_set_md_alg(&w, MBEDTLS_MD_SHA256);
+	mbedtls_x509write_crt_set_subject_key(&w, &ctx->ca_key);
+	mbedtls_x509write_crt_set_issuer_key(&w, &ctx->ca_key);
+	rc = random_serial(ctx, &serial);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_serial(&w, &serial);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_subject_name(&w, subject);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_issuer_name(&w, subject);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_validity(&w, from, to);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_basic_constraints(&w, 1, -1);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_key_usage(&w, MBEDTLS_X509_KU_KEY_CERT_SIGN |
+							 MBEDTLS_X509_KU_CRL_SIGN |
+							 MBEDTLS_X509_KU_DIGITAL_SIGNATURE);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_subject_key_identifier(&w);
+	if (!rc)
+		rc = write_der(ctx, &w, buf, sizeof(buf), &der, &len);
+	if (!rc)
+		rc = mbedtls_x509_crt_parse_der(&ctx->ca, der, len);
+	mbedtls_x509write_crt_free(&w);
+	mbedtls_mpi_free(&serial);
+	if (!rc)
+		return 0;
+fail: {
+	char m[200];
+	tls_strerror(rc, m, sizeof(m));
+	say(err, cap, "tlsTerminate: cannot make the ephemeral CA: %s", m);
+	return -1;
+}
+}
+
+static int read_file(const char *path, char **out, size_t *len, int *e)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t n = 0, capb = 0;
+
+	if (!f) {
+		*e = errno;
+		return -1;
+	}
+	for (;;) {
+		if (capb - n < 4096) {
+			char *nb;
+			if (capb > (1u << 20)) { /* no CA file is a megabyte */
+				*e = EFBIG;
+				goto fail;
+			}
+			nb = realloc(b, capb + 8192);
+			if (!nb) {
+				*e = ENOMEM;
+				goto fail;
+			}
+			b = nb;
+			capb += 8192;
+		}
+		size_t k = fread(b + n, 1, capb - n - 1, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	if (ferror(f)) {
+		*e = EIO;
+		goto fail;
+	}
+	fclose(f);
+	b[n] = '\0';
+	*out = b;
+	*len = n;
+	return 0;
+fail:
+	fclose(f);
+	free(b);
+	return -1;
+}
+
+/* The user's CA: a PEM certificate whose key (RSA or EC) matches, that is
+ * a CA, already valid and not expired. */
+static int load_ca(struct srt__tls_ctx *ctx, const char *cert_path, const char *key_path, char *err,
+		   size_t cap)
+{
+	char *pem = NULL, m[200];
+	size_t len;
+	int e = 0, rc;
+	mbedtls_pk_type_t t;
+
+	if (read_file(cert_path, &pem, &len, &e) < 0) {
+		say(err, cap, "tlsTerminate.caCertPath: cannot read %s (%s)", cert_path, strerror(e));
+		return -1;
+	}
+	if (!strstr(pem, "-----BEGIN CERTIFICATE-----")) {
+		free(pem);
+		say(err, cap, "tlsTerminate.caCertPath: %s is not a PEM CERTIFICATE", cert_path);
+		return -1;
+	}
+	rc = mbedtls_x509_crt_parse(&ctx->ca, (const unsigned char *)pem, len + 1);
+	free(pem);
+	if (rc) {
+		tls_strerror(rc, m, sizeof(m));
+		say(err, cap, "tlsTerminate: CA at %s: the certificate cannot be parsed: %s", cert_path, m);
+		return -1;
+	}
+	if (read_file(key_path, &pem, &len, &e) < 0) {
+		say(err, cap, "tlsTerminate.caKeyPath: cannot read %s (%s)", key_path, strerror(e));
+		return -1;
+	}
+	rc = mbedtls_pk_parse_key(&ctx->ca_key, (const unsigned char *)pem, len + 1, NULL, 0);
+	mbedtls_platform_zeroize(pem, len);
+	free(pem);
+	if (rc) {
+		tls_strerror(rc, m, sizeof(m));
+		say(err, cap, "tlsTerminate: CA at %s: the key at %s cannot be read: %s", cert_path,
+		    key_path, m);
+		return -1;
+	}
+	t = mbedtls_pk_get_type(&ctx->ca_key);
+	if (t != MBEDTLS_PK_RSA && t != MBEDTLS_PK_ECKEY) {
+		say(err, cap, "tlsTerminate: CA at %s: the key is neither RSA nor EC", cert_path);
+		return -1;
+	}
+	if (mbedtls_pk_check_pair(&ctx->ca.pk, &ctx->ca_key) != 0) {
+		say(err, cap, "tlsTerminate: CA at %s: the key at %s does not match the certificate",
+		    cert_path, key_path);
+		return -1;
+	}
+	if (!ctx->ca.ca_istrue) {
+		say(err, cap, "tlsTerminate: CA at %s: the certificate is not a CA (basicConstraints CA:TRUE missing)",
+		    cert_path);
+		return -1;
+	}
+	if (mbedtls_x509_time_is_future(&ctx->ca.valid_from)) {
+		say(err, cap, "tlsTerminate: CA at %s: the certificate is not valid yet (notBefore in the future)",
+		    cert_path);
+		return -1;
+	}
+	if (mbedtls_x509_time_is_past(&ctx->ca.valid_to)) {
+		say(err, cap, "tlsTerminate: CA at %s: the certificate has expired", cert_path);
+		return -1;
+	}
+	return 0;
+}
+
+static int ca_pem_build(struct srt__tls_ctx *ctx)
+{
+	size_t olen = 0, cap = ctx->ca.raw.len * 2 + 200;
+
+	ctx->ca_pem = malloc(cap);
+	if (!ctx->ca_pem)
+		return -1;
+	if (mbedtls_pem_write_buffer("-----BEGIN CERTIFICATE-----\n", "-----END CERTIFICATE-----\n",
+				     ctx->ca.raw.p, ctx->ca.raw.len, (unsigned char *)ctx->ca_pem, cap,
+				     &olen))
+		return -1;
+	return 0;
+}
+
+/* Mint the leaf for `name`: subject CN=name, SAN DNS or IP, serverAuth,
+ * valid from a day ago until the CA's end or 99 days, signed by the CA. */
+static int mint(struct srt__tls_ctx *ctx, struct leaf *lf)
+{
+	static const unsigned char eku[] = { 0x30, 0x0a, 0x06, 0x08, 0x2b, 0x06, 0x01,
+					     0x05, 0x05, 0x07, 0x03, 0x01 };
+	mbedtls_x509write_cert w;
+	mbedtls_mpi serial;
+	unsigned char buf[4096], san[300];
+	const unsigned char *der;
+	char subject[300], from[16], to[16];
+	size_t len, sanlen = srt__tls_san_der(lf->name, san, sizeof(san));
+	time_t now = time(NULL);
+	int rc;
+
+	if (!sanlen)
+		return -1;
+	snprintf(subject, sizeof(subject), "CN=%s", lf->name);
+	stamp(now - 86400, from);
+	stamp(now + 99L * 86400, to);
+	if (strcmp(to, ctx->ca_not_after) > 0)
+		memcpy(to, ctx->ca_not_after, sizeof(to));
+	mbedtls_x509write_crt_init(&w);
+	mbedtls_mpi_init(&serial);
+	mbedtls_x509write_crt_set_version(&w, MBEDTLS_X509_CRT_VERSION_3);
+	mbedtls_x509write_crt_set_md_alg(&w, MBEDTLS_MD_SHA256);
+	mbedtls_x509write_crt_set_subject_key(&w, &ctx->leaf_key);
+	mbedtls_x509write_crt_set_issuer_key(&w, &ctx->ca_key);
+	rc = random_serial(ctx, &serial);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_serial(&w, &serial);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_subject_name(&w, subject);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_issuer_name(&w, ctx->ca_subject);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_validity(&w, from, to);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_basic_constraints(&w, 0, -1);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_key_usage(&w, MBEDTLS_X509_KU_DIGITAL_SIGNATURE);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_extension(
+			&w, MBEDTLS_OID_EXTENDED_KEY_USAGE, MBEDTLS_OID_SIZE(MBEDTLS_OID_EXTENDED_KEY_USAGE),
+			0, eku, sizeof(eku));
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_extension(
+			&w, MBEDTLS_OID_SUBJECT_ALT_NAME, MBEDTLS_OID_SIZE(MBEDTLS_OID_SUBJECT_ALT_NAME),
+			0, san, sanlen);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_subject_key_identifier(&w);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_authority_key_identifier(&w);
+	if (!rc)
+		rc = write_der(ctx, &w, buf, sizeof(buf), &der, &len);
+	if (!rc)
+		rc = mbedtls_x509_crt_parse_der(&lf->chain, der, len);
+	if (!rc)
+		rc = mbedtls_x509_crt_parse_der(&lf->chain, ctx->ca.raw.p, ctx->ca.raw.len);
+	mbedtls_x509write_crt_free(&w);
+	mbedtls_mpi_free(&serial);
+	if (!rc)
+		ctx->minted++;
+	return rc ? -1 : 0;
+}
+
+/* ---- the leaf cache ----------------------------------------------------- */
+
+static void leaf_unlink(struct srt__tls_ctx *ctx, struct leaf *lf)
+{
+	if (lf->prev)
+		lf->prev->next = lf->next;
+	else
+		ctx->head = lf->next;
+	if (lf->next)
+		lf->next->prev = lf->prev;
+	else
+		ctx->tail = lf->prev;
+	lf->prev = lf->next = NULL;
+}
+
+static void leaf_push(struct srt__tls_ctx *ctx, struct leaf *lf)
+{
+	lf->prev = NULL;
+	lf->next = ctx->head;
+	if (ctx->head)
+		ctx->head->prev = lf;
+	ctx->head = lf;
+	if (!ctx->tail)
+		ctx->tail = lf;
+}
+
+static void leaf_drop(struct leaf *lf)
+{
+	if (--lf->refs)
+		return;
+	mbedtls_x509_crt_free(&lf->chain);
+	free(lf);
+}
+
+/* A name is minted only when it is a plain DNS name or an IP literal: it
+ * goes into a distinguished name string and the SAN. */
+static bool name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n > 253)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == ':' || *p == '_'))
+			return false;
+	return true;
+}
+
+/* The leaf for `name`, with a reference for the caller (leaf_drop). */
+struct leaf *srt__tls_leaf_get(struct srt__tls_ctx *ctx, const char *name)
+{
+	struct leaf *lf;
+
+	if (!name_ok(name))
+		return NULL;
+	pthread_mutex_lock(&ctx->lock);
+	for (lf = ctx->head; lf; lf = lf->next)
+		if (strcasecmp(lf->name, name) == 0)
+			break;
+	if (lf) {
+		leaf_unlink(ctx, lf);
+		leaf_push(ctx, lf);
+		lf->refs++;
+		pthread_mutex_unlock(&ctx->lock);
+		return lf;
+	}
+	lf = calloc(1, sizeof(*lf));
+	if (!lf)
+		goto out;
+	snprintf(lf->name, sizeof(lf->name), "%s", name);
+	mbedtls_x509_crt_init(&lf->chain);
+	if (mint(ctx, lf) < 0) {
+		mbedtls_x509_crt_free(&lf->chain);
+		free(lf);
+		lf = NULL;
+		goto out;
+	}
+	lf->refs = 2;
+	lf->cached = true;
+	leaf_push(ctx, lf);
+	if (++ctx->nleaves > ctx->cache_max) {
+		struct leaf *old = ctx->tail;
+		leaf_unlink(ctx, old);
+		old->cached = false;
+		ctx->nleaves--;
+		leaf_drop(old);
+	}
+out:
+	pthread_mutex_unlock(&ctx->lock);
+	return lf;
+}
+
+void srt__tls_leaf_put(struct srt__tls_ctx *ctx, struct leaf *lf)
+{
+	if (!lf)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	leaf_drop(lf);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+size_t srt__tls_cache_count(struct srt__tls_ctx *ctx)
+{
+	return ctx->nleaves;
+}
+
+unsigned long srt__tls_minted(struct srt__tls_ctx *ctx)
+{
+	return ctx->minted;
+}
+
+const mbedtls_x509_crt *srt__tls_leaf_crt(const struct leaf *lf)
+{
+	return &lf->chain;
+}
+
+/* ---- the context -------------------------------------------------------- */
+
+/* The host's trust store: $SSL_CERT_FILE and $SSL_CERT_DIR of srt's own
+ * environment, as OpenSSL clients read them, else the system bundle. */
+static int load_roots(struct srt__tls_ctx *ctx, char *err, size_t cap)
+{
+	static const char *const bundles[] = {
+		"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+		"/etc/ssl/cert.pem", NULL,
+	};
+	const char *file = getenv("SSL_CERT_FILE"), *dir = getenv("SSL_CERT_DIR");
+	struct stat st;
+
+	if (file && *file)
+		(void)mbedtls_x509_crt_parse_file(&ctx->roots, file);
+	if (dir && *dir)
+		(void)mbedtls_x509_crt_parse_path(&ctx->roots, dir);
+	for (size_t i = 0; !(file && *file) && bundles[i]; i++)
+		if (stat(bundles[i], &st) == 0) {
+			(void)mbedtls_x509_crt_parse_file(&ctx->roots, bundles[i]);
+			break;
+		}
+	if (ctx->roots.raw.len == 0) {
+		say(err, cap, "tlsTerminate: no trusted root certificate found to verify servers with "
+			      "(set SSL_CERT_FILE, or install ca-certificates)");
+		return -1;
+	}
+	return 0;
+}
+
+static int client_conf(struct srt__tls_ctx *ctx)
+{
+	mbedtls_ssl_config *c = &ctx->client_conf;
+	int rc = mbedtls_ssl_config_defaults(c, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+					     MBEDTLS_SSL_PRESET_DEFAULT);
+
+	if (rc)
+		return rc;
+	mbedtls_ssl_conf_authmode(c, MBEDTLS_SSL_VERIFY_REQUIRED);
+	mbedtls_ssl_conf_ca_chain(c, &ctx->roots, NULL);
+	mbedtls_ssl_conf_rng(c, mbedtls_ctr_drbg_random, &ctx->drbg);
+	mbedtls_ssl_conf_min_version(c, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+	return mbedtls_ssl_conf_alpn_protocols(c, (const char **)alpn);
+}
+
+void srt__tls_ctx_free(struct srt__tls_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	while (ctx->head) {
+		struct leaf *lf = ctx->head;
+		leaf_unlink(ctx, lf);
+		leaf_drop(lf);
+	}
+	mbedtls_ssl_config_free(&ctx->client_conf);
+	mbedtls_x509_crt_free(&ctx->roots);
+	mbedtls_x509_crt_free(&ctx->ca);
+	mbedtls_pk_free(&ctx->ca_key);
+	mbedtls_pk_free(&ctx->leaf_key);
+	mbedtls_ctr_drbg_free(&ctx->drbg);
+	mbedtls_entropy_free(&ctx->entropy);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx->ca_pem);
+	free(ctx);
+}
+
+int srt__tls_ctx_new(const struct srt__tls_spec *spec, struct srt__tls_ctx **out, char *err,
+		     size_t cap)
+{
+	static const char pers[] = "srt-tls";
+	struct srt__tls_ctx *ctx = calloc(1, sizeof(*ctx));
+	int rc;
+
+	if (!ctx) {
+		say(err, cap, "tlsTerminate: out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&ctx->lock, NULL);
+	mbedtls_entropy_init(&ctx->entropy);
+	mbedtls_ctr_drbg_init(&ctx->drbg);
+	mbedtls_x509_crt_init(&ctx->ca);
+	mbedtls_x509_crt_init(&ctx->roots);
+	mbedtls_pk_init(&ctx->ca_key);
+	mbedtls_pk_init(&ctx->leaf_key);
+	mbedtls_ssl_config_init(&ctx->client_conf);
+	ctx->cache_max = spec->cache_max ? spec->cache_max : SRT__TLS_LEAF_CACHE;
+	if (mbedtls_ctr_drbg_seed(&ctx->drbg, mbedtls_entropy_func, &ctx->entropy,
+				  (const unsigned char *)pers, sizeof(pers) - 1)) {
+		say(err, cap, "tlsTerminate: cannot seed the random generator");
+		goto fail;
+	}
+	if (spec->ca_cert_path && spec->ca_key_path)
+		rc = load_ca(ctx, spec->ca_cert_path, spec->ca_key_path, err, cap);
+	else
+		rc = make_ephemeral_ca(ctx, err, cap);
+	if (rc)
+		goto fail;
+	if (mbedtls_x509_dn_gets(ctx->ca_subject, sizeof(ctx->ca_subject), &ctx->ca.subject) < 0) {
+		say(err, cap, "tlsTerminate: the CA's subject is too long");
+		goto fail;
+	}
+	stamp_x509(&ctx->ca.valid_to, ctx->ca_not_after);
+	if (mbedtls_pk_setup(&ctx->leaf_key, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY)) ||
+	    mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(ctx->leaf_key),
+				mbedtls_ctr_drbg_random, &ctx->drbg)) {
+		say(err, cap, "tlsTerminate: cannot make the leaf key");
+		goto fail;
+	}
+	if (ca_pem_build(ctx) < 0) {
+		say(err, cap, "tlsTerminate: cannot encode the CA certificate");
+		goto fail;
+	}
+	if (load_roots(ctx, err, cap) < 0)
+		goto fail;
+	if (client_conf(ctx)) {
+		say(err, cap, "tlsTerminate: cannot configure the upstream TLS client");
+		goto fail;
+	}
+	*out = ctx;
+	return 0;
+fail:
+	srt__tls_ctx_free(ctx);
+	return -1;
+}
+
+const char *srt__tls_ca_pem(struct srt__tls_ctx *ctx)
+{
+	return ctx->ca_pem;
+}
+
+/* ---- layers ------------------------------------------------------------- */
+
+static int bio_send(void *arg, const unsigned char *buf, size_t n)
+{
+	struct tls_layer *t = arg;
+	ssize_t k = srt__layer_send(t->l.below, buf, n);
+
+	if (k >= 0)
+		return (int)k;
+	if (errno == EAGAIN || errno == EINTR)
+		return MBEDTLS_ERR_SSL_WANT_WRITE;
+	return MBEDTLS_ERR_NET_SEND_FAILED;
+}
+
+static int bio_recv(void *arg, unsigned char *buf, size_t n)
+{
+	struct tls_layer *t = arg;
+	ssize_t k;
+
+	if (t->pre_off < t->npre) {
+		size_t take = t->npre - t->pre_off;
+		if (take > n)
+			take = n;
+		memcpy(buf, t->pre + t->pre_off, take);
+		t->pre_off += take;
+		if (t->pre_off == t->npre) {
+			free(t->pre);
+			t->pre = NULL;
+			t->npre = t->pre_off = 0;
+		}
+		return (int)take;
+	}
+	k = srt__layer_recv(t->l.below, buf, n);
+	if (k >= 0)
+		return (int)k;
+	if (errno == EAGAIN || errno == EINTR)
+		return MBEDTLS_ERR_SSL_WANT_READ;
+	return MBEDTLS_ERR_NET_RECV_FAILED;
+}
+
+static int step(struct tls_layer *t, char *err, size_t cap)
+{
+	int rc;
+	char m[200];
+
+	if (t->done)
+		return 1;
+	if (t->failed) {
+		say(err, cap, "TLS handshake failed");
+		return -1;
+	}
+	rc = mbedtls_ssl_handshake(&t->ssl);
+	if (rc == 0) {
+		t->done = true;
+		return 1;
+	}
+	if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE)
+		return 0;
+	t->failed = true;
+	if (!t->server && mbedtls_ssl_get_verify_result(&t->ssl)) {
+		char info[400];
+		mbedtls_x509_crt_verify_info(info, sizeof(info), "", mbedtls_ssl_get_verify_result(&t->ssl));
+		info[strcspn(info, "\n")] = '\0';
+		say(err, cap, "the server's certificate cannot be trusted: %s", info);
+		return -1;
+	}
+	tls_strerror(rc, m, sizeof(m));
+	say(err, cap, "TLS handshake failed: %s", m);
+	return -1;
+}
+
+int srt__tls_handshake(struct srt__layer *l, char *err, size_t cap)
+{
+	return step((struct tls_layer *)l, err, cap);
+}
+
+/* A layer's recv before its handshake is done drives the handshake: the
+ * caller sees EAGAIN until then. */
+static int ready(struct tls_layer *t)
+{
+	int rc = step(t, NULL, 0);
+
+	if (rc > 0)
+		return 0;
+	errno = rc == 0 ? EAGAIN : ECONNRESET;
+	return -1;
+}
+
+static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
+{
+	struct tls_layer *t = (struct tls_layer *)l;
+	size_t got = 0;
+
+	if (ready(t) < 0)
+		return -1;
+	if (t->eof)
+		return 0;
+	/* read until the caller's buffer is full or nothing is left: a short
+	 * read means drained, as it does on a socket */
+	while (got < n) {
+		int rc = mbedtls_ssl_read(&t->ssl, (unsigned char *)buf + got, n - got);
+		if (rc > 0) {
+			got += (size_t)rc;
+			continue;
+		}
+		if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE) {
+			if (got)
+				return (ssize_t)got;
+			errno = EAGAIN;
+			return -1;
+		}
+		/* the end of the stream is remembered: mbedTLS reports the
+		 * close_notify once, and the peer may keep its socket open
+		 * waiting for ours */
+		if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || rc == MBEDTLS_ERR_SSL_CONN_EOF)
+			t->eof = true;
+		if (got)
+			return (ssize_t)got;
+		if (t->eof)
+			return 0;
+		errno = ECONNRESET;
+		return -1;
+	}
+	return (ssize_t)got;
+}
+
+static ssize_t tls_send(struct srt__layer *l, const void *buf, size_t n)
+{
+	struct tls_layer *t = (struct tls_layer *)l;
+	int rc;
+
+	if (ready(t) < 0)
+		return -1;
+	/* a write that blocked is retried with the length it had: mbedTLS
+	 * has already framed that record */
+	if (t->pending && n > t->pending)
+		n = t->pending;
+	rc = mbedtls_ssl_write(&t->ssl, buf, n);
+	if (rc >= 0) {
+		t->pending = 0;
+		return rc;
+	}
+	if (rc == MBEDTLS_ERR_SSL_WANT_WRITE || rc == MBEDTLS_ERR_SSL_WANT_READ) {
+		if (!t->pending)
+			t->pending = n > MBEDTLS_SSL_OUT_CONTENT_LEN ? MBEDTLS_SSL_OUT_CONTENT_LEN : n;
+		errno = EAGAIN;
+		return -1;
+	}
+	errno = EPIPE;
+	return -1;
+}
+
+static int tls_shutdown(struct srt__layer *l)
+{
+	struct tls_layer *t = (struct tls_layer *)l;
+
+	if (t->done)
+		(void)mbedtls_ssl_close_notify(&t->ssl);
+	return srt__layer_shutdown(l->below);
+}
+
+static void tls_close(struct srt__layer *l)
+{
+	struct tls_layer *t = (struct tls_layer *)l;
+
+	mbedtls_ssl_free(&t->ssl);
+	if (t->server)
+		mbedtls_ssl_config_free(&t->conf);
+	srt__tls_leaf_put(t->ctx, t->leaf);
+	free(t->pre);
+	free(t);
+}
+
+static const struct srt__layer_ops server_ops = {
+	.name = "tls-server",
+	.recv = tls_recv,
+	.send = tls_send,
+	.shutdown = tls_shutdown,
+	.close = tls_close,
+};
+
+static const struct srt__layer_ops client_ops = {
+	.name = "tls-client",
+	.recv = tls_recv,
+	.send = tls_send,
+	.shutdown = tls_shutdown,
+	.close = tls_close,
+};
+
+static struct tls_layer *layer_alloc(struct srt__tls_ctx *ctx, struct srt__layer *below,
+				     const struct srt__layer_ops *ops)
+{
+	struct tls_layer *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->l.ops = ops;
+	t->l.below = below;
+	t->l.fd = below->fd;
+	t->ctx = ctx;
+	mbedtls_ssl_init(&t->ssl);
+	mbedtls_ssl_config_init(&t->conf);
+	return t;
+}
+
+struct srt__layer *srt__tls_server_new(struct srt__tls_ctx *ctx, struct srt__layer *below,
+				       const char *name, const void *pre, size_t npre, char *err,
+				       size_t cap)
+{
+	struct tls_layer *t = layer_alloc(ctx, below, &server_ops);
+	mbedtls_ssl_config *c;
+
+	if (!t) {
+		say(err, cap, "out of memory");
+		return NULL;
+	}
+	t->server = true;
+	c = &t->conf;
+	t->leaf = srt__tls_leaf_get(ctx, name);
+	if (!t->leaf) {
+		say(err, cap, "cannot mint a certificate for \"%s\"", name);
+		goto fail;
+	}
+	if (npre) {
+		t->pre = malloc(npre);
+		if (!t->pre)
+			goto oom;
+		memcpy(t->pre, pre, npre);
+		t->npre = npre;
+	}
+	if (mbedtls_ssl_config_defaults(c, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
+					MBEDTLS_SSL_PRESET_DEFAULT))
+		goto oom;
+	mbedtls_ssl_conf_rng(c, mbedtls_ctr_drbg_random, &ctx->drbg);
+	mbedtls_ssl_conf_min_version(c, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+	if (mbedtls_ssl_conf_alpn_protocols(c, (const char **)alpn) ||
+	    mbedtls_ssl_conf_own_cert(c, &t->leaf->chain, &ctx->leaf_key) ||
+	    mbedtls_ssl_setup(&t->ssl, c))
+		goto oom;
+	mbedtls_ssl_set_bio(&t->ssl, t, bio_send, bio_recv, NULL);
+	return &t->l;
+oom:
+	say(err, cap, "out of memory for a TLS server");
+fail:
+	tls_close(&t->l);
+	return NULL;
+}
+
+struct srt__layer *srt__tls_client_new(struct srt__tls_ctx *ctx, struct srt__layer *below,
+				       const char *server_name, char *err, size_t cap)
+{
+	struct tls_layer *t = layer_alloc(ctx, below, &client_ops);
+
+	if (!t) {
+		say(err, cap, "out of memory");
+		return NULL;
+	}
+	if (mbedtls_ssl_setup(&t->ssl, &ctx->client_conf) ||
+	    mbedtls_ssl_set_hostname(&t->ssl, server_name)) {
+		say(err, cap, "cannot set up a TLS client for \"%s\"", server_name);
+		tls_close(&t->l);
+		return NULL;
+	}
+	mbedtls_ssl_set_bio(&t->ssl, t, bio_send, bio_recv, NULL);
+	return &t->l;
+}
+
+/* The proxy's socket layer functions, which this module does not link:
+ * the layers below a TLS layer are reached through their ops only. */
+const struct srt__tls_module srt_tls_entry = {
+	.hdr = {
+		.magic = SRT__TLS_MAGIC,
+		.abi_major = SRT__TLS_ABI_MAJOR,
+		.abi_minor = SRT__TLS_ABI_MINOR,
+		.size = sizeof(struct srt__tls_module),
+		.name = "mbedtls",
+	},
+	.ctx_new = srt__tls_ctx_new,
+	.ctx_free = srt__tls_ctx_free,
+	.ca_pem = srt__tls_ca_pem,
+	.server_new = srt__tls_server_new,
+	.client_new = srt__tls_client_new,
+	.handshake = srt__tls_handshake,
+};
