@@ -141,6 +141,32 @@ void srt__sandbox_sweep_proxy_dirs(const char *base)
 	closedir(d);
 }
 
+/* network.intercept: unset means required where the backend can
+ * intercept and off where it cannot; asked for explicitly, a backend that
+ * cannot is refused rather than run with fewer clients served than the
+ * settings say. */
+static int intercept_mode(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	const char *m = sb->settings.intercept;
+	bool can = (sb->be->caps & SRT_CAP_INTERCEPT) && sb->be->hdr.abi_minor >= 4;
+
+	sb->policy.intercept = SRT_INTERCEPT_OFF;
+	if (m && !strcmp(m, "off"))
+		return SRT_OK;
+	if (!can) {
+		if (m && !strcmp(m, "required"))
+			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.intercept",
+					    "backend \"%s\" cannot intercept DNS and TCP; set network.intercept to \"off\" or \"optional\", or use --backend=linux-bwrap",
+					    sb->be->hdr.name);
+		return SRT_OK;
+	}
+	sb->policy.intercept = m && !strcmp(m, "optional") ? SRT_INTERCEPT_OPTIONAL :
+							     SRT_INTERCEPT_REQUIRED;
+	if (!sb->settings.http_proxy_port && !(sb->policy.proxy_token = strdup(sb->token)))
+		return SRT_E_NOMEM;
+	return SRT_OK;
+}
+
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
@@ -200,6 +226,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		rc = SRT_E_NOMEM;
 	sb->policy.http_port = SRT_HTTP_PORT;
 	sb->policy.socks_port = SRT_SOCKS_PORT;
+	if (!rc)
+		rc = intercept_mode(sb, diag);
 out:
 	free(sock);
 	return rc;
