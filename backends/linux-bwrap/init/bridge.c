@@ -68,6 +68,8 @@ struct relay_conn {
 #define TAG_ICEPT 101
 #define TAG_DNS_UDP 102
 #define TAG_DNS_TCP 103
+#define TAG_DNS_UDP_LO 104
+#define TAG_DNS_TCP_LO 105
 
 /* the Proxy-Authorization value of intercepted connections, or "" */
 static char icept_auth[256];
@@ -571,14 +573,16 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 	/* the pinned inode, whatever its path names by now */
 	snprintf(sock_path, sizeof(sock_path), "/proc/self/fd/%d", sockfd);
 	{
-		int keep[MAX_LISTEN + 4];
+		int keep[MAX_LISTEN + 6];
 
 		memcpy(keep, lfds, (size_t)nl * sizeof(*lfds));
 		keep[nl] = sockfd;
 		keep[nl + 1] = ic ? ic->tcp : -1;
 		keep[nl + 2] = ic ? ic->dns_udp : -1;
 		keep[nl + 3] = ic ? ic->dns_tcp : -1;
-		close_other_fds(keep, nl + 4);
+		keep[nl + 4] = ic ? ic->dns_udp_lo : -1;
+		keep[nl + 5] = ic ? ic->dns_tcp_lo : -1;
+		close_other_fds(keep, nl + 6);
 	}
 	if (ic) {
 		srt__dnsans_init(sock_path, token);
@@ -595,11 +599,15 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 	if (ic) {
 		struct epoll_event e1 = { .events = EPOLLIN, .data.u64 = TAG_ICEPT },
 				   e2 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP },
-				   e3 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP };
+				   e3 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP },
+				   e4 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP_LO },
+				   e5 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP_LO };
 
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, ic->tcp, &e1) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp, &e2) < 0 ||
-		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp, &e3) < 0)
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp, &e3) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp_lo, &e4) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp_lo, &e5) < 0)
 			_exit(1);
 	}
 	for (;;) {
@@ -613,12 +621,12 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 				icept_accept(ep, ic->tcp, sock_path);
 				continue;
 			}
-			if (ic && evs[i].data.u64 == TAG_DNS_UDP) {
-				srt__dnsans_udp(ic->dns_udp);
+			if (ic && (evs[i].data.u64 == TAG_DNS_UDP || evs[i].data.u64 == TAG_DNS_UDP_LO)) {
+				srt__dnsans_udp(evs[i].data.u64 == TAG_DNS_UDP ? ic->dns_udp : ic->dns_udp_lo);
 				continue;
 			}
-			if (ic && evs[i].data.u64 == TAG_DNS_TCP) {
-				srt__dnsans_tcp(ic->dns_tcp);
+			if (ic && (evs[i].data.u64 == TAG_DNS_TCP || evs[i].data.u64 == TAG_DNS_TCP_LO)) {
+				srt__dnsans_tcp(evs[i].data.u64 == TAG_DNS_TCP ? ic->dns_tcp : ic->dns_tcp_lo);
 				continue;
 			}
 			relay(ep, evs[i].data.ptr, &pool);

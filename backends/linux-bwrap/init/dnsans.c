@@ -61,7 +61,11 @@ void srt__icept_close(struct srt__icept_fds *f)
 		close(f->dns_udp);
 	if (f->dns_tcp >= 0)
 		close(f->dns_tcp);
-	f->tcp = f->dns_udp = f->dns_tcp = -1;
+	if (f->dns_udp_lo >= 0)
+		close(f->dns_udp_lo);
+	if (f->dns_tcp_lo >= 0)
+		close(f->dns_tcp_lo);
+	f->tcp = f->dns_udp = f->dns_tcp = f->dns_udp_lo = f->dns_tcp_lo = -1;
 }
 
 int srt__icept_open(struct srt__icept_fds *f, char *why, size_t cap)
@@ -69,7 +73,7 @@ int srt__icept_open(struct srt__icept_fds *f, char *why, size_t cap)
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 
-	f->tcp = f->dns_udp = f->dns_tcp = -1;
+	f->tcp = f->dns_udp = f->dns_tcp = f->dns_udp_lo = f->dns_tcp_lo = -1;
 	if (bind_sock(SOCK_STREAM, "127.0.0.1", 0, &f->tcp) < 0 ||
 	    getsockname(f->tcp, (struct sockaddr *)&sa, &sl) < 0) {
 		snprintf(why, cap, "listen for intercepted connections on 127.0.0.1: %s",
@@ -77,9 +81,11 @@ int srt__icept_open(struct srt__icept_fds *f, char *why, size_t cap)
 		goto fail;
 	}
 	if (bind_sock(SOCK_DGRAM, SRT_DNS_ADDR, 53, &f->dns_udp) < 0 ||
-	    bind_sock(SOCK_STREAM, SRT_DNS_ADDR, 53, &f->dns_tcp) < 0) {
-		snprintf(why, cap, "bind the DNS answerer to %s:53: %s", SRT_DNS_ADDR,
-			 strerror(errno));
+	    bind_sock(SOCK_STREAM, SRT_DNS_ADDR, 53, &f->dns_tcp) < 0 ||
+	    bind_sock(SOCK_DGRAM, "127.0.0.1", 53, &f->dns_udp_lo) < 0 ||
+	    bind_sock(SOCK_STREAM, "127.0.0.1", 53, &f->dns_tcp_lo) < 0) {
+		snprintf(why, cap, "bind the DNS answerer to %s:53 and 127.0.0.1:53: %s",
+			 SRT_DNS_ADDR, strerror(errno));
 		goto fail;
 	}
 	if (srt__netrules_install(ntohs(sa.sin_port), why, cap) < 0)

@@ -24,6 +24,10 @@ struct srt__icept_fds {
 	int tcp;     /* intercepted TCP connections arrive here (127.0.0.1:ephemeral) */
 	int dns_udp; /* 127.0.0.53:53 */
 	int dns_tcp; /* 127.0.0.53:53, listening */
+	/* the same on 127.0.0.1:53, where a resolver library goes when it
+	 * cannot read /etc/resolv.conf (denyRead on a part of /etc makes the
+	 * Landlock layer refuse the file mounted there) */
+	int dns_udp_lo, dns_tcp_lo;
 };
 
 #define SRT_DNS_ADDR "127.0.0.53"
