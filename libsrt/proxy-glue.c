@@ -141,10 +141,10 @@ void srt__sandbox_sweep_proxy_dirs(const char *base)
 	closedir(d);
 }
 
-/* network.intercept: unset means required where the backend can
- * intercept and off where it cannot; asked for explicitly, a backend that
- * cannot is refused rather than run with fewer clients served than the
- * settings say. */
+/* network.intercept: unset means optional where the backend can
+ * intercept and off where it cannot; "required" on a backend that cannot
+ * is refused rather than run with fewer clients served than the settings
+ * say. */
 static int intercept_mode(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	const char *m = sb->settings.intercept;
@@ -160,8 +160,12 @@ static int intercept_mode(struct srt_sandbox *sb, struct srt_diag *diag)
 					    sb->be->hdr.name);
 		return SRT_OK;
 	}
-	sb->policy.intercept = m && !strcmp(m, "optional") ? SRT_INTERCEPT_OPTIONAL :
-							     SRT_INTERCEPT_REQUIRED;
+	/* unset: on, but a sandbox that cannot set it up (a helper without
+	 * CAP_NET_ADMIN over the namespace, as under a setuid bwrap or the
+	 * weaker nested sandbox) runs without it and says so: interception
+	 * only adds clients that work, its absence opens nothing */
+	sb->policy.intercept = m && !strcmp(m, "required") ? SRT_INTERCEPT_REQUIRED :
+							     SRT_INTERCEPT_OPTIONAL;
 	if (!sb->settings.http_proxy_port && !(sb->policy.proxy_token = strdup(sb->token)))
 		return SRT_E_NOMEM;
 	return SRT_OK;
