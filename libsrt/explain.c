@@ -96,6 +96,12 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 	if (sb->proxy) {
 		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",
 			sb->policy.proxy_socket, sb->policy.http_port, sb->policy.socks_port);
+		fprintf(out, "interception: %s   <- network.intercept\n",
+			sb->policy.intercept == SRT_INTERCEPT_REQUIRED ?
+				"on (DNS answered inside from the policy, every TCP connection to a non-loopback address handed to the proxy; srt stops if it cannot be set up)" :
+			sb->policy.intercept == SRT_INTERCEPT_OPTIONAL ?
+				"on where the sandbox can set it up (optional), else proxy variables only" :
+				"off (only clients that honour the proxy variables reach the network)");
 		for (i = 0; i < sb->settings.allowed_domains.n; i++)
 			fprintf(out, "allow host  %s   <- network.allowedDomains[%zu]\n",
 				sb->settings.allowed_domains.v[i], i);

@@ -798,6 +798,10 @@ void srt__policy_release(struct srt_policy *pol)
 	free(pol->protected_released);
 	free(pol->proxy_dir);
 	free(pol->proxy_socket);
+	if (pol->proxy_token) {
+		explicit_bzero(pol->proxy_token, strlen(pol->proxy_token));
+		free(pol->proxy_token);
+	}
 	rules_release(&pol->deny_read);
 	rules_release(&pol->allow_read);
 	rules_release(&pol->allow_write);

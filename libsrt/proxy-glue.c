@@ -141,6 +141,36 @@ void srt__sandbox_sweep_proxy_dirs(const char *base)
 	closedir(d);
 }
 
+/* network.intercept: unset means optional where the backend can
+ * intercept and off where it cannot; "required" on a backend that cannot
+ * is refused rather than run with fewer clients served than the settings
+ * say. */
+static int intercept_mode(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	const char *m = sb->settings.intercept;
+	bool can = (sb->be->caps & SRT_CAP_INTERCEPT) && sb->be->hdr.abi_minor >= 4;
+
+	sb->policy.intercept = SRT_INTERCEPT_OFF;
+	if (m && !strcmp(m, "off"))
+		return SRT_OK;
+	if (!can) {
+		if (m && !strcmp(m, "required"))
+			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.intercept",
+					    "backend \"%s\" cannot intercept DNS and TCP; set network.intercept to \"off\" or \"optional\", or use --backend=linux-bwrap",
+					    sb->be->hdr.name);
+		return SRT_OK;
+	}
+	/* unset: on, but a sandbox that cannot set it up (a helper without
+	 * CAP_NET_ADMIN over the namespace, as under a setuid bwrap or the
+	 * weaker nested sandbox) runs without it and says so: interception
+	 * only adds clients that work, its absence opens nothing */
+	sb->policy.intercept = m && !strcmp(m, "required") ? SRT_INTERCEPT_REQUIRED :
+							     SRT_INTERCEPT_OPTIONAL;
+	if (!sb->settings.http_proxy_port && !(sb->policy.proxy_token = strdup(sb->token)))
+		return SRT_E_NOMEM;
+	return SRT_OK;
+}
+
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
@@ -203,6 +233,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		rc = SRT_E_NOMEM;
 	sb->policy.http_port = SRT_HTTP_PORT;
 	sb->policy.socks_port = SRT_SOCKS_PORT;
+	if (!rc)
+		rc = intercept_mode(sb, diag);
 out:
 	free(sock);
 	return rc;

@@ -341,11 +341,12 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 		"allowLocalBinding", "allowMachLookup", "httpProxyPort", "socksProxyPort",
 		"mitmProxy", "filterRequest", "allowPlaintextHeaderSet", "stripResponseHeaders",
 		"refuseOpaqueTunnels", "requireHostMatch", "ambiguousRequestTarget",
-		"tlsTerminate", "parentProxy", "filters", NULL
+		"tlsTerminate", "parentProxy", "filters", "intercept", NULL
 	};
 	static const char *const ambiguous[] = { "refuse", "asSpelled", "normalize", NULL };
 	static const char *const private_modes[] = { "refuseForWildcards", "refuse", "allow",
 						     NULL };
+	static const char *const intercept_modes[] = { "required", "optional", "off", NULL };
 	/* deniedDomainReasons comes after deniedDomains: it warns about a
 	 * reason for a spelling that is not on that list. */
 	static const struct srt__rule rules[] = {
@@ -358,6 +359,7 @@ static int parse_network(struct srt__check *c, const struct srt__snode *obj)
 		SRT_KEY_STRV("deniedResolvedAddresses", S(denied_resolved_addresses), 0, NULL,
 			     check_address_range),
 		SRT_KEY_ENUM("privateAddresses", S(private_addresses), 0, private_modes),
+		SRT_KEY_ENUM("intercept", S(intercept), 0, intercept_modes),
 		SRT_KEY_STRV("allowUnixSockets", S(allow_unix_sockets), 0, NULL, NULL),
 		SRT_KEY_BOOL("allowAllUnixSockets", S(allow_all_unix_sockets)),
 		SRT_KEY_BOOL("allowLocalBinding", S(allow_local_binding)),

@@ -62,6 +62,7 @@ void srt__settings_release(struct srt__settings *s)
 	srt__strv_release(&s->strip_response_headers);
 	free(s->ambiguous_request_target);
 	free(s->private_addresses);
+	free(s->intercept);
 	free(s->tls_ca_cert_path);
 	free(s->tls_ca_key_path);
 	srt__strv_release(&s->tls_exclude_domains);

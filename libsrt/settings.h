@@ -71,6 +71,7 @@ struct srt__settings {
 	bool strict_allowlist;
 	struct srt__strv denied_resolved_addresses;
 	char *private_addresses; /* NULL = default "refuseForWildcards" */
+	char *intercept;         /* NULL = default "optional" */
 	struct srt__strv allow_unix_sockets;
 	bool allow_all_unix_sockets;
 	bool allow_local_binding;

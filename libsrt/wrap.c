@@ -156,6 +156,9 @@ static int copy_proxy_fields(struct srt_policy *to, const struct srt_policy *fro
 		return SRT_E_NOMEM;
 	if (from->proxy_socket && !(to->proxy_socket = strdup(from->proxy_socket)))
 		return SRT_E_NOMEM;
+	to->intercept = from->intercept;
+	if (from->proxy_token && !(to->proxy_token = strdup(from->proxy_token)))
+		return SRT_E_NOMEM;
 	return SRT_OK;
 }
 

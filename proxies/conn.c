@@ -339,6 +339,10 @@ void srt__conn_run(struct srt__conn *c)
 				c->phase = SRT_PH_FDRECV;
 				if (srt__buf_add(&c->cout, &ack, 1) < 0)
 					srt__conn_close(c);
+			} else if (c->in.len >= 1 && c->in.p[0] == SRT_NAME_HELLO && c->unix_client) {
+				memmove(c->in.p, c->in.p + 1, c->in.len - 1);
+				c->in.len--;
+				c->phase = SRT_PH_NAMES;
 			} else if (c->in.len >= 1) {
 				uint8_t b = (uint8_t)c->in.p[0];
 				c->phase = (b == 4 || b == 5) ? SRT_PH_SOCKS_GREET : SRT_PH_HTTP_HEAD;
@@ -352,6 +356,9 @@ void srt__conn_run(struct srt__conn *c)
 		case SRT_PH_HTTP_HEAD:
 			srt__serve_http_head(c);
 			break;
+		case SRT_PH_NAMES:
+			srt__serve_names(c);
+			return;
 		case SRT_PH_SOCKS_GREET:
 			srt__serve_socks_greet(c);
 			break;

@@ -67,6 +67,7 @@ enum srt__phase {
 	SRT_PH_TUNNEL,
 	SRT_PH_LINGER,
 	SRT_PH_FDRECV,    /* the bridge's control connection: receives TCP sockets */
+	SRT_PH_NAMES,     /* the bridge's DNS answerer asking about names (intercept.c) */
 	SRT_PH_FILTER,    /* waiting for a request filter's verdict (serve-filter.c) */
 	SRT_PH_FILTER_BODY, /* reading the request body the filters asked to see */
 	SRT_PH_ASK,       /* waiting for the application's answer (serve-ask.c) */
@@ -110,6 +111,7 @@ struct srt__conn {
 	bool keep_alive, head_request, close_after, upstream_close;
 	bool unix_client;  /* accepted on the Unix socket (may become SRT_PH_FDRECV) */
 	bool ctl;          /* a hand-over connection, counted in p->nctl */
+	bool names_authed; /* SRT_PH_NAMES: the token line passed */
 	struct srt__buf in;   /* from the client, while parsing */
 	struct srt__buf uin;  /* from the upstream, while parsing */
 	struct srt__buf cout; /* to the client, pending */
@@ -338,5 +340,7 @@ int srt__http_target_check(struct srt__conn *c, struct srt__http_request *r, cha
 /* ---- proxy.c ------------------------------------------------------------ */
 
 void srt__fd_recv(struct srt__conn *c);
+/* SRT_PH_NAMES: answer the name lines (proxies/wire.h). */
+void srt__serve_names(struct srt__conn *c);
 
 #endif

@@ -11,6 +11,18 @@
 #define SRT_PROXY_WIRE_H
 
 #define SRT_PASS_HELLO '\0'
+
+/* A client of the Unix socket whose first byte is SRT_NAME_HELLO asks the
+ * policy about names (the bridge's DNS answerer, proxies/intercept.c).
+ * After that byte it sends the proxy's token and a newline (an empty line
+ * when the proxy wants none), then one line per name: "<id> <name>\n",
+ * id 1 to 10 digits, name in the form a DNS question carries (lower case,
+ * no trailing dot). The proxy answers each with "<id> 1\n" (some rule
+ * allows the name) or "<id> 0\n" (refused, and recorded as a violation
+ * naming it). A wrong token or a malformed line ends the connection.
+ * Nothing is resolved: the answer is the policy's alone. */
+#define SRT_NAME_HELLO '\1'
+#define SRT_NAME_LINE_MAX 300
 #define SRT_PASS_MAX_FDS 8
 /* control connections open at once (the bridge needs one; the rest is
  * room for its reconnects): more are closed at their hello */

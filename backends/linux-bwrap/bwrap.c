@@ -60,9 +60,57 @@ struct bwrap_cmd {
 	int args_fd;          /* --args memfd, or -1 */
 	int events_rd, events_wr; /* the violation monitor's pipe */
 	int policy_fd;        /* the monitor's sealed policy memfd, or -1 */
+	int icept_fd;         /* interception: the proxy's token for the helper, or -1 */
+	int resolv_fd;        /* interception: the sandbox's /etc/resolv.conf, or -1 */
 	struct srt__ll_layer layer; /* the Landlock layer (layer.h) */
 	int counted;          /* in srt__bwrap_state.running */
 };
+
+static int push_fd_words(struct srt__strv *w, const char *opt, int fd);
+
+/* A memfd holding data, at offset 0; -1 with errno. */
+static int data_memfd(const char *name, const char *data)
+{
+	size_t len = strlen(data), off = 0;
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* Interception: the sandbox's resolver is the helper's answerer on
+ * 127.0.0.53 (written over the file /etc/resolv.conf names, a link's
+ * target included, as bwrap follows the link when it mounts), and the
+ * helper gets the proxy's token in a memfd, never on a command line. */
+static int intercept_words(struct bwrap_cmd *bc, const struct srt_policy *pol,
+			   struct srt__strv *w, struct srt_diag *diag)
+{
+	char real[PATH_MAX];
+	const char *dest = "/etc/resolv.conf";
+
+	bc->icept_fd = data_memfd("srt-intercept-token", pol->proxy_token ? pol->proxy_token : "");
+	bc->resolv_fd = data_memfd("srt-resolv-conf", "nameserver 127.0.0.53\noptions edns0\n");
+	if (bc->icept_fd < 0 || bc->resolv_fd < 0)
+		return srt_diag_set(diag, SRT_E_IO, "network.intercept",
+				    "bwrap: memfd for the interception: %s", strerror(errno));
+	if (realpath(dest, real) && real[0] == '/')
+		dest = real;
+	if (push_fd_words(w, "--ro-bind-data", bc->resolv_fd) || srt__strv_push(w, dest))
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	return SRT_OK;
+}
 
 static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 {
@@ -332,6 +380,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	bc->info_rd = bc->info_wr = bc->args_fd = -1;
 	bc->status_rd = bc->status_wr = -1;
 	bc->events_rd = bc->events_wr = bc->policy_fd = -1;
+	bc->icept_fd = bc->resolv_fd = -1;
 	bc->layer.fd = -1;
 	out->priv = bc;
 	out->events_fd = -1;
@@ -458,6 +507,12 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		    srt__strv_push(&w, pol->proxy_dir))
 			goto fail;
 	}
+	if (pol->intercept && pol->proxy_socket) {
+		rc = intercept_words(bc, pol, &w, diag);
+		if (rc)
+			goto fail;
+		rc = SRT_E_NOMEM;
+	}
 	own_dev = srt__bwrap_helper_makes_dev(pol, st->bwrap, helper_can_hide());
 	rc = srt__bwrap_process_args(pol, st->bwrap, own_dev, &w, diag);
 	if (rc)
@@ -468,7 +523,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	{
 		struct srt__helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
 					      bc->layer.fd, &bc->plan.hidden, own_dev,
-					      &bc->plan.pinned_links, NULL, NULL, NULL, NULL, 0 };
+					      &bc->plan.pinned_links, NULL, NULL, NULL, NULL, 0,
+					      bc->icept_fd };
 		struct srt__strv globs = { 0 };
 
 		/* the watcher mounts with the same kernel interface the
@@ -510,6 +566,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	}
 	if (bc->layer.fd >= 0)
 		out->child_fds[out->n_child_fds++] = bc->layer.fd;
+	if (bc->icept_fd >= 0) {
+		out->child_fds[out->n_child_fds++] = bc->icept_fd;
+		out->child_fds[out->n_child_fds++] = bc->resolv_fd;
+	}
 	for (i = 0; i < bc->plan.notes.n; i++)
 		if (!strncmp(bc->plan.notes.v[i], "warning: ", 9))
 			fprintf(stderr, "srt: %s\n", bc->plan.notes.v[i]);
@@ -647,6 +707,14 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		close(bc->policy_fd);
 		bc->policy_fd = -1;
 	}
+	if (bc->icept_fd >= 0) {
+		close(bc->icept_fd);
+		bc->icept_fd = -1;
+	}
+	if (bc->resolv_fd >= 0) {
+		close(bc->resolv_fd);
+		bc->resolv_fd = -1;
+	}
 	/* --explain ran before this: the helper holds the plan now */
 	srt__bwrap_ll_layer_release(&bc->layer);
 	/* bwrap's reaper: only a sign that bwrap set the sandbox up */
@@ -713,6 +781,10 @@ static void bw_release(void *state, struct srt_command *cmd)
 		close(bc->events_wr);
 	if (bc->policy_fd >= 0)
 		close(bc->policy_fd);
+	if (bc->icept_fd >= 0)
+		close(bc->icept_fd);
+	if (bc->resolv_fd >= 0)
+		close(bc->resolv_fd);
 	srt__bwrap_ll_layer_release(&bc->layer);
 	cmd->events_fd = -1;
 	if (bc->pgrp > 0) {
@@ -795,7 +867,8 @@ static void bw_teardown(void *state)
 
 const struct srt_backend srt_backend_entry = {
 	.hdr = SRT__BACKEND_HEADER("linux-bwrap"),
-	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETNS | SRT_CAP_PROXY | SRT_CAP_SECCOMP | SRT_CAP_PIDNS,
+	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETNS | SRT_CAP_PROXY | SRT_CAP_SECCOMP | SRT_CAP_PIDNS |
+		SRT_CAP_INTERCEPT,
 	.probe = bw_probe,
 	.prepare = bw_prepare,
 	.wrap = bw_wrap,

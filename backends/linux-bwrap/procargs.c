@@ -64,6 +64,8 @@ int srt__bwrap_process_args(const struct srt_policy *pol, const char *bwrap, int
 	static const char *const cap_words[] = { "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
 						 NULL };
 	static const char *const setfcap_words[] = { "--cap-add", "CAP_SETFCAP", NULL };
+	static const char *const net_cap_words[] = { "--cap-add", "CAP_NET_ADMIN", "--cap-add",
+						     "CAP_NET_BIND_SERVICE", NULL };
 	static const char *const proc_words[] = { "--proc", "/proc", NULL };
 	static const char *const weak_proc_words[] = { "--bind", "/proc", "/proc", NULL };
 
@@ -75,6 +77,11 @@ int srt__bwrap_process_args(const struct srt_policy *pol, const char *bwrap, int
 	if (push_all(w, ns_words))
 		goto nomem;
 	if ((geteuid() == 0 || !bwrap_is_setuid(bwrap)) && push_all(w, cap_words))
+		goto nomem;
+	/* interception: the helper installs the namespace's rules and binds
+	 * the DNS answerer to port 53, then drops these with the rest */
+	if (pol->intercept && pol->proxy_socket && (geteuid() == 0 || !bwrap_is_setuid(bwrap)) &&
+	    push_all(w, net_cap_words))
 		goto nomem;
 	/* the command then gets a user namespace of its own, and mapping a
 	 * root caller's uid 0 into a new one takes CAP_SETFCAP in its parent;
@@ -99,7 +106,8 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  int status_fd, const char *const *argv,
 				  struct srt__strv *w, struct srt_diag *diag)
 {
-	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
+	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0,
+				       -1 };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -158,6 +166,11 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		    srt__strv_push(w, "--proxy-socket-id") || srt__strv_push(w, sockid) ||
 		    srt__strv_push(w, "--http-port") || srt__strv_push(w, http) ||
 		    srt__strv_push(w, "--socks-port") || srt__strv_push(w, socks))
+			goto nomem;
+		if (pol->intercept && fds->intercept_token_fd >= 0 &&
+		    (srt__strv_push(w, "--intercept") ||
+		     srt__strv_push(w, pol->intercept == SRT_INTERCEPT_OPTIONAL ? "optional" : "required") ||
+		     push_fd_opt(w, "--intercept-token-fd", fds->intercept_token_fd)))
 			goto nomem;
 	}
 	if (pol->allow_all_unix_sockets && srt__strv_push(w, "--allow-all-unix-sockets"))

@@ -58,6 +58,9 @@ struct srt__helper_fds {
 	 * --watch-depth when there are trees */
 	const struct srt__strv *watch_deny, *watch_keep, *watch_globs, *watch_trees;
 	int watch_depth;
+	/* the proxy's token for intercepted connections (a memfd), or -1:
+	 * --intercept is passed only with it */
+	int intercept_token_fd;
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */

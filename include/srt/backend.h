@@ -57,6 +57,9 @@ extern "C" {
 #define SRT_CAP_NETRULES   (1u << 5) /* no namespace, but the sandbox's own rules refuse every
 				      * network operation except the proxy's loopback ports
 				      * (macOS Seatbelt) */
+#define SRT_CAP_INTERCEPT  (1u << 6) /* ABI minor 4: answers DNS inside and hands every TCP
+				      * connection to a non-loopback address to the proxy
+				      * (struct srt_policy.intercept) */
 
 /* One wrapped command, produced by wrap() and owned by the core afterwards
  * (freed with srt_command_release()). */

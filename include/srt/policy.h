@@ -89,6 +89,22 @@ struct srt_policy {
 	 * names: no mount capability for its helper, no fanotify). 0: such a
 	 * run is refused. A module built for an older minor never reads it. */
 	int weaker_name_protection;
+
+	/* ABI minor 4 too: network.intercept, set only for a backend that
+	 * declares SRT_CAP_INTERCEPT and when the proxy runs. The backend
+	 * answers DNS inside the sandbox and hands every TCP connection to a
+	 * non-loopback address to the proxy as a CONNECT to the name the
+	 * answer stood for, authenticated with proxy_token (NULL: the proxy
+	 * wants none). Required: a backend that cannot set it up refuses to
+	 * run; optional: it says so on one line and runs without. */
+	int intercept;      /* enum srt_intercept */
+	char *proxy_token;  /* the proxy's per-run token, or NULL */
+};
+
+enum srt_intercept {
+	SRT_INTERCEPT_OFF = 0,
+	SRT_INTERCEPT_REQUIRED = 1,
+	SRT_INTERCEPT_OPTIONAL = 2,
 };
 
 #ifdef __cplusplus

@@ -4,7 +4,7 @@
 # client that ignores the proxy variables reaches nothing (N1, N2, N3, N11).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 17
+plan 19
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
 	for i in $(seq 15); do skip "bwrap or curl missing"; done
@@ -49,11 +49,20 @@ after=$(count_lines . "$WEB_LOG")
 check "N1: --noproxy '*' and an emptied environment both fail ($rc1, $rc2)" [ "$rc1" != 0 ] && [ "$rc2" != 0 ]
 check "N1: nothing reached the server directly" [ "$before" = "$after" ]
 
-# N2/N3: raw IPv4/IPv6 (documentation addresses: nothing real even if leaked)
-out=$(srt__run --settings "$S" -c 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " " | sort | tr "\n" " "; ip -o route 2>/dev/null | wc -l' 2>/dev/null)
-check "N2: the sandbox has only the loopback interface and no route ($out)" [ "$out" = "lo 0" ]
-srt__run --settings "$S" -c 'curl -s --max-time 5 --noproxy "*" http://192.0.2.1/; e1=$?; curl -6 -s --max-time 5 --noproxy "*" "http://[2001:db8::1]/"; e2=$?; [ $e1 != 0 ] && [ $e2 != 0 ]' >/dev/null 2>&1
-check "N2/N3: direct IPv4 and IPv6 connections fail" [ $? = 0 ]
+# N2/N3: raw IPv4/IPv6 (documentation addresses: nothing real even if leaked),
+# with interception off (the reference's behaviour) and on (the default)
+SOFF=$WORK/intercept-off.json
+sed 's/"allowedDomains"/"intercept":"off","allowedDomains"/' "$S" > "$SOFF"
+out=$(srt__run --settings "$SOFF" -c 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " " | sort | tr "\n" " "; ip -o route 2>/dev/null | wc -l' 2>/dev/null)
+check "N2: interception off: only the loopback interface and no route ($out)" [ "$out" = "lo 0" ]
+srt__run --settings "$SOFF" -c 'curl -s --max-time 5 --noproxy "*" http://192.0.2.1/; e1=$?; curl -6 -s --max-time 5 --noproxy "*" "http://[2001:db8::1]/"; e2=$?; [ $e1 != 0 ] && [ $e2 != 0 ]' >/dev/null 2>&1
+check "N2/N3: interception off: direct IPv4 and IPv6 connections fail" [ $? = 0 ]
+out=$(srt__run --settings "$S" -c 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " " | sort | tr "\n" " "; ip -o route 2>/dev/null' 2>/dev/null)
+check "N2: interception on: only the loopback interface, the one route over it ($out)" \
+	sh -c "echo '$out' | grep -q '^lo default dev lo'"
+out=$(srt__run --settings "$S" -c 'curl -s --max-time 5 --noproxy "*" -o /dev/null -w "%{http_code}" http://192.0.2.1/; curl -6 -s --max-time 5 --noproxy "*" "http://[2001:db8::1]/"; echo " $?"' 2>"$WORK/err")
+check "N2/N3: interception on: direct IPv4 gets the proxy's 403, IPv6 fails ($out)" \
+	sh -c "[ '$out' = '403 7' ] && grep -q 'deny network-outbound 192.0.2.1:80' '$WORK/err'"
 out=$(srt__run --settings "$S" -c "$CURLP -o /dev/null -w '%{http_code}' 'http://[2001:db8::1]/'" 2>"$WORK/err")
 check "N3: an IPv6 literal through the proxy is refused ($out)" [ "$out" = 403 ]
 

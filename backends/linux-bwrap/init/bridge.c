@@ -9,7 +9,16 @@
  * bytes moved with splice(2) through pipes borrowed only while data is in
  * flight (proxies/pump.h). The process dies with its parent
  * (PR_SET_PDEATHSIG) and is not dumpable, so the command can neither
- * ptrace it nor read its memory. */
+ * ptrace it nor read its memory.
+ *
+ * With interception (dnsans.h) it also answers DNS on 127.0.0.53 and
+ * accepts the TCP connections the namespace's rules redirect to it: each
+ * one's original destination (SO_ORIGINAL_DST; a synthetic address maps
+ * back to its name) becomes a CONNECT to the proxy, so the proxy applies
+ * the same decisions as to a client that asked for it; once the proxy
+ * answers 200 the bytes are relayed as above. A refusal resets the
+ * client, except on port 80, where the client gets the proxy's HTTP
+ * answer with its reason. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -19,6 +28,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/netfilter_ipv4.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,7 +56,23 @@ struct relay_conn {
 	struct srt__pump up, down; /* tcp -> unix, unix -> tcp */
 	bool up_done, down_done, dead;
 	struct relay_conn *next_dead;
+	/* an intercepted connection before the proxy's answer: 1 sending
+	 * the CONNECT (hbuf[hoff..hlen]), 2 reading the answer's head */
+	int hs;
+	int dport;
+	size_t hlen, hoff;
+	char hbuf[1024];
 };
+
+/* epoll tags of the interception sockets (listeners are 1..MAX_LISTEN) */
+#define TAG_ICEPT 101
+#define TAG_DNS_UDP 102
+#define TAG_DNS_TCP 103
+#define TAG_DNS_UDP_LO 104
+#define TAG_DNS_TCP_LO 105
+
+/* the Proxy-Authorization value of intercepted connections, or "" */
+static char icept_auth[256];
 
 /* Closed connections are freed after the batch of events: each has two
  * sockets, so a batch may still hold an event naming it. */
@@ -293,6 +319,169 @@ static void accept_all(int ep, int lfd, const char *path)
 	}
 }
 
+static void b64(const unsigned char *in, size_t n, char *out, size_t cap)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 5 < cap; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+
+		out[o++] = t[v >> 18 & 63];
+		out[o++] = t[v >> 12 & 63];
+		out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? t[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+static void icept_auth_init(const char *token)
+{
+	char cred[160], enc[224];
+
+	icept_auth[0] = '\0';
+	if (!token || !*token || strlen(token) > 128)
+		return;
+	snprintf(cred, sizeof(cred), "srt:%s", token);
+	b64((const unsigned char *)cred, strlen(cred), enc, sizeof(enc));
+	snprintf(icept_auth, sizeof(icept_auth), "Proxy-Authorization: Basic %s\r\n", enc);
+	explicit_bzero(cred, sizeof(cred));
+}
+
+/* Close at once with a reset: the client learns the refusal now instead
+ * of waiting on a connection nothing will answer. */
+static void reset_close(int ep, struct relay_conn *c, struct srt__pipe_pool *pool)
+{
+	struct linger l = { 1, 0 };
+
+	setsockopt(c->tcp, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	close_conn(ep, c, pool);
+}
+
+static void relay(int ep, struct relay_conn *c, struct srt__pipe_pool *pool);
+
+/* Send the CONNECT, then read the answer's head (exactly: what follows
+ * it is the tunnel's first bytes). */
+static void icept_step(int ep, struct relay_conn *c, struct srt__pipe_pool *pool)
+{
+	char *end;
+	ssize_t n;
+
+	while (c->hs == 1 && c->hoff < c->hlen) {
+		n = send(c->ux, c->hbuf + c->hoff, c->hlen - c->hoff, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0)
+			goto refuse;
+		c->hoff += (size_t)n;
+	}
+	c->hs = 2;
+	n = recv(c->ux, c->hbuf, sizeof(c->hbuf) - 1, MSG_DONTWAIT | MSG_PEEK);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0)
+		goto refuse;
+	c->hbuf[n] = '\0';
+	end = strstr(c->hbuf, "\r\n\r\n");
+	if (!end) {
+		if ((size_t)n >= sizeof(c->hbuf) - 1)
+			goto refuse;
+		return;
+	}
+	c->hlen = (size_t)(end + 4 - c->hbuf);
+	if (recv(c->ux, c->hbuf, c->hlen, MSG_DONTWAIT) != (ssize_t)c->hlen)
+		goto refuse;
+	c->hbuf[c->hlen] = '\0';
+	if (strncmp(c->hbuf, "HTTP/1.", 7) || strncmp(c->hbuf + 8, " 200", 4)) {
+		/* port 80: the client speaks HTTP and is shown the reason */
+		if (c->dport != 80 ||
+		    send(c->tcp, c->hbuf, c->hlen, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)c->hlen)
+			goto refuse;
+	}
+	c->hs = 0;
+	relay(ep, c, pool);
+	return;
+refuse:
+	reset_close(ep, c, pool);
+}
+
+/* An intercepted connection: its destination as the proxy should see it
+ * (the name behind a synthetic address, else the address), as a CONNECT
+ * on a Unix connection of its own. */
+static void icept_add(int ep, int tcp, const struct sockaddr_un *sa)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
+	struct sockaddr_in od;
+	socklen_t ol = sizeof(od);
+	struct relay_conn *c = NULL;
+	char host[256];
+	const char *name;
+	int ux = -1, n;
+
+	if (getsockopt(tcp, SOL_IP, SO_ORIGINAL_DST, &od, &ol) < 0 || od.sin_family != AF_INET)
+		goto drop; /* not redirected: someone dialled the listener itself */
+	name = srt__dnsans_name_of(od.sin_addr.s_addr);
+	if (name)
+		snprintf(host, sizeof(host), "%s", name);
+	else if ((ntohl(od.sin_addr.s_addr) & SRT_SYNTH_MASK) == SRT_SYNTH_NET ||
+		 !inet_ntop(AF_INET, &od.sin_addr, host, sizeof(host)))
+		goto drop; /* a synthetic address no answer gave out */
+	c = calloc(1, sizeof(*c));
+	ux = unix_connect(sa, true);
+	if (!c || ux < 0)
+		goto drop;
+	n = snprintf(c->hbuf, sizeof(c->hbuf), "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\n%s\r\n",
+		     host, ntohs(od.sin_port), host, ntohs(od.sin_port), icept_auth);
+	if (n < 0 || (size_t)n >= sizeof(c->hbuf))
+		goto drop;
+	c->hlen = (size_t)n;
+	c->hs = 1;
+	c->dport = ntohs(od.sin_port);
+	c->tcp = tcp;
+	c->ux = ux;
+	srt__pump_init(&c->up);
+	srt__pump_init(&c->down);
+	ev.data.ptr = c;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, tcp, &ev) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ux, &ev) < 0) {
+		close_conn(ep, c, NULL);
+		return;
+	}
+	icept_step(ep, c, NULL);
+	return;
+drop:
+	free(c);
+	if (ux >= 0)
+		close(ux);
+	{
+		struct linger l = { 1, 0 };
+		setsockopt(tcp, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	close(tcp);
+}
+
+static void icept_accept(int ep, int lfd, const char *path)
+{
+	struct sockaddr_un sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	for (int budget = 0; budget < 256; budget++) {
+		int one = 1, tcp = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (tcp < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		icept_add(ep, tcp, &sa);
+	}
+}
+
 /* Run both directions until they block; half-close passes through. */
 static void relay(int ep, struct relay_conn *c, struct srt__pipe_pool *pool)
 {
@@ -300,6 +489,10 @@ static void relay(int ep, struct relay_conn *c, struct srt__pipe_pool *pool)
 
 	if (c->dead)
 		return;
+	if (c->hs) {
+		icept_step(ep, c, pool);
+		return;
+	}
 	if (!c->up_done) {
 		rc = srt__pump_run(&c->up, c->tcp, c->ux, pool, NULL);
 		if (rc == SRT_PUMP_ERROR)
@@ -354,7 +547,8 @@ static void close_other_fds(const int *keep, int nkeep)
 }
 
 static void __attribute__((noreturn))
-relay_main(pid_t parent, int sockfd, const int *lfds, int nl)
+relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__icept_fds *ic,
+	   const char *token)
 {
 	static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct srt__pipe_pool pool = { .n = 0 };
@@ -379,11 +573,20 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl)
 	/* the pinned inode, whatever its path names by now */
 	snprintf(sock_path, sizeof(sock_path), "/proc/self/fd/%d", sockfd);
 	{
-		int keep[MAX_LISTEN + 1];
+		int keep[MAX_LISTEN + 6];
 
 		memcpy(keep, lfds, (size_t)nl * sizeof(*lfds));
 		keep[nl] = sockfd;
-		close_other_fds(keep, nl + 1);
+		keep[nl + 1] = ic ? ic->tcp : -1;
+		keep[nl + 2] = ic ? ic->dns_udp : -1;
+		keep[nl + 3] = ic ? ic->dns_tcp : -1;
+		keep[nl + 4] = ic ? ic->dns_udp_lo : -1;
+		keep[nl + 5] = ic ? ic->dns_tcp_lo : -1;
+		close_other_fds(keep, nl + 6);
+	}
+	if (ic) {
+		srt__dnsans_init(sock_path, token);
+		icept_auth_init(token);
 	}
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -393,11 +596,37 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl)
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)i + 1 };
 		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &ev);
 	}
+	if (ic) {
+		struct epoll_event e1 = { .events = EPOLLIN, .data.u64 = TAG_ICEPT },
+				   e2 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP },
+				   e3 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP },
+				   e4 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP_LO },
+				   e5 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP_LO };
+
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, ic->tcp, &e1) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp, &e2) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp, &e3) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp_lo, &e4) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp_lo, &e5) < 0)
+			_exit(1);
+	}
 	for (;;) {
 		int n = epoll_wait(ep, evs, 256, -1);
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u64 <= (uint64_t)nl) {
 				accept_all(ep, lfds[evs[i].data.u64 - 1], sock_path);
+				continue;
+			}
+			if (ic && evs[i].data.u64 == TAG_ICEPT) {
+				icept_accept(ep, ic->tcp, sock_path);
+				continue;
+			}
+			if (ic && (evs[i].data.u64 == TAG_DNS_UDP || evs[i].data.u64 == TAG_DNS_UDP_LO)) {
+				srt__dnsans_udp(evs[i].data.u64 == TAG_DNS_UDP ? ic->dns_udp : ic->dns_udp_lo);
+				continue;
+			}
+			if (ic && (evs[i].data.u64 == TAG_DNS_TCP || evs[i].data.u64 == TAG_DNS_TCP_LO)) {
+				srt__dnsans_tcp(evs[i].data.u64 == TAG_DNS_TCP ? ic->dns_tcp : ic->dns_tcp_lo);
 				continue;
 			}
 			relay(ep, evs[i].data.ptr, &pool);
@@ -477,7 +706,7 @@ int srt__bridge_start(const struct srt__bridge_spec *spec, pid_t *pid)
 		goto out;
 	}
 	if (child == 0)
-		relay_main(parent, sockfd, lfds, nl);
+		relay_main(parent, sockfd, lfds, nl, spec->icept, spec->token);
 	*pid = child;
 	rc = 0;
 out:
@@ -485,5 +714,7 @@ out:
 	for (int i = 0; i < nl; i++)
 		close(lfds[i]);
 	close(sockfd);
+	if (spec->icept)
+		srt__icept_close(spec->icept);
 	return rc;
 }

@@ -6,12 +6,18 @@
 
 #include <sys/types.h>
 
+#include "backends/linux-bwrap/init/dnsans.h"
+
 struct srt__bridge_spec {
 	const char *socket_path; /* the proxy's Unix socket, as seen inside */
 	/* the socket's device and inode as srt bound it */
 	unsigned long long socket_dev, socket_ino;
 	int http_port;           /* e.g. 3128 */
 	int socks_port;          /* e.g. 1080 */
+	/* interception (dnsans.h), or NULL: the relay serves these sockets
+	 * too and takes them over (they are closed here either way) */
+	struct srt__icept_fds *icept;
+	const char *token;       /* the proxy's token, or NULL/"": none */
 };
 
 /* Pin the proxy socket (an O_PATH descriptor of the inode socket_dev/ino

@@ -555,6 +555,7 @@ static int run(int argc, char **argv)
 	sigset_t set, orig_mask;
 	struct sigaction dfl;
 	struct srt__watch watch = { -1, -1, -1 };
+	struct srt__icept_fds icept = { -1, -1, -1, -1, -1 };
 	int go[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;
@@ -677,6 +678,22 @@ static int run(int argc, char **argv)
 		srt__init_fail("prctl(PR_SET_DUMPABLE)", errno);
 		goto out;
 	}
+	/* the interception sockets and rules need CAP_NET_ADMIN and
+	 * CAP_NET_BIND_SERVICE over this network namespace: before the drop */
+	if (o.intercept) {
+		char why[320];
+
+		if (srt__icept_open(&icept, why, sizeof(why)) != 0) {
+			if (o.intercept == 1) {
+				srt__init_failf("srt-linux-init: network interception could not be set up: %s "
+						"(set network.intercept to \"optional\" or \"off\" to run without it)",
+						why);
+				goto out;
+			}
+			fprintf(stderr, "srt: running without network interception (%s): only clients that use the proxy variables reach the network\n",
+				why);
+		}
+	}
 	if (drop_caps() != 0)
 		goto out;
 	if (o.proxy_socket) {
@@ -686,6 +703,8 @@ static int run(int argc, char **argv)
 			.socket_ino = o.proxy_ino,
 			.http_port = o.http_port,
 			.socks_port = o.socks_port,
+			.icept = icept.tcp >= 0 ? &icept : NULL,
+			.token = o.token,
 		};
 		pid_t relay;
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/linux-bwrap/init/opts.h"
 #include "backends/linux-bwrap/init/report.h"
@@ -87,6 +88,29 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 				srt__init_failf("srt-linux-init: --socks-port: '%s' is not a port number", val);
 				return -1;
 			}
+			i++;
+		} else if (!strcmp(a, "--intercept") && val) {
+			if (strcmp(val, "required") && strcmp(val, "optional")) {
+				srt__init_failf("srt-linux-init: --intercept: '%s' is not required or optional", val);
+				return -1;
+			}
+			o->intercept = val[0] == 'r' ? 1 : 2;
+			i++;
+		} else if (!strcmp(a, "--intercept-token-fd") && val) {
+			int fd = -1;
+			ssize_t n;
+
+			if (parse_port(val, &fd) || fd < 3) {
+				srt__init_failf("srt-linux-init: %s: '%s' is not an open descriptor", a, val);
+				return -1;
+			}
+			n = pread(fd, o->token, sizeof(o->token) - 1, 0);
+			close(fd);
+			if (n < 0 || (size_t)n >= sizeof(o->token) - 1 || memchr(o->token, '\n', (size_t)n)) {
+				srt__init_failf("srt-linux-init: %s: cannot read the proxy's token", a);
+				return -1;
+			}
+			o->token[n] = '\0';
 			i++;
 		} else if (!strcmp(a, "--allow-all-unix-sockets")) {
 			o->allow_unix = 1;
@@ -192,6 +216,10 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 	    (o->proxy_socket != NULL) != (o->socks_port != 0) ||
 	    (o->proxy_socket != NULL) != (o->proxy_ino != 0)) {
 		srt__init_failf("srt-linux-init: --proxy-socket, --proxy-socket-id, --http-port and --socks-port go together");
+		return -1;
+	}
+	if (o->intercept && !o->proxy_socket) {
+		srt__init_failf("srt-linux-init: --intercept needs --proxy-socket");
 		return -1;
 	}
 	o->argv = argv + i;

@@ -8,6 +8,8 @@ struct srt__init_opts {
 	const char *proxy_socket;
 	unsigned long long proxy_dev, proxy_ino; /* --proxy-socket-id */
 	int http_port, socks_port;
+	int intercept; /* --intercept: 0 none, 1 required, 2 optional */
+	char token[160]; /* read from --intercept-token-fd ("" when empty) */
 	int allow_unix;
 	int allow_userns;
 	int weaker; /* enableWeakerNestedSandbox: /proc may not be mountable */
