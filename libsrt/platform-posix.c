@@ -12,8 +12,6 @@
 
 #include "platform.h"
 
-extern char **environ;
-
 /* No portable way to die with the parent: srt ends the command itself
  * (its process group, and the backend's own means). */
 int srt__plat_die_with_parent(void)
@@ -30,16 +28,48 @@ int srt__plat_cloexec_from(int lowfd)
 	return 0;
 }
 
-/* execvp looks the command up in the PATH of environ: the child sets its
- * environment first (the child's own copy of the pointer: called after
- * vfork, so the parent's environ must be put back when exec fails). */
+/* Called between vfork and exec, where the child shares srt's memory:
+ * environ must not be touched, so the command is looked up here, in the
+ * PATH of the environment it gets (as execvpe does; the default path when
+ * it has none), with execve. No allocation, no stdio. */
 int srt__plat_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	char **saved = environ;
+	const char *path = "/usr/local/bin:/usr/bin:/bin", *p;
+	char buf[PATH_MAX];
+	int err = ENOENT;
+	size_t fl = strlen(file), i;
 
-	environ = (char **)envp;
-	execvp(file, argv);
-	environ = saved;
+	if (strchr(file, '/'))
+		return execve(file, argv, envp);
+	for (i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5)) {
+			path = envp[i] + 5;
+			break;
+		}
+	for (p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t dl = end ? (size_t)(end - p) : strlen(p);
+
+		if (dl == 0) {
+			buf[0] = '.';
+			dl = 1;
+		} else if (dl < sizeof(buf)) {
+			memcpy(buf, p, dl);
+		}
+		if (dl + 1 + fl < sizeof(buf)) {
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, file, fl + 1);
+			execve(buf, argv, envp);
+			if (errno == EACCES)
+				err = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				err = errno;
+		}
+		if (!end)
+			break;
+		p = end;
+	}
+	errno = err;
 	return -1;
 }
 
