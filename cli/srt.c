@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
@@ -20,6 +19,7 @@
 #include <srt/srt.h>
 
 #include "direct.h"
+#include "platform.h"
 #include "proxy.h"
 
 static const char usage_text[] =
@@ -302,7 +302,7 @@ static void violations_write(const char *rec, size_t n)
 				break;
 			}
 		}
-		w = violations_sock ? send(violations_out, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL)
+		w = violations_sock ? srt__cli_send(violations_out, buf, len)
 				    : write(violations_out, buf, len);
 		if (w > 0) {
 			if (violations_torn)
@@ -723,7 +723,6 @@ int main(int argc, char **argv)
 		}
 	} else if (c.violations_fd) {
 		struct stat st;
-		char via[64];
 
 		if (fcntl(c.violations_fd, F_GETFL) < 0 || fstat(c.violations_fd, &st) != 0) {
 			fprintf(stderr, "srt: --violations-fd %d is not open: %s\n", c.violations_fd, strerror(errno));
@@ -740,8 +739,7 @@ int main(int argc, char **argv)
 			 * the caller's descriptor with a poll before each write */
 			int fd;
 
-			snprintf(via, sizeof(via), "/proc/self/fd/%d", c.violations_fd);
-			fd = open(via, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+			fd = srt__cli_reopen_fd(c.violations_fd, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 			if (fd >= 0)
 				violations_out = fd;
 			else
@@ -769,9 +767,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* orphans of the command become ours, to be ended with it */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+	if ((rc = srt__cli_become_reaper()) != 0) {
 		fprintf(stderr, "srt: cannot become the reaper of the command's processes (%s); refusing to run a command whose daemons could outlive srt\n",
-			strerror(errno));
+			strerror(rc));
 		srt_sandbox_free(sb);
 		return 1;
 	}

@@ -5,10 +5,10 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "common/aside.h"
+#include "common/platform.h"
 
 int srt__rename_aside(int dfd, const char *name, char to[NAME_MAX + 1])
 {
@@ -20,13 +20,13 @@ int srt__rename_aside(int dfd, const char *name, char to[NAME_MAX + 1])
 		if (i == 0) {
 			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine", NAME_MAX - 15, name);
 		} else {
-			if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			if (srt__os_random(&r, sizeof(r)) != 0)
 				r = (uint32_t)getpid() * 2654435761u + (uint32_t)i;
 			snprintf(to, NAME_MAX + 1, "%.*s.srt-quarantine.%08x", NAME_MAX - 24, name, r);
 		}
-		if (renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0)
+		err = srt__os_rename_noreplace(dfd, name, to);
+		if (!err)
 			return 0;
-		err = errno;
 	}
 	return err;
 }

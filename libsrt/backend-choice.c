@@ -18,9 +18,15 @@
 #include "backend-choice.h"
 #include "loader.h"
 
-/* The automatic choice, best first. */
-static const char *const auto_backends[] = { "linux-bwrap", "linux-landlock" };
-#define N_AUTO_BACKENDS (sizeof(auto_backends) / sizeof(auto_backends[0]))
+/* The automatic choice, best first: the backends configure built for
+ * this system (SRT_AUTO_BACKENDS, each name followed by a comma). */
+static const char *const auto_backends[] = { SRT_AUTO_BACKENDS NULL };
+#define N_AUTO_BACKENDS (sizeof(auto_backends) / sizeof(auto_backends[0]) - 1)
+
+const char *srt__auto_backend(size_t i)
+{
+	return i < N_AUTO_BACKENDS ? auto_backends[i] : NULL;
+}
 
 int srt__backend_caps_check(const struct srt_backend *be, const struct srt_policy *pol,
 			    int need_proxy, struct srt_diag *diag)
@@ -110,8 +116,9 @@ static int refused_policy(const struct srt_backend *be, const struct srt_policy 
  * whole policy. When none can, say why for each. */
 static int choose_auto(struct srt_sandbox *sb, int need_proxy, struct srt_diag *diag)
 {
-	char why[N_AUTO_BACKENDS][sizeof(((struct srt_diag *)0)->message)];
-	size_t i;
+	char why[N_AUTO_BACKENDS + 1][sizeof(((struct srt_diag *)0)->message)];
+	char all[sizeof(((struct srt_diag *)0)->message)] = "";
+	size_t i, used = 0;
 
 	for (i = 0; i < N_AUTO_BACKENDS; i++) {
 		struct srt_diag d;
@@ -161,9 +168,18 @@ static int choose_auto(struct srt_sandbox *sb, int need_proxy, struct srt_diag *
 		srt__sandbox_log(sb, 1, "backend %s cannot run here: %s", auto_backends[i], d.message);
 		srt__module_free(m);
 	}
+	if (!N_AUTO_BACKENDS)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "backend",
+				    "this build of srt has no sandbox backend for this system, so nothing was run; pass --backend=<name> to use a module installed separately");
+	for (i = 0; i < N_AUTO_BACKENDS && used < sizeof(all); i++) {
+		int w = snprintf(all + used, sizeof(all) - used, " %s: %s.", auto_backends[i], why[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
 	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "backend",
-			    "no sandbox backend can run here, so nothing was run. linux-bwrap: %s. linux-landlock: %s. Run `srt doctor` for every layer and its fix",
-			    why[0], why[1]);
+			    "no sandbox backend can run here, so nothing was run.%s Run `srt doctor` for every layer and its fix",
+			    all);
 }
 
 int srt__sandbox_choose_backend(struct srt_sandbox *sb, int need_proxy, struct srt_diag *diag)

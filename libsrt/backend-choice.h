@@ -21,4 +21,8 @@ int srt__sandbox_choose_backend(struct srt_sandbox *sb, int need_proxy, struct s
 int srt__backend_caps_check(const struct srt_backend *be, const struct srt_policy *pol,
 			    int need_proxy, struct srt_diag *diag);
 
+/* The i-th backend of the automatic order (configure's SRT_AUTO_BACKENDS,
+ * best first), or NULL past its end. */
+const char *srt__auto_backend(size_t i);
+
 #endif

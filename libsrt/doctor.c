@@ -13,6 +13,7 @@
 #include <srt/backend.h>
 
 #include "backend-call.h"
+#include "backend-choice.h"
 #include "loader.h"
 
 struct report_ctx {
@@ -105,6 +106,22 @@ static int inspect(const char *spec, FILE *out, cJSON *arr, char *name_out, size
 	return runs;
 }
 
+/* Is file (a module's file name, "linux_bwrap.so") one of the automatic
+ * order's, which were inspected first? */
+static int in_auto_order(const char *file)
+{
+	const char *name;
+	size_t i, j;
+
+	for (i = 0; (name = srt__auto_backend(i)); i++) {
+		for (j = 0; name[j] && (file[j] == name[j] || (name[j] == '-' && file[j] == '_')); j++)
+			;
+		if (!name[j] && !strcmp(file + j, ".so"))
+			return 1;
+	}
+	return 0;
+}
+
 int srt_doctor(const char *backend, FILE *out, int json)
 {
 	cJSON *root = NULL, *arr = NULL;
@@ -123,12 +140,12 @@ int srt_doctor(const char *backend, FILE *out, int json)
 		any = inspect(backend, out, arr, chosen, sizeof(chosen));
 	} else {
 		/* the automatic order first, then anything else installed */
-		static const char *const order[] = { "linux-bwrap", "linux-landlock" };
+		const char *name;
 		DIR *dir;
 		size_t i;
 
-		for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-			any |= inspect(order[i], out, arr, chosen, sizeof(chosen));
+		for (i = 0; (name = srt__auto_backend(i)); i++)
+			any |= inspect(name, out, arr, chosen, sizeof(chosen));
 		/* an untrusted SRT_BACKEND_DIR was reported by the lookups above */
 		dir = srt__backend_dir_check(NULL) == SRT_OK ? opendir(srt__backend_dir()) : NULL;
 		if (dir) {
@@ -136,9 +153,7 @@ int srt_doctor(const char *backend, FILE *out, int json)
 			while ((e = readdir(dir))) {
 				char path[PATH_MAX];
 				size_t l = strlen(e->d_name);
-				if (l < 4 || strcmp(e->d_name + l - 3, ".so") ||
-				    !strcmp(e->d_name, "linux_bwrap.so") ||
-				    !strcmp(e->d_name, "linux_landlock.so"))
+				if (l < 4 || strcmp(e->d_name + l - 3, ".so") || in_auto_order(e->d_name))
 					continue;
 				snprintf(path, sizeof(path), "%s/%s", srt__backend_dir(), e->d_name);
 				any |= inspect(path, out, arr, chosen, sizeof(chosen));

@@ -21,6 +21,7 @@
 
 #include "common/aside.h"
 #include "gitguard.h"
+#include "platform.h"
 #include "paths.h"
 #include "settings.h"
 
@@ -50,7 +51,7 @@ struct srt__gitguard {
 			    * the command put at their names since */
 	int depth;
 	int allow_git_config;
-	struct timespec since; /* the snapshot (CLOCK_REALTIME_COARSE, the
+	struct timespec since; /* the snapshot (srt__plat_file_clock, the
 				* clock file times come from) */
 	struct gg_id *ids;
 	size_t n, cap;
@@ -301,12 +302,7 @@ static int under(const char *path, const char *root);
 /* Where the directory open at fd is, or "" when that cannot be told. */
 static void fd_path(int fd, char out[PATH_MAX])
 {
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, out, PATH_MAX - 1);
-	out[n > 0 && n < PATH_MAX - 1 ? n : 0] = '\0';
+	srt__plat_fd_path(fd, out);
 }
 
 /* Is the directory open at fd inside one of the write roots, the
@@ -414,9 +410,12 @@ static const struct gg_id *known(const struct srt__gitguard *g, const struct sta
 	id = g->n ? bsearch(&key, g->ids, g->n, sizeof(key), id_cmp) : NULL;
 	if (!id || id->where != where)
 		return NULL;
-	if (!S_ISDIR(st->st_mode) && (id->ctime.tv_sec != st->st_ctim.tv_sec ||
-				      id->ctime.tv_nsec != st->st_ctim.tv_nsec))
-		return NULL;
+	if (!S_ISDIR(st->st_mode)) {
+		struct timespec ct = srt__plat_stat_ctime(st);
+
+		if (id->ctime.tv_sec != ct.tv_sec || id->ctime.tv_nsec != ct.tv_nsec)
+			return NULL;
+	}
 	return id;
 }
 
@@ -524,7 +523,7 @@ static void new_redirects(struct walk *w, int dfd, const char *name, unsigned ha
 }
 
 /* Made or changed since the snapshot, by its times. */
-static int since_snapshot(const struct srt__gitguard *g, struct statx_timestamp t)
+static int since_snapshot(const struct srt__gitguard *g, struct timespec t)
 {
 	return t.tv_sec > g->since.tv_sec ||
 	       (t.tv_sec == g->since.tv_sec && (long)t.tv_nsec >= g->since.tv_nsec);
@@ -534,13 +533,13 @@ static int since_snapshot(const struct srt__gitguard *g, struct statx_timestamp 
  * filesystem keeps one, else its change time. */
 static int born_in_run(const struct srt__gitguard *g, int dfd, const char *name)
 {
-	struct statx sx;
+	struct srt__ftimes t;
 
-	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_CTIME, &sx) != 0)
+	if (srt__plat_file_times(dfd, name, &t) != 0)
 		return 0;
-	if (sx.stx_mask & STATX_BTIME)
-		return since_snapshot(g, sx.stx_btime);
-	return since_snapshot(g, sx.stx_ctime);
+	if (t.born.tv_sec || t.born.tv_nsec)
+		return since_snapshot(g, t.born);
+	return since_snapshot(g, t.changed);
 }
 
 /* What git takes for a bare repository: a HEAD (a file or a link), and
@@ -724,16 +723,16 @@ static void check_link(struct walk *w, int dfd, const char *name)
 static void known_hooks(struct walk *w, int dfd, const char *name)
 {
 	char rel[NAME_MAX + 16], why[PATH_MAX + 64] = "";
-	struct statx sx;
+	struct srt__ftimes t;
 	int gfd;
 
 	snprintf(rel, sizeof(rel), "%s/hooks", name);
-	if (statx(dfd, rel, AT_SYMLINK_NOFOLLOW, STATX_CTIME | STATX_MTIME, &sx) != 0) {
+	if (srt__plat_file_times(dfd, rel, &t) != 0) {
 		if (errno != ENOENT)
 			unchecked(w, name, errno);
 		return;
 	}
-	if (!(since_snapshot(w->g, sx.stx_ctime) || since_snapshot(w->g, sx.stx_mtime)))
+	if (!(since_snapshot(w->g, t.changed) || since_snapshot(w->g, t.modified)))
 		return;
 	gfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0) {
@@ -769,7 +768,7 @@ static void found(struct walk *w, int dfd, const char *name)
 		g->ids[g->n].dev = st.st_dev;
 		g->ids[g->n].ino = st.st_ino;
 		g->ids[g->n].where = path_hash(w->path, name);
-		g->ids[g->n].ctime = st.st_ctim;
+		g->ids[g->n].ctime = srt__plat_stat_ctime(&st);
 		g->ids[g->n].redirects = S_ISDIR(st.st_mode) ? redirects_in(dfd, name) : 0;
 		g->n++;
 		return;
@@ -967,7 +966,7 @@ static int add_root(struct srt__gitguard *g, const char *path)
 	 * judge, and rename, repositories of wherever it points */
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || srt__path_via_writable_link(path))
 		return 0;
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = srt__plat_open_dir_ref(path);
 	if (fd < 0)
 		return 0;
 	fds = realloc(g->root_fds, (g->roots.n + 1) * sizeof(*fds));
@@ -1016,7 +1015,7 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 		srt__gitguard_free(g);
 		return SRT_OK;
 	}
-	clock_gettime(CLOCK_REALTIME_COARSE, &g->since);
+	srt__plat_file_clock(&g->since);
 	walk_roots(g, 0, fn, ctx);
 	*out = g;
 	return SRT_OK;

@@ -18,6 +18,7 @@
 
 #include "backend-call.h"
 #include "loader.h"
+#include "platform.h"
 
 #ifndef SRT_BACKENDDIR
 #define SRT_BACKENDDIR "/usr/local/lib/srt/backends"
@@ -79,7 +80,7 @@ static const char *kind_dir(const struct kind *k)
 	 * set-uid or set-gid process (secure_getenv). Whoever sets srt's
 	 * environment can already choose any module with --backend=/path or
 	 * LD_PRELOAD, so this gives the caller nothing new. */
-	const char *d = secure_getenv(k->env);
+	const char *d = srt__plat_secure_getenv(k->env);
 
 	return d && d[0] == '/' ? d : k->dflt;
 }

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "child-env.h"
@@ -448,7 +449,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	free(sb->backend_spec);
 	free(sb->cannot_run);
 	free(sb->cwd);
-	explicit_bzero(sb->token, sizeof(sb->token));
+	srt__os_wipe(sb->token, sizeof(sb->token));
 	free(sb);
 }
 

@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/domain.h"
+#include "common/platform.h"
 #include "proxies/proxy.h"
 #include "filters.h"
 #include "proxy-config.h"
@@ -42,18 +42,11 @@
 static int make_token(char out[33], struct srt_diag *diag)
 {
 	unsigned char raw[16];
-	size_t got = 0;
-	int i;
+	int i, e = srt__os_random(raw, sizeof(raw));
 
-	while (got < sizeof(raw)) {
-		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return srt_diag_set(diag, SRT_E_IO, "", "getrandom: %s", strerror(errno));
-		}
-		got += (size_t)r;
-	}
+	if (e)
+		return srt_diag_set(diag, SRT_E_IO, "", "cannot draw the proxy's token from the system's random generator: %s",
+				    strerror(e));
 	for (i = 0; i < 16; i++)
 		snprintf(out + 2 * i, 3, "%02x", raw[i]);
 	return SRT_OK;

@@ -1,21 +1,19 @@
 /* Spawning and waiting (POSIX only: vfork, execve, sigtimedwait, waitpid). */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef HAVE_SYS_PRCTL_H
-#include <sys/prctl.h>
-#endif
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/platform.h"
+#include "platform.h"
 #include "run.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -90,10 +88,8 @@ static __attribute__((noinline, noreturn)) void spawn_child(const struct srt__sp
 	/* Die with srt even before the sandbox's own die-with-parent is
 	 * armed (bwrap sets it only once it runs); if srt is already gone,
 	 * do not start at all. */
-#ifdef HAVE_SYS_PRCTL_H
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+	if (srt__plat_die_with_parent() != 0)
 		_exit(127);
-#endif
 	if (getppid() != parent)
 		_exit(127);
 	if (sp->announce_fd > 2) {
@@ -117,16 +113,8 @@ static __attribute__((noinline, noreturn)) void spawn_child(const struct srt__sp
 	 * the backend asked for reaches the sandbox: an inherited directory
 	 * descriptor would open every path the mounts hide
 	 * (/proc/self/fd/N/...). */
-#ifdef CLOSE_RANGE_CLOEXEC
-	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+	if (srt__plat_cloexec_from(3) != 0)
 		goto fail;
-#else
-	{
-		long fd, max = sysconf(_SC_OPEN_MAX);
-		for (fd = 3; fd < max && fd < 65536; fd++)
-			fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-	}
-#endif
 	if (sp->nofile_soft) {
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > sp->nofile_soft) {
@@ -146,7 +134,7 @@ static __attribute__((noinline, noreturn)) void spawn_child(const struct srt__sp
 		if (nfd != sp->null_fd)
 			close(nfd);
 	}
-	execvpe(sp->argv[0], sp->argv, sp->envp);
+	srt__plat_execvpe(sp->argv[0], sp->argv, sp->envp);
 fail:
 	e = errno;
 	if (write(errfd, &e, sizeof(e)) < 0) {
@@ -164,7 +152,7 @@ int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *di
 
 	/* The child reports an exec failure through a CLOEXEC pipe, so srt can
 	 * say why instead of returning a bare 127. */
-	if (pipe2(errpipe, O_CLOEXEC) != 0)
+	if (srt__os_pipe(errpipe, false) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "pipe: %s", strerror(errno));
 	parent = getpid();
 	/* vfork: no copy of srt's page tables for a child that only execs,
@@ -234,7 +222,6 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (;;) {
 		struct timespec ts = { 1, 0 };
-		siginfo_t si;
 		int sig;
 
 		r = waitpid(pid, &ws, WNOHANG);
@@ -244,7 +231,7 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			return srt_diag_set(diag, SRT_E_IO, "", "waitpid: %s", strerror(errno));
 		}
-		sig = sigtimedwait(&set, &si, &ts);
+		sig = srt__plat_sigtimedwait(&set, &ts);
 		if (sig <= 0 || sig == SIGCHLD)
 			continue;
 		{
@@ -262,50 +249,12 @@ int srt__wait(pid_t pid, const volatile pid_t *signal_pid, int forward,
 	return SRT_OK;
 }
 
-/* The pids of this process's children, from every thread's list (each
- * list read whole), up to cap. -1 when /proc cannot tell: then nothing can
- * be said of the children, and the caller must not take that for none. */
+/* The pids of this process's children, up to cap; -1 when the system
+ * cannot tell: then nothing can be said of the children, and the caller
+ * must not take that for none. */
 static ssize_t list_children(pid_t *out, size_t cap)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	size_t n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) && n < cap) {
-		char path[64], buf[4096], *p, *end;
-		size_t have = 0;
-		ssize_t len;
-		int fd;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		/* "pid pid ": each number ends with a space, so one that
-		 * reaches the end of what was read may be cut: kept for the
-		 * next piece */
-		while (n < cap && (len = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
-			have += (size_t)len;
-			buf[have] = '\0';
-			for (p = buf;; p = end) {
-				long v = strtol(p, &end, 10);
-
-				if (end == p || *end == '\0')
-					break;
-				if (v > 0 && n < cap)
-					out[n++] = (pid_t)v;
-			}
-			have = strlen(p);
-			memmove(buf, p, have + 1);
-		}
-		close(fd);
-	}
-	closedir(d);
-	return (ssize_t)n;
+	return srt__plat_children(out, cap);
 }
 
 /* See run.h. First every child is stopped, round after round, until a

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,7 +57,7 @@ void srt__timed_clear(struct srt__conn *c)
  * events coming for a connection that reap() has freed. */
 void srt__close_registered(struct srt__proxy *p, int fd)
 {
-	epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+	srt__evloop_del(p->ev, fd);
 	close(fd);
 }
 
@@ -66,9 +65,7 @@ void srt__close_registered(struct srt__proxy *p, int fd)
  * one was just freed, so listen again. */
 void srt__resume_accept(struct srt__proxy *p)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &p->lep };
-
-	if (p->accept_paused && epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &ev) == 0)
+	if (p->accept_paused && srt__evloop_mod(p->ev, p->lfd, SRT_EV_IN, &p->lep) == 0)
 		p->accept_paused = false;
 }
 

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proxies/evloop.h"
 #include "proxies/dns.h"
 #include "proxies/guard.h"
 #include "proxies/http.h"
@@ -80,6 +81,11 @@ enum srt__kind { SRT_K_HTTP_CONNECT, SRT_K_HTTP_PLAIN, SRT_K_SOCKS, SRT_K_RAW };
 struct srt__ep {
 	uint32_t tag;
 };
+
+/* What a connection's client and upstream sockets are watched for:
+ * edge-triggered, so a read or write is tried only after something
+ * changed (struct srt__side). */
+#define SRT__CONN_EVENTS (SRT_EV_IN | SRT_EV_OUT | SRT_EV_RDHUP | SRT_EV_EDGE)
 
 struct srt__buf {
 	char *p;
@@ -166,7 +172,9 @@ struct srt__cmd_list {
 
 struct srt__proxy {
 	struct srt__ep lep, wep;
-	int lfd, epfd, wakefd;
+	int lfd, wakefd[2]; /* wakefd: a pipe that ends the loop's wait */
+	struct srt__evloop *ev;
+	bool copy_only; /* never splice: the loop cannot see the pipes' edges */
 	char *path;
 	char *token;
 	srt__proxy_violation_fn on_violation;

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "proxies/auth.h"
 
 static int unhex(char c)
@@ -114,7 +115,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		fd = srt__os_socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol, false);
 		if (fd < 0)
 			continue;
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "common/domain.h"
 #include "proxies/auth.h"
 #include "proxies/decider-filter.h"
@@ -330,7 +331,7 @@ int srt__dfilter_start(const struct srt__dfilter_config *cfg, struct srt__dfilte
 	struct srt__dfilter *f = calloc(1, sizeof(*f));
 	int rc;
 
-	if (!f || pipe2(f->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (!f || srt__os_pipe(f->wake, true) < 0) {
 		snprintf(why, cap, "cannot start the decider link: %s", strerror(errno));
 		close(cfg->in_fd);
 		if (cfg->out_fd != cfg->in_fd)

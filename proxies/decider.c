@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "proxies/auth.h"
 #include "proxies/decider.h"
 
@@ -975,7 +976,7 @@ void srt__decider_verdict_release(struct srt__decider_verdict *v)
 	free(v->reason);
 	free(v->cred);
 	if (v->credential)
-		explicit_bzero(v->credential, strlen(v->credential));
+		srt__os_wipe(v->credential, strlen(v->credential));
 	free(v->credential);
 	memset(v, 0, sizeof(*v));
 }
@@ -1485,7 +1486,7 @@ void srt__decider_on_write(struct srt__decider *d)
 {
 	while (!d->dead && d->ooff < d->olen) {
 		ssize_t w = d->out_sock ?
-			send(d->out, d->ob + d->ooff, d->olen - d->ooff, MSG_NOSIGNAL | MSG_DONTWAIT) :
+			srt__os_send(d->out, d->ob + d->ooff, d->olen - d->ooff) :
 			write(d->out, d->ob + d->ooff, d->olen - d->ooff);
 		if (w < 0 && errno == EINTR)
 			continue;

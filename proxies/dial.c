@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "proxies/conn.h"
 #include "proxies/filter-chain.h"
 #include "proxies/socks.h"
@@ -250,9 +250,6 @@ fail:
 
 static void start_connect(struct srt__conn *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-				  .data.ptr = &c->uep };
-
 	while (c->next_addr < c->naddrs) {
 		const struct srt__ip *a = &c->addrs[c->next_addr++];
 		struct sockaddr_storage ss;
@@ -273,7 +270,7 @@ static void start_connect(struct srt__conn *c)
 			memcpy(&s6->sin6_addr, a->a, 16);
 			sl = sizeof(*s6);
 		}
-		fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = srt__os_socket(a->family, SOCK_STREAM, 0, true);
 		if (fd < 0)
 			continue;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -281,7 +278,7 @@ static void start_connect(struct srt__conn *c)
 			close(fd);
 			continue;
 		}
-		if (epoll_ctl(c->p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		if (srt__evloop_add(c->p->ev, fd, SRT__CONN_EVENTS, &c->uep) < 0) {
 			close(fd);
 			continue;
 		}
@@ -298,16 +295,14 @@ static void start_connect(struct srt__conn *c)
 /* mitmProxy: a Unix socket; a failure never falls back to another route. */
 static void connect_unix(struct srt__conn *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-				  .data.ptr = &c->uep };
 	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->via->path);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    epoll_ctl(c->p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	    srt__evloop_add(c->p->ev, fd, SRT__CONN_EVENTS, &c->uep) < 0) {
 		if (c->p->debug)
 			fprintf(stderr, "srt-proxy: mitm proxy '%s': %s\n", c->via->path,
 				strerror(errno));

@@ -1,4 +1,4 @@
-/* c-ares in the proxy's epoll loop. Results are queued and delivered from
+/* c-ares in the proxy's event loop. Results are queued and delivered from
  * srt__dns_tick() so a lookup answered synchronously (from /etc/hosts)
  * never re-enters the caller. */
 #include "config.h"
@@ -9,9 +9,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 
 #include "proxies/dns.h"
+#include "proxies/evloop.h"
 
 #define DNS_MAX_ADDRS 32
 
@@ -34,7 +34,7 @@ struct srt__dns_query {
 };
 
 struct srt__dns {
-	int epfd;
+	struct srt__evloop *ev;
 	ares_channel ch;
 	bool have_channel;
 	bool destroying;
@@ -55,22 +55,21 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 {
 	struct srt__dns *d = data;
 	struct dns_sock *s;
-	struct epoll_event ev = { 0 };
+	uint32_t ev;
 
 	for (s = d->socks; s; s = s->next)
 		if (!s->dead && s->fd == fd)
 			break;
 	if (!readable && !writable) {
 		if (s) {
-			epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+			srt__evloop_del(d->ev, fd);
 			s->dead = true; /* freed in the tick: an event may still point at it */
 		}
 		return;
 	}
-	ev.events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0);
+	ev = (readable ? SRT_EV_IN : 0) | (writable ? SRT_EV_OUT : 0);
 	if (s) {
-		ev.data.ptr = s;
-		epoll_ctl(d->epfd, EPOLL_CTL_MOD, fd, &ev);
+		srt__evloop_mod(d->ev, fd, ev, s);
 		return;
 	}
 	s = calloc(1, sizeof(*s));
@@ -80,11 +79,10 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 	s->fd = fd;
 	s->next = d->socks;
 	d->socks = s;
-	ev.data.ptr = s;
-	epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+	srt__evloop_add(d->ev, fd, ev, s);
 }
 
-int srt__dns_new(struct srt__dns **out, int epfd, struct srt_diag *diag)
+int srt__dns_new(struct srt__dns **out, struct srt__evloop *ev, struct srt_diag *diag)
 {
 	struct ares_options o;
 	struct srt__dns *d;
@@ -97,7 +95,7 @@ int srt__dns_new(struct srt__dns **out, int epfd, struct srt_diag *diag)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
-	d->epfd = epfd;
+	d->ev = ev;
 	d->done_tail = &d->done;
 	memset(&o, 0, sizeof(o));
 	o.sock_state_cb = sock_state;
@@ -219,8 +217,8 @@ void srt__dns_event(struct srt__dns *d, void *ep, uint32_t events)
 	if (s->dead)
 		return;
 	ares_process_fd(d->ch,
-			(events & (EPOLLIN | EPOLLERR | EPOLLHUP)) ? s->fd : ARES_SOCKET_BAD,
-			(events & EPOLLOUT) ? s->fd : ARES_SOCKET_BAD);
+			(events & (SRT_EV_IN | SRT_EV_ERR | SRT_EV_HUP)) ? s->fd : ARES_SOCKET_BAD,
+			(events & SRT_EV_OUT) ? s->fd : ARES_SOCKET_BAD);
 }
 
 void srt__dns_tick(struct srt__dns *d)

@@ -1,4 +1,4 @@
-/* Asynchronous name resolution with c-ares inside the proxy's epoll loop.
+/* Asynchronous name resolution with c-ares inside the proxy's event loop.
  * A lookup is started only after the policy allowed the name, so a denied
  * name never produces a DNS query (a query alone can leak data out). */
 #ifndef SRT_PROXY_DNS_H
@@ -7,9 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <srt/error.h>
+#include "proxies/evloop.h"
 #include "proxies/guard.h"
 
-/* epoll data of c-ares sockets starts with this tag (the proxy's own
+/* The event data of c-ares sockets starts with this tag (the proxy's own
  * registrations start with a different one). */
 #define SRT_EP_DNS 0x444e53
 
@@ -21,7 +22,7 @@ struct srt__dns_query;
 typedef void (*srt__dns_cb)(void *arg, int status, const struct srt__ip *addrs,
 			   size_t n);
 
-int srt__dns_new(struct srt__dns **out, int epfd, struct srt_diag *diag);
+int srt__dns_new(struct srt__dns **out, struct srt__evloop *ev, struct srt_diag *diag);
 void srt__dns_free(struct srt__dns *d);
 
 /* Start a lookup of A and AAAA. The callback runs later from

@@ -18,13 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "filter-chain.h"
+#include "proxies/wakeup.h"
 
 /* Is the optional slot inside the size the module declared, and set? The
  * size test comes first so a slot past the module's struct is never read. */
@@ -67,7 +65,7 @@ struct srt__filter_chain {
 	void *log_ctx;
 	int attached;
 	size_t response_hooks; /* filters with a response-head hook */
-	int epfd, evfd, tfd;
+	struct srt__wakeup *wake; /* completions and the next timeout */
 	struct pcall *pending; /* proxy thread */
 	pthread_mutex_t lock;
 	struct pcall *qhead, **qtail;
@@ -338,9 +336,6 @@ static void complete(struct srt_filter_call *call, enum srt_filter_verdict verdi
 {
 	struct pcall *pc = (struct pcall *)call;
 	struct srt__filter_chain *ch = pc->ch;
-	uint64_t one = 1;
-	ssize_t w;
-
 	pthread_mutex_lock(&ch->lock);
 	if (pc->queued) {
 		/* a second completion: the first one counts */
@@ -353,17 +348,13 @@ static void complete(struct srt_filter_call *call, enum srt_filter_verdict verdi
 	*ch->qtail = pc;
 	ch->qtail = &pc->qnext;
 	pthread_mutex_unlock(&ch->lock);
-	do
-		w = write(ch->evfd, &one, sizeof(one));
-	while (w < 0 && errno == EINTR);
+	srt__wakeup_signal(ch->wake);
 }
 
 int srt__filter_chain_new(unsigned timeout_ms, srt__filter_log_fn log, void *log_ctx,
 			  struct srt__filter_chain **out)
 {
 	struct srt__filter_chain *ch = calloc(1, sizeof(*ch));
-	struct epoll_event ev = { .events = EPOLLIN };
-
 	if (!ch)
 		return SRT_E_NOMEM;
 	ch->timeout_ms = timeout_ms ? timeout_ms : SRT__FILTER_TIMEOUT_MS;
@@ -371,12 +362,7 @@ int srt__filter_chain_new(unsigned timeout_ms, srt__filter_log_fn log, void *log
 	ch->log_ctx = log_ctx;
 	ch->qtail = &ch->qhead;
 	pthread_mutex_init(&ch->lock, NULL);
-	ch->epfd = epoll_create1(EPOLL_CLOEXEC);
-	ch->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ch->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (ch->epfd < 0 || ch->evfd < 0 || ch->tfd < 0 ||
-	    epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->evfd, &ev) < 0 ||
-	    epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->tfd, &ev) < 0) {
+	if (srt__wakeup_new(&ch->wake) < 0) {
 		srt__filter_chain_free(ch);
 		return SRT_E_IO;
 	}
@@ -463,7 +449,7 @@ int srt__filter_chain_attached(const struct srt__filter_chain *ch)
 
 int srt__filter_chain_fd(const struct srt__filter_chain *ch)
 {
-	return ch->epfd;
+	return srt__wakeup_fd(ch->wake);
 }
 
 /* Empty the queue of completed calls and return what it held. */
@@ -502,12 +488,7 @@ void srt__filter_chain_free(struct srt__filter_chain *ch)
 	free(ch->e);
 	/* every filter completed what it left pending in destroy() */
 	drain_queue_free(ch);
-	if (ch->epfd >= 0)
-		close(ch->epfd);
-	if (ch->evfd >= 0)
-		close(ch->evfd);
-	if (ch->tfd >= 0)
-		close(ch->tfd);
+	srt__wakeup_free(ch->wake);
 	pthread_mutex_destroy(&ch->lock);
 	free(ch);
 }
@@ -530,8 +511,7 @@ static void pending_unlink(struct srt__filter_chain *ch, struct pcall *pc)
 
 static void arm_timer(struct srt__filter_chain *ch)
 {
-	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	long long first = 0, now, d;
+	long long first = 0, now, d = 0;
 	struct pcall *pc;
 
 	for (pc = ch->pending; pc; pc = pc->next)
@@ -540,10 +520,8 @@ static void arm_timer(struct srt__filter_chain *ch)
 	if (first) {
 		now = mono_ms();
 		d = first > now ? first - now : 1;
-		its.it_value.tv_sec = d / 1000;
-		its.it_value.tv_nsec = (d % 1000) * 1000000;
 	}
-	timerfd_settime(ch->tfd, 0, &its, NULL);
+	srt__wakeup_arm(ch->wake, d);
 }
 
 static struct pcall *take_call(struct srt__filter_txn *t, size_t i)
@@ -903,15 +881,8 @@ static void expire(struct srt__filter_chain *ch)
 void srt__filter_chain_service(struct srt__filter_chain *ch)
 {
 	struct pcall *pc, *next;
-	uint64_t n;
-	ssize_t r;
 
-	do
-		r = read(ch->evfd, &n, sizeof(n));
-	while (r < 0 && errno == EINTR);
-	do
-		r = read(ch->tfd, &n, sizeof(n));
-	while (r < 0 && errno == EINTR);
+	srt__wakeup_clear(ch->wake);
 	for (pc = take_queue(ch); pc; pc = next) {
 		next = pc->qnext;
 		if (!pc->txn) {

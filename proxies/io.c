@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/platform.h"
 #include "proxies/conn.h"
 
 int srt__buf_reserve(struct srt__buf *b, size_t extra)
@@ -196,9 +197,11 @@ int srt__io_move(struct srt__conn *c, struct srt__layer *src, struct srt__layer 
 	uint64_t unlimited = UINT64_MAX, *budget = left ? left : &unlimited, before = *budget;
 	int rc;
 
-	if (srt__layer_can_splice(src, dst))
+#ifdef HAVE_SPLICE
+	if (!c->p->copy_only && srt__layer_can_splice(src, dst))
 		rc = srt__pump_run(pump, src->fd, dst->fd, &c->p->pool, budget);
 	else
+#endif
 		rc = srt__io_copy(src, dst, up ? &c->upq : &c->downq,
 				  up ? &c->upq_off : &c->downq_off, budget);
 	*(up ? &c->moved_up : &c->moved_down) += before - *budget;
@@ -207,14 +210,24 @@ int srt__io_move(struct srt__conn *c, struct srt__layer *src, struct srt__layer 
 
 /* ---- the socket layer --------------------------------------------------- */
 
+/* A read or write that would block tells the event loop (evloop.h: poll
+ * watches the condition again only then). */
 static ssize_t socket_recv(struct srt__layer *l, void *buf, size_t n)
 {
-	return recv(l->fd, buf, n, MSG_DONTWAIT);
+	ssize_t r = recv(l->fd, buf, n, MSG_DONTWAIT);
+
+	if (r < 0 && errno == EAGAIN)
+		srt__evloop_drained(l->fd, SRT_EV_IN);
+	return r;
 }
 
 static ssize_t socket_send(struct srt__layer *l, const void *buf, size_t n)
 {
-	return send(l->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ssize_t r = srt__os_send(l->fd, buf, n);
+
+	if (r < 0 && errno == EAGAIN)
+		srt__evloop_drained(l->fd, SRT_EV_OUT);
+	return r;
 }
 
 static int socket_shutdown(struct srt__layer *l)

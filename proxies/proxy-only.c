@@ -24,12 +24,12 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <srt/srt.h>
 
+#include "common/platform.h"
 #include "common/strv.h"
 #include "proxies/decider-filter.h"
 #include "proxies/filter-chain.h"
@@ -146,7 +146,7 @@ static int read_ca(int fd, char *why, size_t cap)
 	else
 		rc = failed(why, cap, "--ca-fd %d: TLS termination is not built into this srt; "
 			    "without --ca-fd every CONNECT is refused (opaque_tunnel)", fd);
-	explicit_bzero(buf, n);
+	srt__os_wipe(buf, n);
 	free(buf);
 	return rc;
 }
@@ -177,7 +177,7 @@ static int bind_listen(const char *spec, int *out, char *where, size_t wcap, cha
 	rc = getaddrinfo(host, port, &hints, &ai);
 	if (rc)
 		return failed(why, cap, "--listen \"%s\": %s", spec, gai_strerror(rc));
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = srt__os_socket(ai->ai_family, SOCK_STREAM, 0, true);
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
@@ -232,9 +232,9 @@ static const char *stop_asked(struct serve *s, int timeout_ms)
 	if (poll(pf, 2, timeout_ms) <= 0)
 		return NULL;
 	if (pf[0].revents & POLLIN) {
-		struct signalfd_siginfo si;
-		if (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			snprintf(why, sizeof(why), "%s", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+		int sig = srt__os_signal_read(s->sigfd);
+		if (sig > 0) {
+			snprintf(why, sizeof(why), "%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 			return why;
 		}
 	}
@@ -340,7 +340,7 @@ static int connect_ctl(struct serve *s, char *why, size_t cap)
 	char hello = SRT_PASS_HELLO, ack = 1;
 
 	memcpy(sa.sun_path, s->sock, strlen(s->sock));
-	s->ctl = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	s->ctl = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, false);
 	if (s->ctl < 0 || connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    write(s->ctl, &hello, 1) != 1 || read(s->ctl, &ack, 1) != 1 || ack != SRT_PASS_HELLO)
 		return failed(why, cap, "cannot reach the proxy's socket: %s", strerror(errno));
@@ -371,7 +371,7 @@ static const char *serve_loop(struct serve *s)
 		if (!(pf[0].revents & POLLIN))
 			continue;
 		for (;;) {
-			int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			int fd = srt__os_accept(s->lfd);
 			if (fd < 0)
 				break;
 			if (srt__pass_send(s->ctl, &fd, 1, 0) != 1) {
@@ -420,13 +420,14 @@ int srt_proxy_serve(const struct srt_proxy_options *o, char *why, size_t cap)
 		return read_ca(o->ca_fd, why, cap);
 	if (o->listen_fd >= 0 && check_listen_fd(o->listen_fd, why, cap))
 		return 1;
-	/* blocked before any thread exists, so only the signalfd takes them */
+	/* blocked before any thread exists, so only the signal descriptor
+	 * takes them */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	s.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s.sigfd < 0 || pipe2(s.deadpipe, O_CLOEXEC | O_NONBLOCK) < 0)
+	s.sigfd = srt__os_signal_fd(&set);
+	if (s.sigfd < 0 || srt__os_pipe(s.deadpipe, true) < 0)
 		return failed(why, cap, "cannot watch signals: %s", strerror(errno));
 	rc = start_decider(&s, why, cap);
 	if (!rc)

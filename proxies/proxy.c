@@ -1,4 +1,4 @@
-/* The filtering proxy: one thread, one epoll loop, one Unix socket serving
+/* The filtering proxy: one thread, one event loop (proxies/evloop.h), one Unix socket serving
  * HTTP (absolute-form and CONNECT) and SOCKS5 chosen by the first byte.
  * This file holds the loop, accepting, the bridge's hand-over and the
  * public functions; proxies/conn.h says where the rest lives. */
@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/domain.h"
+#include "common/platform.h"
 #include "proxies/auth.h"
 #include "proxies/dns.h"
 #include "proxies/guard.h"
@@ -45,7 +44,6 @@
  * connection in SRT_PH_SNIFF; the fd is closed on failure. */
 static void new_client(struct srt__proxy *p, int fd, bool unix_client)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
 	struct srt__conn *c = calloc(1, sizeof(*c));
 
 	if (!c) {
@@ -63,8 +61,7 @@ static void new_client(struct srt__proxy *p, int fd, bool unix_client)
 	c->unix_client = unix_client;
 	srt__pump_init(&c->up);
 	srt__pump_init(&c->down);
-	ev.data.ptr = &c->cep;
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (srt__evloop_add(p->ev, fd, SRT__CONN_EVENTS, &c->cep) < 0) {
 		close(fd);
 		free(c);
 		return;
@@ -92,7 +89,7 @@ static void warn_once(bool *done, const char *what)
 static void on_accept(struct srt__proxy *p)
 {
 	for (;;) {
-		int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = srt__os_accept(p->lfd);
 
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -101,8 +98,7 @@ static void on_accept(struct srt__proxy *p)
 				/* the listener is level-triggered: stop watching
 				 * it until a connection closes (or the sweep
 				 * retries), instead of spinning on the error */
-				struct epoll_event ev = { .events = 0, .data.ptr = &p->lep };
-				if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &ev) == 0)
+				if (srt__evloop_mod(p->ev, p->lfd, 0, &p->lep) == 0)
 					p->accept_paused = true;
 				warn_once(&p->warned_nofile,
 					  "out of file descriptors; new connections wait until others close");
@@ -127,23 +123,11 @@ static void on_accept(struct srt__proxy *p)
 static void adopt_passed(struct srt__proxy *p, int fd)
 {
 	struct stat st;
-	int v, fl;
-	socklen_t l;
+	int fl;
 
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		goto refuse;
-	l = sizeof(v);
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 ||
-	    (v != AF_INET && v != AF_INET6))
-		goto refuse;
-	l = sizeof(v);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) < 0 || v != SOCK_STREAM)
-		goto refuse;
-	l = sizeof(v);
-	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &l) < 0 || v != IPPROTO_TCP)
-		goto refuse;
-	l = sizeof(v);
-	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || v != 0)
+	if (!srt__os_is_tcp_stream(fd))
 		goto refuse;
 	if (p->nclients >= p->max_clients) {
 		warn_once(&p->warned_limit,
@@ -190,12 +174,13 @@ void srt__fd_recv(struct srt__conn *c)
 
 		if (!c->cs.rd && !c->cs.hup)
 			return;
-		n = recvmsg(c->cl.fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = srt__os_recvmsg(c->cl.fd, &m);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN) {
 				c->cs.rd = false;
+				srt__evloop_drained(c->cl.fd, SRT_EV_IN);
 				return;
 			}
 			srt__conn_close(c);
@@ -269,9 +254,9 @@ static void reap(struct srt__proxy *p)
 
 static void note_events(struct srt__side *sd, uint32_t ev)
 {
-	if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+	if (ev & (SRT_EV_IN | SRT_EV_ERR | SRT_EV_HUP | SRT_EV_RDHUP))
 		sd->rd = true;
-	if (ev & (EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+	if (ev & (SRT_EV_ERR | SRT_EV_HUP | SRT_EV_RDHUP))
 		sd->hup = true;
 }
 
@@ -281,16 +266,18 @@ static void idle_upstream_check(struct srt__conn *c)
 	char b;
 	ssize_t n = recv(c->ul.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
 
-	if (n >= 0 || errno != EAGAIN)
+	if (n >= 0 || errno != EAGAIN) {
 		srt__close_upstream(c);
-	else
+	} else {
 		c->us.rd = false;
+		srt__evloop_drained(c->ul.fd, SRT_EV_IN);
+	}
 }
 
 static void *loop(void *arg)
 {
 	struct srt__proxy *p = arg;
-	struct epoll_event evs[256];
+	struct srt__event evs[256];
 	int64_t next_sweep = srt__now_ms() + 250;
 	sigset_t pipe_set;
 
@@ -299,21 +286,26 @@ static void *loop(void *arg)
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+	srt__evloop_enter(p->ev);
 
 	while (!atomic_load(&p->stop)) {
 		int timeout = srt__dns_timeout(p->dns, 250);
-		int n = epoll_wait(p->epfd, evs, 256, timeout);
+		int n = srt__evloop_wait(p->ev, evs, 256, timeout);
 
 		for (int i = 0; i < n; i++) {
-			struct srt__ep *e = evs[i].data.ptr;
+			struct srt__ep *e = evs[i].ptr;
 			struct srt__conn *c;
 
 			switch (e->tag) {
 			case SRT_EP_LISTEN:
 				on_accept(p);
 				break;
-			case SRT_EP_WAKE:
+			case SRT_EP_WAKE: {
+				char sink[64];
+				while (read(p->wakefd[0], sink, sizeof(sink)) > 0)
+					;
 				break;
+			}
 			case SRT_EP_FILTER:
 				/* pending filter calls completed or timed out:
 				 * their connections resume from here */
@@ -381,7 +373,6 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 {
 	struct srt__proxy *p = NULL;
 	struct sockaddr_un sa;
-	struct epoll_event ev;
 	int err;
 
 	if (!cfg || !cfg->net || !cfg->socket_path) {
@@ -398,7 +389,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 		goto out;
 	}
-	p->lfd = p->epfd = p->wakefd = -1;
+	p->lfd = p->wakefd[0] = p->wakefd[1] = -1;
 	p->lep.tag = SRT_EP_LISTEN;
 	p->wep.tag = SRT_EP_WAKE;
 	p->fep.tag = SRT_EP_FILTER;
@@ -424,17 +415,18 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		p->max_clients = cfg->max_passed ? cfg->max_passed :
 				 nofile > 512 ? (nofile - 256) / 2 : nofile / 4;
 	}
-	p->epfd = epoll_create1(EPOLL_CLOEXEC);
-	p->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (p->epfd < 0 || p->wakefd < 0) {
+	if (srt__evloop_new(&p->ev) < 0 || srt__os_pipe(p->wakefd, true) < 0) {
 		err = srt_diag_set(diag, SRT_E_IO, "", "cannot create the proxy's event loop: %s",
 				   strerror(errno));
 		goto out;
 	}
-	err = srt__dns_new(&p->dns, p->epfd, diag);
+	/* a loop that cannot see edges itself (poll) is never handed
+	 * splice's pipes: every byte takes the copy path */
+	p->copy_only = !srt__evloop_sees_edges(p->ev);
+	err = srt__dns_new(&p->dns, p->ev, diag);
 	if (err)
 		goto out;
-	p->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, cfg->socket_path, strlen(cfg->socket_path));
@@ -448,20 +440,16 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 			diag->saved_errno = errno;
 		goto out;
 	}
-	ev.events = EPOLLIN;
-	ev.data.ptr = &p->lep;
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->lfd, &ev) < 0)
+	if (srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
 		goto io;
-	ev.data.ptr = &p->wep;
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->wakefd, &ev) < 0)
+	if (srt__evloop_add(p->ev, p->wakefd[0], SRT_EV_IN, &p->wep) < 0)
 		goto io;
 	if (cfg->net->filters) {
 		/* the chain's completions and timeouts wake the loop; from
 		 * here on every connection and request meets the filters, and
 		 * the core may run a sandbox that names them */
-		ev.data.ptr = &p->fep;
-		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, srt__filter_chain_fd(cfg->net->filters),
-			      &ev) < 0)
+		if (srt__evloop_add(p->ev, srt__filter_chain_fd(cfg->net->filters), SRT_EV_IN,
+				    &p->fep) < 0)
 			goto io;
 		p->filters = cfg->net->filters;
 		srt__filter_chain_attach(p->filters);
@@ -577,9 +565,9 @@ void srt__proxy_free(struct srt__proxy *p)
 	if (!p)
 		return;
 	if (p->started) {
-		uint64_t one = 1;
+		char one = 1;
 		atomic_store(&p->stop, true);
-		if (write(p->wakefd, &one, sizeof(one)) < 0) {
+		if (write(p->wakefd[1], &one, sizeof(one)) < 0) {
 			/* the loop still wakes within its 250 ms timeout */
 		}
 		pthread_join(p->thread, NULL);
@@ -593,10 +581,11 @@ void srt__proxy_free(struct srt__proxy *p)
 		close(p->lfd);
 		unlink(p->path);
 	}
-	if (p->epfd >= 0)
-		close(p->epfd);
-	if (p->wakefd >= 0)
-		close(p->wakefd);
+	srt__evloop_free(p->ev);
+	if (p->wakefd[0] >= 0) {
+		close(p->wakefd[0]);
+		close(p->wakefd[1]);
+	}
 	srt__net_rules_free(p->rules);
 	srt__tls_teardown(p);
 	while (p->cmds) {

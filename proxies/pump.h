@@ -82,6 +82,9 @@ static inline void srt__pump_release(struct srt__pump *p, struct srt__pipe_pool 
 	srt__pump_put(p, pool);
 }
 
+#ifdef HAVE_SPLICE
+/* splice(2) is Linux's: elsewhere only the pool's bookkeeping above is
+ * compiled, and the proxy copies every byte (proxies/io.c). */
 static inline int srt__pump_get(struct srt__pump *p, struct srt__pipe_pool *pool)
 {
 	int fds[2];
@@ -94,7 +97,7 @@ static inline int srt__pump_get(struct srt__pump *p, struct srt__pipe_pool *pool
 		p->pw = pool->fds[pool->n][1];
 		return 0;
 	}
-	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0) /* platform: splice's own, Linux only */
 		return -1;
 	(void)fcntl(fds[1], F_SETPIPE_SZ, SRT_PUMP_CHUNK);
 	p->pr = fds[0];
@@ -150,5 +153,6 @@ static inline int srt__pump_run(struct srt__pump *p, int src, int dst,
 			*budget -= (uint64_t)n;
 	}
 }
+#endif /* HAVE_SPLICE */
 
 #endif

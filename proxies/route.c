@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/platform.h"
 #include "common/domain.h"
 #include "proxies/auth.h"
 #include "proxies/guard.h"
@@ -53,7 +54,7 @@ int srt__upstream_parse(const char *url, struct srt__upstream *up)
 	else if (strstr(p, "://"))
 		return -1;
 	end = p + strcspn(p, "/?#");
-	at = memrchr(p, '@', (size_t)(end - p));
+	at = srt__os_memrchr(p, '@', (size_t)(end - p));
 	if (at) {
 		char cred[360], b64[490];
 		size_t n = pct_decode(p, (size_t)(at - p), cred, sizeof(cred));

@@ -44,6 +44,12 @@
  * to MSG_NOSIGNAL. EINTR is retried. Returns sendmsg's answer: 1 when the
  * message (and the descriptors) went, -1 with errno otherwise. The
  * descriptors stay open here either way. */
+/* MSG_NOSIGNAL is POSIX, but macOS lacks it: there the proxy's threads
+ * block SIGPIPE instead. */
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
+
 static inline ssize_t srt__pass_send(int ctl, const int *fds, int n, int flags)
 {
 	union {

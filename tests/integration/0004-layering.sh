@@ -9,6 +9,11 @@
 #     which the core builds the request-filter chain it lends the proxy,
 #     ask.h, the broker of the application's ask callback, and tls.h, the
 #     TLS module's interface it loads and lends the proxy);
+#   - libsrt/, common/, proxies/ and cli/ call no Linux-only interface and
+#     test no __linux__ outside their platform files (*-linux.c,
+#     proxies/evloop-epoll.c; proxies/pump.h holds splice's own code under
+#     HAVE_SPLICE), and the core names no backend in its automatic order
+#     (libsrt/backend-choice.c, doctor.c: configure's SRT_AUTO_BACKENDS);
 #   - backends/ include of proxies/ only the neutral headers the in-sandbox
 #     bridge shares with the proxy (wire.h, pump.h), and those include no
 #     header of the tree: the proxy's rooms (conn.h, layer.h, ...) stay
@@ -111,8 +116,33 @@ violations() {
 	)
 }
 
+# Linux-only calls, headers and macros (POSIX has none of them, or macOS
+# lacks them), and the automatic order's backend names.
+LINUX_ONLY='__linux__|/proc/|\<prctl\>|\<pipe2\>|\<renameat2\>|\<O_PATH\>|\<getrandom\>|\<epoll_|\<splice *\(|\<accept4\>|\<eventfd\>|\<timerfd_|\<signalfd\>|\<statx\>|\<close_range\>|\<execvpe\>|\<secure_getenv\>|\<MSG_CMSG_CLOEXEC\>|\<SOCK_CLOEXEC\>|\<SOCK_NONBLOCK\>|\<explicit_bzero\>|\<memrchr\>|_COARSE\>|\<sigtimedwait\>|\<SO_PEERCRED\>|\<SO_DOMAIN\>|\<SO_PROTOCOL\>|sys/(epoll|prctl|random|eventfd|timerfd|signalfd)\.h'
+
+# linux_only ROOT: one "file:line: why" line per Linux-only use outside the
+# platform files (comments are not code: their text is dropped first)
+linux_only() {
+	(
+		cd "$1" || exit 2
+		find libsrt common proxies cli -type f \( -name '*.c' -o -name '*.h' \) \
+			! -name '*-linux.c' ! -path proxies/evloop-epoll.c ! -path proxies/pump.h 2>/dev/null |
+			LC_ALL=C sort | while read -r f; do
+			sed -e 's|/\*.*||' -e 's|^[[:space:]]*\*.*||' -e 's|//.*||' "$f" |
+				grep -nE "$LINUX_ONLY" | sed "s|^\([0-9]*\):.*|$f:\1: a Linux-only interface outside the platform files|"
+		done
+		for f in libsrt/backend-choice.c libsrt/doctor.c; do
+			[ -f "$f" ] || continue
+			sed -e 's|/\*.*||' -e 's|^[[:space:]]*\*.*||' "$f" |
+				grep -nE '"(linux-bwrap|linux-landlock|macos-seatbelt|linux_bwrap\.so|linux_landlock\.so)"' |
+				sed "s|^\([0-9]*\):.*|$f:\1: a backend name in the core (the order comes from configure)|"
+		done
+	)
+}
+
 if [ $# -gt 0 ]; then
-	out=$(violations "$1") || exit 2
+	[ -d "$1" ] || exit 2
+	out=$( { violations "$1"; linux_only "$1"; } ) || exit 2
 	[ -z "$out" ] && exit 0
 	printf '%s\n' "$out"
 	exit 1
@@ -202,6 +232,44 @@ plant "the neutral wire header including the proxy" proxies/wire.h '#include "pr
 	proxies/wire.h:2
 plant "the core including a private proxy header" libsrt/glue.c '#include "proxies/conn.h"' \
 	libsrt/glue.c:1
+
+# lplant NAME FILE LINE WANT: as plant, for the Linux-only check
+lplant() {
+	local name=$1 file=$2 line=$3 want=$4 t="$work/l-$1" out
+	clean_tree "$t"
+	put "$t" "$file" "$line"
+	out=$(linux_only "$t")
+	if [ -n "$out" ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		printf '%s\n' "$out" | grep -q "^$want: "; then
+		ok "self-test: $name is flagged ($out)"
+	else
+		not_ok "self-test: $name is flagged"
+		diag "wanted one line for $want, got:" "$out"
+	fi
+}
+out=$(linux_only "$work/clean")
+if [ -z "$out" ]; then
+	ok "self-test: a tree without Linux-only calls passes the platform check"
+else
+	not_ok "self-test: a tree without Linux-only calls passes the platform check"
+	diag "$out"
+fi
+lplant "an epoll call in the proxy" proxies/loop.c '	n = epoll_wait(fd, ev, 8, -1);' proxies/loop.c:1
+lplant "an __linux__ test in the core" libsrt/x.c '#ifdef __linux__' libsrt/x.c:1
+lplant "a /proc path in the cli" cli/x.c '	open("/proc/self/fd/3", O_RDONLY);' cli/x.c:1
+lplant "getrandom in common" common/x.c '#include <sys/random.h>' common/x.c:1
+lplant "a backend name in the automatic order" libsrt/backend-choice.c \
+	'static const char *const order[] = { "linux-bwrap" };' libsrt/backend-choice.c:1
+t="$work/l-platform"
+clean_tree "$t"
+put "$t" libsrt/platform-linux.c '	return prctl(PR_SET_PDEATHSIG, SIGKILL);'
+put "$t" proxies/x.c '	/* splice(2) and epoll_wait are named in a comment only */'
+if [ -z "$(linux_only "$t")" ]; then
+	ok "self-test: the platform files, and comments, may name Linux calls"
+else
+	not_ok "self-test: the platform files, and comments, may name Linux calls"
+	diag "$(linux_only "$t")"
+fi
 if out=$(bash "$0" "$work/plant-missing-root" 2>&1); then
 	not_ok "self-test: a root that does not exist fails the check"
 else
@@ -229,6 +297,13 @@ rule "backends/<X>/ include no other backend folder (linux-common and common are
 rule "proxies/ include no private core header (libsrt/); wire.h and pump.h include no tree header" 'proxies/'
 rule "common/ includes nothing from libsrt/, proxies/ or backends/" 'common/'
 rule "libsrt/ includes nothing from backends/ and only the proxy's interface" 'libsrt/'
+plat=$(linux_only "$top_srcdir")
+if [ -z "$plat" ]; then
+	ok "libsrt/, common/, proxies/ and cli/ call no Linux-only interface outside their platform files, and the core names no backend in its automatic order"
+else
+	not_ok "libsrt/, common/, proxies/ and cli/ call no Linux-only interface outside their platform files, and the core names no backend in its automatic order"
+	diag "$plat"
+fi
 echo "1..$n"
 # the "not ok" lines carry the verdict, as in the other integration tests
 exit 0

@@ -1,0 +1,59 @@
+/* The core's seam to the OS for processes and files: platform-linux.c
+ * implements it with Linux's calls (/proc, prctl, close_range, O_PATH,
+ * statx), platform-posix.c with POSIX alone; configure picks one
+ * (--with-platform). What the proxy and the backends share is in
+ * common/platform.h. */
+#ifndef SRT_LIBSRT_PLATFORM_H
+#define SRT_LIBSRT_PLATFORM_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* In a child between vfork and exec (async-signal-safe): be killed when
+ * srt dies. 0, or -1 when the kernel refused; a no-op (0) where the
+ * system has no such request: there srt ends the command itself. */
+int srt__plat_die_with_parent(void);
+
+/* In a child before exec (async-signal-safe): mark every descriptor from
+ * lowfd up close-on-exec. 0 or -1. */
+int srt__plat_cloexec_from(int lowfd);
+
+/* execvp with an environment. */
+int srt__plat_execvpe(const char *file, char *const argv[], char *const envp[]);
+
+/* sigtimedwait(2): the signal of set taken, or -1 (EAGAIN at the timeout). */
+int srt__plat_sigtimedwait(const sigset_t *set, const struct timespec *ts);
+
+/* The pids of this process's children, up to cap, or -1 when the system
+ * cannot tell (then nothing may be concluded about them). */
+ssize_t srt__plat_children(pid_t *out, size_t cap);
+
+/* A directory descriptor that only names the directory (O_PATH where the
+ * system has it, else read-only), close-on-exec; -1 with errno. */
+int srt__plat_open_dir_ref(const char *path);
+
+/* The path of the directory open at fd, or "" when the system cannot
+ * tell. */
+void srt__plat_fd_path(int fd, char out[PATH_MAX]);
+
+/* A file's times (not following a last link): born (zero where the
+ * filesystem keeps no birth time), changed (ctime), modified (mtime). */
+struct srt__ftimes {
+	struct timespec born, changed, modified;
+};
+int srt__plat_file_times(int dfd, const char *name, struct srt__ftimes *t);
+
+/* The ctime of a stat result. */
+struct stat;
+struct timespec srt__plat_stat_ctime(const struct stat *st);
+
+/* Now, on the clock file times are compared with (coarse where cheaper). */
+void srt__plat_file_clock(struct timespec *now);
+
+/* An environment variable, ignored in a set-uid or set-gid process. */
+const char *srt__plat_secure_getenv(const char *name);
+
+#endif
