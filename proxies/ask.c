@@ -9,11 +9,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <srt/error.h>
 #include "proxies/ask.h"
+#include "proxies/wakeup.h"
 
 enum q_state { Q_QUEUED, Q_ASKED, Q_ANSWERED };
 
@@ -43,7 +43,7 @@ struct srt__ask {
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool stop;
-	int evfd;
+	struct srt__wakeup *wake; /* the proxy's loop watches it */
 	uint64_t next_id;
 	struct question *qs;
 	size_t n_qs;
@@ -84,10 +84,7 @@ static struct question *find_q(struct srt__ask *a, uint64_t id)
 
 static void wake_proxy(struct srt__ask *a)
 {
-	uint64_t one = 1;
-
-	while (write(a->evfd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
+	srt__wakeup_signal(a->wake);
 }
 
 /* Utf-8 decoding of one character at s (n bytes left): its code point
@@ -227,13 +224,12 @@ int srt__ask_new(srt_ask_fn fn, void *ctx, unsigned timeout_ms, struct srt__ask 
 	a->next_id = 1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
-	a->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (a->evfd < 0) {
+	if (srt__wakeup_new(&a->wake) < 0) {
 		free(a);
 		return SRT_E_IO;
 	}
 	if (pthread_create(&a->thread, NULL, ask_loop, a) != 0) {
-		close(a->evfd);
+		srt__wakeup_free(a->wake);
 		free(a);
 		return SRT_E_IO;
 	}
@@ -261,7 +257,7 @@ void srt__ask_free(struct srt__ask *a)
 		free(m->canon);
 		free(m);
 	}
-	close(a->evfd);
+	srt__wakeup_free(a->wake);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
@@ -274,7 +270,7 @@ unsigned srt__ask_timeout_ms(const struct srt__ask *a)
 
 int srt__ask_fd(const struct srt__ask *a)
 {
-	return a->evfd;
+	return srt__wakeup_fd(a->wake);
 }
 
 bool srt__ask_recall(struct srt__ask *a, const char *canon, int port,
@@ -396,10 +392,7 @@ int srt__ask_answer(struct srt__ask *a, uint64_t ticket, enum srt_ask_verdict v,
 void srt__ask_service(struct srt__ask *a)
 {
 	struct question *ready = NULL, **tail = &ready;
-	uint64_t n;
-
-	while (read(a->evfd, &n, sizeof(n)) < 0 && errno == EINTR)
-		;
+	srt__wakeup_clear(a->wake);
 	pthread_mutex_lock(&a->lock);
 	for (struct question **pp = &a->qs; *pp;) {
 		struct question *q = *pp;

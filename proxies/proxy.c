@@ -456,8 +456,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	}
 	if (cfg->ask) {
 		p->aep.tag = SRT_EP_ASK;
-		ev.data.ptr = &p->aep;
-		if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, srt__ask_fd(cfg->ask), &ev) < 0)
+		if (srt__evloop_add(p->ev, srt__ask_fd(cfg->ask), SRT_EV_IN, &p->aep) < 0)
 			goto io;
 		p->ask = cfg->ask;
 	}
