@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/platform.h"
 #include "caches.h"
 #include "paths.h"
 #include "policy-build.h"
@@ -799,7 +800,7 @@ void srt__policy_release(struct srt_policy *pol)
 	free(pol->proxy_dir);
 	free(pol->proxy_socket);
 	if (pol->proxy_token) {
-		explicit_bzero(pol->proxy_token, strlen(pol->proxy_token));
+		srt__os_wipe(pol->proxy_token, strlen(pol->proxy_token));
 		free(pol->proxy_token);
 	}
 	rules_release(&pol->deny_read);

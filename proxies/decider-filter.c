@@ -161,7 +161,7 @@ static void edits_free(struct edits *e)
 	free(e->set);
 	free(e->remove);
 	if (e->credential)
-		explicit_bzero(e->credential, strlen(e->credential));
+		srt__os_wipe(e->credential, strlen(e->credential));
 	free(e->credential);
 	free(e->cred);
 	free(e);
@@ -653,8 +653,8 @@ static int place_credential(struct srt_filter_headers *h, const struct edits *e,
 	}
 	if (rc == SRT_OK)
 		rc = h->set(h, "Authorization", val);
-	explicit_bzero(plain, n + 20);
-	explicit_bzero(val, cap + 8);
+	srt__os_wipe(plain, n + 20);
+	srt__os_wipe(val, cap + 8);
 	free(plain);
 	free(val);
 	return rc;
