@@ -25,7 +25,15 @@ static const char *const auto_backends[] = { SRT_AUTO_BACKENDS NULL };
 
 const char *srt__auto_backend(size_t i)
 {
-	return i < N_AUTO_BACKENDS ? auto_backends[i] : NULL;
+	size_t k;
+
+	/* walked, not compared with the count: a build with no automatic
+	 * backend has a count of 0, and "i < 0" on a size_t is an error
+	 * under -Werror=type-limits */
+	for (k = 0; auto_backends[k]; k++)
+		if (k == i)
+			return auto_backends[k];
+	return NULL;
 }
 
 int srt__backend_caps_check(const struct srt_backend *be, const struct srt_policy *pol,
@@ -120,7 +128,7 @@ static int choose_auto(struct srt_sandbox *sb, int need_proxy, struct srt_diag *
 	char all[sizeof(((struct srt_diag *)0)->message)] = "";
 	size_t i, used = 0;
 
-	for (i = 0; i < N_AUTO_BACKENDS; i++) {
+	for (i = 0; auto_backends[i]; i++) {
 		struct srt_diag d;
 		struct srt__module *m = NULL;
 		const struct srt_backend *be = NULL;
@@ -168,10 +176,10 @@ static int choose_auto(struct srt_sandbox *sb, int need_proxy, struct srt_diag *
 		srt__sandbox_log(sb, 1, "backend %s cannot run here: %s", auto_backends[i], d.message);
 		srt__module_free(m);
 	}
-	if (!N_AUTO_BACKENDS)
+	if (!auto_backends[0])
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "backend",
 				    "this build of srt has no sandbox backend for this system, so nothing was run; pass --backend=<name> to use a module installed separately");
-	for (i = 0; i < N_AUTO_BACKENDS && used < sizeof(all); i++) {
+	for (i = 0; auto_backends[i] && used < sizeof(all); i++) {
 		int w = snprintf(all + used, sizeof(all) - used, " %s: %s.", auto_backends[i], why[i]);
 		if (w < 0)
 			break;
