@@ -108,7 +108,8 @@ for h in $all; do
 		build seatbelt "" "" tests/fuzz/fuzz-seatbelt.c \
 			backends/macos-seatbelt/logline.c backends/macos-seatbelt/sbpl.c ;;
 	decider)
-		build decider "" "" tests/fuzz/fuzz-decider.c proxies/decider.c proxies/auth.c ;;
+		build decider "" "" tests/fuzz/fuzz-decider.c proxies/decider.c proxies/auth.c \
+			common/platform-linux.c ;;
 	*)
 		echo "build.sh: unknown harness '$h'" >&2
 		usage ;;
