@@ -652,7 +652,12 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	if (pol->mandatory_deny_depth < 1 || pol->mandatory_deny_depth > 10)
 		pol->mandatory_deny_depth = 3;
 	pol->weaker_nested_sandbox = s->enable_weaker_nested_sandbox;
-	pol->weaker_name_protection = s->enable_weaker_name_protection;
+	/* enableWeakerNestedSandbox already gives up what the watcher needs
+	 * (the helper may not mount inside the sandbox): it accepts the weaker
+	 * protection of names too, which the backend says on one line, so a
+	 * settings file written for that mode keeps running */
+	pol->weaker_name_protection = s->enable_weaker_name_protection ||
+				      s->enable_weaker_nested_sandbox;
 	pol->allow_nested_userns = s->allow_nested_user_namespaces;
 	pol->allow_all_unix_sockets = s->allow_all_unix_sockets;
 	pol->allow_local_binding = s->allow_local_binding;
