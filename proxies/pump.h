@@ -91,7 +91,7 @@ static inline int srt__pump_get(struct srt__pump *p, struct srt__pipe_pool *pool
 
 	if (p->pr >= 0)
 		return 0;
-	if (pool->n > 0) {
+	if (pool && pool->n > 0) { /* NULL: no pool, as in srt__pump_put */
 		pool->n--;
 		p->pr = pool->fds[pool->n][0];
 		p->pw = pool->fds[pool->n][1];

@@ -410,8 +410,10 @@ refuse:
 
 /* An intercepted connection: its destination as the proxy should see it
  * (the name behind a synthetic address, else the address), as a CONNECT
- * on a Unix connection of its own. */
-static void icept_add(int ep, int tcp, const struct sockaddr_un *sa)
+ * on a Unix connection of its own. `pool` is the relay's: when the
+ * proxy's answer is already there, the first icept_step goes on into the
+ * relay, whose splice takes its pipe from it. */
+static void icept_add(int ep, int tcp, const struct sockaddr_un *sa, struct srt__pipe_pool *pool)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET };
 	struct sockaddr_in od;
@@ -449,7 +451,7 @@ static void icept_add(int ep, int tcp, const struct sockaddr_un *sa)
 		close_conn(ep, c, NULL);
 		return;
 	}
-	icept_step(ep, c, NULL);
+	icept_step(ep, c, pool);
 	return;
 drop:
 	free(c);
@@ -462,7 +464,7 @@ drop:
 	close(tcp);
 }
 
-static void icept_accept(int ep, int lfd, const char *path)
+static void icept_accept(int ep, int lfd, const char *path, struct srt__pipe_pool *pool)
 {
 	struct sockaddr_un sa;
 
@@ -478,7 +480,7 @@ static void icept_accept(int ep, int lfd, const char *path)
 			return;
 		}
 		setsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		icept_add(ep, tcp, &sa);
+		icept_add(ep, tcp, &sa, pool);
 	}
 }
 
@@ -618,7 +620,7 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 				continue;
 			}
 			if (ic && evs[i].data.u64 == TAG_ICEPT) {
-				icept_accept(ep, ic->tcp, sock_path);
+				icept_accept(ep, ic->tcp, sock_path, &pool);
 				continue;
 			}
 			if (ic && (evs[i].data.u64 == TAG_DNS_UDP || evs[i].data.u64 == TAG_DNS_UDP_LO)) {
