@@ -91,19 +91,29 @@ int srt__os_pipe(int fds[2], bool nonblock)
 	return -1;
 }
 
+/* A new socket's flags, and no SIGPIPE where the system can say so per
+ * socket: 0, or -1 with errno. */
+static int own_socket(int fd, bool nonblock)
+{
+	if (set_flags(fd, nonblock) < 0)
+		return -1;
+#ifdef SO_NOSIGPIPE
+	{
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
+	}
+#endif
+	return 0;
+}
+
 int srt__os_socket(int domain, int type, int protocol, bool nonblock)
 {
 	int fd = socket(domain, type, protocol);
 
 	if (fd < 0)
 		return -1;
-	if (set_flags(fd, nonblock) == 0) {
-#ifdef SO_NOSIGPIPE
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
-#endif
+	if (own_socket(fd, nonblock) == 0)
 		return fd;
-	}
 	close(fd);
 	return -1;
 }
@@ -114,13 +124,8 @@ int srt__os_accept(int lfd)
 
 	if (fd < 0)
 		return -1;
-	if (set_flags(fd, true) == 0) {
-#ifdef SO_NOSIGPIPE
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
-#endif
+	if (own_socket(fd, true) == 0)
 		return fd;
-	}
 	close(fd);
 	errno = ECONNABORTED;
 	return -1;
