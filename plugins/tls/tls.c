@@ -186,6 +186,34 @@ static int write_der(struct srt__tls_ctx *ctx, mbedtls_x509write_cert *w, unsign
 	return 0;
 }
 
+/* Start a version 3, SHA-256 certificate for subject_key signed by the
+ * CA's key (the CA's own certificate passes its key for both): a fresh
+ * random serial, the names and the validity. w and serial are
+ * initialised here and freed by the caller whatever this returns. */
+static int cert_begin(struct srt__tls_ctx *ctx, mbedtls_x509write_cert *w, mbedtls_mpi *serial,
+		      mbedtls_pk_context *subject_key, const char *subject, const char *issuer,
+		      const char *from, const char *to)
+{
+	int rc;
+
+	mbedtls_x509write_crt_init(w);
+	mbedtls_mpi_init(serial);
+	mbedtls_x509write_crt_set_version(w, MBEDTLS_X509_CRT_VERSION_3);
+	mbedtls_x509write_crt_set_md_alg(w, MBEDTLS_MD_SHA256);
+	mbedtls_x509write_crt_set_subject_key(w, subject_key);
+	mbedtls_x509write_crt_set_issuer_key(w, &ctx->ca_key);
+	rc = random_serial(ctx, serial);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_serial(w, serial);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_subject_name(w, subject);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_issuer_name(w, issuer);
+	if (!rc)
+		rc = mbedtls_x509write_crt_set_validity(w, from, to);
+	return rc;
+}
+
 static int make_ephemeral_ca(struct srt__tls_ctx *ctx, char *err, size_t cap)
 {
 	static const char subject[] = "CN=sandbox-runtime ephemeral CA,O=sandbox-runtime";
@@ -204,23 +232,9 @@ static int make_ephemeral_ca(struct srt__tls_ctx *ctx, char *err, size_t cap)
 					 mbedtls_ctr_drbg_random, &ctx->drbg);
 	if (rc)
 		goto fail;
-	mbedtls_x509write_crt_init(&w);
-	mbedtls_mpi_init(&serial);
 	stamp(now - 86400, from);
 	stamp(now + 825L * 86400, to);
-	mbedtls_x509write_crt_set_version(&w, MBEDTLS_X509_CRT_VERSION_3);
-	mbedtls_x509write_crt_set_md_alg(&w, MBEDTLS_MD_SHA256);
-	mbedtls_x509write_crt_set_subject_key(&w, &ctx->ca_key);
-	mbedtls_x509write_crt_set_issuer_key(&w, &ctx->ca_key);
-	rc = random_serial(ctx, &serial);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_serial(&w, &serial);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_subject_name(&w, subject);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_issuer_name(&w, subject);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_validity(&w, from, to);
+	rc = cert_begin(ctx, &w, &serial, &ctx->ca_key, subject, subject, from, to);
 	if (!rc)
 		rc = mbedtls_x509write_crt_set_basic_constraints(&w, 1, -1);
 	if (!rc)
@@ -392,21 +406,7 @@ static int mint(struct srt__tls_ctx *ctx, struct leaf *lf)
 	stamp(now + 99L * 86400, to);
 	if (strcmp(to, ctx->ca_not_after) > 0)
 		memcpy(to, ctx->ca_not_after, sizeof(to));
-	mbedtls_x509write_crt_init(&w);
-	mbedtls_mpi_init(&serial);
-	mbedtls_x509write_crt_set_version(&w, MBEDTLS_X509_CRT_VERSION_3);
-	mbedtls_x509write_crt_set_md_alg(&w, MBEDTLS_MD_SHA256);
-	mbedtls_x509write_crt_set_subject_key(&w, &ctx->leaf_key);
-	mbedtls_x509write_crt_set_issuer_key(&w, &ctx->ca_key);
-	rc = random_serial(ctx, &serial);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_serial(&w, &serial);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_subject_name(&w, subject);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_issuer_name(&w, ctx->ca_subject);
-	if (!rc)
-		rc = mbedtls_x509write_crt_set_validity(&w, from, to);
+	rc = cert_begin(ctx, &w, &serial, &ctx->leaf_key, subject, ctx->ca_subject, from, to);
 	if (!rc)
 		rc = mbedtls_x509write_crt_set_basic_constraints(&w, 0, -1);
 	if (!rc)
