@@ -513,6 +513,39 @@ static void session_token(void)
 	   "the masked token without a real one is refused: %s", why);
 }
 
+/* S3 signs the path as sent (escapes kept, never normalised); every other
+ * service resolves dot segments and escapes the path a second time. */
+static void uri_rules(void)
+{
+	static const struct {
+		const char *service, *target, *want;
+	} u[] = {
+		{ "s3", "/b/my%20file%2Bv1", "\n/b/my%20file%2Bv1\n" },
+		{ "s3", "/b//x/../y/./z", "\n/b//x/../y/./z\n" },
+		{ "s3", "/b/%7e%41%2f%3d=", "\n/b/~A%2F%3D%3D\n" },
+		{ "s3-object-lambda", "/a%20b", "\n/a%20b\n" },
+		{ "sts", "/my%20file%2Bv1", "\n/my%2520file%252Bv1\n" },
+		{ "sts", "/b//x/../y/./z/", "\n/b/y/z/\n" },
+		{ "sts", "/..", "\n/\n" },
+		{ "sts", "/a/b/..", "\n/a\n" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		struct srt_filter_headers *h = fh_parse(SUITE_HEAD);
+		char scope[128], why[256];
+		enum sigv4_outcome r;
+
+		snprintf(scope, sizeof(scope), "20150830/us-east-1/%s/aws4_request", u[i].service);
+		add_auth(h, ALGO, FAKE_ID, scope, "host;x-amz-date");
+		r = traced("GET", u[i].target, h, &fake_key, &suite_key, NULL, NULL, why,
+			   sizeof(why));
+		ok(r == SIGV4_RESIGNED && !strncmp(cap, "GET", 3) && strstr(cap, u[i].want) == cap + 3,
+		   "%s: %s signs as %.*s", u[i].service, u[i].target, (int)strlen(u[i].want) - 2,
+		   u[i].want + 1);
+	}
+}
+
 /* ---- which requests are ours ---- */
 
 static void not_ours(void)
@@ -928,6 +961,7 @@ int main(int argc, char **argv)
 	TAP_RUN(hmac_rfc4231);
 	TAP_RUN(published_vectors);
 	TAP_RUN(documented_canonical);
+	TAP_RUN(uri_rules);
 	TAP_RUN(session_token);
 	TAP_RUN(not_ours);
 	TAP_RUN(kinds);
