@@ -44,10 +44,20 @@
  *
  * Bounds. The path and query at most SIGV4_MAX_TARGET bytes, a signed
  * header value at most SIGV4_MAX_VALUE, at most SIGV4_MAX_SIGNED signed
- * headers, SIGV4_MAX_PARAMS query parameters and SIGV4_MAX_HEADERS header
- * lines scanned; past any of them the request is refused (never signed
- * over a truncated view). One workspace of fixed size is allocated per
- * call and freed before it returns.
+ * headers, SIGV4_MAX_PARAMS query parameters, SIGV4_MAX_HEADERS header
+ * lines and an Authorization of SIGV4_MAX_AUTH bytes; past any of them a
+ * request of ours is refused (never signed over a truncated view). Every
+ * line is still looked at to find the Authorization, so padding a head
+ * cannot hide the masked key. One workspace of fixed size (about 60 KiB)
+ * is allocated per call and freed, the secret wiped, before it returns.
+ *
+ * Where the call belongs. Call it on the request head as it will be
+ * forwarded: after any other change to a header the signature may cover
+ * (a sentinel substituted in a signed header, for instance), since an
+ * edit made afterwards breaks the new signature. The Authorization and
+ * X-Amz-Security-Token may already hold real values by then (see above).
+ * A request body changed afterwards needs sigv4_resign_body() with the
+ * changed body's hash, or UNSIGNED-PAYLOAD.
  *
  * Contract: every pointer is borrowed for the call; `real` and `fake` key
  * ids and secrets must be non-NULL and non-empty (anything else answers
@@ -66,14 +76,15 @@
 #define SIGV4_MAX_VALUE 8192   /* one signed header's value (joined lines) */
 #define SIGV4_MAX_SIGNED 64    /* names in SignedHeaders */
 #define SIGV4_MAX_PARAMS 256   /* query parameters */
-#define SIGV4_MAX_HEADERS 256  /* header lines scanned */
+#define SIGV4_MAX_HEADERS 256  /* header lines in a request of ours */
 #define SIGV4_MAX_AUTH 4096    /* the Authorization value */
 
 enum sigv4_outcome {
 	SIGV4_NOT_OURS, /* not signed with the masked key, or passed through by
 			 * a mode: forward as is (why says which when passed) */
 	SIGV4_RESIGNED, /* headers rewritten: Authorization now carries the
-			 * real key id and a valid signature */
+			 * real key id and a valid signature (why: a note
+			 * for a debug log) */
 	SIGV4_REFUSE,   /* must not be forwarded: why says why (403 for the
 			 * client) */
 };
