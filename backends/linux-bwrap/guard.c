@@ -194,15 +194,15 @@ static int is_subreaper(void)
 	return prctl(PR_GET_CHILD_SUBREAPER, &v, 0, 0, 0) == 0 && v != 0;
 }
 
-/* The guard is a grandchild: nobody has to reap it, and srt does not
- * wait for it. A child subreaper (the CLI) gets every grandchild back as
- * its own child when the middle process exits, so there the guard is
- * forked directly: the middle process would change nothing but put its
- * fork and exit, and srt's wait for them (srt__bwrap_guard_check), before
- * bwrap's start, a wait of 20 to 40 ms on a loaded machine. The guard is
- * a copy of srt made now, so a command with orphan work (cmd->orphan_fn:
- * state of this run) gets a guard of its own; one left by an earlier
- * command ends first. */
+/* The guard is a grandchild (a middle process forks it and exits):
+ * nobody has to reap it, and srt does not wait for it. A child subreaper
+ * (the CLI) gets every grandchild back as its own child when the middle
+ * process exits, so there the guard is forked directly: the middle
+ * process would change nothing but put its fork and exit, and srt's wait
+ * for them (srt__bwrap_guard_check), before bwrap's start, a wait of up
+ * to 40 ms on a loaded machine. The guard is a copy of srt made now, so a
+ * command with orphan work (cmd->orphan_fn: state of this run) gets a
+ * guard of its own; one left by an earlier command ends first. */
 int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			   struct srt_diag *diag)
 {
