@@ -270,6 +270,9 @@ ROWS = [
     ("build.deny.cpu", "the same with denyRead (read violations observed and reported): CPU time", "ms", "build.out.cpu", "outside", "ratio_le", 1.05),
     ("build.srt", "build-shaped load, allowWrite [\".\"]: wall time (the scheduler's share, see README)", "ms", "build.out", "outside", None, None),
     ("build.deny", "the same with denyRead: wall time", "ms", "build.out", "outside", None, None),
+    ("open.root.us", "CPU time of one open (whole tree), srt, file in the write root (bench/opencost.c)", "us", "open.out.us", "outside", None, None),
+    ("open.other.us", "CPU time of one open, srt, file outside the write roots", "us", "open.out.us", "outside", None, None),
+    ("open.deny.us", "CPU time of one open, srt with denyRead (the read observer), file in the write root", "us", "open.out.us", "outside", None, None),
 ]
 
 

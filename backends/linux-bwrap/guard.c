@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,14 +185,28 @@ static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
 	_exit(0);
 }
 
-/* The guard is a grandchild: nobody has to reap it, and srt does not
- * wait for it. It is a copy of srt made now, so a command with orphan
- * work (cmd->orphan_fn: state of this run) gets a guard of its own; one
- * left by an earlier command ends first. */
+/* Would a grandchild come back to this process when its parent exits?
+ * It does when this process is a child subreaper (srt's CLI is one). */
+static int is_subreaper(void)
+{
+	int v = 0;
+
+	return prctl(PR_GET_CHILD_SUBREAPER, &v, 0, 0, 0) == 0 && v != 0;
+}
+
+/* The guard is a grandchild (a middle process forks it and exits):
+ * nobody has to reap it, and srt does not wait for it. A child subreaper
+ * (the CLI) gets every grandchild back as its own child when the middle
+ * process exits, so there the guard is forked directly: the middle
+ * process would change nothing but put its fork and exit, and srt's wait
+ * for them (srt__bwrap_guard_check), before bwrap's start, a wait of up
+ * to 40 ms on a loaded machine. The guard is a copy of srt made now, so a
+ * command with orphan work (cmd->orphan_fn: state of this run) gets a
+ * guard of its own; one left by an earlier command ends first. */
 int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			   struct srt_diag *diag)
 {
-	int p[2];
+	int p[2], direct;
 	pid_t pid;
 
 	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn && st->running > 0) {
@@ -211,15 +226,18 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	direct = is_subreaper();
 	pid = fork();
 	if (pid == 0) {
 		sigset_t none;
-		pid_t g;
 
 		close(p[1]);
-		g = fork();
-		if (g != 0)
-			_exit(g < 0 ? 1 : 0);
+		if (!direct) {
+			pid_t g = fork();
+
+			if (g != 0)
+				_exit(g < 0 ? 1 : 0);
+		}
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		guard_main(p[0], cmd->orphan_fn, cmd->orphan_ctx, cmd->orphan_fds, cmd->n_orphan_fds);
@@ -229,9 +247,10 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
 		close(p[1]);
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
 	}
-	/* reaped later (srt__bwrap_guard_check): waiting here would put its exit on
-	 * every start's critical path */
-	st->guard_mid = pid;
+	/* the middle process is reaped later (srt__bwrap_guard_check): waiting
+	 * here would put its exit on every start's critical path. A guard
+	 * forked directly has started once fork returned. */
+	st->guard_mid = direct ? 0 : pid;
 	st->guard_fd = p[1];
 	return SRT_OK;
 }
