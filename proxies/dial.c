@@ -227,6 +227,15 @@ static void established(struct srt__conn *c)
 		if (c->uin.len && srt__buf_add(&c->cout, c->uin.p, c->uin.len) < 0)
 			goto fail;
 		srt__buf_free(&c->uin);
+		if (c->inner_http) {
+			/* served as plain HTTP from its first byte: the
+			 * requests inside meet the request filters */
+			c->kind = SRT_K_HTTP_PLAIN;
+			c->phase = SRT_PH_HTTP_HEAD;
+			c->cs.rd = true;
+			srt__timed_set(c, SRT_FIRST_BYTE_MS);
+			return;
+		}
 		if (c->kind != SRT_K_RAW) {
 			/* no deadline: a tunnel where only the server talks stays
 			 * open, and an idle one holds no buffer */

@@ -23,7 +23,23 @@
  * Nothing is resolved: the answer is the policy's alone. */
 #define SRT_NAME_HELLO '\1'
 #define SRT_NAME_LINE_MAX 300
+/* On the same connection the bridge reports what the sandbox's rules
+ * dropped (UDP other than to its DNS answerer, ICMP, any other IP
+ * protocol addressed outside loopback): "drop <proto> <dest>\n", proto the
+ * IP protocol number, dest a name (the one behind a synthetic address) or
+ * an IPv4 address, with ":<port>" for UDP and TCP. The proxy records a
+ * violation naming the destination and answers nothing. */
+#define SRT_DROP_WORD "drop"
 #define SRT_PASS_MAX_FDS 8
+
+/* A CONNECT carrying this header line asks the proxy to serve the tunnel
+ * as plain HTTP to the CONNECT target, not as opaque bytes: every request
+ * inside is parsed and goes through the request filters and the same
+ * checks as a proxied plain-HTTP request (its Host must name the target).
+ * The bridge sends it for the intercepted connections to port 80. It can
+ * only narrow what a client gets, so the proxy honours it from anyone. */
+#define SRT_SERVE_HTTP_NAME "Srt-Serve"
+#define SRT_SERVE_HTTP_HEADER SRT_SERVE_HTTP_NAME ": http\r\n"
 /* control connections open at once (the bridge needs one; the rest is
  * room for its reconnects): more are closed at their hello */
 #define SRT_PASS_MAX_CTL 4

@@ -16,9 +16,11 @@
  * one's original destination (SO_ORIGINAL_DST; a synthetic address maps
  * back to its name) becomes a CONNECT to the proxy, so the proxy applies
  * the same decisions as to a client that asked for it; once the proxy
- * answers 200 the bytes are relayed as above. A refusal resets the
- * client, except on port 80, where the client gets the proxy's HTTP
- * answer with its reason. */
+ * answers 200 the bytes are relayed as above. A connection to port 80 asks
+ * the proxy to serve it as plain HTTP (SRT_SERVE_HTTP_HEADER), so each
+ * request is judged and filtered. A refusal resets the client, except on
+ * port 80, where the client gets the proxy's HTTP answer with its
+ * reason. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -70,6 +72,7 @@ struct relay_conn {
 #define TAG_DNS_TCP 103
 #define TAG_DNS_UDP_LO 104
 #define TAG_DNS_TCP_LO 105
+#define TAG_DROP_LOG 106
 
 /* the Proxy-Authorization value of intercepted connections, or "" */
 static char icept_auth[256];
@@ -435,8 +438,12 @@ static void icept_add(int ep, int tcp, const struct sockaddr_un *sa, struct srt_
 	ux = unix_connect(sa, true);
 	if (!c || ux < 0)
 		goto drop;
-	n = snprintf(c->hbuf, sizeof(c->hbuf), "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\n%s\r\n",
-		     host, ntohs(od.sin_port), host, ntohs(od.sin_port), icept_auth);
+	/* port 80 is served as plain HTTP, so the request filters and the
+	 * rules on methods and paths see each request; elsewhere the proxy
+	 * judges a TLS tunnel by its server name too, the rest is opaque */
+	n = snprintf(c->hbuf, sizeof(c->hbuf), "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\n%s%s\r\n",
+		     host, ntohs(od.sin_port), host, ntohs(od.sin_port), icept_auth,
+		     ntohs(od.sin_port) == 80 ? SRT_SERVE_HTTP_HEADER : "");
 	if (n < 0 || (size_t)n >= sizeof(c->hbuf))
 		goto drop;
 	c->hlen = (size_t)n;
@@ -575,7 +582,7 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 	/* the pinned inode, whatever its path names by now */
 	snprintf(sock_path, sizeof(sock_path), "/proc/self/fd/%d", sockfd);
 	{
-		int keep[MAX_LISTEN + 6];
+		int keep[MAX_LISTEN + 7];
 
 		memcpy(keep, lfds, (size_t)nl * sizeof(*lfds));
 		keep[nl] = sockfd;
@@ -584,7 +591,8 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 		keep[nl + 3] = ic ? ic->dns_tcp : -1;
 		keep[nl + 4] = ic ? ic->dns_udp_lo : -1;
 		keep[nl + 5] = ic ? ic->dns_tcp_lo : -1;
-		close_other_fds(keep, nl + 6);
+		keep[nl + 6] = ic ? ic->log : -1;
+		close_other_fds(keep, nl + 7);
 	}
 	if (ic) {
 		srt__dnsans_init(sock_path, token);
@@ -603,13 +611,15 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 				   e2 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP },
 				   e3 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP },
 				   e4 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP_LO },
-				   e5 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP_LO };
+				   e5 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP_LO },
+				   e6 = { .events = EPOLLIN, .data.u64 = TAG_DROP_LOG };
 
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, ic->tcp, &e1) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp, &e2) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp, &e3) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp_lo, &e4) < 0 ||
-		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp_lo, &e5) < 0)
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp_lo, &e5) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->log, &e6) < 0)
 			_exit(1);
 	}
 	for (;;) {
@@ -625,6 +635,10 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 			}
 			if (ic && (evs[i].data.u64 == TAG_DNS_UDP || evs[i].data.u64 == TAG_DNS_UDP_LO)) {
 				srt__dnsans_udp(evs[i].data.u64 == TAG_DNS_UDP ? ic->dns_udp : ic->dns_udp_lo);
+				continue;
+			}
+			if (ic && evs[i].data.u64 == TAG_DROP_LOG) {
+				srt__dnsans_dropped(ic->log);
 				continue;
 			}
 			if (ic && (evs[i].data.u64 == TAG_DNS_TCP || evs[i].data.u64 == TAG_DNS_TCP_LO)) {
