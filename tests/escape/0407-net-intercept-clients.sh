@@ -141,7 +141,12 @@ JEOF
 	chmod -R a+rX "$WORK/java"
 fi
 
-# the path and method rules, and the lists: localhost on any port
+# the path and method rules, and the lists: localhost on any port. The
+# filter comes from a directory of the test's own: in this user namespace
+# a build tree of another owner (root's, for the unprivileged pass) is
+# owned by nobody, and srt loads no module from such a directory.
+mkdir -p "$WORK/filters"
+cp "$SRT_FILTER_DIR/rules.so" "$WORK/filters/" && export SRT_FILTER_DIR="$WORK/filters"
 S=$(net_settings '["localhost"]' '["denied.icept.test"]' \
 	'"filters":[{"plugin":"rules","config":{"rules":[{"action":"deny","path":"/secret*","reason":"no secrets"},{"action":"deny","methods":["DELETE"],"status":405}]}}]')
 sed -i 's|"denyRead":\["~/.ssh"\]|"denyRead":["~/.ssh","/etc/hosts"]|' "$S"
