@@ -157,6 +157,10 @@ struct srt__conn {
 	 * port-80 connections): its requests are parsed, judged and filtered
 	 * like the terminated ones, always to the CONNECT target */
 	bool inner_http;
+	/* handed over by the bridge with its CONNECT head (SRT_PASS_ICEPT):
+	 * until the tunnel opens, nothing of the proxy's answer reaches the
+	 * client, which never sent it */
+	bool icept_pending;
 	bool up_hs_done;
 	char tls_name[256]; /* the name the client's ClientHello asked for, or "" */
 	/* the request filters' passage in progress (serve-filter.c), or NULL */

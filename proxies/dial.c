@@ -218,6 +218,8 @@ static void established(struct srt__conn *c)
 			srt__socks_reply(r, 0);
 			if (srt__buf_add(&c->cout, r, sizeof(r)) < 0)
 				goto fail;
+		} else if (c->icept_pending) {
+			c->icept_pending = false; /* its client sent no CONNECT */
 		} else if (srt__buf_add(&c->cout, est, sizeof(est) - 1) < 0) {
 			goto fail;
 		}
@@ -355,7 +357,7 @@ void srt__start_external(struct srt__conn *c)
 	pthread_mutex_lock(&c->p->lock);
 	port = c->kind == SRT_K_SOCKS ? c->p->rules->ext_socks_port : c->p->rules->ext_http_port;
 	pthread_mutex_unlock(&c->p->lock);
-	if (port <= 0)
+	if (port <= 0 || c->icept_pending)
 		return;
 	c->kind = SRT_K_RAW;
 	snprintf(c->host, sizeof(c->host), "127.0.0.1");

@@ -50,6 +50,20 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+/* An intercepted connection (the namespace's rules redirected it to the
+ * bridge) is handed over the same way, without a byte of it crossing the
+ * bridge: one message whose data is SRT_PASS_ICEPT followed by a whole
+ * CONNECT head naming its destination (with the proxy's token, as any
+ * client's), carrying exactly one descriptor. The proxy serves the socket
+ * as a client that sent that head, except that the client never sees the
+ * answer to it: a refusal resets the connection (on port 80, served as
+ * HTTP, the client gets the HTTP answer with its reason), success goes
+ * straight on into the tunnel. Such a connection is never relayed to an
+ * external proxy (httpProxyPort): its CONNECT is the proxy's own to
+ * judge. A message that is not exactly this closes its descriptors. */
+#define SRT_PASS_ICEPT 'I'
+#define SRT_PASS_DATA_MAX 1100
+
 /* The most descriptors srt__pass_send puts in one message. The proxy takes
  * SRT_PASS_MAX_FDS and closes the rest; the bridge never sends more, a
  * hostile or test sender may. */
@@ -66,20 +80,30 @@
 #define MSG_NOSIGNAL 0
 #endif
 
+static inline ssize_t srt__pass_send_data(int ctl, const int *fds, int n, int flags,
+					  const char *data, size_t len);
+
 static inline ssize_t srt__pass_send(int ctl, const int *fds, int n, int flags)
+{
+	return srt__pass_send_data(ctl, fds, n, flags, "F", 1);
+}
+
+/* The same with `len` bytes of data (1 to SRT_PASS_DATA_MAX) instead of
+ * the byte 'F'. */
+static inline ssize_t srt__pass_send_data(int ctl, const int *fds, int n, int flags,
+					  const char *data, size_t len)
 {
 	union {
 		char b[CMSG_SPACE(sizeof(int) * SRT_PASS_SEND_MAX)];
 		struct cmsghdr align;
 	} cbuf;
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = { (void *)data, len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
 			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
 	struct cmsghdr *h;
 	ssize_t r;
 
-	if (n <= 0 || n > SRT_PASS_SEND_MAX) {
+	if (n <= 0 || n > SRT_PASS_SEND_MAX || !len || len > SRT_PASS_DATA_MAX) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -16,7 +16,9 @@
  * one's original destination (SO_ORIGINAL_DST; a synthetic address maps
  * back to its name) becomes a CONNECT to the proxy, so the proxy applies
  * the same decisions as to a client that asked for it; once the proxy
- * answers 200 the bytes are relayed as above. A connection to port 80 asks
+ * answers 200 the bytes are relayed as above (when the control connection
+ * is up, the socket is handed to the proxy with that CONNECT instead, and
+ * the proxy answers nothing to the client). A connection to port 80 asks
  * the proxy to serve it as plain HTTP (SRT_SERVE_HTTP_HEADER), so each
  * request is judged and filtered. A refusal resets the client, except on
  * port 80, where the client gets the proxy's HTTP answer with its
@@ -411,6 +413,34 @@ refuse:
 	reset_close(ep, c, pool);
 }
 
+/* Hand an intercepted socket to the proxy with its CONNECT head (wire.h):
+ * no byte of it crosses this process. True when it went (and is closed
+ * here); false to relay it. */
+static bool icept_pass(int tcp, const char *head, size_t len, const struct sockaddr_un *sa)
+{
+	char msg[SRT_PASS_DATA_MAX];
+	ssize_t r;
+
+	if (len + 1 > sizeof(msg))
+		return false;
+	ctl_open(sa);
+	if (ctl < 0)
+		return false;
+	msg[0] = SRT_PASS_ICEPT;
+	memcpy(msg + 1, head, len);
+	r = srt__pass_send_data(ctl, &tcp, 1, MSG_DONTWAIT, msg, len + 1);
+	if (r == (ssize_t)len + 1) {
+		close(tcp);
+		return true;
+	}
+	if (r >= 0 || (errno != EAGAIN && errno != ENOBUFS && errno != ETOOMANYREFS)) {
+		/* a short message or a closed proxy: reconnect later */
+		close(ctl);
+		ctl = -1;
+	}
+	return false;
+}
+
 /* An intercepted connection: its destination as the proxy should see it
  * (the name behind a synthetic address, else the address), as a CONNECT
  * on a Unix connection of its own. `pool` is the relay's: when the
@@ -435,8 +465,7 @@ static void icept_add(int ep, int tcp, const struct sockaddr_un *sa, struct srt_
 		 !inet_ntop(AF_INET, &od.sin_addr, host, sizeof(host)))
 		goto drop; /* a synthetic address no answer gave out */
 	c = calloc(1, sizeof(*c));
-	ux = unix_connect(sa, true);
-	if (!c || ux < 0)
+	if (!c)
 		goto drop;
 	/* port 80 is served as plain HTTP, so the request filters and the
 	 * rules on methods and paths see each request; elsewhere the proxy
@@ -445,6 +474,13 @@ static void icept_add(int ep, int tcp, const struct sockaddr_un *sa, struct srt_
 		     host, ntohs(od.sin_port), host, ntohs(od.sin_port), icept_auth,
 		     ntohs(od.sin_port) == 80 ? SRT_SERVE_HTTP_HEADER : "");
 	if (n < 0 || (size_t)n >= sizeof(c->hbuf))
+		goto drop;
+	if (icept_pass(tcp, c->hbuf, (size_t)n, sa)) {
+		free(c);
+		return;
+	}
+	ux = unix_connect(sa, true);
+	if (ux < 0)
 		goto drop;
 	c->hlen = (size_t)n;
 	c->hs = 1;
