@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,6 +162,14 @@ void srt__reply_and_close(struct srt__conn *c, const void *data, size_t n)
 		c->q = NULL;
 	}
 	srt__close_upstream(c);
+	if (c->icept_pending && !c->inner_http) {
+		/* the client sent no CONNECT: it learns the refusal as a reset */
+		struct linger l = { 1, 0 };
+
+		setsockopt(c->cl.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		srt__conn_close(c);
+		return;
+	}
 	if (n && srt__buf_add(&c->cout, data, n) < 0) {
 		srt__conn_close(c);
 		return;

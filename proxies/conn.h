@@ -152,6 +152,15 @@ struct srt__conn {
 	/* a TLS-terminated tunnel (terminate.c): its requests are served as
 	 * plain HTTP between the two TLS layers, always to the CONNECT target */
 	bool terminated;
+	/* a CONNECT that asked for its tunnel to be served as plain HTTP
+	 * (SRT_SERVE_HTTP_HEADER, proxies/wire.h: the bridge's intercepted
+	 * port-80 connections): its requests are parsed, judged and filtered
+	 * like the terminated ones, always to the CONNECT target */
+	bool inner_http;
+	/* handed over by the bridge with its CONNECT head (SRT_PASS_ICEPT):
+	 * until the tunnel opens, nothing of the proxy's answer reaches the
+	 * client, which never sent it */
+	bool icept_pending;
 	bool up_hs_done;
 	char tls_name[256]; /* the name the client's ClientHello asked for, or "" */
 	/* the request filters' passage in progress (serve-filter.c), or NULL */
@@ -340,7 +349,8 @@ void srt__tls_teardown(struct srt__proxy *p);
  * (or closed it); `sni` is the ClientHello's server name or NULL. */
 bool srt__tls_take(struct srt__conn *c, const char *sni);
 void srt__tls_handshakes(struct srt__conn *c);
-/* A request head inside a terminated tunnel. */
+/* A request head inside a terminated tunnel, or one served as plain
+ * HTTP (inner_http). */
 void srt__tls_serve_head(struct srt__conn *c);
 /* The ambiguous-target check of serve-http.c: 0 to go on, -1 answered. */
 int srt__http_target_check(struct srt__conn *c, struct srt__http_request *r, char **norm);

@@ -218,6 +218,8 @@ static void established(struct srt__conn *c)
 			srt__socks_reply(r, 0);
 			if (srt__buf_add(&c->cout, r, sizeof(r)) < 0)
 				goto fail;
+		} else if (c->icept_pending) {
+			c->icept_pending = false; /* its client sent no CONNECT */
 		} else if (srt__buf_add(&c->cout, est, sizeof(est) - 1) < 0) {
 			goto fail;
 		}
@@ -227,6 +229,15 @@ static void established(struct srt__conn *c)
 		if (c->uin.len && srt__buf_add(&c->cout, c->uin.p, c->uin.len) < 0)
 			goto fail;
 		srt__buf_free(&c->uin);
+		if (c->inner_http) {
+			/* served as plain HTTP from its first byte: the
+			 * requests inside meet the request filters */
+			c->kind = SRT_K_HTTP_PLAIN;
+			c->phase = SRT_PH_HTTP_HEAD;
+			c->cs.rd = true;
+			srt__timed_set(c, SRT_FIRST_BYTE_MS);
+			return;
+		}
 		if (c->kind != SRT_K_RAW) {
 			/* no deadline: a tunnel where only the server talks stays
 			 * open, and an idle one holds no buffer */
@@ -346,7 +357,7 @@ void srt__start_external(struct srt__conn *c)
 	pthread_mutex_lock(&c->p->lock);
 	port = c->kind == SRT_K_SOCKS ? c->p->rules->ext_socks_port : c->p->rules->ext_http_port;
 	pthread_mutex_unlock(&c->p->lock);
-	if (port <= 0)
+	if (port <= 0 || c->icept_pending)
 		return;
 	c->kind = SRT_K_RAW;
 	snprintf(c->host, sizeof(c->host), "127.0.0.1");

@@ -1,5 +1,6 @@
-/* The policy's answer about names, for the in-sandbox DNS answerer (the
- * protocol is in proxies/wire.h). A name gets "1" when some rule would let
+/* The policy's answer about names, for the in-sandbox DNS answerer, and
+ * the packets the sandbox's rules dropped, as violations (the protocol is
+ * in proxies/wire.h). A name gets "1" when some rule would let
  * a connection to it through: the decision of srt__net_rules_decide with
  * no port, then with each port an allowedDomains entry names; a refused
  * name is reported as a violation naming it. Nothing is ever resolved
@@ -52,8 +53,48 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-/* One line (without its newline): the token, then queries. false ends
- * the connection. */
+/* "drop <proto> <dest>" (proxies/wire.h): a violation naming dest. false
+ * when the line is malformed. */
+static bool drop_line(struct srt__conn *c, char *args)
+{
+	char *sp = strchr(args, ' '), *end, *colon, vline[512];
+	const char *what;
+	unsigned long proto, port = 0;
+
+	if (!sp || sp == args || sp - args > 3)
+		return false;
+	*sp = '\0';
+	proto = strtoul(args, &end, 10);
+	if (*end || proto > 255)
+		return false;
+	colon = strchr(sp + 1, ':');
+	if (colon) {
+		*colon = '\0';
+		port = strtoul(colon + 1, &end, 10);
+		if (*end || !colon[1] || colon[1] == '0' || port > 65535 || strlen(colon + 1) > 5)
+			return false;
+	}
+	if (!valid_name(sp + 1))
+		return false;
+	what = proto == 17 ? "UDP datagram" : proto == 1 ? "ICMP packet" :
+	       proto == 6 ? "TCP packet" : "IP packet";
+	if (colon)
+		snprintf(vline, sizeof(vline),
+			 "deny network-outbound %s:%lu (%s dropped: only TCP connections leave the sandbox, through the proxy; only DNS to its own answerer is served)",
+			 sp + 1, port, what);
+	else
+		snprintf(vline, sizeof(vline),
+			 "deny network-outbound %s (%s, IP protocol %lu, dropped: only TCP connections leave the sandbox, through the proxy; only DNS to its own answerer is served)",
+			 sp + 1, what, proto);
+	if (c->p->debug)
+		fprintf(stderr, "srt-proxy: %s\n", vline);
+	if (c->p->on_violation)
+		c->p->on_violation(c->p->ctx, NULL, vline);
+	return true;
+}
+
+/* One line (without its newline): the token, then queries and drop
+ * reports. false ends the connection. */
 static bool name_line(struct srt__conn *c, char *line, size_t len)
 {
 	char *sp, *end, reason[256], out[32], vline[512];
@@ -67,6 +108,8 @@ static bool name_line(struct srt__conn *c, char *line, size_t len)
 		srt__timed_clear(c);
 		return true;
 	}
+	if (len > sizeof(SRT_DROP_WORD) && !memcmp(line, SRT_DROP_WORD " ", sizeof(SRT_DROP_WORD)))
+		return drop_line(c, line + sizeof(SRT_DROP_WORD));
 	sp = memchr(line, ' ', len);
 	if (!sp || sp == line || sp - line > 10)
 		return false;

@@ -42,14 +42,19 @@
 
 /* A new client socket (accepted here or passed by the bridge) becomes a
  * connection in SRT_PH_SNIFF; the fd is closed on failure. */
-static void new_client(struct srt__proxy *p, int fd, bool unix_client)
+/* A client on fd. `head` (len bytes, or NULL) is an intercepted
+ * connection's CONNECT head (proxies/wire.h), served as if it had sent it. */
+static void new_client(struct srt__proxy *p, int fd, bool unix_client, const char *head,
+		       size_t len)
 {
 	struct srt__conn *c = calloc(1, sizeof(*c));
 
-	if (!c) {
+	if (!c || (head && srt__buf_add(&c->in, head, len) < 0)) {
+		free(c);
 		close(fd);
 		return;
 	}
+	c->icept_pending = head != NULL;
 	c->cep.tag = SRT_EP_CLIENT;
 	c->uep.tag = SRT_EP_UP;
 	c->p = p;
@@ -113,14 +118,14 @@ static void on_accept(struct srt__proxy *p)
 				  "new ones are refused until others close");
 			continue;
 		}
-		new_client(p, fd, true);
+		new_client(p, fd, true, NULL, 0);
 	}
 }
 
 /* A descriptor from the control connection is untrusted: only a connected
  * TCP socket (what the bridge accepted) is served, as one more client that
  * must still authenticate; anything else is closed unused. */
-static void adopt_passed(struct srt__proxy *p, int fd)
+static void adopt_passed(struct srt__proxy *p, int fd, const char *head, size_t len)
 {
 	struct stat st;
 	int fl;
@@ -140,14 +145,15 @@ static void adopt_passed(struct srt__proxy *p, int fd)
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		goto refuse;
-	new_client(p, fd, false);
+	new_client(p, fd, false, head, len);
 	return;
 refuse:
 	close(fd);
 }
 
 /* The control connection: each message is a byte (ignored) with at most
- * SRT_PASS_MAX_FDS descriptors. Received descriptors are close-on-exec
+ * SRT_PASS_MAX_FDS descriptors, or an intercepted connection's CONNECT
+ * head with its one descriptor (proxies/wire.h). Received descriptors are close-on-exec
  * from the start; a truncated set (more than the bridge ever sends) or a
  * message with anything but SCM_RIGHTS ends the connection, every
  * descriptor received with it closed. */
@@ -164,7 +170,7 @@ void srt__fd_recv(struct srt__conn *c)
 			char b[CMSG_SPACE(sizeof(int) * SRT_PASS_MAX_FDS)];
 			struct cmsghdr align;
 		} cbuf;
-		char sink[64];
+		char sink[SRT_PASS_DATA_MAX + 1];
 		struct iovec iov = { sink, sizeof(sink) };
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 				    .msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b) };
@@ -209,8 +215,19 @@ void srt__fd_recv(struct srt__conn *c)
 			srt__conn_close(c);
 			return;
 		}
+		if (n > 0 && sink[0] == SRT_PASS_ICEPT) {
+			/* one descriptor and one whole CONNECT head */
+			if (nfd == 1 && n > 5 && !(m.msg_flags & MSG_TRUNC) &&
+			    memcmp(sink + n - 4, "\r\n\r\n", 4) == 0) {
+				adopt_passed(p, fds[0], sink + 1, (size_t)n - 1);
+			} else {
+				for (int i = 0; i < nfd; i++)
+					close(fds[i]);
+			}
+			nfd = 0;
+		}
 		for (int i = 0; i < nfd; i++)
-			adopt_passed(p, fds[i]);
+			adopt_passed(p, fds[i], NULL, 0);
 		if (n == 0) {
 			srt__conn_close(c);
 			return;
@@ -301,7 +318,7 @@ static void *loop(void *arg)
 				on_accept(p);
 				break;
 			case SRT_EP_WAKE: {
-				char sink[64];
+				char sink[SRT_PASS_DATA_MAX + 1];
 				while (read(p->wakefd[0], sink, sizeof(sink)) > 0)
 					;
 				break;

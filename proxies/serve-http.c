@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proxies/auth.h"
 #include "proxies/conn.h"
+#include "proxies/wire.h"
 
 static const char *const auth_required =
 	"HTTP/1.1 407 Proxy Authentication Required\r\n"
@@ -52,6 +54,21 @@ int srt__http_target_check(struct srt__conn *c, struct srt__http_request *r, cha
 	return 0;
 }
 
+/* The CONNECT asks for its tunnel to be served as plain HTTP
+ * (proxies/wire.h): exactly one such line, with the value "http". */
+static bool serve_as_http(const struct srt__http_head *h)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (srt__http_name_is(&h->h[i], SRT_SERVE_HTTP_NAME)) {
+			if (h->h[i].value_len != 4 || strncasecmp(h->h[i].value, "http", 4))
+				return false;
+			n++;
+		}
+	return n == 1;
+}
+
 void srt__serve_http_head(struct srt__conn *c)
 {
 	struct srt__http_head *h;
@@ -61,7 +78,7 @@ void srt__serve_http_head(struct srt__conn *c)
 	int len;
 	bool bad, authed;
 
-	if (c->terminated) {
+	if (c->terminated || c->inner_http) {
 		srt__tls_serve_head(c);
 		return;
 	}
@@ -149,14 +166,17 @@ void srt__serve_http_head(struct srt__conn *c)
 		goto out;
 	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
-		if (srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE)) {
+		c->inner_http = serve_as_http(h);
+		if (!c->inner_http && srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE)) {
 			/* nothing is TLS-terminated here, so no tunnel can be inspected */
 			srt__reply_http(c, 403, "Forbidden", "blocked-by-sandbox-runtime",
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;
 		}
-		/* an opaque tunnel meets the connection hook only */
-		if (srt__filter_connection(c, "connect", srt__serve_http_head) != SRT__FILTER_GO)
+		/* an opaque tunnel meets the connection hook only; one served
+		 * as HTTP meets every hook with each of its requests */
+		if (!c->inner_http &&
+		    srt__filter_connection(c, "connect", srt__serve_http_head) != SRT__FILTER_GO)
 			goto out;
 		if (srt__choose_route(c, false) < 0) {
 			srt__conn_close(c);

@@ -137,7 +137,8 @@ void srt__tls_handshakes(struct srt__conn *c)
 }
 
 /* The Host header names the CONNECT target: host, or host:port, with the
- * port optional when it is 443. */
+ * port optional when it is the scheme's (443 inside TLS, 80 in a tunnel
+ * served as plain HTTP). */
 static bool host_matches(const struct srt__conn *c, const char *v, size_t n)
 {
 	char a[300], b[300];
@@ -147,7 +148,8 @@ static bool host_matches(const struct srt__conn *c, const char *v, size_t n)
 	snprintf(b, sizeof(b), v6 ? "[%s]:%d" : "%s:%d", c->host, c->port);
 	if (n == strlen(b) && strncasecmp(v, b, n) == 0)
 		return true;
-	return c->port == 443 && n == strlen(a) && strncasecmp(v, a, n) == 0;
+	return c->port == (c->terminated ? 443 : 80) && n == strlen(a) &&
+	       strncasecmp(v, a, n) == 0;
 }
 
 static const struct srt__http_header *find_host(const struct srt__http_head *h, int *count)
@@ -211,8 +213,10 @@ static char *absolute_target(struct srt__conn *c, const struct srt__http_head *h
 
 	if (tl && t[0] != '/' && !(tl == 1 && t[0] == '*')) {
 		/* absolute form: the authority is discarded, the path kept */
-		const char *p = tl > 8 ? memchr(t + 8, '/', tl - 8) : NULL;
-		if (tl < 8 || strncasecmp(t, "https://", 8) != 0 || !p)
+		const char *scheme = c->terminated ? "https://" : "http://";
+		size_t sl = strlen(scheme);
+		const char *p = tl > sl ? memchr(t + sl, '/', tl - sl) : NULL;
+		if (tl < sl || strncasecmp(t, scheme, sl) != 0 || !p)
 			return NULL;
 		tl -= (size_t)(p - t);
 		t = p;

@@ -23,7 +23,23 @@
  * Nothing is resolved: the answer is the policy's alone. */
 #define SRT_NAME_HELLO '\1'
 #define SRT_NAME_LINE_MAX 300
+/* On the same connection the bridge reports what the sandbox's rules
+ * dropped (UDP other than to its DNS answerer, ICMP, any other IP
+ * protocol addressed outside loopback): "drop <proto> <dest>\n", proto the
+ * IP protocol number, dest a name (the one behind a synthetic address) or
+ * an IPv4 address, with ":<port>" for UDP and TCP. The proxy records a
+ * violation naming the destination and answers nothing. */
+#define SRT_DROP_WORD "drop"
 #define SRT_PASS_MAX_FDS 8
+
+/* A CONNECT carrying this header line asks the proxy to serve the tunnel
+ * as plain HTTP to the CONNECT target, not as opaque bytes: every request
+ * inside is parsed and goes through the request filters and the same
+ * checks as a proxied plain-HTTP request (its Host must name the target).
+ * The bridge sends it for the intercepted connections to port 80. It can
+ * only narrow what a client gets, so the proxy honours it from anyone. */
+#define SRT_SERVE_HTTP_NAME "Srt-Serve"
+#define SRT_SERVE_HTTP_HEADER SRT_SERVE_HTTP_NAME ": http\r\n"
 /* control connections open at once (the bridge needs one; the rest is
  * room for its reconnects): more are closed at their hello */
 #define SRT_PASS_MAX_CTL 4
@@ -33,6 +49,20 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+
+/* An intercepted connection (the namespace's rules redirected it to the
+ * bridge) is handed over the same way, without a byte of it crossing the
+ * bridge: one message whose data is SRT_PASS_ICEPT followed by a whole
+ * CONNECT head naming its destination (with the proxy's token, as any
+ * client's), carrying exactly one descriptor. The proxy serves the socket
+ * as a client that sent that head, except that the client never sees the
+ * answer to it: a refusal resets the connection (on port 80, served as
+ * HTTP, the client gets the HTTP answer with its reason), success goes
+ * straight on into the tunnel. Such a connection is never relayed to an
+ * external proxy (httpProxyPort): its CONNECT is the proxy's own to
+ * judge. A message that is not exactly this closes its descriptors. */
+#define SRT_PASS_ICEPT 'I'
+#define SRT_PASS_DATA_MAX 1100
 
 /* The most descriptors srt__pass_send puts in one message. The proxy takes
  * SRT_PASS_MAX_FDS and closes the rest; the bridge never sends more, a
@@ -50,20 +80,30 @@
 #define MSG_NOSIGNAL 0
 #endif
 
+static inline ssize_t srt__pass_send_data(int ctl, const int *fds, int n, int flags,
+					  const char *data, size_t len);
+
 static inline ssize_t srt__pass_send(int ctl, const int *fds, int n, int flags)
+{
+	return srt__pass_send_data(ctl, fds, n, flags, "F", 1);
+}
+
+/* The same with `len` bytes of data (1 to SRT_PASS_DATA_MAX) instead of
+ * the byte 'F'. */
+static inline ssize_t srt__pass_send_data(int ctl, const int *fds, int n, int flags,
+					  const char *data, size_t len)
 {
 	union {
 		char b[CMSG_SPACE(sizeof(int) * SRT_PASS_SEND_MAX)];
 		struct cmsghdr align;
 	} cbuf;
-	char byte = 'F';
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = { (void *)data, len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
 			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
 	struct cmsghdr *h;
 	ssize_t r;
 
-	if (n <= 0 || n > SRT_PASS_SEND_MAX) {
+	if (n <= 0 || n > SRT_PASS_SEND_MAX || !len || len > SRT_PASS_DATA_MAX) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -1791,6 +1791,65 @@ static void test_passing(void)
 		close(fd);
 	settle_fds(base);
 
+	/* intercepted connections: the socket and its CONNECT head in one
+	 * message; the client never sees an answer to a CONNECT it did not
+	 * send: the tunnel's first byte is the server's, a refusal a reset */
+	{
+		const char *targets[2] = { target, "evil.test:443" };
+
+		for (int t = 0; t < 2; t++) {
+			char msg[SRT_PASS_DATA_MAX], b[64];
+			int cli, s2, len;
+			ssize_t r;
+
+			len = snprintf(msg, sizeof(msg), "%cCONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n",
+				       SRT_PASS_ICEPT, targets[t], targets[t], auth_hdr);
+			cli = tcp_pair(&s2);
+			if (cli < 0 || srt__pass_send_data(pass_ctl, &s2, 1, 0, msg, (size_t)len) != len) {
+				ok(0, "intercepted hand-over sent");
+				continue;
+			}
+			close(s2);
+			if (t == 0) {
+				ok(echo_roundtrip(cli, "intercepted"),
+				   "an intercepted socket: tunnel with no 200 line before the echo");
+			} else {
+				struct timeval tv = { 5, 0 };
+				setsockopt(cli, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+				r = read_some(cli, b, sizeof(b));
+				ok(r == 0 || (r < 0 && errno == ECONNRESET),
+				   "an intercepted socket to a refused target: reset, no HTTP answer (%zd)", r);
+			}
+			close(cli);
+		}
+		/* a head without its end, or two descriptors: closed unused */
+		{
+			char msg[64];
+			int cli, s2, len = snprintf(msg, sizeof(msg), "%cCONNECT %s HTTP/1.1\r\n",
+						    SRT_PASS_ICEPT, target);
+			char b[8];
+			struct timeval tv = { 5, 0 };
+			ssize_t r;
+
+			cli = tcp_pair(&s2);
+			if (cli >= 0 && srt__pass_send_data(pass_ctl, &s2, 1, 0, msg, (size_t)len) == len) {
+				close(s2);
+				setsockopt(cli, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+				r = read_some(cli, b, sizeof(b));
+				ok(r == 0, "an intercepted hand-over without a whole head: closed unused (%zd)", r);
+			} else {
+				ok(0, "intercepted hand-over sent");
+			}
+			if (cli >= 0)
+				close(cli);
+		}
+		fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+		ok(fd >= 0 && echo_roundtrip(fd, "after intercepted"),
+		   "the control connection keeps working after intercepted hand-overs");
+		if (fd >= 0)
+			close(fd);
+	}
+
 	/* more descriptors in one message than the proxy accepts */
 	ctl2 = netkit_ctl_connect(sock_path);
 	base = settle_fds(-1);

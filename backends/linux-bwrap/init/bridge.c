@@ -16,9 +16,13 @@
  * one's original destination (SO_ORIGINAL_DST; a synthetic address maps
  * back to its name) becomes a CONNECT to the proxy, so the proxy applies
  * the same decisions as to a client that asked for it; once the proxy
- * answers 200 the bytes are relayed as above. A refusal resets the
- * client, except on port 80, where the client gets the proxy's HTTP
- * answer with its reason. */
+ * answers 200 the bytes are relayed as above (when the control connection
+ * is up, the socket is handed to the proxy with that CONNECT instead, and
+ * the proxy answers nothing to the client). A connection to port 80 asks
+ * the proxy to serve it as plain HTTP (SRT_SERVE_HTTP_HEADER), so each
+ * request is judged and filtered. A refusal resets the client, except on
+ * port 80, where the client gets the proxy's HTTP answer with its
+ * reason. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -70,6 +74,7 @@ struct relay_conn {
 #define TAG_DNS_TCP 103
 #define TAG_DNS_UDP_LO 104
 #define TAG_DNS_TCP_LO 105
+#define TAG_DROP_LOG 106
 
 /* the Proxy-Authorization value of intercepted connections, or "" */
 static char icept_auth[256];
@@ -408,6 +413,34 @@ refuse:
 	reset_close(ep, c, pool);
 }
 
+/* Hand an intercepted socket to the proxy with its CONNECT head (wire.h):
+ * no byte of it crosses this process. True when it went (and is closed
+ * here); false to relay it. */
+static bool icept_pass(int tcp, const char *head, size_t len, const struct sockaddr_un *sa)
+{
+	char msg[SRT_PASS_DATA_MAX];
+	ssize_t r;
+
+	if (len + 1 > sizeof(msg))
+		return false;
+	ctl_open(sa);
+	if (ctl < 0)
+		return false;
+	msg[0] = SRT_PASS_ICEPT;
+	memcpy(msg + 1, head, len);
+	r = srt__pass_send_data(ctl, &tcp, 1, MSG_DONTWAIT, msg, len + 1);
+	if (r == (ssize_t)len + 1) {
+		close(tcp);
+		return true;
+	}
+	if (r >= 0 || (errno != EAGAIN && errno != ENOBUFS && errno != ETOOMANYREFS)) {
+		/* a short message or a closed proxy: reconnect later */
+		close(ctl);
+		ctl = -1;
+	}
+	return false;
+}
+
 /* An intercepted connection: its destination as the proxy should see it
  * (the name behind a synthetic address, else the address), as a CONNECT
  * on a Unix connection of its own. `pool` is the relay's: when the
@@ -432,12 +465,22 @@ static void icept_add(int ep, int tcp, const struct sockaddr_un *sa, struct srt_
 		 !inet_ntop(AF_INET, &od.sin_addr, host, sizeof(host)))
 		goto drop; /* a synthetic address no answer gave out */
 	c = calloc(1, sizeof(*c));
-	ux = unix_connect(sa, true);
-	if (!c || ux < 0)
+	if (!c)
 		goto drop;
-	n = snprintf(c->hbuf, sizeof(c->hbuf), "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\n%s\r\n",
-		     host, ntohs(od.sin_port), host, ntohs(od.sin_port), icept_auth);
+	/* port 80 is served as plain HTTP, so the request filters and the
+	 * rules on methods and paths see each request; elsewhere the proxy
+	 * judges a TLS tunnel by its server name too, the rest is opaque */
+	n = snprintf(c->hbuf, sizeof(c->hbuf), "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\n%s%s\r\n",
+		     host, ntohs(od.sin_port), host, ntohs(od.sin_port), icept_auth,
+		     ntohs(od.sin_port) == 80 ? SRT_SERVE_HTTP_HEADER : "");
 	if (n < 0 || (size_t)n >= sizeof(c->hbuf))
+		goto drop;
+	if (icept_pass(tcp, c->hbuf, (size_t)n, sa)) {
+		free(c);
+		return;
+	}
+	ux = unix_connect(sa, true);
+	if (ux < 0)
 		goto drop;
 	c->hlen = (size_t)n;
 	c->hs = 1;
@@ -575,7 +618,7 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 	/* the pinned inode, whatever its path names by now */
 	snprintf(sock_path, sizeof(sock_path), "/proc/self/fd/%d", sockfd);
 	{
-		int keep[MAX_LISTEN + 6];
+		int keep[MAX_LISTEN + 7];
 
 		memcpy(keep, lfds, (size_t)nl * sizeof(*lfds));
 		keep[nl] = sockfd;
@@ -584,7 +627,8 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 		keep[nl + 3] = ic ? ic->dns_tcp : -1;
 		keep[nl + 4] = ic ? ic->dns_udp_lo : -1;
 		keep[nl + 5] = ic ? ic->dns_tcp_lo : -1;
-		close_other_fds(keep, nl + 6);
+		keep[nl + 6] = ic ? ic->log : -1;
+		close_other_fds(keep, nl + 7);
 	}
 	if (ic) {
 		srt__dnsans_init(sock_path, token);
@@ -603,13 +647,15 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 				   e2 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP },
 				   e3 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP },
 				   e4 = { .events = EPOLLIN, .data.u64 = TAG_DNS_UDP_LO },
-				   e5 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP_LO };
+				   e5 = { .events = EPOLLIN, .data.u64 = TAG_DNS_TCP_LO },
+				   e6 = { .events = EPOLLIN, .data.u64 = TAG_DROP_LOG };
 
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, ic->tcp, &e1) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp, &e2) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp, &e3) < 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_udp_lo, &e4) < 0 ||
-		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp_lo, &e5) < 0)
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->dns_tcp_lo, &e5) < 0 ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, ic->log, &e6) < 0)
 			_exit(1);
 	}
 	for (;;) {
@@ -625,6 +671,10 @@ relay_main(pid_t parent, int sockfd, const int *lfds, int nl, const struct srt__
 			}
 			if (ic && (evs[i].data.u64 == TAG_DNS_UDP || evs[i].data.u64 == TAG_DNS_UDP_LO)) {
 				srt__dnsans_udp(evs[i].data.u64 == TAG_DNS_UDP ? ic->dns_udp : ic->dns_udp_lo);
+				continue;
+			}
+			if (ic && evs[i].data.u64 == TAG_DROP_LOG) {
+				srt__dnsans_dropped(ic->log);
 				continue;
 			}
 			if (ic && (evs[i].data.u64 == TAG_DNS_TCP || evs[i].data.u64 == TAG_DNS_TCP_LO)) {

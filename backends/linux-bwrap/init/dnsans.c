@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/dnsans.h"
@@ -65,7 +66,9 @@ void srt__icept_close(struct srt__icept_fds *f)
 		close(f->dns_udp_lo);
 	if (f->dns_tcp_lo >= 0)
 		close(f->dns_tcp_lo);
-	f->tcp = f->dns_udp = f->dns_tcp = f->dns_udp_lo = f->dns_tcp_lo = -1;
+	if (f->log >= 0)
+		close(f->log);
+	f->tcp = f->dns_udp = f->dns_tcp = f->dns_udp_lo = f->dns_tcp_lo = f->log = -1;
 }
 
 int srt__icept_open(struct srt__icept_fds *f, char *why, size_t cap)
@@ -73,7 +76,7 @@ int srt__icept_open(struct srt__icept_fds *f, char *why, size_t cap)
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 
-	f->tcp = f->dns_udp = f->dns_tcp = f->dns_udp_lo = f->dns_tcp_lo = -1;
+	f->tcp = f->dns_udp = f->dns_tcp = f->dns_udp_lo = f->dns_tcp_lo = f->log = -1;
 	if (bind_sock(SOCK_STREAM, "127.0.0.1", 0, &f->tcp) < 0 ||
 	    getsockname(f->tcp, (struct sockaddr *)&sa, &sl) < 0) {
 		snprintf(why, cap, "listen for intercepted connections on 127.0.0.1: %s",
@@ -88,7 +91,8 @@ int srt__icept_open(struct srt__icept_fds *f, char *why, size_t cap)
 			 SRT_DNS_ADDR, strerror(errno));
 		goto fail;
 	}
-	if (srt__netrules_install(ntohs(sa.sin_port), why, cap) < 0)
+	f->log = srt__netrules_log_open(why, cap);
+	if (f->log < 0 || srt__netrules_install(ntohs(sa.sin_port), why, cap) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -326,5 +330,84 @@ void srt__dnsans_tcp(int lfd)
 			}
 		}
 		close(fd);
+	}
+}
+
+/* Destinations told recently: a command that sends a stream of datagrams
+ * to one place is one violation, not one per packet. */
+#define TOLD_MAX 32
+#define TOLD_MS 10000
+
+static struct {
+	uint32_t daddr;
+	uint16_t dport;
+	uint8_t proto;
+	int64_t at;
+} told[TOLD_MAX];
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool told_recently(const struct srt__dropped *d)
+{
+	int64_t t = now_ms();
+	int oldest = 0;
+
+	for (int i = 0; i < TOLD_MAX; i++) {
+		if (told[i].at && told[i].daddr == d->daddr && told[i].dport == d->dport &&
+		    told[i].proto == d->proto && t - told[i].at < TOLD_MS)
+			return true;
+		if (told[i].at < told[oldest].at)
+			oldest = i;
+	}
+	told[oldest].daddr = d->daddr;
+	told[oldest].dport = d->dport;
+	told[oldest].proto = d->proto;
+	told[oldest].at = t ? t : 1;
+	return false;
+}
+
+static void tell_dropped(const struct srt__dropped *d)
+{
+	char host[256], line[SRT_NAME_LINE_MAX + 2];
+	const char *name = srt__dnsans_name_of(d->daddr);
+	int n;
+
+	if (told_recently(d))
+		return;
+	if (name)
+		snprintf(host, sizeof(host), "%s", name);
+	else if (!inet_ntop(AF_INET, &d->daddr, host, sizeof(host)))
+		return;
+	if (d->dport)
+		n = snprintf(line, sizeof(line), "%s %u %s:%u\n", SRT_DROP_WORD, d->proto, host,
+			     d->dport);
+	else
+		n = snprintf(line, sizeof(line), "%s %u %s\n", SRT_DROP_WORD, d->proto, host);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	/* no answer comes: the question stream's answers stay in step */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (nq_open() && nq_send(line, (size_t)n))
+			return;
+		nq_drop();
+	}
+}
+
+void srt__dnsans_dropped(int log_fd)
+{
+	for (int budget = 0; budget < 64; budget++) {
+		struct srt__dropped d[16];
+		int n = srt__netrules_log_read(log_fd, d, 16);
+
+		if (n <= 0)
+			return;
+		for (int i = 0; i < n; i++)
+			tell_dropped(&d[i]);
 	}
 }

@@ -10,7 +10,9 @@
  * a name the policy allows gets an A record with a synthetic address of
  * 198.18.0.0/15 (one per name for the run; other types: no data), any
  * other NXDOMAIN, which the proxy records as a violation naming it.
- * Nothing is forwarded to a resolver. The bridge maps a synthetic address
+ * Nothing is forwarded to a resolver. Other packets the rules drop (UDP to
+ * anywhere else, ICMP) are read back from their log and reported to the
+ * proxy the same way, as violations. The bridge maps a synthetic address
  * back to its name when a connection to it arrives, and hands the proxy a
  * CONNECT to that name: the real resolution happens there alone, behind
  * the resolved-address guard. */
@@ -28,6 +30,8 @@ struct srt__icept_fds {
 	 * cannot read /etc/resolv.conf (denyRead on a part of /etc makes the
 	 * Landlock layer refuse the file mounted there) */
 	int dns_udp_lo, dns_tcp_lo;
+	/* the netlink log of the packets the rules drop (netrules.h) */
+	int log;
 };
 
 #define SRT_DNS_ADDR "127.0.0.53"
@@ -51,5 +55,10 @@ void srt__dnsans_udp(int fd);
 void srt__dnsans_tcp(int lfd);
 /* The name a synthetic address (network order) stands for, or NULL. */
 const char *srt__dnsans_name_of(uint32_t addr);
+/* Read the log of dropped packets and tell the proxy about each
+ * destination (a synthetic address by its name), which records it as a
+ * violation; a destination already told within the last seconds is not
+ * told again. */
+void srt__dnsans_dropped(int log_fd);
 
 #endif

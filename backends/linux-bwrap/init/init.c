@@ -555,7 +555,7 @@ static int run(int argc, char **argv)
 	sigset_t set, orig_mask;
 	struct sigaction dfl;
 	struct srt__watch watch = { -1, -1, -1 };
-	struct srt__icept_fds icept = { -1, -1, -1, -1, -1 };
+	struct srt__icept_fds icept = { -1, -1, -1, -1, -1, -1 };
 	int go[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;

@@ -12,14 +12,21 @@
  *     the addresses after the redirect: anything still addressed outside
  *     127.0.0.0/8 (UDP, ICMP, a TCP packet the redirect missed) is
  *     dropped. So the route opens no path out: the namespace has no other
- *     interface, and what is not handed to the bridge goes nowhere.
+ *     interface, and what is not handed to the bridge goes nowhere. The
+ *     sender gets EPERM at once. Before the drop, a rule copies the first
+ *     bytes of each such packet (at most SRT_NETRULES_LOG_RATE a second)
+ *     to the netlink log group SRT_NETRULES_LOG_GROUP, which the bridge
+ *     reads (srt__netrules_log_open) to record each as a violation naming
+ *     its destination.
  *
  * IPv6 gets no route: a connection to a non-loopback IPv6 address fails
  * at once with ENETUNREACH, as it did before. */
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +36,7 @@
 #include <unistd.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -104,6 +112,19 @@ static void attr_be32(struct nlb *m, uint16_t type, uint32_t v)
 {
 	v = htonl(v);
 	attr(m, type, &v, sizeof(v));
+}
+
+static void attr_be16(struct nlb *m, uint16_t type, uint16_t v)
+{
+	v = htons(v);
+	attr(m, type, &v, sizeof(v));
+}
+
+static void attr_be64(struct nlb *m, uint16_t type, uint64_t v)
+{
+	uint32_t w[2] = { htonl((uint32_t)(v >> 32)), htonl((uint32_t)v) };
+
+	attr(m, type, w, sizeof(w));
 }
 
 static void nest_start(struct nlb *m, uint16_t type)
@@ -250,6 +271,24 @@ static void build_nft(struct nlb *m, int port)
 	nest_end(m);
 	msg_end(m, h);
 
+	/* ip daddr & 255.0.0.0 != 127.0.0.0 limit rate N/second log group G:
+	 * a rule of its own, since a packet over the limit must still meet
+	 * the drop below */
+	rule_start(m, &h, "filter-out");
+	expr_daddr_not_loopback(m);
+	expr_start(m, "limit");
+	attr_be64(m, NFTA_LIMIT_RATE, SRT_NETRULES_LOG_RATE);
+	attr_be64(m, NFTA_LIMIT_UNIT, 1);
+	attr_be32(m, NFTA_LIMIT_BURST, SRT_NETRULES_LOG_RATE);
+	attr_be32(m, NFTA_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	expr_end(m);
+	expr_start(m, "log");
+	attr_be16(m, NFTA_LOG_GROUP, SRT_NETRULES_LOG_GROUP);
+	attr_be32(m, NFTA_LOG_SNAPLEN, SRT_NETRULES_LOG_SNAP);
+	expr_end(m);
+	nest_end(m);
+	msg_end(m, h);
+
 	/* ip daddr & 255.0.0.0 != 127.0.0.0 drop */
 	rule_start(m, &h, "filter-out");
 	expr_daddr_not_loopback(m);
@@ -281,20 +320,17 @@ static void build_route(struct nlb *m)
 	msg_end(m, h);
 }
 
-/* Send m on a fresh socket of `proto` and read one ack per message that
- * asked for one. 0, or the first error (a positive errno). */
-static int talk(struct nlb *m, int proto)
+/* Send m on fd and read one ack per message that asked for one. 0, or
+ * the first error (a positive errno). */
+static int talk_on(int fd, struct nlb *m)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char rb[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
-	int fd, err = 0, acks = 0;
-	struct timeval tv = { 2, 0 };
+	int err = 0, acks = 0;
+	struct timeval tv = { 2, 0 }, none = { 0, 0 };
 
 	if (m->bad)
 		return ENOBUFS;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
-	if (fd < 0)
-		return errno;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (sendto(fd, m->b, m->len, 0, (struct sockaddr *)&sa, sizeof(sa)) != (ssize_t)m->len) {
 		err = errno ? errno : EIO;
@@ -325,8 +361,113 @@ static int talk(struct nlb *m, int proto)
 		}
 	}
 out:
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none));
+	return err;
+}
+
+/* The same on a fresh socket of `proto`. */
+static int talk(struct nlb *m, int proto)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto), err;
+
+	if (fd < 0)
+		return errno;
+	err = talk_on(fd, m);
 	close(fd);
 	return err;
+}
+
+int srt__netrules_log_open(char *why, size_t cap)
+{
+	static struct nlb m;
+	struct nlmsghdr *h;
+	struct nfgenmsg g = { .nfgen_family = AF_UNSPEC, .version = NFNETLINK_V0,
+			      .res_id = htons(SRT_NETRULES_LOG_GROUP) };
+	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
+	struct nfulnl_msg_config_mode mode = { .copy_range = htonl(SRT_NETRULES_LOG_SNAP),
+					       .copy_mode = NFULNL_COPY_PACKET };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER), err;
+
+	if (fd < 0) {
+		snprintf(why, cap, "open a netfilter netlink socket for the log of dropped packets: %s",
+			 strerror(errno));
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.seq = (uint32_t)time(NULL) + 200;
+	h = msg_start(&m, (uint16_t)((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG),
+		      NLM_F_REQUEST | NLM_F_ACK);
+	put(&m, &g, sizeof(g));
+	attr(&m, NFULA_CFG_CMD, &cmd, sizeof(cmd));
+	attr(&m, NFULA_CFG_MODE, &mode, sizeof(mode));
+	msg_end(&m, h);
+	err = talk_on(fd, &m);
+	if (err) {
+		snprintf(why, cap, "bind the netlink log group %d for dropped packets: %s",
+			 SRT_NETRULES_LOG_GROUP, strerror(err));
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+		snprintf(why, cap, "the log of dropped packets: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int srt__netrules_log_read(int fd, struct srt__dropped *out, int max)
+{
+	char b[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	ssize_t n;
+	int got = 0;
+
+	n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR || errno == ENOBUFS ? 0 : -1;
+	for (struct nlmsghdr *h = (struct nlmsghdr *)b; NLMSG_OK(h, (size_t)n) && got < max;
+	     h = NLMSG_NEXT(h, n)) {
+		size_t alen;
+		struct nlattr *a;
+
+		if (h->nlmsg_type != ((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET) ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nfgenmsg)))
+			continue;
+		a = (struct nlattr *)((char *)NLMSG_DATA(h) + NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+		alen = h->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+		while (alen >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen) {
+			if ((a->nla_type & NLA_TYPE_MASK) == NFULA_PAYLOAD &&
+			    srt__netrules_parse_ip((const uint8_t *)a + NLA_HDRLEN,
+						   a->nla_len - NLA_HDRLEN, &out[got]) == 0) {
+				got++;
+				break;
+			}
+			if ((size_t)NLA_ALIGN(a->nla_len) >= alen)
+				break;
+			alen -= (size_t)NLA_ALIGN(a->nla_len);
+			a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+		}
+	}
+	return got;
+}
+
+int srt__netrules_parse_ip(const uint8_t *p, size_t n, struct srt__dropped *d)
+{
+	size_t ihl;
+
+	if (n < 20 || (p[0] >> 4) != 4)
+		return -1;
+	ihl = (size_t)(p[0] & 15) * 4;
+	if (ihl < 20 || ihl > n)
+		return -1;
+	d->proto = p[9];
+	memcpy(&d->daddr, p + 16, 4);
+	d->dport = 0;
+	/* a port only in the first fragment, and only when it is there */
+	if ((d->proto == IPPROTO_UDP || d->proto == IPPROTO_TCP) &&
+	    !(((p[6] & 0x1f) << 8) | p[7]) && n >= ihl + 4)
+		d->dport = (uint16_t)(p[ihl + 2] << 8 | p[ihl + 3]);
+	return 0;
 }
 
 int srt__netrules_install(int port, char *why, size_t cap)
