@@ -241,12 +241,13 @@ static int apply_result(struct srt_sandbox *sb, size_t i, const cJSON *res, stru
 	} else if (!env && !strcmp(action, "deny")) {
 		rc = push_deny(s, c->path);
 	} else if (!env && !strcmp(action, "set")) {
-		/* a file holding sentinels needs a private read-only copy at
-		 * the real path, which no backend of this srt mounts yet:
-		 * refuse rather than show the real file */
-		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key,
-				    "%s: mode \"mask\" for files is not supported yet by this srt (the file cannot be replaced by its masked copy inside the sandbox); use mode \"deny\" for %s",
-				    key, c->path);
+		/* the masked copy would have to be mounted at the real path,
+		 * which no backend of this srt does yet: the file is denied
+		 * instead (as the reference does where it cannot mount), so
+		 * the real content never shows */
+		srt__sandbox_log(sb, 0, "%s: the masked copy of %s cannot be served inside the sandbox by this srt yet; the file is denied to the sandbox instead",
+				 key, c->path);
+		rc = push_deny(s, c->path);
 	} else {
 		return srt_diag_set(diag, SRT_E_MODULE, key, "%s: the credentials module answered \"%s\"",
 				    key, action);

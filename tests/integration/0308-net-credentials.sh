@@ -7,11 +7,11 @@
 # A loopback HTTPS server with a test CA of its own records what arrives.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 14
+plan 15
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 14); do skip "bwrap, openssl or curl missing"; done
+	for i in $(seq 15); do skip "bwrap, openssl or curl missing"; done
 	exit 0
 fi
 
@@ -90,7 +90,7 @@ export DB_URL='postgres://user:pa55word-real@db:5432/x'
 export DENIED_VAR=denied-real-value
 # a JWT: header {"alg":"HS256","typ":"JWT"}, payload {"sub":"user-real","k":"claimsecret"}
 export JWT_TOKEN=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ.c2lnbmF0dXJlLXJlYWw
-REALS="supersecretvalue123-abcdefghijkl s3cr3t pa55word-real denied-real-value eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ c2lnbmF0dXJlLXJlYWw"
+REALS="realfiletoken supersecretvalue123-abcdefghijkl s3cr3t pa55word-real denied-real-value eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ c2lnbmF0dXJlLXJlYWw"
 
 CREDS='"credentials":{"envVars":[
  {"name":"MY_TOKEN","mode":"mask","injectHosts":["localhost:'"$PORT"'"]},
@@ -98,8 +98,12 @@ CREDS='"credentials":{"envVars":[
  {"name":"DB_URL","mode":"mask","extract":"://[^:]+:([^@]+)@"},
  {"name":"JWT_TOKEN","mode":"mask","decode":"jwt","maskClaims":["k"]},
  {"name":"DENIED_VAR","mode":"deny"},
- {"name":"NOMATCH_VAR","mode":"mask","extract":"token:\\s*(\\S+)","onExtractNoMatch":"deny"}]}'
+ {"name":"NOMATCH_VAR","mode":"mask","extract":"token:\\s*(\\S+)","onExtractNoMatch":"deny"}],
+ "files":[{"path":"'"$WORK"'/denied.yml","mode":"deny"},
+  {"path":"'"$WORK"'/masked.yml","mode":"mask","extract":"oauth_token: (\\S+)"}]}'
 export NOMATCH_VAR=nothing-here
+printf 'oauth_token: realfiletoken-denied\n' > "$WORK/denied.yml"
+printf 'oauth_token: realfiletoken-masked\n' > "$WORK/masked.yml"
 S=$(settings "{\"network\":{\"allowedDomains\":[\"localhost\"],\"deniedDomains\":[],\"privateAddresses\":\"allow\",\"tlsTerminate\":{}},$NET_FS,$CREDS}")
 
 cat > "$WORK/inside.sh" <<EOF
@@ -112,6 +116,7 @@ $CURLP -H "X-Key: \$SHORT_TOKEN" -d "token=\$MY_TOKEN&db=\$DB_URL" https://local
 $CURLP -H "Transfer-Encoding: chunked" -d "k=\$SHORT_TOKEN;t=\$MY_TOKEN" https://localhost:$PORT/chunked >/dev/null
 $CURLP -d "t=\$MY_TOKEN" https://localhost:$OPORT/otherbody >/dev/null
 printf '%s\n' "\$MY_TOKEN" >mytoken.txt
+cat $WORK/denied.yml $WORK/masked.yml >files.txt 2>&1
 EOF
 srt__run --settings "$S" -c "sh $WORK/inside.sh" >"$WORK/out" 2>"$WORK/err"
 [ -n "${CRED_DEBUG:-}" ] && cat "$WORK/srv.log" "$WORK/err" >&2
@@ -121,6 +126,8 @@ check "F: a masked variable holds a sentinel of the real value's length ($FAKE)"
 	"case '$FAKE' in fake_*) [ ${#FAKE} = ${#MY_TOKEN} ];; *) false;; esac"
 check "F: a denied variable is unset; an extract with no match and onExtractNoMatch deny too" sh -c \
 	"! grep -q '^DENIED_VAR=' '$P/env.txt' && ! grep -q '^NOMATCH_VAR=' '$P/env.txt'"
+check "F: a denied credential file, and a masked one (its copy not served yet), cannot be read" sh -c \
+	"[ \$(grep -c 'Permission denied\|No such file' '$P/files.txt') = 2 ] && grep -q 'masked copy of $WORK/masked.yml cannot be served' '$WORK/err'"
 check "F: extract masks only group 1" grep -Eq '^DB_URL=postgres://user:fake_[a-z0-9]+@db:5432/x$' "$P/env.txt"
 check "F: decode jwt with maskClaims keeps the token's shape and header" grep -Eq \
 	'^JWT_TOKEN=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.[A-Za-z0-9_-]+\.c3J0LWZha2U$' "$P/env.txt"
