@@ -7,11 +7,11 @@
 # A loopback HTTPS server with a test CA of its own records what arrives.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 15
+plan 18
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 15); do skip "bwrap, openssl or curl missing"; done
+	for i in $(seq 18); do skip "bwrap, openssl or curl missing"; done
 	exit 0
 fi
 
@@ -35,6 +35,28 @@ cd - >/dev/null
 cat > "$WORK/credsrv.py" <<'PYEOF'
 import http.server, ssl, sys, os
 log = open(sys.argv[4], "a", buffering=1)
+def sigv4(h, body):
+    # AWS's side: does the request carry a valid signature under the real key?
+    auth = h.headers.get("Authorization") or ""
+    if not auth.startswith("AWS4-HMAC-SHA256") or not os.environ.get("REAL_AKID"):
+        return ""
+    try:
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+        from botocore.credentials import Credentials
+    except ImportError:
+        return " sigv4=unchecked"
+    fields = dict(p.strip().split("=", 1) for p in auth.partition(" ")[2].split(","))
+    key_id, _, scope = fields["Credential"].partition("/")
+    date, region, svc, _ = scope.split("/")
+    names = fields["SignedHeaders"].split(";")
+    req = AWSRequest(method=h.command, url="https://" + h.headers["Host"] + h.path, data=body)
+    for k in names:
+        req.headers[k] = h.headers[k]
+    req.context["timestamp"] = h.headers["X-Amz-Date"]
+    signer = SigV4Auth(Credentials(os.environ["REAL_AKID"], os.environ["REAL_SECRET"]), svc, region)
+    want = signer.signature(signer.string_to_sign(req, signer.canonical_request(req)), req)
+    return " sigv4=%s keyid=%s" % ("valid" if want == fields["Signature"] else "invalid", key_id)
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def body(self):
@@ -51,9 +73,9 @@ class H(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         return "cl=%d" % n, self.rfile.read(n)
     def answer(self, framing, body):
-        log.write("%s %s auth=[%s] xkey=[%s] %s body=[%s]\n" % (self.command, self.path,
+        log.write("%s %s auth=[%s] xkey=[%s] %s body=[%s]%s\n" % (self.command, self.path,
                   self.headers.get("Authorization"), self.headers.get("X-Key"), framing,
-                  body.decode(errors="replace")))
+                  body.decode(errors="replace"), sigv4(self, body)))
         b = b"ok\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(b)))
@@ -73,8 +95,9 @@ PYEOF
 : > "$WORK/srv.log"
 # two servers: the credential's own host, and another allowed one (the
 # same name on another port: the loopback is all a test may reach)
+REAL_AKID=AKIAREALKEYREALKEY12 REAL_SECRET=Re4lSecretKeyRe4lSecretKeyRe4lSecretKey1
 for n in srv other; do
-	"$PY" "$WORK/credsrv.py" "$WORK/srv.crt" "$WORK/srv.key" "$WORK/$n.port" "$WORK/srv.log" &
+	REAL_AKID=$REAL_AKID REAL_SECRET=$REAL_SECRET "$PY" "$WORK/credsrv.py" "$WORK/srv.crt" "$WORK/srv.key" "$WORK/$n.port" "$WORK/srv.log" &
 	NET_PIDS="$NET_PIDS $!"
 	for i in $(seq 50); do [ -s "$WORK/$n.port" ] && break; sleep 0.1; done
 	[ -s "$WORK/$n.port" ] || { echo "Bail out! cannot start the TLS test server"; exit 1; }
@@ -88,9 +111,10 @@ export MY_TOKEN=supersecretvalue123-abcdefghijkl
 export SHORT_TOKEN=s3cr3t
 export DB_URL='postgres://user:pa55word-real@db:5432/x'
 export DENIED_VAR=denied-real-value
+export AWS_ACCESS_KEY_ID=$REAL_AKID AWS_SECRET_ACCESS_KEY=$REAL_SECRET
 # a JWT: header {"alg":"HS256","typ":"JWT"}, payload {"sub":"user-real","k":"claimsecret"}
 export JWT_TOKEN=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ.c2lnbmF0dXJlLXJlYWw
-REALS="realfiletoken supersecretvalue123-abcdefghijkl s3cr3t pa55word-real denied-real-value eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ c2lnbmF0dXJlLXJlYWw"
+REALS="$REAL_SECRET $REAL_AKID realfiletoken supersecretvalue123-abcdefghijkl s3cr3t pa55word-real denied-real-value eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ c2lnbmF0dXJlLXJlYWw"
 
 CREDS='"credentials":{"envVars":[
  {"name":"MY_TOKEN","mode":"mask","injectHosts":["localhost:'"$PORT"'"]},
@@ -98,6 +122,7 @@ CREDS='"credentials":{"envVars":[
  {"name":"DB_URL","mode":"mask","extract":"://[^:]+:([^@]+)@"},
  {"name":"JWT_TOKEN","mode":"mask","decode":"jwt","maskClaims":["k"]},
  {"name":"DENIED_VAR","mode":"deny"},
+ {"name":"AWS_ACCESS_KEY_ID","mode":"mask"},{"name":"AWS_SECRET_ACCESS_KEY","mode":"mask"},
  {"name":"NOMATCH_VAR","mode":"mask","extract":"token:\\s*(\\S+)","onExtractNoMatch":"deny"}],
  "files":[{"path":"'"$WORK"'/denied.yml","mode":"deny"},
   {"path":"'"$WORK"'/masked.yml","mode":"mask","extract":"oauth_token: (\\S+)"}]}'
@@ -105,6 +130,27 @@ export NOMATCH_VAR=nothing-here
 printf 'oauth_token: realfiletoken-denied\n' > "$WORK/denied.yml"
 printf 'oauth_token: realfiletoken-masked\n' > "$WORK/masked.yml"
 S=$(settings "{\"network\":{\"allowedDomains\":[\"localhost\"],\"deniedDomains\":[],\"privateAddresses\":\"allow\",\"tlsTerminate\":{}},$NET_FS,$CREDS}")
+# an AWS client inside: botocore signs with the (masked) keys it finds
+cat > "$WORK/awsclient.py" <<'PYEOF'
+import os, sys, urllib.request
+url = sys.argv[1]
+hdrs = {}
+if len(sys.argv) < 3:
+    try:
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+        from botocore.credentials import Credentials
+    except ImportError:
+        print("no botocore"); sys.exit(0)
+    r = AWSRequest(method="GET", url=url)
+    SigV4Auth(Credentials(os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]),
+              "sts", "us-east-1").add_auth(r)
+    hdrs = dict(r.headers.items())
+try:
+    print(urllib.request.urlopen(urllib.request.Request(url, headers=hdrs), timeout=10).status)
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode(errors="replace"))
+PYEOF
 
 cat > "$WORK/inside.sh" <<EOF
 env >env.txt
@@ -117,9 +163,11 @@ $CURLP -H "Transfer-Encoding: chunked" -d "k=\$SHORT_TOKEN;t=\$MY_TOKEN" https:/
 $CURLP -d "t=\$MY_TOKEN" https://localhost:$OPORT/otherbody >/dev/null
 printf '%s\n' "\$MY_TOKEN" >mytoken.txt
 cat $WORK/denied.yml $WORK/masked.yml >files.txt 2>&1
+NO_PROXY= no_proxy= $PY $WORK/awsclient.py https://localhost:$PORT/aws-signed >aws1.txt 2>&1
+NO_PROXY= no_proxy= $PY $WORK/awsclient.py "https://localhost:$PORT/aws-presigned?X-Amz-Credential=\$AWS_ACCESS_KEY_ID%2F20250101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00" unsigned >aws2.txt 2>&1
 EOF
 srt__run --settings "$S" -c "sh $WORK/inside.sh" >"$WORK/out" 2>"$WORK/err"
-[ -n "${CRED_DEBUG:-}" ] && cat "$WORK/srv.log" "$WORK/err" >&2
+[ -n "${CRED_DEBUG:-}" ] && cat "$WORK/srv.log" "$WORK/err" "$WORK/proj/aws1.txt" "$WORK/proj/aws2.txt" >&2
 P="$WORK/proj"
 FAKE=$(sed -n 's/^MY_TOKEN=//p' "$P/env.txt")
 check "F: a masked variable holds a sentinel of the real value's length ($FAKE)" sh -c \
@@ -148,6 +196,16 @@ check "N: a chunked body gets the real values" grep -q \
 	"^POST /chunked .* chunked body=\[k=s3cr3t;t=$MY_TOKEN\]" "$WORK/srv.log"
 check "N: a body to another host keeps the sentinel" grep -q \
 	"^POST /otherbody .* body=\[t=$FAKE\]" "$WORK/srv.log"
+
+if "$PY" -c 'import botocore' 2>/dev/null; then
+	check "N: a request SigV4-signed with the masked AWS key arrives re-signed with the real one" grep -q \
+		"^GET /aws-signed .* sigv4=valid keyid=$REAL_AKID" "$WORK/srv.log"
+else
+	skip "python3-botocore missing (apt-get install python3-botocore)"
+fi
+check "N: a presigned URL made with the masked key is refused 403 naming the setting" sh -c \
+	"grep -q '^403 .*presigned' '$P/aws2.txt' && ! grep -q aws-presigned '$WORK/srv.log'"
+check "F: the AWS sentinels are what the sandbox sees" grep -q '^AWS_SECRET_ACCESS_KEY=fake_' "$P/env.txt"
 
 # same-length sentinels keep the Content-Length
 S=$(settings "{\"network\":{\"allowedDomains\":[\"localhost\"],\"deniedDomains\":[],\"privateAddresses\":\"allow\",\"tlsTerminate\":{}},$NET_FS,\"credentials\":{\"envVars\":[{\"name\":\"MY_TOKEN\",\"mode\":\"mask\"}]}}")

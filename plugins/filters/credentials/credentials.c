@@ -42,6 +42,8 @@
 #include "plugins/filters/common/jcfg.h"
 #include "credentials.h"
 #include "mask.h"
+#include "sha256.h"
+#include "sigv4.h"
 #include "subst.h"
 
 static void pair_free(struct cred_pair *p)
@@ -392,40 +394,73 @@ static const struct cred_pair *whole_pair(const struct cred_state *st, const cha
 	return NULL;
 }
 
-/* The masked access key ids the settings pair with a masked secret:
- * awsPairs, or AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY. */
-static size_t aws_ids(const struct cred_state *st, const struct cred_pair **ids, size_t max)
+/* One AWS key as the sandbox has it (sentinels) and as it is. */
+struct aws_keys {
+	const struct cred_pair *id, *secret, *token; /* token may be NULL */
+	struct sigv4_key fake, real;
+};
+
+static void aws_fill(struct aws_keys *k)
+{
+	k->fake.key_id = k->id->sentinel;
+	k->fake.secret = k->secret->sentinel;
+	k->fake.session_token = k->token ? k->token->sentinel : NULL;
+	k->real.key_id = k->id->real;
+	k->real.secret = k->secret->real;
+	k->real.session_token = k->token ? k->token->real : NULL;
+}
+
+/* The masked AWS keys: awsPairs, or else AWS_ACCESS_KEY_ID with
+ * AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) masked whole. */
+static size_t aws_keys(const struct cred_state *st, struct aws_keys *keys, size_t max)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < st->n_aws && n < max; i++) {
-		const struct cred_pair *id = st->aws[i].id_var ? whole_pair(st, st->aws[i].id_var) : NULL;
+		struct aws_keys *k = &keys[n];
 
-		if (id)
-			ids[n++] = id;
+		k->id = st->aws[i].id_var ? whole_pair(st, st->aws[i].id_var) : NULL;
+		k->secret = st->aws[i].secret_var ? whole_pair(st, st->aws[i].secret_var) : NULL;
+		k->token = st->aws[i].token_var ? whole_pair(st, st->aws[i].token_var) : NULL;
+		if (k->id && k->secret) {
+			aws_fill(k);
+			n++;
+		}
 	}
-	if (!n && whole_pair(st, "AWS_ACCESS_KEY_ID") && whole_pair(st, "AWS_SECRET_ACCESS_KEY"))
-		ids[n++] = whole_pair(st, "AWS_ACCESS_KEY_ID");
+	if (!st->n_aws && n < max) {
+		struct aws_keys *k = &keys[n];
+
+		k->id = whole_pair(st, "AWS_ACCESS_KEY_ID");
+		k->secret = whole_pair(st, "AWS_SECRET_ACCESS_KEY");
+		k->token = whole_pair(st, "AWS_SESSION_TOKEN");
+		if (k->id && k->secret) {
+			aws_fill(k);
+			n++;
+		}
+	}
 	return n;
 }
 
-/* Is the request signed (SigV4 header or presigned URL) with a masked
- * access key id? Then its signature was computed from sentinels. */
-static int aws_signed_with_mask(const struct cred_state *st, const struct srt_filter_request *req)
+/* The masked key the request is SigV4-signed with (header or presigned
+ * URL), when its destination is among that key's hosts; else NULL. */
+static const struct aws_keys *aws_signed_with_mask(const struct cred_state *st,
+						   const struct srt_filter_request *req,
+						   struct aws_keys *keys, size_t max)
 {
-	const struct cred_pair *ids[16];
 	const char *auth = req->headers->get(req->headers, "authorization");
-	size_t i, n = aws_ids(st, ids, 16);
+	size_t i, n = aws_keys(st, keys, max);
 
 	for (i = 0; i < n; i++) {
-		const char *id = ids[i]->sentinel;
+		const char *id = keys[i].id->sentinel;
 
+		if (!cred_injectable(keys[i].id, req->host, req->port))
+			continue;
 		if (auth && !strncmp(auth, "AWS4-", 5) && strstr(auth, id))
-			return 1;
+			return &keys[i];
 		if (req->path && strstr(req->path, "X-Amz-Credential=") && strstr(req->path, id))
-			return 1;
+			return &keys[i];
 	}
-	return 0;
+	return NULL;
 }
 
 /* ------------------------------------------------------------ the filter */
@@ -463,11 +498,108 @@ static void cr_log(const struct cred_state *st, const char *fmt, ...)
 	st->host->log(st->host, 1, line);
 }
 
+static void sigv4_modes_of(const struct cred_state *st, struct sigv4_modes *m)
+{
+	m->streaming_passthrough = st->sigv4_streaming;
+	m->presigned_passthrough = st->sigv4_presigned;
+	m->sigv4a_passthrough = st->sigv4_sigv4a;
+}
+
+/* A request signed with a masked AWS key: re-signed with the real one,
+ * or its body read first when its payload hash must be computed, or
+ * refused (403); never forwarded with the sentinel's signature. */
+static enum srt_filter_verdict cr_sigv4(struct cred_state *st, struct srt_filter_request *req,
+					struct srt_filter_call *call, const struct aws_keys *k,
+					struct cred_req *r)
+{
+	struct sigv4_modes modes;
+	char why[SRT_FILTER_REASON_MAX];
+	const char *sha;
+	enum sigv4_outcome o;
+
+	sigv4_modes_of(st, &modes);
+	why[0] = '\0';
+	if (sigv4_wants_body(req->path, req->headers, &k->fake, &k->real)) {
+		/* the signature covers the body's hash: read it (as it will
+		 * be sent: not rewritten), then sign */
+		r->sigv4_body = 1;
+		r->sigv4_keys.fake = k->fake;
+		r->sigv4_keys.real = k->real;
+		r->sigv4_payload_signed = 1;
+		srt__sha256_init(&r->sha);
+		call->body_cap = SRT_FILTER_BODY_MAX;
+		return SRT_FILTER_CONTINUE;
+	}
+	o = sigv4_resign(req->method, req->path, req->headers, &k->fake, &k->real, &modes, why,
+			 sizeof(why));
+	if (o == SIGV4_REFUSE) {
+		call->status = 403;
+		snprintf(call->reason, sizeof(call->reason), "%s", why[0] ? why :
+			 "AWS SigV4 request uses a masked credential but cannot be re-signed");
+		return SRT_FILTER_DENY;
+	}
+	if (o == SIGV4_RESIGNED) {
+		sha = req->headers->get(req->headers, "x-amz-content-sha256");
+		/* a body whose hash was signed must leave as it was hashed */
+		r->sigv4_payload_signed = !sha || strcmp(sha, "UNSIGNED-PAYLOAD") != 0;
+		cr_log(st, "credentials: AWS SigV4 request %s %s re-signed with the real key",
+		       req->method, req->host);
+	} else if (why[0]) {
+		cr_log(st, "credentials: %s", why);
+	}
+	return SRT_FILTER_CONTINUE;
+}
+
+/* The body of a request whose SigV4 payload hash must be computed. */
+static enum srt_filter_verdict cr_sigv4_body(void *state, struct srt_filter_request *req,
+					     const void *chunk, size_t len, int end, int truncated,
+					     struct srt_filter_call *call)
+{
+	struct cred_state *st = state;
+	struct cred_req *r = *call->data;
+	struct sigv4_modes modes;
+	unsigned char digest[SRT__SHA256_LEN];
+	char hex[2 * SRT__SHA256_LEN + 1], why[SRT_FILTER_REASON_MAX];
+	enum sigv4_outcome o;
+
+	if (!r || !r->sigv4_body) {
+		snprintf(call->reason, sizeof(call->reason), "credentials: a body arrived that was not asked for");
+		return SRT_FILTER_ERROR;
+	}
+	if (len)
+		srt__sha256_update(&r->sha, chunk, len);
+	if (!end)
+		return SRT_FILTER_CONTINUE;
+	if (truncated) {
+		call->status = 403;
+		snprintf(call->reason, sizeof(call->reason),
+			 "AWS SigV4 request uses a masked credential and its body is too large to hash for re-signing");
+		return SRT_FILTER_DENY;
+	}
+	srt__sha256_final(&r->sha, digest);
+	srt__sha256_hex(digest, sizeof(digest), hex);
+	sigv4_modes_of(st, &modes);
+	why[0] = '\0';
+	o = sigv4_resign_body(req->method, req->path, req->headers, &r->sigv4_keys.fake,
+			      &r->sigv4_keys.real, &modes, hex, why, sizeof(why));
+	if (o != SIGV4_RESIGNED) {
+		call->status = 403;
+		snprintf(call->reason, sizeof(call->reason), "%s", why[0] ? why :
+			 "AWS SigV4 request uses a masked credential but cannot be re-signed");
+		return SRT_FILTER_DENY;
+	}
+	cr_log(st, "credentials: AWS SigV4 request %s %s re-signed with the real key (body hashed)",
+	       req->method, req->host);
+	return SRT_FILTER_CONTINUE;
+}
+
 static enum srt_filter_verdict cr_head(void *state, struct srt_filter_request *req,
 				       struct srt_filter_call *call)
 {
 	struct cred_state *st = state;
 	unsigned long long n = 0;
+	struct aws_keys keys[8];
+	const struct aws_keys *aws;
 	struct cred_req *r;
 
 	if (!cred_transport_ok(st, req))
@@ -480,23 +612,32 @@ static enum srt_filter_verdict cr_head(void *state, struct srt_filter_request *r
 		cred_req_free(r);
 		return SRT_FILTER_CONTINUE;
 	}
-	if (aws_signed_with_mask(st, req)) {
-		cred_req_free(r);
-		call->status = 403;
-		snprintf(call->reason, sizeof(call->reason),
-			 "AWS SigV4 request uses a masked credential but cannot be re-signed by this srt's proxy; denied (its signature was made with the sentinel)");
-		return SRT_FILTER_DENY;
-	}
+	aws = aws_signed_with_mask(st, req, keys, 8);
 	if (cred_headers(r, req->headers, call->reason, sizeof(call->reason), &n) < 0) {
 		cred_req_free(r);
 		return SRT_FILTER_ERROR;
+	}
+	if (aws) {
+		/* after every other header edit: the new signature covers them */
+		enum srt_filter_verdict v = cr_sigv4(st, req, call, aws, r);
+
+		if (v != SRT_FILTER_CONTINUE || r->sigv4_body) {
+			if (v == SRT_FILTER_CONTINUE) {
+				cred_req_free(*call->data);
+				*call->data = r;
+			} else {
+				cred_req_free(r);
+			}
+			return v;
+		}
 	}
 	if (n)
 		cr_log(st, "credentials: %llu sentinel(s) replaced in the headers of %s %s", n,
 		       req->method, req->host);
 	/* a body that may hold sentinels goes through the rewriting hook;
 	 * an encoded (compressed) one cannot show them */
-	if (req->content_length != 0 && !req->headers->get(req->headers, "content-encoding")) {
+	if (req->content_length != 0 && !req->headers->get(req->headers, "content-encoding") &&
+	    !r->sigv4_payload_signed) {
 		if (subst_stream_init(&r->stream, r->pairs, r->n) < 0) {
 			cred_req_free(r);
 			snprintf(call->reason, sizeof(call->reason), "credentials: out of memory");
@@ -554,6 +695,7 @@ __attribute__((visibility("default"))) const struct srt_filter srt_filter_entry 
 	.create = cr_create,
 	.destroy = cr_destroy,
 	.request_head = cr_head,
+	.request_body = cr_sigv4_body,
 	.finish = cr_finish,
 	.rewrite_body = cr_body,
 };

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <srt/filter.h>
 
+#include "sha256.h"
+#include "sigv4.h"
 #include "subst.h"
 
 /* One sentinel and the real value it stands for, and where it may go. */
@@ -39,6 +41,13 @@ struct cred_req {
 	int streaming;     /* stream initialised */
 	struct subst_stream stream;
 	unsigned long long body_replaced;
+	/* SigV4 with a masked key */
+	int sigv4_payload_signed; /* the body must leave as it was hashed */
+	int sigv4_body;           /* its hash is being computed */
+	struct aws_keys_copy {
+		struct sigv4_key fake, real;
+	} sigv4_keys;
+	struct srt__sha256 sha;
 };
 
 int cred_parse(const char *config_json, struct cred_state **out, struct srt_filter_error *err);
