@@ -202,6 +202,34 @@ static void test_headers_and_body(void)
 	   "a request without a body asks for no rewriting");
 }
 
+/* A header name longer than any fixed buffer: its value is replaced under
+ * its own name (a cut name would leave the sentinel line and loop). */
+static void test_long_header_name(void)
+{
+	struct cred_state *st = NULL;
+	struct srt_filter_error err;
+	struct srt__fheaders fh;
+	struct cred_req *r;
+	char name[400], why[200];
+	unsigned long long n = 0;
+	const char *v;
+	int rc;
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	cred_parse(CFG, &st, &err);
+	r = cred_req_new(st, "api.example.com", 443);
+	srt__fheaders_init(&fh, 8192);
+	srt__fheaders_add(&fh, name, strlen(name), "tok fake_abcdefghij", 19);
+	rc = cred_headers(r, &fh.api, why, sizeof(why), &n);
+	v = fh.api.get(&fh.api, name);
+	ok(rc == 0 && n == 1 && fh.n == 1 && v && !strcmp(v, "tok real-abcdefghij"),
+	   "a 399-byte header name gets its value replaced, once (%d, %llu, %zu)", rc, n, fh.n);
+	srt__fheaders_release(&fh);
+	cred_req_free(r);
+	cred_free(st);
+}
+
 static cJSON *mask(const char *req)
 {
 	char *a = srt_credentials_mask(req);
@@ -303,6 +331,7 @@ int main(void)
 	TAP_RUN(test_subst_boundaries);
 	TAP_RUN(test_inject_hosts);
 	TAP_RUN(test_headers_and_body);
+	TAP_RUN(test_long_header_name);
 	TAP_RUN(test_sentinels);
 	TAP_RUN(test_extract);
 	TAP_RUN(test_jwt);

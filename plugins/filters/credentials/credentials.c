@@ -347,16 +347,16 @@ int cred_headers(const struct cred_req *r, struct srt_filter_headers *h, char *w
 	*total = 0;
 	for (i = 0; i < h->count(h); i++) {
 		const char *nm, *v;
-		char name[256];
 		unsigned long long k;
-		char *val;
+		char *val, *name;
 		int rc;
 
 		if (h->at(h, i, &nm, &v) || !has_sentinel(r, v) ||
 		    is_framing(nm))
 			continue;
-		snprintf(name, sizeof(name), "%s", nm);
-		if (!(val = joined(r, h, name, &k))) {
+		/* the name stays valid only until set(): a copy, whole */
+		if (!(name = strdup(nm)) || !(val = joined(r, h, name, &k))) {
+			free(name);
 			snprintf(why, why_len, "credentials: out of memory");
 			return -1;
 		}
@@ -364,9 +364,11 @@ int cred_headers(const struct cred_req *r, struct srt_filter_headers *h, char *w
 		srt__os_wipe(val, strlen(val));
 		free(val);
 		if (rc) {
-			snprintf(why, why_len, "credentials: the credential could not be put into header %s", name);
+			snprintf(why, why_len, "credentials: the credential could not be put into header %.100s", name);
+			free(name);
 			return -1;
 		}
+		free(name);
 		*total += k;
 		if (++rounds > SRT_FILTER_BODY_MAX) /* never: a real value holds no sentinel */
 			return -1;
