@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "child-env.h"
+#include "credentials.h"
 #include "loader.h"
 #include "paths.h"
 #include "proxies/proxy.h"
@@ -143,9 +144,14 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 	rc = git_safe_env(sb, &set);
 	if (!rc)
 		rc = srt__sandbox_tls_env(sb, &set);
+	/* masked variables: the sentinels replace the real values */
+	for (size_t i = 0; !rc && i < sb->cred_env.n; i++)
+		rc = srt__strv_push(&set, sb->cred_env.v[i]);
 	if (rc)
 		goto out;
 	rc = srt__env_build(environ, &set, out);
+	if (!rc)
+		srt__credentials_env_drop(sb, *out);
 out:
 	free(kv);
 	srt__strv_release(&set);

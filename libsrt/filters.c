@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "credentials.h"
 #include "filters.h"
 #include "loader.h"
 #include "proxies/filter-chain.h"
@@ -63,12 +64,17 @@ int srt__sandbox_load_filters(struct srt_sandbox *sb, struct srt_diag *diag)
 	size_t i;
 	int rc;
 
-	if (!sb->settings.n_filters)
+	if (!sb->settings.n_filters && !sb->settings.has_credentials)
 		return SRT_OK;
-	sb->filter_modules = calloc(sb->settings.n_filters, sizeof(*sb->filter_modules));
+	/* one more for the credentials module */
+	sb->filter_modules = calloc(sb->settings.n_filters + 1, sizeof(*sb->filter_modules));
 	if (!sb->filter_modules)
 		return srt_diag_set(diag, SRT_E_NOMEM, "network.filters", "out of memory");
 	if ((rc = ensure_chain(sb, diag)))
+		return rc;
+	/* first in the chain: it must see every request whichever filter
+	 * decides, and it only edits (never decides but to refuse) */
+	if ((rc = srt__sandbox_load_credentials(sb, diag)))
 		return rc;
 	for (i = 0; i < sb->settings.n_filters; i++)
 		if ((rc = load_one(sb, i, diag)))

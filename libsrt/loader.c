@@ -338,6 +338,11 @@ const char *srt__module_path(const struct srt__module *m)
 	return m->path;
 }
 
+void *srt__module_symbol(const struct srt__module *m, const char *name)
+{
+	return m && m->handle ? lt_dlsym(m->handle, name) : NULL;
+}
+
 void srt__module_free(struct srt__module *m)
 {
 	if (!m)

@@ -57,6 +57,9 @@ const char *srt__filter_dir(void);
  * with its own magic and ABI checked like every module's. */
 int srt__module_load_tls(struct srt__module **out, const struct srt__tls_module **vt,
 			 struct srt_diag *diag);
+/* A further symbol a loaded module exports (an internal interface such as
+ * the credentials module's masking, common/credmask.h), or NULL. */
+void *srt__module_symbol(const struct srt__module *m, const char *name);
 /* Unload; NULL-safe. */
 void srt__module_free(struct srt__module *m);
 

@@ -213,17 +213,10 @@ int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
 static int check_supported(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	const struct srt__settings *s = &sb->settings;
-	static const char fmt[] =
-		"\"%s\" is not supported yet by this srt; remove it from the settings (srt will not run with a rule it cannot enforce)";
-	const char *key = NULL;
 
-	/* network.tlsTerminate is enforced (libsrt/tls-setup.c); the
-	 * credentials (masking, injection, re-signing) are not yet */
-	if (s->has_credentials)
-		key = "credentials";
-	if (key)
-		return srt_diag_set(diag, SRT_E_UNSUPPORTED, key, fmt, key);
-
+	(void)diag;
+	/* network.tlsTerminate (libsrt/tls-setup.c) and credentials
+	 * (libsrt/credentials.c) are enforced: no key is refused here now */
 	/* macOS/Windows-only keys change nothing on this platform. */
 	if (s->allow_mach_lookup.n)
 		srt__sandbox_log(sb, 1, "network.allowMachLookup applies to macOS only; the Linux backends ignore it");
@@ -433,6 +426,8 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	srt__sandbox_free_filters(sb);
 	srt__ask_free(sb->ask); /* after the proxy, which watched it */
 	srt__sandbox_tls_free(sb);
+	srt__strv_release(&sb->cred_env);
+	srt__strv_release(&sb->cred_unset);
 	if (sb->proxy_dir)
 		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);

@@ -704,6 +704,9 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	rc = add_entries(&pol->deny_read, &s->deny_read, "filesystem.denyRead", 0,
 			 pol->cwd, pol->home, diag);
 	if (!rc)
+		rc = add_entries(&pol->deny_read, &s->cred_deny_read, "credentials.files", 0,
+				 pol->cwd, pol->home, diag);
+	if (!rc)
 		rc = add_entries(&pol->allow_read, &s->allow_read, "filesystem.allowRead", 0,
 				 pol->cwd, pol->home, diag);
 	if (!rc)

@@ -59,6 +59,11 @@ struct srt_sandbox {
 	struct srt__ask *ask;
 	/* network.tlsTerminate: the module, its context, and the directory
 	 * holding ca.crt and trust-bundle.crt (libsrt/tls-setup.c) */
+	/* credentials: what the command's environment gets instead of the
+	 * masked variables ("NAME=sentinel") and the names it loses
+	 * (libsrt/credentials.c) */
+	struct srt__strv cred_env;
+	struct srt__strv cred_unset;
 	struct srt__module *tls_module;
 	const struct srt__tls_module *tls;
 	struct srt__tls_ctx *tls_ctx;

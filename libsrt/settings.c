@@ -68,6 +68,7 @@ void srt__settings_release(struct srt__settings *s)
 	srt__strv_release(&s->tls_exclude_domains);
 	srt__strv_release(&s->tls_extra_ca_cert_paths);
 	srt__path_entries_release(&s->deny_read);
+	srt__path_entries_release(&s->cred_deny_read);
 	srt__path_entries_release(&s->allow_read);
 	srt__path_entries_release(&s->allow_write);
 	srt__strv_release(&s->allow_protected_names);

@@ -143,6 +143,11 @@ struct srt__settings {
 	size_t n_aws_pairs;
 	/* credentials.sigv4: "deny" | "passthrough", NULL = default "deny" */
 	char *sigv4_streaming, *sigv4_presigned, *sigv4_sigv4a;
+	/* Not read from the file: the credentials.files the sandbox may not
+	 * read (mode "deny", or an extract that matched nothing with
+	 * onExtractNoMatch "deny"), filled when the sandbox is created
+	 * (libsrt/credentials.c) and enforced like filesystem.denyRead. */
+	struct srt__path_entries cred_deny_read;
 };
 
 /* Built-in defaults: no network, reads unrestricted, writes only to

@@ -325,6 +325,17 @@ int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 /* The passage is over (the response was relayed, or the connection
  * closes): the filters' finish hooks. */
 void srt__filter_end(struct srt__conn *c);
+/* After the filters allowed a request and before its head is built: when
+ * a filter rewrites the body, *r's framing becomes what is sent (chunked
+ * when the length may change). 0, or -1 when the request was refused
+ * (the client has its answer). */
+int srt__filter_rewrite_plan(struct srt__conn *c, const struct srt__http_head *h,
+			     struct srt__http_request *r);
+/* A filter rewrites this request's body (planned above). */
+bool srt__filter_rewriting(const struct srt__conn *c);
+/* Relay the request body through the rewriting filter: 1 complete, 0
+ * wait, -1 failed (the caller closes the connection). */
+int srt__filter_relay_rewritten(struct srt__conn *c);
 
 /* ---- serve-ask.c: the lists' decision, and asking the application ---- */
 

@@ -93,6 +93,9 @@ struct srt__filter_txn {
 	struct srt__filter_outcome out;
 	int decided;
 	long long start_wall, start_mono;
+	/* the filter that rewrites the request body (ABI 1.3) */
+	size_t rewriter;
+	int rewrite; /* enum srt_filter_rewrite; NONE: nobody asked */
 };
 
 static long long mono_ms(void)
@@ -713,6 +716,22 @@ static enum srt__filter_step after_head(struct srt__filter_txn *t, size_t i,
 	return feed(t);
 }
 
+/* Filter i asked (call->rewrite) to rewrite the request body: only in a
+ * request-head hook, by a filter with the hook, one per request. */
+static int take_rewrite(struct srt__filter_txn *t, size_t i, const struct srt_filter_call *c)
+{
+	const struct entry *e = entry_at(t->ch, i);
+
+	if (t->rewrite || t->phase != PH_HEAD || !e->vt || !FILTER_HAS(e->vt, rewrite_body))
+		return -1;
+	if (c->rewrite != SRT_FILTER_REWRITE_SAME_LENGTH &&
+	    c->rewrite != SRT_FILTER_REWRITE_ANY_LENGTH)
+		return -1;
+	t->rewriter = i;
+	t->rewrite = c->rewrite;
+	return 0;
+}
+
 static enum srt__filter_step run(struct srt__filter_txn *t)
 {
 	enum srt_filter_verdict v;
@@ -739,6 +758,11 @@ static enum srt__filter_step run(struct srt__filter_txn *t)
 		if (stolen(t, pc))
 			return fail(t, i, SRT__FILTER_STATUS_ERROR,
 				    "completed a call it had not answered PENDING");
+		if (pc->call.rewrite && (v == SRT_FILTER_CONTINUE || v == SRT_FILTER_ALLOW) &&
+		    take_rewrite(t, i, &pc->call) < 0)
+			return fail(t, i, SRT__FILTER_STATUS_ERROR, "%s",
+				    t->rewrite ? "asked to rewrite a body another filter rewrites" :
+						 "asked to rewrite the body in a way it cannot");
 		if (v != SRT_FILTER_CONTINUE || (t->phase == PH_HEAD && pc->call.body_cap))
 			return after_head(t, i, v, pc);
 	}
@@ -844,6 +868,9 @@ static void resume(struct srt__filter_txn *t, struct pcall *pc)
 	pc->queued = 0;
 	if (v == SRT_FILTER_PENDING)
 		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "completed a call with PENDING");
+	else if (pc->call.rewrite)
+		/* a body rewrite is asked for at once, never by a completion */
+		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "asked to rewrite the body from a pending call");
 	else if ((v = settle(t, i, v, pc)) == SRT_FILTER_PENDING)
 		s = fail(t, i, SRT__FILTER_STATUS_ERROR, "answered PENDING from its completed hook");
 	else if (t->phase == PH_BODY) {
@@ -1046,6 +1073,22 @@ decided:
 	if (out)
 		*out = t->out;
 	return SRT__FILTER_DECIDED;
+}
+
+int srt__filter_txn_rewrite_mode(const struct srt__filter_txn *t)
+{
+	return t && t->decided && t->out.verdict == SRT_FILTER_ALLOW ? t->rewrite : 0;
+}
+
+int srt__filter_txn_rewrite(struct srt__filter_txn *t, const void *chunk, size_t len, int end,
+			    struct srt_filter_sink *out)
+{
+	const struct entry *e;
+
+	if (!srt__filter_txn_rewrite_mode(t))
+		return SRT_E_STATE;
+	e = entry_at(t->ch, t->rewriter);
+	return e->vt->rewrite_body(e->state, t->req, chunk, len, end, out, &t->data[t->rewriter]);
 }
 
 void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_summary *sum)

@@ -152,6 +152,13 @@ enum srt__filter_step srt__filter_txn_body(struct srt__filter_txn *t, const void
 /* The body bytes fed so far, and whether the end was fed. */
 const void *srt__filter_txn_held_body(const struct srt__filter_txn *t, size_t *len, int *end);
 
+/* The request was allowed and a filter asked to rewrite its body: its
+ * enum srt_filter_rewrite (SAME_LENGTH or ANY_LENGTH); 0 otherwise. */
+int srt__filter_txn_rewrite_mode(const struct srt__filter_txn *t);
+/* Hand that filter the next `len` content bytes (or the end) of the body;
+ * its replacement goes to `out`. SRT_OK or a negative srt_err. */
+int srt__filter_txn_rewrite(struct srt__filter_txn *t, const void *chunk, size_t len, int end,
+			    struct srt_filter_sink *out);
 /* Run the response-head hooks (synchronous): DECIDED with ALLOW (the
  * headers may have lost some lines) or DENY (send the denial instead). */
 enum srt__filter_step srt__filter_txn_response_head(struct srt__filter_txn *t,

@@ -52,6 +52,17 @@ struct srt__fstate {
 	bool body_end;            /* the end was shown */
 	bool continued;           /* 100 Continue sent to let the body come */
 	size_t held;              /* c->in's size counted in p->filter_held */
+	/* a filter rewrites the body as it goes upstream (ABI 1.3) */
+	int rw_mode;              /* enum srt_filter_rewrite; 0: not rewritten */
+	enum srt__http_body rw_in;
+	uint64_t rw_left;         /* SRT_BODY_LENGTH: content bytes still to come */
+	uint64_t rw_length;       /* SRT_BODY_LENGTH: the declared length */
+	uint64_t rw_out;          /* content bytes the filter wrote */
+	struct srt__chunked rw_chunk;
+	bool rw_chunked_out;      /* sent chunked (the length may change) */
+	bool rw_done;             /* the end was rewritten and queued */
+	struct srt_filter_sink sink;
+	struct srt__conn *conn;
 };
 
 /* The most raw body bytes held for the filters: their largest cap plus
@@ -621,5 +632,173 @@ void srt__filter_body(struct srt__conn *c)
 			srt__conn_close(c); /* a short body: nothing was forwarded */
 			return;
 		}
+	}
+}
+
+/* ------------------------------------------------ rewriting the body */
+
+bool srt__filter_rewriting(const struct srt__conn *c)
+{
+	return c->f && c->f->rw_mode;
+}
+
+int srt__filter_rewrite_plan(struct srt__conn *c, const struct srt__http_head *h,
+			     struct srt__http_request *r)
+{
+	struct srt__fstate *f = c->f;
+	int mode;
+
+	if (!f || !f->txn || !(mode = srt__filter_txn_rewrite_mode(f->txn)))
+		return 0;
+	if (r->body == SRT_BODY_NONE || (r->body == SRT_BODY_LENGTH && r->length == 0))
+		return 0; /* nothing to rewrite */
+	if (r->body != SRT_BODY_LENGTH && r->body != SRT_BODY_CHUNKED) {
+		refuse(c, SRT__FILTER_STATUS_ERROR, NULL, "a request body of unknown framing cannot be rewritten");
+		return -1;
+	}
+	f->rw_mode = mode;
+	f->rw_in = r->body;
+	f->rw_left = f->rw_length = r->body == SRT_BODY_LENGTH ? r->length : 0;
+	f->rw_out = 0;
+	f->rw_done = false;
+	srt__chunked_init(&f->rw_chunk);
+	/* the client's Content-Length stays true only when every byte is
+	 * replaced by one: otherwise the body goes chunked */
+	f->rw_chunked_out = !(mode == SRT_FILTER_REWRITE_SAME_LENGTH && r->body == SRT_BODY_LENGTH);
+	if (f->rw_chunked_out && h->minor == 0) {
+		refuse(c, 505, NULL, "a request body whose length changes needs HTTP/1.1 (chunked)");
+		return -1;
+	}
+	if (f->rw_chunked_out)
+		r->body = SRT_BODY_CHUNKED;
+	return 0;
+}
+
+static int sink_write(struct srt_filter_sink *sink, const void *p, size_t n)
+{
+	struct srt__fstate *f = sink->impl;
+	struct srt__conn *c = f->conn;
+	char size[24];
+	int k;
+
+	if (!n)
+		return SRT_OK;
+	if (f->rw_done)
+		return SRT_E_STATE;
+	if (!f->rw_chunked_out && f->rw_out + n > f->rw_length)
+		return SRT_E_LIMIT; /* more than the Content-Length the upstream was told */
+	f->rw_out += n;
+	if (!f->rw_chunked_out)
+		return srt__buf_add(&c->uout, p, n) < 0 ? SRT_E_NOMEM : SRT_OK;
+	k = snprintf(size, sizeof(size), "%zx\r\n", n);
+	if (srt__buf_add(&c->uout, size, (size_t)k) < 0 || srt__buf_add(&c->uout, p, n) < 0 ||
+	    srt__buf_add(&c->uout, "\r\n", 2) < 0)
+		return SRT_E_NOMEM;
+	return SRT_OK;
+}
+
+/* The next piece of body content at the front of c->in, consumed from it
+ * by the caller: 1 (*n bytes at *p, maybe 0, and *end), 0 read more, -1
+ * malformed. Chunk framing is eaten here. */
+static int rw_piece(struct srt__conn *c, const char **p, size_t *n, bool *end)
+{
+	struct srt__fstate *f = c->f;
+
+	*end = false;
+	*n = 0;
+	*p = c->in.p;
+	if (f->rw_in == SRT_BODY_LENGTH) {
+		if (!f->rw_left) {
+			*end = true;
+			return 1;
+		}
+		if (!c->in.len)
+			return 0;
+		*n = c->in.len < f->rw_left ? c->in.len : (size_t)f->rw_left;
+		f->rw_left -= *n;
+		*end = !f->rw_left;
+		return 1;
+	}
+	while (c->in.len) {
+		uint64_t left = srt__chunked_data_left(&f->rw_chunk);
+		bool done = false;
+
+		if (left) {
+			*n = c->in.len < left ? c->in.len : (size_t)left;
+			srt__chunked_skip(&f->rw_chunk, *n);
+			return 1;
+		}
+		/* framing: one byte at a time (sizes, CRLFs, trailers) */
+		if (srt__chunked_feed(&f->rw_chunk, c->in.p, 1, &done) != 1)
+			return -1;
+		srt__buf_consume(&c->in, 1);
+		c->moved_up++;
+		if (done) {
+			*end = true;
+			*p = c->in.p;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Hand one piece to the filter; at the end, close the body. */
+static int rw_step(struct srt__conn *c, const char *p, size_t n, bool end)
+{
+	struct srt__fstate *f = c->f;
+
+	if (n && srt__filter_txn_rewrite(f->txn, p, n, 0, &f->sink) < 0)
+		return -1;
+	if (n) {
+		srt__buf_consume(&c->in, n);
+		c->moved_up += n;
+	}
+	if (!end)
+		return 0;
+	if (srt__filter_txn_rewrite(f->txn, NULL, 0, 1, &f->sink) < 0)
+		return -1;
+	if (f->rw_chunked_out) {
+		if (srt__buf_add(&c->uout, "0\r\n\r\n", 5) < 0)
+			return -1;
+	} else if (f->rw_out != f->rw_length) {
+		return -1; /* the filter broke its word: never send a lying length */
+	}
+	f->rw_done = true;
+	return 0;
+}
+
+int srt__filter_relay_rewritten(struct srt__conn *c)
+{
+	struct srt__fstate *f = c->f;
+
+	if (!f || !f->rw_mode)
+		return -1;
+	f->conn = c;
+	f->sink.size = sizeof(f->sink);
+	f->sink.write = sink_write;
+	f->sink.impl = f;
+	for (;;) {
+		const char *p;
+		size_t n;
+		bool end;
+		int rc = srt__io_flush(c->uio, &c->uout, &c->uout_off);
+
+		if (rc <= 0)
+			return rc; /* wait for the upstream, or failed */
+		if (f->rw_done)
+			return 1;
+		rc = rw_piece(c, &p, &n, &end);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			if (rw_step(c, p, n, end) < 0)
+				return -1;
+			continue;
+		}
+		rc = srt__io_fill(c->cio, &c->cs, &c->in, SRT_BODY_BUF);
+		if (rc == SRT_FILL_AGAIN)
+			return 0;
+		if (rc != SRT_FILL_DATA && rc != SRT_FILL_FULL)
+			return -1; /* a short body: the upstream never sees its end */
 	}
 }

@@ -198,6 +198,8 @@ void srt__serve_http_head(struct srt__conn *c)
 	if (srt__filter_request(c, h, &r, r.origin_target, r.origin_target_len, (size_t)len) !=
 	    SRT__FILTER_GO)
 		goto out;
+	if (srt__filter_rewrite_plan(c, h, &r) < 0)
+		goto out;
 	if (srt__choose_route(c, true) < 0) {
 		srt__conn_close(c);
 		goto out;
@@ -339,8 +341,16 @@ static bool relay_body(struct srt__conn *c, bool request)
 
 void srt__serve_http_reqbody(struct srt__conn *c)
 {
-	if (!relay_body(c, true))
+	if (srt__filter_rewriting(c)) {
+		int rc = srt__filter_relay_rewritten(c);
+
+		if (rc < 0)
+			srt__conn_close(c);
+		if (rc <= 0)
+			return;
+	} else if (!relay_body(c, true)) {
 		return;
+	}
 	/* flush the 100 Continue or anything queued for the client later */
 	c->phase = SRT_PH_HTTP_RESPHEAD;
 	srt__chunked_init(&c->chunk);

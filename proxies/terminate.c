@@ -304,6 +304,8 @@ void srt__tls_serve_head(struct srt__conn *c)
 	if (srt__filter_request(c, h, &r, r.origin_target, r.origin_target_len, (size_t)len) !=
 	    SRT__FILTER_GO)
 		goto out;
+	if (srt__filter_rewrite_plan(c, h, &r) < 0)
+		goto out;
 	srt__buf_free(&c->uout);
 	c->uout_off = 0;
 	if (srt__buf_reserve(&c->uout, (size_t)len + 1024) < 0)

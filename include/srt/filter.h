@@ -64,7 +64,8 @@
  * struct the core hands a module starts with its own size, so a module of
  * a newer minor can tell which fields an older core filled.
  *
- * History: 1.0 hdr .. finish; 1.1 cancel; 1.2 completed. */
+ * History: 1.0 hdr .. finish; 1.1 cancel; 1.2 completed; 1.3 rewrite_body
+ * (with srt_filter_call.rewrite and struct srt_filter_sink). */
 #ifndef SRT_FILTER_H
 #define SRT_FILTER_H
 
@@ -78,7 +79,7 @@ extern "C" {
 #endif
 
 #define SRT_FILTER_ABI_MAJOR 1
-#define SRT_FILTER_ABI_MINOR 2
+#define SRT_FILTER_ABI_MINOR 3
 
 enum srt_filter_verdict {
 	SRT_FILTER_CONTINUE = 0,
@@ -114,6 +115,27 @@ struct srt_filter_headers {
 	 * SRT_E_LIMIT (the head would grow past the proxy's limit),
 	 * SRT_E_NOMEM. */
 	int (*set)(struct srt_filter_headers *h, const char *name, const char *value);
+	void *impl; /* the proxy's */
+};
+
+/* ABI 1.3: how a filter that rewrites a request body says what its
+ * rewriting does to the body's length (srt_filter_call.rewrite). */
+enum srt_filter_rewrite {
+	SRT_FILTER_REWRITE_NONE = 0,
+	/* every byte in gives exactly one byte out over the whole body: a
+	 * Content-Length the client sent stays true and is kept */
+	SRT_FILTER_REWRITE_SAME_LENGTH = 1,
+	/* the length may change: the proxy sends the body chunked (the
+	 * Content-Length header is replaced by Transfer-Encoding: chunked) */
+	SRT_FILTER_REWRITE_ANY_LENGTH = 2,
+};
+
+/* ABI 1.3: where a body-rewriting filter writes what replaces the bytes
+ * it was given (implemented by the proxy). write() answers SRT_OK or a
+ * negative srt_err (the request then fails). */
+struct srt_filter_sink {
+	size_t size;
+	int (*write)(struct srt_filter_sink *sink, const void *p, size_t n);
 	void *impl; /* the proxy's */
 };
 
@@ -184,6 +206,13 @@ struct srt_filter_call {
 	 * PENDING. */
 	void (*complete)(struct srt_filter_call *call, enum srt_filter_verdict verdict);
 	void *priv; /* the core's */
+	/* ABI 1.3. Request-head hook only, answered at once (not PENDING)
+	 * with CONTINUE or ALLOW: an enum srt_filter_rewrite other than NONE
+	 * asks that the request body (its content, any chunked coding
+	 * removed) reach the upstream through the filter's rewrite_body
+	 * hook. At most one filter of a chain may ask per request (a second
+	 * is an ERROR); a filter without that hook that asks is an ERROR. */
+	int rewrite;
 };
 
 /* What the core offers a filter for its whole life (create .. destroy). */
@@ -312,6 +341,19 @@ struct srt_filter {
 	enum srt_filter_verdict (*completed)(void *state, struct srt_filter_request *req,
 					     enum srt_filter_verdict verdict,
 					     struct srt_filter_call *call);
+
+	/* ABI 1.3. The body of a request whose head hook set call->rewrite:
+	 * the content as it streams from the client, `len` > 0 each call,
+	 * then one call with `end` set (len may be 0), after the chain
+	 * allowed the request. The filter writes its replacement to `out`
+	 * (it may hold bytes back across calls and must write the rest when
+	 * `end` is set); under SRT_FILTER_REWRITE_SAME_LENGTH the total
+	 * written must equal the total given. `data` is the filter's
+	 * per-request pointer. SRT_OK, or a negative srt_err: the proxy then
+	 * closes the request without sending the rest (the upstream sees a
+	 * short body, never unrewritten bytes). Optional. */
+	int (*rewrite_body)(void *state, struct srt_filter_request *req, const void *chunk,
+			    size_t len, int end, struct srt_filter_sink *out, void **data);
 };
 
 #ifdef __cplusplus

@@ -10,7 +10,7 @@
 set -eu
 
 usage() {
-	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls seatbelt decider]" >&2
+	echo "usage: $0 OUTDIR [settings-json settings-yaml domain http socks auth tls seatbelt decider subst]" >&2
 	exit 2
 }
 
@@ -83,7 +83,7 @@ build() {
 	"$cc" $base $extra -o "$out/fuzz-$name" $srcs $libs
 }
 
-all="settings-json settings-yaml domain http socks auth tls seatbelt decider"
+all="settings-json settings-yaml domain http socks auth tls seatbelt decider subst"
 [ $# -gt 0 ] && all="$*"
 for h in $all; do
 	case $h in
@@ -110,6 +110,8 @@ for h in $all; do
 	decider)
 		build decider "" "" tests/fuzz/fuzz-decider.c proxies/decider.c proxies/auth.c \
 			common/platform-linux.c ;;
+	subst)
+		build subst "" "" tests/fuzz/fuzz-subst.c plugins/filters/credentials/subst.c ;;
 	*)
 		echo "build.sh: unknown harness '$h'" >&2
 		usage ;;

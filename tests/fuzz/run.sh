@@ -13,7 +13,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 secs=${1:-${FUZZ_SECONDS:-30}}
-harnesses="settings-json settings-yaml domain http socks auth tls seatbelt decider"
+harnesses="settings-json settings-yaml domain http socks auth tls seatbelt decider subst"
 cc=${CLANG:-clang}
 
 case $secs in

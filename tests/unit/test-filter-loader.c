@@ -129,6 +129,45 @@ static void test_older_minor(void)
 	srt__module_free(m);
 }
 
+/* A module built for 1.2 (before rewrite_body) loads, runs, and its
+ * requests are never body-rewritten: the slot past its size is absent. */
+static void test_minor_1_2(void)
+{
+	struct srt_filter_conn conn = { sizeof(conn), "example.com", 443, NULL, "https", NULL, 1 };
+	struct srt_filter_request r = { sizeof(r), &conn, "POST", "http://example.com/",
+					"example.com", 443, "/", 10, NULL, 1 };
+	struct srt__filter_chain *ch = NULL;
+	struct srt__filter_outcome o;
+	struct srt__filter_txn *t;
+	struct srt_filter_error err;
+	struct srt__module *m;
+	const struct srt_filter *vt = NULL;
+	struct srt__fheaders fh;
+	struct logged l = { 0 };
+	struct srt_diag d;
+
+	ok(load("fake_filter_abi_1_2", &m, &vt, &d) == SRT_OK,
+	   "a filter built for ABI %d.2 loads (%s)", SRT_FILTER_ABI_MAJOR, d.message);
+	if (!vt)
+		return;
+	ok(vt->hdr.abi_minor == 2 && vt->hdr.size == offsetof(struct srt_filter, rewrite_body),
+	   "its struct ends where the 1.3 rewrite_body slot begins (size %u)", (unsigned)vt->hdr.size);
+	srt__fheaders_init(&fh, 4096);
+	r.headers = &fh.api;
+	srt__filter_chain_new(0, on_log, &l, &ch);
+	ok(srt__filter_chain_add(ch, vt, "old", NULL, &err) == SRT_OK, "it is created");
+	t = srt__filter_txn_new(ch, &conn);
+	ok(srt__filter_txn_request_head(t, &r, on_done, NULL, &o) == SRT__FILTER_DECIDED &&
+	   o.verdict == SRT_FILTER_ALLOW, "its request-head hook runs and the request is allowed");
+	ok(srt__filter_txn_rewrite_mode(t) == 0 &&
+	   srt__filter_txn_rewrite(t, "0123456789", 10, 1, NULL) == SRT_E_STATE && l.past == 0,
+	   "its body is not rewritten: the slot past its size reads as absent, never called");
+	srt__filter_txn_finish(t, NULL);
+	srt__filter_chain_free(ch);
+	srt__fheaders_release(&fh);
+	srt__module_free(m);
+}
+
 static void test_good_and_config_error(void)
 {
 	struct srt__filter_chain *ch = NULL;
@@ -174,6 +213,7 @@ int main(void)
 	TAP_RUN(test_wrong_modules);
 	TAP_RUN(test_header_check_shared);
 	TAP_RUN(test_older_minor);
+	TAP_RUN(test_minor_1_2);
 	TAP_RUN(test_good_and_config_error);
 	TAP_RUN(test_names);
 	return tap_done();
