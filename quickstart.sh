@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 # to build: the toolchain, autotools and the libraries srt links; to run:
 # bubblewrap (the linux-bwrap backend starts it)
 PKGS="build-essential autoconf automake libtool pkg-config
-      libcjson-dev libyaml-dev libseccomp-dev libmbedtls-dev libc-ares-dev libltdl-dev
+      libcjson-dev libyaml-dev libseccomp-dev libmbedtls-dev libc-ares-dev libltdl-dev libpcre2-dev
       bubblewrap"
 
 # the demo: a sandboxed `cat` of ~/.ssh/id_rsa (a fake HOME) is refused
