@@ -1057,7 +1057,8 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 }
 
 /* Would the caller's operand (dirarg, patharg) reach a denied name, read
- * by the kernel now? 1 with where in out, 0 no, -1 cannot tell. */
+ * by the kernel now? 1 with where in out (2: nothing is there now), 0 no,
+ * -1 cannot tell. */
 static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg, int patharg,
 			  int follow, char *out, size_t outlen)
 {
@@ -1070,7 +1071,7 @@ static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *re
 	rc = resolve_for(m, req, dirarg, rel, follow, out, outlen);
 	if (rc < 0)
 		return -1;
-	return srt__monitor_denied(m, out, 0);
+	return srt__monitor_denied(m, out, 0) ? 1 + rc : 0;
 }
 
 /* The file mapped at addr in pid, from /proc/<pid>/maps, into out; 0 or -1. */
@@ -1237,7 +1238,7 @@ static int refuse_denied(struct srt__monitor *m, const struct seccomp_notif *req
 			 const struct srt__observed_syscall *s)
 {
 	char where[PATH_MAX * 2];
-	int i, hit = 0;
+	int i, hit = 0, err = EACCES;
 
 	if (s->kind == SRT_OBS_OPEN) {
 		uint32_t fl = (uint32_t)req->data.args[(int)s->flags_arg];
@@ -1246,22 +1247,31 @@ static int refuse_denied(struct srt__monitor *m, const struct seccomp_notif *req
 		if ((fl & O_ACCMODE) == O_WRONLY && !(fl & O_PATH))
 			return 0;
 		hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], !(fl & O_NOFOLLOW), where,
-				     sizeof(where)) == 1;
+				     sizeof(where));
+		/* nothing there: the kernel's own answer (the cover of a
+		 * missing denied name refuses to create it) */
+		if (hit == 2 && !(fl & O_CREAT))
+			err = ENOENT;
 	} else if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link")) {
 		/* the table names the new link; the existing name is first
 		 * (linkat(..., AT_SYMLINK_FOLLOW) links what a link there names) */
 		int at = s->name[4] == 'a';
 		int follow = at && ((uint32_t)req->data.args[4] & AT_SYMLINK_FOLLOW);
 
-		hit = reaches_denied(m, req, at ? 0 : -1, at ? 1 : 0, follow, where, sizeof(where)) == 1 ||
-		      reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, where, sizeof(where)) == 1;
+		hit = reaches_denied(m, req, at ? 0 : -1, at ? 1 : 0, follow, where, sizeof(where));
+		if (hit == 2)
+			err = ENOENT;
+		if (hit <= 0)
+			hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, where, sizeof(where));
 	} else if (!strncmp(s->name, "rename", 6)) {
-		for (i = 0; i < 2 && !hit; i++)
-			hit = reaches_denied(m, req, s->at[i][0], s->at[i][1], 0, where, sizeof(where)) == 1;
+		for (i = 0; i < 2 && hit <= 0; i++)
+			hit = reaches_denied(m, req, s->at[i][0], s->at[i][1], 0, where, sizeof(where));
+		if (hit == 2 && i == 1)
+			err = ENOENT;
 	}
-	if (!hit)
+	if (hit <= 0)
 		return 0;
-	if (reply(m, req->id, -EACCES, 0) != 0)
+	if (reply(m, req->id, -err, 0) != 0)
 		return 1;
 	srt__monitor_event(m, s->name, where);
 	return 1;
