@@ -36,6 +36,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 
 #include "backends/linux-bwrap/init/monitor.h"
@@ -43,6 +44,9 @@
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef F_SEAL_WRITE
 #define F_SEAL_WRITE 0x0008
 #endif
@@ -721,20 +725,32 @@ static int exists_for(struct srt__monitor *m, const struct seccomp_notif *req, c
 	return fstatat(AT_FDCWD, full, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+static int operand_path_of(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			   const char *rel, char *out, size_t outlen);
+
 static int operand_path(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
 			int patharg, char *out, size_t outlen)
 {
-	char rel[PATH_MAX], base[PATH_MAX + 1], link[64];
+	char rel[PATH_MAX];
 	uint64_t addr = req->data.args[patharg];
-	ssize_t n;
-	long ppid;
-	int dirfd;
 
 	if (addr == 0) {
 		rel[0] = '\0'; /* utimensat(fd, NULL, ...): the descriptor itself */
 	} else if (read_string((pid_t)req->pid, addr, rel, sizeof(rel)) < 0) {
 		return -1;
 	}
+	return operand_path_of(m, req, dirarg, rel, out, outlen);
+}
+
+/* The same, with the path already read into rel. */
+static int operand_path_of(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			   const char *rel, char *out, size_t outlen)
+{
+	char base[PATH_MAX + 1], link[64];
+	ssize_t n;
+	long ppid;
+	int dirfd;
+
 	if (rel[0] == '/')
 		return srt__monitor_join("/", rel, out, outlen) < 0 ? -1 : 0;
 	ppid = proc_pid(m, (pid_t)req->pid);
@@ -1056,6 +1072,57 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 	return rc;
 }
 
+/* The common case in one call: a path with no ".." whose resolution
+ * meets no symbolic link it follows (RESOLVE_NO_SYMLINKS, from the
+ * caller's root) is where its lexical spelling says. 0: out is its path; 1: its
+ * last component is missing (no link before it either); -EAGAIN: take the
+ * walk above (a link, "..", or anything unexpected). */
+static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			 const char *rel, int follow, char *out, size_t outlen)
+{
+	static const char gone[] = " (deleted)";
+	struct open_how how;
+	char self[64];
+	const char *p;
+	long ppid;
+	int root, fd, err;
+
+	if (!*rel)
+		return -EAGAIN;
+	for (p = rel; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == rel || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return -EAGAIN;
+	if (operand_path_of(m, req, dirarg, rel, out, outlen) != 0)
+		return -EAGAIN;
+	if (strstr(out, gone))
+		return -EAGAIN; /* a removed cwd or descriptor */
+	ppid = proc_pid(m, (pid_t)req->pid);
+	if (ppid < 0)
+		return -EAGAIN;
+	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
+	root = open(self, O_PATH | O_CLOEXEC);
+	if (root < 0)
+		return -EAGAIN;
+	memset(&how, 0, sizeof(how));
+	/* a final link the caller follows is a link met (ELOOP); one it does
+	 * not follow is the object (O_PATH opens the link itself) */
+	how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, root, out, &how, sizeof(how));
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	close(root);
+	if (!err)
+		return 0;
+	if (err == ENOENT) {
+		/* missing from here on, and no link before: where the
+		 * missing part starts is what the kernel would look up */
+		return 1;
+	}
+	return -EAGAIN;
+}
+
 /* Would the caller's operand (dirarg, patharg) reach a denied name, read
  * by the kernel now? 1 with where in out (2: nothing is there now), 0 no,
  * -1 cannot tell. */
@@ -1068,7 +1135,9 @@ static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *re
 	if (req->data.args[patharg] == 0 ||
 	    read_string((pid_t)req->pid, req->data.args[patharg], rel, sizeof(rel)) < 0)
 		return -1;
-	rc = resolve_for(m, req, dirarg, rel, follow, out, outlen);
+	rc = quick_resolve(m, req, dirarg, rel, follow, out, outlen);
+	if (rc == -EAGAIN)
+		rc = resolve_for(m, req, dirarg, rel, follow, out, outlen);
 	if (rc < 0)
 		return -1;
 	return srt__monitor_denied(m, out, 0) ? 1 + rc : 0;
