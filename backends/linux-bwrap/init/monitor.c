@@ -9,6 +9,12 @@
  * use; another thread of the command can still change it between our read
  * and the kernel's (TOCTOU): the result is a diagnostic, never a decision.
  * The kernel enforces the filesystem policy (bwrap's mounts) on its own.
+ * The one decision here (refuse_denied: a read open, link or rename that
+ * reaches a denied name) only ever refuses; it costs one open of
+ * /proc/<pid>/root and one openat2 per read open, or a walk of the path
+ * (an openat and fstat per component) when the path has ".." or meets a
+ * link. The same TOCTOU applies: a call it lets through is run by the
+ * kernel on the bytes it reads again (see SECURITY.md).
  *
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
  * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
