@@ -11,9 +11,9 @@
  * The kernel enforces the filesystem policy (bwrap's mounts) on its own.
  * The one decision here (refuse_denied: a read open, link or rename that
  * reaches a denied name) only ever refuses; it costs one open of
- * /proc/<pid>/root and one openat2 per read open, or a walk of the path
- * (an openat and fstat per component) when the path has ".." or meets a
- * link. The same TOCTOU applies: a call it lets through is run by the
+ * /proc/<pid>/root and one openat2 per read open (which then skips the
+ * lexical classification), or a walk of the path (an openat and fstat per
+ * component) when the path has ".." or meets a link. The same TOCTOU applies: a call it lets through is run by the
  * kernel on the bytes it reads again (see SECURITY.md).
  *
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
@@ -1306,6 +1306,8 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
 
 /* Does the call read a file, or give it another name (link, rename),
  * through a denied name? Then it is refused with EACCES and reported (1).
+ * A plain read open that reaches none is answered here too (1, or -1 when
+ * the listener failed).
  * A call whose path cannot be resolved here is left to the kernel (0):
  * the cover refuses it, as it refuses everything but the moment after a
  * host's rename. */
@@ -1323,6 +1325,10 @@ static int refuse_denied(struct srt__monitor *m, const struct seccomp_notif *req
 			return 0;
 		hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], !(fl & O_NOFOLLOW), where,
 				     sizeof(where));
+		/* a plain read that reaches no denied name: nothing to report
+		 * either (the lexical check below would read the path again) */
+		if (hit == 0 && !(fl & SRT_OPEN_WRITE_FLAGS))
+			return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
 		/* nothing there: the kernel's own answer (the cover of a
 		 * missing denied name refuses to create it) */
 		if (hit == 2 && !(fl & O_CREAT))
@@ -1414,8 +1420,12 @@ int srt__monitor_handle(struct srt__monitor *m)
 
 	/* a read open, a link or a rename that reaches a denied name is
 	 * refused here, whether its cover is in place or not */
-	if ((m->flags & SRT_MONITOR_READS) && refuse_denied(m, req, s))
-		return 0;
+	if (m->flags & SRT_MONITOR_READS) {
+		int done = refuse_denied(m, req, s);
+
+		if (done)
+			return done > 0 ? 0 : -1;
+	}
 	/* any other file syscall goes on unchanged, whatever we find */
 	if (s->kind == SRT_OBS_OPEN)
 		write = ((uint32_t)req->data.args[(int)s->flags_arg] & SRT_OPEN_WRITE_FLAGS) != 0;
