@@ -9,6 +9,12 @@
  * use; another thread of the command can still change it between our read
  * and the kernel's (TOCTOU): the result is a diagnostic, never a decision.
  * The kernel enforces the filesystem policy (bwrap's mounts) on its own.
+ * The one decision here (refuse_denied: a read open, link or rename that
+ * reaches a denied name) only ever refuses; it costs one open of
+ * /proc/<pid>/root and one openat2 per read open (which then skips the
+ * lexical classification), or a walk of the path (an openat and fstat per
+ * component) when the path has ".." or meets a link. The same TOCTOU applies: a call it lets through is run by the
+ * kernel on the bytes it reads again (see SECURITY.md).
  *
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
  * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
@@ -31,10 +37,12 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 
 #include "backends/linux-bwrap/init/monitor.h"
@@ -42,6 +50,9 @@
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef F_SEAL_WRITE
 #define F_SEAL_WRITE 0x0008
 #endif
@@ -720,20 +731,32 @@ static int exists_for(struct srt__monitor *m, const struct seccomp_notif *req, c
 	return fstatat(AT_FDCWD, full, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+static int operand_path_of(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			   const char *rel, char *out, size_t outlen);
+
 static int operand_path(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
 			int patharg, char *out, size_t outlen)
 {
-	char rel[PATH_MAX], base[PATH_MAX + 1], link[64];
+	char rel[PATH_MAX];
 	uint64_t addr = req->data.args[patharg];
-	ssize_t n;
-	long ppid;
-	int dirfd;
 
 	if (addr == 0) {
 		rel[0] = '\0'; /* utimensat(fd, NULL, ...): the descriptor itself */
 	} else if (read_string((pid_t)req->pid, addr, rel, sizeof(rel)) < 0) {
 		return -1;
 	}
+	return operand_path_of(m, req, dirarg, rel, out, outlen);
+}
+
+/* The same, with the path already read into rel. */
+static int operand_path_of(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			   const char *rel, char *out, size_t outlen)
+{
+	char base[PATH_MAX + 1], link[64];
+	ssize_t n;
+	long ppid;
+	int dirfd;
+
 	if (rel[0] == '/')
 		return srt__monitor_join("/", rel, out, outlen) < 0 ? -1 : 0;
 	ppid = proc_pid(m, (pid_t)req->pid);
@@ -751,6 +774,379 @@ static int operand_path(struct srt__monitor *m, const struct seccomp_notif *req,
 		return -1; /* gone, or not a path (pipe:[...], anon_inode:...) */
 	base[n] = '\0';
 	return srt__monitor_join(base, rel, out, outlen) < 0 ? -1 : 0;
+}
+
+/* ---- resolving a path as the caller would ---------------------------------
+ *
+ * A denied file is covered by a mount on its name, and a host that renames
+ * a new file over the name drops that cover until the watcher (watch.h)
+ * mounts it again: for that moment the kernel would let the command read
+ * the new file. So a read open (and a link or rename) whose path reaches a
+ * denied name is refused here, before the kernel runs it, whatever the
+ * cover's state. The path is resolved component by component from the
+ * caller's own root and cwd (or descriptor), in its mount namespace
+ * (/proc/<pid>/root, cwd, fd/<n>), following symbolic links as the kernel
+ * would, so a link the command made to the name, "..", or its directory
+ * descriptor lead to the same verdict. Its procfs's "self" and
+ * "thread-self" are the caller's (the kernel would resolve them to us, who
+ * are not in its pid namespace), and magic links there (cwd, root, fd/N)
+ * are followed by the kernel for us. */
+
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+#define WALK_HOPS 40
+
+/* The caller's thread group and thread numbers in its own pid namespace
+ * (the last of /proc/<ppid>/status's NStgid and NSpid); 0 or -1. */
+static int caller_ns_ids(long ppid, long *tgid, long *tid)
+{
+	char path[64], buf[4096];
+	const char *keys[2] = { "\nNStgid:", "\nNSpid:" };
+	long *out[2] = { tgid, tid };
+	ssize_t n;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", ppid);
+	n = srt__read_small_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		const char *q = strstr(buf, keys[i]);
+		char *end;
+		long v = -1;
+
+		if (!q)
+			return -1;
+		q += strlen(keys[i]);
+		for (;;) {
+			long x = strtol(q, &end, 10);
+
+			if (end == q)
+				break;
+			v = x;
+			q = end;
+		}
+		if (v <= 0)
+			return -1;
+		*out[i] = v;
+	}
+	return 0;
+}
+
+/* Is fd the root of a procfs? */
+static int proc_root(int fd)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC && fstat(fd, &st) == 0 &&
+	       st.st_ino == 1;
+}
+
+static int same_inode(int a, int b)
+{
+	struct stat x, y;
+
+	return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Replace the first n bytes of rest (len bytes used, cap in all) with
+ * with (wlen bytes) followed by a "/". -ENAMETOOLONG when it cannot fit. */
+static int splice_rest(char *rest, size_t *len, size_t cap, size_t n, const char *with, size_t wlen)
+{
+	if (*len - n + wlen + 2 > cap)
+		return -ENAMETOOLONG;
+	memmove(rest + wlen + 1, rest + n, *len - n + 1);
+	memcpy(rest, with, wlen);
+	rest[wlen] = '/';
+	*len = *len - n + wlen + 1;
+	return 0;
+}
+
+static void swap_fd(int *cur, int nfd)
+{
+	close(*cur);
+	*cur = nfd;
+}
+
+/* The path of fd in the caller's view, into out; 0 or -1. d_path marks a
+ * file or directory removed since it was opened with " (deleted)": that
+ * is dropped, so a name replaced under us is judged by the name it had. */
+static int fd_path(int fd, char *out, size_t outlen)
+{
+	static const char gone[] = " (deleted)";
+	char self[64];
+	ssize_t n;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	n = readlink(self, out, outlen - 1);
+	if (n <= 0 || out[0] != '/')
+		return -1;
+	out[n] = '\0';
+	if ((size_t)n > sizeof(gone) - 1 && !strcmp(out + n - (sizeof(gone) - 1), gone))
+		out[n - (sizeof(gone) - 1)] = '\0';
+	return 0;
+}
+
+/* The real path, in the caller's view, of what path names for the caller
+ * (dirarg: the argument holding its directory descriptor, -1: its cwd),
+ * following a final symbolic link when follow. 0: real is the object's
+ * path; 1: the last component does not exist, real is where it would be;
+ * or -errno when it cannot be resolved. */
+static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+		       const char *path, int follow, char *real, size_t reallen)
+{
+	char rest[PATH_MAX * 2 + 2], link[PATH_MAX + 1], self[64];
+	long ppid = proc_pid(m, (pid_t)req->pid), tgid = 0, tid = 0;
+	int root, cur, parent = -1, hops = 0, rc = 0, dirfd;
+	char lastname[NAME_MAX + 1] = "";
+	size_t len = strlen(path);
+	ssize_t n;
+
+	if (ppid < 0)
+		return -ESRCH;
+	if (len == 0)
+		return -ENOENT;
+	if (len >= sizeof(rest))
+		return -ENAMETOOLONG;
+	memcpy(rest, path, len + 1);
+	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
+	root = open(self, O_PATH | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	dirfd = dirarg < 0 ? AT_FDCWD : (int)(int32_t)req->data.args[dirarg];
+	if (path[0] == '/')
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", root);
+	else if (dirfd == AT_FDCWD)
+		snprintf(self, sizeof(self), "/proc/%ld/cwd", ppid);
+	else if (dirfd >= 0)
+		snprintf(self, sizeof(self), "/proc/%ld/fd/%d", ppid, dirfd);
+	else {
+		close(root);
+		return -EBADF;
+	}
+	cur = open(self, O_PATH | O_CLOEXEC);
+	if (cur < 0) {
+		rc = -errno;
+		close(root);
+		return rc;
+	}
+	for (;;) {
+		char *p = rest, *comp, *e;
+		size_t cl;
+		int last, nfd;
+		struct stat st;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		e = strchrnul(p, '/');
+		cl = (size_t)(e - p);
+		last = e[strspn(e, "/")] == '\0';
+		if (cl >= NAME_MAX + 1) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		{
+			char name[NAME_MAX + 1];
+			size_t used = (size_t)(e - rest);
+
+			memcpy(name, comp, cl);
+			name[cl] = '\0';
+			/* drop the component from rest: what is left is after it */
+			memmove(rest, rest + used, len - used + 1);
+			len -= used;
+			if (!strcmp(name, "."))
+				continue;
+			if (!strcmp(name, "..")) {
+				if (same_inode(cur, root))
+					continue; /* the caller's root is its top */
+				nfd = openat(cur, "..", O_PATH | O_CLOEXEC);
+				if (nfd < 0) {
+					rc = -errno;
+					break;
+				}
+				swap_fd(&cur, nfd);
+				continue;
+			}
+			if ((!strcmp(name, "self") || !strcmp(name, "thread-self")) && proc_root(cur)) {
+				char with[64];
+				int wl;
+
+				if (!tgid && caller_ns_ids(ppid, &tgid, &tid) != 0) {
+					rc = -ESRCH;
+					break;
+				}
+				wl = name[0] == 's' ? snprintf(with, sizeof(with), "%ld", tgid)
+						    : snprintf(with, sizeof(with), "%ld/task/%ld", tgid, tid);
+				if ((rc = splice_rest(rest, &len, sizeof(rest), 0, with, (size_t)wl)) != 0)
+					break;
+				continue;
+			}
+			nfd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (nfd < 0) {
+				rc = -errno;
+				if (rc == -ENOENT && last) {
+					/* missing: judged by where it would be */
+					parent = cur;
+					cur = -1;
+					snprintf(lastname, sizeof(lastname), "%s", name);
+					rc = 1;
+				}
+				break;
+			}
+			if (fstat(nfd, &st) != 0) {
+				rc = -errno;
+				close(nfd);
+				break;
+			}
+			if (!S_ISLNK(st.st_mode) || (last && !follow && !(e[0] == '/'))) {
+				if (!last && !S_ISDIR(st.st_mode)) {
+					rc = -ENOTDIR;
+					close(nfd);
+					break;
+				}
+				if (last) {
+					/* judged by its directory's path and its name: the
+					 * object's own path is not stable (a cover the
+					 * host's rename detaches reads "/", a replaced
+					 * file "... (deleted)") */
+					parent = cur;
+					cur = nfd;
+					snprintf(lastname, sizeof(lastname), "%s", name);
+					continue;
+				}
+				swap_fd(&cur, nfd);
+				continue;
+			}
+			if (++hops > WALK_HOPS) {
+				rc = -ELOOP;
+				close(nfd);
+				break;
+			}
+			n = readlinkat(nfd, "", link, sizeof(link) - 1);
+			{
+				struct statfs sf;
+				int procfs = fstatfs(nfd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+
+				close(nfd);
+				if (n < 0 && !procfs) {
+					rc = -errno;
+					break;
+				}
+				if (procfs && (n <= 0 || link[0] == '/' || memchr(link, ':', (size_t)n))) {
+					/* a magic link (cwd, root, exe, fd/N): the kernel
+					 * follows it for us, to the object itself */
+					nfd = openat(cur, name, O_PATH | O_CLOEXEC);
+					if (nfd < 0) {
+						rc = -errno;
+						break;
+					}
+					swap_fd(&cur, nfd);
+					continue;
+				}
+			}
+			link[n] = '\0';
+			if (link[0] == '/') {
+				nfd = fcntl(root, F_DUPFD_CLOEXEC, 3);
+				if (nfd < 0) {
+					rc = -errno;
+					break;
+				}
+				swap_fd(&cur, nfd);
+			}
+			if ((rc = splice_rest(rest, &len, sizeof(rest), 0, link, (size_t)n)) != 0)
+				break;
+		}
+	}
+	if (rc >= 0 && parent >= 0) {
+		if (fd_path(parent, link, sizeof(link)) != 0)
+			rc = -ENOENT;
+		else if ((size_t)snprintf(real, reallen, "%s%s%s", link, link[1] ? "/" : "", lastname) >= reallen)
+			rc = -ENAMETOOLONG;
+	} else if (rc == 0 && fd_path(cur, real, reallen) != 0) {
+		rc = -ENOENT;
+	}
+	if (parent >= 0)
+		close(parent);
+	if (cur >= 0)
+		close(cur);
+	close(root);
+	return rc;
+}
+
+/* The common case in one call: a path with no ".." whose resolution
+ * meets no symbolic link it follows (RESOLVE_NO_SYMLINKS, from the
+ * caller's root) is where its lexical spelling says. 0: out is its path; 1: its
+ * last component is missing (no link before it either); -EAGAIN: take the
+ * walk above (a link, "..", or anything unexpected). */
+static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			 const char *rel, int follow, char *out, size_t outlen)
+{
+	static const char gone[] = " (deleted)";
+	struct open_how how;
+	char self[64];
+	const char *p;
+	long ppid;
+	int root, fd, err;
+
+	if (!*rel)
+		return -EAGAIN;
+	for (p = rel; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == rel || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return -EAGAIN;
+	if (operand_path_of(m, req, dirarg, rel, out, outlen) != 0)
+		return -EAGAIN;
+	if (strstr(out, gone))
+		return -EAGAIN; /* a removed cwd or descriptor */
+	ppid = proc_pid(m, (pid_t)req->pid);
+	if (ppid < 0)
+		return -EAGAIN;
+	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
+	root = open(self, O_PATH | O_CLOEXEC);
+	if (root < 0)
+		return -EAGAIN;
+	memset(&how, 0, sizeof(how));
+	/* a final link the caller follows is a link met (ELOOP); one it does
+	 * not follow is the object (O_PATH opens the link itself) */
+	how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, root, out, &how, sizeof(how));
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	close(root);
+	if (!err)
+		return 0;
+	if (err == ENOENT) {
+		/* missing from here on, and no link before: where the
+		 * missing part starts is what the kernel would look up */
+		return 1;
+	}
+	return -EAGAIN;
+}
+
+/* Would the caller's operand (dirarg, patharg) reach a denied name, read
+ * by the kernel now? 1 with where in out (2: nothing is there now), 0 no,
+ * -1 cannot tell. */
+static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg, int patharg,
+			  int follow, char *out, size_t outlen)
+{
+	char rel[PATH_MAX];
+	int rc;
+
+	if (req->data.args[patharg] == 0 ||
+	    read_string((pid_t)req->pid, req->data.args[patharg], rel, sizeof(rel)) < 0)
+		return -1;
+	rc = quick_resolve(m, req, dirarg, rel, follow, out, outlen);
+	if (rc == -EAGAIN)
+		rc = resolve_for(m, req, dirarg, rel, follow, out, outlen);
+	if (rc < 0)
+		return -1;
+	return srt__monitor_denied(m, out, 0) ? 1 + rc : 0;
 }
 
 /* The file mapped at addr in pid, from /proc/<pid>/maps, into out; 0 or -1. */
@@ -908,6 +1304,60 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
 	return 0;
 }
 
+/* Does the call read a file, or give it another name (link, rename),
+ * through a denied name? Then it is refused with EACCES and reported (1).
+ * A plain read open that reaches none is answered here too (1, or -1 when
+ * the listener failed).
+ * A call whose path cannot be resolved here is left to the kernel (0):
+ * the cover refuses it, as it refuses everything but the moment after a
+ * host's rename. */
+static int refuse_denied(struct srt__monitor *m, const struct seccomp_notif *req,
+			 const struct srt__observed_syscall *s)
+{
+	char where[PATH_MAX * 2];
+	int i, hit = 0, err = EACCES;
+
+	if (s->kind == SRT_OBS_OPEN) {
+		uint32_t fl = (uint32_t)req->data.args[(int)s->flags_arg];
+
+		/* O_PATH too: a descriptor reopened later through /proc */
+		if ((fl & O_ACCMODE) == O_WRONLY && !(fl & O_PATH))
+			return 0;
+		hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], !(fl & O_NOFOLLOW), where,
+				     sizeof(where));
+		/* a plain read that reaches no denied name: nothing to report
+		 * either (the lexical check below would read the path again) */
+		if (hit == 0 && !(fl & SRT_OPEN_WRITE_FLAGS))
+			return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
+		/* nothing there: the kernel's own answer (the cover of a
+		 * missing denied name refuses to create it) */
+		if (hit == 2 && !(fl & O_CREAT))
+			err = ENOENT;
+	} else if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link")) {
+		/* the table names the new link; the existing name is first
+		 * (linkat(..., AT_SYMLINK_FOLLOW) links what a link there names) */
+		int at = s->name[4] == 'a';
+		int follow = at && ((uint32_t)req->data.args[4] & AT_SYMLINK_FOLLOW);
+
+		hit = reaches_denied(m, req, at ? 0 : -1, at ? 1 : 0, follow, where, sizeof(where));
+		if (hit == 2)
+			err = ENOENT;
+		if (hit <= 0)
+			hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, where, sizeof(where));
+	} else if (!strncmp(s->name, "rename", 6)) {
+		for (i = 0; i < 2 && hit <= 0; i++)
+			hit = reaches_denied(m, req, s->at[i][0], s->at[i][1], 0, where, sizeof(where));
+		if (hit == 2 && i == 1)
+			err = ENOENT;
+	}
+	if (hit <= 0)
+		return 0;
+	if (reply(m, req->id, -err, 0) != 0)
+		return 1;
+	srt__monitor_event(m, s->name, where);
+	return 1;
+}
+
 int srt__monitor_handle(struct srt__monitor *m)
 {
 	const struct srt__observed_syscall *s;
@@ -968,7 +1418,15 @@ int srt__monitor_handle(struct srt__monitor *m)
 		return 0;
 	}
 
-	/* a file syscall: it goes on unchanged, whatever we find */
+	/* a read open, a link or a rename that reaches a denied name is
+	 * refused here, whether its cover is in place or not */
+	if (m->flags & SRT_MONITOR_READS) {
+		int done = refuse_denied(m, req, s);
+
+		if (done)
+			return done > 0 ? 0 : -1;
+	}
+	/* any other file syscall goes on unchanged, whatever we find */
 	if (s->kind == SRT_OBS_OPEN)
 		write = ((uint32_t)req->data.args[(int)s->flags_arg] & SRT_OPEN_WRITE_FLAGS) != 0;
 	if (write ? !(m->flags & SRT_MONITOR_WRITES) : !(m->flags & SRT_MONITOR_READS))

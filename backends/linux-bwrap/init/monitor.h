@@ -9,7 +9,13 @@
  * observe filter (seccomp.c) with a new listener and passes the listener
  * to the outer helper, which runs srt__monitor_handle() for each
  * notification:
- *  - file syscalls: the syscall always goes on unchanged (the reply is
+ *  - with SRT_MONITOR_READS, a read or O_PATH open, a link or a rename
+ *    whose path, resolved here as the caller would resolve it, reaches a
+ *    denied ('h') path is refused (EACCES, or ENOENT when nothing is at the
+ *    name) and reported: a host's rename over a denied file drops its cover
+ *    until the watcher mounts it again, and the kernel alone would let the
+ *    command read the new file in that moment;
+ *  - other file syscalls always go on unchanged (the reply is
  *    SECCOMP_USER_NOTIF_FLAG_CONTINUE); the path is read, classified and
  *    "deny <syscall> <path>" written when the policy refuses that access;
  *  - socket(AF_UNIX/AF_VSOCK), io_uring_*: the reply is always EPERM (this

@@ -167,7 +167,6 @@ struct watcher {
 	int fan;           /* fanotify, or -1 */
 	size_t *fan_dirs;  /* the directories fanotify marks (their fan is 1) */
 	size_t n_fan_dirs;
-	int fan_lost;      /* its queue overflowed: counts are unknown */
 	struct fcount *fc;
 	unsigned long fc_seq;
 	struct fcount moved[MOVED_MAX]; /* renamed away: opens counted */
@@ -1641,6 +1640,32 @@ static void fan_one(struct watcher *w, const char *ev, const struct fanotify_eve
 		fan_event(w, (size_t)d, name, NULL, meta->mask);
 }
 
+/* fanotify's queue overflowed: some opens, creations or renames of the
+ * files counted were dropped, so no count made so far can be trusted.
+ * Every file known now is forgotten (renamed over a protected name later,
+ * it counts as one srt did not see made: undone and reported), and every
+ * rename not yet paired counts as unknown (undone and reported too).
+ * Nothing stays unknown for the rest of the run: once there is room the
+ * kernel queues events again, in order, so a file whose creation is read
+ * after the overflow has every later open counted, and one made while
+ * events were dropped is never known (its rename counts as unknown). Before,
+ * one overflow made every later rename over a protected name count as
+ * unknown: each host change for the rest of the run was undone. */
+static void fan_overflowed(struct watcher *w)
+{
+	size_t i;
+
+	for (i = 0; i < FRESH_MAX; i++)
+		w->fc[i].used = 0;
+	for (i = 0; i < EARLY_MAX; i++)
+		w->early[i].used = 0;
+	for (i = 0; i < w->n_moved; i++)
+		w->moved[i].opens = OPENS_UNKNOWN;
+	if (w->o->debug)
+		srt__init_say("srt-linux-init: (debug) watcher: fanotify's queue overflowed; the files "
+			      "made so far count as written by another process");
+}
+
 /* Read what fanotify has queued now. */
 static void fan_read(struct watcher *w)
 {
@@ -1664,7 +1689,7 @@ static void fan_read(struct watcher *w)
 			    meta.metadata_len < sizeof(meta) || meta.metadata_len > meta.event_len)
 				break;
 			if (meta.mask & FAN_Q_OVERFLOW)
-				w->fan_lost = 1;
+				fan_overflowed(w);
 			else
 				fan_one(w, buf + off, &meta);
 			off += meta.event_len;
@@ -1687,8 +1712,6 @@ static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
 		struct pollfd p = { w->fan, POLLIN, 0 };
 
 		fan_read(w);
-		if (w->fan_lost)
-			return OPENS_UNKNOWN;
 		for (i = 0; i < w->n_moved; i++) {
 			if (w->moved[i].dir == dir && !strcmp(w->moved[i].name, name)) {
 				unsigned o = w->moved[i].opens;
