@@ -155,18 +155,21 @@ void srt__serve_http_head(struct srt__conn *c)
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;
 		}
-		/* an opaque tunnel meets the connection hook only */
-		if (srt__filter_connection(c, "connect", srt__serve_http_head) != SRT__FILTER_GO)
-			goto out;
-		if (srt__choose_route(c, false) < 0) {
-			srt__conn_close(c);
-			goto out;
-		}
 		srt__buf_consume(&c->in, (size_t)len);
 		/* a plain request before this one on the same connection may
 		 * have left its upstream open for reuse: the tunnel gets its
 		 * own, and the old one must not stay registered */
 		srt__close_upstream(c);
+		if (srt__filter_active(c)) {
+			/* an opaque tunnel meets the connection hook only, once
+			 * its ClientHello's server name is known */
+			srt__tunnel_open(c);
+			goto out;
+		}
+		if (srt__choose_route(c, false) < 0) {
+			srt__conn_close(c);
+			goto out;
+		}
 		srt__dial(c);
 		goto out;
 	}
