@@ -187,10 +187,6 @@ void srt__serve_http_head(struct srt__conn *c)
 	}
 	srt__buf_free(&c->uout);
 	c->uout_off = 0;
-	if (srt__buf_reserve(&c->uout, (size_t)len + 512) < 0) {
-		srt__conn_close(c);
-		goto out;
-	}
 	if (srt__buf_reserve(&c->uout, (size_t)len + 1024) < 0) {
 		srt__conn_close(c);
 		goto out;

@@ -44,6 +44,8 @@ enum action { ACT_NEXT, ACT_ALLOW, ACT_DENY };
 struct glob {
 	char *s;
 	int simple;
+	size_t lit; /* simple: the length of its prefix before any '*' or '?' */
+	int literal; /* simple, with no '*' or '?' at all: s itself, lit bytes */
 };
 
 struct hdr_cond {
@@ -79,6 +81,15 @@ static char *dup_str(const cJSON *j)
 static int is_simple(const char *glob)
 {
 	return !strpbrk(glob, "[\\");
+}
+
+/* What a glob's matching can know before any request (its string is
+ * set by the caller). */
+static void set_glob(struct glob *g, const char *s)
+{
+	g->simple = is_simple(s);
+	g->lit = strcspn(s, "*?");
+	g->literal = g->simple && s[g->lit] == '\0';
 }
 
 static int parse_action(const cJSON *j, const char *path, enum action *out,
@@ -150,7 +161,7 @@ static int parse_headers(const cJSON *j, const char *base, struct rule *r,
 		if (!(r->headers[r->n_headers].name = strdup(m->string)) ||
 		    !(r->headers[r->n_headers].glob.s = dup_str(m)))
 			return SRT_E_NOMEM;
-		r->headers[r->n_headers].glob.simple = is_simple(m->valuestring);
+		set_glob(&r->headers[r->n_headers].glob, m->valuestring);
 		r->n_headers++;
 	}
 	return SRT_OK;
@@ -163,7 +174,7 @@ static int parse_glob(const cJSON *j, const char *path, struct glob *out, int is
 		return jcfg_fail(err, path, "expected a non-empty glob string");
 	if (is_path && j->valuestring[0] != '/' && j->valuestring[0] != '*')
 		return jcfg_fail(err, path, "a path glob starts with '/' or '*'");
-	out->simple = is_simple(j->valuestring);
+	set_glob(out, j->valuestring);
 	return (out->s = dup_str(j)) ? SRT_OK : SRT_E_NOMEM;
 }
 
@@ -357,6 +368,11 @@ static int glob_matches(const struct glob *g, const char *s, size_t n, int casef
 {
 	char buf[8192];
 
+	if (g->literal && n != g->lit)
+		return 0; /* no wildcard: only the same length can match */
+	if (g->simple && g->lit && (n < g->lit || fold((unsigned char)g->s[0], casefold) !=
+						  fold((unsigned char)s[0], casefold)))
+		return 0; /* the literal prefix cannot match */
 	if (g->simple)
 		return simple_match(g->s, s, n, casefold);
 	if (n >= sizeof(buf))
