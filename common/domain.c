@@ -434,6 +434,57 @@ static int ipv4_parse(const char *h, char *out, size_t out_len)
 	return SRT_OK;
 }
 
+/* A dotted quad as the IPv4 parser writes it: four decimal labels of
+ * 0-255 without leading zeros. */
+static bool canonical_quad(const char *h, size_t len)
+{
+	size_t i = 0;
+
+	for (int part = 0; part < 4; part++) {
+		size_t start = i;
+		unsigned v = 0;
+
+		while (i < len && h[i] >= '0' && h[i] <= '9' && i - start < 3)
+			v = v * 10 + (unsigned)(h[i++] - '0');
+		if (i == start || v > 255 || (h[start] == '0' && i - start > 1))
+			return false;
+		if (part < 3 && (i >= len || h[i++] != '.'))
+			return false;
+	}
+	return i == len;
+}
+
+/* Is `h` already in its canonical form, so canonicalising it would copy it
+ * unchanged? True for a lower-case DNS name of letters, digits, '-' and
+ * '.' (no empty label, no trailing dot) whose last label is not a number
+ * (not all digits, no "0x"), and for a canonical dotted quad: the names
+ * nearly every request carries, which then skip the full parse. */
+static bool already_canonical(const char *h, size_t len)
+{
+	size_t last = 0;
+	bool digits_only = true;
+
+	if (h[0] == '.' || h[len - 1] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = h[i];
+
+		if (ch == '.') {
+			if (h[i + 1] == '.')
+				return false;
+			last = i + 1;
+			digits_only = true;
+		} else if ((ch >= 'a' && ch <= 'z') || ch == '-') {
+			digits_only = false;
+		} else if (ch < '0' || ch > '9') {
+			return false;
+		}
+	}
+	if (!digits_only && !(h[last] == '0' && h[last + 1] == 'x'))
+		return true;
+	return canonical_quad(h, len);
+}
+
 int srt__host_canonicalize(const char *host, char *out, size_t out_len)
 {
 	char buf[HOST_MAX + 1];
@@ -444,6 +495,12 @@ int srt__host_canonicalize(const char *host, char *out, size_t out_len)
 	len = strlen(host);
 	if (len == 0 || len > HOST_MAX)
 		return SRT_E_INVAL;
+	if (already_canonical(host, len)) {
+		if (len >= out_len)
+			return SRT_E_LIMIT;
+		memcpy(out, host, len + 1);
+		return SRT_OK;
+	}
 	if (host[0] == '[') {
 		if (len < 3 || host[len - 1] != ']')
 			return SRT_E_INVAL;

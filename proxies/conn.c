@@ -220,6 +220,11 @@ static void deny(struct srt__conn *c, const char *reason, const char *mark, cons
 	uint8_t r[10];
 
 	srt__conn_violation(c, reason);
+	if (c->answered) {
+		/* the tunnel's client was told it is open: only a close is left */
+		srt__reply_and_close(c, NULL, 0);
+		return;
+	}
 	switch (c->kind) {
 	case SRT_K_RAW:
 		srt__reply_and_close(c, NULL, 0);
@@ -261,6 +266,10 @@ void srt__bad_gateway(struct srt__conn *c)
 {
 	uint8_t r[10];
 
+	if (c->answered) {
+		srt__reply_and_close(c, NULL, 0);
+		return;
+	}
 	switch (c->kind) {
 	case SRT_K_RAW:
 		srt__reply_and_close(c, NULL, 0);
@@ -411,6 +420,9 @@ void srt__conn_run(struct srt__conn *c)
 			break;
 		case SRT_PH_FILTER_BODY:
 			srt__filter_body(c);
+			break;
+		case SRT_PH_PEEK:
+			srt__tunnel_peek(c);
 			break;
 		}
 		if (c->phase == before)

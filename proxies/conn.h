@@ -48,6 +48,12 @@
 #define SRT_CONNECT_MS 30000
 #define SRT_IDLE_MS 120000
 #define SRT_LINGER_MS 2000
+/* With request filters, how long a tunnel's client may stay silent after
+ * the proxy answered it before the connection hook runs without a server
+ * name (a protocol where the server speaks first, such as SMTP or MySQL,
+ * waits this long once per connection). A hello that has begun must be
+ * complete within SRT_HEAD_MS. */
+#define SRT_PEEK_MS 1000
 #define SRT_BODY_BUF (16 * 1024)
 #define SRT_COPY_CHUNK (16 * 1024) /* srt__io_copy's reads */
 #define SRT_MAX_ADDRS 16
@@ -73,6 +79,9 @@ enum srt__phase {
 	SRT_PH_FILTER_BODY, /* reading the request body the filters asked to see */
 	SRT_PH_ASK,       /* waiting for the application's answer (serve-ask.c) */
 	SRT_PH_TLS_HS,    /* terminating the tunnel's TLS: the two handshakes (terminate.c) */
+	SRT_PH_PEEK,      /* with request filters: the tunnel is answered, nothing dialled
+			   * yet; reading the client's first bytes for the ClientHello's
+			   * server name the connection hook sees (tunnel.c) */
 };
 
 /* SRT_K_RAW: relayed unparsed to an external proxy (httpProxyPort, socksProxyPort) */
@@ -163,8 +172,15 @@ struct srt__conn {
 	bool icept_pending;
 	bool up_hs_done;
 	char tls_name[256]; /* the name the client's ClientHello asked for, or "" */
-	/* the request filters' passage in progress (serve-filter.c), or NULL */
-	struct srt__fstate *f;
+	/* SRT_PH_PEEK: the client was told the tunnel is open before anything
+	 * was dialled (a later refusal can only close it), and the server
+	 * name its ClientHello asked for ("" when none was read in time) */
+	bool answered;
+	char sni[256];
+	/* the request filters' passage in progress (serve-filter.c), or NULL,
+	 * and the last one's state kept for the next request on the
+	 * connection (no allocation of it per request) */
+	struct srt__fstate *f, *f_spare;
 	/* the question about the target (serve-ask.c), or NULL */
 	struct srt__askstate *ask;
 	int64_t deadline;
@@ -299,6 +315,14 @@ void srt__serve_socks_greet(struct srt__conn *c);
 void srt__serve_socks_auth(struct srt__conn *c);
 void srt__serve_socks_req(struct srt__conn *c);
 void srt__sni_check(struct srt__conn *c);
+/* With request filters, an allowed CONNECT or SOCKS5 target: answer the
+ * client, read its ClientHello (SRT_PH_PEEK), run the connection hook with
+ * its server name, then dial. */
+void srt__tunnel_open(struct srt__conn *c);
+void srt__tunnel_peek(struct srt__conn *c);
+/* SRT_PH_PEEK's deadline: a silent client's hook runs without a name; a
+ * hello begun and never finished closes the tunnel. */
+void srt__tunnel_peek_expired(struct srt__conn *c);
 void srt__tunnel(struct srt__conn *c);
 void srt__linger(struct srt__conn *c);
 
@@ -309,7 +333,7 @@ void srt__linger(struct srt__conn *c);
  * with the outcome), or stop (the client has its answer). */
 enum { SRT__FILTER_GO = 0, SRT__FILTER_PARKED, SRT__FILTER_REFUSED };
 struct srt__fstate;
-int srt__filter_connection(struct srt__conn *c, const char *scheme,
+int srt__filter_connection(struct srt__conn *c, const char *scheme, const char *sni,
 			   void (*resume)(struct srt__conn *c));
 int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
 			const struct srt__http_request *r, const char *target, size_t target_len,

@@ -214,6 +214,12 @@ static void established(struct srt__conn *c)
 	case SRT_K_SOCKS:
 		if (c->kind == SRT_K_RAW) {
 			/* the external proxy answers the client itself */
+		} else if (c->answered) {
+			/* srt__tunnel_open told the client already; from here on
+			 * (a terminated tunnel's requests) refusals are answered
+			 * in the client's protocol again */
+			c->answered = false;
+			c->icept_pending = false;
 		} else if (c->kind == SRT_K_SOCKS) {
 			srt__socks_reply(r, 0);
 			if (srt__buf_add(&c->cout, r, sizeof(r)) < 0)

@@ -928,15 +928,13 @@ void srt__filter_chain_service(struct srt__filter_chain *ch)
 struct srt__filter_txn *srt__filter_txn_new(struct srt__filter_chain *ch,
 					    const struct srt_filter_conn *conn)
 {
-	struct srt__filter_txn *t = calloc(1, sizeof(*t));
+	/* one allocation per request: the filters' data pointers follow
+	 * the txn */
+	struct srt__filter_txn *t = calloc(1, sizeof(*t) + (total(ch) + 1) * sizeof(void *));
 
 	if (!t)
 		return NULL;
-	t->data = calloc(total(ch) + 1, sizeof(*t->data));
-	if (!t->data) {
-		free(t);
-		return NULL;
-	}
+	t->data = (void **)(t + 1);
 	t->ch = ch;
 	t->conn = conn;
 	t->start_wall = wall_ms();
@@ -1122,6 +1120,5 @@ void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_s
 	}
 	free(t->spare);
 	free(t->body);
-	free(t->data);
 	free(t);
 }

@@ -254,6 +254,10 @@ static void sweep(struct srt__proxy *p)
 				srt__conn_run(c);
 		} else if (c->phase == SRT_PH_ASK) {
 			srt__ask_expired(c);
+		} else if (c->phase == SRT_PH_PEEK) {
+			srt__tunnel_peek_expired(c);
+			if (!c->dead)
+				srt__conn_run(c);
 		} else {
 			srt__conn_close(c);
 		}

@@ -141,11 +141,11 @@ static const char *deny_reason(const struct srt__net_rules *r, const char *entry
 	return "host is on the deny list";
 }
 
-bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int port,
-			char *reason, size_t cap)
+/* The deny list's verdict; `canon` is filled with the host's canonical
+ * form when it has one. */
+static bool denied_canon(const struct srt__net_rules *r, const char *host, int port,
+			 char *canon, size_t canon_cap, char *reason, size_t cap)
 {
-	char canon[300];
-
 	if (!r) {
 		set_reason(reason, cap, "sandbox policy unavailable");
 		return true;
@@ -153,7 +153,7 @@ bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int
 	/* a host with no canonical form (an empty label: ".a.b", "a..b")
 	 * must not be matched raw: an exact deny would miss it while an
 	 * allowed wildcard caught it */
-	if (!srt__host_is_valid(host) || srt__host_canonicalize(host, canon, sizeof(canon)) != SRT_OK) {
+	if (!srt__host_is_valid(host) || srt__host_canonicalize(host, canon, canon_cap) != SRT_OK) {
 		set_reason(reason, cap, "malformed host");
 		return true;
 	}
@@ -166,15 +166,24 @@ bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int
 	return false;
 }
 
+bool srt__net_rules_denied(const struct srt__net_rules *r, const char *host, int port,
+			char *reason, size_t cap)
+{
+	char canon[300];
+
+	return denied_canon(r, host, port, canon, sizeof(canon), reason, cap);
+}
+
 enum srt__verdict srt__net_rules_judge(const struct srt__net_rules *r, const char *host, int port,
 				       char *const *cmd_allowed, size_t n_cmd, char *reason,
 				       size_t cap)
 {
 	char canon[300];
 
-	if (srt__net_rules_denied(r, host, port, reason, cap))
+	/* one canonical form for both lists (what srt__net_canon would give:
+	 * a host without one was denied above) */
+	if (denied_canon(r, host, port, canon, sizeof(canon), reason, cap))
 		return SRT__VERDICT_DENY;
-	srt__net_canon(host, canon, sizeof(canon));
 	for (size_t i = 0; i < r->n_allowed; i++)
 		if (srt__domain_match(canon, port, r->allowed[i]))
 			return SRT__VERDICT_ALLOW;

@@ -33,7 +33,7 @@ struct srt__fstate {
 	struct srt_filter_request fr;
 	struct srt__fheaders fh;  /* the request's headers, as the filters left them */
 	struct srt__fheaders rh;  /* the response's, until its head is written */
-	char *cmd, *method, *url, *path;
+	char *cmd, *method, *url, *path; /* method, path, url: one block */
 	bool request;             /* one request's passage, else a tunnel's */
 	bool waiting, ready;      /* a step is pending / its outcome is stored */
 	bool conn_stage;          /* a plain request's connection hooks are running */
@@ -109,10 +109,17 @@ static void fstate_free(struct srt__fstate *f)
 	srt__fheaders_release(&f->fh);
 	srt__fheaders_release(&f->rh);
 	free(f->cmd);
-	free(f->method);
-	free(f->url);
-	free(f->path);
+	free(f->method); /* and path and url: one block */
 	free(f);
+}
+
+/* Free a header list's lines, keeping its arrays for the next request. */
+static void clear_lines(struct srt__fheaders *fh)
+{
+	for (size_t i = 0; i < fh->n; i++)
+		free(fh->names[i]);
+	fh->n = 0;
+	fh->bytes = 0;
 }
 
 /* The body is no longer held for the filters (decided, or the end). */
@@ -141,12 +148,35 @@ static void finish(struct srt__conn *c)
 	sum.bytes_down = c->moved_down - f->down_mark;
 	if (f->txn)
 		srt__filter_txn_finish(f->txn, &sum);
-	fstate_free(f);
+	if (c->dead || c->f_spare) {
+		fstate_free(f);
+		return;
+	}
+	/* kept for the next request on this keep-alive connection, with its
+	 * header lists' arrays (their lines are freed) */
+	clear_lines(&f->fh);
+	clear_lines(&f->rh);
+	free(f->cmd);
+	free(f->method);
+	{
+		struct srt__fheaders fh = f->fh, rh = f->rh;
+
+		memset(f, 0, sizeof(*f));
+		f->fh = fh;
+		f->rh = rh;
+		f->fh.api.impl = &f->fh;
+		f->rh.api.impl = &f->rh;
+	}
+	c->f_spare = f;
 }
 
 void srt__filter_end(struct srt__conn *c)
 {
 	finish(c);
+	if (c->dead && c->f_spare) {
+		fstate_free(c->f_spare);
+		c->f_spare = NULL;
+	}
 }
 
 static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
@@ -154,11 +184,15 @@ static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
 	struct srt__fstate *f;
 
 	finish(c); /* a kept-alive connection's previous request */
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	srt__fheaders_init(&f->fh, SRT_HTTP_MAX_HEAD);
-	srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
+	f = c->f_spare;
+	c->f_spare = NULL;
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return NULL;
+		srt__fheaders_init(&f->fh, SRT_HTTP_MAX_HEAD);
+		srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
+	}
 	f->request = request;
 	f->up_mark = c->moved_up;
 	f->down_mark = c->moved_down;
@@ -176,18 +210,28 @@ static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
 }
 
 /* The client's answer to a denial: the status and the reason (the filter's
- * own line, which names it), and the violation naming the filter. */
+ * own line, which names it), and the violation naming the filter. A tunnel
+ * already answered (srt__tunnel_open) is closed: its client expects the
+ * server's bytes now, not an HTTP status; its violation names the server
+ * name the hook saw. */
 static void refuse(struct srt__conn *c, int status, const char *filter, const char *reason)
 {
-	char line[600], body[sizeof(line) + 2];
+	char line[900], body[sizeof(line) + 2], name[300] = "";
 	uint8_t r[10];
 
-	snprintf(line, sizeof(line), "request filter %s: %s", filter ? filter : "(proxy)",
-		 reason && *reason ? reason : "denied");
+	if (c->answered)
+		snprintf(name, sizeof(name), c->sni[0] ? " (TLS server name %s)" :
+			 " (no TLS server name)", c->sni);
+	snprintf(line, sizeof(line), "request filter %s: %s%s", filter ? filter : "(proxy)",
+		 reason && *reason ? reason : "denied", name);
 	srt__conn_violation(c, line);
 	if (c->f)
 		c->f->status = status;
 	finish(c);
+	if (c->answered) {
+		srt__reply_and_close(c, NULL, 0);
+		return;
+	}
 	switch (c->kind) {
 	case SRT_K_SOCKS:
 		srt__socks_reply(r, 2);
@@ -258,7 +302,7 @@ static bool take_outcome(struct srt__conn *c, enum srt__filter_step *step,
 	return true;
 }
 
-int srt__filter_connection(struct srt__conn *c, const char *scheme,
+int srt__filter_connection(struct srt__conn *c, const char *scheme, const char *sni,
 			   void (*resume)(struct srt__conn *c))
 {
 	struct srt__filter_outcome out;
@@ -274,6 +318,7 @@ int srt__filter_connection(struct srt__conn *c, const char *scheme,
 			return SRT__FILTER_REFUSED;
 		}
 		f->fc.scheme = scheme;
+		f->fc.sni = sni;
 		memset(&out, 0, sizeof(out));
 		step = srt__filter_txn_connection(f->txn, on_done, c, &out);
 		if (step == SRT__FILTER_WAIT)
@@ -290,37 +335,60 @@ int srt__filter_connection(struct srt__conn *c, const char *scheme,
 	return SRT__FILTER_GO; /* the tunnel's passage ends when it closes */
 }
 
-static char *dup_n(const char *s, size_t n)
+/* "http://host[:port]path" (brackets around an IPv6 host, no port when it
+ * is 80) into `out`, which holds strlen(host) + path_len + 32 bytes (at
+ * most 16 more are written). Runs for every filtered request: copies, not
+ * printf. */
+static void build_url(char *out, const char *host, bool v6, int port, const char *path,
+		      size_t path_len)
 {
-	return strndup(s ? s : "", n);
+	size_t hl = strlen(host), o = 0;
+	char num[8];
+	int k = 0;
+
+	memcpy(out, "http://", 7);
+	o = 7;
+	if (v6)
+		out[o++] = '[';
+	memcpy(out + o, host, hl);
+	o += hl;
+	if (v6)
+		out[o++] = ']';
+	if (port != 80) {
+		out[o++] = ':';
+		for (unsigned v = (unsigned)port & 0xffff; k == 0 || v; v /= 10)
+			num[k++] = (char)('0' + v % 10);
+		while (k)
+			out[o++] = num[--k];
+	}
+	memcpy(out + o, path, path_len + 1);
 }
 
 static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct srt__http_head *h,
 			const struct srt__http_request *r, const char *target, size_t target_len)
 {
 	bool v6 = strchr(c->canon, ':') != NULL;
-	size_t cap = strlen(c->canon) + target_len + 32;
+	bool slash = target_len && target[0] == '/';
+	size_t path_len = target_len + !slash;
+	size_t url_cap = strlen(c->canon) + path_len + 32;
+	/* the method, the path and the URL in one block (f->method frees it) */
+	char *b = malloc(h->method_len + 1 + path_len + 1 + url_cap);
 
 	f->fc.scheme = c->terminated ? "https" : "http";
-	f->method = dup_n(h->method, h->method_len);
-	f->path = target_len && target[0] == '/' ? dup_n(target, target_len) : NULL;
-	if (!f->path) {
-		/* an empty origin target means "/" (and is sent as such) */
-		f->path = malloc(target_len + 2);
-		if (f->path) {
-			f->path[0] = '/';
-			memcpy(f->path + 1, target, target_len);
-			f->path[target_len + 1] = '\0';
-		}
-	}
-	f->url = malloc(cap);
-	if (!f->method || !f->path || !f->url)
+	f->fc.sni = c->terminated && c->tls_name[0] ? c->tls_name : NULL;
+	if (!b)
 		return -1;
-	if (c->port == 80)
-		snprintf(f->url, cap, v6 ? "http://[%s]%s" : "http://%s%s", c->canon, f->path);
-	else
-		snprintf(f->url, cap, v6 ? "http://[%s]:%d%s" : "http://%s:%d%s", c->canon,
-			 c->port, f->path);
+	f->method = b;
+	memcpy(f->method, h->method, h->method_len);
+	f->method[h->method_len] = '\0';
+	/* an empty origin target means "/" (and is sent as such) */
+	f->path = f->method + h->method_len + 1;
+	f->path[0] = '/';
+	if (target_len)
+		memcpy(f->path + !slash, target, target_len);
+	f->path[path_len] = '\0';
+	f->url = f->path + path_len + 1;
+	build_url(f->url, c->canon, v6, c->port, f->path, path_len);
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt__http_header *hd = &h->h[i];
 

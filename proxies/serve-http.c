@@ -173,20 +173,22 @@ void srt__serve_http_head(struct srt__conn *c)
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;
 		}
-		/* an opaque tunnel meets the connection hook only; one served
-		 * as HTTP meets every hook with each of its requests */
-		if (!c->inner_http &&
-		    srt__filter_connection(c, "connect", srt__serve_http_head) != SRT__FILTER_GO)
-			goto out;
-		if (srt__choose_route(c, false) < 0) {
-			srt__conn_close(c);
-			goto out;
-		}
 		srt__buf_consume(&c->in, (size_t)len);
 		/* a plain request before this one on the same connection may
 		 * have left its upstream open for reuse: the tunnel gets its
 		 * own, and the old one must not stay registered */
 		srt__close_upstream(c);
+		if (srt__filter_active(c) && !c->inner_http) {
+			/* an opaque tunnel meets the connection hook only, once
+			 * its ClientHello's server name is known; one served as
+			 * HTTP meets every hook with each of its requests */
+			srt__tunnel_open(c);
+			goto out;
+		}
+		if (srt__choose_route(c, false) < 0) {
+			srt__conn_close(c);
+			goto out;
+		}
 		srt__dial(c);
 		goto out;
 	}
@@ -206,10 +208,6 @@ void srt__serve_http_head(struct srt__conn *c)
 	}
 	srt__buf_free(&c->uout);
 	c->uout_off = 0;
-	if (srt__buf_reserve(&c->uout, (size_t)len + 512) < 0) {
-		srt__conn_close(c);
-		goto out;
-	}
 	if (srt__buf_reserve(&c->uout, (size_t)len + 1024) < 0) {
 		srt__conn_close(c);
 		goto out;

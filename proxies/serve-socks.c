@@ -113,13 +113,15 @@ static void socks_refuse_unauthenticated(struct srt__conn *c)
 	srt__reply_and_close(c, msg, 10 + n);
 }
 
-/* The target passed the domain lists: the filters' connection hook (a
- * SOCKS5 stream is opaque), then the way there. A pending verdict brings
- * this back (the request itself is consumed by now). */
+/* The target passed the domain lists: with request filters, the
+ * connection hook once the stream's ClientHello is read (a SOCKS5 stream
+ * is opaque), else the way there. */
 static void socks_go(struct srt__conn *c)
 {
-	if (srt__filter_connection(c, "socks", socks_go) != SRT__FILTER_GO)
+	if (srt__filter_active(c)) {
+		srt__tunnel_open(c);
 		return;
+	}
 	if (srt__choose_route(c, false) < 0) {
 		srt__conn_close(c);
 		return;

@@ -10,10 +10,10 @@
 # the server (exec's need_body, body-limit on a chunked upload).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 30
+plan 32
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 30); do skip "bwrap, curl or python3 missing"; done
+	for i in $(seq 32); do skip "bwrap, curl or python3 missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -128,6 +128,19 @@ assert len(ls) == 2 and all(l["method"] == "CONNECT" for l in ls), ls
 assert all(l["bytesUp"] > 20 and l["bytesDown"] >= 40 for l in ls), ls
 ' "$A2"
 sed "s/^/# /" "$A2"
+
+# the connection hook sees the TLS ClientHello's server name: a `rules`
+# rule with `sni` closes the tunnel before anything is dialled (the server
+# is plain HTTP: a tunnel let through would put a TLS hello in its log)
+SNIR='{"plugin":"rules","config":{"rules":[{"action":"deny","sni":"localhost","reason":"no TLS to localhost"}]}}'
+S=$(net_settings "[\"localhost:$WEB_PORT\"]" '[]' "\"filters\":[$SNIR]")
+lines=$(wc -l < "$WEB_LOG")
+out=$(srt__run --settings "$S" -c "$CURLP -k -x \"\$HTTPS_PROXY\" -o /dev/null -w '%{http_code}' https://localhost:$WEB_PORT/tls/x" 2>"$WORK/err")
+check "rules sni: a CONNECT whose hello names localhost is closed, nothing reached the server ($out)" \
+	sh -c "[ '$out' = 000 ] && [ \$(wc -l < '$WEB_LOG') = $lines ]"
+check "and the violation names the filter and the server name" \
+	grep -q "request filter rules: no TLS to localhost (TLS server name localhost)" "$WORK/err"
+sed 's/^/# /' "$WORK/err"
 
 # an external proxy's stream is relayed unparsed, so with filters set the
 # proxy refuses to relay to it at all: nothing reaches the external proxy

@@ -4,6 +4,7 @@
  * "0x7f.0.0.1" cannot slip past a rule for 127.0.0.1). TAP output. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -296,12 +297,61 @@ static void case_match(void)
 	   "\"a.example.com..\" does not match \"*.example.com\"");
 }
 
+/* Hosts already in canonical form skip the full parse: the answer must be
+ * the one the full parse gives a spelling of the same host that cannot
+ * take the short way (upper case, a trailing dot). */
+static void case_canonical_fast(void)
+{
+	static const char *const hosts[] = {
+		"localhost", "api.github.com", "a-b.c1", "x.1e", "127.0.0.1", "0.0.0.0",
+		"255.255.255.255", "10.1.22.255", "1.2.3.example", "xn--bcher-kva.example",
+	};
+	static const char *const odd[] = {
+		"01.2.3.4", "1.2.3", "256.1.1.1", "1.2.3.4.5", "foo.0x10", "0x7f.0.0.1", "a..b",
+		"1.2.3.04", "foo.123",
+	};
+	char a[300], b[300], v[300];
+	size_t i, k;
+	int same = 1, rc1, rc2;
+
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		snprintf(v, sizeof(v), "%s.", hosts[i]);
+		for (k = 0; v[k]; k++)
+			v[k] = (char)toupper((unsigned char)v[k]);
+		rc1 = srt__host_canonicalize(hosts[i], a, sizeof(a));
+		rc2 = srt__host_canonicalize(v, b, sizeof(b));
+		if (rc1 != SRT_OK || rc2 != SRT_OK || strcmp(a, b) || strcmp(a, hosts[i])) {
+			printf("# %s: %d %s / %s: %d %s\n", hosts[i], rc1, a, v, rc2, b);
+			same = 0;
+		}
+	}
+	ok(same, "a canonical name or dotted quad comes back unchanged, as the full parse gives it");
+	same = 1;
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		snprintf(v, sizeof(v), "%s.", odd[i]);
+		rc1 = srt__host_canonicalize(odd[i], a, sizeof(a));
+		rc2 = srt__host_canonicalize(v, b, sizeof(b));
+		if (rc1 != rc2 || (rc1 == SRT_OK && strcmp(a, b))) {
+			printf("# %s: %d %s / %s: %d %s\n", odd[i], rc1, a, v, rc2, b);
+			same = 0;
+		}
+	}
+	ok(same, "numbers that are not a canonical quad take the full parse (octal, short, hex)");
+	ok(srt__host_canonicalize("01.2.3.4", a, sizeof(a)) == SRT_OK && !strcmp(a, "1.2.3.4") &&
+	   srt__host_canonicalize("127.1", a, sizeof(a)) == SRT_OK && !strcmp(a, "127.0.0.1"),
+	   "and are rewritten by it");
+	ok(srt__host_canonicalize("127.0.0.1", a, 9) == SRT_E_LIMIT &&
+	   srt__host_canonicalize("localhost", a, 9) == SRT_E_LIMIT,
+	   "the short way keeps the output size check");
+}
+
 int main(void)
 {
 	TAP_RUN(case_patterns);
 	TAP_RUN(case_split);
 	TAP_RUN(case_host_is_valid);
 	TAP_RUN(case_canonicalize);
+	TAP_RUN(case_canonical_fast);
 	TAP_RUN(case_match);
 	return tap_done();
 }

@@ -248,6 +248,61 @@ static void test_rules_default(void)
 	unload(&l);
 }
 
+/* The verdict of one connection hook: 0 allowed (or no objection), else
+ * the status. */
+static int conn_verdict(struct loaded *l, const char *host, const char *sni, const char *scheme)
+{
+	struct srt_filter_conn c = { sizeof(c), host, 443, sni, scheme, NULL, 7 };
+	struct srt_filter_summary s = { .size = sizeof(s) };
+	struct srt__filter_outcome o;
+	struct srt__filter_txn *t = srt__filter_txn_new(l->ch, &c);
+	enum srt__filter_step step;
+	int v;
+
+	memset(&o, 0, sizeof(o));
+	step = srt__filter_txn_connection(t, on_done, NULL, &o);
+	v = step != SRT__FILTER_DECIDED ? -1 : o.verdict == SRT_FILTER_ALLOW ? 0 : o.status;
+	srt__filter_txn_finish(t, &s);
+	return v;
+}
+
+/* Rules with `sni` judge connections by the ClientHello's server name; the
+ * request rules and `default` never apply to a connection. */
+static void test_rules_sni(void)
+{
+	static const char *const spec[] = {
+		"rules", "{\"rules\":["
+			 "{\"action\":\"deny\",\"sni\":\"*.internal.example\",\"status\":451,"
+			 "\"reason\":\"no internal hosts\"},"
+			 "{\"action\":\"deny\",\"sni\":\"*\",\"host\":\"10.*\"},"
+			 "{\"action\":\"allow\",\"host\":\"*.internal.example\",\"methods\":[\"GET\"]}],"
+			 "\"default\":\"deny\"}", NULL };
+	struct loaded l;
+
+	build(&l, spec);
+	ok(l.rc == SRT_OK, "rules with sni loads (%s)", l.err.message);
+	if (l.rc) {
+		unload(&l);
+		return;
+	}
+	ok(conn_verdict(&l, "db.internal.example", "db.internal.example", "connect") == 451 &&
+	   conn_verdict(&l, "db.internal.example", "DB.Internal.Example", "https") == 451,
+	   "a connection whose server name matches the sni glob is denied with the rule's status");
+	ok(conn_verdict(&l, "10.0.0.1", "a.test", "connect") == 403 &&
+	   conn_verdict(&l, "192.0.2.1", "a.test", "connect") == 0,
+	   "sni and host together: both must match");
+	ok(conn_verdict(&l, "db.internal.example", NULL, "connect") == 0 &&
+	   conn_verdict(&l, "b.test", "b.test", "connect") == 0,
+	   "no server name, or none of the sni rules matching: no objection (default is for requests)");
+	ok(verdict(&l, "GET", "db.internal.example", "/") == 0 && verdict(&l, "GET", "b.test", "/") == 403,
+	   "requests skip the sni rules and meet the others and default");
+	unload(&l);
+	rules_error("{\"rules\":[{\"action\":\"deny\",\"methods\":[\"GET\"],\"sni\":\"x\"}]}",
+		    "rules[0].sni", "sni with methods");
+	rules_error("{\"rules\":[{\"action\":\"deny\",\"sni\":\"\"}]}", "rules[0].sni",
+		    "an empty sni glob");
+}
+
 /* ---------------------------------------------------------------- audit */
 
 static char *read_file(const char *p)
@@ -436,6 +491,7 @@ int main(void)
 	TAP_RUN(test_rules_globs);
 	TAP_RUN(test_rules_config);
 	TAP_RUN(test_rules_default);
+	TAP_RUN(test_rules_sni);
 	TAP_RUN(test_audit);
 	TAP_RUN(test_audit_fd_and_failure);
 	TAP_RUN(test_body_limit);

@@ -1315,10 +1315,14 @@ static void test_ambiguous_target(void)
 
 /* ---- request filters --------------------------------------------------- */
 
-/* An in-test filter: refuses tunnels to the echo server, denies /f/deny,
- * answers /f/pend later from another thread, and on responses drops
- * X-Server, adds X-Filtered, and tries (in vain) to change the framing. */
-static atomic_int tf_framing_refused, tf_requests_seen;
+/* An in-test filter: allows a tunnel whose ClientHello names localhost,
+ * refuses one naming sni-deny.test and other tunnels to the echo server,
+ * denies /f/deny, answers /f/pend later from another thread, and on
+ * responses drops X-Server, adds X-Filtered, and tries (in vain) to change
+ * the framing. It remembers the server name of the last connection it
+ * judged (the proxy's thread writes, the test reads after the answer). */
+static atomic_int tf_framing_refused, tf_requests_seen, tf_conns;
+static char tf_last_sni[256];
 
 static int tf_create(const struct srt_filter_host *host, const char *config, void **state,
 		     struct srt_filter_error *err)
@@ -1339,6 +1343,15 @@ static enum srt_filter_verdict tf_conn(void *state, const struct srt_filter_conn
 				       struct srt_filter_call *call)
 {
 	(void)state;
+	snprintf(tf_last_sni, sizeof(tf_last_sni), "%s", conn->sni ? conn->sni : "(null)");
+	atomic_fetch_add(&tf_conns, 1);
+	if (conn->sni && !strcmp(conn->sni, "localhost"))
+		return SRT_FILTER_ALLOW;
+	if (conn->sni && !strcmp(conn->sni, "sni-deny.test")) {
+		call->status = 403;
+		snprintf(call->reason, sizeof(call->reason), "tf: no TLS to %s", conn->sni);
+		return SRT_FILTER_DENY;
+	}
 	if (conn->port != echo_port)
 		return SRT_FILTER_CONTINUE;
 	call->status = 451;
@@ -1444,6 +1457,164 @@ static void *pend_asker(void *arg)
 	return NULL;
 }
 
+/* A server that speaks first (SMTP, MySQL): its greeting, then it waits
+ * for the client to close. */
+static int banner_port;
+
+static void *banner_conn(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char b[64];
+
+	netkit_send_all(fd, "220 banner\r\n", 12);
+	while (read_some(fd, b, sizeof(b)) > 0)
+		;
+	close(fd);
+	return NULL;
+}
+
+static void *banner_server(void *arg)
+{
+	int lfd = *(int *)arg;
+
+	for (;;) {
+		pthread_t t;
+		int fd = accept(lfd, NULL, NULL);
+
+		if (fd < 0)
+			continue;
+		if (pthread_create(&t, NULL, banner_conn, (void *)(intptr_t)fd) == 0)
+			pthread_detach(t);
+		else
+			close(fd);
+	}
+	return NULL;
+}
+
+static double elapsed_s(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* With filters, a tunnel is answered first, its ClientHello read, and the
+ * connection hook sees the server name before anything is dialled. */
+static void test_filter_sni(void)
+{
+	char target[300], resp[4096], want[400];
+	uint8_t th[4096], back[4096];
+	struct timespec t0;
+	size_t tn;
+	int fd, conns;
+
+	/* a hello naming a host the filter refuses: 200 first (the hook
+	 * needs the hello, which comes only after it), then a close;
+	 * nothing dialled, the violation names the filter and the name */
+	snprintf(target, sizeof(target), "sni-deny.test:%d", echo_port);
+	tn = hello(th, "sni-deny.test", 100);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	if (fd >= 0)
+		netkit_send_all(fd, th, tn);
+	ok(fd >= 0 && !strncmp(resp, "HTTP/1.1 200 ", 13) &&
+	   recv_all(fd, (char *)back, sizeof(back)) == 0 && !strcmp(tf_last_sni, "sni-deny.test") &&
+	   dns_queries("sni-deny.test") == 0,
+	   "the connection hook sees the ClientHello's server name and its deny closes the "
+	   "tunnel before any dial (%.20s, sni %s)", resp, tf_last_sni);
+	if (fd >= 0)
+		close(fd);
+	snprintf(want, sizeof(want), "deny network-outbound sni-deny.test:%d (request filter tf: "
+		 "tf: no TLS to sni-deny.test (TLS server name sni-deny.test))", echo_port);
+	ok(violation_seen(want, NULL), "and the violation names the filter and the server name");
+
+	/* a hello the filter allows reaches the target whole */
+	snprintf(target, sizeof(target), "localhost:%d", echo_port);
+	tn = hello(th, "localhost", 300);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	if (fd >= 0)
+		netkit_send_all(fd, th, tn);
+	ok(fd >= 0 && !strncmp(resp, "HTTP/1.1 200 ", 13) && netkit_recv_n(fd, back, tn) == tn &&
+	   memcmp(back, th, tn) == 0 && !strcmp(tf_last_sni, "localhost"),
+	   "a tunnel whose server name the hook allows is dialled, its hello relayed unchanged");
+	if (fd >= 0)
+		close(fd);
+
+	/* not TLS: the hook runs at once, with no name, and the tunnel works */
+	snprintf(target, sizeof(target), "127.0.0.1:%d", http_port);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	if (fd >= 0) {
+		char req[256];
+		snprintf(req, sizeof(req), "GET /tunnelled HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+			 "Connection: close\r\n\r\n", http_port);
+		netkit_send_all(fd, req, strlen(req));
+		recv_all(fd, resp, sizeof(resp));
+	}
+	ok(fd >= 0 && !strncmp(resp, "HTTP/1.1 200 ", 13) && strstr(resp, "target=/tunnelled ") &&
+	   !strcmp(tf_last_sni, "(null)"),
+	   "a tunnel that does not start with TLS meets the hook without a name and works (%.20s)",
+	   resp);
+	if (fd >= 0)
+		close(fd);
+
+	/* a silent client: after the bounded wait the hook runs without a
+	 * name and the proxy dials, so a server that speaks first is heard */
+	snprintf(target, sizeof(target), "127.0.0.1:%d", banner_port);
+	conns = atomic_load(&tf_conns);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = do_connect(target, auth_hdr, resp, sizeof(resp));
+	{
+		char b[64] = "";
+		bool got = fd >= 0 && netkit_recv_n(fd, b, 12) == 12 && !memcmp(b, "220 banner\r\n", 12);
+		double s = elapsed_s(&t0);
+
+		ok(got && !strncmp(resp, "HTTP/1.1 200 ", 13) && s >= 0.9 && s < 5 &&
+		   atomic_load(&tf_conns) == conns + 1 && !strcmp(tf_last_sni, "(null)"),
+		   "a client that sends nothing: the hook runs without a name after the bounded "
+		   "wait, then the server's greeting comes through (%.2f s)", s);
+	}
+	if (fd >= 0)
+		close(fd);
+
+	/* the hook's deny of a silent client's tunnel, after the wait */
+	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
+	connect_to_close(target, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 200 ", 13) && !strstr(resp, "451"),
+	   "the connection hook's deny of an answered tunnel closes it (%.20s)", resp);
+	snprintf(want, sizeof(want), "deny network-outbound 127.0.0.1:%d (request filter tf: "
+		 "tf: no tunnels to the echo server (no TLS server name))", echo_port);
+	ok(violation_seen(want, NULL), "and its violation says no server name was seen");
+
+	/* SOCKS5 streams too */
+	{
+		uint8_t sreq[300], rep[16];
+		size_t hl = strlen("sni-deny.test");
+		int sfd = pconnect();
+		char buf[1024];
+		size_t bl;
+
+		sreq[0] = 5;
+		sreq[1] = 1;
+		sreq[2] = 0;
+		sreq[3] = 3;
+		sreq[4] = (uint8_t)hl;
+		memcpy(sreq + 5, "sni-deny.test", hl);
+		sreq[5 + hl] = (uint8_t)(echo_port >> 8);
+		sreq[6 + hl] = (uint8_t)echo_port;
+		bl = netkit_socks_open(buf, TOKEN, sreq, 7 + hl);
+		tn = hello(th, "sni-deny.test", 100);
+		if (sfd >= 0)
+			netkit_send_all(sfd, buf, bl);
+		ok(sfd >= 0 && netkit_recv_n(sfd, rep, 2) == 2 && netkit_recv_n(sfd, rep, 2) == 2 &&
+		   netkit_recv_n(sfd, rep, 10) == 10 && rep[1] == 0 &&
+		   netkit_send_all(sfd, th, tn) == 0 && recv_all(sfd, (char *)back, sizeof(back)) == 0 &&
+		   !strcmp(tf_last_sni, "sni-deny.test"),
+		   "a SOCKS5 stream: success first, then the hook sees the server name and closes it");
+		if (sfd >= 0)
+			close(sfd);
+	}
+}
+
 static void test_filters(const char *dir)
 {
 	struct srt__filter_chain *ch = NULL;
@@ -1464,6 +1635,9 @@ static void test_filters(const char *dir)
 	push_host_port(&s.allowed_domains, "127.0.0.1", http_port);
 	push_host_port(&s.allowed_domains, "127.0.0.1", echo_port);
 	push_host_port(&s.allowed_domains, "localhost", http_port);
+	push_host_port(&s.allowed_domains, "localhost", echo_port);
+	push_host_port(&s.allowed_domains, "sni-deny.test", echo_port);
+	push_host_port(&s.allowed_domains, "127.0.0.1", banner_port);
 	if (srt__filter_chain_new(0, NULL, NULL, &ch) != SRT_OK ||
 	    srt__filter_chain_add(ch, &tf_vt, "tf", NULL, &ferr) != SRT_OK) {
 		ok(0, "an in-test filter chain (%s)", ferr.message);
@@ -1568,20 +1742,8 @@ static void test_filters(const char *dir)
 	ok(!strncmp(resp, "HTTP/1.1 451 ", 13) && strstr(resp, "tf: no tunnels to the echo server"),
 	   "a plain request meets the connection hook first (%.20s)", resp);
 
-	/* opaque tunnels meet the connection hook */
-	snprintf(target, sizeof(target), "127.0.0.1:%d", echo_port);
-	connect_to_close(target, auth_hdr, resp, sizeof(resp));
-	ok(!strncmp(resp, "HTTP/1.1 451 ", 13) && strstr(resp, "tf: no tunnels to the echo server"),
-	   "the connection hook denies a CONNECT with its status (%.20s)", resp);
+	test_filter_sni();
 	snprintf(target, sizeof(target), "127.0.0.1:%d", http_port);
-	{
-		char r2[512];
-		int fd = do_connect(target, auth_hdr, r2, sizeof(r2));
-		ok(fd >= 0 && !strncmp(r2, "HTTP/1.1 200 ", 13),
-		   "a CONNECT the connection hook lets through is tunnelled");
-		if (fd >= 0)
-			close(fd);
-	}
 
 	{
 		/* an allowed server name that differs from the CONNECT target:
@@ -1597,7 +1759,7 @@ static void test_filters(const char *dir)
 			close(fd);
 		snprintf(want, sizeof(want), "deny network-outbound 127.0.0.1:%d (TLS server name "
 			 "localhost differs from the request target 127.0.0.1, which is all the "
-			 "request filters saw)", http_port);
+			 "request filters judged)", http_port);
 		ok(violation_seen(want, NULL), "and the violation says the filters never saw it");
 	}
 
@@ -2061,6 +2223,11 @@ static void case_proxy(void)
 	hfd = netkit_listen_tcp(&http_port);
 	cfd = netkit_listen_tcp(&closed_port);
 	close(cfd); /* a port nobody listens on */
+	{
+		static int bfd;
+		bfd = netkit_listen_tcp(&banner_port);
+		pthread_create(&t, NULL, banner_server, &bfd);
+	}
 	pthread_create(&t, NULL, netkit_echo_server, &efd);
 	pthread_create(&t, NULL, http_server, &hfd);
 

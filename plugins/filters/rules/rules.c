@@ -16,7 +16,17 @@
  * Actions: "deny" (status 400-599, default 403, and a reason), "allow" (the
  * request goes ahead and later filters are not asked), "next" (no
  * objection from this filter: the next filter decides). No rule matching:
- * `default` ("next" unless set). */
+ * `default` ("next" unless set).
+ *
+ * A rule with `sni` (a glob, any case, on the server name of the TLS
+ * ClientHello) judges connections instead of requests: opaque CONNECT
+ * tunnels and SOCKS5 streams, whose hello the proxy reads before it dials,
+ * and the connection of each request inside a terminated tunnel. It may
+ * also have `host` (the connection's target); `methods`, `path` and
+ * `headers` do not exist there. A connection without a server name (not
+ * TLS, or a client that sent nothing in time) matches no `sni` rule. The
+ * connection rules are tried in order, first match wins; none matching
+ * lets the connection go on to the request rules, `default` included. */
 #include "config.h"
 
 #include <fnmatch.h>
@@ -29,17 +39,27 @@
 
 enum action { ACT_NEXT, ACT_ALLOW, ACT_DENY };
 
+/* A glob, and whether it has only '*' and '?' (simple_match, not fnmatch):
+ * known when the config is read, not looked for on every request */
+struct glob {
+	char *s;
+	int simple;
+	size_t lit; /* simple: the length of its prefix before any '*' or '?' */
+	int literal; /* simple, with no '*' or '?' at all: s itself, lit bytes */
+};
+
 struct hdr_cond {
 	char *name;
-	char *glob;
+	struct glob glob;
 };
 
 struct rule {
 	enum action action;
+	struct glob sni; /* a connection rule (see above) */
 	char **methods;
 	size_t n_methods;
-	char *host;
-	char *path;
+	struct glob host;
+	struct glob path;
 	struct hdr_cond *headers;
 	size_t n_headers;
 	int status;
@@ -49,12 +69,27 @@ struct rule {
 struct rules {
 	struct rule *r;
 	size_t n;
+	size_t n_conn; /* rules with sni */
 	enum action dflt;
 };
 
 static char *dup_str(const cJSON *j)
 {
 	return strdup(j->valuestring);
+}
+
+static int is_simple(const char *glob)
+{
+	return !strpbrk(glob, "[\\");
+}
+
+/* What a glob's matching can know before any request (its string is
+ * set by the caller). */
+static void set_glob(struct glob *g, const char *s)
+{
+	g->simple = is_simple(s);
+	g->lit = strcspn(s, "*?");
+	g->literal = g->simple && s[g->lit] == '\0';
 }
 
 static int parse_action(const cJSON *j, const char *path, enum action *out,
@@ -124,28 +159,30 @@ static int parse_headers(const cJSON *j, const char *base, struct rule *r,
 		if (!cJSON_IsString(m))
 			return jcfg_fail(err, path, "expected a glob string");
 		if (!(r->headers[r->n_headers].name = strdup(m->string)) ||
-		    !(r->headers[r->n_headers].glob = dup_str(m)))
+		    !(r->headers[r->n_headers].glob.s = dup_str(m)))
 			return SRT_E_NOMEM;
+		set_glob(&r->headers[r->n_headers].glob, m->valuestring);
 		r->n_headers++;
 	}
 	return SRT_OK;
 }
 
-static int parse_glob(const cJSON *j, const char *path, char **out, int is_path,
+static int parse_glob(const cJSON *j, const char *path, struct glob *out, int is_path,
 		      struct srt_filter_error *err)
 {
 	if (!cJSON_IsString(j) || !*j->valuestring)
 		return jcfg_fail(err, path, "expected a non-empty glob string");
 	if (is_path && j->valuestring[0] != '/' && j->valuestring[0] != '*')
 		return jcfg_fail(err, path, "a path glob starts with '/' or '*'");
-	return (*out = dup_str(j)) ? SRT_OK : SRT_E_NOMEM;
+	set_glob(out, j->valuestring);
+	return (out->s = dup_str(j)) ? SRT_OK : SRT_E_NOMEM;
 }
 
 static int parse_rule(const cJSON *j, const char *base, struct rule *r,
 		      struct srt_filter_error *err)
 {
 	static const char *const known[] = { "action", "methods", "host", "path", "headers",
-					     "status", "reason", NULL };
+					     "status", "reason", "sni", NULL };
 	const cJSON *v;
 	char path[128];
 	int rc;
@@ -173,6 +210,14 @@ static int parse_rule(const cJSON *j, const char *base, struct rule *r,
 	if ((v = cJSON_GetObjectItemCaseSensitive(j, "headers")) &&
 	    (rc = parse_headers(v, path, r, err)))
 		return rc;
+	jcfg_key(path, sizeof(path), base, "sni");
+	if ((v = cJSON_GetObjectItemCaseSensitive(j, "sni"))) {
+		if ((rc = parse_glob(v, path, &r->sni, 0, err)))
+			return rc;
+		if (r->n_methods || r->path.s || r->n_headers)
+			return jcfg_fail(err, path, "a rule with sni judges connections: it cannot "
+					 "also have methods, path or headers");
+	}
 	r->status = 403;
 	jcfg_key(path, sizeof(path), base, "status");
 	if ((v = cJSON_GetObjectItemCaseSensitive(j, "status"))) {
@@ -208,12 +253,13 @@ static void rules_free(struct rules *rs)
 			free(r->methods[k]);
 		for (k = 0; k < r->n_headers; k++) {
 			free(r->headers[k].name);
-			free(r->headers[k].glob);
+			free(r->headers[k].glob.s);
 		}
 		free(r->methods);
 		free(r->headers);
-		free(r->host);
-		free(r->path);
+		free(r->host.s);
+		free(r->sni.s);
+		free(r->path.s);
 		free(r->reason);
 	}
 	free(rs->r);
@@ -247,6 +293,8 @@ static int parse(const cJSON *root, struct rules *rs, struct srt_filter_error *e
 		rs->n++;
 		if ((rc = parse_rule(e, path, &rs->r[rs->n - 1], err)))
 			return rc;
+		if (rs->r[rs->n - 1].sni.s)
+			rs->n_conn++;
 	}
 	return SRT_OK;
 }
@@ -316,31 +364,33 @@ static int simple_match(const char *g, const char *s, size_t n, int casefold)
 	return *g == '\0';
 }
 
-static int is_simple(const char *glob)
-{
-	return !strpbrk(glob, "[\\");
-}
-
-static int glob_matches(const char *glob, const char *s, size_t n, int casefold)
+static int glob_matches(const struct glob *g, const char *s, size_t n, int casefold)
 {
 	char buf[8192];
 
-	if (is_simple(glob))
-		return simple_match(glob, s, n, casefold);
+	if (g->literal && n != g->lit)
+		return 0; /* no wildcard: only the same length can match */
+	if (g->simple && g->lit && (n < g->lit || fold((unsigned char)g->s[0], casefold) !=
+						  fold((unsigned char)s[0], casefold)))
+		return 0; /* the literal prefix cannot match */
+	if (g->simple)
+		return simple_match(g->s, s, n, casefold);
 	if (n >= sizeof(buf))
 		return 0; /* too long to compare: the rule does not match */
 	memcpy(buf, s, n);
 	buf[n] = '\0';
-	return fnmatch(glob, buf, casefold ? FNM_CASEFOLD : 0) == 0;
+	return fnmatch(g->s, buf, casefold ? FNM_CASEFOLD : 0) == 0;
 }
 
-/* The path without its query. */
-static int path_matches(const char *glob, const char *path)
-{
-	return glob_matches(glob, path, strcspn(path, "?"), 0);
-}
+/* What the rules compare, measured once per request: the host, and the
+ * path without its query. */
+struct subject {
+	const char *host, *path;
+	size_t host_len, path_len;
+};
 
-static int rule_matches(const struct rule *r, const struct srt_filter_request *req)
+static int rule_matches(const struct rule *r, const struct srt_filter_request *req,
+			const struct subject *sb)
 {
 	size_t i;
 
@@ -351,14 +401,14 @@ static int rule_matches(const struct rule *r, const struct srt_filter_request *r
 		if (i == r->n_methods)
 			return 0;
 	}
-	if (r->host && !glob_matches(r->host, req->host, strlen(req->host), 1))
+	if (r->host.s && !glob_matches(&r->host, sb->host, sb->host_len, 1))
 		return 0;
-	if (r->path && !path_matches(r->path, req->path))
+	if (r->path.s && !glob_matches(&r->path, sb->path, sb->path_len, 0))
 		return 0;
 	for (i = 0; i < r->n_headers; i++) {
 		const char *v = req->headers->get(req->headers, r->headers[i].name);
 
-		if (!v || !glob_matches(r->headers[i].glob, v, strlen(v), 0))
+		if (!v || !glob_matches(&r->headers[i].glob, v, strlen(v), 0))
 			return 0;
 	}
 	return 1;
@@ -385,17 +435,42 @@ static enum srt_filter_verdict rules_head(void *state, struct srt_filter_request
 					  struct srt_filter_call *call)
 {
 	const struct rules *rs = state;
+	struct subject sb = { req->host, req->path, strlen(req->host), strcspn(req->path, "?") };
 	size_t i;
 
 	for (i = 0; i < rs->n; i++)
-		if (rule_matches(&rs->r[i], req))
+		if (!rs->r[i].sni.s && rule_matches(&rs->r[i], req, &sb))
 			return verdict(rs->r[i].action, &rs->r[i], i, call);
 	return verdict(rs->dflt, NULL, 0, call);
+}
+
+/* The connection rules only; none matching: no objection. */
+static enum srt_filter_verdict rules_conn(void *state, const struct srt_filter_conn *conn,
+					  struct srt_filter_call *call)
+{
+	const struct rules *rs = state;
+	size_t i, sl, hl;
+
+	if (!conn->sni || !rs->n_conn)
+		return SRT_FILTER_CONTINUE;
+	sl = strlen(conn->sni);
+	hl = strlen(conn->host);
+	for (i = 0; i < rs->n; i++) {
+		const struct rule *r = &rs->r[i];
+
+		if (!r->sni.s || !glob_matches(&r->sni, conn->sni, sl, 1))
+			continue;
+		if (r->host.s && !glob_matches(&r->host, conn->host, hl, 1))
+			continue;
+		return verdict(r->action, r, i, call);
+	}
+	return SRT_FILTER_CONTINUE;
 }
 
 const struct srt_filter srt_filter_entry = {
 	.hdr = SRT_FILTER_HEADER("rules"),
 	.create = rules_create,
 	.destroy = rules_destroy,
+	.connection = rules_conn,
 	.request_head = rules_head,
 };
