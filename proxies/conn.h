@@ -115,6 +115,7 @@ struct srt__conn {
 	bool socks_noauth; /* SSH probe: the SOCKS client offered no authentication */
 	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
 	bool keep_alive, head_request, close_after, upstream_close;
+	bool upgrade;      /* the request in flight asks to switch protocols */
 	bool unix_client;  /* accepted on the Unix socket (may become SRT_PH_FDRECV) */
 	bool ctl;          /* a hand-over connection, counted in p->nctl */
 	bool names_authed; /* SRT_PH_NAMES: the token line passed */
