@@ -340,6 +340,9 @@ void srt__tls_teardown(struct srt__proxy *p);
  * termination for this target. True when termination took the connection
  * (or closed it); `sni` is the ClientHello's server name or NULL. */
 bool srt__tls_take(struct srt__conn *c, const char *sni);
+/* The CONNECT target (c->canon, c->port) would be terminated if its
+ * tunnel carries TLS: the proxy terminates and does not exclude it. */
+bool srt__tls_may_take(const struct srt__conn *c);
 void srt__tls_handshakes(struct srt__conn *c);
 /* A request head inside a terminated tunnel. */
 void srt__tls_serve_head(struct srt__conn *c);

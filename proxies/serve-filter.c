@@ -291,6 +291,8 @@ static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct
 	size_t cap = strlen(c->canon) + target_len + 32;
 
 	f->fc.scheme = c->terminated ? "https" : "http";
+	/* inside a terminated tunnel: the name its ClientHello asked for */
+	f->fc.sni = c->terminated && c->tls_name[0] ? c->tls_name : NULL;
 	f->method = dup_n(h->method, h->method_len);
 	f->path = target_len && target[0] == '/' ? dup_n(target, target_len) : NULL;
 	if (!f->path) {

@@ -149,8 +149,9 @@ void srt__serve_http_head(struct srt__conn *c)
 		goto out;
 	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
-		if (srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE)) {
-			/* nothing is TLS-terminated here, so no tunnel can be inspected */
+		if (srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE) && !srt__tls_may_take(c)) {
+			/* this tunnel would not be TLS-terminated: nothing in it
+			 * could be inspected */
 			srt__reply_http(c, 403, "Forbidden", "blocked-by-sandbox-runtime",
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;

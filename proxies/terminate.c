@@ -49,6 +49,11 @@ static bool excluded(const struct srt__conn *c)
 	return false;
 }
 
+bool srt__tls_may_take(const struct srt__conn *c)
+{
+	return c->p->tls && !excluded(c);
+}
+
 /* A TLS record carrying a handshake: 0x16 0x03 0x0x */
 static bool looks_tls(const struct srt__buf *b)
 {
