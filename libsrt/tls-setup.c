@@ -175,7 +175,8 @@ static int allow_inside(struct srt_sandbox *sb, struct srt_diag *diag)
 int srt__sandbox_tls_start(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	const struct srt__settings *s = &sb->settings;
-	struct srt__tls_spec spec = { s->tls_ca_cert_path, s->tls_ca_key_path, 0 };
+	struct srt__tls_spec spec = { .ca_cert_path = s->tls_ca_cert_path,
+				       .ca_key_path = s->tls_ca_key_path };
 	struct srt_diag ld;
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], err[1024];

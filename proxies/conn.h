@@ -124,6 +124,7 @@ struct srt__conn {
 	bool socks_noauth; /* SSH probe: the SOCKS client offered no authentication */
 	bool cshut, ushut; /* shutdown(SHUT_WR) sent to client / upstream */
 	bool keep_alive, head_request, close_after, upstream_close;
+	bool upgrade;      /* the request in flight asks to switch protocols */
 	bool unix_client;  /* accepted on the Unix socket (may become SRT_PH_FDRECV) */
 	bool ctl;          /* a hand-over connection, counted in p->nctl */
 	bool names_authed; /* SRT_PH_NAMES: the token line passed */
@@ -383,6 +384,9 @@ void srt__tls_teardown(struct srt__proxy *p);
  * termination for this target. True when termination took the connection
  * (or closed it); `sni` is the ClientHello's server name or NULL. */
 bool srt__tls_take(struct srt__conn *c, const char *sni);
+/* The CONNECT target (c->canon, c->port) would be terminated if its
+ * tunnel carries TLS: the proxy terminates and does not exclude it. */
+bool srt__tls_may_take(const struct srt__conn *c);
 void srt__tls_handshakes(struct srt__conn *c);
 /* A request head inside a terminated tunnel, or one served as plain
  * HTTP (inner_http). */

@@ -308,6 +308,7 @@ int srt__http_analyze_request(const struct srt__http_head *h,
 			      struct srt__http_refusal *why)
 {
 	bool have_cl = false, have_te = false, conn_close = false, conn_keep = false;
+	bool conn_upgrade = false, have_upgrade = false;
 	bool is_connect = h->method_len == 7 && memcmp(h->method, "CONNECT", 7) == 0;
 	int n_host = 0, n_auth = 0, bad_status = 0;
 	const char *bad_reason = NULL;
@@ -360,6 +361,11 @@ int srt__http_analyze_request(const struct srt__http_head *h,
 				conn_close = true;
 			if (list_has(hd->value, hd->value_len, "keep-alive"))
 				conn_keep = true;
+			if (list_has(hd->value, hd->value_len, "upgrade"))
+				conn_upgrade = true;
+		} else if (srt__http_name_is(hd, "upgrade")) {
+			if (hd->value_len)
+				have_upgrade = true;
 		} else if (srt__http_name_is(hd, "expect")) {
 			if (list_has(hd->value, hd->value_len, "100-continue"))
 				r->expect_continue = true;
@@ -430,6 +436,8 @@ int srt__http_analyze_request(const struct srt__http_head *h,
 		r->body = SRT_BODY_NONE;
 	if (have_te)
 		r->length = 0;
+	/* HTTP/1.0 has no Upgrade (RFC 9110 7.8: a server ignores it there) */
+	r->upgrade = conn_upgrade && have_upgrade && h->minor == 1;
 	return 0;
 }
 
@@ -507,6 +515,17 @@ static void put_host(struct out *o, const char *host, int port, bool v6)
 	}
 }
 
+/* The protocol switch asked for or agreed to: the Upgrade lines as
+ * received, and the one Connection option that goes with them (every
+ * other option the peer listed stays a hop-by-hop header, removed). */
+static void put_upgrade(struct out *o, const struct srt__http_head *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (srt__http_name_is(&h->h[i], "upgrade"))
+			put_header(o, &h->h[i]);
+	puts_(o, "Connection: Upgrade\r\n");
+}
+
 /* The framing srt decided on, never the peer's own lines (those are
  * dropped with the hop-by-hop headers). */
 static void put_framing(struct out *o, int body, unsigned long long length)
@@ -554,6 +573,8 @@ size_t srt__http_build_upstream(const struct srt__http_head *h,
 		put_header(&o, hd);
 	}
 	put_framing(&o, r->body, r->length);
+	if (r->upgrade)
+		put_upgrade(&o, h);
 	puts_(&o, "\r\n");
 	return o.overflow ? 0 : o.n;
 }
@@ -562,7 +583,7 @@ int srt__http_analyze_response(const struct srt__http_head *h, bool head_request
 			       struct srt__http_response *r)
 {
 	bool have_cl = false, have_te = false, chunked_last = false;
-	bool conn_close = false, conn_keep = false;
+	bool conn_close = false, conn_keep = false, have_upgrade = false;
 
 	memset(r, 0, sizeof(*r));
 	r->status = h->status;
@@ -601,9 +622,13 @@ int srt__http_analyze_response(const struct srt__http_head *h, bool head_request
 				conn_close = true;
 			if (list_has(hd->value, hd->value_len, "keep-alive"))
 				conn_keep = true;
+		} else if (srt__http_name_is(hd, "upgrade") && hd->value_len) {
+			have_upgrade = true;
 		}
 	}
 	r->upstream_close = conn_close || (h->minor == 0 && !conn_keep);
+	/* a switch must name the protocol switched to (RFC 9110 15.2.2) */
+	r->upgrade = h->status == 101 && have_upgrade && h->minor == 1;
 	if (h->status < 200 || h->status == 204 || h->status == 304 || head_request) {
 		r->body = SRT_BODY_NONE;
 		return 0;
@@ -693,7 +718,9 @@ size_t srt__http_build_downstream(const struct srt__http_head *h,
 		put_header(&o, hd);
 	}
 	put_framing(&o, r->body, r->length);
-	if (close)
+	if (r->upgrade)
+		put_upgrade(&o, h);
+	else if (close)
 		puts_(&o, "Connection: close\r\n");
 	puts_(&o, "\r\n");
 	return o.overflow ? 0 : o.n;

@@ -69,6 +69,11 @@ struct srt__http_request {
 	bool keep_alive;   /* the client wants the connection kept */
 	bool has_host;     /* a Host header was present */
 	bool expect_continue;
+	/* the client asks to switch protocols (HTTP/1.1, Connection: upgrade
+	 * and an Upgrade header, as a WebSocket handshake does): the upstream
+	 * head carries both, and a 101 answer turns the connection into a
+	 * two-way relay */
+	bool upgrade;
 	const char *auth;  /* Proxy-Authorization value or NULL */
 	size_t auth_len;
 };
@@ -91,7 +96,9 @@ int srt__http_analyze_request(const struct srt__http_head *h,
  * target (absolute-form when `proxy_auth` is not NULL: the next hop is a
  * proxy, and a non-empty proxy_auth is sent as its Proxy-Authorization),
  * Host rebuilt from the canonical host, hop-by-hop headers and the headers
- * named by Connection removed, the framing header re-emitted alone.
+ * named by Connection removed, the framing header re-emitted alone; an
+ * upgrade request (r->upgrade) keeps its Upgrade lines, with
+ * "Connection: Upgrade".
  * Returns the length, or 0 when `cap` is too small. */
 size_t srt__http_build_upstream(const struct srt__http_head *h,
 				const struct srt__http_request *r,
@@ -114,6 +121,7 @@ struct srt__http_response {
 	enum srt__http_body body;
 	uint64_t length;
 	bool upstream_close; /* the upstream will not take another request */
+	bool upgrade;        /* a 101 naming the protocol (Upgrade header) */
 };
 
 /* Analyse a response head to a request (`head_request`: the request was
@@ -125,7 +133,8 @@ int srt__http_analyze_response(const struct srt__http_head *h, bool head_request
 /* The response head for the client: hop-by-hop headers and the names in
  * `strip` (stripResponseHeaders: case-insensitive, '-', '_' and '.' fold
  * together) removed, framing re-emitted, "Connection: close" when `close`
- * is set. Returns the length or 0 when `cap` is too small. */
+ * is set; a 101 with r->upgrade keeps its Upgrade lines, with
+ * "Connection: Upgrade". Returns the length or 0 when `cap` is too small. */
 size_t srt__http_build_downstream(const struct srt__http_head *h,
 				  const struct srt__http_response *r, bool close,
 				  char *const *strip, size_t n_strip,

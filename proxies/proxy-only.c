@@ -1,11 +1,12 @@
 /* `srt proxy`: the filtering proxy alone, without a sandbox, for other
  * sandboxes and containers. An external decider (proxies/decider.h) gives
  * the domain lists in its hello and a verdict for every request, through
- * the request-filter chain. Fixed policy: opaque tunnels refused (no TLS
- * termination: every CONNECT is refused), the Host header must match the
- * target, resolved names may not reach the private ranges, no proxy
- * authentication (whoever reaches the listening socket is a client: it is
- * loopback-only unless the caller says otherwise).
+ * the request-filter chain. Fixed policy: opaque tunnels refused (with
+ * the CA of --ca-fd, a CONNECT carrying TLS is terminated and each request
+ * inside is asked about; any other CONNECT is refused), the Host header
+ * must match the target, resolved names may not reach the private ranges,
+ * no proxy authentication (whoever reaches the listening socket is a
+ * client: it is loopback-only unless the caller says otherwise).
  *
  * The proxy itself listens on a Unix socket in a private directory; the
  * TCP clients accepted here are handed to it over its control connection,
@@ -37,8 +38,6 @@
 #include "proxies/proxy.h"
 #include "proxies/wire.h"
 
-#define CA_MAX (1u << 20)
-
 /* The ranges a resolved name may not reach in this mode. */
 static const char *const private_ranges[] = {
 	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
@@ -46,6 +45,8 @@ static const char *const private_ranges[] = {
 
 struct serve {
 	const struct srt_proxy_options *o;
+	const struct srt__tls_module *tls; /* --ca-fd: termination, else NULL */
+	struct srt__tls_ctx *tls_ctx;
 	struct srt__dfilter *df;
 	struct srt__filter_chain *chain;
 	struct srt__proxy *proxy;
@@ -117,38 +118,6 @@ static void chain_log(void *ctx, int is_debug, const char *line)
 
 	if (!is_debug || o->debug)
 		fprintf(stderr, "srt proxy: %s\n", line);
-}
-
-/* --ca-fd: the CA (a private key and a certificate, PEM) for TLS
- * termination, which this build cannot do; refusing to start is the only
- * answer that does not serve less than the caller asked for. */
-static int read_ca(int fd, char *why, size_t cap)
-{
-	char *buf = malloc(CA_MAX + 1);
-	size_t n = 0;
-	ssize_t r;
-	int rc;
-
-	if (!buf)
-		return failed(why, cap, "--ca-fd %d: out of memory", fd);
-	while (n < CA_MAX && (r = read(fd, buf + n, CA_MAX - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return failed(why, cap, "--ca-fd %d: %s", fd, strerror(errno));
-		}
-		n += (size_t)r;
-	}
-	buf[n] = 0;
-	if (!strstr(buf, "PRIVATE KEY-----") || !strstr(buf, "-----BEGIN CERTIFICATE-----"))
-		rc = failed(why, cap, "--ca-fd %d: not a PEM private key and CERTIFICATE", fd);
-	else
-		rc = failed(why, cap, "--ca-fd %d: TLS termination is not built into this srt; "
-			    "without --ca-fd every CONNECT is refused (opaque_tunnel)", fd);
-	srt__os_wipe(buf, n);
-	free(buf);
-	return rc;
 }
 
 /* --listen host:port ("[v6]:port" too), bound and listening. */
@@ -326,6 +295,8 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	pc.net = &net;
 	pc.socket_path = s->sock;
 	pc.debug = s->o->debug;
+	pc.tls = s->tls;
+	pc.tls_ctx = s->tls_ctx;
 	memset(&diag, 0, sizeof(diag));
 	if (srt__proxy_new(&s->proxy, &pc, &diag) != SRT_OK ||
 	    srt__proxy_start(s->proxy, &diag) != SRT_OK)
@@ -406,7 +377,8 @@ static void cleanup(struct serve *s)
 	srt__strv_release(&s->denied);
 }
 
-int srt_proxy_serve(const struct srt_proxy_options *o, char *why, size_t cap)
+int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__tls_module *tls,
+			  struct srt__tls_ctx *tls_ctx, char *why, size_t cap)
 {
 	struct serve s;
 	sigset_t set;
@@ -415,9 +387,9 @@ int srt_proxy_serve(const struct srt_proxy_options *o, char *why, size_t cap)
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
+	s.tls = tls;
+	s.tls_ctx = tls_ctx;
 	s.lfd = s.ctl = -1;
-	if (o->ca_fd >= 0)
-		return read_ca(o->ca_fd, why, cap);
 	if (o->listen_fd >= 0 && check_listen_fd(o->listen_fd, why, cap))
 		return 1;
 	/* blocked before any thread exists, so only the signal descriptor

@@ -42,6 +42,13 @@ struct srt__proxy_config {
 	struct srt__tls_ctx *tls_ctx;
 };
 
+struct srt_proxy_options;
+/* srt_proxy_serve() (include/srt/srt.h) once the core has read --ca-fd
+ * and loaded the TLS module (libsrt/proxy-serve.c): `tls` and `tls_ctx`
+ * terminate CONNECTs carrying TLS; NULL refuses every CONNECT. */
+int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__tls_module *tls,
+			  struct srt__tls_ctx *tls_ctx, char *why, size_t cap);
+
 /* Bind the socket and prepare the loop; no thread yet. */
 int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		   struct srt_diag *diag);

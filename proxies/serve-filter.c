@@ -375,6 +375,7 @@ static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct
 	char *b = malloc(h->method_len + 1 + path_len + 1 + url_cap);
 
 	f->fc.scheme = c->terminated ? "https" : "http";
+	/* inside a terminated tunnel: the name its ClientHello asked for */
 	f->fc.sni = c->terminated && c->tls_name[0] ? c->tls_name : NULL;
 	if (!b)
 		return -1;

@@ -167,8 +167,10 @@ void srt__serve_http_head(struct srt__conn *c)
 	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
 		c->inner_http = serve_as_http(h);
-		if (!c->inner_http && srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE)) {
-			/* nothing is TLS-terminated here, so no tunnel can be inspected */
+		if (!c->inner_http && srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE) &&
+		    !srt__tls_may_take(c)) {
+			/* this tunnel would not be TLS-terminated nor served as
+			 * HTTP: nothing in it could be inspected */
 			srt__reply_http(c, 403, "Forbidden", "blocked-by-sandbox-runtime",
 				    "this proxy does not tunnel CONNECTs it cannot inspect");
 			goto out;
@@ -224,6 +226,7 @@ void srt__serve_http_head(struct srt__conn *c)
 		goto out;
 	}
 	c->keep_alive = r.keep_alive;
+	c->upgrade = r.upgrade;
 	c->head_request = h->method_len == 4 && memcmp(h->method, "HEAD", 4) == 0;
 	c->req_body = r.body;
 	c->req_left = r.length;
@@ -366,6 +369,43 @@ static size_t build_downstream(struct srt__conn *c, const struct srt__http_head 
 	return n;
 }
 
+/* The upstream agreed to the client's Upgrade (a WebSocket handshake
+ * answered 101): after the filters have seen the answer, it goes to the
+ * client and the connection becomes a two-way relay, as a CONNECT tunnel
+ * is (inside a terminated tunnel, through both TLS layers). Bytes either
+ * side sent after its head are the new protocol's first: they go on. */
+static void switch_protocols(struct srt__conn *c, struct srt__http_head *h,
+			     const struct srt__http_response *r, size_t len)
+{
+	size_t out;
+
+	c->close_after = true;
+	if (srt__filter_response(c, h, r) != SRT__FILTER_GO)
+		return;
+	if (srt__buf_reserve(&c->cout, len + 128) < 0)
+		goto fail;
+	out = build_downstream(c, h, r, false);
+	if (!out)
+		goto fail;
+	c->cout.len += out;
+	srt__buf_consume(&c->uin, len);
+	if ((c->uin.len && srt__buf_add(&c->cout, c->uin.p, c->uin.len) < 0) ||
+	    (c->in.len && srt__buf_add(&c->uout, c->in.p, c->in.len) < 0))
+		goto fail;
+	c->moved_down += c->uin.len;
+	c->moved_up += c->in.len;
+	srt__buf_free(&c->uin);
+	srt__buf_free(&c->in);
+	srt__filter_end(c);
+	srt__timed_clear(c);
+	/* bytes may wait behind either socket's edge, or inside a TLS layer */
+	c->cs.rd = c->us.rd = true;
+	c->phase = SRT_PH_TUNNEL;
+	return;
+fail:
+	srt__conn_close(c);
+}
+
 void srt__serve_http_resphead(struct srt__conn *c)
 {
 	struct srt__http_head *h = &c->p->head;
@@ -380,8 +420,13 @@ again:
 	if (len == SRT_HEAD_CLOSED)
 		len = SRT_HTTP_BAD;
 	if (len < 0 || srt__http_analyze_response(h, c->head_request, &r) < 0 ||
-	    h->status == 101) {
+	    (h->status == 101 && !(c->upgrade && r.upgrade))) {
+		/* a switch nobody asked for, or to no named protocol */
 		srt__reply_http(c, 502, "Bad Gateway", NULL, "Bad Gateway\n");
+		return;
+	}
+	if (h->status == 101) {
+		switch_protocols(c, h, &r, (size_t)len);
 		return;
 	}
 	if (h->status < 200) {

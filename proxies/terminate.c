@@ -49,6 +49,11 @@ static bool excluded(const struct srt__conn *c)
 	return false;
 }
 
+bool srt__tls_may_take(const struct srt__conn *c)
+{
+	return c->p->tls && !excluded(c);
+}
+
 /* A TLS record carrying a handshake: 0x16 0x03 0x0x */
 static bool looks_tls(const struct srt__buf *b)
 {
@@ -317,6 +322,7 @@ void srt__tls_serve_head(struct srt__conn *c)
 	    srt__buf_add(&c->cout, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
 		goto fail;
 	c->keep_alive = r.keep_alive;
+	c->upgrade = r.upgrade;
 	c->head_request = h->method_len == 4 && memcmp(h->method, "HEAD", 4) == 0;
 	c->req_body = r.body;
 	c->req_left = r.length;

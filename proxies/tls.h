@@ -20,7 +20,7 @@
 
 #define SRT__TLS_MAGIC 0x54545253u /* "SRTT" */
 #define SRT__TLS_ABI_MAJOR 1
-#define SRT__TLS_ABI_MINOR 0
+#define SRT__TLS_ABI_MINOR 1 /* 1: srt__tls_spec.ca_pem */
 
 /* The most leaf certificates a context keeps (least recently used go). */
 #define SRT__TLS_LEAF_CACHE 256
@@ -29,9 +29,18 @@ struct srt__tls_ctx;
 
 struct srt__tls_spec {
 	/* network.tlsTerminate.caCertPath and caKeyPath: PEM, RSA or EC
-	 * key; both NULL: an ephemeral EC P-256 CA made for this context */
+	 * key; both NULL (and no ca_pem): an ephemeral EC P-256 CA made for
+	 * this context */
 	const char *ca_cert_path, *ca_key_path;
 	size_t cache_max; /* 0: SRT__TLS_LEAF_CACHE */
+	/* since minor 1: the CA's certificate and key as PEM in memory (`srt
+	 * proxy --ca-fd`), NUL-terminated, ca_pem_len bytes before the NUL;
+	 * `ca_origin` names it in messages ("--ca-fd 5"). Used when the
+	 * paths are NULL. The caller wipes it; the module keeps no copy. A
+	 * core that sets it checks the module's minor first: an older
+	 * module would make an ephemeral CA instead. */
+	const char *ca_pem, *ca_origin;
+	size_t ca_pem_len;
 };
 
 struct srt__tls_module {

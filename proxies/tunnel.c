@@ -126,6 +126,13 @@ void srt__sni_check(struct srt__conn *c)
 		return;
 	if (srt__tls_take(c, r == SRT_SNI_FOUND ? sni : NULL))
 		return;
+	if (c->kind == SRT_K_HTTP_CONNECT && srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE)) {
+		/* let through at CONNECT time for termination, but what the
+		 * client sent is no TLS hello: nothing in it could be seen */
+		srt__conn_violation(c, "opaque tunnel refused: the tunnel carries no TLS to terminate");
+		srt__conn_close(c);
+		return;
+	}
 	if (c->in.len && srt__buf_add(&c->uout, c->in.p, c->in.len) < 0) {
 		srt__conn_close(c);
 		return;

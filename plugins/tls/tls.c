@@ -304,15 +304,61 @@ fail:
 	return -1;
 }
 
-/* The user's CA: a PEM certificate whose key (RSA or EC) matches, that is
- * a CA, already valid and not expired. */
+/* The user's CA, checked: a certificate whose key (RSA or EC) matches,
+ * that is a CA, already valid and not expired. `cert` and `key` are
+ * NUL-terminated PEM (len counts the NUL); `who` starts each message
+ * ("tlsTerminate: CA at <path>", "--ca-fd 5") and `key_at` says where the
+ * key came from (" at <path>", or ""). */
+static int check_ca(struct srt__tls_ctx *ctx, const char *cert, size_t cert_len, const char *key,
+		    size_t key_len, const char *who, const char *key_at, char *err, size_t cap)
+{
+	char m[200];
+	int rc;
+	mbedtls_pk_type_t t;
+
+	rc = mbedtls_x509_crt_parse(&ctx->ca, (const unsigned char *)cert, cert_len);
+	if (rc) {
+		tls_strerror(rc, m, sizeof(m));
+		say(err, cap, "%s: the certificate cannot be parsed: %s", who, m);
+		return -1;
+	}
+	rc = mbedtls_pk_parse_key(&ctx->ca_key, (const unsigned char *)key, key_len, NULL, 0);
+	if (rc) {
+		tls_strerror(rc, m, sizeof(m));
+		say(err, cap, "%s: the key%s cannot be read: %s", who, key_at, m);
+		return -1;
+	}
+	t = mbedtls_pk_get_type(&ctx->ca_key);
+	if (t != MBEDTLS_PK_RSA && t != MBEDTLS_PK_ECKEY) {
+		say(err, cap, "%s: the key is neither RSA nor EC", who);
+		return -1;
+	}
+	if (mbedtls_pk_check_pair(&ctx->ca.pk, &ctx->ca_key) != 0) {
+		say(err, cap, "%s: the key%s does not match the certificate", who, key_at);
+		return -1;
+	}
+	if (!ctx->ca.ca_istrue) {
+		say(err, cap, "%s: the certificate is not a CA (basicConstraints CA:TRUE missing)", who);
+		return -1;
+	}
+	if (mbedtls_x509_time_is_future(&ctx->ca.valid_from)) {
+		say(err, cap, "%s: the certificate is not valid yet (notBefore in the future)", who);
+		return -1;
+	}
+	if (mbedtls_x509_time_is_past(&ctx->ca.valid_to)) {
+		say(err, cap, "%s: the certificate has expired", who);
+		return -1;
+	}
+	return 0;
+}
+
+/* The user's CA from network.tlsTerminate.caCertPath and caKeyPath. */
 static int load_ca(struct srt__tls_ctx *ctx, const char *cert_path, const char *key_path, char *err,
 		   size_t cap)
 {
-	char *pem = NULL, m[200];
-	size_t len;
+	char *pem = NULL, *key = NULL, who[4200], key_at[4200];
+	size_t len, key_len;
 	int e = 0, rc;
-	mbedtls_pk_type_t t;
 
 	if (read_file(cert_path, &pem, &len, &e) < 0) {
 		say(err, cap, "tlsTerminate.caCertPath: cannot read %s (%s)", cert_path, strerror(e));
@@ -323,51 +369,42 @@ static int load_ca(struct srt__tls_ctx *ctx, const char *cert_path, const char *
 		say(err, cap, "tlsTerminate.caCertPath: %s is not a PEM CERTIFICATE", cert_path);
 		return -1;
 	}
-	rc = mbedtls_x509_crt_parse(&ctx->ca, (const unsigned char *)pem, len + 1);
-	free(pem);
-	if (rc) {
-		tls_strerror(rc, m, sizeof(m));
-		say(err, cap, "tlsTerminate: CA at %s: the certificate cannot be parsed: %s", cert_path, m);
-		return -1;
-	}
-	if (read_file(key_path, &pem, &len, &e) < 0) {
+	if (read_file(key_path, &key, &key_len, &e) < 0) {
+		free(pem);
 		say(err, cap, "tlsTerminate.caKeyPath: cannot read %s (%s)", key_path, strerror(e));
 		return -1;
 	}
-	rc = mbedtls_pk_parse_key(&ctx->ca_key, (const unsigned char *)pem, len + 1, NULL, 0);
-	mbedtls_platform_zeroize(pem, len);
+	snprintf(who, sizeof(who), "tlsTerminate: CA at %s", cert_path);
+	snprintf(key_at, sizeof(key_at), " at %s", key_path);
+	rc = check_ca(ctx, pem, len + 1, key, key_len + 1, who, key_at, err, cap);
+	mbedtls_platform_zeroize(key, key_len);
+	free(key);
 	free(pem);
-	if (rc) {
-		tls_strerror(rc, m, sizeof(m));
-		say(err, cap, "tlsTerminate: CA at %s: the key at %s cannot be read: %s", cert_path,
-		    key_path, m);
+	return rc;
+}
+
+/* The CA handed over in memory (srt proxy --ca-fd): its CERTIFICATE
+ * block and its private key block in one PEM text. */
+static int load_ca_pem(struct srt__tls_ctx *ctx, const struct srt__tls_spec *spec, char *err,
+		       size_t cap)
+{
+	const char *who = spec->ca_origin ? spec->ca_origin : "the CA";
+
+	if (spec->ca_pem[spec->ca_pem_len] != '\0' ||
+	    strlen(spec->ca_pem) != spec->ca_pem_len) {
+		say(err, cap, "%s: the PEM text holds a NUL byte", who);
 		return -1;
 	}
-	t = mbedtls_pk_get_type(&ctx->ca_key);
-	if (t != MBEDTLS_PK_RSA && t != MBEDTLS_PK_ECKEY) {
-		say(err, cap, "tlsTerminate: CA at %s: the key is neither RSA nor EC", cert_path);
+	if (!strstr(spec->ca_pem, "-----BEGIN CERTIFICATE-----")) {
+		say(err, cap, "%s: no PEM CERTIFICATE block", who);
 		return -1;
 	}
-	if (mbedtls_pk_check_pair(&ctx->ca.pk, &ctx->ca_key) != 0) {
-		say(err, cap, "tlsTerminate: CA at %s: the key at %s does not match the certificate",
-		    cert_path, key_path);
+	if (!strstr(spec->ca_pem, "PRIVATE KEY-----")) {
+		say(err, cap, "%s: no PEM PRIVATE KEY block", who);
 		return -1;
 	}
-	if (!ctx->ca.ca_istrue) {
-		say(err, cap, "tlsTerminate: CA at %s: the certificate is not a CA (basicConstraints CA:TRUE missing)",
-		    cert_path);
-		return -1;
-	}
-	if (mbedtls_x509_time_is_future(&ctx->ca.valid_from)) {
-		say(err, cap, "tlsTerminate: CA at %s: the certificate is not valid yet (notBefore in the future)",
-		    cert_path);
-		return -1;
-	}
-	if (mbedtls_x509_time_is_past(&ctx->ca.valid_to)) {
-		say(err, cap, "tlsTerminate: CA at %s: the certificate has expired", cert_path);
-		return -1;
-	}
-	return 0;
+	return check_ca(ctx, spec->ca_pem, spec->ca_pem_len + 1, spec->ca_pem, spec->ca_pem_len + 1,
+			who, "", err, cap);
 }
 
 static int ca_pem_build(struct srt__tls_ctx *ctx)
@@ -646,6 +683,8 @@ int srt__tls_ctx_new(const struct srt__tls_spec *spec, struct srt__tls_ctx **out
 	}
 	if (spec->ca_cert_path && spec->ca_key_path)
 		rc = load_ca(ctx, spec->ca_cert_path, spec->ca_key_path, err, cap);
+	else if (spec->ca_pem)
+		rc = load_ca_pem(ctx, spec, err, cap);
 	else
 		rc = make_ephemeral_ca(ctx, err, cap);
 	if (rc)

@@ -3,12 +3,14 @@
 own http-backend as a CGI program (GIT_PROJECT_ROOT = ROOT, every repository
 exported, pushes accepted as user "test"), and is appended to LOG as
 "METHOD PATH" before it runs, so a test can assert on what reached the
-server. One request per connection (Connection: close).
+server. One request per connection (Connection: close). With CERT and KEY
+it speaks HTTPS.
 
-  git-http.py HTTP_BACKEND ROOT PORTFILE LOG
+  git-http.py HTTP_BACKEND ROOT PORTFILE LOG [CERT KEY]
 """
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -89,6 +91,10 @@ def serve(c, backend, root, note):
 
 def main():
     backend, root, portfile, logfile = sys.argv[1:5]
+    ctx = None
+    if len(sys.argv) > 6:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[5], sys.argv[6])
     log = open(logfile, "a", buffering=1)
     lock = threading.Lock()
 
@@ -106,6 +112,8 @@ def main():
 
     def run(c):
         try:
+            if ctx:
+                c = ctx.wrap_socket(c, server_side=True)
             serve(c, backend, root, note)
         except (OSError, ValueError, subprocess.SubprocessError):
             pass

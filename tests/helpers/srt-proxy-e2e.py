@@ -6,12 +6,21 @@ client connection: allow reaches a loopback server, deny answers the
 decider's status, a sleeping decider's request gets 503 after 5 s while
 other requests are served, a request the hello's lists refuse never reaches
 the decider, CONNECT is refused without --ca-fd, and a decider that dies
-fails closed and stops the proxy. Prints TAP. Usage: SRT DECIDER_PY"""
+fails closed and stops the proxy. With --ca-fd (a CA made here with
+openssl), a CONNECT carrying TLS is terminated with that CA and each
+request inside goes to the decider; a CA whose key does not match, or one
+that has expired, stops the start with one line; a CONNECT carrying no TLS
+is refused. Prints TAP. Usage: SRT DECIDER_PY"""
 import http.server
+import json
 import os
+import re
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -60,7 +69,7 @@ ok(p.returncode == 0 and p.stdout.strip() != "", "--version anywhere answers and
 
 
 # ---- a decider on a socket pair ------------------------------------------------
-def start(decider_args, extra=(), listen=None):
+def start(decider_args, extra=(), listen=None, pass_fds=()):
     a, b = socket.socketpair()
     lsock = None
     args = ["--decider-fd", str(a.fileno())]
@@ -75,7 +84,7 @@ def start(decider_args, extra=(), listen=None):
         args += ["--listen", listen]
     dec = subprocess.Popen([sys.executable, DECIDER, "--fd", str(b.fileno())] + decider_args,
                            pass_fds=[b.fileno()])
-    proxy = subprocess.Popen([SRT, "proxy"] + args + list(extra), pass_fds=fds,
+    proxy = subprocess.Popen([SRT, "proxy"] + args + list(extra), pass_fds=fds + list(pass_fds),
                              stderr=subprocess.PIPE, text=True)
     proxy.lines = []
     proxy.reader = threading.Thread(target=lambda: proxy.lines.extend(proxy.stderr), daemon=True)
@@ -117,8 +126,8 @@ os.write(ca[1], b"-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n"
 os.close(ca[1])
 p = subprocess.run([SRT, "proxy", "--decider-fd", "0", "--listen", "127.0.0.1:0", "--ca-fd",
                     str(ca[0])], pass_fds=[ca[0]], capture_output=True, text=True, timeout=30)
-ok(p.returncode == 1 and "--ca-fd" in p.stderr and "TLS termination" in p.stderr,
-   "--ca-fd without TLS termination in this build: refuses to start (exit 1)")
+ok(p.returncode == 1 and "start failed: --ca-fd %d: the certificate cannot be parsed" % ca[0]
+   in p.stderr, "--ca-fd with a PEM that does not parse: refuses to start (exit 1)")
 os.close(ca[0])
 
 
@@ -218,5 +227,170 @@ st, _ = ask("/die")
 rc, err = stop(proxy, dec, wait=20)
 ok(st == 503 and rc == 0 and "srt proxy: stopped (decider:" in err,
    "a dying decider fails its request closed (%d) and stops the proxy (rc %s)" % (st, rc))
+
+
+# ---- --ca-fd: TLS termination ---------------------------------------------------
+TLS_CHECKS = ["--ca-fd: a CA whose key does not match stops the start with one line",
+              "--ca-fd: an expired CA stops the start with one line",
+              "--ca-fd: HTTPS through the proxy, certificate from the given CA",
+              "--ca-fd: the request inside reached the decider (host, path, sni)",
+              "--ca-fd: the decider's deny inside the tunnel: its status",
+              "--ca-fd: the decider's setHeaders apply inside TLS (not plain text)",
+              "--ca-fd: a CONNECT carrying no TLS is refused, nothing reaches the server"]
+work = tempfile.mkdtemp(prefix="srt-proxy-tls.")
+
+
+def ossl(*args):
+    return subprocess.run(["openssl"] + list(args), cwd=work, capture_output=True).returncode == 0
+
+
+def pem_fd(*names):
+    """A pipe holding the files' text, read end returned."""
+    r, w = os.pipe()
+    data = b"".join(open(os.path.join(work, n), "rb").read() for n in names)
+    os.write(w, data)
+    os.close(w)
+    return r
+
+
+EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+CA_EXT = ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]
+made = shutil.which("openssl") and \
+    ossl("req", "-x509", *EC, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3",
+         "-subj", "/CN=srt proxy test CA", *CA_EXT) and \
+    ossl("req", "-x509", *EC, "-keyout", "other.key", "-out", "other.crt", "-days", "3",
+         "-subj", "/CN=other", *CA_EXT) and \
+    ossl("req", "-x509", *EC, "-keyout", "up-ca.key", "-out", "up-ca.crt", "-days", "3",
+         "-subj", "/CN=upstream CA", *CA_EXT) and \
+    ossl("req", "-new", *EC, "-keyout", "up.key", "-out", "up.csr", "-subj", "/CN=localhost") and \
+    open(os.path.join(work, "ext"), "w").write("subjectAltName=DNS:localhost\n") and \
+    ossl("x509", "-req", "-in", "up.csr", "-CA", "up-ca.crt", "-CAkey", "up-ca.key",
+         "-CAcreateserial", "-out", "up.crt", "-days", "2", "-extfile", "ext")
+if made:
+    # an expired CA: openssl ca sets dates in the past, req -x509 cannot
+    open(os.path.join(work, "c.cnf"), "w").write(
+        "[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\n"
+        "default_md=sha256\npolicy=p\nx509_extensions=x\n[p]\ncommonName=supplied\n"
+        "[x]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n")
+    open(os.path.join(work, "index.txt"), "w").close()
+    open(os.path.join(work, "serial"), "w").write("01\n")
+    made = ossl("req", "-new", *EC, "-keyout", "old.key", "-out", "old.csr", "-subj", "/CN=old") and \
+        ossl("ca", "-batch", "-config", "c.cnf", "-selfsign", "-keyfile", "old.key", "-in",
+             "old.csr", "-out", "old.crt", "-startdate", "20200101000000Z", "-enddate",
+             "20200102000000Z", "-notext")
+if not made:
+    for name in TLS_CHECKS:
+        skip(name, "openssl is missing or could not make the test certificates")
+    print("1..%d" % n)
+    sys.exit(1 if failed else 0)
+
+for names, want, what in [(("other.crt", "ca.key"), "the key does not match the certificate",
+                           TLS_CHECKS[0]),
+                          (("old.crt", "old.key"), "the certificate has expired", TLS_CHECKS[1])]:
+    fd = pem_fd(*names)
+    p = subprocess.run([SRT, "proxy", "--decider-fd", "0", "--listen", "127.0.0.1:0", "--ca-fd",
+                        str(fd)], pass_fds=[fd], capture_output=True, text=True, timeout=30)
+    os.close(fd)
+    line = "srt proxy: stopped (start failed: --ca-fd %d: %s)" % (fd, want)
+    ok(p.returncode == 1 and line in p.stderr, "%s (%d: %s)" % (what, p.returncode,
+                                                                p.stderr.strip()[-200:]))
+
+seen = []
+
+
+class TlsUp(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        seen.append(self.path)
+        body = ("tls upstream %s x-added=%s" % (self.path, ",".join(
+            self.headers.get_all("x-added") or []))).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+tup = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TlsUp)
+sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+sctx.load_cert_chain(os.path.join(work, "up.crt"), os.path.join(work, "up.key"))
+tup.socket = sctx.wrap_socket(tup.socket, server_side=True)
+threading.Thread(target=tup.serve_forever, daemon=True).start()
+tport = tup.server_address[1]
+ttarget = "localhost:%d" % tport
+# srt verifies the upstream against SSL_CERT_FILE of its own environment
+os.environ["SSL_CERT_FILE"] = os.path.join(work, "up-ca.crt")
+log = os.path.join(work, "decider.log")
+fd = pem_fd("ca.crt", "ca.key")
+proxy, dec, lsock = start(["--allow", ttarget, "--log", log], extra=["--ca-fd", str(fd)],
+                           pass_fds=[fd])
+os.close(fd)
+pport = lsock.getsockname()[1]
+deadline = time.time() + 30
+while time.time() < deadline and proxy.poll() is None and \
+        not any("srt proxy: serving" in l for l in proxy.lines):
+    time.sleep(0.1)
+cctx = ssl.create_default_context(cafile=os.path.join(work, "ca.crt"))
+
+
+def tls_get(path):
+    """GET over TLS through a CONNECT: (status, body, issuer CN) or (0, error, None)."""
+    try:
+        s = socket.create_connection(("127.0.0.1", pport), timeout=20)
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (ttarget, ttarget)).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            c = s.recv(1)
+            if not c:
+                return 0, "CONNECT: %r" % head, None
+            head += c
+        t = cctx.wrap_socket(s, server_hostname="localhost")
+        issuer = dict(x[0] for x in t.getpeercert()["issuer"]).get("commonName")
+        t.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
+                   % (path, ttarget)).encode())
+        data = b""
+        while True:
+            c = t.recv(65536)
+            if not c:
+                break
+            data += c
+        t.close()
+        line = data.split(b"\r\n", 1)[0].split(b" ")
+        return int(line[1]), data.decode("latin-1"), issuer
+    except (OSError, ValueError, IndexError) as e:
+        return 0, "%s: %s" % (type(e).__name__, e), None
+
+
+st, body, issuer = tls_get("/allow/tls")
+ok(st == 200 and "tls upstream /allow/tls" in body and issuer == "srt proxy test CA",
+   "%s (%d, issuer %s)" % (TLS_CHECKS[2], st, issuer))
+reqs = [json.loads(l) for l in open(log)] if os.path.exists(log) else []
+r = [m for m in reqs if m.get("path") == "/allow/tls"]
+ok(r and r[0].get("host") == "localhost" and r[0].get("port") == tport and
+   r[0].get("sni") == "localhost", "%s (%s)" % (TLS_CHECKS[3], r[:1]))
+st, body, _ = tls_get("/deny/tls")
+ok(st == 451 and "/deny/tls" not in seen, "%s (%d)" % (TLS_CHECKS[4], st))
+st, body, _ = tls_get("/set/tls")
+ok(st == 200 and re.search(r"x-added=1, ?2$", body), "%s (%d: %s)" % (TLS_CHECKS[5], st, body.splitlines()[-1] if body else ""))
+s = socket.create_connection(("127.0.0.1", pport), timeout=20)
+s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (ttarget, ttarget)).encode())
+got = b""
+try:
+    while b"\r\n\r\n" not in got:
+        c = s.recv(1)
+        if not c:
+            break
+        got += c
+    s.sendall(b"GET /plain-in-tunnel HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    rest = s.recv(65536)
+except OSError:
+    rest = b""
+s.close()
+time.sleep(0.3)
+ok(got.startswith(b"HTTP/1.1 200") and rest == b"" and "/plain-in-tunnel" not in seen,
+   "%s (%r)" % (TLS_CHECKS[6], rest[:60]))
+stop(proxy, dec)
+shutil.rmtree(work, ignore_errors=True)
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

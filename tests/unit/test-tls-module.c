@@ -15,7 +15,7 @@
 
 static struct srt__tls_ctx *ephemeral(size_t cache_max)
 {
-	struct srt__tls_spec spec = { NULL, NULL, cache_max };
+	struct srt__tls_spec spec = { .cache_max = cache_max };
 	struct srt__tls_ctx *ctx = NULL;
 	char err[300] = "";
 
