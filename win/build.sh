@@ -180,32 +180,39 @@ say "building spawn-test.exe"
 $cc $CFLAGS -o "$out/spawn-test.exe" "$here/spawn-test.c"
 
 # ---- the core: as far as it goes ----------------------------------------
-core_log=$out/core-configure.log
-if [ ! -f "$top/configure" ]; then
-	(cd "$top" && autoreconf -fi >/dev/null 2>&1)
-fi
-# configure takes minutes here and its answer depends only on configure.ac
-# and the libraries: kept while those stay the same.
-core_key=$( (cat "$top/configure.ac"; ls "$deps"/*.stamp) | cksum)
+# srt.exe and libsrt do not build for Windows yet: the core's platform
+# files are Linux's and POSIX's, and the files outside them still include
+# POSIX headers. Each core source is compiled (syntax only) with mingw-w64
+# and the count that compiles, with the first reason of each that does
+# not, goes to win/out/core.status and core-files.log, so the distance is
+# measured, not guessed. Kept while the sources stay the same.
+core_src=$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c cli/*.c |
+	grep -v -e 'platform-' -e 'evloop-epoll' -e 'evloop-kqueue' -e 'wakeup-')
+core_key=$( (cd "$top" && cat $core_src libsrt/*.h proxies/*.h common/*.h cli/*.h; ls "$deps"/*.stamp) | cksum)
 if [ -f "$out/core.status" ] && [ "$(cat "$out/core.key" 2>/dev/null)" = "$core_key" ]; then
-	say "core: configure result unchanged since the last run"
+	say "core: sources unchanged since the last run"
 	cat "$out/core.status" >&2
 	say "done in $(( $(date +%s) - t0 )) s: $(cd "$out" && ls *.exe *.dll | tr '\n' ' ')"
 	exit 0
 fi
-rm -rf "$out/core" && mkdir -p "$out/core"
-if (cd "$out/core" && PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig" \
-	CPPFLAGS="-I$prefix/include" LDFLAGS="-L$prefix/lib" \
-	"$top/configure" --host=$host >"$core_log" 2>&1); then
-	if (cd "$out/core" && make -j"$jobs" >"$out/core-make.log" 2>&1); then
-		echo "core: built" > "$out/core.status"
+{
+	printf '#define SRT_PLATFORM "windows"\n#define SRT_EVLOOP_NATIVE "poll"\n#define SRT_NO_SPLICE 1\n'
+	printf '#define SRT_AUTO_BACKENDS "windows-wfp",\n#define SRT_BACKENDDIR "."\n#define SRT_FILTERDIR "."\n#define SRT_TLSDIR "."\n'
+} >> "$out/gen/config.h"
+n_ok=0 n_all=0
+: > "$out/core-files.log"
+for f in $core_src; do
+	n_all=$((n_all + 1))
+	if err=$($cc -std=gnu11 -D_GNU_SOURCE -DYAML_DECLARE_STATIC -fsyntax-only -I"$out/gen" \
+		-I"$top/include" -I"$top" -I"$prefix/include" "$top/$f" 2>&1); then
+		n_ok=$((n_ok + 1))
 	else
-		printf 'core: make stops at: %s\n' "$(grep -m1 'error' "$out/core-make.log")" > "$out/core.status"
+		printf '%s: %s\n' "$f" "$(printf '%s\n' "$err" | grep -m1 'error' | sed 's/.*error: //')" \
+			>> "$out/core-files.log"
 	fi
-else
-	printf 'core: configure --host=%s stops at: %s\n' "$host" \
-		"$(grep 'error:' "$core_log" | tail -n1 | sed 's/^configure: //')" > "$out/core.status"
-fi
+done
+printf 'core: not built: %d of %d core sources compile for Windows (the others: win/out/core-files.log; first: %s)\n' \
+	"$n_ok" "$n_all" "$(head -n1 "$out/core-files.log")" > "$out/core.status"
 echo "$core_key" > "$out/core.key"
 cat "$out/core.status" >&2
 say "done in $(( $(date +%s) - t0 )) s: $(cd "$out" && ls *.exe *.dll | tr '\n' ' ')"
