@@ -30,3 +30,26 @@ int srt__backend_diagnose(const struct srt_backend *be, srt_report_fn report, vo
 	be->diagnose(report, ctx);
 	return SRT_OK;
 }
+
+int srt__backend_spawns(const struct srt_backend *be)
+{
+	return SRT__BACKEND_HAS(be, spawn) && SRT__BACKEND_HAS(be, wait_proc) &&
+	       SRT__BACKEND_HAS(be, end_proc);
+}
+
+int srt__backend_run(const struct srt_backend *be, void *state, struct srt_command *cmd,
+		     char *const *envp, int *status, struct srt_diag *diag)
+{
+	void *proc = NULL;
+	int rc;
+
+	if (!srt__backend_spawns(be))
+		return SRT_E_UNSUPPORTED;
+	rc = be->spawn(state, cmd, envp, &proc, diag);
+	if (rc)
+		return rc;
+	rc = be->wait_proc(state, proc, status, diag);
+	/* also after a failed wait: nothing of the run may outlive it */
+	be->end_proc(state, proc);
+	return rc;
+}

@@ -39,4 +39,13 @@ int srt__backend_explain(const struct srt_backend *be, void *state,
  * reported). */
 int srt__backend_diagnose(const struct srt_backend *be, srt_report_fn report, void *ctx);
 
+/* Does the module run commands itself (ABI minor 5: spawn, wait_proc and
+ * end_proc all inside its size and set)? */
+int srt__backend_spawns(const struct srt_backend *be);
+
+/* Run cmd through the module's process slots: spawn, wait, end. *status:
+ * the command's exit code. SRT_E_UNSUPPORTED when the module has none. */
+int srt__backend_run(const struct srt_backend *be, void *state, struct srt_command *cmd,
+		     char *const *envp, int *status, struct srt_diag *diag);
+
 #endif

@@ -275,6 +275,18 @@ static int refuse_empty_slot(struct srt__module *m, struct srt_diag *diag)
 	return rc;
 }
 
+/* A module that runs commands itself must also wait for them and end
+ * them: with only part of the set, the core could start a command it can
+ * neither wait for nor end. */
+static int refuse_partial_spawn(struct srt__module *m, struct srt_diag *diag)
+{
+	int rc = srt_diag_set(diag, SRT_E_MODULE, m->path,
+			      "module \"%s\" sets only some of spawn, wait_proc and end_proc", m->path);
+
+	srt__module_free(m);
+	return rc;
+}
+
 int srt__module_load_backend(const char *spec, struct srt__module **out,
 			     const struct srt_backend **vt, struct srt_diag *diag)
 {
@@ -289,6 +301,9 @@ int srt__module_load_backend(const char *spec, struct srt__module **out,
 	be = entry;
 	if (!be->probe || !be->prepare || !be->wrap || !be->release || !be->teardown)
 		return refuse_empty_slot(m, diag);
+	if ((SRT__BACKEND_HAS(be, spawn) || SRT__BACKEND_HAS(be, wait_proc) ||
+	     SRT__BACKEND_HAS(be, end_proc)) && !srt__backend_spawns(be))
+		return refuse_partial_spawn(m, diag);
 	*out = m;
 	*vt = be;
 	return SRT_OK;

@@ -355,6 +355,12 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 	if (rc)
 		goto out_cmd; /* a failed wrap may have set up part of the command */
+	if (srt__backend_spawns(sb->be)) {
+		/* a system without fork and pids: the module starts, waits for
+		 * and ends the command with its own handles */
+		rc = srt__backend_run(sb->be, sb->bstate, &cmd, envp, status, diag);
+		goto out_cmd;
+	}
 	memset(&sp, 0, sizeof(sp));
 	sp.argv = cmd.argv;
 	sp.envp = envp;

@@ -40,7 +40,7 @@ w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 # PE images for x86-64 (the "MZ" header and the PE machine 0x8664)
 pe64() { [ "$(head -c2 "$1" 2>/dev/null)" = MZ ] && od -An -tx1 -j"$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')" -N6 "$1" | grep -q '50 45 00 00 64 86'; }
-for f in srt-win.exe windows_wfp.dll; do
+for f in srt-win.exe windows_wfp.dll spawn-test.exe; do
 	pe64 "$out/$f"; ok $? "F $f is an x86-64 Windows image"
 done
 if [ -f "$out/core.status" ] && grep -q 'core: built' "$out/core.status"; then
@@ -99,9 +99,24 @@ else
 	[ $rc != 0 ] && grep -qE 'srt-win: .* failed \(error [0-9]+\): ' "$tmp/err"
 	ok $? "K run fails closed under Wine, naming the layer ($(head -c 120 "$tmp/err"))"
 
+	# the module's process slots (backend ABI 1.5), driven by spawn-test.exe
+	# as the core drives them: the command in a kill-on-close job object
+	st() { "$wine" "$out/spawn-test.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
+	st header
+	ok $? "K windows_wfp.dll exports ABI 1.5 with spawn, wait_proc, end_proc ($(head -c 80 "$tmp/out"))"
+	st exit 7
+	ok $? "K a spawned command's exit code comes back through wait_proc"
+	st env
+	ok $? "K the command gets exactly the environment srt hands spawn, nothing of srt's own"
+	mkdir -p "$tmp/tree" "$tmp/orphan"
+	st tree "Z:$tmp/tree"
+	ok $? "K end_proc ends the command's child too (the job object), $(head -c 80 "$tmp/out")"
+	st orphan "Z:$tmp/orphan"
+	ok $? "K a spawner killed outright takes the command's tree with it (kill on job close)"
+
 	skip "N WFP blocks a direct connection" "Wine has no Windows Filtering Platform (fwpuclnt is a stub)"
 	skip "K the command runs as the sandbox account" "Wine has no local accounts or LogonUser"
-	skip "K write-restricted token in a kill-on-close job" "Wine does not enforce restricted tokens"
+	skip "K write-restricted token for the sandbox account" "Wine does not enforce restricted tokens"
 	skip "F a denied read is refused" "Wine does not enforce NTFS access control entries"
 fi
 

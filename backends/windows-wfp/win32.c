@@ -635,7 +635,7 @@ static void remove_aces(const struct srt__winplan *p, PSID sid, size_t n)
 
 /* argv as one command line, quoted as the C runtime parses it: each
  * argument in quotes, a quote escaped, backslashes doubled before a quote. */
-static wchar_t *command_line(char **argv)
+wchar_t *srt__win32_command_line(char *const *argv)
 {
 	size_t cap = 2, i, n;
 	char *u, *o;
@@ -703,7 +703,7 @@ static int launch(const struct srt__winplan *p, PSID sid, char **argv, DWORD *co
 		CloseHandle(rtok);
 		return fail("job object", GetLastError(), "report this as a bug");
 	}
-	if (!(cmd = command_line(argv))) {
+	if (!(cmd = srt__win32_command_line(argv))) {
 		CloseHandle(rtok);
 		CloseHandle(job);
 		return fail("command line", ERROR_OUTOFMEMORY, "free memory");

@@ -6,6 +6,7 @@
 #define SRT_WINDOWS_WFP_WIN32_H
 
 #include <stdio.h>
+#include <wchar.h>
 #include "backends/windows-wfp/plan.h"
 
 extern const struct srt__winfs srt__win32_fs;
@@ -17,5 +18,9 @@ void srt__win32_print_uninstall(const struct srt__winplan *p, FILE *out);
 int srt__win32_install(const struct srt__winplan *p);
 int srt__win32_uninstall(const struct srt__winplan *p);
 int srt__win32_run(const struct srt__winplan *p, char **argv);
+
+/* argv as one UTF-16 command line the C runtime splits back into argv
+ * (malloc'd; NULL when out of memory). */
+wchar_t *srt__win32_command_line(char *const *argv);
 
 #endif

@@ -30,7 +30,8 @@
  * 1.2 srt_policy.allow_unix_sockets and protected_released (the policy is
  * the core's and zeroed, so a module of an older minor never reads them);
  * 1.3 srt_policy.allow_pty .. allow_mach_lookup (the macOS-only settings)
- * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection. */
+ * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection; 1.5 the
+ * process slots spawn, wait_proc and end_proc. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -46,7 +47,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 4
+#define SRT_BACKEND_ABI_MINOR 5
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */
@@ -133,6 +134,29 @@ struct srt_backend {
 	/* Probe every layer this backend needs and report each one (srt
 	 * doctor). Optional. */
 	void (*diagnose)(srt_report_fn report, void *ctx);
+
+	/* ABI minor 5: the command run through the module, with process
+	 * handles instead of fork, exec and pids (Windows: a process handle
+	 * and the job object that holds the command's whole tree). Optional,
+	 * as a group: a module sets all three or none (the loader refuses a
+	 * partial set). When they are set the core never starts cmd itself:
+	 * it calls spawn(), then wait_proc() until the command has ended, then
+	 * end_proc(); started() is not called and cmd->child_fds, new_pgrp,
+	 * guard_fd and signal_pid are not used. */
+
+	/* Start cmd->argv with the environment envp (NULL-terminated
+	 * NAME=VALUE strings), inheriting srt's standard input, output and
+	 * error. *proc: the module's handle for the run. Every process the
+	 * command starts must end when srt ends, even if srt is killed. */
+	int (*spawn)(void *state, struct srt_command *cmd, char *const *envp,
+		     void **proc, struct srt_diag *diag);
+
+	/* Block until the command has ended; *status: its exit code. */
+	int (*wait_proc)(void *state, void *proc, int *status, struct srt_diag *diag);
+
+	/* End every process of the run that is still alive and free proc.
+	 * Called once after every successful spawn(); NULL-safe. */
+	void (*end_proc)(void *state, void *proc);
 };
 
 #ifdef __cplusplus

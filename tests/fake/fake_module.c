@@ -17,6 +17,10 @@ static void f_diagnose(srt_report_fn report, void *ctx) { report(ctx, "fake", 1,
 #define FAKE_NEWER_MINOR 4
 #define FAKE_NULL_SLOT 5
 #define FAKE_NO_CAPS 6 /* declares no capability and runs the command as it is */
+#define FAKE_PARTIAL_SPAWN 7 /* sets spawn but neither wait_proc nor end_proc */
+
+static int f_spawn(void *s, struct srt_command *c, char *const *e, void **p, struct srt_diag *d)
+{ (void)s; (void)c; (void)e; (void)p; (void)d; return SRT_E_UNSUPPORTED; }
 
 /* The third-party module that enforces nothing: wrap hands back argv
  * unchanged, so a core that ran it would run the command unconfined. */
@@ -52,4 +56,5 @@ const struct srt_backend srt_backend_entry = {
 	.release = f_release,
 	.teardown = f_teardown,
 	.diagnose = f_diagnose,
+	.spawn = FAKE_VARIANT == FAKE_PARTIAL_SPAWN ? f_spawn : 0,
 };

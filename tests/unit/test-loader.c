@@ -86,6 +86,14 @@ static void case_null_slot(void)
 	ok(load("fake_null_slot", &d) == SRT_E_MODULE, "empty mandatory slot refused");
 }
 
+static void case_partial_spawn(void)
+{
+	struct srt_diag d;
+
+	ok(load("fake_partial_spawn", &d) == SRT_E_MODULE && strstr(d.message, "wait_proc"),
+	   "spawn without wait_proc and end_proc refused (%s)", d.message);
+}
+
 static void case_missing(void)
 {
 	struct srt_diag d;
@@ -213,6 +221,75 @@ static void test_older_minor(void)
 	srt__module_free(m);
 }
 
+/* The process slots of ABI minor 5, on modules held in memory: a module
+ * whose size stops before them (built for 1.4) reads as one that does not
+ * spawn, even with something set past its size; a full set is called in
+ * order spawn, wait_proc, end_proc and hands back the exit code; end_proc
+ * also runs when the wait fails. */
+static int calls[8], ncalls;
+static int s_spawn(void *st, struct srt_command *c, char *const *envp, void **proc,
+		   struct srt_diag *d)
+{
+	(void)st; (void)c; (void)envp; (void)d;
+	calls[ncalls++] = 1;
+	*proc = &calls[0];
+	return SRT_OK;
+}
+static int s_wait(void *st, void *proc, int *status, struct srt_diag *d)
+{
+	(void)st; (void)d;
+	calls[ncalls++] = proc == &calls[0] ? 2 : -2;
+	*status = 7;
+	return SRT_OK;
+}
+static int s_wait_fails(void *st, void *proc, int *status, struct srt_diag *d)
+{
+	(void)st; (void)proc; (void)status;
+	calls[ncalls++] = 2;
+	return srt_diag_set(d, SRT_E_IO, "", "wait failed");
+}
+static void s_end(void *st, void *proc)
+{
+	(void)st;
+	calls[ncalls++] = proc == &calls[0] ? 3 : -3;
+}
+
+static void test_spawn_slots(void)
+{
+	struct srt_backend be;
+	struct srt_command cmd;
+	struct srt_diag d;
+	int status = -1;
+
+	memset(&be, 0, sizeof(be));
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&d, 0, sizeof(d));
+	be.spawn = s_spawn;
+	be.wait_proc = s_wait;
+	be.end_proc = s_end;
+	be.hdr.size = offsetof(struct srt_backend, spawn);
+	ok(!srt__backend_spawns(&be) &&
+	   srt__backend_run(&be, NULL, &cmd, NULL, &status, &d) == SRT_E_UNSUPPORTED && ncalls == 0,
+	   "a module of minor 4 does not spawn, whatever lies past its size");
+	be.hdr.size = offsetof(struct srt_backend, end_proc);
+	ok(!srt__backend_spawns(&be), "a size that stops before end_proc does not spawn");
+	be.hdr.size = sizeof(be);
+	ok(srt__backend_spawns(&be), "a full set spawns");
+	ok(srt__backend_run(&be, NULL, &cmd, NULL, &status, &d) == SRT_OK && status == 7,
+	   "the run hands back the exit code wait_proc saw");
+	ok(ncalls == 3 && calls[0] == 1 && calls[1] == 2 && calls[2] == 3,
+	   "spawn, wait_proc, end_proc in order with the handle spawn gave");
+	ncalls = 0;
+	be.wait_proc = s_wait_fails;
+	ok(srt__backend_run(&be, NULL, &cmd, NULL, &status, &d) == SRT_E_IO &&
+	   ncalls == 3 && calls[2] == 3, "a failed wait still ends the run");
+	ncalls = 0;
+	be.end_proc = NULL;
+	ok(!srt__backend_spawns(&be) &&
+	   srt__backend_run(&be, NULL, &cmd, NULL, &status, &d) == SRT_E_UNSUPPORTED && ncalls == 0,
+	   "a partial set is never called");
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -224,8 +301,10 @@ int main(void)
 	TAP_RUN(case_truncated);
 	TAP_RUN(case_newer_minor);
 	TAP_RUN(case_null_slot);
+	TAP_RUN(case_partial_spawn);
 	TAP_RUN(test_current_minor);
 	TAP_RUN(test_older_minor);
+	TAP_RUN(test_spawn_slots);
 	TAP_RUN(case_missing);
 	TAP_RUN(case_names);
 	return tap_done();
