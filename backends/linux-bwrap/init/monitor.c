@@ -115,6 +115,7 @@ struct srt__monitor {
 	uint64_t last_ns;      /* when it was last refilled */
 	uint64_t note_ns;      /* when the last note was written, 0 = never */
 	int note_pending;
+	char *walk; /* resolve_for's path still to walk (WALK_BUF bytes), made on first use */
 };
 
 static uint64_t fnv_step(uint64_t h, unsigned char c)
@@ -346,6 +347,7 @@ void srt__monitor_free(struct srt__monitor *m)
 	free(m->tab);
 	free(m->req);
 	free(m->resp);
+	free(m->walk);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -796,6 +798,12 @@ static int operand_path_of(struct srt__monitor *m, const struct seccomp_notif *r
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
 #define WALK_HOPS 40
+/* What is left to walk can hold every link body the kernel would follow at
+ * once: it keeps the rest of each body aside while it follows a link inside
+ * it (up to WALK_HOPS links, each body under PATH_MAX), so links whose
+ * bodies end in a long run of "./" pile up far past two PATH_MAX; a walk
+ * that gave up there would let the kernel open what it never judged. */
+#define WALK_BUF ((size_t)(WALK_HOPS + 2) * (PATH_MAX + 1))
 
 /* The caller's thread group and thread numbers in its own pid namespace
  * (the last of /proc/<ppid>/status's NStgid and NSpid); 0 or -1. */
@@ -897,7 +905,8 @@ static int fd_path(int fd, char *out, size_t outlen)
 static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
 		       const char *path, int follow, char *real, size_t reallen)
 {
-	char rest[PATH_MAX * 2 + 2], link[PATH_MAX + 1], self[64];
+	char link[PATH_MAX + 1], self[64], *rest;
+	const size_t restcap = WALK_BUF;
 	long ppid = proc_pid(m, (pid_t)req->pid), tgid = 0, tid = 0;
 	int root, cur, parent = -1, hops = 0, rc = 0, dirfd;
 	char lastname[NAME_MAX + 1] = "";
@@ -908,7 +917,10 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		return -ESRCH;
 	if (len == 0)
 		return -ENOENT;
-	if (len >= sizeof(rest))
+	if (!m->walk && !(m->walk = malloc(WALK_BUF)))
+		return -ENOMEM;
+	rest = m->walk;
+	if (len >= restcap)
 		return -ENAMETOOLONG;
 	memcpy(rest, path, len + 1);
 	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
@@ -982,7 +994,7 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 				}
 				wl = name[0] == 's' ? snprintf(with, sizeof(with), "%ld", tgid)
 						    : snprintf(with, sizeof(with), "%ld/task/%ld", tgid, tid);
-				if ((rc = splice_rest(rest, &len, sizeof(rest), 0, with, (size_t)wl)) != 0)
+				if ((rc = splice_rest(rest, &len, restcap, 0, with, (size_t)wl)) != 0)
 					break;
 				continue;
 			}
@@ -1058,7 +1070,7 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 				}
 				swap_fd(&cur, nfd);
 			}
-			if ((rc = splice_rest(rest, &len, sizeof(rest), 0, link, (size_t)n)) != 0)
+			if ((rc = splice_rest(rest, &len, restcap, 0, link, (size_t)n)) != 0)
 				break;
 		}
 	}
