@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +21,6 @@
 
 #define CA_MAX (1u << 20) /* no CA's PEM is a megabyte */
 
-static int failed(char *why, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int failed(char *why, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(why, cap, "start failed: ");
-
-	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < cap)
-		vsnprintf(why + n, cap - (size_t)n, fmt, ap);
-	va_end(ap);
-	return 1;
-}
 
 /* The descriptor read to its end: at most CA_MAX bytes, NUL-terminated. */
 static int read_ca(int fd, char **out, size_t *len, char *why, size_t cap)
@@ -44,7 +30,7 @@ static int read_ca(int fd, char **out, size_t *len, char *why, size_t cap)
 	ssize_t r;
 
 	if (!buf)
-		return failed(why, cap, "--ca-fd %d: out of memory", fd);
+		return srt__proxy_start_failed(why, cap, "--ca-fd %d: out of memory", fd);
 	while ((r = read(fd, buf + n, CA_MAX + 1 - n)) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -52,13 +38,13 @@ static int read_ca(int fd, char **out, size_t *len, char *why, size_t cap)
 			int e = errno;
 			srt__os_wipe(buf, n);
 			free(buf);
-			return failed(why, cap, "--ca-fd %d: %s", fd, strerror(e));
+			return srt__proxy_start_failed(why, cap, "--ca-fd %d: %s", fd, strerror(e));
 		}
 		n += (size_t)r;
 		if (n > CA_MAX) {
 			srt__os_wipe(buf, n);
 			free(buf);
-			return failed(why, cap, "--ca-fd %d: more than %u bytes: not a CA's PEM", fd,
+			return srt__proxy_start_failed(why, cap, "--ca-fd %d: more than %u bytes: not a CA's PEM", fd,
 				      CA_MAX);
 		}
 	}
@@ -83,16 +69,19 @@ static int tls_load(const struct srt_proxy_options *o, struct srt__module **mod,
 		return 1;
 	memset(&d, 0, sizeof(d));
 	if (srt__module_load_tls(mod, tls, &d) != SRT_OK) {
-		rc = failed(why, cap, "--ca-fd %d: the TLS module cannot be loaded: %s (install srt-tls)",
-			    o->ca_fd, d.message);
+		rc = srt__proxy_start_failed(why, cap,
+					     "--ca-fd %d: the TLS module cannot be loaded: %s "
+					     "(install srt-tls)", o->ca_fd, d.message);
 		goto out;
 	}
 	/* an older module would not read the CA in memory and make one of
 	 * its own: the clients would trust neither */
 	if ((*tls)->hdr.abi_minor < 1) {
-		rc = failed(why, cap, "--ca-fd %d: the TLS module %s is too old for --ca-fd "
-			    "(TLS ABI %u.%u, 1.1 needed)", o->ca_fd, srt__module_path(*mod),
-			    (*tls)->hdr.abi_major, (*tls)->hdr.abi_minor);
+		rc = srt__proxy_start_failed(why, cap,
+					     "--ca-fd %d: the TLS module %s is too old for --ca-fd "
+					     "(TLS ABI %u.%u, 1.1 needed)", o->ca_fd,
+					     srt__module_path(*mod), (*tls)->hdr.abi_major,
+					     (*tls)->hdr.abi_minor);
 		goto out;
 	}
 	snprintf(origin, sizeof(origin), "--ca-fd %d", o->ca_fd);
@@ -101,7 +90,9 @@ static int tls_load(const struct srt_proxy_options *o, struct srt__module **mod,
 	spec.ca_pem_len = len;
 	spec.ca_origin = origin;
 	err[0] = '\0';
-	rc = (*tls)->ctx_new(&spec, ctx, err, sizeof(err)) < 0 ? failed(why, cap, "%s", err) : 0;
+	rc = 0;
+	if ((*tls)->ctx_new(&spec, ctx, err, sizeof(err)) < 0)
+		rc = srt__proxy_start_failed(why, cap, "%s", err);
 out:
 	srt__os_wipe(pem, len);
 	free(pem);

@@ -88,9 +88,7 @@ static const struct srt_filter decider_vt = {
 	.completed = srt__dfilter_completed,
 };
 
-static int failed(char *why, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int failed(char *why, size_t cap, const char *fmt, ...)
+int srt__proxy_start_failed(char *why, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(why, cap, "start failed: ");
@@ -101,6 +99,7 @@ static int failed(char *why, size_t cap, const char *fmt, ...)
 	va_end(ap);
 	return 1;
 }
+
 
 static void on_dead(void *ctx, const char *why)
 {
@@ -133,19 +132,19 @@ static int bind_listen(const char *spec, int *out, char *where, size_t wcap, cha
 	if (spec[0] == '[') {
 		const char *rb = strchr(spec, ']');
 		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host))
-			return failed(why, cap, "--listen \"%s\": not host:port", spec);
+			return srt__proxy_start_failed(why, cap, "--listen \"%s\": not host:port", spec);
 		snprintf(host, sizeof(host), "%.*s", (int)(rb - spec - 1), spec + 1);
 		port = rb + 2;
 	} else {
 		colon = strrchr(spec, ':');
 		if (!colon || (size_t)(colon - spec) >= sizeof(host))
-			return failed(why, cap, "--listen \"%s\": not host:port", spec);
+			return srt__proxy_start_failed(why, cap, "--listen \"%s\": not host:port", spec);
 		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
 		port = colon + 1;
 	}
 	rc = getaddrinfo(host, port, &hints, &ai);
 	if (rc)
-		return failed(why, cap, "--listen \"%s\": %s", spec, gai_strerror(rc));
+		return srt__proxy_start_failed(why, cap, "--listen \"%s\": %s", spec, gai_strerror(rc));
 	fd = srt__os_socket(ai->ai_family, SOCK_STREAM, 0, true);
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -154,7 +153,7 @@ static int bind_listen(const char *spec, int *out, char *where, size_t wcap, cha
 		freeaddrinfo(ai);
 		if (fd >= 0)
 			close(fd);
-		return failed(why, cap, "--listen \"%s\": %s", spec, strerror(e));
+		return srt__proxy_start_failed(why, cap, "--listen \"%s\": %s", spec, strerror(e));
 	}
 	freeaddrinfo(ai);
 	{
@@ -183,10 +182,10 @@ static int check_listen_fd(int fd, char *why, size_t cap)
 	socklen_t l = sizeof(v);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || !v)
-		return failed(why, cap, "--listen-fd %d is not a listening socket", fd);
+		return srt__proxy_start_failed(why, cap, "--listen-fd %d is not a listening socket", fd);
 	v = fcntl(fd, F_GETFL);
 	if (v < 0 || fcntl(fd, F_SETFL, v | O_NONBLOCK) < 0)
-		return failed(why, cap, "--listen-fd %d: %s", fd, strerror(errno));
+		return srt__proxy_start_failed(why, cap, "--listen-fd %d: %s", fd, strerror(errno));
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return 0;
 }
@@ -228,7 +227,7 @@ static int start_decider(struct serve *s, char *why, size_t cap)
 	dc.dead = on_dead;
 	dc.dead_ctx = s;
 	if (srt__dfilter_start(&dc, &s->df, w, sizeof(w)) != SRT_OK)
-		return failed(why, cap, "%s", w);
+		return srt__proxy_start_failed(why, cap, "%s", w);
 	return 0;
 }
 
@@ -242,10 +241,10 @@ static int wait_hello(struct serve *s, char *why, size_t cap)
 		if (srt__dfilter_wait_hello(s->df, 200, &s->allowed, &s->denied, w, sizeof(w)) == SRT_OK)
 			return 0;
 		if (strstr(w, "died"))
-			return failed(why, cap, "%s", w);
+			return srt__proxy_start_failed(why, cap, "%s", w);
 		stop = stop_asked(s, 0);
 		if (stop)
-			return failed(why, cap, "%s before the decider's hello", stop);
+			return srt__proxy_start_failed(why, cap, "%s before the decider's hello", stop);
 	}
 }
 
@@ -263,13 +262,13 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 #error "srt proxy needs a proxy that puts every request to net.filters"
 #endif
 	if (srt__filter_chain_new(0, chain_log, (void *)s->o, &s->chain) != SRT_OK)
-		return failed(why, cap, "cannot make the filter chain");
+		return srt__proxy_start_failed(why, cap, "cannot make the filter chain");
 	pthread_mutex_lock(&handover_lock);
 	handover = s->df;
 	pthread_mutex_unlock(&handover_lock);
 	memset(&ferr, 0, sizeof(ferr));
 	if (srt__filter_chain_add(s->chain, &decider_vt, "decider", NULL, &ferr) != SRT_OK)
-		return failed(why, cap, "the decider filter: %s", ferr.message);
+		return srt__proxy_start_failed(why, cap, "the decider filter: %s", ferr.message);
 	s->df = NULL; /* the chain's now */
 	for (i = 0; i < sizeof(private_ranges) / sizeof(private_ranges[0]); i++)
 		ranges[i] = (char *)private_ranges[i];
@@ -288,7 +287,7 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 		 tmp && *tmp && strlen(tmp) < 30 ? tmp : "/tmp");
 	if (!mkdtemp(s->dir)) {
 		s->dir[0] = 0;
-		return failed(why, cap, "cannot make a private directory: %s", strerror(errno));
+		return srt__proxy_start_failed(why, cap, "cannot make a private directory: %s", strerror(errno));
 	}
 	snprintf(s->sock, sizeof(s->sock), "%s/proxy.sock", s->dir);
 	memset(&pc, 0, sizeof(pc));
@@ -300,7 +299,7 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	memset(&diag, 0, sizeof(diag));
 	if (srt__proxy_new(&s->proxy, &pc, &diag) != SRT_OK ||
 	    srt__proxy_start(s->proxy, &diag) != SRT_OK)
-		return failed(why, cap, "%s", diag.message);
+		return srt__proxy_start_failed(why, cap, "%s", diag.message);
 	return 0;
 }
 
@@ -314,7 +313,7 @@ static int connect_ctl(struct serve *s, char *why, size_t cap)
 	s->ctl = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, false);
 	if (s->ctl < 0 || connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    write(s->ctl, &hello, 1) != 1 || read(s->ctl, &ack, 1) != 1 || ack != SRT_PASS_HELLO)
-		return failed(why, cap, "cannot reach the proxy's socket: %s", strerror(errno));
+		return srt__proxy_start_failed(why, cap, "cannot reach the proxy's socket: %s", strerror(errno));
 	return 0;
 }
 
@@ -400,7 +399,7 @@ int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__t
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	s.sigfd = srt__os_signal_fd(&set);
 	if (s.sigfd < 0 || srt__os_pipe(s.deadpipe, true) < 0)
-		return failed(why, cap, "cannot watch signals: %s", strerror(errno));
+		return srt__proxy_start_failed(why, cap, "cannot watch signals: %s", strerror(errno));
 	rc = start_decider(&s, why, cap);
 	if (!rc)
 		rc = wait_hello(&s, why, cap);

@@ -46,6 +46,10 @@ struct srt_proxy_options;
 /* srt_proxy_serve() (include/srt/srt.h) once the core has read --ca-fd
  * and loaded the TLS module (libsrt/proxy-serve.c): `tls` and `tls_ctx`
  * terminate CONNECTs carrying TLS; NULL refuses every CONNECT. */
+/* Write "start failed: " and the formatted reason into why (cap bytes);
+ * returns 1, the exit code of a proxy that could not start. */
+int srt__proxy_start_failed(char *why, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__tls_module *tls,
 			  struct srt__tls_ctx *tls_ctx, char *why, size_t cap);
 
