@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "credentials.h"
 #include "loader.h"
 #include "paths.h"
+#include "policy-build.h"
 #include "proxies/filter-chain.h"
 
 #define CRED_FILE_MAX (1u << 20) /* a credential file larger is refused */
@@ -212,6 +214,26 @@ static int push_deny(struct srt__settings *s, const char *path)
 	return SRT_OK;
 }
 
+/* A masked file: its real path (normalised, links resolved, as the
+ * backend mounts there), what the command sees and the entry's name. */
+static int push_masked(struct srt_sandbox *sb, const char *raw, const char *data, const char *key)
+{
+	char *path = NULL, real[PATH_MAX];
+	int rc;
+
+	if (srt__path_normalize(raw, sb->cwd, getenv("HOME"), &path, NULL) || !path)
+		path = strdup(raw);
+	if (!path)
+		return SRT_E_NOMEM;
+	rc = srt__strv_push(&sb->cred_mask_path, realpath(path, real) ? real : path);
+	free(path);
+	if (!rc)
+		rc = srt__strv_push(&sb->cred_mask_data, data);
+	if (!rc)
+		rc = srt__strv_push(&sb->cred_mask_origin, key);
+	return rc;
+}
+
 /* One result: what the sandbox sees of entry i. */
 static int apply_result(struct srt_sandbox *sb, size_t i, const cJSON *res, struct srt_diag *diag)
 {
@@ -240,14 +262,10 @@ static int apply_result(struct srt_sandbox *sb, size_t i, const cJSON *res, stru
 		free(kv);
 	} else if (!env && !strcmp(action, "deny")) {
 		rc = push_deny(s, c->path);
-	} else if (!env && !strcmp(action, "set")) {
-		/* the masked copy would have to be mounted at the real path,
-		 * which no backend of this srt does yet: the file is denied
-		 * instead (as the reference does where it cannot mount), so
-		 * the real content never shows */
-		srt__sandbox_log(sb, 0, "%s: the masked copy of %s cannot be served inside the sandbox by this srt yet; the file is denied to the sandbox instead",
-				 key, c->path);
-		rc = push_deny(s, c->path);
+	} else if (!env && !strcmp(action, "set") && value) {
+		/* shown as a copy at the file's real path once the backend
+		 * is known (srt__sandbox_masked_files) */
+		rc = push_masked(sb, c->path, value, key);
 	} else {
 		return srt_diag_set(diag, SRT_E_MODULE, key, "%s: the credentials module answered \"%s\"",
 				    key, action);
@@ -353,6 +371,116 @@ out:
 	wipe_json(ans);
 	cJSON_Delete(ans);
 	return rc;
+}
+
+/* The copy of masked file i: written whole, then read-only. */
+static int write_copy(int dfd, size_t i, const char *data, struct srt_diag *diag)
+{
+	char name[32];
+	size_t len = strlen(data), off = 0;
+	int fd;
+
+	snprintf(name, sizeof(name), "masked-%zu", i);
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+	if (fd < 0)
+		return srt_diag_set(diag, SRT_E_IO, "credentials.files",
+				    "credentials.files: cannot write the masked copy in srt's private directory: %s",
+				    strerror(errno));
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return srt_diag_set(diag, SRT_E_IO, "credentials.files",
+					    "credentials.files: cannot write the masked copy in srt's private directory: %s",
+					    n < 0 ? strerror(errno) : "short write");
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	return SRT_OK;
+}
+
+static int write_copies(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	char *dir = NULL;
+	size_t i;
+	int dfd, rc = SRT_OK;
+
+	if (asprintf(&dir, "%s/masked", sb->proxy_dir) < 0)
+		return srt_diag_set(diag, SRT_E_NOMEM, "credentials.files", "out of memory");
+	if (mkdir(dir, 0700) != 0 ||
+	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "credentials.files",
+				  "credentials.files: cannot create %s for the masked copies: %s",
+				  dir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	sb->cred_mask_dir = dir;
+	for (i = 0; !rc && i < sb->cred_mask_data.n; i++)
+		rc = write_copy(dfd, i, sb->cred_mask_data.v[i], diag);
+	close(dfd);
+	return rc;
+}
+
+int srt__sandbox_masked_files(struct srt_sandbox *sb, struct srt_policy *pol,
+			      struct srt_diag *diag)
+{
+	size_t i, n = sb->cred_mask_path.n;
+	int rc;
+
+	if (!n)
+		return SRT_OK;
+	if (!(sb->be->caps & SRT_CAP_MASKED_FILES) || sb->be->hdr.abi_minor < 6 || !sb->proxy_dir) {
+		/* fail closed: no copy, no real content either */
+		for (i = 0, rc = SRT_OK; !rc && i < n; i++) {
+			srt__sandbox_log(sb, 0, "%s: backend \"%s\" cannot show the masked copy of %s inside the sandbox (use --backend=linux-bwrap); the file is denied to the sandbox instead",
+					 sb->cred_mask_origin.v[i], sb->be->hdr.name, sb->cred_mask_path.v[i]);
+			rc = srt__policy_deny_read_path(pol, sb->cred_mask_path.v[i],
+							sb->cred_mask_origin.v[i], diag);
+		}
+		return rc;
+	}
+	if (!sb->cred_mask_dir && (rc = write_copies(sb, diag)))
+		return rc;
+	if (!(pol->masked_files = calloc(n, sizeof(*pol->masked_files))) ||
+	    !(pol->masked_dir = strdup(sb->cred_mask_dir)))
+		return srt_diag_set(diag, SRT_E_NOMEM, "credentials.files", "out of memory");
+	for (i = 0; i < n; i++) {
+		struct srt_masked_file *f = &pol->masked_files[pol->n_masked_files];
+
+		f->path = strdup(sb->cred_mask_path.v[i]);
+		f->origin = strdup(sb->cred_mask_origin.v[i]);
+		if (asprintf(&f->source, "%s/masked-%zu", sb->cred_mask_dir, i) < 0)
+			f->source = NULL;
+		pol->n_masked_files++;
+		if (!f->path || !f->origin || !f->source)
+			return srt_diag_set(diag, SRT_E_NOMEM, "credentials.files", "out of memory");
+	}
+	return SRT_OK;
+}
+
+void srt__credentials_free(struct srt_sandbox *sb)
+{
+	size_t i;
+
+	if (sb->cred_mask_dir) {
+		for (i = 0; i < sb->cred_mask_data.n; i++) {
+			char name[PATH_MAX];
+
+			snprintf(name, sizeof(name), "%s/masked-%zu", sb->cred_mask_dir, i);
+			unlink(name);
+		}
+		rmdir(sb->cred_mask_dir);
+		free(sb->cred_mask_dir);
+		sb->cred_mask_dir = NULL;
+	}
+	srt__strv_release(&sb->cred_mask_path);
+	srt__strv_release(&sb->cred_mask_data);
+	srt__strv_release(&sb->cred_mask_origin);
 }
 
 void srt__credentials_env_drop(const struct srt_sandbox *sb, char **env)

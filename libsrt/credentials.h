@@ -13,6 +13,16 @@
  * ready. */
 int srt__sandbox_load_credentials(struct srt_sandbox *sb, struct srt_diag *diag);
 
+/* The masked files in pol: a backend with SRT_CAP_MASKED_FILES gets the
+ * copies (written once, read-only, into srt's private directory beside
+ * the proxy's socket); any other is told to deny the files, and srt says
+ * so on one line per file. Before the backend's prepare(). */
+int srt__sandbox_masked_files(struct srt_sandbox *sb, struct srt_policy *pol,
+			      struct srt_diag *diag);
+
+/* Remove the copies and their directory (before proxy_dir goes). */
+void srt__credentials_free(struct srt_sandbox *sb);
+
 /* Apply sb's masking to a built environment: the unset names removed. */
 void srt__credentials_env_drop(const struct srt_sandbox *sb, char **env);
 

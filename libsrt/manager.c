@@ -24,6 +24,7 @@
 #include "backend-choice.h"
 #include "child-env.h"
 #include "command.h"
+#include "credentials.h"
 #include "filters.h"
 #include "proxies/ask.h"
 #include "gitguard.h"
@@ -296,6 +297,9 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 			return rc;
 	}
 
+	rc = srt__sandbox_masked_files(sb, &sb->policy, diag);
+	if (rc)
+		return rc;
 	rc = sb->be->prepare(&sb->policy, &sb->bstate, diag);
 	if (rc)
 		return rc;
@@ -434,6 +438,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	srt__sandbox_tls_free(sb);
 	srt__strv_release(&sb->cred_env);
 	srt__strv_release(&sb->cred_unset);
+	srt__credentials_free(sb);
 	if (sb->proxy_dir)
 		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);

@@ -787,6 +787,16 @@ out:
 	return rc;
 }
 
+int srt__policy_deny_read_path(struct srt_policy *pol, const char *path, const char *origin,
+				struct srt_diag *diag)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		return srt_diag_set(diag, SRT_E_NOMEM, origin, "out of memory");
+	return rules_push(&pol->deny_read, p, SRT_RULE_LITERAL, origin, diag);
+}
+
 void srt__policy_release(struct srt_policy *pol)
 {
 	size_t i;
@@ -816,5 +826,12 @@ void srt__policy_release(struct srt_policy *pol)
 	rules_release(&pol->allow_write);
 	rules_release(&pol->deny_write);
 	rules_release(&pol->allow_unix_sockets);
+	for (i = 0; i < pol->n_masked_files; i++) {
+		free(pol->masked_files[i].path);
+		free(pol->masked_files[i].source);
+		free(pol->masked_files[i].origin);
+	}
+	free(pol->masked_files);
+	free(pol->masked_dir);
 	memset(pol, 0, sizeof(*pol));
 }

@@ -31,4 +31,9 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 		      const struct srt__policy_env *env, struct srt_diag *diag);
 void srt__policy_release(struct srt_policy *pol);
 
+/* Add one absolute path to pol->deny_read after the build (a file the
+ * backend cannot show as srt wants it is denied instead). */
+int srt__policy_deny_read_path(struct srt_policy *pol, const char *path, const char *origin,
+				struct srt_diag *diag);
+
 #endif

@@ -64,6 +64,11 @@ struct srt_sandbox {
 	 * (libsrt/credentials.c) */
 	struct srt__strv cred_env;
 	struct srt__strv cred_unset;
+	/* credentials.files in mask mode: each file's real path, the masked
+	 * content the command sees there and the entry's name; the copies
+	 * go to cred_mask_dir (inside proxy_dir) once the backend is known */
+	struct srt__strv cred_mask_path, cred_mask_data, cred_mask_origin;
+	char *cred_mask_dir;
 	struct srt__module *tls_module;
 	const struct srt__tls_module *tls;
 	struct srt__tls_ctx *tls_ctx;

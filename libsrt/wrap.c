@@ -27,6 +27,7 @@
 #include "backend-call.h"
 #include "child-env.h"
 #include "command.h"
+#include "credentials.h"
 #include "gitguard.h"
 #include "policy-build.h"
 #include "proxy-glue.h"
@@ -239,6 +240,9 @@ static int custom_policy(struct wrapped_priv *wp, const char *json, struct srt_d
 		srt_diag_set(diag, rc, "", "customConfig: %s", srt_strerror(rc));
 		goto out;
 	}
+	rc = srt__sandbox_masked_files(sb, &wp->policy, diag);
+	if (rc)
+		goto out;
 	rc = sb->be->probe(&wp->policy, diag);
 	if (rc)
 		goto out;

@@ -112,6 +112,28 @@ static int intercept_words(struct bwrap_cmd *bc, const struct srt_policy *pol,
 	return SRT_OK;
 }
 
+/* credentials.files in mask mode: each copy bound read-only over the
+ * file's real path, after the filesystem plan so it covers the file
+ * whatever rule reached it; then srt's directory of copies is covered
+ * by an empty read-only tmpfs (bwrap resolves the sources outside the
+ * new root, so the binds before it still find them). */
+static int masked_words(const struct srt_policy *pol, struct srt__strv *w)
+{
+	size_t i;
+
+	if (!pol->n_masked_files || !pol->masked_dir)
+		return SRT_OK;
+	for (i = 0; i < pol->n_masked_files; i++)
+		if (srt__strv_push(w, "--ro-bind") || srt__strv_push(w, pol->masked_files[i].source) ||
+		    srt__strv_push(w, pol->masked_files[i].path))
+			return SRT_E_NOMEM;
+	if (srt__strv_push(w, "--perms") || srt__strv_push(w, "0500") ||
+	    srt__strv_push(w, "--tmpfs") || srt__strv_push(w, pol->masked_dir) ||
+	    srt__strv_push(w, "--remount-ro") || srt__strv_push(w, pol->masked_dir))
+		return SRT_E_NOMEM;
+	return SRT_OK;
+}
+
 static int bw_probe(const struct srt_policy *pol, struct srt_diag *diag)
 {
 	char path[PATH_MAX];
@@ -507,6 +529,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		    srt__strv_push(&w, pol->proxy_dir))
 			goto fail;
 	}
+	if (masked_words(pol, &w))
+		goto fail;
 	if (pol->intercept && pol->proxy_socket) {
 		rc = intercept_words(bc, pol, &w, diag);
 		if (rc)
@@ -868,6 +892,7 @@ static void bw_teardown(void *state)
 const struct srt_backend srt_backend_entry = {
 	.hdr = SRT__BACKEND_HEADER("linux-bwrap"),
 	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETNS | SRT_CAP_PROXY | SRT_CAP_SECCOMP | SRT_CAP_PIDNS |
+		SRT_CAP_MASKED_FILES |
 		SRT_CAP_INTERCEPT,
 	.probe = bw_probe,
 	.prepare = bw_prepare,

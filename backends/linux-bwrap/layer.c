@@ -90,6 +90,19 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 		rc = host_rule(b, real, SRT_LL_READ_RIGHTS | SRT_LL_WRITE_RIGHTS,
 			       SRT_LL_READ_FILE_RIGHTS | SRT_LL_WRITE_FILE_RIGHTS, h, n);
 	}
+	/* the masked copies of credential files, read-only, at the files'
+	 * paths: the inode the command opens there is the copy's (the
+	 * planner's rules name the host file's, which the copy covers) */
+	for (i = 0; !rc && i < pol->n_masked_files; i++) {
+		struct stat st;
+		uint64_t access = SRT_LL_READ_FILE_RIGHTS & h;
+
+		if (lstat(pol->masked_files[i].source, &st) != 0 || !S_ISREG(st.st_mode) || !access)
+			continue;
+		(*n)++;
+		rc = srt__ll_rec(b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", access,
+				 (uint64_t)st.st_dev, (uint64_t)st.st_ino, pol->masked_files[i].path);
+	}
 	if (rc)
 		return rc;
 	/* bwrap's /dev (tmpfs with the --dev set bound in, devpts, shm):

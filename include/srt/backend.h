@@ -31,7 +31,8 @@
  * the core's and zeroed, so a module of an older minor never reads them);
  * 1.3 srt_policy.allow_pty .. allow_mach_lookup (the macOS-only settings)
  * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection; 1.5 the
- * process slots spawn, wait_proc and end_proc. */
+ * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
+ * and SRT_CAP_MASKED_FILES. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -47,7 +48,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 5
+#define SRT_BACKEND_ABI_MINOR 6
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */
@@ -61,6 +62,8 @@ extern "C" {
 #define SRT_CAP_INTERCEPT  (1u << 6) /* ABI minor 4: answers DNS inside and hands every TCP
 				      * connection to a non-loopback address to the proxy
 				      * (struct srt_policy.intercept) */
+#define SRT_CAP_MASKED_FILES (1u << 7) /* ABI minor 6: shows the masked copies of
+					* struct srt_policy.masked_files at their paths */
 
 /* One wrapped command, produced by wrap() and owned by the core afterwards
  * (freed with srt_command_release()). */

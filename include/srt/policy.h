@@ -30,6 +30,14 @@ struct srt_rules {
 	size_t n;
 };
 
+/* ABI minor 6: a file the command sees at `path` with the content of
+ * `source`, read-only (struct srt_policy.masked_files). */
+struct srt_masked_file {
+	char *path;   /* absolute, links resolved: where the command sees it */
+	char *source; /* the copy, a regular file inside masked_dir */
+	char *origin; /* "credentials.files[0]" */
+};
+
 struct srt_policy {
 	char *cwd;    /* the command's working directory (realpath) */
 	char *home;   /* $HOME of the caller, or NULL when unknown/empty */
@@ -99,6 +107,18 @@ struct srt_policy {
 	 * run; optional: it says so on one line and runs without. */
 	int intercept;      /* enum srt_intercept */
 	char *proxy_token;  /* the proxy's per-run token, or NULL */
+
+	/* ABI minor 6. credentials.files in mask mode: the files the
+	 * command sees as a read-only copy in which every secret is its
+	 * sentinel, at the file's real path. Set only for a backend that
+	 * declares SRT_CAP_MASKED_FILES; masked_dir holds the copies and is
+	 * srt's private directory, which the backend must hide from the
+	 * command (the copies hold sentinels only, but the command has no
+	 * business with srt's files). A backend without the capability gets
+	 * those files in deny_read instead. */
+	struct srt_masked_file *masked_files;
+	size_t n_masked_files;
+	char *masked_dir;
 };
 
 enum srt_intercept {

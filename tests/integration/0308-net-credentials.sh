@@ -7,11 +7,11 @@
 # A loopback HTTPS server with a test CA of its own records what arrives.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 18
+plan 21
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 18); do skip "bwrap, openssl or curl missing"; done
+	for i in $(seq 21); do skip "bwrap, openssl or curl missing"; done
 	exit 0
 fi
 
@@ -125,10 +125,10 @@ CREDS='"credentials":{"envVars":[
  {"name":"AWS_ACCESS_KEY_ID","mode":"mask"},{"name":"AWS_SECRET_ACCESS_KEY","mode":"mask"},
  {"name":"NOMATCH_VAR","mode":"mask","extract":"token:\\s*(\\S+)","onExtractNoMatch":"deny"}],
  "files":[{"path":"'"$WORK"'/denied.yml","mode":"deny"},
-  {"path":"'"$WORK"'/masked.yml","mode":"mask","extract":"oauth_token: (\\S+)"}]}'
+  {"path":"'"$WORK"'/masked.yml","mode":"mask","extract":"token:\\s*(\\S+)"}]}'
 export NOMATCH_VAR=nothing-here
 printf 'oauth_token: realfiletoken-denied\n' > "$WORK/denied.yml"
-printf 'oauth_token: realfiletoken-masked\n' > "$WORK/masked.yml"
+printf 'name: keep-this\ntoken:   realfiletoken-masked\nlast: line\n' > "$WORK/masked.yml"
 S=$(settings "{\"network\":{\"allowedDomains\":[\"localhost\"],\"deniedDomains\":[],\"privateAddresses\":\"allow\",\"tlsTerminate\":{}},$NET_FS,$CREDS}")
 # an AWS client inside: botocore signs with the (masked) keys it finds
 cat > "$WORK/awsclient.py" <<'PYEOF'
@@ -162,20 +162,37 @@ $CURLP -H "X-Key: \$SHORT_TOKEN" -d "token=\$MY_TOKEN&db=\$DB_URL" https://local
 $CURLP -H "Transfer-Encoding: chunked" -d "k=\$SHORT_TOKEN;t=\$MY_TOKEN" https://localhost:$PORT/chunked >/dev/null
 $CURLP -d "t=\$MY_TOKEN" https://localhost:$OPORT/otherbody >/dev/null
 printf '%s\n' "\$MY_TOKEN" >mytoken.txt
-cat $WORK/denied.yml $WORK/masked.yml >files.txt 2>&1
+cat $WORK/denied.yml >files.txt 2>&1
+cat $WORK/masked.yml >masked.txt 2>&1
+FTOK=\$(sed -n 's/^token: *//p' $WORK/masked.yml)
+$CURLP -H "X-Key: \$FTOK" https://localhost:$PORT/filetoken >/dev/null
+(echo x >>$WORK/masked.yml) 2>/dev/null && echo appended >write.txt
+(: >$WORK/masked.yml) 2>/dev/null && echo truncated >>write.txt
+(mv $WORK/masked.yml $WORK/moved.yml) 2>/dev/null && echo moved >>write.txt
+cat /proc/self/mountinfo >mountinfo.txt
+ls -A ${TMPDIR:-/tmp}/srt-*/masked >maskdir.txt 2>&1
+cat ${TMPDIR:-/tmp}/srt-*/masked/* >>maskdir.txt 2>&1
 NO_PROXY= no_proxy= $PY $WORK/awsclient.py https://localhost:$PORT/aws-signed >aws1.txt 2>&1
 NO_PROXY= no_proxy= $PY $WORK/awsclient.py "https://localhost:$PORT/aws-presigned?X-Amz-Credential=\$AWS_ACCESS_KEY_ID%2F20250101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00" unsigned >aws2.txt 2>&1
 EOF
 srt__run --settings "$S" -c "sh $WORK/inside.sh" >"$WORK/out" 2>"$WORK/err"
-[ -n "${CRED_DEBUG:-}" ] && cat "$WORK/srv.log" "$WORK/err" "$WORK/proj/aws1.txt" "$WORK/proj/aws2.txt" >&2
+[ -n "${CRED_DEBUG:-}" ] && cat "$WORK/srv.log" "$WORK/err" "$WORK/proj/masked.txt" "$WORK/proj/aws1.txt" "$WORK/proj/aws2.txt" >&2
 P="$WORK/proj"
 FAKE=$(sed -n 's/^MY_TOKEN=//p' "$P/env.txt")
 check "F: a masked variable holds a sentinel of the real value's length ($FAKE)" sh -c \
 	"case '$FAKE' in fake_*) [ ${#FAKE} = ${#MY_TOKEN} ];; *) false;; esac"
 check "F: a denied variable is unset; an extract with no match and onExtractNoMatch deny too" sh -c \
 	"! grep -q '^DENIED_VAR=' '$P/env.txt' && ! grep -q '^NOMATCH_VAR=' '$P/env.txt'"
-check "F: a denied credential file, and a masked one (its copy not served yet), cannot be read" sh -c \
-	"[ \$(grep -c 'Permission denied\|No such file' '$P/files.txt') = 2 ] && grep -q 'masked copy of $WORK/masked.yml cannot be served' '$WORK/err'"
+check "F: a denied credential file cannot be read" grep -q 'Permission denied\|No such file' "$P/files.txt"
+FTOK=$(sed -n 's/^token: *//p' "$P/masked.txt")
+check "F: a masked file reads as its copy: the sentinel, same length, the rest unchanged ($FTOK)" sh -c \
+	"case '$FTOK' in fake_*) [ ${#FTOK} = 20 ];; *) false;; esac && [ \$(wc -l <'$P/masked.txt') = 3 ] &&
+	 head -n1 '$P/masked.txt' | grep -qx 'name: keep-this' && tail -n1 '$P/masked.txt' | grep -qx 'last: line' &&
+	 grep -qx 'token:   $FTOK' '$P/masked.txt'"
+check "F: the masked file cannot be written, truncated or moved away inside, and is intact outside" sh -c \
+	"[ ! -s '$P/write.txt' ] && grep -qx 'token:   realfiletoken-masked' '$WORK/masked.yml' && [ \$(wc -l <'$WORK/masked.yml') = 3 ]"
+check "N: the sentinel read from the masked file reaches the injectHost as the real value" grep -q \
+	"^GET /filetoken auth=\[None\] xkey=\[realfiletoken-masked\]" "$WORK/srv.log"
 check "F: extract masks only group 1" grep -Eq '^DB_URL=postgres://user:fake_[a-z0-9]+@db:5432/x$' "$P/env.txt"
 check "F: decode jwt with maskClaims keeps the token's shape and header" grep -Eq \
 	'^JWT_TOKEN=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.[A-Za-z0-9_-]+\.c3J0LWZha2U$' "$P/env.txt"
@@ -184,7 +201,7 @@ for r in $REALS; do
 	grep -rqF -- "$r" "$P" && leak="$leak $r"
 	grep -rqF -- "$r" "$WORK/out" && leak="$leak $r(stdout)"
 done
-check "F: no real value anywhere inside (env, /proc/self/environ, files written)${leak:+:$leak}" \
+check "F: no real value anywhere inside (env, /proc/self/environ, mountinfo, srt's copies, files written)${leak:+:$leak}" \
 	[ -z "$leak" ]
 check "N: the real value reaches its injectHost in a header" grep -q \
 	"^GET /inject auth=\[Bearer $MY_TOKEN\]" "$WORK/srv.log"
