@@ -7,11 +7,11 @@
 # A loopback HTTPS server with a test CA of its own records what arrives.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 21
+plan 22
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 21); do skip "bwrap, openssl or curl missing"; done
+	for i in $(seq 22); do skip "bwrap, openssl or curl missing"; done
 	exit 0
 fi
 
@@ -240,3 +240,14 @@ S=$(settings "{\"network\":{\"allowedDomains\":[\"localhost\"],\"deniedDomains\"
 srt__run --settings "$S" -c "touch $MARK" >"$WORK/out" 2>"$WORK/err"; rc=$?
 check "F: onExtractNoMatch error refuses to run, naming the entry" sh -c \
 	"[ $rc != 0 ] && [ ! -e '$MARK' ] && grep -q 'entry \"NOMATCH_VAR\": extract pattern .* matched nothing' '$WORK/err'"
+
+# a backend that cannot overlay a file (linux-landlock) keeps denying it,
+# and says so on one line
+S=$(settings "{\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},$NET_FS,\"credentials\":{\"allowPlaintextInject\":true,\"files\":[{\"path\":\"$WORK/masked.yml\",\"mode\":\"mask\"}]}}")
+if [ -e "$BACKEND_LL" ] && "$SRT" doctor --backend=linux-landlock >/dev/null 2>&1; then
+	timeout -k 5 30 "$SRT" --backend="$BACKEND_LL" --settings "$S" -c "cat $WORK/masked.yml" >"$WORK/out" 2>"$WORK/err"
+	check "F: linux-landlock denies a masked file and says so on one line" sh -c \
+		"! grep -q token '$WORK/out' && [ \$(grep -c 'backend \"linux-landlock\" cannot show the masked copy of $WORK/masked.yml' '$WORK/err') = 1 ]"
+else
+	skip "linux-landlock cannot run here (srt doctor --backend=linux-landlock)"
+fi
