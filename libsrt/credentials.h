@@ -7,7 +7,8 @@
 
 /* With `credentials` in the settings: load the credentials module, have
  * it mask the variables and files (sb->cred_env, sb->cred_unset,
- * settings.cred_deny_read) and put its filter first in the chain. Fails
+ * settings.cred_deny_read, sb->cred_mask_*) and put its filter first in
+ * the chain. Fails
  * closed with one line naming the entry. Called before network.filters
  * are loaded, with the chain and sb->filter_modules (room for one more)
  * ready. */
