@@ -94,10 +94,32 @@ static void on_proxy_violation(void *ctx, const char *command_key, const char *l
  * reach it even before the token check. */
 /* A srt killed with SIGKILL cannot remove its proxy directory. The next
  * start removes those of ours whose srt is gone: "srt-<pid>-XXXXXX", owned
- * by us, mode 0700, pid no longer alive, holding at most proxy.sock. It
+ * by us, mode 0700, pid no longer alive, holding at most proxy.sock and
+ * the masked credential copies. It
  * reads the whole of TMPDIR, so it runs once the sandbox is being built
  * (srt_sandbox_run, right after the spawn), on the CPU that would
  * otherwise wait for bwrap, not before the command can start. */
+/* The masked credential copies a killed srt left ("masked/masked-<n>",
+ * sentinels only): removed with their directory. */
+static void sweep_masked(int proxy_dfd)
+{
+	int dfd = openat(proxy_dfd, "masked", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return;
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "masked-", 7))
+			unlinkat(dfd, e->d_name, 0);
+	closedir(d);
+	unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
+}
+
 void srt__sandbox_sweep_proxy_dirs(const char *base)
 {
 	DIR *d = opendir(base);
@@ -128,6 +150,7 @@ void srt__sandbox_sweep_proxy_dirs(const char *base)
 		if (sub < 0)
 			continue;
 		unlinkat(sub, "proxy.sock", 0);
+		sweep_masked(sub);
 		close(sub);
 		unlinkat(dfd, e->d_name, AT_REMOVEDIR); /* fails, harmlessly, if not empty */
 	}

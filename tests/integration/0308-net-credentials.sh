@@ -169,6 +169,7 @@ $CURLP -H "X-Key: \$FTOK" https://localhost:$PORT/filetoken >/dev/null
 (echo x >>$WORK/masked.yml) 2>/dev/null && echo appended >write.txt
 (: >$WORK/masked.yml) 2>/dev/null && echo truncated >>write.txt
 (mv $WORK/masked.yml $WORK/moved.yml) 2>/dev/null && echo moved >>write.txt
+(ln $WORK/masked.yml hardlink.yml) 2>/dev/null && echo linked >>write.txt
 cat /proc/self/mountinfo >mountinfo.txt
 ls -A ${TMPDIR:-/tmp}/srt-*/masked >maskdir.txt 2>&1
 cat ${TMPDIR:-/tmp}/srt-*/masked/* >>maskdir.txt 2>&1
@@ -189,7 +190,7 @@ check "F: a masked file reads as its copy: the sentinel, same length, the rest u
 	"case '$FTOK' in fake_*) [ ${#FTOK} = 20 ];; *) false;; esac && [ \$(wc -l <'$P/masked.txt') = 3 ] &&
 	 head -n1 '$P/masked.txt' | grep -qx 'name: keep-this' && tail -n1 '$P/masked.txt' | grep -qx 'last: line' &&
 	 grep -qx 'token:   $FTOK' '$P/masked.txt'"
-check "F: the masked file cannot be written, truncated or moved away inside, and is intact outside" sh -c \
+check "F: the masked file cannot be written, truncated, moved or hard-linked inside, and is intact outside" sh -c \
 	"[ ! -s '$P/write.txt' ] && grep -qx 'token:   realfiletoken-masked' '$WORK/masked.yml' && [ \$(wc -l <'$WORK/masked.yml') = 3 ]"
 check "N: the sentinel read from the masked file reaches the injectHost as the real value" grep -q \
 	"^GET /filetoken auth=\[None\] xkey=\[realfiletoken-masked\]" "$WORK/srv.log"
