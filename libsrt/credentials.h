@@ -8,10 +8,9 @@
 /* With `credentials` in the settings: load the credentials module, have
  * it mask the variables and files (sb->cred_env, sb->cred_unset,
  * settings.cred_deny_read, sb->cred_mask_*) and put its filter first in
- * the chain. Fails
- * closed with one line naming the entry. Called before network.filters
- * are loaded, with the chain and sb->filter_modules (room for one more)
- * ready. */
+ * the chain. Fails closed with one line naming the entry. Called before
+ * network.filters are loaded, with the chain and sb->filter_modules (room
+ * for one more) ready. */
 int srt__sandbox_load_credentials(struct srt_sandbox *sb, struct srt_diag *diag);
 
 /* The masked files in pol: a backend with SRT_CAP_MASKED_FILES gets the
