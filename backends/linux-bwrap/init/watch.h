@@ -73,10 +73,15 @@ int srt__watch_wanted(const struct srt__init_opts *o);
  * o->watch_weaker. */
 int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *w);
 
+/* How long the watcher reads what is queued once the command has ended;
+ * past it, it checks every name by its content instead (see finish). */
+#define SRT__WATCH_FINISH_MS 1500
+
 /* After the command ended: let the watcher handle what is queued (a last
  * write through a descriptor the command held) and wait for it, at most
- * timeout_ms. */
-void srt__watch_finish(struct srt__watch *w, int timeout_ms);
+ * timeout_ms. 0 when it said it was done (or there is none), -1 when it
+ * was stopped before (what it had not checked yet stays unchecked). */
+int srt__watch_finish(struct srt__watch *w, int timeout_ms);
 
 /* Pure helpers, unit-tested: is name a directory the watcher covers when
  * it appears in a write root (.vscode, .idea, .claude, any case)? */
