@@ -76,7 +76,7 @@ attempt H1 "1,000 host renames: every write the host saw ($seen samples) was rep
 if grep -q PWN "$P/.git/config" || { test "$seen" != 0 && ! grep -q 'deny write .*\.git/config' "$WORK/bg.out"; }; then
 	# the evidence, kept: srt's output and what is left in the file
 	echo "# load: $(cat /proc/loadavg)"
-	sed 's/^/# bg.out: /' "$WORK/bg.out" | head -60
+	grep -v 'Read-only file system' "$WORK/bg.out" | sed 's/^/# bg.out: /' | head -60
 	grep -c PWN "$P/.git/config" | sed 's/^/# PWN lines left: /'
 	head -5 "$P/.git/config" | sed 's/^/# .git\/config: /'
 fi

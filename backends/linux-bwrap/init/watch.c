@@ -473,11 +473,13 @@ static size_t event_size(const struct inotify_event *ev)
 	return sizeof(*ev) + ev->len;
 }
 
-/* The events queued after from, up to the first sentinel mark, for name
+/* The events queued after from, up to the sentinel mark the caller queued
+ * (the first one at or after mark: the marks of earlier arrivals, queued
+ * while the watcher was behind, come before it and end nothing), for name
  * in the directory watched by wd, and for the inodes watched by the n_iwd
- * watches iwd (-1: none). A lost event (the kernel's queue overflowed) counts as every
- * event. */
-static unsigned window_mask(const struct watcher *w, size_t from, int wd, const char *name,
+ * watches iwd (-1: none). A lost event (the kernel's queue overflowed)
+ * counts as every event. */
+static unsigned window_mask(const struct watcher *w, size_t from, size_t mark, int wd, const char *name,
 			    const int *iwd, size_t n_iwd)
 {
 	unsigned m = w->overflow ? IN_Q_OVERFLOW : 0;
@@ -486,7 +488,7 @@ static unsigned window_mask(const struct watcher *w, size_t from, int wd, const 
 	for (off = from; off + sizeof(struct inotify_event) <= w->qlen;) {
 		const struct inotify_event *ev = event_at(w, off);
 
-		if (ev->wd == w->sentinel_wd)
+		if (ev->wd == w->sentinel_wd && off >= mark)
 			break;
 		if ((ev->wd == wd && ev->len && !strcmp(ev->name, name)) || (ev->mask & IN_Q_OVERFLOW))
 			m |= ev->mask;
@@ -901,6 +903,7 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	struct stat st;
 	int fd, busy = 0, iwd[COVER_TRIES], last;
 	unsigned seen;
+	size_t mark;
 
 	if (covered(d->fd, nm->name))
 		fd = cover_pending(w, nm, &st, &s, &slen, iwd, &n_iwd);
@@ -914,17 +917,23 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	if (nm->kind == W_KEEP && S_ISREG(st.st_mode))
 		busy = srt__watch_open_for_write(fd);
 	/* a mark in the queue: what inotify reports before it happened
-	 * before the cover and the probe */
-	if (pwrite(w->sentinel, "", 1, 0) != 1)
-		stop_run(w, d->path, nm->name, "the watcher could not mark its event queue");
+	 * before the cover and the probe. Everything queued so far is read
+	 * first, so the mark is the first one past what is read now (the
+	 * kernel merges an event only into the one queued just before it,
+	 * which then is a newer one, never a mark of an earlier arrival). */
 	{
-		/* reading compacts the queue by qpos: keep from relative to it */
-		size_t rel = from - w->qpos;
+		/* reading compacts the queue by qpos: offsets kept relative to it */
+		size_t rel = from - w->qpos, mrel;
 
+		read_events(w);
+		mrel = w->qlen - w->qpos;
+		if (pwrite(w->sentinel, "", 1, 0) != 1)
+			stop_run(w, d->path, nm->name, "the watcher could not mark its event queue");
 		read_events(w); /* everything that happened before the cover */
 		from = w->qpos + rel;
+		mark = w->qpos + mrel;
 	}
-	seen = window_mask(w, from, d->wd, nm->name, iwd, n_iwd);
+	seen = window_mask(w, from, mark, d->wd, nm->name, iwd, n_iwd);
 	for (i = 0; i + 1 < n_iwd; i++) /* the inodes that were replaced again */
 		if (iwd[i] >= 0 && iwd[i] != last && iwd[i] != nm->iwd)
 			inotify_rm_watch(w->ifd, iwd[i]);
