@@ -32,8 +32,9 @@
  * put back and the write reported. The new inode stays watched: a write
  * to it after the cover (through a descriptor or hard link the command
  * got in the window) is undone, reported, and ends the run. An event
- * queue overflow re-checks every name and rescans every watched
- * directory.
+ * queue overflow re-checks every name (a file covered again: by its
+ * content) and rescans every watched directory; so does the end of the
+ * run when the queue cannot be read in time (SRT__WATCH_FINISH_MS).
  *
  * The host's temporary files: a file made during the run in a directory
  * that holds a write-protected file (git's NAME.lock, sed -i's and
