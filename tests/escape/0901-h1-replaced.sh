@@ -32,7 +32,7 @@ find_watcher() { # the watcher below srt $1, or nothing
 	done
 }
 # stop: the command's loops end when it appears (the host made it)
-bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill "$1"; wait "$1"; }
+bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; echo "# srt did not end in 30 s: stopped"; kill "$1"; wait "$1"; }
 
 # 1. the review's reproduction: a command that waits for git config's
 # rename to append an fsmonitor, which git would run on the host

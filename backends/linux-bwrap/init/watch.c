@@ -1953,16 +1953,13 @@ static void recheck_covered(struct watcher *w, struct wname *nm)
 		  "saw from the host");
 }
 
-/* The kernel's queue (or ours) overflowed, or the watcher ran out of time
- * to read the rest at the end: events were lost, so every name is checked
- * (by its content, not only whether it is covered) and every directory
- * listed again. */
-static void recheck_all(struct watcher *w)
+/* Every name checked as if its events were lost: one not covered (or
+ * pending) is covered again and judged as written in the moment, one
+ * covered again is compared by its content. */
+static void recheck_names(struct watcher *w)
 {
-	size_t i, n;
+	size_t i;
 
-	w->overflow = 0;
-	fresh_clear(w);
 	for (i = 0; i < w->n_names; i++) {
 		struct wname *nm = &w->names[i];
 
@@ -1975,6 +1972,19 @@ static void recheck_all(struct watcher *w)
 		else
 			recheck_covered(w, nm);
 	}
+}
+
+/* The kernel's queue (or ours) overflowed, or the watcher ran out of time
+ * to read the rest at the end: events were lost, so every name is checked
+ * (by its content, not only whether it is covered) and every directory
+ * listed again. */
+static void recheck_all(struct watcher *w)
+{
+	size_t i, n;
+
+	w->overflow = 0;
+	fresh_clear(w);
+	recheck_names(w);
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth >= 0 || w->dirs[i].globbed)
@@ -2199,6 +2209,11 @@ static void finish(struct watcher *w)
 	}
 	read_events(w);
 	handle_queue(w);
+	/* every name once more, by its content: an event srt never got (a
+	 * rename it missed) leaves no name unchecked at the end (the
+	 * directories are not listed again: in a large tree that would not
+	 * fit the time srt waits) */
+	recheck_names(w);
 	drop_placeholders(w);
 	if (write(w->done, "D", 1) != 1) {
 		/* the outer helper is gone: nobody waits */
