@@ -15,8 +15,24 @@ git() { command git -c init.defaultBranch=main "$@"; }
 command -v git >/dev/null 2>&1 || { skip_rest 11 "git missing"; echo "1..$_tap_n"; exit 0; }
 cd "$P" && git init -q . || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws","./.env","~/.git-credentials"],"allowWrite":[".","~"],"denyWrite":[]}')
+# the watcher: below this run's srt, a child of the outer helper
+# (srt-linux-init) that kept CAP_SYS_ADMIN and no other capability (the
+# nested init, the proxy relay and the command have none)
+descendants() { # the processes below $1
+	ps -eo pid=,ppid= | awk -v top="$1" '{ up[$1] = $2 } END {
+		for (p in up) { q = p; while (q in up && q != top && q > 1) q = up[q]; if (q == top && p != top) print p } }'
+}
+find_watcher() { # the watcher below srt $1, or nothing
+	local c pp
+	for c in $(descendants "$1"); do
+		[ "$(ps -o comm= -p "$c" 2>/dev/null)" = srt-linux-init ] || continue
+		pp=$(ps -o ppid= -p "$c" | tr -d ' ')
+		[ "$(ps -o comm= -p "$pp" 2>/dev/null)" = srt-linux-init ] || continue
+		grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && echo "$c"
+	done
+}
 # stop: the command's loops end when it appears (the host made it)
-bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill "$1"; wait "$1"; }
+bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; echo "# srt did not end in 30 s: stopped"; kill "$1"; wait "$1"; }
 
 # 1. the review's reproduction: a command that waits for git config's
 # rename to append an fsmonitor, which git would run on the host
@@ -41,6 +57,18 @@ rm -f "$P/started" "$P/stop" "$P/wlog"
 srt__bg -s "$S" -c 'touch started; while [ ! -e stop ]; do printf "PWN\n" >> .git/config 2>/dev/null && echo W >> wlog; done'
 pid=$!
 wait_for "$P/started" 100
+# the watcher falls behind now and then, as on a loaded machine: held
+# stopped a moment, three times, while the host goes on renaming (marks
+# of its earlier re-covers then sit in its queue before its latest one)
+(
+	trap - EXIT
+	w2=$(find_watcher "$pid")
+	for i in 1 2 3; do
+		sleep 0.4; [ -n "$w2" ] && kill -STOP "$w2" 2>/dev/null
+		sleep 0.2; [ -n "$w2" ] && kill -CONT "$w2" 2>/dev/null
+	done
+) &
+lagger=$!
 # the host renames, and a host reader samples the file all along: what
 # it ever saw of the command's writes must have been reported
 "$PY" - "$P/.git" > "$WORK/seen" <<'PYEOF'
@@ -67,12 +95,20 @@ time.sleep(0.5)
 done.set()
 print(seen[0])
 PYEOF
+wait "$lagger"
 sleep 1; touch "$P/stop"; bg_wait "$pid"
 nw=$(cat "$P/wlog" 2>/dev/null | wc -l); seen=$(cat "$WORK/seen")
 attempt H1 "1,000 host renames against a writing loop: no write from the sandbox left in .git/config ($nw writes succeeded)" \
 	sh -c "! grep -q PWN '$P/.git/config' && grep -q '^# host' '$P/.git/config'"
 attempt H1 "1,000 host renames: every write the host saw ($seen samples) was reported" \
 	sh -c "test '$seen' = 0 || grep -q 'deny write .*\.git/config' '$WORK/bg.out'"
+if grep -q PWN "$P/.git/config" || { test "$seen" != 0 && ! grep -q 'deny write .*\.git/config' "$WORK/bg.out"; }; then
+	# the evidence, kept: srt's output and what is left in the file
+	echo "# load: $(cat /proc/loadavg)"
+	grep -v 'Read-only file system' "$WORK/bg.out" | sed 's/^/# bg.out: /' | head -60
+	grep -c PWN "$P/.git/config" | sed 's/^/# PWN lines left: /'
+	head -5 "$P/.git/config" | sed 's/^/# .git\/config: /'
+fi
 rm -f "$P/started" "$P/stop" "$P/wlog"
 
 # 3. ~/.bashrc when $HOME is a write root, replaced by sed -i
@@ -130,20 +166,7 @@ rm -f "$P/started" "$P/go" "$P/stop"
 srt__bg -s "$S" -c 'touch started; i=0; while [ ! -e stop ]; do i=$((i+1)); echo $i > alive.t; mv alive.t alive; sleep 0.05; done'
 pid=$!
 wait_for "$P/started" 100
-# the watcher: below this run's srt, a child of the outer helper
-# (srt-linux-init) that kept CAP_SYS_ADMIN and no other capability (the
-# nested init, the proxy relay and the command have none)
-descendants() { # the processes below $1
-	ps -eo pid=,ppid= | awk -v top="$1" '{ up[$1] = $2 } END {
-		for (p in up) { q = p; while (q in up && q != top && q > 1) q = up[q]; if (q == top && p != top) print p } }'
-}
-wpid=
-for c in $(descendants "$pid"); do
-	[ "$(ps -o comm= -p "$c" 2>/dev/null)" = srt-linux-init ] || continue
-	pp=$(ps -o ppid= -p "$c" | tr -d ' ')
-	[ "$(ps -o comm= -p "$pp" 2>/dev/null)" = srt-linux-init ] || continue
-	grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && wpid=$c
-done
+wpid=$(find_watcher "$pid")
 if [ -n "$wpid" ]; then
 	kill -SEGV "$wpid"
 	# (a sanitizer build's watcher takes a while to die of it)
@@ -158,6 +181,34 @@ else
 	attempt H1 "the watcher killed during the run: found the watcher process" false
 fi
 rm -f "$P/started" "$P/stop" "$P/alive" "$P/alive.t"
+
+# 8. a watcher that cannot finish checking before srt ends the run (a
+# loaded machine put it far behind the host's renames: it was stopped
+# with a write of the command still in .git/config, and nothing said).
+# Here it is held stopped while the host replaces .git/config and the
+# command writes into the new file: what the watcher never checked must
+# be reported, never passed over
+printf '[core]\n\tbare = false\n' > "$P/.git/config"
+srt__bg -s "$S" -c 'touch started; while [ ! -e go ]; do sleep 0.02; done; printf "PWN\n" >> .git/config && touch wrote; while [ ! -e stop ]; do sleep 0.02; done'
+pid=$!
+wait_for "$P/started" 100
+wpid=$(find_watcher "$pid")
+if [ -n "$wpid" ] && kill -STOP "$wpid"; then
+	printf '[core]\n\tbare = false\n# host late\n' > "$P/.git/config.lock" && mv "$P/.git/config.lock" "$P/.git/config"
+	touch "$P/go"; wait_for "$P/wrote" 100
+	touch "$P/stop"; bg_wait "$pid"
+	kill -CONT "$wpid" 2>/dev/null
+	w8=refused; test -e "$P/wrote" && w8=landed
+	attempt H1 "a watcher stopped before it checked a replaced .git/config: the command's write ($w8) undone or reported" \
+		sh -c "test -e '$P/wrote' && { ! grep -q PWN '$P/.git/config' || grep -q 'deny write' '$WORK/bg.out'; }"
+else
+	touch "$P/go" "$P/stop"; bg_wait "$pid"
+	attempt H1 "a watcher stopped before it checked: found the watcher process" false
+fi
+if grep -q PWN "$P/.git/config" && ! grep -q 'deny write' "$WORK/bg.out"; then
+	sed 's/^/# bg.out: /' "$WORK/bg.out" | head -40
+fi
+rm -f "$P/started" "$P/go" "$P/stop" "$P/wrote"
 
 # 6. linux-landlock has no cover to lose: its rules name inodes, and the
 # new inode the host renames over a denied name has none (this held

@@ -549,6 +549,20 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 	_exit(supervise(pid, set, NULL));
 }
 
+/* The watcher was stopped before it had checked everything the command
+ * may have written (it did not finish in time): one violation line, on
+ * the events pipe (the run's summary) when there is one, and stderr. */
+static void watch_unfinished(int events_fd)
+{
+	static const char line[] = "deny write watcher: srt stopped the watcher of replaced files before "
+				   "it had checked the protected files the host replaced during the run: a "
+				   "write the command made to one may remain: inspect them\n";
+
+	if (events_fd >= 0 && write(events_fd, line, sizeof(line) - 1) == (ssize_t)sizeof(line) - 1)
+		return;
+	srt__init_say("srt: %.*s", (int)sizeof(line) - 2, line);
+}
+
 static int run(int argc, char **argv)
 {
 	struct srt__init_opts o;
@@ -732,8 +746,11 @@ static int run(int argc, char **argv)
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set, &watch);
-	/* a last write through a descriptor the command held is undone */
-	srt__watch_finish(&watch, 2000);
+	/* a last write through a descriptor the command held is undone; a
+	 * watcher that could not finish leaves protected files unchecked:
+	 * said as a violation, never passed over */
+	if (srt__watch_finish(&watch, SRT__WATCH_FINISH_MS + 3000) != 0)
+		watch_unfinished(o.events_fd);
 	/* a note about dropped events may still be waiting for room */
 	srt__monitor_finish(srt__init_monitor, 200);
 	/* The last event is out: say so, so srt need not wait for EOF, which

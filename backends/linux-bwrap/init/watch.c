@@ -176,6 +176,7 @@ struct watcher {
 	unsigned mv_opens; /* of the last IN_MOVED_FROM's file, or OPENS_UNKNOWN */
 	const char *written; /* the file renamed over a protected name was
 			      * opened by another process: why, for the report */
+	struct timespec finish_by; /* finishing: the queue is read until then */
 };
 
 int srt__watch_protected_dir(const char *name)
@@ -472,11 +473,13 @@ static size_t event_size(const struct inotify_event *ev)
 	return sizeof(*ev) + ev->len;
 }
 
-/* The events queued after from, up to the first sentinel mark, for name
+/* The events queued after from, up to the sentinel mark the caller queued
+ * (the first one at or after mark: the marks of earlier arrivals, queued
+ * while the watcher was behind, come before it and end nothing), for name
  * in the directory watched by wd, and for the inodes watched by the n_iwd
- * watches iwd (-1: none). A lost event (the kernel's queue overflowed) counts as every
- * event. */
-static unsigned window_mask(const struct watcher *w, size_t from, int wd, const char *name,
+ * watches iwd (-1: none). A lost event (the kernel's queue overflowed)
+ * counts as every event. */
+static unsigned window_mask(const struct watcher *w, size_t from, size_t mark, int wd, const char *name,
 			    const int *iwd, size_t n_iwd)
 {
 	unsigned m = w->overflow ? IN_Q_OVERFLOW : 0;
@@ -485,7 +488,7 @@ static unsigned window_mask(const struct watcher *w, size_t from, int wd, const 
 	for (off = from; off + sizeof(struct inotify_event) <= w->qlen;) {
 		const struct inotify_event *ev = event_at(w, off);
 
-		if (ev->wd == w->sentinel_wd)
+		if (ev->wd == w->sentinel_wd && off >= mark)
 			break;
 		if ((ev->wd == wd && ev->len && !strcmp(ev->name, name)) || (ev->mask & IN_Q_OVERFLOW))
 			m |= ev->mask;
@@ -900,6 +903,7 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	struct stat st;
 	int fd, busy = 0, iwd[COVER_TRIES], last;
 	unsigned seen;
+	size_t mark;
 
 	if (covered(d->fd, nm->name))
 		fd = cover_pending(w, nm, &st, &s, &slen, iwd, &n_iwd);
@@ -913,17 +917,23 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	if (nm->kind == W_KEEP && S_ISREG(st.st_mode))
 		busy = srt__watch_open_for_write(fd);
 	/* a mark in the queue: what inotify reports before it happened
-	 * before the cover and the probe */
-	if (pwrite(w->sentinel, "", 1, 0) != 1)
-		stop_run(w, d->path, nm->name, "the watcher could not mark its event queue");
+	 * before the cover and the probe. Everything queued so far is read
+	 * first, so the mark is the first one past what is read now (the
+	 * kernel merges an event only into the one queued just before it,
+	 * which then is a newer one, never a mark of an earlier arrival). */
 	{
-		/* reading compacts the queue by qpos: keep from relative to it */
-		size_t rel = from - w->qpos;
+		/* reading compacts the queue by qpos: offsets kept relative to it */
+		size_t rel = from - w->qpos, mrel;
 
+		read_events(w);
+		mrel = w->qlen - w->qpos;
+		if (pwrite(w->sentinel, "", 1, 0) != 1)
+			stop_run(w, d->path, nm->name, "the watcher could not mark its event queue");
 		read_events(w); /* everything that happened before the cover */
 		from = w->qpos + rel;
+		mark = w->qpos + mrel;
 	}
-	seen = window_mask(w, from, d->wd, nm->name, iwd, n_iwd);
+	seen = window_mask(w, from, mark, d->wd, nm->name, iwd, n_iwd);
 	for (i = 0; i + 1 < n_iwd; i++) /* the inodes that were replaced again */
 		if (iwd[i] >= 0 && iwd[i] != last && iwd[i] != nm->iwd)
 			inotify_rm_watch(w->ifd, iwd[i]);
@@ -1912,26 +1922,83 @@ static void fresh_event(struct watcher *w, size_t dir, const char *name, unsigne
 	}
 }
 
-/* The kernel's queue (or ours) overflowed: events were lost, so every
- * name is checked and every directory listed again. */
+/* A write-protected file srt covered again during the run, checked after
+ * events were lost: the lost ones may have told of a write through a
+ * descriptor or a link taken before the cover (what inode_written judges
+ * when it is told), so what is there now is compared with what srt last
+ * accepted, and anything else is put back and reported. */
+static void recheck_covered(struct watcher *w, struct wname *nm)
+{
+	struct wdir *d = &w->dirs[nm->dir];
+	struct stat at, st;
+
+	if (nm->kind != W_KEEP || nm->is_dir || nm->fd < 0 || !nm->have_snap)
+		return;
+	if (fstatat(d->fd, nm->name, &at, AT_SYMLINK_NOFOLLOW) != 0 || fstat(nm->fd, &st) != 0 ||
+	    at.st_dev != st.st_dev || at.st_ino != st.st_ino) {
+		/* covered, yet not by the file srt holds: nothing srt kept
+		 * vouches for it */
+		violation(w, "write", d->path, nm->name, "replaced during the run while srt lost events, and "
+			  "what is at the name now is not the file srt covered: inspect it");
+		return;
+	}
+	if (same_content(nm->fd, nm->snap, nm->snap_len))
+		return;
+	if (restore(nm->fd, nm->snap, nm->snap_len) != 0)
+		stop_run(w, d->path, nm->name, "changed while srt lost events (a write through a descriptor "
+			 "or link taken before srt covered it again), and srt could not put back the host's "
+			 "content: inspect it");
+	violation(w, "write", d->path, nm->name, "changed while srt lost events (a write through a "
+		  "descriptor or link taken before srt covered it again); srt put back the content it last "
+		  "saw from the host");
+}
+
+/* Every name checked as if its events were lost: one not covered (or
+ * pending) is covered again and judged as written in the moment, one
+ * covered again is compared by its content. */
+static void recheck_names(struct watcher *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_names; i++) {
+		struct wname *nm = &w->names[i];
+
+		if (nm->prot)
+			quarantine_file(w, nm->dir, nm->name, nm->prot);
+		else if (nm->pre)
+			continue;
+		else if (nm->pending || !covered(w->dirs[nm->dir].fd, nm->name))
+			arrival(w, nm, w->qlen, 1, 0); /* pending: its newer file's event was lost */
+		else
+			recheck_covered(w, nm);
+	}
+}
+
+/* The kernel's queue (or ours) overflowed, or the watcher ran out of time
+ * to read the rest at the end: events were lost, so every name is checked
+ * (by its content, not only whether it is covered) and every directory
+ * listed again. */
 static void recheck_all(struct watcher *w)
 {
 	size_t i, n;
 
 	w->overflow = 0;
 	fresh_clear(w);
-	for (i = 0; i < w->n_names; i++) {
-		struct wname *nm = &w->names[i];
-
-		if (nm->prot)
-			quarantine_file(w, nm->dir, nm->name, nm->prot);
-		else if (!nm->pre && (nm->pending || !covered(w->dirs[nm->dir].fd, nm->name)))
-			arrival(w, nm, w->qlen, 1, 0); /* pending: its newer file's event was lost */
-	}
+	recheck_names(w);
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth >= 0 || w->dirs[i].globbed)
 			scan_dir(w, i);
+}
+
+/* Past the time finish gave itself to read the queue? */
+static int out_of_time(const struct watcher *w)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > w->finish_by.tv_sec ||
+	       (now.tv_sec == w->finish_by.tv_sec && now.tv_nsec >= w->finish_by.tv_nsec);
 }
 
 static void handle_queue(struct watcher *w)
@@ -1947,6 +2014,16 @@ static void handle_queue(struct watcher *w)
 
 		if (next > w->qlen)
 			break;
+		if (w->finish_by.tv_sec && out_of_time(w)) {
+			/* the command has ended and srt cannot wait for the
+			 * rest: lost, as in an overflow */
+			w->qpos = w->qlen;
+			w->overflow = 1;
+			if (w->o->debug)
+				srt__init_say("srt-linux-init: (debug) watcher: out of time at the end; "
+					      "checking every name by its content instead");
+			break;
+		}
 		snprintf(name, sizeof(name), "%s", ev->len ? ev->name : "");
 		w->qpos = next; /* ev may move once the queue is read again */
 		if (wd == w->sentinel_wd)
@@ -2116,10 +2193,27 @@ static void drop_placeholders(struct watcher *w)
 	}
 }
 
+/* The command has ended: what is queued is handled, for at most
+ * SRT__WATCH_FINISH_MS; past that, the rest is dropped and every name is
+ * checked by its content instead (a watcher that lags far behind, the
+ * machine being loaded, would otherwise be stopped by srt before it got
+ * to a write the command left in a protected file). */
 static void finish(struct watcher *w)
 {
+	clock_gettime(CLOCK_MONOTONIC, &w->finish_by);
+	w->finish_by.tv_sec += SRT__WATCH_FINISH_MS / 1000;
+	w->finish_by.tv_nsec += (SRT__WATCH_FINISH_MS % 1000) * 1000000L;
+	if (w->finish_by.tv_nsec >= 1000000000L) {
+		w->finish_by.tv_sec++;
+		w->finish_by.tv_nsec -= 1000000000L;
+	}
 	read_events(w);
 	handle_queue(w);
+	/* every name once more, by its content: an event srt never got (a
+	 * rename it missed) leaves no name unchecked at the end (the
+	 * directories are not listed again: in a large tree that would not
+	 * fit the time srt waits) */
+	recheck_names(w);
 	drop_placeholders(w);
 	if (write(w->done, "D", 1) != 1) {
 		/* the outer helper is gone: nobody waits */
@@ -2227,23 +2321,31 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 	return 0;
 }
 
-void srt__watch_finish(struct srt__watch *w, int timeout_ms)
+int srt__watch_finish(struct srt__watch *w, int timeout_ms)
 {
 	struct pollfd p;
 	char c;
+	int rc = -1;
 
 	if (w->pid <= 0)
-		return;
+		return 0;
 	if (write(w->ctl, "F", 1) == 1) {
 		p.fd = w->done;
 		p.events = POLLIN;
 		p.revents = 0;
-		if (poll(&p, 1, timeout_ms) == 1 && read(w->done, &c, 1) == 1) {
-			/* it handled every event */
+		while (rc != 0) {
+			int n = poll(&p, 1, timeout_ms);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n == 1 && read(w->done, &c, 1) == 1 && c == 'D')
+				rc = 0; /* it handled every event */
+			break;
 		}
 	}
 	kill(w->pid, SIGKILL);
 	close(w->ctl);
 	close(w->done);
 	w->pid = -1;
+	return rc;
 }

@@ -32,8 +32,9 @@
  * put back and the write reported. The new inode stays watched: a write
  * to it after the cover (through a descriptor or hard link the command
  * got in the window) is undone, reported, and ends the run. An event
- * queue overflow re-checks every name and rescans every watched
- * directory.
+ * queue overflow re-checks every name (a file covered again: by its
+ * content) and rescans every watched directory; so does the end of the
+ * run when the queue cannot be read in time (SRT__WATCH_FINISH_MS).
  *
  * The host's temporary files: a file made during the run in a directory
  * that holds a write-protected file (git's NAME.lock, sed -i's and
@@ -73,10 +74,15 @@ int srt__watch_wanted(const struct srt__init_opts *o);
  * o->watch_weaker. */
 int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *w);
 
+/* How long the watcher reads what is queued once the command has ended;
+ * past it, it checks every name by its content instead (see finish). */
+#define SRT__WATCH_FINISH_MS 1500
+
 /* After the command ended: let the watcher handle what is queued (a last
  * write through a descriptor the command held) and wait for it, at most
- * timeout_ms. */
-void srt__watch_finish(struct srt__watch *w, int timeout_ms);
+ * timeout_ms. 0 when it said it was done (or there is none), -1 when it
+ * was stopped before (what it had not checked yet stays unchecked). */
+int srt__watch_finish(struct srt__watch *w, int timeout_ms);
 
 /* Pure helpers, unit-tested: is name a directory the watcher covers when
  * it appears in a write root (.vscode, .idea, .claude, any case)? */
