@@ -160,13 +160,17 @@ void srt__serve_http_head(struct srt__conn *c)
 			    "HTTP/1.1 request without a Host header\n");
 		goto out;
 	}
+	/* known before the judgement: a refused intercepted port-80
+	 * connection gets the HTTP answer, not a reset (the requests inside
+	 * such a tunnel come back here and keep the flag) */
+	if (r.is_connect)
+		c->inner_http = serve_as_http(h);
 	/* a question to the application brings this function back with
 	 * the head still in c->in */
 	if (srt__conn_judge(c, srt__serve_http_head) != SRT__ASK_GO)
 		goto out;
 	srt__net_canon(c->host, c->canon, sizeof(c->canon));
 	if (r.is_connect) {
-		c->inner_http = serve_as_http(h);
 		if (!c->inner_http && srt__rule_flag(c, SRT_FLAG_REFUSE_OPAQUE) &&
 		    !srt__tls_may_take(c)) {
 			/* this tunnel would not be TLS-terminated nor served as
