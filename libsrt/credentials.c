@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/credmask.h"
+#include "common/fdio.h"
 #include "common/platform.h"
 #include "credentials.h"
 #include "loader.h"
@@ -377,7 +378,6 @@ out:
 static int write_copy(int dfd, size_t i, const char *data, struct srt_diag *diag)
 {
 	char name[32];
-	size_t len = strlen(data), off = 0;
 	int fd;
 
 	snprintf(name, sizeof(name), "masked-%zu", i);
@@ -386,18 +386,13 @@ static int write_copy(int dfd, size_t i, const char *data, struct srt_diag *diag
 		return srt_diag_set(diag, SRT_E_IO, "credentials.files",
 				    "credentials.files: cannot write the masked copy in srt's private directory: %s",
 				    strerror(errno));
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
+	if (srt__write_full(fd, data, strlen(data))) {
+		int e = errno;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return srt_diag_set(diag, SRT_E_IO, "credentials.files",
-					    "credentials.files: cannot write the masked copy in srt's private directory: %s",
-					    n < 0 ? strerror(errno) : "short write");
-		}
-		off += (size_t)n;
+		close(fd);
+		return srt_diag_set(diag, SRT_E_IO, "credentials.files",
+				    "credentials.files: cannot write the masked copy in srt's private directory: %s",
+				    strerror(e));
 	}
 	close(fd);
 	return SRT_OK;

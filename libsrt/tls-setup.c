@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "loader.h"
 #include "tls-setup.h"
 
@@ -26,20 +27,6 @@ static const char *const trust_vars[] = {
 	"PIP_CERT", "GIT_SSL_CAINFO", "AWS_CA_BUNDLE", "CARGO_HTTP_CAINFO", "DENO_CERT",
 	"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "NIX_SSL_CERT_FILE", NULL,
 };
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* Append the file at `path` to fd: whole (certs_only false) or only its
  * CERTIFICATE blocks. A file that is missing or unreadable adds nothing. */
@@ -75,7 +62,7 @@ static int append_file(int fd, const char *path, int certs_only)
 		goto out;
 	buf[len] = '\0';
 	if (!certs_only) {
-		rc = write_all(fd, "\n", 1) || write_all(fd, buf, len) ? -1 : 0;
+		rc = srt__write_full(fd, "\n", 1) || srt__write_full(fd, buf, len) ? -1 : 0;
 		goto out;
 	}
 	for (p = buf; (p = strstr(p, begin)); ) {
@@ -83,8 +70,8 @@ static int append_file(int fd, const char *path, int certs_only)
 		if (!e)
 			break;
 		e += sizeof(end) - 1;
-		if (write_all(fd, "\n", 1) || write_all(fd, p, (size_t)(e - p)) ||
-		    write_all(fd, "\n", 1)) {
+		if (srt__write_full(fd, "\n", 1) || srt__write_full(fd, p, (size_t)(e - p)) ||
+		    srt__write_full(fd, "\n", 1)) {
 			rc = -1;
 			break;
 		}
@@ -122,7 +109,7 @@ static int write_files(struct srt_sandbox *sb, struct srt_diag *diag)
 
 	snprintf(path, sizeof(path), "%s/ca.crt", sb->tls_dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 || write_all(fd, pem, strlen(pem)))
+	if (fd < 0 || srt__write_full(fd, pem, strlen(pem)))
 		rc = -1;
 	if (fd >= 0)
 		close(fd);
@@ -130,7 +117,7 @@ static int write_files(struct srt_sandbox *sb, struct srt_diag *diag)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/trust-bundle.crt", sb->tls_dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 || write_all(fd, pem, strlen(pem)) || (roots && append_file(fd, roots, 0)))
+	if (fd < 0 || srt__write_full(fd, pem, strlen(pem)) || (roots && append_file(fd, roots, 0)))
 		rc = -1;
 	for (size_t i = 0; !rc && i < extra->n; i++)
 		rc = append_file(fd, extra->v[i], 1);

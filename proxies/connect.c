@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "common/platform.h"
 #include "proxies/auth.h"
 
@@ -38,21 +39,6 @@ static void pct_decode(char *s)
 		}
 	}
 	*o = '\0';
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -136,7 +122,7 @@ int main(int argc, char **argv)
 				   v6 ? "[" : "", h, v6 ? "]" : "", argv[2], v6 ? "[" : "", h,
 				   v6 ? "]" : "", argv[2], *auth ? "Proxy-Authorization: Basic " : "",
 				   auth, *auth ? "\r\n" : "");
-		if (len < 0 || (size_t)len >= sizeof(buf) || write_all(fd, buf, (size_t)len) < 0) {
+		if (len < 0 || (size_t)len >= sizeof(buf) || srt__write_full(fd, buf, (size_t)len) < 0) {
 			fprintf(stderr, "srt-connect: cannot send the request\n");
 			return 1;
 		}
@@ -175,7 +161,7 @@ int main(int argc, char **argv)
 			if (r <= 0) {
 				shutdown(fd, SHUT_WR);
 				in_open = 0;
-			} else if (write_all(fd, buf, (size_t)r) < 0) {
+			} else if (srt__write_full(fd, buf, (size_t)r) < 0) {
 				return 1;
 			}
 		}
@@ -185,7 +171,7 @@ int main(int argc, char **argv)
 				continue;
 			if (r <= 0)
 				return 0;
-			if (write_all(1, buf, (size_t)r) < 0)
+			if (srt__write_full(1, buf, (size_t)r) < 0)
 				return 1;
 		}
 	}

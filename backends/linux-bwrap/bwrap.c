@@ -32,6 +32,7 @@
 #include "backends/linux-common/backend-header.h"
 #include "backends/linux-common/path-search.h"
 #include "backends/linux-common/sibling.h"
+#include "common/fdio.h"
 #include "layer.h"
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/memfd.h"
@@ -71,20 +72,16 @@ static int push_fd_words(struct srt__strv *w, const char *opt, int fd);
 /* A memfd holding data, at offset 0; -1 with errno. */
 static int data_memfd(const char *name, const char *data)
 {
-	size_t len = strlen(data), off = 0;
 	int fd = memfd_create(name, MFD_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
+	if (srt__write_full(fd, data, strlen(data))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
 	}
 	lseek(fd, 0, SEEK_SET);
 	return fd;
@@ -482,7 +479,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	for (i = 0; i < bc->plan.words.n; i++)
 		mount_bytes += strlen(bc->plan.words.v[i]) + 1;
 	if (bc->plan.words.n > ARGV_INLINE_WORDS || mount_bytes > ARGV_INLINE_BYTES) {
-		size_t len, off = 0;
+		size_t len;
 		char *buf;
 
 		if (bc->plan.words.n > MAX_ARGS_FILE_WORDS) {
@@ -500,16 +497,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: memfd for --args: %s", strerror(errno));
 			goto fail;
 		}
-		while (off < len) {
-			ssize_t n = write(bc->args_fd, buf + off, len - off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				free(buf);
-				rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: write --args: %s", strerror(errno));
-				goto fail;
-			}
-			off += (size_t)n;
+		if (srt__write_full(bc->args_fd, buf, len)) {
+			free(buf);
+			rc = srt_diag_set(diag, SRT_E_IO, "", "bwrap: write --args: %s", strerror(errno));
+			goto fail;
 		}
 		free(buf);
 		lseek(bc->args_fd, 0, SEEK_SET);

@@ -9,28 +9,20 @@
 #include <unistd.h>
 
 #include "backends/linux-common/memfd.h"
+#include "common/fdio.h"
 
 int srt__sealed_memfd(const char *name, const char *buf, size_t len, const char *who,
 		      const char *what, int *out, struct srt_diag *diag)
 {
-	size_t off = 0;
 	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING), e;
 
 	if (fd < 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "%s: memfd for %s: %s", who, what,
 				    strerror(errno));
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = errno;
-			close(fd);
-			return srt_diag_set(diag, SRT_E_IO, "", "%s: write %s: %s", who, what,
-					    strerror(e));
-		}
-		off += (size_t)n;
+	if (srt__write_full(fd, buf, len)) {
+		e = errno;
+		close(fd);
+		return srt_diag_set(diag, SRT_E_IO, "", "%s: write %s: %s", who, what, strerror(e));
 	}
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
 		e = errno;
