@@ -39,9 +39,18 @@ case ${1:-} in
 --debs) MODE=prebuilt PREBUILT=${2:?--debs needs a directory}; shift 2 ;;
 esac
 BUILDDIR=${1:+$(cd "$1" && pwd)}
-PKGS="srt libsrt0 libsrt-dev srt-backend-linux-bwrap srt-backend-linux-landlock srt-filter-rules srt-filter-audit srt-filter-body-limit srt-filter-exec srt-tls"
-# what a purge must take away: the packages and their debug symbols
-ALL="$PKGS srt-dbgsym libsrt0-dbgsym srt-backend-linux-bwrap-dbgsym srt-backend-linux-landlock-dbgsym srt-filter-rules-dbgsym srt-filter-audit-dbgsym srt-filter-body-limit-dbgsym srt-filter-exec-dbgsym srt-tls-dbgsym"
+# every binary package debian/control declares (so a package added there
+# is installed, tested and purged here without editing this list)
+PKGS=$(sed -n 's/^Package: *//p' "$SRCDIR/debian/control" | tr '\n' ' ')
+# what a purge must take away: the packages and their debug symbols (a
+# name that was never built is ignored by dpkg -P)
+ALL="$PKGS $(for p in $PKGS; do printf '%s-dbgsym ' "$p"; done)"
+# all but srt, libsrt0 and one backend: what step 5 removes
+others_than() { # others_than BACKEND
+	for p in $PKGS; do
+		case $p in srt | libsrt0 | "$1") ;; *) printf '%s ' "$p" ;; esac
+	done
+}
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -163,8 +172,8 @@ deb() { ls "$T/$1"_*.deb; }
 check "dpkg-buildpackage -us -uc -b (exit $rc)" test $rc = 0
 [ $rc = 0 ] || { tail -20 "$LOG/build.log" | sed 's/^/# /'; finish; }
 names=$(for d in $debs; do dpkg-deb -f "$d" Package; done | sort | tr '\n' ' ')
-check "the nine binary packages ($names)" \
-	test "$names" = "libsrt-dev libsrt0 srt srt-backend-linux-bwrap srt-backend-linux-landlock srt-filter-audit srt-filter-body-limit srt-filter-exec srt-filter-rules srt-tls "
+check "every binary package of debian/control is built ($names)" \
+	test "$names" = "$(printf '%s\n' $PKGS | sort | tr '\n' ' ')"
 phase "dpkg-buildpackage"
 cp "$T/lintian.log" "$LOG/lintian.log" 2>/dev/null
 rc=$(cat "$T/lintian.rc")
@@ -268,7 +277,7 @@ alone_run() {
 		demo
 	fi
 }
-dpkg -r srt-backend-linux-bwrap libsrt-dev srt-filter-rules srt-filter-audit srt-filter-body-limit srt-filter-exec srt-tls >"$LOG/alone.log" 2>&1
+dpkg -r $(others_than srt-backend-linux-landlock) >"$LOG/alone.log" 2>&1
 check "srt + libsrt0 + srt-backend-linux-landlock alone are installed ($(installed_set))" \
 	test "$(installed_set)" = "libsrt0 srt srt-backend-linux-landlock "
 check "with srt-backend-linux-landlock alone: the quick start's read is refused$([ $have_landlock = 0 ] && echo ' (no Landlock: srt refuses and runs nothing)')" \
