@@ -32,13 +32,20 @@ before_ls=$(listing "$WORK/proj")
 before_mnt=$(mount_points)
 left_procs=0 left_ph=0 left_dirs=0 changed_mnt=0 killed_running=0 killed_early=0
 for i in $(seq "$ITER"); do
-	# 0-100 ms (startup); every fourth run 100-400 ms, so that some kills
-	# land while the command runs even on a loaded machine
-	if [ $((i % 4)) = 0 ]; then ms=$((100 + RANDOM % 301)); else ms=$((RANDOM % 101)); fi
-	delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
+	# 0-100 ms (startup); every fourth run waits (up to 10 s) until the
+	# command runs and then 0-100 ms more, so that some kills land while
+	# the command runs however slow the machine is (a sanitizer build
+	# beside another test pass starts in more than 400 ms)
+	ms=$((RANDOM % 101))
+	delay=$(printf '0.%03d' "$ms")
 	"$SRT" --backend="$BACKEND" -s "$S" -- sleep "$MARK" >/dev/null 2>&1 &
 	pid=$!
-	sleep "$delay"
+	if [ $((i % 4)) = 0 ]; then
+		n=200
+		while ! pgrep -f -- "^sleep $MARK" >/dev/null && [ $n -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
+		delay="running+$delay"
+	fi
+	sleep "${delay#running+}"
 	if pgrep -f -- "^sleep $MARK" >/dev/null; then
 		killed_running=$((killed_running + 1))
 	else
