@@ -44,6 +44,16 @@ int srt__os_socket(int domain, int type, int protocol, bool nonblock)
 	return socket(domain, type | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), protocol);
 }
 
+int srt__os_sock_close(int fd)
+{
+	return close(fd);
+}
+
+int srt__os_socketpair(int fds[2])
+{
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds);
+}
+
 int srt__os_accept(int lfd)
 {
 	return accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);

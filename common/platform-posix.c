@@ -118,6 +118,22 @@ int srt__os_socket(int domain, int type, int protocol, bool nonblock)
 	return -1;
 }
 
+int srt__os_sock_close(int fd)
+{
+	return close(fd);
+}
+
+int srt__os_socketpair(int fds[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+		return -1;
+	if (own_socket(fds[0], true) == 0 && own_socket(fds[1], true) == 0)
+		return 0;
+	close(fds[0]);
+	close(fds[1]);
+	return -1;
+}
+
 int srt__os_accept(int lfd)
 {
 	int fd = accept(lfd, NULL, NULL);

@@ -26,6 +26,15 @@ int srt__os_pipe(int fds[2], bool nonblock);
 /* A close-on-exec socket, non-blocking when asked; -1 with errno. */
 int srt__os_socket(int domain, int type, int protocol, bool nonblock);
 
+/* Close a socket: close(2), or closesocket on Windows, where a socket is
+ * no file descriptor. 0, or -1 with errno. */
+int srt__os_sock_close(int fd);
+
+/* A connected pair of close-on-exec, non-blocking stream sockets
+ * (socketpair(2); on Windows, which has none, two loopback TCP sockets
+ * the call checks it connected to each other). 0, or -1 with errno. */
+int srt__os_socketpair(int fds[2]);
+
 /* accept(2) of a close-on-exec, non-blocking socket; -1 with errno. */
 int srt__os_accept(int lfd);
 

@@ -1,7 +1,9 @@
-/* proxies/evloop.h on poll(2), for any POSIX system. poll reports levels:
- * an edge-triggered registration reports a condition once, then leaves it
- * out of the poll set until srt__evloop_drained() says the reader or
- * writer met EAGAIN (or the safety net of evloop.h watches it again). */
+/* proxies/evloop.h on poll(2), for any POSIX system, and on Windows
+ * through win/include/poll.h (WSAPoll, which watches sockets only). poll
+ * reports levels: an edge-triggered registration reports a condition
+ * once, then leaves it out of the poll set until srt__evloop_drained()
+ * says the reader or writer met EAGAIN (or the safety net of evloop.h
+ * watches it again). */
 #include "config.h"
 
 #include <errno.h>
@@ -224,7 +226,8 @@ static int wait_events(struct srt__evloop *l, struct srt__event *out, int max, i
 		struct entry *e = &p->v[i];
 		uint32_t ev;
 
-		if (!p->pfd[i].revents || p->pfd[i].fd < 0)
+		/* an edge entry with nothing armed was left out (fd -1) */
+		if (!p->pfd[i].revents || (!p->pfd[i].events && e->events & SRT_EV_EDGE))
 			continue;
 		ev = from_poll(p->pfd[i].revents);
 		if (!(e->events & SRT_EV_RDHUP))

@@ -10,10 +10,12 @@
 # windows_wfp.dll (the plan of backends/windows-wfp and the Win32 calls that
 # apply it, and the process slots of backend ABI 1.5 that run the command in
 # a kill-on-close job object), spawn-test.exe (drives those slots under
-# Wine), and the libraries above. The core (libsrt, srt.exe, the proxy)
-# does not compile for Windows until it runs processes through the backend
-# and its proxy loop has a poll implementation: the script tries configure
-# --host=x86_64-w64-mingw32 and reports where it stops, as a skip.
+# Wine), loop-test.exe (the core's Windows platform file and the proxy's
+# WSAPoll loop and wakeup, under Wine), and the libraries above. The core
+# as a whole (libsrt, srt.exe, the proxy) does not compile for Windows
+# yet: the script compiles each core source with mingw-w64 and reports how
+# many compile and where the others stop (win/out/core-files.log), as a
+# skip in win/test.sh.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
 # installed); SRT_WIN_DEPS=DIR keeps the library cache in DIR (default
@@ -166,6 +168,9 @@ mkdir -p "$out/gen"
 printf '/* win/build.sh: the mingw-w64 build of the Windows pieces */\n#define PACKAGE_VERSION "%s"\n' \
 	"$(sed -n 's/^AC_INIT(\[srt\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")" > "$out/gen/config.h"
 CFLAGS="-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -I$out/gen -I$top/include -I$top"
+# the core's portable files see Winsock under the POSIX header names
+# (win/include/README says what each maps to)
+CORE_CFLAGS="$CFLAGS -Wshadow -Wmissing-prototypes -Wstrict-prototypes -D_WIN32_WINNT=0x0A00 -I$here/include"
 WINLIBS="-lfwpuclnt -lnetapi32 -lcrypt32 -ladvapi32 -luserenv"
 PLAN="$top/backends/windows-wfp/plan.c $top/backends/windows-wfp/win32.c $top/common/protected.c"
 
@@ -178,6 +183,12 @@ $cc $CFLAGS -shared -o "$out/windows_wfp.dll" "$top/backends/windows-wfp/module.
 # the module's process slots driven as the core calls them (win/test.sh)
 say "building spawn-test.exe"
 $cc $CFLAGS -o "$out/spawn-test.exe" "$here/spawn-test.c"
+# the core's Windows platform file, the proxy's loop on WSAPoll and its
+# wakeup (win/test.sh runs it)
+say "building loop-test.exe"
+$cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platform-windows.c" \
+	"$top/proxies/wakeup-windows.c" "$top/proxies/evloop-poll.c" "$top/proxies/evloop.c" \
+	-static -lws2_32 -lbcrypt -lpthread
 
 # ---- the core: as far as it goes ----------------------------------------
 # srt.exe and libsrt do not build for Windows yet: the core's platform
@@ -187,8 +198,9 @@ $cc $CFLAGS -o "$out/spawn-test.exe" "$here/spawn-test.c"
 # not, goes to win/out/core.status and core-files.log, so the distance is
 # measured, not guessed. Kept while the sources stay the same.
 core_src=$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c cli/*.c |
-	grep -v -e 'platform-' -e 'evloop-epoll' -e 'evloop-kqueue' -e 'wakeup-')
-core_key=$( (cd "$top" && cat $core_src libsrt/*.h proxies/*.h common/*.h cli/*.h; ls "$deps"/*.stamp) | cksum)
+	grep -v -e '-linux\.c' -e '-posix\.c' -e 'evloop-epoll' -e 'evloop-kqueue')
+core_key=$( (cd "$top" && cat $core_src libsrt/*.h proxies/*.h common/*.h cli/*.h win/include/*/* \
+	win/include/*.h; ls "$deps"/*.stamp) | cksum)
 if [ -f "$out/core.status" ] && [ "$(cat "$out/core.key" 2>/dev/null)" = "$core_key" ]; then
 	say "core: sources unchanged since the last run"
 	cat "$out/core.status" >&2
@@ -203,8 +215,9 @@ n_ok=0 n_all=0
 : > "$out/core-files.log"
 for f in $core_src; do
 	n_all=$((n_all + 1))
-	if err=$($cc -std=gnu11 -D_GNU_SOURCE -DYAML_DECLARE_STATIC -fsyntax-only -I"$out/gen" \
-		-I"$top/include" -I"$top" -I"$prefix/include" "$top/$f" 2>&1); then
+	if err=$($cc -std=gnu11 -D_GNU_SOURCE -DYAML_DECLARE_STATIC -D_WIN32_WINNT=0x0A00 -fsyntax-only \
+		-I"$here/include" -I"$out/gen" -I"$top/include" -I"$top" -I"$prefix/include" \
+		"$top/$f" 2>&1); then
 		n_ok=$((n_ok + 1))
 	else
 		printf '%s: %s\n' "$f" "$(printf '%s\n' "$err" | grep -m1 'error' | sed 's/.*error: //')" \

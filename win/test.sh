@@ -40,7 +40,7 @@ w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 # PE images for x86-64 (the "MZ" header and the PE machine 0x8664)
 pe64() { [ "$(head -c2 "$1" 2>/dev/null)" = MZ ] && od -An -tx1 -j"$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')" -N6 "$1" | grep -q '50 45 00 00 64 86'; }
-for f in srt-win.exe windows_wfp.dll spawn-test.exe; do
+for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe; do
 	pe64 "$out/$f"; ok $? "F $f is an x86-64 Windows image"
 done
 if [ -f "$out/core.status" ] && grep -q 'core: built' "$out/core.status"; then
@@ -113,6 +113,17 @@ else
 	ok $? "K end_proc ends the command's child too (the job object), $(head -c 80 "$tmp/out")"
 	st orphan "Z:$tmp/orphan"
 	ok $? "K a spawner killed outright takes the command's tree with it (kill on job close)"
+
+	# the core's Windows platform file and the proxy's loop on WSAPoll:
+	# one TAP line per case loop-test.exe reports (PASS/FAIL name)
+	(cd "$tmp" && "$wine" "$out/loop-test.exe") >"$tmp/loop" 2>"$tmp/err"
+	rc=$?
+	[ -s "$tmp/loop" ] || { ok 1 "K loop-test.exe ran (status $rc: $(head -c 120 "$tmp/err"))"; }
+	while read -r verdict name; do
+		[ "$verdict" = PASS ]; ok $? "N platform-windows/evloop: $name"
+	done <"$tmp/loop"
+	[ "$(grep -c '^PASS' "$tmp/loop")" = 6 ] && [ $rc = 0 ]
+	ok $? "N loop-test.exe ran all 6 cases and exited 0 (status $rc)"
 
 	skip "N WFP blocks a direct connection" "Wine has no Windows Filtering Platform (fwpuclnt is a stub)"
 	skip "K the command runs as the sandbox account" "Wine has no local accounts or LogonUser"

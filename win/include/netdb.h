@@ -1,0 +1,8 @@
+/* win/include: <netdb.h> is Winsock 2's (see win/include/README). */
+#ifndef SRT_WIN_NETDB_H
+#define SRT_WIN_NETDB_H
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <sys/types.h>
+
+#endif
