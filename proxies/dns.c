@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,21 +83,22 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 	srt__evloop_add(d->ev, fd, ev, s);
 }
 
-int srt__dns_new(struct srt__dns **out, struct srt__evloop *ev, struct srt_diag *diag)
+/* The resolver is made at the first lookup, not with the proxy: most
+ * sandboxes allow no name at all (the proxy then only answers 403), and
+ * c-ares's start reads /etc/resolv.conf, /etc/nsswitch.conf and
+ * /dev/urandom, work every start paid before the command could run. A
+ * resolver that cannot be made fails that lookup (and each later one
+ * tries again), so nothing goes out without it. */
+static int channel_open(struct srt__dns *d)
 {
 	struct ares_options o;
-	struct srt__dns *d;
 	int rc;
 
+	if (d->have_channel)
+		return ARES_SUCCESS;
 	pthread_once(&lib_once, lib_init);
 	if (lib_status != ARES_SUCCESS)
-		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "", "cannot initialise c-ares: %s",
-				    ares_strerror(lib_status));
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
-	d->ev = ev;
-	d->done_tail = &d->done;
+		return lib_status;
 	memset(&o, 0, sizeof(o));
 	o.sock_state_cb = sock_state;
 	o.sock_state_cb_data = d;
@@ -104,12 +106,19 @@ int srt__dns_new(struct srt__dns **out, struct srt__evloop *ev, struct srt_diag 
 	o.tries = 2;
 	rc = ares_init_options(&d->ch, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS |
 				ARES_OPT_TRIES);
-	if (rc != ARES_SUCCESS) {
-		free(d);
-		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "", "cannot create a resolver: %s",
-				    ares_strerror(rc));
-	}
-	d->have_channel = true;
+	if (rc == ARES_SUCCESS)
+		d->have_channel = true;
+	return rc;
+}
+
+int srt__dns_new(struct srt__dns **out, struct srt__evloop *ev, struct srt_diag *diag)
+{
+	struct srt__dns *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	d->ev = ev;
+	d->done_tail = &d->done;
 	*out = d;
 	return SRT_OK;
 }
@@ -190,6 +199,7 @@ struct srt__dns_query *srt__dns_lookup(struct srt__dns *d, const char *name,
 {
 	struct ares_addrinfo_hints hints;
 	struct srt__dns_query *q = calloc(1, sizeof(*q));
+	int rc;
 
 	if (!q)
 		return NULL;
@@ -200,6 +210,16 @@ struct srt__dns_query *srt__dns_lookup(struct srt__dns *d, const char *name,
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	d->count++;
+	rc = channel_open(d);
+	if (rc != ARES_SUCCESS) {
+		/* answered from the tick, as every result: never from here */
+		fprintf(stderr, "srt-proxy: cannot create a resolver for %s: %s\n", name,
+			ares_strerror(rc));
+		q->status = rc;
+		*d->done_tail = q;
+		d->done_tail = &q->next;
+		return q;
+	}
 	ares_getaddrinfo(d->ch, name, NULL, &hints, on_result, q);
 	return q;
 }
@@ -214,7 +234,7 @@ void srt__dns_event(struct srt__dns *d, void *ep, uint32_t events)
 {
 	struct dns_sock *s = ep;
 
-	if (s->dead)
+	if (s->dead || !d->have_channel)
 		return;
 	ares_process_fd(d->ch,
 			(events & (SRT_EV_IN | SRT_EV_ERR | SRT_EV_HUP)) ? s->fd : ARES_SOCKET_BAD,
@@ -225,7 +245,8 @@ void srt__dns_tick(struct srt__dns *d)
 {
 	struct srt__dns_query *q;
 
-	ares_process_fd(d->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	if (d->have_channel)
+		ares_process_fd(d->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
 	while ((q = d->done)) {
 		d->done = q->next;
 		if (!d->done)
@@ -243,6 +264,8 @@ int srt__dns_timeout(struct srt__dns *d, int max_ms)
 
 	if (d->done)
 		return 0;
+	if (!d->have_channel)
+		return max_ms;
 	t = ares_timeout(d->ch, &maxtv, &tv);
 	if (!t)
 		return max_ms;

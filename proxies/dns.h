@@ -22,6 +22,7 @@ struct srt__dns_query;
 typedef void (*srt__dns_cb)(void *arg, int status, const struct srt__ip *addrs,
 			   size_t n);
 
+/* The resolver itself is made at the first lookup (see dns.c). */
 int srt__dns_new(struct srt__dns **out, struct srt__evloop *ev, struct srt_diag *diag);
 void srt__dns_free(struct srt__dns *d);
 
