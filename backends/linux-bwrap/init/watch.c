@@ -780,13 +780,26 @@ static void watch_inode(struct watcher *w, struct wname *nm, int fd, int iwd)
  * write ever made to the file is finished and its events are queued. -1:
  * the kernel refused the lease (not the file's owner, or leases are
  * disabled): srt cannot tell. The lease is let go at once; a writer
- * opening the file in between waits for that (no signal is asked for). */
+ * opening the file in between waits for that.
+ *
+ * Such a writer also makes the kernel signal the lease's holder, with
+ * SIGIO whatever was asked (F_SETSIG only changes the signal), and
+ * SIGIO's default action ends the process: the command could end the
+ * watcher by opening a replaced file for writing while srt covers it
+ * (an open that found the name before the cover). So SIGIO is ignored
+ * from the first probe on, in the whole calling process (an ignored
+ * signal is dropped when sent, never left pending). */
 int srt__watch_open_for_write(int fd)
 {
+	struct sigaction ign;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	if (sigaction(SIGIO, &ign, NULL) != 0)
+		return -1;
 	if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
 		return errno == EAGAIN ? 1 : -1;
-	fcntl(fd, F_SETLEASE, F_UNLCK);
-	return 0;
+	return fcntl(fd, F_SETLEASE, F_UNLCK) == 0 ? 0 : -1;
 }
 
 /* Cover what is at nm now (see arrival): fd (O_RDONLY, or O_PATH for a
