@@ -157,6 +157,7 @@ struct watcher {
 	char *q; /* events read, processed from qpos */
 	size_t qpos, qlen, qcap;
 	int overflow;
+	int lost_said; /* events were lost during the run: said once */
 	int want_dir_fd; /* arrival keeps the directory it covered in dir_fd */
 	int dir_fd;
 	struct fresh *fresh;
@@ -424,6 +425,19 @@ static int restore(int fd, const char *s, size_t len)
 
 /* ---- the event queue ---------------------------------------------------- */
 
+/* Events were lost while the command ran (why): said once, on stderr, so
+ * that a run whose watcher fell that far behind says so even when the
+ * check of every name that follows finds nothing to undo (what it does
+ * find is reported by name). */
+static void say_lost(struct watcher *w, const char *why)
+{
+	if (w->lost_said)
+		return;
+	w->lost_said = 1;
+	srt__init_say("srt: the watcher of replaced files lost events (%s); it checked every protected "
+		      "name again by its content and listed the watched directories again", why);
+}
+
 /* Read what inotify has now (never blocks). */
 static void read_events(struct watcher *w)
 {
@@ -442,13 +456,10 @@ static void read_events(struct watcher *w)
 				w->qpos = 0;
 				continue;
 			}
-			if (nc > QUEUE_MAX) {
-				w->overflow = 1; /* as if the kernel's queue overflowed */
-				return;
-			}
-			nq = realloc(w->q, nc);
-			if (!nq) {
+			if (nc > QUEUE_MAX || !(nq = realloc(w->q, nc))) {
+				/* as if the kernel's queue overflowed */
 				w->overflow = 1;
+				say_lost(w, "more came than it keeps read ahead");
 				return;
 			}
 			w->q = nq;
@@ -2042,6 +2053,7 @@ static void handle_queue(struct watcher *w)
 		if (wd == w->sentinel_wd)
 			continue;
 		if (mask & IN_Q_OVERFLOW) {
+			say_lost(w, "its inotify queue overflowed: fs.inotify.max_queued_events");
 			recheck_all(w);
 			continue;
 		}
