@@ -14,6 +14,7 @@
 #                                    $PORT, logging to $WORK/any.log
 #   requests_for WAYS PORT HOST...   proxyclient.py batch lines
 #   proxy_batch SRT-ARGS...          proxyclient.py batch < requests, in srt
+#   find_watcher PID                 the watcher of replaced names below srt PID
 # Every attempt is a hostile command; each TAP line asserts on host state
 # (a canary, a marker file, a listener's log), not only on an exit status.
 . "$(dirname "$0")/../integration/lib.sh"
@@ -127,3 +128,21 @@ requests_for() {
 # proxy_batch SRT-ARGS...: srt__run with SRT-ARGS running proxyclient.py on
 # the batch file requests of the project directory.
 proxy_batch() { srt__run "$@" -c "/usr/bin/python3 $CLIENT batch < requests"; }
+
+# find_watcher PID: the watcher of replaced names (linux-bwrap) below the
+# srt whose pid is PID, or nothing: a child of the outer helper
+# (srt-linux-init) that kept CAP_SYS_ADMIN and no other capability (the
+# nested init, the proxy relay and the command have none)
+descendants() { # the processes below $1
+	ps -eo pid=,ppid= | awk -v top="$1" '{ up[$1] = $2 } END {
+		for (p in up) { q = p; while (q in up && q != top && q > 1) q = up[q]; if (q == top && p != top) print p } }'
+}
+find_watcher() {
+	local c pp
+	for c in $(descendants "$1"); do
+		[ "$(ps -o comm= -p "$c" 2>/dev/null)" = srt-linux-init ] || continue
+		pp=$(ps -o ppid= -p "$c" | tr -d ' ')
+		[ "$(ps -o comm= -p "$pp" 2>/dev/null)" = srt-linux-init ] || continue
+		grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && echo "$c"
+	done
+}

@@ -8,12 +8,15 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -256,6 +259,61 @@ static void test_open_for_write(void)
 	rmdir(T);
 }
 
+/* The probe against a process that keeps opening the file for writing:
+ * an open that comes while the probe holds its lease breaks it, and the
+ * kernel signals the holder (SIGIO, whose default action ends it). The
+ * watcher was ended so, mid-run, by a command writing a replaced file in
+ * a loop. Here the case's process is the prober: it must live through a
+ * second of such races (without the fix, one lands within a few tenths
+ * of a second on an idle machine). */
+static void test_open_for_write_raced(void)
+{
+	int r, n = 0, busy = 0, other = 0;
+	pid_t writer;
+	double end;
+
+	snprintf(T, sizeof(T), "/tmp/srt-test-watch.XXXXXX");
+	if (!mkdtemp(T)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	put("raced", "x");
+	r = open(P("raced"), O_RDONLY | O_CLOEXEC);
+	writer = fork();
+	if (writer == 0) {
+		double stop = tap_now() + 10;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (tap_now() < stop) {
+			int w = open(P("raced"), O_WRONLY | O_CLOEXEC);
+
+			if (w >= 0)
+				close(w);
+		}
+		_exit(0);
+	}
+	end = tap_now() + 1;
+	while (r >= 0 && writer > 0 && tap_now() < end) {
+		int v = srt__watch_open_for_write(r);
+
+		n++;
+		if (v == 1)
+			busy++;
+		else if (v != 0)
+			other++;
+	}
+	if (writer > 0) {
+		kill(writer, SIGKILL);
+		waitpid(writer, NULL, 0);
+	}
+	ok(r >= 0 && writer > 0 && n > 0 && other == 0,
+	   "a writer opening the file during the probes: the prober lives (%d probes, %d saw it open)", n, busy);
+	if (r >= 0)
+		close(r);
+	unlink(P("raced"));
+	rmdir(T);
+}
+
 int main(void)
 {
 	TAP_RUN(test_protected_dirs);
@@ -265,5 +323,6 @@ int main(void)
 	TAP_RUN(test_opts);
 	TAP_RUN(test_plan_lists);
 	TAP_RUN(test_open_for_write);
+	TAP_RUN(test_open_for_write_raced);
 	return tap_done();
 }

@@ -267,12 +267,30 @@ static int status_code(int st)
 	return EXIT_SETUP;
 }
 
+/* The watcher ended before it had checked everything the command may
+ * have written (who: "srt stopped the watcher of replaced files", it did
+ * not finish in time; or it ended during the run): one violation line, on
+ * the events pipe (the run's summary) when there is one, and stderr. */
+static void watch_unfinished(int events_fd, const char *who)
+{
+	char line[400];
+	int n = snprintf(line, sizeof(line), "deny write watcher: %s before it had checked the protected "
+			 "files the host replaced during the run: a write the command made to one may "
+			 "remain: inspect them\n", who);
+
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return;
+	if (events_fd >= 0 && write(events_fd, line, (size_t)n) == (ssize_t)n)
+		return;
+	srt__init_say("srt: %.*s", n - 1, line);
+}
+
 /* Forward the signals in set (all blocked) to child and reap every child
  * until child itself is gone; return its status as an exit code. The
  * watcher (watch, when it runs) ending before the command means the
  * covers of replaced files are no longer kept: the command is stopped and
  * the run fails. */
-static int supervise(pid_t child, const sigset_t *set, struct srt__watch *watch)
+static int supervise(pid_t child, const sigset_t *set, struct srt__watch *watch, int events_fd)
 {
 	int watcher_gone = 0;
 
@@ -313,6 +331,7 @@ static int supervise(pid_t child, const sigset_t *set, struct srt__watch *watch)
 					      WIFSIGNALED(st) ? "signal" : "exit status",
 					      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 				kill(child, SIGKILL);
+				watch_unfinished(events_fd, "the watcher of replaced files ended during the run");
 			}
 		}
 	}
@@ -546,21 +565,7 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 		close(srt__init_status_fd);
 	if (srt__init_mon_sock[1] >= 0)
 		close(srt__init_mon_sock[1]); /* the worker's: EOF for the outer if it dies early */
-	_exit(supervise(pid, set, NULL));
-}
-
-/* The watcher was stopped before it had checked everything the command
- * may have written (it did not finish in time): one violation line, on
- * the events pipe (the run's summary) when there is one, and stderr. */
-static void watch_unfinished(int events_fd)
-{
-	static const char line[] = "deny write watcher: srt stopped the watcher of replaced files before "
-				   "it had checked the protected files the host replaced during the run: a "
-				   "write the command made to one may remain: inspect them\n";
-
-	if (events_fd >= 0 && write(events_fd, line, sizeof(line) - 1) == (ssize_t)sizeof(line) - 1)
-		return;
-	srt__init_say("srt: %.*s", (int)sizeof(line) - 2, line);
+	_exit(supervise(pid, set, NULL, -1));
 }
 
 static int run(int argc, char **argv)
@@ -745,12 +750,12 @@ static int run(int argc, char **argv)
 	go[1] = -1;
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
-	rc = supervise(child, &set, &watch);
+	rc = supervise(child, &set, &watch, o.events_fd);
 	/* a last write through a descriptor the command held is undone; a
 	 * watcher that could not finish leaves protected files unchecked:
 	 * said as a violation, never passed over */
 	if (srt__watch_finish(&watch, SRT__WATCH_FINISH_MS + 3000) != 0)
-		watch_unfinished(o.events_fd);
+		watch_unfinished(o.events_fd, "srt stopped the watcher of replaced files");
 	/* a note about dropped events may still be waiting for room */
 	srt__monitor_finish(srt__init_monitor, 200);
 	/* The last event is out: say so, so srt need not wait for EOF, which

@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -54,7 +55,7 @@
 #define COVER_TRIES 16
 #define ASIDE_MAX 256             /* entries moved aside from one new protected directory */
 #define FRESH_MAX 256             /* files made during the run whose opens are counted */
-#define MOVED_MAX 64              /* renames fanotify told of, not yet paired */
+#define MOVED_MAX 1024            /* renames fanotify told of, not yet paired */
 #define EARLY_MAX 256             /* opens of files fanotify has not seen made (yet) */
 #define FH_MAX 128                /* a directory's file handle (MAX_HANDLE_SZ) */
 #define OPENS_UNKNOWN UINT_MAX
@@ -157,6 +158,7 @@ struct watcher {
 	char *q; /* events read, processed from qpos */
 	size_t qpos, qlen, qcap;
 	int overflow;
+	int lost_said; /* events were lost during the run: said once */
 	int want_dir_fd; /* arrival keeps the directory it covered in dir_fd */
 	int dir_fd;
 	struct fresh *fresh;
@@ -169,7 +171,9 @@ struct watcher {
 	size_t n_fan_dirs;
 	struct fcount *fc;
 	unsigned long fc_seq;
-	struct fcount moved[MOVED_MAX]; /* renamed away: opens counted */
+	struct fcount *moved; /* renamed away: opens counted (MOVED_MAX) */
+	int moved_lost; /* a rename's fanotify event was lost: the pairing
+			 * is off until both queues are drained (fan_resync) */
 	struct fcount *early; /* opens of a file before its creation's event */
 	unsigned long early_seq;
 	size_t n_moved;
@@ -424,6 +428,19 @@ static int restore(int fd, const char *s, size_t len)
 
 /* ---- the event queue ---------------------------------------------------- */
 
+/* Events were lost while the command ran (why): said once, on stderr, so
+ * that a run whose watcher fell that far behind says so even when the
+ * check of every name that follows finds nothing to undo (what it does
+ * find is reported by name). */
+static void say_lost(struct watcher *w, const char *why)
+{
+	if (w->lost_said)
+		return;
+	w->lost_said = 1;
+	srt__init_say("srt: the watcher of replaced files lost events (%s); it checked every protected "
+		      "name again by its content and listed the watched directories again", why);
+}
+
 /* Read what inotify has now (never blocks). */
 static void read_events(struct watcher *w)
 {
@@ -442,13 +459,10 @@ static void read_events(struct watcher *w)
 				w->qpos = 0;
 				continue;
 			}
-			if (nc > QUEUE_MAX) {
-				w->overflow = 1; /* as if the kernel's queue overflowed */
-				return;
-			}
-			nq = realloc(w->q, nc);
-			if (!nq) {
+			if (nc > QUEUE_MAX || !(nq = realloc(w->q, nc))) {
+				/* as if the kernel's queue overflowed */
 				w->overflow = 1;
+				say_lost(w, "more came than it keeps read ahead");
 				return;
 			}
 			w->q = nq;
@@ -780,13 +794,26 @@ static void watch_inode(struct watcher *w, struct wname *nm, int fd, int iwd)
  * write ever made to the file is finished and its events are queued. -1:
  * the kernel refused the lease (not the file's owner, or leases are
  * disabled): srt cannot tell. The lease is let go at once; a writer
- * opening the file in between waits for that (no signal is asked for). */
+ * opening the file in between waits for that.
+ *
+ * Such a writer also makes the kernel signal the lease's holder, with
+ * SIGIO whatever was asked (F_SETSIG only changes the signal), and
+ * SIGIO's default action ends the process: the command could end the
+ * watcher by opening a replaced file for writing while srt covers it
+ * (an open that found the name before the cover). So SIGIO is ignored
+ * from the first probe on, in the whole calling process (an ignored
+ * signal is dropped when sent, never left pending). */
 int srt__watch_open_for_write(int fd)
 {
+	struct sigaction ign;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	if (sigaction(SIGIO, &ign, NULL) != 0)
+		return -1;
 	if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
 		return errno == EAGAIN ? 1 : -1;
-	fcntl(fd, F_SETLEASE, F_UNLCK);
-	return 0;
+	return fcntl(fd, F_SETLEASE, F_UNLCK) == 0 ? 0 : -1;
 }
 
 /* Cover what is at nm now (see arrival): fd (O_RDONLY, or O_PATH for a
@@ -1406,7 +1433,8 @@ static int fan_setup(struct watcher *w)
 			       O_RDONLY);
 	w->fc = calloc(FRESH_MAX, sizeof(*w->fc));
 	w->early = calloc(EARLY_MAX, sizeof(*w->early));
-	if (w->fan < 0 || !w->fc || !w->early) {
+	w->moved = calloc(MOVED_MAX, sizeof(*w->moved));
+	if (w->fan < 0 || !w->fc || !w->early || !w->moved) {
 		const char *why = w->fan < 0 ? strerror(errno) : "out of memory";
 
 		if (w->fan >= 0)
@@ -1580,9 +1608,12 @@ static void fan_event(struct watcher *w, size_t dir, const char *name, const str
 	if ((mask & FAN_OPEN) && k >= 0 && w->fc[k].opens < OPENS_UNKNOWN - 1)
 		w->fc[k].opens++;
 	if (mask & FAN_MOVED_FROM) {
-		if (w->n_moved == MOVED_MAX) { /* never paired: the oldest goes */
+		if (w->n_moved == MOVED_MAX) {
+			/* the watcher is that far behind: the oldest goes,
+			 * and with it the pairing (see fan_moved) */
 			memmove(w->moved, w->moved + 1, (MOVED_MAX - 1) * sizeof(*w->moved));
 			w->n_moved--;
+			w->moved_lost = 1;
 		}
 		memset(&w->moved[w->n_moved], 0, sizeof(w->moved[0]));
 		w->moved[w->n_moved].used = 1;
@@ -1654,7 +1685,8 @@ static void fan_one(struct watcher *w, const char *ev, const struct fanotify_eve
  * files counted were dropped, so no count made so far can be trusted.
  * Every file known now is forgotten (renamed over a protected name later,
  * it counts as one srt did not see made: undone and reported), and every
- * rename not yet paired counts as unknown (undone and reported too).
+ * rename not yet paired counts as unknown (undone and reported too), as
+ * does every rename until the queues are drained (fan_moved, fan_resync).
  * Nothing stays unknown for the rest of the run: once there is room the
  * kernel queues events again, in order, so a file whose creation is read
  * after the overflow has every later open counted, and one made while
@@ -1671,6 +1703,7 @@ static void fan_overflowed(struct watcher *w)
 		w->early[i].used = 0;
 	for (i = 0; i < w->n_moved; i++)
 		w->moved[i].opens = OPENS_UNKNOWN;
+	w->moved_lost = 1; /* renames dropped: the pairing is off (see fan_moved) */
 	if (w->o->debug)
 		srt__init_say("srt-linux-init: (debug) watcher: fanotify's queue overflowed; the files "
 			      "made so far count as written by another process");
@@ -1708,7 +1741,19 @@ static void fan_read(struct watcher *w)
 }
 
 /* The opens fanotify counted of the file renamed away from name in dir
- * (the oldest such rename not yet paired), or OPENS_UNKNOWN. */
+ * (the oldest such rename not yet paired), or OPENS_UNKNOWN.
+ *
+ * Each rename queues one inotify and one fanotify event, in the same
+ * order in both queues, so the n-th inotify rename away from a name pairs
+ * with the n-th fanotify one: by their order, the only thing the two have
+ * in common (a host tool renames the same temporary name every time).
+ * Once a fanotify rename is lost (its queue overflowed, or the watcher
+ * fell MOVED_MAX renames behind), a later inotify rename would pair with
+ * the fanotify rename of another, later file and take that file's count:
+ * a file the command opened could pass as the host tool's alone. So from
+ * then on every rename counts as unknown (the host's change is put back
+ * and reported), without waiting for an event that may never come, until
+ * fan_resync finds both queues drained. */
 static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
 {
 	size_t i;
@@ -1724,7 +1769,7 @@ static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
 		fan_read(w);
 		for (i = 0; i < w->n_moved; i++) {
 			if (w->moved[i].dir == dir && !strcmp(w->moved[i].name, name)) {
-				unsigned o = w->moved[i].opens;
+				unsigned o = w->moved_lost ? OPENS_UNKNOWN : w->moved[i].opens;
 
 				memmove(w->moved + i, w->moved + i + 1,
 					(w->n_moved - i - 1) * sizeof(*w->moved));
@@ -1732,10 +1777,40 @@ static unsigned fan_moved(struct watcher *w, size_t dir, const char *name)
 				return o;
 			}
 		}
+		if (w->moved_lost)
+			break;
 		if (poll(&p, 1, 2) < 0 && errno != EINTR)
 			break;
 	}
 	return OPENS_UNKNOWN;
+}
+
+/* Is nothing queued on inotify that srt has not handled? */
+static int inotify_drained(const struct watcher *w)
+{
+	int queued = 1;
+
+	return w->qpos >= w->qlen && ioctl(w->ifd, FIONREAD, &queued) == 0 && queued == 0;
+}
+
+/* After a lost fanotify rename (see fan_moved): when every inotify event
+ * queued so far has been handled, before and after fanotify's queue is
+ * read to its end, every rename made so far has been judged, so what
+ * fanotify holds of renames is stale (their inotify events came while the
+ * pairing was off, or were lost). Dropped, and the pairing holds again
+ * for the renames that follow. (A rename whose fanotify event the read
+ * took and whose inotify event the kernel queues only after the second
+ * check, microseconds apart in one call, would pair with the next rename
+ * of the same name: the two checks leave only that.) */
+static void fan_resync(struct watcher *w)
+{
+	if (!w->moved_lost || !inotify_drained(w))
+		return;
+	fan_read(w);
+	if (!inotify_drained(w))
+		return;
+	w->n_moved = 0;
+	w->moved_lost = 0;
 }
 
 static long fresh_find(const struct watcher *w, size_t dir, const char *name)
@@ -1984,6 +2059,7 @@ static void recheck_all(struct watcher *w)
 
 	w->overflow = 0;
 	fresh_clear(w);
+	w->moved_lost = w->fan >= 0; /* renames' inotify events lost: the pairing is off */
 	recheck_names(w);
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
@@ -2029,6 +2105,7 @@ static void handle_queue(struct watcher *w)
 		if (wd == w->sentinel_wd)
 			continue;
 		if (mask & IN_Q_OVERFLOW) {
+			say_lost(w, "its inotify queue overflowed: fs.inotify.max_queued_events");
 			recheck_all(w);
 			continue;
 		}
@@ -2066,6 +2143,7 @@ static void handle_queue(struct watcher *w)
 	}
 	if (w->overflow)
 		recheck_all(w);
+	fan_resync(w);
 }
 
 /* ---- the process --------------------------------------------------------- */

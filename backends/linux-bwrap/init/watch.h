@@ -106,7 +106,8 @@ int srt__watch_window_write(unsigned mask);
  * for writing, or mapped writable, now? 1 yes, 0 no: then every write to
  * it has ended and its inotify events (IN_MODIFY, IN_CLOSE_WRITE) are
  * queued. -1: the kernel refused the probe (a read lease: only the
- * file's owner may take one, and leases can be disabled). */
+ * file's owner may take one, and leases can be disabled). The calling
+ * process ignores SIGIO from then on: a lease's break signals it. */
 int srt__watch_open_for_write(int fd);
 /* Was a file made during the run, and later renamed over a
  * write-protected name, opened by someone besides its creator? opens: the
