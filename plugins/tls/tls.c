@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <mbedtls/asn1.h>
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/entropy.h>
@@ -70,6 +71,10 @@ struct tls_layer {
 	unsigned char *pre;
 	size_t npre, pre_off;
 	size_t pending; /* a write that would block: its length, retried as it was */
+	/* a client's target when it is an IP literal: matched against the
+	 * certificate's iPAddress entries (mbedTLS 2 matches names only) */
+	unsigned char ip[16];
+	size_t iplen;
 };
 
 static const char *const alpn[] = { "http/1.1", NULL };
@@ -722,6 +727,89 @@ const char *srt__tls_ca_pem(struct srt__tls_ctx *ctx)
 	return ctx->ca_pem;
 }
 
+/* ---- an IP-literal server's certificate ----------------------------------- */
+
+/* Whether the subjectAltName extension's value (a SEQUENCE OF GeneralName)
+ * holds an iPAddress equal to ip. */
+static bool san_has_ip(unsigned char *p, const unsigned char *end, const unsigned char *ip,
+		       size_t iplen)
+{
+	size_t len;
+
+	if (mbedtls_asn1_get_tag(&p, end, &len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE))
+		return false;
+	end = p + len;
+	while (p < end) {
+		unsigned char tag = *p;
+		p++;
+		if (mbedtls_asn1_get_len(&p, end, &len))
+			return false;
+		if (tag == (MBEDTLS_ASN1_CONTEXT_SPECIFIC | MBEDTLS_X509_SAN_IP_ADDRESS) &&
+		    len == iplen && memcmp(p, ip, iplen) == 0)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/* Whether the certificate names the address ip in an iPAddress entry of
+ * its subjectAltName. mbedTLS 2 keeps only the dNSName entries, so the
+ * extensions are read from the certificate's DER here (bounds-checked:
+ * the certificate is the network's). */
+bool srt__tls_crt_has_ip(const mbedtls_x509_crt *crt, const unsigned char *ip, size_t iplen)
+{
+	unsigned char *p = crt->v3_ext.p, *end;
+	size_t len;
+
+	if (!p || !crt->v3_ext.len)
+		return false;
+	end = p + crt->v3_ext.len;
+	if (*p == (MBEDTLS_ASN1_CONTEXT_SPECIFIC | MBEDTLS_ASN1_CONSTRUCTED | 3) &&
+	    mbedtls_asn1_get_tag(&p, end, &len,
+				 MBEDTLS_ASN1_CONTEXT_SPECIFIC | MBEDTLS_ASN1_CONSTRUCTED | 3))
+		return false;
+	if (mbedtls_asn1_get_tag(&p, end, &len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE))
+		return false;
+	end = p + len;
+	while (p < end) {
+		unsigned char *ext_end;
+		mbedtls_asn1_buf oid;
+		int critical = 0;
+
+		if (mbedtls_asn1_get_tag(&p, end, &len,
+					 MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE))
+			return false;
+		ext_end = p + len;
+		if (mbedtls_asn1_get_tag(&p, ext_end, &oid.len, MBEDTLS_ASN1_OID))
+			return false;
+		oid.p = p;
+		p += oid.len;
+		if (p < ext_end && *p == MBEDTLS_ASN1_BOOLEAN &&
+		    mbedtls_asn1_get_bool(&p, ext_end, &critical))
+			return false;
+		if (mbedtls_asn1_get_tag(&p, ext_end, &len, MBEDTLS_ASN1_OCTET_STRING) ||
+		    p + len != ext_end)
+			return false;
+		if (MBEDTLS_OID_CMP(MBEDTLS_OID_SUBJECT_ALT_NAME, &oid) == 0)
+			return san_has_ip(p, ext_end, ip, iplen);
+		p = ext_end;
+	}
+	return false;
+}
+
+/* The upstream's certificate, for a target that is an IP literal: the
+ * chain is verified by mbedTLS, the name here; the leaf must carry the
+ * address as an iPAddress (a dNSName spelling the address, or the
+ * subject's CN, does not count, as in OpenSSL's X509_check_ip). */
+static int verify_ip(void *arg, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
+{
+	struct tls_layer *t = arg;
+
+	if (depth == 0 && !srt__tls_crt_has_ip(crt, t->ip, t->iplen))
+		*flags |= MBEDTLS_X509_BADCERT_CN_MISMATCH;
+	return 0;
+}
+
 /* ---- layers ------------------------------------------------------------- */
 
 static int bio_send(void *arg, const unsigned char *buf, size_t n)
@@ -781,6 +869,14 @@ static int step(struct tls_layer *t, char *err, size_t cap)
 	if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE)
 		return 0;
 	t->failed = true;
+	if (!t->server && t->iplen &&
+	    mbedtls_ssl_get_verify_result(&t->ssl) == MBEDTLS_X509_BADCERT_CN_MISMATCH) {
+		char a[INET6_ADDRSTRLEN] = "";
+		inet_ntop(t->iplen == 4 ? AF_INET : AF_INET6, t->ip, a, sizeof(a));
+		say(err, cap, "the server's certificate cannot be trusted: it does not name the "
+			      "address %s (an iPAddress subjectAltName)", a);
+		return -1;
+	}
 	if (!t->server && mbedtls_ssl_get_verify_result(&t->ssl)) {
 		char info[400];
 		mbedtls_x509_crt_verify_info(info, sizeof(info), "", mbedtls_ssl_get_verify_result(&t->ssl));
@@ -979,12 +1075,20 @@ struct srt__layer *srt__tls_client_new(struct srt__tls_ctx *ctx, struct srt__lay
 		say(err, cap, "out of memory");
 		return NULL;
 	}
+	if (inet_pton(AF_INET, server_name, t->ip) == 1)
+		t->iplen = 4;
+	else if (inet_pton(AF_INET6, server_name, t->ip) == 1)
+		t->iplen = 16;
+	/* an IP literal is sent no server name (RFC 6066 allows DNS names
+	 * only) and is matched by verify_ip instead of mbedTLS's name check */
 	if (mbedtls_ssl_setup(&t->ssl, &ctx->client_conf) ||
-	    mbedtls_ssl_set_hostname(&t->ssl, server_name)) {
+	    (!t->iplen && mbedtls_ssl_set_hostname(&t->ssl, server_name))) {
 		say(err, cap, "cannot set up a TLS client for \"%s\"", server_name);
 		tls_close(&t->l);
 		return NULL;
 	}
+	if (t->iplen)
+		mbedtls_ssl_set_verify(&t->ssl, verify_ip, t);
 	mbedtls_ssl_set_bio(&t->ssl, t, bio_send, bio_recv, NULL);
 	return &t->l;
 }
