@@ -70,7 +70,18 @@ struct tls_layer {
 	struct leaf *leaf;
 	unsigned char *pre;
 	size_t npre, pre_off;
-	size_t pending; /* a write that would block: its length, retried as it was */
+	/* read-ahead: one recv(2) takes several records, which mbedTLS then
+	 * reads a header and a body at a time from here (NULL when empty: an
+	 * idle connection holds no buffer) */
+	unsigned char *rb;
+	size_t rb_len, rb_off;
+	/* write-behind: tls_send frames up to TLS_BATCH bytes as records here
+	 * and sends them with one send(2); while some are unsent, `pending`
+	 * is the plaintext they carry, reported once they are all sent (the
+	 * caller retries a write that would block with the same bytes) */
+	unsigned char *wb;
+	size_t wb_len, wb_off, pending;
+	bool batching;
 	/* a client's target when it is an IP literal: matched against the
 	 * certificate's iPAddress entries (mbedTLS 2 matches names only) */
 	unsigned char ip[16];
@@ -78,6 +89,15 @@ struct tls_layer {
 };
 
 static const char *const alpn[] = { "http/1.1", NULL };
+
+/* The read-ahead buffer, and the plaintext one tls_send frames at most per
+ * call: four full records, and the room their framing takes (the record
+ * header, an explicit IV, a MAC or tag, CBC padding: well under 1 KiB). */
+#define TLS_READ_AHEAD (64 * 1024)
+#define TLS_RECORD MBEDTLS_SSL_OUT_CONTENT_LEN
+#define TLS_RECORD_ROOM (TLS_RECORD + 1024)
+#define TLS_BATCH (4 * TLS_RECORD)
+#define TLS_WB_CAP (4 * TLS_RECORD_ROOM)
 
 static void say(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *err, size_t cap, const char *fmt, ...)
@@ -812,11 +832,43 @@ static int verify_ip(void *arg, mbedtls_x509_crt *crt, int depth, uint32_t *flag
 
 /* ---- layers ------------------------------------------------------------- */
 
+/* Send what the write-behind buffer holds. 1: all sent (the buffer is
+ * freed), 0: would block, -1: failed (errno set). */
+static int wb_flush(struct tls_layer *t)
+{
+	while (t->wb_off < t->wb_len) {
+		ssize_t k = srt__layer_send(t->l.below, t->wb + t->wb_off, t->wb_len - t->wb_off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -1;
+		}
+		t->wb_off += (size_t)k;
+	}
+	free(t->wb);
+	t->wb = NULL;
+	t->wb_len = t->wb_off = 0;
+	return 1;
+}
+
+/* mbedTLS's output. While tls_send frames a batch, or while earlier records
+ * wait unsent (their order must hold), records are appended to the
+ * write-behind buffer; otherwise (the handshake) they go straight down. */
 static int bio_send(void *arg, const unsigned char *buf, size_t n)
 {
 	struct tls_layer *t = arg;
-	ssize_t k = srt__layer_send(t->l.below, buf, n);
+	ssize_t k;
 
+	if (t->batching || t->wb_len) {
+		if (!t->wb && !(t->wb = malloc(TLS_WB_CAP)))
+			return MBEDTLS_ERR_SSL_ALLOC_FAILED;
+		if (n > TLS_WB_CAP - t->wb_len)
+			return MBEDTLS_ERR_SSL_WANT_WRITE;
+		memcpy(t->wb + t->wb_len, buf, n);
+		t->wb_len += n;
+		return (int)n;
+	}
+	k = srt__layer_send(t->l.below, buf, n);
 	if (k >= 0)
 		return (int)k;
 	if (errno == EAGAIN || errno == EINTR)
@@ -824,13 +876,18 @@ static int bio_send(void *arg, const unsigned char *buf, size_t n)
 	return MBEDTLS_ERR_NET_SEND_FAILED;
 }
 
+/* mbedTLS's input: the ClientHello bytes the proxy had already read, then
+ * the read-ahead buffer, refilled with one recv(2) of up to
+ * TLS_READ_AHEAD bytes. The buffer is freed when it is empty and the
+ * socket has nothing more. */
 static int bio_recv(void *arg, unsigned char *buf, size_t n)
 {
 	struct tls_layer *t = arg;
+	size_t take;
 	ssize_t k;
 
 	if (t->pre_off < t->npre) {
-		size_t take = t->npre - t->pre_off;
+		take = t->npre - t->pre_off;
 		if (take > n)
 			take = n;
 		memcpy(buf, t->pre + t->pre_off, take);
@@ -842,12 +899,30 @@ static int bio_recv(void *arg, unsigned char *buf, size_t n)
 		}
 		return (int)take;
 	}
-	k = srt__layer_recv(t->l.below, buf, n);
-	if (k >= 0)
-		return (int)k;
-	if (errno == EAGAIN || errno == EINTR)
-		return MBEDTLS_ERR_SSL_WANT_READ;
-	return MBEDTLS_ERR_NET_RECV_FAILED;
+	if (t->rb_off == t->rb_len) {
+		t->rb_off = t->rb_len = 0;
+		if (!t->rb && !(t->rb = malloc(TLS_READ_AHEAD)))
+			return MBEDTLS_ERR_SSL_ALLOC_FAILED;
+		k = srt__layer_recv(t->l.below, t->rb, TLS_READ_AHEAD);
+		if (k <= 0) {
+			int e = errno;
+			free(t->rb);
+			t->rb = NULL;
+			if (k == 0)
+				return 0;
+			errno = e;
+			if (errno == EAGAIN || errno == EINTR)
+				return MBEDTLS_ERR_SSL_WANT_READ;
+			return MBEDTLS_ERR_NET_RECV_FAILED;
+		}
+		t->rb_len = (size_t)k;
+	}
+	take = t->rb_len - t->rb_off;
+	if (take > n)
+		take = n;
+	memcpy(buf, t->rb + t->rb_off, take);
+	t->rb_off += take;
+	return (int)take;
 }
 
 static int step(struct tls_layer *t, char *err, size_t cap)
@@ -944,38 +1019,73 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 	return (ssize_t)got;
 }
 
+/* Frame up to TLS_BATCH bytes of buf as full records into the
+ * write-behind buffer and send them with one send(2). Records that cannot
+ * all be sent now stay buffered: the caller sees EAGAIN, and its retry
+ * (the same bytes, as after any write that would block) first sends them
+ * and is then told they were taken. */
 static ssize_t tls_send(struct srt__layer *l, const void *buf, size_t n)
 {
 	struct tls_layer *t = (struct tls_layer *)l;
-	int rc;
+	size_t total = 0;
+	int rc = 0, f;
 
 	if (ready(t) < 0)
 		return -1;
-	/* a write that blocked is retried with the length it had: mbedTLS
-	 * has already framed that record */
-	if (t->pending && n > t->pending)
-		n = t->pending;
-	rc = mbedtls_ssl_write(&t->ssl, buf, n);
-	if (rc >= 0) {
-		t->pending = 0;
-		return rc;
+	if (t->wb_len) {
+		f = wb_flush(t);
+		if (f <= 0) {
+			if (f == 0)
+				errno = EAGAIN;
+			else
+				errno = EPIPE;
+			return -1;
+		}
+		if (t->pending) {
+			total = t->pending;
+			t->pending = 0;
+			return (ssize_t)(total < n ? total : n);
+		}
 	}
-	if (rc == MBEDTLS_ERR_SSL_WANT_WRITE || rc == MBEDTLS_ERR_SSL_WANT_READ) {
-		if (!t->pending)
-			t->pending = n > MBEDTLS_SSL_OUT_CONTENT_LEN ? MBEDTLS_SSL_OUT_CONTENT_LEN : n;
+	t->batching = true;
+	while (total < n && total < TLS_BATCH && TLS_WB_CAP - t->wb_len >= TLS_RECORD_ROOM) {
+		size_t chunk = n - total < TLS_RECORD ? n - total : TLS_RECORD;
+		rc = mbedtls_ssl_write(&t->ssl, (const unsigned char *)buf + total, chunk);
+		if (rc <= 0)
+			break;
+		total += (size_t)rc;
+	}
+	t->batching = false;
+	if (!total) {
+		free(t->wb);
+		t->wb = NULL;
+		t->wb_len = t->wb_off = 0;
+		errno = rc == MBEDTLS_ERR_SSL_WANT_WRITE || rc == MBEDTLS_ERR_SSL_WANT_READ ? EAGAIN
+										       : EPIPE;
+		return -1;
+	}
+	f = wb_flush(t);
+	if (f < 0) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (f == 0) {
+		t->pending = total;
 		errno = EAGAIN;
 		return -1;
 	}
-	errno = EPIPE;
-	return -1;
+	return (ssize_t)total;
 }
 
 static int tls_shutdown(struct srt__layer *l)
 {
 	struct tls_layer *t = (struct tls_layer *)l;
 
-	if (t->done)
+	if (t->done) {
 		(void)mbedtls_ssl_close_notify(&t->ssl);
+		if (t->wb_len)
+			(void)wb_flush(t);
+	}
 	return srt__layer_shutdown(l->below);
 }
 
@@ -988,6 +1098,8 @@ static void tls_close(struct srt__layer *l)
 		mbedtls_ssl_config_free(&t->conf);
 	srt__tls_leaf_put(t->ctx, t->leaf);
 	free(t->pre);
+	free(t->rb);
+	free(t->wb);
 	free(t);
 }
 
