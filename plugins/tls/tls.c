@@ -878,8 +878,8 @@ static int bio_send(void *arg, const unsigned char *buf, size_t n)
 
 /* mbedTLS's input: the ClientHello bytes the proxy had already read, then
  * the read-ahead buffer, refilled with one recv(2) of up to
- * TLS_READ_AHEAD bytes. The buffer is freed when it is empty and the
- * socket has nothing more. */
+ * TLS_READ_AHEAD bytes. The buffer is freed as soon as it is empty, so a
+ * connection waiting for its next request holds none. */
 static int bio_recv(void *arg, unsigned char *buf, size_t n)
 {
 	struct tls_layer *t = arg;
@@ -899,9 +899,8 @@ static int bio_recv(void *arg, unsigned char *buf, size_t n)
 		}
 		return (int)take;
 	}
-	if (t->rb_off == t->rb_len) {
-		t->rb_off = t->rb_len = 0;
-		if (!t->rb && !(t->rb = malloc(TLS_READ_AHEAD)))
+	if (!t->rb) {
+		if (!(t->rb = malloc(TLS_READ_AHEAD)))
 			return MBEDTLS_ERR_SSL_ALLOC_FAILED;
 		k = srt__layer_recv(t->l.below, t->rb, TLS_READ_AHEAD);
 		if (k <= 0) {
@@ -922,6 +921,11 @@ static int bio_recv(void *arg, unsigned char *buf, size_t n)
 		take = n;
 	memcpy(buf, t->rb + t->rb_off, take);
 	t->rb_off += take;
+	if (t->rb_off == t->rb_len) {
+		free(t->rb);
+		t->rb = NULL;
+		t->rb_off = t->rb_len = 0;
+	}
 	return (int)take;
 }
 
