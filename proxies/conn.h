@@ -55,7 +55,10 @@
  * complete within SRT_HEAD_MS. */
 #define SRT_PEEK_MS 1000
 #define SRT_BODY_BUF (16 * 1024)
-#define SRT_COPY_CHUNK (16 * 1024) /* srt__io_copy's reads */
+#define SRT_COPY_CHUNK (16 * 1024) /* srt__io_copy's reads between sockets */
+/* and through a layer that frames (TLS): several 16 KiB records per call,
+ * which the layer reads and writes with one system call each way */
+#define SRT_COPY_CHUNK_LAYERED (64 * 1024)
 #define SRT_MAX_ADDRS 16
 
 enum srt__phase {

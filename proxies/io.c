@@ -156,8 +156,10 @@ int srt__io_flush(struct srt__layer *l, struct srt__buf *b, size_t *off)
 int srt__io_copy(struct srt__layer *src, struct srt__layer *dst, struct srt__buf *q,
 		 size_t *off, uint64_t *left)
 {
+	bool layered = src->ops != &srt__socket_layer || dst->ops != &srt__socket_layer;
+
 	for (;;) {
-		size_t want = SRT_COPY_CHUNK;
+		size_t want = layered ? SRT_COPY_CHUNK_LAYERED : SRT_COPY_CHUNK;
 		ssize_t n;
 		int rc = srt__io_flush(dst, q, off);
 

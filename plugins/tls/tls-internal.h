@@ -33,6 +33,7 @@ size_t srt__tls_cache_count(struct srt__tls_ctx *ctx);
 unsigned long srt__tls_minted(struct srt__tls_ctx *ctx);
 const mbedtls_x509_crt *srt__tls_leaf_crt(const struct leaf *lf);
 size_t srt__tls_san_der(const char *name, unsigned char *out, size_t cap);
+bool srt__tls_crt_has_ip(const mbedtls_x509_crt *crt, const unsigned char *ip, size_t iplen);
 
 extern const struct srt__tls_module srt_tls_entry;
 

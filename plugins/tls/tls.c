@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <mbedtls/asn1.h>
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/entropy.h>
@@ -69,10 +70,34 @@ struct tls_layer {
 	struct leaf *leaf;
 	unsigned char *pre;
 	size_t npre, pre_off;
-	size_t pending; /* a write that would block: its length, retried as it was */
+	/* read-ahead: one recv(2) takes several records, which mbedTLS then
+	 * reads a header and a body at a time from here (NULL when empty: an
+	 * idle connection holds no buffer) */
+	unsigned char *rb;
+	size_t rb_len, rb_off;
+	/* write-behind: tls_send frames up to TLS_BATCH bytes as records here
+	 * and sends them with one send(2); while some are unsent, `pending`
+	 * is the plaintext they carry, reported once they are all sent (the
+	 * caller retries a write that would block with the same bytes) */
+	unsigned char *wb;
+	size_t wb_len, wb_off, pending;
+	bool batching;
+	/* a client's target when it is an IP literal: matched against the
+	 * certificate's iPAddress entries (mbedTLS 2 matches names only) */
+	unsigned char ip[16];
+	size_t iplen;
 };
 
 static const char *const alpn[] = { "http/1.1", NULL };
+
+/* The read-ahead buffer, and the plaintext one tls_send frames at most per
+ * call: four full records, and the room their framing takes (the record
+ * header, an explicit IV, a MAC or tag, CBC padding: well under 1 KiB). */
+#define TLS_READ_AHEAD (64 * 1024)
+#define TLS_RECORD MBEDTLS_SSL_OUT_CONTENT_LEN
+#define TLS_RECORD_ROOM (TLS_RECORD + 1024)
+#define TLS_BATCH (4 * TLS_RECORD)
+#define TLS_WB_CAP (4 * TLS_RECORD_ROOM)
 
 static void say(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *err, size_t cap, const char *fmt, ...)
@@ -722,13 +747,128 @@ const char *srt__tls_ca_pem(struct srt__tls_ctx *ctx)
 	return ctx->ca_pem;
 }
 
+/* ---- an IP-literal server's certificate ----------------------------------- */
+
+/* Whether the subjectAltName extension's value (a SEQUENCE OF GeneralName)
+ * holds an iPAddress equal to ip. */
+static bool san_has_ip(unsigned char *p, const unsigned char *end, const unsigned char *ip,
+		       size_t iplen)
+{
+	size_t len;
+
+	if (mbedtls_asn1_get_tag(&p, end, &len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE))
+		return false;
+	end = p + len;
+	while (p < end) {
+		unsigned char tag = *p;
+		p++;
+		if (mbedtls_asn1_get_len(&p, end, &len))
+			return false;
+		if (tag == (MBEDTLS_ASN1_CONTEXT_SPECIFIC | MBEDTLS_X509_SAN_IP_ADDRESS) &&
+		    len == iplen && memcmp(p, ip, iplen) == 0)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/* Whether the certificate names the address ip in an iPAddress entry of
+ * its subjectAltName. mbedTLS 2 keeps only the dNSName entries, so the
+ * extensions are read from the certificate's DER here (bounds-checked:
+ * the certificate is the network's). */
+bool srt__tls_crt_has_ip(const mbedtls_x509_crt *crt, const unsigned char *ip, size_t iplen)
+{
+	unsigned char *p = crt->v3_ext.p, *end;
+	size_t len;
+
+	if (!p || !crt->v3_ext.len)
+		return false;
+	end = p + crt->v3_ext.len;
+	if (*p == (MBEDTLS_ASN1_CONTEXT_SPECIFIC | MBEDTLS_ASN1_CONSTRUCTED | 3) &&
+	    mbedtls_asn1_get_tag(&p, end, &len,
+				 MBEDTLS_ASN1_CONTEXT_SPECIFIC | MBEDTLS_ASN1_CONSTRUCTED | 3))
+		return false;
+	if (mbedtls_asn1_get_tag(&p, end, &len, MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE))
+		return false;
+	end = p + len;
+	while (p < end) {
+		unsigned char *ext_end;
+		mbedtls_asn1_buf oid;
+		int critical = 0;
+
+		if (mbedtls_asn1_get_tag(&p, end, &len,
+					 MBEDTLS_ASN1_CONSTRUCTED | MBEDTLS_ASN1_SEQUENCE))
+			return false;
+		ext_end = p + len;
+		if (mbedtls_asn1_get_tag(&p, ext_end, &oid.len, MBEDTLS_ASN1_OID))
+			return false;
+		oid.p = p;
+		p += oid.len;
+		if (p < ext_end && *p == MBEDTLS_ASN1_BOOLEAN &&
+		    mbedtls_asn1_get_bool(&p, ext_end, &critical))
+			return false;
+		if (mbedtls_asn1_get_tag(&p, ext_end, &len, MBEDTLS_ASN1_OCTET_STRING) ||
+		    p + len != ext_end)
+			return false;
+		if (MBEDTLS_OID_CMP(MBEDTLS_OID_SUBJECT_ALT_NAME, &oid) == 0)
+			return san_has_ip(p, ext_end, ip, iplen);
+		p = ext_end;
+	}
+	return false;
+}
+
+/* The upstream's certificate, for a target that is an IP literal: the
+ * chain is verified by mbedTLS, the name here; the leaf must carry the
+ * address as an iPAddress (a dNSName spelling the address, or the
+ * subject's CN, does not count, as in OpenSSL's X509_check_ip). */
+static int verify_ip(void *arg, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
+{
+	struct tls_layer *t = arg;
+
+	if (depth == 0 && !srt__tls_crt_has_ip(crt, t->ip, t->iplen))
+		*flags |= MBEDTLS_X509_BADCERT_CN_MISMATCH;
+	return 0;
+}
+
 /* ---- layers ------------------------------------------------------------- */
 
+/* Send what the write-behind buffer holds. 1: all sent (the buffer is
+ * freed), 0: would block, -1: failed (errno set). */
+static int wb_flush(struct tls_layer *t)
+{
+	while (t->wb_off < t->wb_len) {
+		ssize_t k = srt__layer_send(t->l.below, t->wb + t->wb_off, t->wb_len - t->wb_off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -1;
+		}
+		t->wb_off += (size_t)k;
+	}
+	free(t->wb);
+	t->wb = NULL;
+	t->wb_len = t->wb_off = 0;
+	return 1;
+}
+
+/* mbedTLS's output. While tls_send frames a batch, or while earlier records
+ * wait unsent (their order must hold), records are appended to the
+ * write-behind buffer; otherwise (the handshake) they go straight down. */
 static int bio_send(void *arg, const unsigned char *buf, size_t n)
 {
 	struct tls_layer *t = arg;
-	ssize_t k = srt__layer_send(t->l.below, buf, n);
+	ssize_t k;
 
+	if (t->batching || t->wb_len) {
+		if (!t->wb && !(t->wb = malloc(TLS_WB_CAP)))
+			return MBEDTLS_ERR_SSL_ALLOC_FAILED;
+		if (n > TLS_WB_CAP - t->wb_len)
+			return MBEDTLS_ERR_SSL_WANT_WRITE;
+		memcpy(t->wb + t->wb_len, buf, n);
+		t->wb_len += n;
+		return (int)n;
+	}
+	k = srt__layer_send(t->l.below, buf, n);
 	if (k >= 0)
 		return (int)k;
 	if (errno == EAGAIN || errno == EINTR)
@@ -736,13 +876,18 @@ static int bio_send(void *arg, const unsigned char *buf, size_t n)
 	return MBEDTLS_ERR_NET_SEND_FAILED;
 }
 
+/* mbedTLS's input: the ClientHello bytes the proxy had already read, then
+ * the read-ahead buffer, refilled with one recv(2) of up to
+ * TLS_READ_AHEAD bytes. The buffer is freed as soon as it is empty, so a
+ * connection waiting for its next request holds none. */
 static int bio_recv(void *arg, unsigned char *buf, size_t n)
 {
 	struct tls_layer *t = arg;
+	size_t take;
 	ssize_t k;
 
 	if (t->pre_off < t->npre) {
-		size_t take = t->npre - t->pre_off;
+		take = t->npre - t->pre_off;
 		if (take > n)
 			take = n;
 		memcpy(buf, t->pre + t->pre_off, take);
@@ -754,12 +899,34 @@ static int bio_recv(void *arg, unsigned char *buf, size_t n)
 		}
 		return (int)take;
 	}
-	k = srt__layer_recv(t->l.below, buf, n);
-	if (k >= 0)
-		return (int)k;
-	if (errno == EAGAIN || errno == EINTR)
-		return MBEDTLS_ERR_SSL_WANT_READ;
-	return MBEDTLS_ERR_NET_RECV_FAILED;
+	if (!t->rb) {
+		if (!(t->rb = malloc(TLS_READ_AHEAD)))
+			return MBEDTLS_ERR_SSL_ALLOC_FAILED;
+		k = srt__layer_recv(t->l.below, t->rb, TLS_READ_AHEAD);
+		if (k <= 0) {
+			int e = errno;
+			free(t->rb);
+			t->rb = NULL;
+			if (k == 0)
+				return 0;
+			errno = e;
+			if (errno == EAGAIN || errno == EINTR)
+				return MBEDTLS_ERR_SSL_WANT_READ;
+			return MBEDTLS_ERR_NET_RECV_FAILED;
+		}
+		t->rb_len = (size_t)k;
+	}
+	take = t->rb_len - t->rb_off;
+	if (take > n)
+		take = n;
+	memcpy(buf, t->rb + t->rb_off, take);
+	t->rb_off += take;
+	if (t->rb_off == t->rb_len) {
+		free(t->rb);
+		t->rb = NULL;
+		t->rb_off = t->rb_len = 0;
+	}
+	return (int)take;
 }
 
 static int step(struct tls_layer *t, char *err, size_t cap)
@@ -781,6 +948,14 @@ static int step(struct tls_layer *t, char *err, size_t cap)
 	if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE)
 		return 0;
 	t->failed = true;
+	if (!t->server && t->iplen &&
+	    mbedtls_ssl_get_verify_result(&t->ssl) == MBEDTLS_X509_BADCERT_CN_MISMATCH) {
+		char a[INET6_ADDRSTRLEN] = "";
+		inet_ntop(t->iplen == 4 ? AF_INET : AF_INET6, t->ip, a, sizeof(a));
+		say(err, cap, "the server's certificate cannot be trusted: it does not name the "
+			      "address %s (an iPAddress subjectAltName)", a);
+		return -1;
+	}
 	if (!t->server && mbedtls_ssl_get_verify_result(&t->ssl)) {
 		char info[400];
 		mbedtls_x509_crt_verify_info(info, sizeof(info), "", mbedtls_ssl_get_verify_result(&t->ssl));
@@ -848,38 +1023,73 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 	return (ssize_t)got;
 }
 
+/* Frame up to TLS_BATCH bytes of buf as full records into the
+ * write-behind buffer and send them with one send(2). Records that cannot
+ * all be sent now stay buffered: the caller sees EAGAIN, and its retry
+ * (the same bytes, as after any write that would block) first sends them
+ * and is then told they were taken. */
 static ssize_t tls_send(struct srt__layer *l, const void *buf, size_t n)
 {
 	struct tls_layer *t = (struct tls_layer *)l;
-	int rc;
+	size_t total = 0;
+	int rc = 0, f;
 
 	if (ready(t) < 0)
 		return -1;
-	/* a write that blocked is retried with the length it had: mbedTLS
-	 * has already framed that record */
-	if (t->pending && n > t->pending)
-		n = t->pending;
-	rc = mbedtls_ssl_write(&t->ssl, buf, n);
-	if (rc >= 0) {
-		t->pending = 0;
-		return rc;
+	if (t->wb_len) {
+		f = wb_flush(t);
+		if (f <= 0) {
+			if (f == 0)
+				errno = EAGAIN;
+			else
+				errno = EPIPE;
+			return -1;
+		}
+		if (t->pending) {
+			total = t->pending;
+			t->pending = 0;
+			return (ssize_t)(total < n ? total : n);
+		}
 	}
-	if (rc == MBEDTLS_ERR_SSL_WANT_WRITE || rc == MBEDTLS_ERR_SSL_WANT_READ) {
-		if (!t->pending)
-			t->pending = n > MBEDTLS_SSL_OUT_CONTENT_LEN ? MBEDTLS_SSL_OUT_CONTENT_LEN : n;
+	t->batching = true;
+	while (total < n && total < TLS_BATCH && TLS_WB_CAP - t->wb_len >= TLS_RECORD_ROOM) {
+		size_t chunk = n - total < TLS_RECORD ? n - total : TLS_RECORD;
+		rc = mbedtls_ssl_write(&t->ssl, (const unsigned char *)buf + total, chunk);
+		if (rc <= 0)
+			break;
+		total += (size_t)rc;
+	}
+	t->batching = false;
+	if (!total) {
+		free(t->wb);
+		t->wb = NULL;
+		t->wb_len = t->wb_off = 0;
+		errno = rc == MBEDTLS_ERR_SSL_WANT_WRITE || rc == MBEDTLS_ERR_SSL_WANT_READ ? EAGAIN
+										       : EPIPE;
+		return -1;
+	}
+	f = wb_flush(t);
+	if (f < 0) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (f == 0) {
+		t->pending = total;
 		errno = EAGAIN;
 		return -1;
 	}
-	errno = EPIPE;
-	return -1;
+	return (ssize_t)total;
 }
 
 static int tls_shutdown(struct srt__layer *l)
 {
 	struct tls_layer *t = (struct tls_layer *)l;
 
-	if (t->done)
+	if (t->done) {
 		(void)mbedtls_ssl_close_notify(&t->ssl);
+		if (t->wb_len)
+			(void)wb_flush(t);
+	}
 	return srt__layer_shutdown(l->below);
 }
 
@@ -892,6 +1102,8 @@ static void tls_close(struct srt__layer *l)
 		mbedtls_ssl_config_free(&t->conf);
 	srt__tls_leaf_put(t->ctx, t->leaf);
 	free(t->pre);
+	free(t->rb);
+	free(t->wb);
 	free(t);
 }
 
@@ -979,12 +1191,20 @@ struct srt__layer *srt__tls_client_new(struct srt__tls_ctx *ctx, struct srt__lay
 		say(err, cap, "out of memory");
 		return NULL;
 	}
+	if (inet_pton(AF_INET, server_name, t->ip) == 1)
+		t->iplen = 4;
+	else if (inet_pton(AF_INET6, server_name, t->ip) == 1)
+		t->iplen = 16;
+	/* an IP literal is sent no server name (RFC 6066 allows DNS names
+	 * only) and is matched by verify_ip instead of mbedTLS's name check */
 	if (mbedtls_ssl_setup(&t->ssl, &ctx->client_conf) ||
-	    mbedtls_ssl_set_hostname(&t->ssl, server_name)) {
+	    (!t->iplen && mbedtls_ssl_set_hostname(&t->ssl, server_name))) {
 		say(err, cap, "cannot set up a TLS client for \"%s\"", server_name);
 		tls_close(&t->l);
 		return NULL;
 	}
+	if (t->iplen)
+		mbedtls_ssl_set_verify(&t->ssl, verify_ip, t);
 	mbedtls_ssl_set_bio(&t->ssl, t, bio_send, bio_recv, NULL);
 	return &t->l;
 }

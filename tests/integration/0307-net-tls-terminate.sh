@@ -6,11 +6,11 @@
 # SSL_CERT_FILE in its own environment, as OpenSSL clients do.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 17
+plan 20
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 17); do skip "bwrap, openssl or curl missing"; done
+	for i in $(seq 20); do skip "bwrap, openssl or curl missing"; done
 	exit 0
 fi
 
@@ -27,6 +27,14 @@ ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key
 ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout srv.key -out srv.csr -subj "/CN=localhost"
 printf 'subjectAltName=DNS:localhost\n' > ext
 ossl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt -days 2 -extfile ext
+# a server known by its address only: its certificate names 127.0.0.1 as an
+# iPAddress and nothing else; a second certificate names 127.0.0.2 as an
+# iPAddress and "127.0.0.1" as a dNSName, which a client of 127.0.0.1 must
+# refuse (an address is matched against iPAddress entries only)
+printf 'subjectAltName=IP:127.0.0.1\n' > ext
+ossl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out ip.crt -days 2 -extfile ext
+printf 'subjectAltName=IP:127.0.0.2,DNS:127.0.0.1\n' > ext
+ossl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out ipbad.crt -days 2 -extfile ext
 ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout bad.key -out bad.crt \
 	-days 2 -subj "/CN=localhost" -addext subjectAltName=DNS:localhost
 ossl req -x509 -newkey rsa:2048 -nodes -keyout rca.key -out rca.crt -days 3 -subj "/CN=srt RSA CA" \
@@ -64,6 +72,8 @@ tls_server() { # NAME CERT KEY
 }
 tls_server GOOD srv.crt srv.key
 tls_server BAD bad.crt bad.key
+tls_server IP ip.crt srv.key
+tls_server IPBAD ipbad.crt srv.key
 # a server that ends its body with close_notify and keeps its socket open
 # (openssl s_server -WWW: HTTP/1.0, no Content-Length)
 WWW_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -73,7 +83,7 @@ NET_PIDS="$NET_PIDS $!"
 export SSL_CERT_FILE="$WORK/ca.crt"
 
 NETX='"privateAddresses":"allow","tlsTerminate":'
-S=$(net_settings '["localhost","*.srt.test"]' '[]' "$NETX{}")
+S=$(net_settings '["localhost","*.srt.test","127.0.0.1"]' '[]' "$NETX{}")
 # a ClientHello whose server name (allowed, but not the CONNECT target) gets its
 # certificate, and then every request is refused 421
 cat > "$WORK/sni.py" <<'PYEOF'
@@ -99,6 +109,8 @@ $CURLP -i https://localhost:$BAD_PORT/bad >out4 2>&1
 $CURLP -i -H 'Host: other.srt.test' https://localhost:$GOOD_PORT/host >out5 2>&1
 $PY $WORK/sni.py $GOOD_PORT >out6 2>&1
 $CURLP https://localhost:$WWW_PORT/www.bin -o out7 -w '%{size_download}' >out7n 2>&1; echo \$? >out7rc
+$CURLP -v https://127.0.0.1:$IP_PORT/ip >out8 2>err8
+$CURLP -i https://127.0.0.1:$IPBAD_PORT/ipbad >out9 2>&1
 EOF
 srt__run --settings "$S" -c "sh $WORK/inside.sh" >"$WORK/out" 2>"$WORK/err"
 P="$WORK/proj"
@@ -118,6 +130,11 @@ check "N: a server name other than the CONNECT target is answered 421 (violation
 	"grep -q '421 Misdirected' '$P/out6' && grep -q 'TLS server name a.srt.test does not match' '$WORK/err' && ! grep -q '/sni' '$WORK/GOOD.log'"
 check "N: a body ended by the server's close_notify ends, whole (curl $(cat "$P/out7rc" 2>/dev/null), $(cat "$P/out7n" 2>/dev/null) bytes)" \
 	sh -c "[ \"\$(cat '$P/out7rc')\" = 0 ] && cmp -s '$P/out7' '$WORK/www.bin'"
+check "N: an IP-literal target is terminated with a leaf for the address, and answered" sh -c \
+	"grep -q '^hello /ip' '$P/out8' && grep -q 'subject: CN=127.0.0.1' '$P/err8' && grep -q 'issuer: CN=sandbox-runtime ephemeral CA' '$P/err8' && grep -q '^GET /ip host=127.0.0.1:$IP_PORT' '$WORK/IP.log'"
+check "N: curl matched the leaf's iPAddress entry" grep -q "IP address" "$P/err8"
+check "N: an IP-literal upstream whose certificate names another address is refused 502" sh -c \
+	"grep -q '502 Bad Gateway' '$P/out9' && grep -q 'does not name the address 127.0.0.1' '$P/out9' && ! grep -q GET '$WORK/IPBAD.log'"
 
 S=$(net_settings '["localhost"]' '[]' "$NETX{\"caCertPath\":\"$WORK/ca.crt\",\"caKeyPath\":\"$WORK/ca.key\"}")
 srt__run --settings "$S" -c "$CURLP -v https://localhost:$GOOD_PORT/ec" >"$WORK/out" 2>"$WORK/err"

@@ -93,7 +93,25 @@ static void test_leaf_contents(void)
 	if (lf) {
 		unsigned char san[64];
 		size_t n = srt__tls_san_der("127.0.0.1", san, sizeof(san));
+		static const unsigned char lo[4] = { 127, 0, 0, 1 }, lo2[4] = { 127, 0, 0, 2 };
 		ok(n == 8 && san[2] == 0x87 && san[3] == 4 && san[4] == 127, "with an iPAddress SAN");
+		ok(srt__tls_crt_has_ip(srt__tls_leaf_crt(lf), lo, 4),
+		   "the minted leaf's iPAddress is found in its DER");
+		ok(!srt__tls_crt_has_ip(srt__tls_leaf_crt(lf), lo2, 4), "and no other address");
+	}
+	srt__tls_leaf_put(ctx, lf);
+	lf = srt__tls_leaf_get(ctx, "::1");
+	{
+		static const unsigned char v6[16] = { [15] = 1 };
+		ok(lf && srt__tls_crt_has_ip(srt__tls_leaf_crt(lf), v6, 16),
+		   "an IPv6 literal's leaf names it as a 16-byte iPAddress");
+	}
+	srt__tls_leaf_put(ctx, lf);
+	lf = srt__tls_leaf_get(ctx, "api.example.test");
+	{
+		static const unsigned char lo[4] = { 127, 0, 0, 1 };
+		ok(lf && !srt__tls_crt_has_ip(srt__tls_leaf_crt(lf), lo, 4),
+		   "a DNS name's leaf names no address");
 	}
 	srt__tls_leaf_put(ctx, lf);
 	ok(srt__tls_leaf_get(ctx, "a,b=c") == NULL, "a name that is not a host name is refused");
