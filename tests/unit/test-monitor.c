@@ -3,7 +3,8 @@
  * limit), and a live observer in forked processes: file syscalls go on
  * with their own result, AF_UNIX sockets are refused with EPERM, and
  * every denial comes out as one line; with an allowed socket path, the
- * monitor makes the socket and performs the connects itself. */
+ * monitor makes the socket and performs the connects itself; with denyRead
+ * the monitor performs the read opens, links and renames itself. */
 #include "config.h"
 
 #include <errno.h>
