@@ -1260,8 +1260,10 @@ static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *re
 	if (req->data.args[patharg] == 0)
 		return -EFAULT;
 	rc = (int)read_string((pid_t)req->pid, req->data.args[patharg], rel, PATH_MAX);
-	if (rc < 0)
+	if (rc < 0) {
+		rel[0] = '\0';
 		return rc;
+	}
 	rc = need_dir ? -EAGAIN : quick_resolve(m, req, dirarg, rel, follow, out, outlen, keep);
 	if (rc == -EAGAIN) {
 		reach_close(keep);
@@ -1731,6 +1733,22 @@ static void report_write(struct srt__monitor *m, const char *name, const char *r
 		srt__monitor_event(m, name, real);
 }
 
+/* A call that could not be resolved is answered with the error the walk
+ * met (a denied directory is an empty one that nobody may search: EACCES);
+ * it is reported as the lexical check reports the calls it lets through,
+ * by the path as written, when the policy refuses that access. */
+static void report_lexical(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			   const char *rel, const char *name, int write)
+{
+	char path[PATH_MAX * 2];
+
+	if (!rel[0] || !(m->flags & (write ? SRT_MONITOR_WRITES : SRT_MONITOR_READS)))
+		return;
+	if (operand_path_of(m, req, dirarg, rel, path, sizeof(path)) == 0 &&
+	    srt__monitor_denied(m, path, write))
+		srt__monitor_event(m, name, path);
+}
+
 /* A read or O_PATH open (open, openat): judged, and a read open performed
  * here. 1 when
  * answered, 0 for a write-only open (not judged: it reads nothing), -1
@@ -1760,8 +1778,12 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		srt__monitor_event(m, s->name, where);
 		return 1;
 	}
-	if (hit < 0)
-		return reply(m, req->id, hit, 0) == 0 ? 1 : -1;
+	if (hit < 0) {
+		if (reply(m, req->id, hit, 0) != 0)
+			return -1;
+		report_lexical(m, req, s->at[0][0], rel, s->name, (fl & SRT_OPEN_WRITE_FLAGS) != 0);
+		return 1;
+	}
 	if (fl & O_PATH) {
 		/* the kernel hands over no O_PATH descriptor (ADDFD takes
 		 * none): let it make its own. That one reads nothing: a read
@@ -1824,8 +1846,8 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	}
 	reach_init(&r[0]);
 	reach_init(&r[1]);
+	where[0][0] = where[1][0] = rel[0][0] = rel[1][0] = '\0';
 	for (i = 0; i < 2 && !hit && !err; i++) {
-		where[i][0] = '\0';
 		hit = reaches_denied(m, req, op[i][0], op[i][1], i == 0 ? follow : 0, 1, rel[i], where[i],
 				     sizeof(where[i]), &r[i]);
 		if (hit < 0)
@@ -1878,10 +1900,15 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	}
 	reach_close(&r[0]);
 	reach_close(&r[1]);
-	if (err)
-		for (i = 0; i < 2; i++)
+	if (reply(m, req->id, -err, 0) != 0)
+		return -1;
+	for (i = 0; i < 2 && err; i++) {
+		if (where[i][0])
 			report_write(m, s->name, where[i], err);
-	return reply(m, req->id, -err, 0) == 0 ? 1 : -1;
+		else
+			report_lexical(m, req, op[i][0], rel[i], s->name, 1);
+	}
+	return 1;
 }
 
 /* The calls judged by a denied name (with SRT_MONITOR_READS): a read or
