@@ -3,7 +3,8 @@
  * limit), and a live observer in forked processes: file syscalls go on
  * with their own result, AF_UNIX sockets are refused with EPERM, and
  * every denial comes out as one line; with an allowed socket path, the
- * monitor makes the socket and performs the connects itself. */
+ * monitor makes the socket and performs the connects itself; with denyRead
+ * the monitor performs the read opens, links and renames itself. */
 #include "config.h"
 
 #include <errno.h>
@@ -663,6 +664,154 @@ static void test_live_unix(void)
 	rmdir(dir);
 }
 
+/* With denyRead (SRT_MONITOR_READS), the read and O_PATH opens, links and
+ * renames are performed by the monitor and their files handed over: each
+ * gives what the kernel would (flags, close-on-exec, the caller's umask,
+ * EEXIST, ELOOP, a FIFO waiting for its writer, O_TMPFILE), and a hidden
+ * name is refused for a link as for a read. */
+static void test_live_perform(void)
+{
+	char dir[] = "/tmp/srt-monp-XXXXXX", rec1[240], rec2[240], step[128], p[8][200];
+	const char *recs[4];
+	struct srt__monitor *m;
+	int sv[2], st = 0, lfd;
+	pthread_t t;
+	pid_t pid;
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(p[0], sizeof(p[0]), "%s/hidden", dir);
+	snprintf(p[1], sizeof(p[1]), "%s/ok", dir);
+	snprintf(p[2], sizeof(p[2]), "%s/new", dir);
+	snprintf(p[3], sizeof(p[3]), "%s/lnk", dir);
+	snprintf(p[4], sizeof(p[4]), "%s/fifo", dir);
+	snprintf(p[5], sizeof(p[5]), "%s/hard", dir);
+	snprintf(p[6], sizeof(p[6]), "%s/moved", dir);
+	snprintf(p[7], sizeof(p[7]), "%s/hard2", dir);
+	snprintf(rec1, sizeof(rec1), "w%s", dir);
+	snprintf(rec2, sizeof(rec2), "h%s", p[0]);
+	recs[0] = "r/";
+	recs[1] = rec1;
+	recs[2] = rec2;
+	recs[3] = NULL;
+	{
+		FILE *f = fopen(p[1], "w");
+		if (!f)
+			return;
+		fputs("OK\n", f);
+		fclose(f);
+		f = fopen(p[0], "w");
+		if (!f)
+			return;
+		fputs("SECRET\n", f);
+		fclose(f);
+	}
+	if (symlink("ok", p[3]) != 0 || mkfifo(p[4], 0600) != 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+		return;
+	m = parse_records("f3", recs, -1);
+	if (!m)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int fd, bad = 0;
+		struct stat sb;
+		char b[8];
+		pid_t w;
+
+		close(sv[0]);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (srt__seccomp_install_observer(SRT_OBSERVE_WRITES | SRT_OBSERVE_READS, &lfd, step,
+						  sizeof(step)) != 0 ||
+		    send_fd(sv[1], lfd) != 0)
+			_exit(90);
+		close(lfd);
+		umask(027);
+		fd = open(p[1], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, b, 3) != 3 || memcmp(b, "OK\n", 3) != 0 ||
+		    !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			bad |= 1;
+		close(fd);
+		fd = open(p[1], O_RDONLY);
+		if (fd < 0 || (fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			bad |= 2;
+		close(fd);
+		fd = open(p[2], O_RDWR | O_CREAT, 0666);
+		if (fd < 0 || fstat(fd, &sb) != 0 || (sb.st_mode & 0777) != 0640)
+			bad |= 4;
+		close(fd);
+		if (open(p[2], O_RDWR | O_CREAT | O_EXCL, 0600) >= 0 || errno != EEXIST)
+			bad |= 8;
+		fd = open(p[3], O_PATH | O_NOFOLLOW);
+		if (fd < 0 || fstatat(fd, "", &sb, AT_EMPTY_PATH) != 0 || !S_ISLNK(sb.st_mode))
+			bad |= 16;
+		close(fd);
+		if (open(p[3], O_RDONLY | O_NOFOLLOW) >= 0 || errno != ELOOP)
+			bad |= 32;
+		if (open(p[0], O_RDONLY) >= 0 || errno != EACCES)
+			bad |= 64;
+		/* a FIFO read open waits for its writer, itself a caller */
+		w = fork();
+		if (w == 0) {
+			int wf;
+
+			usleep(200000);
+			wf = open(p[4], O_WRONLY);
+			_exit(wf >= 0 && write(wf, "F", 1) == 1 ? 0 : 1);
+		}
+		fd = open(p[4], O_RDONLY);
+		if (fd < 0 || read(fd, b, 1) != 1 || b[0] != 'F')
+			bad |= 128;
+		close(fd);
+		waitpid(w, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad |= 128;
+		if (link(p[1], p[5]) != 0 || rename(p[5], p[6]) != 0 || access(p[6], F_OK) != 0)
+			bad |= 256;
+		if (link(p[0], p[7]) == 0 || errno != EACCES || rename(p[0], p[7]) == 0 || errno != EACCES)
+			bad |= 512;
+		fd = open(dir, O_RDWR | O_TMPFILE, 0600);
+		if (fd < 0 || write(fd, "T", 1) != 1)
+			bad |= 1024;
+		close(fd);
+		fd = open(dir, O_RDONLY | O_DIRECTORY);
+		if (fd < 0 || open(p[1], O_RDONLY | O_DIRECTORY) >= 0 || errno != ENOTDIR)
+			bad |= 2048;
+		close(fd);
+		fd = open("/proc/self/status", O_RDONLY);
+		if (fd < 0 || read(fd, b, 5) != 5 || memcmp(b, "Name:", 5) != 0)
+			bad |= 4096;
+		close(fd);
+		_exit(bad);
+	}
+	close(sv[1]);
+	lfd = recv_fd(sv[0]);
+	live_lfd = lfd;
+	ok(lfd >= 0, "perform: the child hands over its listener");
+	if (lfd < 0 || srt__monitor_attach(m, lfd) != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	pthread_create(&t, NULL, serve, m);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "perform: reads, close-on-exec, umask, EEXIST, O_PATH of a link, ELOOP, the hidden file "
+	   "refused, a FIFO, link and rename, O_TMPFILE, O_DIRECTORY, /proc/self (failed bits %d)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	ok(access(p[7], F_OK) != 0, "perform: no second name was made for the hidden file");
+	pthread_join(t, NULL);
+	srt__monitor_free(m);
+	close(lfd);
+	close(sv[0]);
+	for (int i = 0; i < 8; i++)
+		unlink(p[i]);
+	rmdir(dir);
+}
+
 /* The supervisor is gone (its listener closed): the kernel fails every
  * observed call with ENOSYS. The Unix socket stays refused (fail closed). */
 static void test_supervisor_gone(void)
@@ -720,6 +869,7 @@ int main(void)
 	TAP_RUN(test_unix_policy);
 	TAP_RUN(test_live);
 	TAP_RUN(test_live_unix);
+	TAP_RUN(test_live_perform);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }

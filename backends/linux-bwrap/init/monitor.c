@@ -6,15 +6,19 @@
  * each of its prefixes in a hash table, and SECCOMP_IOCTL_NOTIF_SEND; a
  * relative path adds one readlink of /proc/<pid>/cwd (or fd/<n>). The
  * path is read before the reply so it is the one the syscall is about to
- * use; another thread of the command can still change it between our read
- * and the kernel's (TOCTOU): the result is a diagnostic, never a decision.
- * The kernel enforces the filesystem policy (bwrap's mounts) on its own.
- * The one decision here (refuse_denied: a read open, link or rename that
- * reaches a denied name) only ever refuses; it costs one open of
- * /proc/<pid>/root and one openat2 per read open (which then skips the
- * lexical classification), or a walk of the path (an openat and fstat per
- * component) when the path has ".." or meets a link. The same TOCTOU applies: a call it lets through is run by the
- * kernel on the bytes it reads again (see SECURITY.md).
+ * use; for a call let through (CONTINUE) another thread of the command can
+ * still change it between our read and the kernel's: for those the result
+ * is a diagnostic, never a decision, and the kernel enforces the
+ * filesystem policy (bwrap's mounts) on its own. The one decision here
+ * (judge_denied, with denyRead: a read or O_PATH open, link or rename that
+ * reaches a denied name is refused) is therefore never followed by a
+ * CONTINUE: the monitor performs the call itself on what it resolved and
+ * hands the file over (see "performing the calls it judges" below). A read
+ * open costs one open of /proc/<pid>/root, one openat2, an fstat and an
+ * fstatfs, the open again through /proc/self/fd/N and its fstat, and
+ * SECCOMP_IOCTL_NOTIF_ADDFD instead of the reply; a path with ".." or a
+ * link is walked instead (an openat and fstat per component), as links
+ * and renames always are.
  *
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
  * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
@@ -39,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +103,7 @@ struct srt__monitor {
 
 	int events_fd;
 	int listener;
+	int addfd_send; /* SECCOMP_ADDFD_FLAG_SEND works (Linux >= 5.14) */
 	int proc_ok; /* /proc is our pid namespace's: /proc/<pid> means the notified pid
 		      * (else see proc_pid()) */
 	size_t req_size, resp_size;
@@ -602,6 +608,32 @@ void srt__monitor_finish(struct srt__monitor *m, int timeout_ms)
 
 /* ---- notifications ------------------------------------------------------ */
 
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+
+/* What this kernel's SECCOMP_IOCTL_NOTIF_ADDFD can do, asked with an id no
+ * notification has (the kernel checks the flags before it looks the id
+ * up): 1 with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14), 0 without (5.9), or
+ * -EOPNOTSUPP. */
+static int probe_addfd(int listener)
+{
+	struct seccomp_notif_addfd a;
+
+	memset(&a, 0, sizeof(a));
+	a.srcfd = (uint32_t)listener;
+	a.flags = SECCOMP_ADDFD_FLAG_SEND;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno == ENOENT)
+		return 1;
+	a.flags = 0;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno == ENOENT)
+		return 0;
+	return -EOPNOTSUPP;
+}
+
 int srt__monitor_attach(struct srt__monitor *m, int listener)
 {
 	struct seccomp_notif_sizes sz;
@@ -616,6 +648,16 @@ int srt__monitor_attach(struct srt__monitor *m, int listener)
 	m->resp = calloc(1, m->resp_size);
 	if (!m->req || !m->resp)
 		return -ENOMEM;
+	/* the calls judged by a denied name are performed here and their
+	 * files handed over: without ADDFD they could only be let through,
+	 * with the path race that performing them closes */
+	if (m->flags & SRT_MONITOR_READS) {
+		int send = probe_addfd(listener);
+
+		if (send < 0)
+			return send;
+		m->addfd_send = send;
+	}
 	/* Linux >= 6.6: wake the supervisor on the notifying CPU, which
 	 * shortens each round trip; older kernels say EINVAL, which is fine.
 	 * The flags go by value, not through a pointer. */
@@ -688,7 +730,7 @@ static ssize_t read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 	int nr = 1;
 
 	if (addr == 0)
-		return -1;
+		return -EFAULT;
 	remote[0].iov_base = (void *)(uintptr_t)addr;
 	remote[0].iov_len = first < len - 1 ? first : len - 1;
 	if (remote[0].iov_len < len - 1) {
@@ -698,10 +740,10 @@ static ssize_t read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 	}
 	n = process_vm_readv(pid, &local, 1, remote, (unsigned long)nr, 0);
 	if (n <= 0)
-		return -1;
+		return -EFAULT;
 	nul = memchr(buf, '\0', (size_t)n);
 	if (!nul)
-		return -1; /* longer than PATH_MAX: the kernel refuses it too */
+		return -ENAMETOOLONG; /* longer than PATH_MAX: the kernel refuses it too */
 	return nul - buf;
 }
 
@@ -897,13 +939,59 @@ static int fd_path(int fd, char *out, size_t outlen)
 	return 0;
 }
 
+/* What a resolution reached, kept open so the call is then made on it and
+ * never on the caller's bytes again: the object itself (O_PATH, -1 when the
+ * last component is missing) and, when the path ended in a name, the
+ * directory that holds it and the name (dir -1 when it ended elsewhere: the
+ * root, "..", a magic link of /proc). */
+struct reach {
+	int obj;
+	int dir;
+	char name[NAME_MAX + 1];
+};
+
+static void reach_init(struct reach *r)
+{
+	r->obj = r->dir = -1;
+	r->name[0] = '\0';
+}
+
+static void reach_close(struct reach *r)
+{
+	if (r->obj >= 0)
+		close(r->obj);
+	if (r->dir >= 0)
+		close(r->dir);
+	reach_init(r);
+}
+
+/* The caller's thread group in the numbering of its /proc when fd is a file
+ * of /proc/<n>/... there: n, else 0 (not a process's file) */
+static long proc_owner(const char *real)
+{
+	char *end;
+	long n;
+
+	if (strncmp(real, "/proc/", 6) != 0)
+		return 0;
+	n = strtol(real + 6, &end, 10);
+	if (end == real + 6 || (*end != '/' && *end != '\0') || n <= 0)
+		return 0;
+	return n;
+}
+
 /* The real path, in the caller's view, of what path names for the caller
  * (dirarg: the argument holding its directory descriptor, -1: its cwd),
  * following a final symbolic link when follow. 0: real is the object's
  * path; 1: the last component does not exist, real is where it would be;
- * or -errno when it cannot be resolved. */
+ * or -errno when it cannot be resolved. An object without a path (a pipe or
+ * socket reached through /proc/self/fd/N) has real "". With keep, what was
+ * reached stays open there (see struct reach). A magic link of another
+ * process than the caller's (/proc/<n>/fd/N, cwd, root, exe) is not
+ * followed (EACCES): this process may follow them where the caller may not
+ * (it holds every capability in the caller's user namespace). */
 static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
-		       const char *path, int follow, char *real, size_t reallen)
+		       const char *path, int follow, char *real, size_t reallen, struct reach *keep)
 {
 	char link[PATH_MAX + 1], self[64], *rest;
 	const size_t restcap = WALK_BUF;
@@ -1051,7 +1139,14 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 				}
 				if (procfs && (n <= 0 || link[0] == '/' || memchr(link, ':', (size_t)n))) {
 					/* a magic link (cwd, root, exe, fd/N): the kernel
-					 * follows it for us, to the object itself */
+					 * follows it for us, to the object itself; only the
+					 * caller's own */
+					if (fd_path(cur, link, sizeof(link)) != 0 ||
+					    (!tgid && caller_ns_ids(ppid, &tgid, &tid) != 0) ||
+					    proc_owner(link) != tgid) {
+						rc = -EACCES;
+						break;
+					}
 					nfd = openat(cur, name, O_PATH | O_CLOEXEC);
 					if (nfd < 0) {
 						rc = -errno;
@@ -1080,7 +1175,14 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		else if ((size_t)snprintf(real, reallen, "%s%s%s", link, link[1] ? "/" : "", lastname) >= reallen)
 			rc = -ENAMETOOLONG;
 	} else if (rc == 0 && fd_path(cur, real, reallen) != 0) {
-		rc = -ENOENT;
+		/* a pipe, a socket, an anonymous inode: no name to deny */
+		real[0] = '\0';
+	}
+	if (rc >= 0 && keep) {
+		keep->obj = cur;
+		keep->dir = parent;
+		snprintf(keep->name, sizeof(keep->name), "%s", lastname);
+		cur = parent = -1;
 	}
 	if (parent >= 0)
 		close(parent);
@@ -1096,7 +1198,7 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
  * last component is missing (no link before it either); -EAGAIN: take the
  * walk above (a link, "..", or anything unexpected). */
 static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
-			 const char *rel, int follow, char *out, size_t outlen)
+			 const char *rel, int follow, char *out, size_t outlen, struct reach *keep)
 {
 	static const char gone[] = " (deleted)";
 	struct open_how how;
@@ -1128,7 +1230,9 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 	fd = (int)syscall(SYS_openat2, root, out, &how, sizeof(how));
 	err = fd < 0 ? errno : 0;
-	if (fd >= 0)
+	if (fd >= 0 && keep)
+		keep->obj = fd;
+	else if (fd >= 0)
 		close(fd);
 	close(root);
 	if (!err)
@@ -1141,23 +1245,34 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	return -EAGAIN;
 }
 
-/* Would the caller's operand (dirarg, patharg) reach a denied name, read
- * by the kernel now? 1 with where in out (2: nothing is there now), 0 no,
- * -1 cannot tell. */
+/* Does the caller's operand (dirarg, patharg), read once from its memory
+ * into rel, reach a denied name now? 1 with where in out (2: nothing is
+ * there now), 0 no, or -errno when it cannot be resolved (the kernel's
+ * answer for most: ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG, EACCES). What it
+ * reached is left open in keep (a directory and name always with need_dir,
+ * which a creating open and a link or rename need). */
 static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg, int patharg,
-			  int follow, char *out, size_t outlen)
+			  int follow, int need_dir, char *rel, char *out, size_t outlen, struct reach *keep)
 {
-	char rel[PATH_MAX];
 	int rc;
 
-	if (req->data.args[patharg] == 0 ||
-	    read_string((pid_t)req->pid, req->data.args[patharg], rel, sizeof(rel)) < 0)
-		return -1;
-	rc = quick_resolve(m, req, dirarg, rel, follow, out, outlen);
-	if (rc == -EAGAIN)
-		rc = resolve_for(m, req, dirarg, rel, follow, out, outlen);
-	if (rc < 0)
-		return -1;
+	reach_init(keep);
+	if (req->data.args[patharg] == 0)
+		return -EFAULT;
+	rc = (int)read_string((pid_t)req->pid, req->data.args[patharg], rel, PATH_MAX);
+	if (rc < 0) {
+		rel[0] = '\0';
+		return rc;
+	}
+	rc = need_dir ? -EAGAIN : quick_resolve(m, req, dirarg, rel, follow, out, outlen, keep);
+	if (rc == -EAGAIN) {
+		reach_close(keep);
+		rc = resolve_for(m, req, dirarg, rel, follow, out, outlen, keep);
+	}
+	if (rc < 0) {
+		reach_close(keep);
+		return rc;
+	}
 	return srt__monitor_denied(m, out, 0) ? 1 + rc : 0;
 }
 
@@ -1250,13 +1365,6 @@ static int is_nscd_probe(const struct srt__monitor *m, const struct seccomp_noti
 #endif
 }
 
-#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
-#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
-#endif
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
-
 /* socket(AF_UNIX) with allowed paths: a stream or seqpacket socket made
  * here and installed in the caller as the call's result (Linux >= 5.14;
  * older kernels refuse the flag: the call fails, nothing is let through). */
@@ -1316,58 +1424,505 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
 	return 0;
 }
 
-/* Does the call read a file, or give it another name (link, rename),
- * through a denied name? Then it is refused with EACCES and reported (1).
- * A plain read open that reaches none is answered here too (1, or -1 when
- * the listener failed).
- * A call whose path cannot be resolved here is left to the kernel (0):
- * the cover refuses it, as it refuses everything but the moment after a
- * host's rename. */
-static int refuse_denied(struct srt__monitor *m, const struct seccomp_notif *req,
-			 const struct srt__observed_syscall *s)
+/* ---- performing the calls it judges -----------------------------------------
+ *
+ * A call judged here is never continued: the kernel would read the path from
+ * the caller's memory again, and another thread of the command can rewrite
+ * it between our read and the kernel's (at the moment after a host's rename
+ * over a denied name, the kernel would then open the uncovered new file). So
+ * the monitor makes the call itself, on what its own resolution reached and
+ * judged (struct reach), in the caller's root, cwd and mount namespace, and
+ * answers with the result: an opened file is handed over with
+ * SECCOMP_IOCTL_NOTIF_ADDFD. An existing file is opened again through the
+ * O_PATH descriptor the verdict was made on (so a rename on the host in
+ * between cannot swap it; its device and inode are checked after the open);
+ * a missing one is created in the directory judged, under the name judged.
+ *
+ * What the monitor's own identity changes, and how it is kept out:
+ *  - /proc: this process holds every capability in the command's user
+ *    namespace (it is in the parent one, as the same user), so it could open
+ *    what the command may not (another process's mem or environ). A file of
+ *    /proc is opened here only when it is the caller's own (/proc/<its
+ *    tgid>/...), a process-independent one (/proc/cpuinfo, /proc/sys/...),
+ *    or a listed file every process may read of another (stat, status,
+ *    cmdline, ...), read-only but for the caller's own mem; anything else
+ *    is EACCES. Magic links of other processes are not followed
+ *    (resolve_for).
+ *  - /dev/tty names the opener's controlling terminal: it is answered with
+ *    the caller's own (its pty under /dev/pts, or ENXIO without one).
+ *  - O_NOCTTY always: a terminal opened here never becomes ours.
+ *  - a FIFO opened for reading waits for a writer, which may be another
+ *    caller waiting on this monitor: it is opened by a short thread of its
+ *    own, on a descriptor pinned to that FIFO.
+ *  - the Landlock layer is the command's and not ours: what the monitor
+ *    opens is what the mounts the command sees show at a name the policy
+ *    lets it read, which is what the layer grants (see SECURITY.md). */
+
+static int caller_umask(long ppid)
 {
-	char where[PATH_MAX * 2];
-	int i, hit = 0, err = EACCES;
+	char path[64], buf[2048], *p;
 
-	if (s->kind == SRT_OBS_OPEN) {
-		uint32_t fl = (uint32_t)req->data.args[(int)s->flags_arg];
+	snprintf(path, sizeof(path), "/proc/%ld/status", ppid);
+	if (srt__read_small_file(path, buf, sizeof(buf)) <= 0)
+		return 077;
+	p = strstr(buf, "\nUmask:");
+	if (!p)
+		return 077; /* unknown: the strictest usual mask */
+	return (int)(strtoul(p + 7, NULL, 8) & 0777);
+}
 
-		/* O_PATH too: a descriptor reopened later through /proc */
-		if ((fl & O_ACCMODE) == O_WRONLY && !(fl & O_PATH))
-			return 0;
-		hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], !(fl & O_NOFOLLOW), where,
-				     sizeof(where));
-		/* a plain read that reaches no denied name: nothing to report
-		 * either (the lexical check below would read the path again) */
-		if (hit == 0 && !(fl & SRT_OPEN_WRITE_FLAGS))
-			return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
+/* Answer id with fd (installed with fdflags) on listener. 0, or -1 when
+ * the listener failed. */
+static int answer_fd(int listener, int send_flag, uint64_t id, int fd, unsigned fdflags)
+{
+	struct seccomp_notif_addfd a;
+	struct seccomp_notif_resp resp;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.id = id;
+	a.flags = send_flag ? SECCOMP_ADDFD_FLAG_SEND : 0;
+	a.srcfd = (uint32_t)fd;
+	a.newfd_flags = fdflags;
+	rc = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	if (rc < 0 && errno == ENOENT)
+		return 0; /* the caller is gone */
+	memset(&resp, 0, sizeof(resp));
+	resp.id = id;
+	if (rc < 0)
+		resp.error = -errno;
+	else if (send_flag)
+		return 0; /* installed and answered at once */
+	else
+		resp.val = rc; /* Linux 5.9-5.13: the descriptor number is the answer */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
+		return 0;
+	return errno == ENOENT || errno == EINTR ? 0 : -1;
+}
+
+struct fifo_job {
+	int listener, send_flag, pin, flags;
+	uint64_t id;
+	unsigned fdflags;
+};
+
+static void *fifo_main(void *arg)
+{
+	struct fifo_job *j = arg;
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", j->pin);
+	fd = open(p, j->flags);
+	if (fd >= 0) {
+		answer_fd(j->listener, j->send_flag, j->id, fd, j->fdflags);
+		close(fd);
+	} else {
+		struct seccomp_notif_resp resp;
+
+		memset(&resp, 0, sizeof(resp));
+		resp.id = j->id;
+		resp.error = -errno;
+		ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	close(j->pin);
+	free(j);
+	return NULL;
+}
+
+/* The read open of a FIFO with no writer yet waits for one: 1 (answered
+ * by the thread), or -errno. */
+static int open_fifo_later(struct srt__monitor *m, uint64_t id, int obj, int flags, unsigned fdflags)
+{
+	struct fifo_job *j = calloc(1, sizeof(*j));
+	pthread_attr_t at;
+	pthread_t t;
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	j->pin = fcntl(obj, F_DUPFD_CLOEXEC, 3);
+	if (j->pin < 0) {
+		err = errno;
+		free(j);
+		return -err;
+	}
+	j->listener = m->listener;
+	j->send_flag = m->addfd_send;
+	j->id = id;
+	j->flags = flags;
+	j->fdflags = fdflags;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	err = pthread_create(&t, &at, fifo_main, j);
+	pthread_attr_destroy(&at);
+	if (err) {
+		close(j->pin);
+		free(j);
+		return -EAGAIN;
+	}
+	return 1;
+}
+
+/* Files of another process's /proc directory that the kernel lets any
+ * process open for reading (no ptrace check). */
+static int proc_public(const char *base)
+{
+	static const char *const v[] = { "stat", "status", "cmdline", "comm", "statm", "cgroup",
+					  "oom_score", "oom_score_adj", "loginuid", "sessionid",
+					  "limits", "mountinfo", "mounts", "schedstat" };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(base, v[i]))
+			return 1;
+	return 0;
+}
+
+/* May the monitor open obj (a file of /proc, real its path in the caller's
+ * view) with fl for the caller? See the list above. */
+static int proc_open_ok(long ppid, int obj, const struct stat *st, const char *real, uint32_t fl)
+{
+	long owner = proc_owner(real), tgid = 0, tid = 0;
+	const char *base = strrchr(real, '/');
+	int rdonly = (fl & O_ACCMODE) == O_RDONLY;
+
+	base = base ? base + 1 : real;
+	(void)obj;
+	if (!owner)
+		return rdonly && real[0] == '/';
+	if (caller_ns_ids(ppid, &tgid, &tid) != 0)
+		return 0;
+	if (owner == tgid)
+		return rdonly || !strcmp(base, "mem");
+	return rdonly && (S_ISDIR(st->st_mode) || proc_public(base));
+}
+
+/* The caller's controlling terminal for /dev/tty, opened from its root:
+ * 0 with *fd, or -errno (ENXIO without one, as the kernel says). */
+static int open_ctty(long ppid, int *fd)
+{
+	char path[64], buf[1024], *q;
+	unsigned long tty = 0, major, minor;
+	struct open_how how;
+	struct stat st;
+	int root, f, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", ppid);
+	if (srt__read_small_file(path, buf, sizeof(buf)) <= 0 || !(q = strrchr(buf, ')')))
+		return -ESRCH;
+	/* after "pid (comm)": state ppid pgrp session tty_nr */
+	for (i = 0; i < 5 && q; i++) {
+		q = strchr(q + 1, ' ');
+	}
+	if (!q)
+		return -ESRCH;
+	tty = strtoul(q + 1, NULL, 10);
+	if (!tty)
+		return -ENXIO;
+	major = (tty >> 8) & 0xfff;
+	minor = (tty & 0xff) | ((tty >> 12) & 0xfff00);
+	if (major < 136 || major > 143)
+		return -EACCES; /* not a pty of the sandbox's devpts */
+	snprintf(path, sizeof(path), "/proc/%ld/root", ppid);
+	root = open(path, O_PATH | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "dev/pts/%lu", (major - 136) * 256 + minor);
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDWR | O_NOCTTY | O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	f = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+	close(root);
+	if (f < 0)
+		return -errno;
+	if (fstat(f, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != major ||
+	    minor(st.st_rdev) != minor) {
+		close(f);
+		return -EACCES;
+	}
+	*fd = f;
+	return 0;
+}
+
+/* Open, for the caller, what r reached, with the caller's flags and mode.
+ * 0 with *fd to hand over, 1 when a thread answers (a FIFO), or -errno. */
+static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req, struct reach *r,
+			const char *rel, const char *real, uint32_t fl, mode_t mode, int *fd)
+{
+	const uint32_t pass = ~(uint32_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
+	long ppid = proc_pid(m, (pid_t)req->pid);
+	size_t rl = strlen(rel);
+	struct stat st, got;
+	struct statfs sf;
+	char self[64];
+	int f, old;
+
+	*fd = -1;
+	if (ppid < 0)
+		return -ESRCH;
+	if (r->obj < 0) {
+		if (!(fl & O_CREAT) || r->dir < 0)
+			return -ENOENT;
+		if (rl && rel[rl - 1] == '/')
+			return -EISDIR;
+		old = (int)umask((mode_t)caller_umask(ppid));
+		f = openat(r->dir, r->name, (int)((fl & ~(uint32_t)O_CLOEXEC) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC),
+			   mode & 01777);
+		umask((mode_t)old);
+		if (f < 0)
+			return -errno;
+		*fd = f;
+		return 0;
+	}
+	if (fstat(r->obj, &st) != 0)
+		return -errno;
+	if ((fl & O_CREAT) && (fl & O_EXCL))
+		return -EEXIST;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP; /* O_NOFOLLOW on a link */
+	if (!S_ISDIR(st.st_mode) && ((fl & O_DIRECTORY) || (rl && rel[rl - 1] == '/')))
+		return -ENOTDIR;
+	if (S_ISDIR(st.st_mode) && (fl & O_TMPFILE) != O_TMPFILE &&
+	    ((fl & O_ACCMODE) != O_RDONLY || (fl & O_CREAT)))
+		return -EISDIR;
+	if (fstatfs(r->obj, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC &&
+	    !proc_open_ok(ppid, r->obj, &st, real, fl))
+		return -EACCES;
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0))
+		return open_ctty(ppid, fd);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->obj);
+	if (S_ISFIFO(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && !(fl & O_NONBLOCK))
+		return open_fifo_later(m, req->id, r->obj, (int)((fl & pass) | O_NOCTTY | O_CLOEXEC),
+				       (fl & O_CLOEXEC) ? O_CLOEXEC : 0);
+	if ((fl & O_TMPFILE) == O_TMPFILE) {
+		/* an unnamed file made with the caller's umask */
+		old = (int)umask((mode_t)caller_umask(ppid));
+		f = open(self, (int)((fl & pass) | O_NOCTTY | O_CLOEXEC), mode & 01777);
+		umask((mode_t)old);
+	} else {
+		f = open(self, (int)((fl & pass) | O_NOCTTY | O_CLOEXEC));
+	}
+	if (f < 0)
+		return -errno;
+	/* the file judged, and no other (an O_TMPFILE is a new inode) */
+	if ((fl & O_TMPFILE) != O_TMPFILE &&
+	    (fstat(f, &got) != 0 || got.st_dev != st.st_dev || got.st_ino != st.st_ino)) {
+		close(f);
+		return -EACCES;
+	}
+	*fd = f;
+	return 0;
+}
+
+/* Is the notification still waiting? (the pid we read from is still the
+ * caller, and a creating call is not made for nobody) */
+static int still_waiting(struct srt__monitor *m, uint64_t id)
+{
+	return ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Report a refused write the policy explains (the mounts answered EROFS or
+ * EACCES for a path that is not writable): as the lexical check does for
+ * the calls it lets through. */
+static void report_write(struct srt__monitor *m, const char *name, const char *real, int err)
+{
+	if (!(m->flags & SRT_MONITOR_WRITES) || !real[0])
+		return;
+	if ((err == EROFS || err == EACCES || err == EPERM) && srt__monitor_denied(m, real, 1))
+		srt__monitor_event(m, name, real);
+}
+
+/* A call that could not be resolved is answered with the error the walk
+ * met (a denied directory is an empty one that nobody may search: EACCES);
+ * it is reported as the lexical check reports the calls it lets through,
+ * by the path as written, when the policy refuses that access. */
+static void report_lexical(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
+			   const char *rel, const char *name, int write)
+{
+	char path[PATH_MAX * 2];
+
+	if (!rel[0] || !(m->flags & (write ? SRT_MONITOR_WRITES : SRT_MONITOR_READS)))
+		return;
+	if (operand_path_of(m, req, dirarg, rel, path, sizeof(path)) == 0 &&
+	    srt__monitor_denied(m, path, write))
+		srt__monitor_event(m, name, path);
+}
+
+/* A read or O_PATH open (open, openat): judged, and a read open performed
+ * here. 1 when
+ * answered, 0 for a write-only open (not judged: it reads nothing), -1
+ * when the listener failed. */
+static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
+		      const struct srt__observed_syscall *s)
+{
+	char rel[PATH_MAX], where[PATH_MAX * 2];
+	uint32_t fl = (uint32_t)req->data.args[(int)s->flags_arg];
+	mode_t mode = (mode_t)req->data.args[(int)s->flags_arg + 1];
+	struct reach r;
+	int hit, rc, fd;
+
+	if ((fl & O_ACCMODE) == O_WRONLY && !(fl & O_PATH))
+		return 0;
+	where[0] = '\0';
+	/* O_CREAT | O_EXCL does not follow a final link either (EEXIST) */
+	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1],
+			     !(fl & O_NOFOLLOW) && (fl & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL),
+			     (fl & O_CREAT) != 0, rel, where, sizeof(where), &r);
+	if (hit > 0) {
+		reach_close(&r);
 		/* nothing there: the kernel's own answer (the cover of a
 		 * missing denied name refuses to create it) */
-		if (hit == 2 && !(fl & O_CREAT))
-			err = ENOENT;
-	} else if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link")) {
+		if (reply(m, req->id, hit == 2 && !(fl & O_CREAT) ? -ENOENT : -EACCES, 0) != 0)
+			return -1;
+		srt__monitor_event(m, s->name, where);
+		return 1;
+	}
+	if (hit < 0) {
+		if (reply(m, req->id, hit, 0) != 0)
+			return -1;
+		report_lexical(m, req, s->at[0][0], rel, s->name, (fl & SRT_OPEN_WRITE_FLAGS) != 0);
+		return 1;
+	}
+	if (fl & O_PATH) {
+		/* the kernel hands over no O_PATH descriptor (ADDFD takes
+		 * none): let it make its own. That one reads nothing: a read
+		 * through it is an open of /proc/self/fd/N, judged here by the
+		 * path the file has then */
+		reach_close(&r);
+		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
+	}
+	/* a call that creates or truncates is not made for nobody (a plain
+	 * open for a caller gone meanwhile fails at ADDFD: ENOENT) */
+	if ((fl & (O_CREAT | O_TRUNC)) && !still_waiting(m, req->id)) {
+		reach_close(&r);
+		return 1;
+	}
+	rc = perform_open(m, req, &r, rel, where, fl, mode, &fd);
+	reach_close(&r);
+	if (rc == 1)
+		return 1;
+	if (rc < 0) {
+		if (fl & SRT_OPEN_WRITE_FLAGS)
+			report_write(m, s->name, where, -rc);
+		return reply(m, req->id, rc, 0) == 0 ? 1 : -1;
+	}
+	rc = answer_fd(m->listener, m->addfd_send, req->id, fd, (fl & O_CLOEXEC) ? O_CLOEXEC : 0);
+	close(fd);
+	return rc == 0 ? 1 : -1;
+}
+
+/* link, linkat, rename, renameat, renameat2: both names judged, then the
+ * call made here on the directories and names judged. 1 when answered, -1
+ * when the listener failed. */
+static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif *req,
+			     const struct srt__observed_syscall *s)
+{
+	char rel[2][PATH_MAX], where[2][PATH_MAX * 2];
+	struct reach r[2];
+	int is_link = !strncmp(s->name, "link", 4), op[2][2], follow = 0, hit = 0, i, rc, err = 0;
+	unsigned flags = 0;
+	struct stat st;
+
+	if (is_link) {
 		/* the table names the new link; the existing name is first
 		 * (linkat(..., AT_SYMLINK_FOLLOW) links what a link there names) */
 		int at = s->name[4] == 'a';
-		int follow = at && ((uint32_t)req->data.args[4] & AT_SYMLINK_FOLLOW);
 
-		hit = reaches_denied(m, req, at ? 0 : -1, at ? 1 : 0, follow, where, sizeof(where));
-		if (hit == 2)
-			err = ENOENT;
-		if (hit <= 0)
-			hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, where, sizeof(where));
-	} else if (!strncmp(s->name, "rename", 6)) {
-		for (i = 0; i < 2 && hit <= 0; i++)
-			hit = reaches_denied(m, req, s->at[i][0], s->at[i][1], 0, where, sizeof(where));
-		if (hit == 2 && i == 1)
+		op[0][0] = at ? 0 : -1;
+		op[0][1] = at ? 1 : 0;
+		op[1][0] = s->at[0][0];
+		op[1][1] = s->at[0][1];
+		follow = at && ((uint32_t)req->data.args[4] & AT_SYMLINK_FOLLOW);
+		if (at && ((uint32_t)req->data.args[4] & ~(uint32_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)))
+			return reply(m, req->id, -EINVAL, 0) == 0 ? 1 : -1;
+	} else {
+		for (i = 0; i < 2; i++) {
+			op[i][0] = s->at[i][0];
+			op[i][1] = s->at[i][1];
+		}
+		if (!strcmp(s->name, "renameat2"))
+			flags = (unsigned)req->data.args[4];
+	}
+	reach_init(&r[0]);
+	reach_init(&r[1]);
+	where[0][0] = where[1][0] = rel[0][0] = rel[1][0] = '\0';
+	for (i = 0; i < 2 && !hit && !err; i++) {
+		hit = reaches_denied(m, req, op[i][0], op[i][1], i == 0 ? follow : 0, 1, rel[i], where[i],
+				     sizeof(where[i]), &r[i]);
+		if (hit < 0)
+			err = -hit;
+		else if (hit > 0 && !(hit == 2 && i == 0))
+			err = EACCES;
+		else if (hit == 2)
 			err = ENOENT;
 	}
-	if (hit <= 0)
-		return 0;
-	if (reply(m, req->id, -err, 0) != 0)
+	if (hit > 0) {
+		reach_close(&r[0]);
+		reach_close(&r[1]);
+		if (reply(m, req->id, -err, 0) != 0)
+			return -1;
+		srt__monitor_event(m, s->name, where[i - 1]);
 		return 1;
-	srt__monitor_event(m, s->name, where);
+	}
+	if (!err && !still_waiting(m, req->id)) {
+		reach_close(&r[0]);
+		reach_close(&r[1]);
+		return 1;
+	}
+	if (!err && r[0].obj < 0)
+		err = ENOENT;
+	for (i = 0; i < 2 && !err; i++) {
+		size_t l = strlen(rel[i]);
+
+		if (r[i].obj >= 0 && l && rel[i][l - 1] == '/' && fstat(r[i].obj, &st) == 0 &&
+		    !S_ISDIR(st.st_mode))
+			err = ENOTDIR;
+	}
+	if (!err && r[1].dir < 0)
+		err = is_link ? EEXIST : EBUSY; /* "/", "..", a magic link */
+	if (!err && is_link && r[0].dir < 0) {
+		/* a descriptor reached through /proc/self/fd/N (an O_TMPFILE
+		 * given a name): linked through our own descriptor of it */
+		char self[64];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", r[0].obj);
+		rc = linkat(AT_FDCWD, self, r[1].dir, r[1].name, AT_SYMLINK_FOLLOW);
+		err = rc == 0 ? 0 : errno;
+	} else if (!err && is_link) {
+		rc = linkat(r[0].dir, r[0].name, r[1].dir, r[1].name, 0);
+		err = rc == 0 ? 0 : errno;
+	} else if (!err && r[0].dir < 0) {
+		err = EBUSY;
+	} else if (!err) {
+		rc = (int)syscall(SYS_renameat2, r[0].dir, r[0].name, r[1].dir, r[1].name, flags);
+		err = rc == 0 ? 0 : errno;
+	}
+	reach_close(&r[0]);
+	reach_close(&r[1]);
+	if (reply(m, req->id, -err, 0) != 0)
+		return -1;
+	for (i = 0; i < 2 && err; i++) {
+		if (where[i][0])
+			report_write(m, s->name, where[i], err);
+		else
+			report_lexical(m, req, op[i][0], rel[i], s->name, 1);
+	}
 	return 1;
+}
+
+/* The calls judged by a denied name (with SRT_MONITOR_READS): a read or
+ * O_PATH open, a link or a rename. Each is refused with EACCES and reported
+ * when it reaches a denied name, and otherwise performed here (see above).
+ * 1 when answered, 0 when not judged, -1 when the listener failed. */
+static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
+			const struct srt__observed_syscall *s)
+{
+	if (s->kind == SRT_OBS_OPEN)
+		return judge_open(m, req, s);
+	if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link") || !strncmp(s->name, "rename", 6))
+		return judge_link_rename(m, req, s);
+	return 0;
 }
 
 int srt__monitor_handle(struct srt__monitor *m)
@@ -1433,7 +1988,7 @@ int srt__monitor_handle(struct srt__monitor *m)
 	/* a read open, a link or a rename that reaches a denied name is
 	 * refused here, whether its cover is in place or not */
 	if (m->flags & SRT_MONITOR_READS) {
-		int done = refuse_denied(m, req, s);
+		int done = judge_denied(m, req, s);
 
 		if (done)
 			return done > 0 ? 0 : -1;

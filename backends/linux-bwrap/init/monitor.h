@@ -14,7 +14,14 @@
  *    denied ('h') path is refused (EACCES, or ENOENT when nothing is at the
  *    name) and reported: a host's rename over a denied file drops its cover
  *    until the watcher mounts it again, and the kernel alone would let the
- *    command read the new file in that moment;
+ *    command read the new file in that moment. Any other such call is
+ *    performed here, on what the resolution reached, and never continued
+ *    (the kernel would read the path again, which another thread of the
+ *    command can rewrite in between): an opened file is handed over with
+ *    SECCOMP_IOCTL_NOTIF_ADDFD (Linux >= 5.9; srt__monitor_attach answers
+ *    -EOPNOTSUPP without it). An O_PATH open, which reads nothing and which
+ *    ADDFD cannot hand over, goes on to the kernel once judged: a read
+ *    through it reopens /proc/self/fd/N, judged by the file's own path;
  *  - other file syscalls always go on unchanged (the reply is
  *    SECCOMP_USER_NOTIF_FLAG_CONTINUE); the path is read, classified and
  *    "deny <syscall> <path>" written when the policy refuses that access;

@@ -156,7 +156,13 @@ static void *monitor_main(void *arg)
 	err = -srt__monitor_attach(srt__init_monitor, lfd);
 	if (err) {
 		/* nobody would answer: observed calls would wait forever */
-		srt__init_fail("start the violation monitor", err);
+		if (err == EOPNOTSUPP)
+			srt__init_failf("srt-linux-init: the violation monitor cannot open files for the "
+				      "command (denyRead needs SECCOMP_IOCTL_NOTIF_ADDFD, Linux 5.9 or "
+				      "later; this kernel refuses it); the command was stopped before "
+				      "it read anything");
+		else
+			srt__init_fail("start the violation monitor", err);
 		kill(child, SIGKILL);
 		return NULL;
 	}
