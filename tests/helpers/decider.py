@@ -22,7 +22,9 @@ socket), and decides by the request's path:
 
 An opaque tunnel (the exec filter's connection hook: method CONNECT, path
 "host:port") is allowed when its TLS hello named no server, and denied 451
-"no TLS tunnels here" when it did (the frame has "sni").
+"no TLS tunnels here" when it did (the frame has "sni"); to a host whose
+name starts with "edit." it is allowed with removeHeaders, to one starting
+with "body." answered need_body (both wrong for a tunnel).
 
 --allow / --deny add entries to the hello's lists. --hello-first=verdict
 sends a verdict instead of the hello (a protocol violation); --exit-now
@@ -107,7 +109,11 @@ def main():
             continue
         p, rid = m["path"], m["id"]
         if m["method"] == "CONNECT":
-            if "sni" in m:
+            if m["host"].startswith("edit."):
+                send({"t": "verdict", "id": rid, "action": "allow", "removeHeaders": ["x-a"]})
+            elif m["host"].startswith("body."):
+                send({"t": "verdict", "id": rid, "action": "need_body", "max": 4})
+            elif "sni" in m:
                 send({"t": "verdict", "id": rid, "action": "deny", "status": 451,
                       "reason": "no TLS tunnels here"})
             else:
