@@ -212,11 +212,15 @@ def fnum(v, unit):
         return f"{v:.1f} us"
     if unit == "s/GiB":
         return f"{v:.3f} s/GiB"
+    if unit == "x":
+        return f"{v:.2f}x"
+    if unit == "":
+        return f"{v:,.1f}" if v < 100 else f"{v:,.0f}"
     return f"{v:g} {unit}".strip()
 
 
 # (key, label, unit, baseline key or None, baseline label, target kind, target value)
-# target kinds: ratio_le (value/baseline <= t), ratio_ge, le (value <= t),
+# target kinds: ratio_le (value/baseline <= t), ratio_ge, le (value <= t), ge,
 # diff_le (value - baseline <= t)
 ROWS = [
     ("startup.nonet", "startup `srt -c true` (no network)", "ms", "startup.bwrap", "bare bwrap", "ratio_le", 1.5),
@@ -249,9 +253,25 @@ ROWS = [
     ("conc.floor.rps", "50 connections through a relay with no logic (bench/relay.c): the ceiling", "req/s", "conc.direct.rps", "direct", None, None),
     ("conc.floor.cpu_per_kreq", "the no-logic relay's CPU per 1,000 requests", "ms", "conc.direct.cpu_per_kreq", "direct client+server", None, None),
     ("filt.relay.rps", "filters section: 50 connections to /allow through the no-logic relay (the ceiling)", "req/s", None, "", None, None),
-    ("filt.none.rps", "filters section: 50 connections through the proxy, network.filters unset", "req/s", "filt.relay.rps", "relay", "ratio_ge", 0.8),
+    ("filt.none.rps", "filters section: 50 connections through the proxy, network.filters unset (median of the rounds)", "req/s", "filt.relay.rps", "relay", "ratio_ge", 0.8),
     ("filt.rules.rps", "the same with the rules filter (20 rules, the match 19th)", "req/s", "filt.none.rps", "no filter", "ratio_ge", 0.9),
     ("filt.exec.rps", "the same with the exec filter and a Python decider", "req/s", "filt.none.rps", "no filter", "ratio_ge", None),
+    ("filt.none.rps_paired", "no filter / relay requests/s: median of the per-round ratios", "x", None, "", "ge", 0.8),
+    ("filt.rules.rps_paired", "rules / no filter requests/s: median of the per-round ratios", "x", None, "", "ge", 0.9),
+    ("filt.exec.rps_paired", "exec / no filter requests/s: median of the per-round ratios", "x", None, "", None, None),
+    ("filt.relay.cpu_per_kreq", "the relay's CPU per 1,000 requests (50 connections)", "ms", None, "", None, None),
+    ("filt.none.cpu_per_kreq", "srt's own CPU per 1,000 requests, no filter (50 connections)", "ms", "filt.relay.cpu_per_kreq", "relay", None, None),
+    ("filt.rules.cpu_per_kreq", "srt's own CPU per 1,000 requests, rules", "ms", "filt.none.cpu_per_kreq", "no filter", None, None),
+    ("filt.exec.cpu_per_kreq", "srt's own CPU per 1,000 requests, exec (the decider apart)", "ms", "filt.none.cpu_per_kreq", "no filter", None, None),
+    ("filt.exec.decider_cpu_per_kreq", "the Python decider's CPU per 1,000 requests", "ms", None, "", None, None),
+    ("filt.none.cpu_ratio", "relay CPU per request / srt's, no filter (the ratio where only this load runs)", "x", None, "", "ge", 0.8),
+    ("filt.rules.cpu_ratio", "no filter CPU per request / rules'", "x", None, "", "ge", 0.9),
+    ("filt.relay.syscalls_per_req", "the relay's system calls per request", "", None, "", None, None),
+    ("filt.none.syscalls_per_req", "srt's proxy's system calls per request, no filter", "", "filt.relay.syscalls_per_req", "relay", None, None),
+    ("filt.rules.syscalls_per_req", "srt's proxy's system calls per request, rules", "", "filt.none.syscalls_per_req", "no filter", None, None),
+    ("filt.instr.relay", "user-space instructions per request, the relay (callgrind)", "", None, "", None, None),
+    ("filt.instr.none", "user-space instructions per request, srt's proxy alone, no filter", "", "filt.instr.relay", "relay", None, None),
+    ("filt.instr.rules", "user-space instructions per request, srt's proxy alone, rules", "", "filt.instr.none", "no filter", None, None),
     ("filt.none.p50", "keep-alive latency p50 through the proxy, no filter (1,000 sequential)", "ms", None, "", None, None),
     ("filt.rules.p50", "keep-alive latency p50, rules filter", "ms", "filt.none.p50", "no filter", "diff", None),
     ("filt.exec.p50", "keep-alive latency p50, exec filter (Python decider)", "ms", "filt.none.p50", "no filter", "diff", None),
@@ -304,7 +324,7 @@ def judge(kind, t, v, b):
         return "", ""
     if kind == "all":
         return "all usable", ("PASS" if v is not None and v == b else "MISS")
-    if b is None and kind != "le":
+    if b is None and kind not in ("le", "ge"):
         return "", "n/a"
     if kind == "ratio_le":
         return f"<= {t}x", "PASS" if v <= t * b else "MISS"
@@ -314,6 +334,8 @@ def judge(kind, t, v, b):
         return f">= {t * 100:.0f}%", "PASS" if v >= t * b else "MISS"
     if kind == "le":
         return f"<= {t:g}", "PASS" if v <= t else "MISS"
+    if kind == "ge":
+        return f">= {t:g}", "PASS" if v >= t else "MISS"
     if kind == "diff_le":
         return f"<= +{t:g}", "PASS" if v - b <= t else "MISS"
     return "", ""

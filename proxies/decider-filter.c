@@ -69,6 +69,7 @@ struct dreq {
 	bool asked_body;              /* need_body came: collecting */
 	bool plaintext;               /* not inside terminated TLS */
 	bool bodyless;                /* GET, HEAD or OPTIONS */
+	bool is_conn;                 /* an opaque tunnel: no headers, no body */
 	long long content_length;
 	size_t want;                  /* body bytes the decider gets */
 	uint8_t *body;
@@ -219,6 +220,12 @@ static void answer(struct dreq *r, enum srt_filter_verdict v, int status, const 
 
 static void on_allow(struct dreq *r, const struct srt__decider_verdict *v)
 {
+	if (r->is_conn && (v->nset || v->nremove || v->cred)) {
+		/* fail closed: an edit asked for and not made is not allowed */
+		answer(r, SRT_FILTER_ERROR, 502, "the decider's allow asks for header edits on "
+		       "an opaque tunnel, which has no headers to edit");
+		return;
+	}
 	if ((v->nset || v->cred) && r->plaintext && !r->f->plaintext_set) {
 		answer(r, SRT_FILTER_DENY, 403,
 		       "plaintext_header_set: the decider's allow sets headers on a plain-HTTP "
@@ -243,6 +250,13 @@ static void on_need_body(struct dreq *r, const struct srt__decider_verdict *v)
 {
 	struct srt_filter_call *call = r->call;
 
+	if (r->is_conn) {
+		srt__decider_cancel(r->f->link, v->id);
+		finish_call(r, SRT_FILTER_DENY, 403,
+			    "bodyless_method_body: the decider asked for the body of an opaque "
+			    "tunnel, which has none");
+		return;
+	}
 	if (r->bodyless && r->content_length != 0) {
 		srt__decider_cancel(r->f->link, v->id);
 		finish_call(r, SRT_FILTER_DENY, 403,
@@ -478,6 +492,46 @@ static enum srt_filter_verdict ask(struct srt__dfilter *f, struct dreq *r,
 	return SRT_FILTER_PENDING;
 }
 
+/* An opaque connection (CONNECT or SOCKS5 tunnel) as the protocol's req
+ * frame: method "CONNECT", the target's host and port, the TLS hello's
+ * server name when the proxy saw one, and as the path the CONNECT request
+ * target (authority form, "host:port"); no headers. A decider written for
+ * HTTP requests judges it by the same fields. */
+static enum srt_filter_verdict ask_conn(struct srt__dfilter *f, struct dreq *r,
+					const struct srt_filter_conn *conn,
+					struct srt_filter_call *call)
+{
+	struct srt__decider_req dr;
+	char authority[SRT__DECIDER_REQ_FIELD_MAX + 16], why[200], reason[SRT_FILTER_REASON_MAX];
+	bool v6 = strchr(conn->host, ':') != NULL;
+	uint64_t id = 0;
+
+	if (strlen(conn->host) > SRT__DECIDER_REQ_FIELD_MAX)
+		return deny_now(call, 400, "bad_request: the host is too long for the decider");
+	snprintf(authority, sizeof(authority), "%s%s%s:%u", v6 ? "[" : "", conn->host,
+		 v6 ? "]" : "", (unsigned)conn->port);
+	memset(&dr, 0, sizeof(dr));
+	dr.method = "CONNECT";
+	dr.host = conn->host;
+	dr.port = conn->port;
+	dr.sni = conn->sni;
+	dr.path = authority;
+	r->is_conn = true;
+	r->call = NULL; /* as in ask(): not pending until the ask went */
+	if (srt__decider_ask(f->link, &dr, now_ms(), on_verdict, r, &id, why, sizeof(why)) < 0) {
+		snprintf(reason, sizeof(reason), "bad_request: %s", why);
+		return deny_now(call, 400, reason);
+	}
+	if (srt__decider_dead(f->link)) {
+		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
+		return deny_now(call, 503, reason);
+	}
+	r->call = call;
+	r->id = id;
+	wake(f);
+	return SRT_FILTER_PENDING;
+}
+
 static struct dreq *dreq_of(struct srt__dfilter *f, struct srt_filter_call *call)
 {
 	struct dreq *r = *call->data;
@@ -512,6 +566,39 @@ enum srt_filter_verdict srt__dfilter_request_head(void *state, struct srt_filter
 		return deny_now(call, 403, "host_not_allowed: the decider's lists refuse this host");
 	}
 	v = ask(f, r, req, call);
+	pthread_mutex_unlock(&f->lock);
+	return v;
+}
+
+/* Plain requests (scheme "http", "https") are asked about in their
+ * request-head hook, whose frame carries the same host, port and server
+ * name: only an opaque tunnel, which has no request, is asked here. */
+enum srt_filter_verdict srt__dfilter_connection(void *state, const struct srt_filter_conn *conn,
+						struct srt_filter_call *call)
+{
+	struct srt__dfilter *f = state;
+	struct dreq *r;
+	enum srt_filter_verdict v;
+	char reason[SRT_FILTER_REASON_MAX];
+
+	if (conn->scheme && (!strcmp(conn->scheme, "http") || !strcmp(conn->scheme, "https")))
+		return SRT_FILTER_CONTINUE;
+	if (!conn->host || !conn->port)
+		return deny_now(call, 400, "bad_request: the tunnel names no target");
+	r = dreq_of(f, call);
+	if (!r)
+		return deny_now(call, 503, "decider_unavailable: out of memory");
+	pthread_mutex_lock(&f->lock);
+	if (f->is_dead) {
+		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
+		pthread_mutex_unlock(&f->lock);
+		return deny_now(call, 503, reason);
+	}
+	if (f->hello && hello_refuses(f, conn->host, conn->port)) {
+		pthread_mutex_unlock(&f->lock);
+		return deny_now(call, 403, "host_not_allowed: the decider's lists refuse this host");
+	}
+	v = ask_conn(f, r, conn, call);
 	pthread_mutex_unlock(&f->lock);
 	return v;
 }

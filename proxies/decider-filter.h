@@ -79,6 +79,16 @@ int srt__dfilter_wait_hello(struct srt__dfilter *f, int timeout_ms, struct srt__
 /* The hooks (state is the struct srt__dfilter). destroy completes every
  * pending call, stops the thread, closes the link and stops and reaps the
  * child. */
+/* The connection hook (the exec filter's; srt proxy refuses opaque
+ * tunnels before any filter): an opaque CONNECT or SOCKS5 tunnel is put
+ * to the decider as a req frame with method "CONNECT", its target's host
+ * and port, "sni" when the tunnel's TLS hello named a server, and path
+ * "host:port"; plain requests continue here and are asked about in the
+ * request-head hook. The verdict maps as for a request, except that an
+ * allow with header edits is ERROR (502: a tunnel has no headers) and
+ * need_body is DENY 403 (it has no body). */
+enum srt_filter_verdict srt__dfilter_connection(void *state, const struct srt_filter_conn *conn,
+						struct srt_filter_call *call);
 enum srt_filter_verdict srt__dfilter_request_head(void *state, struct srt_filter_request *req,
 						  struct srt_filter_call *call);
 enum srt_filter_verdict srt__dfilter_request_body(void *state, struct srt_filter_request *req,

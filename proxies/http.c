@@ -157,12 +157,6 @@ int srt__http_parse_response(const char *buf, size_t len, struct srt__http_head 
 	return rc < 0 ? rc : end;
 }
 
-bool srt__http_name_is(const struct srt__http_header *hd, const char *name)
-{
-	return strlen(name) == hd->name_len &&
-	       strncasecmp(hd->name, name, hd->name_len) == 0;
-}
-
 /* Does a comma-separated header value hold `token` (case-insensitive)? */
 static bool list_has(const char *v, size_t n, const char *token)
 {

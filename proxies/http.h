@@ -48,8 +48,28 @@ struct srt__http_head {
 int srt__http_parse_request(const char *buf, size_t len, struct srt__http_head *h);
 int srt__http_parse_response(const char *buf, size_t len, struct srt__http_head *h);
 
-/* Case-insensitive header name comparison. */
-bool srt__http_name_is(const struct srt__http_header *hd, const char *name);
+/* Case-insensitive (ASCII) header name comparison. Inline: every request
+ * and response head compares each of its lines against several names, and
+ * with the name a literal the compiler folds its length, so most lines are
+ * rejected on their length alone. */
+static inline bool srt__http_name_is(const struct srt__http_header *hd, const char *name)
+{
+	size_t n = __builtin_strlen(name);
+
+	if (n != hd->name_len)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char a = (unsigned char)hd->name[i], b = (unsigned char)name[i];
+
+		if (a >= 'A' && a <= 'Z')
+			a = (unsigned char)(a - 'A' + 'a');
+		if (b >= 'A' && b <= 'Z')
+			b = (unsigned char)(b - 'A' + 'a');
+		if (a != b)
+			return false;
+	}
+	return true;
+}
 
 enum srt__http_body {
 	SRT_BODY_NONE,

@@ -20,6 +20,12 @@ socket), and decides by the request's path:
   /body...     need_body max 4, then deny 403 with the body it saw
   anything else: deny 403
 
+An opaque tunnel (the exec filter's connection hook: method CONNECT, path
+"host:port") is allowed when its TLS hello named no server, and denied 451
+"no TLS tunnels here" when it did (the frame has "sni"); to a host whose
+name starts with "edit." it is allowed with removeHeaders, to one starting
+with "body." answered need_body (both wrong for a tunnel).
+
 --allow / --deny add entries to the hello's lists. --hello-first=verdict
 sends a verdict instead of the hello (a protocol violation); --exit-now
 exits before the hello. Each request is appended to --log FILE as one
@@ -102,7 +108,17 @@ def main():
                   "reason": "body %r cut=%s" % (data, m.get("cut", False))})
             continue
         p, rid = m["path"], m["id"]
-        if p.startswith("/allow"):
+        if m["method"] == "CONNECT":
+            if m["host"].startswith("edit."):
+                send({"t": "verdict", "id": rid, "action": "allow", "removeHeaders": ["x-a"]})
+            elif m["host"].startswith("body."):
+                send({"t": "verdict", "id": rid, "action": "need_body", "max": 4})
+            elif "sni" in m:
+                send({"t": "verdict", "id": rid, "action": "deny", "status": 451,
+                      "reason": "no TLS tunnels here"})
+            else:
+                send({"t": "verdict", "id": rid, "action": "allow"})
+        elif p.startswith("/allow"):
             send({"t": "verdict", "id": rid, "action": "allow"})
         elif p.startswith("/deny"):
             send({"t": "verdict", "id": rid, "action": "deny", "status": 451,

@@ -10,10 +10,10 @@
 # the server (exec's need_body, body-limit on a chunked upload).
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 32
+plan 37
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 32); do skip "bwrap, curl or python3 missing"; done
+	for i in $(seq 37); do skip "bwrap, curl or python3 missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -61,6 +61,37 @@ check "exec: the decider's reason reaches the client" grep -q "the test decider 
 check "exec: the server never saw the denied request" sh -c "! grep -q /deny/ '$WEB_LOG'"
 check "exec: the violation names the exec filter" \
 	grep -q "deny network-outbound localhost:$WEB_PORT (request filter exec" "$WORK/err"
+
+# opaque tunnels reach the decider through the connection hook, once each,
+# before anything is dialled: a req frame with method CONNECT, the target's
+# host and port, path host:port and the TLS hello's server name when there
+# is one (decider.py denies those 451); what flows inside is not asked about
+: > "$WORK/decider.log"
+out=$(srt__run --settings "$S" -c "$CURLP -p -o /dev/null -w '%{http_code}' $U/tunnel/exec" 2>"$WORK/err")
+check "exec: a CONNECT tunnel the decider allows: 200 through it ($out)" \
+	sh -c "[ '$out' = 200 ] && grep -q '^GET /tunnel/exec ' '$WEB_LOG'"
+out=$(srt__run --settings "$S" -c "tok=\${HTTPS_PROXY#*://*:}; tok=\${tok%@*}; $CURLP -x \"socks5h://srt:\$tok@localhost:1080\" -o /dev/null -w '%{http_code}' $U/tunnel/exec-socks" 2>"$WORK/err")
+check "exec: a SOCKS5 stream the decider allows: 200 through it ($out)" \
+	sh -c "[ '$out' = 200 ] && grep -q '^GET /tunnel/exec-socks ' '$WEB_LOG'"
+lines=$(wc -l < "$WEB_LOG")
+out=$(srt__run --settings "$S" -c "$CURLP -k -x \"\$HTTPS_PROXY\" -o /dev/null -w '%{http_code}' https://localhost:$WEB_PORT/tls/exec" 2>"$WORK/err")
+check "exec: a tunnel whose hello names a server the decider denies is closed, nothing reached the server ($out)" \
+	sh -c "[ '$out' = 000 ] && [ \$(wc -l < '$WEB_LOG') = $lines ]"
+check "exec: the violation names the exec filter and the decider's reason" \
+	grep -q "request filter exec: decider: no TLS tunnels here" "$WORK/err"
+sed 's/^/# /' "$WORK/err"
+check "exec: the decider got one CONNECT frame per tunnel with host, port, path and sni" "$PY" -c '
+import json, sys
+port = int(sys.argv[2])
+fs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(fs) == 3, fs
+for f in fs:
+    assert f["t"] == "req" and f["method"] == "CONNECT", f
+    assert f["host"] == "localhost" and f["port"] == port, f
+    assert f["path"] == "localhost:%d" % port and "headers" not in f, f
+assert "sni" not in fs[0] and "sni" not in fs[1], fs
+assert fs[2]["sni"] == "localhost", fs
+' "$WORK/decider.log" "$WEB_PORT"
 
 # a decider that never answers: 503 after the 5 s clock, and a request made
 # meanwhile on another connection is served at once

@@ -233,6 +233,54 @@ static void test_verdicts(void)
 	srt_filter_entry.destroy(st);
 }
 
+/* An opaque tunnel through the connection hook: asked as a CONNECT (the
+ * test decider denies one whose hello named a server), a plain request's
+ * connection not asked at all, the hello's deny list applied without
+ * asking, and an allow with edits or a need_body refused for a tunnel. */
+static enum srt_filter_verdict conn_hook(void *st, struct req *q)
+{
+	return srt_filter_entry.connection(st, &q->conn, &q->call);
+}
+
+static struct req *mktunnel(const char *host, const char *sni)
+{
+	struct req *q = mkreq(host, "/");
+
+	q->conn.scheme = "connect";
+	q->conn.port = 443;
+	q->conn.sni = sni;
+	return q;
+}
+
+static void test_connection(void)
+{
+	void *st = start(",\"--deny\",\"denied.example\"", "");
+	struct req *a = mktunnel("ok.example", NULL), *t = mktunnel("ok.example", "ok.example");
+	struct req *p = mkreq("ok.example", "/deny"), *h = mktunnel("denied.example", NULL);
+	struct req *e = mktunnel("edit.example", NULL), *b = mktunnel("body.example", NULL);
+
+	ok(srt_filter_entry.connection != NULL, "the exec filter has a connection hook");
+	ok(verdict(a, conn_hook(st, a), 3000) == SRT_FILTER_CONTINUE,
+	   "a tunnel the decider allows: the next filter decides");
+	ok(verdict(t, conn_hook(st, t), 3000) == SRT_FILTER_DENY && t->call.status == 451 &&
+	   strstr(t->call.reason, "no TLS tunnels here"), "a tunnel whose hello named a server: "
+	   "the decider's deny (%s)", t->call.reason);
+	ok(conn_hook(st, p) == SRT_FILTER_CONTINUE && !p->done,
+	   "a plain request's connection is not asked (its request is)");
+	ok(conn_hook(st, h) == SRT_FILTER_DENY && h->call.status == 403 &&
+	   strstr(h->call.reason, "host_not_allowed"), "the hello's deny list, without asking");
+	ok(verdict(e, conn_hook(st, e), 3000) == SRT_FILTER_ERROR && e->call.status == 502,
+	   "an allow with header edits for a tunnel fails closed (%s)", e->call.reason);
+	ok(verdict(b, conn_hook(st, b), 3000) == SRT_FILTER_DENY && b->call.status == 403,
+	   "need_body for a tunnel is refused (%s)", b->call.reason);
+	srt_filter_entry.finish(st, &a->conn, NULL, NULL, &a->data);
+	srt_filter_entry.finish(st, &t->conn, NULL, NULL, &t->data);
+	srt_filter_entry.finish(st, &h->conn, NULL, NULL, &h->data);
+	srt_filter_entry.finish(st, &e->conn, NULL, NULL, &e->data);
+	srt_filter_entry.finish(st, &b->conn, NULL, NULL, &b->data);
+	srt_filter_entry.destroy(st);
+}
+
 static void test_sleeper(void)
 {
 	void *st = start("", "");
@@ -537,6 +585,7 @@ int main(int argc, char **argv)
 	}
 	TAP_RUN(test_config);
 	TAP_RUN(test_verdicts);
+	TAP_RUN(test_connection);
 	TAP_RUN(test_sleeper);
 	TAP_RUN(test_garbage);
 	TAP_RUN(test_dies);

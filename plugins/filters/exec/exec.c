@@ -18,7 +18,14 @@
  * its hello (within 30 s): a program that cannot start or does not speak
  * the protocol is a configuration error, not a sandbox running unfiltered.
  * Afterwards a program that dies, stalls past 5 s per verdict or breaks
- * the protocol fails its requests closed (503). */
+ * the protocol fails its requests closed (503).
+ *
+ * Every plain request (and every request inside a terminated tunnel) is
+ * put to the decider as a req frame; an opaque tunnel (CONNECT, SOCKS5),
+ * which carries no request the proxy can read, is put to it once, before
+ * anything is dialled, as a req frame with method "CONNECT", its target's
+ * host and port, the TLS hello's server name ("sni") when there is one,
+ * and path "host:port" (see proxies/decider-filter.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -179,6 +186,7 @@ const struct srt_filter srt_filter_entry = {
 	.hdr = SRT_FILTER_HEADER("exec"),
 	.create = exec_create,
 	.destroy = srt__dfilter_destroy,
+	.connection = srt__dfilter_connection,
 	.request_head = srt__dfilter_request_head,
 	.request_body = srt__dfilter_request_body,
 	.finish = srt__dfilter_finish,
