@@ -440,6 +440,25 @@ static enum srt_filter_verdict deny_now(struct srt_filter_call *call, int status
 	return SRT_FILTER_DENY;
 }
 
+/* With f->lock held: true, and the verdict in *v, when the decider is not
+ * to be asked at all (it is dead, or its hello's lists refuse the host). */
+static bool refused_unasked(struct srt__dfilter *f, const char *host, int port,
+			    struct srt_filter_call *call, enum srt_filter_verdict *v)
+{
+	char reason[SRT_FILTER_REASON_MAX];
+
+	if (f->is_dead) {
+		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
+		*v = deny_now(call, 503, reason);
+		return true;
+	}
+	if (f->hello && hello_refuses(f, host, port)) {
+		*v = deny_now(call, 403, "host_not_allowed: the decider's lists refuse this host");
+		return true;
+	}
+	return false;
+}
+
 /* The request as the protocol carries it: path and query split at the
  * first '?', Host given apart, every other header as received. */
 static enum srt_filter_verdict ask(struct srt__dfilter *f, struct dreq *r,
@@ -551,21 +570,12 @@ enum srt_filter_verdict srt__dfilter_request_head(void *state, struct srt_filter
 	struct srt__dfilter *f = state;
 	struct dreq *r = dreq_of(f, call);
 	enum srt_filter_verdict v;
-	char reason[SRT_FILTER_REASON_MAX];
 
 	if (!r)
 		return deny_now(call, 503, "decider_unavailable: out of memory");
 	pthread_mutex_lock(&f->lock);
-	if (f->is_dead) {
-		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
-		pthread_mutex_unlock(&f->lock);
-		return deny_now(call, 503, reason);
-	}
-	if (f->hello && hello_refuses(f, req->host, req->port)) {
-		pthread_mutex_unlock(&f->lock);
-		return deny_now(call, 403, "host_not_allowed: the decider's lists refuse this host");
-	}
-	v = ask(f, r, req, call);
+	if (!refused_unasked(f, req->host, req->port, call, &v))
+		v = ask(f, r, req, call);
 	pthread_mutex_unlock(&f->lock);
 	return v;
 }
@@ -579,7 +589,6 @@ enum srt_filter_verdict srt__dfilter_connection(void *state, const struct srt_fi
 	struct srt__dfilter *f = state;
 	struct dreq *r;
 	enum srt_filter_verdict v;
-	char reason[SRT_FILTER_REASON_MAX];
 
 	if (conn->scheme && (!strcmp(conn->scheme, "http") || !strcmp(conn->scheme, "https")))
 		return SRT_FILTER_CONTINUE;
@@ -589,16 +598,8 @@ enum srt_filter_verdict srt__dfilter_connection(void *state, const struct srt_fi
 	if (!r)
 		return deny_now(call, 503, "decider_unavailable: out of memory");
 	pthread_mutex_lock(&f->lock);
-	if (f->is_dead) {
-		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
-		pthread_mutex_unlock(&f->lock);
-		return deny_now(call, 503, reason);
-	}
-	if (f->hello && hello_refuses(f, conn->host, conn->port)) {
-		pthread_mutex_unlock(&f->lock);
-		return deny_now(call, 403, "host_not_allowed: the decider's lists refuse this host");
-	}
-	v = ask_conn(f, r, conn, call);
+	if (!refused_unasked(f, conn->host, conn->port, call, &v))
+		v = ask_conn(f, r, conn, call);
 	pthread_mutex_unlock(&f->lock);
 	return v;
 }
