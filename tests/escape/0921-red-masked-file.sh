@@ -14,6 +14,8 @@ printf 'user: keep\ntoken: %s\n' "$REAL" > "$P/cfg/cred.yml"
 # names the host already had for the same file
 ln "$P/cfg/cred.yml" "$P/other/hardlink.yml"
 ln -s "$P/cfg/cred.yml" "$P/other/symlink.yml"
+# and one outside every write root (readable, not writable inside)
+ln "$P/cfg/cred.yml" "$HOME/outside/ro-hardlink.yml"
 S="$WORK/mask.json"
 cat > "$S" <<EOF
 {"network":{"allowedDomains":[],"deniedDomains":[]},
@@ -26,13 +28,16 @@ nothing_real() { ! grep -qF "$REAL" "$WORK/out"; }
 
 run "cat '$P/cfg/cred.yml'"
 if ! grep -q '^token: fake_' "$WORK/out"; then
-	skip_rest 6 "this backend does not serve masked copies ($(head -c 200 "$WORK/out" | tr '\n' ' '))"
+	skip_rest 7 "this backend does not serve masked copies ($(head -c 200 "$WORK/out" | tr '\n' ' '))"
 	echo "1..$_tap_n"
 	exit 0
 fi
 attempt C1 "the masked path reads as the sentinel copy" nothing_real
 run "cat '$P/other/hardlink.yml'"
 attempt C2 "a hard link the host already had does not show the real value" nothing_real
+run "cat '$HOME/outside/ro-hardlink.yml'"
+if nothing_real; then ok "C2b a hard link outside the write roots does not show the real value"
+else _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - C2b a hard link outside the write roots does not show the real value # TODO only the write roots are searched for other names of a masked (or denyRead) file"; fi
 run "cat '$P/other/symlink.yml'; cat /proc/self/root'$P/cfg/cred.yml'"
 attempt C3 "a symlink and /proc/self/root show the copy" nothing_real
 run "cd '$P/cfg' && exec 3<. && cat /proc/self/fd/3/cred.yml; $PY -c 'import os; d=os.open(\"$P/cfg\", os.O_RDONLY); print(os.read(os.open(\"cred.yml\", os.O_RDONLY, dir_fd=d), 4096))'"
