@@ -48,6 +48,7 @@ struct target {
 	dev_t dev;
 	ino_t ino;
 	int read;
+	const char *own; /* a masked file's path: its copy is shown there */
 	char what[112];
 };
 
@@ -608,6 +609,8 @@ struct memo_scan {
 	int has_pol;
 	const struct srt_rule *deny_read, *deny_write; /* the policy's rule lists */
 	size_t n_deny_read, n_deny_write;
+	const struct srt_masked_file *masked;
+	size_t n_masked;
 	size_t used;        /* budget the walk took */
 	char **rep;         /* path, what, path, what, ... */
 	size_t n_rep, alloc_rep;
@@ -714,7 +717,9 @@ static struct memo_scan *memo_find(const char *root, const struct srt__mandatory
 		if (o->pol && (m->deny_read != o->pol->deny_read.v ||
 			       m->n_deny_read != o->pol->deny_read.n ||
 			       m->deny_write != o->pol->deny_write.v ||
-			       m->n_deny_write != o->pol->deny_write.n))
+			       m->n_deny_write != o->pol->deny_write.n ||
+			       m->masked != o->pol->masked_files ||
+			       m->n_masked != o->pol->n_masked_files))
 			continue;
 		return m;
 	}
@@ -771,6 +776,8 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 			r.m->n_deny_read = o->pol->deny_read.n;
 			r.m->deny_write = o->pol->deny_write.v;
 			r.m->n_deny_write = o->pol->deny_write.n;
+			r.m->masked = o->pol->masked_files;
+			r.m->n_masked = o->pol->n_masked_files;
 		}
 		r.m->used = before - *budget;
 		r.m->next = memo;
@@ -837,6 +844,26 @@ static void targets_of_rules(struct targets *t, const struct srt_rules *rules, i
 	}
 }
 
+/* A masked credential file (its copy is bound at its path): its other
+ * names would read the real value, so they are hidden like a denyRead
+ * file's; its own name is left to the copy. */
+static void targets_of_masked(struct targets *t, const struct srt_policy *pol)
+{
+	size_t i, j;
+
+	for (i = 0; i < pol->n_masked_files; i++) {
+		const char *path = pol->masked_files[i].path;
+		struct stat st;
+
+		if (!path || stat(path, &st) != 0)
+			continue;
+		target_add(t, &st, 1, "a masked credentials file");
+		for (j = 0; j < t->n; j++)
+			if (t->v[j].dev == st.st_dev && t->v[j].ino == st.st_ino)
+				t->v[j].own = path;
+	}
+}
+
 /* Before the walk: $HOME's protected files and the policy's denied ones. */
 static void targets_before(struct scan *s)
 {
@@ -857,12 +884,21 @@ static void targets_before(struct scan *s)
 	if (s->o->pol) {
 		targets_of_rules(s->tg, &s->o->pol->deny_read, 1);
 		targets_of_rules(s->tg, &s->o->pol->deny_write, 0);
+		targets_of_masked(s->tg, s->o->pol);
 	}
 }
 
 /* Every other name, in the root, of a target: the files of the
  * directories the walk lists (to mandatoryDenySearchDepth), statted only
  * when there is a target at all. */
+static int own_name(const struct scan *s, size_t plen, const char *name, const char *own)
+{
+	size_t n = strlen(own);
+
+	return n > plen && !strncmp(own, s->path, plen) && own[plen] == '/' &&
+	       !strcmp(own + plen + 1, name);
+}
+
 static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 {
 	DIR *d = fdopendir(dfd);
@@ -924,6 +960,8 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 
 			if (t->dev != st.st_dev || t->ino != st.st_ino)
 				continue;
+			if (t->own && own_name(s, plen, name, t->own))
+				break;
 			snprintf(what, sizeof(what), "hard link to %s", t->what);
 			rc = report(s, plen, name, NULL, what);
 			if (!rc && t->read) {
