@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -317,9 +318,15 @@ static int connect_ctl(struct serve *s, char *why, size_t cap)
 	return 0;
 }
 
+/* After the decider died: how long the proxy goes on serving before it
+ * stops, so the requests that were waiting for a verdict get their 503
+ * (the dead filter answers at once) instead of a closed connection. */
+#define DEAD_GRACE_MS 1000
+
 static const char *serve_loop(struct serve *s)
 {
 	static char why[300];
+	struct timespec dead_at = { 0, 0 };
 
 	for (;;) {
 		struct pollfd pf[4] = {
@@ -329,12 +336,28 @@ static const char *serve_loop(struct serve *s)
 			{ .fd = s->deadpipe[0], .events = POLLIN },
 		};
 		const char *stop;
+		int wait_ms = -1;
 
-		if (poll(pf, 4, -1) < 0 && errno != EINTR)
+		if (dead_at.tv_sec) {
+			struct timespec now;
+			long gone;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			gone = (now.tv_sec - dead_at.tv_sec) * 1000 +
+			       (now.tv_nsec - dead_at.tv_nsec) / 1000000;
+			if (gone >= DEAD_GRACE_MS)
+				return why;
+			wait_ms = (int)(DEAD_GRACE_MS - gone);
+			pf[3].fd = -1; /* told once */
+		}
+		if (poll(pf, 4, wait_ms) < 0 && errno != EINTR)
 			return "poll failed";
 		if (pf[3].revents & POLLIN) {
 			snprintf(why, sizeof(why), "decider: %s", s->dead_why);
-			return why;
+			clock_gettime(CLOCK_MONOTONIC, &dead_at);
+			if (!dead_at.tv_sec)
+				dead_at.tv_sec = 1;
+			continue;
 		}
 		if ((pf[1].revents | pf[2].revents) && (stop = stop_asked(s, 0)))
 			return stop;
