@@ -386,6 +386,10 @@ int srt__netrules_log_open(char *why, size_t cap)
 	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
 	struct nfulnl_msg_config_mode mode = { .copy_range = htonl(SRT_NETRULES_LOG_SNAP),
 					       .copy_mode = NFULNL_COPY_PACKET };
+	/* each packet is handed over at once: the kernel's default holds up to
+	 * 100 for up to a second, so a violation could arrive after the
+	 * command ended (or, with a short run, never be read) */
+	uint32_t qthresh = htonl(1);
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER), err;
 
 	if (fd < 0) {
@@ -400,6 +404,7 @@ int srt__netrules_log_open(char *why, size_t cap)
 	put(&m, &g, sizeof(g));
 	attr(&m, NFULA_CFG_CMD, &cmd, sizeof(cmd));
 	attr(&m, NFULA_CFG_MODE, &mode, sizeof(mode));
+	attr(&m, NFULA_CFG_QTHRESH, &qthresh, sizeof(qthresh));
 	msg_end(&m, h);
 	err = talk_on(fd, &m);
 	if (err) {
