@@ -459,6 +459,31 @@ static bool refused_unasked(struct srt__dfilter *f, const char *host, int port,
 	return false;
 }
 
+/* Send the frame dr for r and leave call pending on the verdict. r->call
+ * stays NULL while asking: a link that dies inside the ask (a failed
+ * write) must not complete a call before it was PENDING. */
+static enum srt_filter_verdict send_ask(struct srt__dfilter *f, struct dreq *r,
+					const struct srt__decider_req *dr,
+					struct srt_filter_call *call)
+{
+	char why[200], reason[SRT_FILTER_REASON_MAX];
+	uint64_t id = 0;
+
+	r->call = NULL;
+	if (srt__decider_ask(f->link, dr, now_ms(), on_verdict, r, &id, why, sizeof(why)) < 0) {
+		snprintf(reason, sizeof(reason), "bad_request: %s", why);
+		return deny_now(call, 400, reason);
+	}
+	if (srt__decider_dead(f->link)) {
+		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
+		return deny_now(call, 503, reason);
+	}
+	r->call = call;
+	r->id = id;
+	wake(f);
+	return SRT_FILTER_PENDING;
+}
+
 /* The request as the protocol carries it: path and query split at the
  * first '?', Host given apart, every other header as received. */
 static enum srt_filter_verdict ask(struct srt__dfilter *f, struct dreq *r,
@@ -466,10 +491,9 @@ static enum srt_filter_verdict ask(struct srt__dfilter *f, struct dreq *r,
 {
 	struct srt__decider_field hs[SRT__DECIDER_REQ_VALUES_MAX + 1];
 	struct srt__decider_req dr;
-	char path[SRT__DECIDER_REQ_FIELD_MAX + 2], why[200], reason[SRT_FILTER_REASON_MAX];
+	char path[SRT__DECIDER_REQ_FIELD_MAX + 2];
 	const char *q, *p = req->path ? req->path : "/";
 	size_t n = req->headers ? req->headers->count(req->headers) : 0, i, k = 0;
-	uint64_t id = 0;
 
 	if (n > SRT__DECIDER_REQ_VALUES_MAX + 1)
 		return deny_now(call, 400, "bad_request: too many header values for the decider");
@@ -494,21 +518,7 @@ static enum srt_filter_verdict ask(struct srt__dfilter *f, struct dreq *r,
 	r->bodyless = !strcmp(req->method, "GET") || !strcmp(req->method, "HEAD") ||
 		      !strcmp(req->method, "OPTIONS");
 	r->content_length = req->content_length;
-	/* r->call stays NULL while asking: a link that dies inside the call
-	 * (a failed write) must not complete a call before it was PENDING */
-	r->call = NULL;
-	if (srt__decider_ask(f->link, &dr, now_ms(), on_verdict, r, &id, why, sizeof(why)) < 0) {
-		snprintf(reason, sizeof(reason), "bad_request: %s", why);
-		return deny_now(call, 400, reason);
-	}
-	if (srt__decider_dead(f->link)) {
-		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
-		return deny_now(call, 503, reason);
-	}
-	r->call = call;
-	r->id = id;
-	wake(f);
-	return SRT_FILTER_PENDING;
+	return send_ask(f, r, &dr, call);
 }
 
 /* An opaque connection (CONNECT or SOCKS5 tunnel) as the protocol's req
@@ -521,9 +531,8 @@ static enum srt_filter_verdict ask_conn(struct srt__dfilter *f, struct dreq *r,
 					struct srt_filter_call *call)
 {
 	struct srt__decider_req dr;
-	char authority[SRT__DECIDER_REQ_FIELD_MAX + 16], why[200], reason[SRT_FILTER_REASON_MAX];
+	char authority[SRT__DECIDER_REQ_FIELD_MAX + 16];
 	bool v6 = strchr(conn->host, ':') != NULL;
-	uint64_t id = 0;
 
 	if (strlen(conn->host) > SRT__DECIDER_REQ_FIELD_MAX)
 		return deny_now(call, 400, "bad_request: the host is too long for the decider");
@@ -536,19 +545,7 @@ static enum srt_filter_verdict ask_conn(struct srt__dfilter *f, struct dreq *r,
 	dr.sni = conn->sni;
 	dr.path = authority;
 	r->is_conn = true;
-	r->call = NULL; /* as in ask(): not pending until the ask went */
-	if (srt__decider_ask(f->link, &dr, now_ms(), on_verdict, r, &id, why, sizeof(why)) < 0) {
-		snprintf(reason, sizeof(reason), "bad_request: %s", why);
-		return deny_now(call, 400, reason);
-	}
-	if (srt__decider_dead(f->link)) {
-		snprintf(reason, sizeof(reason), "decider_unavailable: %.200s", f->why);
-		return deny_now(call, 503, reason);
-	}
-	r->call = call;
-	r->id = id;
-	wake(f);
-	return SRT_FILTER_PENDING;
+	return send_ask(f, r, &dr, call);
 }
 
 static struct dreq *dreq_of(struct srt__dfilter *f, struct srt_filter_call *call)
