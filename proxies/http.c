@@ -297,6 +297,42 @@ static int parse_length(const char *v, size_t n, uint64_t *out)
 	return 0;
 }
 
+/* Does an Upgrade line name a protocol that carries HTTP requests itself:
+ * h2c (HTTP/2 in the clear, RFC 7540 3.2), TLS (RFC 2817, HTTP inside) or
+ * HTTP/x? After such a switch the requests are frames or records the
+ * request filters never parse, so the upgrade is dropped and the request
+ * goes on as HTTP/1.1 (a server then answers it as such; RFC 9113 has
+ * deprecated h2c). A WebSocket carries no requests. */
+static bool upgrade_carries_requests(const struct srt__http_head *h)
+{
+	static const char *const prefixes[] = { "h2c", "h2", "tls", "http" };
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct srt__http_header *hd = &h->h[i];
+		size_t k = 0;
+
+		if (!srt__http_name_is(hd, "upgrade"))
+			continue;
+		while (k < hd->value_len) {
+			size_t s, e;
+
+			while (k < hd->value_len && (hd->value[k] == ' ' || hd->value[k] == '\t' ||
+						    hd->value[k] == ','))
+				k++;
+			s = k;
+			while (k < hd->value_len && hd->value[k] != ',')
+				k++;
+			/* the protocol name, without its "/version" */
+			for (e = s; e < k && hd->value[e] != '/' && hd->value[e] != ' ' && hd->value[e] != '\t'; e++)
+				;
+			for (size_t j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++)
+				if (e - s == strlen(prefixes[j]) && !strncasecmp(hd->value + s, prefixes[j], e - s))
+					return true;
+		}
+	}
+	return false;
+}
+
 int srt__http_analyze_request(const struct srt__http_head *h,
 			      struct srt__http_request *r,
 			      struct srt__http_refusal *why)
@@ -430,8 +466,10 @@ int srt__http_analyze_request(const struct srt__http_head *h,
 		r->body = SRT_BODY_NONE;
 	if (have_te)
 		r->length = 0;
-	/* HTTP/1.0 has no Upgrade (RFC 9110 7.8: a server ignores it there) */
-	r->upgrade = conn_upgrade && have_upgrade && h->minor == 1;
+	/* HTTP/1.0 has no Upgrade (RFC 9110 7.8: a server ignores it there);
+	 * a switch to a protocol that carries requests of its own is not
+	 * honoured: they would reach the server unseen by the filters */
+	r->upgrade = conn_upgrade && have_upgrade && h->minor == 1 && !upgrade_carries_requests(h);
 	return 0;
 }
 

@@ -74,6 +74,13 @@ srt__run -s "$S" -c "echo PWN-FIFO > $FIFO; /usr/bin/python3 -c 'import os; os.w
 sleep 0.3
 attempt I1 "a host FIFO outside the write roots received nothing ($(cat "$WORK/fifo.log" 2>/dev/null | tr '\n' ' '))" \
 	test ! -s "$WORK/fifo.log"
+# opened for reading and writing: with denyRead set the violation monitor
+# makes that open for the command (it reads), and it did so outside the
+# Landlock layer that refuses the write-only one (red team: both wrote)
+srt__run -s "$S" -c "/usr/bin/python3 -c 'import os; os.write(os.open(\"$FIFO\", os.O_RDWR), b\"PWN-RDWR\")'; sh -c 'echo PWN-RDWR2 1<>$FIFO'; true" >/dev/null 2>&1
+sleep 0.3
+attempt I1 "a host FIFO outside the write roots opened O_RDWR received nothing ($(cat "$WORK/fifo.log" 2>/dev/null | tr '\n' ' '))" \
+	test ! -s "$WORK/fifo.log"
 
 # SysV and POSIX message queues of the same user
 cat > "$WORK/ipc.py" <<'PYEOF'

@@ -349,7 +349,20 @@ static void apply_landlock(const struct srt__init_opts *o)
 	srt__ll_replay_init(&p);
 	if (srt__ll_replay_read(&p, o->landlock_fd, &buf, &len) != 0 ||
 	    srt__ll_replay_build(&p, buf, len, SRT_LL_REPLAY_HERE) != 0 ||
-	    srt__ll_replay_stdio(&p) != 0 || srt__ll_replay_restrict(&p) != 0) {
+	    srt__ll_replay_stdio(&p) != 0) {
+		srt__init_failf("srt-linux-init: landlock layer: %s: %s", p.step, p.why);
+		_exit(EXIT_SETUP);
+	}
+	/* the monitor makes some of the command's calls itself: it gets the
+	 * same ruleset, built here where the "here" paths are the command's */
+	if (srt__init_monitor && p.ruleset_fd >= 0) {
+		srt__init_ll_ruleset = fcntl(p.ruleset_fd, F_DUPFD_CLOEXEC, 3);
+		if (srt__init_ll_ruleset < 0) {
+			srt__init_fail("landlock layer: keep the ruleset for the violation monitor", errno);
+			_exit(EXIT_SETUP);
+		}
+	}
+	if (srt__ll_replay_restrict(&p) != 0) {
 		srt__init_failf("srt-linux-init: landlock layer: %s: %s", p.step, p.why);
 		_exit(EXIT_SETUP);
 	}

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -51,12 +52,16 @@
 #include <linux/seccomp.h>
 
 #include "backends/linux-bwrap/init/monitor.h"
+#include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
+#endif
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
 #endif
 #ifndef F_SEAL_WRITE
 #define F_SEAL_WRITE 0x0008
@@ -122,6 +127,7 @@ struct srt__monitor {
 	uint64_t note_ns;      /* when the last note was written, 0 = never */
 	int note_pending;
 	char *walk; /* resolve_for's path still to walk (WALK_BUF bytes), made on first use */
+	struct cmd_domain *dom; /* the thread under the command's Landlock layer, or NULL */
 };
 
 static uint64_t fnv_step(uint64_t h, unsigned char c)
@@ -1454,9 +1460,12 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
  *  - a FIFO opened for reading waits for a writer, which may be another
  *    caller waiting on this monitor: it is opened by a short thread of its
  *    own, on a descriptor pinned to that FIFO.
- *  - the Landlock layer is the command's and not ours: what the monitor
- *    opens is what the mounts the command sees show at a name the policy
- *    lets it read, which is what the layer grants (see SECURITY.md). */
+ *  - the Landlock layer: the last call of each (open, create, link,
+ *    rename) is made by a thread under the ruleset the worker applied to
+ *    itself (see "the command's Landlock layer" below), so the layer judges
+ *    it as the command's own (the mounts alone let an O_RDWR open of a
+ *    FIFO outside the write roots through: a read-only mount does not stop
+ *    writes into a FIFO). */
 
 static int caller_umask(long ppid)
 {
@@ -1645,6 +1654,160 @@ static int open_ctty(long ppid, int *fd)
 	return 0;
 }
 
+/* ---- the command's Landlock layer ------------------------------------------
+ *
+ * The calls made here for the command are made under the Landlock layer
+ * the command runs under: the worker hands over its ruleset and a thread
+ * of this process restricts itself with it, then makes, on request, the
+ * last call of each (the open, create, link or rename on what was judged);
+ * a FIFO's late open starts from that thread and inherits its domain. Not
+ * this thread: Landlock lets a restricted process inspect only processes in
+ * its own domain or below, and the command's domain is a sibling, so it
+ * could no longer read the command's memory or /proc/<pid>/root. Without
+ * the layer (no Landlock, or srt left it out) the calls are made here. */
+
+struct cmd_domain {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int (*fn)(void *);
+	void *arg;
+	int rc;
+	int state;   /* 0 idle, 1 asked, 2 answered */
+	int ruleset; /* until the thread has restricted itself */
+	int ready;   /* 1 restricted and serving, -errno when it could not */
+};
+
+static void *domain_main(void *p)
+{
+	struct cmd_domain *d = p;
+	int err = 0;
+
+	/* no_new_privs is per thread; this process execs nothing */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || srt__ll_restrict_self(d->ruleset, 0) != 0)
+		err = errno ? errno : EPERM;
+	close(d->ruleset);
+	d->ruleset = -1;
+	pthread_mutex_lock(&d->mu);
+	d->ready = err ? -err : 1;
+	pthread_cond_broadcast(&d->cv);
+	while (!err) {
+		int rc;
+
+		while (d->state != 1)
+			pthread_cond_wait(&d->cv, &d->mu);
+		pthread_mutex_unlock(&d->mu);
+		rc = d->fn(d->arg);
+		pthread_mutex_lock(&d->mu);
+		d->rc = rc;
+		d->state = 2;
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return NULL;
+}
+
+int srt__monitor_confine(struct srt__monitor *m, int ruleset)
+{
+	struct cmd_domain *d;
+	pthread_attr_t at;
+	pthread_t t;
+	int err;
+
+	if (m->dom)
+		return EBUSY;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return ENOMEM;
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	d->ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3);
+	if (d->ruleset < 0) {
+		err = errno;
+		free(d);
+		return err;
+	}
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 128 * 1024);
+	err = pthread_create(&t, &at, domain_main, d);
+	pthread_attr_destroy(&at);
+	if (err) {
+		close(d->ruleset);
+		free(d);
+		return err;
+	}
+	pthread_mutex_lock(&d->mu);
+	while (!d->ready)
+		pthread_cond_wait(&d->cv, &d->mu);
+	err = d->ready < 0 ? -d->ready : 0;
+	pthread_mutex_unlock(&d->mu);
+	if (err)
+		return err; /* the thread has ended; d stays (it is small) */
+	m->dom = d;
+	return 0;
+}
+
+/* fn(arg) in the command's domain when there is one, else here. */
+static int in_domain(struct srt__monitor *m, int (*fn)(void *), void *arg)
+{
+	struct cmd_domain *d = m->dom;
+	int rc;
+
+	if (!d)
+		return fn(arg);
+	pthread_mutex_lock(&d->mu);
+	d->fn = fn;
+	d->arg = arg;
+	d->state = 1;
+	pthread_cond_broadcast(&d->cv);
+	while (d->state != 2)
+		pthread_cond_wait(&d->cv, &d->mu);
+	rc = d->rc;
+	d->state = 0;
+	pthread_mutex_unlock(&d->mu);
+	return rc;
+}
+
+/* The last call of an open, made by in_domain. */
+enum { ACT_CREATE, ACT_FIFO, ACT_TMPFILE, ACT_REOPEN };
+struct open_act {
+	struct srt__monitor *m;
+	uint64_t id;
+	int kind;
+	int at;           /* the directory (ACT_CREATE) or the object */
+	const char *name; /* ACT_CREATE */
+	int flags;
+	mode_t mode;
+	int umask;        /* the caller's, for what is created */
+	unsigned fdflags; /* ACT_FIFO */
+	int fd;           /* out */
+};
+
+/* 0 with a->fd, 1 when a thread answers (a FIFO), or -errno. */
+static int open_act(void *p)
+{
+	struct open_act *a = p;
+	char self[64];
+	int old, f;
+
+	a->fd = -1;
+	if (a->kind == ACT_FIFO)
+		return open_fifo_later(a->m, a->id, a->at, a->flags, a->fdflags);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", a->at);
+	if (a->kind == ACT_REOPEN) {
+		f = open(self, a->flags);
+	} else {
+		old = (int)umask((mode_t)a->umask);
+		f = a->kind == ACT_CREATE ? openat(a->at, a->name, a->flags, a->mode)
+					  : open(self, a->flags, a->mode);
+		umask((mode_t)old);
+	}
+	if (f < 0)
+		return -errno;
+	a->fd = f;
+	return 0;
+}
+
 /* Open, for the caller, what r reached, with the caller's flags and mode.
  * 0 with *fd to hand over, 1 when a thread answers (a FIFO), or -errno. */
 static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req, struct reach *r,
@@ -1653,27 +1816,31 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	const uint32_t pass = ~(uint32_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
 	long ppid = proc_pid(m, (pid_t)req->pid);
 	size_t rl = strlen(rel);
+	struct open_act a;
 	struct stat st, got;
 	struct statfs sf;
-	char self[64];
-	int f, old;
+	int rc, procfs;
 
 	*fd = -1;
 	if (ppid < 0)
 		return -ESRCH;
+	memset(&a, 0, sizeof(a));
+	a.m = m;
+	a.id = req->id;
+	a.mode = mode & 01777;
 	if (r->obj < 0) {
 		if (!(fl & O_CREAT) || r->dir < 0)
 			return -ENOENT;
 		if (rl && rel[rl - 1] == '/')
 			return -EISDIR;
-		old = (int)umask((mode_t)caller_umask(ppid));
-		f = openat(r->dir, r->name, (int)((fl & ~(uint32_t)O_CLOEXEC) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC),
-			   mode & 01777);
-		umask((mode_t)old);
-		if (f < 0)
-			return -errno;
-		*fd = f;
-		return 0;
+		a.kind = ACT_CREATE;
+		a.at = r->dir;
+		a.name = r->name;
+		a.flags = (int)((fl & ~(uint32_t)O_CLOEXEC) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+		a.umask = caller_umask(ppid);
+		rc = in_domain(m, open_act, &a);
+		*fd = a.fd;
+		return rc;
 	}
 	if (fstat(r->obj, &st) != 0)
 		return -errno;
@@ -1686,32 +1853,39 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	if (S_ISDIR(st.st_mode) && (fl & O_TMPFILE) != O_TMPFILE &&
 	    ((fl & O_ACCMODE) != O_RDONLY || (fl & O_CREAT)))
 		return -EISDIR;
-	if (fstatfs(r->obj, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC &&
-	    !proc_open_ok(ppid, r->obj, &st, real, fl))
+	procfs = fstatfs(r->obj, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+	if (procfs && !proc_open_ok(ppid, r->obj, &st, real, fl))
 		return -EACCES;
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0))
-		return open_ctty(ppid, fd);
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->obj);
-	if (S_ISFIFO(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && !(fl & O_NONBLOCK))
-		return open_fifo_later(m, req->id, r->obj, (int)((fl & pass) | O_NOCTTY | O_CLOEXEC),
-				       (fl & O_CLOEXEC) ? O_CLOEXEC : 0);
+		return open_ctty(ppid, fd); /* a pty of the sandbox's devpts, which the layer grants */
+	a.at = r->obj;
+	a.flags = (int)((fl & pass) | O_NOCTTY | O_CLOEXEC);
+	if (S_ISFIFO(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && !(fl & O_NONBLOCK)) {
+		a.kind = ACT_FIFO;
+		a.fdflags = (fl & O_CLOEXEC) ? O_CLOEXEC : 0;
+		return in_domain(m, open_act, &a);
+	}
 	if ((fl & O_TMPFILE) == O_TMPFILE) {
 		/* an unnamed file made with the caller's umask */
-		old = (int)umask((mode_t)caller_umask(ppid));
-		f = open(self, (int)((fl & pass) | O_NOCTTY | O_CLOEXEC), mode & 01777);
-		umask((mode_t)old);
+		a.kind = ACT_TMPFILE;
+		a.umask = caller_umask(ppid);
 	} else {
-		f = open(self, (int)((fl & pass) | O_NOCTTY | O_CLOEXEC));
+		a.kind = ACT_REOPEN;
 	}
-	if (f < 0)
-		return -errno;
+	/* a file of the command's /proc is opened here: the kernel asks the
+	 * opener to be allowed to inspect the process (mem, environ, maps),
+	 * which the restricted thread is not (a sibling domain); the layer
+	 * grants the command that /proc and proc_open_ok has decided */
+	rc = procfs ? open_act(&a) : in_domain(m, open_act, &a);
+	if (rc < 0)
+		return rc;
 	/* the file judged, and no other (an O_TMPFILE is a new inode) */
-	if ((fl & O_TMPFILE) != O_TMPFILE &&
-	    (fstat(f, &got) != 0 || got.st_dev != st.st_dev || got.st_ino != st.st_ino)) {
-		close(f);
+	if (a.kind == ACT_REOPEN &&
+	    (fstat(a.fd, &got) != 0 || got.st_dev != st.st_dev || got.st_ino != st.st_ino)) {
+		close(a.fd);
 		return -EACCES;
 	}
-	*fd = f;
+	*fd = a.fd;
 	return 0;
 }
 
@@ -1729,7 +1903,7 @@ static void report_write(struct srt__monitor *m, const char *name, const char *r
 {
 	if (!(m->flags & SRT_MONITOR_WRITES) || !real[0])
 		return;
-	if ((err == EROFS || err == EACCES || err == EPERM) && srt__monitor_denied(m, real, 1))
+	if ((err == EROFS || err == EACCES || err == EPERM || err == EBUSY) && srt__monitor_denied(m, real, 1))
 		srt__monitor_event(m, name, real);
 }
 
@@ -1812,6 +1986,55 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	return rc == 0 ? 1 : -1;
 }
 
+/* Is the name r reached a mount point in the caller's namespace (what was
+ * reached is on another mount than its directory)? rename(2) refuses to
+ * move a mount point (EBUSY), but the kernel asks that of the renaming
+ * process's own mount namespace, which for this process is not the
+ * caller's: the covers and pins the nested init mounts (without
+ * --make-dev-proc) are in the caller's alone, and renamed here they would
+ * leave a protected name free for the command to replace. Unknown counts
+ * as mounted (refused). */
+static int mounted_on(const struct reach *r)
+{
+	struct statx a, b;
+
+	if (r->obj < 0 || r->dir < 0)
+		return 0;
+	if (statx(r->obj, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &a) != 0 ||
+	    statx(r->dir, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) != 0 || !(a.stx_mask & STATX_MNT_ID) ||
+	    !(b.stx_mask & STATX_MNT_ID))
+		return 1;
+	return a.stx_mnt_id != b.stx_mnt_id;
+}
+
+/* The last call of a link or rename, made by in_domain: 0 or -errno. */
+struct name_act {
+	struct reach *r;
+	int is_link;
+	unsigned flags;
+};
+
+static int name_act(void *p)
+{
+	struct name_act *a = p;
+	struct reach *r = a->r;
+	int rc;
+
+	if (a->is_link && r[0].dir < 0) {
+		/* a descriptor reached through /proc/self/fd/N (an O_TMPFILE
+		 * given a name): linked through our own descriptor of it */
+		char self[64];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", r[0].obj);
+		rc = linkat(AT_FDCWD, self, r[1].dir, r[1].name, AT_SYMLINK_FOLLOW);
+	} else if (a->is_link) {
+		rc = linkat(r[0].dir, r[0].name, r[1].dir, r[1].name, 0);
+	} else {
+		rc = (int)syscall(SYS_renameat2, r[0].dir, r[0].name, r[1].dir, r[1].name, a->flags);
+	}
+	return rc == 0 ? 0 : -errno;
+}
+
 /* link, linkat, rename, renameat, renameat2: both names judged, then the
  * call made here on the directories and names judged. 1 when answered, -1
  * when the listener failed. */
@@ -1820,7 +2043,7 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 {
 	char rel[2][PATH_MAX], where[2][PATH_MAX * 2];
 	struct reach r[2];
-	int is_link = !strncmp(s->name, "link", 4), op[2][2], follow = 0, hit = 0, i, rc, err = 0;
+	int is_link = !strncmp(s->name, "link", 4), op[2][2], follow = 0, hit = 0, i, err = 0;
 	unsigned flags = 0;
 	struct stat st;
 
@@ -1881,22 +2104,12 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	}
 	if (!err && r[1].dir < 0)
 		err = is_link ? EEXIST : EBUSY; /* "/", "..", a magic link */
-	if (!err && is_link && r[0].dir < 0) {
-		/* a descriptor reached through /proc/self/fd/N (an O_TMPFILE
-		 * given a name): linked through our own descriptor of it */
-		char self[64];
-
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", r[0].obj);
-		rc = linkat(AT_FDCWD, self, r[1].dir, r[1].name, AT_SYMLINK_FOLLOW);
-		err = rc == 0 ? 0 : errno;
-	} else if (!err && is_link) {
-		rc = linkat(r[0].dir, r[0].name, r[1].dir, r[1].name, 0);
-		err = rc == 0 ? 0 : errno;
-	} else if (!err && r[0].dir < 0) {
+	if (!err && !is_link && (r[0].dir < 0 || mounted_on(&r[0]) || mounted_on(&r[1])))
 		err = EBUSY;
-	} else if (!err) {
-		rc = (int)syscall(SYS_renameat2, r[0].dir, r[0].name, r[1].dir, r[1].name, flags);
-		err = rc == 0 ? 0 : errno;
+	if (!err) {
+		struct name_act a = { r, is_link, flags };
+
+		err = -in_domain(m, name_act, &a);
 	}
 	reach_close(&r[0]);
 	reach_close(&r[1]);

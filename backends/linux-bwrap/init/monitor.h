@@ -95,6 +95,12 @@ int srt__monitor_denied(const struct srt__monitor *m, const char *path, int writ
  * fit in outlen. */
 int srt__monitor_join(const char *base, const char *rel, char *out, size_t outlen);
 
+/* Make the calls the monitor performs for the command (the last open,
+ * create, link or rename of each) under the Landlock ruleset the command
+ * runs under: a thread restricted with it makes them. Before
+ * srt__monitor_attach; ruleset stays the caller's. 0 or an errno (the
+ * monitor must not run then: it would make them outside the layer). */
+int srt__monitor_confine(struct srt__monitor *m, int ruleset);
 /* Make the listener ready (sizes, wake-up flags). Returns 0 or -errno. */
 int srt__monitor_attach(struct srt__monitor *m, int listener);
 /* Receive one notification on the attached listener, answer it, report

@@ -19,16 +19,19 @@
 
 struct srt__monitor *srt__init_monitor;
 int srt__init_mon_sock[2] = { -1, -1 };
+int srt__init_ll_ruleset = -1;
 
-/* One byte on the socketpair, with the listener attached or without. */
-static int send_listener(int sock, int fd)
+/* One byte on the socketpair, with the listener attached or without,
+ * and the Landlock layer's ruleset after it when ll >= 0. */
+static int send_listener(int sock, int fd, int ll)
 {
 	char byte = fd >= 0 ? 'L' : 'N';
 	struct iovec iov = { &byte, 1 };
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
+	int fds[2] = { fd, ll };
 	struct msghdr msg;
 	ssize_t n;
 
@@ -37,15 +40,16 @@ static int send_listener(int sock, int fd)
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
 	if (fd >= 0) {
+		size_t k = ll >= 0 ? 2 : 1;
 		struct cmsghdr *c;
 
 		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
+		msg.msg_controllen = CMSG_SPACE(k * sizeof(int));
 		c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(k * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, k * sizeof(int));
 	}
 	do
 		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
@@ -54,20 +58,21 @@ static int send_listener(int sock, int fd)
 }
 
 /* The listener from the worker: >= 0, or -1 when the worker runs without
- * the observer ('N', or it died: EOF). */
-static int recv_listener(int sock)
+ * the observer ('N', or it died: EOF). *ll: the layer's ruleset, or -1. */
+static int recv_listener(int sock, int *ll)
 {
 	char byte = 0;
 	struct iovec iov = { &byte, 1 };
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
 	struct msghdr msg;
 	struct cmsghdr *c;
-	int fd = -1;
+	int fds[2] = { -1, -1 };
 	ssize_t n;
 
+	*ll = -1;
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
@@ -80,13 +85,17 @@ static int recv_listener(int sock)
 		return -1;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (byte != 'L' && fd >= 0) {
-		close(fd);
-		fd = -1;
+		    (c->cmsg_len == CMSG_LEN(sizeof(int)) || c->cmsg_len == CMSG_LEN(2 * sizeof(int))))
+			memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
+	if (byte != 'L' || fds[0] < 0 || (msg.msg_flags & MSG_CTRUNC)) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		if (fds[1] >= 0)
+			close(fds[1]);
+		return -1;
 	}
-	return fd;
+	*ll = fds[1];
+	return fds[0];
 }
 
 /* In the worker: load the observe filter and hand its listener to the
@@ -119,16 +128,20 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o)
 			srt__init_say("srt-linux-init: (debug) violation monitor unavailable (%s: %s); "
 			    "installing the plain filters, nothing is reported",
 			    step, strerror(-rc));
-		send_listener(srt__init_mon_sock[1], -1);
+		send_listener(srt__init_mon_sock[1], -1, -1);
 		close(srt__init_mon_sock[1]);
 		return 0;
 	}
-	if (send_listener(srt__init_mon_sock[1], lfd) != 0) {
+	if (send_listener(srt__init_mon_sock[1], lfd, srt__init_ll_ruleset) != 0) {
 		/* nobody would answer: every observed call would wait */
 		srt__init_fail("hand the seccomp listener to the monitor", errno);
 		_exit(EXIT_SETUP);
 	}
 	close(lfd);
+	if (srt__init_ll_ruleset >= 0) {
+		close(srt__init_ll_ruleset);
+		srt__init_ll_ruleset = -1;
+	}
 	close(srt__init_mon_sock[1]);
 	if (o->debug)
 		srt__init_say("srt-linux-init: (debug) violation monitor on (%s%s%s%s)",
@@ -146,13 +159,24 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o)
 static void *monitor_main(void *arg)
 {
 	pid_t child = *(pid_t *)arg;
-	int lfd, err;
+	int lfd, ll, err;
 
-	lfd = recv_listener(srt__init_mon_sock[0]);
+	lfd = recv_listener(srt__init_mon_sock[0], &ll);
 	close(srt__init_mon_sock[0]);
 	srt__init_mon_sock[0] = -1;
 	if (lfd < 0)
 		return NULL; /* the worker runs the plain filters, or died */
+	if (ll >= 0) {
+		err = srt__monitor_confine(srt__init_monitor, ll);
+		close(ll);
+		if (err) {
+			/* it would make the command's calls outside the layer */
+			srt__init_fail("put the violation monitor's calls under the Landlock layer", err);
+			kill(child, SIGKILL);
+			close(lfd);
+			return NULL;
+		}
+	}
 	err = -srt__monitor_attach(srt__init_monitor, lfd);
 	if (err) {
 		/* nobody would answer: observed calls would wait forever */

@@ -15,6 +15,11 @@
  * worker hands the listener over: [0] the outer's end, [1] the worker's. */
 extern struct srt__monitor *srt__init_monitor;
 extern int srt__init_mon_sock[2];
+/* In the worker, when it applies the Landlock layer and the monitor runs:
+ * a copy of the layer's ruleset, handed to the monitor with the listener
+ * (-1: no layer). The monitor makes some of the command's calls itself,
+ * and makes them under the same rules (srt__monitor_confine). */
+extern int srt__init_ll_ruleset;
 
 /* In the worker: load the observe filter and hand its listener to the
  * outer helper. Returns the flags for the enforcement filter; exits when
