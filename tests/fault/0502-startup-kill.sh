@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/fault/fault-lib.sh"
 
 ITER=${FAULT_KILL_ITER:-40}
-plan 13
+plan 14
 mkdir -p "$WORK/tmp" && chmod 700 "$WORK/tmp"
 export TMPDIR="$WORK/tmp"
 S=$(settings '{"network":{"allowedDomains":["example.invalid"],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./missing-secret"],"allowWrite":["."],"denyWrite":["./missing-dir/deep/x","./missing-file"]}}')
@@ -93,9 +93,9 @@ check "kills landed both before and after the command started ($killed_early/$ki
 # and --explain, whose plan makes the same placeholders. Killed while it
 # plans, srt leaves them to that guard.
 if command -v strace >/dev/null 2>&1; then
-	strace -f -qq -e trace=execve -o "$WORK/dry.strace" "$SRT" --backend="$BACKEND" -s "$S" --dry-run -- true >/dev/null 2>&1
+	strace -f -qq -s 4096 -e trace=execve -o "$WORK/dry.strace" "$SRT" --backend="$BACKEND" -s "$S" --dry-run -- true >/dev/null 2>&1
 	check "--dry-run's guard is srt-linux-init --guard, not a copy of srt" \
-		grep -q 'srt-linux-init", \["[^"]*", "--guard"\]' "$WORK/dry.strace"
+		grep -q 'srt-linux-init", \["[^"]*srt-linux-init", "--guard"\]' "$WORK/dry.strace"
 else
 	skip "--dry-run's guard is srt-linux-init --guard: strace is not installed"
 fi
