@@ -10,6 +10,7 @@
  *                  [--watch-deny PATH]... [--watch-keep PATH]... [--watch-glob PATTERN]...
  *                  [--watch-tree ROOT]... [--watch-depth N] [--watch-weaker]
  *                  -- command [args...]
+ *   srt-linux-init --guard [--detach]   (srt's cleanup guard: guard-main.h)
  *
  * Process tree:
  *
