@@ -244,6 +244,7 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		return SRT_E_NOMEM;
 	st->pol = pol;
 	st->guard_fd = -1;
+	st->guard_ready = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
 	else if (srt__bwrap_find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {

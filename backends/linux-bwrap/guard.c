@@ -13,13 +13,18 @@
  * placeholders when each command ends (bw_release), so srt never waits for
  * the guard. Killed mid-run, srt leaves the guard
  * its command's orphan work too (srt_command.orphan_fn, the git guard's
- * sweep): done once the reaper has exited. */
+ * sweep): done once the reaper has exited, by a guard that is a copy of
+ * srt (fork), since the work is a callback into this process's memory.
+ * Every other guard is srt-linux-init's guard mode, which starts without
+ * copying srt (guard-main.c). Either way srt does not start bwrap before
+ * the guard is known to run: a guard that cannot start stops the run. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,162 +33,7 @@
 #include <unistd.h>
 
 #include "guard.h"
-#include "mounts.h"
-#define GUARD_MAX_GROUPS 64
-
-/* Close every descriptor from 3 up but rd and the n in keep. */
-static void close_all_but(int rd, const int *keep, size_t n)
-{
-	unsigned lo = 3;
-
-	for (;;) {
-		unsigned next = ~0U;
-
-		/* the lowest kept descriptor at or above lo */
-		if ((unsigned)rd >= lo)
-			next = (unsigned)rd;
-		for (size_t k = 0; k < n; k++)
-			if (keep[k] >= 0 && (unsigned)keep[k] >= lo && (unsigned)keep[k] < next)
-				next = (unsigned)keep[k];
-		if (next == ~0U) {
-			close_range(lo, ~0U, 0);
-			return;
-		}
-		if (next > lo)
-			close_range(lo, next - 1, 0);
-		lo = next + 1;
-	}
-}
-
-/* Has pid exited (gone, or a zombie)? */
-static int exited(pid_t pid)
-{
-	char path[64], buf[256];
-	const char *rp;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	rp = strrchr(buf, ')'); /* the state follows the command name */
-	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
-}
-
-/* After srt died: the sandbox must be gone before the orphan work looks at
- * the write roots. bwrap's group was just killed; its reaper (bwrap's
- * PID 1, "R"), which bwrap's death kills, exits only once every process
- * of its pid namespace is gone. Without a reaper yet (srt died while bwrap
- * set up), the group leaders (bwrap), then a grace for their reapers'
- * death signal. Waits up to 5 s. */
-static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
-{
-	for (int t = 0; t < 500; t++) {
-		int alive = reaper > 1 && !exited(reaper);
-
-		for (size_t g = 0; reaper <= 1 && !alive && g < ngroups; g++)
-			alive = !exited(groups[g]);
-		if (!alive)
-			break;
-		usleep(10000);
-	}
-	if (reaper <= 1)
-		usleep(200000);
-}
-
-static void guard_main(int rd, void (*orphan_fn)(void *), void *orphan_ctx,
-		       const int *orphan_fds, size_t n_orphan_fds)
-{
-	struct srt__strv paths = { 0 };
-	pid_t groups[GUARD_MAX_GROUPS];
-	size_t ngroups = 0, g;
-	char buf[PATH_MAX + 2];
-	size_t have = 0;
-	char proxy_dir[PATH_MAX + 2] = "";
-	pid_t reaper = 0;
-	int i, quitting = 0;
-
-	for (i = 0; i < 3; i++) {
-		int nfd = open("/dev/null", O_RDWR);
-		if (nfd >= 0 && nfd != i) {
-			dup2(nfd, i);
-			close(nfd);
-		}
-	}
-	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...)
-	 * and what the orphan work needs (the write roots it sweeps) */
-	close_all_but(rd, orphan_fn ? orphan_fds : NULL, orphan_fn ? n_orphan_fds : 0);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	for (;;) {
-		ssize_t n = read(rd, buf + have, sizeof(buf) - have);
-		char *nul;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		while ((nul = memchr(buf, '\0', have))) {
-			size_t l = (size_t)(nul - buf) + 1;
-			long pid = 0;
-
-			if (buf[0] == 'K' || buf[0] == 'k' || buf[0] == 'R')
-				pid = strtol(buf + 1, NULL, 10);
-			if (buf[0] == 'P' && buf[1] == '/') {
-				srt__strv_push(&paths, buf + 1);
-			} else if (buf[0] == 'K' && pid > 1 && ngroups < GUARD_MAX_GROUPS) {
-				groups[ngroups++] = (pid_t)pid;
-			} else if (buf[0] == 'k') {
-				for (g = 0; g < ngroups; g++)
-					if (groups[g] == (pid_t)pid)
-						groups[g] = groups[--ngroups];
-				reaper = 0; /* that command's sandbox is gone */
-			} else if (buf[0] == 'R' && pid > 1) {
-				reaper = (pid_t)pid;
-			} else if (buf[0] == 'D' && buf[1] == '/' && !proxy_dir[0]) {
-				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
-			} else if (buf[0] == 'Q') {
-				quitting = 1;
-			} else if (buf[0] == 'X') {
-				orphan_fn = NULL; /* stale: see srt__bwrap_guard_start */
-			}
-			memmove(buf, buf + l, have - l);
-			have -= l;
-		}
-		if (have == sizeof(buf))
-			have = 0; /* an over-long record cannot be one we sent */
-	}
-	/* srt ending normally has removed its placeholders itself */
-	if (quitting)
-		_exit(0);
-	for (g = 0; g < ngroups; g++)
-		kill(-groups[g], SIGKILL);
-	/* srt died mid-run: what it would have done at the command's end
-	 * (the git guard's sweep), once nothing sandboxed is left */
-	if (orphan_fn && ngroups) {
-		guard_wait_gone(groups, ngroups, reaper);
-		orphan_fn(orphan_ctx);
-	}
-	/* srt died: its proxy directory (socket inside) goes too */
-	if (proxy_dir[0]) {
-		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0) {
-			unlinkat(dfd, "proxy.sock", 0);
-			close(dfd);
-			rmdir(proxy_dir);
-		}
-	}
-	srt__bwrap_plan_cleanup(&paths);
-	_exit(0);
-}
+#include "guard-main.h"
 
 /* Would a grandchild come back to this process when its parent exits?
  * It does when this process is a child subreaper (srt's CLI is one). */
@@ -194,20 +44,93 @@ static int is_subreaper(void)
 	return prctl(PR_GET_CHILD_SUBREAPER, &v, 0, 0, 0) == 0 && v != 0;
 }
 
+/* The guard as a copy of srt, for a command with orphan work (its
+ * callback and context are this process's memory). */
+static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd, int p[2],
+		      int direct, struct srt_diag *diag)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		sigset_t none;
+
+		close(p[1]);
+		if (!direct) {
+			pid_t g = fork();
+
+			if (g != 0)
+				_exit(g < 0 ? 1 : 0);
+		}
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		srt__bwrap_guard_main(p[0], -1, cmd->orphan_fn, cmd->orphan_ctx, cmd->orphan_fds,
+				      cmd->n_orphan_fds);
+	}
+	if (pid < 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
+	st->guard_mid = direct ? 0 : pid;
+	return SRT_OK;
+}
+
+/* The guard as srt-linux-init's guard mode, started with posix_spawn:
+ * glibc's is a vfork (no copy of srt's page tables, no copy-on-write fault
+ * for srt afterwards) and reports a failed exec. The records go to its
+ * descriptor 0; it says "G" on its descriptor 1 once it is in place, which
+ * srt__bwrap_guard_check waits for. */
+static int guard_spawn(struct srt__bwrap_state *st, int p[2], int direct, struct srt_diag *diag)
+{
+	char *argv[] = { st->helper, (char *)"--guard", direct ? NULL : (char *)"--detach", NULL };
+	char *envp[] = { NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none;
+	int r[2], err;
+	pid_t pid;
+
+	if (pipe2(r, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	sigemptyset(&none);
+	err = posix_spawn_file_actions_init(&fa);
+	if (!err && (err = posix_spawnattr_init(&at)) != 0)
+		posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		close(r[0]);
+		close(r[1]);
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "cleanup guard: posix_spawn: %s", strerror(err));
+	}
+	if (!(err = posix_spawn_file_actions_adddup2(&fa, p[0], 0)) &&
+	    !(err = posix_spawn_file_actions_adddup2(&fa, r[1], 1)) &&
+	    !(err = posix_spawnattr_setsigmask(&at, &none)) &&
+	    !(err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK)))
+		err = posix_spawn(&pid, st->helper, &fa, &at, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(r[1]);
+	if (err) {
+		close(r[0]);
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
+				    "cleanup guard: cannot start %s --guard: %s; nothing was run",
+				    st->helper, strerror(err));
+	}
+	st->guard_mid = direct ? 0 : pid;
+	st->guard_ready = r[0];
+	return SRT_OK;
+}
+
 /* The guard is a grandchild (a middle process forks it and exits):
  * nobody has to reap it, and srt does not wait for it. A child subreaper
  * (the CLI) gets every grandchild back as its own child when the middle
- * process exits, so there the guard is forked directly: the middle
+ * process exits, so there the guard is started directly: the middle
  * process would change nothing but put its fork and exit, and srt's wait
  * for them (srt__bwrap_guard_check), before bwrap's start, a wait of up
- * to 40 ms on a loaded machine. The guard is a copy of srt made now, so a
- * command with orphan work (cmd->orphan_fn: state of this run) gets a
- * guard of its own; one left by an earlier command ends first. */
+ * to 40 ms on a loaded machine. A command with orphan work (cmd->orphan_fn:
+ * state of this run, in this process's memory) gets a guard of its own,
+ * a copy of srt made now; one left by an earlier command ends first. Any
+ * other guard is srt-linux-init's guard mode (guard_spawn). */
 int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			   struct srt_diag *diag)
 {
-	int p[2], direct;
-	pid_t pid;
+	int p[2], rc;
 
 	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn && st->running > 0) {
 		/* another command still needs this guard: keep it, without
@@ -226,31 +149,17 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
-	direct = is_subreaper();
-	pid = fork();
-	if (pid == 0) {
-		sigset_t none;
-
-		close(p[1]);
-		if (!direct) {
-			pid_t g = fork();
-
-			if (g != 0)
-				_exit(g < 0 ? 1 : 0);
-		}
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		guard_main(p[0], cmd->orphan_fn, cmd->orphan_ctx, cmd->orphan_fds, cmd->n_orphan_fds);
-	}
+	if (cmd->orphan_fn)
+		rc = guard_fork(st, cmd, p, is_subreaper(), diag);
+	else
+		rc = guard_spawn(st, p, is_subreaper(), diag);
 	close(p[0]);
-	if (pid < 0) {
+	if (rc) {
 		close(p[1]);
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
+		return rc;
 	}
-	/* the middle process is reaped later (srt__bwrap_guard_check): waiting
-	 * here would put its exit on every start's critical path. A guard
-	 * forked directly has started once fork returned. */
-	st->guard_mid = direct ? 0 : pid;
+	/* a middle process is reaped later (srt__bwrap_guard_check): waiting
+	 * here would put its exit on every start's critical path */
 	st->guard_fd = p[1];
 	return SRT_OK;
 }
@@ -262,18 +171,32 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
  * ran). Teardown asks too, for a run that failed before the plan. */
 int srt__bwrap_guard_check(struct srt__bwrap_state *st, struct srt_diag *diag)
 {
-	int status = 0;
+	int status = 0, rc = SRT_OK;
 	pid_t r;
 
+	if (st->guard_ready >= 0) {
+		char c = 0;
+		ssize_t n;
+
+		do
+			n = read(st->guard_ready, &c, 1);
+		while (n < 0 && errno == EINTR);
+		close(st->guard_ready);
+		st->guard_ready = -1;
+		if (n != 1 || c != 'G')
+			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
+					  "cleanup guard: %s --guard ended before it was in place (a helper older than this module? reinstall srt); nothing was run",
+					  st->helper);
+	}
 	if (st->guard_mid <= 0)
-		return SRT_OK;
+		return rc;
 	do
 		r = waitpid(st->guard_mid, &status, 0);
 	while (r < 0 && errno == EINTR);
 	st->guard_mid = 0;
-	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: the guard could not be started");
-	return SRT_OK;
+	if (!rc && (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		rc = srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: the guard could not be started");
+	return rc;
 }
 
 int srt__bwrap_guard_send(struct srt__bwrap_state *st, char type, const char *text,

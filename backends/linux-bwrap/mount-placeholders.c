@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "guard-main.h"
 #include "mount-placeholders.h"
 
 #ifdef SYS_openat2
@@ -77,17 +78,6 @@ static int open_locked(const char *path, int is_dir)
 	return fd;
 }
 
-/* Does another process hold a lock on fd's file? (Our own never count.) */
-static int locked_by_other(int fd)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	return fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-}
-
 /* Is path a placeholder another live run holds? Then take our shared lock
  * on it and return the descriptor, else -1. A file must still be empty. */
 static int adopt_foreign(const char *path, int is_dir)
@@ -99,7 +89,7 @@ static int adopt_foreign(const char *path, int is_dir)
 
 	if (fd < 0)
 		return -1;
-	if (!locked_by_other(fd))
+	if (!srt__bwrap_locked_by_other(fd))
 		goto no;
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_RDLCK;
@@ -358,38 +348,4 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 		if (c->v[i].type == T_MISSING)
 			c->v[i].skip = 1;
 	return rc;
-}
-
-void srt__bwrap_plan_cleanup(const struct srt__strv *created)
-{
-	size_t i;
-
-	if (!created)
-		return;
-	for (i = created->n; i-- > 0;) {
-		const char *p = created->v[i];
-		struct stat st, now;
-		int fd;
-
-		if (!p || lstat(p, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
-			continue;
-		fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-			     (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
-		if (fd < 0)
-			continue;
-		/* another live run still mounts it: the last one out removes it */
-		if (locked_by_other(fd)) {
-			close(fd);
-			continue;
-		}
-		/* remove only what we locked, never something swapped in since */
-		if (fstat(fd, &now) == 0 && lstat(p, &st) == 0 && now.st_ino == st.st_ino &&
-		    now.st_dev == st.st_dev) {
-			if (S_ISDIR(now.st_mode))
-				rmdir(p); /* fails, as it should, when no longer empty */
-			else if (S_ISREG(now.st_mode) && now.st_size == 0)
-				unlink(p);
-		}
-		close(fd);
-	}
 }

@@ -13,6 +13,7 @@ struct srt__bwrap_state {
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
 	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
+	int guard_ready; /* a spawned guard's "G" arrives here, until read, or -1 */
 	int guard_used;  /* a command has run under this guard */
 	int running;     /* commands between wrap() and release() */
 	int proxy_dir_sent;

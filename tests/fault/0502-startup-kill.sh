@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/fault/fault-lib.sh"
 
 ITER=${FAULT_KILL_ITER:-40}
-plan 10
+plan 14
 mkdir -p "$WORK/tmp" && chmod 700 "$WORK/tmp"
 export TMPDIR="$WORK/tmp"
 S=$(settings '{"network":{"allowedDomains":["example.invalid"],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./missing-secret"],"allowWrite":["."],"denyWrite":["./missing-dir/deep/x","./missing-file"]}}')
@@ -86,6 +86,42 @@ check "no placeholder is left in the work dir after any kill ($left_ph of $ITER 
 	test "$left_ph" = 0
 check "kills landed both before and after the command started ($killed_early/$killed_running)" \
 	test "$killed_early" -gt 0 -a "$killed_running" -gt 0
+
+# A command with no orphan work (the git guard's sweep of the write roots,
+# which every run of the CLI has: TMPDIR is one) gets srt-linux-init's
+# guard mode, started with posix_spawn, instead of a copy of srt: --dry-run
+# and --explain, whose plan makes the same placeholders. Killed while it
+# plans, srt leaves them to that guard.
+if command -v strace >/dev/null 2>&1; then
+	strace -f -qq -s 4096 -e trace=execve -o "$WORK/dry.strace" "$SRT" --backend="$BACKEND" -s "$S" --dry-run -- true >/dev/null 2>&1
+	check "--dry-run's guard is srt-linux-init --guard, not a copy of srt" \
+		grep -q 'srt-linux-init", \["[^"]*srt-linux-init", "--guard"\]' "$WORK/dry.strace"
+else
+	skip "--dry-run's guard is srt-linux-init --guard: strace is not installed"
+fi
+left_ph=0 left_guards=0
+for i in $(seq 20); do
+	"$SRT" --backend="$BACKEND" -s "$S" --dry-run -- true >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.0$((RANDOM % 10))"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	n=60
+	while [ "$(listing "$WORK/proj")" != "$before_ls" ] && [ $n -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
+	if [ "$(listing "$WORK/proj")" != "$before_ls" ]; then
+		left_ph=$((left_ph + 1))
+		( cd "$WORK/proj" && find . -mindepth 1 -maxdepth 1 ! -name existing -exec rm -rf {} + )
+	fi
+done
+# a killed srt's guard is inherited by PID 1 and ends once it cleaned up
+n=60
+while [ -n "$(pgrep -P 1 -f -- 'srt-linux-init --guard$')" ] && [ $n -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
+check "--dry-run killed while planning: no placeholder left ($left_ph of 20 runs left some)" test "$left_ph" = 0
+check "no spawned guard outlives its cleanup" test -z "$(pgrep -P 1 -f -- 'srt-linux-init --guard$')"
+out=$(srt__run -s "$S" --dry-run -- true 2>&1)
+check "--dry-run with the spawned guard prints the plan (exit $?)" \
+	sh -c "printf '%s' \"\$1\" | grep -q 'effective policy'" _ "$out"
+
 # A SIGKILLed srt cannot remove its own proxy directory; the next srt start
 # sweeps the stale ones of its user (libsrt/manager.c sweep_stale_proxy_dirs).
 diag "$left_dirs of $ITER killed runs left their proxy directory until the next start"

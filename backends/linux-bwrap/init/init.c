@@ -10,6 +10,7 @@
  *                  [--watch-deny PATH]... [--watch-keep PATH]... [--watch-glob PATTERN]...
  *                  [--watch-tree ROOT]... [--watch-depth N] [--watch-weaker]
  *                  -- command [args...]
+ *   srt-linux-init --guard [--detach]   (srt's cleanup guard: guard-main.h)
  *
  * Process tree:
  *
@@ -137,6 +138,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/linux-bwrap/guard-main.h"
 #include "backends/linux-bwrap/init/bridge.h"
 #include "backends/linux-bwrap/init/devproc.h"
 #include "backends/linux-bwrap/init/hide.h"
@@ -792,6 +794,11 @@ out:
 
 int main(int argc, char **argv)
 {
+	/* srt's cleanup guard (guard-main.c): a mode of this program because
+	 * srt already finds it where nothing sandboxed can plant it, and as a
+	 * static program it starts at a fraction of a fork of srt */
+	if (argc >= 2 && !strcmp(argv[1], "--guard"))
+		_exit(srt__bwrap_guard_mode(argc, argv));
 	/* _exit: no atexit work in a process that may be PID 1 of a namespace
 	 * and is not dumpable (a leak checker's ptrace would fail and change
 	 * the exit status the command's caller sees) */

@@ -1,0 +1,257 @@
+/* linux-bwrap: the cleanup guard's own process: the record loop, and what
+ * it undoes when srt is gone (guard.c describes the records and starts
+ * it). Also srt-linux-init's guard mode, the program srt starts as its
+ * guard when the command has no orphan work: a fork of srt copies its
+ * page tables (about 3 ms here with srt's libraries mapped) and makes
+ * every page srt writes afterwards a copy-on-write fault, while
+ * posix_spawn of this static program copies nothing. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guard-main.h"
+#include "mounts.h"
+
+#define GUARD_MAX_GROUPS 64
+
+/* Close every descriptor from 3 up but rd and the n in keep. */
+static void close_all_but(int rd, const int *keep, size_t n)
+{
+	unsigned lo = 3;
+
+	for (;;) {
+		unsigned next = ~0U;
+
+		/* the lowest kept descriptor at or above lo */
+		if ((unsigned)rd >= lo)
+			next = (unsigned)rd;
+		for (size_t k = 0; k < n; k++)
+			if (keep[k] >= 0 && (unsigned)keep[k] >= lo && (unsigned)keep[k] < next)
+				next = (unsigned)keep[k];
+		if (next == ~0U) {
+			close_range(lo, ~0U, 0);
+			return;
+		}
+		if (next > lo)
+			close_range(lo, next - 1, 0);
+		lo = next + 1;
+	}
+}
+
+/* Has pid exited (gone, or a zombie)? */
+static int exited(pid_t pid)
+{
+	char path[64], buf[256];
+	const char *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')'); /* the state follows the command name */
+	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+}
+
+/* After srt died: the sandbox must be gone before the orphan work looks at
+ * the write roots. bwrap's group was just killed; its reaper (bwrap's
+ * PID 1, "R"), which bwrap's death kills, exits only once every process
+ * of its pid namespace is gone. Without a reaper yet (srt died while bwrap
+ * set up), the group leaders (bwrap), then a grace for their reapers'
+ * death signal. Waits up to 5 s. */
+static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
+{
+	for (int t = 0; t < 500; t++) {
+		int alive = reaper > 1 && !exited(reaper);
+
+		for (size_t g = 0; reaper <= 1 && !alive && g < ngroups; g++)
+			alive = !exited(groups[g]);
+		if (!alive)
+			break;
+		usleep(10000);
+	}
+	if (reaper <= 1)
+		usleep(200000);
+}
+
+void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void *orphan_ctx,
+			   const int *orphan_fds, size_t n_orphan_fds)
+{
+	struct srt__strv paths = { 0 };
+	pid_t groups[GUARD_MAX_GROUPS];
+	size_t ngroups = 0, g;
+	char buf[PATH_MAX + 2];
+	size_t have = 0;
+	char proxy_dir[PATH_MAX + 2] = "";
+	pid_t reaper = 0;
+	int i, quitting = 0;
+
+	/* the terminal's signals reach srt's whole process group: the guard
+	 * must outlive a srt they kill */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	for (i = 0; i < 3; i++) {
+		int nfd = open("/dev/null", O_RDWR);
+		if (nfd >= 0 && nfd != i) {
+			dup2(nfd, i);
+			close(nfd);
+		}
+	}
+	/* nothing below can fail: srt may count on the guard from here */
+	if (ready_fd >= 0) {
+		ssize_t w;
+
+		do
+			w = write(ready_fd, "G", 1);
+		while (w < 0 && errno == EINTR);
+		close(ready_fd);
+	}
+	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...)
+	 * and what the orphan work needs (the write roots it sweeps) */
+	close_all_but(rd, orphan_fn ? orphan_fds : NULL, orphan_fn ? n_orphan_fds : 0);
+	for (;;) {
+		ssize_t n = read(rd, buf + have, sizeof(buf) - have);
+		char *nul;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		while ((nul = memchr(buf, '\0', have))) {
+			size_t l = (size_t)(nul - buf) + 1;
+			long pid = 0;
+
+			if (buf[0] == 'K' || buf[0] == 'k' || buf[0] == 'R')
+				pid = strtol(buf + 1, NULL, 10);
+			if (buf[0] == 'P' && buf[1] == '/') {
+				srt__strv_push(&paths, buf + 1);
+			} else if (buf[0] == 'K' && pid > 1 && ngroups < GUARD_MAX_GROUPS) {
+				groups[ngroups++] = (pid_t)pid;
+			} else if (buf[0] == 'k') {
+				for (g = 0; g < ngroups; g++)
+					if (groups[g] == (pid_t)pid)
+						groups[g] = groups[--ngroups];
+				reaper = 0; /* that command's sandbox is gone */
+			} else if (buf[0] == 'R' && pid > 1) {
+				reaper = (pid_t)pid;
+			} else if (buf[0] == 'D' && buf[1] == '/' && !proxy_dir[0]) {
+				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
+			} else if (buf[0] == 'Q') {
+				quitting = 1;
+			} else if (buf[0] == 'X') {
+				orphan_fn = NULL; /* stale: see srt__bwrap_guard_start */
+			}
+			memmove(buf, buf + l, have - l);
+			have -= l;
+		}
+		if (have == sizeof(buf))
+			have = 0; /* an over-long record cannot be one we sent */
+	}
+	/* srt ending normally has removed its placeholders itself */
+	if (quitting)
+		_exit(0);
+	for (g = 0; g < ngroups; g++)
+		kill(-groups[g], SIGKILL);
+	/* srt died mid-run: what it would have done at the command's end
+	 * (the git guard's sweep), once nothing sandboxed is left */
+	if (orphan_fn && ngroups) {
+		guard_wait_gone(groups, ngroups, reaper);
+		orphan_fn(orphan_ctx);
+	}
+	/* srt died: its proxy directory (socket inside) goes too */
+	if (proxy_dir[0]) {
+		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			unlinkat(dfd, "proxy.sock", 0);
+			close(dfd);
+			rmdir(proxy_dir);
+		}
+	}
+	srt__bwrap_plan_cleanup(&paths);
+	_exit(0);
+}
+
+int srt__bwrap_locked_by_other(int fd)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	return fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+/* Placeholders (mount-placeholders.c) go in reverse order, deepest first,
+ * and only while no live run holds them. */
+void srt__bwrap_plan_cleanup(const struct srt__strv *created)
+{
+	size_t i;
+
+	if (!created)
+		return;
+	for (i = created->n; i-- > 0;) {
+		const char *p = created->v[i];
+		struct stat st, now;
+		int fd;
+
+		if (!p || lstat(p, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			continue;
+		fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+			     (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+		if (fd < 0)
+			continue;
+		/* another live run still mounts it: the last one out removes it */
+		if (srt__bwrap_locked_by_other(fd)) {
+			close(fd);
+			continue;
+		}
+		/* remove only what we locked, never something swapped in since */
+		if (fstat(fd, &now) == 0 && lstat(p, &st) == 0 && now.st_ino == st.st_ino &&
+		    now.st_dev == st.st_dev) {
+			if (S_ISDIR(now.st_mode))
+				rmdir(p); /* fails, as it should, when no longer empty */
+			else if (S_ISREG(now.st_mode) && now.st_size == 0)
+				unlink(p);
+		}
+		close(fd);
+	}
+}
+
+int srt__bwrap_guard_mode(int argc, char **argv)
+{
+	int detach = argc == 3 && !strcmp(argv[2], "--detach");
+	int rd, ready;
+
+	if (argc < 2 || strcmp(argv[1], "--guard") != 0 || (argc != 2 && !detach)) {
+		fprintf(stderr, "srt-linux-init: usage: srt-linux-init --guard [--detach] (started by srt)\n");
+		return 125;
+	}
+	/* above 2, where srt__bwrap_guard_main puts /dev/null */
+	rd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	ready = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (rd < 0 || ready < 0)
+		return 125; /* srt reads EOF instead of "G" and stops */
+	if (detach) {
+		pid_t pid = fork();
+
+		if (pid != 0)
+			_exit(pid < 0 ? 1 : 0);
+	}
+	srt__bwrap_guard_main(rd, ready, NULL, NULL, NULL, 0);
+}

@@ -1,0 +1,32 @@
+/* linux-bwrap: the cleanup guard's own process (guard.c starts it, and
+ * says what the records mean). Linked into the module, whose forked copy
+ * runs it when a command has orphan work, and into srt-linux-init, whose
+ * guard mode runs it otherwise. */
+#ifndef SRT_BWRAP_GUARD_MAIN_H
+#define SRT_BWRAP_GUARD_MAIN_H
+
+#include <stddef.h>
+
+/* Read records from rd until EOF, then undo what srt left (nothing after
+ * "Q") and exit. When ready_fd >= 0, one byte "G" is written on it (and
+ * it is closed) once the guard holds nothing of srt's and ignores the
+ * terminal's signals: from then on srt may rely on it. orphan_fn (may be
+ * NULL) runs after srt died mid-run, once the sandbox is gone; it needs
+ * the n_orphan_fds descriptors in orphan_fds, which stay open. Never
+ * returns. */
+void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void *orphan_ctx,
+			   const int *orphan_fds, size_t n_orphan_fds) __attribute__((noreturn));
+
+/* srt-linux-init --guard [--detach]: the guard as a program of its own,
+ * started by srt with posix_spawn (no copy of srt's address space): the
+ * records on descriptor 0, the "G" of srt__bwrap_guard_main on 1. With
+ * --detach it forks first and the parent exits 0, so a caller that is not
+ * a child subreaper reaps only that parent. Returns only on a usage error
+ * (an exit status). */
+int srt__bwrap_guard_mode(int argc, char **argv);
+
+/* Does another process hold a POSIX lock on fd's file? (The caller's own
+ * never count.) A placeholder so locked is still mounted by a live run. */
+int srt__bwrap_locked_by_other(int fd);
+
+#endif
