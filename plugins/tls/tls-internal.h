@@ -35,6 +35,16 @@ const mbedtls_x509_crt *srt__tls_leaf_crt(const struct leaf *lf);
 size_t srt__tls_san_der(const char *name, unsigned char *out, size_t cap);
 bool srt__tls_crt_has_ip(const mbedtls_x509_crt *crt, const unsigned char *ip, size_t iplen);
 
+/* the record layer: who protects a layer's records ("mbedtls", or the
+ * AEAD the layer runs itself: "chacha20-poly1305", "aes-128-gcm",
+ * "aes-256-gcm"); the crypto threads a context may start (before its
+ * first batch) and the batches it shared with them; the suites the
+ * upstream client offers (a 0-terminated list the caller keeps) */
+const char *srt__tls_layer_records(const struct srt__layer *l);
+void srt__tls_set_workers(struct srt__tls_ctx *ctx, int n);
+unsigned long srt__tls_shared_batches(struct srt__tls_ctx *ctx);
+void srt__tls_client_suites(struct srt__tls_ctx *ctx, const int *suites);
+
 extern const struct srt__tls_module srt_tls_entry;
 
 #endif

@@ -10,27 +10,42 @@
  * Layers (proxies/layer.h): a server layer terminates the sandbox's TLS
  * with a leaf for the name the client asked for; a client layer speaks TLS
  * to the real server and verifies its certificate and name. Both read and
- * write through the layer below them, never a socket of their own. */
+ * write through the layer below them, never a socket of their own.
+ *
+ * mbedTLS runs each handshake. After a TLS 1.2 handshake that agreed on an
+ * AEAD suite, the layer protects the records itself (see "the record
+ * layer" below): mbedTLS 2.28 seals and opens one record at a time on the
+ * calling thread and keeps two 16 KiB buffers per connection for life,
+ * where the layer opens or seals the several records of one read or write
+ * on the context's crypto threads at once and, idle, holds only its keys. */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mbedtls/asn1.h>
+#include <mbedtls/chachapoly.h>
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/entropy.h>
 #include <mbedtls/error.h>
+#include <mbedtls/gcm.h>
 #include <mbedtls/net_sockets.h>
 #include <mbedtls/oid.h>
 #include <mbedtls/pem.h>
 #include <mbedtls/pk.h>
+#include <mbedtls/platform_util.h>
 #include <mbedtls/ssl.h>
+#include <mbedtls/ssl_ciphersuites.h>
 #include <mbedtls/x509_crt.h>
 
 #include "plugins/tls/tls-internal.h"
@@ -43,8 +58,28 @@ struct leaf {
 	struct leaf *prev, *next; /* the cache, most recently used first */
 };
 
+/* The crypto threads of a context: one batch of records at a time is
+ * shared between the thread that asked (the proxy's loop) and the
+ * workers, started on the first batch worth sharing and stopped with the
+ * context. */
+#define TLS_MAX_WORKERS 3
+
+struct batch;
+
+struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t go, fin;
+	pthread_t th[TLS_MAX_WORKERS];
+	int want, nth;
+	bool tried, stop, busy;
+	struct batch *cur;
+	unsigned long gen;
+	unsigned long parallel; /* batches shared with a worker */
+};
+
 struct srt__tls_ctx {
 	pthread_mutex_t lock;
+	struct pool pool;
 	mbedtls_entropy_context entropy;
 	mbedtls_ctr_drbg_context drbg;
 	mbedtls_x509_crt ca;
@@ -59,6 +94,21 @@ struct srt__tls_ctx {
 	size_t nleaves, cache_max;
 	unsigned long minted;
 };
+
+static void pool_init(struct pool *pl);
+static void pool_stop(struct pool *pl);
+static mbedtls_ssl_export_keys_ext_t export_keys;
+
+/* One direction's record protection: its key and IV from the key block
+ * (RFC 5246 6.3) and the sequence number of its next record. */
+struct dir_keys {
+	unsigned char key[32];
+	unsigned char iv[12]; /* AES-GCM: the 4-byte salt; ChaCha20-Poly1305: 12 bytes */
+	uint64_t seq;
+};
+
+/* The most records one read opens at once. */
+#define TLS_RECS 8
 
 struct tls_layer {
 	struct srt__layer l;
@@ -86,14 +136,33 @@ struct tls_layer {
 	 * certificate's iPAddress entries (mbedTLS 2 matches names only) */
 	unsigned char ip[16];
 	size_t iplen;
+	/* the record layer after the handshake (own: mbedTLS's context is
+	 * freed, records are protected here); keys_ok: the handshake exported
+	 * AEAD keys of keylen and ivlen bytes into rx and tx */
+	bool own, keys_ok, broken;
+	int aead;
+	size_t keylen, ivlen, frag;
+	struct dir_keys rx, tx;
+	/* the plaintext of opened records, inside rb, not yet read */
+	struct seg {
+		size_t off, len;
+	} seg[TLS_RECS];
+	size_t nseg, seg_i;
 };
 
 static const char *const alpn[] = { "http/1.1", NULL };
 
-/* The read-ahead buffer, and the plaintext one tls_send frames at most per
- * call: four full records, and the room their framing takes (the record
- * header, an explicit IV, a MAC or tag, CBC padding: well under 1 KiB). */
-#define TLS_READ_AHEAD (64 * 1024)
+/* A record: its header, and at most 2^14 bytes of plaintext in a body of
+ * at most 2^14 + 2048 bytes (RFC 5246 6.2). */
+#define TLS_HDR 5
+#define TLS_MAX_PLAIN 16384
+#define TLS_MAX_BODY (TLS_MAX_PLAIN + 2048)
+#define TLS_TAG 16
+/* The read-ahead buffer (four of the largest records), and the plaintext
+ * one tls_send frames at most per call: four full records, and the room
+ * their framing takes (the record header, an explicit IV, a MAC or tag,
+ * CBC padding: well under 1 KiB). */
+#define TLS_READ_AHEAD (4 * (TLS_HDR + TLS_MAX_BODY))
 #define TLS_RECORD MBEDTLS_SSL_OUT_CONTENT_LEN
 #define TLS_RECORD_ROOM (TLS_RECORD + 1024)
 #define TLS_BATCH (4 * TLS_RECORD)
@@ -657,6 +726,7 @@ static int client_conf(struct srt__tls_ctx *ctx)
 	mbedtls_ssl_conf_ca_chain(c, &ctx->roots, NULL);
 	mbedtls_ssl_conf_rng(c, mbedtls_ctr_drbg_random, &ctx->drbg);
 	mbedtls_ssl_conf_min_version(c, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+	mbedtls_ssl_conf_export_keys_ext_cb(c, export_keys, NULL);
 	return mbedtls_ssl_conf_alpn_protocols(c, (const char **)alpn);
 }
 
@@ -676,6 +746,7 @@ void srt__tls_ctx_free(struct srt__tls_ctx *ctx)
 	mbedtls_pk_free(&ctx->leaf_key);
 	mbedtls_ctr_drbg_free(&ctx->drbg);
 	mbedtls_entropy_free(&ctx->entropy);
+	pool_stop(&ctx->pool);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx->ca_pem);
 	free(ctx);
@@ -693,6 +764,7 @@ int srt__tls_ctx_new(const struct srt__tls_spec *spec, struct srt__tls_ctx **out
 		return -1;
 	}
 	pthread_mutex_init(&ctx->lock, NULL);
+	pool_init(&ctx->pool);
 	mbedtls_entropy_init(&ctx->entropy);
 	mbedtls_ctr_drbg_init(&ctx->drbg);
 	mbedtls_x509_crt_init(&ctx->ca);
@@ -830,6 +902,579 @@ static int verify_ip(void *arg, mbedtls_x509_crt *crt, int depth, uint32_t *flag
 	return 0;
 }
 
+/* ---- the record layer --------------------------------------------------- */
+
+/* After a TLS 1.2 handshake that agreed on AES-GCM or ChaCha20-Poly1305
+ * (the suites mbedTLS prefers), the layer takes the record protection
+ * over from mbedTLS: it keeps the keys the handshake exported and the two
+ * sequence numbers, frees mbedTLS's context with its two 16 KiB buffers,
+ * and seals and opens records with mbedTLS's AEAD functions (RFC 5246
+ * 6.2.3.3, RFC 5288, RFC 7905). A record depends only on the keys and its
+ * sequence number, so the records of one read or one write are opened or
+ * sealed in parallel on the context's crypto threads. After the handshake
+ * only application data and alerts may come: a renegotiation, a
+ * ChangeCipherSpec, a fatal alert or a record that fails authentication
+ * ends the stream (the caller sees ECONNRESET), and no plaintext of such
+ * a record is ever returned. Any other handshake (TLS 1.3 with a later
+ * mbedTLS, a CBC or CCM suite) keeps mbedTLS's own record layer. */
+
+enum { AEAD_GCM = 1, AEAD_CHACHAPOLY };
+
+/* Batches worth sharing with a worker: two records or more, and enough
+ * bytes that waking a thread costs less than it saves. */
+#define TLS_SHARE_MIN (24 * 1024)
+
+struct job {
+	unsigned char *rec;      /* the record: its header, then its body */
+	const unsigned char *in; /* sealing: the plaintext */
+	size_t len;              /* the plaintext's length */
+	uint64_t seq;
+	unsigned char type;
+	int rc;
+};
+
+struct batch {
+	int aead;
+	size_t keylen;
+	const struct dir_keys *k;
+	bool seal;
+	struct job *jobs;
+	size_t n, bytes;
+	atomic_size_t next, done;
+	unsigned users; /* workers inside the batch (under the pool's lock) */
+};
+
+/* The handshake running on this thread, for export_keys (mbedTLS 2.28
+ * passes the callback its configuration's argument, and the upstream
+ * layers share one configuration). */
+static _Thread_local struct tls_layer *hs_layer;
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The key block's application keys (RFC 5246 6.3: the client's write
+ * key, the server's, then their IVs; no MAC keys for an AEAD suite),
+ * each direction to its side. */
+static int export_keys(void *arg, const unsigned char *ms, const unsigned char *kb, size_t maclen,
+		       size_t keylen, size_t ivlen, const unsigned char client_random[32],
+		       const unsigned char server_random[32], mbedtls_tls_prf_types prf)
+{
+	struct tls_layer *t = hs_layer;
+	struct dir_keys *c, *s;
+
+	(void)arg;
+	(void)ms;
+	(void)client_random;
+	(void)server_random;
+	(void)prf;
+	if (!t)
+		return 0;
+	t->keys_ok = false;
+	if (maclen || keylen > sizeof(t->rx.key) || ivlen > sizeof(t->rx.iv))
+		return 0;
+	c = t->server ? &t->rx : &t->tx;
+	s = t->server ? &t->tx : &t->rx;
+	memcpy(c->key, kb, keylen);
+	memcpy(s->key, kb + keylen, keylen);
+	memcpy(c->iv, kb + 2 * keylen, ivlen);
+	memcpy(s->iv, kb + 2 * keylen + ivlen, ivlen);
+	t->keylen = keylen;
+	t->ivlen = ivlen;
+	t->keys_ok = true;
+	return 0;
+}
+
+static void forget_keys(struct tls_layer *t)
+{
+	mbedtls_platform_zeroize(&t->rx, sizeof(t->rx));
+	mbedtls_platform_zeroize(&t->tx, sizeof(t->tx));
+	t->keys_ok = false;
+}
+
+/* The handshake is over: take the records over when it agreed on TLS 1.2
+ * with an AEAD suite whose keys were exported, and mbedTLS holds nothing
+ * of the stream (no record read and not returned, nothing unsent, no
+ * ClientHello byte left). */
+static void take_over(struct tls_layer *t)
+{
+	const mbedtls_ssl_ciphersuite_t *cs;
+	const char *suite = mbedtls_ssl_get_ciphersuite(&t->ssl);
+	size_t keylen, ivlen;
+	int aead;
+
+	if (!t->keys_ok || !suite || strcmp(mbedtls_ssl_get_version(&t->ssl), "TLSv1.2") != 0)
+		goto keep;
+	cs = mbedtls_ssl_ciphersuite_from_id(mbedtls_ssl_get_ciphersuite_id(suite));
+	if (!cs || (cs->flags & MBEDTLS_CIPHERSUITE_SHORT_TAG))
+		goto keep;
+	switch (cs->cipher) {
+	case MBEDTLS_CIPHER_AES_128_GCM:
+		aead = AEAD_GCM, keylen = 16, ivlen = 4;
+		break;
+	case MBEDTLS_CIPHER_AES_256_GCM:
+		aead = AEAD_GCM, keylen = 32, ivlen = 4;
+		break;
+	case MBEDTLS_CIPHER_CHACHA20_POLY1305:
+		aead = AEAD_CHACHAPOLY, keylen = 32, ivlen = 12;
+		break;
+	default:
+		goto keep;
+	}
+	if (keylen != t->keylen || ivlen != t->ivlen || mbedtls_ssl_check_pending(&t->ssl) ||
+	    t->ssl.out_left || t->npre || !t->ssl.in_ctr)
+		goto keep;
+	t->frag = TLS_MAX_PLAIN;
+#ifdef MBEDTLS_SSL_MAX_FRAGMENT_LENGTH
+	/* a smaller record size the client asked for (RFC 6066) */
+	t->frag = mbedtls_ssl_get_output_max_frag_len(&t->ssl);
+#endif
+	if (!t->frag || t->frag > TLS_MAX_PLAIN)
+		t->frag = TLS_MAX_PLAIN;
+	/* the next record each way: mbedTLS counted the Finished messages */
+	t->rx.seq = get64(t->ssl.in_ctr);
+	t->tx.seq = get64(t->ssl.cur_out_ctr);
+	t->aead = aead;
+	mbedtls_ssl_free(&t->ssl);
+	mbedtls_ssl_init(&t->ssl);
+	if (t->server) {
+		mbedtls_ssl_config_free(&t->conf);
+		mbedtls_ssl_config_init(&t->conf);
+		srt__tls_leaf_put(t->ctx, t->leaf);
+		t->leaf = NULL;
+	}
+	t->own = true;
+	return;
+keep:
+	forget_keys(t);
+}
+
+/* The additional data (sequence number, type, version, plaintext length)
+ * and the nonce (AES-GCM: the salt and the explicit part the record
+ * carries; ChaCha20-Poly1305: the IV XOR the sequence number). */
+static void aad_nonce(const struct batch *b, const struct job *j, const unsigned char *explicit_iv,
+		      unsigned char aad[13], unsigned char nonce[12])
+{
+	put64(aad, j->seq);
+	aad[8] = j->type;
+	aad[9] = 3;
+	aad[10] = 3;
+	aad[11] = (unsigned char)(j->len >> 8);
+	aad[12] = (unsigned char)j->len;
+	if (b->aead == AEAD_GCM) {
+		memcpy(nonce, b->k->iv, 4);
+		memcpy(nonce + 4, explicit_iv, 8);
+		return;
+	}
+	memcpy(nonce, b->k->iv, 12);
+	for (int i = 0; i < 8; i++)
+		nonce[4 + i] ^= aad[i];
+}
+
+/* Seal j->len bytes of j->in as a record of type j->type at j->rec. */
+static int seal_one(const struct batch *b, struct job *j)
+{
+	size_t ex = b->aead == AEAD_GCM ? 8 : 0, blen = ex + j->len + TLS_TAG;
+	unsigned char aad[13], nonce[12], *ct = j->rec + TLS_HDR + ex;
+	int rc;
+
+	j->rec[0] = j->type;
+	j->rec[1] = 3;
+	j->rec[2] = 3;
+	j->rec[3] = (unsigned char)(blen >> 8);
+	j->rec[4] = (unsigned char)blen;
+	if (ex)
+		put64(j->rec + TLS_HDR, j->seq); /* the explicit nonce: unique per key */
+	aad_nonce(b, j, j->rec + TLS_HDR, aad, nonce);
+	if (b->aead == AEAD_GCM) {
+		mbedtls_gcm_context g;
+		mbedtls_gcm_init(&g);
+		rc = mbedtls_gcm_setkey(&g, MBEDTLS_CIPHER_ID_AES, b->k->key,
+					(unsigned int)(b->keylen * 8));
+		if (!rc)
+			rc = mbedtls_gcm_crypt_and_tag(&g, MBEDTLS_GCM_ENCRYPT, j->len, nonce, 12, aad,
+						       13, j->in, ct, TLS_TAG, ct + j->len);
+		mbedtls_gcm_free(&g);
+	} else {
+		mbedtls_chachapoly_context c;
+		mbedtls_chachapoly_init(&c);
+		rc = mbedtls_chachapoly_setkey(&c, b->k->key);
+		if (!rc)
+			rc = mbedtls_chachapoly_encrypt_and_tag(&c, j->len, nonce, aad, 13, j->in, ct,
+								ct + j->len);
+		mbedtls_chachapoly_free(&c);
+	}
+	mbedtls_platform_zeroize(nonce, sizeof(nonce));
+	return rc;
+}
+
+/* Open the record at j->rec in place (its plaintext, j->len bytes, then
+ * starts after the explicit nonce); 0, or the failed authentication. */
+static int open_one(const struct batch *b, struct job *j)
+{
+	size_t ex = b->aead == AEAD_GCM ? 8 : 0;
+	unsigned char aad[13], nonce[12], *ct = j->rec + TLS_HDR + ex;
+	int rc;
+
+	aad_nonce(b, j, j->rec + TLS_HDR, aad, nonce);
+	if (b->aead == AEAD_GCM) {
+		mbedtls_gcm_context g;
+		mbedtls_gcm_init(&g);
+		rc = mbedtls_gcm_setkey(&g, MBEDTLS_CIPHER_ID_AES, b->k->key,
+					(unsigned int)(b->keylen * 8));
+		if (!rc)
+			rc = mbedtls_gcm_auth_decrypt(&g, j->len, nonce, 12, aad, 13, ct + j->len,
+						      TLS_TAG, ct, ct);
+		mbedtls_gcm_free(&g);
+	} else {
+		mbedtls_chachapoly_context c;
+		mbedtls_chachapoly_init(&c);
+		rc = mbedtls_chachapoly_setkey(&c, b->k->key);
+		if (!rc)
+			rc = mbedtls_chachapoly_auth_decrypt(&c, j->len, nonce, aad, 13, ct + j->len,
+							     ct, ct);
+		mbedtls_chachapoly_free(&c);
+	}
+	return rc;
+}
+
+/* ---- the crypto threads --------------------------------------------------- */
+
+/* Take the batch's jobs one at a time until none is left: the asking
+ * thread and the workers share them this way. */
+static void run_jobs(struct batch *b)
+{
+	for (;;) {
+		size_t i = atomic_fetch_add(&b->next, 1);
+		if (i >= b->n)
+			return;
+		b->jobs[i].rc = b->seal ? seal_one(b, &b->jobs[i]) : open_one(b, &b->jobs[i]);
+		atomic_fetch_add(&b->done, 1);
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct pool *pl = arg;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		struct batch *b;
+
+		while (!pl->stop && (!pl->cur || pl->gen == seen))
+			pthread_cond_wait(&pl->go, &pl->lock);
+		if (pl->stop)
+			break;
+		b = pl->cur;
+		seen = pl->gen;
+		b->users++;
+		pthread_mutex_unlock(&pl->lock);
+		run_jobs(b);
+		pthread_mutex_lock(&pl->lock);
+		b->users--;
+		pthread_cond_broadcast(&pl->fin);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	return NULL;
+}
+
+/* Start the workers (the pool's lock held): as many as the machine has
+ * processors besides the asking thread's, at most TLS_MAX_WORKERS. They
+ * take no signal: srt's own threads do. A worker that cannot start
+ * leaves the work to the asking thread. */
+static void pool_start(struct pool *pl)
+{
+	pthread_attr_t a;
+	sigset_t all, old;
+
+	pl->tried = true;
+	if (pl->want <= 0 || pthread_attr_init(&a) != 0)
+		return;
+	(void)pthread_attr_setstacksize(&a, 256 * 1024);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	while (pl->nth < pl->want && pl->nth < TLS_MAX_WORKERS &&
+	       pthread_create(&pl->th[pl->nth], &a, worker, pl) == 0)
+		pl->nth++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+}
+
+static void pool_init(struct pool *pl)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	pthread_mutex_init(&pl->lock, NULL);
+	pthread_cond_init(&pl->go, NULL);
+	pthread_cond_init(&pl->fin, NULL);
+	pl->want = n > 1 ? (int)(n - 1) : 0;
+	if (pl->want > TLS_MAX_WORKERS)
+		pl->want = TLS_MAX_WORKERS;
+}
+
+static void pool_stop(struct pool *pl)
+{
+	pthread_mutex_lock(&pl->lock);
+	pl->stop = true;
+	pthread_cond_broadcast(&pl->go);
+	pthread_mutex_unlock(&pl->lock);
+	for (int i = 0; i < pl->nth; i++)
+		pthread_join(pl->th[i], NULL);
+	pthread_cond_destroy(&pl->fin);
+	pthread_cond_destroy(&pl->go);
+	pthread_mutex_destroy(&pl->lock);
+}
+
+/* Run every job of b, shared with the workers when it is worth it and no
+ * other batch holds them; returns once all are done and no worker still
+ * looks at b (it lives on the caller's stack). */
+static void batch_run(struct srt__tls_ctx *ctx, struct batch *b)
+{
+	struct pool *pl = &ctx->pool;
+
+	atomic_init(&b->next, 0);
+	atomic_init(&b->done, 0);
+	b->users = 0;
+	if (b->n < 2 || b->bytes < TLS_SHARE_MIN || pl->want <= 0) {
+		run_jobs(b);
+		return;
+	}
+	pthread_mutex_lock(&pl->lock);
+	if (!pl->tried)
+		pool_start(pl);
+	if (pl->busy || !pl->nth) {
+		pthread_mutex_unlock(&pl->lock);
+		run_jobs(b);
+		return;
+	}
+	pl->busy = true;
+	pl->cur = b;
+	pl->gen++;
+	pl->parallel++;
+	pthread_cond_broadcast(&pl->go);
+	pthread_mutex_unlock(&pl->lock);
+	run_jobs(b);
+	pthread_mutex_lock(&pl->lock);
+	while (atomic_load(&b->done) < b->n || b->users)
+		pthread_cond_wait(&pl->fin, &pl->lock);
+	pl->cur = NULL;
+	pl->busy = false;
+	pthread_mutex_unlock(&pl->lock);
+}
+
+/* ---- reading and writing records ------------------------------------------ */
+
+static void batch_init(struct tls_layer *t, struct batch *b, bool seal, struct job *jobs)
+{
+	b->aead = t->aead;
+	b->keylen = t->keylen;
+	b->k = seal ? &t->tx : &t->rx;
+	b->seal = seal;
+	b->jobs = jobs;
+	b->n = b->bytes = 0;
+}
+
+/* Open the complete records at the front of the read-ahead buffer's
+ * unparsed bytes (at most TLS_RECS): their plaintext becomes the segments
+ * tls_recv hands out. 1: records were taken, 0: no complete record yet,
+ * -1: the stream is broken (a bad header, a failed record, an unexpected
+ * type; t->broken). The plaintext of records before a failed one stays. */
+static int open_records(struct tls_layer *t)
+{
+	struct job jobs[TLS_RECS];
+	struct batch b;
+	size_t p = t->rb_off, ex = t->aead == AEAD_GCM ? 8 : 0;
+
+	batch_init(t, &b, false, jobs);
+	while (b.n < TLS_RECS && t->rb_len - p >= TLS_HDR) {
+		const unsigned char *h = t->rb + p;
+		size_t blen = (size_t)h[3] << 8 | h[4];
+
+		if (h[0] < MBEDTLS_SSL_MSG_CHANGE_CIPHER_SPEC || h[0] > MBEDTLS_SSL_MSG_APPLICATION_DATA ||
+		    h[1] != 3 || h[2] != 3 || blen > TLS_MAX_BODY || blen < ex + TLS_TAG ||
+		    blen - ex - TLS_TAG > TLS_MAX_PLAIN || t->rx.seq == UINT64_MAX)
+			goto broken;
+		if (t->rb_len - p - TLS_HDR < blen)
+			break;
+		jobs[b.n] = (struct job){ .rec = t->rb + p, .len = blen - ex - TLS_TAG,
+					  .seq = t->rx.seq++, .type = h[0] };
+		b.bytes += blen;
+		b.n++;
+		p += TLS_HDR + blen;
+	}
+	if (!b.n)
+		return 0;
+	batch_run(t->ctx, &b);
+	t->rb_off = p;
+	for (size_t i = 0; i < b.n; i++) {
+		const struct job *j = &jobs[i];
+		const unsigned char *plain = j->rec + TLS_HDR + ex;
+
+		if (j->rc)
+			goto broken;
+		if (j->type == MBEDTLS_SSL_MSG_APPLICATION_DATA) {
+			if (j->len)
+				t->seg[t->nseg++] = (struct seg){ (size_t)(plain - t->rb), j->len };
+			continue;
+		}
+		if (j->type == MBEDTLS_SSL_MSG_ALERT && j->len == 2) {
+			if (plain[1] == MBEDTLS_SSL_ALERT_MSG_CLOSE_NOTIFY) {
+				t->eof = true; /* what follows the close_notify is ignored */
+				return 1;
+			}
+			if (plain[0] == MBEDTLS_SSL_ALERT_LEVEL_WARNING)
+				continue;
+		}
+		goto broken;
+	}
+	return 1;
+broken:
+	t->broken = true;
+	return -1;
+}
+
+/* tls_recv once the layer protects the records: hand out opened
+ * plaintext, open what the read-ahead buffer holds, read more, until buf
+ * is full or the socket has nothing more (a short read means drained). */
+static ssize_t own_recv(struct tls_layer *t, unsigned char *buf, size_t n)
+{
+	size_t got = 0;
+	int e = EAGAIN;
+
+	for (;;) {
+		ssize_t k;
+
+		while (got < n && t->seg_i < t->nseg) {
+			struct seg *s = &t->seg[t->seg_i];
+			size_t take = s->len < n - got ? s->len : n - got;
+			memcpy(buf + got, t->rb + s->off, take);
+			s->off += take;
+			s->len -= take;
+			got += take;
+			if (!s->len)
+				t->seg_i++;
+		}
+		if (got == n || t->broken || t->eof)
+			break;
+		/* every segment read: the unparsed bytes move to the front */
+		t->seg_i = t->nseg = 0;
+		if (t->rb_off) {
+			memmove(t->rb, t->rb + t->rb_off, t->rb_len - t->rb_off);
+			t->rb_len -= t->rb_off;
+			t->rb_off = 0;
+		}
+		if (open_records(t) != 0)
+			continue;
+		if (!t->rb && !(t->rb = malloc(TLS_READ_AHEAD))) {
+			e = ENOMEM;
+			break;
+		}
+		k = srt__layer_recv(t->l.below, t->rb + t->rb_len, TLS_READ_AHEAD - t->rb_len);
+		if (k > 0) {
+			t->rb_len += (size_t)k;
+			continue;
+		}
+		if (k == 0) {
+			/* closed without a close_notify: the end of the stream,
+			 * as mbedTLS reports it; HTTP's framing tells a cut body */
+			t->eof = true;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		e = errno == EAGAIN ? EAGAIN : ECONNRESET;
+		break;
+	}
+	if (t->seg_i == t->nseg && t->rb_off == t->rb_len) {
+		/* nothing buffered: an idle connection holds no buffer */
+		free(t->rb);
+		t->rb = NULL;
+		t->rb_off = t->rb_len = t->seg_i = t->nseg = 0;
+	}
+	if (got)
+		return (ssize_t)got;
+	if (t->broken) {
+		errno = ECONNRESET;
+		return -1;
+	}
+	if (t->eof)
+		return 0;
+	errno = e;
+	return -1;
+}
+
+/* Seal up to TLS_BATCH bytes of buf as records into the (empty)
+ * write-behind buffer; the bytes taken, or 0 with errno set. */
+static size_t own_seal(struct tls_layer *t, const unsigned char *buf, size_t n)
+{
+	struct job jobs[TLS_RECS];
+	struct batch b;
+	size_t total = 0, ex = t->aead == AEAD_GCM ? 8 : 0;
+
+	if (t->broken) {
+		errno = EPIPE;
+		return 0;
+	}
+	if (!t->wb && !(t->wb = malloc(TLS_WB_CAP))) {
+		errno = ENOMEM;
+		return 0;
+	}
+	batch_init(t, &b, true, jobs);
+	while (total < n && total < TLS_BATCH && b.n < TLS_RECS &&
+	       TLS_WB_CAP - t->wb_len >= TLS_RECORD_ROOM && t->tx.seq != UINT64_MAX) {
+		size_t chunk = n - total < t->frag ? n - total : t->frag;
+		jobs[b.n++] = (struct job){ .rec = t->wb + t->wb_len, .in = buf + total, .len = chunk,
+					    .seq = t->tx.seq++,
+					    .type = MBEDTLS_SSL_MSG_APPLICATION_DATA };
+		t->wb_len += TLS_HDR + ex + chunk + TLS_TAG;
+		b.bytes += chunk;
+		total += chunk;
+	}
+	batch_run(t->ctx, &b);
+	for (size_t i = 0; i < b.n; i++)
+		if (jobs[i].rc) {
+			t->broken = true;
+			errno = EPIPE;
+			return 0;
+		}
+	if (!total)
+		errno = EPIPE; /* the sequence numbers are spent */
+	return total;
+}
+
+/* Queue the close_notify alert behind what the write-behind buffer holds. */
+static void own_close_notify(struct tls_layer *t)
+{
+	static const unsigned char alert[2] = { MBEDTLS_SSL_ALERT_LEVEL_WARNING,
+						MBEDTLS_SSL_ALERT_MSG_CLOSE_NOTIFY };
+	struct job j = { .in = alert, .len = 2, .type = MBEDTLS_SSL_MSG_ALERT };
+	struct batch b;
+
+	if (t->broken || t->tx.seq == UINT64_MAX)
+		return;
+	if (!t->wb && !(t->wb = malloc(TLS_WB_CAP)))
+		return;
+	if (TLS_WB_CAP - t->wb_len < TLS_RECORD_ROOM)
+		return;
+	batch_init(t, &b, true, &j);
+	j.rec = t->wb + t->wb_len;
+	j.seq = t->tx.seq++;
+	if (seal_one(&b, &j) == 0)
+		t->wb_len += TLS_HDR + (t->aead == AEAD_GCM ? 8 : 0) + 2 + TLS_TAG;
+}
+
 /* ---- layers ------------------------------------------------------------- */
 
 /* Send what the write-behind buffer holds. 1: all sent (the buffer is
@@ -940,9 +1585,12 @@ static int step(struct tls_layer *t, char *err, size_t cap)
 		say(err, cap, "TLS handshake failed");
 		return -1;
 	}
+	hs_layer = t;
 	rc = mbedtls_ssl_handshake(&t->ssl);
+	hs_layer = NULL;
 	if (rc == 0) {
 		t->done = true;
+		take_over(t);
 		return 1;
 	}
 	if (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE)
@@ -992,6 +1640,8 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 
 	if (ready(t) < 0)
 		return -1;
+	if (t->own)
+		return own_recv(t, buf, n);
 	if (t->eof)
 		return 0;
 	/* read until the caller's buffer is full or nothing is left: a short
@@ -1051,15 +1701,28 @@ static ssize_t tls_send(struct srt__layer *l, const void *buf, size_t n)
 			return (ssize_t)(total < n ? total : n);
 		}
 	}
-	t->batching = true;
-	while (total < n && total < TLS_BATCH && TLS_WB_CAP - t->wb_len >= TLS_RECORD_ROOM) {
-		size_t chunk = n - total < TLS_RECORD ? n - total : TLS_RECORD;
-		rc = mbedtls_ssl_write(&t->ssl, (const unsigned char *)buf + total, chunk);
-		if (rc <= 0)
-			break;
-		total += (size_t)rc;
+	if (t->own) {
+		total = own_seal(t, buf, n);
+		if (!total) {
+			int e = errno;
+			free(t->wb);
+			t->wb = NULL;
+			t->wb_len = t->wb_off = 0;
+			errno = e;
+			return -1;
+		}
+	} else {
+		t->batching = true;
+		while (total < n && total < TLS_BATCH &&
+		       TLS_WB_CAP - t->wb_len >= TLS_RECORD_ROOM) {
+			size_t chunk = n - total < TLS_RECORD ? n - total : TLS_RECORD;
+			rc = mbedtls_ssl_write(&t->ssl, (const unsigned char *)buf + total, chunk);
+			if (rc <= 0)
+				break;
+			total += (size_t)rc;
+		}
+		t->batching = false;
 	}
-	t->batching = false;
 	if (!total) {
 		free(t->wb);
 		t->wb = NULL;
@@ -1085,11 +1748,12 @@ static int tls_shutdown(struct srt__layer *l)
 {
 	struct tls_layer *t = (struct tls_layer *)l;
 
-	if (t->done) {
+	if (t->own)
+		own_close_notify(t);
+	else if (t->done)
 		(void)mbedtls_ssl_close_notify(&t->ssl);
-		if (t->wb_len)
-			(void)wb_flush(t);
-	}
+	if (t->done && t->wb_len)
+		(void)wb_flush(t);
 	return srt__layer_shutdown(l->below);
 }
 
@@ -1101,6 +1765,7 @@ static void tls_close(struct srt__layer *l)
 	if (t->server)
 		mbedtls_ssl_config_free(&t->conf);
 	srt__tls_leaf_put(t->ctx, t->leaf);
+	forget_keys(t);
 	free(t->pre);
 	free(t->rb);
 	free(t->wb);
@@ -1169,6 +1834,7 @@ struct srt__layer *srt__tls_server_new(struct srt__tls_ctx *ctx, struct srt__lay
 		goto oom;
 	mbedtls_ssl_conf_rng(c, mbedtls_ctr_drbg_random, &ctx->drbg);
 	mbedtls_ssl_conf_min_version(c, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+	mbedtls_ssl_conf_export_keys_ext_cb(c, export_keys, NULL);
 	if (mbedtls_ssl_conf_alpn_protocols(c, (const char **)alpn) ||
 	    mbedtls_ssl_conf_own_cert(c, &t->leaf->chain, &ctx->leaf_key) ||
 	    mbedtls_ssl_setup(&t->ssl, c))
@@ -1207,6 +1873,39 @@ struct srt__layer *srt__tls_client_new(struct srt__tls_ctx *ctx, struct srt__lay
 		mbedtls_ssl_set_verify(&t->ssl, verify_ip, t);
 	mbedtls_ssl_set_bio(&t->ssl, t, bio_send, bio_recv, NULL);
 	return &t->l;
+}
+
+/* ---- for the unit tests -------------------------------------------------- */
+
+const char *srt__tls_layer_records(const struct srt__layer *l)
+{
+	const struct tls_layer *t = (const struct tls_layer *)l;
+
+	if (!t->own)
+		return "mbedtls";
+	if (t->aead == AEAD_CHACHAPOLY)
+		return "chacha20-poly1305";
+	return t->keylen == 16 ? "aes-128-gcm" : "aes-256-gcm";
+}
+
+void srt__tls_set_workers(struct srt__tls_ctx *ctx, int n)
+{
+	ctx->pool.want = n < TLS_MAX_WORKERS ? n : TLS_MAX_WORKERS;
+}
+
+unsigned long srt__tls_shared_batches(struct srt__tls_ctx *ctx)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&ctx->pool.lock);
+	n = ctx->pool.parallel;
+	pthread_mutex_unlock(&ctx->pool.lock);
+	return n;
+}
+
+void srt__tls_client_suites(struct srt__tls_ctx *ctx, const int *suites)
+{
+	mbedtls_ssl_conf_ciphersuites(&ctx->client_conf, suites);
 }
 
 /* The proxy's socket layer functions, which this module does not link:

@@ -2,17 +2,18 @@
 # Real TLS clients inside the sandbox through network.tlsTerminate: Python
 # requests, Node's https, git clone and push over HTTPS to a loopback
 # `git http-backend` behind TLS, and a byte-exact 64 MiB download and
-# upload (checksums on both ends). Each trusts srt's CA through the trust
+# upload (checksums on both ends), the download after another one the
+# client cut off after 1 MiB (the proxy's crypto threads mid-transfer). Each trusts srt's CA through the trust
 # variables srt sets; each server is on loopback with a test CA of its own,
 # which srt trusts through SSL_CERT_FILE in its own environment. And an
 # expired CA is refused before anything runs.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 8
+plan 9
 
 if ! command -v bwrap >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 ||
    ! command -v curl >/dev/null 2>&1 || [ ! -x "$PY" ]; then
-	for i in $(seq 8); do skip "bwrap, openssl, curl or python3 missing"; done
+	for i in $(seq 9); do skip "bwrap, openssl, curl or python3 missing"; done
 	exit 0
 fi
 
@@ -120,6 +121,7 @@ cat > "$WORK/inside.sh" <<SHEOF
 unset NO_PROXY no_proxy
 $PY -c 'import requests; print(requests.get("https://localhost:$WEB_PORT/requests", timeout=20).text)' >out1 2>&1
 node $WORK/node.js localhost:$WEB_PORT >out2 2>&1
+$CURLP --max-time 60 https://localhost:$WWW_PORT/big.bin 2>/dev/null | head -c 1048576 | wc -c >out7
 $CURLP --max-time 60 https://localhost:$WWW_PORT/big.bin 2>out3e | sha256sum >out3
 $CURLP --max-time 60 -T $WORK/big.bin https://localhost:$WEB_PORT/up >out4 2>&1
 if [ $GIT_PORT != 0 ]; then
@@ -145,7 +147,9 @@ if command -v node >/dev/null 2>&1; then
 else
 	skip "node is not installed"
 fi
-check "N: a 64 MiB download through termination is byte-exact (sha256)" \
+check "N: a download the client cuts off after 1 MiB ($(cat "$P/out7" 2>/dev/null) bytes read)" \
+	grep -q '^1048576$' "$P/out7"
+check "N: then a 64 MiB download through termination is byte-exact (sha256)" \
 	grep -q "^$BIG_SUM " "$P/out3"
 check "N: a 64 MiB upload through termination is byte-exact (the server's sha256)" \
 	grep -q "^$BIG_SUM\$" "$P/out4"
