@@ -167,6 +167,14 @@ static int parse_headers(const cJSON *j, const char *base, struct rule *r,
 	return SRT_OK;
 }
 
+/* ASCII lower case in place: what FNM_CASEFOLD does to host names. */
+static void fold_str(char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			s[i] = (char)(s[i] - 'A' + 'a');
+}
+
 static int parse_glob(const cJSON *j, const char *path, struct glob *out, int is_path,
 		      struct srt_filter_error *err)
 {
@@ -175,7 +183,14 @@ static int parse_glob(const cJSON *j, const char *path, struct glob *out, int is
 	if (is_path && j->valuestring[0] != '/' && j->valuestring[0] != '*')
 		return jcfg_fail(err, path, "a path glob starts with '/' or '*'");
 	set_glob(out, j->valuestring);
-	return (out->s = dup_str(j)) ? SRT_OK : SRT_E_NOMEM;
+	if (!(out->s = dup_str(j)))
+		return SRT_E_NOMEM;
+	/* host and sni globs match in any case: a simple one is kept in
+	 * lower case and meets a subject folded once per request, so its
+	 * matching compares bytes (fnmatch folds the others itself) */
+	if (!is_path && out->simple)
+		fold_str(out->s, strlen(out->s));
+	return SRT_OK;
 }
 
 static int parse_rule(const cJSON *j, const char *base, struct rule *r,
@@ -328,18 +343,14 @@ static void rules_destroy(void *state)
 	rules_free(state);
 }
 
-static unsigned char fold(unsigned char c, int casefold)
-{
-	return casefold && c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
-}
-
 /* A glob of only '*' and '?' (no brackets, no backslash) against the
- * first n bytes of s, as fnmatch() without flags (or FNM_CASEFOLD) would
- * match it: '*' any run of bytes, '/' included. Linear backtracking to the
+ * first n bytes of s, as fnmatch() without flags would match it (for
+ * FNM_CASEFOLD both sides are folded beforehand): '*' any run of bytes,
+ * '/' included. Linear backtracking to the
  * last star, so no pattern costs more than len(glob) * n. This runs for
  * every rule on every request, and fnmatch()'s locale handling costs a
  * multiple of it. */
-static int simple_match(const char *g, const char *s, size_t n, int casefold)
+static int simple_match(const char *g, const char *s, size_t n)
 {
 	const char *star = NULL;
 	size_t i = 0, mark = 0;
@@ -348,8 +359,7 @@ static int simple_match(const char *g, const char *s, size_t n, int casefold)
 		if (*g == '*') {
 			star = ++g;
 			mark = i;
-		} else if (*g && (*g == '?' ||
-				  fold((unsigned char)*g, casefold) == fold((unsigned char)s[i], casefold))) {
+		} else if (*g && (*g == '?' || *g == s[i])) {
 			g++;
 			i++;
 		} else if (star) {
@@ -364,17 +374,21 @@ static int simple_match(const char *g, const char *s, size_t n, int casefold)
 	return *g == '\0';
 }
 
+/* Does glob g match the n bytes at s? A simple glob of a host or sni rule
+ * is in lower case (parse_glob) and s must then be folded (struct
+ * subject); the literal prefix is compared at once, the rest only when
+ * it holds. */
 static int glob_matches(const struct glob *g, const char *s, size_t n, int casefold)
 {
 	char buf[8192];
 
-	if (g->literal && n != g->lit)
-		return 0; /* no wildcard: only the same length can match */
-	if (g->simple && g->lit && (n < g->lit || fold((unsigned char)g->s[0], casefold) !=
-						  fold((unsigned char)s[0], casefold)))
-		return 0; /* the literal prefix cannot match */
-	if (g->simple)
-		return simple_match(g->s, s, n, casefold);
+	if (g->simple) {
+		if (n < g->lit || memcmp(g->s, s, g->lit))
+			return 0;
+		if (g->literal)
+			return n == g->lit;
+		return simple_match(g->s + g->lit, s + g->lit, n - g->lit);
+	}
 	if (n >= sizeof(buf))
 		return 0; /* too long to compare: the rule does not match */
 	memcpy(buf, s, n);
@@ -414,6 +428,27 @@ static int rule_matches(const struct rule *r, const struct srt_filter_request *r
 	return 1;
 }
 
+/* The n bytes at s in ASCII lower case, for the host and sni globs: in
+ * small when they fit (host names do), else in a block the caller frees;
+ * NULL out of memory. */
+static char *folded(const char *s, size_t n, char *small, size_t cap)
+{
+	char *d = n < cap ? small : malloc(n + 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	fold_str(d, n);
+	return d;
+}
+
+static enum srt_filter_verdict out_of_memory(struct srt_filter_call *call)
+{
+	snprintf(call->reason, sizeof(call->reason), "out of memory");
+	return SRT_FILTER_ERROR;
+}
+
 static enum srt_filter_verdict verdict(enum action a, const struct rule *r, size_t idx,
 				       struct srt_filter_call *call)
 {
@@ -435,13 +470,21 @@ static enum srt_filter_verdict rules_head(void *state, struct srt_filter_request
 					  struct srt_filter_call *call)
 {
 	const struct rules *rs = state;
-	struct subject sb = { req->host, req->path, strlen(req->host), strcspn(req->path, "?") };
+	size_t hl = strlen(req->host);
+	char small[256], *host = folded(req->host, hl, small, sizeof(small));
+	struct subject sb = { host, req->path, hl, strcspn(req->path, "?") };
+	enum srt_filter_verdict v;
 	size_t i;
 
+	if (!host)
+		return out_of_memory(call);
 	for (i = 0; i < rs->n; i++)
 		if (!rs->r[i].sni.s && rule_matches(&rs->r[i], req, &sb))
-			return verdict(rs->r[i].action, &rs->r[i], i, call);
-	return verdict(rs->dflt, NULL, 0, call);
+			break;
+	v = i < rs->n ? verdict(rs->r[i].action, &rs->r[i], i, call) : verdict(rs->dflt, NULL, 0, call);
+	if (host != small)
+		free(host);
+	return v;
 }
 
 /* The connection rules only; none matching: no objection. */
@@ -449,22 +492,37 @@ static enum srt_filter_verdict rules_conn(void *state, const struct srt_filter_c
 					  struct srt_filter_call *call)
 {
 	const struct rules *rs = state;
+	char small_sni[256], small_host[256], *sni, *host;
+	enum srt_filter_verdict v;
 	size_t i, sl, hl;
 
 	if (!conn->sni || !rs->n_conn)
 		return SRT_FILTER_CONTINUE;
 	sl = strlen(conn->sni);
 	hl = strlen(conn->host);
+	sni = folded(conn->sni, sl, small_sni, sizeof(small_sni));
+	host = folded(conn->host, hl, small_host, sizeof(small_host));
+	if (!sni || !host) {
+		v = out_of_memory(call);
+		goto out;
+	}
 	for (i = 0; i < rs->n; i++) {
 		const struct rule *r = &rs->r[i];
 
-		if (!r->sni.s || !glob_matches(&r->sni, conn->sni, sl, 1))
+		if (!r->sni.s || !glob_matches(&r->sni, sni, sl, 1))
 			continue;
-		if (r->host.s && !glob_matches(&r->host, conn->host, hl, 1))
+		if (r->host.s && !glob_matches(&r->host, host, hl, 1))
 			continue;
-		return verdict(r->action, r, i, call);
+		v = verdict(r->action, r, i, call);
+		goto out;
 	}
-	return SRT_FILTER_CONTINUE;
+	v = SRT_FILTER_CONTINUE;
+out:
+	if (sni != small_sni)
+		free(sni);
+	if (host != small_host)
+		free(host);
+	return v;
 }
 
 const struct srt_filter srt_filter_entry = {
