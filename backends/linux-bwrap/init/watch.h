@@ -34,7 +34,11 @@
  * got in the window) is undone, reported, and ends the run. An event
  * queue overflow re-checks every name (a file covered again: by its
  * content) and rescans every watched directory; so does the end of the
- * run when the queue cannot be read in time (SRT__WATCH_FINISH_MS).
+ * run when the queue cannot be read in time (SRT__WATCH_FINISH_MS). Once
+ * the command and every process of the sandbox are gone, a last pass
+ * checks every name by its content and puts back, and reports by name,
+ * each one that differs from what srt last accepted from the host,
+ * however far behind the watcher was.
  *
  * The host's temporary files: a file made during the run in a directory
  * that holds a write-protected file (git's NAME.lock, sed -i's and
@@ -52,6 +56,7 @@
 #ifndef SRT_INIT_WATCH_H
 #define SRT_INIT_WATCH_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "backends/linux-bwrap/init/opts.h"
@@ -75,14 +80,22 @@ int srt__watch_wanted(const struct srt__init_opts *o);
 int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *w);
 
 /* How long the watcher reads what is queued once the command has ended;
- * past it, it checks every name by its content instead (see finish). */
+ * past it, it drops the rest and lists the watched directories again
+ * (see finish). Its last pass, which checks every name by its content,
+ * comes after that and has no time limit. */
 #define SRT__WATCH_FINISH_MS 1500
 
-/* After the command ended: let the watcher handle what is queued (a last
- * write through a descriptor the command held) and wait for it, at most
- * timeout_ms. 0 when it said it was done (or there is none), -1 when it
- * was stopped before (what it had not checked yet stays unchecked). */
-int srt__watch_finish(struct srt__watch *w, int timeout_ms);
+/* After the command ended, with every process of the sandbox: let the
+ * watcher handle what is queued (a last write through a descriptor the
+ * command held), then check every protected name against what it last
+ * accepted from the host (put back and reported by name when it
+ * differs), and wait for it: at most timeout_ms (-1: as long as it
+ * takes, which is what keeps the guarantee on a loaded machine), or until
+ * one of the signals in ends (blocked by the caller; NULL: none) comes.
+ * Then it is stopped. 0 when it said it was done (or there is none), -1
+ * when it ended or was stopped before, -2 when a signal of ends came
+ * first (what it had not checked yet stays unchecked). */
+int srt__watch_finish(struct srt__watch *w, int timeout_ms, const sigset_t *ends);
 
 /* Pure helpers, unit-tested: is name a directory the watcher covers when
  * it appears in a write root (.vscode, .idea, .claude, any case)? */
