@@ -82,7 +82,7 @@ static const char *kind_dir(const struct kind *k)
 	 * LD_PRELOAD, so this gives the caller nothing new. */
 	const char *d = srt__plat_secure_getenv(k->env);
 
-	return d && d[0] == '/' ? d : k->dflt;
+	return d && srt__plat_path_absolute(d) ? d : srt__plat_module_dir(k->dflt);
 }
 
 static int kind_dir_check(const struct kind *k, struct srt_diag *diag)
@@ -95,7 +95,7 @@ static int kind_dir_check(const struct kind *k, struct srt_diag *diag)
 	 * have filled, since every module in it runs inside srt (a program
 	 * embedding libsrt may inherit the variable from whoever started
 	 * it). */
-	if (!strcmp(d, k->dflt))
+	if (!strcmp(d, srt__plat_module_dir(k->dflt)))
 		return SRT_OK;
 	if (stat(d, &st) < 0)
 		return srt_diag_set(diag, SRT_E_MODULE, k->env,
@@ -208,7 +208,7 @@ static int module_open(const struct kind *k, const char *spec, struct srt__modul
 	if (!m)
 		return SRT_E_NOMEM;
 
-	if (spec[0] == '/') {
+	if (srt__plat_path_absolute(spec)) {
 		if (snprintf(m->path, sizeof(m->path), "%s", spec) >= (int)sizeof(m->path)) {
 			rc = srt_diag_set(diag, SRT_E_INVAL, k->key, "%s path too long", k->what);
 			goto out;
@@ -220,7 +220,8 @@ static int module_open(const struct kind *k, const char *spec, struct srt__modul
 		rc = kind_dir_check(k, diag);
 		if (rc)
 			goto out;
-		if (snprintf(m->path, sizeof(m->path), "%s/%s.so", dir, spec) >= (int)sizeof(m->path)) {
+		if (snprintf(m->path, sizeof(m->path), "%s/%s%s", dir, spec,
+			     srt__plat_module_ext) >= (int)sizeof(m->path)) {
 			rc = srt_diag_set(diag, SRT_E_INVAL, k->key, "%s path too long", k->what);
 			goto out;
 		}

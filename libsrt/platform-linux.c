@@ -140,3 +140,15 @@ const char *srt__plat_secure_getenv(const char *name)
 {
 	return secure_getenv(name);
 }
+
+const char srt__plat_module_ext[] = ".so";
+
+int srt__plat_path_absolute(const char *p)
+{
+	return p[0] == '/';
+}
+
+const char *srt__plat_module_dir(const char *configured)
+{
+	return configured;
+}

@@ -56,4 +56,16 @@ void srt__plat_file_clock(struct timespec *now);
 /* An environment variable, ignored in a set-uid or set-gid process. */
 const char *srt__plat_secure_getenv(const char *name);
 
+/* How a loadable module's file name ends (".so"; ".dll" on Windows). */
+extern const char srt__plat_module_ext[];
+
+/* Does p name a file from the root ("/..."; "C:\..." or "C:/..." on
+ * Windows), never from the current directory? */
+int srt__plat_path_absolute(const char *p);
+
+/* The directory modules of a kind are installed in: the one configure
+ * fixed (configured); on Windows, where srt may be installed anywhere,
+ * the directory of the libsrt DLL itself. */
+const char *srt__plat_module_dir(const char *configured);
+
 #endif

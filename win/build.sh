@@ -6,21 +6,21 @@
 # system already uses) and cached under win/deps/, so a second run only
 # rebuilds srt's own files.
 #
-# What is built today: the helper srt-win.exe and the backend module
-# windows_wfp.dll (the plan of backends/windows-wfp and the Win32 calls that
-# apply it, and the process slots of backend ABI 1.5 that run the command in
-# a kill-on-close job object), spawn-test.exe (drives those slots under
-# Wine), loop-test.exe (the core's Windows platform file and the proxy's
-# WSAPoll loop and wakeup, under Wine), and the libraries above. The core
-# as a whole (libsrt, srt.exe, the proxy) does not compile for Windows
-# yet: the script compiles each core source with mingw-w64 and reports how
-# many compile and where the others stop (win/out/core-files.log), as a
-# skip in win/test.sh.
+# What is built: srt.exe and libsrt-0.dll (the core: settings, policy,
+# module loader, CLI, the proxy's code; see "the core" below), the helper
+# srt-win.exe and the backend module windows_wfp.dll (the plan of
+# backends/windows-wfp and the Win32 calls that apply it, and the process
+# slots of backend ABI 1.5 that run the command in a kill-on-close job
+# object), spawn-test.exe (drives those slots under Wine), loop-test.exe
+# (the core's Windows platform file and the proxy's WSAPoll loop and
+# wakeup, under Wine), and the libraries above. win/README says what of
+# it has run where.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
 # installed); SRT_WIN_DEPS=DIR keeps the library cache in DIR (default
 # win/deps; a CI that copies the tree points it at a lasting place); JOBS
-# (default 2).
+# (default 2). c-ares builds through its CMake build (its cross configure
+# probes for many minutes), libltdl through its configure, once each.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +36,7 @@ say() { printf 'win/build.sh: %s\n' "$*" >&2; }
 
 # ---- packages ----------------------------------------------------------
 need_pkgs=
-for p in gcc-mingw-w64-x86-64 wine64 dpkg-dev ${SRT_WIN_CORE_DEPS:+cmake}; do
+for p in gcc-mingw-w64-x86-64 wine64 dpkg-dev cmake autoconf automake libtool; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need_pkgs="$need_pkgs $p"
 done
 if [ -n "$need_pkgs" ]; then
@@ -92,16 +92,16 @@ autotools_dep() { # name srcpkg subdir configure-args...
 }
 
 cjson_dep() {
-	[ -f "$deps/cjson.stamp" ] && return 0
+	[ -f "$deps/cjson-static.stamp" ] && return 0
 	dir=$(fetch cjson)
 	say "building cJSON from $dir"
 	mkdir -p "$prefix/lib" "$prefix/include/cjson" "$prefix/lib/pkgconfig"
-	$cc -O2 -c "$dir/cJSON.c" -o "$deps/cJSON.o"
+	$cc -O2 -DCJSON_HIDE_SYMBOLS -c "$dir/cJSON.c" -o "$deps/cJSON.o"
 	$host-ar rcs "$prefix/lib/libcjson.a" "$deps/cJSON.o"
 	cp "$dir/cJSON.h" "$prefix/include/cjson/"
-	printf 'prefix=%s\nName: libcjson\nDescription: cJSON\nVersion: 1.7\nCflags: -I${prefix}/include\nLibs: -L${prefix}/lib -lcjson\n' \
+	printf 'prefix=%s\nName: libcjson\nDescription: cJSON\nVersion: 1.7\nCflags: -I${prefix}/include -DCJSON_HIDE_SYMBOLS\nLibs: -L${prefix}/lib -lcjson\n' \
 		"$prefix" > "$prefix/lib/pkgconfig/libcjson.pc"
-	touch "$deps/cjson.stamp"
+	touch "$deps/cjson-static.stamp"
 }
 
 # libyaml's Debian source is its git tree (no configure): its few files
@@ -149,24 +149,28 @@ mkdir -p "$deps" "$out"
 t0=$(date +%s)
 cjson_dep
 yaml_dep
-# c-ares and libltdl serve only the core, which does not compile for
-# Windows yet (it still needs POSIX sockets, poll.h, regex.h, pwd.h and the
-# *at() calls), and libltdl's configure alone took minutes here: they are
-# built on request (SRT_WIN_CORE_DEPS=1; both build with mingw-w64 from
-# their Debian sources) until the core can use them.
-if [ "${SRT_WIN_CORE_DEPS:-}" = 1 ]; then
-	cmake_cares
-	autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
-else
-	say "c-ares, libltdl: not built (SRT_WIN_CORE_DEPS=1 builds them; only the core needs them)"
-fi
+cmake_cares
+autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
 say "libraries ready in $prefix ($(( $(date +%s) - t0 )) s)"
 
 # ---- srt's own Windows pieces ---------------------------------------------
 # A config.h of our own: the Linux one belongs to another host.
 mkdir -p "$out/gen"
-printf '/* win/build.sh: the mingw-w64 build of the Windows pieces */\n#define PACKAGE_VERSION "%s"\n' \
-	"$(sed -n 's/^AC_INIT(\[srt\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")" > "$out/gen/config.h"
+# Rewritten only when it changes, so the objects below stay valid. The
+# module directories are empty: on Windows modules are found beside the
+# libsrt DLL (libsrt/platform-windows.c).
+{
+	printf '/* win/build.sh: the mingw-w64 build of the Windows pieces */\n#define PACKAGE_VERSION "%s"\n' \
+		"$(sed -n 's/^AC_INIT(\[srt\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")"
+	printf '#define SRT_PLATFORM "windows"\n#define SRT_EVLOOP_NATIVE "poll"\n#define SRT_NO_SPLICE 1\n'
+	printf '#define SRT_AUTO_BACKENDS "windows-wfp",\n#define SRT_BACKENDDIR ""\n#define SRT_FILTERDIR ""\n'
+	printf '#define SRT_TLSDIR ""\n#define SRT_PKGLIBDIR ""\n'
+} > "$out/gen/config.h.new"
+if cmp -s "$out/gen/config.h.new" "$out/gen/config.h"; then
+	rm -f "$out/gen/config.h.new"
+else
+	mv "$out/gen/config.h.new" "$out/gen/config.h"
+fi
 CFLAGS="-std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -I$out/gen -I$top/include -I$top"
 # the core's portable files see Winsock under the POSIX header names
 # (win/include/README says what each maps to)
@@ -187,45 +191,59 @@ $cc $CFLAGS -o "$out/spawn-test.exe" "$here/spawn-test.c"
 # wakeup (win/test.sh runs it)
 say "building loop-test.exe"
 $cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platform-windows.c" \
+	"$top/common/posix-windows.c" \
 	"$top/proxies/wakeup-windows.c" "$top/proxies/evloop-poll.c" "$top/proxies/evloop.c" \
 	-static -lws2_32 -lbcrypt -lpthread
 
-# ---- the core: as far as it goes ----------------------------------------
-# srt.exe and libsrt do not build for Windows yet: the core's platform
-# files are Linux's and POSIX's, and the files outside them still include
-# POSIX headers. Each core source is compiled (syntax only) with mingw-w64
-# and the count that compiles, with the first reason of each that does
-# not, goes to win/out/core.status and core-files.log, so the distance is
-# measured, not guessed. Kept while the sources stay the same.
-core_src=$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c cli/*.c |
-	grep -v -e '-linux\.c' -e '-posix\.c' -e 'evloop-epoll' -e 'evloop-kqueue')
-core_key=$( (cd "$top" && cat $core_src libsrt/*.h proxies/*.h common/*.h cli/*.h win/include/*/* \
-	win/include/*.h; ls "$deps"/*.stamp) | cksum)
-if [ -f "$out/core.status" ] && [ "$(cat "$out/core.key" 2>/dev/null)" = "$core_key" ]; then
-	say "core: sources unchanged since the last run"
-	cat "$out/core.status" >&2
-	say "done in $(( $(date +%s) - t0 )) s: $(cd "$out" && ls *.exe *.dll | tr '\n' ' ')"
-	exit 0
-fi
+# ---- the core: libsrt DLL and srt.exe -------------------------------------
+# The core's portable files with the Windows platform files
+# (common/platform-windows.c, libsrt/platform-windows.c,
+# cli/platform-windows.c, proxies/wakeup-windows.c) and
+# common/posix-windows.c, which does what Windows has of the POSIX calls
+# the portable files make and refuses the rest (ENOSYS, "not supported on
+# Windows"). libsrt-0.dll exports exactly the public srt_* functions (a
+# .def made from the objects, as -export-symbols-regex does on Linux);
+# srt.exe links it and carries its own copy of the platform files, as the
+# CLI may call nothing private of libsrt. Each object is rebuilt when its
+# source or a header is newer.
+LIB_SRC="$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c | grep -v -e '-linux\.c' -e '-posix\.c' \
+	-e 'evloop-epoll' -e 'evloop-kqueue' -e 'proxies/connect\.c')"
+CLI_SRC="cli/srt.c cli/direct.c cli/proxy.c cli/platform-windows.c common/platform-windows.c common/posix-windows.c"
+# -Wno-format: the core's printf-like functions declare format(printf),
+# which gcc reads as Microsoft's printf on mingw, while the core is built
+# with mingw's C99 printf (__USE_MINGW_ANSI_STDIO: %zu and %llu work); the
+# Linux build checks the formats. -Wno-sign-compare: Winsock's SOCKET (and
+# c-ares' socket type) is an unsigned 64-bit handle the core keeps in an
+# int (see win/include/README). NAME_MAX: NTFS's longest name, which
+# mingw's limits.h leaves out.
+CORE_CC="$CORE_CFLAGS -Wno-format -Wno-sign-compare -D_FILE_OFFSET_BITS=64 -DNAME_MAX=255 -D_GNU_SOURCE -D__USE_MINGW_ACCESS -D__USE_MINGW_ANSI_STDIO=1 -DYAML_DECLARE_STATIC -DCARES_STATICLIB -DCJSON_HIDE_SYMBOLS -I$prefix/include"
+newest_h=$(ls -t "$top"/libsrt/*.h "$top"/proxies/*.h "$top"/common/*.h "$top"/cli/*.h \
+	"$top"/include/srt/*.h "$here"/include/*.h "$here"/include/*/*.h "$out/gen/config.h" | head -n1)
+obj() { # src -> object path
+	echo "$out/obj/$(echo "$1" | tr / _ | sed 's/\.c$/.o/')"
+}
+compile() { # sources...
+	for f in "$@"; do
+		o=$(obj "$f")
+		if [ ! -f "$o" ] || [ "$top/$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
+			$cc $CORE_CC -c "$top/$f" -o "$o" || { say "core: $f does not compile"; exit 1; }
+		fi
+	done
+}
+mkdir -p "$out/obj"
+say "building libsrt-0.dll and srt.exe"
+compile $LIB_SRC $CLI_SRC
+lib_objs=$(for f in $LIB_SRC; do obj "$f"; done)
+cli_objs=$(for f in $CLI_SRC; do obj "$f"; done)
 {
-	printf '#define SRT_PLATFORM "windows"\n#define SRT_EVLOOP_NATIVE "poll"\n#define SRT_NO_SPLICE 1\n'
-	printf '#define SRT_AUTO_BACKENDS "windows-wfp",\n#define SRT_BACKENDDIR "."\n#define SRT_FILTERDIR "."\n#define SRT_TLSDIR "."\n'
-} >> "$out/gen/config.h"
-n_ok=0 n_all=0
-: > "$out/core-files.log"
-for f in $core_src; do
-	n_all=$((n_all + 1))
-	if err=$($cc -std=gnu11 -D_GNU_SOURCE -DYAML_DECLARE_STATIC -D_WIN32_WINNT=0x0A00 -fsyntax-only \
-		-I"$here/include" -I"$out/gen" -I"$top/include" -I"$top" -I"$prefix/include" \
-		"$top/$f" 2>&1); then
-		n_ok=$((n_ok + 1))
-	else
-		printf '%s: %s\n' "$f" "$(printf '%s\n' "$err" | grep -m1 'error' | sed 's/.*error: //')" \
-			>> "$out/core-files.log"
-	fi
-done
-printf 'core: not built: %d of %d core sources compile for Windows (the others: win/out/core-files.log; first: %s)\n' \
-	"$n_ok" "$n_all" "$(head -n1 "$out/core-files.log")" > "$out/core.status"
-echo "$core_key" > "$out/core.key"
+	echo "EXPORTS"
+	$host-nm -g --defined-only $lib_objs | awk '$2 == "T" && $3 ~ /^srt_[a-z]/ {print "\t" $3}' | sort -u
+} > "$out/obj/libsrt.def"
+CORE_LIBS="-L$prefix/lib -lcares -lltdl -lcjson -lyaml -liphlpapi -lws2_32 -lbcrypt -ladvapi32"
+$cc -shared -o "$out/libsrt-0.dll" "$out/obj/libsrt.def" $lib_objs \
+	-Wl,--out-implib,"$out/obj/libsrt.dll.a" $CORE_LIBS -static -lpthread
+$cc -o "$out/srt.exe" $cli_objs "$out/obj/libsrt.dll.a" -lws2_32 -lbcrypt -static -lpthread
+echo "core: built (srt.exe, libsrt-0.dll: $(grep -c '^	srt_' "$out/obj/libsrt.def") exported functions)" \
+	> "$out/core.status"
 cat "$out/core.status" >&2
 say "done in $(( $(date +%s) - t0 )) s: $(cd "$out" && ls *.exe *.dll | tr '\n' ' ')"

@@ -40,14 +40,17 @@ w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 # PE images for x86-64 (the "MZ" header and the PE machine 0x8664)
 pe64() { [ "$(head -c2 "$1" 2>/dev/null)" = MZ ] && od -An -tx1 -j"$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')" -N6 "$1" | grep -q '50 45 00 00 64 86'; }
-for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe; do
+for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll; do
 	pe64 "$out/$f"; ok $? "F $f is an x86-64 Windows image"
 done
-if [ -f "$out/core.status" ] && grep -q 'core: built' "$out/core.status"; then
-	ok 0 "srt.exe and libsrt DLL built"
+# libsrt-0.dll exports the public API and nothing private
+if command -v x86_64-w64-mingw32-objdump >/dev/null; then
+	x86_64-w64-mingw32-objdump -p "$out/libsrt-0.dll" 2>/dev/null |
+		sed -n '/Ordinal\/Name Pointer/,/^$/p' | awk 'NF == 3 && $1 ~ /^\[/ {print $3}' >"$tmp/exports"
+	[ -s "$tmp/exports" ] && ! grep -qv '^srt_[a-z]' "$tmp/exports" && grep -qx srt_sandbox_explain "$tmp/exports"
+	ok $? "F libsrt-0.dll exports only srt_* ($(wc -l <"$tmp/exports") functions)"
 else
-	skip "srt.exe, libsrt DLL, the proxy under Wine" \
-		"$(cat "$out/core.status" 2>/dev/null || echo 'core not tried')"
+	skip "F libsrt-0.dll exports only srt_*" "x86_64-w64-mingw32-objdump is not installed"
 fi
 
 if ! [ -x "$wine" ]; then
@@ -124,6 +127,33 @@ else
 	done <"$tmp/loop"
 	[ "$(grep -c '^PASS' "$tmp/loop")" = 6 ] && [ $rc = 0 ]
 	ok $? "N loop-test.exe ran all 6 cases and exited 0 (status $rc)"
+
+	# srt.exe with libsrt-0.dll and windows_wfp.dll beside it
+	version=$(sed -n 's/^AC_INIT(\[srt\], \[\([^]]*\)\].*/\1/p' "$here/../configure.ac")
+	s() { (cd "$tmp/proj" && "$wine" "$out/srt.exe" "$@") >"$tmp/out" 2>"$tmp/err"; }
+	s --version
+	ok $? "K srt.exe --version runs under Wine"
+	has "$tmp/out" "$version"; ok $? "K srt.exe --version names $version ($(head -c 40 "$tmp/out"))"
+	printf '{"filesystem": {"allowWrite": 7}}' >"$tmp/bad.json"
+	s --settings "$tmp/bad.json" -- cmd.exe /c echo hi
+	rc=$?
+	[ $rc = 1 ] && has "$tmp/err" "srt: " && has "$tmp/err" "allowWrite"
+	ok $? "K a settings error names the key and stops srt.exe (status $rc: $(head -c 120 "$tmp/err"))"
+	printf '{"filesystem": {"allowWrite": ["."], "denyWrite": ["./build"]}}' >"$tmp/good.json"
+	s --explain --backend windows-wfp --settings "$tmp/good.json" -- cmd.exe /c echo hi
+	rc=$?
+	[ $rc = 0 ] && has "$tmp/out" "backend: windows-wfp" && has "$tmp/out" "runs here: no" &&
+		has "$tmp/out" "wfp ALE_AUTH_CONNECT_V4" && grep -q "^ace allow .* $tmp/proj " "$tmp/out"
+	ok $? "K srt.exe --explain prints the Windows plan: ACEs and WFP filters (status $rc: $(grep -m1 -e '^srt:' -e '^ace' "$tmp/err" "$tmp/out" | head -c 160))"
+	s --backend windows-wfp -- cmd.exe /c echo hi
+	rc=$?
+	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && ! has "$tmp/out" "hi"
+	ok $? "K srt.exe refuses to run where the backend is not installed (status $rc: $(head -c 160 "$tmp/err"))"
+	printf '{"credentials": {"files": [{"path": "a", "mode": "deny", "extract": "t:(x)"}]}}' >"$tmp/re.json"
+	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
+	rc=$?
+	[ $rc = 1 ] && has "$tmp/err" "not supported on Windows"
+	ok $? "K a setting Windows cannot enforce is refused as not supported on Windows (status $rc: $(head -c 160 "$tmp/err"))"
 
 	skip "N WFP blocks a direct connection" "Wine has no Windows Filtering Platform (fwpuclnt is a stub)"
 	skip "K the command runs as the sandbox account" "Wine has no local accounts or LogonUser"
