@@ -237,7 +237,7 @@ int srt__win_open(const char *path, int flags, ...)
 		errno = ELOOP;
 		return -1;
 	}
-	if ((flags & (O_DIRECTORY | O_PATH)) || is_dir(path))
+	if ((flags & O_DIRECTORY) || is_dir(path))
 		return refuse();
 	flags &= ~(O_NOFOLLOW | O_NONBLOCK);
 	return open(path, flags | O_BINARY, mode & 0600);

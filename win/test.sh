@@ -46,7 +46,7 @@ done
 # libsrt-0.dll exports the public API and nothing private
 if command -v x86_64-w64-mingw32-objdump >/dev/null; then
 	x86_64-w64-mingw32-objdump -p "$out/libsrt-0.dll" 2>/dev/null |
-		sed -n '/Ordinal\/Name Pointer/,/^$/p' | awk 'NF == 3 && $1 ~ /^\[/ {print $3}' >"$tmp/exports"
+		sed -n '/Ordinal\/Name Pointer/,/^$/p' | grep -E '^[[:space:]]*\[ *[0-9]+\]' | awk '{print $NF}' >"$tmp/exports"
 	[ -s "$tmp/exports" ] && ! grep -qv '^srt_[a-z]' "$tmp/exports" && grep -qx srt_sandbox_explain "$tmp/exports"
 	ok $? "F libsrt-0.dll exports only srt_* ($(wc -l <"$tmp/exports") functions)"
 else
@@ -134,12 +134,12 @@ else
 	s --version
 	ok $? "K srt.exe --version runs under Wine"
 	has "$tmp/out" "$version"; ok $? "K srt.exe --version names $version ($(head -c 40 "$tmp/out"))"
-	printf '{"filesystem": {"allowWrite": 7}}' >"$tmp/bad.json"
+	printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": 7, "denyWrite": []}}' >"$tmp/bad.json"
 	s --settings "$tmp/bad.json" -- cmd.exe /c echo hi
 	rc=$?
 	[ $rc = 1 ] && has "$tmp/err" "srt: " && has "$tmp/err" "allowWrite"
 	ok $? "K a settings error names the key and stops srt.exe (status $rc: $(head -c 120 "$tmp/err"))"
-	printf '{"filesystem": {"allowWrite": ["."], "denyWrite": ["./build"]}}' >"$tmp/good.json"
+	printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": ["./build"]}}' >"$tmp/good.json"
 	s --explain --backend windows-wfp --settings "$tmp/good.json" -- cmd.exe /c echo hi
 	rc=$?
 	[ $rc = 0 ] && has "$tmp/out" "backend: windows-wfp" && has "$tmp/out" "runs here: no" &&
@@ -149,7 +149,7 @@ else
 	rc=$?
 	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && ! has "$tmp/out" "hi"
 	ok $? "K srt.exe refuses to run where the backend is not installed (status $rc: $(head -c 160 "$tmp/err"))"
-	printf '{"credentials": {"files": [{"path": "a", "mode": "deny", "extract": "t:(x)"}]}}' >"$tmp/re.json"
+	printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"files": [{"path": "a", "mode": "deny", "extract": "t:(x)"}]}}' >"$tmp/re.json"
 	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
 	rc=$?
 	[ $rc = 1 ] && has "$tmp/err" "not supported on Windows"
