@@ -1386,6 +1386,12 @@ static ssize_t own_recv(struct tls_layer *t, unsigned char *buf, size_t n)
 			t->rb_len += (size_t)k;
 			continue;
 		}
+		if (k == 0 && t->rb_len > t->rb_off) {
+			/* closed in the middle of a record: the stream was cut,
+			 * it did not end */
+			t->broken = true;
+			break;
+		}
 		if (k == 0) {
 			/* closed without a close_notify: the end of the stream,
 			 * as mbedTLS reports it; HTTP's framing tells a cut body */

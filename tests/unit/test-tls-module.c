@@ -7,8 +7,8 @@
  * layer the module runs after the handshake, between two of its own
  * layers: each AEAD suite byte-exact both ways with and without the
  * crypto threads, a CBC suite left to mbedTLS, a changed record refused,
- * a peer gone in the middle of a transfer, the heap an idle connection
- * holds. */
+ * a record cut by the end of the socket refused, a peer gone in the
+ * middle of a transfer, the heap an idle connection holds. */
 #include "config.h"
 
 #include <errno.h>
@@ -442,6 +442,40 @@ static void test_records_tampered(void)
 	contexts_free();
 }
 
+/* The peer's socket closes in the middle of a record: the stream was cut,
+ * not ended (a clean end is a close_notify, or at least a whole record
+ * before the FIN), so the reader gets ECONNRESET and the proxy does not
+ * pass the cut on as a clean end with its own close_notify. */
+static void test_records_cut_mid_record(void)
+{
+	unsigned char b[200], rec[200];
+	struct wire w;
+	ssize_t n = 0, k;
+	int e;
+
+	if (!contexts(0, NULL) || !wire_open(&w, true)) {
+		ok(0, "two layers and their handshake");
+		return;
+	}
+	ok(srt__layer_send(w.cl, "0123456789abcdef", 16) == 16, "a record of 16 bytes");
+	for (int i = 0; i < 1000 && n < 5 + 16 + 16; i++) {
+		k = recv(w.crelay, rec + n, sizeof(rec) - (size_t)n, MSG_DONTWAIT);
+		if (k > 0)
+			n += k;
+		else
+			usleep(1000);
+	}
+	k = send(w.srelay, rec, (size_t)n / 2, 0);
+	shutdown(w.srelay, SHUT_WR);
+	n = srt__layer_recv(w.sl, b, sizeof(b));
+	e = errno;
+	ok(k > 0 && n == -1 && e == ECONNRESET,
+	   "half a record, then the end of the socket: ECONNRESET (%zd, %s)", n,
+	   n < 0 ? strerror(e) : "no error");
+	wire_close(&w);
+	contexts_free();
+}
+
 /* The client goes away in the middle of a download on the threaded
  * path: the server's sends fail (EPIPE or ECONNRESET), none hangs. */
 static void test_records_peer_gone(void)
@@ -536,6 +570,7 @@ int main(void)
 	TAP_RUN(test_records_aes256gcm);
 	TAP_RUN(test_records_cbc_stays_mbedtls);
 	TAP_RUN(test_records_tampered);
+	TAP_RUN(test_records_cut_mid_record);
 	TAP_RUN(test_records_peer_gone);
 	TAP_RUN(test_records_idle_memory);
 	return tap_done();
