@@ -1666,8 +1666,14 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 		}
 		/* the end of the stream is remembered: mbedTLS reports the
 		 * close_notify once, and the peer may keep its socket open
-		 * waiting for ours */
-		if (rc == 0 || rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || rc == MBEDTLS_ERR_SSL_CONN_EOF)
+		 * waiting for ours. The end of the socket (0, which is also
+		 * how mbedtls_ssl_read reports CONN_EOF) inside a record
+		 * (mbedTLS holds part of it: in_left) is a cut stream, as in
+		 * own_recv, never its end: the end would be passed on as our
+		 * own close_notify, an authenticated end of a truncated
+		 * stream. */
+		if (rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY ||
+		    ((rc == 0 || rc == MBEDTLS_ERR_SSL_CONN_EOF) && t->ssl.in_left == 0))
 			t->eof = true;
 		if (got)
 			return (ssize_t)got;

@@ -446,14 +446,14 @@ static void test_records_tampered(void)
  * not ended (a clean end is a close_notify, or at least a whole record
  * before the FIN), so the reader gets ECONNRESET and the proxy does not
  * pass the cut on as a clean end with its own close_notify. */
-static void test_records_cut_mid_record(void)
+static void cut_mid_record(const int *suites, const char *layer)
 {
 	unsigned char b[200], rec[200];
 	struct wire w;
 	ssize_t n = 0, k;
 	int e;
 
-	if (!contexts(0, NULL) || !wire_open(&w, true)) {
+	if (!contexts(0, suites) || !wire_open(&w, true)) {
 		ok(0, "two layers and their handshake");
 		return;
 	}
@@ -470,10 +470,24 @@ static void test_records_cut_mid_record(void)
 	n = srt__layer_recv(w.sl, b, sizeof(b));
 	e = errno;
 	ok(k > 0 && n == -1 && e == ECONNRESET,
-	   "half a record, then the end of the socket: ECONNRESET (%zd, %s)", n,
+	   "%s: half a record, then the end of the socket: ECONNRESET (%zd, %s)", layer, n,
 	   n < 0 ? strerror(e) : "no error");
 	wire_close(&w);
 	contexts_free();
+}
+
+static void test_records_cut_mid_record(void)
+{
+	cut_mid_record(NULL, "the module's record layer");
+}
+
+/* The same on mbedTLS's own record layer (a CBC suite), which reported
+ * the end of the socket inside a record as the stream's end. */
+static void test_records_cut_mid_record_mbedtls(void)
+{
+	static const int s[] = { MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, 0 };
+
+	cut_mid_record(s, "mbedTLS's record layer");
 }
 
 /* The client goes away in the middle of a download on the threaded
@@ -571,6 +585,7 @@ int main(void)
 	TAP_RUN(test_records_cbc_stays_mbedtls);
 	TAP_RUN(test_records_tampered);
 	TAP_RUN(test_records_cut_mid_record);
+	TAP_RUN(test_records_cut_mid_record_mbedtls);
 	TAP_RUN(test_records_peer_gone);
 	TAP_RUN(test_records_idle_memory);
 	return tap_done();
