@@ -64,9 +64,11 @@ out=$(srt__run --settings "$S" -- unshare -Um --keep-caps --propagation unchange
 check "Landlock refuses mount(2) even in the command's own namespaces (got: $out)" \
 	test "$out" = "mount-tmpfs errno=EPERM"
 
-# the control: the same probe where the layer is not applied
+# the control: the same probe where the layer is not applied (a denied
+# file with a second name; the name is inside the write root, where the
+# mandatory walk finds and hides it: a name srt cannot find refuses the run)
 echo other > "$WORK/proj/linked"
-ln -f "$WORK/proj/linked" "$WORK/linked2"
+ln -f "$WORK/proj/linked" "$WORK/proj/linked2"
 C=$(settings "{\"allowNestedUserNamespaces\":true,\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[\"$WORK/proj/linked\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}}")
 check "control: --explain says the layer is not applied, and why" \
 	sh -c 'srt__out=$("$@" 2>&1); printf "%s\n" "$srt__out" | grep -q "^landlock layer: not applied: .*hard links"' \
@@ -76,7 +78,7 @@ check "control: without the layer the same mount succeeds (got: $out)" test "$ou
 check "a layer the policy lost is a warning in a normal run, not only in --explain" \
 	grep -q "^srt: warning: landlock layer not applied, the mounts enforce the policy alone: .*hard links" "$WORK/ll.err"
 S=$(settings '{"allowNestedUserNamespaces":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
-rm -f "$WORK/linked2"
+rm -f "$WORK/proj/linked2"
 
 # writes outside the roots after a remount attempt
 srt__run --settings "$S" -- unshare -Um --keep-caps --propagation unchanged sh -c '
