@@ -589,3 +589,216 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
 	free(l.v);
 	return rc == SRT_E_NOMEM ? srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory") : rc;
 }
+
+/* ---- other mounts of what the command must not read ----------------------
+ * A bind mount shows a directory of a filesystem at a second place (the
+ * host's own `mount --bind ~ /mnt/home`, a container's volume, the whole
+ * btrfs mounted beside its subvolumes): the same files under another path,
+ * which the covers, made by name on the denied paths, do not hide, and
+ * which st_nlink does not count. /proc/self/mountinfo says which part of
+ * its filesystem each mount shows (its root). For each denied path and
+ * masked file, every other mount of the same filesystem whose root holds
+ * it, or lies inside it, shows it (or part of it) at a second path; unless
+ * that path is denied too, the run is refused, naming both paths and the
+ * fix. An over-mounted second mount counts too (refused: fail closed). */
+#define MI_W2(x) #x
+#define MI_W1(x) MI_W2(x)
+#define MI_W MI_W1(PATH_MAX)
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+
+struct minfo {
+	long id;
+	unsigned maj, min;
+	char *root, *mnt;
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void mi_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+		    s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static void mi_free(struct minfo *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].root);
+		free(v[i].mnt);
+	}
+	free(v);
+}
+
+/* Our mount table; SRT_OK, SRT_E_NOMEM, or SRT_E_IO (unreadable). */
+static int mi_read(struct minfo **out, size_t *nout)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct minfo *v = NULL;
+	size_t n = 0, alloc = 0, cap = 0;
+	char *line = NULL;
+
+	*out = NULL;
+	*nout = 0;
+	if (!f)
+		return SRT_E_IO;
+	while (getline(&line, &cap, f) > 0) {
+		char root[PATH_MAX + 1], mnt[PATH_MAX + 1];
+		struct minfo e;
+
+		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
+			   &e.min, root, mnt) != 5)
+			continue;
+		mi_unescape(root);
+		mi_unescape(mnt);
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			struct minfo *nv = realloc(v, na * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			alloc = na;
+		}
+		e.root = strdup(root);
+		e.mnt = strdup(mnt);
+		if (!e.root || !e.mnt) {
+			free(e.root);
+			free(e.mnt);
+			goto nomem;
+		}
+		v[n++] = e;
+	}
+	free(line);
+	fclose(f);
+	*out = v;
+	*nout = n;
+	return SRT_OK;
+nomem:
+	free(line);
+	fclose(f);
+	mi_free(v, n);
+	return SRT_E_NOMEM;
+}
+
+/* path below "/"-prefix p (a path srt__mount_covers(p, path) holds): the
+ * rest, "" or "/...". */
+static const char *mi_tail(const char *p, const char *path)
+{
+	return strcmp(p, "/") ? path + strlen(p) : path;
+}
+
+/* The mount entry path lives on: by its mount id when the kernel gives it
+ * (Linux 5.8), else the last mounted of the longest mount point holding it. */
+static long mi_find(const struct minfo *v, size_t n, const char *path)
+{
+	struct statx sx;
+	long best = -1;
+	size_t i, bl = 0;
+
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID)) {
+		for (i = n; i-- > 0;)
+			if ((unsigned long long)v[i].id == (unsigned long long)sx.stx_mnt_id)
+				return srt__mount_covers(v[i].mnt, path) ? (long)i : -1;
+	}
+	for (i = 0; i < n; i++)
+		if (srt__mount_covers(v[i].mnt, path) && strlen(v[i].mnt) >= bl) {
+			bl = strlen(v[i].mnt);
+			best = (long)i;
+		}
+	return best;
+}
+
+/* 0 when path (what) is shown by no other mount at a readable path, else
+ * the plan's failure. */
+static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t n, const char *path,
+			const char *what)
+{
+	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
+	const struct minfo *l;
+	long k = mi_find(v, n, path);
+	size_t i;
+
+	if (k < 0)
+		return SRT_OK;
+	l = &v[k];
+	/* where path is in its filesystem */
+	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
+			     mi_tail(l->mnt, path)) >= sizeof(rel))
+		return SRT_OK;
+	if (!rel[0])
+		snprintf(rel, sizeof(rel), "/");
+	for (i = 0; i < n; i++) {
+		const struct minfo *o = &v[i];
+
+		if ((long)i == k || o->maj != l->maj || o->min != l->min)
+			continue;
+		if (srt__mount_covers(o->root, rel)) {
+			/* the other mount shows path itself */
+			const char *t = mi_tail(o->root, rel);
+
+			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(o->mnt, "/") || !*t ? o->mnt : "",
+					     t) >= sizeof(alias))
+				continue;
+		} else if (srt__mount_covers(rel, o->root)) {
+			/* it shows a directory inside path */
+			snprintf(alias, sizeof(alias), "%s", o->mnt);
+		} else {
+			continue;
+		}
+		if (!strcmp(alias, path) || !srt__mount_state_of(c, alias).r)
+			continue;
+		return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
+				    "%s: \"%s\" is also at \"%s\" (another mount of its filesystem, "
+				    "mount id %ld), so the command could read it there; add \"%s\" to "
+				    "filesystem.denyRead or unmount it",
+				    what, path, alias, o->id, alias);
+	}
+	return SRT_OK;
+}
+
+int srt__mount_check_mounts(struct srt__mount_ctx *c)
+{
+	const struct srt_policy *pol = c->pol;
+	struct minfo *v;
+	size_t n, i, j;
+	int rc, shared = 0;
+
+	rc = mi_read(&v, &n);
+	if (rc == SRT_E_NOMEM)
+		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+	if (rc)
+		return srt_diag_set(c->diag, SRT_E_IO, "filesystem.denyRead",
+				    "filesystem.denyRead: cannot read /proc/self/mountinfo to find other "
+				    "mounts of the denied paths (is /proc mounted?)");
+	/* nothing to look for when every filesystem is mounted once */
+	for (i = 0; i < n && !shared; i++)
+		for (j = i + 1; j < n && !shared; j++)
+			shared = v[i].maj == v[j].maj && v[i].min == v[j].min;
+	for (i = 0; shared && !rc && i < c->n; i++) {
+		const struct srt__mount_node *nd = &c->v[i];
+
+		if ((nd->kinds & K_DR) && !srt__mount_state_of(c, nd->path).r)
+			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead");
+	}
+	for (i = 0; shared && !rc && i < pol->n_masked_files; i++) {
+		char real[PATH_MAX];
+
+		if (pol->masked_files[i].path && realpath(pol->masked_files[i].path, real))
+			rc = mi_check_one(c, v, n, real,
+					  pol->masked_files[i].origin ? pol->masked_files[i].origin :
+					  "credentials.files");
+	}
+	mi_free(v, n);
+	return rc;
+}

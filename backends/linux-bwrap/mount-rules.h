@@ -23,5 +23,9 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c);
  * hides or one srt found under an allowRead path; a file with names srt
  * did not find fails the plan, naming the file and the fix. */
 int srt__mount_check_links(struct srt__mount_ctx *c);
+/* After it: no denied path or masked file is shown at a readable path by
+ * another mount of its filesystem (a bind mount); else the plan fails,
+ * naming both paths and the fix. */
+int srt__mount_check_mounts(struct srt__mount_ctx *c);
 
 #endif

@@ -135,6 +135,8 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_pl
 	if (!rc)
 		rc = srt__mount_check_links(&c);
 	if (!rc)
+		rc = srt__mount_check_mounts(&c);
+	if (!rc)
 		rc = srt__mount_plan_placeholders(&c);
 	if (!rc)
 		rc = srt__mount_emit(&c);

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Escape class F1/H3 (a second name of a denied file), linux-bwrap: a bind
+# mount. The host already shows a directory at a second path (`mount --bind
+# ~ /mnt/home`, a container's volume, the whole btrfs beside its
+# subvolumes): the same files, which the covers (made on the denied names)
+# do not hide, and which st_nlink does not count, so the hard-link check
+# does not see them either. srt read the canary at the second path (red
+# team). Each run must either refuse, naming the second path, or hide it:
+# the canary never appears. The mounts live in a mount namespace of this
+# script's own (unshare -rm), which takes them away at its end.
+if [ -z "${SRT_ESC_MNTNS:-}" ] && unshare -rm true 2>/dev/null; then
+	SRT_ESC_MNTNS=1 exec unshare -rm bash "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+if [ -z "${SRT_ESC_MNTNS:-}" ]; then
+	skip "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	echo "1..$_tap_n"
+	exit 0
+fi
+P="$WORK/proj"
+mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$P/h"
+echo "$CANARY" > "$HOME/.ssh/keys/inner"
+mounts=()
+bind() { mount --bind "$1" "$2" && mounts=("$2" "${mounts[@]}"); }
+unbind() { local m; for m in "${mounts[@]}"; do umount "$m"; done; mounts=(); }
+trap 'unbind; _cleanup' EXIT
+S="$WORK/s.json"
+run() { srt__run -s "$S" -c "$1" >"$WORK/out" 2>&1; echo "rc=$?" >> "$WORK/out"; }
+what() { tr '\n' ' ' < "$WORK/out" | head -c 300; }
+refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
+
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+run 'echo ran'
+if ! grep -q '^ran' "$WORK/out"; then
+	skip_rest 8 "F1 the command did not run here ($(what))"
+	echo "1..$_tap_n"
+	exit 0
+fi
+
+# 1-2: $HOME shown again outside every write root
+bind "$HOME" "$WORK/alias-home"
+run "cat '$WORK/alias-home/.ssh/id_canary'; echo ran"
+attempt F1 "a bind mount of \$HOME outside the write roots does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+attempt F1 "the run is refused, naming the second path ($(what))" refused_naming "$WORK/alias-home/.ssh"
+unbind
+
+# 3-4: a directory inside the denied one shown elsewhere
+bind "$HOME/.ssh/keys" "$WORK/alias-keys"
+run "cat '$WORK/alias-keys/inner'; echo ran"
+attempt F1 "a bind mount of a directory inside ~/.ssh does not show it ($(what))" no_leak "$WORK/out"
+attempt F1 "the run is refused, naming the mount ($(what))" refused_naming "$WORK/alias-keys"
+unbind
+
+# 5-6: $HOME shown inside the write root
+bind "$HOME" "$P/h"
+run "cat h/.ssh/id_canary h/.ssh/keys/inner; echo ran"
+attempt F1 "a bind mount of \$HOME in the write root does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+attempt F1 "the run is refused, naming the second path ($(what))" refused_naming "$P/h/.ssh"
+
+# 7-8: the second path denied too: the run goes on, and neither name reads
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","%s"],"allowWrite":["."],"denyWrite":[]}}\n' \
+	"$P/h/.ssh" > "$S"
+run "cat h/.ssh/id_canary ~/.ssh/id_canary; echo ran"
+attempt F1 "with the second path denied, the command runs ($(what))" grep -q '^ran' "$WORK/out"
+attempt F1 "and reads the canary by neither name ($(what))" no_leak "$WORK/out"
+unbind
+echo "1..$_tap_n"
