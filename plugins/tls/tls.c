@@ -1392,9 +1392,21 @@ static ssize_t own_recv(struct tls_layer *t, unsigned char *buf, size_t n)
 			t->broken = true;
 			break;
 		}
+		if (k == 0 && !t->server) {
+			/* the server closed without a close_notify, between
+			 * records: a cut too (whoever can send a FIN can make
+			 * it), not an end. Passed on as an end it would be our
+			 * own close_notify to the sandbox's client, an
+			 * authenticated end of a body that only the server's
+			 * close delimits (HTTP/1.0, no Content-Length), which
+			 * the client could not tell from a whole one */
+			t->broken = true;
+			break;
+		}
 		if (k == 0) {
-			/* closed without a close_notify: the end of the stream,
-			 * as mbedTLS reports it; HTTP's framing tells a cut body */
+			/* the sandbox's client closed without a close_notify:
+			 * its end, as mbedTLS reports it (its requests are
+			 * framed) */
 			t->eof = true;
 			break;
 		}
@@ -1671,9 +1683,10 @@ static ssize_t tls_recv(struct srt__layer *l, void *buf, size_t n)
 		 * (mbedTLS holds part of it: in_left) is a cut stream, as in
 		 * own_recv, never its end: the end would be passed on as our
 		 * own close_notify, an authenticated end of a truncated
-		 * stream. */
+		 * stream. So is the server's end between records without a
+		 * close_notify (see own_recv). */
 		if (rc == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY ||
-		    ((rc == 0 || rc == MBEDTLS_ERR_SSL_CONN_EOF) && t->ssl.in_left == 0))
+		    ((rc == 0 || rc == MBEDTLS_ERR_SSL_CONN_EOF) && t->ssl.in_left == 0 && t->server))
 			t->eof = true;
 		if (got)
 			return (ssize_t)got;

@@ -490,6 +490,76 @@ static void test_records_cut_mid_record_mbedtls(void)
 	cut_mid_record(s, "mbedTLS's record layer");
 }
 
+/* The server's socket ends between records, without a close_notify
+ * (anyone on the path can send that FIN): for the proxy's client layer
+ * that is a cut too, ECONNRESET after the whole records, never the
+ * stream's end, which the proxy would pass on to the sandbox's client as
+ * its own close_notify, an authenticated end of a body that only the
+ * server's close delimits. With the close_notify it is the end (0). */
+static void cut_between_records(const int *suites, const char *layer)
+{
+	unsigned char b[200], rec[400];
+	struct wire w;
+	ssize_t n, k, got = 0;
+	int e, notify;
+
+	for (notify = 0; notify < 2; notify++) {
+		n = 0;
+		if (!contexts(0, suites) || !wire_open(&w, true)) {
+			ok(0, "two layers and their handshake");
+			return;
+		}
+		ok(srt__layer_send(w.sl, "0123456789abcdef", 16) == 16, "a record of 16 bytes");
+		if (notify)
+			srt__layer_shutdown(w.sl);
+		for (int i = 0; i < 300; i++) {
+			k = recv(w.srelay, rec + n, sizeof(rec) - (size_t)n, MSG_DONTWAIT);
+			if (k > 0)
+				n += k;
+			else
+				usleep(1000);
+		}
+		k = send(w.crelay, rec, (size_t)n, 0);
+		shutdown(w.crelay, SHUT_WR);
+		for (int i = 0; i < 1000 && got < 16; i++) {
+			ssize_t r = srt__layer_recv(w.cl, b, sizeof(b));
+
+			if (r > 0)
+				got += r;
+			else if (r == 0 || errno != EAGAIN)
+				break;
+			else
+				usleep(1000);
+		}
+		errno = 0;
+		n = srt__layer_recv(w.cl, b, sizeof(b));
+		e = errno;
+		if (notify)
+			ok(k > 0 && n == 0, "%s: a record and the server's close_notify: the end (%zd, %s)", layer,
+			   n, n < 0 ? strerror(e) : "no error");
+		else
+			ok(k > 0 && got == 16 && n == -1 && e == ECONNRESET,
+			   "%s: a whole record, then the server's socket ends without a close_notify: "
+			   "ECONNRESET after it (%zd bytes, then %zd, %s)", layer, got, n,
+			   n < 0 ? strerror(e) : "no error");
+		got = 0;
+		wire_close(&w);
+		contexts_free();
+	}
+}
+
+static void test_records_cut_between_records(void)
+{
+	cut_between_records(NULL, "the module's record layer");
+}
+
+static void test_records_cut_between_records_mbedtls(void)
+{
+	static const int s[] = { MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, 0 };
+
+	cut_between_records(s, "mbedTLS's record layer");
+}
+
 /* The client goes away in the middle of a download on the threaded
  * path: the server's sends fail (EPIPE or ECONNRESET), none hangs. */
 static void test_records_peer_gone(void)
@@ -586,6 +656,8 @@ int main(void)
 	TAP_RUN(test_records_tampered);
 	TAP_RUN(test_records_cut_mid_record);
 	TAP_RUN(test_records_cut_mid_record_mbedtls);
+	TAP_RUN(test_records_cut_between_records);
+	TAP_RUN(test_records_cut_between_records_mbedtls);
 	TAP_RUN(test_records_peer_gone);
 	TAP_RUN(test_records_idle_memory);
 	return tap_done();
