@@ -47,7 +47,9 @@ net_server ssh SSHD
 # the test's servers are on loopback, which the address guard lets through
 # for the name localhost alone; the sandbox asks DNS for it like any name
 S=$(net_settings '["localhost","*.tunnel.icept.test"]' '["denied.icept.test"]')
-sed -i 's|"denyRead":\["~/.ssh"\]|"denyRead":["~/.ssh","/etc/hosts"]|' "$S"
+# and its second name, the file bound there (srt refuses a denied path
+# that another mount shows)
+sed -i 's|"denyRead":\["~/.ssh"\]|"denyRead":["~/.ssh","/etc/hosts","'"$WORK"'/hosts"]|' "$S"
 E='env -i PATH=/usr/bin:/bin NO_PROXY=* no_proxy=*'
 cat > "$P.py" <<PYEOF
 import urllib.request

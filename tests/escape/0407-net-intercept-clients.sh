@@ -149,7 +149,9 @@ mkdir -p "$WORK/filters"
 cp "$SRT_FILTER_DIR/rules.so" "$WORK/filters/" && export SRT_FILTER_DIR="$WORK/filters"
 S=$(net_settings '["localhost"]' '["denied.icept.test"]' \
 	'"filters":[{"plugin":"rules","config":{"rules":[{"action":"deny","path":"/secret*","reason":"no secrets"},{"action":"deny","methods":["DELETE"],"status":405}]}}]')
-sed -i 's|"denyRead":\["~/.ssh"\]|"denyRead":["~/.ssh","/etc/hosts"]|' "$S"
+# and its second name, the file bound there (srt refuses a denied path
+# that another mount shows)
+sed -i 's|"denyRead":\["~/.ssh"\]|"denyRead":["~/.ssh","/etc/hosts","'"$WORK"'/hosts"]|' "$S"
 E='env -i PATH=/usr/bin:/bin HOME=/tmp NO_PROXY=* no_proxy=*'
 cat > "$P/web.py" <<'PYEOF'
 import re, socket, sys, urllib.request, urllib.error
