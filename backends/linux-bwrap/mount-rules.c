@@ -487,11 +487,16 @@ static int lnames_list(struct srt__mount_ctx *c, struct lnames *l, int dfd, cons
 		if (snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "", de->d_name) >=
 		    (int)sizeof(child))
 			continue;
-		if (de->d_type == DT_DIR && depth < LINK_DIR_DEPTH) {
-			int cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (de->d_type == DT_DIR) {
+			/* one level too deep, or a directory we cannot list:
+			 * its files go unchecked, which the note says */
+			int cfd = depth < LINK_DIR_DEPTH ?
+				  openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 
 			if (cfd >= 0)
 				rc = lnames_list(c, l, cfd, child, depth + 1, what);
+			else
+				l->cut = 1;
 			continue;
 		}
 		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
@@ -553,9 +558,10 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
 					"credentials.files");
 	}
 	if (!rc && l.cut)
-		rc = srt__mount_note(c, "denied directories: srt listed their first %d entries for other "
-				     "names (hard links) of their files; files past them are not checked",
-				     LINK_LIST_MAX);
+		rc = srt__mount_note(c, "denied directories: srt listed their first %d entries, %d levels "
+				     "deep, for other names (hard links) of their files; files past them, "
+				     "or in a directory it could not open, are not checked",
+				     LINK_LIST_MAX, LINK_DIR_DEPTH);
 	/* a file with a hidden name whose names were not all found */
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), lname_cmp);

@@ -55,6 +55,15 @@ srt__run -s "$DS" -c "cat ~/.aws/credentials.bak; echo ran" >"$WORK/out" 2>&1
 attempt C2c "a denyRead file's hard link outside the write roots: refused, naming the file ($(head -c 300 "$WORK/out.denied")); its links inside a denied directory run ($(head -c 200 "$WORK/out"))" \
 	sh -c "! grep -q SECRET-DENIED '$WORK/out.denied' && ! grep -qx ran '$WORK/out.denied' && grep -q 'cfg/denied.env.*hard link.*samefile' '$WORK/out.denied' && grep -qx ran '$WORK/out' && ! grep -q CANARY-AWS '$WORK/out'"
 rm -f "$HOME/.aws/credentials.bak"
+# a file of a denied directory deeper than the listing goes (8 levels)
+# is not counted: --explain must say so (it said nothing: the note was
+# written for the entry bound only)
+mkdir -p "$HOME/.aws/1/2/3/4/5/6/7/8/9"
+echo deep > "$HOME/.aws/1/2/3/4/5/6/7/8/9/deep"
+srt__run -s "$DS" --explain -c true >"$WORK/out" 2>&1
+attempt C2d "--explain says that files deeper than the hard-link listing are not checked ($(grep -i 'hard links' "$WORK/out" | head -c 200))" \
+	grep -q 'levels deep.*not checked' "$WORK/out"
+rm -rf "$HOME/.aws/1"
 run "cat '$P/other/symlink.yml'; cat /proc/self/root'$P/cfg/cred.yml'"
 attempt C3 "a symlink and /proc/self/root show the copy" nothing_real
 run "cd '$P/cfg' && exec 3<. && cat /proc/self/fd/3/cred.yml; $PY -c 'import os; d=os.open(\"$P/cfg\", os.O_RDONLY); print(os.read(os.open(\"cred.yml\", os.O_RDONLY, dir_fd=d), 4096))'"
