@@ -69,7 +69,8 @@ static int exited(pid_t pid)
 }
 
 /* After srt died: the sandbox must be gone before the orphan work looks at
- * the write roots and the run's directory is removed. bwrap's group was just killed; its reaper (bwrap's
+ * the write roots and the run's directory is removed. bwrap's group was
+ * just killed; its reaper (bwrap's
  * PID 1, "R"), which bwrap's death kills, exits only once every process
  * of its pid namespace is gone. Without a reaper yet (srt died while bwrap
  * set up), the group leaders (bwrap), then a grace for their reapers'
