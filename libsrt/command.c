@@ -9,6 +9,7 @@
 
 #include "command.h"
 #include "gitguard.h"
+#include "policy-build.h"
 #include "violations.h"
 
 #define EVENT_LINE_MAX 4096
@@ -90,4 +91,19 @@ void srt__on_gitguard(void *vctx, int is_violation, const char *line)
 void srt__gitguard_orphan(void *ctx)
 {
 	srt__gitguard_sweep(ctx, NULL, NULL);
+}
+
+void srt__command_orphans(const struct srt_sandbox *sb, const struct srt_policy *pol,
+			  struct srt__gitguard *gg, struct srt_command *cmd)
+{
+	/* a module older than the field would neither know it nor remove
+	 * the directory: it keeps the sweep of the directory instead */
+	if (sb->be->hdr.abi_minor >= 7 && srt__policy_own_tmpdir(pol))
+		cmd->orphan_dir = pol->tmpdir;
+	if (gg && srt__gitguard_orphan_work(gg, cmd->orphan_dir)) {
+		/* srt SIGKILLed mid-run: the backend's guard sweeps instead */
+		cmd->orphan_fn = srt__gitguard_orphan;
+		cmd->orphan_ctx = gg;
+		cmd->n_orphan_fds = srt__gitguard_fds(gg, &cmd->orphan_fds);
+	}
 }

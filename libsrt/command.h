@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include "gitguard.h"
 #include "sandbox.h"
 
 /* Violation lines from the backend's monitor, read on a thread of their
@@ -33,5 +34,12 @@ struct srt__gitguard_ctx {
 };
 void srt__on_gitguard(void *vctx, int is_violation, const char *line);
 void srt__gitguard_orphan(void *ctx);
+
+/* What cmd's backend must still do if srt dies mid-run (srt_command's
+ * orphan_* fields), for a command under pol with the git guard gg (may be
+ * NULL). The run's own TMPDIR is removed, not swept, then: with no other
+ * write root the backend's guard needs nothing of this process. */
+void srt__command_orphans(const struct srt_sandbox *sb, const struct srt_policy *pol,
+			  struct srt__gitguard *gg, struct srt_command *cmd);
 
 #endif

@@ -1038,6 +1038,17 @@ size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds)
 	return *fds ? g->roots.n : 0;
 }
 
+int srt__gitguard_orphan_work(const struct srt__gitguard *g, const char *removed)
+{
+	/* a root below or above the removed directory is a root of its own:
+	 * what lies outside the directory, or was reached by another name,
+	 * is not gone with it */
+	for (size_t i = 0; g && i < g->roots.n; i++)
+		if (!removed || strcmp(g->roots.v[i], removed) != 0)
+			return 1;
+	return 0;
+}
+
 void srt__gitguard_free(struct srt__gitguard *g)
 {
 	if (!g)

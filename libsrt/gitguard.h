@@ -40,6 +40,11 @@ void srt__gitguard_free(struct srt__gitguard *g);
  * copy of g in another process needs them open to sweep. */
 size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds);
 
+/* Does g's sweep have work if srt dies mid-run, when the directory
+ * removed (may be NULL) is removed with everything in it instead of
+ * being swept? 1 when g has a root other than removed. */
+int srt__gitguard_orphan_work(const struct srt__gitguard *g, const char *removed);
+
 /* Exposed for the unit test: is this git config text one that cannot make
  * git run a program? why names the first offending key. */
 int srt__gitguard_config_safe(const char *text, size_t len, char *why, size_t whylen);

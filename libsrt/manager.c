@@ -350,12 +350,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	rc = srt__gitguard_snapshot(&sb->policy, &gg, srt__on_gitguard, &ggc);
 	if (rc)
 		goto out;
-	if (gg) {
-		/* srt SIGKILLed mid-run: the backend's guard sweeps instead */
-		cmd.orphan_fn = srt__gitguard_orphan;
-		cmd.orphan_ctx = gg;
-		cmd.n_orphan_fds = srt__gitguard_fds(gg, &cmd.orphan_fds);
-	}
+	srt__command_orphans(sb, &sb->policy, gg, &cmd);
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 	if (rc)
 		goto out_cmd; /* a failed wrap may have set up part of the command */

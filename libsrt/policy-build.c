@@ -9,7 +9,6 @@
  * the user would believe the files protected. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/platform.h"
+#include "common/rmtree.h"
 #include "caches.h"
 #include "paths.h"
 #include "policy-build.h"
@@ -307,6 +307,9 @@ static int ensure_private_dir(const char *dir, struct srt_diag *diag)
  * removed when their policy is released. A policy is a plain struct of
  * the public ABI with no room for a flag, so the list is kept here. */
 struct run_tmp {
+	const struct srt_policy *owner; /* a policy built from another's
+					 * TMPDIR (customConfig) shares the
+					 * path, not the directory's end */
 	char *path;
 	dev_t dev;
 	ino_t ino;
@@ -344,6 +347,7 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag 
 		free(t);
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	}
+	t->owner = pol;
 	t->path = path;
 	t->dev = st.st_dev;
 	t->ino = st.st_ino;
@@ -354,54 +358,15 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag 
 	return SRT_OK;
 }
 
-#define RM_DEPTH_MAX 256
-
-/* Remove everything below the directory open at dfd: never through a
- * link (each directory is opened with O_NOFOLLOW relative to its parent's
- * descriptor), a directory the command made unreadable is made readable
- * first (it is this user's), and a tree deeper than RM_DEPTH_MAX is left
- * where it lies. Consumes dfd. */
-static void rm_below(int dfd, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-
-	(void)fchmod(dfd, 0700);
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		int cfd;
-
-		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
-			continue;
-		if (unlinkat(dirfd(d), n, 0) == 0 || (errno != EISDIR && errno != EPERM))
-			continue;
-		if (depth >= RM_DEPTH_MAX)
-			continue;
-		cfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		rm_below(cfd, depth + 1);
-		(void)unlinkat(dirfd(d), n, AT_REMOVEDIR);
-	}
-	closedir(d);
-}
-
-/* Remove this run's temporary directory, when path is one run_tmpdir()
- * made and still the same directory. */
-static void run_tmpdir_remove(const char *path)
+/* Remove this run's temporary directory, when pol's is one run_tmpdir()
+ * made for pol and still the same directory. */
+static void run_tmpdir_remove(const struct srt_policy *pol)
 {
 	struct run_tmp **pp, *t = NULL;
-	struct stat st;
-	int fd;
 
 	pthread_mutex_lock(&run_tmp_lock);
 	for (pp = &run_tmps; *pp; pp = &(*pp)->next)
-		if (!strcmp((*pp)->path, path)) {
+		if ((*pp)->owner == pol && !strcmp((*pp)->path, pol->tmpdir)) {
 			t = *pp;
 			*pp = t->next;
 			break;
@@ -409,15 +374,21 @@ static void run_tmpdir_remove(const char *path)
 	pthread_mutex_unlock(&run_tmp_lock);
 	if (!t)
 		return;
-	fd = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
-		rm_below(fd, 0);
-		(void)rmdir(t->path);
-	} else if (fd >= 0) {
-		close(fd);
-	}
+	srt__rm_tree_same(t->path, t->dev, t->ino);
 	free(t->path);
 	free(t);
+}
+
+int srt__policy_own_tmpdir(const struct srt_policy *pol)
+{
+	const struct run_tmp *t;
+	int own = 0;
+
+	pthread_mutex_lock(&run_tmp_lock);
+	for (t = run_tmps; pol->tmpdir && t && !own; t = t->next)
+		own = t->owner == pol && !strcmp(t->path, pol->tmpdir);
+	pthread_mutex_unlock(&run_tmp_lock);
+	return own;
 }
 
 static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *env,
@@ -806,7 +777,7 @@ void srt__policy_release(struct srt_policy *pol)
 	free(pol->cwd);
 	free(pol->home);
 	if (pol->tmpdir)
-		run_tmpdir_remove(pol->tmpdir);
+		run_tmpdir_remove(pol);
 	free(pol->tmpdir);
 	free(pol->bwrap_path);
 	for (i = 0; pol->protected_released && pol->protected_released[i]; i++)

@@ -31,6 +31,11 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 		      const struct srt__policy_env *env, struct srt_diag *diag);
 void srt__policy_release(struct srt_policy *pol);
 
+/* Is pol->tmpdir the run's own directory that srt__policy_release(pol)
+ * removes with everything in it (not one named by CLAUDE_CODE_TMPDIR, nor
+ * another policy's)? pol must not have been moved since the build. */
+int srt__policy_own_tmpdir(const struct srt_policy *pol);
+
 /* Add one absolute path to pol->deny_read after the build (a file the
  * backend cannot show as srt wants it is denied instead). */
 int srt__policy_deny_read_path(struct srt_policy *pol, const char *path, const char *origin,

@@ -359,11 +359,7 @@ int srt_sandbox_wrap(struct srt_sandbox *sb, const char *const *argv,
 		srt_diag_set(diag, rc, "", "wrap: git guard: %s", srt_strerror(rc));
 		goto fail;
 	}
-	if (wp->gg) {
-		wp->cmd.orphan_fn = srt__gitguard_orphan;
-		wp->cmd.orphan_ctx = wp->gg;
-		wp->cmd.n_orphan_fds = srt__gitguard_fds(wp->gg, &wp->cmd.orphan_fds);
-	}
+	srt__command_orphans(sb, wp->own_policy ? &wp->policy : &sb->policy, wp->gg, &wp->cmd);
 	wp->have_cmd = 1;
 	rc = sb->be->wrap(backend_state(wp), argv, &wp->cmd, diag);
 	if (rc)

@@ -416,6 +416,24 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	st->running++; /* until bw_release */
 	bc->counted = 1;
 	out->guard_fd = st->guard_fd;
+	if (out->orphan_dir) {
+		/* the run's own TMPDIR: the guard removes it if srt dies,
+		 * while it is still this directory */
+		struct stat ts;
+		char rec[PATH_MAX + 64];
+
+		if (lstat(out->orphan_dir, &ts) != 0 || !S_ISDIR(ts.st_mode))
+			return srt_diag_set(diag, SRT_E_IO, out->orphan_dir,
+					    "cleanup guard: the run's temporary directory \"%s\" is gone",
+					    out->orphan_dir);
+		if ((size_t)snprintf(rec, sizeof(rec), "%llu:%llu:%s", (unsigned long long)ts.st_dev,
+				     (unsigned long long)ts.st_ino, out->orphan_dir) >= sizeof(rec))
+			return srt_diag_set(diag, SRT_E_LIMIT, out->orphan_dir,
+					    "cleanup guard: the run's temporary directory's name is too long");
+		rc = srt__bwrap_guard_send(st, 'T', rec, diag);
+		if (rc)
+			return rc;
+	}
 	if (pol->proxy_dir && !st->proxy_dir_sent) {
 		rc = srt__bwrap_guard_send(st, 'D', pol->proxy_dir, diag);
 		if (rc)

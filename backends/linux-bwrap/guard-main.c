@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/rmtree.h"
 #include "guard-main.h"
 #include "mounts.h"
 
@@ -68,7 +69,8 @@ static int exited(pid_t pid)
 }
 
 /* After srt died: the sandbox must be gone before the orphan work looks at
- * the write roots. bwrap's group was just killed; its reaper (bwrap's
+ * the write roots and the run's directory is removed. bwrap's group was
+ * just killed; its reaper (bwrap's
  * PID 1, "R"), which bwrap's death kills, exits only once every process
  * of its pid namespace is gone. Without a reaper yet (srt died while bwrap
  * set up), the group leaders (bwrap), then a grace for their reapers'
@@ -97,6 +99,8 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 	char buf[PATH_MAX + 2];
 	size_t have = 0;
 	char proxy_dir[PATH_MAX + 2] = "";
+	char run_dir[PATH_MAX + 2] = "";
+	unsigned long long run_dev = 0, run_ino = 0;
 	pid_t reaper = 0;
 	int i, quitting = 0;
 
@@ -152,6 +156,17 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 				reaper = (pid_t)pid;
 			} else if (buf[0] == 'D' && buf[1] == '/' && !proxy_dir[0]) {
 				snprintf(proxy_dir, sizeof(proxy_dir), "%s", buf + 1);
+			} else if (buf[0] == 'T') {
+				char *e1, *e2;
+				unsigned long long dv = strtoull(buf + 1, &e1, 10), in = 0;
+
+				if (*e1 == ':')
+					in = strtoull(e1 + 1, &e2, 10);
+				if (*e1 == ':' && *e2 == ':' && e2[1] == '/') {
+					snprintf(run_dir, sizeof(run_dir), "%s", e2 + 1);
+					run_dev = dv;
+					run_ino = in;
+				}
 			} else if (buf[0] == 'Q') {
 				quitting = 1;
 			} else if (buf[0] == 'X') {
@@ -170,10 +185,15 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 		kill(-groups[g], SIGKILL);
 	/* srt died mid-run: what it would have done at the command's end
 	 * (the git guard's sweep), once nothing sandboxed is left */
-	if (orphan_fn && ngroups) {
+	if ((orphan_fn || run_dir[0]) && ngroups)
 		guard_wait_gone(groups, ngroups, reaper);
+	if (orphan_fn && ngroups)
 		orphan_fn(orphan_ctx);
-	}
+	/* srt died: the run's own TMPDIR, which it would have removed at its
+	 * end, goes with everything the command left there (also a git
+	 * repository, which the sweep above therefore leaves to this) */
+	if (run_dir[0])
+		srt__rm_tree_same(run_dir, (dev_t)run_dev, (ino_t)run_ino);
 	/* srt died: its proxy directory (socket inside) goes too */
 	if (proxy_dir[0]) {
 		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -7,7 +7,9 @@
  * files. It reads NUL-terminated records from a pipe: "P<path>" a
  * placeholder, "K<pid>" a process group to kill if srt dies, "k<pid>" that
  * group is finished, "R<pid>" bwrap's reaper (PID 1 of the sandbox) of the
- * running command, "X" no orphan work (see srt__bwrap_guard_start), "Q"
+ * running command, "X" no orphan work (see srt__bwrap_guard_start),
+ * "T<dev>:<ino>:<path>" the run's own temporary directory, to be removed
+ * if srt dies (srt_command.orphan_dir), "Q"
  * srt is ending normally. At EOF, which comes when srt is gone or done, it
  * acts on what is left: nothing after "Q", since srt removes its own
  * placeholders when each command ends (bw_release), so srt never waits for
@@ -149,6 +151,10 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	if (st->pol && st->pol->debug)
+		fprintf(stderr, "[srt debug] cleanup guard: %s\n",
+			cmd->orphan_fn ? "a fork of srt (the git guard's sweep of write roots other than the run's TMPDIR)" :
+					 "srt-linux-init --guard (posix_spawn)");
 	if (cmd->orphan_fn)
 		rc = guard_fork(st, cmd, p, is_subreaper(), diag);
 	else

@@ -32,7 +32,7 @@
  * 1.3 srt_policy.allow_pty .. allow_mach_lookup (the macOS-only settings)
  * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection; 1.5 the
  * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
- * and SRT_CAP_MASKED_FILES. */
+ * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 6
+#define SRT_BACKEND_ABI_MINOR 7
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */
@@ -92,6 +92,16 @@ struct srt_command {
 	void *orphan_ctx;
 	const int *orphan_fds;
 	size_t n_orphan_fds;
+	/* ABI minor 7. Set by the core before wrap(): the run's own
+	 * temporary directory, which the core removes with everything in it
+	 * when the sandbox ends, so nothing the command leaves there (a git
+	 * repository with hooks) outlives the run. A backend whose guard
+	 * outlives srt removes it from that guard if srt dies, once every
+	 * sandboxed process is gone, and only while it is still the
+	 * directory it was at wrap() (device and inode). The core leaves the
+	 * directory out of orphan_fn's work only for a module of this minor
+	 * or newer; NULL: none. */
+	const char *orphan_dir;
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

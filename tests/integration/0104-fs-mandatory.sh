@@ -74,7 +74,7 @@ if command -v git >/dev/null 2>&1; then
 	mkdir -p "$GK"
 	git init -q "$GK/old" 2>/dev/null
 	KS=$(fs gk "{\"denyRead\":[],\"allowWrite\":[\"$GK\"],\"denyWrite\":[]}")
-	(cd "$GK" && exec "$SRT" --backend="$BACKEND" -s "$KS" -c 'git init -q new && git -C new config core.fsmonitor "touch PWNED; false" && mkdir -p evil && printf "[core]\n\tfsmonitor = touch PWNED2\n" > evil/config && echo "$PWD/evil" > old/.git/commondir && touch up && exec sleep 300') >/dev/null 2>&1 &
+	(cd "$GK" && unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR && exec "$SRT" --backend="$BACKEND" -s "$KS" -c 'git init -q new && git -C new config core.fsmonitor "touch PWNED; false" && mkdir -p evil && printf "[core]\n\tfsmonitor = touch PWNED2\n" > evil/config && echo "$PWD/evil" > old/.git/commondir && git init -q "$TMPDIR/r" && echo "$TMPDIR" > tmpname && touch up && exec sleep 300') >/dev/null 2>&1 &
 	K=$!
 	for _ in $(seq 100); do [ -e "$GK/up" ] && break; sleep 0.1; done
 	kill -KILL "$K"
@@ -84,8 +84,59 @@ if command -v git >/dev/null 2>&1; then
 		test -e "$GK/up" -a ! -e "$GK/new/.git" -a -e "$GK/new/.git.srt-quarantine"
 	check "srt SIGKILLed: the commondir it added is moved aside" \
 		test ! -e "$GK/old/.git/commondir" -a -e "$GK/old/.git/commondir.srt-quarantine"
+	kt=$(cat "$GK/tmpname" 2>/dev/null)
+	check "srt SIGKILLed: the guard (a fork, for the sweep) removes the run's TMPDIR too (${kt:-none})" \
+		test -n "$kt" -a ! -e "$kt"
 else
-	skip "git missing"; skip "git missing"
+	skip "git missing"; skip "git missing"; skip "git missing"
+fi
+
+# The run's own TMPDIR is removed with everything in it, by srt at the
+# run's end and by the cleanup guard if srt is SIGKILLed (once the sandbox
+# is gone): a repository the command plants there never meets a host git,
+# so it is no work for the git guard's sweep after srt's death. A run whose
+# only write root is that TMPDIR (HOME here has no ~/.npm/_logs) leaves its
+# guard nothing of srt's memory to run, and the guard is srt-linux-init
+# started with posix_spawn (no copy of srt's page tables) instead of a
+# fork of srt.
+T0=$(fs tmponly '{"denyRead":[],"allowWrite":[],"denyWrite":[]}')
+if command -v git >/dev/null 2>&1; then
+	rm -f "$WORK/t0name"
+	(unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR; exec "$SRT" --backend="$BACKEND" -s "$T0" -c 'git init -q "$TMPDIR/r" && printf "#!/bin/sh\ntouch PWNED\n" > "$TMPDIR/r/.git/hooks/pre-commit" && git -C "$TMPDIR/r" config core.fsmonitor "touch PWNED2; false" && echo "$TMPDIR" && exec sleep 300') >"$WORK/t0name" 2>/dev/null &
+	K=$!
+	for _ in $(seq 100); do [ -s "$WORK/t0name" ] && break; sleep 0.1; done
+	t0=$(cat "$WORK/t0name")
+	up=no; [ -n "$t0" ] && [ -e "$t0/r/.git/hooks/pre-commit" ] && up=yes
+	kill -KILL "$K"
+	wait "$K" 2>/dev/null
+	for _ in $(seq 50); do [ -n "$t0" ] && [ ! -e "$t0" ] && break; sleep 0.1; done
+	check "srt SIGKILLed, only its TMPDIR writable: the guard removes it with the repository planted there (${t0:-none}, planted: $up)" \
+		test "$up" = yes -a ! -e "$t0"
+else
+	skip "git missing"
+fi
+out=$(unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR; srt__run --debug -s "$T0" -c true 2>&1)
+case $out in *"cleanup guard: srt-linux-init --guard"*) r=0 ;; *) r=1 ;; esac
+check "only its TMPDIR writable: the guard is srt-linux-init --guard (srt --debug says so)" test $r = 0
+# the same counted by the kernel: srt's own process makes no clone that
+# copies its memory (fork: no CLONE_VM); with a write root of the
+# project's, the sweep still needs one (the control)
+if command -v strace >/dev/null 2>&1; then
+	forks() { # settings: clones of srt's process without CLONE_VM
+		(unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR
+		 timeout -k 5 30 strace -f -qq -e trace=execve,clone,clone3,fork -o "$WORK/st.txt" \
+			env LD_LIBRARY_PATH="$SRT_LIBS" "$SRT_REAL" --backend="$BACKEND" -s "$1" -c true) >/dev/null 2>&1
+		awk -v srt="$SRT_REAL" '
+			$2 ~ /^execve\(/ && index($2, "\"" srt "\"") == 8 && / = 0$/ { me = $1 }
+			me != "" && $1 == me && ($2 ~ /^(clone|clone3)\(/ && !/CLONE_VM/ || $2 ~ /^fork\(/) { n++ }
+			END { print (me == "" ? "none" : n + 0) }' "$WORK/st.txt"
+	}
+	n0=$(forks "$T0")
+	n1=$(forks "$S")
+	check "only its TMPDIR writable: srt's process forks nothing (strace: $n0 clones without CLONE_VM)" test "$n0" = 0
+	check "control: with allowWrite [\".\"] the sweep's guard is a fork of srt (strace: $n1)" test "$n1" = 1
+else
+	skip "strace missing"; skip "strace missing"
 fi
 
 srt__run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1

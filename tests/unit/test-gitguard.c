@@ -535,6 +535,38 @@ static void case_fill(void)
 	}
 }
 
+/* Which roots the guard must still sweep if srt dies: none when the only
+ * root is the directory removed instead (the run's own TMPDIR). */
+static void case_orphan_work(void)
+{
+	struct srt__gitguard *g = NULL;
+	struct srt_policy p2;
+	struct srt_rule r2[2];
+	char sub[512];
+
+	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "snapshot for the orphan work");
+	ok(srt__gitguard_orphan_work(g, root) == 0, "the removed directory as the only root: no orphan work");
+	ok(srt__gitguard_orphan_work(g, NULL) == 1, "nothing removed: the root is orphan work");
+	ok(srt__gitguard_orphan_work(g, "/nonexistent-removed") == 1,
+	   "another directory removed: the root is still orphan work");
+	srt__gitguard_free(g);
+	/* a root below the removed directory is its own root */
+	snprintf(sub, sizeof(sub), "%s/orphan-sub", root);
+	mkdir(sub, 0700);
+	memset(&p2, 0, sizeof(p2));
+	memset(r2, 0, sizeof(r2));
+	r2[0].path = root;
+	r2[1].path = sub;
+	p2.allow_write.v = r2;
+	p2.allow_write.n = 2;
+	p2.mandatory_deny_depth = 3;
+	g = NULL;
+	ok(srt__gitguard_snapshot(&p2, &g, on_line, NULL) == SRT_OK && g, "snapshot with a root below");
+	ok(srt__gitguard_orphan_work(g, root) == 1, "a second root (even below the removed one) is orphan work");
+	srt__gitguard_free(g);
+	rmdir(sub);
+}
+
 static void case_no_write_roots(void)
 {
 	struct srt__gitguard *g = NULL;
@@ -580,6 +612,7 @@ int main(void)
 	TAP_RUN(case_bare_and_links);
 	TAP_RUN(case_red_team);
 	TAP_RUN(case_fill);
+	TAP_RUN(case_orphan_work);
 	TAP_RUN(case_no_write_roots);
 	{
 		char cmd[600];

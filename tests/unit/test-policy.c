@@ -299,7 +299,9 @@ static void test_tmpdir_checks(void)
 	env.tmpdir = NULL;
 	rc = srt__policy_build(&pol, &s, &env, &d);
 	ok(rc == 0 && strcmp(pol.tmpdir, P("from-env")) == 0, "CLAUDE_CODE_TMPDIR used and created");
+	ok(rc == 0 && !srt__policy_own_tmpdir(&pol), "CLAUDE_CODE_TMPDIR is not the run's own directory");
 	srt__policy_release(&pol);
+	ok(access(P("from-env"), F_OK) == 0, "CLAUDE_CODE_TMPDIR is kept when the policy is released");
 	/* through a link in a writable directory (a sandboxed command could
 	 * have planted it): refused, and nothing made where it leads */
 	mkdir(P("elsewhere"), 0755);
@@ -350,8 +352,22 @@ static void test_tmpdir_checks(void)
 	   pol.tmpdir ? pol.tmpdir : d.message);
 	if (rc == 0) {
 		char t[PATH_MAX], c[PATH_MAX * 8 + 256];
+		struct srt_policy p2;
+		struct srt__policy_env e2 = env;
 
 		snprintf(t, sizeof(t), "%s", pol.tmpdir);
+		ok(srt__policy_own_tmpdir(&pol), "the default TMPDIR is the run's own directory");
+		/* a policy built from the sandbox's TMPDIR (customConfig):
+		 * the same path, but not its directory to remove */
+		e2.tmpdir = t;
+		memset(&d, 0, sizeof(d));
+		rc = srt__policy_build(&p2, &s, &e2, &d);
+		ok(rc == 0 && !srt__policy_own_tmpdir(&p2), "a policy given that TMPDIR does not own it (%s)",
+		   d.message);
+		if (rc == 0)
+			srt__policy_release(&p2);
+		ok(access(t, F_OK) == 0 && srt__policy_own_tmpdir(&pol),
+		   "releasing that policy leaves the run's TMPDIR to its own policy");
 		sh("echo keep > '@/keep'");
 		snprintf(c, sizeof(c), "mkdir -p '%s/a/b' && echo x > '%s/a/b/f' && ln -s '%s' '%s/a/l' && "
 			 "ln -s '%s' '%s/a/dl' && chmod 0 '%s/a'", t, t, P("keep"), t, T, t, t);
