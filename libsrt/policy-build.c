@@ -9,7 +9,6 @@
  * the user would believe the files protected. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,6 +22,7 @@
 #include "caches.h"
 #include "paths.h"
 #include "policy-build.h"
+#include "rmtree.h"
 
 #define SRT_MAX_RULES 100000
 
@@ -354,50 +354,11 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag 
 	return SRT_OK;
 }
 
-#define RM_DEPTH_MAX 256
-
-/* Remove everything below the directory open at dfd: never through a
- * link (each directory is opened with O_NOFOLLOW relative to its parent's
- * descriptor), a directory the command made unreadable is made readable
- * first (it is this user's), and a tree deeper than RM_DEPTH_MAX is left
- * where it lies. Consumes dfd. */
-static void rm_below(int dfd, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-
-	(void)fchmod(dfd, 0700);
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		int cfd;
-
-		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
-			continue;
-		if (unlinkat(dirfd(d), n, 0) == 0 || (errno != EISDIR && errno != EPERM))
-			continue;
-		if (depth >= RM_DEPTH_MAX)
-			continue;
-		cfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		rm_below(cfd, depth + 1);
-		(void)unlinkat(dirfd(d), n, AT_REMOVEDIR);
-	}
-	closedir(d);
-}
-
 /* Remove this run's temporary directory, when path is one run_tmpdir()
  * made and still the same directory. */
 static void run_tmpdir_remove(const char *path)
 {
 	struct run_tmp **pp, *t = NULL;
-	struct stat st;
-	int fd;
 
 	pthread_mutex_lock(&run_tmp_lock);
 	for (pp = &run_tmps; *pp; pp = &(*pp)->next)
@@ -409,13 +370,7 @@ static void run_tmpdir_remove(const char *path)
 	pthread_mutex_unlock(&run_tmp_lock);
 	if (!t)
 		return;
-	fd = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev && st.st_ino == t->ino) {
-		rm_below(fd, 0);
-		(void)rmdir(t->path);
-	} else if (fd >= 0) {
-		close(fd);
-	}
+	srt__rm_tree(t->path, t->dev, t->ino);
 	free(t->path);
 	free(t);
 }
