@@ -109,3 +109,15 @@ void *srt__os_memrchr(const void *s, int c, size_t n)
 {
 	return memrchr(s, c, n);
 }
+
+int srt__os_path_spell(const char *in, char *out, size_t cap)
+{
+	size_t n = strlen(in);
+
+	if (n + 1 > cap) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, in, n + 1);
+	return 0;
+}

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <direct.h>
 #include <io.h>
 #include <signal.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <bcrypt.h>
 
 #include "common/platform.h"
+#include "common/winpath.h"
 
 /* The value of AT_FDCWD on Linux: the only "directory" Windows code may
  * name, the current one. */
@@ -346,4 +348,17 @@ void *srt__os_memrchr(const void *s, int c, size_t n)
 		if (*--p == (unsigned char)c)
 			return (void *)p;
 	return NULL;
+}
+
+/* The current drive is the current directory's: the core's "/x" is a
+ * path on it (common/winpath.h). */
+int srt__os_path_spell(const char *in, char *out, size_t cap)
+{
+	char cur[MAX_PATH];
+
+	if (!_getcwd(cur, sizeof(cur)) || cur[1] != ':') {
+		errno = ENOSYS;
+		return -1;
+	}
+	return srt__winpath_to_core(in, cur[0], out, cap);
 }

@@ -60,4 +60,11 @@ void srt__os_wipe(void *p, size_t len);
 /* The last c in the n bytes at s, or NULL. */
 void *srt__os_memrchr(const void *s, int c, size_t n);
 
+/* A path the user wrote (--settings, a settings entry), spelled the
+ * core's way into out (cap bytes): on POSIX systems unchanged; on Windows
+ * "C:\x\y" or "C:/x/y" on the current drive is "/x/y", and a path on
+ * another drive or a share is refused (common/winpath.h). 0, or -1 with
+ * errno (ENOSYS: no spelling on this platform; ENAMETOOLONG). */
+int srt__os_path_spell(const char *in, char *out, size_t cap);
+
 #endif

@@ -34,6 +34,7 @@
 #include <windows.h>
 
 #include "common/platform.h"
+#include "common/winpath.h"
 
 #undef strerror
 #undef open
@@ -82,22 +83,21 @@ char *stpcpy(char *dst, const char *src)
  * "<drive>:\a\b" to every Windows call), so a native path on the current
  * drive is spelled by dropping its drive and turning its separators; a
  * path on another drive or share has no such spelling and is refused
- * (ENOSYS): srt runs on one drive, the current directory's. */
+ * (ENOSYS): srt runs on one drive, the current directory's. The rules
+ * are common/winpath.c's, tested natively. */
 static int to_core_path(char *p)
 {
 	char cur[MAX_PATH];
-	size_t i;
 
-	if (!_getcwd(cur, sizeof(cur)) || !((p[0] | 0x20) == (cur[0] | 0x20) && p[1] == ':' &&
-					    cur[1] == ':' && (p[2] == '\\' || p[2] == '/'))) {
+	/* a path Windows returns is drive-absolute or a share: never a
+	 * relative one, which would pass through unchanged */
+	if (!_getcwd(cur, sizeof(cur)) || cur[1] != ':' || p[0] == '\\' || p[0] == '/' ||
+	    !p[0] || p[1] != ':') {
 		errno = ENOSYS;
 		return -1;
 	}
-	memmove(p, p + 2, strlen(p + 2) + 1);
-	for (i = 0; p[i]; i++)
-		if (p[i] == '\\')
-			p[i] = '/';
-	return 0;
+	/* in place: the result is never longer than p */
+	return srt__winpath_to_core(p, cur[0], p, strlen(p) + 1);
 }
 
 char *srt__win_getcwd(char *buf, size_t len)
@@ -140,7 +140,14 @@ gid_t getegid(void) { return 0; }
 
 int getrlimit(int res, struct rlimit *rl) { (void)res; (void)rl; return refuse(); }
 int setrlimit(int res, const struct rlimit *rl) { (void)res; (void)rl; return refuse(); }
-long sysconf(int name) { (void)name; return refuse(); }
+/* Only the processor count (the TLS module's crypto threads size their
+ * pool by it); Windows has no descriptor table to bound. */
+long sysconf(int name)
+{
+	if (name == _SC_NPROCESSORS_ONLN)
+		return (long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+	return refuse();
+}
 
 /* ---- signals: only the C library's own ones exist ------------------- */
 

@@ -134,7 +134,7 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 			      struct srt_diag *diag)
 {
 	struct srt_sandbox *sb = NULL;
-	char *def = NULL;
+	char *def = NULL, spelled[PATH_MAX];
 	bool loaded = false;
 	int rc;
 
@@ -146,6 +146,17 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 		explicit_path = 0;
 		path = def;
 	}
+	/* on Windows "C:\x\s.json" of the current drive is "/x/s.json";
+	 * one on another drive or a share is refused by its name */
+	if (path && srt__os_path_spell(path, spelled, sizeof(spelled)) < 0) {
+		rc = srt_diag_set(diag, errno == ENAMETOOLONG ? SRT_E_LIMIT : SRT_E_UNSUPPORTED, path,
+				  "settings file \"%s\": %s%s", path, strerror(errno),
+				  errno == ENOSYS ? " (a path on another drive than the current "
+						    "directory's, or a share); run srt from that drive" : "");
+		goto out;
+	}
+	if (path)
+		path = spelled;
 	if (path) {
 		rc = srt__settings_load_file(&sb->settings, path, explicit_path, &loaded, diag);
 		if (rc)

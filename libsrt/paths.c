@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/platform.h"
 #include "paths.h"
 
 #define SRT_PATH_MAX 4096
@@ -64,12 +65,23 @@ static void collapse(char *p)
 int srt__path_lexical(const char *path, const char *cwd, const char *home,
 		      char **out, struct srt_diag *diag)
 {
-	const char *base = NULL, *rest = path;
+	const char *base = NULL, *rest;
+	char spelled[SRT_PATH_MAX];
 	size_t need;
 	char *buf;
 
 	if (!path || !*path)
 		return srt_diag_set(diag, SRT_E_INVAL, "", "path cannot be empty");
+	/* on Windows "C:\x" of the current drive is "/x"; another drive or
+	 * a share has no spelling in the core's paths */
+	if (srt__os_path_spell(path, spelled, sizeof(spelled)) < 0)
+		return errno == ENAMETOOLONG
+			       ? srt_diag_set(diag, SRT_E_LIMIT, path, "path \"%.64s...\" is too long", path)
+			       : srt_diag_set(diag, SRT_E_UNSUPPORTED, path,
+					      "path \"%s\": %s (a path on another drive than the current "
+					      "directory's, or a share); run srt from that drive", path,
+					      strerror(errno));
+	path = rest = spelled;
 	if (path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
 		/* An empty HOME must never turn "~/.ssh" into "/.ssh". */
 		if (!home || !*home || home[0] != '/')

@@ -145,12 +145,36 @@ cmake_cares() {
 	touch "$deps/cares.stamp"
 }
 
+# mbedTLS for the TLS module only (plugins/tls/; as on Linux, neither
+# libsrt nor srt.exe links it), through its CMake build, configured as
+# Debian's own libmbedtls-dev is (debian/rules sets these options in
+# config.h before building; threading is winpthreads' here).
+mbedtls_dep() {
+	[ -f "$deps/mbedtls.stamp" ] && return 0
+	dir=$(fetch mbedtls)
+	say "building mbedTLS from $dir"
+	for o in MBEDTLS_DEPRECATED_WARNING MBEDTLS_HAVEGE_C MBEDTLS_MD2_C MBEDTLS_MD4_C \
+		MBEDTLS_THREADING_C MBEDTLS_THREADING_PTHREAD MBEDTLS_CMAC_C MBEDTLS_SSL_DTLS_SRTP; do
+		(cd "$dir" && python3 scripts/config.py set $o) || { say "mbedTLS: cannot set $o"; exit 1; }
+	done
+	rm -rf "$deps/build-mbedtls" && mkdir -p "$deps/build-mbedtls"
+	(cd "$deps/build-mbedtls" && cmake -DCMAKE_SYSTEM_NAME=Windows -DCMAKE_C_COMPILER=$cc \
+		-DCMAKE_RC_COMPILER=$host-windres -DUSE_STATIC_MBEDTLS_LIBRARY=ON \
+		-DUSE_SHARED_MBEDTLS_LIBRARY=OFF -DENABLE_PROGRAMS=OFF -DENABLE_TESTING=OFF \
+		-DMBEDTLS_FATAL_WARNINGS=OFF -DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_INSTALL_PREFIX="$prefix" "$dir" >cmake.log 2>&1 &&
+		make -j"$jobs" >make.log 2>&1 && make install >install.log 2>&1) ||
+		{ say "mbedTLS failed: see $deps/build-mbedtls/*.log"; exit 1; }
+	touch "$deps/mbedtls.stamp"
+}
+
 mkdir -p "$deps" "$out"
 t0=$(date +%s)
 cjson_dep
 yaml_dep
 cmake_cares
 autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
+mbedtls_dep
 say "libraries ready in $prefix ($(( $(date +%s) - t0 )) s)"
 
 # ---- srt's own Windows pieces ---------------------------------------------
@@ -191,7 +215,7 @@ $cc $CFLAGS -o "$out/spawn-test.exe" "$here/spawn-test.c"
 # wakeup (win/test.sh runs it)
 say "building loop-test.exe"
 $cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platform-windows.c" \
-	"$top/common/posix-windows.c" \
+	"$top/common/posix-windows.c" "$top/common/winpath.c" \
 	"$top/proxies/wakeup-windows.c" "$top/proxies/evloop-poll.c" "$top/proxies/evloop.c" \
 	-static -lws2_32 -lbcrypt -lpthread
 
@@ -208,7 +232,7 @@ $cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platfo
 # source or a header is newer.
 LIB_SRC="$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c | grep -v -e '-linux\.c' -e '-posix\.c' \
 	-e 'evloop-epoll' -e 'evloop-kqueue' -e 'proxies/connect\.c')"
-CLI_SRC="cli/srt.c cli/direct.c cli/proxy.c cli/platform-windows.c common/platform-windows.c common/posix-windows.c"
+CLI_SRC="cli/srt.c cli/direct.c cli/proxy.c cli/platform-windows.c common/platform-windows.c common/posix-windows.c common/winpath.c"
 # -Wno-format: the core's printf-like functions declare format(printf),
 # which gcc reads as Microsoft's printf on mingw, while the core is built
 # with mingw's C99 printf (__USE_MINGW_ANSI_STDIO: %zu and %llu work); the
@@ -243,6 +267,23 @@ CORE_LIBS="-L$prefix/lib -lcares -lltdl -lcjson -lyaml -liphlpapi -lws2_32 -lbcr
 $cc -shared -o "$out/libsrt-0.dll" "$out/obj/libsrt.def" $lib_objs \
 	-Wl,--out-implib,"$out/obj/libsrt.dll.a" $CORE_LIBS -static -lpthread
 $cc -o "$out/srt.exe" $cli_objs "$out/obj/libsrt.dll.a" -lws2_32 -lbcrypt -static -lpthread
+
+# ---- the TLS module: mbedtls.dll ------------------------------------------
+# plugins/tls/ with mbedTLS linked in, beside libsrt-0.dll where the core
+# looks for modules; it exports only srt_tls_entry (as
+# -export-symbols-regex does on Linux). The POSIX calls it makes that
+# mingw lacks (sysconf, the signal mask of its crypto threads) come from
+# common/posix-windows.c, its roots from Windows' store
+# (plugins/tls/roots-windows.c). tls-bad.dll: a file that is no TLS module
+# of this ABI, which the loader must refuse (win/test.sh).
+say "building mbedtls.dll"
+printf 'EXPORTS\n\tsrt_tls_entry DATA\n' >"$out/obj/tls.def"
+$cc $CORE_CC -D_POSIX_THREAD_SAFE_FUNCTIONS=200112L -shared -o "$out/mbedtls.dll" "$out/obj/tls.def" \
+	"$top/plugins/tls/tls.c" "$top/plugins/tls/roots-windows.c" "$top/common/posix-windows.c" \
+	"$top/common/platform-windows.c" "$top/common/winpath.c" -L"$prefix/lib" -lmbedtls -lmbedx509 -lmbedcrypto \
+	-lcrypt32 -lws2_32 -lbcrypt -ladvapi32 -static -lpthread
+$cc $CORE_CC -shared -o "$out/tls-bad.dll" "$out/obj/tls.def" "$here/tls-bad.c"
+
 echo "core: built (srt.exe, libsrt-0.dll: $(grep -c '^	srt_' "$out/obj/libsrt.def") exported functions)" \
 	> "$out/core.status"
 cat "$out/core.status" >&2

@@ -155,6 +155,96 @@ else
 	[ $rc = 1 ] && has "$tmp/err" "not supported on Windows"
 	ok $? "K a setting Windows cannot enforce is refused as not supported on Windows (status $rc: $(head -c 160 "$tmp/err"))"
 
+	# ---- the TLS module, drive-letter paths, the run's TMPDIR ---------
+	# (winrest) mbedtls.dll beside libsrt-0.dll: loaded by srt.exe's own
+	# loader when the settings have network.tlsTerminate; the header
+	# checked, a context made (an ephemeral CA: mbedTLS's key generation
+	# and certificate writing under Wine)
+	pe64 "$out/mbedtls.dll"; ok $? "F mbedtls.dll is an x86-64 Windows image"
+	if command -v x86_64-w64-mingw32-objdump >/dev/null; then
+		x86_64-w64-mingw32-objdump -p "$out/mbedtls.dll" 2>/dev/null |
+			sed -n '/Ordinal\/Name Pointer/,/^$/p' | grep -E '^[[:space:]]*\[ *[0-9]+\]' | awk '{print $NF}' >"$tmp/tls-exports"
+		[ "$(cat "$tmp/tls-exports")" = srt_tls_entry ] &&
+			! x86_64-w64-mingw32-objdump -p "$out/libsrt-0.dll" "$out/srt.exe" | grep -qi mbedtls
+		ok $? "F mbedtls.dll exports only srt_tls_entry; libsrt-0.dll and srt.exe do not link mbedTLS"
+	else
+		skip "F mbedtls.dll exports only srt_tls_entry" "x86_64-w64-mingw32-objdump is not installed"
+	fi
+	printf '{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}' >"$tmp/tls.json"
+	s --debug --explain --backend windows-wfp --settings "$tmp/tls.json" -- cmd.exe /c echo hi
+	rc=$?
+	[ $rc = 0 ] && grep -q '^allow read  /tmp/srt-ca-[A-Za-z0-9]*   <- network.tlsTerminate' "$tmp/out" &&
+		has "$tmp/err" "TLS termination: CA and trust bundle in"
+	ok $? "K srt.exe loads mbedtls.dll for network.tlsTerminate and makes its CA (status $rc: $(grep -m1 -e '^srt:' -e 'srt-ca' "$tmp/err" "$tmp/out" | head -c 160))"
+	ca=$(sed -n 's/^allow read  \(\/tmp\/srt-ca-[A-Za-z0-9]*\) .*/\1/p' "$tmp/out")
+	[ -n "$ca" ] && ! [ -e "$ca" ]; ok $? "K the CA's directory ($ca) is removed when srt.exe ends"
+	# a file that is no TLS module of this ABI, in a directory named by
+	# SRT_TLS_DIR: refused by its header, naming the file and both ABIs
+	# (modules are found beside libsrt-0.dll: a copy of the images with
+	# tls-bad.dll as mbedtls.dll)
+	mkdir -p "$tmp/badtls" && cp "$out/srt.exe" "$out/libsrt-0.dll" "$out/windows_wfp.dll" "$tmp/badtls/" &&
+		cp "$out/tls-bad.dll" "$tmp/badtls/mbedtls.dll"
+	(cd "$tmp/proj" && "$wine" "$tmp/badtls/srt.exe" --explain --backend windows-wfp --settings "$tmp/tls.json" -- x.exe) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 1 ] && has "$tmp/err" "badtls" && has "$tmp/err" "was built for ABI 99.0" &&
+		has "$tmp/err" "rebuild the module" && ! has "$tmp/out" "srt-ca-"
+	ok $? "K a wrong TLS module is refused by its header check (status $rc: $(head -c 200 "$tmp/err"))"
+
+	# drive-letter paths: the current drive's (Z:) spelled the core's way,
+	# another drive's (C:) or a share refused by name, never a crash
+	zs=$(echo "Z:$tmp/good.json" | tr / '\\')
+	s --explain --backend windows-wfp --settings "$zs" -- x.exe
+	rc=$?
+	[ $rc = 0 ] && grep -q "^settings: $tmp/good.json.\{0,1\}$" "$tmp/out"
+	ok $? "F --settings 'Z:\\...\\good.json' on the current drive is read as $tmp/good.json (status $rc: $(head -c 160 "$tmp/err"))"
+	s --explain --backend windows-wfp --settings "Z:$tmp/good.json" -- x.exe
+	rc=$?
+	[ $rc = 0 ] && grep -q "^settings: $tmp/good.json.\{0,1\}$" "$tmp/out"
+	ok $? "F --settings 'Z:/.../good.json' too (status $rc: $(head -c 160 "$tmp/err"))"
+	s --explain --backend windows-wfp --settings 'C:\srt\settings.json' -- x.exe
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && has "$tmp/err" 'C:\srt\settings.json' &&
+		has "$tmp/err" "not supported on Windows" && has "$tmp/err" "another drive"
+	ok $? "F --settings on another drive is refused in one line naming it (status $rc: $(head -c 200 "$tmp/err"))"
+	zp=$(echo "Z:$tmp/proj/src" | tr / '\\' | sed 's/\\/\\\\/g')
+	printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["%s", "Z:%s/proj/build"], "denyWrite": []}}' "$zp" "$tmp" >"$tmp/drive.json"
+	s --explain --backend windows-wfp --settings "$tmp/drive.json" -- x.exe
+	rc=$?
+	[ $rc = 0 ] && grep -q "^allow write $tmp/proj/src  *<- filesystem.allowWrite\[0\]" "$tmp/out" &&
+		grep -q "^allow write $tmp/proj/build  *<- filesystem.allowWrite\[1\]" "$tmp/out"
+	ok $? "F settings paths 'Z:\\...' and 'Z:/...' on the current drive are the core's /... (status $rc: $(head -c 160 "$tmp/err"))"
+	for bad in 'C:\\Windows\\Temp' '\\\\server\\share\\x'; do
+		printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["%s"], "denyWrite": []}}' "$bad" >"$tmp/drive.json"
+		s --explain --backend windows-wfp --settings "$tmp/drive.json" -- x.exe
+		rc=$?
+		name=$(printf '%s' "$bad" | sed 's/\\\\/\\/g')
+		[ $rc = 1 ] && has "$tmp/err" "$name" && has "$tmp/err" "not supported on Windows" &&
+			has "$tmp/err" "allowWrite"
+		ok $? "F a settings path on another drive or a share ($name) is refused by its key (status $rc: $(head -c 200 "$tmp/err"))"
+	done
+
+	# the run's own TMPDIR (/tmp/claude/srt-run.*) is removed at the end
+	# of a run, an explained one or a refused one
+	s --explain --backend windows-wfp --settings "$tmp/good.json" -- x.exe
+	rc=$?
+	td=$(sed -n 's/^TMPDIR: //p' "$tmp/out" | tr -d '\r')
+	[ $rc = 0 ] && case $td in /tmp/claude/srt-run.*) ! [ -e "$td" ];; *) false;; esac
+	ok $? "K the run's TMPDIR ($td) is gone after --explain (status $rc)"
+	# a refused run names no TMPDIR: what srt.exe added to /tmp/claude
+	# and is still there a while later (other programs' runs on this host
+	# come and go there)
+	ls /tmp/claude >"$tmp/before" 2>/dev/null
+	s --backend windows-wfp --settings "$tmp/good.json" -- cmd.exe /c echo hi
+	rc=$?
+	left=
+	for wait in 0 5 10; do
+		sleep $wait
+		left=$(ls /tmp/claude 2>/dev/null | grep -vxF -f "$tmp/before" | grep '^srt-run\.' | while read -r d; do [ -e "/tmp/claude/$d" ] && echo "$d"; done)
+		[ -z "$left" ] && break
+	done
+	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && [ -z "$left" ]
+	ok $? "K and after a run refused because the backend is not installed (status $rc; left: $left)"
+
 	skip "N WFP blocks a direct connection" "Wine has no Windows Filtering Platform (fwpuclnt is a stub)"
 	skip "K the command runs as the sandbox account" "Wine has no local accounts or LogonUser"
 	skip "K write-restricted token for the sandbox account" "Wine does not enforce restricted tokens"

@@ -48,6 +48,7 @@
 #include <mbedtls/ssl_ciphersuites.h>
 #include <mbedtls/x509_crt.h>
 
+#include "plugins/tls/roots.h"
 #include "plugins/tls/tls-internal.h"
 
 struct leaf {
@@ -686,8 +687,14 @@ const mbedtls_x509_crt *srt__tls_leaf_crt(const struct leaf *lf)
 
 /* ---- the context -------------------------------------------------------- */
 
+static void add_root(void *arg, const unsigned char *der, size_t len)
+{
+	(void)mbedtls_x509_crt_parse_der(arg, der, len);
+}
+
 /* The host's trust store: $SSL_CERT_FILE and $SSL_CERT_DIR of srt's own
- * environment, as OpenSSL clients read them, else the system bundle. */
+ * environment, as OpenSSL clients read them, else the system bundle, else
+ * the system's own store where it is no file (Windows: roots.h). */
 static int load_roots(struct srt__tls_ctx *ctx, char *err, size_t cap)
 {
 	static const char *const bundles[] = {
@@ -706,6 +713,8 @@ static int load_roots(struct srt__tls_ctx *ctx, char *err, size_t cap)
 			(void)mbedtls_x509_crt_parse_file(&ctx->roots, bundles[i]);
 			break;
 		}
+	if (!(file && *file) && ctx->roots.raw.len == 0)
+		(void)srt__tls_os_roots(add_root, &ctx->roots);
 	if (ctx->roots.raw.len == 0) {
 		say(err, cap, "tlsTerminate: no trusted root certificate found to verify servers with "
 			      "(set SSL_CERT_FILE, or install ca-certificates)");

@@ -44,4 +44,7 @@ char *srt__win_getcwd(char *buf, size_t len);
 #ifndef _SC_OPEN_MAX
 #define _SC_OPEN_MAX 4
 #endif
+#ifndef _SC_NPROCESSORS_ONLN
+#define _SC_NPROCESSORS_ONLN 84
+#endif
 #endif

@@ -1,4 +1,4 @@
-/* See rmtree.h. */
+/* common/rmtree.h on POSIX systems, by directory descriptors (see rmtree.h). */
 #include "config.h"
 
 #include <dirent.h>
