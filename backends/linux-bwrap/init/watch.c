@@ -2357,24 +2357,58 @@ static void finish(struct watcher *w)
 	_exit(0);
 }
 
+/* The time left until *at, for ppoll (zero once it has passed). */
+static struct timespec left_until(const struct timespec *at)
+{
+	struct timespec now, d = { 0, 0 };
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > at->tv_sec || (now.tv_sec == at->tv_sec && now.tv_nsec >= at->tv_nsec))
+		return d;
+	d.tv_sec = at->tv_sec - now.tv_sec;
+	d.tv_nsec = at->tv_nsec - now.tv_nsec;
+	if (d.tv_nsec < 0) {
+		d.tv_sec--;
+		d.tv_nsec += 1000000000L;
+	}
+	return d;
+}
+
+/* Once it has read what inotify and fanotify had, the watcher lets the
+ * next events gather for SRT__WATCH_BATCH_MS before it polls them again
+ * (see watch.h); the control pipe is polled all along. */
 static void run_watcher(struct watcher *w) __attribute__((noreturn));
 static void run_watcher(struct watcher *w)
 {
+	struct timespec next = { 0, 0 }; /* the queues are polled again from then on */
+
 	for (;;) {
 		struct pollfd p[3] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 }, { w->fan, POLLIN, 0 } };
+		struct timespec gap = left_until(&next);
+		int gathering = gap.tv_sec > 0 || gap.tv_nsec > 0;
 
-		if (poll(p, w->fan >= 0 ? 3 : 2, -1) < 0) {
+		if (gathering)
+			p[0].fd = p[2].fd = -1; /* poll(2) skips them: no wake-up per event */
+		if (ppoll(p, 3, gathering ? &gap : NULL, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
 			stop_run(w, "watcher", NULL, "poll failed");
 		}
 		if (p[2].revents & POLLIN)
-			fan_read(w); /* kept up with: its queue is bounded */
+			fan_read(w); /* its opens first, as they were queued first */
 		if (p[1].revents)
 			finish(w); /* which handles what is queued, within its time */
 		if (p[0].revents & POLLIN) {
 			read_events(w);
 			handle_queue(w);
+		}
+		if ((p[0].revents | p[2].revents) & POLLIN) {
+			clock_gettime(CLOCK_MONOTONIC, &next);
+			next.tv_nsec += SRT__WATCH_BATCH_MS * 1000000L;
+			if (next.tv_nsec >= 1000000000L) {
+				next.tv_sec++;
+				next.tv_nsec -= 1000000000L;
+			}
 		}
 	}
 }

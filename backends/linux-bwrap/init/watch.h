@@ -85,6 +85,25 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
  * comes after that and has no time limit. */
 #define SRT__WATCH_FINISH_MS 1500
 
+/* How long the watcher lets events gather, once it has read what inotify
+ * and fanotify had queued, before it reads them again. Every open in a
+ * watched directory queues an inotify event (IN_OPEN: the window checks
+ * count the opens of a name between its arrival and its cover), and in a
+ * directory that holds a write-protected file a fanotify one; a watcher
+ * waiting in poll(2) for each is woken once per open, and each wake-up is
+ * two context switches paid for by the command's opens. Gathered, one
+ * wake-up reads them all. What it costs: a replaced cover, or a protected
+ * name the command makes, is seen up to this much later; the window
+ * checks count what happens in that longer window as they count the rest
+ * (a write in it is undone and reported, an open of a denied name
+ * reported), and a queue that overflows meanwhile (16384 events by
+ * default, fs.inotify.max_queued_events, fs.fanotify.max_queued_events)
+ * is handled as every overflow is: every name checked again by its
+ * content and every directory listed again (inotify), every file made
+ * so far counted as written by another process (fanotify). The control
+ * pipe (finish) is not delayed. */
+#define SRT__WATCH_BATCH_MS 5
+
 /* After the command ended, with every process of the sandbox: let the
  * watcher handle what is queued (a last write through a descriptor the
  * command held), then check every protected name against what it last
