@@ -415,8 +415,9 @@ static void complete(struct srt_filter_call *call, enum srt_filter_verdict verdi
 		pthread_mutex_unlock(&ch->lock);
 		return;
 	}
-	pc->queued = 1;
 	pc->verdict = verdict;
+	/* stolen() reads it without the lock */
+	__atomic_store_n(&pc->queued, 1, __ATOMIC_RELEASE);
 	pc->qnext = NULL;
 	*ch->qtail = pc;
 	ch->qtail = &pc->qnext;
@@ -618,11 +619,10 @@ static struct pcall *take_call(struct srt__filter_txn *t, size_t i)
  * to the queue and is freed from there. */
 static int stolen(struct srt__filter_txn *t, struct pcall *pc)
 {
-	int q;
+	/* read without the lock (it runs after every hook call): a
+	 * completion racing with it is seen or not, as it was under the lock */
+	int q = __atomic_load_n(&pc->queued, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&t->ch->lock);
-	q = pc->queued;
-	pthread_mutex_unlock(&t->ch->lock);
 	if (q)
 		t->spare = NULL;
 	return q;
