@@ -96,6 +96,7 @@ struct srt__filter_txn {
 	/* the filter that rewrites the request body (ABI 1.3) */
 	size_t rewriter;
 	int rewrite; /* enum srt_filter_rewrite; NONE: nobody asked */
+	int idle;    /* ended, not restarted: no passage to finish */
 };
 
 static long long mono_ms(void)
@@ -141,11 +142,22 @@ int srt__filter_header_is_framing(const char *name)
 	return 0;
 }
 
-static int is_tchar(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
+/* RFC 9110's tchar, as a table: every header name of every filtered
+ * request is checked against it. */
+static const unsigned char tchar[256] = {
+	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1,
+	['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+	['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+	['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+	['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+	['y'] = 1, ['z'] = 1,
+};
 
 static int token_ok(const char *s, size_t n)
 {
@@ -154,7 +166,7 @@ static int token_ok(const char *s, size_t n)
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!is_tchar((unsigned char)s[i]))
+		if (!tchar[(unsigned char)s[i]])
 			return 0;
 	return 1;
 }
@@ -200,9 +212,11 @@ static const char *fh_get(const struct srt_filter_headers *h, const char *name)
 static void fh_drop(struct srt__fheaders *fh, size_t i)
 {
 	fh->bytes -= strlen(fh->names[i]) + strlen(fh->values[i]);
-	free(fh->names[i]); /* the value lives in the name's block */
+	if (fh->own[i])
+		free(fh->names[i]); /* the value lives in the name's block */
 	memmove(fh->names + i, fh->names + i + 1, (fh->n - i - 1) * sizeof(*fh->names));
 	memmove(fh->values + i, fh->values + i + 1, (fh->n - i - 1) * sizeof(*fh->values));
+	memmove(fh->own + i, fh->own + i + 1, (fh->n - i - 1) * sizeof(*fh->own));
 	fh->n--;
 }
 
@@ -219,14 +233,23 @@ static int fh_remove(struct srt_filter_headers *h, const char *name)
 	return SRT_OK;
 }
 
-/* One line in one block: the name, its NUL, the value, its NUL (one
- * allocation per line: the proxy copies every request's headers). */
-static char *line_block(const char *name, size_t name_len, const char *value, size_t value_len)
+/* One line in one block: the name, its NUL, the value, its NUL; in the
+ * arena when it has room (*own false), else allocated (*own true). */
+static char *line_block(struct srt__fheaders *fh, const char *name, size_t name_len,
+			const char *value, size_t value_len, bool *own)
 {
-	char *b = malloc(name_len + value_len + 2);
+	size_t need = name_len + value_len + 2;
+	char *b;
 
-	if (!b)
-		return NULL;
+	if (fh->arena && need <= fh->arena_cap - fh->arena_len) {
+		b = fh->arena + fh->arena_len;
+		fh->arena_len += need;
+		*own = false;
+	} else {
+		if (!(b = malloc(need)))
+			return NULL;
+		*own = true;
+	}
 	memcpy(b, name, name_len);
 	b[name_len] = '\0';
 	memcpy(b + name_len + 1, value, value_len);
@@ -238,6 +261,7 @@ static int fh_set(struct srt_filter_headers *h, const char *name, const char *va
 {
 	struct srt__fheaders *fh = (struct srt__fheaders *)h;
 	size_t i, first = (size_t)-1, old = 0;
+	bool own;
 	char *v;
 
 	if (!name || !value || !token_ok(name, strlen(name)) ||
@@ -253,9 +277,12 @@ static int fh_set(struct srt_filter_headers *h, const char *name, const char *va
 		return srt__fheaders_add(fh, name, strlen(name), value, strlen(value));
 	if (fh->bytes - old + strlen(value) > fh->max_bytes)
 		return SRT_E_LIMIT;
-	if (!(v = line_block(fh->names[first], strlen(fh->names[first]), value, strlen(value))))
+	if (!(v = line_block(fh, fh->names[first], strlen(fh->names[first]), value, strlen(value),
+			     &own)))
 		return SRT_E_NOMEM;
-	free(fh->names[first]);
+	if (fh->own[first])
+		free(fh->names[first]);
+	fh->own[first] = own;
 	fh->names[first] = v;
 	fh->values[first] = v + strlen(v) + 1;
 	fh->bytes = fh->bytes - old + strlen(value);
@@ -278,10 +305,30 @@ void srt__fheaders_init(struct srt__fheaders *fh, size_t max_bytes)
 	fh->max_bytes = max_bytes;
 }
 
+/* A received head's lines fit an arena of this size or less; a larger
+ * one is not kept past its request. */
+#define ARENA_KEEP 16384
+
+void srt__fheaders_reserve(struct srt__fheaders *fh, size_t bytes)
+{
+	char *na;
+
+	if (fh->n || bytes <= fh->arena_cap)
+		return;
+	bytes = (bytes + 1023) & ~(size_t)1023;
+	/* no line is in the arena: it may move */
+	if (!(na = realloc(fh->arena, bytes)))
+		return;
+	fh->arena = na;
+	fh->arena_cap = bytes;
+	fh->arena_len = 0;
+}
+
 int srt__fheaders_add(struct srt__fheaders *fh, const char *name, size_t name_len,
 		      const char *value, size_t value_len)
 {
 	char *n, *v;
+	bool own;
 
 	if (!token_ok(name, name_len) || !value_ok(value, value_len))
 		return SRT_E_INVAL;
@@ -290,6 +337,7 @@ int srt__fheaders_add(struct srt__fheaders *fh, const char *name, size_t name_le
 	if (fh->n == fh->cap) {
 		size_t nc = fh->cap ? fh->cap * 2 : 16;
 		char **nn = realloc(fh->names, nc * sizeof(*nn));
+		bool *no;
 
 		if (!nn)
 			return SRT_E_NOMEM;
@@ -298,28 +346,50 @@ int srt__fheaders_add(struct srt__fheaders *fh, const char *name, size_t name_le
 		if (!nn)
 			return SRT_E_NOMEM;
 		fh->values = nn;
+		if (!(no = realloc(fh->own, nc * sizeof(*no))))
+			return SRT_E_NOMEM;
+		fh->own = no;
 		fh->cap = nc;
 	}
-	if (!(n = line_block(name, name_len, value, value_len)))
+	if (!(n = line_block(fh, name, name_len, value, value_len, &own)))
 		return SRT_E_NOMEM;
 	v = n + name_len + 1;
 	fh->names[fh->n] = n;
 	fh->values[fh->n] = v;
+	fh->own[fh->n] = own;
 	fh->n++;
 	fh->bytes += name_len + value_len;
 	return SRT_OK;
 }
 
-void srt__fheaders_release(struct srt__fheaders *fh)
+void srt__fheaders_clear(struct srt__fheaders *fh)
 {
 	size_t i;
 
 	for (i = 0; i < fh->n; i++)
-		free(fh->names[i]);
+		if (fh->own[i])
+			free(fh->names[i]);
+	fh->n = 0;
+	fh->bytes = 0;
+	fh->arena_len = 0;
+	if (fh->arena_cap > ARENA_KEEP) {
+		free(fh->arena);
+		fh->arena = NULL;
+		fh->arena_cap = 0;
+	}
+}
+
+void srt__fheaders_release(struct srt__fheaders *fh)
+{
+	srt__fheaders_clear(fh);
+	free(fh->arena);
 	free(fh->names);
 	free(fh->values);
+	free(fh->own);
+	fh->arena = NULL;
 	fh->names = fh->values = NULL;
-	fh->n = fh->cap = fh->bytes = 0;
+	fh->own = NULL;
+	fh->n = fh->cap = fh->bytes = fh->arena_len = fh->arena_cap = 0;
 }
 
 /* ------------------------------------------------------------ the chain */
@@ -345,8 +415,9 @@ static void complete(struct srt_filter_call *call, enum srt_filter_verdict verdi
 		pthread_mutex_unlock(&ch->lock);
 		return;
 	}
-	pc->queued = 1;
 	pc->verdict = verdict;
+	/* stolen() reads it without the lock */
+	__atomic_store_n(&pc->queued, 1, __ATOMIC_RELEASE);
 	pc->qnext = NULL;
 	*ch->qtail = pc;
 	ch->qtail = &pc->qnext;
@@ -548,11 +619,10 @@ static struct pcall *take_call(struct srt__filter_txn *t, size_t i)
  * to the queue and is freed from there. */
 static int stolen(struct srt__filter_txn *t, struct pcall *pc)
 {
-	int q;
+	/* read without the lock (it runs after every hook call): a
+	 * completion racing with it is seen or not, as it was under the lock */
+	int q = __atomic_load_n(&pc->queued, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&t->ch->lock);
-	q = pc->queued;
-	pthread_mutex_unlock(&t->ch->lock);
 	if (q)
 		t->spare = NULL;
 	return q;
@@ -1089,13 +1159,15 @@ int srt__filter_txn_rewrite(struct srt__filter_txn *t, const void *chunk, size_t
 	return e->vt->rewrite_body(e->state, t->req, chunk, len, end, out, &t->data[t->rewriter]);
 }
 
-void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_summary *sum)
+/* The finish hooks, then t is as srt__filter_txn_new() left it but for
+ * its conn and start: the spare pcall and a small body buffer are kept. */
+static void end(struct srt__filter_txn *t, const struct srt_filter_summary *sum)
 {
 	struct srt_filter_summary s;
-	size_t i;
+	struct pcall *spare;
+	unsigned char *body;
+	size_t i, body_alloc;
 
-	if (!t)
-		return;
 	abandon(t);
 	memset(&s, 0, sizeof(s));
 	if (sum)
@@ -1118,6 +1190,47 @@ void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_s
 		if (FILTER_HAS(e->vt, finish))
 			e->vt->finish(e->state, t->conn, t->req, &s, &t->data[i]);
 	}
+	spare = t->spare;
+	body = t->body;
+	body_alloc = t->body_alloc;
+	if (body_alloc > 16384) {
+		free(body);
+		body = NULL;
+		body_alloc = 0;
+	}
+	{
+		struct srt__filter_chain *ch = t->ch;
+
+		memset(t, 0, sizeof(*t) + (total(ch) + 1) * sizeof(void *));
+		t->ch = ch;
+	}
+	t->data = (void **)(t + 1);
+	t->spare = spare;
+	t->body = body;
+	t->body_alloc = body_alloc;
+	t->idle = 1;
+}
+
+void srt__filter_txn_restart(struct srt__filter_txn *t, const struct srt_filter_conn *conn)
+{
+	t->idle = 0;
+	t->conn = conn;
+	t->start_wall = wall_ms();
+	t->start_mono = mono_ms();
+}
+
+void srt__filter_txn_end(struct srt__filter_txn *t, const struct srt_filter_summary *sum)
+{
+	if (t && !t->idle)
+		end(t, sum);
+}
+
+void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_summary *sum)
+{
+	if (!t)
+		return;
+	if (!t->idle)
+		end(t, sum);
 	free(t->spare);
 	free(t->body);
 	free(t);

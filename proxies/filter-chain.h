@@ -23,6 +23,7 @@
 #ifndef SRT_PROXY_FILTER_CHAIN_H
 #define SRT_PROXY_FILTER_CHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <srt/filter.h>
@@ -172,6 +173,15 @@ enum srt__filter_step srt__filter_txn_response_head(struct srt__filter_txn *t,
  * dropped. */
 void srt__filter_txn_finish(struct srt__filter_txn *t, const struct srt_filter_summary *sum);
 
+/* The same finish hooks, but t is kept for the next request on the same
+ * connection (no allocation per request): srt__filter_txn_restart() begins
+ * that passage, srt__filter_txn_finish() frees it (without calling the
+ * hooks again). NULL-safe. */
+void srt__filter_txn_end(struct srt__filter_txn *t, const struct srt_filter_summary *sum);
+/* Begin a passage on a txn srt__filter_txn_end() ended, as
+ * srt__filter_txn_new() would, for the same chain. Cannot fail. */
+void srt__filter_txn_restart(struct srt__filter_txn *t, const struct srt_filter_conn *conn);
+
 /* ------------------------------------------------------------ headers */
 
 /* True for the framing headers no filter may set or remove: Host,
@@ -182,19 +192,33 @@ int srt__filter_header_is_framing(const char *name);
 /* A header list implementing struct srt_filter_headers, for the proxy:
  * fill it from the parsed head (add, which refuses nothing but malformed
  * lines), hand &fh->api to the chain, then write the head from
- * srt__fheaders_at(). Bounded by max_bytes (names + values). */
+ * srt__fheaders_at(). Bounded by max_bytes (names + values).
+ *
+ * The lines added while the arena has room are copied into it (one block
+ * kept from request to request, never moved while it holds lines), so a
+ * request's headers cost no allocation; a line past its room, or one a
+ * filter sets once the room is gone, gets a block of its own (own[i]). */
 struct srt__fheaders {
 	struct srt_filter_headers api;
 	char **names;
 	char **values;
+	bool *own;     /* the line is its own block, not in the arena */
 	size_t n, cap;
 	size_t bytes, max_bytes;
+	char *arena;
+	size_t arena_len, arena_cap;
 };
 void srt__fheaders_init(struct srt__fheaders *fh, size_t max_bytes);
+/* Make room in the arena for `bytes` of lines (each line's name and value
+ * plus 2), when the list is empty; else, or when it cannot, the lines
+ * simply get blocks of their own. */
+void srt__fheaders_reserve(struct srt__fheaders *fh, size_t bytes);
 /* Append one line as received (no framing check): SRT_OK, SRT_E_INVAL
  * (not a token, CR/LF/NUL), SRT_E_LIMIT, SRT_E_NOMEM. */
 int srt__fheaders_add(struct srt__fheaders *fh, const char *name, size_t name_len,
 		      const char *value, size_t value_len);
+/* Drop every line, keeping the arrays and the arena for the next request. */
+void srt__fheaders_clear(struct srt__fheaders *fh);
 void srt__fheaders_release(struct srt__fheaders *fh);
 
 #endif

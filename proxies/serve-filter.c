@@ -34,6 +34,7 @@ struct srt__fstate {
 	struct srt__fheaders fh;  /* the request's headers, as the filters left them */
 	struct srt__fheaders rh;  /* the response's, until its head is written */
 	char *cmd, *method, *url, *path; /* method, path, url: one block */
+	size_t method_cap;        /* that block's size, kept between requests */
 	bool request;             /* one request's passage, else a tunnel's */
 	bool waiting, ready;      /* a step is pending / its outcome is stored */
 	bool conn_stage;          /* a plain request's connection hooks are running */
@@ -106,20 +107,12 @@ static const char *status_phrase(int status)
 
 static void fstate_free(struct srt__fstate *f)
 {
+	srt__filter_txn_finish(f->txn, NULL);
 	srt__fheaders_release(&f->fh);
 	srt__fheaders_release(&f->rh);
 	free(f->cmd);
 	free(f->method); /* and path and url: one block */
 	free(f);
-}
-
-/* Free a header list's lines, keeping its arrays for the next request. */
-static void clear_lines(struct srt__fheaders *fh)
-{
-	for (size_t i = 0; i < fh->n; i++)
-		free(fh->names[i]);
-	fh->n = 0;
-	fh->bytes = 0;
 }
 
 /* The body is no longer held for the filters (decided, or the end). */
@@ -146,26 +139,33 @@ static void finish(struct srt__conn *c)
 	sum.status = f->status;
 	sum.bytes_up = c->moved_up - f->up_mark;
 	sum.bytes_down = c->moved_down - f->down_mark;
-	if (f->txn)
-		srt__filter_txn_finish(f->txn, &sum);
 	if (c->dead || c->f_spare) {
+		srt__filter_txn_finish(f->txn, &sum);
+		f->txn = NULL;
 		fstate_free(f);
 		return;
 	}
-	/* kept for the next request on this keep-alive connection, with its
-	 * header lists' arrays (their lines are freed) */
-	clear_lines(&f->fh);
-	clear_lines(&f->rh);
-	free(f->cmd);
-	free(f->method);
+	srt__filter_txn_end(f->txn, &sum);
+	/* kept for the next request on this keep-alive connection, with what
+	 * it allocated (the txn, the header lists' arrays and arenas, the
+	 * method block, the command's id): a request then allocates nothing */
+	srt__fheaders_clear(&f->fh);
+	srt__fheaders_clear(&f->rh);
 	{
 		struct srt__fheaders fh = f->fh, rh = f->rh;
+		struct srt__filter_txn *txn = f->txn;
+		char *cmd = f->cmd, *method = f->method;
+		size_t method_cap = f->method_cap;
 
 		memset(f, 0, sizeof(*f));
 		f->fh = fh;
 		f->rh = rh;
 		f->fh.api.impl = &f->fh;
 		f->rh.api.impl = &f->rh;
+		f->txn = txn;
+		f->cmd = cmd;
+		f->method = method;
+		f->method_cap = method_cap;
 	}
 	c->f_spare = f;
 }
@@ -196,7 +196,11 @@ static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
 	f->request = request;
 	f->up_mark = c->moved_up;
 	f->down_mark = c->moved_down;
-	if (c->key && !(f->cmd = strdup(c->key))) {
+	if (f->cmd && (!c->key || strcmp(f->cmd, c->key))) {
+		free(f->cmd);
+		f->cmd = NULL;
+	}
+	if (c->key && !f->cmd && !(f->cmd = strdup(c->key))) {
 		fstate_free(f);
 		return NULL;
 	}
@@ -207,6 +211,17 @@ static struct srt__fstate *fstate_new(struct srt__conn *c, bool request)
 	f->fc.id = ++c->p->filter_ids;
 	c->f = f;
 	return f;
+}
+
+/* The chain's passage for f: the kept txn of the connection's last
+ * request begun again, else a new one. false: out of memory. */
+static bool txn_begin(struct srt__conn *c, struct srt__fstate *f)
+{
+	if (f->txn) {
+		srt__filter_txn_restart(f->txn, &f->fc);
+		return true;
+	}
+	return (f->txn = srt__filter_txn_new(c->p->filters, &f->fc)) != NULL;
 }
 
 /* The client's answer to a denial: the status and the reason (the filter's
@@ -313,7 +328,7 @@ int srt__filter_connection(struct srt__conn *c, const char *scheme, const char *
 	if (!take_outcome(c, &step, &out)) {
 		struct srt__fstate *f = fstate_new(c, false);
 
-		if (!f || !(f->txn = srt__filter_txn_new(c->p->filters, &f->fc))) {
+		if (!f || !txn_begin(c, f)) {
 			refuse(c, 503, NULL, "out of memory for the request filters");
 			return SRT__FILTER_REFUSED;
 		}
@@ -364,6 +379,16 @@ static void build_url(char *out, const char *host, bool v6, int port, const char
 	memcpy(out + o, path, path_len + 1);
 }
 
+/* What a head's lines take in a header list (names, values, their NULs). */
+static size_t head_bytes(const struct srt__http_head *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		n += h->h[i].name_len + h->h[i].value_len + 2;
+	return n;
+}
+
 static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct srt__http_head *h,
 			const struct srt__http_request *r, const char *target, size_t target_len)
 {
@@ -371,15 +396,21 @@ static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct
 	bool slash = target_len && target[0] == '/';
 	size_t path_len = target_len + !slash;
 	size_t url_cap = strlen(c->canon) + path_len + 32;
-	/* the method, the path and the URL in one block (f->method frees it) */
-	char *b = malloc(h->method_len + 1 + path_len + 1 + url_cap);
+	/* the method, the path and the URL in one block (f->method frees
+	 * it), kept for the connection's next request */
+	size_t need = h->method_len + 1 + path_len + 1 + url_cap;
 
 	f->fc.scheme = c->terminated ? "https" : "http";
 	/* inside a terminated tunnel: the name its ClientHello asked for */
 	f->fc.sni = c->terminated && c->tls_name[0] ? c->tls_name : NULL;
-	if (!b)
-		return -1;
-	f->method = b;
+	if (need > f->method_cap) {
+		char *b = realloc(f->method, need);
+
+		if (!b)
+			return -1;
+		f->method = b;
+		f->method_cap = need;
+	}
 	memcpy(f->method, h->method, h->method_len);
 	f->method[h->method_len] = '\0';
 	/* an empty origin target means "/" (and is sent as such) */
@@ -390,6 +421,8 @@ static int fill_request(struct srt__conn *c, struct srt__fstate *f, const struct
 	f->path[path_len] = '\0';
 	f->url = f->path + path_len + 1;
 	build_url(f->url, c->canon, v6, c->port, f->path, path_len);
+	/* room for every line in the list's arena: no allocation per line */
+	srt__fheaders_reserve(&f->fh, head_bytes(h));
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt__http_header *hd = &h->h[i];
 
@@ -443,7 +476,7 @@ int srt__filter_request(struct srt__conn *c, struct srt__http_head *h,
 	if (!take_outcome(c, &step, &out)) {
 		f = fstate_new(c, true);
 		if (!f || fill_request(c, f, h, r, target, target_len) < 0 ||
-		    !(f->txn = srt__filter_txn_new(c->p->filters, &f->fc))) {
+		    !txn_begin(c, f)) {
 			refuse(c, 503, NULL, "out of memory for the request filters");
 			return SRT__FILTER_REFUSED;
 		}
@@ -512,8 +545,8 @@ int srt__filter_response(struct srt__conn *c, struct srt__http_head *h,
 		f->status = h->status; /* for the finish hooks */
 		return SRT__FILTER_GO;
 	}
-	srt__fheaders_release(&f->rh);
-	srt__fheaders_init(&f->rh, SRT_HTTP_MAX_HEAD);
+	srt__fheaders_clear(&f->rh);
+	srt__fheaders_reserve(&f->rh, head_bytes(h));
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt__http_header *hd = &h->h[i];
 

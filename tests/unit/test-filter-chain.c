@@ -583,6 +583,83 @@ static void test_create_error(void)
 	srt__filter_chain_free(ch);
 }
 
+/* A keep-alive connection's txn is ended and begun again instead of freed
+ * and allocated: each passage's finish hooks run once, a second request
+ * starts from a clean decision, and freeing an ended txn calls no hook. */
+static void test_txn_kept(void)
+{
+	static const char *const s[] = { "continue", "deny:403", NULL };
+	struct srt__filter_chain *ch = chain(0, s);
+	struct srt__filter_outcome o;
+	struct srt__filter_txn *t;
+	struct srt_filter_request r;
+	struct srt_filter_summary sum = { .size = sizeof(sum), .status = 403 };
+	struct srt__fheaders fh;
+	struct waiter w;
+
+	ok(head(ch, &t, &w, &o, &fh, &r) == SRT__FILTER_DECIDED && o.verdict == SRT_FILTER_DENY,
+	   "first request decided");
+	srt__filter_txn_end(t, &sum);
+	ok(fakes[0]->finishes == 1 && fakes[1]->finishes == 1 &&
+	   fakes[1]->finish_verdict == SRT_FILTER_DENY, "ending it runs the finish hooks once");
+	srt__filter_txn_end(t, &sum);
+	ok(fakes[0]->finishes == 1, "ending an ended txn runs nothing");
+	srt__filter_txn_restart(t, &conn);
+	memset(&o, 0, sizeof(o));
+	ok(srt__filter_txn_request_head(t, &r, on_done, &w, &o) == SRT__FILTER_DECIDED &&
+	   o.verdict == SRT_FILTER_DENY && fakes[0]->heads == 2 && fakes[1]->heads == 2,
+	   "the kept txn runs the next request through every filter again");
+	srt__filter_txn_finish(t, NULL);
+	ok(fakes[0]->finishes == 2 && fakes[1]->finishes == 2,
+	   "finishing the restarted txn runs the hooks of its passage");
+	srt__fheaders_release(&fh);
+	ok(head(ch, &t, &w, &o, &fh, &r) == SRT__FILTER_DECIDED, "a third txn");
+	srt__filter_txn_end(t, NULL);
+	srt__filter_txn_finish(t, NULL);
+	ok(fakes[0]->finishes == 3, "freeing an ended txn runs no hook twice (%d)",
+	   fakes[0]->finishes);
+	srt__fheaders_release(&fh);
+	srt__filter_chain_free(ch);
+}
+
+/* A header list with an arena: the received lines go into it, what a
+ * filter sets past its room gets a block of its own, and a cleared list
+ * serves the next request from the same arena. */
+static void test_headers_arena(void)
+{
+	struct srt__fheaders fh;
+	struct srt_filter_headers *h = &fh.api;
+	const char *n, *v;
+	char *arena = NULL, big[3000];
+	int round, good = 0;
+
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	srt__fheaders_init(&fh, 8192);
+	for (round = 0; round < 3; round++) {
+		srt__fheaders_reserve(&fh, 4 + 11 + 2 + 6 + 3 + 2);
+		if (round == 0)
+			arena = fh.arena;
+		good += fh.arena != NULL && fh.arena == arena;
+		good += srt__fheaders_add(&fh, "Host", 4, "example.com", 11) == SRT_OK &&
+			srt__fheaders_add(&fh, "Accept", 6, "*/*", 3) == SRT_OK &&
+			!fh.own[0] && !fh.own[1];
+		/* a value larger than the arena's room gets a block of its own */
+		good += h->set(h, "Accept", "text/plain") == SRT_OK &&
+			h->set(h, "X-Added", big) == SRT_OK && fh.own[2];
+		good += h->count(h) == 3 && h->at(h, 0, &n, &v) == SRT_OK &&
+			!strcmp(n, "Host") && !strcmp(v, "example.com") &&
+			!strcmp(h->get(h, "accept"), "text/plain") && !strcmp(h->get(h, "x-added"), big);
+		good += h->remove(h, "Accept") == SRT_OK && h->count(h) == 2 &&
+			h->at(h, 1, &n, &v) == SRT_OK && !strcmp(n, "X-Added");
+		srt__fheaders_clear(&fh);
+		good += h->count(h) == 0 && fh.bytes == 0;
+	}
+	ok(good == 18, "lines in the arena and in blocks of their own read, change and go alike, "
+	   "three requests on one arena (%d of 18)", good);
+	srt__fheaders_release(&fh);
+}
+
 int main(void)
 {
 	TAP_RUN(test_order_and_first_decision);
@@ -597,5 +674,7 @@ int main(void)
 	TAP_RUN(test_response_head);
 	TAP_RUN(test_headers);
 	TAP_RUN(test_create_error);
+	TAP_RUN(test_txn_kept);
+	TAP_RUN(test_headers_arena);
 	return tap_done();
 }

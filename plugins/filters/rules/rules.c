@@ -59,6 +59,7 @@ struct rule {
 	char **methods;
 	size_t n_methods;
 	struct glob host;
+	int host_as_prev; /* the rule before has the same host glob */
 	struct glob path;
 	struct hdr_cond *headers;
 	size_t n_headers;
@@ -310,6 +311,9 @@ static int parse(const cJSON *root, struct rules *rs, struct srt_filter_error *e
 			return rc;
 		if (rs->r[rs->n - 1].sni.s)
 			rs->n_conn++;
+		if (rs->n > 1 && rs->r[rs->n - 1].host.s && rs->r[rs->n - 2].host.s &&
+		    !strcmp(rs->r[rs->n - 1].host.s, rs->r[rs->n - 2].host.s))
+			rs->r[rs->n - 1].host_as_prev = 1;
 	}
 	return SRT_OK;
 }
@@ -383,10 +387,10 @@ static int glob_matches(const struct glob *g, const char *s, size_t n, int casef
 	char buf[8192];
 
 	if (g->simple) {
+		if (g->literal)
+			return n == g->lit && !memcmp(g->s, s, n);
 		if (n < g->lit || memcmp(g->s, s, g->lit))
 			return 0;
-		if (g->literal)
-			return n == g->lit;
 		return simple_match(g->s + g->lit, s + g->lit, n - g->lit);
 	}
 	if (n >= sizeof(buf))
@@ -403,8 +407,11 @@ struct subject {
 	size_t host_len, path_len;
 };
 
+/* *host: the result of r's host glob when the rule before had the same
+ * one and compared it (rules come grouped by host), else -1; set here
+ * when r compares it. */
 static int rule_matches(const struct rule *r, const struct srt_filter_request *req,
-			const struct subject *sb)
+			const struct subject *sb, int *host)
 {
 	size_t i;
 
@@ -415,8 +422,12 @@ static int rule_matches(const struct rule *r, const struct srt_filter_request *r
 		if (i == r->n_methods)
 			return 0;
 	}
-	if (r->host.s && !glob_matches(&r->host, sb->host, sb->host_len, 1))
-		return 0;
+	if (r->host.s) {
+		if (*host < 0)
+			*host = glob_matches(&r->host, sb->host, sb->host_len, 1);
+		if (!*host)
+			return 0;
+	}
 	if (r->path.s && !glob_matches(&r->path, sb->path, sb->path_len, 0))
 		return 0;
 	for (i = 0; i < r->n_headers; i++) {
@@ -474,13 +485,17 @@ static enum srt_filter_verdict rules_head(void *state, struct srt_filter_request
 	char small[256], *host = folded(req->host, hl, small, sizeof(small));
 	struct subject sb = { host, req->path, hl, strcspn(req->path, "?") };
 	enum srt_filter_verdict v;
+	int same = -1;
 	size_t i;
 
 	if (!host)
 		return out_of_memory(call);
-	for (i = 0; i < rs->n; i++)
-		if (!rs->r[i].sni.s && rule_matches(&rs->r[i], req, &sb))
+	for (i = 0; i < rs->n; i++) {
+		if (!rs->r[i].host_as_prev)
+			same = -1;
+		if (!rs->r[i].sni.s && rule_matches(&rs->r[i], req, &sb, &same))
 			break;
+	}
 	v = i < rs->n ? verdict(rs->r[i].action, &rs->r[i], i, call) : verdict(rs->dflt, NULL, 0, call);
 	if (host != small)
 		free(host);
