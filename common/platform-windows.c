@@ -13,6 +13,7 @@
 #include <direct.h>
 #include <io.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <winsock2.h>
@@ -165,6 +166,26 @@ int srt__os_socket(int domain, int type, int protocol, bool nonblock)
 int srt__os_sock_close(int fd)
 {
 	return closesocket(SK(fd)) == 0 ? 0 : wsa_fail();
+}
+
+int srt__os_listen(const struct sockaddr *a, socklen_t len, int backlog)
+{
+	BOOL on = TRUE;
+	int fd = srt__os_socket(a->sa_family, SOCK_STREAM, 0, true);
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(SK(fd), SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&on, sizeof(on)) == 0 &&
+	    bind(SK(fd), a, len) == 0 && listen(SK(fd), backlog) == 0)
+		return fd;
+	wsa_fail();
+	{
+		int e = errno;
+
+		closesocket(SK(fd));
+		errno = e;
+	}
+	return -1;
 }
 
 /* A socket accepted from a listener inherits the listener's
@@ -361,4 +382,185 @@ int srt__os_path_spell(const char *in, char *out, size_t cap)
 		return -1;
 	}
 	return srt__winpath_to_core(in, cur[0], out, cap);
+}
+
+ssize_t srt__os_recv(int fd, void *buf, size_t len, int flags)
+{
+	int n = len > INT_MAX ? INT_MAX : (int)len;
+	int r = recv(SK(fd), buf, n, flags);
+
+	return r < 0 ? wsa_fail() : r;
+}
+
+int srt__os_connect(int fd, const struct sockaddr *a, socklen_t len)
+{
+	if (connect(SK(fd), a, len) == 0)
+		return 0;
+	wsa_fail();
+	if (errno == EAGAIN)
+		errno = EINPROGRESS;
+	return -1;
+}
+
+/* Only a socket answers SO_TYPE; a C library descriptor's number is no
+ * socket handle Winsock knows. */
+bool srt__os_is_socket(int fd)
+{
+	int v = 0, l = sizeof(v);
+
+	return fd >= 0 && getsockopt(SK(fd), SOL_SOCKET, SO_TYPE, (char *)&v, &l) == 0;
+}
+
+int srt__os_set_nonblock(int fd)
+{
+	u_long on = 1;
+
+	if (!srt__os_is_socket(fd)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return ioctlsocket(SK(fd), FIONBIO, &on) == 0 ? 0 : wsa_fail();
+}
+
+ssize_t srt__os_read(int fd, void *buf, size_t len)
+{
+	return srt__os_recv(fd, buf, len, 0);
+}
+
+ssize_t srt__os_write(int fd, const void *buf, size_t len)
+{
+	return srt__os_send(fd, buf, len);
+}
+
+/* One direction of a relay (srt__os_pollable): a C library descriptor
+ * (binary mode: text mode would rewrite CR LF and stop at Ctrl-Z) and the
+ * blocking end of a socket pair. The last of the pair's threads to end
+ * closes that end. */
+struct relay {
+	int fd;
+	SOCKET s;
+	bool to_socket;     /* fd -> s, else s -> fd */
+	volatile LONG *refs;
+};
+
+static DWORD WINAPI relay_main(void *arg)
+{
+	struct relay *r = arg;
+	char buf[16384];
+
+	for (;;) {
+		int n = r->to_socket ? _read(r->fd, buf, sizeof(buf)) :
+				       recv(r->s, buf, sizeof(buf), 0);
+		int off = 0;
+
+		if (n <= 0)
+			break;
+		while (off < n) {
+			int w = r->to_socket ? send(r->s, buf + off, n - off, 0) :
+					       _write(r->fd, buf + off, (unsigned)(n - off));
+			if (w <= 0)
+				goto done;
+			off += w;
+		}
+	}
+done:
+	/* the end of file goes on: the loop reads it on its end, or the
+	 * descriptor's reader sees it */
+	if (r->to_socket)
+		shutdown(r->s, SD_SEND);
+	_close(r->fd);
+	if (InterlockedDecrement(r->refs) == 0) {
+		closesocket(r->s);
+		free((void *)r->refs);
+	}
+	free(r);
+	return 0;
+}
+
+static int relay_start(int fd, SOCKET s, bool to_socket, volatile LONG *refs)
+{
+	struct relay *r = malloc(sizeof(*r));
+	HANDLE th;
+
+	if (!r) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*r = (struct relay){ fd, s, to_socket, refs };
+	_setmode(fd, _O_BINARY);
+	th = CreateThread(NULL, 0, relay_main, r, 0, NULL);
+	if (!th) {
+		free(r);
+		errno = EAGAIN;
+		return -1;
+	}
+	CloseHandle(th);
+	return 0;
+}
+
+int srt__os_pollable(int in_fd, int out_fd, int *in, int *out)
+{
+	bool rin = !srt__os_is_socket(in_fd), rout = out_fd >= 0 && !srt__os_is_socket(out_fd);
+	volatile LONG *refs;
+	u_long off = 0;
+	int fds[2];
+
+	if (!rin && !rout) {
+		*in = in_fd;
+		if (out)
+			*out = out_fd;
+		return 0;
+	}
+	/* one relayed, one a socket: two different streams, which the loop
+	 * reads as one only when both are relayed */
+	if (out_fd >= 0 && rin != rout) {
+		errno = ENOSYS;
+		goto close_fds;
+	}
+	if (srt__os_socketpair(fds) < 0)
+		goto close_fds;
+	refs = malloc(sizeof(*refs));
+	if (!refs || ioctlsocket(SK(fds[1]), FIONBIO, &off) != 0) {
+		free((void *)refs);
+		errno = ENOMEM;
+		goto close_pair;
+	}
+	*refs = rout ? 2 : 1;
+	if (relay_start(in_fd, SK(fds[1]), true, refs) < 0) {
+		free((void *)refs);
+		goto close_pair;
+	}
+	if (rout && relay_start(out_fd, SK(fds[1]), false, refs) < 0) {
+		/* the reading thread holds the other reference and closes
+		 * in_fd when it ends; the loop's end is never handed out */
+		int e = errno;
+
+		InterlockedDecrement(refs);
+		srt__os_sock_close(fds[0]);
+		_close(out_fd);
+		errno = e;
+		return -1;
+	}
+	*in = fds[0];
+	if (out)
+		*out = out_fd >= 0 ? fds[0] : -1;
+	return 0;
+close_pair:
+	{
+		int e = errno;
+
+		srt__os_sock_close(fds[0]);
+		srt__os_sock_close(fds[1]);
+		errno = e;
+	}
+close_fds:
+	{
+		int e = errno;
+
+		rin ? _close(in_fd) : srt__os_sock_close(in_fd);
+		if (out_fd >= 0 && out_fd != in_fd)
+			rout ? _close(out_fd) : srt__os_sock_close(out_fd);
+		errno = e;
+	}
+	return -1;
 }

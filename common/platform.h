@@ -26,8 +26,9 @@ int srt__os_pipe(int fds[2], bool nonblock);
 /* A close-on-exec socket, non-blocking when asked; -1 with errno. */
 int srt__os_socket(int domain, int type, int protocol, bool nonblock);
 
-/* Close a socket: close(2), or closesocket on Windows, where a socket is
- * no file descriptor. 0, or -1 with errno. */
+/* Close a socket, or any descriptor the proxy's loops wait on: close(2),
+ * or closesocket on Windows, where a socket is no file descriptor (and
+ * where those loops wait on sockets alone). 0, or -1 with errno. */
 int srt__os_sock_close(int fd);
 
 /* A connected pair of close-on-exec, non-blocking stream sockets
@@ -35,11 +36,55 @@ int srt__os_sock_close(int fd);
  * the call checks it connected to each other). 0, or -1 with errno. */
 int srt__os_socketpair(int fds[2]);
 
+/* A close-on-exec, non-blocking TCP socket bound to a (of len bytes) and
+ * listening: its descriptor, or -1 with errno (EADDRINUSE when the port is
+ * taken). POSIX sets SO_REUSEADDR, so a restart binds again while the old
+ * connections linger; Windows sets SO_EXCLUSIVEADDRUSE instead, as its
+ * SO_REUSEADDR would let another program bind the same port and take the
+ * clients. */
+int srt__os_listen(const struct sockaddr *a, socklen_t len, int backlog);
+
 /* accept(2) of a close-on-exec, non-blocking socket; -1 with errno. */
 int srt__os_accept(int lfd);
 
 /* send(2) that never raises SIGPIPE and never blocks. */
 ssize_t srt__os_send(int fd, const void *buf, size_t len);
+
+/* recv(2) that never blocks; flags is 0 or MSG_PEEK. -1 with errno
+ * (EAGAIN: nothing there yet). */
+ssize_t srt__os_recv(int fd, void *buf, size_t len, int flags);
+
+/* Start connecting a non-blocking socket: 0 when connected already, -1
+ * with errno, EINPROGRESS while the connection is under way (Windows says
+ * "would block" there; it is turned into EINPROGRESS). */
+int srt__os_connect(int fd, const struct sockaddr *a, socklen_t len);
+
+/* Is fd a socket (of any kind)? */
+bool srt__os_is_socket(int fd);
+
+/* Make a descriptor non-blocking: 0, or -1 with errno (Windows can do it
+ * for sockets only: ENOSYS for anything else). */
+int srt__os_set_nonblock(int fd);
+
+/* Read and write, without blocking, a descriptor the proxy's loops wait
+ * on: read(2) and write(2) on POSIX, where it may be a pipe or a socket;
+ * recv and send on Windows, where the loops wait on sockets alone
+ * (srt__os_pollable makes one of anything else). */
+ssize_t srt__os_read(int fd, void *buf, size_t len);
+ssize_t srt__os_write(int fd, const void *buf, size_t len);
+
+/* Descriptors a caller hands srt (a decider's pipes, a lifeline) as ones
+ * the proxy's loops can wait on: in_fd to read from, out_fd (-1: none) to
+ * write to. On POSIX they are returned as they are (*in = in_fd, *out =
+ * out_fd). On Windows, where poll watches sockets only, anything but a
+ * socket is relayed through one end of a socket pair, by a thread per
+ * direction copying between the descriptor and the other end: *in (and
+ * *out, the same socket when both were relayed) is that end, non-blocking;
+ * the end of file travels too (in_fd's end shuts the socket's sending
+ * side; closing *in closes out_fd). From the call on, the descriptors
+ * belong to srt either way: close *in and *out with srt__os_sock_close.
+ * 0, or -1 with errno, in_fd and out_fd closed. */
+int srt__os_pollable(int in_fd, int out_fd, int *in, int *out);
 
 /* recvmsg(2), never blocking, any descriptors received close-on-exec. */
 ssize_t srt__os_recvmsg(int fd, struct msghdr *m);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "proxies/conn.h"
 #include "proxies/socks.h"
 #include "proxies/wire.h"
@@ -59,7 +60,7 @@ void srt__timed_clear(struct srt__conn *c)
 void srt__close_registered(struct srt__proxy *p, int fd)
 {
 	srt__evloop_del(p->ev, fd);
-	close(fd);
+	srt__os_sock_close(fd);
 }
 
 /* Accepting stopped when the process ran out of descriptors (on_accept):

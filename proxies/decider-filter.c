@@ -90,9 +90,9 @@ static int64_t now_ms(void)
 static void wake(struct srt__dfilter *f)
 {
 	char b = 0;
-	ssize_t r = write(f->wake[1], &b, 1);
+	ssize_t r = srt__os_send(f->wake[1], &b, 1);
 
-	(void)r; /* a full pipe already wakes the thread */
+	(void)r; /* a full pair already wakes the thread */
 }
 
 static void logf_(struct srt__dfilter *f, const char *line)
@@ -321,10 +321,12 @@ static void *loop(void *arg)
 			pf[2].fd = -1;
 		}
 		pthread_mutex_unlock(&f->lock);
-		poll(pf, 3, timeout);
+		/* unused entries (a link that died has no descriptors) are
+		 * left out, not passed as -1: Windows' poll takes sockets only */
+		poll(pf, in < 0 ? 1 : wantw && in != out ? 3 : 2, timeout);
 		if (pf[0].revents & POLLIN) {
 			char b[64];
-			while (read(f->wake[0], b, sizeof(b)) > 0)
+			while (srt__os_recv(f->wake[0], b, sizeof(b), 0) > 0)
 				;
 		}
 		pthread_mutex_lock(&f->lock);
@@ -345,11 +347,12 @@ int srt__dfilter_start(const struct srt__dfilter_config *cfg, struct srt__dfilte
 	struct srt__dfilter *f = calloc(1, sizeof(*f));
 	int rc;
 
-	if (!f || srt__os_pipe(f->wake, true) < 0) {
+	/* a socket pair: poll on Windows watches sockets only */
+	if (!f || srt__os_socketpair(f->wake) < 0) {
 		snprintf(why, cap, "cannot start the decider link: %s", strerror(errno));
-		close(cfg->in_fd);
+		srt__os_sock_close(cfg->in_fd);
 		if (cfg->out_fd != cfg->in_fd)
-			close(cfg->out_fd);
+			srt__os_sock_close(cfg->out_fd);
 		free(f);
 		return SRT_E_IO;
 	}
@@ -892,8 +895,8 @@ void srt__dfilter_destroy(void *state)
 	}
 	srt__strv_release(&f->allowed);
 	srt__strv_release(&f->denied);
-	close(f->wake[0]);
-	close(f->wake[1]);
+	srt__os_sock_close(f->wake[0]);
+	srt__os_sock_close(f->wake[1]);
 	pthread_cond_destroy(&f->hello_cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);

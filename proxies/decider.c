@@ -1288,33 +1288,24 @@ struct srt__decider {
 	uint64_t late[SRT__DECIDER_LATE_WINDOW]; /* ids timed out or cancelled */
 };
 
-static void set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
 struct srt__decider *srt__decider_new(int in_fd, int out_fd,
 				      const struct srt__decider_ops *ops, void *ctx)
 {
 	struct srt__decider *d = calloc(1, sizeof(*d));
-	struct stat st;
 
 	if (!d) {
-		close(in_fd);
+		srt__os_sock_close(in_fd);
 		if (out_fd != in_fd)
-			close(out_fd);
+			srt__os_sock_close(out_fd);
 		return NULL;
 	}
 	d->in = in_fd;
 	d->out = out_fd;
 	d->ops = ops;
 	d->ctx = ctx;
-	d->out_sock = fstat(out_fd, &st) == 0 && S_ISSOCK(st.st_mode);
-	set_nonblock(in_fd);
-	set_nonblock(out_fd);
+	d->out_sock = srt__os_is_socket(out_fd);
+	srt__os_set_nonblock(in_fd);
+	srt__os_set_nonblock(out_fd);
 	if (srt__decider_build_hello(&d->ob, &d->olen, &d->ocap) < 0) {
 		srt__decider_free(d);
 		return NULL;
@@ -1326,9 +1317,9 @@ struct srt__decider *srt__decider_new(int in_fd, int out_fd,
 static void close_fds(struct srt__decider *d)
 {
 	if (d->in >= 0)
-		close(d->in);
+		srt__os_sock_close(d->in);
 	if (d->out >= 0 && d->out != d->in)
-		close(d->out);
+		srt__os_sock_close(d->out);
 	d->in = d->out = -1;
 }
 
@@ -1487,7 +1478,7 @@ void srt__decider_on_write(struct srt__decider *d)
 	while (!d->dead && d->ooff < d->olen) {
 		ssize_t w = d->out_sock ?
 			srt__os_send(d->out, d->ob + d->ooff, d->olen - d->ooff) :
-			write(d->out, d->ob + d->ooff, d->olen - d->ooff);
+			srt__os_write(d->out, d->ob + d->ooff, d->olen - d->ooff);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -1615,7 +1606,7 @@ void srt__decider_on_read(struct srt__decider *d, int64_t now_ms)
 			d->ib = b;
 			d->icap = nc;
 		}
-		r = read(d->in, d->ib + d->ilen, d->icap - d->ilen);
+		r = srt__os_read(d->in, d->ib + d->ilen, d->icap - d->ilen);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

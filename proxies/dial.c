@@ -291,12 +291,12 @@ static void start_connect(struct srt__conn *c)
 		if (fd < 0)
 			continue;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
-			close(fd);
+		if (srt__os_connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+			srt__os_sock_close(fd);
 			continue;
 		}
 		if (srt__evloop_add(c->p->ev, fd, SRT__CONN_EVENTS, &c->uep) < 0) {
-			close(fd);
+			srt__os_sock_close(fd);
 			continue;
 		}
 		c->ul.fd = fd;
@@ -318,13 +318,13 @@ static void connect_unix(struct srt__conn *c)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->via->path);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	if (fd < 0 || srt__os_connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    srt__evloop_add(c->p->ev, fd, SRT__CONN_EVENTS, &c->uep) < 0) {
 		if (c->p->debug)
 			fprintf(stderr, "srt-proxy: mitm proxy '%s': %s\n", c->via->path,
 				strerror(errno));
 		if (fd >= 0)
-			close(fd);
+			srt__os_sock_close(fd);
 		srt__bad_gateway(c);
 		return;
 	}

@@ -216,7 +216,7 @@ int srt__io_move(struct srt__conn *c, struct srt__layer *src, struct srt__layer 
  * watches the condition again only then). */
 static ssize_t socket_recv(struct srt__layer *l, void *buf, size_t n)
 {
-	ssize_t r = recv(l->fd, buf, n, MSG_DONTWAIT);
+	ssize_t r = srt__os_recv(l->fd, buf, n, 0);
 
 	if (r < 0 && errno == EAGAIN)
 		srt__evloop_drained(l->fd, SRT_EV_IN);

@@ -8,9 +8,10 @@
  * no proxy authentication (whoever reaches the listening socket is a
  * client: it is loopback-only unless the caller says otherwise).
  *
- * The proxy itself listens on a Unix socket in a private directory; the
- * TCP clients accepted here are handed to it over its control connection,
- * as the sandbox's bridge hands them over. */
+ * The proxy serves the TCP listener itself (--listen's, or --listen-fd's),
+ * on every system: a client of it is never the sandbox's bridge, so it
+ * cannot hand sockets over. This thread only waits for a reason to stop
+ * (a signal, the lifeline's end, the decider's death). */
 #include "config.h"
 
 #include <errno.h>
@@ -27,7 +28,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <srt/srt.h>
 
@@ -37,7 +37,6 @@
 #include "proxies/filter-chain.h"
 #include "proxies/net-config.h"
 #include "proxies/proxy.h"
-#include "proxies/wire.h"
 
 /* The ranges a resolved name may not reach in this mode. */
 static const char *const private_ranges[] = {
@@ -51,8 +50,7 @@ struct serve {
 	struct srt__dfilter *df;
 	struct srt__filter_chain *chain;
 	struct srt__proxy *proxy;
-	char dir[64], sock[96];
-	int lfd, ctl, sigfd, deadpipe[2];
+	int lfd, sigfd, life, deadpipe[2];
 	char dead_why[256];
 	struct srt__strv allowed, denied;
 };
@@ -108,7 +106,7 @@ static void on_dead(void *ctx, const char *why)
 	ssize_t r;
 
 	snprintf(s->dead_why, sizeof(s->dead_why), "%s", why);
-	r = write(s->deadpipe[1], "x", 1);
+	r = srt__os_send(s->deadpipe[1], "x", 1);
 	(void)r;
 }
 
@@ -128,7 +126,7 @@ static int bind_listen(const char *spec, int *out, char *where, size_t wcap, cha
 	const char *colon, *port;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV },
 			*ai = NULL;
-	int fd, one = 1, rc;
+	int fd, rc;
 
 	if (spec[0] == '[') {
 		const char *rb = strchr(spec, ']');
@@ -146,14 +144,10 @@ static int bind_listen(const char *spec, int *out, char *where, size_t wcap, cha
 	rc = getaddrinfo(host, port, &hints, &ai);
 	if (rc)
 		return srt__proxy_start_failed(why, cap, "--listen \"%s\": %s", spec, gai_strerror(rc));
-	fd = srt__os_socket(ai->ai_family, SOCK_STREAM, 0, true);
-	if (fd >= 0)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
+	fd = srt__os_listen(ai->ai_addr, (socklen_t)ai->ai_addrlen, 1024);
+	if (fd < 0) {
 		int e = errno;
 		freeaddrinfo(ai);
-		if (fd >= 0)
-			close(fd);
 		return srt__proxy_start_failed(why, cap, "--listen \"%s\": %s", spec, strerror(e));
 	}
 	freeaddrinfo(ai);
@@ -184,8 +178,7 @@ static int check_listen_fd(int fd, char *why, size_t cap)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) < 0 || !v)
 		return srt__proxy_start_failed(why, cap, "--listen-fd %d is not a listening socket", fd);
-	v = fcntl(fd, F_GETFL);
-	if (v < 0 || fcntl(fd, F_SETFL, v | O_NONBLOCK) < 0)
+	if (srt__os_set_nonblock(fd) < 0)
 		return srt__proxy_start_failed(why, cap, "--listen-fd %d: %s", fd, strerror(errno));
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return 0;
@@ -195,10 +188,11 @@ static int check_listen_fd(int fd, char *why, size_t cap)
 static const char *stop_asked(struct serve *s, int timeout_ms)
 {
 	struct pollfd pf[2] = { { .fd = s->sigfd, .events = POLLIN },
-				{ .fd = s->o->lifeline_fd, .events = POLLIN } };
+				{ .fd = s->life, .events = POLLIN } };
 	static char why[64];
 
-	if (poll(pf, 2, timeout_ms) <= 0)
+	/* no lifeline: not watched (Windows' poll takes sockets only) */
+	if (poll(pf, s->life >= 0 ? 2 : 1, timeout_ms) <= 0)
 		return NULL;
 	if (pf[0].revents & POLLIN) {
 		int sig = srt__os_signal_read(s->sigfd);
@@ -209,7 +203,7 @@ static const char *stop_asked(struct serve *s, int timeout_ms)
 	}
 	if (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 		char b[256];
-		ssize_t r = read(s->o->lifeline_fd, b, sizeof(b));
+		ssize_t r = srt__os_read(s->life, b, sizeof(b));
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
 			return "lifeline closed";
 	}
@@ -222,8 +216,14 @@ static int start_decider(struct serve *s, char *why, size_t cap)
 	char w[256];
 
 	memset(&dc, 0, sizeof(dc));
-	dc.in_fd = s->o->decider_in;
-	dc.out_fd = s->o->decider_out;
+	/* pipes are relayed through a socket where poll needs one (Windows) */
+	if (srt__os_pollable(s->o->decider_in,
+			     s->o->decider_out == s->o->decider_in ? -1 : s->o->decider_out,
+			     &dc.in_fd, &dc.out_fd) < 0)
+		return srt__proxy_start_failed(why, cap, "cannot read the decider's descriptors: %s",
+					       strerror(errno));
+	if (dc.out_fd < 0)
+		dc.out_fd = dc.in_fd;
 	dc.plaintext_header_set = s->o->plaintext_header_set != 0;
 	dc.dead = on_dead;
 	dc.dead_ctx = s;
@@ -255,7 +255,6 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	struct srt__proxy_config pc;
 	struct srt_filter_error ferr;
 	struct srt_diag diag;
-	const char *tmp = getenv("TMPDIR");
 	char *ranges[sizeof(private_ranges) / sizeof(private_ranges[0]) + 1];
 	size_t i;
 
@@ -284,16 +283,10 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	net.refuse_opaque_tunnels = true;
 	net.require_host_match = true;
 	net.filters = s->chain;
-	snprintf(s->dir, sizeof(s->dir), "%s/srt-proxy-XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 30 ? tmp : "/tmp");
-	if (!mkdtemp(s->dir)) {
-		s->dir[0] = 0;
-		return srt__proxy_start_failed(why, cap, "cannot make a private directory: %s", strerror(errno));
-	}
-	snprintf(s->sock, sizeof(s->sock), "%s/proxy.sock", s->dir);
 	memset(&pc, 0, sizeof(pc));
 	pc.net = &net;
-	pc.socket_path = s->sock;
+	pc.tcp_listener = s->lfd;
+	s->lfd = -1; /* the proxy's now */
 	pc.debug = s->o->debug;
 	pc.tls = s->tls;
 	pc.tls_ctx = s->tls_ctx;
@@ -301,20 +294,6 @@ static int start_proxy(struct serve *s, char *why, size_t cap)
 	if (srt__proxy_new(&s->proxy, &pc, &diag) != SRT_OK ||
 	    srt__proxy_start(s->proxy, &diag) != SRT_OK)
 		return srt__proxy_start_failed(why, cap, "%s", diag.message);
-	return 0;
-}
-
-/* The control connection the accepted clients are handed over on. */
-static int connect_ctl(struct serve *s, char *why, size_t cap)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char hello = SRT_PASS_HELLO, ack = 1;
-
-	memcpy(sa.sun_path, s->sock, strlen(s->sock));
-	s->ctl = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, false);
-	if (s->ctl < 0 || connect(s->ctl, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    write(s->ctl, &hello, 1) != 1 || read(s->ctl, &ack, 1) != 1 || ack != SRT_PASS_HELLO)
-		return srt__proxy_start_failed(why, cap, "cannot reach the proxy's socket: %s", strerror(errno));
 	return 0;
 }
 
@@ -329,14 +308,14 @@ static const char *serve_loop(struct serve *s)
 	struct timespec dead_at = { 0, 0 };
 
 	for (;;) {
-		struct pollfd pf[4] = {
-			{ .fd = s->lfd, .events = POLLIN },
+		struct pollfd pf[3] = {
 			{ .fd = s->sigfd, .events = POLLIN },
-			{ .fd = s->o->lifeline_fd, .events = POLLIN },
 			{ .fd = s->deadpipe[0], .events = POLLIN },
+			{ .fd = s->life, .events = POLLIN },
 		};
 		const char *stop;
 		int wait_ms = -1;
+		nfds_t n = s->life >= 0 ? 3 : 2;
 
 		if (dead_at.tv_sec) {
 			struct timespec now;
@@ -348,53 +327,43 @@ static const char *serve_loop(struct serve *s)
 			if (gone >= DEAD_GRACE_MS)
 				return why;
 			wait_ms = (int)(DEAD_GRACE_MS - gone);
-			pf[3].fd = -1; /* told once */
 		}
-		if (poll(pf, 4, wait_ms) < 0 && errno != EINTR)
+		if (poll(pf, n, wait_ms) < 0 && errno != EINTR)
 			return "poll failed";
-		if (pf[3].revents & POLLIN) {
+		if (pf[1].revents & POLLIN) {
+			char b[8];
+
+			/* told once: the byte is taken */
+			while (srt__os_recv(s->deadpipe[0], b, sizeof(b), 0) > 0)
+				;
+			if (dead_at.tv_sec)
+				continue;
 			snprintf(why, sizeof(why), "decider: %s", s->dead_why);
 			clock_gettime(CLOCK_MONOTONIC, &dead_at);
 			if (!dead_at.tv_sec)
 				dead_at.tv_sec = 1;
 			continue;
 		}
-		if ((pf[1].revents | pf[2].revents) && (stop = stop_asked(s, 0)))
+		if ((pf[0].revents | pf[2].revents) && (stop = stop_asked(s, 0)))
 			return stop;
-		if (!(pf[0].revents & POLLIN))
-			continue;
-		for (;;) {
-			int fd = srt__os_accept(s->lfd);
-			if (fd < 0)
-				break;
-			if (srt__pass_send(s->ctl, &fd, 1, 0) != 1) {
-				close(fd);
-				snprintf(why, sizeof(why), "the proxy stopped taking clients: %s",
-					 strerror(errno));
-				return why;
-			}
-			close(fd);
-		}
 	}
 }
 
 static void cleanup(struct serve *s)
 {
-	if (s->ctl >= 0)
-		close(s->ctl);
 	if (s->lfd >= 0)
-		close(s->lfd);
+		srt__os_sock_close(s->lfd);
 	srt__proxy_free(s->proxy);
 	srt__filter_chain_free(s->chain);
 	srt__dfilter_destroy(s->df);
-	if (s->sock[0])
-		unlink(s->sock);
-	if (s->dir[0])
-		rmdir(s->dir);
 	if (s->sigfd >= 0)
-		close(s->sigfd);
-	close(s->deadpipe[0]);
-	close(s->deadpipe[1]);
+		srt__os_sock_close(s->sigfd);
+	if (s->life >= 0)
+		srt__os_sock_close(s->life);
+	if (s->deadpipe[0] >= 0) {
+		srt__os_sock_close(s->deadpipe[0]);
+		srt__os_sock_close(s->deadpipe[1]);
+	}
 	srt__strv_release(&s->allowed);
 	srt__strv_release(&s->denied);
 }
@@ -411,7 +380,7 @@ int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__t
 	s.o = o;
 	s.tls = tls;
 	s.tls_ctx = tls_ctx;
-	s.lfd = s.ctl = -1;
+	s.lfd = s.life = s.deadpipe[0] = s.deadpipe[1] = -1;
 	if (o->listen_fd >= 0 && check_listen_fd(o->listen_fd, why, cap))
 		return 1;
 	/* blocked before any thread exists, so only the signal descriptor
@@ -421,24 +390,33 @@ int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__t
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	s.sigfd = srt__os_signal_fd(&set);
-	if (s.sigfd < 0 || srt__os_pipe(s.deadpipe, true) < 0)
-		return srt__proxy_start_failed(why, cap, "cannot watch signals: %s", strerror(errno));
+	/* a socket pair: poll on Windows watches sockets only */
+	if (s.sigfd < 0 || srt__os_socketpair(s.deadpipe) < 0) {
+		rc = srt__proxy_start_failed(why, cap, "cannot watch signals: %s", strerror(errno));
+		goto out;
+	}
+	if (o->lifeline_fd >= 0 && srt__os_pollable(o->lifeline_fd, -1, &s.life, NULL) < 0) {
+		s.life = -1;
+		rc = srt__proxy_start_failed(why, cap, "cannot watch the lifeline: %s", strerror(errno));
+		goto out;
+	}
 	rc = start_decider(&s, why, cap);
 	if (!rc)
 		rc = wait_hello(&s, why, cap);
-	if (!rc)
-		rc = start_proxy(&s, why, cap);
-	if (!rc)
-		rc = connect_ctl(&s, why, cap);
+	/* listening only once the decider said hello: a client never
+	 * reaches a proxy that has no lists yet */
 	if (!rc && o->listen_fd >= 0) {
 		s.lfd = o->listen_fd;
 		snprintf(where, sizeof(where), "fd %d", o->listen_fd);
 	} else if (!rc)
 		rc = bind_listen(o->listen, &s.lfd, where, sizeof(where), why, cap);
+	if (!rc)
+		rc = start_proxy(&s, why, cap);
 	if (!rc) {
 		fprintf(stderr, "srt proxy: serving %s\n", where);
 		snprintf(why, cap, "%s", serve_loop(&s));
 	}
+out:
 	cleanup(&s);
 	return rc ? 1 : 0;
 }

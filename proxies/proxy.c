@@ -51,7 +51,7 @@ static void new_client(struct srt__proxy *p, int fd, bool unix_client, const cha
 
 	if (!c || (head && srt__buf_add(&c->in, head, len) < 0)) {
 		free(c);
-		close(fd);
+		srt__os_sock_close(fd);
 		return;
 	}
 	c->icept_pending = head != NULL;
@@ -67,7 +67,7 @@ static void new_client(struct srt__proxy *p, int fd, bool unix_client, const cha
 	srt__pump_init(&c->up);
 	srt__pump_init(&c->down);
 	if (srt__evloop_add(p->ev, fd, SRT__CONN_EVENTS, &c->cep) < 0) {
-		close(fd);
+		srt__os_sock_close(fd);
 		free(c);
 		return;
 	}
@@ -112,13 +112,15 @@ static void on_accept(struct srt__proxy *p)
 		}
 		if (p->nclients >= p->max_clients) {
 			/* refused at once, so the client is not left hanging */
-			close(fd);
+			srt__os_sock_close(fd);
 			warn_once(&p->warned_limit,
 				  "the sandbox holds as many connections as srt can serve; "
 				  "new ones are refused until others close");
 			continue;
 		}
-		new_client(p, fd, true, NULL, 0);
+		/* a TCP listener's clients are never the bridge: they
+		 * cannot open a control connection (conn.c) */
+		new_client(p, fd, p->path != NULL, NULL, 0);
 	}
 }
 
@@ -127,10 +129,7 @@ static void on_accept(struct srt__proxy *p)
  * must still authenticate; anything else is closed unused. */
 static void adopt_passed(struct srt__proxy *p, int fd, const char *head, size_t len)
 {
-	struct stat st;
-	int fl;
-
-	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (!srt__os_is_socket(fd))
 		goto refuse;
 	if (!srt__os_is_tcp_stream(fd))
 		goto refuse;
@@ -142,13 +141,12 @@ static void adopt_passed(struct srt__proxy *p, int fd, const char *head, size_t 
 	}
 	/* the sender may keep a copy of the open file: every read and write
 	 * here also passes MSG_DONTWAIT, this only serves splice */
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+	if (srt__os_set_nonblock(fd) < 0)
 		goto refuse;
 	new_client(p, fd, false, head, len);
 	return;
 refuse:
-	close(fd);
+	srt__os_sock_close(fd);
 }
 
 /* The control connection: each message is a byte (ignored) with at most
@@ -206,12 +204,12 @@ void srt__fd_recv(struct srt__conn *c)
 				if (nfd < SRT_PASS_MAX_FDS)
 					fds[nfd++] = fd;
 				else
-					close(fd); /* cannot happen with this buffer */
+					srt__os_sock_close(fd); /* cannot happen with this buffer */
 			}
 		}
 		if (bad || (m.msg_flags & MSG_CTRUNC)) {
 			for (int i = 0; i < nfd; i++)
-				close(fds[i]);
+				srt__os_sock_close(fds[i]);
 			srt__conn_close(c);
 			return;
 		}
@@ -222,7 +220,7 @@ void srt__fd_recv(struct srt__conn *c)
 				adopt_passed(p, fds[0], sink + 1, (size_t)n - 1);
 			} else {
 				for (int i = 0; i < nfd; i++)
-					close(fds[i]);
+					srt__os_sock_close(fds[i]);
 			}
 			nfd = 0;
 		}
@@ -285,7 +283,7 @@ static void note_events(struct srt__side *sd, uint32_t ev)
 static void idle_upstream_check(struct srt__conn *c)
 {
 	char b;
-	ssize_t n = recv(c->ul.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	ssize_t n = srt__os_recv(c->ul.fd, &b, 1, MSG_PEEK);
 
 	if (n >= 0 || errno != EAGAIN) {
 		srt__close_upstream(c);
@@ -323,7 +321,7 @@ static void *loop(void *arg)
 				break;
 			case SRT_EP_WAKE: {
 				char sink[SRT_PASS_DATA_MAX + 1];
-				while (read(p->wakefd[0], sink, sizeof(sink)) > 0)
+				while (srt__os_recv(p->wakefd[0], sink, sizeof(sink), 0) > 0)
 					;
 				break;
 			}
@@ -394,13 +392,14 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 {
 	struct srt__proxy *p = NULL;
 	struct sockaddr_un sa;
+	int listener = cfg && !cfg->socket_path ? cfg->tcp_listener : -1;
 	int err;
 
-	if (!cfg || !cfg->net || !cfg->socket_path) {
+	if (!cfg || !cfg->net || (!cfg->socket_path && cfg->tcp_listener < 0)) {
 		err = srt_diag_set(diag, SRT_E_INVAL, "", "proxy: missing settings or socket path");
 		goto out;
 	}
-	if (strlen(cfg->socket_path) >= sizeof(sa.sun_path)) {
+	if (cfg->socket_path && strlen(cfg->socket_path) >= sizeof(sa.sun_path)) {
 		err = srt_diag_set(diag, SRT_E_INVAL, cfg->socket_path,
 				   "proxy socket path '%s' is too long", cfg->socket_path);
 		goto out;
@@ -418,9 +417,13 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	p->on_violation = cfg->on_violation;
 	p->ctx = cfg->ctx;
 	p->debug = cfg->debug;
-	p->path = strdup(cfg->socket_path);
+	if (!cfg->socket_path) {
+		p->lfd = cfg->tcp_listener;
+		listener = -1; /* the proxy's now */
+	}
+	p->path = cfg->socket_path ? strdup(cfg->socket_path) : NULL;
 	p->token = cfg->token && *cfg->token ? strdup(cfg->token) : NULL;
-	if (!p->path || (cfg->token && *cfg->token && !p->token)) {
+	if ((cfg->socket_path && !p->path) || (cfg->token && *cfg->token && !p->token)) {
 		err = srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 		goto out;
 	}
@@ -436,7 +439,8 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		p->max_clients = cfg->max_passed ? cfg->max_passed :
 				 nofile > 512 ? (nofile - 256) / 2 : nofile / 4;
 	}
-	if (srt__evloop_new(&p->ev) < 0 || srt__os_pipe(p->wakefd, true) < 0) {
+	/* the wake-up is a socket pair: poll on Windows watches sockets only */
+	if (srt__evloop_new(&p->ev) < 0 || srt__os_socketpair(p->wakefd) < 0) {
 		err = srt_diag_set(diag, SRT_E_IO, "", "cannot create the proxy's event loop: %s",
 				   strerror(errno));
 		goto out;
@@ -447,19 +451,21 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	err = srt__dns_new(&p->dns, p->ev, diag);
 	if (err)
 		goto out;
-	p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, cfg->socket_path, strlen(cfg->socket_path));
-	unlink(cfg->socket_path); /* a stale socket of an earlier run */
-	if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(cfg->socket_path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
-		err = srt_diag_set(diag, SRT_E_IO, cfg->socket_path,
-				   "cannot listen on the proxy socket '%s': %s",
-				   cfg->socket_path, strerror(errno));
-		if (diag)
-			diag->saved_errno = errno;
-		goto out;
+	if (p->path) {
+		p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
+		memset(&sa, 0, sizeof(sa));
+		sa.sun_family = AF_UNIX;
+		memcpy(sa.sun_path, cfg->socket_path, strlen(cfg->socket_path));
+		unlink(cfg->socket_path); /* a stale socket of an earlier run */
+		if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    chmod(cfg->socket_path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
+			err = srt_diag_set(diag, SRT_E_IO, cfg->socket_path,
+					   "cannot listen on the proxy socket '%s': %s",
+					   cfg->socket_path, strerror(errno));
+			if (diag)
+				diag->saved_errno = errno;
+			goto out;
+		}
 	}
 	if (srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
 		goto io;
@@ -491,6 +497,8 @@ io:
 	err = srt_diag_set(diag, SRT_E_IO, "", "proxy event loop: %s", strerror(errno));
 out:
 	srt__proxy_free(p);
+	if (listener >= 0)
+		srt__os_sock_close(listener);
 	return err;
 }
 
@@ -587,7 +595,7 @@ void srt__proxy_free(struct srt__proxy *p)
 	if (p->started) {
 		char one = 1;
 		atomic_store(&p->stop, true);
-		if (write(p->wakefd[1], &one, sizeof(one)) < 0) {
+		if (srt__os_send(p->wakefd[1], &one, sizeof(one)) < 0) {
 			/* the loop still wakes within its 250 ms timeout */
 		}
 		pthread_join(p->thread, NULL);
@@ -598,13 +606,14 @@ void srt__proxy_free(struct srt__proxy *p)
 	srt__dns_free(p->dns);
 	srt__pipe_pool_drain(&p->pool);
 	if (p->lfd >= 0) {
-		close(p->lfd);
-		unlink(p->path);
+		srt__os_sock_close(p->lfd);
+		if (p->path)
+			unlink(p->path);
 	}
 	srt__evloop_free(p->ev);
 	if (p->wakefd[0] >= 0) {
-		close(p->wakefd[0]);
-		close(p->wakefd[1]);
+		srt__os_sock_close(p->wakefd[0]);
+		srt__os_sock_close(p->wakefd[1]);
 	}
 	srt__net_rules_free(p->rules);
 	srt__tls_teardown(p);

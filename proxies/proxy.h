@@ -1,6 +1,7 @@
-/* The filtering proxy: one epoll loop on a thread of its own, serving HTTP
- * (absolute-form and CONNECT) and SOCKS5 on one Unix socket, deciding by the
- * settings' domain lists (struct srt__net_config). */
+/* The filtering proxy: one event loop on a thread of its own, serving HTTP
+ * (absolute-form and CONNECT) and SOCKS5 on one Unix socket or one
+ * loopback TCP listener, deciding by the settings' domain lists (struct
+ * srt__net_config). */
 #ifndef SRT_PROXY_H
 #define SRT_PROXY_H
 
@@ -26,6 +27,12 @@ struct srt__tls_ctx;
 struct srt__proxy_config {
 	const struct srt__net_config *net;   /* copied; not kept */
 	const char *socket_path;             /* where to listen (in a 0700 dir) */
+	/* With socket_path NULL: a listening loopback TCP socket to serve
+	 * instead (where there are no Unix sockets to hand clients over on:
+	 * Windows, and `srt proxy`), the proxy's from the call on, closed
+	 * even on failure. Its clients never get the bridge's control
+	 * connection. */
+	int tcp_listener;
 	const char *token;                   /* per-run secret, 32 hex chars */
 	srt__proxy_violation_fn on_violation;
 	void *ctx;
@@ -70,7 +77,8 @@ int srt__proxy_update(struct srt__proxy *p, const struct srt__net_config *net,
 int srt__proxy_command_domains(struct srt__proxy *p, const char *command_key,
 			       const struct srt__strv *allowed, struct srt_diag *diag);
 
-/* Stop the thread, close every connection, unlink the socket. NULL-safe. */
+/* Stop the thread, close every connection, close the listener (and
+ * unlink the Unix socket). NULL-safe. */
 void srt__proxy_free(struct srt__proxy *p);
 
 /* NAME=VALUE strings for the child environment (proxy variables,

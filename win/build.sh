@@ -218,6 +218,9 @@ $cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platfo
 	"$top/common/posix-windows.c" "$top/common/winpath.c" \
 	"$top/proxies/wakeup-windows.c" "$top/proxies/evloop-poll.c" "$top/proxies/evloop.c" \
 	-static -lws2_32 -lbcrypt -lpthread
+# a client of srt.exe's proxy on Winsock alone (win/test.sh)
+say "building proxy-client.exe"
+$cc $CFLAGS -o "$out/proxy-client.exe" "$here/proxy-client.c" -lws2_32
 
 # ---- the core: libsrt DLL and srt.exe -------------------------------------
 # The core's portable files with the Windows platform files

@@ -245,6 +245,110 @@ else
 	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && [ -z "$left" ]
 	ok $? "K and after a run refused because the backend is not installed (status $rc; left: $left)"
 
+	# srt.exe proxy serving under Wine: --listen on loopback TCP, the test
+	# decider (tests/helpers/decider.py) on srt.exe's stdin and stdout
+	# through two FIFOs (--decider-in 0 --decider-out 1), a Linux
+	# http.server on 127.0.0.1 as the origin (Wine's sockets are the
+	# host's), and proxy-client.exe (Winsock alone, none of srt's code) as
+	# the client
+	PX_LINES="N srt.exe proxy serves on 127.0.0.1 under Wine
+N an allowed plain-HTTP GET gets the origin's body through the proxy
+N a host the decider's hello does not allow: 403 with srt's reason
+N the decider's deny: its status and reason
+N a malformed request: 400
+N CONNECT without --ca-fd: 403, never tunnelled
+N a Host header naming another host than the target: refused 421
+N a TCP client sending the bridge's hello byte gets no control connection
+N the listener is bound to 127.0.0.1 only
+N the decider's end stops the proxy: status 0, the reason named"
+	if ! command -v python3 >/dev/null || ! [ -x "$out/proxy-client.exe" ]; then
+		while read -r name; do
+			skip "$name" "python3 or proxy-client.exe is missing"
+		done <<EOF
+$PX_LINES
+EOF
+	else
+		mkdir -p "$tmp/www"
+		printf 'served through srt under Wine\n' >"$tmp/www/allow"
+		python3 -u -m http.server --bind 127.0.0.1 --directory "$tmp/www" 0 \
+			>"$tmp/www.out" 2>&1 &
+		www=$!
+		mkfifo "$tmp/p2d" "$tmp/d2p"
+		wport= pport= i=0
+		while [ -z "$wport" ] && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+			wport=$(sed -n 's/^Serving HTTP on .* port \([0-9]*\) .*/\1/p' "$tmp/www.out")
+		done
+		target=127.0.0.1:$wport
+		# the FIFOs are opened in one order on both sides (p2d, then d2p)
+		python3 "$here/../tests/helpers/decider.py" --allow "$target" <"$tmp/p2d" >"$tmp/d2p" &
+		dec=$!
+		"$wine" "$out/srt.exe" proxy --listen 127.0.0.1:0 --decider-in 0 --decider-out 1 \
+			>"$tmp/p2d" <"$tmp/d2p" 2>"$tmp/px.err" &
+		px=$!
+		i=0
+		while [ -z "$pport" ] && [ $i -lt 600 ] && kill -0 $px 2>/dev/null; do
+			sleep 0.1; i=$((i + 1))
+			pport=$(tr -d '\r' <"$tmp/px.err" | sed -n 's/^srt proxy: serving 127\.0\.0\.1:\([0-9]*\)$/\1/p')
+		done
+		[ -n "$pport" ] && [ -n "$wport" ]
+		ok $? "N srt.exe proxy serves on 127.0.0.1 under Wine ($(tr '\n' ' ' <"$tmp/px.err" | head -c 160))"
+		pxc() { "$wine" "$out/proxy-client.exe" "$@" >"$tmp/pc.out" 2>"$tmp/pc.err"; }
+		status() { head -n1 "$tmp/pc.out" | tr -d '\r' | cut -d' ' -f2; }
+		get() { # path host-in-target host-header
+			pxc "$pport" "GET http://$2$1 HTTP/1.1\r\nHost: $3\r\nConnection: close\r\n\r\n"
+		}
+		get /allow "$target" "$target"
+		[ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
+		ok $? "N an allowed plain-HTTP GET gets the origin's body through the proxy ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		get /allow not-allowed.example not-allowed.example
+		[ "$(status)" = 403 ] && has "$tmp/pc.out" "blocked by network allowlist"
+		ok $? "N a host the decider's hello does not allow: 403 with srt's reason ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		get /deny "$target" "$target"
+		[ "$(status)" = 451 ] && has "$tmp/pc.out" "the test decider says no"
+		ok $? "N the decider's deny: its status and reason ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		pxc "$pport" 'GET http://a b c HTTP/1.1\r\n\x01\x02\r\n\r\n'
+		[ "$(status)" = 400 ] && has "$tmp/pc.out" "malformed request"
+		ok $? "N a malformed request: 400 ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		: >"$tmp/www.out"
+		pxc "$pport" "CONNECT $target HTTP/1.1\r\nHost: $target\r\n\r\nGET /allow HTTP/1.1\r\nHost: $target\r\n\r\n"
+		[ "$(status)" = 403 ] && has "$tmp/pc.out" "does not tunnel CONNECTs" &&
+			! has "$tmp/pc.out" "served through srt" && ! grep -q 'GET /allow' "$tmp/www.out"
+		ok $? "N CONNECT without --ca-fd: 403, never tunnelled ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		get /allow "$target" other.example
+		[ "$(status)" = 421 ] && has "$tmp/pc.out" "Host header does not match" &&
+			! has "$tmp/pc.out" "served through srt"
+		ok $? "N a Host header naming another host than the target: refused 421 ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		# SRT_PASS_HELLO (proxies/wire.h), which makes a Unix-socket
+		# client the bridge: the acknowledgement is that byte back
+		pxc -s "$pport" '\x00'
+		rc=$?
+		[ $rc = 0 ] && [ "$(head -c1 "$tmp/pc.out" | od -An -tx1 | tr -d ' ')" != 00 ]
+		ok $? "N a TCP client sending the bridge's hello byte gets no control connection ($(head -c 40 "$tmp/pc.out" | tr -d '\r\n\0'))"
+		if command -v ss >/dev/null; then
+			ss -Hltn "sport = :$pport" >"$tmp/ss"
+			[ -n "$pport" ] && [ "$(wc -l <"$tmp/ss")" = 1 ] && grep -q " 127\.0\.0\.1:$pport " "$tmp/ss"
+			ok $? "N the listener is bound to 127.0.0.1 only ($(tr -s ' ' <"$tmp/ss" | head -c 80))"
+		else
+			skip "N the listener is bound to 127.0.0.1 only" "ss (iproute2) is not installed"
+		fi
+		# the decider ends: its requests fail closed and the proxy stops
+		kill $dec 2>/dev/null
+		i=0
+		while kill -0 $px 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		kill $px 2>/dev/null
+		wait $px
+		rc=$?
+		[ $rc = 0 ] && has "$tmp/px.err" "srt proxy: stopped (decider:"
+		ok $? "N the decider's end stops the proxy: status 0, the reason named (status $rc: $(tail -n1 "$tmp/px.err" | head -c 120))"
+		kill $www 2>/dev/null
+		wait $www 2>/dev/null
+	fi
+	s proxy --listen 192.0.2.1:8080 --decider-in 0 --decider-out 1
+	rc=$?
+	[ $rc = 2 ] && has "$tmp/err" "is not a loopback address"
+	ok $? "N srt.exe proxy refuses a non-loopback --listen without --listen-any-interface (status $rc)"
+
 	skip "N WFP blocks a direct connection" "Wine has no Windows Filtering Platform (fwpuclnt is a stub)"
 	skip "K the command runs as the sandbox account" "Wine has no local accounts or LogonUser"
 	skip "K write-restricted token for the sandbox account" "Wine does not enforce restricted tokens"
