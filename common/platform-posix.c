@@ -177,49 +177,6 @@ ssize_t srt__os_send(int fd, const void *buf, size_t len)
 #endif
 }
 
-ssize_t srt__os_recv(int fd, void *buf, size_t len, int flags)
-{
-	return recv(fd, buf, len, flags | MSG_DONTWAIT);
-}
-
-int srt__os_connect(int fd, const struct sockaddr *a, socklen_t len)
-{
-	return connect(fd, a, len);
-}
-
-bool srt__os_is_socket(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-int srt__os_set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
-}
-
-ssize_t srt__os_read(int fd, void *buf, size_t len)
-{
-	return read(fd, buf, len);
-}
-
-ssize_t srt__os_write(int fd, const void *buf, size_t len)
-{
-	return write(fd, buf, len);
-}
-
-/* poll watches any descriptor here: nothing to relay */
-int srt__os_pollable(int in_fd, int out_fd, int *in, int *out)
-{
-	*in = in_fd;
-	if (out)
-		*out = out_fd;
-	return 0;
-}
-
 /* Without MSG_CMSG_CLOEXEC a received descriptor is inheritable until
  * the flag is set just after: a fork elsewhere in that moment could leak
  * it (srt forks only from threads that exec at once). */

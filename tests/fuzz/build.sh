@@ -65,7 +65,7 @@ base="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 settings_src="libsrt/settings.c libsrt/settings-node.c libsrt/settings-check.c
 	libsrt/settings-sections.c libsrt/settings-json.c libsrt/settings-yaml.c
 	libsrt/settings-file.c libsrt/caches.c libsrt/paths.c common/protected.c
-	common/domain.c common/strv.c common/platform-linux.c libsrt/error.c"
+	common/domain.c common/strv.c common/platform-linux.c common/platform-unix-posix.c libsrt/error.c"
 
 build() {
 	name=$1
@@ -109,7 +109,7 @@ for h in $all; do
 			backends/macos-seatbelt/logline.c backends/macos-seatbelt/sbpl.c ;;
 	decider)
 		build decider "" "" tests/fuzz/fuzz-decider.c proxies/decider.c proxies/auth.c \
-			common/platform-linux.c ;;
+			common/platform-linux.c common/platform-unix-posix.c ;;
 	subst)
 		build subst "" "" tests/fuzz/fuzz-subst.c plugins/filters/credentials/subst.c ;;
 	*)
