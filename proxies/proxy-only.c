@@ -192,11 +192,11 @@ int srt__proxy_listen_range(int lo, int hi, const char *key, int *port, struct s
 			*port = p;
 			return fd;
 		}
-		e = errno;
+		e = errno; /* said as "in use" below: Windows' C library has no text for it */
 	}
 	srt_diag_set(diag, SRT_E_UNAVAILABLE, key,
 		     "proxy: no free port in %s %d-%d on 127.0.0.1 (port %d: %s); end what holds them, or set %s to another range the sandbox's network rules permit",
-		     key, lo, hi, hi, strerror(e), key);
+		     key, lo, hi, hi, e == EADDRINUSE ? "in use" : strerror(e), key);
 	return -1;
 }
 
