@@ -28,7 +28,8 @@ hold() {
 	"$PY" -c 'import socket, sys, time
 ss = []
 for p in sys.argv[2:]:
-    s = socket.socket(); s.bind(("127.0.0.1", int(p))); s.listen(1); ss.append(s)
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", int(p))); s.listen(1); ss.append(s)
 open(sys.argv[1], "w").write("held")
 time.sleep(60)' "$WORK/held" "$@" 2>/dev/null &
 	HP=$!

@@ -2194,14 +2194,17 @@ static char proxy_dir[] = "/tmp/srt-proxy-test.XXXXXX";
 
 /* the proxy with its test servers, then every check against it: one case,
  * since the checks share the proxy, its counters and its violations */
-/* A plain loopback listener on port p (no SO_REUSEADDR: it holds the
- * port as another program would), or -1. */
+/* A loopback listener on port p, as another program would hold it, or
+ * -1 (SO_REUSEADDR: a connection of an earlier run in TIME_WAIT does not
+ * count; a listener still does). */
 static int hold_port(int p)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 4) == 0)
 		return fd;
 	if (fd >= 0)
