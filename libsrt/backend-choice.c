@@ -36,6 +36,16 @@ const char *srt__auto_backend(size_t i)
 	return NULL;
 }
 
+int srt__backend_loopback_proxy(const struct srt_backend *be)
+{
+	return (be->caps & SRT_CAP_LOOPBACK_PROXY) && be->hdr.abi_minor >= 8;
+}
+
+int srt__backend_reaches_proxy(const struct srt_backend *be)
+{
+	return (be->caps & SRT_CAP_PROXY) || srt__backend_loopback_proxy(be);
+}
+
 int srt__backend_caps_check(const struct srt_backend *be, const struct srt_policy *pol,
 			    int need_proxy, struct srt_diag *diag)
 {
@@ -47,9 +57,9 @@ int srt__backend_caps_check(const struct srt_backend *be, const struct srt_polic
 	} else if (!(be->caps & (SRT_CAP_NETNS | SRT_CAP_SECCOMP | SRT_CAP_NETRULES))) {
 		key = "network";
 		what = "a network cut off from the host (SRT_CAP_NETNS, SRT_CAP_SECCOMP refusing sockets, or SRT_CAP_NETRULES)";
-	} else if (need_proxy && !(be->caps & SRT_CAP_PROXY)) {
+	} else if (need_proxy && !srt__backend_reaches_proxy(be)) {
 		key = "network.allowedDomains";
-		what = "the filtering proxy network.allowedDomains needs (SRT_CAP_PROXY)";
+		what = "the filtering proxy network.allowedDomains needs (SRT_CAP_PROXY or SRT_CAP_LOOPBACK_PROXY)";
 	}
 	if (!key)
 		return SRT_OK;
@@ -136,7 +146,7 @@ static int choose_auto(struct srt_sandbox *sb, int need_proxy, struct srt_diag *
 
 		memset(&d, 0, sizeof(d));
 		rc = srt__module_load_backend(auto_backends[i], &m, &be, &d);
-		if (!rc && need_proxy && !(be->caps & SRT_CAP_PROXY)) {
+		if (!rc && need_proxy && !srt__backend_reaches_proxy(be)) {
 			snprintf(d.message, sizeof(d.message),
 				 "cannot bridge the proxy that network.allowedDomains needs");
 			rc = SRT_E_UNSUPPORTED;

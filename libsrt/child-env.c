@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,10 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 	}
 	if (sb->proxy) {
 		char user[300];
-		char *connect = sibling_program(srt__module_path(sb->module), "srt-connect");
+		/* on a loopback port (Windows) the command reaches the proxy
+		 * at 127.0.0.1 itself, where srt-connect is not built */
+		bool tcp = sb->policy.proxy_port > 0;
+		char *connect = tcp ? NULL : sibling_program(srt__module_path(sb->module), "srt-connect");
 		srt__proxy_user(command_key, user, sizeof(user));
 		/* With an external HTTP proxy (httpProxyPort) HTTP traffic goes
 		 * to it unparsed, as in the reference: our token means nothing
@@ -132,9 +136,9 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 			user[0] = '\0';
 		/* with nothing allowed, ssh through the proxy would be refused
 		 * anyway: no warning about a way out that leads nowhere */
-		if (!connect && (sb->settings.allowed_domains.n || sb->live_updates))
+		if (!connect && !tcp && (sb->settings.allowed_domains.n || sb->live_updates))
 			srt__sandbox_log(sb, 0, "srt-connect is missing beside the backend module: GIT_SSH_COMMAND is not set, so ssh will not go through the proxy");
-		rc = srt__proxy_env(&set, user[0] ? user : NULL,
+		rc = srt__proxy_env_at(&set, tcp ? "127.0.0.1" : "localhost", user[0] ? user : NULL,
 				    sb->settings.http_proxy_port ? NULL : sb->token,
 				    sb->policy.http_port, sb->policy.socks_port, connect);
 		free(connect);

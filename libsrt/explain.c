@@ -8,6 +8,7 @@
 
 #include "common/protected.h"
 #include "backend-call.h"
+#include "backend-choice.h"
 #include "loader.h"
 #include "sandbox.h"
 
@@ -52,6 +53,8 @@ static void print_guarantees(const struct srt_sandbox *sb, FILE *out)
 		fputs(", seccomp syscall filters", out);
 	if (caps & SRT_CAP_PROXY)
 		fputs(", filtering proxy", out);
+	else if (srt__backend_loopback_proxy(sb->be))
+		fputs(", filtering proxy on a loopback port", out);
 	if (!(caps & SRT_CAP_FILESYSTEM))
 		fputs(", no filesystem rules", out);
 	fputc('\n', out);
@@ -93,9 +96,14 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 	fprintf(out, "network: %s", (sb->be->caps & SRT_CAP_NETNS) ? "empty network namespace" :
 		(sb->be->caps & (SRT_CAP_SECCOMP | SRT_CAP_NETRULES)) ? "no network namespace (the backend refuses sockets instead)" :
 		"no network isolation declared by the backend");
-	if (sb->proxy) {
+	if (sb->proxy && sb->policy.proxy_port) {
+		fprintf(out, "; proxy at 127.0.0.1:%d (http and socks5, the run's token required), the first free port of %d-%d   <- windows.proxyPortRange\n",
+			sb->policy.proxy_port, sb->policy.proxy_port_lo, sb->policy.proxy_port_hi);
+	} else if (sb->proxy) {
 		fprintf(out, "; proxy at %s (in sandbox: localhost:%d http, :%d socks5)\n",
 			sb->policy.proxy_socket, sb->policy.http_port, sb->policy.socks_port);
+	}
+	if (sb->proxy) {
 		fprintf(out, "interception: %s   <- network.intercept\n",
 			sb->policy.intercept == SRT_INTERCEPT_REQUIRED ?
 				"on (DNS answered inside from the policy, every TCP connection to a non-loopback address handed to the proxy; srt stops if it cannot be set up)" :

@@ -293,9 +293,12 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	 * allowed: a command that tries to reach a host then gets a 403
 	 * naming the reason, and the attempt is recorded, instead of a bare
 	 * "could not resolve host". One that cannot (no SRT_CAP_PROXY) keeps
-	 * an empty network when nothing needs the proxy. */
+	 * an empty network when nothing needs the proxy, and so does one the
+	 * command reaches on a loopback port (SRT_CAP_LOOPBACK_PROXY): that
+	 * port is bound only for a run that needs it. */
+	srt__sandbox_proxy_ports(sb);
 	if (need_proxy || (sb->be->caps & SRT_CAP_PROXY)) {
-		if (!(sb->be->caps & SRT_CAP_PROXY))
+		if (!srt__backend_reaches_proxy(sb->be))
 			return srt_diag_set(diag, SRT_E_UNSUPPORTED, "network.allowedDomains",
 					    "backend \"%s\" cannot bridge the proxy into the sandbox; use --backend=linux-bwrap",
 					    sb->be->hdr.name);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/platform.h"
 #include "proxy-config.h"
 
 /* network.privateAddresses; the validator admitted only these spellings. */
@@ -92,6 +93,8 @@ int srt__proxy_new_from_settings(struct srt__proxy **out, const struct srt__prox
 		with_net = *cfg;
 		with_net.net = &net;
 		err = srt__proxy_new(out, &with_net, diag);
+	} else if (!cfg->socket_path && cfg->tcp_listener >= 0) {
+		srt__os_sock_close(cfg->tcp_listener); /* the proxy's from the call on */
 	}
 	free(reasons);
 	return err;

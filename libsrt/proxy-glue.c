@@ -22,6 +22,7 @@
 #include "common/domain.h"
 #include "common/platform.h"
 #include "proxies/proxy.h"
+#include "backend-choice.h"
 #include "filters.h"
 #include "proxy-config.h"
 #include "proxy-glue.h"
@@ -187,6 +188,57 @@ static int intercept_mode(struct srt_sandbox *sb, struct srt_diag *diag)
 	return SRT_OK;
 }
 
+void srt__sandbox_proxy_ports(struct srt_sandbox *sb)
+{
+	if (!srt__backend_loopback_proxy(sb->be))
+		return;
+	sb->policy.proxy_port_lo = sb->settings.win_proxy_port_lo ? sb->settings.win_proxy_port_lo : 60080;
+	sb->policy.proxy_port_hi = sb->settings.win_proxy_port_hi ? sb->settings.win_proxy_port_hi : 60089;
+}
+
+/* The proxy on a loopback TCP port the command connects to itself: any
+ * program of the machine can reach that port too, where the Unix socket
+ * sat in a 0700 directory, so the token is what keeps them out (the proxy
+ * answers a client without it 407). */
+static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	struct srt__proxy_config cfg;
+	sigset_t all, old;
+	int rc, port = 0, fd;
+
+	rc = make_token(sb->token, diag);
+	if (rc)
+		return rc;
+	fd = srt__proxy_listen_range(sb->policy.proxy_port_lo, sb->policy.proxy_port_hi,
+				     "windows.proxyPortRange", &port, diag);
+	if (fd < 0)
+		return SRT_E_UNAVAILABLE; /* diag names the range */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.tcp_listener = fd; /* the proxy's from here, closed even on failure */
+	cfg.token = sb->token;
+	cfg.debug = sb->debug;
+	cfg.on_violation = on_proxy_violation;
+	cfg.ctx = sb;
+	cfg.ask = sb->ask;
+	cfg.tls = sb->tls;
+	cfg.tls_ctx = sb->tls_ctx;
+	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, sb->filters, diag);
+	if (rc)
+		return rc;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = srt__proxy_start(sb->proxy, diag);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return rc;
+	sb->policy.proxy_port = port;
+	sb->policy.http_port = port; /* one listener serves HTTP and SOCKS5 */
+	sb->policy.socks_port = port;
+	srt__sandbox_log(sb, 1, "proxy on 127.0.0.1:%d (windows.proxyPortRange %d-%d)", port,
+			 sb->policy.proxy_port_lo, sb->policy.proxy_port_hi);
+	return intercept_mode(sb, diag);
+}
+
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
@@ -197,6 +249,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	struct stat st;
 	int rc;
 
+	if (srt__backend_loopback_proxy(sb->be))
+		return start_loopback_proxy(sb, diag);
 	if (!base || base[0] != '/')
 		base = "/tmp";
 	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))

@@ -984,6 +984,10 @@ static int parse_proxy_port_range(struct srt__check *c, const struct srt__snode 
 	if (!rc && !(lo <= hi && hi - lo <= 64))
 		rc = srt__check_fail(c, "[%d, %d] is not valid: low must be \xe2\x89\xa4 high and "
 				     "range width \xe2\x89\xa4 64", lo, hi);
+	if (!rc) {
+		c->s->win_proxy_port_lo = lo;
+		c->s->win_proxy_port_hi = hi;
+	}
 	return rc;
 }
 
@@ -998,7 +1002,8 @@ static int parse_srt_win(struct srt__check *c, const struct srt__snode *obj)
 	return srt__check_object(c, obj, keys, false, rules, c->s);
 }
 
-/* Validated so a Windows file is not silently wrong; nothing is kept. */
+/* Validated so a Windows file is not silently wrong; only proxyPortRange
+ * is kept (a backend with SRT_CAP_LOOPBACK_PROXY serves the proxy in it). */
 static int parse_windows(struct srt__check *c, const struct srt__snode *obj)
 {
 	static const char *const keys[] = { "backend", "sandboxUser", "sublayerGuid",

@@ -122,6 +122,9 @@ struct srt__settings {
 	char *bwrap_path;
 	struct srt__strv git_safe_directories;
 	bool has_windows;
+	/* windows.proxyPortRange; 0, 0: unset (60080-60089, the range the
+	 * windows-wfp filters permit by default) */
+	int win_proxy_port_lo, win_proxy_port_hi;
 
 	/* Accepted for compatibility, ignored (debug note): ripgrep, socatPath,
 	 * seccomp.applyPath, javaAgentJarPath. */

@@ -153,6 +153,9 @@ static int copy_proxy_fields(struct srt_policy *to, const struct srt_policy *fro
 	to->socks_port = from->socks_port;
 	to->proxy_socket_dev = from->proxy_socket_dev;
 	to->proxy_socket_ino = from->proxy_socket_ino;
+	to->proxy_port_lo = from->proxy_port_lo;
+	to->proxy_port_hi = from->proxy_port_hi;
+	to->proxy_port = from->proxy_port;
 	if (from->proxy_dir && !(to->proxy_dir = strdup(from->proxy_dir)))
 		return SRT_E_NOMEM;
 	if (from->proxy_socket && !(to->proxy_socket = strdup(from->proxy_socket)))

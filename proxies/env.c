@@ -76,6 +76,14 @@ static int push(struct srt__strv *out, const char *name, const char *value)
 int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper)
 {
+	return srt__proxy_env_at(out, "localhost", user, token, http_port, socks_port,
+				 connect_helper);
+}
+
+int srt__proxy_env_at(struct srt__strv *out, const char *host, const char *user,
+		      const char *token, int http_port, int socks_port,
+		      const char *connect_helper)
+{
 	char euser[1024], etok[256], cred[1300], http_url[1400], socks_url[1400];
 	char buf[2048];
 	int err;
@@ -89,8 +97,8 @@ int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 	} else {
 		cred[0] = '\0';
 	}
-	snprintf(http_url, sizeof(http_url), "http://%slocalhost:%d", cred, http_port);
-	snprintf(socks_url, sizeof(socks_url), "socks5h://%slocalhost:%d", cred, socks_port);
+	snprintf(http_url, sizeof(http_url), "http://%s%s:%d", cred, host, http_port);
+	snprintf(socks_url, sizeof(socks_url), "socks5h://%s%s:%d", cred, host, socks_port);
 
 #define PUSH(n, v) do { if ((err = push(out, n, v))) return err; } while (0)
 	PUSH("SANDBOX_RUNTIME", "1");
@@ -131,14 +139,14 @@ int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 	if (http_port > 0) {
 		/* rsync speaks HTTP CONNECT to RSYNC_PROXY and takes user:pass@
 		 * without percent-decoding (base64 and hex need none) */
-		snprintf(buf, sizeof(buf), "%s%s%s%slocalhost:%d", token && *token ? user : "",
+		snprintf(buf, sizeof(buf), "%s%s%s%s%s:%d", token && *token ? user : "",
 			 token && *token ? ":" : "", token && *token ? token : "",
-			 token && *token ? "@" : "", http_port);
+			 token && *token ? "@" : "", host, http_port);
 		PUSH("RSYNC_PROXY", buf);
 		PUSH("DOCKER_HTTP_PROXY", http_url);
 		PUSH("DOCKER_HTTPS_PROXY", http_url);
 		PUSH("CLOUDSDK_PROXY_TYPE", "http");
-		PUSH("CLOUDSDK_PROXY_ADDRESS", "localhost");
+		PUSH("CLOUDSDK_PROXY_ADDRESS", host);
 		snprintf(buf, sizeof(buf), "%d", http_port);
 		PUSH("CLOUDSDK_PROXY_PORT", buf);
 		if (token && *token) {

@@ -171,6 +171,35 @@ static int bind_listen(const char *spec, int *out, char *where, size_t wcap, cha
 	return 0;
 }
 
+int srt__proxy_listen_range(int lo, int hi, const char *key, int *port, struct srt_diag *diag)
+{
+	struct sockaddr_in sa;
+	int p, e = 0;
+
+	if (lo < 1 || hi > 65535 || lo > hi) {
+		srt_diag_set(diag, SRT_E_INVAL, key, "%s: [%d, %d] is not a port range", key, lo, hi);
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (p = lo; p <= hi; p++) {
+		int fd;
+
+		sa.sin_port = htons((unsigned short)p);
+		fd = srt__os_listen((const struct sockaddr *)&sa, sizeof(sa), 1024);
+		if (fd >= 0) {
+			*port = p;
+			return fd;
+		}
+		e = errno; /* said as "in use" below: Windows' C library has no text for it */
+	}
+	srt_diag_set(diag, SRT_E_UNAVAILABLE, key,
+		     "proxy: no free port in %s %d-%d on 127.0.0.1 (port %d: %s); end what holds them, or set %s to another range the sandbox's network rules permit",
+		     key, lo, hi, hi, e == EADDRINUSE ? "in use" : strerror(e), key);
+	return -1;
+}
+
 static int check_listen_fd(int fd, char *why, size_t cap)
 {
 	int v = 0;

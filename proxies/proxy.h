@@ -89,6 +89,19 @@ void srt__proxy_free(struct srt__proxy *p);
  * GIT_SSH_COMMAND out. Appends to out. */
 int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper);
+/* The same for a client reaching the proxy at host (a literal such as
+ * "127.0.0.1" where no bridge answers on localhost's every address). */
+int srt__proxy_env_at(struct srt__strv *out, const char *host, const char *user,
+		      const char *token, int http_port, int socks_port,
+		      const char *connect_helper);
+
+/* A loopback TCP listener for srt__proxy_config.tcp_listener on the first
+ * port of [lo, hi] that nobody holds on 127.0.0.1 (lower ports first, so
+ * the command's network rules can permit the whole range and nothing
+ * else): its descriptor, *port set; or -1 with diag naming the range and
+ * `key` (the setting that chose it) when every port of it is taken or
+ * cannot be bound. Never a port outside the range. */
+int srt__proxy_listen_range(int lo, int hi, const char *key, int *port, struct srt_diag *diag);
 
 /* The proxy username carrying the attribution: "srt.<base64 of the
  * first 100 bytes of command_key>", or "srt" when command_key is NULL or

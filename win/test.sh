@@ -155,6 +155,67 @@ else
 	[ $rc = 1 ] && has "$tmp/err" "not supported on Windows"
 	ok $? "K a setting Windows cannot enforce is refused as not supported on Windows (status $rc: $(head -c 160 "$tmp/err"))"
 
+	# ---- the sandbox's proxy on a loopback port (winrun) ---------------
+	# network.allowedDomains on windows-wfp: the proxy listens on the
+	# first free port of windows.proxyPortRange at 127.0.0.1 (the WFP
+	# filters permit that range alone), a busy range refuses the run.
+	# Ports are held by a python3 listener on the host's loopback, which
+	# Wine's sockets share.
+	printf '{"network": {"allowedDomains": ["example.com"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, "windows": {"proxyPortRange": [60100, 60102]}}' >"$tmp/lp.json"
+	s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+	rc=$?
+	[ $rc = 0 ] && grep -q 'proxy at 127\.0\.0\.1:6010[0-2] .*60100-60102   <- windows\.proxyPortRange' "$tmp/out" &&
+		grep -q '^wfp ALE_AUTH_CONNECT_V4 permit .* port=60100-60102 ' "$tmp/out" &&
+		has "$tmp/out" "filtering proxy on a loopback port"
+	ok $? "K allowedDomains on windows-wfp: --explain shows the proxy at 127.0.0.1 in windows.proxyPortRange and the filters permit that range (status $rc: $(grep -m1 -e '^srt:' -e 'proxy at' "$tmp/err" "$tmp/out" | head -c 200))"
+	printf '{"network": {"allowedDomains": ["example.com"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "windows": {"proxyPortRange": [60102, 60100]}}' >"$tmp/lpbad.json"
+	s --explain --backend windows-wfp --settings "$tmp/lpbad.json" -- x.exe
+	rc=$?
+	[ $rc = 1 ] && has "$tmp/err" "proxyPortRange" && ! has "$tmp/out" "proxy at"
+	ok $? "K a bad windows.proxyPortRange is refused naming the key (status $rc: $(head -c 160 "$tmp/err"))"
+	if command -v python3 >/dev/null; then
+		hold() { # port... : a listener on each, until killed; its pid
+			rm -f "$tmp/held"
+			python3 -c 'import socket, sys, time
+ss = []
+for p in sys.argv[2:]:
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", int(p))); s.listen(1); ss.append(s)
+open(sys.argv[1], "w").write("held")
+time.sleep(120)' "$tmp/held" "$@" 2>/dev/null &
+			hp=$!
+			i=0 # python3 ends at once when a port is taken; under load it starts slowly
+			while [ $i -lt 100 ] && ! [ -s "$tmp/held" ] && kill -0 $hp 2>/dev/null; do
+				sleep 0.2; i=$((i + 1))
+			done
+			[ -s "$tmp/held" ]
+		}
+		if hold 60100; then
+			s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+			rc=$?
+			kill $hp 2>/dev/null; wait $hp 2>/dev/null
+			[ $rc = 0 ] && grep -q 'proxy at 127\.0\.0\.1:6010[12] ' "$tmp/out"
+			ok $? "K the first port of the range held by another program: the next free one is taken (status $rc: $(grep -m1 -e '^srt:' -e 'proxy at' "$tmp/err" "$tmp/out" | head -c 200))"
+		else
+			kill $hp 2>/dev/null; wait $hp 2>/dev/null
+			skip "K the first port held: the next free one is taken" "port 60100 is in use on this host already"
+		fi
+		if hold 60100 60101 60102; then
+			s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+			rc=$?
+			kill $hp 2>/dev/null; wait $hp 2>/dev/null
+			[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && has "$tmp/err" "windows.proxyPortRange 60100-60102" &&
+				has "$tmp/err" "in use" && ! has "$tmp/out" "proxy at"
+			ok $? "K every port of the range held: the run is refused in one line naming the range (status $rc: $(head -c 200 "$tmp/err"))"
+		else
+			kill $hp 2>/dev/null; wait $hp 2>/dev/null
+			skip "K every port of the range held: refused" "ports 60100-60102 are in use on this host already"
+		fi
+	else
+		skip "K the first port held: the next free one is taken" "python3 is not installed"
+		skip "K every port of the range held: refused" "python3 is not installed"
+	fi
+
 	# ---- the TLS module, drive-letter paths, the run's TMPDIR ---------
 	# (winrest) mbedtls.dll beside libsrt-0.dll: loaded by srt.exe's own
 	# loader when the settings have network.tlsTerminate; the header

@@ -4,7 +4,9 @@
  * srt-win.exe next to the module, handing it the policy as options, and
  * the helper applies the plan around the command (win32.c). spawn() starts
  * that helper in a job object that kills the whole tree when srt ends
- * (the core has no fork or pids on Windows). */
+ * (the core has no fork or pids on Windows). Nothing is bridged: the
+ * command reaches the core's proxy on a loopback port of the range the
+ * filters permit (SRT_CAP_LOOPBACK_PROXY). */
 #define UNICODE
 #include <windows.h>
 
@@ -79,6 +81,10 @@ static int wfp_prepare(const struct srt_policy *pol, void **state, struct srt_di
 	}
 	memset(&o, 0, sizeof(o));
 	o.allow_loopback = pol->allow_local_binding;
+	/* the loopback ports the core's proxy may listen on: the only ones
+	 * the command's filters permit (0: the default range) */
+	o.port_lo = pol->proxy_port_lo;
+	o.port_hi = pol->proxy_port_hi;
 	if ((rc = srt__winplan_build(pol, &o, &srt__win32_fs, &s->plan, diag))) {
 		free(s);
 		return rc;
@@ -158,6 +164,13 @@ static int wfp_wrap(void *state, const char *const *argv, struct srt_command *ou
 		word(&w, "--allow-git-config");
 	if (p->allow_local_binding)
 		word(&w, "--allow-loopback");
+	if (p->proxy_port_lo) {
+		char ports[32];
+
+		snprintf(ports, sizeof(ports), "%d-%d", p->proxy_port_lo, p->proxy_port_hi);
+		word(&w, "--ports");
+		word(&w, ports);
+	}
 	word(&w, "--");
 	for (i = 0; argv[i]; i++)
 		word(&w, argv[i]);
@@ -399,7 +412,7 @@ __declspec(dllexport) const struct srt_backend srt_backend_entry = {
 		.size = sizeof(struct srt_backend),
 		.name = "windows-wfp",
 	},
-	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETRULES,
+	.caps = SRT_CAP_FILESYSTEM | SRT_CAP_NETRULES | SRT_CAP_LOOPBACK_PROXY,
 	.probe = wfp_probe,
 	.prepare = wfp_prepare,
 	.wrap = wfp_wrap,

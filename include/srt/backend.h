@@ -32,7 +32,8 @@
  * 1.3 srt_policy.allow_pty .. allow_mach_lookup (the macOS-only settings)
  * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection; 1.5 the
  * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
- * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir. */
+ * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir; 1.8
+ * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -48,7 +49,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 7
+#define SRT_BACKEND_ABI_MINOR 8
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */
@@ -64,6 +65,12 @@ extern "C" {
 				      * (struct srt_policy.intercept) */
 #define SRT_CAP_MASKED_FILES (1u << 7) /* ABI minor 6: shows the masked copies of
 					* struct srt_policy.masked_files at their paths */
+#define SRT_CAP_LOOPBACK_PROXY (1u << 8) /* ABI minor 8: bridges nothing; the command
+					  * reaches the proxy itself on a loopback TCP
+					  * port of struct srt_policy.proxy_port_lo ..
+					  * proxy_port_hi (Windows), where the core's
+					  * proxy listens at 127.0.0.1:proxy_port and
+					  * wants the run's token */
 
 /* One wrapped command, produced by wrap() and owned by the core afterwards
  * (freed with srt_command_release()). */

@@ -119,6 +119,15 @@ struct srt_policy {
 	struct srt_masked_file *masked_files;
 	size_t n_masked_files;
 	char *masked_dir;
+
+	/* ABI minor 8. For a backend that declares SRT_CAP_LOOPBACK_PROXY:
+	 * the range of loopback TCP ports the command may connect to
+	 * (windows.proxyPortRange, default 60080-60089; the backend's network
+	 * rules permit these alone), and proxy_port, the one of them the
+	 * core's proxy listens on at 127.0.0.1 (proxy_dir and proxy_socket
+	 * are then NULL: there is nothing to bridge). 0: no such proxy. */
+	int proxy_port_lo, proxy_port_hi;
+	int proxy_port;
 };
 
 enum srt_intercept {

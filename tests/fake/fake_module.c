@@ -18,6 +18,10 @@ static void f_diagnose(srt_report_fn report, void *ctx) { report(ctx, "fake", 1,
 #define FAKE_NULL_SLOT 5
 #define FAKE_NO_CAPS 6 /* declares no capability and runs the command as it is */
 #define FAKE_PARTIAL_SPAWN 7 /* sets spawn but neither wait_proc nor end_proc */
+#define FAKE_LOOPBACK_PROXY 8 /* declares SRT_CAP_NETRULES and SRT_CAP_LOOPBACK_PROXY and
+			       * runs the command as it is: the core's side of a
+			       * backend whose command reaches the proxy on a
+			       * loopback port (windows-wfp), on Linux */
 
 static int f_spawn(void *s, struct srt_command *c, char *const *e, void **p, struct srt_diag *d)
 { (void)s; (void)c; (void)e; (void)p; (void)d; return SRT_E_UNSUPPORTED; }
@@ -51,8 +55,9 @@ const struct srt_backend srt_backend_entry = {
 	},
 	.probe = f_probe,
 	.prepare = f_prepare,
-	.caps = 0,
-	.wrap = FAKE_VARIANT == FAKE_NULL_SLOT ? 0 : FAKE_VARIANT == FAKE_NO_CAPS ? f_wrap_plain : f_wrap,
+	.caps = FAKE_VARIANT == FAKE_LOOPBACK_PROXY ? SRT_CAP_NETRULES | SRT_CAP_LOOPBACK_PROXY : 0,
+	.wrap = FAKE_VARIANT == FAKE_NULL_SLOT ? 0 :
+		FAKE_VARIANT == FAKE_NO_CAPS || FAKE_VARIANT == FAKE_LOOPBACK_PROXY ? f_wrap_plain : f_wrap,
 	.release = f_release,
 	.teardown = f_teardown,
 	.diagnose = f_diagnose,

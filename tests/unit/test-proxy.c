@@ -2194,6 +2194,111 @@ static char proxy_dir[] = "/tmp/srt-proxy-test.XXXXXX";
 
 /* the proxy with its test servers, then every check against it: one case,
  * since the checks share the proxy, its counters and its violations */
+/* A loopback listener on port p, as another program would hold it, or
+ * -1 (SO_REUSEADDR: a connection of an earlier run in TIME_WAIT does not
+ * count; a listener still does). */
+static int hold_port(int p)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 4) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* The CONNECT answer's head from the proxy at 127.0.0.1:port. */
+static void tcp_connect_ask(int port, const char *auth, char *resp, size_t cap)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	char req[512];
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	resp[0] = '\0';
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	snprintf(req, sizeof(req), "CONNECT other.test:443 HTTP/1.1\r\nHost: other.test:443\r\n%s\r\n",
+		 auth ? auth : "");
+	netkit_send_all(fd, req, strlen(req));
+	recv_until(fd, resp, cap, "\r\n\r\n");
+	close(fd);
+}
+
+/* The sandbox's proxy on loopback TCP (Windows, SRT_CAP_LOOPBACK_PROXY):
+ * the first port of the range nobody holds, never one outside it, a
+ * refusal naming the range when all are held; and on that listener,
+ * which any local program can reach, the token is required. */
+static void case_listen_range(void)
+{
+	struct srt_diag d = { "", "", 0 };
+	struct srt__net_config st;
+	struct srt__proxy_config cfg;
+	struct srt__proxy *p = NULL;
+	char resp[1024], want[64];
+	int held[3] = { -1, -1, -1 }, base, i, fd, port = 0;
+
+	make_auth();
+	for (base = 47000; base < 49000; base += 3) {
+		for (i = 0; i < 3; i++)
+			held[i] = hold_port(base + i);
+		if (held[0] >= 0 && held[1] >= 0 && held[2] >= 0)
+			break;
+		for (i = 0; i < 3; i++)
+			if (held[i] >= 0)
+				close(held[i]);
+	}
+	if (base >= 49000) {
+		ok(0, "three free loopback ports in a row between 47000 and 49000");
+		return;
+	}
+	fd = srt__proxy_listen_range(base, base + 2, "windows.proxyPortRange", &port, &d);
+	snprintf(want, sizeof(want), "%d-%d", base, base + 2);
+	ok(fd < 0 && strstr(d.message, "windows.proxyPortRange") && strstr(d.message, want) &&
+	   !strcmp(d.key, "windows.proxyPortRange"),
+	   "every port of the range held: refused, naming the key and the range (%s)", d.message);
+	close(held[1]);
+	close(held[2]);
+	fd = srt__proxy_listen_range(base, base + 2, "windows.proxyPortRange", &port, &d);
+	ok(fd >= 0 && port == base + 1, "the first port held: the next one is taken (%d, want %d)",
+	   port, base + 1);
+	close(held[0]);
+	held[0] = hold_port(base + 1);
+	ok(fd >= 0 && held[0] < 0, "and it holds that port");
+	if (held[0] >= 0)
+		close(held[0]);
+
+	memset(&st, 0, sizeof(st));
+	srt__strv_push(&st.allowed_domains, "allowed.test");
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.net = &st;
+	cfg.tcp_listener = fd;
+	cfg.token = TOKEN;
+	if (srt__proxy_new(&p, &cfg, &d) != 0 || srt__proxy_start(p, &d) != 0) {
+		ok(0, "a proxy serves the listener: %s", d.message);
+		srt__proxy_free(p);
+		return;
+	}
+	tcp_connect_ask(port, NULL, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 407 ", 13), "on loopback TCP, a client without the token: 407 (%.40s)",
+	   resp);
+	tcp_connect_ask(port, "Proxy-Authorization: Basic c3J0Ondyb25n\r\n", resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 407 ", 13), "a wrong token: 407");
+	tcp_connect_ask(port, auth_hdr, resp, sizeof(resp));
+	ok(!strncmp(resp, "HTTP/1.1 403 ", 13), "the run's token: past the check, then the lists (%.40s)",
+	   resp);
+	srt__proxy_free(p);
+	srt__strv_release(&st.allowed_domains);
+}
+
 static void case_proxy(void)
 {
 	char *dir = proxy_dir;
@@ -2350,6 +2455,7 @@ int main(void)
 	have_ns = enter_namespace(dir) == 0;
 	if (!have_ns)
 		printf("# no private network namespace (%s): resolver tests skipped\n", strerror(errno));
+	tap_case_timeout(case_listen_range, "case_listen_range", 60);
 	tap_case_timeout(case_proxy, "case_proxy", 300);
 	return tap_done();
 }

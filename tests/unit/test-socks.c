@@ -163,6 +163,22 @@ static void test_env(void)
 	ok(srt__proxy_env(&v, "srt", "tok", 3128, 1080, "/tmp/a b/srt-connect") != 0,
 	   "a helper path needing shell quoting is refused");
 	srt__strv_release(&v);
+	/* the proxy on a loopback port (Windows): one listener for both, at
+	 * 127.0.0.1, the token in every URL */
+	ok(srt__proxy_env_at(&v, "127.0.0.1", "srt", "tok", 60081, 60081, NULL) == 0,
+	   "environment built for a proxy at 127.0.0.1");
+	x = env_get(&v, "HTTPS_PROXY");
+	ok(x && !strcmp(x, "http://srt:tok@127.0.0.1:60081"), "HTTPS_PROXY at 127.0.0.1 (%s)", x ? x : "");
+	x = env_get(&v, "ALL_PROXY");
+	ok(x && !strcmp(x, "http://srt:tok@127.0.0.1:60081"), "ALL_PROXY too (%s)", x ? x : "");
+	x = env_get(&v, "FTP_PROXY");
+	ok(x && !strcmp(x, "socks5h://srt:tok@127.0.0.1:60081"), "FTP_PROXY socks5h (%s)", x ? x : "");
+	x = env_get(&v, "RSYNC_PROXY");
+	ok(x && !strcmp(x, "srt:tok@127.0.0.1:60081"), "RSYNC_PROXY (%s)", x ? x : "");
+	x = env_get(&v, "CLOUDSDK_PROXY_ADDRESS");
+	ok(x && !strcmp(x, "127.0.0.1") && !env_get(&v, "GIT_SSH_COMMAND"),
+	   "CLOUDSDK_PROXY_ADDRESS, and no GIT_SSH_COMMAND without srt-connect");
+	srt__strv_release(&v);
 }
 
 int main(void)
