@@ -2,12 +2,15 @@
 # Wine cannot show). Run in an elevated PowerShell from the folder holding
 # srt-win.exe (win/out of win/build.sh):
 #     powershell -ExecutionPolicy Bypass -File verify.ps1
-# It installs the sandbox account and WFP filters, runs four checks, prints
-# one PASS/FAIL line each and a total, and uninstalls (unless -Keep).
+# It installs the sandbox account and WFP filters, runs its checks (the
+# last through srt.exe and its proxy, so it needs the internet and
+# curl.exe, which Windows 10 and later ship), prints one PASS/FAIL line
+# each and a total, and uninstalls (unless -Keep).
 param([switch]$Keep, [int]$ProxyPort = 60080)
 
 $ErrorActionPreference = 'Stop'
 $exe = Join-Path $PSScriptRoot 'srt-win.exe'
+$srt = Join-Path $PSScriptRoot 'srt.exe'
 $work = Join-Path $env:TEMP ('srt-verify-' + [guid]::NewGuid())
 $fail = 0
 
@@ -48,6 +51,24 @@ $l.Start()
 	"try { (New-Object Net.Sockets.TcpClient).Connect('127.0.0.1', $ProxyPort); exit 0 } catch { exit 7 }"
 Check 'WFP: the proxy port range on loopback is reachable' ($LASTEXITCODE -eq 0)
 $l.Stop()
+
+# 5. through srt.exe: its proxy on the installed range, example.com allowed,
+# example.org not (a direct connection is blocked, item 3, so these
+# requests reach the network only through the proxy)
+$settings = "$work\settings.json"
+Set-Content -Path $settings -Value ('{"network": {"allowedDomains": ["example.com"], "deniedDomains": []}, ' +
+	'"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, ' +
+	'"windows": {"proxyPortRange": [' + $ProxyPort + ', ' + ($ProxyPort + 9) + ']}}')
+Push-Location "$work\proj"
+$code = & $srt --settings $settings -- curl.exe -s -o NUL -w '%{http_code}' http://example.com/
+Check "proxy: an allowed plain-HTTP request is served (status $code)" ($code -eq '200')
+$code = & $srt --settings $settings -- curl.exe -s -o NUL -w '%{http_code}' https://example.com/
+Check "proxy: an allowed HTTPS request goes through CONNECT (status $code)" ($code -eq '200')
+$code = & $srt --settings $settings -- curl.exe -s -o NUL -w '%{http_code}' http://example.org/
+Check "proxy: a host not allowed is refused by the proxy (status $code)" ($code -eq '403')
+$code = & $srt --settings $settings -- curl.exe -s -o NUL -w '%{http_code}' --noproxy '*' http://example.com/
+Check "proxy: the same request around the proxy is blocked (status $code)" ($code -ne '200')
+Pop-Location
 
 if (-not $Keep) {
 	& $exe windows-uninstall
