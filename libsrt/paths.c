@@ -67,7 +67,7 @@ int srt__path_lexical(const char *path, const char *cwd, const char *home,
 {
 	const char *base = NULL, *rest;
 	char spelled[SRT_PATH_MAX];
-	size_t need;
+	size_t need, bl, rl;
 	char *buf;
 
 	if (!path || !*path)
@@ -97,16 +97,23 @@ int srt__path_lexical(const char *path, const char *cwd, const char *home,
 					    path);
 		base = cwd;
 	}
-	need = (base ? strlen(base) + 1 : 0) + strlen(rest) + 2;
+	bl = base ? strlen(base) : 0;
+	rl = strlen(rest);
+	need = (base ? bl + 1 : 0) + rl + 2;
 	if (need > SRT_PATH_MAX)
 		return srt_diag_set(diag, SRT_E_LIMIT, path, "path \"%.64s...\" is too long", path);
 	buf = malloc(need);
 	if (!buf)
 		return srt_diag_set(diag, SRT_E_NOMEM, path, "out of memory");
-	if (base)
-		snprintf(buf, need, "%s/%s", base, rest);
-	else
-		snprintf(buf, need, "%s", rest);
+	/* base "/" rest, both measured above (need counts the NUL and one
+	 * more for collapse) */
+	if (base) {
+		memcpy(buf, base, bl);
+		buf[bl] = '/';
+		memcpy(buf + bl + 1, rest, rl + 1);
+	} else {
+		memcpy(buf, rest, rl + 1);
+	}
 	collapse(buf);
 	*out = buf;
 	return SRT_OK;
