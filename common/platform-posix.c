@@ -134,24 +134,6 @@ int srt__os_socketpair(int fds[2])
 	return -1;
 }
 
-int srt__os_listen(const struct sockaddr *a, socklen_t len, int backlog)
-{
-	int one = 1, fd = srt__os_socket(a->sa_family, SOCK_STREAM, 0, true);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, a, len) == 0 && listen(fd, backlog) == 0)
-		return fd;
-	{
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return -1;
-}
-
 int srt__os_accept(int lfd)
 {
 	int fd = accept(lfd, NULL, NULL);

@@ -4,6 +4,7 @@
  * calls, and poll watches either, so there is nothing to relay. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <sys/socket.h>
@@ -53,4 +54,22 @@ int srt__os_pollable(int in_fd, int out_fd, int *in, int *out)
 	if (out)
 		*out = out_fd;
 	return 0;
+}
+
+int srt__os_listen(const struct sockaddr *a, socklen_t len, int backlog)
+{
+	int one = 1, fd = srt__os_socket(a->sa_family, SOCK_STREAM, 0, true);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, a, len) == 0 && listen(fd, backlog) == 0)
+		return fd;
+	{
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return -1;
 }

@@ -196,6 +196,31 @@ void srt__sandbox_proxy_ports(struct srt_sandbox *sb)
 	sb->policy.proxy_port_hi = sb->settings.win_proxy_port_hi ? sb->settings.win_proxy_port_hi : 60089;
 }
 
+/* Make the sandbox's proxy from cfg (its listener already set) and start
+ * its thread. */
+static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, struct srt_diag *diag)
+{
+	sigset_t all, old;
+	int rc;
+
+	cfg->token = sb->token;
+	cfg->debug = sb->debug;
+	cfg->on_violation = on_proxy_violation;
+	cfg->ctx = sb;
+	cfg->ask = sb->ask;
+	cfg->tls = sb->tls;
+	cfg->tls_ctx = sb->tls_ctx;
+	rc = srt__proxy_new_from_settings(&sb->proxy, cfg, &sb->settings, sb->filters, diag);
+	if (rc)
+		return rc;
+	/* The proxy thread must never take the signals srt forwards. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = srt__proxy_start(sb->proxy, diag);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /* The proxy on a loopback TCP port the command connects to itself: any
  * program of the machine can reach that port too, where the Unix socket
  * sat in a 0700 directory, so the token is what keeps them out (the proxy
@@ -203,7 +228,6 @@ void srt__sandbox_proxy_ports(struct srt_sandbox *sb)
 static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
-	sigset_t all, old;
 	int rc, port = 0, fd;
 
 	rc = make_token(sb->token, diag);
@@ -215,20 +239,7 @@ static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		return SRT_E_UNAVAILABLE; /* diag names the range */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.tcp_listener = fd; /* the proxy's from here, closed even on failure */
-	cfg.token = sb->token;
-	cfg.debug = sb->debug;
-	cfg.on_violation = on_proxy_violation;
-	cfg.ctx = sb;
-	cfg.ask = sb->ask;
-	cfg.tls = sb->tls;
-	cfg.tls_ctx = sb->tls_ctx;
-	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, sb->filters, diag);
-	if (rc)
-		return rc;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = srt__proxy_start(sb->proxy, diag);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = run_proxy(sb, &cfg, diag);
 	if (rc)
 		return rc;
 	sb->policy.proxy_port = port;
@@ -245,7 +256,6 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	char tmpl[PATH_MAX];
 	char *sock = NULL;
 	const char *base = getenv("TMPDIR");
-	sigset_t all, old;
 	struct stat st;
 	int rc;
 
@@ -270,21 +280,7 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		goto out;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.socket_path = sock;
-	cfg.token = sb->token;
-	cfg.debug = sb->debug;
-	cfg.on_violation = on_proxy_violation;
-	cfg.ctx = sb;
-	cfg.ask = sb->ask;
-	cfg.tls = sb->tls;
-	cfg.tls_ctx = sb->tls_ctx;
-	rc = srt__proxy_new_from_settings(&sb->proxy, &cfg, &sb->settings, sb->filters, diag);
-	if (rc)
-		goto out;
-	/* The proxy thread must never take the signals srt forwards. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = srt__proxy_start(sb->proxy, diag);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = run_proxy(sb, &cfg, diag);
 	if (rc)
 		goto out;
 	/* the inode the proxy bound (not a link or another socket put in
