@@ -79,12 +79,15 @@ if command -v git >/dev/null 2>&1; then
 	for _ in $(seq 100); do [ -e "$GK/up" ] && break; sleep 0.1; done
 	kill -KILL "$K"
 	wait "$K" 2>/dev/null
-	for _ in $(seq 50); do [ -e "$GK/new/.git.srt-quarantine" ] && break; sleep 0.1; done
+	for _ in $(seq 100); do [ -e "$GK/new/.git.srt-quarantine" ] && break; sleep 0.1; done
 	check "srt SIGKILLed: the command's new repository is quarantined by the guard" \
 		test -e "$GK/up" -a ! -e "$GK/new/.git" -a -e "$GK/new/.git.srt-quarantine"
 	check "srt SIGKILLed: the commondir it added is moved aside" \
 		test ! -e "$GK/old/.git/commondir" -a -e "$GK/old/.git/commondir.srt-quarantine"
+	# the guard removes the TMPDIR after the sweep, so the quarantine
+	# being there does not mean the removal is done yet
 	kt=$(cat "$GK/tmpname" 2>/dev/null)
+	for _ in $(seq 100); do [ -n "$kt" ] && [ ! -e "$kt" ] && break; sleep 0.1; done
 	check "srt SIGKILLed: the guard (a fork, for the sweep) removes the run's TMPDIR too (${kt:-none})" \
 		test -n "$kt" -a ! -e "$kt"
 else
@@ -109,7 +112,7 @@ if command -v git >/dev/null 2>&1; then
 	up=no; [ -n "$t0" ] && [ -e "$t0/r/.git/hooks/pre-commit" ] && up=yes
 	kill -KILL "$K"
 	wait "$K" 2>/dev/null
-	for _ in $(seq 50); do [ -n "$t0" ] && [ ! -e "$t0" ] && break; sleep 0.1; done
+	for _ in $(seq 100); do [ -n "$t0" ] && [ ! -e "$t0" ] && break; sleep 0.1; done
 	check "srt SIGKILLed, only its TMPDIR writable: the guard removes it with the repository planted there (${t0:-none}, planted: $up)" \
 		test "$up" = yes -a ! -e "$t0"
 else
