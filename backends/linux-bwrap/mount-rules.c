@@ -606,7 +606,13 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
  * masked file, every other mount of the same filesystem whose root holds
  * it, or lies inside it, shows it (or part of it) at a second path; unless
  * that path is denied too, the run is refused, naming both paths and the
- * fix. An over-mounted second mount counts too (refused: fail closed). */
+ * fix. An over-mounted second mount counts too (refused: fail closed).
+ * An overlay mount shows its layers' files under its own device number,
+ * so for it the layers its options name (lowerdir, upperdir) are what it
+ * shows: a layer that holds a denied path, or lies inside one, is a
+ * second name the same way (red team: an overlay with $HOME as its lower
+ * layer read ~/.ssh). A layer named by a relative path (Docker's image
+ * layers are) cannot be placed and is not looked at. */
 #define MI_W2(x) #x
 #define MI_W1(x) MI_W2(x)
 #define MI_W MI_W1(PATH_MAX)
@@ -618,6 +624,7 @@ struct minfo {
 	long id;
 	unsigned maj, min;
 	char *root, *mnt;
+	char **layers; /* an overlay's layer directories, NULL-terminated; else NULL */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
@@ -637,13 +644,84 @@ static void mi_unescape(char *s)
 	*o = '\0';
 }
 
+static void mi_free_layers(char **l)
+{
+	for (size_t i = 0; l && l[i]; i++)
+		free(l[i]);
+	free(l);
+}
+
 static void mi_free(struct minfo *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].root);
 		free(v[i].mnt);
+		mi_free_layers(v[i].layers);
 	}
 	free(v);
+}
+
+/* Add the directories of one overlay option value (lowerdir's list,
+ * ':'-separated with "\:" for a colon in a name, or upperdir's one) to
+ * *l; 0, or -1 out of memory. */
+static int mi_add_layers(char ***l, size_t *n, const char *val)
+{
+	while (*val) {
+		size_t len = 0;
+		char *d = malloc(strlen(val) + 1), **nl;
+
+		if (!d)
+			return -1;
+		for (; *val && *val != ':'; val++) {
+			if (val[0] == '\\' && val[1])
+				val++;
+			d[len++] = *val;
+		}
+		d[len] = '\0';
+		if (*val == ':')
+			val++;
+		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
+			free(d);
+			continue;
+		}
+		if (!(nl = realloc(*l, (*n + 2) * sizeof(*nl)))) {
+			free(d);
+			return -1;
+		}
+		*l = nl;
+		nl[(*n)++] = d;
+		nl[*n] = NULL;
+	}
+	return 0;
+}
+
+/* The layers an overlay's super options name (in place: they are
+ * unescaped); 0, or -1 out of memory. */
+static int mi_overlay_layers(char *opts, char ***out)
+{
+	char **l = NULL;
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		const char *val = NULL;
+
+		if (!strncmp(o, "lowerdir=", 9))
+			val = o + 9;
+		else if (!strncmp(o, "upperdir=", 9))
+			val = o + 9;
+		else if (!strncmp(o, "lowerdir+=", 10) || !strncmp(o, "datadir+=", 9))
+			val = strchr(o, '=') + 1;
+		if (!val)
+			continue;
+		mi_unescape(o);
+		if (mi_add_layers(&l, &n, val) < 0) {
+			mi_free_layers(l);
+			return -1;
+		}
+	}
+	*out = l;
+	return 0;
 }
 
 /* Our mount table; SRT_OK, SRT_E_NOMEM, or SRT_E_IO (unreadable). */
@@ -661,6 +739,7 @@ static int mi_read(struct minfo **out, size_t *nout)
 	while (getline(&line, &cap, f) > 0) {
 		char root[PATH_MAX + 1], mnt[PATH_MAX + 1];
 		struct minfo e;
+		char *sep;
 
 		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
 			   &e.min, root, mnt) != 5)
@@ -676,11 +755,23 @@ static int mi_read(struct minfo **out, size_t *nout)
 			v = nv;
 			alloc = na;
 		}
+		e.layers = NULL;
+		/* after " - ": the type, the source, the super options */
+		if ((sep = strstr(line, " - overlay ")) != NULL) {
+			char *opts = strchr(sep + 11, ' ');
+
+			if (opts) {
+				opts[strcspn(opts, "\n")] = '\0';
+				if (mi_overlay_layers(opts + 1, &e.layers) < 0)
+					goto nomem;
+			}
+		}
 		e.root = strdup(root);
 		e.mnt = strdup(mnt);
 		if (!e.root || !e.mnt) {
 			free(e.root);
 			free(e.mnt);
+			mi_free_layers(e.layers);
 			goto nomem;
 		}
 		v[n++] = e;
@@ -725,6 +816,46 @@ static long mi_find(const struct minfo *v, size_t n, const char *path)
 	return best;
 }
 
+/* 0 when no overlay mount shows path (what) at a readable path through
+ * one of its layers, else the plan's failure. */
+static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, size_t n,
+			     const char *path, const char *what)
+{
+	char alias[PATH_MAX * 3];
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; v[i].layers && v[i].layers[j]; j++) {
+			char real[PATH_MAX];
+			const char *l = v[i].layers[j];
+
+			if (realpath(l, real))
+				l = real;
+			if (srt__mount_covers(l, path)) {
+				/* the layer holds path: the overlay shows it */
+				const char *t = mi_tail(l, path);
+
+				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+						     strcmp(v[i].mnt, "/") || !*t ? v[i].mnt : "",
+						     t) >= sizeof(alias))
+					continue;
+			} else if (srt__mount_covers(path, l)) {
+				/* the layer lies inside path */
+				snprintf(alias, sizeof(alias), "%s", v[i].mnt);
+			} else {
+				continue;
+			}
+			if (!strcmp(alias, path) || !srt__mount_state_of(c, alias).r)
+				continue;
+			return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
+					    "%s: \"%s\" is also at \"%s\" (an overlay mount, id %ld, with "
+					    "\"%s\" as a layer), so the command could read it there; add "
+					    "\"%s\" to filesystem.denyRead or unmount it",
+					    what, path, alias, v[i].id, v[i].layers[j], alias);
+		}
+	}
+	return SRT_OK;
+}
+
 /* 0 when path (what) is shown by no other mount at a readable path, else
  * the plan's failure. */
 static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t n, const char *path,
@@ -736,12 +867,12 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 	size_t i;
 
 	if (k < 0)
-		return SRT_OK;
+		return mi_check_overlays(c, v, n, path, what);
 	l = &v[k];
 	/* where path is in its filesystem */
 	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
 			     mi_tail(l->mnt, path)) >= sizeof(rel))
-		return SRT_OK;
+		return mi_check_overlays(c, v, n, path, what);
 	if (!rel[0])
 		snprintf(rel, sizeof(rel), "/");
 	for (i = 0; i < n; i++) {
@@ -770,7 +901,7 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 				    "filesystem.denyRead or unmount it",
 				    what, path, alias, o->id, alias);
 	}
-	return SRT_OK;
+	return mi_check_overlays(c, v, n, path, what);
 }
 
 int srt__mount_check_mounts(struct srt__mount_ctx *c)
@@ -787,10 +918,13 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		return srt_diag_set(c->diag, SRT_E_IO, "filesystem.denyRead",
 				    "filesystem.denyRead: cannot read /proc/self/mountinfo to find other "
 				    "mounts of the denied paths (is /proc mounted?)");
-	/* nothing to look for when every filesystem is mounted once */
-	for (i = 0; i < n && !shared; i++)
+	/* nothing to look for when every filesystem is mounted once, and no
+	 * overlay shows another's files */
+	for (i = 0; i < n && !shared; i++) {
+		shared = v[i].layers != NULL; /* an overlay shows its layers' files */
 		for (j = i + 1; j < n && !shared; j++)
 			shared = v[i].maj == v[j].maj && v[i].min == v[j].min;
+	}
 	for (i = 0; shared && !rc && i < c->n; i++) {
 		const struct srt__mount_node *nd = &c->v[i];
 

@@ -6,8 +6,11 @@
 # do not hide, and which st_nlink does not count, so the hard-link check
 # does not see them either. srt read the canary at the second path (red
 # team). Each run must either refuse, naming the second path, or hide it:
-# the canary never appears. The mounts live in a mount namespace of this
-# script's own (unshare -rm), which takes them away at its end.
+# the canary never appears. An overlay mount with $HOME as a layer shows
+# the same files under a device number of its own, which the check of
+# other mounts of the same filesystem did not see (red team: srt read the
+# canary there too). The mounts live in a mount namespace of this script's
+# own (unshare -rm), which takes them away at its end.
 if [ -z "${SRT_ESC_MNTNS:-}" ] && unshare -rm true 2>/dev/null; then
 	SRT_ESC_MNTNS=1 exec unshare -rm bash "$0" "$@"
 fi
@@ -19,7 +22,7 @@ if [ -z "${SRT_ESC_MNTNS:-}" ]; then
 	exit 0
 fi
 P="$WORK/proj"
-mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$P/h"
+mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$WORK/alias-ov" "$WORK/ov-empty" "$P/h"
 echo "$CANARY" > "$HOME/.ssh/keys/inner"
 mounts=()
 bind() { mount --bind "$1" "$2" && mounts=("$2" "${mounts[@]}"); }
@@ -33,7 +36,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 8 "F1 the command did not run here ($(what))"
+	skip_rest 10 "F1 the command did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -51,6 +54,18 @@ run "cat '$WORK/alias-keys/inner'; echo ran"
 attempt F1 "a bind mount of a directory inside ~/.ssh does not show it ($(what))" no_leak "$WORK/out"
 attempt F1 "the run is refused, naming the mount ($(what))" refused_naming "$WORK/alias-keys"
 unbind
+
+# 3b-4b: $HOME as the lower layer of an overlay outside the write roots
+if mount -t overlay overlay -o "lowerdir=$HOME:$WORK/ov-empty" "$WORK/alias-ov" 2>/dev/null; then
+	mounts=("$WORK/alias-ov" "${mounts[@]}")
+	run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+	attempt F1 "an overlay with \$HOME as a layer does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+	attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov/.ssh"
+	unbind
+else
+	skip "F1 overlay mounts are not allowed in this mount namespace"
+	skip "F1 overlay mounts are not allowed in this mount namespace"
+fi
 
 # 5-6: $HOME shown inside the write root
 bind "$HOME" "$P/h"
