@@ -902,6 +902,194 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
 	return SRT_OK;
 }
 
+/* ---- second names of a denied path (other mounts) ----------------------
+ * Landlock attaches a rule to the inode of the path it names. A bind mount
+ * shows a directory (or file) of a filesystem at a second path: a rule the
+ * plan grants there, or on a directory above it, reaches the denied files
+ * under that second path, and a rule on the second path's own root (a
+ * sibling the plan grants on its way to a deny) is on the very inode of the
+ * denied directory or of one above it, so it reaches the denied files under
+ * their own names too (red team: a `mount --bind ~ /mnt/home` made ~/.ssh
+ * readable at ~/.ssh). /proc/self/mountinfo says which part of its
+ * filesystem each mount shows (its root field): for each deny, every other
+ * mount of the same filesystem whose root holds the denied path or lies
+ * inside it, at a path a grant of that domain covers, refuses the plan. */
+struct ll_mount {
+	unsigned maj, min;
+	char *root, *mnt;
+};
+
+static int ll_covers(const char *a, const char *b)
+{
+	size_t l = strlen(a);
+
+	return !strcmp(a, "/") || (!strncmp(a, b, l) && (b[l] == '/' || b[l] == '\0'));
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void ll_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+		    s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static void ll_mounts_free(struct ll_mount *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].root);
+		free(v[i].mnt);
+	}
+	free(v);
+}
+
+/* Our mount table: SRT_OK, SRT_E_NOMEM, or SRT_E_IO (unreadable). */
+static int ll_mounts_read(struct ll_mount **out, size_t *nout)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct ll_mount *v = NULL;
+	size_t n = 0, alloc = 0, cap = 0;
+	char *line = NULL;
+	int rc = SRT_OK;
+
+	if (!f)
+		return SRT_E_IO;
+	while (getline(&line, &cap, f) > 0) {
+		char *root = malloc(strlen(line) + 1), *mnt = malloc(strlen(line) + 1);
+		unsigned maj, min;
+
+		if (root && mnt && n == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			struct ll_mount *nv = realloc(v, na * sizeof(*nv));
+
+			if (nv) {
+				v = nv;
+				alloc = na;
+			}
+		}
+		if (!root || !mnt || n == alloc) {
+			free(root);
+			free(mnt);
+			rc = SRT_E_NOMEM;
+			break;
+		}
+		if (sscanf(line, "%*d %*d %u:%u %s %s", &maj, &min, root, mnt) != 4) {
+			free(root);
+			free(mnt);
+			continue;
+		}
+		ll_unescape(root);
+		ll_unescape(mnt);
+		v[n].maj = maj;
+		v[n].min = min;
+		v[n].root = root;
+		v[n].mnt = mnt;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	if (rc) {
+		ll_mounts_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*nout = n;
+	return SRT_OK;
+}
+
+/* The mount path lives on: the last mounted of the longest mount point
+ * holding it; -1 for none. */
+static long ll_mount_of(const struct ll_mount *v, size_t n, const char *path)
+{
+	long best = -1;
+	size_t bl = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (ll_covers(v[i].mnt, path) && strlen(v[i].mnt) >= bl) {
+			bl = strlen(v[i].mnt);
+			best = (long)i;
+		}
+	return best;
+}
+
+/* Does a grant of rights in the plan cover path? */
+static const struct srt__ll_rule *ll_granted(const struct srt__ll_plan *plan, const char *path,
+					     uint64_t rights)
+{
+	for (size_t i = 0; i < plan->n_rules; i++)
+		if ((plan->rules[i].access & rights) && ll_covers(plan->rules[i].path, path))
+			return &plan->rules[i];
+	return NULL;
+}
+
+static int ll_check_mounts_of(struct planner *pl, const struct domain *d, const struct ll_mount *v,
+			      size_t n, uint64_t rights)
+{
+	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct lrule *x = &d->v[i];
+		long k;
+
+		if (x->allow || (k = ll_mount_of(v, n, x->path)) < 0)
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(v[k].root, "/") ? v[k].root : "",
+				     strcmp(v[k].mnt, "/") ? x->path + strlen(v[k].mnt) : x->path) >= sizeof(rel))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct srt__ll_rule *g;
+
+			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min)
+				continue;
+			if (ll_covers(v[j].root, rel)) {
+				const char *t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
+
+				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+						     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "", t) >= sizeof(alias))
+					continue;
+			} else if (ll_covers(rel, v[j].root)) {
+				snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+			} else {
+				continue;
+			}
+			if (ll_covers(x->path, alias) || !(g = ll_granted(pl->plan, alias, rights)))
+				continue;
+			return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
+					    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (another mount of its filesystem), where the plan grants %s (\"%s\": %s), and Landlock's rule would reach \"%s\" under both names; add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
+					    x->origin, x->path, alias, d->name, g->path, g->why ? g->why : "",
+					    x->path, alias);
+		}
+	}
+	return SRT_OK;
+}
+
+static int ll_check_mounts(struct planner *pl, const struct domain *rd, const struct domain *wr)
+{
+	struct ll_mount *v;
+	size_t n;
+	int rc = ll_mounts_read(&v, &n);
+
+	if (rc == SRT_E_NOMEM)
+		return rc;
+	if (rc)
+		return srt_diag_set(pl->diag, SRT_E_IO, "filesystem",
+				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the denied paths (is /proc mounted?)");
+	rc = ll_check_mounts_of(pl, rd, v, n, SRT_LL_READ_FILE_RIGHTS);
+	if (!rc)
+		rc = ll_check_mounts_of(pl, wr, v, n, SRT_LL_WRITE_FILE_RIGHTS);
+	ll_mounts_free(v, n);
+	return rc;
+}
+
 int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		       const struct srt__ll_plan_limits *limits,
 		       struct srt__ll_plan *plan, struct srt_diag *diag)
@@ -994,6 +1182,8 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		rc = process_root(&pl, &rd);
 	if (!rc)
 		rc = process_root(&pl, &wr);
+	if (!rc)
+		rc = ll_check_mounts(&pl, &rd, &wr);
 	if (!rc)
 		rc = merge_rules(plan);
 out:
