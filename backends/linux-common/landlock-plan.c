@@ -913,7 +913,8 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
  * readable at ~/.ssh). /proc/self/mountinfo says which part of its
  * filesystem each mount shows (its root field): for each deny, every other
  * mount of the same filesystem whose root holds the denied path or lies
- * inside it, at a path a grant of that domain covers, refuses the plan. */
+ * inside it refuses the plan when a read grant covers the second path, or
+ * a write grant lies at or below that mount's point (on its own inodes). */
 struct ll_mount {
 	unsigned maj, min;
 	char *root, *mnt;
@@ -1021,12 +1022,14 @@ static long ll_mount_of(const struct ll_mount *v, size_t n, const char *path)
 	return best;
 }
 
-/* Does a grant of rights in the plan cover path? */
+/* Does a grant of rights in the plan cover path? With floor, only a grant
+ * at or below floor counts. */
 static const struct srt__ll_rule *ll_granted(const struct srt__ll_plan *plan, const char *path,
-					     uint64_t rights)
+					     uint64_t rights, const char *floor)
 {
 	for (size_t i = 0; i < plan->n_rules; i++)
-		if ((plan->rules[i].access & rights) && ll_covers(plan->rules[i].path, path))
+		if ((plan->rules[i].access & rights) && ll_covers(plan->rules[i].path, path) &&
+		    (!floor || ll_covers(floor, plan->rules[i].path)))
 			return &plan->rules[i];
 	return NULL;
 }
@@ -1035,6 +1038,7 @@ static int ll_check_mounts_of(struct planner *pl, const struct domain *d, const 
 			      size_t n, uint64_t rights)
 {
 	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
+	int reads = !strcmp(d->name, "reads");
 
 	for (size_t i = 0; i < d->n; i++) {
 		const struct lrule *x = &d->v[i];
@@ -1061,12 +1065,18 @@ static int ll_check_mounts_of(struct planner *pl, const struct domain *d, const 
 			} else {
 				continue;
 			}
-			if (ll_covers(x->path, alias) || !(g = ll_granted(pl->plan, alias, rights)))
+			/* writes: only a grant on the mount's own inodes, which
+			 * reaches the path by its own name too; one above the
+			 * mount point opens the second path as any path in a
+			 * write root is (linux-bwrap's binds do the same) */
+			if (ll_covers(x->path, alias) ||
+			    !(g = ll_granted(pl->plan, alias, rights, reads ? NULL : v[j].mnt)))
 				continue;
 			return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
-					    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (another mount of its filesystem), where the plan grants %s (\"%s\": %s), and Landlock's rule would reach \"%s\" under both names; add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
+					    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (another mount of its filesystem), where the plan grants %s (\"%s\": %s), and Landlock's rule would reach \"%s\" %s; add \"%s\" to filesystem.%s, unmount it, or use the linux-bwrap backend",
 					    x->origin, x->path, alias, d->name, g->path, g->why ? g->why : "",
-					    x->path, alias);
+					    x->path, reads ? "under both names" : "under its own name too", alias,
+					    reads ? "denyRead" : "denyWrite");
 		}
 	}
 	return SRT_OK;
