@@ -816,10 +816,33 @@ static long mi_find(const struct minfo *v, size_t n, const char *path)
 	return best;
 }
 
+/* Can the command read (want_w 0) or write (1) path? */
+static int mi_open_to(struct srt__mount_ctx *c, const char *path, int want_w)
+{
+	struct srt__mount_state st = srt__mount_state_of(c, path);
+
+	return want_w ? st.w : st.r;
+}
+
+/* $HOME shown whole at a path the command may write, where the startup
+ * files and the protected names at its top are not covered: the scan of
+ * the write roots finds them only down to mandatoryDenySearchDepth, and
+ * `~/...` names such as ~/.config/systemd/user/ not at all there (red
+ * team: a bind mount of $HOME four levels down a write root let the
+ * command append to ~/.bashrc and add a systemd user unit). */
+static int mi_home_refused(struct srt__mount_ctx *c, const char *home, const char *alias, long id)
+{
+	return srt_diag_set(c->diag, SRT_E_SETTINGS, "filesystem.allowWrite",
+			    "filesystem.allowWrite: $HOME \"%s\" is also at \"%s\" (another mount, id %ld), "
+			    "where the command may write, so it could change the startup files and "
+			    "protected names of $HOME there; unmount it or add \"%s\" to filesystem.denyWrite",
+			    home, alias, id, alias);
+}
+
 /* 0 when no overlay mount shows path (what) at a readable path through
  * one of its layers, else the plan's failure. */
 static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, size_t n,
-			     const char *path, const char *what)
+			     const char *path, const char *what, int want_w)
 {
 	char alias[PATH_MAX * 3];
 
@@ -838,14 +861,16 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 						     strcmp(v[i].mnt, "/") || !*t ? v[i].mnt : "",
 						     t) >= sizeof(alias))
 					continue;
-			} else if (srt__mount_covers(path, l)) {
+			} else if (!want_w && srt__mount_covers(path, l)) {
 				/* the layer lies inside path */
 				snprintf(alias, sizeof(alias), "%s", v[i].mnt);
 			} else {
 				continue;
 			}
-			if (!strcmp(alias, path) || !srt__mount_state_of(c, alias).r)
+			if (!strcmp(alias, path) || !mi_open_to(c, alias, want_w))
 				continue;
+			if (want_w)
+				return mi_home_refused(c, path, alias, v[i].id);
 			return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
 					    "%s: \"%s\" is also at \"%s\" (an overlay mount, id %ld, with "
 					    "\"%s\" as a layer), so the command could read it there; add "
@@ -856,10 +881,10 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 	return SRT_OK;
 }
 
-/* 0 when path (what) is shown by no other mount at a readable path, else
- * the plan's failure. */
+/* 0 when path (what) is shown by no other mount at a readable path (with
+ * want_w: shown whole at a writable path), else the plan's failure. */
 static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t n, const char *path,
-			const char *what)
+			const char *what, int want_w)
 {
 	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
 	const struct minfo *l;
@@ -867,12 +892,12 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 	size_t i;
 
 	if (k < 0)
-		return mi_check_overlays(c, v, n, path, what);
+		return mi_check_overlays(c, v, n, path, what, want_w);
 	l = &v[k];
 	/* where path is in its filesystem */
 	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
 			     mi_tail(l->mnt, path)) >= sizeof(rel))
-		return mi_check_overlays(c, v, n, path, what);
+		return mi_check_overlays(c, v, n, path, what, want_w);
 	if (!rel[0])
 		snprintf(rel, sizeof(rel), "/");
 	for (i = 0; i < n; i++) {
@@ -887,21 +912,23 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(o->mnt, "/") || !*t ? o->mnt : "",
 					     t) >= sizeof(alias))
 				continue;
-		} else if (srt__mount_covers(rel, o->root)) {
+		} else if (!want_w && srt__mount_covers(rel, o->root)) {
 			/* it shows a directory inside path */
 			snprintf(alias, sizeof(alias), "%s", o->mnt);
 		} else {
 			continue;
 		}
-		if (!strcmp(alias, path) || !srt__mount_state_of(c, alias).r)
+		if (!strcmp(alias, path) || !mi_open_to(c, alias, want_w))
 			continue;
+		if (want_w)
+			return mi_home_refused(c, path, alias, o->id);
 		return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
 				    "%s: \"%s\" is also at \"%s\" (another mount of its filesystem, "
 				    "mount id %ld), so the command could read it there; add \"%s\" to "
 				    "filesystem.denyRead or unmount it",
 				    what, path, alias, o->id, alias);
 	}
-	return mi_check_overlays(c, v, n, path, what);
+	return mi_check_overlays(c, v, n, path, what, want_w);
 }
 
 int srt__mount_check_mounts(struct srt__mount_ctx *c)
@@ -929,7 +956,7 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		const struct srt__mount_node *nd = &c->v[i];
 
 		if ((nd->kinds & K_DR) && !srt__mount_state_of(c, nd->path).r)
-			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead");
+			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead", 0);
 	}
 	for (i = 0; shared && !rc && i < pol->n_masked_files; i++) {
 		char real[PATH_MAX];
@@ -937,7 +964,15 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		if (pol->masked_files[i].path && realpath(pol->masked_files[i].path, real))
 			rc = mi_check_one(c, v, n, real,
 					  pol->masked_files[i].origin ? pol->masked_files[i].origin :
-					  "credentials.files");
+					  "credentials.files", 0);
+	}
+	/* $HOME itself, when it is not a write root: shown whole elsewhere
+	 * at a writable path */
+	if (shared && !rc && pol->home && !srt__mount_state_of(c, pol->home).w) {
+		char real[PATH_MAX];
+
+		if (realpath(pol->home, real))
+			rc = mi_check_one(c, v, n, real, "HOME", 1);
 	}
 	mi_free(v, n);
 	return rc;
