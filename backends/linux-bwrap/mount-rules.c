@@ -625,6 +625,7 @@ struct minfo {
 	unsigned maj, min;
 	char *root, *mnt;
 	char **layers; /* an overlay's layer directories, NULL-terminated; else NULL */
+	size_t n_lower; /* the first n_lower are lower layers, the rest its upper one */
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
@@ -697,31 +698,40 @@ static int mi_add_layers(char ***l, size_t *n, const char *val)
 
 /* The layers an overlay's super options name (in place: they are
  * unescaped); 0, or -1 out of memory. */
-static int mi_overlay_layers(char *opts, char ***out)
+static int mi_overlay_layers(char *opts, char ***out, size_t *n_lower)
 {
 	char **l = NULL;
 	size_t n = 0;
-	char *save = NULL;
+	char *save = NULL, *upper = NULL;
 
 	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		const char *val = NULL;
 
+		if (!strncmp(o, "upperdir=", 9)) {
+			upper = o; /* last: writes land there */
+			continue;
+		}
 		if (!strncmp(o, "lowerdir=", 9))
-			val = o + 9;
-		else if (!strncmp(o, "upperdir=", 9))
 			val = o + 9;
 		else if (!strncmp(o, "lowerdir+=", 10) || !strncmp(o, "datadir+=", 9))
 			val = strchr(o, '=') + 1;
 		if (!val)
 			continue;
 		mi_unescape(o);
-		if (mi_add_layers(&l, &n, val) < 0) {
-			mi_free_layers(l);
-			return -1;
-		}
+		if (mi_add_layers(&l, &n, val) < 0)
+			goto nomem;
+	}
+	*n_lower = n;
+	if (upper) {
+		mi_unescape(upper);
+		if (mi_add_layers(&l, &n, upper + 9) < 0)
+			goto nomem;
 	}
 	*out = l;
 	return 0;
+nomem:
+	mi_free_layers(l);
+	return -1;
 }
 
 /* Our mount table; SRT_OK, SRT_E_NOMEM, or SRT_E_IO (unreadable). */
@@ -756,13 +766,14 @@ static int mi_read(struct minfo **out, size_t *nout)
 			alloc = na;
 		}
 		e.layers = NULL;
+		e.n_lower = 0;
 		/* after " - ": the type, the source, the super options */
 		if ((sep = strstr(line, " - overlay ")) != NULL) {
 			char *opts = strchr(sep + 11, ' ');
 
 			if (opts) {
 				opts[strcspn(opts, "\n")] = '\0';
-				if (mi_overlay_layers(opts + 1, &e.layers) < 0)
+				if (mi_overlay_layers(opts + 1, &e.layers, &e.n_lower) < 0)
 					goto nomem;
 			}
 		}
@@ -847,7 +858,8 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 	char alias[PATH_MAX * 3];
 
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; v[i].layers && v[i].layers[j]; j++) {
+		/* writes go to the upper layer only */
+		for (size_t j = want_w ? v[i].n_lower : 0; v[i].layers && v[i].layers[j]; j++) {
 			char real[PATH_MAX];
 			const char *l = v[i].layers[j];
 
