@@ -17,6 +17,7 @@
 
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/mountinfo.h"
 #include "mount-rules.h"
 
 /* A link for the helper to pin (plan->pinned_links), its parent directory
@@ -628,23 +629,6 @@ struct minfo {
 	size_t n_lower; /* the first n_lower are lower layers, the rest its upper one */
 };
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void mi_unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-		    s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
 static void mi_free_layers(char **l)
 {
 	for (size_t i = 0; l && l[i]; i++)
@@ -717,13 +701,13 @@ static int mi_overlay_layers(char *opts, char ***out, size_t *n_lower)
 			val = strchr(o, '=') + 1;
 		if (!val)
 			continue;
-		mi_unescape(o);
+		srt__mountinfo_unescape(o);
 		if (mi_add_layers(&l, &n, val) < 0)
 			goto nomem;
 	}
 	*n_lower = n;
 	if (upper) {
-		mi_unescape(upper);
+		srt__mountinfo_unescape(upper);
 		if (mi_add_layers(&l, &n, upper + 9) < 0)
 			goto nomem;
 	}
@@ -754,8 +738,8 @@ static int mi_read(struct minfo **out, size_t *nout)
 		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
 			   &e.min, root, mnt) != 5)
 			continue;
-		mi_unescape(root);
-		mi_unescape(mnt);
+		srt__mountinfo_unescape(root);
+		srt__mountinfo_unescape(mnt);
 		if (n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
 			struct minfo *nv = realloc(v, na * sizeof(*nv));

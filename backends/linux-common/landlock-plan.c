@@ -30,6 +30,7 @@
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/mountinfo.h"
 #include "backends/linux-common/seccomp.h"
 
 #define DEFAULT_SCAN_BUDGET 200000
@@ -927,23 +928,6 @@ static int ll_covers(const char *a, const char *b)
 	return !strcmp(a, "/") || (!strncmp(a, b, l) && (b[l] == '/' || b[l] == '\0'));
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void ll_unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-		    s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
 static void ll_mounts_free(struct ll_mount *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -988,8 +972,8 @@ static int ll_mounts_read(struct ll_mount **out, size_t *nout)
 			free(mnt);
 			continue;
 		}
-		ll_unescape(root);
-		ll_unescape(mnt);
+		srt__mountinfo_unescape(root);
+		srt__mountinfo_unescape(mnt);
 		v[n].maj = maj;
 		v[n].min = min;
 		v[n].root = root;
