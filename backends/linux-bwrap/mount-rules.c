@@ -629,93 +629,14 @@ struct minfo {
 	size_t n_lower; /* the first n_lower are lower layers, the rest its upper one */
 };
 
-static void mi_free_layers(char **l)
-{
-	for (size_t i = 0; l && l[i]; i++)
-		free(l[i]);
-	free(l);
-}
-
 static void mi_free(struct minfo *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].root);
 		free(v[i].mnt);
-		mi_free_layers(v[i].layers);
+		srt__mountinfo_layers_free(v[i].layers);
 	}
 	free(v);
-}
-
-/* Add the directories of one overlay option value (lowerdir's list,
- * ':'-separated with "\:" for a colon in a name, or upperdir's one) to
- * *l; 0, or -1 out of memory. */
-static int mi_add_layers(char ***l, size_t *n, const char *val)
-{
-	while (*val) {
-		size_t len = 0;
-		char *d = malloc(strlen(val) + 1), **nl;
-
-		if (!d)
-			return -1;
-		for (; *val && *val != ':'; val++) {
-			if (val[0] == '\\' && val[1])
-				val++;
-			d[len++] = *val;
-		}
-		d[len] = '\0';
-		if (*val == ':')
-			val++;
-		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
-			free(d);
-			continue;
-		}
-		if (!(nl = realloc(*l, (*n + 2) * sizeof(*nl)))) {
-			free(d);
-			return -1;
-		}
-		*l = nl;
-		nl[(*n)++] = d;
-		nl[*n] = NULL;
-	}
-	return 0;
-}
-
-/* The layers an overlay's super options name (in place: they are
- * unescaped); 0, or -1 out of memory. */
-static int mi_overlay_layers(char *opts, char ***out, size_t *n_lower)
-{
-	char **l = NULL;
-	size_t n = 0;
-	char *save = NULL, *upper = NULL;
-
-	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
-		const char *val = NULL;
-
-		if (!strncmp(o, "upperdir=", 9)) {
-			upper = o; /* last: writes land there */
-			continue;
-		}
-		if (!strncmp(o, "lowerdir=", 9))
-			val = o + 9;
-		else if (!strncmp(o, "lowerdir+=", 10) || !strncmp(o, "datadir+=", 9))
-			val = strchr(o, '=') + 1;
-		if (!val)
-			continue;
-		srt__mountinfo_unescape(o);
-		if (mi_add_layers(&l, &n, val) < 0)
-			goto nomem;
-	}
-	*n_lower = n;
-	if (upper) {
-		srt__mountinfo_unescape(upper);
-		if (mi_add_layers(&l, &n, upper + 9) < 0)
-			goto nomem;
-	}
-	*out = l;
-	return 0;
-nomem:
-	mi_free_layers(l);
-	return -1;
 }
 
 /* Our mount table; SRT_OK, SRT_E_NOMEM, or SRT_E_IO (unreadable). */
@@ -733,7 +654,6 @@ static int mi_read(struct minfo **out, size_t *nout)
 	while (getline(&line, &cap, f) > 0) {
 		char root[PATH_MAX + 1], mnt[PATH_MAX + 1];
 		struct minfo e;
-		char *sep;
 
 		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
 			   &e.min, root, mnt) != 5)
@@ -751,22 +671,14 @@ static int mi_read(struct minfo **out, size_t *nout)
 		}
 		e.layers = NULL;
 		e.n_lower = 0;
-		/* after " - ": the type, the source, the super options */
-		if ((sep = strstr(line, " - overlay ")) != NULL) {
-			char *opts = strchr(sep + 11, ' ');
-
-			if (opts) {
-				opts[strcspn(opts, "\n")] = '\0';
-				if (mi_overlay_layers(opts + 1, &e.layers, &e.n_lower) < 0)
-					goto nomem;
-			}
-		}
+		if (srt__mountinfo_overlay(line, &e.layers, &e.n_lower) < 0)
+			goto nomem;
 		e.root = strdup(root);
 		e.mnt = strdup(mnt);
 		if (!e.root || !e.mnt) {
 			free(e.root);
 			free(e.mnt);
-			mi_free_layers(e.layers);
+			srt__mountinfo_layers_free(e.layers);
 			goto nomem;
 		}
 		v[n++] = e;

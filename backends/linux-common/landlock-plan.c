@@ -919,6 +919,7 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
 struct ll_mount {
 	unsigned maj, min;
 	char *root, *mnt;
+	char **layers; /* an overlay's layer directories (mountinfo.h); else NULL */
 };
 
 static int ll_covers(const char *a, const char *b)
@@ -933,6 +934,7 @@ static void ll_mounts_free(struct ll_mount *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].root);
 		free(v[i].mnt);
+		srt__mountinfo_layers_free(v[i].layers);
 	}
 	free(v);
 }
@@ -951,6 +953,7 @@ static int ll_mounts_read(struct ll_mount **out, size_t *nout)
 	while (getline(&line, &cap, f) > 0) {
 		char *root = malloc(strlen(line) + 1), *mnt = malloc(strlen(line) + 1);
 		unsigned maj, min;
+		size_t lower;
 
 		if (root && mnt && n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
@@ -974,6 +977,12 @@ static int ll_mounts_read(struct ll_mount **out, size_t *nout)
 		}
 		srt__mountinfo_unescape(root);
 		srt__mountinfo_unescape(mnt);
+		if (srt__mountinfo_overlay(line, &v[n].layers, &lower) < 0) {
+			free(root);
+			free(mnt);
+			rc = SRT_E_NOMEM;
+			break;
+		}
 		v[n].maj = maj;
 		v[n].min = min;
 		v[n].root = root;
@@ -1066,6 +1075,47 @@ static int ll_check_mounts_of(struct planner *pl, const struct domain *d, const 
 	return SRT_OK;
 }
 
+/* An overlay shows its layers' files under inodes of its own, so a grant
+ * on it reaches no denied file by its own name; but a read grant covering
+ * it reads a denied path through a layer that holds it (or lies inside
+ * it) at the overlay's path. */
+static int ll_check_overlays(struct planner *pl, const struct domain *d, const struct ll_mount *v,
+			     size_t n)
+{
+	char alias[PATH_MAX * 3];
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct lrule *x = &d->v[i];
+
+		for (size_t j = 0; !x->allow && j < n; j++) {
+			for (size_t k = 0; v[j].layers && v[j].layers[k]; k++) {
+				const char *l = v[j].layers[k];
+				const struct srt__ll_rule *g;
+
+				if (ll_covers(l, x->path)) {
+					const char *t = strcmp(l, "/") ? x->path + strlen(l) : x->path;
+
+					if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+							     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "",
+							     t) >= sizeof(alias))
+						continue;
+				} else if (ll_covers(x->path, l)) {
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+				} else {
+					continue;
+				}
+				if (ll_covers(x->path, alias) ||
+				    !(g = ll_granted(pl->plan, alias, SRT_LL_READ_FILE_RIGHTS, NULL)))
+					continue;
+				return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
+						    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (an overlay mount with \"%s\" as a layer), where the plan grants reads (\"%s\": %s); add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
+						    x->origin, x->path, alias, l, g->path, g->why ? g->why : "", alias);
+			}
+		}
+	}
+	return SRT_OK;
+}
+
 static int ll_check_mounts(struct planner *pl, const struct domain *rd, const struct domain *wr)
 {
 	struct ll_mount *v;
@@ -1078,6 +1128,8 @@ static int ll_check_mounts(struct planner *pl, const struct domain *rd, const st
 		return srt_diag_set(pl->diag, SRT_E_IO, "filesystem",
 				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the denied paths (is /proc mounted?)");
 	rc = ll_check_mounts_of(pl, rd, v, n, SRT_LL_READ_FILE_RIGHTS);
+	if (!rc)
+		rc = ll_check_overlays(pl, rd, v, n);
 	if (!rc)
 		rc = ll_check_mounts_of(pl, wr, v, n, SRT_LL_WRITE_FILE_RIGHTS);
 	ll_mounts_free(v, n);

@@ -6,7 +6,8 @@
 # a container's volume), that grant is on $HOME's own inode and reaches
 # ~/.ssh under its own name: srt read the canary at ~/.ssh/id_canary (red
 # team). A grant above a second path reaches the files there too. Each run
-# must refuse, naming the second path, or hide the file by both names. The
+# must refuse, naming the second path, or hide the file by both names. An
+# overlay with $HOME as its lower layer read ~/.ssh at its own path. The
 # mounts live in a mount namespace of this script's own (unshare -rm).
 if [ -z "${SRT_ESC_MNTNS:-}" ] && unshare -rm true 2>/dev/null; then
 	SRT_ESC_MNTNS=1 exec unshare -rm bash "$0" "$@"
@@ -14,12 +15,12 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 6 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 8 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
 P="$WORK/proj"
-mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$P"
+mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$WORK/alias-ov" "$WORK/ov-empty" "$P"
 echo "$CANARY" > "$HOME/.ssh/keys/inner"
 cd "$P" || exit 1
 mounts=()
@@ -34,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 6 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 8 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -56,7 +57,18 @@ attempt F1 "a bind mount of a directory inside ~/.ssh shows it by neither name (
 attempt F1 "the run is refused, naming the mount ($(what))" refused_naming "$WORK/alias-keys"
 unbind
 
-# 6: the second path denied too: the run goes on, and neither name reads
+# 6-7: an overlay with $HOME as a layer
+if mount -t overlay overlay -o "lowerdir=$HOME:$WORK/ov-empty" "$WORK/alias-ov" 2>/dev/null; then
+	mounts=("$WORK/alias-ov" "${mounts[@]}")
+	run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+	attempt F1 "an overlay with \$HOME as a layer does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+	attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov/.ssh"
+	unbind
+else
+	skip_rest 2 "F1 overlay mounts are not allowed in this mount namespace"
+fi
+
+# 8: the second path denied too: the run goes on, and neither name reads
 bind "$HOME" "$WORK/alias-home"
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","%s"],"allowWrite":["."],"denyWrite":[]}}\n' \
 	"$WORK/alias-home/.ssh" > "$S"
