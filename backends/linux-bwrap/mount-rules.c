@@ -669,8 +669,6 @@ static int mi_read(struct minfo **out, size_t *nout)
 			v = nv;
 			alloc = na;
 		}
-		e.layers = NULL;
-		e.n_lower = 0;
 		if (srt__mountinfo_overlay(line, &e.layers, &e.n_lower) < 0)
 			goto nomem;
 		e.root = strdup(root);
