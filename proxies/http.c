@@ -297,15 +297,18 @@ static int parse_length(const char *v, size_t n, uint64_t *out)
 	return 0;
 }
 
-/* Does an Upgrade line name a protocol that carries HTTP requests itself:
- * h2c (HTTP/2 in the clear, RFC 7540 3.2), TLS (RFC 2817, HTTP inside) or
- * HTTP/x? After such a switch the requests are frames or records the
- * request filters never parse, so the upgrade is dropped and the request
- * goes on as HTTP/1.1 (a server then answers it as such; RFC 9113 has
- * deprecated h2c). A WebSocket carries no requests. */
-static bool upgrade_carries_requests(const struct srt__http_head *h)
+/* Do the Upgrade lines name WebSocket and nothing else? What flows after a
+ * switch is not HTTP and meets no request filter, so only a protocol known
+ * to carry no requests of its own is passed on: WebSocket (RFC 6455). A
+ * block list of the protocols that do carry requests (h2c of RFC 7540 3.2,
+ * TLS of RFC 2817, HTTP/x) missed every other name a server may take for
+ * one of them or switch to as it likes ("h2c;x", "spdy/3.1", a private
+ * token): any other name drops the upgrade and the request goes on as
+ * HTTP/1.1 (a server then answers it as such; RFC 9113 has deprecated
+ * h2c), and a 101 naming another protocol is no switch the proxy relays. */
+static bool upgrade_only_websocket(const struct srt__http_head *h)
 {
-	static const char *const prefixes[] = { "h2c", "h2", "tls", "http" };
+	bool named = false;
 
 	for (size_t i = 0; i < h->n; i++) {
 		const struct srt__http_header *hd = &h->h[i];
@@ -319,18 +322,20 @@ static bool upgrade_carries_requests(const struct srt__http_head *h)
 			while (k < hd->value_len && (hd->value[k] == ' ' || hd->value[k] == '\t' ||
 						    hd->value[k] == ','))
 				k++;
+			if (k == hd->value_len)
+				break;
 			s = k;
 			while (k < hd->value_len && hd->value[k] != ',')
 				k++;
-			/* the protocol name, without its "/version" */
-			for (e = s; e < k && hd->value[e] != '/' && hd->value[e] != ' ' && hd->value[e] != '\t'; e++)
-				;
-			for (size_t j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); j++)
-				if (e - s == strlen(prefixes[j]) && !strncasecmp(hd->value + s, prefixes[j], e - s))
-					return true;
+			e = k;
+			while (e > s && (hd->value[e - 1] == ' ' || hd->value[e - 1] == '\t'))
+				e--;
+			if (e - s != 9 || strncasecmp(hd->value + s, "websocket", 9) != 0)
+				return false;
+			named = true;
 		}
 	}
-	return false;
+	return named;
 }
 
 int srt__http_analyze_request(const struct srt__http_head *h,
@@ -467,9 +472,9 @@ int srt__http_analyze_request(const struct srt__http_head *h,
 	if (have_te)
 		r->length = 0;
 	/* HTTP/1.0 has no Upgrade (RFC 9110 7.8: a server ignores it there);
-	 * a switch to a protocol that carries requests of its own is not
-	 * honoured: they would reach the server unseen by the filters */
-	r->upgrade = conn_upgrade && have_upgrade && h->minor == 1 && !upgrade_carries_requests(h);
+	 * a switch to anything but WebSocket is not honoured: requests it
+	 * carried would reach the server unseen by the filters */
+	r->upgrade = conn_upgrade && have_upgrade && h->minor == 1 && upgrade_only_websocket(h);
 	return 0;
 }
 
@@ -659,8 +664,9 @@ int srt__http_analyze_response(const struct srt__http_head *h, bool head_request
 		}
 	}
 	r->upstream_close = conn_close || (h->minor == 0 && !conn_keep);
-	/* a switch must name the protocol switched to (RFC 9110 15.2.2) */
-	r->upgrade = h->status == 101 && have_upgrade && h->minor == 1;
+	/* a switch must name the protocol switched to (RFC 9110 15.2.2), and
+	 * the only one a request is sent upstream asking for: WebSocket */
+	r->upgrade = h->status == 101 && have_upgrade && h->minor == 1 && upgrade_only_websocket(h);
 	if (h->status < 200 || h->status == 204 || h->status == 304 || head_request) {
 		r->body = SRT_BODY_NONE;
 		return 0;

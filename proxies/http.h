@@ -89,10 +89,10 @@ struct srt__http_request {
 	bool keep_alive;   /* the client wants the connection kept */
 	bool has_host;     /* a Host header was present */
 	bool expect_continue;
-	/* the client asks to switch protocols (HTTP/1.1, Connection: upgrade
-	 * and an Upgrade header, as a WebSocket handshake does): the upstream
-	 * head carries both, and a 101 answer turns the connection into a
-	 * two-way relay */
+	/* the client asks to switch to WebSocket (HTTP/1.1, Connection:
+	 * upgrade and Upgrade lines naming websocket only): the upstream head
+	 * carries both, and a 101 answer turns the connection into a two-way
+	 * relay; any other Upgrade is dropped (http.c says why) */
 	bool upgrade;
 	const char *auth;  /* Proxy-Authorization value or NULL */
 	size_t auth_len;
@@ -141,7 +141,7 @@ struct srt__http_response {
 	enum srt__http_body body;
 	uint64_t length;
 	bool upstream_close; /* the upstream will not take another request */
-	bool upgrade;        /* a 101 naming the protocol (Upgrade header) */
+	bool upgrade;        /* a 101 naming WebSocket, and it only (Upgrade header) */
 };
 
 /* Analyse a response head to a request (`head_request`: the request was

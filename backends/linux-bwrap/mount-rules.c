@@ -17,6 +17,7 @@
 
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/mountinfo.h"
 #include "mount-rules.h"
 
 /* A link for the helper to pin (plan->pinned_links), its parent directory
@@ -606,7 +607,13 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
  * masked file, every other mount of the same filesystem whose root holds
  * it, or lies inside it, shows it (or part of it) at a second path; unless
  * that path is denied too, the run is refused, naming both paths and the
- * fix. An over-mounted second mount counts too (refused: fail closed). */
+ * fix. An over-mounted second mount counts too (refused: fail closed).
+ * An overlay mount shows its layers' files under its own device number,
+ * so for it the layers its options name (lowerdir, upperdir) are what it
+ * shows: a layer that holds a denied path, or lies inside one, is a
+ * second name the same way (red team: an overlay with $HOME as its lower
+ * layer read ~/.ssh). A layer named by a relative path (Docker's image
+ * layers are) cannot be placed and is not looked at. */
 #define MI_W2(x) #x
 #define MI_W1(x) MI_W2(x)
 #define MI_W MI_W1(PATH_MAX)
@@ -618,30 +625,16 @@ struct minfo {
 	long id;
 	unsigned maj, min;
 	char *root, *mnt;
+	char **layers; /* an overlay's layer directories, NULL-terminated; else NULL */
+	size_t n_lower; /* the first n_lower are lower layers, the rest its upper one */
 };
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void mi_unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-		    s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
 
 static void mi_free(struct minfo *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].root);
 		free(v[i].mnt);
+		srt__mountinfo_layers_free(v[i].layers);
 	}
 	free(v);
 }
@@ -665,8 +658,8 @@ static int mi_read(struct minfo **out, size_t *nout)
 		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
 			   &e.min, root, mnt) != 5)
 			continue;
-		mi_unescape(root);
-		mi_unescape(mnt);
+		srt__mountinfo_unescape(root);
+		srt__mountinfo_unescape(mnt);
 		if (n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
 			struct minfo *nv = realloc(v, na * sizeof(*nv));
@@ -676,11 +669,14 @@ static int mi_read(struct minfo **out, size_t *nout)
 			v = nv;
 			alloc = na;
 		}
+		if (srt__mountinfo_overlay(line, &e.layers, &e.n_lower) < 0)
+			goto nomem;
 		e.root = strdup(root);
 		e.mnt = strdup(mnt);
 		if (!e.root || !e.mnt) {
 			free(e.root);
 			free(e.mnt);
+			srt__mountinfo_layers_free(e.layers);
 			goto nomem;
 		}
 		v[n++] = e;
@@ -725,10 +721,76 @@ static long mi_find(const struct minfo *v, size_t n, const char *path)
 	return best;
 }
 
-/* 0 when path (what) is shown by no other mount at a readable path, else
- * the plan's failure. */
+/* Can the command read (want_w 0) or write (1) path? */
+static int mi_open_to(struct srt__mount_ctx *c, const char *path, int want_w)
+{
+	struct srt__mount_state st = srt__mount_state_of(c, path);
+
+	return want_w ? st.w : st.r;
+}
+
+/* $HOME shown whole at a path the command may write, where the startup
+ * files and the protected names at its top are not covered: the scan of
+ * the write roots finds them only down to mandatoryDenySearchDepth, and
+ * `~/...` names such as ~/.config/systemd/user/ not at all there (red
+ * team: a bind mount of $HOME four levels down a write root let the
+ * command append to ~/.bashrc and add a systemd user unit). */
+static int mi_home_refused(struct srt__mount_ctx *c, const char *home, const char *alias, long id)
+{
+	return srt_diag_set(c->diag, SRT_E_SETTINGS, "filesystem.allowWrite",
+			    "filesystem.allowWrite: $HOME \"%s\" is also at \"%s\" (another mount, id %ld), "
+			    "where the command may write, so it could change the startup files and "
+			    "protected names of $HOME there; unmount it or add \"%s\" to filesystem.denyWrite",
+			    home, alias, id, alias);
+}
+
+/* 0 when no overlay mount shows path (what) at a readable path through
+ * one of its layers, else the plan's failure. */
+static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, size_t n,
+			     const char *path, const char *what, int want_w)
+{
+	char alias[PATH_MAX * 3];
+
+	for (size_t i = 0; i < n; i++) {
+		/* writes go to the upper layer only */
+		for (size_t j = want_w ? v[i].n_lower : 0; v[i].layers && v[i].layers[j]; j++) {
+			char real[PATH_MAX];
+			const char *l = v[i].layers[j];
+
+			if (realpath(l, real))
+				l = real;
+			if (srt__mount_covers(l, path)) {
+				/* the layer holds path: the overlay shows it */
+				const char *t = mi_tail(l, path);
+
+				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+						     strcmp(v[i].mnt, "/") || !*t ? v[i].mnt : "",
+						     t) >= sizeof(alias))
+					continue;
+			} else if (!want_w && srt__mount_covers(path, l)) {
+				/* the layer lies inside path */
+				snprintf(alias, sizeof(alias), "%s", v[i].mnt);
+			} else {
+				continue;
+			}
+			if (!strcmp(alias, path) || !mi_open_to(c, alias, want_w))
+				continue;
+			if (want_w)
+				return mi_home_refused(c, path, alias, v[i].id);
+			return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
+					    "%s: \"%s\" is also at \"%s\" (an overlay mount, id %ld, with "
+					    "\"%s\" as a layer), so the command could read it there; add "
+					    "\"%s\" to filesystem.denyRead or unmount it",
+					    what, path, alias, v[i].id, v[i].layers[j], alias);
+		}
+	}
+	return SRT_OK;
+}
+
+/* 0 when path (what) is shown by no other mount at a readable path (with
+ * want_w: shown whole at a writable path), else the plan's failure. */
 static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t n, const char *path,
-			const char *what)
+			const char *what, int want_w)
 {
 	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
 	const struct minfo *l;
@@ -736,12 +798,12 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 	size_t i;
 
 	if (k < 0)
-		return SRT_OK;
+		return mi_check_overlays(c, v, n, path, what, want_w);
 	l = &v[k];
 	/* where path is in its filesystem */
 	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
 			     mi_tail(l->mnt, path)) >= sizeof(rel))
-		return SRT_OK;
+		return mi_check_overlays(c, v, n, path, what, want_w);
 	if (!rel[0])
 		snprintf(rel, sizeof(rel), "/");
 	for (i = 0; i < n; i++) {
@@ -756,21 +818,23 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(o->mnt, "/") || !*t ? o->mnt : "",
 					     t) >= sizeof(alias))
 				continue;
-		} else if (srt__mount_covers(rel, o->root)) {
+		} else if (!want_w && srt__mount_covers(rel, o->root)) {
 			/* it shows a directory inside path */
 			snprintf(alias, sizeof(alias), "%s", o->mnt);
 		} else {
 			continue;
 		}
-		if (!strcmp(alias, path) || !srt__mount_state_of(c, alias).r)
+		if (!strcmp(alias, path) || !mi_open_to(c, alias, want_w))
 			continue;
+		if (want_w)
+			return mi_home_refused(c, path, alias, o->id);
 		return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
 				    "%s: \"%s\" is also at \"%s\" (another mount of its filesystem, "
 				    "mount id %ld), so the command could read it there; add \"%s\" to "
 				    "filesystem.denyRead or unmount it",
 				    what, path, alias, o->id, alias);
 	}
-	return SRT_OK;
+	return mi_check_overlays(c, v, n, path, what, want_w);
 }
 
 int srt__mount_check_mounts(struct srt__mount_ctx *c)
@@ -787,15 +851,18 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		return srt_diag_set(c->diag, SRT_E_IO, "filesystem.denyRead",
 				    "filesystem.denyRead: cannot read /proc/self/mountinfo to find other "
 				    "mounts of the denied paths (is /proc mounted?)");
-	/* nothing to look for when every filesystem is mounted once */
-	for (i = 0; i < n && !shared; i++)
+	/* nothing to look for when every filesystem is mounted once, and no
+	 * overlay shows another's files */
+	for (i = 0; i < n && !shared; i++) {
+		shared = v[i].layers != NULL; /* an overlay shows its layers' files */
 		for (j = i + 1; j < n && !shared; j++)
 			shared = v[i].maj == v[j].maj && v[i].min == v[j].min;
+	}
 	for (i = 0; shared && !rc && i < c->n; i++) {
 		const struct srt__mount_node *nd = &c->v[i];
 
 		if ((nd->kinds & K_DR) && !srt__mount_state_of(c, nd->path).r)
-			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead");
+			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead", 0);
 	}
 	for (i = 0; shared && !rc && i < pol->n_masked_files; i++) {
 		char real[PATH_MAX];
@@ -803,7 +870,15 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		if (pol->masked_files[i].path && realpath(pol->masked_files[i].path, real))
 			rc = mi_check_one(c, v, n, real,
 					  pol->masked_files[i].origin ? pol->masked_files[i].origin :
-					  "credentials.files");
+					  "credentials.files", 0);
+	}
+	/* $HOME itself, when it is not a write root: shown whole elsewhere
+	 * at a writable path */
+	if (shared && !rc && pol->home && !srt__mount_state_of(c, pol->home).w) {
+		char real[PATH_MAX];
+
+		if (realpath(pol->home, real))
+			rc = mi_check_one(c, v, n, real, "HOME", 1);
 	}
 	mi_free(v, n);
 	return rc;

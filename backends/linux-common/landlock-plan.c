@@ -30,6 +30,7 @@
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/mountinfo.h"
 #include "backends/linux-common/seccomp.h"
 
 #define DEFAULT_SCAN_BUDGET 200000
@@ -902,6 +903,239 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
 	return SRT_OK;
 }
 
+/* ---- second names of a denied path (other mounts) ----------------------
+ * Landlock attaches a rule to the inode of the path it names. A bind mount
+ * shows a directory (or file) of a filesystem at a second path: a rule the
+ * plan grants there, or on a directory above it, reaches the denied files
+ * under that second path, and a rule on the second path's own root (a
+ * sibling the plan grants on its way to a deny) is on the very inode of the
+ * denied directory or of one above it, so it reaches the denied files under
+ * their own names too (red team: a `mount --bind ~ /mnt/home` made ~/.ssh
+ * readable at ~/.ssh). /proc/self/mountinfo says which part of its
+ * filesystem each mount shows (its root field): for each deny, every other
+ * mount of the same filesystem whose root holds the denied path or lies
+ * inside it refuses the plan when a read grant covers the second path, or
+ * a write grant lies at or below that mount's point (on its own inodes). */
+struct ll_mount {
+	unsigned maj, min;
+	char *root, *mnt;
+	char **layers; /* an overlay's layer directories (mountinfo.h); else NULL */
+};
+
+static int ll_covers(const char *a, const char *b)
+{
+	size_t l = strlen(a);
+
+	return !strcmp(a, "/") || (!strncmp(a, b, l) && (b[l] == '/' || b[l] == '\0'));
+}
+
+static void ll_mounts_free(struct ll_mount *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].root);
+		free(v[i].mnt);
+		srt__mountinfo_layers_free(v[i].layers);
+	}
+	free(v);
+}
+
+/* Our mount table: SRT_OK, SRT_E_NOMEM, or SRT_E_IO (unreadable). */
+static int ll_mounts_read(struct ll_mount **out, size_t *nout)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct ll_mount *v = NULL;
+	size_t n = 0, alloc = 0, cap = 0;
+	char *line = NULL;
+	int rc = SRT_OK;
+
+	if (!f)
+		return SRT_E_IO;
+	while (getline(&line, &cap, f) > 0) {
+		char *root = malloc(strlen(line) + 1), *mnt = malloc(strlen(line) + 1);
+		unsigned maj, min;
+		size_t lower;
+
+		if (root && mnt && n == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			struct ll_mount *nv = realloc(v, na * sizeof(*nv));
+
+			if (nv) {
+				v = nv;
+				alloc = na;
+			}
+		}
+		if (!root || !mnt || n == alloc) {
+			free(root);
+			free(mnt);
+			rc = SRT_E_NOMEM;
+			break;
+		}
+		if (sscanf(line, "%*d %*d %u:%u %s %s", &maj, &min, root, mnt) != 4) {
+			free(root);
+			free(mnt);
+			continue;
+		}
+		srt__mountinfo_unescape(root);
+		srt__mountinfo_unescape(mnt);
+		if (srt__mountinfo_overlay(line, &v[n].layers, &lower) < 0) {
+			free(root);
+			free(mnt);
+			rc = SRT_E_NOMEM;
+			break;
+		}
+		v[n].maj = maj;
+		v[n].min = min;
+		v[n].root = root;
+		v[n].mnt = mnt;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	if (rc) {
+		ll_mounts_free(v, n);
+		return rc;
+	}
+	*out = v;
+	*nout = n;
+	return SRT_OK;
+}
+
+/* The mount path lives on: the last mounted of the longest mount point
+ * holding it; -1 for none. */
+static long ll_mount_of(const struct ll_mount *v, size_t n, const char *path)
+{
+	long best = -1;
+	size_t bl = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (ll_covers(v[i].mnt, path) && strlen(v[i].mnt) >= bl) {
+			bl = strlen(v[i].mnt);
+			best = (long)i;
+		}
+	return best;
+}
+
+/* Does a grant of rights in the plan cover path? With floor, only a grant
+ * at or below floor counts. */
+static const struct srt__ll_rule *ll_granted(const struct srt__ll_plan *plan, const char *path,
+					     uint64_t rights, const char *floor)
+{
+	for (size_t i = 0; i < plan->n_rules; i++)
+		if ((plan->rules[i].access & rights) && ll_covers(plan->rules[i].path, path) &&
+		    (!floor || ll_covers(floor, plan->rules[i].path)))
+			return &plan->rules[i];
+	return NULL;
+}
+
+static int ll_check_mounts_of(struct planner *pl, const struct domain *d, const struct ll_mount *v,
+			      size_t n, uint64_t rights)
+{
+	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
+	int reads = !strcmp(d->name, "reads");
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct lrule *x = &d->v[i];
+		long k;
+
+		if (x->allow || (k = ll_mount_of(v, n, x->path)) < 0)
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(v[k].root, "/") ? v[k].root : "",
+				     strcmp(v[k].mnt, "/") ? x->path + strlen(v[k].mnt) : x->path) >= sizeof(rel))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct srt__ll_rule *g;
+
+			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min)
+				continue;
+			if (ll_covers(v[j].root, rel)) {
+				const char *t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
+
+				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+						     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "", t) >= sizeof(alias))
+					continue;
+			} else if (ll_covers(rel, v[j].root)) {
+				snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+			} else {
+				continue;
+			}
+			/* writes: only a grant on the mount's own inodes, which
+			 * reaches the path by its own name too; one above the
+			 * mount point opens the second path as any path in a
+			 * write root is (linux-bwrap's binds do the same) */
+			if (ll_covers(x->path, alias) ||
+			    !(g = ll_granted(pl->plan, alias, rights, reads ? NULL : v[j].mnt)))
+				continue;
+			return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
+					    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (another mount of its filesystem), where the plan grants %s (\"%s\": %s), and Landlock's rule would reach \"%s\" %s; add \"%s\" to filesystem.%s, unmount it, or use the linux-bwrap backend",
+					    x->origin, x->path, alias, d->name, g->path, g->why ? g->why : "",
+					    x->path, reads ? "under both names" : "under its own name too", alias,
+					    reads ? "denyRead" : "denyWrite");
+		}
+	}
+	return SRT_OK;
+}
+
+/* An overlay shows its layers' files under inodes of its own, so a grant
+ * on it reaches no denied file by its own name; but a read grant covering
+ * it reads a denied path through a layer that holds it (or lies inside
+ * it) at the overlay's path. */
+static int ll_check_overlays(struct planner *pl, const struct domain *d, const struct ll_mount *v,
+			     size_t n)
+{
+	char alias[PATH_MAX * 3];
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct lrule *x = &d->v[i];
+
+		for (size_t j = 0; !x->allow && j < n; j++) {
+			for (size_t k = 0; v[j].layers && v[j].layers[k]; k++) {
+				const char *l = v[j].layers[k];
+				const struct srt__ll_rule *g;
+
+				if (ll_covers(l, x->path)) {
+					const char *t = strcmp(l, "/") ? x->path + strlen(l) : x->path;
+
+					if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+							     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "",
+							     t) >= sizeof(alias))
+						continue;
+				} else if (ll_covers(x->path, l)) {
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+				} else {
+					continue;
+				}
+				if (ll_covers(x->path, alias) ||
+				    !(g = ll_granted(pl->plan, alias, SRT_LL_READ_FILE_RIGHTS, NULL)))
+					continue;
+				return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
+						    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (an overlay mount with \"%s\" as a layer), where the plan grants reads (\"%s\": %s); add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
+						    x->origin, x->path, alias, l, g->path, g->why ? g->why : "", alias);
+			}
+		}
+	}
+	return SRT_OK;
+}
+
+static int ll_check_mounts(struct planner *pl, const struct domain *rd, const struct domain *wr)
+{
+	struct ll_mount *v;
+	size_t n;
+	int rc = ll_mounts_read(&v, &n);
+
+	if (rc == SRT_E_NOMEM)
+		return rc;
+	if (rc)
+		return srt_diag_set(pl->diag, SRT_E_IO, "filesystem",
+				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the denied paths (is /proc mounted?)");
+	rc = ll_check_mounts_of(pl, rd, v, n, SRT_LL_READ_FILE_RIGHTS);
+	if (!rc)
+		rc = ll_check_overlays(pl, rd, v, n);
+	if (!rc)
+		rc = ll_check_mounts_of(pl, wr, v, n, SRT_LL_WRITE_FILE_RIGHTS);
+	ll_mounts_free(v, n);
+	return rc;
+}
+
 int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		       const struct srt__ll_plan_limits *limits,
 		       struct srt__ll_plan *plan, struct srt_diag *diag)
@@ -994,6 +1228,8 @@ int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		rc = process_root(&pl, &rd);
 	if (!rc)
 		rc = process_root(&pl, &wr);
+	if (!rc)
+		rc = ll_check_mounts(&pl, &rd, &wr);
 	if (!rc)
 		rc = merge_rules(plan);
 out:

@@ -6,8 +6,13 @@
 # do not hide, and which st_nlink does not count, so the hard-link check
 # does not see them either. srt read the canary at the second path (red
 # team). Each run must either refuse, naming the second path, or hide it:
-# the canary never appears. The mounts live in a mount namespace of this
-# script's own (unshare -rm), which takes them away at its end.
+# the canary never appears. An overlay mount with $HOME as a layer shows
+# the same files under a device number of its own, which the check of
+# other mounts of the same filesystem did not see (red team: srt read the
+# canary there too). The mounts live in a mount namespace of this script's
+# own (unshare -rm), which takes them away at its end. A bind mount of
+# $HOME deeper in a write root than the mandatory deny scan looks let the
+# command append to ~/.bashrc there (red team): refused too.
 if [ -z "${SRT_ESC_MNTNS:-}" ] && unshare -rm true 2>/dev/null; then
 	SRT_ESC_MNTNS=1 exec unshare -rm bash "$0" "$@"
 fi
@@ -19,7 +24,7 @@ if [ -z "${SRT_ESC_MNTNS:-}" ]; then
 	exit 0
 fi
 P="$WORK/proj"
-mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$P/h"
+mkdir -p "$HOME/.ssh/keys" "$WORK/alias-home" "$WORK/alias-keys" "$WORK/alias-ov" "$WORK/ov-empty" "$P/h"
 echo "$CANARY" > "$HOME/.ssh/keys/inner"
 mounts=()
 bind() { mount --bind "$1" "$2" && mounts=("$2" "${mounts[@]}"); }
@@ -33,7 +38,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 8 "F1 the command did not run here ($(what))"
+	skip_rest 12 "F1 the command did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -52,6 +57,18 @@ attempt F1 "a bind mount of a directory inside ~/.ssh does not show it ($(what))
 attempt F1 "the run is refused, naming the mount ($(what))" refused_naming "$WORK/alias-keys"
 unbind
 
+# 3b-4b: $HOME as the lower layer of an overlay outside the write roots
+if mount -t overlay overlay -o "lowerdir=$HOME:$WORK/ov-empty" "$WORK/alias-ov" 2>/dev/null; then
+	mounts=("$WORK/alias-ov" "${mounts[@]}")
+	run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+	attempt F1 "an overlay with \$HOME as a layer does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+	attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov/.ssh"
+	unbind
+else
+	skip "F1 overlay mounts are not allowed in this mount namespace"
+	skip "F1 overlay mounts are not allowed in this mount namespace"
+fi
+
 # 5-6: $HOME shown inside the write root
 bind "$HOME" "$P/h"
 run "cat h/.ssh/id_canary h/.ssh/keys/inner; echo ran"
@@ -59,10 +76,22 @@ attempt F1 "a bind mount of \$HOME in the write root does not show ~/.ssh ($(wha
 attempt F1 "the run is refused, naming the second path ($(what))" refused_naming "$P/h/.ssh"
 
 # 7-8: the second path denied too: the run goes on, and neither name reads
-printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","%s"],"allowWrite":["."],"denyWrite":[]}}\n' \
-	"$P/h/.ssh" > "$S"
+# (and $HOME shown whole in the write root kept read-only there: see 11-12)
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","%s"],"allowWrite":["."],"denyWrite":["%s"]}}\n' \
+	"$P/h/.ssh" "$P/h" > "$S"
 run "cat h/.ssh/id_canary ~/.ssh/id_canary; echo ran"
 attempt F1 "with the second path denied, the command runs ($(what))" grep -q '^ran' "$WORK/out"
 attempt F1 "and reads the canary by neither name ($(what))" no_leak "$WORK/out"
+unbind
+# 11-12 (F6): $HOME shown whole four levels down the write root
+mkdir -p "$P/d/a/b/h"
+printf 'orig-rc\n' > "$HOME/.bashrc"
+# no denyRead: the reads' check of other mounts would refuse the run anyway
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+bind "$HOME" "$P/d/a/b/h"
+run "echo pwned >> d/a/b/h/.bashrc; echo ran"
+attempt F6 "a bind mount of \$HOME deep in the write root does not open ~/.bashrc ($(what))" \
+	test "$(cat "$HOME/.bashrc")" = orig-rc
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/d/a/b/h"
 unbind
 echo "1..$_tap_n"

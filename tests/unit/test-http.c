@@ -1,6 +1,7 @@
 /* HTTP head parser, request analysis, rewritten heads and chunked framing. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,6 +229,44 @@ static void test_build(void)
 	   "304 has no body");
 }
 
+/* Only a switch to WebSocket is relayed: after any other the requests it
+ * may carry (h2c, HTTP/x, or a name the server maps to one of them) would
+ * reach the server unseen by the filters. */
+static void test_upgrade(void)
+{
+	static const char *const refused[] = { "h2c", "H2C", "h2", "TLS/1.0", "HTTP/2.0",
+					       "h2c;x", "spdy/3.1", "foo", "websocket, h2c",
+					       "websocketx", "websocket/13" };
+	struct srt__http_request r;
+	struct srt__http_refusal w;
+	struct srt__http_response rs;
+	char q[256];
+
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+		   &r, &w) == 0 && r.upgrade, "a WebSocket upgrade is passed on");
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade:  WebSocket \r\n\r\n",
+		   &r, &w) == 0 && r.upgrade, "WebSocket in any case, with spaces around");
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(q, sizeof(q), "GET http://a.com/ HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n",
+			 refused[i]);
+		ok(analyze(q, &r, &w) == 0 && !r.upgrade, "Upgrade: %s is dropped", refused[i]);
+	}
+	ok(analyze("GET http://a.com/ HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+		   "Upgrade: foo\r\n\r\n", &r, &w) == 0 && !r.upgrade,
+	   "a second Upgrade line naming another protocol drops the upgrade");
+	{
+		const char *s = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+		srt__http_parse_response(s, strlen(s), &h);
+	}
+	ok(srt__http_analyze_response(&h, false, &rs) == 0 && rs.upgrade, "a 101 to WebSocket is a switch");
+	{
+		const char *s = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
+		srt__http_parse_response(s, strlen(s), &h);
+	}
+	ok(srt__http_analyze_response(&h, false, &rs) == 0 && !rs.upgrade,
+	   "a 101 naming another protocol is no switch the proxy relays");
+}
+
 static long feed_all(struct srt__chunked *c, const char *s, bool *done)
 {
 	return srt__chunked_feed(c, s, strlen(s), done);
@@ -340,6 +379,7 @@ int main(void)
 	TAP_RUN(test_parse);
 	TAP_RUN(test_analyze);
 	TAP_RUN(test_build);
+	TAP_RUN(test_upgrade);
 	TAP_RUN(test_chunked);
 	TAP_RUN(test_target);
 	return tap_done();

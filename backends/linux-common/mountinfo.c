@@ -1,0 +1,116 @@
+/* /proc/self/mountinfo fields (see mountinfo.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/linux-common/mountinfo.h"
+
+void srt__mountinfo_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+		    s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+void srt__mountinfo_layers_free(char **l)
+{
+	for (size_t i = 0; l && l[i]; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* Add the directories of one overlay option value (lowerdir's list,
+ * ':'-separated with "\:" for a colon in a name, or upperdir's one) to
+ * *l; 0, or -1 out of memory. */
+static int add_layers(char ***l, size_t *n, const char *val)
+{
+	while (*val) {
+		size_t len = 0;
+		char *d = malloc(strlen(val) + 1), **nl;
+
+		if (!d)
+			return -1;
+		for (; *val && *val != ':'; val++) {
+			if (val[0] == '\\' && val[1])
+				val++;
+			d[len++] = *val;
+		}
+		d[len] = '\0';
+		if (*val == ':')
+			val++;
+		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
+			free(d);
+			continue;
+		}
+		if (!(nl = realloc(*l, (*n + 2) * sizeof(*nl)))) {
+			free(d);
+			return -1;
+		}
+		*l = nl;
+		nl[(*n)++] = d;
+		nl[*n] = NULL;
+	}
+	return 0;
+}
+
+/* The layers an overlay's super options name (in place: they are
+ * unescaped); 0, or -1 out of memory. */
+static int overlay_layers(char *opts, char ***out, size_t *n_lower)
+{
+	char **l = NULL;
+	size_t n = 0;
+	char *save = NULL, *upper = NULL;
+
+	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		const char *val = NULL;
+
+		if (!strncmp(o, "upperdir=", 9)) {
+			upper = o; /* last: writes land there */
+			continue;
+		}
+		if (!strncmp(o, "lowerdir=", 9))
+			val = o + 9;
+		else if (!strncmp(o, "lowerdir+=", 10) || !strncmp(o, "datadir+=", 9))
+			val = strchr(o, '=') + 1;
+		if (!val)
+			continue;
+		srt__mountinfo_unescape(o);
+		if (add_layers(&l, &n, val) < 0)
+			goto nomem;
+	}
+	*n_lower = n;
+	if (upper) {
+		srt__mountinfo_unescape(upper);
+		if (add_layers(&l, &n, upper + 9) < 0)
+			goto nomem;
+	}
+	*out = l;
+	return 0;
+nomem:
+	srt__mountinfo_layers_free(l);
+	return -1;
+}
+
+int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
+{
+	/* after " - ": the type, the source, the super options (spaces in
+	 * the fields are escaped, so " - overlay " cannot be inside one) */
+	char *sep = strstr(line, " - overlay "), *opts;
+
+	*layers = NULL;
+	*n_lower = 0;
+	if (!sep || !(opts = strchr(sep + 11, ' ')))
+		return 0;
+	opts[strcspn(opts, "\n")] = '\0';
+	return overlay_layers(opts + 1, layers, n_lower);
+}

@@ -1,0 +1,22 @@
+/* Reading /proc/self/mountinfo: what both Linux backends' checks of other
+ * mounts of a denied path (a bind mount or an overlay showing it at a
+ * second path) share. */
+#ifndef SRT_LINUX_COMMON_MOUNTINFO_H
+#define SRT_LINUX_COMMON_MOUNTINFO_H
+
+/* Undo mountinfo's escapes in place: it writes space, tab, newline and
+ * backslash in a path or an option as \ooo (octal). */
+void srt__mountinfo_unescape(char *s);
+
+#include <stddef.h>
+
+/* For an overlay mount's line (changed in place): the layer directories
+ * its options name, NULL-terminated, lower ones (lowerdir, lowerdir+,
+ * datadir+) first, *n_lower of them, then its upperdir (where writes
+ * land); a layer named by a relative path (Docker's image layers) cannot
+ * be placed and is left out. *layers is NULL for another mount. 0, or -1
+ * out of memory. Free with srt__mountinfo_layers_free. */
+int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower);
+void srt__mountinfo_layers_free(char **layers);
+
+#endif
