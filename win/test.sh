@@ -40,7 +40,7 @@ w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 # PE images for x86-64 (the "MZ" header and the PE machine 0x8664)
 pe64() { [ "$(head -c2 "$1" 2>/dev/null)" = MZ ] && od -An -tx1 -j"$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')" -N6 "$1" | grep -q '50 45 00 00 64 86'; }
-for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll; do
+for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll credentials.dll; do
 	pe64 "$out/$f"; ok $? "F $f is an x86-64 Windows image"
 done
 # libsrt-0.dll exports the public API and nothing private
@@ -149,11 +149,42 @@ else
 	rc=$?
 	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && ! has "$tmp/out" "hi"
 	ok $? "K srt.exe refuses to run where the backend is not installed (status $rc: $(head -c 160 "$tmp/err"))"
-	printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"files": [{"path": "a", "mode": "deny", "extract": "t:(x)"}]}}' >"$tmp/re.json"
+	# ---- credentials: extract patterns through PCRE2 (wincred) --------
+	# the settings check (libsrt/extract-pcre2.c) and credentials.dll
+	# judge a pattern with one engine; "(?:...)" is PCRE2's (POSIX has
+	# no such group). onExtractNoMatch "error" makes the module's own
+	# match visible: it refuses the run when the value does not match.
+	if command -v x86_64-w64-mingw32-objdump >/dev/null; then
+		x86_64-w64-mingw32-objdump -p "$out/credentials.dll" 2>/dev/null |
+			sed -n '/Ordinal\/Name Pointer/,/^$/p' | grep -E '^[[:space:]]*\[ *[0-9]+\]' | awk '{print $NF}' | sort >"$tmp/cred-exports"
+		[ "$(tr '\n' ' ' <"$tmp/cred-exports")" = "srt_credentials_mask srt_filter_entry " ]
+		ok $? "F credentials.dll exports only srt_filter_entry and srt_credentials_mask ($(tr '\n' ' ' <"$tmp/cred-exports"))"
+	else
+		skip "F credentials.dll exports only its two entry points" "x86_64-w64-mingw32-objdump is not installed"
+	fi
+	cred() { # extract-pattern: a settings file masking TOK with it
+		printf '{"network": {"allowedDomains": ["api.example.com"], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"envVars": [{"name": "TOK", "mode": "mask", "extract": "%s", "onExtractNoMatch": "error"}]}}' "$1" >"$tmp/re.json"
+	}
+	cred '(?:token|key)=(\\w+)'
+	export TOK='key=abcdefghijkl0123 rest'
 	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
 	rc=$?
-	[ $rc = 1 ] && has "$tmp/err" "not supported on Windows"
-	ok $? "K a setting Windows cannot enforce is refused as not supported on Windows (status $rc: $(head -c 160 "$tmp/err"))"
+	[ $rc = 0 ] && has "$tmp/out" "allow host  api.example.com"
+	ok $? "K an extract pattern is accepted and credentials.dll masks the value it matches (status $rc: $(head -c 160 "$tmp/err"))"
+	export TOK='nothing to mask'
+	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && has "$tmp/err" 'credentials.envVars entry "TOK"' &&
+		has "$tmp/err" "matched nothing"
+	ok $? "K credentials.dll applies the pattern: a value it does not match is refused (onExtractNoMatch error; status $rc: $(head -c 160 "$tmp/err"))"
+	cred '(?:token|key=(\\w+)'
+	export TOK='key=abcdefghijkl0123'
+	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && has "$tmp/err" "credentials.envVars[0].extract" &&
+		has "$tmp/err" "not a valid regular expression: missing closing parenthesis" && ! has "$tmp/out" "allow host"
+	ok $? "K a bad extract pattern is refused in one line naming the key (status $rc: $(head -c 200 "$tmp/err"))"
+	unset TOK
 
 	# ---- the sandbox's proxy on a loopback port (winrun) ---------------
 	# network.allowedDomains on windows-wfp: the proxy listens on the
