@@ -235,6 +235,9 @@ $cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platfo
 # a client of srt.exe's proxy on Winsock alone (win/test.sh)
 say "building proxy-client.exe"
 $cc $CFLAGS -o "$out/proxy-client.exe" "$here/proxy-client.c" -lws2_32
+# a parent handing srt.exe proxy an inherited listening socket (--listen-fd)
+say "building listen-parent.exe"
+$cc $CFLAGS -o "$out/listen-parent.exe" "$here/listen-parent.c" -lws2_32
 
 # ---- the core: libsrt DLL and srt.exe -------------------------------------
 # The core's portable files with the Windows platform files

@@ -433,6 +433,49 @@ EOF
 		rc=$?
 		[ $rc = 0 ] && has "$tmp/px.err" "srt proxy: stopped (decider:"
 		ok $? "N the decider's end stops the proxy: status 0, the reason named (status $rc: $(tail -n1 "$tmp/px.err" | head -c 120))"
+
+		# ---- --listen-fd: a listener inherited from a parent (winfd) --
+		# listen-parent.exe makes an inheritable listening socket on
+		# 127.0.0.1 and starts srt.exe (or itself, "probe") with
+		# "--listen-fd <handle value>". Its probe measures first whether
+		# this Winsock answers for a socket a process inherited.
+		s proxy --listen-fd 1234 --decider-in 0 --decider-out 1
+		rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+			has "$tmp/err" "srt proxy: --listen-fd 1234: not an open descriptor or socket"
+		ok $? "N srt.exe proxy --listen-fd refuses a value that is neither a descriptor nor a socket handle, in one line (status $rc: $(head -c 120 "$tmp/err"))"
+		winexe() { echo "Z:$out/$1" | tr / '\\'; }
+		lp() { "$wine" "$out/listen-parent.exe" "$@" </dev/null >"$tmp/lp.out" 2>"$tmp/lp.err"; }
+		lp listen "$(winexe listen-parent.exe)" probe
+		rc=$?
+		if [ $rc = 3 ]; then
+			why="Wine's Winsock answers only for the sockets a process made or accepted itself: getsockopt gives WSAENOTSOCK (and WSAPoll, where the proxy waits) for an inherited listener that getsockname sees ($(tr -d '\r' <"$tmp/lp.out" | head -c 120))"
+			skip "N srt.exe proxy --listen-fd serves a listener inherited from its parent" "$why"
+			skip "N srt.exe proxy --listen-fd refuses an inherited socket that is not listening" "$why"
+		elif [ $rc = 0 ]; then
+			lp bound "$(winexe srt.exe)" proxy --decider-in 0 --decider-out 1
+			rc=$?
+			[ $rc != 0 ] && grep -q 'srt proxy: .*--listen-fd [0-9]* is not a listening socket' "$tmp/lp.err"
+			ok $? "N srt.exe proxy --listen-fd refuses an inherited socket that is not listening (status $rc: $(grep -v '^listen-parent' "$tmp/lp.err" | head -c 160))"
+			mkfifo "$tmp/p2d2" "$tmp/d2p2"
+			python3 "$here/../tests/helpers/decider.py" --allow "$target" <"$tmp/p2d2" >"$tmp/d2p2" &
+			dec=$!
+			"$wine" "$out/listen-parent.exe" listen "$(winexe srt.exe)" proxy --decider-in 0 --decider-out 1 \
+				>"$tmp/p2d2" <"$tmp/d2p2" 2>"$tmp/lp.err" &
+			px=$!
+			fport= i=0
+			while [ $i -lt 600 ] && kill -0 $px 2>/dev/null && ! grep -q '^srt proxy: serving' "$tmp/lp.err"; do
+				sleep 0.1; i=$((i + 1))
+			done
+			fport=$(tr -d '\r' <"$tmp/lp.err" | sed -n 's/^listen-parent: port \([0-9]*\)$/\1/p')
+			pxc "${fport:-1}" "GET http://$target/allow HTTP/1.1\r\nHost: $target\r\nConnection: close\r\n\r\n"
+			[ -n "$fport" ] && [ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
+			ok $? "N srt.exe proxy --listen-fd serves a listener inherited from its parent ($(head -n1 "$tmp/pc.out" | tr -d '\r'); $(tr '\n' ' ' <"$tmp/lp.err" | head -c 160))"
+			kill $dec $px 2>/dev/null
+			wait $px 2>/dev/null
+		else
+			ok 1 "N listen-parent.exe's probe ran (status $rc: $(head -c 160 "$tmp/lp.err"))"
+		fi
 		kill $www 2>/dev/null
 		wait $www 2>/dev/null
 	fi
