@@ -90,6 +90,8 @@ else
 	has "$tmp/out" "create account srt-sandbox" && has "$tmp/out" "wfp sublayer {5c7f0a61" &&
 		[ "$(grep -c '^wfp filter' "$tmp/out")" = 4 ] && has "$tmp/out" "port=61000-61004"
 	ok $? "K install plans the account, the sublayer and 4 filters by fixed GUIDs"
+	has "$tmp/out" 'write HKLM\SOFTWARE\sandbox-runtime\ProxyPortLow 61000, ProxyPortHigh 61004'
+	ok $? "K install records the port range its filters permit"
 	w --dry-run windows-uninstall
 	[ "$(grep -c '^delete wfp filter' "$tmp/out")" = 4 ] && has "$tmp/out" "delete account srt-sandbox"
 	ok $? "K uninstall removes every object install creates"
@@ -204,6 +206,33 @@ else
 	rc=$?
 	[ $rc = 1 ] && has "$tmp/err" "proxyPortRange" && ! has "$tmp/out" "proxy at"
 	ok $? "K a bad windows.proxyPortRange is refused naming the key (status $rc: $(head -c 160 "$tmp/err"))"
+	# the range the installed filters permit (windows-install records
+	# it in the registry; Wine cannot install, so the test writes the
+	# two values itself and removes them after): a run whose range lies
+	# outside it is refused, at --explain too, naming both ranges
+	reg() { "$wine" reg "$@" >/dev/null 2>&1; }
+	key='HKLM\SOFTWARE\sandbox-runtime'
+	if reg query "$key"; then
+		skip "K a windows.proxyPortRange outside the installed filters' range is refused" "$key exists in $WINEPREFIX already"
+		skip "K the same range inside the installed one is not refused" "$key exists in $WINEPREFIX already"
+	else
+		reg add "$key" /v ProxyPortLow /t REG_DWORD /d 60080 /f && reg add "$key" /v ProxyPortHigh /t REG_DWORD /d 60089 /f
+		s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+		rc=$?
+		cp "$tmp/err" "$tmp/err1"
+		s --backend windows-wfp --settings "$tmp/lp.json" -- cmd.exe /c echo hi
+		rc2=$?
+		[ $rc = 1 ] && [ "$(wc -l <"$tmp/err1")" = 1 ] &&
+			has "$tmp/err1" "windows.proxyPortRange 60100-60102 is outside the ports the installed WFP filters permit (60080-60089)" &&
+			[ $rc2 = 1 ] && has "$tmp/err" "is outside the ports the installed WFP filters permit" && ! has "$tmp/out" hi
+		ok $? "K a windows.proxyPortRange outside the installed filters' range is refused by --explain and the run (status $rc, $rc2: $(head -c 200 "$tmp/err1"))"
+		reg add "$key" /v ProxyPortLow /t REG_DWORD /d 60100 /f && reg add "$key" /v ProxyPortHigh /t REG_DWORD /d 60102 /f
+		s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+		rc=$?
+		[ $rc = 0 ] && ! has "$tmp/err" "outside" && grep -q '^wfp ALE_AUTH_CONNECT_V4 permit .* port=60100-60102 ' "$tmp/out"
+		ok $? "K the same range inside the installed one is not refused (status $rc: $(head -c 160 "$tmp/err"))"
+		reg delete "$key" /f
+	fi
 	if command -v python3 >/dev/null; then
 		hold() { # port... : a listener on each, until killed; its pid
 			rm -f "$tmp/held"
