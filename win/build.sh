@@ -13,8 +13,10 @@
 # slots of backend ABI 1.5 that run the command in a kill-on-close job
 # object), spawn-test.exe (drives those slots under Wine), loop-test.exe
 # (the core's Windows platform file and the proxy's WSAPoll loop and
-# wakeup, under Wine), and the libraries above. win/README says what of
-# it has run where.
+# wakeup, under Wine), the TLS module mbedtls.dll, the credentials module
+# credentials.dll, the test drivers proxy-client.exe, listen-parent.exe
+# and tls-bad.dll, and the libraries above. win/README says what of it
+# has run where.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
 # installed); SRT_WIN_DEPS=DIR keeps the library cache in DIR (default
