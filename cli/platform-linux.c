@@ -22,6 +22,11 @@ int srt__cli_reopen_fd(int fd, int flags)
 	return open(via, flags);
 }
 
+int srt__cli_listen_fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
 ssize_t srt__cli_send(int fd, const void *buf, size_t len)
 {
 	return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -26,6 +26,11 @@ int srt__cli_reopen_fd(int fd, int flags)
 
 /* srt ignores SIGPIPE where MSG_NOSIGNAL is missing (macOS): the socket's
  * reader being gone is an EPIPE here as on Linux. */
+int srt__cli_listen_fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
 ssize_t srt__cli_send(int fd, const void *buf, size_t len)
 {
 #ifdef MSG_NOSIGNAL

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 
 #include <winsock2.h>
 
@@ -23,6 +25,24 @@ int srt__cli_reopen_fd(int fd, int flags)
 	(void)flags;
 	errno = ENOSYS;
 	return -1;
+}
+
+/* A C library descriptor, or a handle Winsock answers SO_TYPE for (the
+ * arguments are read before anything else started Winsock: started here,
+ * as WSAStartup counts its callers, so the proxy's own start is
+ * unaffected). */
+int srt__cli_listen_fd_open(int fd)
+{
+	WSADATA d;
+	int v = 0, l = sizeof(v), ok;
+
+	if (fcntl(fd, F_GETFD) >= 0)
+		return 1;
+	if (WSAStartup(MAKEWORD(2, 2), &d) != 0)
+		return 0;
+	ok = getsockopt((SOCKET)(intptr_t)fd, SOL_SOCKET, SO_TYPE, (char *)&v, &l) == 0;
+	WSACleanup();
+	return ok;
 }
 
 /* Windows raises no SIGPIPE; the socket is srt's, non-blocking. */

@@ -16,6 +16,12 @@ int srt__cli_become_reaper(void);
  * system cannot. */
 int srt__cli_reopen_fd(int fd, int flags);
 
+/* Can "--listen-fd N" name N: an open descriptor; on Windows also a
+ * socket handle (Winsock's sockets are handles, not C library
+ * descriptors: a parent hands srt.exe an inherited listener by its
+ * handle value). Whether it listens is checked when the proxy starts. */
+int srt__cli_listen_fd_open(int fd);
+
 /* send(2) that neither blocks nor raises SIGPIPE. */
 ssize_t srt__cli_send(int fd, const void *buf, size_t len);
 

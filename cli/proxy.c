@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <srt/srt.h>
 
+#include "platform.h"
 #include "proxy.h"
 
 static const char proxy_usage_text[] =
@@ -28,6 +29,7 @@ static const char proxy_usage_text[] =
 	"gives the domain lists in its hello and a verdict for every request.\n"
 	"\n"
 	"  --listen-fd N       serve clients of this inherited listening socket\n"
+	"                      (on Windows N is the socket's handle value)\n"
 	"  --listen HOST:PORT  bind HOST:PORT ([v6]:port), loopback only (development)\n"
 	"  --listen-any-interface\n"
 	"                      let --listen bind an address that is not loopback\n"
@@ -85,8 +87,9 @@ static int fd_arg(const char *opt, const char *v)
 		fprintf(stderr, "srt proxy: %s \"%s\": not a descriptor number\n", opt, v ? v : "");
 		return -1;
 	}
-	if (fcntl((int)n, F_GETFD) < 0) {
-		fprintf(stderr, "srt proxy: %s %ld: not an open descriptor\n", opt, n);
+	if (!strcmp(opt, "--listen-fd") ? !srt__cli_listen_fd_open((int)n) : fcntl((int)n, F_GETFD) < 0) {
+		fprintf(stderr, "srt proxy: %s %ld: not an open descriptor%s\n", opt, n,
+			!strcmp(opt, "--listen-fd") ? " or socket" : "");
 		return -1;
 	}
 	return (int)n;

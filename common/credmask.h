@@ -8,7 +8,9 @@
  * instead, plus the configuration of the module's filter (the sentinels
  * and their real values), which it hands to the module's create(). So the
  * regular expressions (PCRE2) and the JWT handling live in the module
- * only; libsrt and srt link neither.
+ * only; libsrt and srt link neither (but on Windows, whose C library has
+ * no regcomp, libsrt checks extract patterns with PCRE2 too:
+ * libsrt/extract-pcre2.c).
  *
  * Request (JSON object):
  *   {"version": 1,
@@ -30,6 +32,12 @@
 #define SRT_COMMON_CREDMASK_H
 
 #define SRT__CREDMASK_SYMBOL "srt_credentials_mask"
+
+/* How the module compiles an extract pattern (pcre2_compile's options):
+ * UTF-8, a value that is not UTF-8 still searched, JavaScript's \u and
+ * \x{...} escapes. libsrt/extract-pcre2.c checks patterns with the same
+ * options. For a file that includes <pcre2.h>. */
+#define SRT__CREDMASK_PCRE2_OPTIONS (PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_ALT_BSUX)
 #define SRT__CREDMASK_VERSION 1
 
 typedef char *(*srt__credmask_fn)(const char *request_json);

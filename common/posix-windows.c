@@ -69,6 +69,24 @@ char *srt__win_strndup(const char *s, size_t n)
 	return p;
 }
 
+/* glibc's memmem: the first place needle occurs in hay, hay itself for
+ * an empty needle, NULL when it does not occur. */
+void *srt__win_memmem(const void *hay, size_t hlen, const void *needle, size_t nlen)
+{
+	const unsigned char *h = hay, *end, *p;
+	const unsigned char *n = needle;
+
+	if (nlen == 0)
+		return (void *)h;
+	if (nlen > hlen)
+		return NULL;
+	end = h + (hlen - nlen) + 1; /* the last place needle can start, plus one */
+	for (p = h; p < end && (p = memchr(p, n[0], (size_t)(end - p))); p++)
+		if (!memcmp(p, n, nlen))
+			return (void *)p;
+	return NULL;
+}
+
 char *stpcpy(char *dst, const char *src)
 {
 	size_t l = strlen(src);

@@ -5,7 +5,6 @@
  * key path. */
 #include "config.h"
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "settings-sections.h"
 #include "settings-check.h"
 #include "caches.h"
+#include "extract.h"
 #include "common/domain.h"
 #include "common/protected.h"
 
@@ -462,7 +462,9 @@ static int check_env_name(struct srt__check *c, const char *v)
  * twice for "+", so nested or stacked repetitions multiply:
  * "((b{1,255}){1,255}){1,255}" or "(a+++...+)" with 40 '+' take tens of
  * GiB and minutes. Estimate the expanded size (atoms times the copies of
- * every repetition around them) and refuse a pattern past a small budget. */
+ * every repetition around them) and refuse a pattern past a small budget.
+ * The Windows build (PCRE2, libsrt/extract-pcre2.c) keeps the same budget,
+ * so a settings file is accepted or refused alike on every platform. */
 #define EXTRACT_MAX_LEN 1024
 #define EXTRACT_MAX_EXPANSION 20000
 
@@ -553,22 +555,16 @@ static bool extract_too_complex(const char *v)
 
 static int check_extract(struct srt__check *c, const char *v)
 {
-	regex_t re;
 	char err[200];
-	int r;
+	size_t groups;
 
 	if (extract_too_complex(v))
 		return srt__check_fail(c, "%s: extract is too complex (nested or large repetition "
 				       "counts); simplify the regular expression", srt__check_quote(c, v));
-	r = regcomp(&re, v, REG_EXTENDED);
-	if (r != 0) {
-		regerror(r, &re, err, sizeof(err));
+	if (srt__extract_compile(v, &groups, err, sizeof(err)))
 		return srt__check_fail(c, "%s: extract is not a valid regular expression: %s",
 				       srt__check_quote(c, v), err);
-	}
-	r = re.re_nsub >= 1;
-	regfree(&re);
-	if (!r)
+	if (groups < 1)
 		return srt__check_fail(c, "%s: extract must contain at least one capturing group \xe2\x80\x94 "
 				       "group 1 is the credential value to mask (e.g. \"token:\\s*(\\S+)\").",
 				       srt__check_quote(c, v));

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build srt's Windows pieces on Debian with mingw-w64, from Debian packages
 # only. Output: win/out/. Dependencies Debian ships no mingw build of
-# (cJSON, libyaml, c-ares, libltdl) are built from their Debian source
+# (cJSON, libyaml, c-ares, libltdl, PCRE2, mbedTLS) are built from their Debian source
 # packages (apt-get source, through a deb-src entry for the archive the
 # system already uses) and cached under win/deps/, so a second run only
 # rebuilds srt's own files.
@@ -13,8 +13,10 @@
 # slots of backend ABI 1.5 that run the command in a kill-on-close job
 # object), spawn-test.exe (drives those slots under Wine), loop-test.exe
 # (the core's Windows platform file and the proxy's WSAPoll loop and
-# wakeup, under Wine), and the libraries above. win/README says what of
-# it has run where.
+# wakeup, under Wine), the TLS module mbedtls.dll, the credentials module
+# credentials.dll, the test drivers proxy-client.exe, listen-parent.exe
+# and tls-bad.dll, and the libraries above. win/README says what of it
+# has run where.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
 # installed); SRT_WIN_DEPS=DIR keeps the library cache in DIR (default
@@ -68,7 +70,14 @@ fetch() {
 	if ! ls -d "$deps/src/$1"-*/ >/dev/null 2>&1; then
 		add_deb_src
 		mkdir -p "$deps/src"
-		(cd "$deps/src" && apt-get source -qq "$1" >/dev/null 2>&1) ||
+		# the newest version first; when the archive lists a version
+		# its pool no longer serves (a security update a mirror or
+		# snapshot lacks), the others it lists, newest first
+		(cd "$deps/src" && { apt-get source -qq "$1" >/dev/null 2>&1 ||
+			for v in $(apt-cache showsrc "$1" | sed -n 's/^Version: //p' | sort -rV); do
+				apt-get source -qq "$1=$v" >/dev/null 2>&1 && break
+				false
+			done; }) ||
 			{ say "apt-get source $1 failed"; exit 1; }
 	fi
 	ls -d "$deps/src/$1"-*/ | head -n1
@@ -174,6 +183,13 @@ cjson_dep
 yaml_dep
 cmake_cares
 autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
+# PCRE2, its 8-bit library (no JIT, as the Linux module uses none): the
+# credentials module's engine, and the settings check's for extract
+# patterns (libsrt/extract-pcre2.c), so both judge a pattern alike.
+# PCRE2_STATIC: its own programs (pcre2test, ...) link the static library
+# too, as srt's files do
+autotools_dep pcre2 pcre2 "" --enable-pcre2-8 --disable-pcre2-16 --disable-pcre2-32 \
+	--disable-jit --disable-pcre2grep-libz --disable-pcre2grep-libbz2 CPPFLAGS=-DPCRE2_STATIC
 mbedtls_dep
 say "libraries ready in $prefix ($(( $(date +%s) - t0 )) s)"
 
@@ -221,6 +237,9 @@ $cc $CORE_CFLAGS -o "$out/loop-test.exe" "$here/loop-test.c" "$top/common/platfo
 # a client of srt.exe's proxy on Winsock alone (win/test.sh)
 say "building proxy-client.exe"
 $cc $CFLAGS -o "$out/proxy-client.exe" "$here/proxy-client.c" -lws2_32
+# a parent handing srt.exe proxy an inherited listening socket (--listen-fd)
+say "building listen-parent.exe"
+$cc $CFLAGS -o "$out/listen-parent.exe" "$here/listen-parent.c" -lws2_32
 
 # ---- the core: libsrt DLL and srt.exe -------------------------------------
 # The core's portable files with the Windows platform files
@@ -243,7 +262,7 @@ CLI_SRC="cli/srt.c cli/direct.c cli/proxy.c cli/platform-windows.c common/platfo
 # c-ares' socket type) is an unsigned 64-bit handle the core keeps in an
 # int (see win/include/README). NAME_MAX: NTFS's longest name, which
 # mingw's limits.h leaves out.
-CORE_CC="$CORE_CFLAGS -Wno-format -Wno-sign-compare -D_FILE_OFFSET_BITS=64 -DNAME_MAX=255 -D_GNU_SOURCE -D__USE_MINGW_ACCESS -D__USE_MINGW_ANSI_STDIO=1 -DYAML_DECLARE_STATIC -DCARES_STATICLIB -DCJSON_HIDE_SYMBOLS -I$prefix/include"
+CORE_CC="$CORE_CFLAGS -Wno-format -Wno-sign-compare -D_FILE_OFFSET_BITS=64 -DNAME_MAX=255 -D_GNU_SOURCE -D__USE_MINGW_ACCESS -D__USE_MINGW_ANSI_STDIO=1 -DYAML_DECLARE_STATIC -DCARES_STATICLIB -DCJSON_HIDE_SYMBOLS -DPCRE2_STATIC -I$prefix/include"
 newest_h=$(ls -t "$top"/libsrt/*.h "$top"/proxies/*.h "$top"/common/*.h "$top"/cli/*.h \
 	"$top"/include/srt/*.h "$here"/include/*.h "$here"/include/*/*.h "$out/gen/config.h" | head -n1)
 obj() { # src -> object path
@@ -266,7 +285,7 @@ cli_objs=$(for f in $CLI_SRC; do obj "$f"; done)
 	echo "EXPORTS"
 	$host-nm -g --defined-only $lib_objs | awk '$2 == "T" && $3 ~ /^srt_[a-z]/ {print "\t" $3}' | sort -u
 } > "$out/obj/libsrt.def"
-CORE_LIBS="-L$prefix/lib -lcares -lltdl -lcjson -lyaml -liphlpapi -lws2_32 -lbcrypt -ladvapi32"
+CORE_LIBS="-L$prefix/lib -lcares -lltdl -lcjson -lyaml -lpcre2-8 -liphlpapi -lws2_32 -lbcrypt -ladvapi32"
 $cc -shared -o "$out/libsrt-0.dll" "$out/obj/libsrt.def" $lib_objs \
 	-Wl,--out-implib,"$out/obj/libsrt.dll.a" $CORE_LIBS -static -lpthread
 $cc -o "$out/srt.exe" $cli_objs "$out/obj/libsrt.dll.a" -lws2_32 -lbcrypt -static -lpthread
@@ -286,6 +305,21 @@ $cc $CORE_CC -D_POSIX_THREAD_SAFE_FUNCTIONS=200112L -shared -o "$out/mbedtls.dll
 	"$top/common/platform-windows.c" "$top/common/winpath.c" -L"$prefix/lib" -lmbedtls -lmbedx509 -lmbedcrypto \
 	-lcrypt32 -lws2_32 -lbcrypt -ladvapi32 -static -lpthread
 $cc $CORE_CC -shared -o "$out/tls-bad.dll" "$out/obj/tls.def" "$here/tls-bad.c"
+
+# ---- the credentials module: credentials.dll -------------------------------
+# plugins/filters/credentials/ with PCRE2 and cJSON linked in, beside
+# libsrt-0.dll where the core looks for filter modules; it exports what
+# its -export-symbols-regex exports on Linux: srt_filter_entry and the
+# wrap-time masking (common/credmask.h). As on Linux it needs nothing of
+# libsrt: only the platform files (random bytes, wiping).
+say "building credentials.dll"
+printf 'EXPORTS\n\tsrt_filter_entry DATA\n\tsrt_credentials_mask\n' >"$out/obj/credentials.def"
+$cc $CORE_CC -shared -o "$out/credentials.dll" "$out/obj/credentials.def" \
+	"$top/plugins/filters/credentials/credentials.c" "$top/plugins/filters/credentials/mask.c" \
+	"$top/plugins/filters/credentials/subst.c" "$top/plugins/filters/credentials/sigv4.c" \
+	"$top/plugins/filters/credentials/sha256.c" "$top/common/platform-windows.c" \
+	"$top/common/posix-windows.c" "$top/common/winpath.c" \
+	-L"$prefix/lib" -lpcre2-8 -lcjson -lws2_32 -lbcrypt -ladvapi32 -static -lpthread
 
 echo "core: built (srt.exe, libsrt-0.dll: $(grep -c '^	srt_' "$out/obj/libsrt.def") exported functions)" \
 	> "$out/core.status"

@@ -40,7 +40,7 @@ w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 # PE images for x86-64 (the "MZ" header and the PE machine 0x8664)
 pe64() { [ "$(head -c2 "$1" 2>/dev/null)" = MZ ] && od -An -tx1 -j"$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')" -N6 "$1" | grep -q '50 45 00 00 64 86'; }
-for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll; do
+for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll credentials.dll; do
 	pe64 "$out/$f"; ok $? "F $f is an x86-64 Windows image"
 done
 # libsrt-0.dll exports the public API and nothing private
@@ -90,6 +90,8 @@ else
 	has "$tmp/out" "create account srt-sandbox" && has "$tmp/out" "wfp sublayer {5c7f0a61" &&
 		[ "$(grep -c '^wfp filter' "$tmp/out")" = 4 ] && has "$tmp/out" "port=61000-61004"
 	ok $? "K install plans the account, the sublayer and 4 filters by fixed GUIDs"
+	has "$tmp/out" 'write HKLM\SOFTWARE\sandbox-runtime\ProxyPortLow 61000, ProxyPortHigh 61004'
+	ok $? "K install records the port range its filters permit"
 	w --dry-run windows-uninstall
 	[ "$(grep -c '^delete wfp filter' "$tmp/out")" = 4 ] && has "$tmp/out" "delete account srt-sandbox"
 	ok $? "K uninstall removes every object install creates"
@@ -149,11 +151,42 @@ else
 	rc=$?
 	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && ! has "$tmp/out" "hi"
 	ok $? "K srt.exe refuses to run where the backend is not installed (status $rc: $(head -c 160 "$tmp/err"))"
-	printf '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"files": [{"path": "a", "mode": "deny", "extract": "t:(x)"}]}}' >"$tmp/re.json"
+	# ---- credentials: extract patterns through PCRE2 (wincred) --------
+	# the settings check (libsrt/extract-pcre2.c) and credentials.dll
+	# judge a pattern with one engine; "(?:...)" is PCRE2's (POSIX has
+	# no such group). onExtractNoMatch "error" makes the module's own
+	# match visible: it refuses the run when the value does not match.
+	if command -v x86_64-w64-mingw32-objdump >/dev/null; then
+		x86_64-w64-mingw32-objdump -p "$out/credentials.dll" 2>/dev/null |
+			sed -n '/Ordinal\/Name Pointer/,/^$/p' | grep -E '^[[:space:]]*\[ *[0-9]+\]' | awk '{print $NF}' | sort >"$tmp/cred-exports"
+		[ "$(tr '\n' ' ' <"$tmp/cred-exports")" = "srt_credentials_mask srt_filter_entry " ]
+		ok $? "F credentials.dll exports only srt_filter_entry and srt_credentials_mask ($(tr '\n' ' ' <"$tmp/cred-exports"))"
+	else
+		skip "F credentials.dll exports only its two entry points" "x86_64-w64-mingw32-objdump is not installed"
+	fi
+	cred() { # extract-pattern: a settings file masking TOK with it
+		printf '{"network": {"allowedDomains": ["api.example.com"], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"envVars": [{"name": "TOK", "mode": "mask", "extract": "%s", "onExtractNoMatch": "error"}]}}' "$1" >"$tmp/re.json"
+	}
+	cred '(?:token|key)=(\\w+)'
+	export TOK='key=abcdefghijkl0123 rest'
 	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
 	rc=$?
-	[ $rc = 1 ] && has "$tmp/err" "not supported on Windows"
-	ok $? "K a setting Windows cannot enforce is refused as not supported on Windows (status $rc: $(head -c 160 "$tmp/err"))"
+	[ $rc = 0 ] && has "$tmp/out" "allow host  api.example.com"
+	ok $? "K an extract pattern is accepted and credentials.dll masks the value it matches (status $rc: $(head -c 160 "$tmp/err"))"
+	export TOK='nothing to mask'
+	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && has "$tmp/err" 'credentials.envVars entry "TOK"' &&
+		has "$tmp/err" "matched nothing"
+	ok $? "K credentials.dll applies the pattern: a value it does not match is refused (onExtractNoMatch error; status $rc: $(head -c 160 "$tmp/err"))"
+	cred '(?:token|key=(\\w+)'
+	export TOK='key=abcdefghijkl0123'
+	s --explain --backend windows-wfp --settings "$tmp/re.json" -- x.exe
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && has "$tmp/err" "credentials.envVars[0].extract" &&
+		has "$tmp/err" "not a valid regular expression: missing closing parenthesis" && ! has "$tmp/out" "allow host"
+	ok $? "K a bad extract pattern is refused in one line naming the key (status $rc: $(head -c 200 "$tmp/err"))"
+	unset TOK
 
 	# ---- the sandbox's proxy on a loopback port (winrun) ---------------
 	# network.allowedDomains on windows-wfp: the proxy listens on the
@@ -173,6 +206,33 @@ else
 	rc=$?
 	[ $rc = 1 ] && has "$tmp/err" "proxyPortRange" && ! has "$tmp/out" "proxy at"
 	ok $? "K a bad windows.proxyPortRange is refused naming the key (status $rc: $(head -c 160 "$tmp/err"))"
+	# the range the installed filters permit (windows-install records
+	# it in the registry; Wine cannot install, so the test writes the
+	# two values itself and removes them after): a run whose range lies
+	# outside it is refused, at --explain too, naming both ranges
+	reg() { "$wine" reg "$@" >/dev/null 2>&1; }
+	key='HKLM\SOFTWARE\sandbox-runtime'
+	if reg query "$key"; then
+		skip "K a windows.proxyPortRange outside the installed filters' range is refused" "$key exists in $WINEPREFIX already"
+		skip "K the same range inside the installed one is not refused" "$key exists in $WINEPREFIX already"
+	else
+		reg add "$key" /v ProxyPortLow /t REG_DWORD /d 60080 /f && reg add "$key" /v ProxyPortHigh /t REG_DWORD /d 60089 /f
+		s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+		rc=$?
+		cp "$tmp/err" "$tmp/err1"
+		s --backend windows-wfp --settings "$tmp/lp.json" -- cmd.exe /c echo hi
+		rc2=$?
+		[ $rc = 1 ] && [ "$(wc -l <"$tmp/err1")" = 1 ] &&
+			has "$tmp/err1" "windows.proxyPortRange 60100-60102 is outside the ports the installed WFP filters permit (60080-60089)" &&
+			[ $rc2 = 1 ] && has "$tmp/err" "is outside the ports the installed WFP filters permit" && ! has "$tmp/out" hi
+		ok $? "K a windows.proxyPortRange outside the installed filters' range is refused by --explain and the run (status $rc, $rc2: $(head -c 200 "$tmp/err1"))"
+		reg add "$key" /v ProxyPortLow /t REG_DWORD /d 60100 /f && reg add "$key" /v ProxyPortHigh /t REG_DWORD /d 60102 /f
+		s --explain --backend windows-wfp --settings "$tmp/lp.json" -- x.exe
+		rc=$?
+		[ $rc = 0 ] && ! has "$tmp/err" "outside" && grep -q '^wfp ALE_AUTH_CONNECT_V4 permit .* port=60100-60102 ' "$tmp/out"
+		ok $? "K the same range inside the installed one is not refused (status $rc: $(head -c 160 "$tmp/err"))"
+		reg delete "$key" /f
+	fi
 	if command -v python3 >/dev/null; then
 		hold() { # port... : a listener on each, until killed; its pid
 			rm -f "$tmp/held"
@@ -402,6 +462,49 @@ EOF
 		rc=$?
 		[ $rc = 0 ] && has "$tmp/px.err" "srt proxy: stopped (decider:"
 		ok $? "N the decider's end stops the proxy: status 0, the reason named (status $rc: $(tail -n1 "$tmp/px.err" | head -c 120))"
+
+		# ---- --listen-fd: a listener inherited from a parent (winfd) --
+		# listen-parent.exe makes an inheritable listening socket on
+		# 127.0.0.1 and starts srt.exe (or itself, "probe") with
+		# "--listen-fd <handle value>". Its probe measures first whether
+		# this Winsock answers for a socket a process inherited.
+		s proxy --listen-fd 1234 --decider-in 0 --decider-out 1
+		rc=$?
+		[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+			has "$tmp/err" "srt proxy: --listen-fd 1234: not an open descriptor or socket"
+		ok $? "N srt.exe proxy --listen-fd refuses a value that is neither a descriptor nor a socket handle, in one line (status $rc: $(head -c 120 "$tmp/err"))"
+		winexe() { echo "Z:$out/$1" | tr / '\\'; }
+		lp() { "$wine" "$out/listen-parent.exe" "$@" </dev/null >"$tmp/lp.out" 2>"$tmp/lp.err"; }
+		lp listen "$(winexe listen-parent.exe)" probe
+		rc=$?
+		if [ $rc = 3 ]; then
+			why="Wine's Winsock answers only for the sockets a process made or accepted itself: getsockopt gives WSAENOTSOCK (and WSAPoll, where the proxy waits) for an inherited listener that getsockname sees ($(tr -d '\r' <"$tmp/lp.out" | head -c 120))"
+			skip "N srt.exe proxy --listen-fd serves a listener inherited from its parent" "$why"
+			skip "N srt.exe proxy --listen-fd refuses an inherited socket that is not listening" "$why"
+		elif [ $rc = 0 ]; then
+			lp bound "$(winexe srt.exe)" proxy --decider-in 0 --decider-out 1
+			rc=$?
+			[ $rc != 0 ] && grep -q 'srt proxy: .*--listen-fd [0-9]* is not a listening socket' "$tmp/lp.err"
+			ok $? "N srt.exe proxy --listen-fd refuses an inherited socket that is not listening (status $rc: $(grep -v '^listen-parent' "$tmp/lp.err" | head -c 160))"
+			mkfifo "$tmp/p2d2" "$tmp/d2p2"
+			python3 "$here/../tests/helpers/decider.py" --allow "$target" <"$tmp/p2d2" >"$tmp/d2p2" &
+			dec=$!
+			"$wine" "$out/listen-parent.exe" listen "$(winexe srt.exe)" proxy --decider-in 0 --decider-out 1 \
+				>"$tmp/p2d2" <"$tmp/d2p2" 2>"$tmp/lp.err" &
+			px=$!
+			fport= i=0
+			while [ $i -lt 600 ] && kill -0 $px 2>/dev/null && ! grep -q '^srt proxy: serving' "$tmp/lp.err"; do
+				sleep 0.1; i=$((i + 1))
+			done
+			fport=$(tr -d '\r' <"$tmp/lp.err" | sed -n 's/^listen-parent: port \([0-9]*\)$/\1/p')
+			pxc "${fport:-1}" "GET http://$target/allow HTTP/1.1\r\nHost: $target\r\nConnection: close\r\n\r\n"
+			[ -n "$fport" ] && [ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
+			ok $? "N srt.exe proxy --listen-fd serves a listener inherited from its parent ($(head -n1 "$tmp/pc.out" | tr -d '\r'); $(tr '\n' ' ' <"$tmp/lp.err" | head -c 160))"
+			kill $dec $px 2>/dev/null
+			wait $px 2>/dev/null
+		else
+			ok 1 "N listen-parent.exe's probe ran (status $rc: $(head -c 160 "$tmp/lp.err"))"
+		fi
 		kill $www 2>/dev/null
 		wait $www 2>/dev/null
 	fi

@@ -79,6 +79,21 @@ static int wfp_prepare(const struct srt_policy *pol, void **state, struct srt_di
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "windows-wfp",
 				    "windows-wfp: srt-win.exe is missing beside the module: reinstall srt");
 	}
+	/* where installed, the filters permit the range install gave them,
+	 * not this run's: a proxy outside it could not be reached, and the
+	 * filters would open the command ports the proxy is not on. The
+	 * core binds the proxy (and sets the range) before prepare, after
+	 * the probe. */
+	if (pol->proxy_port_lo && installed()) {
+		int lo, hi;
+
+		srt__win32_installed_ports(&lo, &hi);
+		if ((rc = srt__winplan_check_installed_ports(pol->proxy_port_lo, pol->proxy_port_hi,
+								lo, hi, diag))) {
+			free(s);
+			return rc;
+		}
+	}
 	memset(&o, 0, sizeof(o));
 	o.allow_loopback = pol->allow_local_binding;
 	/* the loopback ports the core's proxy may listen on: the only ones

@@ -703,6 +703,26 @@ static int fill_opts(struct srt__winplan *p, const struct srt__winplan_opts *o,
 	return SRT_OK;
 }
 
+int srt__winplan_check_installed_ports(int lo, int hi, int ilo, int ihi, struct srt_diag *diag)
+{
+	if (!lo && !hi) {
+		lo = 60080;
+		hi = 60089;
+	}
+	if (!ilo && !ihi)
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "windows.proxyPortRange",
+				    "windows-wfp: the installed WFP filters do not record which proxy ports they permit "
+				    "(installed by an older srt-win): run srt-win windows-uninstall, then "
+				    "srt-win windows-install --ports %d-%d, from an elevated prompt", lo, hi);
+	if (lo >= ilo && hi <= ihi)
+		return SRT_OK;
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "windows.proxyPortRange",
+			    "windows.proxyPortRange %d-%d is outside the ports the installed WFP filters permit "
+			    "(%d-%d): choose a range inside %d-%d, or run srt-win windows-uninstall, then "
+			    "srt-win windows-install --ports %d-%d, from an elevated prompt",
+			    lo, hi, ilo, ihi, ilo, ihi, lo, hi);
+}
+
 int srt__winplan_build(const struct srt_policy *pol, const struct srt__winplan_opts *o,
 		       const struct srt__winfs *fs, struct srt__winplan *out,
 		       struct srt_diag *diag)

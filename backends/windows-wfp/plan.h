@@ -131,6 +131,14 @@ int srt__winplan_build(const struct srt_policy *pol, const struct srt__winplan_o
 		       struct srt_diag *diag);
 void srt__winplan_free(struct srt__winplan *p);
 
+/* Does a run's windows.proxyPortRange [lo, hi] (0, 0: the default
+ * 60080-60089) lie inside the range the installed WFP filters permit
+ * [ilo, ihi] (0, 0: install recorded none)? Outside, the command could not
+ * reach its proxy, and the filters would open to it loopback ports that
+ * are not the run's proxy: SRT_E_UNAVAILABLE, diag naming both ranges and
+ * the fix. */
+int srt__winplan_check_installed_ports(int lo, int hi, int ilo, int ihi, struct srt_diag *diag);
+
 /* Every object, one per line, in the order they are created. */
 void srt__winplan_print(const struct srt__winplan *p, FILE *out);
 

@@ -179,6 +179,9 @@ void srt__win32_print_install(const struct srt__winplan *p, FILE *out)
 	fprintf(out, "create group %s, add %s (NetLocalGroupAdd)\n", p->group, p->user);
 	fprintf(out, "write HKLM\\SOFTWARE\\sandbox-runtime\\SandboxPassword (CryptProtectData, "
 		"machine scope)\n");
+	fprintf(out, "write HKLM\\SOFTWARE\\sandbox-runtime\\ProxyPortLow %d, ProxyPortHigh %d "
+		"(the ports the filters permit, which a run's windows.proxyPortRange must lie inside)\n",
+		p->port_lo, p->port_hi);
 	fprintf(out, "wfp provider ");
 	print_guid(out, &SRT_WFP_PROVIDER);
 	fprintf(out, " persistent\nwfp sublayer ");
@@ -478,6 +481,45 @@ static int add_wfp(const struct srt__winplan *p)
 	return 0;
 }
 
+/* The filters' port range beside the password: the module's probe
+ * (module.c) refuses a run whose windows.proxyPortRange lies outside it. */
+static int keep_ports(const struct srt__winplan *p)
+{
+	DWORD lo = (DWORD)p->port_lo, hi = (DWORD)p->port_hi;
+	HKEY key;
+	LONG st;
+
+	st = RegCreateKeyExW(HKEY_LOCAL_MACHINE, REG_KEY, 0, NULL, 0, KEY_SET_VALUE, NULL, &key, NULL);
+	if (st == ERROR_SUCCESS) {
+		st = RegSetValueExW(key, SRT__WIN_REG_PORT_LO, 0, REG_DWORD, (const BYTE *)&lo, sizeof(lo));
+		if (st == ERROR_SUCCESS)
+			st = RegSetValueExW(key, SRT__WIN_REG_PORT_HI, 0, REG_DWORD, (const BYTE *)&hi,
+					    sizeof(hi));
+		RegCloseKey(key);
+	}
+	if (st != ERROR_SUCCESS)
+		return fail("registry (HKLM\\SOFTWARE\\sandbox-runtime)", (DWORD)st,
+			    "run windows-install from an elevated prompt");
+	return 0;
+}
+
+int srt__win32_installed_ports(int *lo, int *hi)
+{
+	DWORD l = 0, h = 0, n = sizeof(l);
+
+	*lo = *hi = 0;
+	if (RegGetValueW(HKEY_LOCAL_MACHINE, REG_KEY, SRT__WIN_REG_PORT_LO, RRF_RT_REG_DWORD, NULL, &l,
+			 &n) != ERROR_SUCCESS)
+		return -1;
+	n = sizeof(h);
+	if (RegGetValueW(HKEY_LOCAL_MACHINE, REG_KEY, SRT__WIN_REG_PORT_HI, RRF_RT_REG_DWORD, NULL, &h,
+			 &n) != ERROR_SUCCESS || l < 1 || h > 65535 || l > h)
+		return -1;
+	*lo = (int)l;
+	*hi = (int)h;
+	return 0;
+}
+
 int srt__win32_install(const struct srt__winplan *p)
 {
 	wchar_t pw[64];
@@ -488,6 +530,8 @@ int srt__win32_install(const struct srt__winplan *p)
 	rc = add_account(p, pw);
 	if (!rc)
 		rc = keep_password(pw);
+	if (!rc)
+		rc = keep_ports(p);
 	SecureZeroMemory(pw, sizeof(pw));
 	if (!rc)
 		rc = add_wfp(p);

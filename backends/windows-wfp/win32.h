@@ -15,7 +15,16 @@ extern const struct srt__winfs srt__win32_fs;
 void srt__win32_print_install(const struct srt__winplan *p, FILE *out);
 void srt__win32_print_uninstall(const struct srt__winplan *p, FILE *out);
 
+/* The registry values (under HKLM\SOFTWARE\sandbox-runtime) where
+ * windows-install records the port range its filters permit. */
+#define SRT__WIN_REG_PORT_LO L"ProxyPortLow"
+#define SRT__WIN_REG_PORT_HI L"ProxyPortHigh"
+
 int srt__win32_install(const struct srt__winplan *p);
+
+/* The range windows-install recorded: 0 and *lo, *hi set; -1 (and 0, 0)
+ * when it recorded none or a value is not a port range. */
+int srt__win32_installed_ports(int *lo, int *hi);
 int srt__win32_uninstall(const struct srt__winplan *p);
 int srt__win32_run(const struct srt__winplan *p, char **argv);
 

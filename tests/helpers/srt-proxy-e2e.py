@@ -60,6 +60,15 @@ ok(rc == 2 and 'srt proxy: --listen "192.0.2.1:8080" is not a loopback address (
    "a non-loopback --listen: exit 2")
 rc, err = run(["--decider-fd", "99", "--listen", "127.0.0.1:0"])
 ok(rc == 2 and "--decider-fd 99: not an open descriptor" in err, "a closed descriptor: exit 2")
+rc, err = run(["--decider-fd", "0", "--listen-fd", "99"])
+ok(rc == 2 and "srt proxy: --listen-fd 99: not an open descriptor or socket" in err,
+   "a closed --listen-fd: exit 2, one line naming it")
+with socket.socket() as bound:
+    bound.bind(("127.0.0.1", 0))
+    bfd = bound.fileno()
+    rc, err = run(["--decider-fd", "0", "--listen-fd", str(bfd)], pass_fds=[bfd])
+ok(rc != 0 and "--listen-fd %d is not a listening socket" % bfd in err,
+   "a --listen-fd socket that does not listen is refused (%d: %s)" % (rc, err.strip()[:120]))
 rc, err = run(["--strip-response-header"])
 ok(rc == 2 and "needs at least one header name" in err, "--strip-response-header without a name: exit 2")
 rc, err = run(["--frobnicate"])

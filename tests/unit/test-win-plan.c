@@ -311,6 +311,38 @@ static void run_cases(void)
 	free(list);
 }
 
+/* ---- a run's port range against the installed filters' ---- */
+
+static void installed_ports(void)
+{
+	struct srt_diag d;
+
+	memset(&d, 0, sizeof(d));
+	ok(srt__winplan_check_installed_ports(0, 0, 60080, 60089, &d) == SRT_OK,
+	   "ports: the default range inside the default install");
+	ok(srt__winplan_check_installed_ports(60082, 60084, 60080, 60089, &d) == SRT_OK,
+	   "ports: a range inside the installed one");
+	ok(srt__winplan_check_installed_ports(61000, 61004, 61000, 61004, &d) == SRT_OK,
+	   "ports: a custom range installed as such");
+	memset(&d, 0, sizeof(d));
+	ok(srt__winplan_check_installed_ports(61000, 61004, 60080, 60089, &d) == SRT_E_UNAVAILABLE &&
+	   !strcmp(d.key, "windows.proxyPortRange") &&
+	   strstr(d.message, "windows.proxyPortRange 61000-61004 is outside the ports the installed WFP filters permit (60080-60089)") &&
+	   strstr(d.message, "windows-install --ports 61000-61004"),
+	   "ports: a range outside the installed one is refused, both named (%s)", d.message);
+	memset(&d, 0, sizeof(d));
+	ok(srt__winplan_check_installed_ports(60085, 60095, 60080, 60089, &d) == SRT_E_UNAVAILABLE &&
+	   strstr(d.message, "60085-60095 is outside"), "ports: a range reaching past the installed one is refused (%s)",
+	   d.message);
+	memset(&d, 0, sizeof(d));
+	ok(srt__winplan_check_installed_ports(0, 0, 61000, 61004, &d) == SRT_E_UNAVAILABLE &&
+	   strstr(d.message, "60080-60089 is outside"), "ports: the default range against a custom install is refused (%s)",
+	   d.message);
+	memset(&d, 0, sizeof(d));
+	ok(srt__winplan_check_installed_ports(0, 0, 0, 0, &d) == SRT_E_UNAVAILABLE &&
+	   strstr(d.message, "do not record"), "ports: an install that recorded no range is refused (%s)", d.message);
+}
+
 /* ---- the glob matcher on its own ---- */
 
 static void globs(void)
@@ -347,6 +379,7 @@ int main(void)
 		return 1;
 	}
 	globs();
+	installed_ports();
 	run_cases();
 	rc = tap_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ROOT);

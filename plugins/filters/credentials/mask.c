@@ -384,8 +384,8 @@ static int find_spans(struct run *r, struct ent *e, const char *pattern, const c
 	size_t n = 0;
 	uint32_t groups = 0;
 
-	re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-			   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_ALT_BSUX, &err, &eoff, NULL);
+	re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, SRT__CREDMASK_PCRE2_OPTIONS,
+			   &err, &eoff, NULL);
 	if (!re) {
 		PCRE2_UCHAR msg[200];
 
