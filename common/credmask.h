@@ -7,10 +7,10 @@
  * value of its variable or file) and gets back what the sandbox sees
  * instead, plus the configuration of the module's filter (the sentinels
  * and their real values), which it hands to the module's create(). So the
- * regular expressions (PCRE2) and the JWT handling live in the module
- * only; libsrt and srt link neither (but on Windows, whose C library has
- * no regcomp, libsrt checks extract patterns with PCRE2 too:
- * libsrt/extract-pcre2.c).
+ * regular expressions are applied (PCRE2) and the JWT handling lives in
+ * the module only; libsrt links PCRE2 just to check that each extract
+ * pattern compiles with the module's options when the settings are read
+ * (libsrt/extract-pcre2.c).
  *
  * Request (JSON object):
  *   {"version": 1,

@@ -1,7 +1,7 @@
 /* libsrt/extract.h with PCRE2, compiled with the credentials module's
- * own options (SRT__CREDMASK_PCRE2_OPTIONS): the Windows build (its C
- * library has no regcomp; win/build.sh links PCRE2 into libsrt-0.dll for
- * this file alone), and tests/unit/test-extract-pcre2 natively. */
+ * own options (SRT__CREDMASK_PCRE2_OPTIONS). libsrt links PCRE2 for this
+ * file alone (on Windows win/build.sh links it statically into
+ * libsrt-0.dll); the patterns are applied in the credentials module. */
 #include "config.h"
 
 #include <stdint.h>

@@ -1,11 +1,12 @@
 /* The pattern engine that judges a credentials extract pattern when the
  * settings are checked (libsrt/settings-sections.c).
  *
- * One implementation per build: extract-posix.c (the C library's regcomp,
- * extended syntax; Linux and macOS) and extract-pcre2.c (PCRE2 with the
- * credentials module's own compile options, common/credmask.h; the
- * Windows build, whose C library has no regcomp, so the check and the
- * module that applies the pattern judge it alike). */
+ * One implementation, extract-pcre2.c, on every system: PCRE2 with the
+ * credentials module's own compile options (common/credmask.h), so the
+ * check and the module that applies the pattern judge it alike (a check
+ * with another engine, such as the C library's POSIX regcomp, refuses
+ * PCRE2 syntax such as "(?:a|b)" or "\d" that the module would apply,
+ * and counts groups differently). */
 #ifndef SRT_LIBSRT_EXTRACT_H
 #define SRT_LIBSRT_EXTRACT_H
 

@@ -458,13 +458,14 @@ static int check_env_name(struct srt__check *c, const char *v)
 	return SRT_OK;
 }
 
-/* glibc's regcomp copies a subexpression once per repetition bound and
- * twice for "+", so nested or stacked repetitions multiply:
- * "((b{1,255}){1,255}){1,255}" or "(a+++...+)" with 40 '+' take tens of
- * GiB and minutes. Estimate the expanded size (atoms times the copies of
- * every repetition around them) and refuse a pattern past a small budget.
- * The Windows build (PCRE2, libsrt/extract-pcre2.c) keeps the same budget,
- * so a settings file is accepted or refused alike on every platform. */
+/* Nested or stacked repetitions multiply the work an engine may do with a
+ * pattern: "((b{1,255}){1,255}){1,255}" or "(a+++...+)" with 40 '+' take
+ * tens of GiB and minutes in an engine that copies a subexpression per
+ * bound (glibc's regcomp), and give a backtracking one (PCRE2, which
+ * checks and applies them here) that many paths to try on a file's bytes.
+ * Estimate the expanded size (atoms times the copies of every repetition
+ * around them) and refuse a pattern past a small budget, before the
+ * engine sees it. */
 #define EXTRACT_MAX_LEN 1024
 #define EXTRACT_MAX_EXPANSION 20000
 
@@ -497,7 +498,7 @@ static bool extract_too_complex(const char *v)
 				    (v[i + 1] == ':' || v[i + 1] == '.' || v[i + 1] == '=')) {
 					const char *e = strchr(v + i + 2, v[i + 1]);
 					if (!e || e[1] != ']')
-						return false; /* regcomp reports it */
+						return false; /* the engine reports it */
 					i = (size_t)(e - v) + 2;
 					continue;
 				}
@@ -513,7 +514,7 @@ static bool extract_too_complex(const char *v)
 			break;
 		case ')':
 			if (depth == 0)
-				return false; /* regcomp reports it */
+				return false; /* the engine reports it */
 			last = group[depth] ? group[depth] : 1;
 			depth--;
 			group[depth] += last;

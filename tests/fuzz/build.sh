@@ -55,6 +55,8 @@ json_cflags=$(pkg-config --cflags libcjson)
 json_libs=$(pkg-config --libs libcjson)
 yaml_cflags=$(pkg-config --cflags yaml-0.1)
 yaml_libs=$(pkg-config --libs yaml-0.1)
+pcre2_cflags=$(pkg-config --cflags libpcre2-8)
+pcre2_libs=$(pkg-config --libs libpcre2-8)
 
 # -O1 -g: fast enough to fuzz, readable stacks. UBSan findings abort
 # (no recovery) so the fuzzer saves the input like any other crash.
@@ -63,7 +65,7 @@ base="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-I$out -I$top/include -I$top -I$here ${FUZZ_CFLAGS:-}"
 
 settings_src="libsrt/settings.c libsrt/settings-node.c libsrt/settings-check.c
-	libsrt/settings-sections.c libsrt/settings-json.c libsrt/settings-yaml.c
+	libsrt/settings-sections.c libsrt/extract-pcre2.c libsrt/settings-json.c libsrt/settings-yaml.c
 	libsrt/settings-file.c libsrt/caches.c libsrt/paths.c common/protected.c
 	common/domain.c common/strv.c common/platform-linux.c common/platform-unix-posix.c libsrt/error.c"
 
@@ -88,11 +90,11 @@ all="settings-json settings-yaml domain http socks auth tls seatbelt decider sub
 for h in $all; do
 	case $h in
 	settings-json)
-		build settings-json "$json_cflags $yaml_cflags" "$json_libs $yaml_libs -lm" \
+		build settings-json "$json_cflags $yaml_cflags $pcre2_cflags" "$json_libs $yaml_libs $pcre2_libs -lm" \
 			tests/fuzz/fuzz-settings.c $settings_src ;;
 	settings-yaml)
-		build settings-yaml "-DFUZZ_SETTINGS_YAML $json_cflags $yaml_cflags" \
-			"$json_libs $yaml_libs -lm" tests/fuzz/fuzz-settings.c $settings_src ;;
+		build settings-yaml "-DFUZZ_SETTINGS_YAML $json_cflags $yaml_cflags $pcre2_cflags" \
+			"$json_libs $yaml_libs $pcre2_libs -lm" tests/fuzz/fuzz-settings.c $settings_src ;;
 	domain)
 		build domain "" "" tests/fuzz/fuzz-domain.c common/domain.c libsrt/error.c ;;
 	http)

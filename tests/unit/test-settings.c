@@ -707,6 +707,20 @@ static void test_credentials(void)
 	   "credential env vars, aws pairs, sigv4 parsed");
 	srt__settings_release(&s);
 
+	/* the check judges a pattern with the module's engine (PCRE2): its
+	 * syntax is accepted and a non-capturing group is not counted */
+	rc = parse_json(&s, CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\","
+				 "\"extract\":\"(?:token|key)=(\\\\w+)\\\\d*\"}]"), &d);
+	ok(rc == SRT_OK, "extract with PCRE2 syntax ((?:...), \\d) accepted (%s)", d.message);
+	if (rc == SRT_OK)
+		srt__settings_release(&s);
+	rc = parse_json(&s, CRED("\"files\":[{\"path\":\"/x\",\"mode\":\"mask\","
+				 "\"extract\":\"(?:token|key)=\\\\w+\"}]"), &d);
+	ok(rc != SRT_OK && strstr(d.message, "at least one capturing group"),
+	   "extract whose only group is non-capturing refused (%s)", d.message);
+	if (rc == SRT_OK)
+		srt__settings_release(&s);
+
 	bad_all((const struct bad_case[]){
 		{ CRED("\"files\":[{\"path\":\"/x\"}]"), "credentials.files[0].mode", "required key is missing",
 		  "mode missing" },
