@@ -37,7 +37,33 @@ attempt H1 "git config's rename: the host's change kept, or the write undone and
 rm -f "$P/started" "$P/stop" "$P/wlog"
 
 # 2. the race: 1,000 host renames over .git/config against a command
-# appending in a loop; every write that succeeded is undone and reported
+# appending in a loop; every write that succeeded is undone and reported.
+# What the file may hold at the end is one of the host's own versions, byte
+# for byte: one of the loop's, or the one from before the loop (kept as
+# config.before), which srt puts back when it undoes every change of the
+# loop. It does that, and reports it, when it never catches up with the
+# loop: each rename then comes before srt has judged the one before, the
+# command's writes into any file of that stream count against the newest
+# (a host tool may have read the older file to write the newer one; see
+# SECURITY.md, host changes in quick succession), and a queue that
+# overflows meanwhile makes srt treat the name as written. A loaded machine
+# did that to the sanitizer build once in a whole pass of the suite (no
+# version of the loop left, and no write of the command), and a watcher
+# held to 2 ms of every 12 through the loop does it about one run in ten.
+# Usually srt keeps up and stops the run early in the loop, at the
+# command's first write through a descriptor it opened before a cover; the
+# renames after that show only that the host's last version stays.
+cp "$P/.git/config" "$WORK/config.before"
+# the file is one the host wrote: a version of the loop, or config.before
+host_version() {
+	local n
+	n=$(sed -n '3s/^# host \([0-9]\{1,3\}\)$/\1/p' "$1")
+	if [ -n "$n" ]; then
+		printf '[core]\n\tbare = false\n# host %s\n' "$n" | cmp -s - "$1"
+	else
+		cmp -s "$WORK/config.before" "$1"
+	fi
+}
 srt__bg -s "$S" -c 'touch started; while [ ! -e stop ]; do printf "PWN\n" >> .git/config 2>/dev/null && echo W >> wlog; done'
 pid=$!
 wait_for "$P/started" 100
@@ -82,11 +108,14 @@ PYEOF
 wait "$lagger"
 sleep 1; touch "$P/stop"; bg_wait "$pid"
 nw=$(cat "$P/wlog" 2>/dev/null | wc -l); seen=$(cat "$WORK/seen")
-attempt H1 "1,000 host renames against a writing loop: no write from the sandbox left in .git/config ($nw writes succeeded)" \
-	sh -c "! grep -q PWN '$P/.git/config' && grep -q '^# host' '$P/.git/config'"
+reported=no; grep -q 'deny write .*\.git/config' "$WORK/bg.out" && reported=yes
+kept=none; host_version "$P/.git/config" && kept=$(sed -n '3s/^# host //p' "$P/.git/config") && kept=${kept:-config.before}
+attempt H1 "1,000 host renames against a writing loop: .git/config is a version the host wrote, no write from the sandbox in it ($nw writes succeeded; kept: $kept)" \
+	sh -c "test '$kept' != none && { test '$kept' != config.before || test $reported = yes; }"
 attempt H1 "1,000 host renames: every write the host saw ($seen samples) was reported" \
-	sh -c "test '$seen' = 0 || grep -q 'deny write .*\.git/config' '$WORK/bg.out'"
-if grep -q PWN "$P/.git/config" || { test "$seen" != 0 && ! grep -q 'deny write .*\.git/config' "$WORK/bg.out"; }; then
+	sh -c "test '$seen' = 0 || test $reported = yes"
+if test "$kept" = none || { test "$kept" = config.before && test $reported = no; } ||
+	{ test "$seen" != 0 && test $reported = no; }; then
 	# the evidence, kept: srt's output and what is left in the file
 	echo "# load: $(cat /proc/loadavg)"
 	grep -v 'Read-only file system' "$WORK/bg.out" | sed 's/^/# bg.out: /' | head -60

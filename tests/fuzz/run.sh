@@ -6,6 +6,9 @@
 # ran out of memory or broke one of its invariants.
 #   tests/fuzz/run.sh [SECONDS]     seconds per harness: $1, else
 #                                   $FUZZ_SECONDS, else 30
+# FUZZ_JOBS harnesses fuzz at once (default: the number of CPUs), each for
+# the same SECONDS: a harness is one process on one CPU, so the others
+# would sit idle while it runs.
 # Crash inputs and full logs are kept in $FUZZ_ARTIFACTS (default
 # ./fuzz-artifacts); everything else lives in a temporary directory.
 # Without clang/libFuzzer the whole test is skipped.
@@ -43,20 +46,41 @@ fi
 art=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 set -- $harnesses
 echo "1..$#"
+
+# fuzz_one H: fuzz harness H into $work/H.log, its exit status into $work/H.rc
+fuzz_one() {
+	mkdir -p "$work/corpus/$1" "$work/crash/$1"
+	cp "$here/corpus/$1/"* "$work/corpus/$1/" 2>/dev/null
+	# -timeout: one input may take at most 10 s; -rss_limit_mb: 2 GiB;
+	# both count as failures (a hostile input must not hang or balloon)
+	"$work/bin/fuzz-$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$work/crash/$1/" \
+		"$work/corpus/$1" >"$work/$1.log" 2>&1
+	echo $? >"$work/$1.rc"
+}
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in
+'' | *[!0-9]* | 0) jobs=1 ;;
+esac
+# in groups of $jobs, each group waited for whole (they all take $secs)
+k=0
+for h in $harnesses; do
+	fuzz_one "$h" &
+	k=$((k + 1))
+	if [ $k -ge "$jobs" ]; then
+		wait
+		k=0
+	fi
+done
+wait
+
 n=0
 failed=0
 total=0
 for h in $harnesses; do
 	n=$((n + 1))
-	mkdir -p "$work/corpus/$h" "$work/crash/$h"
-	cp "$here/corpus/$h/"* "$work/corpus/$h/" 2>/dev/null
 	log=$work/$h.log
-	# -timeout: one input may take at most 10 s; -rss_limit_mb: 2 GiB;
-	# both count as failures (a hostile input must not hang or balloon)
-	"$work/bin/fuzz-$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix="$work/crash/$h/" \
-		"$work/corpus/$h" >"$log" 2>&1
-	frc=$?
+	frc=$(cat "$work/$h.rc" 2>/dev/null || echo 1)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	execs=${execs:-0}
 	total=$((total + execs))
