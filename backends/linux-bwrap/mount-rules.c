@@ -754,11 +754,8 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 	for (size_t i = 0; i < n; i++) {
 		/* writes go to the upper layer only */
 		for (size_t j = want_w ? v[i].n_lower : 0; v[i].layers && v[i].layers[j]; j++) {
-			char real[PATH_MAX];
 			const char *l = v[i].layers[j];
 
-			if (realpath(l, real))
-				l = real;
 			if (srt__mount_covers(l, path)) {
 				/* the layer holds path: the overlay shows it */
 				const char *t = mi_tail(l, path);

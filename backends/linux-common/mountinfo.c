@@ -1,6 +1,7 @@
 /* /proc/self/mountinfo fields (see mountinfo.h). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static int add_layers(char ***l, size_t *n, const char *val)
 {
 	while (*val) {
 		size_t len = 0;
-		char *d = malloc(strlen(val) + 1), **nl;
+		char *d = malloc(strlen(val) + 1), **nl, real[PATH_MAX];
 
 		if (!d)
 			return -1;
@@ -51,6 +52,19 @@ static int add_layers(char ***l, size_t *n, const char *val)
 		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
 			free(d);
 			continue;
+		}
+		/* the kernel shows the words its mounter wrote ("/home/u/",
+		 * a link to $HOME): the directory they name now, when there
+		 * is one, is what the checks compare with the denied paths */
+		if (realpath(d, real)) {
+			char *r = strdup(real);
+
+			if (!r) {
+				free(d);
+				return -1;
+			}
+			free(d);
+			d = r;
 		}
 		if (!(nl = realloc(*l, (*n + 2) * sizeof(*nl)))) {
 			free(d);
