@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 12 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 14 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -35,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 12 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 14 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -68,7 +68,7 @@ else
 	skip_rest 2 "F1 overlay mounts are not allowed in this mount namespace"
 fi
 
-# 9-12: the overlay's layer spelled as its mounter wrote it: the kernel
+# 8-11: the overlay's layer spelled as its mounter wrote it: the kernel
 # shows lowerdir's words as given, so "$HOME/" and a link to $HOME name
 # $HOME too (red team: both read ~/.ssh at the overlay's path)
 ln -sfn "$HOME" "$WORK/home-link"
@@ -84,7 +84,20 @@ for spelling in "$HOME/" "$WORK/home-link"; do
 	fi
 done
 
-# 8: the second path denied too: the run goes on, and neither name reads
+# 12-13: a lowerdir+ word is one path, ':' and all (the kernel shows it
+# so): a link "x:y" to $HOME read as the layers "x" and "y" hid $HOME
+ln -sfn "$HOME" "$WORK/x:y"
+if mount -t overlay overlay -o "lowerdir+=$WORK/x:y,lowerdir+=$WORK/ov-empty" "$WORK/alias-ov" 2>/dev/null; then
+	mounts=("$WORK/alias-ov" "${mounts[@]}")
+	run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+	attempt F1 "an overlay with \$HOME as layer lowerdir+=\"$WORK/x:y\" does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+	attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov/.ssh"
+	unbind
+else
+	skip_rest 2 "F1 this mount(8) or kernel takes no lowerdir+ option"
+fi
+
+# 14: the second path denied too: the run goes on, and neither name reads
 bind "$HOME" "$WORK/alias-home"
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","%s"],"allowWrite":["."],"denyWrite":[]}}\n' \
 	"$WORK/alias-home/.ssh" > "$S"
