@@ -38,7 +38,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 14 "F1 the command did not run here ($(what))"
+	skip_rest 16 "F1 the command did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -108,4 +108,13 @@ if mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=$WORK/u:p,workd
 else
 	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
 fi
+# 15-16 (F6): a directory inside $HOME that holds a ~/ protected name
+# (~/.config/systemd/user) shown in the write root: a second path to it
+mkdir -p "$HOME/.config" "$P/cfg"
+bind "$HOME/.config" "$P/cfg"
+run "mkdir -p cfg/systemd/user && echo x > cfg/systemd/user/evil.service; echo ran"
+attempt F6 "a bind mount of ~/.config in the write root adds no systemd user unit ($(what))" \
+	test ! -e "$HOME/.config/systemd/user/evil.service"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cfg/"
+unbind
 echo "1..$_tap_n"
