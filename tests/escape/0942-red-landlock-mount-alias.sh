@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 14 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 16 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -35,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 14 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 16 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -104,5 +104,16 @@ printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyR
 run "cat ~/.ssh/id_canary '$WORK/alias-home/.ssh/id_canary'; echo ran"
 attempt F1 "with the second path denied, the command runs and reads the canary by neither name ($(what))" \
 	sh -c "grep -q '^ran' '$WORK/out' && ! grep -q '$CANARY' '$WORK/out'"
+unbind
+# 15-16 (F6): a directory inside $HOME that holds a ~/ protected name
+# (~/.config/systemd/user) shown in the write root: the write supervisor
+# matches those names below $HOME only
+mkdir -p "$HOME/.config" "$P/cfg"
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+bind "$HOME/.config" "$P/cfg"
+run "mkdir -p cfg/systemd/user && echo x > cfg/systemd/user/evil.service; echo ran"
+attempt F6 "a bind mount of ~/.config in the write root adds no systemd user unit ($(what))" \
+	test ! -e "$HOME/.config/systemd/user/evil.service"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cfg/"
 unbind
 echo "1..$_tap_n"
