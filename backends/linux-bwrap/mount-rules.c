@@ -18,6 +18,7 @@
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/mountinfo.h"
+#include "common/protected.h"
 #include "mount-rules.h"
 
 /* A link for the helper to pin (plan->pinned_links), its parent directory
@@ -735,8 +736,15 @@ static int mi_open_to(struct srt__mount_ctx *c, const char *path, int want_w)
  * `~/...` names such as ~/.config/systemd/user/ not at all there (red
  * team: a bind mount of $HOME four levels down a write root let the
  * command append to ~/.bashrc and add a systemd user unit). */
-static int mi_home_refused(struct srt__mount_ctx *c, const char *home, const char *alias, long id)
+static int mi_home_refused(struct srt__mount_ctx *c, const char *what, const char *home,
+			   const char *alias, long id)
 {
+	if (strcmp(what, "HOME"))
+		return srt_diag_set(c->diag, SRT_E_SETTINGS, "filesystem.allowWrite",
+				    "filesystem.allowWrite: the protected name %s \"%s\" is also at \"%s\" "
+				    "(another mount, id %ld), where the command may write it; unmount it, "
+				    "or add \"%s\" to filesystem.denyWrite",
+				    what, home, alias, id, alias);
 	return srt_diag_set(c->diag, SRT_E_SETTINGS, "filesystem.allowWrite",
 			    "filesystem.allowWrite: $HOME \"%s\" is also at \"%s\" (another mount, id %ld), "
 			    "where the command may write, so it could change the startup files and "
@@ -754,11 +762,8 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 	for (size_t i = 0; i < n; i++) {
 		/* writes go to the upper layer only */
 		for (size_t j = want_w ? v[i].n_lower : 0; v[i].layers && v[i].layers[j]; j++) {
-			char real[PATH_MAX];
 			const char *l = v[i].layers[j];
 
-			if (realpath(l, real))
-				l = real;
 			if (srt__mount_covers(l, path)) {
 				/* the layer holds path: the overlay shows it */
 				const char *t = mi_tail(l, path);
@@ -776,7 +781,7 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 			if (!strcmp(alias, path) || !mi_open_to(c, alias, want_w))
 				continue;
 			if (want_w)
-				return mi_home_refused(c, path, alias, v[i].id);
+				return mi_home_refused(c, what, path, alias, v[i].id);
 			return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
 					    "%s: \"%s\" is also at \"%s\" (an overlay mount, id %ld, with "
 					    "\"%s\" as a layer), so the command could read it there; add "
@@ -827,7 +832,7 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 		if (!strcmp(alias, path) || !mi_open_to(c, alias, want_w))
 			continue;
 		if (want_w)
-			return mi_home_refused(c, path, alias, o->id);
+			return mi_home_refused(c, what, path, alias, o->id);
 		return srt_diag_set(c->diag, SRT_E_SETTINGS, what,
 				    "%s: \"%s\" is also at \"%s\" (another mount of its filesystem, "
 				    "mount id %ld), so the command could read it there; add \"%s\" to "
@@ -879,6 +884,24 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 
 		if (realpath(pol->home, real))
 			rc = mi_check_one(c, v, n, real, "HOME", 1);
+	}
+	/* the ~/ protected names, held by name at their own path: a mount of
+	 * a directory inside $HOME that holds one (a bind of ~/.config or
+	 * ~/.ssh in a write root) shows it writable at a second path (red
+	 * team: a bind of ~/.config added a systemd user unit) */
+	if (shared && !rc && pol->home) {
+		char real[PATH_MAX], path[PATH_MAX * 2];
+
+		for (i = 0; !rc && realpath(pol->home, real) && i < srt__protected_count; i++) {
+			const struct srt__protected *p = &srt__protected_names[i];
+
+			if (p->kind != SRT__PROT_HOME ||
+			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
+			    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(real, "/") ? real : "",
+					     p->path) >= sizeof(path))
+				continue;
+			rc = mi_check_one(c, v, n, path, p->name, 1);
+		}
 	}
 	mi_free(v, n);
 	return rc;

@@ -32,6 +32,7 @@
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/mountinfo.h"
 #include "backends/linux-common/seccomp.h"
+#include "common/protected.h"
 
 #define DEFAULT_SCAN_BUDGET 200000
 
@@ -1114,6 +1115,75 @@ static int ll_check_overlays(struct planner *pl, const struct domain *d, const s
 		}
 	}
 	return SRT_OK;
+}
+
+/* Is path in a write root of pol, and not below one of its denyWrite
+ * paths (the nearest of them decides)? */
+static int ll_pol_writable(const struct srt_policy *pol, const char *path)
+{
+	const struct srt_rules *l[2] = { &pol->allow_write, &pol->deny_write };
+	size_t best = 0;
+	int allow = 0;
+
+	for (int w = 0; w < 2; w++)
+		for (size_t i = 0; i < l[w]->n; i++) {
+			char real[PATH_MAX];
+			size_t len;
+
+			if ((l[w]->v[i].flags & SRT_RULE_GLOB) || !realpath(l[w]->v[i].path, real) ||
+			    !ll_covers(real, path) || (len = strlen(real)) < best)
+				continue;
+			best = len;
+			allow = w == 0;
+		}
+	return allow;
+}
+
+int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag *diag)
+{
+	char home[PATH_MAX], path[PATH_MAX * 2], rel[PATH_MAX * 3], alias[PATH_MAX * 4];
+	struct ll_mount *v;
+	size_t n;
+	int rc;
+
+	if (!pol->home || !realpath(pol->home, home))
+		return SRT_OK;
+	rc = ll_mounts_read(&v, &n);
+	if (rc == SRT_E_NOMEM)
+		return rc;
+	if (rc)
+		return srt_diag_set(diag, SRT_E_IO, "filesystem",
+				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the protected names (is /proc mounted?)");
+	for (size_t i = 0; !rc && i < srt__protected_count; i++) {
+		const struct srt__protected *p = &srt__protected_names[i];
+		long k;
+
+		if (p->kind != SRT__PROT_HOME ||
+		    srt__protected_released(p, (const char *const *)pol->protected_released) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(home, "/") ? home : "", p->path) >=
+			    sizeof(path) ||
+		    (k = ll_mount_of(v, n, path)) < 0 ||
+		    (size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(v[k].root, "/") ? v[k].root : "",
+				     strcmp(v[k].mnt, "/") ? path + strlen(v[k].mnt) : path) >= sizeof(rel))
+			continue;
+		for (size_t j = 0; !rc && j < n; j++) {
+			const char *t;
+
+			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min ||
+			    !ll_covers(v[j].root, rel))
+				continue;
+			t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
+			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "",
+					     t) >= sizeof(alias) ||
+			    !strcmp(alias, path) || !ll_pol_writable(pol, alias))
+				continue;
+			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, "filesystem.allowWrite",
+					  "linux-landlock cannot hold the protected name %s \"%s\": it is also at \"%s\" (another mount of its filesystem), in a write root; add \"%s\" to filesystem.denyWrite, or unmount it",
+					  p->name, path, alias, alias);
+		}
+	}
+	ll_mounts_free(v, n);
+	return rc;
 }
 
 static int ll_check_mounts(struct planner *pl, const struct domain *rd, const struct domain *wr)

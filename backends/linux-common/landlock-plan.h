@@ -80,6 +80,14 @@ struct srt__ll_plan_limits {
  * ABI 3. */
 int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *diag);
 
+/* The ~/ protected names are held by name at their own path (the write
+ * supervisor matches them below $HOME only): refuse when another mount
+ * of a directory that holds one (a bind of ~/.config, or of $HOME's
+ * parent) shows it at a second path in one of pol's write roots (red
+ * team: a bind of ~/.config in the write root added a systemd user
+ * unit). Reads /proc/self/mountinfo; SRT_OK, or the refusal in diag. */
+int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag *diag);
+
 /* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
  * zeroed by the call). limits may be NULL. On failure plan is released and
  * diag names the rule that could not be enforced. */

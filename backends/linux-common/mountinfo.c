@@ -1,6 +1,7 @@
 /* /proc/self/mountinfo fields (see mountinfo.h). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,19 +30,25 @@ void srt__mountinfo_layers_free(char **l)
 	free(l);
 }
 
-/* Add the directories of one overlay option value (lowerdir's list,
- * ':'-separated with "\:" for a colon in a name, or upperdir's one) to
- * *l; 0, or -1 out of memory. */
-static int add_layers(char ***l, size_t *n, const char *val)
+/* How overlayfs reads an option's value: lowerdir's is a list, split at
+ * ':' with "\:" for a colon in a name; upperdir's is one name from which
+ * it drops each '\' (a ':' in it is a colon); lowerdir+'s and datadir+'s
+ * are one name taken as written (red team: a link "x:y" to $HOME given as
+ * lowerdir+ was read as the layers "x" and "y"). */
+enum layer_syntax { LAYER_LIST, LAYER_ONE_ESCAPED, LAYER_ONE };
+
+/* Add the directories of one overlay option value to *l; 0, or -1 out of
+ * memory. */
+static int add_layers(char ***l, size_t *n, const char *val, enum layer_syntax syn)
 {
 	while (*val) {
 		size_t len = 0;
-		char *d = malloc(strlen(val) + 1), **nl;
+		char *d = malloc(strlen(val) + 1), **nl, real[PATH_MAX];
 
 		if (!d)
 			return -1;
-		for (; *val && *val != ':'; val++) {
-			if (val[0] == '\\' && val[1])
+		for (; *val && (*val != ':' || syn != LAYER_LIST); val++) {
+			if (val[0] == '\\' && val[1] && syn != LAYER_ONE)
 				val++;
 			d[len++] = *val;
 		}
@@ -51,6 +58,19 @@ static int add_layers(char ***l, size_t *n, const char *val)
 		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
 			free(d);
 			continue;
+		}
+		/* the kernel shows the words its mounter wrote ("/home/u/",
+		 * a link to $HOME): the directory they name now, when there
+		 * is one, is what the checks compare with the denied paths */
+		if (realpath(d, real)) {
+			char *r = strdup(real);
+
+			if (!r) {
+				free(d);
+				return -1;
+			}
+			free(d);
+			d = r;
 		}
 		if (!(nl = realloc(*l, (*n + 2) * sizeof(*nl)))) {
 			free(d);
@@ -73,25 +93,28 @@ static int overlay_layers(char *opts, char ***out, size_t *n_lower)
 
 	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		const char *val = NULL;
+		enum layer_syntax syn = LAYER_ONE;
 
 		if (!strncmp(o, "upperdir=", 9)) {
 			upper = o; /* last: writes land there */
 			continue;
 		}
-		if (!strncmp(o, "lowerdir=", 9))
+		if (!strncmp(o, "lowerdir=", 9)) {
 			val = o + 9;
-		else if (!strncmp(o, "lowerdir+=", 10) || !strncmp(o, "datadir+=", 9))
+			syn = LAYER_LIST;
+		} else if (!strncmp(o, "lowerdir+=", 10) || !strncmp(o, "datadir+=", 9)) {
 			val = strchr(o, '=') + 1;
+		}
 		if (!val)
 			continue;
 		srt__mountinfo_unescape(o);
-		if (add_layers(&l, &n, val) < 0)
+		if (add_layers(&l, &n, val, syn) < 0)
 			goto nomem;
 	}
 	*n_lower = n;
 	if (upper) {
 		srt__mountinfo_unescape(upper);
-		if (add_layers(&l, &n, upper + 9) < 0)
+		if (add_layers(&l, &n, upper + 9, LAYER_ONE_ESCAPED) < 0)
 			goto nomem;
 	}
 	*out = l;

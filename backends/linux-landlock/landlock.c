@@ -179,6 +179,8 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	if (st->supervised) {
 		rc = srt__ll_plan_check(pol, abi, diag);
 		if (!rc)
+			rc = srt__ll_check_protected_mounts(pol, diag);
+		if (!rc)
 			rc = srt__ll_super_build(pol, &st->super, diag);
 		if (rc) {
 			free(st);

@@ -38,7 +38,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 12 "F1 the command did not run here ($(what))"
+	skip_rest 16 "F1 the command did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -93,5 +93,28 @@ run "echo pwned >> d/a/b/h/.bashrc; echo ran"
 attempt F6 "a bind mount of \$HOME deep in the write root does not open ~/.bashrc ($(what))" \
 	test "$(cat "$HOME/.bashrc")" = orig-rc
 attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/d/a/b/h"
+unbind
+# 13-14 (F6): $HOME as the upper layer of an overlay in the write root,
+# named through a link "u:p": upperdir is one path, ':' and all
+ln -sfn "$HOME" "$WORK/u:p"
+mkdir -p "$WORK/ov-work"
+if mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=$WORK/u:p,workdir=$WORK/ov-work" "$P/d/a/b/h" 2>/dev/null; then
+	mounts=("$P/d/a/b/h" "${mounts[@]}")
+	run "echo pwned >> d/a/b/h/.bashrc; echo ran"
+	attempt F6 "an overlay with \$HOME as upperdir \"$WORK/u:p\" does not open ~/.bashrc ($(what))" \
+		test "$(cat "$HOME/.bashrc")" = orig-rc
+	attempt F6 "the run is refused, naming the overlay's path ($(what))" refused_naming "$P/d/a/b/h"
+	unbind
+else
+	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
+fi
+# 15-16 (F6): a directory inside $HOME that holds a ~/ protected name
+# (~/.config/systemd/user) shown in the write root: a second path to it
+mkdir -p "$HOME/.config" "$P/cfg"
+bind "$HOME/.config" "$P/cfg"
+run "mkdir -p cfg/systemd/user && echo x > cfg/systemd/user/evil.service; echo ran"
+attempt F6 "a bind mount of ~/.config in the write root adds no systemd user unit ($(what))" \
+	test ! -e "$HOME/.config/systemd/user/evil.service"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cfg/"
 unbind
 echo "1..$_tap_n"

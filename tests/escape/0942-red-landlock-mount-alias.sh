@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 8 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 16 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -35,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 8 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 16 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -68,12 +68,52 @@ else
 	skip_rest 2 "F1 overlay mounts are not allowed in this mount namespace"
 fi
 
-# 8: the second path denied too: the run goes on, and neither name reads
+# 8-11: the overlay's layer spelled as its mounter wrote it: the kernel
+# shows lowerdir's words as given, so "$HOME/" and a link to $HOME name
+# $HOME too (red team: both read ~/.ssh at the overlay's path)
+ln -sfn "$HOME" "$WORK/home-link"
+for spelling in "$HOME/" "$WORK/home-link"; do
+	if mount -t overlay overlay -o "lowerdir=$spelling:$WORK/ov-empty" "$WORK/alias-ov" 2>/dev/null; then
+		mounts=("$WORK/alias-ov" "${mounts[@]}")
+		run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+		attempt F1 "an overlay with \$HOME as layer \"$spelling\" does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+		attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov/.ssh"
+		unbind
+	else
+		skip_rest 2 "F1 overlay mounts are not allowed in this mount namespace"
+	fi
+done
+
+# 12-13: a lowerdir+ word is one path, ':' and all (the kernel shows it
+# so): a link "x:y" to $HOME read as the layers "x" and "y" hid $HOME
+ln -sfn "$HOME" "$WORK/x:y"
+if mount -t overlay overlay -o "lowerdir+=$WORK/x:y,lowerdir+=$WORK/ov-empty" "$WORK/alias-ov" 2>/dev/null; then
+	mounts=("$WORK/alias-ov" "${mounts[@]}")
+	run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+	attempt F1 "an overlay with \$HOME as layer lowerdir+=\"$WORK/x:y\" does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+	attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov/.ssh"
+	unbind
+else
+	skip_rest 2 "F1 this mount(8) or kernel takes no lowerdir+ option"
+fi
+
+# 14: the second path denied too: the run goes on, and neither name reads
 bind "$HOME" "$WORK/alias-home"
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","%s"],"allowWrite":["."],"denyWrite":[]}}\n' \
 	"$WORK/alias-home/.ssh" > "$S"
 run "cat ~/.ssh/id_canary '$WORK/alias-home/.ssh/id_canary'; echo ran"
 attempt F1 "with the second path denied, the command runs and reads the canary by neither name ($(what))" \
 	sh -c "grep -q '^ran' '$WORK/out' && ! grep -q '$CANARY' '$WORK/out'"
+unbind
+# 15-16 (F6): a directory inside $HOME that holds a ~/ protected name
+# (~/.config/systemd/user) shown in the write root: the write supervisor
+# matches those names below $HOME only
+mkdir -p "$HOME/.config" "$P/cfg"
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+bind "$HOME/.config" "$P/cfg"
+run "mkdir -p cfg/systemd/user && echo x > cfg/systemd/user/evil.service; echo ran"
+attempt F6 "a bind mount of ~/.config in the write root adds no systemd user unit ($(what))" \
+	test ! -e "$HOME/.config/systemd/user/evil.service"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cfg/"
 unbind
 echo "1..$_tap_n"

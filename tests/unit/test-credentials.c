@@ -299,6 +299,19 @@ static void test_extract(void)
 	a = mask("{\"version\":1,\"entries\":[{\"kind\":\"env\",\"name\":\"E\",\"mode\":\"mask\",\"present\":true,\"value\":\"x\",\"extract\":\"z\",\"onExtractNoMatch\":\"error\",\"injectHosts\":[]}]}");
 	ok(a && cJSON_GetStringValue(cJSON_GetObjectItem(a, "error")), "a pattern without a group is an error");
 	cJSON_Delete(a);
+	/* "key=111...!" makes PCRE2 backtrack past its match limit, which
+	 * ended the search: the key after it stayed real, with no word */
+	a = mask("{\"version\":1,\"entries\":[{\"kind\":\"file\",\"path\":\"/f\",\"mode\":\"mask\",\"present\":true,"
+		 "\"value\":\"key=first1 key=1111111111111111111111111111111111111111! key=realsecret1 \","
+		 "\"extract\":\"key=((?:\\\\w|\\\\d)+)\\\\s\",\"injectHosts\":[\"h\"]}]}");
+	{
+		const char *err = a ? cJSON_GetStringValue(cJSON_GetObjectItem(a, "error")) : NULL;
+
+		ok(err && strstr(err, "could not be applied") && strstr(err, "match limit"),
+		   "a pattern that hits PCRE2's match limit is an error, not a value left real (%s)",
+		   err ? err : "(none)");
+	}
+	cJSON_Delete(a);
 }
 
 #define JWT "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ.c2lnbmF0dXJlLXJlYWw"

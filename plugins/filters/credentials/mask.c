@@ -378,7 +378,7 @@ static int find_spans(struct run *r, struct ent *e, const char *pattern, const c
 {
 	pcre2_code *re;
 	pcre2_match_data *md;
-	int err, rc;
+	int err, rc = 0;
 	PCRE2_SIZE eoff, pos = 0;
 	struct span *sp = NULL;
 	size_t n = 0;
@@ -431,6 +431,17 @@ static int find_spans(struct run *r, struct ent *e, const char *pattern, const c
 			n++;
 		}
 		pos = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+	}
+	/* the match limit, the heap limit or memory ran out: the rest of the
+	 * value was never searched, and a credential there would be left
+	 * real inside the sandbox (red team: "key=((?:\w|\d)+)\s" on a key
+	 * at the end of a file), so the entry fails instead */
+	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && !r->error[0]) {
+		PCRE2_UCHAR msg[200];
+
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		snprintf(r->error, sizeof(r->error), "%s \"%s\": extract pattern \"%s\" could not be applied to the whole value (%s); simplify the regular expression",
+			 e->list, e->label, pattern, (const char *)msg);
 	}
 	pcre2_match_data_free(md);
 	pcre2_code_free(re);
