@@ -302,6 +302,14 @@ $cc $CORE_CC -o "$out/srt-connect.exe" "$top/proxies/connect.c" "$top/proxies/co
 	"$top/proxies/auth.c" "$top/common/platform-windows.c" "$top/common/posix-windows.c" \
 	"$top/common/winpath.c" -lws2_32 -lbcrypt -ladvapi32 -static -lpthread
 
+# passthrough-test.dll: a backend module for win/test.sh only, which
+# ENFORCES NOTHING (it runs the command as it is, declaring the loopback
+# proxy of windows-wfp), so the core's side of a run can be shown under
+# Wine; kept apart in test/, loaded by its absolute path only
+mkdir -p "$out/test"
+$cc $CFLAGS -shared -o "$out/test/passthrough-test.dll" "$here/passthrough-test.c" \
+	"$top/libsrt/error.c" -static
+
 # ---- the TLS module: mbedtls.dll ------------------------------------------
 # plugins/tls/ with mbedTLS linked in, beside libsrt-0.dll where the core
 # looks for modules; it exports only srt_tls_entry (as

@@ -529,7 +529,10 @@ N srt-connect.exe: the tunnel closed by the far side ends it while its input is 
 N srt-connect.exe: the proxy's 403 is status 1 and one line naming the target and the status
 N srt-connect.exe: wrong credentials (407) are status 1 and one line
 N srt-connect.exe: a proxy that is not there is status 1 and one line naming its address
-N srt-connect.exe: without HTTPS_PROXY, status 1 and one line naming the variable"
+N srt-connect.exe: without HTTPS_PROXY, status 1 and one line naming the variable
+K a command srt.exe runs gets GIT_SSH_COMMAND naming srt-connect.exe beside the backend module
+N in that command, srt-connect.exe goes through the run's own proxy to an allowed host
+N and a host the run does not allow is refused by the run's proxy in srt-connect's words"
 	if ! command -v python3 >/dev/null; then
 		while read -r name; do
 			skip "$name" "python3 is missing"
@@ -596,13 +599,40 @@ EOF
 		rc=$?
 		[ $rc = 1 ] && [ "$(wc -l <"$tmp/sc.err")" = 1 ] && has "$tmp/sc.err" "srt-connect: 'HTTPS_PROXY' is not set"
 		ok $? "N srt-connect.exe: without HTTPS_PROXY, status 1 and one line naming the variable (status $rc: $(head -c 120 "$tmp/sc.err"))"
+
+		# ---- the core's side of a run (winssh): srt.exe runs a command
+		# through passthrough-test.dll, a test module that ENFORCES
+		# NOTHING (windows-wfp cannot run one under Wine) and declares
+		# the loopback proxy of windows-wfp; a copy of it with
+		# srt-connect.exe beside it, in a folder with a blank and
+		# parentheses as "Program Files (x86)" has
+		pt="$tmp/pt dir (x86)"
+		mkdir -p "$pt" && cp "$out/test/passthrough-test.dll" "$out/srt-connect.exe" "$pt/"
+		ptw=$(echo "Z:$pt" | tr / '\\')
+		eport=$(sed -n 's/^echo \([0-9]*\)$/\1/p' "$tmp/peers.out")
+		printf '{"network": {"allowedDomains": ["127.0.0.1:%s"], "deniedDomains": []}, "filesystem": {"disabled": true, "denyRead": [], "allowWrite": [], "denyWrite": []}, "windows": {"proxyPortRange": [60120, 60129]}}' \
+			"${eport:-1}" >"$tmp/pt.json"
+		ptrun() { # command...: srt.exe through passthrough-test.dll
+			(cd "$tmp/proj" && timeout 60 "$wine" "$out/srt.exe" --backend "$ptw\\passthrough-test.dll" \
+				--settings "$tmp/pt.json" -- "$@") >"$tmp/sc.out" 2>"$tmp/sc.err"
+		}
+		ptrun cmd.exe /c 'echo %GIT_SSH_COMMAND%'
+		rc=$?
+		[ $rc = 0 ] && [ "$(tr -d '\r' <"$tmp/sc.out")" = "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='\"Z:$pt/srt-connect.exe\" %h %p'" ]
+		ok $? "K a command srt.exe runs gets GIT_SSH_COMMAND naming srt-connect.exe beside the backend module by its drive path, in double quotes (status $rc: $(tr -d '\r' <"$tmp/sc.out" | head -c 200) $(head -c 120 "$tmp/sc.err"))"
+		printf 'through the run proxy\n' | ptrun "$ptw\\srt-connect.exe" 127.0.0.1 "${eport:-1}"
+		rc=$?
+		[ $rc = 0 ] && [ "$(cat "$tmp/sc.out")" = "through the run proxy
+echo: end of input seen" ]
+		ok $? "N in that command, srt-connect.exe goes through the run's own proxy (127.0.0.1 in windows.proxyPortRange, the run's token from HTTPS_PROXY) to an allowed host, the half-close included (status $rc: $(head -c 120 "$tmp/sc.err"))"
+		printf 'SSH-2.0-test\r\n' | ptrun "$ptw\\srt-connect.exe" refused.example 22
+		rc=$?
+		[ $rc = 1 ] && ! [ -s "$tmp/sc.out" ] &&
+			grep -q '^srt-connect: the proxy refused refused\.example:22: HTTP/1\.1 403 ' "$tmp/sc.err"
+		ok $? "N and a host the run does not allow is refused by the run's proxy in srt-connect's words (status $rc: $(head -c 160 "$tmp/sc.err"))"
 		kill $peers 2>/dev/null
 		wait $peers 2>/dev/null
 	fi
-	# the core setting GIT_SSH_COMMAND to srt-connect.exe beside
-	# windows_wfp.dll happens when a command runs
-	skip "K a sandboxed command's GIT_SSH_COMMAND names srt-connect.exe by its drive path" \
-		"a command runs only as the sandbox account windows-install makes, which Wine cannot (the value's spelling and quoting: tests/unit/test-winpath and test-socks, natively)"
 
 	s proxy --listen 192.0.2.1:8080 --decider-in 0 --decider-out 1
 	rc=$?
