@@ -15,8 +15,10 @@
 # (the core's Windows platform file and the proxy's WSAPoll loop and
 # wakeup, under Wine), srt-connect.exe (ssh's ProxyCommand through the
 # proxy, which the core names in GIT_SSH_COMMAND), the TLS module
-# mbedtls.dll, the credentials module credentials.dll, the test drivers proxy-client.exe, listen-parent.exe
-# and tls-bad.dll, and the libraries above. win/README says what of it
+# mbedtls.dll, the credentials module credentials.dll, the test drivers
+# proxy-client.exe, listen-parent.exe, tls-bad.dll and
+# test/passthrough-test.dll (a backend that enforces nothing, for
+# win/test.sh only), and the libraries above. win/README says what of it
 # has run where.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
