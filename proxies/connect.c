@@ -18,6 +18,12 @@
 #include "proxies/auth.h"
 #include "proxies/connect.h"
 
+/* MSG_NOSIGNAL is POSIX, but macOS lacks it: there a send on a tunnel the
+ * proxy closed raises SIGPIPE, which ends srt-connect as write(2) did */
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
+
 static int unhex(char c)
 {
 	if (c >= '0' && c <= '9')
