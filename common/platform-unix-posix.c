@@ -13,6 +13,11 @@
 
 #include "common/platform.h"
 
+int srt__os_net_init(void)
+{
+	return 0;
+}
+
 ssize_t srt__os_recv(int fd, void *buf, size_t len, int flags)
 {
 	return recv(fd, buf, len, flags | MSG_DONTWAIT);

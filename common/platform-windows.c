@@ -81,6 +81,11 @@ static int net_init(void)
 	return -1;
 }
 
+int srt__os_net_init(void)
+{
+	return net_init();
+}
+
 int srt__os_random(void *buf, size_t len)
 {
 	unsigned char *p = buf;

@@ -23,6 +23,12 @@ int srt__os_rename_noreplace(int dfd, const char *from, const char *to);
 /* A pipe whose ends are close-on-exec, and non-blocking when asked. */
 int srt__os_pipe(int fds[2], bool nonblock);
 
+/* Make the socket layer ready for a call that does not start with
+ * srt__os_socket (getaddrinfo before the first socket): nothing on POSIX
+ * systems, Winsock's start-up (once per process) on Windows. 0, or -1
+ * with errno. */
+int srt__os_net_init(void);
+
 /* A close-on-exec socket, non-blocking when asked; -1 with errno. */
 int srt__os_socket(int domain, int type, int protocol, bool nonblock);
 

@@ -52,3 +52,22 @@ int srt__winpath_to_core(const char *in, char drive, char *out, size_t cap)
 	out[n] = '\0';
 	return 0;
 }
+
+int srt__winpath_from_core(const char *in, char drive, char *out, size_t cap)
+{
+	size_t n;
+
+	if (!in || in[0] != '/' || in[1] == '/' || strchr(in, '\\') || !is_letter(drive)) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = strlen(in);
+	if (n + 3 > cap) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	out[0] = drive;
+	out[1] = ':';
+	memcpy(out + 2, in, n + 1);
+	return 0;
+}

@@ -25,4 +25,14 @@
  * itself: the result is never longer. */
 int srt__winpath_to_core(const char *in, char drive, char *out, size_t cap);
 
+/* The other way, for a program that is handed a path to run rather than
+ * the core's calls: the core's "/x/y" on drive `drive` is "C:/x/y" into
+ * out (cap bytes), the drive named and "/" kept between names, which
+ * Windows' CreateProcess and the MSYS shell of Git for Windows both read
+ * as that file (a "\" would be an escape to the shell). 0, or -1 with
+ * errno: EINVAL for a path not from "/" (relative, or "//server": no
+ * drive path), or a drive that is no letter; ENAMETOOLONG when out is too
+ * small. */
+int srt__winpath_from_core(const char *in, char drive, char *out, size_t cap);
+
 #endif

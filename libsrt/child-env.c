@@ -15,6 +15,7 @@
 #include "credentials.h"
 #include "loader.h"
 #include "paths.h"
+#include "platform.h"
 #include "proxies/proxy.h"
 #include "run.h"
 #include "tls-setup.h"
@@ -22,8 +23,11 @@
 extern char **environ;
 
 /* A helper program installed beside the backend module (or, in the build
- * tree, up to two levels above its .libs directory). Derived only from the
- * module's own absolute path, never from the environment. */
+ * tree, up to two levels above its .libs directory), named as the
+ * command's programs run it (srt__plat_program_spell: on Windows with its
+ * drive and ".exe"). Derived only from the module's own absolute path,
+ * never from the environment; the module's path is resolved first, so
+ * its directory is found whichever separators it was given with. */
 static char *sibling_program(const char *module_path, const char *name)
 {
 	static const char *const up[] = { "", "/..", "/../.." };
@@ -31,16 +35,19 @@ static char *sibling_program(const char *module_path, const char *name)
 	char *slash;
 	size_t i;
 
-	snprintf(dir, sizeof(dir), "%s", module_path);
+	if (!realpath(module_path, dir))
+		return NULL;
 	slash = strrchr(dir, '/');
 	if (!slash)
 		return NULL;
 	*slash = '\0';
 	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
-		if (snprintf(cand, sizeof(cand), "%s%s/%s", dir, up[i], name) >= (int)sizeof(cand))
+		if (snprintf(cand, sizeof(cand), "%s%s/%s%s", dir, up[i], name,
+			     srt__plat_program_ext) >= (int)sizeof(cand))
 			continue;
-		if (access(cand, X_OK) == 0 && realpath(cand, real))
-			return strdup(real);
+		if (access(cand, X_OK) == 0 && realpath(cand, real) &&
+		    srt__plat_program_spell(real, cand, sizeof(cand)) == 0)
+			return strdup(cand);
 	}
 	return NULL;
 }
@@ -125,9 +132,10 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 	if (sb->proxy) {
 		char user[300];
 		/* on a loopback port (Windows) the command reaches the proxy
-		 * at 127.0.0.1 itself, where srt-connect is not built */
+		 * at 127.0.0.1 itself; srt-connect(.exe) goes there too, as
+		 * HTTPS_PROXY says */
 		bool tcp = sb->policy.proxy_port > 0;
-		char *connect = tcp ? NULL : sibling_program(srt__module_path(sb->module), "srt-connect");
+		char *connect = sibling_program(srt__module_path(sb->module), "srt-connect");
 		srt__proxy_user(command_key, user, sizeof(user));
 		/* With an external HTTP proxy (httpProxyPort) HTTP traffic goes
 		 * to it unparsed, as in the reference: our token means nothing
@@ -136,7 +144,7 @@ int srt__sandbox_child_env(struct srt_sandbox *sb, const char *command_key, char
 			user[0] = '\0';
 		/* with nothing allowed, ssh through the proxy would be refused
 		 * anyway: no warning about a way out that leads nowhere */
-		if (!connect && !tcp && (sb->settings.allowed_domains.n || sb->live_updates))
+		if (!connect && (sb->settings.allowed_domains.n || sb->live_updates))
 			srt__sandbox_log(sb, 0, "srt-connect is missing beside the backend module: GIT_SSH_COMMAND is not set, so ssh will not go through the proxy");
 		rc = srt__proxy_env_at(&set, tcp ? "127.0.0.1" : "localhost", user[0] ? user : NULL,
 				    sb->settings.http_proxy_port ? NULL : sb->token,

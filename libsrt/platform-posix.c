@@ -173,6 +173,17 @@ const char *srt__plat_secure_getenv(const char *name)
 }
 
 const char srt__plat_module_ext[] = ".so";
+const char srt__plat_program_ext[] = "";
+
+int srt__plat_program_spell(const char *path, char *out, size_t cap)
+{
+	if (strlen(path) >= cap) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, path, strlen(path) + 1);
+	return 0;
+}
 
 int srt__plat_path_absolute(const char *p)
 {

@@ -5,6 +5,7 @@
  * messages read as "not supported on Windows". */
 #include "config.h"
 
+#include <direct.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include <windows.h>
 
+#include "common/winpath.h"
 #include "platform.h"
 
 /* The command's tree dies with srt through the backend's kill-on-close
@@ -124,6 +126,20 @@ const char *srt__plat_secure_getenv(const char *name)
 }
 
 const char srt__plat_module_ext[] = ".dll";
+const char srt__plat_program_ext[] = ".exe";
+
+/* The core's "/x" is a path on the current drive, the current
+ * directory's (common/platform-windows.c spells paths from it too). */
+int srt__plat_program_spell(const char *path, char *out, size_t cap)
+{
+	char cur[MAX_PATH];
+
+	if (!_getcwd(cur, sizeof(cur)) || cur[1] != ':') {
+		errno = ENOSYS;
+		return -1;
+	}
+	return srt__winpath_from_core(path, cur[0], out, cap);
+}
 
 int srt__plat_path_absolute(const char *p)
 {

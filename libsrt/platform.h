@@ -63,6 +63,17 @@ extern const char srt__plat_module_ext[];
  * Windows), never from the current directory? */
 int srt__plat_path_absolute(const char *p);
 
+/* How a program's file name ends ("" on POSIX systems, ".exe" on
+ * Windows): the helpers installed beside the backend modules. */
+extern const char srt__plat_program_ext[];
+
+/* The path of a program the core found (spelled the core's way: realpath)
+ * as the command's own programs must write it to run it (ssh's
+ * ProxyCommand): unchanged on POSIX systems; on Windows "/x/y.exe" is
+ * "C:/x/y.exe", the current drive named (common/winpath.h). Into out
+ * (cap bytes): 0, or -1 with errno. */
+int srt__plat_program_spell(const char *path, char *out, size_t cap);
+
 /* The directory modules of a kind are installed in: the one configure
  * fixed (configured); on Windows, where srt may be installed anywhere,
  * the directory of the libsrt DLL itself. */

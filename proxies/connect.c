@@ -1,22 +1,28 @@
 /* srt-connect HOST PORT: an ssh ProxyCommand that needs no socat or nc.
  * Reads the proxy URL (with the per-run credentials) from $HTTPS_PROXY,
  * asks the proxy for a CONNECT tunnel with Proxy-Authorization and then
- * relays stdin/stdout. The credentials come from the environment, never
- * from argv. */
+ * relays stdin/stdout (proxies/connect.h: the relay is per system). The
+ * credentials come from the environment, never from argv. Built for
+ * Linux and the other POSIX systems (proxies/Makemodule.am) and for
+ * Windows (win/build.sh: srt-connect.exe). */
 #include "config.h"
 
 #include <errno.h>
 #include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include "common/fdio.h"
 #include "common/platform.h"
 #include "proxies/auth.h"
+#include "proxies/connect.h"
+
+/* MSG_NOSIGNAL is POSIX, but macOS lacks it: there a send on a tunnel the
+ * proxy closed raises SIGPIPE, which ends srt-connect as write(2) did */
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
 
 static int unhex(char c)
 {
@@ -41,13 +47,35 @@ static void pct_decode(char *s)
 	*o = '\0';
 }
 
+int srt__connect_send(int sock, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n;
+
+		/* send, not write: a socket is no file descriptor on Windows,
+		 * where Winsock leaves errno alone (hence it is cleared) */
+		errno = 0;
+		n = send(sock, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *url = getenv("HTTPS_PROXY");
 	char buf[8192], host[256], port[16], cred[600] = "", auth[900] = "";
 	char *rest, *at, *colon, *slash;
 	struct addrinfo hints, *res = NULL, *ai;
-	int fd = -1, in_open = 1;
+	int fd = -1;
 	size_t n;
 
 	if (argc != 3) {
@@ -96,6 +124,10 @@ int main(int argc, char **argv)
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
+	if (srt__os_net_init() < 0) {
+		fprintf(stderr, "srt-connect: cannot start the socket layer: %s\n", strerror(errno));
+		return 1;
+	}
 	if (getaddrinfo(host, port, &hints, &res) != 0) {
 		fprintf(stderr, "srt-connect: cannot resolve the proxy '%s'\n", host);
 		return 1;
@@ -106,7 +138,7 @@ int main(int argc, char **argv)
 			continue;
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
-		close(fd);
+		srt__os_sock_close(fd);
 		fd = -1;
 	}
 	freeaddrinfo(res);
@@ -122,7 +154,7 @@ int main(int argc, char **argv)
 				   v6 ? "[" : "", h, v6 ? "]" : "", argv[2], v6 ? "[" : "", h,
 				   v6 ? "]" : "", argv[2], *auth ? "Proxy-Authorization: Basic " : "",
 				   auth, *auth ? "\r\n" : "");
-		if (len < 0 || (size_t)len >= sizeof(buf) || srt__write_full(fd, buf, (size_t)len) < 0) {
+		if (len < 0 || (size_t)len >= sizeof(buf) || srt__connect_send(fd, buf, (size_t)len) < 0) {
 			fprintf(stderr, "srt-connect: cannot send the request\n");
 			return 1;
 		}
@@ -130,7 +162,12 @@ int main(int argc, char **argv)
 	/* read the head byte by byte: nothing after it may be swallowed */
 	n = 0;
 	while (n < sizeof(buf) - 1) {
-		ssize_t r = read(fd, buf + n, 1);
+		ssize_t r;
+
+		errno = 0;
+		r = recv(fd, buf + n, 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0) {
 			fprintf(stderr, "srt-connect: the proxy closed the connection\n");
 			return 1;
@@ -144,35 +181,12 @@ int main(int argc, char **argv)
 		char *eol = strstr(buf, "\r\n");
 		if (eol)
 			*eol = '\0';
+		/* the status line goes to a terminal: nothing in it may steer it */
+		for (eol = buf; *eol; eol++)
+			if ((unsigned char)*eol < 0x20 || (unsigned char)*eol >= 0x7f)
+				*eol = '?';
 		fprintf(stderr, "srt-connect: the proxy refused %s:%s: %s\n", argv[1], argv[2], buf);
 		return 1;
 	}
-	for (;;) {
-		struct pollfd pf[2] = { { in_open ? 0 : -1, POLLIN, 0 }, { fd, POLLIN, 0 } };
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 1;
-		}
-		if (pf[0].revents) {
-			ssize_t r = read(0, buf, sizeof(buf));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				shutdown(fd, SHUT_WR);
-				in_open = 0;
-			} else if (srt__write_full(fd, buf, (size_t)r) < 0) {
-				return 1;
-			}
-		}
-		if (pf[1].revents) {
-			ssize_t r = read(fd, buf, sizeof(buf));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				return 0;
-			if (srt__write_full(1, buf, (size_t)r) < 0)
-				return 1;
-		}
-	}
+	return srt__connect_relay(fd);
 }

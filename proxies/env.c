@@ -49,16 +49,28 @@ static void pct_encode(const char *in, char *out, size_t cap)
 }
 
 /* The helper path is pasted into two shell layers (git's sh -c, then
- * ssh's ProxyCommand); only plain path characters are accepted. */
+ * ssh's ProxyCommand); only plain path characters are accepted. A POSIX
+ * path ("/...") goes in bare: 1. A Windows path ("C:/..."; see
+ * libsrt/platform.h, srt__plat_program_spell) goes in double quotes: 2.
+ * There a space and parentheses are accepted too ("C:/Program Files
+ * (x86)/..."): inside double quotes they are plain characters to the
+ * MSYS shell of Git for Windows' ssh, and the quotes keep the path one
+ * word to Windows' own ssh.exe, which starts the ProxyCommand through
+ * CreateProcess; '\\', '"', '$' and '`', which either would read, never
+ * pass. 0: refused. */
 static int safe_path(const char *p)
 {
-	if (p[0] != '/')
+	int win = ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) &&
+		  p[1] == ':' && p[2] == '/';
+
+	if (p[0] != '/' && !win)
 		return 0;
-	for (; *p; p++)
+	for (p += win ? 2 : 0; *p; p++)
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= '0' && *p <= '9') || strchr("/._+-", *p)))
+		      (*p >= '0' && *p <= '9') || strchr("/._+-", *p) ||
+		      (win && strchr(" ()", *p))))
 			return 0;
-	return 1;
+	return win ? 2 : 1;
 }
 
 static int push(struct srt__strv *out, const char *name, const char *value)
@@ -125,11 +137,15 @@ int srt__proxy_env_at(struct srt__strv *out, const char *host, const char *user,
 		PUSH("grpc_proxy", all);
 	}
 	if (connect_helper && http_port > 0) {
-		if (!safe_path(connect_helper))
+		int kind = safe_path(connect_helper);
+		const char *q = kind == 2 ? "\"" : "";
+
+		if (!kind)
 			return SRT_E_INVAL;
-		snprintf(buf, sizeof(buf),
-			 "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='%s %%h %%p'",
-			 connect_helper);
+		if (snprintf(buf, sizeof(buf),
+			     "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='%s%s%s %%h %%p'",
+			     q, connect_helper, q) >= (int)sizeof(buf))
+			return SRT_E_INVAL;
 		PUSH("GIT_SSH_COMMAND", buf);
 	}
 	if (socks_port > 0) {

@@ -85,8 +85,11 @@ void srt__proxy_free(struct srt__proxy *p);
  * NO_PROXY, GIT_SSH_COMMAND, ...), for a client reaching the proxy inside
  * the sandbox at localhost:http_port / :socks_port with user:token (user
  * as made by srt__proxy_user; it is percent-encoded here). `connect_helper`
- * is the absolute path of srt-connect (the ssh ProxyCommand); NULL leaves
- * GIT_SSH_COMMAND out. Appends to out. */
+ * is the absolute path of srt-connect (the ssh ProxyCommand): "/..." of
+ * plain path characters, or on Windows "C:/..." where a space and
+ * parentheses may appear too (it is quoted then); anything else is
+ * refused (SRT_E_INVAL). NULL leaves GIT_SSH_COMMAND out. Appends to
+ * out. */
 int srt__proxy_env(struct srt__strv *out, const char *user, const char *token,
 		   int http_port, int socks_port, const char *connect_helper);
 /* The same for a client reaching the proxy at host (a literal such as

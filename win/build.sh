@@ -13,9 +13,12 @@
 # slots of backend ABI 1.5 that run the command in a kill-on-close job
 # object), spawn-test.exe (drives those slots under Wine), loop-test.exe
 # (the core's Windows platform file and the proxy's WSAPoll loop and
-# wakeup, under Wine), the TLS module mbedtls.dll, the credentials module
-# credentials.dll, the test drivers proxy-client.exe, listen-parent.exe
-# and tls-bad.dll, and the libraries above. win/README says what of it
+# wakeup, under Wine), srt-connect.exe (ssh's ProxyCommand through the
+# proxy, which the core names in GIT_SSH_COMMAND), the TLS module
+# mbedtls.dll, the credentials module credentials.dll, the test drivers
+# proxy-client.exe, listen-parent.exe, tls-bad.dll and
+# test/passthrough-test.dll (a backend that enforces nothing, for
+# win/test.sh only), and the libraries above. win/README says what of it
 # has run where.
 #
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
@@ -253,7 +256,7 @@ $cc $CFLAGS -o "$out/listen-parent.exe" "$here/listen-parent.c" -lws2_32
 # CLI may call nothing private of libsrt. Each object is rebuilt when its
 # source or a header is newer.
 LIB_SRC="$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c | grep -v -e '-linux\.c' -e '-posix\.c' \
-	-e 'evloop-epoll' -e 'evloop-kqueue' -e 'proxies/connect\.c')"
+	-e 'evloop-epoll' -e 'evloop-kqueue' -e 'proxies/connect[.-]')"
 CLI_SRC="cli/srt.c cli/direct.c cli/proxy.c cli/platform-windows.c common/platform-windows.c common/posix-windows.c common/winpath.c"
 # -Wno-format: the core's printf-like functions declare format(printf),
 # which gcc reads as Microsoft's printf on mingw, while the core is built
@@ -289,6 +292,25 @@ CORE_LIBS="-L$prefix/lib -lcares -lltdl -lcjson -lyaml -lpcre2-8 -liphlpapi -lws
 $cc -shared -o "$out/libsrt-0.dll" "$out/obj/libsrt.def" $lib_objs \
 	-Wl,--out-implib,"$out/obj/libsrt.dll.a" $CORE_LIBS -static -lpthread
 $cc -o "$out/srt.exe" $cli_objs "$out/obj/libsrt.dll.a" -lws2_32 -lbcrypt -static -lpthread
+
+# ---- srt-connect.exe: ssh's ProxyCommand through the proxy ----------------
+# proxies/connect.c with the Windows relay (proxies/connect-relay-windows.c:
+# a thread per direction, as no Windows call waits on ssh's pipes and a
+# socket together) and the sockets of common/platform-windows.c. Beside
+# windows_wfp.dll, where the core looks for it to set GIT_SSH_COMMAND
+# (libsrt/child-env.c).
+say "building srt-connect.exe"
+$cc $CORE_CC -o "$out/srt-connect.exe" "$top/proxies/connect.c" "$top/proxies/connect-relay-windows.c" \
+	"$top/proxies/auth.c" "$top/common/platform-windows.c" "$top/common/posix-windows.c" \
+	"$top/common/winpath.c" -lws2_32 -lbcrypt -ladvapi32 -static -lpthread
+
+# passthrough-test.dll: a backend module for win/test.sh only, which
+# ENFORCES NOTHING (it runs the command as it is, declaring the loopback
+# proxy of windows-wfp), so the core's side of a run can be shown under
+# Wine; kept apart in test/, loaded by its absolute path only
+mkdir -p "$out/test"
+$cc $CFLAGS -shared -o "$out/test/passthrough-test.dll" "$here/passthrough-test.c" \
+	"$top/libsrt/error.c" -static
 
 # ---- the TLS module: mbedtls.dll ------------------------------------------
 # plugins/tls/ with mbedTLS linked in, beside libsrt-0.dll where the core

@@ -40,7 +40,7 @@ w() { "$wine" "$out/srt-win.exe" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 # PE images for x86-64 (the "MZ" header and the PE machine 0x8664)
 pe64() { [ "$(head -c2 "$1" 2>/dev/null)" = MZ ] && od -An -tx1 -j"$(od -An -tu4 -j60 -N4 "$1" | tr -d ' ')" -N6 "$1" | grep -q '50 45 00 00 64 86'; }
-for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll credentials.dll; do
+for f in srt-win.exe windows_wfp.dll spawn-test.exe loop-test.exe srt.exe libsrt-0.dll credentials.dll srt-connect.exe; do
 	pe64 "$out/$f"; ok $? "F $f is an x86-64 Windows image"
 done
 # libsrt-0.dll exports the public API and nothing private
@@ -436,6 +436,16 @@ EOF
 		[ "$(status)" = 403 ] && has "$tmp/pc.out" "does not tunnel CONNECTs" &&
 			! has "$tmp/pc.out" "served through srt" && ! grep -q 'GET /allow' "$tmp/www.out"
 		ok $? "N CONNECT without --ca-fd: 403, never tunnelled ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		# srt-connect.exe (ssh's ProxyCommand) against srt.exe's own
+		# proxy: the same refusal, in srt-connect's words
+		: >"$tmp/www.out"
+		printf 'SSH-2.0-test\r\n' | HTTPS_PROXY=http://127.0.0.1:$pport "$wine" "$out/srt-connect.exe" 127.0.0.1 "$wport" \
+			>"$tmp/sc.out" 2>"$tmp/sc.err"
+		rc=$?
+		[ $rc = 1 ] && ! [ -s "$tmp/sc.out" ] && [ "$(wc -l <"$tmp/sc.err")" = 1 ] &&
+			grep -q "^srt-connect: the proxy refused 127\.0\.0\.1:$wport: HTTP/1\.1 403 " "$tmp/sc.err" &&
+			! grep -q 'SSH-2.0' "$tmp/www.out"
+		ok $? "N srt-connect.exe through srt.exe proxy: its 403 is status 1 and one line naming the target and the status (status $rc: $(head -c 160 "$tmp/sc.err"))"
 		get /allow "$target" other.example
 		[ "$(status)" = 421 ] && has "$tmp/pc.out" "Host header does not match" &&
 			! has "$tmp/pc.out" "served through srt"
@@ -508,6 +518,122 @@ EOF
 		kill $www 2>/dev/null
 		wait $www 2>/dev/null
 	fi
+	# ---- srt-connect.exe: ssh's ProxyCommand through the proxy (winssh)
+	# win/connect-peers.py: a CONNECT proxy that tunnels "echo:<port>"
+	# to an echo server only with the Basic credentials of HTTPS_PROXY
+	# (percent-decoded), refuses refused.example 403, and the echo server
+	# that answers the end of its input with a last line
+	SC_LINES="N srt-connect.exe: bytes both ways through a CONNECT tunnel, binary-exact, with HTTPS_PROXY's credentials
+N srt-connect.exe: the end of its input half-closes the tunnel and the rest still arrives (status 0)
+N srt-connect.exe: the tunnel closed by the far side ends it while its input is still open (status 0)
+N srt-connect.exe: the proxy's 403 is status 1 and one line naming the target and the status
+N srt-connect.exe: wrong credentials (407) are status 1 and one line
+N srt-connect.exe: a proxy that is not there is status 1 and one line naming its address
+N srt-connect.exe: without HTTPS_PROXY, status 1 and one line naming the variable
+K a command srt.exe runs gets GIT_SSH_COMMAND naming srt-connect.exe beside the backend module
+N in that command, srt-connect.exe goes through the run's own proxy to an allowed host
+N and a host the run does not allow is refused by the run's proxy in srt-connect's words"
+	if ! command -v python3 >/dev/null; then
+		while read -r name; do
+			skip "$name" "python3 is missing"
+		done <<EOF
+$SC_LINES
+EOF
+	else
+		python3 "$here/connect-peers.py" --user srt.dGVzdA== --token 't@k/n' >"$tmp/peers.out" 2>"$tmp/peers.err" &
+		peers=$!
+		cport= i=0
+		while [ -z "$cport" ] && [ $i -lt 100 ] && kill -0 $peers 2>/dev/null; do
+			sleep 0.1; i=$((i + 1))
+			cport=$(sed -n 's/^proxy \([0-9]*\)$/\1/p' "$tmp/peers.out")
+		done
+		sc() { # target port: srt-connect.exe, stdin from the caller; a
+			# relay that never ends fails (timeout's status 124)
+			timeout 60 "$wine" "$out/srt-connect.exe" "$@" >"$tmp/sc.out" 2>"$tmp/sc.err"
+		}
+		export HTTPS_PROXY="http://srt.dGVzdA%3D%3D:t%40k%2Fn@127.0.0.1:${cport:-1}"
+		# 256 KiB with every byte value: CR LF and ^Z pass unchanged
+		python3 -c 'import os, sys; sys.stdout.buffer.write(bytes(range(256)) * 64 + os.urandom(245760))' >"$tmp/sc.in"
+		sc echo 22 <"$tmp/sc.in"
+		rc=$?
+		{ cat "$tmp/sc.in"; echo "echo: end of input seen"; } >"$tmp/sc.want"
+		head -c "$(wc -c <"$tmp/sc.in")" "$tmp/sc.out" | cmp -s - "$tmp/sc.in"
+		ok $? "N srt-connect.exe: bytes both ways through a CONNECT tunnel, binary-exact, with HTTPS_PROXY's credentials ($(wc -c <"$tmp/sc.out") bytes back; $(head -c 120 "$tmp/sc.err"))"
+		[ $rc = 0 ] && cmp -s "$tmp/sc.out" "$tmp/sc.want" && ! [ -s "$tmp/sc.err" ]
+		ok $? "N srt-connect.exe: the end of its input half-closes the tunnel and the rest still arrives (status $rc)"
+		# its input a FIFO held open by this shell: the tunnel's end
+		# must end srt-connect.exe though a thread still waits on input
+		mkfifo "$tmp/sc.fifo"
+		"$wine" "$out/srt-connect.exe" echo 22 <"$tmp/sc.fifo" >"$tmp/sc.out" 2>"$tmp/sc.err" &
+		scp=$!
+		exec 3>"$tmp/sc.fifo"
+		printf close >&3
+		i=0
+		while kill -0 $scp 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+		alive=no
+		kill -0 $scp 2>/dev/null && { kill $scp; alive=yes; }
+		wait $scp
+		rc=$?
+		exec 3>&-
+		[ $alive = no ] && [ $rc = 0 ] && [ "$(cat "$tmp/sc.out")" = closing ]
+		ok $? "N srt-connect.exe: the tunnel closed by the far side ends it while its input is still open (status $rc after $((i / 10)).$((i % 10)) s, still running: $alive)"
+		printf 'SSH-2.0-test\r\n' | sc refused.example 22
+		rc=$?
+		[ $rc = 1 ] && ! [ -s "$tmp/sc.out" ] && [ "$(wc -l <"$tmp/sc.err")" = 1 ] &&
+			grep -q '^srt-connect: the proxy refused refused\.example:22: HTTP/1\.1 403 Forbidden.\{0,1\}$' "$tmp/sc.err"
+		ok $? "N srt-connect.exe: the proxy's 403 is status 1 and one line naming the target and the status (status $rc: $(head -c 120 "$tmp/sc.err"))"
+		printf 'x' | HTTPS_PROXY="http://srt.dGVzdA%3D%3D:wrong@127.0.0.1:${cport:-1}" sc echo 22
+		rc=$?
+		[ $rc = 1 ] && ! [ -s "$tmp/sc.out" ] && [ "$(wc -l <"$tmp/sc.err")" = 1 ] &&
+			has "$tmp/sc.err" "srt-connect: the proxy refused echo:22: HTTP/1.1 407"
+		ok $? "N srt-connect.exe: wrong credentials (407) are status 1 and one line (status $rc: $(head -c 120 "$tmp/sc.err"))"
+		# a port nothing listens on: one the test bound and let go
+		dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		printf 'x' | HTTPS_PROXY="http://srt:tok@127.0.0.1:$dead" sc echo 22
+		rc=$?
+		[ $rc = 1 ] && ! [ -s "$tmp/sc.out" ] && [ "$(wc -l <"$tmp/sc.err")" = 1 ] &&
+			has "$tmp/sc.err" "srt-connect: cannot connect to the proxy '127.0.0.1:$dead'"
+		ok $? "N srt-connect.exe: a proxy that is not there is status 1 and one line naming its address (status $rc: $(head -c 120 "$tmp/sc.err"))"
+		unset HTTPS_PROXY
+		printf 'x' | env -u https_proxy -u HTTP_PROXY "$wine" "$out/srt-connect.exe" echo 22 >"$tmp/sc.out" 2>"$tmp/sc.err"
+		rc=$?
+		[ $rc = 1 ] && [ "$(wc -l <"$tmp/sc.err")" = 1 ] && has "$tmp/sc.err" "srt-connect: 'HTTPS_PROXY' is not set"
+		ok $? "N srt-connect.exe: without HTTPS_PROXY, status 1 and one line naming the variable (status $rc: $(head -c 120 "$tmp/sc.err"))"
+
+		# ---- the core's side of a run (winssh): srt.exe runs a command
+		# through passthrough-test.dll, a test module that ENFORCES
+		# NOTHING (windows-wfp cannot run one under Wine) and declares
+		# the loopback proxy of windows-wfp; a copy of it with
+		# srt-connect.exe beside it, in a folder with a blank and
+		# parentheses as "Program Files (x86)" has
+		pt="$tmp/pt dir (x86)"
+		mkdir -p "$pt" && cp "$out/test/passthrough-test.dll" "$out/srt-connect.exe" "$pt/"
+		ptw=$(echo "Z:$pt" | tr / '\\')
+		eport=$(sed -n 's/^echo \([0-9]*\)$/\1/p' "$tmp/peers.out")
+		printf '{"network": {"allowedDomains": ["127.0.0.1:%s"], "deniedDomains": []}, "filesystem": {"disabled": true, "denyRead": [], "allowWrite": [], "denyWrite": []}, "windows": {"proxyPortRange": [60120, 60129]}}' \
+			"${eport:-1}" >"$tmp/pt.json"
+		ptrun() { # command...: srt.exe through passthrough-test.dll
+			(cd "$tmp/proj" && timeout 60 "$wine" "$out/srt.exe" --backend "$ptw\\passthrough-test.dll" \
+				--settings "$tmp/pt.json" -- "$@") >"$tmp/sc.out" 2>"$tmp/sc.err"
+		}
+		ptrun cmd.exe /c 'echo %GIT_SSH_COMMAND%'
+		rc=$?
+		[ $rc = 0 ] && [ "$(tr -d '\r' <"$tmp/sc.out")" = "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='\"Z:$pt/srt-connect.exe\" %h %p'" ]
+		ok $? "K a command srt.exe runs gets GIT_SSH_COMMAND naming srt-connect.exe beside the backend module by its drive path, in double quotes (status $rc: $(tr -d '\r' <"$tmp/sc.out" | head -c 200) $(head -c 120 "$tmp/sc.err"))"
+		printf 'through the run proxy\n' | ptrun "$ptw\\srt-connect.exe" 127.0.0.1 "${eport:-1}"
+		rc=$?
+		[ $rc = 0 ] && [ "$(cat "$tmp/sc.out")" = "through the run proxy
+echo: end of input seen" ]
+		ok $? "N in that command, srt-connect.exe goes through the run's own proxy (127.0.0.1 in windows.proxyPortRange, the run's token from HTTPS_PROXY) to an allowed host, the half-close included (status $rc: $(head -c 120 "$tmp/sc.err"))"
+		printf 'SSH-2.0-test\r\n' | ptrun "$ptw\\srt-connect.exe" refused.example 22
+		rc=$?
+		[ $rc = 1 ] && ! [ -s "$tmp/sc.out" ] &&
+			grep -q '^srt-connect: the proxy refused refused\.example:22: HTTP/1\.1 403 ' "$tmp/sc.err"
+		ok $? "N and a host the run does not allow is refused by the run's proxy in srt-connect's words (status $rc: $(head -c 160 "$tmp/sc.err"))"
+		kill $peers 2>/dev/null
+		wait $peers 2>/dev/null
+	fi
+
 	s proxy --listen 192.0.2.1:8080 --decider-in 0 --decider-out 1
 	rc=$?
 	[ $rc = 2 ] && has "$tmp/err" "is not a loopback address"

@@ -3,9 +3,10 @@
 # srt-win.exe (win/out of win/build.sh):
 #     powershell -ExecutionPolicy Bypass -File verify.ps1
 # It installs the sandbox account and WFP filters, runs its checks (the
-# last through srt.exe and its proxy, so it needs the internet and
-# curl.exe, which Windows 10 and later ship), prints one PASS/FAIL line
-# each and a total, and uninstalls (unless -Keep).
+# last two through srt.exe and its proxy, so it needs the internet and
+# curl.exe, which Windows 10 and later ship; the ssh check runs git.exe
+# when it is installed), prints one PASS/FAIL line each and a total, and
+# uninstalls (unless -Keep). NONE OF IT HAS RUN YET (win/README).
 param([switch]$Keep, [int]$ProxyPort = 60080)
 
 $ErrorActionPreference = 'Stop'
@@ -68,6 +69,29 @@ $code = & $srt --settings $settings -- curl.exe -s -o NUL -w '%{http_code}' http
 Check "proxy: a host not allowed is refused by the proxy (status $code)" ($code -eq '403')
 $code = & $srt --settings $settings -- curl.exe -s -o NUL -w '%{http_code}' --noproxy '*' http://example.com/
 Check "proxy: the same request around the proxy is blocked (status $code)" ($code -ne '200')
+
+# 6. ssh through the proxy: GIT_SSH_COMMAND names srt-connect.exe (beside
+# windows_wfp.dll) by its drive path; a host not allowed is refused by the
+# proxy in srt-connect's words; with git installed, ssh.exe runs it as its
+# ProxyCommand to github.com, which answers a key it does not know with
+# "Permission denied (publickey)": ssh spoke to it through the tunnel
+$sshset = "$work\ssh.json"
+Set-Content -Path $sshset -Value ('{"network": {"allowedDomains": ["github.com"], "deniedDomains": []}, ' +
+	'"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}, ' +
+	'"windows": {"proxyPortRange": [' + $ProxyPort + ', ' + ($ProxyPort + 9) + ']}}')
+$v = & $srt --settings $sshset -- powershell.exe -NoProfile -Command '$env:GIT_SSH_COMMAND'
+Check "ssh: GIT_SSH_COMMAND names srt-connect.exe ($v)" `
+	("$v" -match 'ProxyCommand=''"[A-Za-z]:/[^"]*/srt-connect\.exe" %h %p''$')
+$v = & $srt --settings $sshset -- powershell.exe -NoProfile -Command `
+	'$c = [regex]::Match($env:GIT_SSH_COMMAND, ''"([^"]*)"'').Groups[1].Value; & $c example.org 22 2>&1 | Out-String'
+Check "ssh: a host not allowed is refused by the proxy ($v)" ("$v" -match 'srt-connect: the proxy refused example\.org:22: HTTP/1\.1 403')
+if (Get-Command git.exe -ErrorAction SilentlyContinue) {
+	$v = & $srt --settings $sshset -- powershell.exe -NoProfile -Command `
+		'$env:GIT_SSH_COMMAND += '' -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=NUL''; git ls-remote git@github.com:git/git.git 2>&1 | Out-String'
+	Check "ssh: git's ssh reaches github.com through srt-connect.exe ($v)" ("$v" -match 'Permission denied \(publickey\)|refs/heads/')
+} else {
+	Write-Output 'SKIP ssh: git reaching github.com through srt-connect.exe (git.exe is not installed)'
+}
 Pop-Location
 
 if (-not $Keep) {

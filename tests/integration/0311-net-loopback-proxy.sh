@@ -6,14 +6,16 @@
 # windows.proxyPortRange at 127.0.0.1, the proxy variables name it with
 # the run's token, a client without the token is answered 407 (any local
 # program reaches a loopback port), and a range whose every port is held
-# refuses the run naming it.
+# refuses the run naming it. srt-connect beside the module is named in
+# GIT_SSH_COMMAND and reaches the same port, as srt-connect.exe does on
+# Windows.
 . "$(dirname "$0")/lib.sh"
 . "$TESTDIR/net-lib.sh"
-plan 7
+plan 9
 
 FAKE="$top_builddir/tests/fake/.libs/fake_loopback_proxy.so"
 if [ ! -e "$FAKE" ] || ! command -v curl >/dev/null 2>&1; then
-	for i in $(seq 7); do skip "tests/fake/fake_loopback_proxy.so was not built, or curl is missing"; done
+	for i in $(seq 9); do skip "tests/fake/fake_loopback_proxy.so was not built, or curl is missing"; done
 	exit 0
 fi
 net_server http WEB
@@ -74,4 +76,26 @@ if hold $LO $((LO + 1)) $HI; then
 else
 	unhold
 	skip "ports $LO-$HI are in use on this host already"
+fi
+
+# ssh through the loopback port: a copy of the module with srt-connect
+# beside it (the core looks for it there), its ProxyCommand run as ssh
+# runs one (sh -c, %h and %p replaced) with an HTTP request for its input
+SC="$top_builddir/backends/linux-bwrap/srt-connect"
+if [ -x "$SC" ]; then
+	mkdir -p "$WORK/mods" && cp "$FAKE" "$SC" "$WORK/mods/"
+	want="ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='$(realpath "$WORK/mods/srt-connect") %h %p'"
+	timeout -k 5 30 "$SRT" --backend="$WORK/mods/fake_loopback_proxy.so" --settings "$S" -c '
+		printf "%s\n" "$GIT_SSH_COMMAND"
+		pc=${GIT_SSH_COMMAND#*ProxyCommand=\'"'"'}; pc=${pc%\'"'"'}
+		pc=$(printf "%s" "$pc" | sed "s/%h/127.0.0.1/; s/%p/'"$WEB_PORT"'/")
+		printf "GET /ssh HTTP/1.1\r\nHost: 127.0.0.1:'"$WEB_PORT"'\r\nConnection: close\r\n\r\n" | sh -c "exec $pc"' \
+		>"$WORK/out" 2>"$WORK/err"
+	check "GIT_SSH_COMMAND names srt-connect beside the module for a proxy on a loopback port ($(head -n1 "$WORK/out" | head -c 160))" \
+		[ "$(head -n1 "$WORK/out")" = "$want" ]
+	check "its ProxyCommand tunnels through 127.0.0.1:<port> with the run's token ($(tail -n1 "$WORK/out" | head -c 60); $(head -c 160 "$WORK/err"))" \
+		sh -c "grep -q '^hello\$' '$WORK/out' && grep -q '^GET /ssh HTTP/1.1 host=127.0.0.1:$WEB_PORT proxyauth=no' '$WEB_LOG'"
+else
+	skip "srt-connect was not built"
+	skip "srt-connect was not built"
 fi

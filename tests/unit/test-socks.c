@@ -179,6 +179,35 @@ static void test_env(void)
 	ok(x && !strcmp(x, "127.0.0.1") && !env_get(&v, "GIT_SSH_COMMAND"),
 	   "CLOUDSDK_PROXY_ADDRESS, and no GIT_SSH_COMMAND without srt-connect");
 	srt__strv_release(&v);
+	/* srt-connect.exe on Windows: its drive path (libsrt/platform.h,
+	 * srt__plat_program_spell) double-quoted inside the single quotes,
+	 * so "Program Files (x86)" stays one word to both shells */
+	ok(srt__proxy_env_at(&v, "127.0.0.1", "srt", "tok", 60081, 60081,
+			     "C:/Program Files (x86)/srt/srt-connect.exe") == 0,
+	   "environment built with a Windows srt-connect.exe");
+	x = env_get(&v, "GIT_SSH_COMMAND");
+	ok(x && !strcmp(x, "ssh -o ControlMaster=no -o ControlPath=none -o "
+			"ProxyCommand='\"C:/Program Files (x86)/srt/srt-connect.exe\" %h %p'"),
+	   "GIT_SSH_COMMAND names srt-connect.exe by its drive path, quoted (%s)", x ? x : "");
+	srt__strv_release(&v);
+	{
+		/* what either shell would read, a backslash path, a drive
+		 * path without its root, a space in a POSIX path */
+		static const char *const bad[] = {
+			"C:/srt/$(id)/srt-connect.exe", "C:/srt/a\"b/srt-connect.exe",
+			"C:/srt/`id`/srt-connect.exe", "C:/srt/a'b/srt-connect.exe",
+			"C:\\srt\\srt-connect.exe", "C:srt/srt-connect.exe",
+			"1:/srt/srt-connect.exe", "/tmp/a (b)/srt-connect",
+			"C:/srt/a;b/srt-connect.exe", "C:/srt/a&b/srt-connect.exe",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			ok(srt__proxy_env_at(&v, "127.0.0.1", "srt", "tok", 60081, 60081, bad[i]) != 0,
+			   "helper path %s is refused", bad[i]);
+			srt__strv_release(&v);
+		}
+	}
 }
 
 int main(void)

@@ -75,11 +75,40 @@ static void case_bounds(void)
 	   "one byte more is refused (ENAMETOOLONG), never cut");
 }
 
+/* The other way (srt__winpath_from_core): the path of a program the
+ * command's own programs run, srt-connect.exe in GIT_SSH_COMMAND. */
+static void case_from_core(void)
+{
+	char out[64], small[9];
+	static const char *const bad[] = { "srt/x.exe", "//server/share/x.exe", "/a\\b.exe", "" };
+	size_t i;
+
+	ok(srt__winpath_from_core("/Program Files/srt/srt-connect.exe", 'C', out, sizeof(out)) == 0 &&
+	   !strcmp(out, "C:/Program Files/srt/srt-connect.exe"),
+	   "the core's /x on drive C is C:/x, forward slashes kept (%s)", out);
+	ok(srt__winpath_to_core(out, 'C', out, sizeof(out)) == 0 &&
+	   !strcmp(out, "/Program Files/srt/srt-connect.exe"), "and spelled back it is the same path");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		ok(srt__winpath_from_core(bad[i], 'C', out, sizeof(out)) == -1 && errno == EINVAL,
+		   "\"%s\" has no drive path (EINVAL)", bad[i]);
+	}
+	errno = 0;
+	ok(srt__winpath_from_core("/x", '?', out, sizeof(out)) == -1 && errno == EINVAL,
+	   "no drive letter: refused");
+	ok(srt__winpath_from_core("/abcde", 'Z', small, sizeof(small)) == 0 && !strcmp(small, "Z:/abcde"),
+	   "a result that fills the buffer exactly fits");
+	errno = 0;
+	ok(srt__winpath_from_core("/abcdef", 'Z', small, sizeof(small)) == -1 && errno == ENAMETOOLONG,
+	   "one byte more is refused (ENAMETOOLONG), never cut");
+}
+
 int main(void)
 {
 	TAP_RUN(case_current_drive);
 	TAP_RUN(case_without_drive);
 	TAP_RUN(case_refused);
 	TAP_RUN(case_bounds);
+	TAP_RUN(case_from_core);
 	return tap_done();
 }
