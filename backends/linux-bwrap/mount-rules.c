@@ -753,9 +753,12 @@ static int mi_home_refused(struct srt__mount_ctx *c, const char *what, const cha
 }
 
 /* 0 when no overlay mount shows path (what) at a readable path through
- * one of its layers, else the plan's failure. */
+ * one of its layers, else the plan's failure. With want_w: at a writable
+ * path through its upper layer, and with inside also through an upper
+ * layer that lies inside path (a protected directory is protected whole;
+ * $HOME is not). */
 static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, size_t n,
-			     const char *path, const char *what, int want_w)
+			     const char *path, const char *what, int want_w, int inside)
 {
 	char alias[PATH_MAX * 3];
 
@@ -772,7 +775,7 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 						     strcmp(v[i].mnt, "/") || !*t ? v[i].mnt : "",
 						     t) >= sizeof(alias))
 					continue;
-			} else if (!want_w && srt__mount_covers(path, l)) {
+			} else if ((!want_w || inside) && srt__mount_covers(path, l)) {
 				/* the layer lies inside path */
 				snprintf(alias, sizeof(alias), "%s", v[i].mnt);
 			} else {
@@ -793,9 +796,10 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 }
 
 /* 0 when path (what) is shown by no other mount at a readable path (with
- * want_w: shown whole at a writable path), else the plan's failure. */
+ * want_w: shown whole at a writable path, and with inside, a directory
+ * inside it too), else the plan's failure. */
 static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t n, const char *path,
-			const char *what, int want_w)
+			const char *what, int want_w, int inside)
 {
 	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
 	const struct minfo *l;
@@ -803,12 +807,12 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 	size_t i;
 
 	if (k < 0)
-		return mi_check_overlays(c, v, n, path, what, want_w);
+		return mi_check_overlays(c, v, n, path, what, want_w, inside);
 	l = &v[k];
 	/* where path is in its filesystem */
 	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
 			     mi_tail(l->mnt, path)) >= sizeof(rel))
-		return mi_check_overlays(c, v, n, path, what, want_w);
+		return mi_check_overlays(c, v, n, path, what, want_w, inside);
 	if (!rel[0])
 		snprintf(rel, sizeof(rel), "/");
 	for (i = 0; i < n; i++) {
@@ -823,7 +827,7 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(o->mnt, "/") || !*t ? o->mnt : "",
 					     t) >= sizeof(alias))
 				continue;
-		} else if (!want_w && srt__mount_covers(rel, o->root)) {
+		} else if ((!want_w || inside) && srt__mount_covers(rel, o->root)) {
 			/* it shows a directory inside path */
 			snprintf(alias, sizeof(alias), "%s", o->mnt);
 		} else {
@@ -839,7 +843,7 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 				    "filesystem.denyRead or unmount it",
 				    what, path, alias, o->id, alias);
 	}
-	return mi_check_overlays(c, v, n, path, what, want_w);
+	return mi_check_overlays(c, v, n, path, what, want_w, inside);
 }
 
 int srt__mount_check_mounts(struct srt__mount_ctx *c)
@@ -867,7 +871,7 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		const struct srt__mount_node *nd = &c->v[i];
 
 		if ((nd->kinds & K_DR) && !srt__mount_state_of(c, nd->path).r)
-			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead", 0);
+			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead", 0, 1);
 	}
 	for (i = 0; shared && !rc && i < pol->n_masked_files; i++) {
 		char real[PATH_MAX];
@@ -875,7 +879,7 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		if (pol->masked_files[i].path && realpath(pol->masked_files[i].path, real))
 			rc = mi_check_one(c, v, n, real,
 					  pol->masked_files[i].origin ? pol->masked_files[i].origin :
-					  "credentials.files", 0);
+					  "credentials.files", 0, 1);
 	}
 	/* $HOME itself, when it is not a write root: shown whole elsewhere
 	 * at a writable path */
@@ -883,14 +887,18 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		char real[PATH_MAX];
 
 		if (realpath(pol->home, real))
-			rc = mi_check_one(c, v, n, real, "HOME", 1);
+			rc = mi_check_one(c, v, n, real, "HOME", 1, 0);
 	}
 	/* the ~/ protected names, held by name at their own path: a mount of
 	 * a directory inside $HOME that holds one (a bind of ~/.config or
 	 * ~/.ssh in a write root) shows it writable at a second path (red
-	 * team: a bind of ~/.config added a systemd user unit) */
+	 * team: a bind of ~/.config added a systemd user unit). Each is
+	 * taken where it is (red team: with ~/.config a link into a
+	 * dotfiles directory, a bind of that directory was not matched), and
+	 * a mount of a directory inside one counts too (red team: a bind of
+	 * ~/.config/systemd/user/app.service.d added a drop-in). */
 	if (shared && !rc && pol->home) {
-		char real[PATH_MAX], path[PATH_MAX * 2];
+		char real[PATH_MAX], path[PATH_MAX * 2], where[PATH_MAX];
 
 		for (i = 0; !rc && realpath(pol->home, real) && i < srt__protected_count; i++) {
 			const struct srt__protected *p = &srt__protected_names[i];
@@ -898,9 +906,10 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 			if (p->kind != SRT__PROT_HOME ||
 			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
 			    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(real, "/") ? real : "",
-					     p->path) >= sizeof(path))
+					     p->path) >= sizeof(path) ||
+			    srt__mountinfo_resolve(path, where, sizeof(where)) < 0)
 				continue;
-			rc = mi_check_one(c, v, n, path, p->name, 1);
+			rc = mi_check_one(c, v, n, where, p->name, 1, 1);
 		}
 	}
 	mi_free(v, n);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +137,30 @@ int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
 		return 0;
 	opts[strcspn(opts, "\n")] = '\0';
 	return overlay_layers(opts + 1, layers, n_lower);
+}
+
+int srt__mountinfo_resolve(const char *path, char *out, size_t cap)
+{
+	char head[PATH_MAX], real[PATH_MAX];
+	size_t len = strlen(path), hl = len;
+
+	if (path[0] != '/' || len >= sizeof(head))
+		return -1;
+	memcpy(head, path, len + 1);
+	/* the longest leading part that exists, resolved; the names below
+	 * it, which do not exist yet, as they are */
+	while (!realpath(head, real)) {
+		char *s = strrchr(head, '/');
+
+		if (!s || !strcmp(head, "/"))
+			return -1;
+		hl = (size_t)(s - head);
+		if (hl)
+			*s = '\0';
+		else
+			head[1] = '\0';
+	}
+	if ((size_t)snprintf(out, cap, "%s%s", strcmp(real, "/") || hl == len ? real : "", path + hl) >= cap)
+		return -1;
+	return 0;
 }

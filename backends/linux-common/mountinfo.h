@@ -20,4 +20,11 @@ void srt__mountinfo_unescape(char *s);
 int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower);
 void srt__mountinfo_layers_free(char **layers);
 
+/* The absolute path as the mount table names it: its longest leading part
+ * that exists resolved (realpath: links followed, "//", "." and ".."
+ * gone), the rest appended as written, so a name below a link (~/.config
+ * a link into a dotfiles directory) is compared with the mounts' paths
+ * where it is. 0, or -1 (not absolute, or longer than cap). */
+int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
+
 #endif

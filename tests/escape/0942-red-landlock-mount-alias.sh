@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 16 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 22 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -35,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 16 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 22 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -116,4 +116,41 @@ attempt F6 "a bind mount of ~/.config in the write root adds no systemd user uni
 	test ! -e "$HOME/.config/systemd/user/evil.service"
 attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cfg/"
 unbind
+# 17-18 (F6): ~/.config/systemd/user/<unit>.d, a drop-in directory inside
+# a protected directory, shown in the write root: a drop-in there changes
+# what systemd runs for the unit, as a unit file in ~/.config/systemd/user/
+# would
+mkdir -p "$HOME/.config/systemd/user/app.service.d" "$P/dropin"
+bind "$HOME/.config/systemd/user/app.service.d" "$P/dropin"
+run "echo '[Service]' > dropin/evil.conf; echo ran"
+attempt F6 "a bind mount of a directory inside ~/.config/systemd/user adds no drop-in ($(what))" \
+	test ! -e "$HOME/.config/systemd/user/app.service.d/evil.conf"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/dropin"
+unbind
+# 19-20 (F6): ~/.config as a link into a dotfiles directory (GNU stow,
+# chezmoi); a bind mount of that directory in the write root shows
+# ~/.config/systemd/user at a second path the names of $HOME do not match
+rm -rf "$HOME/.config" "$HOME/dotfiles"
+mkdir -p "$HOME/dotfiles/config" "$P/dots"
+ln -s dotfiles/config "$HOME/.config"
+bind "$HOME/dotfiles" "$P/dots"
+run "mkdir -p dots/config/systemd/user && echo x > dots/config/systemd/user/evil2.service; echo ran"
+attempt F6 "a bind mount of the directory ~/.config links to adds no systemd user unit ($(what))" \
+	test ! -e "$HOME/.config/systemd/user/evil2.service"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/dots/"
+unbind
+rm -rf "$HOME/.config" "$HOME/dotfiles"
+# 21-22 (F6): ~/.config as the upper layer of an overlay in the write
+# root: writes at the overlay's path land in ~/.config
+mkdir -p "$HOME/.config" "$WORK/ov-work2" "$P/ovcfg"
+if mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=$HOME/.config,workdir=$WORK/ov-work2" "$P/ovcfg" 2>/dev/null; then
+	mounts=("$P/ovcfg" "${mounts[@]}")
+	run "mkdir -p ovcfg/systemd/user && echo x > ovcfg/systemd/user/evil3.service; echo ran"
+	attempt F6 "an overlay with ~/.config as upperdir adds no systemd user unit ($(what))" \
+		test ! -e "$HOME/.config/systemd/user/evil3.service"
+	attempt F6 "the run is refused, naming the overlay's path ($(what))" refused_naming "$P/ovcfg"
+	unbind
+else
+	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
+fi
 echo "1..$_tap_n"
