@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/mountinfo.h"
 
 #include "common/protected.h"
 
@@ -990,14 +991,28 @@ static int report_home(struct scan *s)
 	if (!home || home[0] != '/' || !strcmp(home, "/"))
 		return 0;
 	for (i = 0; i < srt__protected_count && !rc; i++) {
-		char abs[PATH_MAX];
+		char abs[PATH_MAX], hreal[PATH_MAX], plain[PATH_MAX * 2], real[PATH_MAX];
 		int n;
 
-		if (!wanted(s, i, SRT__PROT_HOME))
+		if (!wanted(s, i, PROT(i)->kind) || PROT(i)->kind == SRT__PROT_GIT)
 			continue;
 		n = snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path);
-		if (n > 0 && (size_t)n < sizeof(abs) && path_under(s->root, abs))
+		if (n <= 0 || (size_t)n >= sizeof(abs))
+			continue;
+		if (PROT(i)->kind == SRT__PROT_HOME && path_under(s->root, abs))
 			rc = emit(s, abs, PROT(i)->name);
+		/* the name where it is: a dotfile manager makes ~/.bashrc,
+		 * ~/.ssh/config or ~/.config links into a repository, where the
+		 * target has a name of its own ("bashrc", "config/systemd/user")
+		 * that the walk of this root does not know (red team: the
+		 * command appended to ~/.bashrc and added a systemd user unit
+		 * through the links' targets) */
+		if (rc || !realpath(home, hreal) ||
+		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain) ||
+		    srt__mountinfo_resolve(abs, real, sizeof(real)) < 0 || !strcmp(real, abs) ||
+		    !strcmp(real, plain) || !path_under(s->root, real))
+			continue;
+		rc = emit(s, real, PROT(i)->name);
 	}
 	if (!rc && path_under(s->root, home)) {
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
