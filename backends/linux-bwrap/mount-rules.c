@@ -613,8 +613,10 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
  * so for it the layers its options name (lowerdir, upperdir) are what it
  * shows: a layer that holds a denied path, or lies inside one, is a
  * second name the same way (red team: an overlay with $HOME as its lower
- * layer read ~/.ssh). A layer named by a relative path (Docker's image
- * layers are) cannot be placed and is not looked at. */
+ * layer read ~/.ssh). A layer named by a relative path cannot be placed,
+ * so its overlay may show anything: it counts as a second path of every
+ * denied path not on it, wherever the command could reach it (red team:
+ * lowerdir "home", $HOME named from its parent, read ~/.ssh). */
 #define MI_W2(x) #x
 #define MI_W1(x) MI_W2(x)
 #define MI_W MI_W1(PATH_MAX)
@@ -767,6 +769,21 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 		for (size_t j = want_w ? v[i].n_lower : 0; v[i].layers && v[i].layers[j]; j++) {
 			const char *l = v[i].layers[j];
 
+			if (l[0] != '/') {
+				/* a layer srt cannot place may be path or hold it:
+				 * unless path is on the overlay itself (a
+				 * container's root), the overlay is a second path
+				 * wherever the command can reach it */
+				if (srt__mount_covers(v[i].mnt, path) || access(v[i].mnt, X_OK) != 0 ||
+				    !mi_open_to(c, v[i].mnt, want_w))
+					continue;
+				return srt_diag_set(c->diag, SRT_E_SETTINGS, want_w ? "filesystem.allowWrite" : what,
+						    "%s: \"%s\" may also be at \"%s\" (an overlay mount, id %ld, whose "
+						    "layer \"%s\" is named by a relative path that srt cannot place), "
+						    "where the command may %s it; add \"%s\" to filesystem.%s or unmount it",
+						    want_w ? "filesystem.allowWrite" : what, path, v[i].mnt, v[i].id, l,
+						    want_w ? "write" : "read", v[i].mnt, want_w ? "denyWrite" : "denyRead");
+			}
 			if (srt__mount_covers(l, path)) {
 				/* the layer holds path: the overlay shows it */
 				const char *t = mi_tail(l, path);

@@ -1093,7 +1093,15 @@ static int ll_check_overlays(struct planner *pl, const struct domain *d, const s
 				const char *l = v[j].layers[k];
 				const struct srt__ll_rule *g;
 
-				if (ll_covers(l, x->path)) {
+				if (l[0] != '/') {
+					/* a layer srt cannot place (a relative name) may
+					 * hold the path: the overlay counts, unless the
+					 * path is on it (a container's root) or the user
+					 * cannot reach it */
+					if (ll_covers(v[j].mnt, x->path) || access(v[j].mnt, X_OK) != 0)
+						continue;
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+				} else if (ll_covers(l, x->path)) {
 					const char *t = strcmp(l, "/") ? x->path + strlen(l) : x->path;
 
 					if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
@@ -1108,6 +1116,10 @@ static int ll_check_overlays(struct planner *pl, const struct domain *d, const s
 				if (ll_covers(x->path, alias) ||
 				    !(g = ll_granted(pl->plan, alias, SRT_LL_READ_FILE_RIGHTS, NULL)))
 					continue;
+				if (l[0] != '/')
+					return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
+							    "linux-landlock cannot enforce %s \"%s\": the overlay mount at \"%s\" names its layer \"%s\" by a relative path that srt cannot place, so it may show \"%s\" there, and the plan grants reads (\"%s\": %s); add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
+							    x->origin, x->path, alias, l, x->path, g->path, g->why ? g->why : "", alias);
 				return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
 						    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (an overlay mount with \"%s\" as a layer), where the plan grants reads (\"%s\": %s); add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
 						    x->origin, x->path, alias, l, g->path, g->why ? g->why : "", alias);
@@ -1187,7 +1199,16 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 			for (size_t u = v[j].n_lower; !rc && v[j].layers && v[j].layers[u]; u++) {
 				const char *l = v[j].layers[u];
 
-				if (ll_covers(l, path)) {
+				if (l[0] != '/') {
+					/* an upper layer srt cannot place (a relative
+					 * name) may hold the name */
+					if (ll_covers(v[j].mnt, path) || access(v[j].mnt, X_OK) != 0)
+						continue;
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+					rc = ll_protected_alias(pol, diag, p, path, alias,
+								"an overlay mount whose upper layer is named by a relative path srt cannot place");
+					continue;
+				} else if (ll_covers(l, path)) {
 					const char *t = strcmp(l, "/") ? path + strlen(l) : path;
 
 					if ((size_t)snprintf(alias, sizeof(alias), "%s%s",

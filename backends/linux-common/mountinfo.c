@@ -56,14 +56,16 @@ static int add_layers(char ***l, size_t *n, const char *val, enum layer_syntax s
 		d[len] = '\0';
 		if (*val == ':')
 			val++;
-		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
+		if (!d[0]) { /* empty: a data-only "::" */
 			free(d);
 			continue;
 		}
 		/* the kernel shows the words its mounter wrote ("/home/u/",
 		 * a link to $HOME): the directory they name now, when there
-		 * is one, is what the checks compare with the denied paths */
-		if (realpath(d, real)) {
+		 * is one, is what the checks compare with the denied paths. A
+		 * relative name (from the mounter's working directory, which
+		 * is gone) is kept as written: the callers cannot place it */
+		if (d[0] == '/' && realpath(d, real)) {
 			char *r = strdup(real);
 
 			if (!r) {

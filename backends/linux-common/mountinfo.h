@@ -13,10 +13,14 @@ void srt__mountinfo_unescape(char *s);
 /* For an overlay mount's line (changed in place): the layer directories
  * its options name, NULL-terminated, lower ones (lowerdir, lowerdir+,
  * datadir+) first, *n_lower of them, then its upperdir (where writes
- * land), each resolved (realpath) when it names a directory here; a layer
- * named by a relative path (Docker's image layers) cannot be placed and is
- * left out. *layers is NULL for another mount. 0, or -1
- * out of memory. Free with srt__mountinfo_layers_free. */
+ * land), each resolved (realpath) when it names a directory here. A layer
+ * named by a relative path (from its mounter's working directory: Docker's
+ * image layers when the options are long, `cd ~ && mount ... lowerdir=.ssh`)
+ * cannot be placed and is kept as written, not starting with '/': such an
+ * overlay may show anything, which the callers must treat as such (red
+ * team: one with lowerdir "h", $HOME, read ~/.ssh). *layers is NULL for
+ * another mount. 0, or -1 out of memory. Free with
+ * srt__mountinfo_layers_free. */
 int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower);
 void srt__mountinfo_layers_free(char **layers);
 

@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 22 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 26 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -35,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 22 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 26 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -148,6 +148,34 @@ if mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=$HOME/.config,w
 	run "mkdir -p ovcfg/systemd/user && echo x > ovcfg/systemd/user/evil3.service; echo ran"
 	attempt F6 "an overlay with ~/.config as upperdir adds no systemd user unit ($(what))" \
 		test ! -e "$HOME/.config/systemd/user/evil3.service"
+	attempt F6 "the run is refused, naming the overlay's path ($(what))" refused_naming "$P/ovcfg"
+	unbind
+else
+	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
+fi
+# 23-24 (F1): an overlay whose lower layer is named by a relative path
+# (from its mounter's working directory, as the kernel shows it): $HOME as
+# "home" was left out of the check and read ~/.ssh at the overlay's path
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+if (cd "$(dirname "$HOME")" && mount -t overlay overlay -o "lowerdir=$(basename "$HOME"):$WORK/ov-empty" "$WORK/alias-ov") 2>/dev/null; then
+	mounts=("$WORK/alias-ov" "${mounts[@]}")
+	run "cat '$WORK/alias-ov/.ssh/id_canary'; echo ran"
+	attempt F1 "an overlay with \$HOME as a relative lower layer does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+	attempt F1 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/alias-ov"
+	unbind
+else
+	skip_rest 2 "F1 overlay mounts are not allowed in this mount namespace"
+fi
+# 25-26 (F6): ~/.config as a relative upper layer of an overlay in the
+# write root
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+mkdir -p "$HOME/.config" "$WORK/ov-work3"
+rm -rf "$HOME/.config/systemd"
+if (cd "$HOME" && mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=.config,workdir=$WORK/ov-work3" "$P/ovcfg") 2>/dev/null; then
+	mounts=("$P/ovcfg" "${mounts[@]}")
+	run "mkdir -p ovcfg/systemd/user && echo x > ovcfg/systemd/user/evil4.service; echo ran"
+	attempt F6 "an overlay with ~/.config as a relative upperdir adds no systemd user unit ($(what))" \
+		test ! -e "$HOME/.config/systemd/user/evil4.service"
 	attempt F6 "the run is refused, naming the overlay's path ($(what))" refused_naming "$P/ovcfg"
 	unbind
 else
