@@ -906,10 +906,13 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		if (realpath(pol->home, real))
 			rc = mi_check_one(c, v, n, real, "HOME", 1, 0);
 	}
-	/* the ~/ protected names, held by name at their own path: a mount of
-	 * a directory inside $HOME that holds one (a bind of ~/.config or
-	 * ~/.ssh in a write root) shows it writable at a second path (red
-	 * team: a bind of ~/.config added a systemd user unit). Each is
+	/* the protected names of $HOME (the ~/... ones, and the others as
+	 * they lie in $HOME: ~/.bashrc, ~/.claude/settings.json), held by
+	 * name at their own path: a mount of one, of a directory inside
+	 * $HOME that holds one (a bind of ~/.config or ~/.ssh in a write
+	 * root) shows it writable at a second path (red team: a bind of
+	 * ~/.config added a systemd user unit; a bind of the file ~/.bashrc,
+	 * under another name, let the command append to it). Each is
 	 * taken where it is (red team: with ~/.config a link into a
 	 * dotfiles directory, a bind of that directory was not matched), and
 	 * a mount of a directory inside one counts too (red team: a bind of
@@ -920,7 +923,7 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		for (i = 0; !rc && realpath(pol->home, real) && i < srt__protected_count; i++) {
 			const struct srt__protected *p = &srt__protected_names[i];
 
-			if (p->kind != SRT__PROT_HOME ||
+			if (p->kind == SRT__PROT_GIT ||
 			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
 			    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(real, "/") ? real : "",
 					     p->path) >= sizeof(path) ||

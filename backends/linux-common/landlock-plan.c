@@ -1183,10 +1183,13 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 		const struct srt__protected *p = &srt__protected_names[i];
 		long k;
 
-		/* the name where it is: ~/.config may be a link into a
+		/* every protected name as it lies in $HOME, not only the ~/...
+		 * ones (red team: a bind of the file ~/.bashrc in the write
+		 * root, under another name, let the command append to it); the
+		 * name where it is: ~/.config may be a link into a
 		 * dotfiles directory (red team: a bind of that directory in
 		 * the write root was not matched) */
-		if (p->kind != SRT__PROT_HOME ||
+		if (p->kind == SRT__PROT_GIT ||
 		    srt__protected_released(p, (const char *const *)pol->protected_released) ||
 		    (size_t)snprintf(name, sizeof(name), "%s/%s", strcmp(home, "/") ? home : "", p->path) >=
 			    sizeof(name) ||

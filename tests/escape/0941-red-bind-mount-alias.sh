@@ -182,4 +182,25 @@ if (cd "$HOME" && mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=
 else
 	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
 fi
+# 27-30 (F6): a protected name of $HOME's own other than the ~/... ones
+# shown in the write root under another name: a bind of the file
+# ~/.bashrc, and of the directory ~/.claude (settings.json there names
+# hooks an agent runs); the scan of the root matches names only
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+rm -f "$HOME/.bashrc"
+printf 'orig-rc\n' > "$HOME/.bashrc"
+mkdir -p "$HOME/.claude" "$P/cl"
+: > "$P/rc"
+bind "$HOME/.bashrc" "$P/rc"
+run "echo pwned >> rc; echo ran"
+attempt F6 "a bind mount of the file ~/.bashrc in the write root does not open it ($(what))" \
+	test "$(cat "$HOME/.bashrc")" = orig-rc
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/rc"
+unbind
+bind "$HOME/.claude" "$P/cl"
+run "echo '{\"hooks\":{}}' > cl/settings.json; echo ran"
+attempt F6 "a bind mount of ~/.claude in the write root adds no ~/.claude/settings.json ($(what))" \
+	test ! -e "$HOME/.claude/settings.json"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cl/"
+unbind
 echo "1..$_tap_n"

@@ -15,7 +15,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 LL=$BACKEND_LL
 if [ -z "${SRT_ESC_MNTNS:-}" ]; then
-	skip_rest 26 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
+	skip_rest 30 "F1 bind mounts need a mount namespace of the script's own (unshare -rm)"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -35,7 +35,7 @@ refused_naming() { ! grep -q '^ran' "$WORK/out" && grep -qF "$1" "$WORK/out"; }
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
 run 'echo ran'
 if ! grep -q '^ran' "$WORK/out"; then
-	skip_rest 26 "F1 linux-landlock did not run here ($(what))"
+	skip_rest 30 "F1 linux-landlock did not run here ($(what))"
 	echo "1..$_tap_n"
 	exit 0
 fi
@@ -181,4 +181,25 @@ if (cd "$HOME" && mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=
 else
 	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
 fi
+# 27-30 (F6): a protected name of $HOME's own other than the ~/... ones
+# shown in the write root under another name: a bind of the file
+# ~/.bashrc, and of the directory ~/.claude (settings.json there names
+# hooks an agent runs); the scan of the root matches names only
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+rm -f "$HOME/.bashrc"
+printf 'orig-rc\n' > "$HOME/.bashrc"
+mkdir -p "$HOME/.claude" "$P/cl"
+: > "$P/rc"
+bind "$HOME/.bashrc" "$P/rc"
+run "echo pwned >> rc; echo ran"
+attempt F6 "a bind mount of the file ~/.bashrc in the write root does not open it ($(what))" \
+	test "$(cat "$HOME/.bashrc")" = orig-rc
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/rc"
+unbind
+bind "$HOME/.claude" "$P/cl"
+run "echo '{\"hooks\":{}}' > cl/settings.json; echo ran"
+attempt F6 "a bind mount of ~/.claude in the write root adds no ~/.claude/settings.json ($(what))" \
+	test ! -e "$HOME/.claude/settings.json"
+attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cl/"
+unbind
 echo "1..$_tap_n"
