@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends/linux-common/mountinfo.h"
 
@@ -143,26 +145,66 @@ int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
 
 int srt__mountinfo_resolve(const char *path, char *out, size_t cap)
 {
-	char head[PATH_MAX], real[PATH_MAX];
-	size_t len = strlen(path), hl = len;
+	char cur[PATH_MAX], todo[PATH_MAX * 2], link[PATH_MAX], next[PATH_MAX * 2];
+	size_t cl = 0; /* cur: the part resolved so far, "" for "/" */
+	int links = 0;
+	char *p = todo;
 
-	if (path[0] != '/' || len >= sizeof(head))
+	if (path[0] != '/' || strlen(path) >= sizeof(todo))
 		return -1;
-	memcpy(head, path, len + 1);
-	/* the longest leading part that exists, resolved; the names below
-	 * it, which do not exist yet, as they are */
-	while (!realpath(head, real)) {
-		char *s = strrchr(head, '/');
+	memcpy(todo, path, strlen(path) + 1);
+	cur[0] = '\0';
+	while (*p) {
+		struct stat st;
+		size_t n;
+		char *e;
+		ssize_t ln;
 
-		if (!s || !strcmp(head, "/"))
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = p + strcspn(p, "/");
+		n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			p = e;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			/* cur holds no link: its parent is the parent */
+			char *s = strrchr(cur, '/');
+
+			if (s)
+				*s = '\0';
+			cl = strlen(cur);
+			p = e;
+			continue;
+		}
+		if (cl + 1 + n >= sizeof(cur))
 			return -1;
-		hl = (size_t)(s - head);
-		if (hl)
-			*s = '\0';
-		else
-			head[1] = '\0';
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, p, n);
+		cur[cl + 1 + n] = '\0';
+		/* a link, even one whose target does not exist yet (the
+		 * command may make it), is followed; a name that does not
+		 * exist is taken as it is, and so is everything after it */
+		if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+			if (++links > 40 || (ln = readlink(cur, link, sizeof(link) - 1)) < 0)
+				return -1;
+			link[ln] = '\0';
+			if ((size_t)snprintf(next, sizeof(next), "%s%s", link, e) >= sizeof(todo))
+				return -1;
+			memcpy(todo, next, strlen(next) + 1);
+			p = todo;
+			if (link[0] == '/')
+				cl = 0;
+			cur[cl] = '\0';
+			continue;
+		}
+		cl += 1 + n;
+		p = e;
 	}
-	if ((size_t)snprintf(out, cap, "%s%s", strcmp(real, "/") || hl == len ? real : "", path + hl) >= cap)
+	if ((size_t)snprintf(out, cap, "%s", cl ? cur : "/") >= cap)
 		return -1;
 	return 0;
 }

@@ -24,11 +24,13 @@ void srt__mountinfo_unescape(char *s);
 int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower);
 void srt__mountinfo_layers_free(char **layers);
 
-/* The absolute path as the mount table names it: its longest leading part
- * that exists resolved (realpath: links followed, "//", "." and ".."
- * gone), the rest appended as written, so a name below a link (~/.config
- * a link into a dotfiles directory) is compared with the mounts' paths
- * where it is. 0, or -1 (not absolute, or longer than cap). */
+/* The absolute path as the mount table names it: resolved as realpath
+ * does (links followed, "//", "." and ".." gone), but a link whose target
+ * does not exist yet is followed too (the command may make the target)
+ * and a name that does not exist is kept, with what follows it, so a name
+ * below a link (~/.config a link into a dotfiles directory) is compared
+ * with the mounts' paths and the write roots where it is, or will be. 0,
+ * or -1 (not absolute, a loop of links, or longer than cap). */
 int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
 
 #endif

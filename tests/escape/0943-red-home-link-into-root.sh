@@ -43,4 +43,22 @@ for be in bwrap:"$BACKEND" landlock:"$LL"; do
 	attempt F6 "${be%%:*}: no ~/.claude/settings.json through ~/.claude, a link into the write root ($what)" \
 		test ! -s "$D/claude/settings.json"
 done
+# 11-14: the links dangle: their targets do not exist yet, and the command
+# makes them (a dotfile repository checked out without them)
+setup_dangling() {
+	rm -rf "$D" "$HOME/.config" "$HOME/.ssh/config" "$HOME/.bashrc" "$HOME/.claude"
+	mkdir -p "$D" "$HOME/.ssh"
+	ln -s "$D/ssh_config" "$HOME/.ssh/config"
+	ln -s "$D/config" "$HOME/.config"
+}
+ATTACK2='echo PWNED > ssh_config; mkdir -p config/systemd/user && echo PWNED > config/systemd/user/x.service; echo ran'
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	setup_dangling
+	( cd "$D" && timeout -k 5 60 "$SRT" --backend="${be#*:}" -s "$S" -c "$ATTACK2" ) >"$WORK/out" 2>&1
+	what=$(tr '\n' ' ' < "$WORK/out" | head -c 300)
+	attempt F6 "${be%%:*}: ~/.ssh/config, a link to a file the command may create, is not created ($what)" \
+		test ! -e "$D/ssh_config"
+	attempt F6 "${be%%:*}: no systemd user unit through ~/.config, a link to a directory the command may create ($what)" \
+		test ! -e "$D/config/systemd/user/x.service"
+done
 echo "1..$_tap_n"
