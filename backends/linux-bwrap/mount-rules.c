@@ -617,9 +617,6 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
  * so its overlay may show anything: it counts as a second path of every
  * denied path not on it, wherever the command could reach it (red team:
  * lowerdir "home", $HOME named from its parent, read ~/.ssh). */
-#define MI_W2(x) #x
-#define MI_W1(x) MI_W2(x)
-#define MI_W MI_W1(PATH_MAX)
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
@@ -655,14 +652,34 @@ static int mi_read(struct minfo **out, size_t *nout)
 	if (!f)
 		return SRT_E_IO;
 	while (getline(&line, &cap, f) > 0) {
-		char root[PATH_MAX + 1], mnt[PATH_MAX + 1];
+		/* as long as the line: escaped, a path of PATH_MAX bytes
+		 * takes up to four times that (a space is "\040"), and a
+		 * field cut short would run into the next (red team: a bind
+		 * below five directories of 250 spaces was named "0   ...") */
+		char root[PATH_MAX], mnt[PATH_MAX], *fr = malloc(strlen(line) + 1),
+						    *fm = malloc(strlen(line) + 1);
 		struct minfo e;
+		int got;
 
-		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
-			   &e.min, root, mnt) != 5)
+		if (!fr || !fm) {
+			free(fr);
+			free(fm);
+			goto nomem;
+		}
+		got = sscanf(line, "%ld %*d %u:%u %s %s", &e.id, &e.maj, &e.min, fr, fm);
+		if (got == 5) {
+			srt__mountinfo_unescape(fr);
+			srt__mountinfo_unescape(fm);
+		}
+		if (got != 5 || strlen(fr) >= sizeof(root) || strlen(fm) >= sizeof(mnt)) {
+			free(fr);
+			free(fm);
 			continue;
-		srt__mountinfo_unescape(root);
-		srt__mountinfo_unescape(mnt);
+		}
+		memcpy(root, fr, strlen(fr) + 1);
+		memcpy(mnt, fm, strlen(fm) + 1);
+		free(fr);
+		free(fm);
 		if (n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
 			struct minfo *nv = realloc(v, na * sizeof(*nv));

@@ -203,4 +203,20 @@ attempt F6 "a bind mount of ~/.claude in the write root adds no ~/.claude/settin
 	test ! -e "$HOME/.claude/settings.json"
 attempt F6 "the run is refused, naming the second path ($(what))" refused_naming "$P/cl/"
 unbind
+# 31-32 (F1): a mount whose fields, escaped, are longer than PATH_MAX (a
+# space is "\040"): a directory of ~/.ssh five levels of 250 spaces down
+# shown elsewhere; the refusal must name the second path, which a field
+# cut short ran into the next one and named "0   ..."
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}\n' > "$S"
+sp=$(printf '%*s' 250 '')
+deep="$HOME/.ssh/$sp/$sp/$sp/$sp/$sp"
+mkdir -p "$deep" "$WORK/alias-deep"
+echo "$CANARY" > "$deep/inner"
+bind "$deep" "$WORK/alias-deep"
+run "cat '$WORK/alias-deep/inner'; echo ran"
+attempt F1 "a bind mount with a long escaped root does not show ~/.ssh ($(what))" no_leak "$WORK/out"
+attempt F1 "the run is refused, naming the second path ($(what))" \
+	grep -q "^srt: filesystem.denyRead.* is also at \"$WORK/alias-deep\"" "$WORK/out"
+unbind
+rm -rf "$HOME/.ssh/$sp"
 echo "1..$_tap_n"
