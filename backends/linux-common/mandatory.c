@@ -979,6 +979,24 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 	return rc;
 }
 
+/* A link on the way from a protected name of $HOME to where it is, in
+ * the root being walked: the command could point it elsewhere and make
+ * the name there, so it is protected as the name itself. */
+struct home_link {
+	struct scan *s;
+	const char *name;
+	int rc; /* emit's failure, which stops the resolution */
+};
+
+static int home_link(void *ctx, const char *link)
+{
+	struct home_link *h = ctx;
+
+	if (path_under(h->s->root, link))
+		h->rc = emit(h->s, link, h->name);
+	return h->rc ? 1 : 0;
+}
+
 /* The names below $HOME that lie in this root, even absent (a planted
  * ~/.ssh/authorized_keys lets anyone in), and the hooks directory the
  * user's global git config names. */
@@ -1007,11 +1025,25 @@ static int report_home(struct scan *s)
 		 * that the walk of this root does not know (red team: the
 		 * command appended to ~/.bashrc and added a systemd user unit
 		 * through the links' targets) */
+		/* and each link in this root on the way there: the command
+		 * could point it elsewhere (red team: ~/.config led through
+		 * dots/config, a link the command replaced) */
 		if (rc || !realpath(home, hreal) ||
-		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain) ||
-		    srt__mountinfo_resolve(abs, real, sizeof(real)) < 0 || !strcmp(real, abs) ||
-		    !strcmp(real, plain) || !path_under(s->root, real))
+		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
 			continue;
+		{
+			struct home_link h = { s, PROT(i)->name, 0 };
+			int r = srt__mountinfo_resolve_links(abs, real, sizeof(real), home_link, &h);
+
+			if (h.rc) {
+				rc = h.rc;
+				continue;
+			}
+			/* a loop of links (each one in this root now protected)
+			 * or a path too long: nothing to place */
+			if (r || !strcmp(real, abs) || !strcmp(real, plain) || !path_under(s->root, real))
+				continue;
+		}
 		rc = emit(s, real, PROT(i)->name);
 	}
 	if (!rc && path_under(s->root, home)) {

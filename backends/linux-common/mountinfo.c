@@ -145,6 +145,12 @@ int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
 
 int srt__mountinfo_resolve(const char *path, char *out, size_t cap)
 {
+	return srt__mountinfo_resolve_links(path, out, cap, NULL, NULL);
+}
+
+int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
+				 int (*link_fn)(void *ctx, const char *link), void *ctx)
+{
 	char cur[PATH_MAX], todo[PATH_MAX * 2], link[PATH_MAX], next[PATH_MAX * 2];
 	size_t cl = 0; /* cur: the part resolved so far, "" for "/" */
 	int links = 0;
@@ -189,6 +195,10 @@ int srt__mountinfo_resolve(const char *path, char *out, size_t cap)
 		 * command may make it), is followed; a name that does not
 		 * exist is taken as it is, and so is everything after it */
 		if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+			int rc;
+
+			if (link_fn && (rc = link_fn(ctx, cur)))
+				return rc;
 			if (++links > 40 || (ln = readlink(cur, link, sizeof(link) - 1)) < 0)
 				return -1;
 			link[ln] = '\0';

@@ -32,5 +32,10 @@ void srt__mountinfo_layers_free(char **layers);
  * with the mounts' paths and the write roots where it is, or will be. 0,
  * or -1 (not absolute, a loop of links, or longer than cap). */
 int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
+/* The same, calling link_fn (when not NULL) with the path of each link
+ * it follows, in order, before following it (also when the chain then
+ * loops); a nonzero return from link_fn stops it and is returned. */
+int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
+				 int (*link_fn)(void *ctx, const char *link), void *ctx);
 
 #endif

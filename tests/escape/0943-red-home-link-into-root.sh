@@ -61,4 +61,27 @@ for be in bwrap:"$BACKEND" landlock:"$LL"; do
 	attempt F6 "${be%%:*}: no systemd user unit through ~/.config, a link to a directory the command may create ($what)" \
 		test ! -e "$D/config/systemd/user/x.service"
 done
+# 15-18: a link in the write root on the way: ~/.config leads to dots/config,
+# itself a link to dots/real; the command points dots/config elsewhere
+# (a link it may replace, as any file in the write root) and writes there
+setup_chain() {
+	rm -rf "$D" "$HOME/.config" "$HOME/.ssh/config" "$HOME/.bashrc" "$HOME/.claude"
+	mkdir -p "$D/real" "$D/ssh-real"
+	ln -s real "$D/config"
+	ln -s "$D/config" "$HOME/.config"
+	echo orig > "$D/ssh-real/config"
+	ln -s ssh-real "$D/ssh"
+	ln -s "$D/ssh/config" "$HOME/.ssh/config"
+}
+ATTACK3='rm -f config ssh; mkdir -p other/systemd/user other-ssh; ln -s other config; ln -s other-ssh ssh;
+echo PWNED > other/systemd/user/x.service; echo PWNED > other-ssh/config; echo ran'
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	setup_chain
+	( cd "$D" && timeout -k 5 60 "$SRT" --backend="${be#*:}" -s "$S" -c "$ATTACK3" ) >"$WORK/out" 2>&1
+	what=$(tr '\n' ' ' < "$WORK/out" | head -c 300)
+	attempt F6 "${be%%:*}: no systemd user unit through a link in the write root that ~/.config leads through ($what)" \
+		test ! -e "$HOME/.config/systemd/user/x.service"
+	attempt F6 "${be%%:*}: ~/.ssh/config not made through a link in the write root it leads through ($what)" \
+		sh -c "! grep -qs PWNED '$HOME/.ssh/config'"
+done
 echo "1..$_tap_n"
