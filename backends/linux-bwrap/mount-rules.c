@@ -749,6 +749,19 @@ static int mi_open_to(struct srt__mount_ctx *c, const char *path, int want_w)
 	return want_w ? st.w : st.r;
 }
 
+/* Can the command read (want_w 0) or write (1) path or a path below it
+ * (a root of the policy inside it)? */
+static int mi_open_below(struct srt__mount_ctx *c, const char *path, int want_w)
+{
+	if (mi_open_to(c, path, want_w))
+		return 1;
+	for (size_t i = 0; i < c->n; i++)
+		if ((c->v[i].kinds & (want_w ? K_AW : K_AR | K_AW)) && srt__mount_covers(path, c->v[i].path) &&
+		    mi_open_to(c, c->v[i].path, want_w))
+			return 1;
+	return 0;
+}
+
 /* $HOME shown whole at a path the command may write, where the startup
  * files and the protected names at its top are not covered: the scan of
  * the write roots finds them only down to mandatoryDenySearchDepth, and
@@ -790,9 +803,11 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 				/* a layer srt cannot place may be path or hold it:
 				 * unless path is on the overlay itself (a
 				 * container's root), the overlay is a second path
-				 * wherever the command can reach it */
+				 * wherever the command can reach it, at its own
+				 * path or below (red team: a write root inside one
+				 * with $HOME as its upper layer "home") */
 				if (srt__mount_covers(v[i].mnt, path) || access(v[i].mnt, X_OK) != 0 ||
-				    !mi_open_to(c, v[i].mnt, want_w))
+				    !mi_open_below(c, v[i].mnt, want_w))
 					continue;
 				return srt_diag_set(c->diag, SRT_E_SETTINGS, want_w ? "filesystem.allowWrite" : what,
 						    "%s: \"%s\" may also be at \"%s\" (an overlay mount, id %ld, whose "

@@ -219,4 +219,22 @@ attempt F1 "the run is refused, naming the second path ($(what))" \
 	grep -q "^srt: filesystem.denyRead.* is also at \"$WORK/alias-deep\"" "$WORK/out"
 unbind
 rm -rf "$HOME/.ssh/$sp"
+# 33-34 (F6): an overlay whose upper layer is named by a relative path ($HOME
+# from its parent), mounted outside the write roots, with a write root
+# inside it: the overlay's own path is not writable, the write root in it
+# is, and writes there land in $HOME
+mkdir -p "$HOME/.config" "$WORK/ov-work4" "$WORK/ovh"
+rm -rf "$HOME/.config/systemd"
+if (cd "$(dirname "$HOME")" && mount -t overlay overlay -o "lowerdir=$WORK/ov-empty,upperdir=$(basename "$HOME"),workdir=$WORK/ov-work4" "$WORK/ovh") 2>/dev/null; then
+	mounts=("$WORK/ovh" "${mounts[@]}")
+	# fanotify takes no overlay here: inotify alone for the watcher
+	printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[".","%s"],"denyWrite":[],"enableWeakerNameProtection":true}}\n' "$WORK/ovh/.config" > "$S"
+	run "mkdir -p '$WORK/ovh/.config/systemd/user' && echo x > '$WORK/ovh/.config/systemd/user/evil5.service'; echo ran"
+	attempt F6 "a write root inside an overlay with \$HOME as a relative upperdir adds no systemd user unit ($(what))" \
+		test ! -e "$HOME/.config/systemd/user/evil5.service"
+	attempt F6 "the run is refused, naming the overlay's path ($(what))" refused_naming "$WORK/ovh"
+	unbind
+else
+	skip_rest 2 "F6 overlay mounts with an upper layer are not allowed in this mount namespace"
+fi
 echo "1..$_tap_n"
