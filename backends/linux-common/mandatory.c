@@ -1024,10 +1024,10 @@ static int report_home(struct scan *s)
 		 * target has a name of its own ("bashrc", "config/systemd/user")
 		 * that the walk of this root does not know (red team: the
 		 * command appended to ~/.bashrc and added a systemd user unit
-		 * through the links' targets) */
-		/* and each link in this root on the way there: the command
-		 * could point it elsewhere (red team: ~/.config led through
-		 * dots/config, a link the command replaced) */
+		 * through the links' targets); and each link in this root on
+		 * the way there, which the command could point elsewhere (red
+		 * team: ~/.config led through dots/config, a link the command
+		 * replaced) */
 		if (rc || !realpath(home, hreal) ||
 		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
 			continue;
