@@ -69,6 +69,41 @@ int srt__connect_send(int sock, const void *buf, size_t len)
 	return 0;
 }
 
+/* HOST as ssh's %h gives it, to paste into the request line: a name, an
+ * IPv4 address or an IPv6 one (bare, or in brackets), with a zone ("%eth0")
+ * at most; anything else (a CR LF would add header lines of its own to
+ * the request, a space a second word to its request line) is refused. */
+static int host_ok(const char *h)
+{
+	size_t n = strlen(h), i, from = 0;
+
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		from = 1;
+		n--;
+	}
+	if (n <= from || n - from > 255)
+		return 0;
+	for (i = from; i < n; i++)
+		if (!((h[i] >= 'A' && h[i] <= 'Z') || (h[i] >= 'a' && h[i] <= 'z') ||
+		      (h[i] >= '0' && h[i] <= '9') || strchr(".-_:%", h[i])))
+			return 0;
+	return 1;
+}
+
+/* PORT: a decimal number 1-65535, nothing else. */
+static int port_ok(const char *p)
+{
+	long v = 0;
+	size_t i;
+
+	for (i = 0; p[i]; i++) {
+		if (p[i] < '0' || p[i] > '9' || i >= 5)
+			return 0;
+		v = v * 10 + (p[i] - '0');
+	}
+	return i > 0 && v >= 1 && v <= 65535;
+}
+
 int main(int argc, char **argv)
 {
 	const char *url = getenv("HTTPS_PROXY");
@@ -80,6 +115,14 @@ int main(int argc, char **argv)
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: srt-connect HOST PORT\n");
+		return 2;
+	}
+	/* ssh passes %h and %p from whatever URL it was given (a submodule's
+	 * may be the repository's choice): they go into the request only as
+	 * a host and a port (red team: a CR LF in either added header lines) */
+	if (!host_ok(argv[1]) || !port_ok(argv[2])) {
+		fprintf(stderr, "srt-connect: %s\n", !host_ok(argv[1]) ?
+			"HOST must be a host name or an IP address" : "PORT must be a number 1-65535");
 		return 2;
 	}
 	if (!url || !*url)
@@ -177,6 +220,12 @@ int main(int argc, char **argv)
 			break;
 	}
 	buf[n] = '\0';
+	/* a head longer than buf: the rest of it would reach ssh as if the
+	 * far side had sent it (red team) */
+	if (n < 4 || memcmp(buf + n - 4, "\r\n\r\n", 4) != 0) {
+		fprintf(stderr, "srt-connect: the proxy's reply head is too long (over %zu bytes)\n", n);
+		return 1;
+	}
 	if (strncmp(buf, "HTTP/1.", 7) != 0 || buf[8] != ' ' || buf[9] != '2') {
 		char *eol = strstr(buf, "\r\n");
 		if (eol)

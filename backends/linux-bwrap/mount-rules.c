@@ -613,11 +613,10 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
  * so for it the layers its options name (lowerdir, upperdir) are what it
  * shows: a layer that holds a denied path, or lies inside one, is a
  * second name the same way (red team: an overlay with $HOME as its lower
- * layer read ~/.ssh). A layer named by a relative path (Docker's image
- * layers are) cannot be placed and is not looked at. */
-#define MI_W2(x) #x
-#define MI_W1(x) MI_W2(x)
-#define MI_W MI_W1(PATH_MAX)
+ * layer read ~/.ssh). A layer named by a relative path cannot be placed,
+ * so its overlay may show anything: it counts as a second path of every
+ * denied path not on it, wherever the command could reach it (red team:
+ * lowerdir "home", $HOME named from its parent, read ~/.ssh). */
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
@@ -653,14 +652,34 @@ static int mi_read(struct minfo **out, size_t *nout)
 	if (!f)
 		return SRT_E_IO;
 	while (getline(&line, &cap, f) > 0) {
-		char root[PATH_MAX + 1], mnt[PATH_MAX + 1];
+		/* as long as the line: escaped, a path of PATH_MAX bytes
+		 * takes up to four times that (a space is "\040"), and a
+		 * field cut short would run into the next (red team: a bind
+		 * below five directories of 250 spaces was named "0   ...") */
+		char root[PATH_MAX], mnt[PATH_MAX], *fr = malloc(strlen(line) + 1),
+						    *fm = malloc(strlen(line) + 1);
 		struct minfo e;
+		int got;
 
-		if (sscanf(line, "%ld %*d %u:%u %" MI_W "s %" MI_W "s", &e.id, &e.maj,
-			   &e.min, root, mnt) != 5)
+		if (!fr || !fm) {
+			free(fr);
+			free(fm);
+			goto nomem;
+		}
+		got = sscanf(line, "%ld %*d %u:%u %s %s", &e.id, &e.maj, &e.min, fr, fm);
+		if (got == 5) {
+			srt__mountinfo_unescape(fr);
+			srt__mountinfo_unescape(fm);
+		}
+		if (got != 5 || strlen(fr) >= sizeof(root) || strlen(fm) >= sizeof(mnt)) {
+			free(fr);
+			free(fm);
 			continue;
-		srt__mountinfo_unescape(root);
-		srt__mountinfo_unescape(mnt);
+		}
+		memcpy(root, fr, strlen(fr) + 1);
+		memcpy(mnt, fm, strlen(fm) + 1);
+		free(fr);
+		free(fm);
 		if (n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
 			struct minfo *nv = realloc(v, na * sizeof(*nv));
@@ -730,6 +749,19 @@ static int mi_open_to(struct srt__mount_ctx *c, const char *path, int want_w)
 	return want_w ? st.w : st.r;
 }
 
+/* Can the command read (want_w 0) or write (1) path or a path below it
+ * (a root of the policy inside it)? */
+static int mi_open_below(struct srt__mount_ctx *c, const char *path, int want_w)
+{
+	if (mi_open_to(c, path, want_w))
+		return 1;
+	for (size_t i = 0; i < c->n; i++)
+		if ((c->v[i].kinds & (want_w ? K_AW : K_AR | K_AW)) && srt__mount_covers(path, c->v[i].path) &&
+		    mi_open_to(c, c->v[i].path, want_w))
+			return 1;
+	return 0;
+}
+
 /* $HOME shown whole at a path the command may write, where the startup
  * files and the protected names at its top are not covered: the scan of
  * the write roots finds them only down to mandatoryDenySearchDepth, and
@@ -753,9 +785,12 @@ static int mi_home_refused(struct srt__mount_ctx *c, const char *what, const cha
 }
 
 /* 0 when no overlay mount shows path (what) at a readable path through
- * one of its layers, else the plan's failure. */
+ * one of its layers, else the plan's failure. With want_w: at a writable
+ * path through its upper layer, and with inside also through an upper
+ * layer that lies inside path (a protected directory is protected whole;
+ * $HOME is not). */
 static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, size_t n,
-			     const char *path, const char *what, int want_w)
+			     const char *path, const char *what, int want_w, int inside)
 {
 	char alias[PATH_MAX * 3];
 
@@ -764,6 +799,23 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 		for (size_t j = want_w ? v[i].n_lower : 0; v[i].layers && v[i].layers[j]; j++) {
 			const char *l = v[i].layers[j];
 
+			if (l[0] != '/') {
+				/* a layer srt cannot place may be path or hold it:
+				 * unless path is on the overlay itself (a
+				 * container's root), the overlay is a second path
+				 * wherever the command can reach it, at its own
+				 * path or below (red team: a write root inside one
+				 * with $HOME as its upper layer "home") */
+				if (srt__mount_covers(v[i].mnt, path) || access(v[i].mnt, X_OK) != 0 ||
+				    !mi_open_below(c, v[i].mnt, want_w))
+					continue;
+				return srt_diag_set(c->diag, SRT_E_SETTINGS, want_w ? "filesystem.allowWrite" : what,
+						    "%s: \"%s\" may also be at \"%s\" (an overlay mount, id %ld, whose "
+						    "layer \"%s\" is named by a relative path that srt cannot place), "
+						    "where the command may %s it; add \"%s\" to filesystem.%s or unmount it",
+						    want_w ? "filesystem.allowWrite" : what, path, v[i].mnt, v[i].id, l,
+						    want_w ? "write" : "read", v[i].mnt, want_w ? "denyWrite" : "denyRead");
+			}
 			if (srt__mount_covers(l, path)) {
 				/* the layer holds path: the overlay shows it */
 				const char *t = mi_tail(l, path);
@@ -772,7 +824,7 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 						     strcmp(v[i].mnt, "/") || !*t ? v[i].mnt : "",
 						     t) >= sizeof(alias))
 					continue;
-			} else if (!want_w && srt__mount_covers(path, l)) {
+			} else if ((!want_w || inside) && srt__mount_covers(path, l)) {
 				/* the layer lies inside path */
 				snprintf(alias, sizeof(alias), "%s", v[i].mnt);
 			} else {
@@ -793,9 +845,10 @@ static int mi_check_overlays(struct srt__mount_ctx *c, const struct minfo *v, si
 }
 
 /* 0 when path (what) is shown by no other mount at a readable path (with
- * want_w: shown whole at a writable path), else the plan's failure. */
+ * want_w: shown whole at a writable path, and with inside, a directory
+ * inside it too), else the plan's failure. */
 static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t n, const char *path,
-			const char *what, int want_w)
+			const char *what, int want_w, int inside)
 {
 	char rel[PATH_MAX * 2], alias[PATH_MAX * 3];
 	const struct minfo *l;
@@ -803,12 +856,12 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 	size_t i;
 
 	if (k < 0)
-		return mi_check_overlays(c, v, n, path, what, want_w);
+		return mi_check_overlays(c, v, n, path, what, want_w, inside);
 	l = &v[k];
 	/* where path is in its filesystem */
 	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
 			     mi_tail(l->mnt, path)) >= sizeof(rel))
-		return mi_check_overlays(c, v, n, path, what, want_w);
+		return mi_check_overlays(c, v, n, path, what, want_w, inside);
 	if (!rel[0])
 		snprintf(rel, sizeof(rel), "/");
 	for (i = 0; i < n; i++) {
@@ -823,7 +876,7 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(o->mnt, "/") || !*t ? o->mnt : "",
 					     t) >= sizeof(alias))
 				continue;
-		} else if (!want_w && srt__mount_covers(rel, o->root)) {
+		} else if ((!want_w || inside) && srt__mount_covers(rel, o->root)) {
 			/* it shows a directory inside path */
 			snprintf(alias, sizeof(alias), "%s", o->mnt);
 		} else {
@@ -839,7 +892,7 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 				    "filesystem.denyRead or unmount it",
 				    what, path, alias, o->id, alias);
 	}
-	return mi_check_overlays(c, v, n, path, what, want_w);
+	return mi_check_overlays(c, v, n, path, what, want_w, inside);
 }
 
 int srt__mount_check_mounts(struct srt__mount_ctx *c)
@@ -867,7 +920,7 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		const struct srt__mount_node *nd = &c->v[i];
 
 		if ((nd->kinds & K_DR) && !srt__mount_state_of(c, nd->path).r)
-			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead", 0);
+			rc = mi_check_one(c, v, n, nd->path, nd->origin ? nd->origin : "filesystem.denyRead", 0, 1);
 	}
 	for (i = 0; shared && !rc && i < pol->n_masked_files; i++) {
 		char real[PATH_MAX];
@@ -875,7 +928,7 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		if (pol->masked_files[i].path && realpath(pol->masked_files[i].path, real))
 			rc = mi_check_one(c, v, n, real,
 					  pol->masked_files[i].origin ? pol->masked_files[i].origin :
-					  "credentials.files", 0);
+					  "credentials.files", 0, 1);
 	}
 	/* $HOME itself, when it is not a write root: shown whole elsewhere
 	 * at a writable path */
@@ -883,24 +936,32 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		char real[PATH_MAX];
 
 		if (realpath(pol->home, real))
-			rc = mi_check_one(c, v, n, real, "HOME", 1);
+			rc = mi_check_one(c, v, n, real, "HOME", 1, 0);
 	}
-	/* the ~/ protected names, held by name at their own path: a mount of
-	 * a directory inside $HOME that holds one (a bind of ~/.config or
-	 * ~/.ssh in a write root) shows it writable at a second path (red
-	 * team: a bind of ~/.config added a systemd user unit) */
+	/* the protected names of $HOME (the ~/... ones, and the others as
+	 * they lie in $HOME: ~/.bashrc, ~/.claude/settings.json), held by
+	 * name at their own path: a mount of one, of a directory inside
+	 * $HOME that holds one (a bind of ~/.config or ~/.ssh in a write
+	 * root) shows it writable at a second path (red team: a bind of
+	 * ~/.config added a systemd user unit; a bind of the file ~/.bashrc,
+	 * under another name, let the command append to it). Each is
+	 * taken where it is (red team: with ~/.config a link into a
+	 * dotfiles directory, a bind of that directory was not matched), and
+	 * a mount of a directory inside one counts too (red team: a bind of
+	 * ~/.config/systemd/user/app.service.d added a drop-in). */
 	if (shared && !rc && pol->home) {
-		char real[PATH_MAX], path[PATH_MAX * 2];
+		char real[PATH_MAX], path[PATH_MAX * 2], where[PATH_MAX];
 
 		for (i = 0; !rc && realpath(pol->home, real) && i < srt__protected_count; i++) {
 			const struct srt__protected *p = &srt__protected_names[i];
 
-			if (p->kind != SRT__PROT_HOME ||
+			if (p->kind == SRT__PROT_GIT ||
 			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
 			    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(real, "/") ? real : "",
-					     p->path) >= sizeof(path))
+					     p->path) >= sizeof(path) ||
+			    srt__mountinfo_resolve(path, where, sizeof(where)) < 0)
 				continue;
-			rc = mi_check_one(c, v, n, path, p->name, 1);
+			rc = mi_check_one(c, v, n, where, p->name, 1, 1);
 		}
 	}
 	mi_free(v, n);

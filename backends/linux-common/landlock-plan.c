@@ -921,6 +921,7 @@ struct ll_mount {
 	unsigned maj, min;
 	char *root, *mnt;
 	char **layers; /* an overlay's layer directories (mountinfo.h); else NULL */
+	size_t n_lower; /* the first n_lower are lower layers, the rest its upper one */
 };
 
 static int ll_covers(const char *a, const char *b)
@@ -954,7 +955,6 @@ static int ll_mounts_read(struct ll_mount **out, size_t *nout)
 	while (getline(&line, &cap, f) > 0) {
 		char *root = malloc(strlen(line) + 1), *mnt = malloc(strlen(line) + 1);
 		unsigned maj, min;
-		size_t lower;
 
 		if (root && mnt && n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
@@ -978,7 +978,7 @@ static int ll_mounts_read(struct ll_mount **out, size_t *nout)
 		}
 		srt__mountinfo_unescape(root);
 		srt__mountinfo_unescape(mnt);
-		if (srt__mountinfo_overlay(line, &v[n].layers, &lower) < 0) {
+		if (srt__mountinfo_overlay(line, &v[n].layers, &v[n].n_lower) < 0) {
 			free(root);
 			free(mnt);
 			rc = SRT_E_NOMEM;
@@ -1093,7 +1093,15 @@ static int ll_check_overlays(struct planner *pl, const struct domain *d, const s
 				const char *l = v[j].layers[k];
 				const struct srt__ll_rule *g;
 
-				if (ll_covers(l, x->path)) {
+				if (l[0] != '/') {
+					/* a layer srt cannot place (a relative name) may
+					 * hold the path: the overlay counts, unless the
+					 * path is on it (a container's root) or the user
+					 * cannot reach it */
+					if (ll_covers(v[j].mnt, x->path) || access(v[j].mnt, X_OK) != 0)
+						continue;
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+				} else if (ll_covers(l, x->path)) {
 					const char *t = strcmp(l, "/") ? x->path + strlen(l) : x->path;
 
 					if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
@@ -1108,6 +1116,10 @@ static int ll_check_overlays(struct planner *pl, const struct domain *d, const s
 				if (ll_covers(x->path, alias) ||
 				    !(g = ll_granted(pl->plan, alias, SRT_LL_READ_FILE_RIGHTS, NULL)))
 					continue;
+				if (l[0] != '/')
+					return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
+							    "linux-landlock cannot enforce %s \"%s\": the overlay mount at \"%s\" names its layer \"%s\" by a relative path that srt cannot place, so it may show \"%s\" there, and the plan grants reads (\"%s\": %s); add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
+							    x->origin, x->path, alias, l, x->path, g->path, g->why ? g->why : "", alias);
 				return srt_diag_set(pl->diag, SRT_E_UNAVAILABLE, x->origin,
 						    "linux-landlock cannot enforce %s \"%s\": it is also at \"%s\" (an overlay mount with \"%s\" as a layer), where the plan grants reads (\"%s\": %s); add \"%s\" to filesystem.denyRead, unmount it, or use the linux-bwrap backend",
 						    x->origin, x->path, alias, l, g->path, g->why ? g->why : "", alias);
@@ -1139,9 +1151,22 @@ static int ll_pol_writable(const struct srt_policy *pol, const char *path)
 	return allow;
 }
 
+/* The refusal when alias, a second path of the protected name p at path
+ * (another mount's, what), is in a write root of pol; else SRT_OK. */
+static int ll_protected_alias(const struct srt_policy *pol, struct srt_diag *diag,
+			      const struct srt__protected *p, const char *path, const char *alias,
+			      const char *what)
+{
+	if (!strcmp(alias, path) || !ll_pol_writable(pol, alias))
+		return SRT_OK;
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "filesystem.allowWrite",
+			    "linux-landlock cannot hold the protected name %s \"%s\": it is also at \"%s\" (%s), in a write root; add \"%s\" to filesystem.denyWrite, or unmount it",
+			    p->name, path, alias, what, alias);
+}
+
 int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag *diag)
 {
-	char home[PATH_MAX], path[PATH_MAX * 2], rel[PATH_MAX * 3], alias[PATH_MAX * 4];
+	char home[PATH_MAX], name[PATH_MAX * 2], path[PATH_MAX], rel[PATH_MAX * 3], alias[PATH_MAX * 4];
 	struct ll_mount *v;
 	size_t n;
 	int rc;
@@ -1158,28 +1183,71 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 		const struct srt__protected *p = &srt__protected_names[i];
 		long k;
 
-		if (p->kind != SRT__PROT_HOME ||
+		/* every protected name as it lies in $HOME, not only the ~/...
+		 * ones (red team: a bind of the file ~/.bashrc in the write
+		 * root, under another name, let the command append to it); the
+		 * name where it is: ~/.config may be a link into a
+		 * dotfiles directory (red team: a bind of that directory in
+		 * the write root was not matched) */
+		if (p->kind == SRT__PROT_GIT ||
 		    srt__protected_released(p, (const char *const *)pol->protected_released) ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(home, "/") ? home : "", p->path) >=
-			    sizeof(path) ||
-		    (k = ll_mount_of(v, n, path)) < 0 ||
+		    (size_t)snprintf(name, sizeof(name), "%s/%s", strcmp(home, "/") ? home : "", p->path) >=
+			    sizeof(name) ||
+		    srt__mountinfo_resolve(name, path, sizeof(path)) < 0)
+			continue;
+		/* an overlay whose upper layer holds the name, or lies inside
+		 * it, takes the writes made at its own path (red team: an
+		 * overlay with ~/.config as upperdir added a systemd user unit) */
+		for (size_t j = 0; !rc && j < n; j++)
+			for (size_t u = v[j].n_lower; !rc && v[j].layers && v[j].layers[u]; u++) {
+				const char *l = v[j].layers[u];
+
+				if (l[0] != '/') {
+					/* an upper layer srt cannot place (a relative
+					 * name) may hold the name */
+					if (ll_covers(v[j].mnt, path) || access(v[j].mnt, X_OK) != 0)
+						continue;
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+					rc = ll_protected_alias(pol, diag, p, path, alias,
+								"an overlay mount whose upper layer is named by a relative path srt cannot place");
+					continue;
+				} else if (ll_covers(l, path)) {
+					const char *t = strcmp(l, "/") ? path + strlen(l) : path;
+
+					if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+							     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "", t) >=
+					    sizeof(alias))
+						continue;
+				} else if (ll_covers(path, l)) {
+					snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+				} else {
+					continue;
+				}
+				rc = ll_protected_alias(pol, diag, p, path, alias, "an overlay mount");
+			}
+		if (rc || (k = ll_mount_of(v, n, path)) < 0 ||
 		    (size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(v[k].root, "/") ? v[k].root : "",
 				     strcmp(v[k].mnt, "/") ? path + strlen(v[k].mnt) : path) >= sizeof(rel))
 			continue;
 		for (size_t j = 0; !rc && j < n; j++) {
-			const char *t;
+			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min)
+				continue;
+			if (ll_covers(v[j].root, rel)) {
+				const char *t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
 
-			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min ||
-			    !ll_covers(v[j].root, rel))
+				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
+						     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "", t) >= sizeof(alias))
+					continue;
+			} else if (ll_covers(rel, v[j].root)) {
+				/* a directory inside the name: a protected directory
+				 * is protected whole (red team: a bind of
+				 * ~/.config/systemd/user/app.service.d added a
+				 * drop-in) */
+				snprintf(alias, sizeof(alias), "%s", v[j].mnt);
+			} else {
 				continue;
-			t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
-			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "",
-					     t) >= sizeof(alias) ||
-			    !strcmp(alias, path) || !ll_pol_writable(pol, alias))
-				continue;
-			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, "filesystem.allowWrite",
-					  "linux-landlock cannot hold the protected name %s \"%s\": it is also at \"%s\" (another mount of its filesystem), in a write root; add \"%s\" to filesystem.denyWrite, or unmount it",
-					  p->name, path, alias, alias);
+			}
+			rc = ll_protected_alias(pol, diag, p, path, alias, "another mount of its filesystem");
 		}
 	}
 	ll_mounts_free(v, n);

@@ -80,7 +80,8 @@ struct srt__ll_plan_limits {
  * ABI 3. */
 int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *diag);
 
-/* The ~/ protected names are held by name at their own path (the write
+/* The protected names of $HOME (the ~/ ones, and ~/.bashrc and the
+ * like as they lie in $HOME) are held by name at their own path (the write
  * supervisor matches them below $HOME only): refuse when another mount
  * of a directory that holds one (a bind of ~/.config, or of $HOME's
  * parent) shows it at a second path in one of pol's write roots (red

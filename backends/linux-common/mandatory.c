@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "backends/linux-common/mandatory.h"
+#include "backends/linux-common/mountinfo.h"
 
 #include "common/protected.h"
 
@@ -979,6 +980,24 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 	return rc;
 }
 
+/* A link on the way from a protected name of $HOME to where it is, in
+ * the root being walked: the command could point it elsewhere and make
+ * the name there, so it is protected as the name itself. */
+struct home_link {
+	struct scan *s;
+	const char *name;
+	int rc; /* emit's failure, which stops the resolution */
+};
+
+static int home_link(void *ctx, const char *link)
+{
+	struct home_link *h = ctx;
+
+	if (path_under(h->s->root, link))
+		h->rc = emit(h->s, link, h->name);
+	return h->rc ? 1 : 0;
+}
+
 /* The names below $HOME that lie in this root, even absent (a planted
  * ~/.ssh/authorized_keys lets anyone in), and the hooks directory the
  * user's global git config names. */
@@ -991,14 +1010,42 @@ static int report_home(struct scan *s)
 	if (!home || home[0] != '/' || !strcmp(home, "/"))
 		return 0;
 	for (i = 0; i < srt__protected_count && !rc; i++) {
-		char abs[PATH_MAX];
+		char abs[PATH_MAX], hreal[PATH_MAX], plain[PATH_MAX * 2], real[PATH_MAX];
 		int n;
 
-		if (!wanted(s, i, SRT__PROT_HOME))
+		if (!wanted(s, i, PROT(i)->kind) || PROT(i)->kind == SRT__PROT_GIT)
 			continue;
 		n = snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path);
-		if (n > 0 && (size_t)n < sizeof(abs) && path_under(s->root, abs))
+		if (n <= 0 || (size_t)n >= sizeof(abs))
+			continue;
+		if (PROT(i)->kind == SRT__PROT_HOME && path_under(s->root, abs))
 			rc = emit(s, abs, PROT(i)->name);
+		/* the name where it is: a dotfile manager makes ~/.bashrc,
+		 * ~/.ssh/config or ~/.config links into a repository, where the
+		 * target has a name of its own ("bashrc", "config/systemd/user")
+		 * that the walk of this root does not know (red team: the
+		 * command appended to ~/.bashrc and added a systemd user unit
+		 * through the links' targets); and each link in this root on
+		 * the way there, which the command could point elsewhere (red
+		 * team: ~/.config led through dots/config, a link the command
+		 * replaced) */
+		if (rc || !realpath(home, hreal) ||
+		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
+			continue;
+		{
+			struct home_link h = { s, PROT(i)->name, 0 };
+			int r = srt__mountinfo_resolve_links(abs, real, sizeof(real), home_link, &h);
+
+			if (h.rc) {
+				rc = h.rc;
+				continue;
+			}
+			/* a loop of links (each one in this root now protected)
+			 * or a path too long: nothing to place */
+			if (r || !strcmp(real, abs) || !strcmp(real, plain) || !path_under(s->root, real))
+				continue;
+		}
+		rc = emit(s, real, PROT(i)->name);
 	}
 	if (!rc && path_under(s->root, home)) {
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -2,8 +2,11 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends/linux-common/mountinfo.h"
 
@@ -55,14 +58,16 @@ static int add_layers(char ***l, size_t *n, const char *val, enum layer_syntax s
 		d[len] = '\0';
 		if (*val == ':')
 			val++;
-		if (d[0] != '/') { /* empty (a data-only "::"), or relative */
+		if (!d[0]) { /* empty: a data-only "::" */
 			free(d);
 			continue;
 		}
 		/* the kernel shows the words its mounter wrote ("/home/u/",
 		 * a link to $HOME): the directory they name now, when there
-		 * is one, is what the checks compare with the denied paths */
-		if (realpath(d, real)) {
+		 * is one, is what the checks compare with the denied paths. A
+		 * relative name (from the mounter's working directory, which
+		 * is gone) is kept as written: the callers cannot place it */
+		if (d[0] == '/' && realpath(d, real)) {
 			char *r = strdup(real);
 
 			if (!r) {
@@ -136,4 +141,80 @@ int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
 		return 0;
 	opts[strcspn(opts, "\n")] = '\0';
 	return overlay_layers(opts + 1, layers, n_lower);
+}
+
+int srt__mountinfo_resolve(const char *path, char *out, size_t cap)
+{
+	return srt__mountinfo_resolve_links(path, out, cap, NULL, NULL);
+}
+
+int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
+				 int (*link_fn)(void *ctx, const char *link), void *ctx)
+{
+	char cur[PATH_MAX], todo[PATH_MAX * 2], link[PATH_MAX], next[PATH_MAX * 2];
+	size_t cl = 0; /* cur: the part resolved so far, "" for "/" */
+	int links = 0;
+	char *p = todo;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(todo))
+		return -1;
+	memcpy(todo, path, strlen(path) + 1);
+	cur[0] = '\0';
+	while (*p) {
+		struct stat st;
+		size_t n;
+		char *e;
+		ssize_t ln;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = p + strcspn(p, "/");
+		n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			p = e;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			/* cur holds no link: its parent is the parent */
+			char *s = strrchr(cur, '/');
+
+			if (s)
+				*s = '\0';
+			cl = strlen(cur);
+			p = e;
+			continue;
+		}
+		if (cl + 1 + n >= sizeof(cur))
+			return -1;
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, p, n);
+		cur[cl + 1 + n] = '\0';
+		/* a link, even one whose target does not exist yet (the
+		 * command may make it), is followed; a name that does not
+		 * exist is taken as it is, and so is everything after it */
+		if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+			int rc;
+
+			if (link_fn && (rc = link_fn(ctx, cur)))
+				return rc;
+			if (++links > 40 || (ln = readlink(cur, link, sizeof(link) - 1)) < 0)
+				return -1;
+			link[ln] = '\0';
+			if ((size_t)snprintf(next, sizeof(next), "%s%s", link, e) >= sizeof(todo))
+				return -1;
+			memcpy(todo, next, strlen(next) + 1);
+			p = todo;
+			if (link[0] == '/')
+				cl = 0;
+			cur[cl] = '\0';
+			continue;
+		}
+		cl += 1 + n;
+		p = e;
+	}
+	if ((size_t)snprintf(out, cap, "%s", cl ? cur : "/") >= cap)
+		return -1;
+	return 0;
 }

@@ -13,11 +13,29 @@ void srt__mountinfo_unescape(char *s);
 /* For an overlay mount's line (changed in place): the layer directories
  * its options name, NULL-terminated, lower ones (lowerdir, lowerdir+,
  * datadir+) first, *n_lower of them, then its upperdir (where writes
- * land), each resolved (realpath) when it names a directory here; a layer
- * named by a relative path (Docker's image layers) cannot be placed and is
- * left out. *layers is NULL for another mount. 0, or -1
- * out of memory. Free with srt__mountinfo_layers_free. */
+ * land), each resolved (realpath) when it names a directory here. A layer
+ * named by a relative path (from its mounter's working directory: Docker's
+ * image layers when the options are long, `cd ~ && mount ... lowerdir=.ssh`)
+ * cannot be placed and is kept as written, not starting with '/': such an
+ * overlay may show anything, which the callers must treat as such (red
+ * team: one with lowerdir "h", $HOME, read ~/.ssh). *layers is NULL for
+ * another mount. 0, or -1 out of memory. Free with
+ * srt__mountinfo_layers_free. */
 int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower);
 void srt__mountinfo_layers_free(char **layers);
+
+/* The absolute path as the mount table names it: resolved as realpath
+ * does (links followed, "//", "." and ".." gone), but a link whose target
+ * does not exist yet is followed too (the command may make the target)
+ * and a name that does not exist is kept, with what follows it, so a name
+ * below a link (~/.config a link into a dotfiles directory) is compared
+ * with the mounts' paths and the write roots where it is, or will be. 0,
+ * or -1 (not absolute, a loop of links, or longer than cap). */
+int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
+/* The same, calling link_fn (when not NULL) with the path of each link
+ * it follows, in order, before following it (also when the chain then
+ * loops); a nonzero return from link_fn stops it and is returned. */
+int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
+				 int (*link_fn)(void *ctx, const char *link), void *ctx);
 
 #endif

@@ -312,6 +312,17 @@ static void test_extract(void)
 		   err ? err : "(none)");
 	}
 	cJSON_Delete(a);
+	/* group 1 inside a lookahead: each match's capture overlaps the one
+	 * before (and a lookbehind's can start before it), which the rebuild
+	 * took as a span of (size_t)-5 bytes between them */
+	a = mask("{\"version\":1,\"entries\":[{\"kind\":\"file\",\"path\":\"/f\",\"mode\":\"mask\",\"present\":true,"
+		 "\"value\":\"k=abcdefghijkl\",\"extract\":\"(?=(\\\\w{4,}))\",\"injectHosts\":[\"h\"]}]}");
+	{
+		const char *err = a ? cJSON_GetStringValue(cJSON_GetObjectItem(a, "error")) : NULL;
+
+		ok(err && strstr(err, "overlap"), "captures that overlap are an error (%s)", err ? err : "(none)");
+	}
+	cJSON_Delete(a);
 }
 
 #define JWT "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLXJlYWwiLCJrIjoiY2xhaW1zZWNyZXQifQ.c2lnbmF0dXJlLXJlYWw"

@@ -416,6 +416,15 @@ static int find_spans(struct run *r, struct ent *e, const char *pattern, const c
 			rc = -1;
 			break;
 		}
+		/* group 1 in a lookaround can reach past the match: a capture
+		 * that starts inside (or before) the one before cannot be
+		 * replaced in place, so the entry fails rather than guessing */
+		if (ov[3] > ov[2] && n && ov[2] < sp[n - 1].at + sp[n - 1].len) {
+			snprintf(r->error, sizeof(r->error), "%s \"%s\": extract pattern \"%s\" captured overlapping parts of the value (group 1 inside a lookahead or lookbehind?); make its matches' group 1 not overlap",
+				 e->list, e->label, pattern);
+			rc = -1;
+			break;
+		}
 		if (ov[3] > ov[2]) {
 			struct span *ns = realloc(sp, (n + 1) * sizeof(*sp));
 
