@@ -621,6 +621,7 @@ struct memo_scan {
 
 static _Thread_local int memo_on;
 static _Thread_local struct memo_scan *memo;
+static void home_memo_free(void);
 
 static void memo_free_one(struct memo_scan *m)
 {
@@ -647,6 +648,7 @@ void srt__mandatory_memo_end(void)
 		memo = m->next;
 		memo_free_one(m);
 	}
+	home_memo_free();
 	memo_on = 0;
 }
 
@@ -980,22 +982,104 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 	return rc;
 }
 
-/* A link on the way from a protected name of $HOME to where it is, in
- * the root being walked: the command could point it elsewhere and make
- * the name there, so it is protected as the name itself. */
-struct home_link {
-	struct scan *s;
-	const char *name;
-	int rc; /* emit's failure, which stops the resolution */
+/* Where a protected name of $HOME is, and the links on the way there.
+ * Every write root's walk asks this of the same names (seven walks in a
+ * plain run), so while the memo is on the answers are kept for the plan;
+ * out of it they are asked fresh each time. */
+struct home_name {
+	int done;
+	int r;         /* srt__mountinfo_resolve_links's result */
+	char *real;    /* where the name is */
+	char **links;  /* each link met on the way, in order */
+	size_t n_links;
+	int oom;       /* a link could not be kept */
 };
 
-static int home_link(void *ctx, const char *link)
-{
-	struct home_link *h = ctx;
+static _Thread_local struct home_name *home_memo; /* srt__protected_count */
+static _Thread_local char *home_memo_home;
 
-	if (path_under(h->s->root, link))
-		h->rc = emit(h->s, link, h->name);
-	return h->rc ? 1 : 0;
+static void home_name_clear(struct home_name *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n_links; i++)
+		free(h->links[i]);
+	free(h->links);
+	free(h->real);
+	memset(h, 0, sizeof(*h));
+}
+
+static void home_memo_free(void)
+{
+	size_t i;
+
+	if (home_memo)
+		for (i = 0; i < srt__protected_count; i++)
+			home_name_clear(&home_memo[i]);
+	free(home_memo);
+	free(home_memo_home);
+	home_memo = NULL;
+	home_memo_home = NULL;
+}
+
+static int home_link_keep(void *ctx, const char *link)
+{
+	struct home_name *h = ctx;
+	char **nv = realloc(h->links, (h->n_links + 1) * sizeof(*nv));
+
+	if (!nv || !(nv[h->n_links] = strdup(link))) {
+		if (nv)
+			h->links = nv;
+		h->oom = 1;
+		return -1;
+	}
+	h->links = nv;
+	h->n_links++;
+	return 0;
+}
+
+/* h filled for abs; -1 only when memory ran out */
+static int home_name_resolve(const char *abs, struct home_name *h)
+{
+	char real[PATH_MAX];
+
+	memset(h, 0, sizeof(*h));
+	h->r = srt__mountinfo_resolve_links(abs, real, sizeof(real), home_link_keep, h);
+	if (h->oom)
+		return -1;
+	if (!h->r && !(h->real = strdup(real)))
+		return -1;
+	h->done = 1;
+	return 0;
+}
+
+/* The answer for protected name i at abs: from the memo, or resolved
+ * into *tmp (which the caller clears). NULL when memory ran out. */
+static struct home_name *home_name_get(const char *home, size_t i, const char *abs,
+				       struct home_name *tmp)
+{
+	if (memo_on) {
+		if (home_memo && strcmp(home_memo_home, home))
+			home_memo_free();
+		if (!home_memo) {
+			home_memo = calloc(srt__protected_count, sizeof(*home_memo));
+			home_memo_home = strdup(home);
+			if (!home_memo || !home_memo_home) {
+				home_memo_free();
+				return NULL;
+			}
+		}
+		if (!home_memo[i].done && home_name_resolve(abs, &home_memo[i])) {
+			home_name_clear(&home_memo[i]);
+			return NULL;
+		}
+		return &home_memo[i];
+	}
+	if (home_name_resolve(abs, tmp)) {
+		home_name_clear(tmp);
+		return NULL;
+	}
+	return tmp;
 }
 
 /* The names below $HOME that lie in this root, even absent (a planted
@@ -1004,13 +1088,17 @@ static int home_link(void *ctx, const char *link)
 static int report_home(struct scan *s)
 {
 	const char *home = s->o->home;
-	size_t i;
+	char hreal[PATH_MAX];
+	int have_hreal;
+	size_t i, j;
 	int rc = 0;
 
 	if (!home || home[0] != '/' || !strcmp(home, "/"))
 		return 0;
+	have_hreal = realpath(home, hreal) != NULL;
 	for (i = 0; i < srt__protected_count && !rc; i++) {
-		char abs[PATH_MAX], hreal[PATH_MAX], plain[PATH_MAX * 2], real[PATH_MAX];
+		char abs[PATH_MAX], plain[PATH_MAX * 2];
+		struct home_name tmp, *h;
 		int n;
 
 		if (!wanted(s, i, PROT(i)->kind) || PROT(i)->kind == SRT__PROT_GIT)
@@ -1029,23 +1117,21 @@ static int report_home(struct scan *s)
 		 * the way there, which the command could point elsewhere (red
 		 * team: ~/.config led through dots/config, a link the command
 		 * replaced) */
-		if (rc || !realpath(home, hreal) ||
+		if (rc || !have_hreal ||
 		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
 			continue;
-		{
-			struct home_link h = { s, PROT(i)->name, 0 };
-			int r = srt__mountinfo_resolve_links(abs, real, sizeof(real), home_link, &h);
-
-			if (h.rc) {
-				rc = h.rc;
-				continue;
-			}
-			/* a loop of links (each one in this root now protected)
-			 * or a path too long: nothing to place */
-			if (r || !strcmp(real, abs) || !strcmp(real, plain) || !path_under(s->root, real))
-				continue;
-		}
-		rc = emit(s, real, PROT(i)->name);
+		memset(&tmp, 0, sizeof(tmp));
+		if (!(h = home_name_get(home, i, abs, &tmp)))
+			return SRT_E_NOMEM;
+		for (j = 0; j < h->n_links && !rc; j++)
+			if (path_under(s->root, h->links[j]))
+				rc = emit(s, h->links[j], PROT(i)->name);
+		/* a loop of links (each one in this root now protected) or a
+		 * path too long: nothing to place */
+		if (!rc && !h->r && strcmp(h->real, abs) && strcmp(h->real, plain) &&
+		    path_under(s->root, h->real))
+			rc = emit(s, h->real, PROT(i)->name);
+		home_name_clear(&tmp);
 	}
 	if (!rc && path_under(s->root, home)) {
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

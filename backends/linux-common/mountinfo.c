@@ -153,7 +153,7 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 {
 	char cur[PATH_MAX], todo[PATH_MAX * 2], link[PATH_MAX], next[PATH_MAX * 2];
 	size_t cl = 0; /* cur: the part resolved so far, "" for "/" */
-	int links = 0;
+	int links = 0, missing = 0; /* missing: cur does not exist */
 	char *p = todo;
 
 	if (path[0] != '/' || strlen(path) >= sizeof(todo))
@@ -183,6 +183,7 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 			if (s)
 				*s = '\0';
 			cl = strlen(cur);
+			missing = 0;
 			p = e;
 			continue;
 		}
@@ -193,8 +194,12 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 		cur[cl + 1 + n] = '\0';
 		/* a link, even one whose target does not exist yet (the
 		 * command may make it), is followed; a name that does not
-		 * exist is taken as it is, and so is everything after it */
-		if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+		 * exist is taken as it is, and so is everything after it,
+		 * without asking (a start-up resolves every protected name of
+		 * $HOME this way, most of them absent) */
+		if (!missing && lstat(cur, &st) != 0)
+			missing = 1;
+		if (!missing && S_ISLNK(st.st_mode)) {
 			int rc;
 
 			if (link_fn && (rc = link_fn(ctx, cur)))
