@@ -20,11 +20,13 @@ before=$(snapshot "$P"); mnt_before=$(mounts)
 # (INT and QUIT are left out: a non-interactive shell starts background
 # jobs with both ignored, so srt would inherit that, not decide it)
 n=0 sigs="KILL TERM HUP USR1 KILL"
+race_run() { TMPDIR="$T" exec "$SRT" --backend="$BACKEND" -s "$S" -c "exec -a $MARK sleep 30" >/dev/null 2>&1 </dev/null; }
 # (the job-kill notices bash prints are noise: stderr of the loop dropped)
 for i in $(seq 24); do
 	sig=$(echo $sigs | cut -d' ' -f$((i % 5 + 1)))
-	# (no EXIT trap in the child: a signal before its exec would run it)
-	( trap - EXIT; TMPDIR="$T" exec "$SRT" --backend="$BACKEND" -s "$S" -c "exec -a $MARK sleep 30" >/dev/null 2>&1 </dev/null ) &
+	# (fork_notrap: a signal sent before the child's exec would run an
+	# inherited EXIT trap, rm -rf $WORK)
+	fork_notrap race_run
 	r=$!
 	# 0 to ~240 ms: from option parsing to the command running
 	delay="0.$(printf '%03d' $(( (RANDOM % 25) * 10 )))"

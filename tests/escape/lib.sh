@@ -49,10 +49,21 @@ need_bwrap() {
 	fi
 }
 # srt__bg ARGS...: srt itself in the background (so $! is srt); output to
-# $WORK/bg.out. The forked shell drops the EXIT trap before it execs srt:
-# bash runs an inherited EXIT trap (rm -rf $WORK) in a child that a signal
-# kills before its exec.
-srt__bg() { ( trap - EXIT; exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null ) & }
+# $WORK/bg.out. A forked shell inherits the EXIT trap (rm -rf $WORK) and
+# runs it when a signal kills it before its exec, even one whose first
+# command is `trap - EXIT` (a signal sent right after the fork lands
+# before that: 0207 lost its whole tree so). The trap is dropped in the
+# parent for the fork instead (and set back as the script had it).
+# fork_notrap CMD...: CMD in the background, so forked.
+fork_notrap() {
+	local t
+	t=$(trap -p EXIT)
+	trap - EXIT
+	"$@" &
+	eval "${t:-trap - EXIT}"
+}
+srt__bg_exec() { exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null; }
+srt__bg() { fork_notrap srt__bg_exec "$@"; }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # Network scripts run the whole test (srt, its proxy, the listeners) in a
