@@ -1,0 +1,79 @@
+#!/bin/bash
+# Escape class F6 (a protected name at a second path), both Linux
+# backends: more ways through the links that lead to $HOME's protected
+# names (red team, after 0943). Each write must stay off the host, with or
+# without the run being refused.
+#  1-2  ~/.bashrc is a link to a file outside the write root, and the write
+#       root holds a hard link of that file: the hard link is the file bash
+#       runs (the hard-link search looked at the link, not at its target).
+#  3-4  ~/.config leads through a name that does not exist and then "..":
+#       the kernel needs the name, so the command decides where ~/.config
+#       goes by making it (a link), but srt placed ~/.config as if the
+#       name and its ".." cancelled.
+#  5-8  $HOME itself is a link into the write root: its names under their
+#       real path are $HOME's (~/.ssh/config, a systemd user unit).
+#  9-12 $HOME is reached through a link in the write root: the command
+#       points it at a directory of its own, with a ~/.config/git/config
+#       that git reads after the run.
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+LL=$BACKEND_LL
+S=$(fsjson routes '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+P="$WORK/proj"
+
+run_in() { # DIR SRT-BACKEND ATTACK [HOME]
+	( cd "$1" && HOME=${4:-$HOME} timeout -k 5 60 "$SRT" --backend="$2" -s "$S" -c "$3" ) >"$WORK/out" 2>&1
+	what=$(tr '\n' ' ' < "$WORK/out" | head -c 300)
+}
+
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$WORK/dots" "$HOME/.bashrc" "$P/hl"
+	mkdir -p "$WORK/dots"
+	echo orig > "$WORK/dots/bashrc"
+	ln -s "$WORK/dots/bashrc" "$HOME/.bashrc"
+	ln "$WORK/dots/bashrc" "$P/hl"
+	run_in "$P" "${be#*:}" 'echo PWNED >> hl; echo ran'
+	attempt F6 "${be%%:*}: a hard link of the file ~/.bashrc links to is not written ($what)" \
+		sh -c "! grep -q PWNED '$WORK/dots/bashrc'"
+done
+rm -f "$HOME/.bashrc" "$P/hl"
+
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$P/dots" "$P/other" "$HOME/.config"
+	mkdir -p "$P/dots/config"
+	ln -s "$P/dots/missing/../config" "$HOME/.config"
+	run_in "$P" "${be#*:}" 'mkdir -p other/x other/config/systemd/user &&
+echo PWNED > other/config/systemd/user/x.service; ln -s ../other/x dots/missing; echo ran'
+	attempt F6 "${be%%:*}: no systemd user unit through ~/.config, a link through a missing name and .. ($what)" \
+		test ! -e "$HOME/.config/systemd/user/x.service"
+done
+rm -rf "$P/dots" "$P/other" "$HOME/.config"
+
+H="$WORK/home-link"
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$P/u" "$H"
+	mkdir -p "$P/u/.ssh"
+	ln -s "$P/u" "$H"
+	run_in "$P" "${be#*:}" 'echo PWNED > u/.ssh/config; mkdir -p u/.config/systemd/user &&
+echo PWNED > u/.config/systemd/user/x.service; echo ran' "$H"
+	attempt F6 "${be%%:*}: ~/.ssh/config not made where \$HOME, a link into the write root, leads ($what)" \
+		test ! -e "$P/u/.ssh/config"
+	attempt F6 "${be%%:*}: no systemd user unit where \$HOME, a link into the write root, leads ($what)" \
+		test ! -e "$P/u/.config/systemd/user/x.service"
+done
+rm -rf "$P/u" "$H"
+
+H="$P/hl"
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$P/evil" "$H" "$WORK/real-home"
+	mkdir -p "$WORK/real-home/.ssh"
+	ln -s "$WORK/real-home" "$H"
+	run_in "$P" "${be#*:}" 'mkdir -p evil/.config/git && echo PWNED > evil/.config/git/config;
+rm -f hl; ln -s evil hl; echo ran' "$H"
+	attempt F6 "${be%%:*}: \$HOME, a link in the write root, still leads to the real home ($what)" \
+		test "$(readlink "$H")" = "$WORK/real-home"
+	attempt F6 "${be%%:*}: no ~/.config/git/config of the command's making through \$HOME's link ($what)" \
+		sh -c "! grep -qs PWNED '$H/.config/git/config'"
+done
+rm -rf "$P/evil" "$H" "$WORK/real-home"
+echo "1..$_tap_n"
