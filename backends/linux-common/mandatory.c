@@ -881,8 +881,12 @@ static void targets_before(struct scan *s)
 
 			if (!wanted(s, i, SRT__PROT_FILE) && !wanted(s, i, SRT__PROT_HOME))
 				continue;
+			/* stat, not lstat: a dotfile manager's ~/.bashrc is a
+			 * link, and the file bash runs is its target, whose
+			 * other names in a root must be covered too (red team:
+			 * a hard link of the target was written) */
 			if (snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) < (int)sizeof(abs) &&
-			    lstat(abs, &st) == 0)
+			    stat(abs, &st) == 0)
 				target_add(s->tg, &st, 0, PROT(i)->name);
 		}
 	if (s->o->pol) {
