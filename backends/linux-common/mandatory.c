@@ -1124,6 +1124,13 @@ static int report_home(struct scan *s)
 		if (rc || !have_hreal ||
 		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
 			continue;
+		/* $HOME itself a link (or below one) into this root: its
+		 * ~/... names lie at its real path, where the walk knows no
+		 * such name (red team: with $HOME a link into the write root,
+		 * ~/.ssh/config and a systemd user unit were made there) */
+		if (PROT(i)->kind == SRT__PROT_HOME && strcmp(plain, abs) && path_under(s->root, plain) &&
+		    (rc = emit(s, plain, PROT(i)->name)))
+			break;
 		memset(&tmp, 0, sizeof(tmp));
 		if (!(h = home_name_get(home, i, abs, &tmp)))
 			return SRT_E_NOMEM;
@@ -1137,7 +1144,7 @@ static int report_home(struct scan *s)
 			rc = emit(s, h->real, PROT(i)->name);
 		home_name_clear(&tmp);
 	}
-	if (!rc && path_under(s->root, home)) {
+	if (!rc && (path_under(s->root, home) || (have_hreal && path_under(s->root, hreal)))) {
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (hfd >= 0) {
