@@ -15,6 +15,9 @@
 #  9-12 $HOME is reached through a link in the write root: the command
 #       points it at a directory of its own, with a ~/.config/git/config
 #       that git reads after the run.
+# 13-16 a hard link in the write root of a file in one of $HOME's protected
+#       directories (the hard-link search took $HOME's protected files,
+#       not the files of its protected directories).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL=$BACKEND_LL
@@ -76,4 +79,21 @@ rm -f hl; ln -s evil hl; echo ran' "$H"
 		sh -c "! grep -qs PWNED '$H/.config/git/config'"
 done
 rm -rf "$P/evil" "$H" "$WORK/real-home"
+
+# 13-16: a hard link in the write root of a file inside one of $HOME's
+# protected directories: a systemd user unit, a Claude Code command
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$HOME/.config" "$HOME/.claude" "$P/app.service" "$P/x.md"
+	mkdir -p "$HOME/.config/systemd/user" "$HOME/.claude/commands"
+	echo orig > "$HOME/.config/systemd/user/app.service"
+	echo orig > "$HOME/.claude/commands/x.md"
+	ln "$HOME/.config/systemd/user/app.service" "$P/app.service"
+	ln "$HOME/.claude/commands/x.md" "$P/x.md"
+	run_in "$P" "${be#*:}" 'echo PWNED >> app.service; echo PWNED >> x.md; echo ran'
+	attempt F6 "${be%%:*}: a hard link of a systemd user unit is not written ($what)" \
+		sh -c "! grep -q PWNED '$HOME/.config/systemd/user/app.service'"
+	attempt F6 "${be%%:*}: a hard link of a ~/.claude/commands file is not written ($what)" \
+		sh -c "! grep -q PWNED '$HOME/.claude/commands/x.md'"
+done
+rm -rf "$HOME/.config" "$HOME/.claude" "$P/app.service" "$P/x.md"
 echo "1..$_tap_n"
