@@ -622,6 +622,7 @@ struct memo_scan {
 static _Thread_local int memo_on;
 static _Thread_local struct memo_scan *memo;
 static void home_memo_free(void);
+static void home_dir_memo_free(void);
 
 static void memo_free_one(struct memo_scan *m)
 {
@@ -649,6 +650,7 @@ void srt__mandatory_memo_end(void)
 		memo_free_one(m);
 	}
 	home_memo_free();
+	home_dir_memo_free();
 	memo_on = 0;
 }
 
@@ -868,13 +870,114 @@ static void targets_of_masked(struct targets *t, const struct srt_policy *pol)
 	}
 }
 
+/* The files of $HOME's protected directories with more than one link
+ * (~/.config/systemd/user/app.service, ~/.claude/commands/x.md): a hard
+ * link of one in a write root is that unit or command under a name the
+ * walk does not know (red team: a unit was appended to through one). The
+ * directories are listed once per plan while the memo is on (each root's
+ * walk asks), to DENIED_DIR_ENTRIES entries in all and DENIED_DIR_DEPTH
+ * levels, as a denied directory is; only the few files with other links
+ * are kept. */
+struct home_dir_target {
+	dev_t dev;
+	ino_t ino;
+	size_t prot; /* the entry of the table */
+};
+
+static _Thread_local struct home_dir_target *home_dir_memo;
+static _Thread_local size_t home_dir_memo_n;
+static _Thread_local char *home_dir_memo_home; /* NULL: not listed */
+
+static void home_dir_memo_free(void)
+{
+	free(home_dir_memo);
+	free(home_dir_memo_home);
+	home_dir_memo = NULL;
+	home_dir_memo_n = 0;
+	home_dir_memo_home = NULL;
+}
+
+/* List $HOME's protected directories into *out; 0, or -1 out of memory. */
+static int home_dirs_list(const struct scan *s, const char *home, struct home_dir_target **out,
+			  size_t *n_out)
+{
+	struct targets *t = malloc(sizeof(*t));
+	size_t i, j, left = DENIED_DIR_ENTRIES;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!t)
+		return -1;
+	for (i = 0; i < srt__protected_count && left; i++) {
+		char abs[PATH_MAX];
+		struct stat st;
+		size_t from = t->n = 0;
+		int fd;
+
+		if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) >= (int)sizeof(abs) ||
+		    stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    (fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			continue;
+		targets_of_dir(t, fd, 0, PROT(i)->name, 0, &left);
+		if (t->n > from) {
+			struct home_dir_target *nv = realloc(*out, (*n_out + t->n) * sizeof(*nv));
+
+			if (!nv) {
+				free(t);
+				return -1;
+			}
+			*out = nv;
+			for (j = from; j < t->n; j++) {
+				nv[*n_out].dev = t->v[j].dev;
+				nv[*n_out].ino = t->v[j].ino;
+				nv[*n_out].prot = i;
+				(*n_out)++;
+			}
+		}
+	}
+	free(t);
+	return 0;
+}
+
+static void targets_of_home_dirs(struct scan *s, const char *home)
+{
+	struct home_dir_target *v = NULL;
+	size_t n = 0, i;
+
+	if (memo_on && home_dir_memo_home && !strcmp(home_dir_memo_home, home)) {
+		v = home_dir_memo;
+		n = home_dir_memo_n;
+	} else if (home_dirs_list(s, home, &v, &n) == 0 && memo_on) {
+		home_dir_memo_free();
+		if ((home_dir_memo_home = strdup(home))) {
+			home_dir_memo = v;
+			home_dir_memo_n = n;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		char what[112];
+
+		memset(&st, 0, sizeof(st));
+		st.st_mode = S_IFREG;
+		st.st_nlink = 2;
+		st.st_dev = v[i].dev;
+		st.st_ino = v[i].ino;
+		snprintf(what, sizeof(what), "a file of %s", PROT(v[i].prot)->name);
+		target_add(s->tg, &st, 0, what);
+	}
+	if (v != home_dir_memo)
+		free(v);
+}
+
 /* Before the walk: $HOME's protected files and the policy's denied ones. */
 static void targets_before(struct scan *s)
 {
 	const char *home = s->o->home;
 	size_t i;
 
-	if (home && home[0] == '/')
+	if (home && home[0] == '/') {
 		for (i = 0; i < srt__protected_count; i++) {
 			char abs[PATH_MAX];
 			struct stat st;
@@ -889,6 +992,8 @@ static void targets_before(struct scan *s)
 			    stat(abs, &st) == 0)
 				target_add(s->tg, &st, 0, PROT(i)->name);
 		}
+		targets_of_home_dirs(s, home);
+	}
 	if (s->o->pol) {
 		targets_of_rules(s->tg, &s->o->pol->deny_read, 1);
 		targets_of_rules(s->tg, &s->o->pol->deny_write, 0);
