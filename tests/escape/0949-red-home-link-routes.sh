@@ -18,6 +18,9 @@
 # 13-16 a hard link in the write root of a file in one of $HOME's protected
 #       directories (the hard-link search took $HOME's protected files,
 #       not the files of its protected directories).
+# 17-20 the hooks directory core.hooksPath names in $HOME's git
+#       configuration, in the write root: looked for only with $HOME in
+#       that root, and not through a linked configuration file.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL=$BACKEND_LL
@@ -96,4 +99,22 @@ for be in bwrap:"$BACKEND" landlock:"$LL"; do
 		sh -c "! grep -q PWNED '$HOME/.claude/commands/x.md'"
 done
 rm -rf "$HOME/.config" "$HOME/.claude" "$P/app.service" "$P/x.md"
+
+# 17-20: the hooks directory $HOME's git configuration names
+# (core.hooksPath) in the write root, $HOME not being one: named by a plain
+# ~/.gitconfig, and by ~/.config/git/config, a dotfile manager's link into
+# the write root
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$HOME/.gitconfig" "$HOME/.config" "$P/hooks" "$P/hooks2" "$P/dots"
+	mkdir -p "$P/hooks" "$P/dots" "$HOME/.config/git"
+	printf '[core]\n\thooksPath = %s\n' "$P/hooks" > "$HOME/.gitconfig"
+	printf '[core]\n\thooksPath = %s\n' "$P/hooks2" > "$P/dots/gitcfg"
+	ln -s "$P/dots/gitcfg" "$HOME/.config/git/config"
+	run_in "$P" "${be#*:}" 'echo PWNED > hooks/pre-commit; mkdir -p hooks2 && echo PWNED > hooks2/pre-commit; echo ran'
+	attempt F6 "${be%%:*}: no hook in the directory ~/.gitconfig's core.hooksPath names ($what)" \
+		test ! -e "$P/hooks/pre-commit"
+	attempt F6 "${be%%:*}: no hook in the directory a linked ~/.config/git/config's core.hooksPath names ($what)" \
+		test ! -e "$P/hooks2/pre-commit"
+done
+rm -rf "$HOME/.gitconfig" "$HOME/.config" "$P/hooks" "$P/hooks2" "$P/dots"
 echo "1..$_tap_n"
