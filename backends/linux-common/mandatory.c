@@ -272,13 +272,13 @@ static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int
  * the value unquoted; the last one wins. 0: found (out set). */
 #define GITCONFIG_MAX (256 * 1024)
 
-static int read_hooks_path(int dfd, const char *name, char *out, size_t outsz)
+static int read_hooks_path(int dfd, const char *name, int follow, char *out, size_t outsz)
 {
 	char *buf, *line, *save = NULL;
 	ssize_t n;
 	int fd, in_core = 0, found = -1;
 
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	buf = malloc(GITCONFIG_MAX + 1);
@@ -333,11 +333,35 @@ static int path_under(const char *root, const char *p)
 	return !strncmp(root, p, n) && (p[n] == '/' || p[n] == '\0');
 }
 
+/* A link on the way to the hooks directory $HOME's git configuration
+ * names: held where this root holds it, so the command cannot point it
+ * elsewhere. */
+struct hooks_links {
+	struct scan *s;
+	int rc;
+};
+
+static int hooks_link(void *ctx, const char *link)
+{
+	struct hooks_links *hl = ctx;
+
+	if (path_under(hl->s->root, link) && (hl->rc = emit(hl->s, link, "core.hooksPath")))
+		return 1;
+	return 0;
+}
+
 /* The directory core.hooksPath names in the config file cfg below dfd
  * (top: the directory git runs hooks from, for a relative value; NULL:
- * only absolute and "~/" values count). Reported where it exists or lies
- * in the root being walked (a placeholder holds it then). */
-static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char *top)
+ * $HOME's configuration, where only absolute and "~/" values count).
+ * Reported where it exists or lies in the root being walked (a placeholder
+ * holds it then). $HOME's configuration names it for every repository, so
+ * it counts in every root, $HOME in it or not (red team: ~/.gitconfig's
+ * hooks directory in the write root took a pre-commit hook), read through
+ * a dotfile manager's link, and placed where its links lead (home_in_root:
+ * $HOME lies in this root, where an existing directory was reported
+ * wherever it lay). */
+static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char *top,
+			    int home_in_root)
 {
 	char v[PATH_MAX], abs[PATH_MAX];
 	struct stat st;
@@ -348,7 +372,7 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
 			break;
 	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) ||
-	    read_hooks_path(dfd, cfg, v, sizeof(v)) != 0)
+	    read_hooks_path(dfd, cfg, !top, v, sizeof(v)) != 0)
 		return 0;
 	if (v[0] == '/')
 		n = snprintf(abs, sizeof(abs), "%s", v);
@@ -363,6 +387,22 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 	/* trailing slashes: one name */
 	while (n > 1 && abs[n - 1] == '/')
 		abs[--n] = '\0';
+	if (!top) {
+		struct hooks_links hl = { s, 0 };
+		char real[PATH_MAX];
+		int r = srt__mountinfo_resolve_links(abs, real, sizeof(real), hooks_link, &hl);
+
+		if (hl.rc)
+			return hl.rc;
+		if (!r && strcmp(real, abs) && path_under(s->root, real)) {
+			int rc = emit(s, real, "core.hooksPath");
+
+			if (rc)
+				return rc;
+		}
+		if (!home_in_root && !path_under(s->root, abs))
+			return 0;
+	}
 	if (lstat(abs, &st) != 0 && !path_under(s->root, abs))
 		return 0;
 	return emit(s, abs, "core.hooksPath");
@@ -382,7 +422,7 @@ static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 		return 0;
 	rc = protect_gitdir(s, gfd, abs, 1, 1);
 	if (!rc)
-		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/");
+		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/", 0);
 	close(gfd);
 	return rc;
 }
@@ -1249,13 +1289,14 @@ static int report_home(struct scan *s)
 			rc = emit(s, h->real, PROT(i)->name);
 		home_name_clear(&tmp);
 	}
-	if (!rc && (path_under(s->root, home) || (have_hreal && path_under(s->root, hreal)))) {
+	if (!rc) {
+		int in_root = path_under(s->root, home) || (have_hreal && path_under(s->root, hreal));
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (hfd >= 0) {
-			rc = check_hooks_path(s, hfd, ".gitconfig", NULL);
+			rc = check_hooks_path(s, hfd, ".gitconfig", NULL, in_root);
 			if (!rc)
-				rc = check_hooks_path(s, hfd, ".config/git/config", NULL);
+				rc = check_hooks_path(s, hfd, ".config/git/config", NULL, in_root);
 			close(hfd);
 		}
 	}
