@@ -21,6 +21,8 @@
 # 17-20 the hooks directory core.hooksPath names in $HOME's git
 #       configuration, in the write root: looked for only with $HOME in
 #       that root, and not through a linked configuration file.
+# 21-22 a relative core.hooksPath in ~/.gitconfig: a directory in each
+#       repository, the write root's included.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL=$BACKEND_LL
@@ -117,4 +119,18 @@ for be in bwrap:"$BACKEND" landlock:"$LL"; do
 		test ! -e "$P/hooks2/pre-commit"
 done
 rm -rf "$HOME/.gitconfig" "$HOME/.config" "$P/hooks" "$P/hooks2" "$P/dots"
+
+# 21-22: a relative core.hooksPath in ~/.gitconfig (".githooks") names a
+# directory in every repository: the write root's own
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$P/.git" "$P/.githooks"
+	mkdir -p "$P/.git/objects" "$P/.git/refs"
+	echo 'ref: refs/heads/main' > "$P/.git/HEAD"
+	printf '[core]\n\tbare = false\n' > "$P/.git/config"
+	printf '[core]\n\thooksPath = .githooks\n' > "$HOME/.gitconfig"
+	run_in "$P" "${be#*:}" 'mkdir -p .githooks && echo PWNED > .githooks/pre-commit; echo ran'
+	attempt F6 "${be%%:*}: no hook in the repository's directory a relative core.hooksPath in ~/.gitconfig names ($what)" \
+		test ! -e "$P/.githooks/pre-commit"
+done
+rm -rf "$HOME/.gitconfig" "$P/.git" "$P/.githooks"
 echo "1..$_tap_n"
