@@ -408,6 +408,42 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 	return emit(s, abs, "core.hooksPath");
 }
 
+/* A relative core.hooksPath in $HOME's git configuration (".githooks")
+ * names a directory in every repository, relative to the top of its
+ * working tree: held in the repository at top as a repository's own value
+ * is (red team: ~/.gitconfig's ".githooks" took a pre-commit hook in the
+ * write root's repository). */
+static int check_home_hooks_rel(struct scan *s, const char *top)
+{
+	static const char *const cfgs[] = { ".gitconfig", ".config/git/config" };
+	char v[PATH_MAX], abs[PATH_MAX];
+	size_t i, k;
+	int hfd, n, rc = 0;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
+			break;
+	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) || !s->o->home ||
+	    s->o->home[0] != '/' || (hfd = open(s->o->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	for (k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]) && !rc; k++) {
+		struct stat st;
+
+		if (read_hooks_path(hfd, cfgs[k], 1, v, sizeof(v)) != 0 || v[0] == '/' ||
+		    (v[0] == '~' && v[1] == '/'))
+			continue;
+		n = snprintf(abs, sizeof(abs), "%s/%s", top[0] ? top : "", v);
+		if (n < 0 || (size_t)n >= sizeof(abs))
+			continue;
+		while (n > 1 && abs[n - 1] == '/')
+			abs[--n] = '\0';
+		if (lstat(abs, &st) == 0 || path_under(s->root, abs))
+			rc = emit(s, abs, "core.hooksPath");
+	}
+	close(hfd);
+	return rc;
+}
+
 /* The .git directory name below dfd (s->path's first plen bytes). */
 static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 {
@@ -508,6 +544,12 @@ static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 			rc = report(s, plen, name, NULL, ".git");
 			if (!rc && type == DT_REG)
 				rc = check_gitfile(s, dfd, name);
+		}
+		if (!rc) {
+			char top[PATH_MAX];
+
+			snprintf(top, sizeof(top), "%.*s", (int)plen, s->path);
+			rc = check_home_hooks_rel(s, top);
 		}
 	}
 	return rc;
