@@ -23,6 +23,8 @@
 #       that root, and not through a linked configuration file.
 # 21-22 a relative core.hooksPath in ~/.gitconfig: a directory in each
 #       repository, the write root's included.
+# 23-26 $HOME spelled with ".." after a link: its names were held where the
+#       spelling says, not where the kernel goes.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL=$BACKEND_LL
@@ -133,4 +135,21 @@ for be in bwrap:"$BACKEND" landlock:"$LL"; do
 		test ! -e "$P/.githooks/pre-commit"
 done
 rm -rf "$HOME/.gitconfig" "$P/.git" "$P/.githooks"
+
+# 23-26: $HOME spelled with ".." after a link ("$WORK/lnk/../home", lnk a
+# link to a directory of the write root): the kernel goes up from the
+# link's target, into the write root
+H="$WORK/lnk/../home"
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$P/sub" "$P/home" "$WORK/lnk"
+	mkdir -p "$P/sub" "$P/home/.ssh"
+	ln -s "$P/sub" "$WORK/lnk"
+	run_in "$P" "${be#*:}" 'echo PWNED > home/.ssh/config; mkdir -p home/.config/systemd/user &&
+echo PWNED > home/.config/systemd/user/x.service; echo ran' "$H"
+	attempt F6 "${be%%:*}: ~/.ssh/config not made where \$HOME with a .. after a link leads ($what)" \
+		test ! -e "$P/home/.ssh/config"
+	attempt F6 "${be%%:*}: no systemd user unit where \$HOME with a .. after a link leads ($what)" \
+		test ! -e "$P/home/.config/systemd/user/x.service"
+done
+rm -rf "$P/sub" "$P/home" "$WORK/lnk"
 echo "1..$_tap_n"
