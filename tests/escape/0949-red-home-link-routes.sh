@@ -25,6 +25,7 @@
 #       repository, the write root's included.
 # 23-26 $HOME spelled with ".." after a link: its names were held where the
 #       spelling says, not where the kernel goes.
+# 27-28 a hard link of ~/.claude/settings.json (a name inside a directory).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL=$BACKEND_LL
@@ -152,4 +153,17 @@ echo PWNED > home/.config/systemd/user/x.service; echo ran' "$H"
 		test ! -e "$P/home/.config/systemd/user/x.service"
 done
 rm -rf "$P/sub" "$P/home" "$WORK/lnk"
+
+# 27-28: a hard link in the write root of ~/.claude/settings.json (a name
+# inside a directory, which the hard-link search left out)
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$HOME/.claude" "$P/sj"
+	mkdir -p "$HOME/.claude"
+	echo '{}' > "$HOME/.claude/settings.json"
+	ln "$HOME/.claude/settings.json" "$P/sj"
+	run_in "$P" "${be#*:}" 'echo PWNED >> sj; echo ran'
+	attempt F6 "${be%%:*}: a hard link of ~/.claude/settings.json is not written ($what)" \
+		sh -c "! grep -q PWNED '$HOME/.claude/settings.json'"
+done
+rm -rf "$HOME/.claude" "$P/sj"
 echo "1..$_tap_n"
