@@ -1064,7 +1064,10 @@ static void targets_before(struct scan *s)
 			char abs[PATH_MAX];
 			struct stat st;
 
-			if (!wanted(s, i, SRT__PROT_FILE) && !wanted(s, i, SRT__PROT_HOME))
+			/* every kind: a name inside a directory too
+			 * (~/.claude/settings.json; red team: a hard link of it
+			 * was written) */
+			if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind))
 				continue;
 			/* stat, not lstat: a dotfile manager's ~/.bashrc is a
 			 * link, and the file bash runs is its target, whose
