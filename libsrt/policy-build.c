@@ -581,6 +581,31 @@ static int add_default(struct srt_policy *pol, const char *path, const char *ori
 	return rules_push(&pol->allow_write, p, SRT_RULE_DEFAULT, origin, diag);
 }
 
+/* $HOME with its part up to the last ".." component resolved (into out);
+ * 0 when it has no ".." or that part does not resolve. */
+static int home_dotdot(const char *home, char *out, size_t cap)
+{
+	const char *p = home, *last = NULL;
+	char prefix[PATH_MAX], real[PATH_MAX];
+	size_t n;
+
+	while (*p) {
+		const char *e = p + strcspn(p, "/");
+
+		if (e - p == 2 && p[0] == '.' && p[1] == '.')
+			last = e;
+		p = *e ? e + 1 : e;
+	}
+	n = last ? (size_t)(last - home) : 0;
+	if (!last || n >= sizeof(prefix))
+		return 0;
+	memcpy(prefix, home, n);
+	prefix[n] = '\0';
+	if (!realpath(prefix, real) || (size_t)snprintf(out, cap, "%s%s", real, last) >= cap)
+		return 0;
+	return 1;
+}
+
 int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 		      const struct srt__policy_env *env, struct srt_diag *diag)
 {
@@ -603,6 +628,16 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 	}
 	home = env && env->home ? env->home : getenv("HOME");
 	if (home && home[0] == '/') {
+		char phys[PATH_MAX];
+
+		/* a ".." after a link goes up from the link's target, as the
+		 * kernel (and every shell reading "$HOME/.bashrc") takes it,
+		 * not back where the link is: the part up to the last ".." is
+		 * resolved, what follows kept as spelled (a link there is
+		 * $HOME's own) (red team: $HOME "/w/lnk/../home" with lnk a
+		 * link into a write root had its names held at "/w/home") */
+		if (home_dotdot(home, phys, sizeof(phys)))
+			home = phys;
 		rc = srt__path_lexical(home, "/", NULL, &pol->home, diag);
 		if (rc)
 			goto out;

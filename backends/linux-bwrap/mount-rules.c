@@ -329,12 +329,19 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 		full[nfull++] = 1;
 	}
 	/* $HOME below the top of a write root: the shells read its startup
-	 * files wherever it lies, so its absent ones are held like a root's */
-	if (pol->home && pol->home[0] == '/' && strcmp(pol->home, "/") != 0 &&
-	    srt__mount_state_of(c, pol->home).w) {
-		if (srt__strv_push(&roots, pol->home))
-			goto nomem;
-		full[nfull++] = 1;
+	 * files wherever it lies, so its absent ones are held like a root's.
+	 * Where it really lies: $HOME a link into a write root is walked at
+	 * the link's target, as the roots are (red team: with $HOME a link
+	 * into the write root, its names there were not held) */
+	if (pol->home && pol->home[0] == '/' && strcmp(pol->home, "/") != 0) {
+		char hreal[PATH_MAX];
+		const char *h = realpath(pol->home, hreal) ? hreal : pol->home;
+
+		if (strcmp(h, "/") != 0 && srt__mount_state_of(c, h).w) {
+			if (srt__strv_push(&roots, h))
+				goto nomem;
+			full[nfull++] = 1;
+		}
 	}
 	nroots = c->n;
 	for (i = 0; i < nroots; i++) {

@@ -844,8 +844,12 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 	mo.pol = pol;
 	mo.read_fn = on_mandatory_read;
 	/* the roots are walked resolved: $HOME too, to find its names there */
+	/* $HOME as spelled: the scan finds its names where they really
+	 * lie, and each link on the way there, $HOME's own path included,
+	 * that a write root holds (red team: a link in the write root that
+	 * led to $HOME was pointed at a directory of the command's making) */
 	if (pol->home && resolve(pol->home, home_real) == 0)
-		mo.home = home_real;
+		mo.home = pol->home;
 	budget = pl->scan_budget;
 	sc.pl = pl;
 	sc.w = w;

@@ -272,13 +272,13 @@ static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int
  * the value unquoted; the last one wins. 0: found (out set). */
 #define GITCONFIG_MAX (256 * 1024)
 
-static int read_hooks_path(int dfd, const char *name, char *out, size_t outsz)
+static int read_hooks_path(int dfd, const char *name, int follow, char *out, size_t outsz)
 {
 	char *buf, *line, *save = NULL;
 	ssize_t n;
 	int fd, in_core = 0, found = -1;
 
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	buf = malloc(GITCONFIG_MAX + 1);
@@ -333,11 +333,35 @@ static int path_under(const char *root, const char *p)
 	return !strncmp(root, p, n) && (p[n] == '/' || p[n] == '\0');
 }
 
+/* A link on the way to the hooks directory $HOME's git configuration
+ * names: held where this root holds it, so the command cannot point it
+ * elsewhere. */
+struct hooks_links {
+	struct scan *s;
+	int rc;
+};
+
+static int hooks_link(void *ctx, const char *link)
+{
+	struct hooks_links *hl = ctx;
+
+	if (path_under(hl->s->root, link) && (hl->rc = emit(hl->s, link, "core.hooksPath")))
+		return 1;
+	return 0;
+}
+
 /* The directory core.hooksPath names in the config file cfg below dfd
  * (top: the directory git runs hooks from, for a relative value; NULL:
- * only absolute and "~/" values count). Reported where it exists or lies
- * in the root being walked (a placeholder holds it then). */
-static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char *top)
+ * $HOME's configuration, where only absolute and "~/" values count).
+ * Reported where it exists or lies in the root being walked (a placeholder
+ * holds it then). $HOME's configuration names it for every repository, so
+ * it counts in every root, $HOME in it or not (red team: ~/.gitconfig's
+ * hooks directory in the write root took a pre-commit hook), read through
+ * a dotfile manager's link, and placed where its links lead (home_in_root:
+ * $HOME lies in this root, where an existing directory was reported
+ * wherever it lay). */
+static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char *top,
+			    int home_in_root)
 {
 	char v[PATH_MAX], abs[PATH_MAX];
 	struct stat st;
@@ -348,7 +372,7 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
 			break;
 	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) ||
-	    read_hooks_path(dfd, cfg, v, sizeof(v)) != 0)
+	    read_hooks_path(dfd, cfg, !top, v, sizeof(v)) != 0)
 		return 0;
 	if (v[0] == '/')
 		n = snprintf(abs, sizeof(abs), "%s", v);
@@ -363,9 +387,61 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 	/* trailing slashes: one name */
 	while (n > 1 && abs[n - 1] == '/')
 		abs[--n] = '\0';
+	if (!top) {
+		struct hooks_links hl = { s, 0 };
+		char real[PATH_MAX];
+		int r = srt__mountinfo_resolve_links(abs, real, sizeof(real), hooks_link, &hl);
+
+		if (hl.rc)
+			return hl.rc;
+		if (!r && strcmp(real, abs) && path_under(s->root, real)) {
+			int rc = emit(s, real, "core.hooksPath");
+
+			if (rc)
+				return rc;
+		}
+		if (!home_in_root && !path_under(s->root, abs))
+			return 0;
+	}
 	if (lstat(abs, &st) != 0 && !path_under(s->root, abs))
 		return 0;
 	return emit(s, abs, "core.hooksPath");
+}
+
+/* A relative core.hooksPath in $HOME's git configuration (".githooks")
+ * names a directory in every repository, relative to the top of its
+ * working tree: held in the repository at top as a repository's own value
+ * is (red team: ~/.gitconfig's ".githooks" took a pre-commit hook in the
+ * write root's repository). */
+static int check_home_hooks_rel(struct scan *s, const char *top)
+{
+	static const char *const cfgs[] = { ".gitconfig", ".config/git/config" };
+	char v[PATH_MAX], abs[PATH_MAX];
+	size_t i, k;
+	int hfd, n, rc = 0;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
+			break;
+	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) || !s->o->home ||
+	    s->o->home[0] != '/' || (hfd = open(s->o->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	for (k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]) && !rc; k++) {
+		struct stat st;
+
+		if (read_hooks_path(hfd, cfgs[k], 1, v, sizeof(v)) != 0 || v[0] == '/' ||
+		    (v[0] == '~' && v[1] == '/'))
+			continue;
+		n = snprintf(abs, sizeof(abs), "%s/%s", top[0] ? top : "", v);
+		if (n < 0 || (size_t)n >= sizeof(abs))
+			continue;
+		while (n > 1 && abs[n - 1] == '/')
+			abs[--n] = '\0';
+		if (lstat(abs, &st) == 0 || path_under(s->root, abs))
+			rc = emit(s, abs, "core.hooksPath");
+	}
+	close(hfd);
+	return rc;
 }
 
 /* The .git directory name below dfd (s->path's first plen bytes). */
@@ -382,7 +458,7 @@ static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 		return 0;
 	rc = protect_gitdir(s, gfd, abs, 1, 1);
 	if (!rc)
-		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/");
+		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/", 0);
 	close(gfd);
 	return rc;
 }
@@ -468,6 +544,12 @@ static int check_dirs(struct scan *s, int dfd, size_t plen, const char *name,
 			rc = report(s, plen, name, NULL, ".git");
 			if (!rc && type == DT_REG)
 				rc = check_gitfile(s, dfd, name);
+		}
+		if (!rc) {
+			char top[PATH_MAX];
+
+			snprintf(top, sizeof(top), "%.*s", (int)plen, s->path);
+			rc = check_home_hooks_rel(s, top);
 		}
 	}
 	return rc;
@@ -622,6 +704,7 @@ struct memo_scan {
 static _Thread_local int memo_on;
 static _Thread_local struct memo_scan *memo;
 static void home_memo_free(void);
+static void home_dir_memo_free(void);
 
 static void memo_free_one(struct memo_scan *m)
 {
@@ -649,6 +732,7 @@ void srt__mandatory_memo_end(void)
 		memo_free_one(m);
 	}
 	home_memo_free();
+	home_dir_memo_free();
 	memo_on = 0;
 }
 
@@ -868,23 +952,133 @@ static void targets_of_masked(struct targets *t, const struct srt_policy *pol)
 	}
 }
 
+/* The files of $HOME's protected directories with more than one link
+ * (~/.config/systemd/user/app.service, ~/.claude/commands/x.md): a hard
+ * link of one in a write root is that unit or command under a name the
+ * walk does not know (red team: a unit was appended to through one). The
+ * directories are listed once per plan while the memo is on (each root's
+ * walk asks), to DENIED_DIR_ENTRIES entries in all and DENIED_DIR_DEPTH
+ * levels, as a denied directory is; only the few files with other links
+ * are kept. */
+struct home_dir_target {
+	dev_t dev;
+	ino_t ino;
+	size_t prot; /* the entry of the table */
+};
+
+static _Thread_local struct home_dir_target *home_dir_memo;
+static _Thread_local size_t home_dir_memo_n;
+static _Thread_local char *home_dir_memo_home; /* NULL: not listed */
+
+static void home_dir_memo_free(void)
+{
+	free(home_dir_memo);
+	free(home_dir_memo_home);
+	home_dir_memo = NULL;
+	home_dir_memo_n = 0;
+	home_dir_memo_home = NULL;
+}
+
+/* List $HOME's protected directories into *out; 0, or -1 out of memory. */
+static int home_dirs_list(const struct scan *s, const char *home, struct home_dir_target **out,
+			  size_t *n_out)
+{
+	struct targets *t = malloc(sizeof(*t));
+	size_t i, j, left = DENIED_DIR_ENTRIES;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!t)
+		return -1;
+	for (i = 0; i < srt__protected_count && left; i++) {
+		char abs[PATH_MAX];
+		struct stat st;
+		size_t from = t->n = 0;
+		int fd;
+
+		if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) >= (int)sizeof(abs) ||
+		    stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    (fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			continue;
+		targets_of_dir(t, fd, 0, PROT(i)->name, 0, &left);
+		if (t->n > from) {
+			struct home_dir_target *nv = realloc(*out, (*n_out + t->n) * sizeof(*nv));
+
+			if (!nv) {
+				free(t);
+				return -1;
+			}
+			*out = nv;
+			for (j = from; j < t->n; j++) {
+				nv[*n_out].dev = t->v[j].dev;
+				nv[*n_out].ino = t->v[j].ino;
+				nv[*n_out].prot = i;
+				(*n_out)++;
+			}
+		}
+	}
+	free(t);
+	return 0;
+}
+
+static void targets_of_home_dirs(struct scan *s, const char *home)
+{
+	struct home_dir_target *v = NULL;
+	size_t n = 0, i;
+
+	if (memo_on && home_dir_memo_home && !strcmp(home_dir_memo_home, home)) {
+		v = home_dir_memo;
+		n = home_dir_memo_n;
+	} else if (home_dirs_list(s, home, &v, &n) == 0 && memo_on) {
+		home_dir_memo_free();
+		if ((home_dir_memo_home = strdup(home))) {
+			home_dir_memo = v;
+			home_dir_memo_n = n;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		char what[112];
+
+		memset(&st, 0, sizeof(st));
+		st.st_mode = S_IFREG;
+		st.st_nlink = 2;
+		st.st_dev = v[i].dev;
+		st.st_ino = v[i].ino;
+		snprintf(what, sizeof(what), "a file of %s", PROT(v[i].prot)->name);
+		target_add(s->tg, &st, 0, what);
+	}
+	if (v != home_dir_memo)
+		free(v);
+}
+
 /* Before the walk: $HOME's protected files and the policy's denied ones. */
 static void targets_before(struct scan *s)
 {
 	const char *home = s->o->home;
 	size_t i;
 
-	if (home && home[0] == '/')
+	if (home && home[0] == '/') {
 		for (i = 0; i < srt__protected_count; i++) {
 			char abs[PATH_MAX];
 			struct stat st;
 
-			if (!wanted(s, i, SRT__PROT_FILE) && !wanted(s, i, SRT__PROT_HOME))
+			/* every kind: a name inside a directory too
+			 * (~/.claude/settings.json; red team: a hard link of it
+			 * was written) */
+			if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind))
 				continue;
+			/* stat, not lstat: a dotfile manager's ~/.bashrc is a
+			 * link, and the file bash runs is its target, whose
+			 * other names in a root must be covered too (red team:
+			 * a hard link of the target was written) */
 			if (snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) < (int)sizeof(abs) &&
-			    lstat(abs, &st) == 0)
+			    stat(abs, &st) == 0)
 				target_add(s->tg, &st, 0, PROT(i)->name);
 		}
+		targets_of_home_dirs(s, home);
+	}
 	if (s->o->pol) {
 		targets_of_rules(s->tg, &s->o->pol->deny_read, 1);
 		targets_of_rules(s->tg, &s->o->pol->deny_write, 0);
@@ -1120,6 +1314,13 @@ static int report_home(struct scan *s)
 		if (rc || !have_hreal ||
 		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
 			continue;
+		/* $HOME itself a link (or below one) into this root: its
+		 * ~/... names lie at its real path, where the walk knows no
+		 * such name (red team: with $HOME a link into the write root,
+		 * ~/.ssh/config and a systemd user unit were made there) */
+		if (PROT(i)->kind == SRT__PROT_HOME && strcmp(plain, abs) && path_under(s->root, plain) &&
+		    (rc = emit(s, plain, PROT(i)->name)))
+			break;
 		memset(&tmp, 0, sizeof(tmp));
 		if (!(h = home_name_get(home, i, abs, &tmp)))
 			return SRT_E_NOMEM;
@@ -1133,13 +1334,14 @@ static int report_home(struct scan *s)
 			rc = emit(s, h->real, PROT(i)->name);
 		home_name_clear(&tmp);
 	}
-	if (!rc && path_under(s->root, home)) {
+	if (!rc) {
+		int in_root = path_under(s->root, home) || (have_hreal && path_under(s->root, hreal));
 		int hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (hfd >= 0) {
-			rc = check_hooks_path(s, hfd, ".gitconfig", NULL);
+			rc = check_hooks_path(s, hfd, ".gitconfig", NULL, in_root);
 			if (!rc)
-				rc = check_hooks_path(s, hfd, ".config/git/config", NULL);
+				rc = check_hooks_path(s, hfd, ".config/git/config", NULL, in_root);
 			close(hfd);
 		}
 	}

@@ -154,6 +154,7 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 	char cur[PATH_MAX], todo[PATH_MAX * 2], link[PATH_MAX], next[PATH_MAX * 2];
 	size_t cl = 0; /* cur: the part resolved so far, "" for "/" */
 	int links = 0, missing = 0; /* missing: cur does not exist */
+	size_t miss_len = 0;        /* then: cur's length up to its first missing name */
 	char *p = todo;
 
 	if (path[0] != '/' || strlen(path) >= sizeof(todo))
@@ -177,13 +178,27 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 			continue;
 		}
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *s;
+
+			/* ".." below a name that does not exist: the kernel
+			 * needs that name, and whoever makes it (a directory,
+			 * or a link to anywhere) decides where the path goes;
+			 * the answer is the missing name itself, which a caller
+			 * that holds it keeps from being made (red team: a
+			 * link to "dots/missing/../config" was placed at
+			 * "dots/config", and the command made "dots/missing" a
+			 * link elsewhere) */
+			if (missing) {
+				cur[miss_len] = '\0';
+				cl = miss_len;
+				break;
+			}
 			/* cur holds no link: its parent is the parent */
-			char *s = strrchr(cur, '/');
+			s = strrchr(cur, '/');
 
 			if (s)
 				*s = '\0';
 			cl = strlen(cur);
-			missing = 0;
 			p = e;
 			continue;
 		}
@@ -197,8 +212,10 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 		 * exist is taken as it is, and so is everything after it,
 		 * without asking (a start-up resolves every protected name of
 		 * $HOME this way, most of them absent) */
-		if (!missing && lstat(cur, &st) != 0)
+		if (!missing && lstat(cur, &st) != 0) {
 			missing = 1;
+			miss_len = cl + 1 + n;
+		}
 		if (!missing && S_ISLNK(st.st_mode)) {
 			int rc;
 
@@ -218,6 +235,11 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 		}
 		cl += 1 + n;
 		p = e;
+		/* a name that is neither a directory nor a link, with more
+		 * after it: the kernel stops there (ENOTDIR) as at a missing
+		 * name, and the file is the name to hold, as above */
+		if (!missing && *e && !S_ISDIR(st.st_mode))
+			break;
 	}
 	if ((size_t)snprintf(out, cap, "%s", cl ? cur : "/") >= cap)
 		return -1;

@@ -29,8 +29,11 @@ void srt__mountinfo_layers_free(char **layers);
  * does not exist yet is followed too (the command may make the target)
  * and a name that does not exist is kept, with what follows it, so a name
  * below a link (~/.config a link into a dotfiles directory) is compared
- * with the mounts' paths and the write roots where it is, or will be. 0,
- * or -1 (not absolute, a loop of links, or longer than cap). */
+ * with the mounts' paths and the write roots where it is, or will be.
+ * Where the kernel would stop at a name ("..", or more names, below a name
+ * that does not exist; more names below a file), the answer is that name:
+ * whoever makes or replaces it decides where the path goes. 0, or -1 (not
+ * absolute, a loop of links, or longer than cap). */
 int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
 /* The same, calling link_fn (when not NULL) with the path of each link
  * it follows, in order, before following it (also when the chain then

@@ -35,6 +35,7 @@
 
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/memfd.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-landlock/superplan.h"
@@ -176,6 +177,9 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	/* Directory write roots go to the write supervisor (superplan.h):
 	 * the Landlock plan is built from the policy it leaves. */
 	st->supervised = !pol->fs_disabled || (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets);
+	/* the supervisor's plan and the Landlock plan walk the same roots
+	 * and list $HOME's protected directories: once for both */
+	srt__mandatory_memo_begin();
 	if (st->supervised) {
 		rc = srt__ll_plan_check(pol, abi, diag);
 		if (!rc)
@@ -183,11 +187,13 @@ static int ll_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		if (!rc)
 			rc = srt__ll_super_build(pol, &st->super, diag);
 		if (rc) {
+			srt__mandatory_memo_end();
 			free(st);
 			return rc;
 		}
 	}
 	rc = srt__ll_plan_build(st->supervised ? &st->super.landlock_pol : pol, abi, NULL, &st->plan, diag);
+	srt__mandatory_memo_end();
 	if (rc) {
 		srt__ll_super_release(&st->super);
 		free(st);

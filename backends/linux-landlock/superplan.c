@@ -393,8 +393,12 @@ int srt__ll_super_build(const struct srt_policy *pol, struct srt__ll_super *sp, 
 	/* the protected list's releases, $HOME's names and hard links */
 	mo.released = (const char *const *)pol->protected_released;
 	mo.pol = pol;
+	/* $HOME as spelled: the scan finds its names where they really
+	 * lie, and each link on the way there, $HOME's own path included,
+	 * that a write root holds (red team: a link in the write root that
+	 * led to $HOME was pointed at a directory of the command's making) */
 	if (pol->home && resolve(pol->home, home_real) == 0)
-		mo.home = home_real;
+		mo.home = pol->home;
 
 	rc = srt__ll_rec(&b.b, "%s", SRT_SUPER_PLAN_MAGIC);
 	if (!rc)

@@ -1,6 +1,7 @@
 /* macos-seatbelt: the policy as a Seatbelt profile (see profile.h). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <srt/error.h>
 #include "backends/macos-seatbelt/profile.h"
 #include "backends/macos-seatbelt/sbpl.h"
+#include "backends/linux-common/mountinfo.h"
 #include "common/protected.h"
 #include "common/strv.h"
 
@@ -548,6 +550,44 @@ static void protect_below(struct gen *g, const char *dir)
 	}
 }
 
+/* A link met on the way to one of $HOME's protected names: held when a
+ * write root holds it, so the command cannot point it elsewhere. */
+static int home_link_hold(void *ctx, const char *link)
+{
+	struct gen *g = ctx;
+
+	if (below_write_root(g, link))
+		ents_add(&g->deny_write, link, NULL, 0);
+	return 0;
+}
+
+/* $HOME's protected names where they really lie. Seatbelt judges the path
+ * a write reaches after the links, so with a dotfile manager's ~/.bashrc
+ * or ~/.config a link into a write root, the target ("dots/bashrc",
+ * "dots/config/systemd/user") was writable under a name the rules above
+ * do not know, and so was a link on the way, which the command could
+ * point elsewhere (red team, as on Linux). The resolution follows a link
+ * whose target does not exist yet and keeps a missing name as it is (the
+ * command may make it). */
+static void protect_home_links(struct gen *g)
+{
+	char path[8192], real[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++) {
+		const struct srt__protected *p = &srt__protected_names[i];
+
+		if (p->kind == SRT__PROT_GIT ||
+		    srt__protected_released(p, (const char *const *)g->pol->protected_released))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", g->pol->home, p->path) >= sizeof(path) ||
+		    srt__mountinfo_resolve_links(path, real, sizeof(real), home_link_hold, g) != 0)
+			continue;
+		if (strcmp(real, path) && below_write_root(g, real))
+			ents_add(&g->deny_write, real, NULL, 0);
+	}
+}
+
 static void protected_names(struct gen *g)
 {
 	char path[8192];
@@ -572,6 +612,7 @@ static void protected_names(struct gen *g)
 		snprintf(path, sizeof(path), "%s/%s", g->pol->home, p->path);
 		ents_add(&g->deny_write, path, NULL, 0);
 	}
+	protect_home_links(g);
 }
 
 static const char *const mach_services[] = {

@@ -82,6 +82,73 @@ static void t_eval(void)
 	ok(allows("(allow file-read* (subpath \"/x\")", "file-read-data", "/x", "") == -1, "eval: unbalanced profile refused");
 }
 
+/* ---- $HOME's protected names through links ----
+ * A dotfile manager makes ~/.bashrc, ~/.config, ~/.ssh/config links into
+ * a repository, and the command runs with that repository as its write
+ * root. Seatbelt judges the path a write reaches after the links, so the
+ * targets must be denied by their own paths, and a link in the write root
+ * on the way must stay where it is (red team: the profile denied the names
+ * only as they are spelled in $HOME). Built on a real directory tree:
+ * the profile resolves the links. */
+static void t_home_links(void)
+{
+	char t[] = "/tmp/srt-sb-links-XXXXXX", h[PATH_MAX], pr[PATH_MAX], buf[PATH_MAX * 2], dst[PATH_MAX * 2];
+	struct srt_rule aw;
+	struct srt_policy pol;
+	struct srt_diag d;
+	char *out = NULL;
+
+	if (!mkdtemp(t)) {
+		ok(0, "home links: mkdtemp");
+		return;
+	}
+	snprintf(h, sizeof(h), "%s/home", t);
+	snprintf(pr, sizeof(pr), "%s/proj", t);
+	snprintf(buf, sizeof(buf), "mkdir -p %s/.ssh %s/dots/config %s/dots/claude-real && echo x > %s/dots/bashrc && "
+		 "ln -s %s/dots/bashrc %s/.bashrc && ln -s %s/dots/config %s/.config && "
+		 "ln -s ../../proj/dots/ssh_config %s/.ssh/config && ln -s claude-real %s/dots/claude && "
+		 "ln -s %s/dots/claude %s/.claude", h, pr, pr, pr, pr, h, pr, h, h, pr, pr, h);
+	if (system(buf) != 0) {
+		ok(0, "home links: set-up");
+		return;
+	}
+	memset(&pol, 0, sizeof(pol));
+	memset(&aw, 0, sizeof(aw));
+	aw.path = pr;
+	aw.origin = (char *)"case";
+	pol.cwd = pr;
+	pol.home = h;
+	pol.allow_write.v = &aw;
+	pol.allow_write.n = 1;
+	memset(&d, 0, sizeof(d));
+	srt__sb_profile(&pol, "CMD64_dGVzdA==_END__test00000_SBX", &out, &d);
+	ok(out != NULL, "home links: a profile");
+	if (out) {
+		snprintf(dst, sizeof(dst), "%s/dots/bashrc", pr);
+		ok(allows(out, "file-write-data", dst, "REGULAR-FILE") == 0,
+		   "home links: ~/.bashrc's target in the write root is not writable");
+		snprintf(dst, sizeof(dst), "%s/dots/config/systemd/user/x.service", pr);
+		ok(allows(out, "file-write-create", dst, "REGULAR-FILE") == 0,
+		   "home links: no systemd user unit through ~/.config's target");
+		snprintf(dst, sizeof(dst), "%s/dots/ssh_config", pr);
+		ok(allows(out, "file-write-create", dst, "REGULAR-FILE") == 0,
+		   "home links: ~/.ssh/config's dangling relative target cannot be made");
+		snprintf(dst, sizeof(dst), "%s/dots/claude", pr);
+		ok(allows(out, "file-write-unlink", dst, "SYMLINK") == 0,
+		   "home links: the link in the write root on the way to ~/.claude stays");
+		snprintf(dst, sizeof(dst), "%s/dots/claude-real/settings.json", pr);
+		ok(allows(out, "file-write-create", dst, "REGULAR-FILE") == 0,
+		   "home links: no ~/.claude/settings.json through the chain");
+		snprintf(dst, sizeof(dst), "%s/dots/notes.txt", pr);
+		ok(allows(out, "file-write-create", dst, "REGULAR-FILE") == 1,
+		   "home links: the rest of the write root stays writable");
+	}
+	free(out);
+	snprintf(buf, sizeof(buf), "rm -rf %s", t);
+	if (system(buf) != 0)
+		printf("# could not remove %s\n", t);
+}
+
 /* ---- globs and the log parser ---- */
 
 static int re_is(const char *glob, int deny, const char *want)
@@ -830,6 +897,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	TAP_RUN(t_eval);
+	TAP_RUN(t_home_links);
 	TAP_RUN(t_glob);
 	TAP_RUN(t_log);
 	TAP_RUN(t_network);
