@@ -56,6 +56,8 @@ struct target {
 struct targets {
 	struct target v[TARGETS_MAX];
 	size_t n;
+	int full; /* a target was left out (the table full, or memory out):
+		   * the scan counts as cut short, which callers refuse */
 };
 
 static void target_add(struct targets *t, const struct stat *st, int read, const char *what)
@@ -69,8 +71,10 @@ static void target_add(struct targets *t, const struct stat *st, int read, const
 			t->v[i].read |= read;
 			return;
 		}
-	if (t->n == TARGETS_MAX)
+	if (t->n == TARGETS_MAX) {
+		t->full = 1;
 		return;
+	}
 	t->v[t->n].dev = st->st_dev;
 	t->v[t->n].ino = st->st_ino;
 	t->v[t->n].read = read;
@@ -979,7 +983,9 @@ static void home_dir_memo_free(void)
 	home_dir_memo_home = NULL;
 }
 
-/* List $HOME's protected directories into *out; 0, or -1 out of memory. */
+/* List $HOME's protected directories into *out; 0, or -1 when memory ran
+ * out or a directory held more such files than the table keeps (*out then
+ * misses some, and the caller must not take it as complete). */
 static int home_dirs_list(const struct scan *s, const char *home, struct home_dir_target **out,
 			  size_t *n_out)
 {
@@ -990,6 +996,7 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 	*n_out = 0;
 	if (!t)
 		return -1;
+	t->full = 0;
 	for (i = 0; i < srt__protected_count && left; i++) {
 		char abs[PATH_MAX];
 		struct stat st;
@@ -1018,8 +1025,12 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 			}
 		}
 	}
-	free(t);
-	return 0;
+	{
+		int full = t->full;
+
+		free(t);
+		return full ? -1 : 0;
+	}
 }
 
 static void targets_of_home_dirs(struct scan *s, const char *home)
@@ -1030,7 +1041,9 @@ static void targets_of_home_dirs(struct scan *s, const char *home)
 	if (memo_on && home_dir_memo_home && !strcmp(home_dir_memo_home, home)) {
 		v = home_dir_memo;
 		n = home_dir_memo_n;
-	} else if (home_dirs_list(s, home, &v, &n) == 0 && memo_on) {
+	} else if (home_dirs_list(s, home, &v, &n) != 0) {
+		s->tg->full = 1;
+	} else if (memo_on) {
 		home_dir_memo_free();
 		if ((home_dir_memo_home = strdup(home))) {
 			home_dir_memo = v;
@@ -1361,7 +1374,7 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	struct targets *tg = malloc(sizeof(*tg));
 
 	if (tg)
-		tg->n = 0;
+		tg->n = 0, tg->full = 0;
 	if (plen >= sizeof(s.path)) {
 		free(tg);
 		return SRT_OK;
@@ -1422,6 +1435,10 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 out:
 	if (dfd >= 0)
 		close(dfd);
+	/* a file that must be covered was left out of the table: its other
+	 * names were not looked for */
+	if (!rc && tg->full)
+		*truncated = 1;
 	free(tg);
 	return rc;
 }

@@ -26,6 +26,9 @@
 # 23-26 $HOME spelled with ".." after a link: its names were held where the
 #       spelling says, not where the kernel goes.
 # 27-28 a hard link of ~/.claude/settings.json (a name inside a directory).
+# 29-30 more files with other links in ~/.claude/commands than the search
+#       keeps (1,024): the ones past the table had their other names left
+#       writable; now the run is refused.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 LL=$BACKEND_LL
@@ -166,4 +169,17 @@ for be in bwrap:"$BACKEND" landlock:"$LL"; do
 		sh -c "! grep -q PWNED '$HOME/.claude/settings.json'"
 done
 rm -rf "$HOME/.claude" "$P/sj"
+
+# 29-30: 1,100 files of ~/.claude/commands, each with a hard link in the
+# write root: the table of files to cover keeps 1,024, so the rest were
+# dropped without a word and their links stayed writable
+for be in bwrap:"$BACKEND" landlock:"$LL"; do
+	rm -rf "$HOME/.claude" "$P/links"
+	mkdir -p "$HOME/.claude/commands" "$P/links"
+	(cd "$HOME/.claude/commands" && for i in $(seq 1100); do echo x > "c$i.md"; ln "c$i.md" "$P/links/c$i.md"; done)
+	run_in "$P" "${be#*:}" 'for f in links/*; do echo PWNED >> "$f"; done 2>/dev/null; echo ran'
+	attempt F6 "${be%%:*}: past 1,024 files with other links, no hard link is written ($what)" \
+		sh -c "! grep -lq PWNED '$HOME/.claude/commands/'*"
+done
+rm -rf "$HOME/.claude" "$P/links"
 echo "1..$_tap_n"
