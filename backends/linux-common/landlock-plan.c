@@ -1020,6 +1020,33 @@ static long ll_mount_of(const struct ll_mount *v, size_t n, const char *path)
 	return best;
 }
 
+/* path as its filesystem names it: mount k's root joined with what
+ * follows k's mount point. 0, or -1 when it does not fit in cap. */
+static int ll_fs_path(const struct ll_mount *m, const char *path, char *out, size_t cap)
+{
+	return (size_t)snprintf(out, cap, "%s%s", strcmp(m->root, "/") ? m->root : "",
+				strcmp(m->mnt, "/") ? path + strlen(m->mnt) : path) >= cap ? -1 : 0;
+}
+
+/* Where mount m shows the filesystem path rel: rel's own place when m's
+ * root holds it, m's mount point when rel holds m's root (a directory
+ * inside rel shown whole there). 0, or -1 when m shows none of rel or
+ * the path does not fit in cap. */
+static int ll_shown_at(const struct ll_mount *m, const char *rel, char *out, size_t cap)
+{
+	if (ll_covers(m->root, rel)) {
+		const char *t = strcmp(m->root, "/") ? rel + strlen(m->root) : rel;
+
+		return (size_t)snprintf(out, cap, "%s%s", strcmp(m->mnt, "/") || !*t ? m->mnt : "", t) >=
+		       cap ? -1 : 0;
+	}
+	if (ll_covers(rel, m->root)) {
+		snprintf(out, cap, "%s", m->mnt);
+		return 0;
+	}
+	return -1;
+}
+
 /* Does a grant of rights in the plan cover path? With floor, only a grant
  * at or below floor counts. */
 static const struct srt__ll_rule *ll_granted(const struct srt__ll_plan *plan, const char *path,
@@ -1042,27 +1069,15 @@ static int ll_check_mounts_of(struct planner *pl, const struct domain *d, const 
 		const struct lrule *x = &d->v[i];
 		long k;
 
-		if (x->allow || (k = ll_mount_of(v, n, x->path)) < 0)
-			continue;
-		if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(v[k].root, "/") ? v[k].root : "",
-				     strcmp(v[k].mnt, "/") ? x->path + strlen(v[k].mnt) : x->path) >= sizeof(rel))
+		if (x->allow || (k = ll_mount_of(v, n, x->path)) < 0 ||
+		    ll_fs_path(&v[k], x->path, rel, sizeof(rel)))
 			continue;
 		for (size_t j = 0; j < n; j++) {
 			const struct srt__ll_rule *g;
 
-			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min)
+			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min ||
+			    ll_shown_at(&v[j], rel, alias, sizeof(alias)))
 				continue;
-			if (ll_covers(v[j].root, rel)) {
-				const char *t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
-
-				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
-						     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "", t) >= sizeof(alias))
-					continue;
-			} else if (ll_covers(rel, v[j].root)) {
-				snprintf(alias, sizeof(alias), "%s", v[j].mnt);
-			} else {
-				continue;
-			}
 			/* writes: only a grant on the mount's own inodes, which
 			 * reaches the path by its own name too; one above the
 			 * mount point opens the second path as any path in a
@@ -1229,28 +1244,15 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 				}
 				rc = ll_protected_alias(pol, diag, p, path, alias, "an overlay mount");
 			}
-		if (rc || (k = ll_mount_of(v, n, path)) < 0 ||
-		    (size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(v[k].root, "/") ? v[k].root : "",
-				     strcmp(v[k].mnt, "/") ? path + strlen(v[k].mnt) : path) >= sizeof(rel))
+		if (rc || (k = ll_mount_of(v, n, path)) < 0 || ll_fs_path(&v[k], path, rel, sizeof(rel)))
 			continue;
+		/* a mount showing a directory inside the name counts too: a
+		 * protected directory is protected whole (red team: a bind of
+		 * ~/.config/systemd/user/app.service.d added a drop-in) */
 		for (size_t j = 0; !rc && j < n; j++) {
-			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min)
+			if ((long)j == k || v[j].maj != v[k].maj || v[j].min != v[k].min ||
+			    ll_shown_at(&v[j], rel, alias, sizeof(alias)))
 				continue;
-			if (ll_covers(v[j].root, rel)) {
-				const char *t = strcmp(v[j].root, "/") ? rel + strlen(v[j].root) : rel;
-
-				if ((size_t)snprintf(alias, sizeof(alias), "%s%s",
-						     strcmp(v[j].mnt, "/") || !*t ? v[j].mnt : "", t) >= sizeof(alias))
-					continue;
-			} else if (ll_covers(rel, v[j].root)) {
-				/* a directory inside the name: a protected directory
-				 * is protected whole (red team: a bind of
-				 * ~/.config/systemd/user/app.service.d added a
-				 * drop-in) */
-				snprintf(alias, sizeof(alias), "%s", v[j].mnt);
-			} else {
-				continue;
-			}
 			rc = ll_protected_alias(pol, diag, p, path, alias, "another mount of its filesystem");
 		}
 	}
