@@ -268,6 +268,9 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 		return rc;
 	sb->have_policy = 1;
 	sb->policy.debug = sb->debug;
+	/* a plan only printed can never be run (srt_sandbox_run refuses
+	 * it), so the backend may leave out what only a run needs */
+	sb->policy.plan_only = sb->plan_only;
 	rc = srt__sandbox_tls_start(sb, diag);
 	if (rc)
 		return rc;

@@ -213,6 +213,11 @@ static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, stru
 	rc = srt__proxy_new_from_settings(&sb->proxy, cfg, &sb->settings, sb->filters, diag);
 	if (rc)
 		return rc;
+	/* a plan only printed serves nobody: the proxy is made (its
+	 * settings checked, its socket bound, as for a run) but no thread
+	 * waits on it */
+	if (sb->plan_only)
+		return SRT_OK;
 	/* The proxy thread must never take the signals srt forwards. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

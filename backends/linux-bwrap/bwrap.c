@@ -408,15 +408,18 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	out->new_pgrp = 1;
 
 	/* the guard first, told of each placeholder before it exists, so a
-	 * srt killed while planning leaves nothing behind */
-	rc = srt__bwrap_guard_start(st, out, diag);
-	if (rc)
-		return rc;
-	st->guard_used = 1;
+	 * srt killed while planning leaves nothing behind. A plan that is
+	 * only printed makes no placeholders and runs nothing: no guard. */
+	if (!pol->plan_only) {
+		rc = srt__bwrap_guard_start(st, out, diag);
+		if (rc)
+			return rc;
+		st->guard_used = 1;
+	}
 	st->running++; /* until bw_release */
 	bc->counted = 1;
 	out->guard_fd = st->guard_fd;
-	if (out->orphan_dir) {
+	if (out->orphan_dir && !pol->plan_only) {
 		/* the run's own TMPDIR: the guard removes it if srt dies,
 		 * while it is still this directory */
 		struct stat ts;
@@ -434,7 +437,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		if (rc)
 			return rc;
 	}
-	if (pol->proxy_dir && !st->proxy_dir_sent) {
+	if (pol->proxy_dir && !st->proxy_dir_sent && !pol->plan_only) {
 		rc = srt__bwrap_guard_send(st, 'D', pol->proxy_dir, diag);
 		if (rc)
 			return rc;
@@ -461,13 +464,12 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		 * alone do not cover what appears during the run */
 		fprintf(stderr, "srt: warning: landlock layer not applied, the mounts enforce the policy alone: %s\n",
 			bc->layer.reason);
-	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, srt__bwrap_guard_announce, st,
+	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, pol->plan_only ? NULL : srt__bwrap_guard_announce, st,
 				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
 	srt__mandatory_memo_end();
 	if (rc)
 		return rc;
-	rc = srt__bwrap_guard_check(st, diag);
-	if (rc)
+	if (!pol->plan_only && (rc = srt__bwrap_guard_check(st, diag)))
 		return rc;
 
 	if (pipe2(p, O_CLOEXEC) != 0)

@@ -155,6 +155,12 @@ static int make_placeholder(struct srt__mount_ctx *c, struct parent_dir *pd, con
 	int pfd, fd, err, rc = SRT_OK;
 
 	*made = 0;
+	if (c->pol->plan_only) {
+		/* the plan is only printed: it shows the placeholder a run
+		 * would make, and nothing is made on the host */
+		*made = 1;
+		return SRT_OK;
+	}
 	snprintf(parent, sizeof(parent), "%.*s", (int)(name == m ? 1 : name - m), m);
 	name++;
 	pfd = parent_open(pd, parent);
@@ -243,8 +249,10 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 
 	/* Placeholders of a concurrent run: existing deny paths that are its
 	 * locked empty files or directories, and the deepest existing
-	 * directory above a missing deny path. */
-	for (i = 0; i < n && !rc; i++) {
+	 * directory above a missing deny path. A plan that is only printed
+	 * takes no lock: even a shared one held at the wrong moment would
+	 * keep that run's cleanup from removing its placeholder. */
+	for (i = 0; i < n && !rc && !c->pol->plan_only; i++) {
 		struct srt__mount_node *nd = &c->v[i];
 		char parent[PATH_MAX];
 		long k = (long)i;
@@ -336,8 +344,9 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 				break;
 			}
 		}
-		rc = srt__mount_note(c, "%s does not exist: placeholder %s %s created for the run, read-only",
-			  nd->path, as_dir ? "directory" : "file", m);
+		rc = srt__mount_note(c, "%s does not exist: placeholder %s %s %s, read-only",
+			  nd->path, as_dir ? "directory" : "file", m,
+			  c->pol->plan_only ? "made by each run" : "created for the run");
 		if (rc)
 			break;
 	}

@@ -33,7 +33,8 @@
  * and SRT_CAP_NETRULES; 1.4 srt_policy.weaker_name_protection; 1.5 the
  * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
  * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir; 1.8
- * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port. */
+ * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port; 1.9
+ * srt_policy.plan_only. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -49,7 +50,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 8
+#define SRT_BACKEND_ABI_MINOR 9
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */

@@ -128,6 +128,14 @@ struct srt_policy {
 	 * are then NULL: there is nothing to bridge). 0: no such proxy. */
 	int proxy_port_lo, proxy_port_hi;
 	int proxy_port;
+
+	/* ABI minor 9. 1: the core asks only for the plan, to print it
+	 * (--explain, --dry-run), and refuses to run anything with it. The
+	 * backend may then plan without touching the host: no cleanup
+	 * process, no placeholder files made for names that do not exist
+	 * yet (the plan shows what a run would make). A module built for an
+	 * older minor never reads it and plans as for a run. */
+	int plan_only;
 };
 
 enum srt_intercept {

@@ -69,6 +69,19 @@ out=$(srt__run -s "$S" --explain -c "touch $MARK" 2>&1); rc=$?
 check "--explain exits 0 and runs nothing" test $rc = 0 -a ! -e "$MARK"
 check "--explain shows the bwrap plan" grep -q 'bwrap argv:' <<<"$out"
 check "--explain shows where a rule came from" grep -q 'filesystem.denyRead\[0\]' <<<"$out"
+# --explain only plans: no cleanup guard starts, and nothing is made or
+# removed in the project (a run makes placeholders for the protected names
+# that do not exist yet; the plan names them, and the directory's mtime
+# would move with each one made and removed)
+mkdir "$WORK/plan"
+before=$(stat -c %y "$WORK/plan")
+out=$(cd "$WORK/plan" && srt__run -s "$S" --debug --explain -c true 2>&1); rc=$?
+after=$(stat -c %y "$WORK/plan")
+check "--explain leaves the project untouched (mtime before $before, after $after)" \
+	test $rc = 0 -a "$before" = "$after" -a -z "$(ls -A "$WORK/plan")"
+check "--explain names the placeholders a run would make" \
+	grep -q "placeholder file $WORK/plan/.bashrc made by each run" <<<"$out"
+check "--explain starts no cleanup guard" eval '! grep -q "cleanup guard" <<<"$out"'
 
 # exit status
 srt__run -s "$S" -c 'exit 7'; check "exit 7 -> 7" test $? = 7
