@@ -70,9 +70,11 @@ int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 	int missing = 0;
 	struct stat st;
 
-	if (strlen(in) >= sizeof(todo) / 2)
+	size_t inlen = strlen(in);
+
+	if (inlen >= sizeof(todo) / 2)
 		return ENAMETOOLONG;
-	snprintf(todo, sizeof(todo), "%s", in);
+	memcpy(todo, in, inlen + 1);
 	res[0] = '\0';
 	*type = T_DIR; /* "/" */
 	p = todo;
@@ -176,10 +178,11 @@ int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 			dir_remember(res);
 		}
 	}
+	/* res is PATH_MAX long, as out is */
 	if (rlen == 0)
-		snprintf(out, PATH_MAX, "/");
+		memcpy(out, "/", 2);
 	else
-		snprintf(out, PATH_MAX, "%s", res);
+		memcpy(out, res, rlen + 1);
 	if (missing)
 		*type = T_MISSING;
 	return 0;

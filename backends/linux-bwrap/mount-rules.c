@@ -18,6 +18,7 @@
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/mountinfo.h"
+#include "common/pathcat.h"
 #include "common/protected.h"
 #include "mount-rules.h"
 
@@ -41,8 +42,8 @@ static int add_pin(struct srt__mount_ctx *c, const char *origin, const char *pat
 		return srt_diag_set(c->diag, SRT_E_IO, origin,
 				    "%s: cannot resolve the directory of the link \"%s\": %s", origin,
 				    path, strerror(err ? err : ENOTDIR));
-	if ((size_t)snprintf(full, sizeof(full), "%s/%s", strcmp(real, "/") ? real : "", slash + 1) >=
-	    sizeof(full))
+	if (srt__pathcat(full, sizeof(full), real, strcmp(real, "/") ? strlen(real) : 0, "/", slash + 1,
+			 NULL, NULL) >= sizeof(full))
 		return srt_diag_set(c->diag, SRT_E_LIMIT, origin, "%s: path too long: %s", origin, path);
 	if (srt__strv_push(&c->plan->pinned_links, full))
 		return srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
@@ -232,7 +233,9 @@ int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kin
 	if (!c->v[k].origin) {
 		char o[512];
 
-		snprintf(o, sizeof(o), "%s (%s %s)", origin, kind_name(kind), path);
+		srt__pathcat(o, sizeof(o), origin, strlen(origin), " (", kind_name(kind), " ", path);
+		if (strlen(o) + 1 < sizeof(o))
+			strcat(o, ")");
 		c->v[k].origin = strdup(o);
 		if (!c->v[k].origin)
 			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
@@ -493,8 +496,8 @@ static int lnames_list(struct srt__mount_ctx *c, struct lnames *l, int dfd, cons
 			break;
 		}
 		l->left--;
-		if (snprintf(child, sizeof(child), "%s/%s", strcmp(path, "/") ? path : "", de->d_name) >=
-		    (int)sizeof(child))
+		if (srt__pathcat(child, sizeof(child), path, strcmp(path, "/") ? strlen(path) : 0, "/",
+				 de->d_name, NULL, NULL) >= sizeof(child))
 			continue;
 		if (de->d_type == DT_DIR) {
 			/* one level too deep, or a directory we cannot list:
@@ -964,8 +967,8 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 
 			if (p->kind == SRT__PROT_GIT ||
 			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
-			    (size_t)snprintf(path, sizeof(path), "%s/%s", strcmp(real, "/") ? real : "",
-					     p->path) >= sizeof(path) ||
+			    srt__pathcat(path, sizeof(path), real, strcmp(real, "/") ? strlen(real) : 0, "/",
+					 p->path, NULL, NULL) >= sizeof(path) ||
 			    srt__mountinfo_resolve(path, where, sizeof(where)) < 0)
 				continue;
 			rc = mi_check_one(c, v, n, where, p->name, 1, 1);

@@ -18,6 +18,7 @@
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/mountinfo.h"
 
+#include "common/pathcat.h"
 #include "common/protected.h"
 
 /* What the walk protects and why: the table of common/protected.h, each
@@ -136,11 +137,10 @@ static int report(struct scan *s, size_t plen, const char *name, const char *tai
 		  const char *what)
 {
 	char buf[PATH_MAX];
-	int n;
+	size_t n;
 
-	n = snprintf(buf, sizeof(buf), "%.*s/%s%s%s", (int)plen, s->path, name,
-		     tail ? "/" : "", tail ? tail : "");
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	n = srt__pathcat(buf, sizeof(buf), s->path, plen, "/", name, tail ? "/" : NULL, tail);
+	if (n >= sizeof(buf))
 		return 0; /* cannot be a path anyone can create either */
 	return emit(s, buf, what);
 }
@@ -165,9 +165,9 @@ static int report(struct scan *s, size_t plen, const char *name, const char *tai
 static int report_abs(struct scan *s, const char *dir, const char *name, const char *what)
 {
 	char buf[PATH_MAX];
-	int n = snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	size_t n = srt__pathcat(buf, sizeof(buf), dir, strlen(dir), "/", name, NULL, NULL);
 
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	if (n >= sizeof(buf))
 		return 0;
 	return emit(s, buf, what);
 }
@@ -194,7 +194,7 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 	struct dirent *de;
 	int fd, rc = 0;
 
-	if (level > GITDIR_DEPTH || snprintf(dir, sizeof(dir), "%s/%s", abs, sub) >= (int)sizeof(dir))
+	if (level > GITDIR_DEPTH || srt__pathcat(dir, sizeof(dir), abs, strlen(abs), "/", sub, NULL, NULL) >= sizeof(dir))
 		return 0;
 	fd = openat(gfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -219,7 +219,8 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 			continue;
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		if (snprintf(child, sizeof(child), "%s/%s", dir, de->d_name) >= (int)sizeof(child))
+		if (srt__pathcat(child, sizeof(child), dir, strlen(dir), "/", de->d_name, NULL, NULL) >=
+		    sizeof(child))
 			continue;
 		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0)
@@ -229,7 +230,8 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 			char deeper[PATH_MAX];
 
 			if (modules &&
-			    snprintf(deeper, sizeof(deeper), "%s/%s", sub, de->d_name) < (int)sizeof(deeper))
+			    srt__pathcat(deeper, sizeof(deeper), sub, strlen(sub), "/", de->d_name, NULL, NULL) <
+				    sizeof(deeper))
 				rc = walk_gitdirs(s, gfd, abs, deeper, 1, level + 1);
 		} else if (modules) {
 			rc = protect_gitdir(s, cfd, child, 0, level + 1);
@@ -454,7 +456,7 @@ static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 	char abs[PATH_MAX], top[PATH_MAX];
 	int gfd, rc;
 
-	if (snprintf(abs, sizeof(abs), "%.*s/%s", (int)plen, s->path, git) >= (int)sizeof(abs))
+	if (srt__pathcat(abs, sizeof(abs), s->path, plen, "/", git, NULL, NULL) >= sizeof(abs))
 		return 0;
 	snprintf(top, sizeof(top), "%.*s", (int)plen, s->path);
 	gfd = openat(dfd, git, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -586,7 +588,8 @@ static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
 		/* "dir" was a directory in the listing; if it has been swapped
 		 * for a link since, the name reported below is resolved (and
 		 * the deny applied at its target) by the caller anyway */
-		snprintf(rel + dl + 1, sizeof(rel) - dl - 1, "%s", PROT(i)->path);
+		srt__pathcat(rel + dl + 1, sizeof(rel) - dl - 1, PROT(i)->path, strlen(PROT(i)->path), NULL,
+			     NULL, NULL, NULL);
 		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
 			rc = report(s, plen, PROT(i)->path, NULL, PROT(i)->name);
 	}
@@ -709,6 +712,7 @@ static _Thread_local int memo_on;
 static _Thread_local struct memo_scan *memo;
 static void home_memo_free(void);
 static void home_dir_memo_free(void);
+static void home_stat_memo_free(void);
 
 static void memo_free_one(struct memo_scan *m)
 {
@@ -737,6 +741,7 @@ void srt__mandatory_memo_end(void)
 	}
 	home_memo_free();
 	home_dir_memo_free();
+	home_stat_memo_free();
 	memo_on = 0;
 }
 
@@ -1004,7 +1009,8 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 		int fd;
 
 		if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind) ||
-		    snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) >= (int)sizeof(abs) ||
+		    srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) >=
+			    sizeof(abs) ||
 		    stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) ||
 		    (fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			continue;
@@ -1066,6 +1072,55 @@ static void targets_of_home_dirs(struct scan *s, const char *home)
 		free(v);
 }
 
+/* What stat says of each of $HOME's protected names: every root's walk
+ * asks, and while the memo is on they are statted once per plan. stat,
+ * not lstat: a dotfile manager's ~/.bashrc is a link, and the file bash
+ * runs is its target, whose other names in a root must be covered too
+ * (red team: a hard link of the target was written). */
+struct home_stat {
+	int ok;
+	struct stat st;
+};
+
+static _Thread_local struct home_stat *home_stat_memo; /* srt__protected_count */
+static _Thread_local char *home_stat_memo_home;
+
+static void home_stat_memo_free(void)
+{
+	free(home_stat_memo);
+	free(home_stat_memo_home);
+	home_stat_memo = NULL;
+	home_stat_memo_home = NULL;
+}
+
+/* The names statted, memoised or fresh (the caller frees what is not the
+ * memo), or NULL when memory ran out. */
+static struct home_stat *home_stats(const char *home)
+{
+	struct home_stat *v;
+	size_t i;
+
+	if (memo_on && home_stat_memo && !strcmp(home_stat_memo_home, home))
+		return home_stat_memo;
+	v = calloc(srt__protected_count, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < srt__protected_count; i++) {
+		char abs[PATH_MAX];
+
+		if (PROT(i)->kind != SRT__PROT_GIT &&
+		    srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) <
+			    sizeof(abs))
+			v[i].ok = stat(abs, &v[i].st) == 0;
+	}
+	if (memo_on) {
+		home_stat_memo_free();
+		if ((home_stat_memo_home = strdup(home)))
+			home_stat_memo = v;
+	}
+	return v;
+}
+
 /* Before the walk: $HOME's protected files and the policy's denied ones. */
 static void targets_before(struct scan *s)
 {
@@ -1073,23 +1128,20 @@ static void targets_before(struct scan *s)
 	size_t i;
 
 	if (home && home[0] == '/') {
-		for (i = 0; i < srt__protected_count; i++) {
-			char abs[PATH_MAX];
-			struct stat st;
+		struct home_stat *hs = home_stats(home);
 
-			/* every kind: a name inside a directory too
-			 * (~/.claude/settings.json; red team: a hard link of it
-			 * was written) */
-			if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind))
-				continue;
-			/* stat, not lstat: a dotfile manager's ~/.bashrc is a
-			 * link, and the file bash runs is its target, whose
-			 * other names in a root must be covered too (red team:
-			 * a hard link of the target was written) */
-			if (snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path) < (int)sizeof(abs) &&
-			    stat(abs, &st) == 0)
-				target_add(s->tg, &st, 0, PROT(i)->name);
-		}
+		/* a table that cannot be made leaves these files out: the
+		 * scan counts as cut short, and the run is refused */
+		if (!hs)
+			s->tg->full = 1;
+		/* every kind: a name inside a directory too
+		 * (~/.claude/settings.json; red team: a hard link of it was
+		 * written) */
+		for (i = 0; hs && i < srt__protected_count; i++)
+			if (PROT(i)->kind != SRT__PROT_GIT && wanted(s, i, PROT(i)->kind) && hs[i].ok)
+				target_add(s->tg, &hs[i].st, 0, PROT(i)->name);
+		if (hs != home_stat_memo)
+			free(hs);
 		targets_of_home_dirs(s, home);
 	}
 	if (s->o->pol) {
@@ -1178,8 +1230,8 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 			if (!rc && t->read) {
 				char buf[PATH_MAX];
 
-				if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)plen, s->path, name) <
-				    (int)sizeof(buf))
+				if (srt__pathcat(buf, sizeof(buf), s->path, plen, "/", name, NULL, NULL) <
+				    sizeof(buf))
 					rc = (s->read_fn ? s->read_fn : s->fn)(s->ctx, buf, what);
 			}
 			break;
@@ -1306,12 +1358,11 @@ static int report_home(struct scan *s)
 	for (i = 0; i < srt__protected_count && !rc; i++) {
 		char abs[PATH_MAX], plain[PATH_MAX * 2];
 		struct home_name tmp, *h;
-		int n;
 
 		if (!wanted(s, i, PROT(i)->kind) || PROT(i)->kind == SRT__PROT_GIT)
 			continue;
-		n = snprintf(abs, sizeof(abs), "%s/%s", home, PROT(i)->path);
-		if (n <= 0 || (size_t)n >= sizeof(abs))
+		if (srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) >=
+		    sizeof(abs))
 			continue;
 		if (PROT(i)->kind == SRT__PROT_HOME && path_under(s->root, abs))
 			rc = emit(s, abs, PROT(i)->name);
@@ -1325,7 +1376,8 @@ static int report_home(struct scan *s)
 		 * team: ~/.config led through dots/config, a link the command
 		 * replaced) */
 		if (rc || !have_hreal ||
-		    (size_t)snprintf(plain, sizeof(plain), "%s/%s", hreal, PROT(i)->path) >= sizeof(plain))
+		    srt__pathcat(plain, sizeof(plain), hreal, strlen(hreal), "/", PROT(i)->path, NULL, NULL) >=
+			    sizeof(plain))
 			continue;
 		/* $HOME itself a link (or below one) into this root: its
 		 * ~/... names lie at its real path, where the walk knows no

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backends/linux-common/mountinfo.h"
+#include "common/pathcat.h"
 
 void srt__mountinfo_unescape(char *s)
 {
@@ -224,7 +225,7 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 			if (++links > 40 || (ln = readlink(cur, link, sizeof(link) - 1)) < 0)
 				return -1;
 			link[ln] = '\0';
-			if ((size_t)snprintf(next, sizeof(next), "%s%s", link, e) >= sizeof(todo))
+			if (srt__pathcat(next, sizeof(next), link, (size_t)ln, e, NULL, NULL, NULL) >= sizeof(todo))
 				return -1;
 			memcpy(todo, next, strlen(next) + 1);
 			p = todo;
@@ -241,7 +242,7 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 		if (!missing && *e && !S_ISDIR(st.st_mode))
 			break;
 	}
-	if ((size_t)snprintf(out, cap, "%s", cl ? cur : "/") >= cap)
+	if (srt__pathcat(out, cap, cl ? cur : "/", cl ? cl : 1, NULL, NULL, NULL, NULL) >= cap)
 		return -1;
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/path-search.h"
+#include "common/pathcat.h"
 #include "common/protected.h"
 #include "backends/linux-common/sibling.h"
 #include "tap.h"
@@ -220,6 +221,44 @@ static void case_protected_walk(void)
 	free(sn);
 }
 
+/* srt__pathcat stands in for snprintf("%.*s%s%s%s%s") in the planners:
+ * the same bytes and the same return value for every buffer size,
+ * truncation included, since callers test the result against the size. */
+static void case_pathcat(void)
+{
+	static const char *parts[][5] = {
+		{ "/home/u", "/", ".bashrc", NULL, NULL },
+		{ "/", NULL, NULL, NULL, NULL },
+		{ "/root/x", "/", ".claude", "/", "settings.json" },
+		{ "", "", "", "", "" },
+		{ "origin", " (", "deny write", " ", "/a/b" },
+	};
+	size_t i, cap, bad = 0;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		for (cap = 0; cap < 40; cap++) {
+			char a[40], b[40];
+			const char *const *p = parts[i];
+			size_t n;
+			int m;
+
+			memset(a, 'x', sizeof(a));
+			memset(b, 'x', sizeof(b));
+			n = srt__pathcat(a, cap, p[0], strlen(p[0]) > 3 ? strlen(p[0]) - 1 : strlen(p[0]),
+					 p[1], p[2], p[3], p[4]);
+			m = snprintf(b, cap, "%.*s%s%s%s%s",
+				     (int)(strlen(p[0]) > 3 ? strlen(p[0]) - 1 : strlen(p[0])), p[0],
+				     p[1] ? p[1] : "", p[2] ? p[2] : "", p[3] ? p[3] : "", p[4] ? p[4] : "");
+			if (n != (size_t)m || memcmp(a, b, sizeof(a)) != 0) {
+				printf("# case %zu, size %zu: %zu \"%.*s\" against snprintf's %d \"%.*s\"\n",
+				       i, cap, n, (int)(cap ? cap - 1 : 0), a, m, (int)(cap ? cap - 1 : 0), b);
+				bad++;
+			}
+		}
+	ok(bad == 0, "srt__pathcat writes and returns what snprintf does, for every size 0..39 (%zu differ)",
+	   bad);
+}
+
 int main(void)
 {
 	char d[PATH_MAX];
@@ -238,6 +277,7 @@ int main(void)
 	TAP_RUN(case_read_long);
 	TAP_RUN(case_protected_table);
 	TAP_RUN(case_protected_walk);
+	TAP_RUN(case_pathcat);
 	snprintf(d, sizeof(d), "rm -rf '%s'", root);
 	if (system(d) != 0)
 		printf("# could not remove %s\n", root);
