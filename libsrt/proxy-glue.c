@@ -262,6 +262,11 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	char *sock = NULL;
 	const char *base = getenv("TMPDIR");
 	struct stat st;
+	/* A plan only printed names the directory and socket a run would
+	 * make and makes neither (each is a file system operation in a
+	 * shared, often crowded /tmp), unless credentials.files' masked
+	 * copies, which live in that directory, are part of the plan. */
+	int named_only = sb->plan_only && !sb->cred_mask_path.n;
 	int rc;
 
 	if (srt__backend_loopback_proxy(sb->be))
@@ -272,11 +277,12 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		return SRT_E_NOMEM;
 	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
 		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
-	if (!mkdtemp(tmpl))
+	if (!named_only && !mkdtemp(tmpl))
 		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
 				    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
 				    base, strerror(errno));
-	if (!(sb->proxy_dir = strdup(tmpl)))
+	/* sb->proxy_dir is what srt made and removes at the end */
+	if (!named_only && !(sb->proxy_dir = strdup(tmpl)))
 		return SRT_E_NOMEM;
 	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
 		return SRT_E_NOMEM;
@@ -285,19 +291,22 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		goto out;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.socket_path = sock;
+	cfg.plan_only = named_only;
 	rc = run_proxy(sb, &cfg, diag);
 	if (rc)
 		goto out;
 	/* the inode the proxy bound (not a link or another socket put in
 	 * its place since): the bridge will connect to it alone */
-	if (lstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+	if (!named_only && (lstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode))) {
 		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
 				  "proxy: %s is not the socket srt bound (replaced during start-up?)", sock);
 		goto out;
 	}
-	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
-	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
-	sb->policy.proxy_dir = strdup(sb->proxy_dir);
+	if (!named_only) {
+		sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
+		sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
+	}
+	sb->policy.proxy_dir = strdup(tmpl);
 	sb->policy.proxy_socket = sock;
 	sock = NULL;
 	if (!sb->policy.proxy_dir)

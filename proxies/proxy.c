@@ -451,7 +451,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	err = srt__dns_new(&p->dns, p->ev, diag);
 	if (err)
 		goto out;
-	if (p->path) {
+	if (p->path && !cfg->plan_only) {
 		p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
 		memset(&sa, 0, sizeof(sa));
 		sa.sun_family = AF_UNIX;
@@ -467,7 +467,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 			goto out;
 		}
 	}
-	if (srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
+	if (p->lfd >= 0 && srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
 		goto io;
 	if (srt__evloop_add(p->ev, p->wakefd[0], SRT_EV_IN, &p->wep) < 0)
 		goto io;

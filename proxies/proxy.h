@@ -47,6 +47,10 @@ struct srt__proxy_config {
 	 * outliving the proxy), or NULL: CONNECTs are tunnelled opaquely */
 	const struct srt__tls_module *tls;
 	struct srt__tls_ctx *tls_ctx;
+	/* 1: built and checked as for a run, listening on nothing: the core
+	 * only prints the plan of a run (socket_path is the name a run would
+	 * bind, and is neither made nor removed) */
+	int plan_only;
 };
 
 struct srt_proxy_options;

@@ -107,7 +107,11 @@ int srt__bwrap_plan_mounts_ex(const struct srt_policy *pol, struct srt__mount_pl
 		rc = srt__mount_add_rules(&c, &pol->deny_read, K_DR);
 	if (!rc)
 		rc = srt__mount_add_rules(&c, &pol->allow_read, K_AR);
-	if (!rc && pol->proxy_dir)
+	if (!rc && pol->proxy_dir && pol->plan_only)
+		/* a plan only printed names the directory without making it */
+		rc = srt__mount_note(&c, "srt proxy directory %s: made by each run, readable under any denyRead",
+				     pol->proxy_dir);
+	else if (!rc && pol->proxy_dir)
 		/* the proxy sockets must stay reachable under any denyRead */
 		rc = srt__mount_add_rule(&c, pol->proxy_dir, K_AR, "srt proxy directory", 1);
 	if (!rc) {

@@ -156,12 +156,17 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 			return srt_diag_set(diag, SRT_E_INVAL, "network",
 					    "in-sandbox proxy ports %d/%d are out of range",
 					    pol->http_port, pol->socks_port);
-		if (!pol->proxy_socket_ino)
+		/* a plan only printed names the socket a run would bind */
+		if (!pol->proxy_socket_ino && !pol->plan_only)
 			return srt_diag_set(diag, SRT_E_INVAL, "network",
 					    "the proxy socket's identity (device and inode) is unknown");
 		snprintf(http, sizeof(http), "%d", pol->http_port);
 		snprintf(socks, sizeof(socks), "%d", pol->socks_port);
-		snprintf(sockid, sizeof(sockid), "%llu:%llu", pol->proxy_socket_dev, pol->proxy_socket_ino);
+		if (pol->proxy_socket_ino)
+			snprintf(sockid, sizeof(sockid), "%llu:%llu", pol->proxy_socket_dev,
+				 pol->proxy_socket_ino);
+		else
+			snprintf(sockid, sizeof(sockid), "DEVICE:INODE");
 		if (srt__strv_push(w, "--proxy-socket") || srt__strv_push(w, pol->proxy_socket) ||
 		    srt__strv_push(w, "--proxy-socket-id") || srt__strv_push(w, sockid) ||
 		    srt__strv_push(w, "--http-port") || srt__strv_push(w, http) ||

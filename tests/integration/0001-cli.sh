@@ -82,6 +82,16 @@ check "--explain leaves the project untouched (mtime before $before, after $afte
 check "--explain names the placeholders a run would make" \
 	grep -q "placeholder file $WORK/plan/.bashrc made by each run" <<<"$out"
 check "--explain starts no cleanup guard" eval '! grep -q "cleanup guard" <<<"$out"'
+# nor does it make the proxy's private directory or bind its socket (in
+# $TMPDIR): the plan names what a run would make
+mkdir "$WORK/tb"
+before=$(stat -c %y "$WORK/tb")
+out=$(TMPDIR="$WORK/tb" srt__run -s "$S" --explain -c true 2>&1); rc=$?
+after=$(stat -c %y "$WORK/tb")
+check "--explain makes no proxy directory (rc=$rc, $(ls -A "$WORK/tb" | head -3 | tr '\n' ' '))" \
+	test $rc = 0 -a "$before" = "$after" -a -z "$(ls -A "$WORK/tb")"
+check "--explain names the proxy socket a run would bind" \
+	grep -q "proxy at $WORK/tb/srt-[0-9]*-XXXXXX/proxy.sock" <<<"$out"
 
 # exit status
 srt__run -s "$S" -c 'exit 7'; check "exit 7 -> 7" test $? = 7
