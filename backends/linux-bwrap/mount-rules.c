@@ -869,11 +869,11 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 		return mi_check_overlays(c, v, n, path, what, want_w, inside);
 	l = &v[k];
 	/* where path is in its filesystem */
-	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", strcmp(l->root, "/") ? l->root : "",
-			     mi_tail(l->mnt, path)) >= sizeof(rel))
+	if (srt__pathcat(rel, sizeof(rel), l->root, strcmp(l->root, "/") ? strlen(l->root) : 0,
+			 mi_tail(l->mnt, path), NULL, NULL, NULL) >= sizeof(rel))
 		return mi_check_overlays(c, v, n, path, what, want_w, inside);
 	if (!rel[0])
-		snprintf(rel, sizeof(rel), "/");
+		memcpy(rel, "/", 2);
 	for (i = 0; i < n; i++) {
 		const struct minfo *o = &v[i];
 
@@ -883,8 +883,8 @@ static int mi_check_one(struct srt__mount_ctx *c, const struct minfo *v, size_t 
 			/* the other mount shows path itself */
 			const char *t = mi_tail(o->root, rel);
 
-			if ((size_t)snprintf(alias, sizeof(alias), "%s%s", strcmp(o->mnt, "/") || !*t ? o->mnt : "",
-					     t) >= sizeof(alias))
+			if (srt__pathcat(alias, sizeof(alias), o->mnt, strcmp(o->mnt, "/") || !*t ? strlen(o->mnt) : 0,
+					 t, NULL, NULL, NULL) >= sizeof(alias))
 				continue;
 		} else if ((!want_w || inside) && srt__mount_covers(rel, o->root)) {
 			/* it shows a directory inside path */
@@ -960,16 +960,16 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 	 * a mount of a directory inside one counts too (red team: a bind of
 	 * ~/.config/systemd/user/app.service.d added a drop-in). */
 	if (shared && !rc && pol->home) {
-		char real[PATH_MAX], path[PATH_MAX * 2], where[PATH_MAX];
+		char where[PATH_MAX];
 
-		for (i = 0; !rc && realpath(pol->home, real) && i < srt__protected_count; i++) {
+		/* each name where it is, links followed: the walks of the
+		 * same plan resolved them already */
+		for (i = 0; !rc && i < srt__protected_count; i++) {
 			const struct srt__protected *p = &srt__protected_names[i];
 
 			if (p->kind == SRT__PROT_GIT ||
 			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
-			    srt__pathcat(path, sizeof(path), real, strcmp(real, "/") ? strlen(real) : 0, "/",
-					 p->path, NULL, NULL) >= sizeof(path) ||
-			    srt__mountinfo_resolve(path, where, sizeof(where)) < 0)
+			    srt__mandatory_home_where(pol->home, i, where, sizeof(where)) < 0)
 				continue;
 			rc = mi_check_one(c, v, n, where, p->name, 1, 1);
 		}

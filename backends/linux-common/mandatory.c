@@ -1341,6 +1341,26 @@ static struct home_name *home_name_get(const char *home, size_t i, const char *a
 	return tmp;
 }
 
+int srt__mandatory_home_where(const char *home, size_t i, char *out, size_t cap)
+{
+	char abs[PATH_MAX];
+	struct home_name tmp, *h;
+	int r;
+
+	if (i >= srt__protected_count ||
+	    srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) >=
+		    sizeof(abs))
+		return -1;
+	memset(&tmp, 0, sizeof(tmp));
+	if (!(h = home_name_get(home, i, abs, &tmp)))
+		return -1;
+	r = h->r;
+	if (!r && srt__pathcat(out, cap, h->real, strlen(h->real), NULL, NULL, NULL, NULL) >= cap)
+		r = -1;
+	home_name_clear(&tmp);
+	return r;
+}
+
 /* The names below $HOME that lie in this root, even absent (a planted
  * ~/.ssh/authorized_keys lets anyone in), and the hooks directory the
  * user's global git config names. */

@@ -60,4 +60,11 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 void srt__mandatory_memo_begin(void);
 void srt__mandatory_memo_end(void);
 
+/* Where $HOME's protected name i (srt__protected_names[i]) is: home, "/"
+ * and its path, every link on the way followed (srt__mountinfo_resolve),
+ * into out. Between memo_begin and memo_end the walks above and the mount
+ * checks of one plan share one answer per name. 0; -1 as
+ * srt__mountinfo_resolve, or when memory ran out. */
+int srt__mandatory_home_where(const char *home, size_t i, char *out, size_t cap);
+
 #endif
