@@ -263,6 +263,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	env.settings_named = sb->settings_named;
 	env.protect_file = sb->protect_file;
 	env.debug = sb->debug;
+	env.plan_only = sb->plan_only;
 	rc = srt__policy_build(&sb->policy, &sb->settings, &env, diag);
 	if (rc)
 		return rc;

@@ -324,7 +324,8 @@ static struct run_tmp *run_tmps;
  * end) left there is never walked by the mandatory deny scan nor the git
  * check, cannot stop this run, and nothing of one run is found by the
  * next or by a program on the host after it. */
-static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag *diag)
+static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
+		      struct srt_diag *diag)
 {
 	struct run_tmp *t;
 	struct stat st;
@@ -332,6 +333,14 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, struct srt_diag 
 
 	if (asprintf(&path, "%s/srt-run.XXXXXX", base) < 0)
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	if (plan_only) {
+		/* a plan only printed names the directory each run makes;
+		 * making and removing one costs a run more than its plan
+		 * (the removal frees a block, a synchronous discard on a
+		 * disk mounted with it) */
+		pol->tmpdir = path;
+		return SRT_OK;
+	}
 	if (!mkdtemp(path)) {
 		int e = errno;
 
@@ -454,11 +463,11 @@ static int prepare_tmpdir(struct srt_policy *pol, const struct srt__policy_env *
 					  "set CLAUDE_CODE_TMPDIR", fallback);
 		if (rc)
 			return rc;
-		return run_tmpdir(pol, fallback, diag);
+		return run_tmpdir(pol, fallback, env && env->plan_only, diag);
 	}
 	if (rc)
 		return rc;
-	return run_tmpdir(pol, "/tmp/claude", diag);
+	return run_tmpdir(pol, "/tmp/claude", env && env->plan_only, diag);
 }
 
 /* A settings file named through a symbolic link (or a chain of them):

@@ -20,6 +20,8 @@ struct srt__policy_env {
 	/* a file of the caller's to write-deny (srt_options.protect_file) */
 	const char *protect_file;
 	int debug;
+	/* the plan is only printed: the run's own TMPDIR is named, not made */
+	int plan_only;
 };
 
 /* Build pol (caller's memory) from s. Creates tmpdir (0700 when created

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pathcat.h"
 #include "settings-check.h"
 
 /* Unknown-key warnings listed before the rest are only counted: a hostile
@@ -102,8 +103,15 @@ size_t srt__check_push_key(struct srt__check *c, const char *key)
 {
 	size_t old = c->plen;
 
-	if (is_identifier(key))
-		path_append(c, "%s%s", c->plen ? "." : "", key);
+	if (is_identifier(key) && c->plen < sizeof(c->path) - 1) {
+		/* the common case without the format parser: every key of
+		 * every settings file passes here */
+		size_t w = srt__pathcat(c->path + c->plen, sizeof(c->path) - c->plen, ".",
+					c->plen ? 1 : 0, key, NULL, NULL, NULL);
+
+		c->plen = w >= sizeof(c->path) - c->plen ? sizeof(c->path) - 1 : c->plen + w;
+	} else if (is_identifier(key))
+		return old;
 	else
 		path_append(c, "[%s]", srt__check_quote(c, key));
 	return old;

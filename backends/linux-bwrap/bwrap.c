@@ -861,13 +861,13 @@ static void print_word(FILE *out, const char *s)
 
 static int bw_explain(void *state, const struct srt_command *cmd, FILE *out)
 {
+	const struct srt__bwrap_state *st = state;
 	struct bwrap_cmd *bc = cmd->priv;
 	size_t i;
 
-	(void)state;
 	for (i = 0; i < bc->plan.notes.n; i++)
 		fprintf(out, "plan: %s\n", bc->plan.notes.v[i]);
-	srt__bwrap_ll_layer_explain(&bc->layer, out);
+	srt__bwrap_ll_layer_explain(&bc->layer, st->pol->plan_only, out);
 	fputs("bwrap argv:", out);
 	for (i = 0; cmd->argv[i]; i++) {
 		fputc(' ', out);

@@ -213,7 +213,7 @@ void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer)
 	layer->fd = -1;
 }
 
-void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, FILE *out)
+void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, int plan_only, FILE *out)
 {
 	if (layer->fd < 0) {
 		fprintf(out, "landlock layer: not applied: %s (the mounts enforce the policy alone)\n",
@@ -223,6 +223,9 @@ void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, FILE *out)
 	fprintf(out, "landlock layer: applied: %zu rules, Landlock ABI %d, filesystem rights only; "
 		"the command cannot mount, unmount or move mounts\n",
 		layer->n_rules, layer->abi);
+	if (plan_only)
+		fputs("landlock layer: a run adds the rules of what it makes before the command starts "
+		      "(its own TMPDIR)\n", out);
 	fputs("landlock layer: every directory stays listable; file contents, execute and writes follow "
 	      "the policy; inside the write roots the denies are the mounts' alone (Landlock cannot "
 	      "refuse one name where it lets the command create entries), and Landlock keeps those "

@@ -53,6 +53,6 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *laye
 			struct srt_diag *diag);
 void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer);
 /* The --explain lines ("landlock layer: ..."). */
-void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, FILE *out);
+void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, int plan_only, FILE *out);
 
 #endif

@@ -151,7 +151,16 @@ int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kin
 			  srt__mount_covers("/dev", res) ? "/dev" : "/proc");
 		goto out;
 	}
-	if (!deny && type == T_MISSING) {
+	if (!deny && type == T_MISSING && c->pol->plan_only && c->pol->tmpdir &&
+	    !strcmp(path, c->pol->tmpdir)) {
+		/* a plan only printed names the run's own TMPDIR, which each
+		 * run makes: planned as the directory it will be */
+		type = T_DIR;
+		missing_at = 0;
+		rc = srt__mount_note(c, "%s %s: made by each run", origin, path);
+		if (rc)
+			goto out;
+	} else if (!deny && type == T_MISSING) {
 		rc = srt__mount_note(c, "%s %s: skipped: does not exist", origin, path);
 		goto out;
 	}

@@ -92,6 +92,11 @@ check "--explain makes no proxy directory (rc=$rc, $(ls -A "$WORK/tb" | head -3 
 	test $rc = 0 -a "$before" = "$after" -a -z "$(ls -A "$WORK/tb")"
 check "--explain names the proxy socket a run would bind" \
 	grep -q "proxy at $WORK/tb/srt-[0-9]*-XXXXXX/proxy.sock" <<<"$out"
+# nor the run's own TMPDIR, whose bind the plan shows
+check "--explain names the TMPDIR a run would make" \
+	grep -q "^TMPDIR: /tmp/claude[-0-9]*/srt-run.XXXXXX\$" <<<"$out"
+check "--explain plans the TMPDIR's bind" \
+	grep -Eq -- "--bind (/tmp/claude[-0-9]*/srt-run.XXXXXX) \\1 " <<<"$out"
 
 # exit status
 srt__run -s "$S" -c 'exit 7'; check "exit 7 -> 7" test $? = 7

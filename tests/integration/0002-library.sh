@@ -46,4 +46,45 @@ printf '%s\n' "$out" | sed 's/^/# /'
 check "two sandboxes in one process: each enforces its own settings" test $rc = 0
 check "sandbox a (allowWrite .) wrote its file" test -f "$WORK/proj/from-a.txt"
 check "sandbox b (no writes) did not" test ! -e "$WORK/proj/from-b.txt"
+
+# A sandbox started to print its plan (plan_only) plans without making
+# anything a run needs (no placeholders, guard, TMPDIR, proxy socket), so
+# it must never run a command: srt_sandbox_run refuses it.
+cat > "$WORK/planonly.c" <<'C'
+#include <srt/srt.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	static const char js[] = "{\"network\":{\"allowedDomains\":[\"example.com\"],\"deniedDomains\":[]},"
+		"\"filesystem\":{\"denyRead\":[],\"allowWrite\":[\".\"],\"denyWrite\":[]}}";
+	struct srt_options opt;
+	struct srt_diag diag;
+	struct srt_sandbox *sb;
+	const char *cmd[] = { "/bin/sh", "-c", argv[2], NULL };
+	int st = 0, rc;
+	FILE *null = fopen("/dev/null", "w");
+
+	(void)argc;
+	memset(&opt, 0, sizeof(opt));
+	memset(&diag, 0, sizeof(diag));
+	opt.backend = argv[1];
+	opt.plan_only = 1;
+	if (srt_sandbox_new_from_text(&sb, js, strlen(js), SRT_SETTINGS_JSON, &opt, &diag) ||
+	    srt_sandbox_start(sb, &diag) || srt_sandbox_explain(sb, cmd, null, &diag)) {
+		printf("setup failed: %s\n", diag.message);
+		return 2;
+	}
+	rc = srt_sandbox_run(sb, cmd, NULL, &st, &diag);
+	printf("run: %d %s\n", rc, diag.message);
+	srt_sandbox_free(sb);
+	return rc == SRT_E_STATE ? 0 : 1;
+}
+C
+if cc $san -o "$WORK/planonly" "$WORK/planonly.c" $flags 2>"$WORK/cc.err"; then
+	out=$(cd "$WORK/proj" && LD_LIBRARY_PATH="$LIBDIR" timeout 60 "$WORK/planonly" "$BACKEND" "touch $WORK/plan-ran" 2>&1); rc=$?
+	check "a plan_only sandbox refuses to run a command (rc=$rc: $out)" test $rc = 0 -a ! -e "$WORK/plan-ran"
+else
+	not_ok "the plan_only program builds: $(head -3 "$WORK/cc.err")"
+fi
 echo "1..$_tap_n"
