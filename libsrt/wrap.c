@@ -326,6 +326,10 @@ int srt_sandbox_wrap(struct srt_sandbox *sb, const char *const *argv,
 	*out = NULL;
 	if (!sb->started)
 		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox not started");
+	/* its plan lacks what only a run makes (placeholders, the proxy's
+	 * socket, the TMPDIR): never a command line to spawn */
+	if (sb->plan_only)
+		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox started to print its plan only (plan_only); nothing can be wrapped");
 	if (!argv || !argv[0])
 		return srt_diag_set(diag, SRT_E_INVAL, "", "no command to wrap");
 	wp = calloc(1, sizeof(*wp));

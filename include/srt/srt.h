@@ -36,7 +36,9 @@ struct srt_options {
 	const char *protect_file;
 	/* start only to print the plan (srt_sandbox_explain): a backend named
 	 * in `backend` that cannot run on this machine (macos-seatbelt on
-	 * Linux) is still prepared, and srt_sandbox_run refuses to run */
+	 * Linux) is still prepared, nothing a run makes is made (the run's
+	 * TMPDIR, the proxy's socket, placeholders in the project: the plan
+	 * names them), and srt_sandbox_run and srt_sandbox_wrap refuse */
 	int plan_only;
 };
 

@@ -75,15 +75,20 @@ int main(int argc, char **argv)
 		printf("setup failed: %s\n", diag.message);
 		return 2;
 	}
+	struct srt_wrapped *w = NULL;
+	int wrc;
+
 	rc = srt_sandbox_run(sb, cmd, NULL, &st, &diag);
-	printf("run: %d %s\n", rc, diag.message);
+	printf("run: %d %s; ", rc, diag.message);
+	wrc = srt_sandbox_wrap(sb, cmd, NULL, &w, &diag);
+	printf("wrap: %d %s\n", wrc, diag.message);
 	srt_sandbox_free(sb);
-	return rc == SRT_E_STATE ? 0 : 1;
+	return rc == SRT_E_STATE && wrc == SRT_E_STATE && !w ? 0 : 1;
 }
 C
 if cc $san -o "$WORK/planonly" "$WORK/planonly.c" $flags 2>"$WORK/cc.err"; then
 	out=$(cd "$WORK/proj" && LD_LIBRARY_PATH="$LIBDIR" timeout 60 "$WORK/planonly" "$BACKEND" "touch $WORK/plan-ran" 2>&1); rc=$?
-	check "a plan_only sandbox refuses to run a command (rc=$rc: $out)" test $rc = 0 -a ! -e "$WORK/plan-ran"
+	check "a plan_only sandbox refuses to run or wrap a command (rc=$rc: $out)" test $rc = 0 -a ! -e "$WORK/plan-ran"
 else
 	not_ok "the plan_only program builds: $(head -3 "$WORK/cc.err")"
 fi
