@@ -225,6 +225,9 @@ def fnum(v, unit):
 ROWS = [
     ("startup.nonet", "startup `srt -c true` (no network)", "ms", "startup.bwrap", "bare bwrap", "ratio_le", 1.5),
     ("startup.net", "startup `srt -c true` (allowedDomains: proxy + bridge)", "ms", "startup.bwrap", "bare bwrap", "ratio_le", 1.5),
+    ("startup.nonet.floor", "the same start against the floor", "ms", "startup.floor", "floor", "ratio_le", 1.15),
+    ("startup.net.floor", "the start with the proxy against the floor", "ms", "startup.floor", "floor", "ratio_le", 1.25),
+    ("startup.dry", "`srt --dry-run -c true` (denyRead [\"~/.ssh\"], allowWrite [\".\"]): settings, modules, the plans, printed; no sandbox", "ms", "startup.true", "`true`", "le", 2.0),
     ("startup.bwrap", "startup bare bwrap", "ms", "startup.true", "`true`", None, None),
     ("startup.floor", "startup floor: bare bwrap + nested pid/mount namespace helper, no policy (bench/floor.c)", "ms", "startup.bwrap", "bare bwrap", None, None),
     ("startup.helper", "bwrap + srt-linux-init alone, as srt runs them (nested namespaces, /dev and /proc, seccomp, caps; no srt process)", "ms", "startup.bwrap", "bare bwrap", None, None),
@@ -303,6 +306,8 @@ ROWS = [
 CEILINGS = {
     "startup.nonet": "startup.floor",
     "startup.net": "startup.floor",
+    "startup.nonet.floor": "startup.helper",
+    "startup.net.floor": "startup.helper",
     "tput.connect.mibs": "tput.floor.mibs",
     "conc.rps": "conc.floor.rps",
 }
