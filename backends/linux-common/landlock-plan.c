@@ -805,7 +805,13 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 		if (!strncmp(x->path, "/dev/", 5) || !strcmp(x->path, "/dev"))
 			continue; /* the --dev set below, as linux-bwrap does */
 		if (resolve(x->path, real) != 0 || access(real, F_OK) != 0) {
-			rc = note(pl->plan, "writes: %s \"%s\" does not exist: skipped", x->origin, x->path);
+			/* a plan only printed names the run's own TMPDIR, which
+			 * each run makes before planning */
+			int made = pol->plan_only && pol->tmpdir && !strcmp(x->path, pol->tmpdir);
+
+			rc = note(pl->plan, made ? "writes: %s \"%s\": made by each run, writable" :
+						   "writes: %s \"%s\" does not exist: skipped",
+				  x->origin, x->path);
 			if (rc)
 				return rc;
 			continue;
