@@ -33,8 +33,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1841,10 +1841,10 @@ int srt__monitor_confine(struct srt__monitor *m, int ruleset)
  * kernel's own synchronous wake-ups are made for: a real-time policy
  * places each wake-up on the lowest-priority CPU, and a single reader
  * under SCHED_RR was slower with the thread held on one CPU. A failure
- * (the CPU left the cpuset) ends the following: the thread keeps the
- * mask it had, on which it runs as before. A FIFO's waiting thread, started
- * from it, starts with the same one CPU: it blocks until a writer comes,
- * then answers once and ends. */
+ * (the CPU left the cpuset) ends the following and gives the thread the
+ * monitor's own mask back, the one it started with. A FIFO's waiting
+ * thread, started from it, starts with the same one CPU: it blocks until a
+ * writer comes, then answers once and ends. */
 static void follow_cpu(struct cmd_domain *d)
 {
 	cpu_set_t one;
@@ -1857,10 +1857,13 @@ static void follow_cpu(struct cmd_domain *d)
 		return;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
-	if (sched_setaffinity(d->tid, sizeof(one), &one) == 0)
+	if (sched_setaffinity(d->tid, sizeof(one), &one) == 0) {
 		d->cpu = cpu;
-	else
-		d->follow = 0;
+		return;
+	}
+	d->follow = 0;
+	if (d->cpu >= 0 && sched_getaffinity(0, sizeof(one), &one) == 0)
+		sched_setaffinity(d->tid, sizeof(one), &one);
 }
 
 /* fn(arg) in the command's domain when there is one, else here. */
