@@ -34,6 +34,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1694,6 +1695,9 @@ struct cmd_domain {
 	int failed;  /* the job's answer found the listener unusable */
 	int ruleset; /* until the thread has restricted itself */
 	int ready;   /* 1 restricted and serving, -errno when it could not */
+	pid_t tid;   /* the thread's id, for its CPU affinity */
+	int follow;  /* keep the thread on the monitor's CPU (see follow_cpu) */
+	int cpu;     /* the one CPU it may run on now, -1 = not set yet */
 };
 
 /* The job, in the thread: 0, or -1 when the listener failed. */
@@ -1730,6 +1734,7 @@ static void *domain_main(void *p)
 	struct cmd_domain *d = p;
 	int err = 0;
 
+	d->tid = (pid_t)syscall(SYS_gettid);
 	/* no_new_privs is per thread; this process execs nothing */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || srt__ll_restrict_self(d->ruleset, 0) != 0)
 		err = errno ? errno : EPERM;
@@ -1772,6 +1777,15 @@ static void *domain_main(void *p)
 	return NULL;
 }
 
+/* Does the calling thread run under a fair-class policy (SCHED_OTHER,
+ * SCHED_BATCH, SCHED_IDLE)? */
+static int fair_class(void)
+{
+	int p = sched_getscheduler(0);
+
+	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE;
+}
+
 int srt__monitor_confine(struct srt__monitor *m, int ruleset)
 {
 	struct cmd_domain *d;
@@ -1809,8 +1823,47 @@ int srt__monitor_confine(struct srt__monitor *m, int ruleset)
 	pthread_mutex_unlock(&d->mu);
 	if (err)
 		return err; /* the thread has ended; d stays (it is small) */
+	d->cpu = -1;
+	d->follow = fair_class();
 	m->dom = d;
 	return 0;
+}
+
+/* Before the monitor thread wakes the thread under the layer: allow that
+ * thread the monitor's current CPU only. The monitor is about to block (in
+ * SECCOMP_IOCTL_NOTIF_RECV, or waiting for the answer), so the CPU is free
+ * for it at once, and the wake-up is a switch on this CPU instead of an
+ * interrupt to wake another, idle one (with a virtual machine's exits on
+ * both sides): what the kernel does itself for the notifying caller and
+ * the monitor (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP), but cannot do for a
+ * futex. A system call only when the monitor has moved to another CPU
+ * since the last hand-over. Only with a fair-class policy, the class the
+ * kernel's own synchronous wake-ups are made for: a real-time policy
+ * places each wake-up on the lowest-priority CPU, and a single reader
+ * under SCHED_RR was slower with the thread held on one CPU. A failure
+ * (the CPU left the cpuset) ends the following and gives the thread the
+ * monitor's own mask back, the one it started with. A FIFO's waiting
+ * thread, started from it, starts with the same one CPU: it blocks until a
+ * writer comes, then answers once and ends. */
+static void follow_cpu(struct cmd_domain *d)
+{
+	cpu_set_t one;
+	int cpu;
+
+	if (!d->follow)
+		return;
+	cpu = sched_getcpu();
+	if (cpu < 0 || cpu == d->cpu || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(d->tid, sizeof(one), &one) == 0) {
+		d->cpu = cpu;
+		return;
+	}
+	d->follow = 0;
+	if (d->cpu >= 0 && sched_getaffinity(0, sizeof(one), &one) == 0)
+		sched_setaffinity(d->tid, sizeof(one), &one);
 }
 
 /* fn(arg) in the command's domain when there is one, else here. */
@@ -1821,6 +1874,7 @@ static int in_domain(struct srt__monitor *m, int (*fn)(void *), void *arg)
 
 	if (!d)
 		return fn(arg);
+	follow_cpu(d);
 	pthread_mutex_lock(&d->mu);
 	while (d->state != 0) /* a job handed over is not taken yet */
 		pthread_cond_wait(&d->cv, &d->mu);
@@ -1842,6 +1896,7 @@ static void reopen_later(struct srt__monitor *m, const struct reopen_job *j)
 {
 	struct cmd_domain *d = m->dom;
 
+	follow_cpu(d);
 	pthread_mutex_lock(&d->mu);
 	while (d->state != 0)
 		pthread_cond_wait(&d->cv, &d->mu);
