@@ -23,6 +23,17 @@
  *        └─ worker: no_new_privs, seccomp, exec of the command (with
  *           --make-dev-proc in a user + mount namespace of its own)
  *
+ * Start-up order: the outer helper makes /dev, /proc and the covers,
+ * forks the watcher and reads the monitor's policy, then makes the nested
+ * namespaces. From there the nested init and the worker set up their
+ * layers while the outer helper finishes its own part (network
+ * interception, its dumpability and capabilities, the proxy bridge, the
+ * monitor's thread, the watcher's watches). The worker, every layer of its
+ * own in place, waits for the outer helper's go-ahead before it execs the
+ * command, and stops if the outer helper fails instead (EOF on that
+ * pipe, or the outer helper kills the nested init): the command never
+ * runs before every layer of both sides is there.
+ *
  * The nested namespaces give the command a /proc that shows only its own
  * tree: the outer helper and the relay are not in it, so the command can
  * neither see nor signal nor ptrace them. Both init processes are
@@ -47,9 +58,9 @@
  * N is a Unix socket whose reader asked for the sender's credentials, so
  * that byte tells srt this process's pid in srt's own pid namespace, where
  * srt sends the signals it forwards. Then the worker writes "S" on N just
- * before exec (every layer is in place), or a failing step writes "E" and
- * its message line there instead of on stderr. N is close-on-exec: the
- * command never holds it.
+ * before exec (every layer of both sides is in place), or a failing step
+ * writes "E" and its message line there instead of on stderr. N is
+ * close-on-exec: the command never holds it.
  *
  * --events-fd N --monitor-policy-fd M start the violation monitor
  * (monitor.h): the outer helper reads the policy from the sealed memfd M
@@ -376,9 +387,23 @@ static void apply_landlock(const struct srt__init_opts *o)
 		    p.n_rules, p.kernel_abi, p.n_skipped);
 }
 
-static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
+/* Wait for the outer helper's go-ahead on go_fd (see run): 0 once it
+ * came; -1 at EOF, when the outer helper failed (it said why) or is gone. */
+static int wait_go(int go_fd)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(go_fd);
+	return n == 1 ? 0 : -1;
+}
+
+static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *orig_mask)
 	__attribute__((noreturn));
-static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
+static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *orig_mask)
 {
 	char step[128] = "";
 	unsigned flags = 0;
@@ -407,6 +432,15 @@ static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
 		srt__init_fail(what, -rc);
 		_exit(EXIT_SETUP);
 	}
+	/* Every layer of this process is in place. The outer helper's part
+	 * (its capabilities and dumpability, network interception, the proxy
+	 * bridge, the violation monitor's thread, the watcher's watches) ran
+	 * beside this one, and the command starts only once the outer helper
+	 * has said all of it is there. A call of this process that the
+	 * observe filter notifies waits in the kernel until the monitor's
+	 * thread answers it, however late that thread comes up. */
+	if (wait_go(go_fd) != 0)
+		_exit(EXIT_SETUP); /* the outer helper failed and said why */
 	if (srt__init_status_fd >= 0 && write(srt__init_status_fd, "S", 1) != 1) {
 		/* srt is gone or stopped listening: nobody to run for */
 		srt__init_fail("report to srt", errno);
@@ -424,7 +458,7 @@ static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
  * from bwrap and the outer helper already is. The nested init maps the
  * worker's ids, drops its capabilities, then lets the worker go. Returns
  * the worker's pid; exits on failure. */
-static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
+static pid_t start_locked_worker(const struct srt__init_opts *o, int outer_go, const sigset_t *orig_mask)
 {
 	int go[2];
 	char one = 1;
@@ -476,7 +510,7 @@ static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t 
 		 * capability in it */
 		if (drop_caps() != 0)
 			_exit(EXIT_SETUP);
-		worker(o, orig_mask);
+		worker(o, outer_go, orig_mask);
 	}
 	close(go[0]);
 	if (write_id_maps(pid, 0) != 0) {
@@ -496,23 +530,20 @@ static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t 
 	return pid;
 }
 
-/* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
- * finish the namespace setup, run the worker, forward and reap. */
-static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns,
+/* PID 1 of the nested namespaces: with a nested user namespace, wait
+ * until the outer helper has written its id maps (ids_fd); finish the
+ * namespace setup while the outer helper does its own, run the worker,
+ * which waits for the outer helper's go-ahead (go_fd) before the
+ * command's exec, forward and reap. */
+static void nested_init(const struct srt__init_opts *o, int ids_fd, int go_fd, int made_userns,
 			const sigset_t *set, const sigset_t *orig_mask) __attribute__((noreturn));
-static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns,
+static void nested_init(const struct srt__init_opts *o, int ids_fd, int go_fd, int made_userns,
 			const sigset_t *set, const sigset_t *orig_mask)
 {
 	int fresh_proc = 0;
-	char go;
-	ssize_t n;
 	pid_t pid;
 
-	do
-		n = read(go_fd, &go, 1);
-	while (n < 0 && errno == EINTR);
-	close(go_fd);
-	if (n != 1)
+	if (ids_fd >= 0 && wait_go(ids_fd) != 0)
 		_exit(EXIT_SETUP); /* the outer helper failed and said why */
 	/* the monitor's ends belong to the outer helper */
 	if (srt__init_mon_sock[0] >= 0)
@@ -564,7 +595,7 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 	if (!o->make_dev_proc && srt__init_hide_files(o) != 0)
 		_exit(EXIT_SETUP);
 	if (o->make_dev_proc) {
-		pid = start_locked_worker(o, orig_mask);
+		pid = start_locked_worker(o, go_fd, orig_mask);
 	} else {
 		if (drop_caps() != 0)
 			_exit(EXIT_SETUP);
@@ -574,8 +605,9 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 			_exit(EXIT_SETUP);
 		}
 		if (pid == 0)
-			worker(o, orig_mask);
+			worker(o, go_fd, orig_mask);
 	}
+	close(go_fd);
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	if (srt__init_mon_sock[1] >= 0)
@@ -590,7 +622,7 @@ static int run(int argc, char **argv)
 	struct sigaction dfl;
 	struct srt__watch watch = { -1, -1, -1 };
 	struct srt__icept_fds icept = { -1, -1, -1, -1, -1, -1 };
-	int go[2] = { -1, -1 };
+	int go[2] = { -1, -1 }, ids[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;
 	size_t i;
@@ -642,7 +674,8 @@ static int run(int argc, char **argv)
 		return EXIT_SETUP;
 	/* before the capabilities go, before the nested namespaces copy the
 	 * mounts it makes shared, and before the monitor holds anything the
-	 * watcher must not */
+	 * watcher must not. It sets its watches up beside what follows;
+	 * srt__watch_ready waits for them before the command may start. */
 	if (srt__watch_wanted(&o)) {
 		int w = srt__watch_start(&o, o.events_fd, &watch);
 
@@ -677,6 +710,10 @@ static int run(int argc, char **argv)
 		if (o.debug)
 			srt__init_say("srt-linux-init: (debug) no CAP_SYS_ADMIN here, nesting a user namespace");
 		made_userns = 1;
+		if (pipe2(ids, O_CLOEXEC) != 0) {
+			srt__init_fail("pipe", errno);
+			goto out;
+		}
 		child = clone_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS);
 	}
 	if (child < 0) {
@@ -696,17 +733,33 @@ static int run(int argc, char **argv)
 	}
 	if (child == 0) {
 		close(go[1]);
-		nested_init(&o, go[0], made_userns, &set, &orig_mask);
+		if (ids[1] >= 0)
+			close(ids[1]);
+		nested_init(&o, ids[0], go[0], made_userns, &set, &orig_mask);
 	}
-	close(go[0]);
-	go[0] = -1;
+	/* The nested init and the worker set their layers up from here on,
+	 * beside what this process still does below; the worker waits for
+	 * the byte on go before the command's exec, and reads EOF (and
+	 * stops) if this process fails first. go[0] and ids[0] stay open
+	 * here until their byte is written: a nested init that failed early
+	 * takes the last other reader with it, and the write would raise
+	 * SIGPIPE instead of leaving its exit status to supervise(). */
 	if (srt__init_mon_sock[1] >= 0) {
 		close(srt__init_mon_sock[1]);
 		srt__init_mon_sock[1] = -1;
 	}
 
-	if (made_userns && write_id_maps(child, 1) != 0)
-		goto out;
+	if (made_userns) {
+		if (write_id_maps(child, 1) != 0)
+			goto out;
+		if (write(ids[1], &one, 1) != 1) {
+			srt__init_fail("start the nested init", errno);
+			goto out;
+		}
+		close(ids[0]);
+		close(ids[1]);
+		ids[0] = ids[1] = -1;
+	}
 	/* From here on nothing from the sandbox may ptrace or read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		srt__init_fail("prctl(PR_SET_DUMPABLE)", errno);
@@ -757,12 +810,17 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* before the go-ahead: the command must not start before every
+	 * watch is in place */
+	if (srt__watch_ready(&watch) != 0)
+		goto out;
 	if (write(go[1], &one, 1) != 1) {
-		srt__init_fail("start the nested init", errno);
+		srt__init_fail("start the command", errno);
 		goto out;
 	}
+	close(go[0]);
 	close(go[1]);
-	go[1] = -1;
+	go[0] = go[1] = -1;
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set, &watch, o.events_fd);
@@ -803,10 +861,12 @@ out:
 		waitpid(child, NULL, 0);
 	}
 	srt__watch_finish(&watch, 0, NULL);
-	if (go[0] >= 0)
-		close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);
+	for (i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ids[i] >= 0)
+			close(ids[i]);
+	}
 	return rc;
 }
 
