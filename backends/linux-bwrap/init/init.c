@@ -250,13 +250,16 @@ static int drop_caps(void)
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1u << CAP_SETPCAP))) {
+		/* dropping one that is not held succeeds; EINVAL past this
+		 * kernel's last capability (they are numbered without gaps)
+		 * ends the loop, one call per capability */
 		for (cap = 0; cap <= 63; cap++) {
-			if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1)
-				continue; /* not held, or beyond this kernel's last */
-			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-				srt__init_fail("drop the capability bounding set", errno);
-				return -1;
-			}
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+				continue;
+			if (errno == EINVAL && cap > CAP_SETFCAP)
+				break;
+			srt__init_fail("drop the capability bounding set", errno);
+			return -1;
 		}
 	}
 	memset(data, 0, sizeof(data));
