@@ -404,9 +404,13 @@ static int wait_go(int go_fd)
 	return n == 1 ? 0 : -1;
 }
 
-static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *orig_mask)
+/* The worker: its layers, then the command. ids_go: with --make-dev-proc,
+ * where the nested init says it has mapped this process's ids and
+ * dropped its own capabilities (else -1); go_fd: the outer helper's
+ * go-ahead. */
+static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const sigset_t *orig_mask)
 	__attribute__((noreturn));
-static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *orig_mask)
+static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const sigset_t *orig_mask)
 {
 	char step[128] = "";
 	unsigned flags = 0;
@@ -416,6 +420,12 @@ static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *or
 		srt__init_fail("restore signal mask", errno);
 		_exit(EXIT_SETUP);
 	}
+	/* the first process of a user namespace holds every capability in
+	 * it. Nothing below needs the id maps: Landlock's opens are checked
+	 * with this process's own ids, which the maps only name, and with no
+	 * capability left none of them can be overridden either way. */
+	if (ids_go >= 0 && drop_caps() != 0)
+		_exit(EXIT_SETUP);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		srt__init_fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
 		_exit(EXIT_SETUP);
@@ -442,6 +452,8 @@ static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *or
 	 * has said all of it is there. A call of this process that the
 	 * observe filter notifies waits in the kernel until the monitor's
 	 * thread answers it, however late that thread comes up. */
+	if (ids_go >= 0 && wait_go(ids_go) != 0)
+		_exit(EXIT_SETUP); /* the nested init failed and said why */
 	if (wait_go(go_fd) != 0)
 		_exit(EXIT_SETUP); /* the outer helper failed and said why */
 	if (srt__init_status_fd >= 0 && write(srt__init_status_fd, "S", 1) != 1) {
@@ -459,8 +471,9 @@ static void worker(const struct srt__init_opts *o, int go_fd, const sigset_t *or
  * so that the nested init's /proc and its read-only covers, mounted in
  * the nested namespaces, are locked in the copy it gets, as every mount
  * from bwrap and the outer helper already is. The nested init maps the
- * worker's ids, drops its capabilities, then lets the worker go. Returns
- * the worker's pid; exits on failure. */
+ * worker's ids and drops its capabilities while the worker sets its
+ * layers up; the worker waits for both before the command's exec.
+ * Returns the worker's pid; exits on failure. */
 static pid_t start_locked_worker(const struct srt__init_opts *o, int outer_go, const sigset_t *orig_mask)
 {
 	int go[2];
@@ -499,21 +512,10 @@ static pid_t start_locked_worker(const struct srt__init_opts *o, int outer_go, c
 		_exit(EXIT_SETUP);
 	}
 	if (pid == 0) {
-		char c;
-		ssize_t n;
-
+		/* its layers go on beside our id maps and capability drop;
+		 * it waits for them before the command's exec */
 		close(go[1]);
-		do
-			n = read(go[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		close(go[0]);
-		if (n != 1)
-			_exit(EXIT_SETUP); /* the nested init failed and said why */
-		/* the first process of a user namespace holds every
-		 * capability in it */
-		if (drop_caps() != 0)
-			_exit(EXIT_SETUP);
-		worker(o, outer_go, orig_mask);
+		worker(o, go[0], outer_go, orig_mask);
 	}
 	close(go[0]);
 	if (write_id_maps(pid, 0) != 0) {
@@ -608,7 +610,7 @@ static void nested_init(const struct srt__init_opts *o, int ids_fd, int go_fd, i
 			_exit(EXIT_SETUP);
 		}
 		if (pid == 0)
-			worker(o, go_fd, orig_mask);
+			worker(o, -1, go_fd, orig_mask);
 	}
 	close(go_fd);
 	if (srt__init_status_fd >= 0)
