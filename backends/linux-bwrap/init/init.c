@@ -166,6 +166,10 @@
  * the nested namespaces take its covers as slaves. */
 static int covers_propagate;
 
+/* The read end of the pipe on which the outer helper writes the seccomp
+ * filters it built for the worker (srt__seccomp_export), or -1. */
+static int prebuilt_fd = -1;
+
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
@@ -412,9 +416,10 @@ static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const 
 	__attribute__((noreturn));
 static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const sigset_t *orig_mask)
 {
+	struct srt__seccomp_prebuilt pb;
 	char step[128] = "";
 	unsigned flags = 0;
-	int rc;
+	int rc, have_pb = 0;
 
 	if (sigprocmask(SIG_SETMASK, orig_mask, NULL) != 0) {
 		srt__init_fail("restore signal mask", errno);
@@ -436,9 +441,22 @@ static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const 
 		flags |= SRT_SECCOMP_ALLOW_UNIX;
 	if (o->allow_userns)
 		flags |= SRT_SECCOMP_ALLOW_USERNS;
+	/* the filters the outer helper built while we set the rest up; each
+	 * is loaded only when built for exactly the flags we would build it
+	 * for, else (and when nothing came: EOF) built here */
+	if (prebuilt_fd >= 0) {
+		have_pb = srt__seccomp_read_prebuilt(prebuilt_fd, &pb) == 0;
+		close(prebuilt_fd);
+		prebuilt_fd = -1;
+	}
 	if (srt__init_monitor)
-		flags |= srt__init_start_observer(o);
-	rc = srt__seccomp_install(flags, step, sizeof(step));
+		flags |= srt__init_start_observer(o, have_pb ? &pb : NULL);
+	if (have_pb && pb.flags == flags)
+		rc = srt__seccomp_load_prebuilt(&pb, step, sizeof(step));
+	else
+		rc = srt__seccomp_install(flags, step, sizeof(step));
+	if (have_pb)
+		srt__seccomp_prebuilt_free(&pb);
 	if (rc < 0) {
 		char what[160];
 		snprintf(what, sizeof(what), "seccomp: %s", step);
@@ -613,6 +631,8 @@ static void nested_init(const struct srt__init_opts *o, int ids_fd, int go_fd, i
 			worker(o, -1, go_fd, orig_mask);
 	}
 	close(go_fd);
+	if (prebuilt_fd >= 0)
+		close(prebuilt_fd);
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	if (srt__init_mon_sock[1] >= 0)
@@ -627,7 +647,7 @@ static int run(int argc, char **argv)
 	struct sigaction dfl;
 	struct srt__watch watch = { -1, -1, -1 };
 	struct srt__icept_fds icept = { -1, -1, -1, -1, -1, -1 };
-	int go[2] = { -1, -1 }, ids[2] = { -1, -1 };
+	int go[2] = { -1, -1 }, ids[2] = { -1, -1 }, pre[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;
 	size_t i;
@@ -705,7 +725,7 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (pipe2(go, O_CLOEXEC) != 0) {
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(pre, O_CLOEXEC) != 0) {
 		srt__init_fail("pipe", errno);
 		goto out;
 	}
@@ -738,6 +758,8 @@ static int run(int argc, char **argv)
 	}
 	if (child == 0) {
 		close(go[1]);
+		close(pre[1]);
+		prebuilt_fd = pre[0];
 		if (ids[1] >= 0)
 			close(ids[1]);
 		nested_init(&o, ids[0], go[0], made_userns, &set, &orig_mask);
@@ -764,6 +786,28 @@ static int run(int argc, char **argv)
 		close(ids[0]);
 		close(ids[1]);
 		ids[0] = ids[1] = -1;
+	}
+	/* The worker's enforcement filter, built here first, while the
+	 * worker sets up its other layers and builds its observe filter:
+	 * building a filter is most of what loading it takes. Only that
+	 * one: with both built here the worker reached the point where it
+	 * loads them before this process had written them, and waited. The
+	 * same code builds it, and the worker loads it only when it was
+	 * built for the flags it would build it for; a failure here only
+	 * makes the worker build its own. */
+	{
+		unsigned obs = srt__init_observe_flags(&o);
+		unsigned fl = (o.allow_unix ? SRT_SECCOMP_ALLOW_UNIX : 0) |
+			      (o.allow_userns ? SRT_SECCOMP_ALLOW_USERNS : 0) |
+			      (obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0);
+		char step[128] = "";
+
+		if (srt__seccomp_export(0, fl, pre[1], step, sizeof(step)) != 0 && o.debug)
+			srt__init_say("srt-linux-init: (debug) seccomp filters not built ahead (%s); the worker "
+				      "builds them", step);
+		close(pre[0]);
+		close(pre[1]);
+		pre[0] = pre[1] = -1;
 	}
 	/* From here on nothing from the sandbox may ptrace or read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -871,6 +915,8 @@ out:
 			close(go[i]);
 		if (ids[i] >= 0)
 			close(ids[i]);
+		if (pre[i] >= 0)
+			close(pre[i]);
 	}
 	return rc;
 }
