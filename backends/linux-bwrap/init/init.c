@@ -787,6 +787,11 @@ static int run(int argc, char **argv)
 		close(ids[1]);
 		ids[0] = ids[1] = -1;
 	}
+	/* From here on nothing from the sandbox may ptrace or read us. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		srt__init_fail("prctl(PR_SET_DUMPABLE)", errno);
+		goto out;
+	}
 	/* The worker's enforcement filter, built here first, while the
 	 * worker sets up its other layers and builds its observe filter:
 	 * building a filter is most of what loading it takes. Only that
@@ -802,17 +807,19 @@ static int run(int argc, char **argv)
 			      (obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0);
 		char step[128] = "";
 
-		if (srt__seccomp_export(0, fl, pre[1], step, sizeof(step)) != 0 && o.debug)
+		/* never waits for a reader that may be gone: a program
+		 * larger than the pipe holds (none is) is left to the
+		 * worker to build */
+		if (fcntl(pre[1], F_SETFL, O_NONBLOCK) != 0)
+			snprintf(step, sizeof(step), "pipe");
+		else if (srt__seccomp_export(0, fl, pre[1], step, sizeof(step)) == 0)
+			step[0] = 0;
+		if (step[0] && o.debug)
 			srt__init_say("srt-linux-init: (debug) seccomp filters not built ahead (%s); the worker "
 				      "builds them", step);
 		close(pre[0]);
 		close(pre[1]);
 		pre[0] = pre[1] = -1;
-	}
-	/* From here on nothing from the sandbox may ptrace or read us. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
-		srt__init_fail("prctl(PR_SET_DUMPABLE)", errno);
-		goto out;
 	}
 	/* the interception sockets and rules need CAP_NET_ADMIN and
 	 * CAP_NET_BIND_SERVICE over this network namespace: before the drop */
