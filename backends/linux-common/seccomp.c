@@ -65,6 +65,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <linux/filter.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -315,12 +318,15 @@ void *srt__seccomp_filter_new(int *err, char *step, size_t steplen)
 	return ctx;
 }
 
-int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
+/* The enforcement filter for flags, built (not loaded): 0 with *out the
+ * caller's to release, or -errno with step saying where. */
+static int build_enforce(unsigned flags, scmp_filter_ctx *out, char *step, size_t steplen)
 {
 	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	scmp_filter_ctx ctx;
-	int rc, before;
+	int rc;
 
+	*out = NULL;
 	ctx = srt__seccomp_filter_new(&rc, step, steplen);
 	if (!ctx)
 		return rc;
@@ -441,6 +447,21 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 		}
 	}
 
+	*out = ctx;
+	return 0;
+out:
+	seccomp_release(ctx);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
+{
+	scmp_filter_ctx ctx;
+	int rc, before;
+
+	rc = build_enforce(flags, &ctx, step, steplen);
+	if (rc < 0)
+		return rc;
 	before = filter_count();
 	rc = seccomp_load(ctx);
 	if (rc < 0) {
@@ -451,7 +472,6 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 		snprintf(step, steplen, "seccomp_load (the filter count did not go up: the filter is not in place)");
 		rc = -EPERM;
 	}
-out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
 }
@@ -597,16 +617,14 @@ static int load_with_listener(scmp_filter_ctx ctx, const char *what, int *listen
 	return rc;
 }
 
-int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen)
+/* The observe filter for observe, built (not loaded): as build_enforce. */
+static int build_observer(unsigned observe, scmp_filter_ctx *out, char *step, size_t steplen)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
 	int rc;
 
-	*listener = -1;
-	rc = srt__seccomp_notify_supported(step, steplen);
-	if (rc < 0)
-		return rc;
+	*out = NULL;
 	ctx = srt__seccomp_filter_new(&rc, step, steplen);
 	if (!ctx)
 		return rc;
@@ -652,10 +670,232 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 		if (rc < 0)
 			goto out;
 	}
-	return load_with_listener(ctx, "observe", listener, step, steplen);
+	*out = ctx;
+	return 0;
 out:
 	seccomp_release(ctx);
-	return rc < 0 ? rc : 0;
+	return rc < 0 ? rc : -EINVAL;
+}
+
+int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	*listener = -1;
+	rc = srt__seccomp_notify_supported(step, steplen);
+	if (rc < 0)
+		return rc;
+	rc = build_observer(observe, &ctx, step, steplen);
+	if (rc < 0)
+		return rc;
+	return load_with_listener(ctx, "observe", listener, step, steplen);
+}
+
+/* ---- filters built ahead, in another process ---------------------------- */
+
+/* What srt__seccomp_export writes: this header, then the observe program
+ * (n_obs instructions, none when observe is 0), then the enforcement
+ * program (n_enf). */
+struct exported {
+	uint32_t magic, observe, flags, n_obs, n_enf;
+};
+#define EXPORT_MAGIC 0x73726362u /* "srcb" */
+/* both programs together stay far below a pipe's 64 KiB */
+#define EXPORT_MAX_INSNS 4096
+
+/* ctx's BPF program (libseccomp's own export of what seccomp_load would
+ * load) in a new buffer of *n instructions: 0, or -errno. */
+static int export_prog(scmp_filter_ctx ctx, struct sock_filter **prog, uint32_t *n)
+{
+	struct stat st;
+	int fd = memfd_create("srt-seccomp", MFD_CLOEXEC), rc;
+
+	*prog = NULL;
+	*n = 0;
+	if (fd < 0)
+		return -errno;
+	rc = seccomp_export_bpf(ctx, fd);
+	if (rc >= 0 && fstat(fd, &st) != 0)
+		rc = -errno;
+	if (rc >= 0 && (st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
+			st.st_size > (off_t)(EXPORT_MAX_INSNS * sizeof(struct sock_filter))))
+		rc = -EINVAL;
+	if (rc >= 0 && !(*prog = malloc((size_t)st.st_size)))
+		rc = -ENOMEM;
+	if (rc >= 0 && pread(fd, *prog, (size_t)st.st_size, 0) != (ssize_t)st.st_size)
+		rc = -EIO;
+	close(fd);
+	if (rc < 0) {
+		free(*prog);
+		*prog = NULL;
+		return rc < 0 ? rc : -EIO;
+	}
+	*n = (uint32_t)(st.st_size / (off_t)sizeof(struct sock_filter));
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len) {
+		ssize_t w = write(fd, c, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		c += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int srt__seccomp_export(unsigned observe, unsigned flags, int fd, char *step, size_t steplen)
+{
+	struct exported h = { EXPORT_MAGIC, observe, flags, 0, 0 };
+	struct sock_filter *obs = NULL, *enf = NULL;
+	scmp_filter_ctx ctx;
+	int rc = 0;
+
+	if (observe) {
+		rc = build_observer(observe, &ctx, step, steplen);
+		if (rc >= 0) {
+			rc = export_prog(ctx, &obs, &h.n_obs);
+			seccomp_release(ctx);
+		}
+	}
+	if (rc >= 0) {
+		rc = build_enforce(flags, &ctx, step, steplen);
+		if (rc >= 0) {
+			rc = export_prog(ctx, &enf, &h.n_enf);
+			seccomp_release(ctx);
+		}
+	}
+	if (rc >= 0 && h.n_obs + h.n_enf > EXPORT_MAX_INSNS)
+		rc = -E2BIG;
+	if (rc >= 0)
+		rc = write_all(fd, &h, sizeof(h));
+	if (rc >= 0 && h.n_obs)
+		rc = write_all(fd, obs, h.n_obs * sizeof(*obs));
+	if (rc >= 0)
+		rc = write_all(fd, enf, h.n_enf * sizeof(*enf));
+	if (rc < 0 && !step[0])
+		snprintf(step, steplen, "export the filters");
+	free(obs);
+	free(enf);
+	return rc;
+}
+
+static int read_all(int fd, void *p, size_t len)
+{
+	char *c = p;
+
+	while (len) {
+		ssize_t r = read(fd, c, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -EIO;
+		c += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+int srt__seccomp_read_prebuilt(int fd, struct srt__seccomp_prebuilt *p)
+{
+	struct exported h;
+
+	memset(p, 0, sizeof(*p));
+	if (read_all(fd, &h, sizeof(h)) != 0 || h.magic != EXPORT_MAGIC || h.n_enf == 0 ||
+	    h.n_obs > EXPORT_MAX_INSNS || h.n_enf > EXPORT_MAX_INSNS - h.n_obs ||
+	    (h.observe != 0) != (h.n_obs != 0))
+		return -EIO;
+	p->obs = h.n_obs ? malloc(h.n_obs * sizeof(*p->obs)) : NULL;
+	p->enf = malloc(h.n_enf * sizeof(*p->enf));
+	if ((h.n_obs && !p->obs) || !p->enf ||
+	    (h.n_obs && read_all(fd, p->obs, h.n_obs * sizeof(*p->obs)) != 0) ||
+	    read_all(fd, p->enf, h.n_enf * sizeof(*p->enf)) != 0) {
+		free(p->obs);
+		free(p->enf);
+		memset(p, 0, sizeof(*p));
+		return -EIO;
+	}
+	p->observe = h.observe;
+	p->flags = h.flags;
+	p->n_obs = h.n_obs;
+	p->n_enf = h.n_enf;
+	return 0;
+}
+
+void srt__seccomp_prebuilt_free(struct srt__seccomp_prebuilt *p)
+{
+	free(p->obs);
+	free(p->enf);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Load prog as seccomp_load would (no_new_privs first, then the filter,
+ * with a listener when listener is not NULL), checked against the
+ * kernel's own filter count. */
+static int load_prog(struct sock_filter *prog, uint32_t n, int *listener, char *step, size_t steplen)
+{
+	struct sock_fprog fp = { (unsigned short)n, prog };
+	int before, rc;
+
+	if (n == 0 || n > 0xffff) {
+		snprintf(step, steplen, "a filter built ahead has no program");
+		return -EINVAL;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		snprintf(step, steplen, "prctl(PR_SET_NO_NEW_PRIVS)");
+		return -errno;
+	}
+	/* the observe filter's listener is proof enough; counting after it
+	 * would be an observed open, answered by the monitor */
+	before = listener ? -1 : filter_count();
+	rc = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &fp);
+	if (rc < 0) {
+		rc = -errno;
+		snprintf(step, steplen, listener ? "load the observe filter" : "seccomp_load");
+		return rc;
+	}
+	if (listener) {
+		/* the kernel's listener is close-on-exec already; said again,
+		 * as the command must never hold it */
+		*listener = rc;
+		if (fcntl(rc, F_SETFD, FD_CLOEXEC) != 0) {
+			*listener = -2; /* the filter is in place */
+			snprintf(step, steplen, "listener of the observe filter");
+			return -errno;
+		}
+	}
+	if (before >= 0 && filter_count() != before + 1) {
+		snprintf(step, steplen, "seccomp_load (the filter count did not go up: the filter is not in place)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+int srt__seccomp_load_observer_prebuilt(const struct srt__seccomp_prebuilt *p, int *listener, char *step,
+					size_t steplen)
+{
+	int rc;
+
+	*listener = -1;
+	rc = srt__seccomp_notify_supported(step, steplen);
+	if (rc < 0)
+		return rc;
+	return load_prog(p->obs, p->n_obs, listener, step, steplen);
+}
+
+int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step, size_t steplen)
+{
+	return load_prog(p->enf, p->n_enf, NULL, step, steplen);
 }
 
 /* ---- the supervisor's filter (linux-landlock write roots) --------------- */

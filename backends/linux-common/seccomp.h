@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -112,6 +113,38 @@ int srt__seccomp_notify_supported(char *step, size_t steplen);
  * notification blocks the caller until someone answers on the listener:
  * hand it to the supervisor before anything else runs. */
 int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen);
+
+/* ---- filters built ahead ------------------------------------------------
+ * Building a filter with libseccomp takes longer than loading it. A
+ * process that is not the one to load them can build the observe filter
+ * (observe, 0 for none) and the enforcement filter (flags) ahead and write
+ * their BPF programs, as libseccomp would load them, to fd (a pipe, which
+ * they fit in whole); the loading process reads them and loads each as
+ * the install functions above would, once it has checked that observe
+ * and flags are what it would have built itself (else it builds its own).
+ * 0 or -errno (step says where). */
+int srt__seccomp_export(unsigned observe, unsigned flags, int fd, char *step, size_t steplen);
+
+struct sock_filter;
+struct srt__seccomp_prebuilt {
+	unsigned observe, flags;
+	struct sock_filter *obs, *enf;
+	uint32_t n_obs, n_enf;
+};
+
+/* Read what srt__seccomp_export wrote: 0, or -EIO (nothing usable: EOF,
+ * a short or malformed message). */
+int srt__seccomp_read_prebuilt(int fd, struct srt__seccomp_prebuilt *p);
+void srt__seccomp_prebuilt_free(struct srt__seccomp_prebuilt *p);
+
+/* srt__seccomp_install_observer with p's observe program (p->observe
+ * must be the observe flags the caller wants); the same results. */
+int srt__seccomp_load_observer_prebuilt(const struct srt__seccomp_prebuilt *p, int *listener, char *step,
+					size_t steplen);
+
+/* srt__seccomp_install with p's enforcement program (p->flags must be the
+ * flags the caller wants); the same results. */
+int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step, size_t steplen);
 
 /* ---- linux-landlock's write supervisor (supervisor.h) --------------------
  * A third program, loaded last, whose only non-ALLOW action is USER_NOTIF:

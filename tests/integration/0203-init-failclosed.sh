@@ -5,7 +5,7 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 28
 H=$INIT_HELPER
 MARK="$WORK/proj/ran"
 
@@ -83,6 +83,32 @@ else
 	skip "bwrap has no --as-pid-1"
 fi
 rm -f "$MARK"
+
+# The nested init and the worker set their layers up while the outer
+# helper still sets up its own (here the proxy bridge's listeners); the
+# command may start only once the outer helper is done. Every bind(2) is
+# held 1.5 s and then refused: the worker is ready long before, and the
+# command must still not run. Then the same without the hold runs it.
+HOLD="$top_builddir/tests/helpers/notify-hold"
+if [ -x "$HOLD" ] && bwrap --help 2>&1 | grep -q -- --as-pid-1 &&
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$WORK/p.sock"; then
+	id=$(stat -c '%d:%i' "$WORK/p.sock")
+	bridge() {
+		"$@" bwrap --ro-bind / / --bind "$WORK" "$WORK" --dev /dev --unshare-pid --unshare-user \
+			--unshare-net --as-pid-1 --cap-drop ALL --cap-add CAP_SYS_ADMIN --proc /proc \
+			-- "$H" --proxy-socket "$WORK/p.sock" --proxy-socket-id "$id" --http-port 3128 \
+			--socks-port 1080 -- touch "$MARK" 2>"$WORK/err"
+	}
+	bridge "$HOLD" 1500; rc=$?
+	check "the outer helper fails after the worker is ready: exit 125, the command did not run, named (rc=$rc)" \
+		test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep 'proxy bridge could not start' "$WORK/err")"
+	bridge env; rc=$?
+	check "control: the same without the hold runs the command (rc=$rc)" test "$rc" = 0 -a -e "$MARK"
+	rm -f "$MARK"
+else
+	skip "notify-hold not built, bwrap has no --as-pid-1, or no Unix socket here"
+	skip "notify-hold not built, bwrap has no --as-pid-1, or no Unix socket here"
+fi
 
 # --hide-file: the helper covers a denied file with a read-only /dev/null
 # itself (mounts.h). It must hold, and a target that is not the planned

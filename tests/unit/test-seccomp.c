@@ -31,6 +31,10 @@
 
 #define HI_NOISE ((unsigned long)(UINT64_C(1) << 32))
 
+/* load the filter through srt__seccomp_export and srt__seccomp_load_prebuilt
+ * instead of srt__seccomp_install: every case runs both ways */
+static int use_export;
+
 #define NO_FILTER (-1)
 #define DEFAULT 0
 #define ALLOW_UNIX SRT_SECCOMP_ALLOW_UNIX
@@ -244,7 +248,24 @@ static struct result run(int flags, long (*fn)(void))
 				msg[1] = errno;
 				goto report;
 			}
-			rc = srt__seccomp_install((unsigned)flags, step, sizeof(step));
+			if (use_export) {
+				/* built ahead and handed over, as the outer
+				 * helper does for the worker */
+				struct srt__seccomp_prebuilt pb;
+				int e[2];
+
+				step[0] = 0;
+				if (pipe(e) != 0 || srt__seccomp_export(0, (unsigned)flags, e[1], step, sizeof(step)) != 0 ||
+				    srt__seccomp_read_prebuilt(e[0], &pb) != 0 || pb.flags != (unsigned)flags ||
+				    pb.n_obs != 0) {
+					fprintf(stderr, "# export failed at %s\n", step);
+					msg[1] = EIO;
+					goto report;
+				}
+				rc = srt__seccomp_load_prebuilt(&pb, step, sizeof(step));
+			} else {
+				rc = srt__seccomp_install((unsigned)flags, step, sizeof(step));
+			}
 			if (rc < 0) {
 				fprintf(stderr, "# install failed at %s\n", step);
 				msg[1] = (int)-rc;
@@ -414,14 +435,53 @@ static void case_allow_userns(void)
 	expect("both allowed: socket(AF_UNIX) works", ALLOW_BOTH, do_socket_unix, 0);
 }
 
+/* The observe filter built ahead: its program comes back whole, and loads
+ * with a listener in a child. */
+static void case_export_observer(void)
+{
+	struct srt__seccomp_prebuilt pb;
+	char step[128] = "";
+	int e[2], st = 0, lfd = -1;
+	pid_t pid;
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		for (int i = 0; i < 2; i++) {
+			tap_n++;
+			printf("ok %d # SKIP no user notifications on this kernel\n", tap_n);
+		}
+		return;
+	}
+	ok(pipe(e) == 0 && srt__seccomp_export(SRT_OBSERVE_WRITES | SRT_OBSERVE_UNIX, SRT_SECCOMP_UNIX_OBSERVED,
+					       e[1], step, sizeof(step)) == 0 &&
+		   srt__seccomp_read_prebuilt(e[0], &pb) == 0 && pb.n_obs > 0 && pb.n_enf > 0 &&
+		   pb.observe == (SRT_OBSERVE_WRITES | SRT_OBSERVE_UNIX) && pb.flags == SRT_SECCOMP_UNIX_OBSERVED,
+	   "observe and enforcement programs built ahead come back whole (%s)", step);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    srt__seccomp_load_observer_prebuilt(&pb, &lfd, step, sizeof(step)) != 0 || lfd < 0 ||
+		    !(fcntl(lfd, F_GETFD) & FD_CLOEXEC) || srt__seccomp_load_prebuilt(&pb, step, sizeof(step)) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the observe program loads with a close-on-exec listener, "
+	   "then the enforcement program");
+	srt__seccomp_prebuilt_free(&pb);
+}
+
 int main(void)
 {
-	TAP_RUN(case_controls);
-	TAP_RUN(case_default_unix_sockets);
-	TAP_RUN(case_default_namespaces);
-	TAP_RUN(case_default_terminal);
-	TAP_RUN(case_other_abis);
-	TAP_RUN(case_allow_unix);
-	TAP_RUN(case_allow_userns);
+	for (use_export = 0; use_export < 2; use_export++) {
+		TAP_RUN(case_controls);
+		TAP_RUN(case_default_unix_sockets);
+		TAP_RUN(case_default_namespaces);
+		TAP_RUN(case_default_terminal);
+		TAP_RUN(case_other_abis);
+		TAP_RUN(case_allow_unix);
+		TAP_RUN(case_allow_userns);
+	}
+	TAP_RUN(case_export_observer);
 	return tap_done();
 }

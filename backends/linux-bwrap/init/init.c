@@ -23,6 +23,17 @@
  *        └─ worker: no_new_privs, seccomp, exec of the command (with
  *           --make-dev-proc in a user + mount namespace of its own)
  *
+ * Start-up order: the outer helper makes /dev, /proc and the covers,
+ * forks the watcher and reads the monitor's policy, then makes the nested
+ * namespaces. From there the nested init and the worker set up their
+ * layers while the outer helper finishes its own part (network
+ * interception, its dumpability and capabilities, the proxy bridge, the
+ * monitor's thread, the watcher's watches). The worker, every layer of its
+ * own in place, waits for the outer helper's go-ahead before it execs the
+ * command, and stops if the outer helper fails instead (EOF on that
+ * pipe, or the outer helper kills the nested init): the command never
+ * runs before every layer of both sides is there.
+ *
  * The nested namespaces give the command a /proc that shows only its own
  * tree: the outer helper and the relay are not in it, so the command can
  * neither see nor signal nor ptrace them. Both init processes are
@@ -47,9 +58,9 @@
  * N is a Unix socket whose reader asked for the sender's credentials, so
  * that byte tells srt this process's pid in srt's own pid namespace, where
  * srt sends the signals it forwards. Then the worker writes "S" on N just
- * before exec (every layer is in place), or a failing step writes "E" and
- * its message line there instead of on stderr. N is close-on-exec: the
- * command never holds it.
+ * before exec (every layer of both sides is in place), or a failing step
+ * writes "E" and its message line there instead of on stderr. N is
+ * close-on-exec: the command never holds it.
  *
  * --events-fd N --monitor-policy-fd M start the violation monitor
  * (monitor.h): the outer helper reads the policy from the sealed memfd M
@@ -155,6 +166,10 @@
  * the nested namespaces take its covers as slaves. */
 static int covers_propagate;
 
+/* The read end of the pipe on which the outer helper writes the seccomp
+ * filters it built for the worker (srt__seccomp_export), or -1. */
+static int prebuilt_fd = -1;
+
 /* Signals srt forwards to us and we forward to the command. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
@@ -239,13 +254,16 @@ static int drop_caps(void)
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1u << CAP_SETPCAP))) {
+		/* dropping one that is not held succeeds; EINVAL past this
+		 * kernel's last capability (they are numbered without gaps)
+		 * ends the loop, one call per capability */
 		for (cap = 0; cap <= 63; cap++) {
-			if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1)
-				continue; /* not held, or beyond this kernel's last */
-			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-				srt__init_fail("drop the capability bounding set", errno);
-				return -1;
-			}
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+				continue;
+			if (errno == EINVAL && cap > CAP_SETFCAP)
+				break;
+			srt__init_fail("drop the capability bounding set", errno);
+			return -1;
 		}
 	}
 	memset(data, 0, sizeof(data));
@@ -376,18 +394,43 @@ static void apply_landlock(const struct srt__init_opts *o)
 		    p.n_rules, p.kernel_abi, p.n_skipped);
 }
 
-static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
-	__attribute__((noreturn));
-static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
+/* Wait for the outer helper's go-ahead on go_fd (see run): 0 once it
+ * came; -1 at EOF, when the outer helper failed (it said why) or is gone. */
+static int wait_go(int go_fd)
 {
+	char c;
+	ssize_t n;
+
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(go_fd);
+	return n == 1 ? 0 : -1;
+}
+
+/* The worker: its layers, then the command. ids_go: with --make-dev-proc,
+ * where the nested init says it has mapped this process's ids and
+ * dropped its own capabilities (else -1); go_fd: the outer helper's
+ * go-ahead. */
+static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const sigset_t *orig_mask)
+	__attribute__((noreturn));
+static void worker(const struct srt__init_opts *o, int ids_go, int go_fd, const sigset_t *orig_mask)
+{
+	struct srt__seccomp_prebuilt pb;
 	char step[128] = "";
 	unsigned flags = 0;
-	int rc;
+	int rc, have_pb = 0;
 
 	if (sigprocmask(SIG_SETMASK, orig_mask, NULL) != 0) {
 		srt__init_fail("restore signal mask", errno);
 		_exit(EXIT_SETUP);
 	}
+	/* the first process of a user namespace holds every capability in
+	 * it. Nothing below needs the id maps: Landlock's opens are checked
+	 * with this process's own ids, which the maps only name, and with no
+	 * capability left none of them can be overridden either way. */
+	if (ids_go >= 0 && drop_caps() != 0)
+		_exit(EXIT_SETUP);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		srt__init_fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
 		_exit(EXIT_SETUP);
@@ -398,15 +441,39 @@ static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
 		flags |= SRT_SECCOMP_ALLOW_UNIX;
 	if (o->allow_userns)
 		flags |= SRT_SECCOMP_ALLOW_USERNS;
+	/* the filters the outer helper built while we set the rest up; each
+	 * is loaded only when built for exactly the flags we would build it
+	 * for, else (and when nothing came: EOF) built here */
+	if (prebuilt_fd >= 0) {
+		have_pb = srt__seccomp_read_prebuilt(prebuilt_fd, &pb) == 0;
+		close(prebuilt_fd);
+		prebuilt_fd = -1;
+	}
 	if (srt__init_monitor)
-		flags |= srt__init_start_observer(o);
-	rc = srt__seccomp_install(flags, step, sizeof(step));
+		flags |= srt__init_start_observer(o, have_pb ? &pb : NULL);
+	if (have_pb && pb.flags == flags)
+		rc = srt__seccomp_load_prebuilt(&pb, step, sizeof(step));
+	else
+		rc = srt__seccomp_install(flags, step, sizeof(step));
+	if (have_pb)
+		srt__seccomp_prebuilt_free(&pb);
 	if (rc < 0) {
 		char what[160];
 		snprintf(what, sizeof(what), "seccomp: %s", step);
 		srt__init_fail(what, -rc);
 		_exit(EXIT_SETUP);
 	}
+	/* Every layer of this process is in place. The outer helper's part
+	 * (its capabilities and dumpability, network interception, the proxy
+	 * bridge, the violation monitor's thread, the watcher's watches) ran
+	 * beside this one, and the command starts only once the outer helper
+	 * has said all of it is there. A call of this process that the
+	 * observe filter notifies waits in the kernel until the monitor's
+	 * thread answers it, however late that thread comes up. */
+	if (ids_go >= 0 && wait_go(ids_go) != 0)
+		_exit(EXIT_SETUP); /* the nested init failed and said why */
+	if (wait_go(go_fd) != 0)
+		_exit(EXIT_SETUP); /* the outer helper failed and said why */
 	if (srt__init_status_fd >= 0 && write(srt__init_status_fd, "S", 1) != 1) {
 		/* srt is gone or stopped listening: nobody to run for */
 		srt__init_fail("report to srt", errno);
@@ -422,9 +489,10 @@ static void worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
  * so that the nested init's /proc and its read-only covers, mounted in
  * the nested namespaces, are locked in the copy it gets, as every mount
  * from bwrap and the outer helper already is. The nested init maps the
- * worker's ids, drops its capabilities, then lets the worker go. Returns
- * the worker's pid; exits on failure. */
-static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t *orig_mask)
+ * worker's ids and drops its capabilities while the worker sets its
+ * layers up; the worker waits for both before the command's exec.
+ * Returns the worker's pid; exits on failure. */
+static pid_t start_locked_worker(const struct srt__init_opts *o, int outer_go, const sigset_t *orig_mask)
 {
 	int go[2];
 	char one = 1;
@@ -462,21 +530,10 @@ static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t 
 		_exit(EXIT_SETUP);
 	}
 	if (pid == 0) {
-		char c;
-		ssize_t n;
-
+		/* its layers go on beside our id maps and capability drop;
+		 * it waits for them before the command's exec */
 		close(go[1]);
-		do
-			n = read(go[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		close(go[0]);
-		if (n != 1)
-			_exit(EXIT_SETUP); /* the nested init failed and said why */
-		/* the first process of a user namespace holds every
-		 * capability in it */
-		if (drop_caps() != 0)
-			_exit(EXIT_SETUP);
-		worker(o, orig_mask);
+		worker(o, go[0], outer_go, orig_mask);
 	}
 	close(go[0]);
 	if (write_id_maps(pid, 0) != 0) {
@@ -496,23 +553,20 @@ static pid_t start_locked_worker(const struct srt__init_opts *o, const sigset_t 
 	return pid;
 }
 
-/* PID 1 of the nested namespaces: wait for the outer helper's go-ahead,
- * finish the namespace setup, run the worker, forward and reap. */
-static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns,
+/* PID 1 of the nested namespaces: with a nested user namespace, wait
+ * until the outer helper has written its id maps (ids_fd); finish the
+ * namespace setup while the outer helper does its own, run the worker,
+ * which waits for the outer helper's go-ahead (go_fd) before the
+ * command's exec, forward and reap. */
+static void nested_init(const struct srt__init_opts *o, int ids_fd, int go_fd, int made_userns,
 			const sigset_t *set, const sigset_t *orig_mask) __attribute__((noreturn));
-static void nested_init(const struct srt__init_opts *o, int go_fd, int made_userns,
+static void nested_init(const struct srt__init_opts *o, int ids_fd, int go_fd, int made_userns,
 			const sigset_t *set, const sigset_t *orig_mask)
 {
 	int fresh_proc = 0;
-	char go;
-	ssize_t n;
 	pid_t pid;
 
-	do
-		n = read(go_fd, &go, 1);
-	while (n < 0 && errno == EINTR);
-	close(go_fd);
-	if (n != 1)
+	if (ids_fd >= 0 && wait_go(ids_fd) != 0)
 		_exit(EXIT_SETUP); /* the outer helper failed and said why */
 	/* the monitor's ends belong to the outer helper */
 	if (srt__init_mon_sock[0] >= 0)
@@ -564,7 +618,7 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 	if (!o->make_dev_proc && srt__init_hide_files(o) != 0)
 		_exit(EXIT_SETUP);
 	if (o->make_dev_proc) {
-		pid = start_locked_worker(o, orig_mask);
+		pid = start_locked_worker(o, go_fd, orig_mask);
 	} else {
 		if (drop_caps() != 0)
 			_exit(EXIT_SETUP);
@@ -574,8 +628,11 @@ static void nested_init(const struct srt__init_opts *o, int go_fd, int made_user
 			_exit(EXIT_SETUP);
 		}
 		if (pid == 0)
-			worker(o, orig_mask);
+			worker(o, -1, go_fd, orig_mask);
 	}
+	close(go_fd);
+	if (prebuilt_fd >= 0)
+		close(prebuilt_fd);
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	if (srt__init_mon_sock[1] >= 0)
@@ -590,7 +647,7 @@ static int run(int argc, char **argv)
 	struct sigaction dfl;
 	struct srt__watch watch = { -1, -1, -1 };
 	struct srt__icept_fds icept = { -1, -1, -1, -1, -1, -1 };
-	int go[2] = { -1, -1 };
+	int go[2] = { -1, -1 }, ids[2] = { -1, -1 }, pre[2] = { -1, -1 };
 	int made_userns = 0;
 	pid_t child = -1;
 	size_t i;
@@ -642,7 +699,8 @@ static int run(int argc, char **argv)
 		return EXIT_SETUP;
 	/* before the capabilities go, before the nested namespaces copy the
 	 * mounts it makes shared, and before the monitor holds anything the
-	 * watcher must not */
+	 * watcher must not. It sets its watches up beside what follows;
+	 * srt__watch_ready waits for them before the command may start. */
 	if (srt__watch_wanted(&o)) {
 		int w = srt__watch_start(&o, o.events_fd, &watch);
 
@@ -667,7 +725,7 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (pipe2(go, O_CLOEXEC) != 0) {
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(pre, O_CLOEXEC) != 0) {
 		srt__init_fail("pipe", errno);
 		goto out;
 	}
@@ -677,6 +735,10 @@ static int run(int argc, char **argv)
 		if (o.debug)
 			srt__init_say("srt-linux-init: (debug) no CAP_SYS_ADMIN here, nesting a user namespace");
 		made_userns = 1;
+		if (pipe2(ids, O_CLOEXEC) != 0) {
+			srt__init_fail("pipe", errno);
+			goto out;
+		}
 		child = clone_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS);
 	}
 	if (child < 0) {
@@ -696,21 +758,68 @@ static int run(int argc, char **argv)
 	}
 	if (child == 0) {
 		close(go[1]);
-		nested_init(&o, go[0], made_userns, &set, &orig_mask);
+		close(pre[1]);
+		prebuilt_fd = pre[0];
+		if (ids[1] >= 0)
+			close(ids[1]);
+		nested_init(&o, ids[0], go[0], made_userns, &set, &orig_mask);
 	}
-	close(go[0]);
-	go[0] = -1;
+	/* The nested init and the worker set their layers up from here on,
+	 * beside what this process still does below; the worker waits for
+	 * the byte on go before the command's exec, and reads EOF (and
+	 * stops) if this process fails first. go[0] and ids[0] stay open
+	 * here until their byte is written: a nested init that failed early
+	 * takes the last other reader with it, and the write would raise
+	 * SIGPIPE instead of leaving its exit status to supervise(). */
 	if (srt__init_mon_sock[1] >= 0) {
 		close(srt__init_mon_sock[1]);
 		srt__init_mon_sock[1] = -1;
 	}
 
-	if (made_userns && write_id_maps(child, 1) != 0)
-		goto out;
+	if (made_userns) {
+		if (write_id_maps(child, 1) != 0)
+			goto out;
+		if (write(ids[1], &one, 1) != 1) {
+			srt__init_fail("start the nested init", errno);
+			goto out;
+		}
+		close(ids[0]);
+		close(ids[1]);
+		ids[0] = ids[1] = -1;
+	}
 	/* From here on nothing from the sandbox may ptrace or read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		srt__init_fail("prctl(PR_SET_DUMPABLE)", errno);
 		goto out;
+	}
+	/* The worker's enforcement filter, built here first, while the
+	 * worker sets up its other layers and builds its observe filter:
+	 * building a filter is most of what loading it takes. Only that
+	 * one: with both built here the worker reached the point where it
+	 * loads them before this process had written them, and waited. The
+	 * same code builds it, and the worker loads it only when it was
+	 * built for the flags it would build it for; a failure here only
+	 * makes the worker build its own. */
+	{
+		unsigned obs = srt__init_observe_flags(&o);
+		unsigned fl = (o.allow_unix ? SRT_SECCOMP_ALLOW_UNIX : 0) |
+			      (o.allow_userns ? SRT_SECCOMP_ALLOW_USERNS : 0) |
+			      (obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0);
+		char step[128] = "";
+
+		/* never waits for a reader that may be gone: a program
+		 * larger than the pipe holds (none is) is left to the
+		 * worker to build */
+		if (fcntl(pre[1], F_SETFL, O_NONBLOCK) != 0)
+			snprintf(step, sizeof(step), "pipe");
+		else if (srt__seccomp_export(0, fl, pre[1], step, sizeof(step)) == 0)
+			step[0] = 0;
+		if (step[0] && o.debug)
+			srt__init_say("srt-linux-init: (debug) seccomp filters not built ahead (%s); the worker "
+				      "builds them", step);
+		close(pre[0]);
+		close(pre[1]);
+		pre[0] = pre[1] = -1;
 	}
 	/* the interception sockets and rules need CAP_NET_ADMIN and
 	 * CAP_NET_BIND_SERVICE over this network namespace: before the drop */
@@ -757,12 +866,17 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* before the go-ahead: the command must not start before every
+	 * watch is in place */
+	if (srt__watch_ready(&watch) != 0)
+		goto out;
 	if (write(go[1], &one, 1) != 1) {
-		srt__init_fail("start the nested init", errno);
+		srt__init_fail("start the command", errno);
 		goto out;
 	}
+	close(go[0]);
 	close(go[1]);
-	go[1] = -1;
+	go[0] = go[1] = -1;
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set, &watch, o.events_fd);
@@ -803,10 +917,14 @@ out:
 		waitpid(child, NULL, 0);
 	}
 	srt__watch_finish(&watch, 0, NULL);
-	if (go[0] >= 0)
-		close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);
+	for (i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ids[i] >= 0)
+			close(ids[i]);
+		if (pre[i] >= 0)
+			close(pre[i]);
+	}
 	return rc;
 }
 

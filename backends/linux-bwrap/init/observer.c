@@ -101,12 +101,13 @@ static int recv_listener(int sock, int *ll)
 /* In the worker: load the observe filter and hand its listener to the
  * outer helper before anything else can make an observed call (each one
  * waits for an answer). Returns the flags for the enforcement filter. */
-unsigned srt__init_start_observer(const struct srt__init_opts *o)
+unsigned srt__init_observe_flags(const struct srt__init_opts *o)
 {
-	unsigned obs = 0, mflags = srt__monitor_flags(srt__init_monitor);
-	char step[128] = "";
-	int lfd = -1, rc;
+	unsigned obs = 0, mflags;
 
+	if (!srt__init_monitor)
+		return 0;
+	mflags = srt__monitor_flags(srt__init_monitor);
 	if (mflags & SRT_MONITOR_WRITES)
 		obs |= SRT_OBSERVE_WRITES;
 	if (mflags & SRT_MONITOR_READS)
@@ -116,7 +117,21 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o)
 	/* allowed Unix socket paths: every connect is the monitor's to make */
 	if (!o->allow_unix && (mflags & SRT_MONITOR_UNIX_PATHS))
 		obs |= SRT_OBSERVE_CONNECT;
-	rc = obs ? srt__seccomp_install_observer(obs, &lfd, step, sizeof(step)) : -ENODATA;
+	return obs;
+}
+
+unsigned srt__init_start_observer(const struct srt__init_opts *o, const struct srt__seccomp_prebuilt *pb)
+{
+	unsigned obs = srt__init_observe_flags(o);
+	char step[128] = "";
+	int lfd = -1, rc;
+
+	if (!obs)
+		rc = -ENODATA;
+	else if (pb && pb->observe == obs && pb->n_obs)
+		rc = srt__seccomp_load_observer_prebuilt(pb, &lfd, step, sizeof(step));
+	else
+		rc = srt__seccomp_install_observer(obs, &lfd, step, sizeof(step));
 	if (rc < 0 && lfd == -2) {
 		char what[200];
 		snprintf(what, sizeof(what), "seccomp: %s", step);

@@ -21,10 +21,16 @@ extern int srt__init_mon_sock[2];
  * and makes them under the same rules (srt__monitor_confine). */
 extern int srt__init_ll_ruleset;
 
-/* In the worker: load the observe filter and hand its listener to the
- * outer helper. Returns the flags for the enforcement filter; exits when
- * the filter is in place but nobody could answer it. */
-unsigned srt__init_start_observer(const struct srt__init_opts *o);
+/* The observe filter's flags for o and the loaded policy (0: nothing to
+ * observe). */
+unsigned srt__init_observe_flags(const struct srt__init_opts *o);
+
+/* In the worker: load the observe filter (pb's program when it was built
+ * ahead for these flags, else built here; pb may be NULL) and hand its
+ * listener to the outer helper. Returns the flags for the enforcement
+ * filter; exits when the filter is in place but nobody could answer it. */
+struct srt__seccomp_prebuilt;
+unsigned srt__init_start_observer(const struct srt__init_opts *o, const struct srt__seccomp_prebuilt *pb);
 /* In the outer helper, after its last fork: the thread that receives the
  * listener and answers notifications; *child is killed if it cannot. 0 or
  * an errno. */

@@ -2416,8 +2416,6 @@ static void run_watcher(struct watcher *w)
 int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *out)
 {
 	int ctl[2], done[2];
-	char c;
-	ssize_t n;
 	pid_t pid;
 
 	out->pid = -1;
@@ -2479,13 +2477,23 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 	out->pid = pid;
 	out->ctl = ctl[1];
 	out->done = done[0];
+	return 0;
+}
+
+int srt__watch_ready(struct srt__watch *w)
+{
+	char c;
+	ssize_t n;
+
+	if (w->pid <= 0)
+		return 0;
 	do
-		n = read(out->done, &c, 1);
+		n = read(w->done, &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1 || c != 'R') {
 		if (n == 0)
 			srt__init_failf("srt-linux-init: the watcher of replaced files could not start");
-		kill(pid, SIGKILL);
+		kill(w->pid, SIGKILL);
 		return -1;
 	}
 	return 0;

@@ -70,14 +70,22 @@ struct srt__watch {
 /* Does o ask for the watcher? */
 int srt__watch_wanted(const struct srt__init_opts *o);
 
-/* Fork the watcher (before the outer helper drops its capabilities) and
- * wait until every watch is in place. events_fd: where violations go
+/* Make the outer helper's mounts shared and fork the watcher (before the
+ * outer helper drops its capabilities); the watcher then sets its watches
+ * up while the caller goes on with the rest of the sandbox, and
+ * srt__watch_ready waits for them. events_fd: where violations go
  * ("deny ..." lines), or -1 for stderr. 0; 1 when it cannot run here (no
  * capability to mount) and o->watch_weaker accepts that (said on one
- * line); -1 after reporting a setup failure, which is also what a watcher
- * that cannot run (no mount capability, no fanotify) is without
- * o->watch_weaker. */
+ * line); -1 after reporting a setup failure. */
 int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__watch *w);
+
+/* Wait until every watch of the watcher srt__watch_start forked is in
+ * place (its inotify and fanotify marks, the covers it keeps): 0, or at
+ * once when there is no watcher; -1 after reporting that it could not set
+ * them up (no fanotify, out of descriptors: said by the watcher itself),
+ * which is also what a watcher that cannot run is without o->watch_weaker.
+ * The command must not start before this returned 0. */
+int srt__watch_ready(struct srt__watch *w);
 
 /* How long the watcher reads what is queued once the command has ended;
  * past it, it drops the rest and lists the watched directories again
