@@ -39,7 +39,7 @@ else
 fi
 
 cd "$WORK"
-SRT_LIBRARY=$lib PYTHONPATH="$WORK/site" PYTHONDONTWRITEBYTECODE=1 \
+SRT_LIBRARY=$lib SRT_HEADER="$top_srcdir/include/srt/srt.h" PYTHONPATH="$WORK/site" PYTHONDONTWRITEBYTECODE=1 \
 	timeout -k 10 1500 "$PY" -m pytest -v -p no:cacheprovider "$WORK/pkg/tests" \
 	> "$WORK/pytest.log" 2>&1
 cases=$(grep -cE '::test_[a-z0-9_]+ (PASSED|FAILED|SKIPPED|ERROR)' "$WORK/pytest.log")

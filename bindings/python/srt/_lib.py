@@ -19,6 +19,10 @@ class Options(Structure):
         ("log", c_void_p),
         ("log_ctx", c_void_p),
         ("protect_file", c_char_p),
+        # the last field of struct srt_options: without it libsrt reads
+        # past the end of this structure, and whatever follows it in
+        # memory turns every sandbox into one that only prints its plan
+        ("plan_only", c_int),
     ]
 
 

@@ -27,6 +27,28 @@ def settings(work, denied=("denied.test",), allow_write=None):
     }
 
 
+def test_options_have_every_field_of_the_c_structure():
+    """libsrt reads the whole struct srt_options it is given: a field the
+    ctypes declaration lacks is read from whatever memory follows it."""
+    import re
+    import srt._lib as lib
+    header = os.environ.get("SRT_HEADER")
+    if not header or not os.path.exists(header):
+        pytest.skip("SRT_HEADER does not name include/srt/srt.h")
+    text = open(header).read()
+    body = re.search(r"struct srt_options \{(.*?)\n\};", text, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = re.findall(r"\**\s*([a-z_]+)\s*;", body)
+    assert [f[0] for f in lib.Options._fields_] == names
+
+
+def test_a_sandbox_runs_commands_not_only_plans(work):
+    with Sandbox(settings(work)) as sb:
+        for _ in range(3):
+            r = sb.run("echo ran", capture_output=True, text=True)
+            assert r.stdout == "ran\n"
+
+
 def test_run_records_violations_for_its_command(work):
     (work / "secret").write_text("CANARY")
     with Sandbox(settings(work)) as sb:
