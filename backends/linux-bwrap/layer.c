@@ -15,6 +15,7 @@
 #include "backends/linux-common/memfd.h"
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/landlock-plan.h"
+#include "backends/linux-common/mountinfo.h"
 #include "layer.h"
 
 static int under(const char *path, const char *root)
@@ -37,7 +38,7 @@ static int root_writable(const struct srt_policy *pol, const char *root)
 	for (i = 0; i < pol->deny_write.n; i++) {
 		char real[PATH_MAX];
 
-		if (realpath(pol->deny_write.v[i].path, real) && under(root, real))
+		if (srt__realpath_memo(pol->deny_write.v[i].path, real) == 0 && under(root, real))
 			return 0;
 	}
 	return 1;
@@ -78,7 +79,7 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 		char real[PATH_MAX];
 		int skip = 0;
 
-		if ((x->flags & SRT_RULE_GLOB) || !realpath(x->path, real))
+		if ((x->flags & SRT_RULE_GLOB) || srt__realpath_memo(x->path, real) != 0)
 			continue;
 		/* a root over or in a pseudo filesystem keeps the planner's
 		 * split: /dev, /proc and /sys are never write roots */

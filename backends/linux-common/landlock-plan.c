@@ -1167,7 +1167,7 @@ static int ll_pol_writable(const struct srt_policy *pol, const char *path)
 			char real[PATH_MAX];
 			size_t len;
 
-			if ((l[w]->v[i].flags & SRT_RULE_GLOB) || !realpath(l[w]->v[i].path, real) ||
+			if ((l[w]->v[i].flags & SRT_RULE_GLOB) || srt__realpath_memo(l[w]->v[i].path, real) != 0 ||
 			    !ll_covers(real, path) || (len = strlen(real)) < best)
 				continue;
 			best = len;
@@ -1196,7 +1196,7 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 	size_t n;
 	int rc;
 
-	if (!pol->home || !realpath(pol->home, home))
+	if (!pol->home || srt__realpath_memo(pol->home, home) != 0)
 		return SRT_OK;
 	rc = ll_mounts_read(&v, &n);
 	if (rc == SRT_E_NOMEM)

@@ -730,6 +730,7 @@ void srt__mandatory_memo_begin(void)
 {
 	srt__mandatory_memo_end();
 	memo_on = 1;
+	srt__mountinfo_dirs_memo(1);
 }
 
 void srt__mandatory_memo_end(void)
@@ -742,6 +743,7 @@ void srt__mandatory_memo_end(void)
 	home_memo_free();
 	home_dir_memo_free();
 	home_stat_memo_free();
+	srt__mountinfo_dirs_memo(0);
 	memo_on = 0;
 }
 

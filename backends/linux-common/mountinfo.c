@@ -144,6 +144,84 @@ int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
 	return overlay_layers(opts + 1, layers, n_lower);
 }
 
+/* Directories (not links) the resolutions of one plan found, kept while
+ * that plan's memo is on (srt__mountinfo_dirs_memo): the protected names
+ * of $HOME and of each write root lie below the same few directories,
+ * each otherwise looked at once per name. Only a directory the same plan
+ * saw a moment ago is taken without asking; a missing name, a link or
+ * anything else is looked at every time. */
+#define DIRS_MEMO_MAX 64
+
+static _Thread_local struct {
+	int on;
+	size_t n;
+	char *v[DIRS_MEMO_MAX];
+} dirs;
+
+static void reals_free(void);
+
+void srt__mountinfo_dirs_memo(int on)
+{
+	while (dirs.n > 0)
+		free(dirs.v[--dirs.n]);
+	reals_free();
+	dirs.on = on;
+}
+
+static int dirs_known(const char *path)
+{
+	size_t i;
+
+	for (i = 0; dirs.on && i < dirs.n; i++)
+		if (strcmp(dirs.v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+static void dirs_remember(const char *path)
+{
+	/* a copy that cannot be made only means the next name asks again */
+	if (dirs.on && dirs.n < DIRS_MEMO_MAX && (dirs.v[dirs.n] = strdup(path)))
+		dirs.n++;
+}
+
+/* realpath's answers for the same plan: the Landlock plan asks for the
+ * real location of each protected name of each root, and each absent one
+ * for its directory's. Successes only, as dirs above. */
+static _Thread_local struct {
+	size_t n;
+	char *in[DIRS_MEMO_MAX], *out[DIRS_MEMO_MAX];
+} reals;
+
+static void reals_free(void)
+{
+	while (reals.n > 0) {
+		reals.n--;
+		free(reals.in[reals.n]);
+		free(reals.out[reals.n]);
+	}
+}
+
+int srt__realpath_memo(const char *path, char out[PATH_MAX])
+{
+	size_t i;
+
+	for (i = 0; dirs.on && i < reals.n; i++)
+		if (strcmp(reals.in[i], path) == 0) {
+			memcpy(out, reals.out[i], strlen(reals.out[i]) + 1);
+			return 0;
+		}
+	if (!realpath(path, out))
+		return -1;
+	if (dirs.on && reals.n < DIRS_MEMO_MAX && (reals.in[reals.n] = strdup(path))) {
+		if ((reals.out[reals.n] = strdup(out)))
+			reals.n++;
+		else
+			free(reals.in[reals.n]);
+	}
+	return 0;
+}
+
 int srt__mountinfo_resolve(const char *path, char *out, size_t cap)
 {
 	return srt__mountinfo_resolve_links(path, out, cap, NULL, NULL);
@@ -213,9 +291,13 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 		 * exist is taken as it is, and so is everything after it,
 		 * without asking (a start-up resolves every protected name of
 		 * $HOME this way, most of them absent) */
-		if (!missing && lstat(cur, &st) != 0) {
+		if (!missing && dirs_known(cur)) {
+			st.st_mode = S_IFDIR;
+		} else if (!missing && lstat(cur, &st) != 0) {
 			missing = 1;
 			miss_len = cl + 1 + n;
+		} else if (!missing && S_ISDIR(st.st_mode)) {
+			dirs_remember(cur);
 		}
 		if (!missing && S_ISLNK(st.st_mode)) {
 			int rc;

@@ -8,6 +8,7 @@
  * backslash in a path or an option as \ooo (octal). */
 void srt__mountinfo_unescape(char *s);
 
+#include <limits.h>
 #include <stddef.h>
 
 /* For an overlay mount's line (changed in place): the layer directories
@@ -40,5 +41,13 @@ int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
  * loops); a nonzero return from link_fn stops it and is returned. */
 int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 				 int (*link_fn)(void *ctx, const char *link), void *ctx);
+/* 1: from now on the resolutions above (and srt__realpath_memo) take a
+ * directory seen by an earlier one as it was (one plan's, a few
+ * milliseconds apart); 0: they forget it and look again. Called by
+ * srt__mandatory_memo_begin/_end. */
+void srt__mountinfo_dirs_memo(int on);
+/* realpath(3), or while that memo is on, the answer an earlier call of the
+ * same plan got for path (only a path that resolved is kept). 0 or -1. */
+int srt__realpath_memo(const char *path, char out[PATH_MAX]);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/linux-common/mountinfo.h"
 #include "backends/linux-common/unix-path.h"
 
 int srt__real_location(const char *p, char out[PATH_MAX])
@@ -15,7 +16,7 @@ int srt__real_location(const char *p, char out[PATH_MAX])
 
 	if (p[0] != '/' || len >= sizeof(buf))
 		return -1;
-	if (realpath(p, out))
+	if (srt__realpath_memo(p, out) == 0)
 		return 0;
 	memcpy(buf, p, len + 1);
 	for (;;) {
@@ -25,7 +26,7 @@ int srt__real_location(const char *p, char out[PATH_MAX])
 		if (cut == buf)
 			return snprintf(out, PATH_MAX, "%s", p) < PATH_MAX ? 0 : -1;
 		*cut = '\0';
-		if (realpath(buf, real)) {
+		if (srt__realpath_memo(buf, real) == 0) {
 			int n = snprintf(out, PATH_MAX, "%s%s", strcmp(real, "/") ? real : "", p + (cut - buf));
 			return n >= 0 && n < PATH_MAX ? 0 : -1;
 		}
