@@ -214,8 +214,7 @@ static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, stru
 	if (rc)
 		return rc;
 	/* a plan only printed serves nobody: the proxy is made (its
-	 * settings checked, its socket bound, as for a run) but no thread
-	 * waits on it */
+	 * settings checked as for a run) but no thread waits on it */
 	if (sb->plan_only)
 		return SRT_OK;
 	/* The proxy thread must never take the signals srt forwards. */

@@ -103,17 +103,18 @@ size_t srt__check_push_key(struct srt__check *c, const char *key)
 {
 	size_t old = c->plen;
 
-	if (is_identifier(key) && c->plen < sizeof(c->path) - 1) {
-		/* the common case without the format parser: every key of
-		 * every settings file passes here */
-		size_t w = srt__pathcat(c->path + c->plen, sizeof(c->path) - c->plen, ".",
-					c->plen ? 1 : 0, key, NULL, NULL, NULL);
+	size_t room = sizeof(c->path) - c->plen;
 
-		c->plen = w >= sizeof(c->path) - c->plen ? sizeof(c->path) - 1 : c->plen + w;
-	} else if (is_identifier(key))
-		return old;
-	else
+	if (!is_identifier(key)) {
 		path_append(c, "[%s]", srt__check_quote(c, key));
+	} else if (room > 1) {
+		/* the common case without the format parser: every key of
+		 * every settings file passes here (path_append's result) */
+		size_t w = srt__pathcat(c->path + c->plen, room, ".", c->plen ? 1 : 0, key, NULL, NULL,
+					NULL);
+
+		c->plen = w >= room ? sizeof(c->path) - 1 : c->plen + w;
+	}
 	return old;
 }
 
