@@ -12,53 +12,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/linux-common/mountinfo.h"
 #include "mount-resolve.h"
 
 #define MAX_LINKS 40
 
-/* The directories one plan found on its way (real directories, never
- * links), so that the rules and protected names below one working
- * directory do not lstat every directory above it again: a plan in
- * /a/b/c with 40 names below c otherwise makes 160 lstat calls for the
- * same three directories. Only what one plan saw a moment ago is kept,
- * between srt__mount_resolve_memo_begin() and _end(); a path that was
- * missing or anything but a directory is looked at every time. */
-#define DIR_MEMO_MAX 128
-
-static _Thread_local struct {
-	int on;
-	size_t n;
-	char *v[DIR_MEMO_MAX];
-} dmemo;
-
+/* The directories one plan found on its way are the plan's memo's
+ * (srt__plan_dir_known, backends/linux-common/mountinfo.h): the rules and
+ * protected names below one working directory do not lstat every directory
+ * above it again (a plan in /a/b/c with 40 names below c otherwise makes
+ * 160 lstat calls for the same three directories), and the mount plan
+ * shares what the Landlock plan's resolutions found. */
 void srt__mount_resolve_memo_begin(void)
 {
-	srt__mount_resolve_memo_end();
-	dmemo.on = 1;
+	srt__mountinfo_dirs_memo(1);
 }
 
 void srt__mount_resolve_memo_end(void)
 {
-	while (dmemo.n > 0)
-		free(dmemo.v[--dmemo.n]);
-	dmemo.on = 0;
-}
-
-static int dir_known(const char *res)
-{
-	size_t i;
-
-	for (i = 0; dmemo.on && i < dmemo.n; i++)
-		if (strcmp(dmemo.v[i], res) == 0)
-			return 1;
-	return 0;
-}
-
-static void dir_remember(const char *res)
-{
-	/* a copy that cannot be made only means the next plan asks again */
-	if (dmemo.on && dmemo.n < DIR_MEMO_MAX && (dmemo.v[dmemo.n] = strdup(res)))
-		dmemo.n++;
+	srt__mountinfo_dirs_memo(0);
 }
 
 int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
@@ -109,7 +81,7 @@ int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 			rlen += 1 + clen;
 			continue;
 		}
-		if (dir_known(res)) {
+		if (srt__plan_dir_known(res)) {
 			rlen += 1 + clen;
 			*type = T_DIR;
 			continue;
@@ -175,7 +147,7 @@ int srt__mount_resolve(const char *in, char *out, int *type, size_t *missing_at,
 			*type = T_OTHER;
 		} else {
 			*type = T_DIR;
-			dir_remember(res);
+			srt__plan_dir_remember(res);
 		}
 	}
 	/* res is PATH_MAX long, as out is */

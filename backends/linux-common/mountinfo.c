@@ -150,7 +150,7 @@ int srt__mountinfo_overlay(char *line, char ***layers, size_t *n_lower)
  * each otherwise looked at once per name. Only a directory the same plan
  * saw a moment ago is taken without asking; a missing name, a link or
  * anything else is looked at every time. */
-#define DIRS_MEMO_MAX 64
+#define DIRS_MEMO_MAX 128
 
 static _Thread_local struct {
 	int on;
@@ -162,13 +162,15 @@ static void reals_free(void);
 
 void srt__mountinfo_dirs_memo(int on)
 {
+	if (on && dirs.on)
+		return; /* a plan's second planner shares the first's */
 	while (dirs.n > 0)
 		free(dirs.v[--dirs.n]);
 	reals_free();
 	dirs.on = on;
 }
 
-static int dirs_known(const char *path)
+int srt__plan_dir_known(const char *path)
 {
 	size_t i;
 
@@ -178,7 +180,7 @@ static int dirs_known(const char *path)
 	return 0;
 }
 
-static void dirs_remember(const char *path)
+void srt__plan_dir_remember(const char *path)
 {
 	/* a copy that cannot be made only means the next name asks again */
 	if (dirs.on && dirs.n < DIRS_MEMO_MAX && (dirs.v[dirs.n] = strdup(path)))
@@ -291,13 +293,13 @@ int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 		 * exist is taken as it is, and so is everything after it,
 		 * without asking (a start-up resolves every protected name of
 		 * $HOME this way, most of them absent) */
-		if (!missing && dirs_known(cur)) {
+		if (!missing && srt__plan_dir_known(cur)) {
 			st.st_mode = S_IFDIR;
 		} else if (!missing && lstat(cur, &st) != 0) {
 			missing = 1;
 			miss_len = cl + 1 + n;
 		} else if (!missing && S_ISDIR(st.st_mode)) {
-			dirs_remember(cur);
+			srt__plan_dir_remember(cur);
 		}
 		if (!missing && S_ISLNK(st.st_mode)) {
 			int rc;

@@ -41,11 +41,17 @@ int srt__mountinfo_resolve(const char *path, char *out, size_t cap);
  * loops); a nonzero return from link_fn stops it and is returned. */
 int srt__mountinfo_resolve_links(const char *path, char *out, size_t cap,
 				 int (*link_fn)(void *ctx, const char *link), void *ctx);
-/* 1: from now on the resolutions above (and srt__realpath_memo) take a
- * directory seen by an earlier one as it was (one plan's, a few
- * milliseconds apart); 0: they forget it and look again. Called by
- * srt__mandatory_memo_begin/_end. */
+/* 1: from now on the resolutions above (and srt__realpath_memo, and
+ * linux-bwrap's srt__mount_resolve) take a directory seen by an earlier one
+ * as it was (one plan's, a few milliseconds apart); a second 1 keeps what
+ * is known; 0: they forget it and look again. Called by
+ * srt__mandatory_memo_begin/_end and around linux-bwrap's mount plan. */
 void srt__mountinfo_dirs_memo(int on);
+/* Is path a real directory (no link) that a resolution of this plan found,
+ * while the memo is on? And remember one (a copy that cannot be made only
+ * means the next resolution looks again). */
+int srt__plan_dir_known(const char *path);
+void srt__plan_dir_remember(const char *path);
 /* realpath(3), or while that memo is on, the answer an earlier call of the
  * same plan got for path (only a path that resolved is kept). 0 or -1. */
 int srt__realpath_memo(const char *path, char out[PATH_MAX]);
