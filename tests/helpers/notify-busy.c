@@ -23,12 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
-#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
-#endif
-#ifndef SECCOMP_RET_USER_NOTIF
-#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
+#include "notify-spawn.h"
 
 int main(int argc, char **argv)
 {
@@ -46,26 +41,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: notify-busy command [args...]\n");
 		return 2;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-		perror("notify-busy: no_new_privs");
-		return 77;
-	}
-	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (fd < 0) {
-		fprintf(stderr, "notify-busy: cannot make a listener here: %s\n", strerror(errno));
-		return 77;
-	}
-	pid = fork();
-	if (pid < 0) {
-		perror("notify-busy: fork");
-		return 1;
-	}
-	if (pid == 0) {
-		close(fd);
-		execvp(argv[1], argv + 1);
-		perror("notify-busy: exec");
-		_exit(127);
-	}
+	pid = notify_spawn("notify-busy", &prog, argv + 1, &fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	close(fd);

@@ -31,12 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
-#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
-#endif
-#ifndef SECCOMP_RET_USER_NOTIF
-#define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
+#include "notify-spawn.h"
 
 /* one notification: held ms milliseconds, then refused */
 static void answer(int fd, long ms)
@@ -77,26 +72,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: notify-hold MS command [args...]\n");
 		return 2;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-		perror("notify-hold: no_new_privs");
-		return 77;
-	}
-	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (fd < 0) {
-		fprintf(stderr, "notify-hold: cannot make a listener here: %s\n", strerror(errno));
-		return 77;
-	}
-	pid = fork();
-	if (pid < 0) {
-		perror("notify-hold: fork");
-		return 1;
-	}
-	if (pid == 0) {
-		close(fd);
-		execvp(argv[2], argv + 2);
-		perror("notify-hold: exec");
-		_exit(127);
-	}
+	pid = notify_spawn("notify-hold", &prog, argv + 2, &fd);
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		pid_t w = waitpid(pid, &st, WNOHANG);
