@@ -975,12 +975,16 @@ int srt__mount_check_mounts(struct srt__mount_ctx *c)
 		 * same plan resolved them already */
 		for (i = 0; !rc && i < srt__protected_count; i++) {
 			const struct srt__protected *p = &srt__protected_names[i];
+			int got;
 
 			if (p->kind == SRT__PROT_GIT ||
-			    srt__protected_released(p, (const char *const *)pol->protected_released) ||
-			    srt__mandatory_home_where(pol->home, i, where, sizeof(where)) < 0)
+			    srt__protected_released(p, (const char *const *)pol->protected_released))
 				continue;
-			rc = mi_check_one(c, v, n, where, p->name, 1, 1);
+			got = srt__mandatory_home_where(pol->home, i, where, sizeof(where));
+			if (got == -2)
+				rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
+			else if (got == 0)
+				rc = mi_check_one(c, v, n, where, p->name, 1, 1);
 		}
 	}
 	mi_free(v, n);

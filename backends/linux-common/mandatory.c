@@ -1355,7 +1355,7 @@ int srt__mandatory_home_where(const char *home, size_t i, char *out, size_t cap)
 		return -1;
 	memset(&tmp, 0, sizeof(tmp));
 	if (!(h = home_name_get(home, i, abs, &tmp)))
-		return -1;
+		return -2;
 	r = h->r;
 	if (!r && srt__pathcat(out, cap, h->real, strlen(h->real), NULL, NULL, NULL, NULL) >= cap)
 		r = -1;

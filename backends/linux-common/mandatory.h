@@ -64,7 +64,8 @@ void srt__mandatory_memo_end(void);
  * and its path, every link on the way followed (srt__mountinfo_resolve),
  * into out. Between memo_begin and memo_end the walks above and the mount
  * checks of one plan share one answer per name. 0; -1 as
- * srt__mountinfo_resolve, or when memory ran out. */
+ * srt__mountinfo_resolve (nothing to place); -2 when memory ran out (the
+ * caller must not take the name as checked). */
 int srt__mandatory_home_where(const char *home, size_t i, char *out, size_t cap);
 
 #endif
