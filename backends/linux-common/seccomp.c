@@ -74,6 +74,7 @@
 #include <seccomp.h>
 
 #include "backends/linux-common/seccomp.h"
+#include "common/fdio.h"
 #include "backends/linux-common/small-file.h"
 
 #ifndef TIOCEXCL
@@ -735,23 +736,6 @@ static int export_prog(scmp_filter_ctx ctx, struct sock_filter **prog, uint32_t 
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len) {
-		ssize_t w = write(fd, c, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		c += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int srt__seccomp_export(unsigned observe, unsigned flags, int fd, char *step, size_t steplen)
 {
 	struct exported h = { EXPORT_MAGIC, observe, flags, 0, 0 };
@@ -775,12 +759,10 @@ int srt__seccomp_export(unsigned observe, unsigned flags, int fd, char *step, si
 	}
 	if (rc >= 0 && h.n_obs + h.n_enf > EXPORT_MAX_INSNS)
 		rc = -E2BIG;
-	if (rc >= 0)
-		rc = write_all(fd, &h, sizeof(h));
-	if (rc >= 0 && h.n_obs)
-		rc = write_all(fd, obs, h.n_obs * sizeof(*obs));
-	if (rc >= 0)
-		rc = write_all(fd, enf, h.n_enf * sizeof(*enf));
+	if (rc >= 0 && (srt__write_full(fd, &h, sizeof(h)) != 0 ||
+			(h.n_obs && srt__write_full(fd, obs, h.n_obs * sizeof(*obs)) != 0) ||
+			srt__write_full(fd, enf, h.n_enf * sizeof(*enf)) != 0))
+		rc = -EIO;
 	if (rc < 0 && !step[0])
 		snprintf(step, steplen, "export the filters");
 	free(obs);

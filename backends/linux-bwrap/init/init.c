@@ -203,6 +203,23 @@ static int write_file(const char *path, const char *text)
 	return err;
 }
 
+/* Let the other side of a one-byte pipe go on (its byte written, both
+ * ends closed): 0; on failure -1, said as `what`, the ends left to the
+ * caller's cleanup. */
+static int release(int p[2], const char *what)
+{
+	char one = 1;
+
+	if (write(p[1], &one, 1) != 1) {
+		srt__init_fail(what, errno);
+		return -1;
+	}
+	close(p[0]);
+	close(p[1]);
+	p[0] = p[1] = -1;
+	return 0;
+}
+
 /* Map only our own ids into the child's new user namespace (the one
  * mapping an unprivileged process may write), with setgroups denied.
  * bwrap_caps: we are the outer helper, whose CAP_SETFCAP (needed to map
@@ -651,7 +668,6 @@ static int run(int argc, char **argv)
 	int made_userns = 0;
 	pid_t child = -1;
 	size_t i;
-	char one = 1;
 	int rc = EXIT_SETUP;
 
 	if (srt__init_parse_opts(argc, argv, &o) != 0)
@@ -779,13 +795,8 @@ static int run(int argc, char **argv)
 	if (made_userns) {
 		if (write_id_maps(child, 1) != 0)
 			goto out;
-		if (write(ids[1], &one, 1) != 1) {
-			srt__init_fail("start the nested init", errno);
+		if (release(ids, "start the nested init") != 0)
 			goto out;
-		}
-		close(ids[0]);
-		close(ids[1]);
-		ids[0] = ids[1] = -1;
 	}
 	/* From here on nothing from the sandbox may ptrace or read us. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -870,13 +881,8 @@ static int run(int argc, char **argv)
 	 * watch is in place */
 	if (srt__watch_ready(&watch) != 0)
 		goto out;
-	if (write(go[1], &one, 1) != 1) {
-		srt__init_fail("start the command", errno);
+	if (release(go, "start the command") != 0)
 		goto out;
-	}
-	close(go[0]);
-	close(go[1]);
-	go[0] = go[1] = -1;
 	if (srt__init_status_fd >= 0)
 		close(srt__init_status_fd);
 	rc = supervise(child, &set, &watch, o.events_fd);
