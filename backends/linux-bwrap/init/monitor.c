@@ -29,6 +29,7 @@
  * grows with the number of notifications. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -211,11 +212,16 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 	memcpy(m->blob, buf, len);
 	end = m->blob + len;
 	p = m->blob + sizeof(SRT_MONITOR_MAGIC);
-	if (p >= end || p[0] != 'f' || p[1] < '0' || p[1] > '7' || p[2] != '\0') {
+	if (p + 2 >= end || p[0] != 'f' || !isxdigit((unsigned char)p[1]) || isupper((unsigned char)p[1]) ||
+	    p[2] != '\0') {
 		snprintf(err, errlen, "policy flags record missing or invalid");
 		goto fail;
 	}
-	m->flags = (unsigned)(p[1] - '0');
+	m->flags = (unsigned)(isdigit((unsigned char)p[1]) ? p[1] - '0' : p[1] - 'a' + 10);
+	if ((m->flags & SRT_MONITOR_LAYER_READS) && !(m->flags & SRT_MONITOR_READS)) {
+		snprintf(err, errlen, "policy flags: the layer's reads without reads observed");
+		goto fail;
+	}
 	p += 3;
 	{
 		const char *q;
@@ -1983,7 +1989,8 @@ static int open_act(void *p)
 }
 
 /* Open, for the caller, what r reached, with the caller's flags and mode.
- * 0 with *fd to hand over, 1 when a thread answers (a FIFO), or -errno. */
+ * 0 with *fd to hand over, 1 when a thread answers (a FIFO), 2 when the
+ * kernel may open it for the caller (SRT_MONITOR_LAYER_READS), or -errno. */
 static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req, struct reach *r,
 			const char *rel, const char *real, uint32_t fl, mode_t mode, int *fd)
 {
@@ -2046,6 +2053,9 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	} else {
 		a.kind = ACT_REOPEN;
 	}
+	if (a.kind == ACT_REOPEN && !procfs && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS) &&
+	    (m->flags & SRT_MONITOR_LAYER_READS))
+		return 2; /* the kernel opens it, under the layer (monitor.h) */
 	if (a.kind == ACT_REOPEN && !procfs && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS)) {
 		/* a plain read open: the thread under the layer reopens it,
 		 * checks it and answers; what was judged is its to close */
@@ -2165,6 +2175,8 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	reach_close(&r);
 	if (rc == 1)
 		return 1;
+	if (rc == 2)
+		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
 	if (rc < 0) {
 		if (fl & SRT_OPEN_WRITE_FLAGS)
 			report_write(m, s->name, where, -rc);

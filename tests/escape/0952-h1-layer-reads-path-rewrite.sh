@@ -1,0 +1,110 @@
+#!/bin/bash
+# Escape class H1 (linux-bwrap): read opens that go on to the kernel. When
+# the command's Landlock layer refuses the contents of every denied name by
+# itself (each lies outside every write root), the violation monitor judges
+# a plain read open and then lets the kernel make it, instead of making it
+# and handing the file over: the kernel reads the path again, so what it
+# opens is whatever the path names by then. Here, with ~/.ssh and the file
+# ~/.aws/credentials denied (a file's cover is what a host rename detaches),
+# one thread of the command rewrites its path buffer between
+# "safe" (a file it may read) and ~/.aws/credentials while another opens
+# that buffer in a loop, a second reader opens the denied name directly and
+# through /proc/self/root, and the host renames a new credentials file over
+# the denied one 500 times (each rename detaches the cover of the name until
+# the watcher covers it again). The layer's rules hold inodes, so neither a
+# name the monitor never saw nor a file the cover no longer hides may be
+# read: no secret may reach the command, the refusals the monitor sees are
+# reported, and --explain says which way read opens go. A denied name
+# inside a write root (./.env), which the layer grants with its root, keeps
+# every read open the monitor's (0917 races that case).
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+cd "$P" || exit 1
+CRED="$HOME/.aws/credentials"
+echo "OLD-$CANARY" > "$CRED"
+S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws/credentials"],"allowWrite":["."],"denyWrite":[]}')
+S_ENV=$(fsjson s-env '{"denyRead":["~/.ssh","~/.aws/credentials","./.env"],"allowWrite":["."],"denyWrite":[]}')
+echo "OLD-$CANARY" > "$P/.env"
+
+"$SRT" --backend="$BACKEND" --settings "$S" --explain -c true > "$WORK/explain.out" 2>&1
+attempt H1 "--explain: read opens go on to the kernel when the layer refuses every denied name" \
+	grep -q "^plan: read opens that reach no denied name go on to the kernel" "$WORK/explain.out"
+"$SRT" --backend="$BACKEND" --settings "$S_ENV" --explain -c true > "$WORK/explain-env.out" 2>&1
+attempt H1 "--explain: not with a denied name inside a write root (the monitor makes every read open)" \
+	sh -c "grep -q '^landlock layer: applied' '$WORK/explain-env.out' && ! grep -q 'go on to the kernel' '$WORK/explain-env.out'"
+if ! grep -q "go on to the kernel" "$WORK/explain.out"; then
+	diag "$(grep -i 'landlock layer' "$WORK/explain.out")"
+	skip_rest 4 "the Landlock layer is not applied here: every read open stays the monitor's (0917)"
+	echo "1..$_tap_n"
+	exit 0
+fi
+
+cat > "$WORK/reader.py" <<'EOF'
+import ctypes, os, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+mode, cred = sys.argv[1], sys.argv[2].encode()
+buf = ctypes.create_string_buffer(1024)
+buf.value = b"safe"
+with open("safe-" + mode, "w") as f:
+    f.write("SAFE\n")
+stop = False
+def flip():
+    a, b, mv = cred + b"\0", b"safe-" + mode.encode() + b"\0", ctypes.memmove
+    while not stop:
+        mv(buf, a, len(a))
+        mv(buf, b, len(b))
+if mode == "rewrite":
+    threading.Thread(target=flip, daemon=True).start()
+open("started-" + mode, "w").close()
+tries = hits = refused = safe = 0
+r = ctypes.create_string_buffer(64)
+names = [cred, b"/proc/self/root" + cred]
+t0 = time.time()
+while not os.path.exists("stop") and time.time() - t0 < 60:
+    tries += 1
+    path = buf if mode == "rewrite" else names[tries % 2]
+    fd = libc.open(path, 0)
+    if fd < 0:
+        refused += 1
+        continue
+    n = libc.read(fd, r, 63)
+    if n > 0 and (r.raw.startswith(b"SECRET-") or r.raw.startswith(b"OLD-")):
+        hits += 1
+    elif n > 0 and r.raw.startswith(b"SAFE"):
+        safe += 1
+    libc.close(fd)
+stop = True
+with open("result-" + mode, "w") as f:
+    f.write("%s tries %d hits %d refused %d safe %d\n" % (mode, tries, hits, refused, safe))
+EOF
+srt__bg -s "$S" -c "$PY $WORK/reader.py rewrite $CRED & $PY $WORK/reader.py direct $CRED; wait"
+pid=$!
+wait_for "$P/started-rewrite" 100 && wait_for "$P/started-direct" 100 ||
+	diag "the readers did not start: $(cat "$WORK/bg.out")"
+"$PY" - "$HOME/.ssh" "$CRED" <<'EOF'
+import os, sys
+hidden, cred = sys.argv[1], sys.argv[2]
+for i in range(500):
+    t = os.path.join(hidden, "cred.tmp")
+    with open(t, "w") as f:
+        f.write("SECRET-%d\n" % i)
+    os.rename(t, cred)
+EOF
+touch "$P/stop"
+for i in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill "$pid" 2>/dev/null
+wait "$pid"
+for mode in rewrite direct; do
+	line=$(grep "^$mode tries " "$P/result-$mode" 2>/dev/null)
+	hits=$(echo "$line" | awk '{print $5}')
+	refused=$(echo "$line" | awk '{print $7}')
+	diag "500 host renames over a denied ~/.aws/credentials, $mode reads: $line"
+	attempt H1 "the $mode race ran and its opens of the denied name were refused ($line)" \
+		sh -c "[ -n '$refused' ] && [ '$refused' -gt 0 ]"
+	attempt H1 "no secret read by $mode opens while read opens go on to the kernel ($line)" \
+		sh -c "[ -n '$hits' ] && [ '$hits' -eq 0 ]"
+done
+attempt H1 "the refused reads of the denied name are reported" \
+	grep -q "deny open.* $CRED" "$WORK/bg.out"
+echo "1..$_tap_n"
