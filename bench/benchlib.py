@@ -291,11 +291,18 @@ ROWS = [
     ("walk.dry.d6", "plan + walk only (--dry-run), depth 6", "ms", "walk.dry.empty", "empty cwd", "diff", None),
     ("build.srt.cpu", "build-shaped load (bench/buildmix.c, make -j2), allowWrite [\".\"]: CPU time of the whole tree", "ms", "build.out.cpu", "outside", "ratio_le", 1.05),
     ("build.deny.cpu", "the same with denyRead (read violations observed and reported): CPU time", "ms", "build.out.cpu", "outside", "ratio_le", 1.05),
+    ("build.srt.paired", "allowWrite: the median of the per-round CPU time ratios (each round's own outside build)", "x", None, "", "le", 1.05),
+    ("build.deny.paired", "denyRead: the median of the per-round CPU time ratios", "x", None, "", "le", 1.05),
+    ("build.notify.paired", "a supervisor answering each open at once: the median of the per-round ratios (the floor of any observer of each open)", "x", None, "", None, None),
     ("build.srt", "build-shaped load, allowWrite [\".\"]: wall time (the scheduler's share, see README)", "ms", "build.out", "outside", None, None),
     ("build.deny", "the same with denyRead: wall time", "ms", "build.out", "outside", None, None),
+    ("build.notify.cpu", "the same build outside, every open sent to a supervisor that answers at once (bench/notifyfloor.c): the floor of any observer of each open", "ms", "build.out.cpu", "outside", None, None),
+    ("realbuild.nodeny.cpu", "make -j2 of this tree (--only realbuild), allowWrite the tree: CPU time of the whole tree", "ms", "realbuild.out.cpu", "outside", "ratio_le", 1.05),
+    ("realbuild.deny.cpu", "the same with denyRead (read violations observed and reported): CPU time", "ms", "realbuild.out.cpu", "outside", "ratio_le", 1.05),
     ("open.root.us", "CPU time of one open (whole tree), srt, file in the write root (bench/opencost.c)", "us", "open.out.us", "outside", None, None),
     ("open.other.us", "CPU time of one open, srt, file outside the write roots", "us", "open.out.us", "outside", None, None),
     ("open.deny.us", "CPU time of one open, srt with denyRead (the read observer), file in the write root", "us", "open.out.us", "outside", None, None),
+    ("open.notify.us", "CPU time of one open answered at once by a supervisor (bench/notifyfloor.c)", "us", "open.out.us", "outside", None, None),
 ]
 
 
@@ -310,6 +317,7 @@ CEILINGS = {
     "startup.net.floor": "startup.helper",
     "tput.connect.mibs": "tput.floor.mibs",
     "conc.rps": "conc.floor.rps",
+    "build.deny.cpu": "build.notify.cpu",
 }
 
 

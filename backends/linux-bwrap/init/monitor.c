@@ -1989,8 +1989,7 @@ static int open_act(void *p)
 }
 
 /* Open, for the caller, what r reached, with the caller's flags and mode.
- * 0 with *fd to hand over, 1 when a thread answers (a FIFO), 2 when the
- * kernel may open it for the caller (SRT_MONITOR_LAYER_READS), or -errno. */
+ * 0 with *fd to hand over, 1 when a thread answers (a FIFO), or -errno. */
 static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req, struct reach *r,
 			const char *rel, const char *real, uint32_t fl, mode_t mode, int *fd)
 {
@@ -2053,9 +2052,6 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	} else {
 		a.kind = ACT_REOPEN;
 	}
-	if (a.kind == ACT_REOPEN && !procfs && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS) &&
-	    (m->flags & SRT_MONITOR_LAYER_READS))
-		return 2; /* the kernel opens it, under the layer (monitor.h) */
 	if (a.kind == ACT_REOPEN && !procfs && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS)) {
 		/* a plain read open: the thread under the layer reopens it,
 		 * checks it and answers; what was judged is its to close */
@@ -2165,6 +2161,13 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		reach_close(&r);
 		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
 	}
+	if ((m->flags & SRT_MONITOR_LAYER_READS) && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS)) {
+		/* a plain read open found harmless, and the command's layer
+		 * refuses every denied name by itself: the kernel opens it, as
+		 * the command (monitor.h) */
+		reach_close(&r);
+		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
+	}
 	/* a call that creates or truncates is not made for nobody (a plain
 	 * open for a caller gone meanwhile fails at ADDFD: ENOENT) */
 	if ((fl & (O_CREAT | O_TRUNC)) && !still_waiting(m, req->id)) {
@@ -2175,8 +2178,6 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	reach_close(&r);
 	if (rc == 1)
 		return 1;
-	if (rc == 2)
-		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
 	if (rc < 0) {
 		if (fl & SRT_OPEN_WRITE_FLAGS)
 			report_write(m, s->name, where, -rc);

@@ -24,12 +24,13 @@
  *    through it reopens /proc/self/fd/N, judged by the file's own path.
  *    With SRT_MONITOR_LAYER_READS (srt found that the command's Landlock
  *    layer refuses the contents of every 'h' path by itself: each lies
- *    outside every write root), a plain read open of a file outside
- *    /proc that reaches no denied name goes on to the kernel too: the
- *    handing over of a descriptor costs a second wake-up of the caller
- *    (three quarters of an observed open's time), and what the kernel
- *    resolves then, if another thread rewrote the path meanwhile, is still
- *    refused by the layer;
+ *    outside every write root), a plain read open (no write, create,
+ *    truncate or append flag) that reaches no denied name goes on to the
+ *    kernel too, which opens it as the command (its /dev/tty, its FIFOs,
+ *    its own rights in /proc): the handing over of a descriptor costs a
+ *    second wake-up of the caller (three quarters of an observed open's
+ *    time), and what the kernel resolves then, if another thread rewrote
+ *    the path meanwhile, is still refused by the layer;
  *  - other file syscalls always go on unchanged (the reply is
  *    SECCOMP_USER_NOTIF_FLAG_CONTINUE); the path is read, classified and
  *    "deny <syscall> <path>" written when the policy refuses that access;
