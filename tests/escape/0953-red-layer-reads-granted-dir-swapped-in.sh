@@ -15,13 +15,18 @@
 # own walk, and the kernel opens ~/.ssh/key (red team: 4053 secrets in 6 s;
 # 0 when the monitor makes the open itself, as with a denied name inside a
 # write root). No secret the host writes under the denied name may reach
-# the command, whichever way the host swapped the directory in.
+# the command, whichever way the host swapped the directory in. A denied
+# file is the same with a file beside it: the host renames ~/.aws/staged-N
+# (there when the run started, so granted) over ~/.aws/credentials and
+# writes the new secret into it at once; the watcher covers the name again
+# a moment later, and in that moment a rewritten path read 1418 secrets in
+# 8 s (0 when the monitor makes the open).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
 echo "SAFE" > "$P/safe"
-S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws/credentials"],"allowWrite":["."],"denyWrite":[]}')
 "$SRT" --backend="$BACKEND" --settings "$S" --explain -c true > "$WORK/explain.out" 2>&1
 if grep -q "go on to the kernel" "$WORK/explain.out"; then
 	diag "read opens go on to the kernel for this policy"
@@ -62,21 +67,35 @@ with open(out, "w") as f:
 PYEOF
 
 # swap: exchange (RENAME_EXCHANGE of ~/.ssh and ~/pub) or move (~/.ssh
-# moved aside, ~/pub moved to ~/.ssh); then the host writes a new key there
-for swap in exchange move; do
-	rm -rf "$HOME/.ssh" "$HOME/.ssh.old" "$HOME/pub"
+# moved aside, ~/pub moved to ~/.ssh), then the host writes a new key
+# there; file: 500 granted files renamed in turn over ~/.aws/credentials,
+# each written at once
+for swap in exchange move file; do
+	rm -rf "$HOME/.ssh" "$HOME/.ssh.old" "$HOME/pub" "$HOME"/.aws/staged-*
 	mkdir -p "$HOME/.ssh" "$HOME/pub"
 	echo "$CANARY" > "$HOME/.ssh/id_canary"
+	echo "OLD-$CANARY" > "$HOME/.aws/credentials"
+	for i in $(seq 0 499); do echo "cfg" > "$HOME/.aws/staged-$i"; done
+	T="$HOME/.ssh/key"
+	[ "$swap" = file ] && T="$HOME/.aws/credentials"
 	rm -f "$P"/res-*
-	srt__bg -s "$S" -c "$PY $WORK/reader.py rewrite $HOME/.ssh/key $P/safe $P/res-rewrite 6 & $PY $WORK/reader.py direct $HOME/.ssh/key $P/safe $P/res-direct 6; wait"
+	srt__bg -s "$S" -c "$PY $WORK/reader.py rewrite $T $P/safe $P/res-rewrite 8 & $PY $WORK/reader.py direct $T $P/safe $P/res-direct 8; wait"
 	pid=$!
 	wait_for "$P/res-rewrite.started" 100 && wait_for "$P/res-direct.started" 100 ||
 		diag "the readers did not start: $(cat "$WORK/bg.out")"
 	"$PY" - "$HOME" "$swap" <<'PYEOF'
-import ctypes, os, sys
+import ctypes, os, sys, time
 home, swap = sys.argv[1], sys.argv[2]
 libc = ctypes.CDLL(None, use_errno=True)
 ssh, pub = os.path.join(home, ".ssh"), os.path.join(home, "pub")
+if swap == "file":
+    aws = os.path.join(home, ".aws")
+    for i in range(500):
+        os.rename(os.path.join(aws, "staged-%d" % i), os.path.join(aws, "credentials"))
+        with open(os.path.join(aws, "credentials"), "w") as f:
+            f.write("SECRET-%d\n" % i)
+        time.sleep(0.005)
+    sys.exit(0)
 if swap == "exchange":
     if libc.renameat2(-100, ssh.encode(), -100, pub.encode(), 2) != 0:
         sys.exit("renameat2 RENAME_EXCHANGE: errno %d" % ctypes.get_errno())
@@ -92,8 +111,8 @@ PYEOF
 	for mode in rewrite direct; do
 		line=$(cat "$P/res-$mode" 2>/dev/null)
 		hits=$(echo "$line" | awk '{print $5}')
-		diag "$swap, $mode reads of ~/.ssh/key: $line"
-		attempt H1 "$swap of a granted directory to ~/.ssh: no key written there is read by $mode opens ($line)" \
+		diag "$swap, $mode reads of $T: $line"
+		attempt H1 "$swap of a granted object to a denied name: no secret written there is read by $mode opens ($line)" \
 			sh -c "[ -n '$hits' ] && [ '$hits' -eq 0 ]"
 	done
 done
