@@ -354,16 +354,6 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 				       &buf, &len, &flags, diag);
 	if (rc)
 		return rc;
-	if (srt__bwrap_monitor_policy_layer(buf, len, &flags, &bc->layer)) {
-		if (srt__strv_push(&bc->plan.notes,
-				   "read opens that reach no denied name go on to the kernel once the violation "
-				   "monitor has judged them: the Landlock layer refuses the contents of every "
-				   "denied name by itself, so what the command's path names by then is still "
-				   "refused")) {
-			free(buf);
-			return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
-		}
-	}
 	for (size_t i = 0; (flags & 4) && i < pol->allow_unix_sockets.n; i++) {
 		char note[PATH_MAX + 256];
 

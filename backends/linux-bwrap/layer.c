@@ -62,18 +62,9 @@ static int host_rule(struct srt__ll_buf *b, const char *path, uint64_t dir_acces
 		    (uint64_t)st.st_ino, path);
 }
 
-/* Note path as a place where the layer lets file contents be read, when
- * access (the rights granted there) has any of those. */
-static int note_read_grant(struct srt__ll_layer *layer, const char *path, uint64_t access)
-{
-	if (!(access & SRT_LL_READ_FILE_RIGHTS))
-		return SRT_OK;
-	return srt__strv_push(&layer->read_grants, path) ? SRT_E_NOMEM : SRT_OK;
-}
-
 /* The layer's own records, appended to the planner's before "end". */
 static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan *plan,
-			 struct srt__ll_buf *b, size_t *n, struct srt__ll_layer *layer)
+			 struct srt__ll_buf *b, size_t *n)
 {
 	static const char *const pseudo[] = { "/dev", "/proc", "/sys" };
 	uint64_t h = plan->handled_fs;
@@ -99,8 +90,6 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 			continue;
 		rc = host_rule(b, real, SRT_LL_READ_RIGHTS | SRT_LL_WRITE_RIGHTS,
 			       SRT_LL_READ_FILE_RIGHTS | SRT_LL_WRITE_FILE_RIGHTS, h, n);
-		if (!rc)
-			rc = note_read_grant(layer, real, SRT_LL_READ_FILE_RIGHTS & h);
 	}
 	/* the masked copies of credential files, read-only, at the files'
 	 * paths: the inode the command opens there is the copy's (the
@@ -114,8 +103,6 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 		(*n)++;
 		rc = srt__ll_rec(b, "rule %" PRIx64 " %" PRIu64 " %" PRIu64 " %s", access,
 				 (uint64_t)st.st_dev, (uint64_t)st.st_ino, pol->masked_files[i].path);
-		if (!rc)
-			rc = note_read_grant(layer, pol->masked_files[i].path, access);
 	}
 	if (rc)
 		return rc;
@@ -129,10 +116,6 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 	if (!rc)
 		rc = srt__ll_rec(b, "here %" PRIx64 " /proc",
 			  (uint64_t)(SRT_LL_READ_RIGHTS | SRT_LL_WRITE_FILE_RIGHTS) & h);
-	if (!rc)
-		rc = note_read_grant(layer, "/dev", dev_rights & h);
-	if (!rc)
-		rc = note_read_grant(layer, "/proc", SRT_LL_READ_RIGHTS & h);
 	*n += 2;
 	return rc;
 }
@@ -200,10 +183,8 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *laye
 		b.len = len - 4;
 		b.cap = len;
 		buf = NULL;
-		rc = extra_records(pol, &plan, &b, &extra, layer);
+		rc = extra_records(pol, &plan, &b, &extra);
 	}
-	for (size_t i = 0; !rc && i < plan.n_rules; i++)
-		rc = note_read_grant(layer, plan.rules[i].path, plan.rules[i].access);
 	if (!rc)
 		rc = srt__ll_rec(&b, "end");
 	if (rc == SRT_E_LIMIT) {
@@ -231,19 +212,6 @@ void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer)
 	if (layer->fd >= 0)
 		close(layer->fd);
 	layer->fd = -1;
-	srt__strv_release(&layer->read_grants);
-}
-
-int srt__bwrap_ll_layer_refuses_read(const struct srt__ll_layer *layer, const char *real)
-{
-	size_t i;
-
-	if (layer->fd < 0 || real[0] != '/')
-		return 0;
-	for (i = 0; i < layer->read_grants.n; i++)
-		if (under(real, layer->read_grants.v[i]) || under(layer->read_grants.v[i], real))
-			return 0;
-	return 1;
 }
 
 void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, int plan_only, FILE *out)

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <srt/error.h>
 #include <srt/policy.h>
-#include "common/strv.h"
 
 struct srt__ll_layer {
 	int fd;            /* sealed memfd holding the plan, or -1: not applied */
@@ -43,9 +42,6 @@ struct srt__ll_layer {
 	char reason[600];  /* fd < 0: why the layer is not applied */
 	int refused;       /* fd < 0 because of this policy on this tree (not
 			    * a kernel without Landlock): the user is told */
-	struct srt__strv read_grants; /* where the plan lets file contents be
-				       * read or executed: real paths, a
-				       * directory's rule reaching all beneath */
 };
 
 /* Plan the layer for pol. Call it before srt__bwrap_plan_mounts: the
@@ -56,13 +52,6 @@ struct srt__ll_layer {
 int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer,
 			struct srt_diag *diag);
 void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer);
-/* Does the layer by itself refuse the contents of what lies at real (a
- * real path), whatever the mounts show there and whatever the host renames
- * into it during the run: the layer is applied, and no rule that lets a
- * file be read or executed is at real, above it or below it? Landlock's
- * rules hold inodes, so a file renamed into a denied directory, or over a
- * denied file, is refused as well. 0 when the layer is not applied. */
-int srt__bwrap_ll_layer_refuses_read(const struct srt__ll_layer *layer, const char *real);
 /* The --explain lines ("landlock layer: ..."). */
 void srt__bwrap_ll_layer_explain(const struct srt__ll_layer *layer, int plan_only, FILE *out);
 

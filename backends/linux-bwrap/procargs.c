@@ -17,7 +17,6 @@
  * so there we do not ask. */
 #include "config.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,6 @@
 #include <unistd.h>
 
 #include "procargs.h"
-#include "backends/linux-common/mountinfo.h"
 #include "backends/linux-common/unix-path.h"
 
 static int push_all(struct srt__strv *w, const char *const *v)
@@ -234,8 +232,6 @@ nomem:
 
 /* ---- the violation monitor's policy ------------------------------------ */
 
-#define MONITOR_MAGIC "srt-monitor-policy 1" /* init/monitor.h's SRT_MONITOR_MAGIC */
-
 struct mrec {
 	char state;
 	const char *path;
@@ -278,17 +274,14 @@ static int path_covers(const char *a, const char *b)
 	return strncmp(a, b, l) == 0 && (b[l] == '\0' || b[l] == '/');
 }
 
-/* Is p a placeholder the run made (in created)? A plan that is only
- * printed makes none: there, what is missing now is what a run makes. */
-static int is_created(const struct srt_policy *pol, const struct srt__strv *created, const char *p)
+static int is_created(const struct srt__strv *created, const char *p)
 {
-	struct stat st;
 	size_t i;
 
 	for (i = 0; created && i < created->n; i++)
 		if (strcmp(created->v[i], p) == 0)
 			return 1;
-	return pol->plan_only && lstat(p, &st) != 0 && errno == ENOENT;
+	return 0;
 }
 
 static int mrec_push(struct mrec **v, size_t *n, size_t *alloc, char state, const char *path)
@@ -380,16 +373,16 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 
 		if ((!strcmp(a, "--bind") || !strcmp(a, "--ro-bind")) && y) {
 			if (!strcmp(x, "/dev/null"))
-				st = is_created(pol, created, y) ? 'p' : 'h';
+				st = is_created(created, y) ? 'p' : 'h';
 			else if (a[2] == 'r')
-				st = is_created(pol, created, y) ? 'p' : 'r';
+				st = is_created(created, y) ? 'p' : 'r';
 			else
 				st = 'w';
 			if (mrec_push(&r, &n, &alloc, st, y))
 				goto fail;
 			i += 2;
 		} else if (!strcmp(a, "--tmpfs") && x) {
-			if (mrec_push(&r, &n, &alloc, is_created(pol, created, x) ? 'p' : 'h', x))
+			if (mrec_push(&r, &n, &alloc, is_created(created, x) ? 'p' : 'h', x))
 				goto fail;
 			i += 1;
 		} else if ((!strcmp(a, "--perms") || !strcmp(a, "--dir")) && x) {
@@ -415,7 +408,7 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 	if (known) {
 		/* the helper covers these after all of bwrap's mounts */
 		for (i = 0; hidden && i < hidden->n; i++)
-			if (mrec_push(&r, &n, &alloc, is_created(pol, created, hidden->v[i]) ? 'p' : 'h',
+			if (mrec_push(&r, &n, &alloc, is_created(created, hidden->v[i]) ? 'p' : 'h',
 				      hidden->v[i]))
 				goto fail;
 		for (i = 0; pinned_links && i < pinned_links->n; i++)
@@ -439,8 +432,8 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 	}
 	if (pol->allow_unix_sockets.n && !pol->allow_all_unix_sockets)
 		flags |= 4; /* SRT_MONITOR_UNIX_PATHS */
-	snprintf(fl, sizeof(fl), "f%x", flags);
-	if (mbuf_put(&b, 0, MONITOR_MAGIC) || mbuf_put(&b, 0, fl))
+	snprintf(fl, sizeof(fl), "f%u", flags);
+	if (mbuf_put(&b, 0, "srt-monitor-policy 1") || mbuf_put(&b, 0, fl))
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (mbuf_put(&b, r[i].state, r[i].path))
@@ -459,40 +452,4 @@ fail:
 	free(r);
 	free(b.v);
 	return rc == SRT_E_NOMEM ? srt_diag_set(diag, SRT_E_NOMEM, "", "monitor policy: out of memory") : rc;
-}
-
-/* Does the Landlock layer by itself refuse the contents of every name the
- * policy hides ('h' records: the names a read is refused at; a 'p'
- * placeholder refuses writes only)? Landlock's rules hold inodes: what the
- * host renames into a denied directory or over a denied file during the
- * run is refused too. A name inside a write root is the mounts' alone (the
- * layer grants the whole root), and a policy that hides nothing has
- * nothing to say. */
-static int layer_refuses_hidden(const char *buf, size_t len, const struct srt__ll_layer *layer)
-{
-	const char *p, *end = buf + len;
-	int any = 0;
-
-	for (p = buf; p < end; p += strlen(p) + 1) {
-		char real[PATH_MAX];
-
-		if (p[0] != 'h' || p[1] != '/')
-			continue;
-		if (srt__realpath_memo(p + 1, real) != 0 || !srt__bwrap_ll_layer_refuses_read(layer, real))
-			return 0;
-		any = 1;
-	}
-	return any;
-}
-
-int srt__bwrap_monitor_policy_layer(char *buf, size_t len, unsigned *flags, const struct srt__ll_layer *layer)
-{
-	size_t magic = strlen(MONITOR_MAGIC) + 1;
-	char *fr = buf + magic;
-
-	if (!(*flags & 2) || len < magic + 3 || fr[0] != 'f' || !layer_refuses_hidden(buf, len, layer))
-		return 0;
-	*flags |= 8;
-	fr[1] = "0123456789abcdef"[*flags & 15];
-	return 1;
 }

@@ -6,7 +6,6 @@
 
 #include <srt/error.h>
 #include <srt/policy.h>
-#include "layer.h"
 #include "mounts.h"
 
 /* Can srt-linux-init make the sandbox's /dev and /proc itself
@@ -87,13 +86,5 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
 			      const struct srt__strv *created,
 			      char **out, size_t *len, unsigned *flags, struct srt_diag *diag);
-
-/* When the policy (buf, len, from srt__bwrap_monitor_policy) observes reads
- * (flag 2) and the Landlock layer by itself refuses the contents of every
- * name it hides (see layer.h), add flag 8 to *flags and to the policy's
- * flags record and return 1: the monitor may then let a plain read open
- * that reaches no denied name go on to the kernel (init/monitor.h).
- * Otherwise 0, nothing changed. */
-int srt__bwrap_monitor_policy_layer(char *buf, size_t len, unsigned *flags, const struct srt__ll_layer *layer);
 
 #endif

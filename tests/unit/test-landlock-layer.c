@@ -6,10 +6,7 @@
  *  - with the layer replayed, the same process cannot unmount the mask,
  *    and even with no mask at all Landlock refuses the secret while the
  *    rest of the policy (reads, the write root) works;
- *  - srt-landlock-exec's mode refuses the layer's "here" records;
- *  - which names the layer refuses by itself (srt__bwrap_ll_layer_refuses_read),
- *    and the monitor policy's flag that lets read opens go on to the kernel
- *    only when every hidden name is one of them.
+ *  - srt-landlock-exec's mode refuses the layer's "here" records.
  * Each case runs in its own forked process. */
 #include "config.h"
 
@@ -26,7 +23,6 @@
 #include <unistd.h>
 
 #include "backends/linux-bwrap/layer.h"
-#include "backends/linux-bwrap/procargs.h"
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "tests/unit/tap.h"
@@ -252,111 +248,6 @@ out:
 	srt__bwrap_ll_layer_release(&layer);
 }
 
-/* A monitor policy with the given records after the flags record "f<f>". */
-static size_t policy(char *buf, size_t cap, char f, const char *const *recs)
-{
-	size_t o = 0;
-
-	o += (size_t)snprintf(buf + o, cap - o, "srt-monitor-policy 1") + 1;
-	o += (size_t)snprintf(buf + o, cap - o, "f%c", f) + 1;
-	for (; *recs && o < cap; recs++)
-		o += (size_t)snprintf(buf + o, cap - o, "%s", *recs) + 1;
-	return o;
-}
-
-/* What the layer refuses by itself, and the monitor policy's flag 8. */
-static void case_refuses_read(void)
-{
-	struct srt_rule deny = { secret_dir, 0, "filesystem.denyRead[0]" };
-	struct srt_rule allow = { root, 0, "filesystem.allowWrite[0]" };
-	struct srt_policy pol;
-	struct srt__ll_layer layer, none;
-	struct srt_diag diag;
-	char in_root[192], alias[192], via_alias[256], h_secret[256], h_in_root[256], h_alias[320];
-	char buf[1024], sub[224];
-	unsigned flags;
-	size_t len;
-	int rc;
-
-	memset(&pol, 0, sizeof(pol));
-	memset(&diag, 0, sizeof(diag));
-	memset(&none, 0, sizeof(none));
-	none.fd = -1;
-	pol.cwd = root;
-	pol.deny_read.v = &deny;
-	pol.deny_read.n = 1;
-	pol.allow_write.v = &allow;
-	pol.allow_write.n = 1;
-	pol.mandatory_deny_depth = 3;
-	if (srt__ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 3) {
-		printf("ok %d # SKIP the kernel offers no Landlock ABI 3: no layer to ask\n", ++tap_n);
-		return;
-	}
-	rc = srt__bwrap_ll_layer(&pol, &layer, &diag);
-	ok(rc == 0 && layer.fd >= 0, "the layer plans and is applied (%s)", rc ? diag.message : layer.reason);
-	if (rc || layer.fd < 0)
-		return;
-	snprintf(in_root, sizeof(in_root), "%s/sec", root);
-	snprintf(alias, sizeof(alias), "%s/alias", top);
-	snprintf(via_alias, sizeof(via_alias), "%s/sec", alias);
-	snprintf(sub, sizeof(sub), "%s/sub", secret_dir);
-	if (mkdir(in_root, 0755) != 0 || symlink(root, alias) != 0) {
-		printf("Bail out! set up %s: %s\n", in_root, strerror(errno));
-		exit(1);
-	}
-	ok(srt__bwrap_ll_layer_refuses_read(&layer, secret_dir) &&
-	   srt__bwrap_ll_layer_refuses_read(&layer, secret) && srt__bwrap_ll_layer_refuses_read(&layer, sub),
-	   "the denied directory, its file and a name not made yet in it: refused by the layer itself");
-	ok(!srt__bwrap_ll_layer_refuses_read(&layer, in_root) && !srt__bwrap_ll_layer_refuses_read(&layer, root),
-	   "inside the write root: the layer grants the whole root, the mounts refuse alone");
-	ok(!srt__bwrap_ll_layer_refuses_read(&layer, other), "a readable file beside it: not refused");
-	ok(!srt__bwrap_ll_layer_refuses_read(&layer, top), "a directory with grants below it: not refused");
-	ok(!srt__bwrap_ll_layer_refuses_read(&none, secret_dir), "no layer applied: nothing refused by it");
-
-	snprintf(h_secret, sizeof(h_secret), "h%s", secret_dir);
-	snprintf(h_in_root, sizeof(h_in_root), "h%s", in_root);
-	snprintf(h_alias, sizeof(h_alias), "h%s", via_alias);
-	{
-		const char *const recs[] = { "r/", h_secret, "p/nowhere/.bashrc", NULL };
-
-		len = policy(buf, sizeof(buf), '3', recs);
-		flags = 3;
-		ok(srt__bwrap_monitor_policy_layer(buf, len, &flags, &layer) == 1 && flags == 11 &&
-		   !strcmp(buf + sizeof("srt-monitor-policy 1"), "fb"),
-		   "every hidden name refused by the layer: flag 8 in the policy's flags record (f%s)",
-		   buf + sizeof("srt-monitor-policy 1") + 1);
-		len = policy(buf, sizeof(buf), '3', recs);
-		flags = 3;
-		ok(srt__bwrap_monitor_policy_layer(buf, len, &flags, &none) == 0 && flags == 3 &&
-		   !strcmp(buf + sizeof("srt-monitor-policy 1"), "f3"),
-		   "no layer: the policy unchanged");
-		len = policy(buf, sizeof(buf), '1', recs);
-		flags = 1;
-		ok(srt__bwrap_monitor_policy_layer(buf, len, &flags, &layer) == 0 && flags == 1,
-		   "reads not observed: nothing to add");
-	}
-	{
-		const char *const recs[] = { "r/", h_secret, h_in_root, NULL };
-
-		len = policy(buf, sizeof(buf), '3', recs);
-		flags = 3;
-		ok(srt__bwrap_monitor_policy_layer(buf, len, &flags, &layer) == 0 && flags == 3 &&
-		   !strcmp(buf + sizeof("srt-monitor-policy 1"), "f3"),
-		   "one hidden name inside a write root: every read open stays the monitor's");
-	}
-	{
-		const char *const recs[] = { "r/", h_secret, h_alias, NULL };
-
-		len = policy(buf, sizeof(buf), '3', recs);
-		flags = 3;
-		ok(srt__bwrap_monitor_policy_layer(buf, len, &flags, &layer) == 0 && flags == 3,
-		   "a hidden name spelled through a link into the write root is judged by its real path");
-	}
-	unlink(alias);
-	rmdir(in_root);
-	srt__bwrap_ll_layer_release(&layer);
-}
-
 int main(void)
 {
 	snprintf(top, sizeof(top), "/tmp/srt-ll-layer.XXXXXX");
@@ -380,7 +271,6 @@ int main(void)
 	}
 
 	TAP_RUN(case_layer);
-	TAP_RUN(case_refuses_read);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);

@@ -29,7 +29,6 @@
  * grows with the number of notifications. */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -212,16 +211,11 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 	memcpy(m->blob, buf, len);
 	end = m->blob + len;
 	p = m->blob + sizeof(SRT_MONITOR_MAGIC);
-	if (p + 2 >= end || p[0] != 'f' || !isxdigit((unsigned char)p[1]) || isupper((unsigned char)p[1]) ||
-	    p[2] != '\0') {
+	if (p >= end || p[0] != 'f' || p[1] < '0' || p[1] > '7' || p[2] != '\0') {
 		snprintf(err, errlen, "policy flags record missing or invalid");
 		goto fail;
 	}
-	m->flags = (unsigned)(isdigit((unsigned char)p[1]) ? p[1] - '0' : p[1] - 'a' + 10);
-	if ((m->flags & SRT_MONITOR_LAYER_READS) && !(m->flags & SRT_MONITOR_READS)) {
-		snprintf(err, errlen, "policy flags: the layer's reads without reads observed");
-		goto fail;
-	}
+	m->flags = (unsigned)(p[1] - '0');
 	p += 3;
 	{
 		const char *q;
@@ -2158,13 +2152,6 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		 * none): let it make its own. That one reads nothing: a read
 		 * through it is an open of /proc/self/fd/N, judged here by the
 		 * path the file has then */
-		reach_close(&r);
-		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
-	}
-	if ((m->flags & SRT_MONITOR_LAYER_READS) && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS)) {
-		/* a plain read open found harmless, and the command's layer
-		 * refuses every denied name by itself: the kernel opens it, as
-		 * the command (monitor.h) */
 		reach_close(&r);
 		return reply(m, req->id, 0, 1) == 0 ? 1 : -1;
 	}

@@ -21,16 +21,7 @@
  *    SECCOMP_IOCTL_NOTIF_ADDFD (Linux >= 5.9; srt__monitor_attach answers
  *    -EOPNOTSUPP without it). An O_PATH open, which reads nothing and which
  *    ADDFD cannot hand over, goes on to the kernel once judged: a read
- *    through it reopens /proc/self/fd/N, judged by the file's own path.
- *    With SRT_MONITOR_LAYER_READS (srt found that the command's Landlock
- *    layer refuses the contents of every 'h' path by itself: each lies
- *    outside every write root), a plain read open (no write, create,
- *    truncate or append flag) that reaches no denied name goes on to the
- *    kernel too, which opens it as the command (its /dev/tty, its FIFOs,
- *    its own rights in /proc): the handing over of a descriptor costs a
- *    second wake-up of the caller (three quarters of an observed open's
- *    time), and what the kernel resolves then, if another thread rewrote
- *    the path meanwhile, is still refused by the layer;
+ *    through it reopens /proc/self/fd/N, judged by the file's own path;
  *  - other file syscalls always go on unchanged (the reply is
  *    SECCOMP_USER_NOTIF_FLAG_CONTINUE); the path is read, classified and
  *    "deny <syscall> <path>" written when the policy refuses that access;
@@ -46,7 +37,7 @@
  *
  * Policy memfd format (written by procargs.c, srt__bwrap_monitor_policy):
  * NUL-terminated records, the first "srt-monitor-policy 1", the second
- * "f<hex digit>" with the SRT_MONITOR_* flags, then one record per mount in the
+ * "f<digit>" with the SRT_MONITOR_* flags, then one record per mount in the
  * order bwrap makes them: a state letter and an absolute path. The state of
  * a path is that of the LAST record at the path or above it (a later mount
  * hides everything mounted below its destination before it):
@@ -69,8 +60,6 @@ enum srt__monitor_flag {
 	SRT_MONITOR_WRITES = 1u << 0, /* observe write-intent file syscalls */
 	SRT_MONITOR_READS = 1u << 1,  /* observe read opens (some path is hidden) */
 	SRT_MONITOR_UNIX_PATHS = 1u << 2, /* 'u' records: observe every connect */
-	SRT_MONITOR_LAYER_READS = 1u << 3, /* the Landlock layer refuses every
-					    * hidden name's contents by itself */
 };
 
 /* Events written at once at most (a burst), then SRT_MONITOR_RATE a

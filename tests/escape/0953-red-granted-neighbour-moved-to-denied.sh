@@ -1,6 +1,8 @@
 #!/bin/bash
-# Escape class H1 (linux-bwrap), red team: read opens that go on to the
-# kernel when the Landlock layer "refuses every denied name by itself".
+# Escape class H1 (linux-bwrap), red team: why the violation monitor makes
+# every judged read open itself, even where srt's Landlock layer refuses
+# the denied names too (a variant that let them go on to the kernel, on the
+# strength of the layer, read thousands of secrets here).
 # The layer's rules hold inodes, and the planner grants every entry beside
 # a denied path one by one: a directory beside ~/.ssh (~/pub here) carries
 # a read rule of its own. When the host moves that directory to the denied
@@ -27,13 +29,6 @@ P="$WORK/proj"
 cd "$P" || exit 1
 echo "SAFE" > "$P/safe"
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws/credentials"],"allowWrite":["."],"denyWrite":[]}')
-"$SRT" --backend="$BACKEND" --settings "$S" --explain -c true > "$WORK/explain.out" 2>&1
-if grep -q "go on to the kernel" "$WORK/explain.out"; then
-	diag "read opens go on to the kernel for this policy"
-else
-	diag "read opens stay the monitor's for this policy: $(grep -i 'landlock layer' "$WORK/explain.out" | head -1)"
-fi
-
 cat > "$WORK/reader.py" <<'PYEOF'
 import ctypes, sys, threading, time
 libc = ctypes.CDLL(None, use_errno=True)

@@ -1,22 +1,18 @@
 #!/bin/bash
-# Escape class H1 (linux-bwrap): read opens that go on to the kernel. When
-# the command's Landlock layer refuses the contents of every denied name by
-# itself (each lies outside every write root), the violation monitor judges
-# a plain read open and then lets the kernel make it, instead of making it
-# and handing the file over: the kernel reads the path again, so what it
-# opens is whatever the path names by then. Here, with ~/.ssh and the file
-# ~/.aws/credentials denied (a file's cover is what a host rename detaches),
-# one thread of the command rewrites its path buffer between
-# "safe" (a file it may read) and ~/.aws/credentials while another opens
-# that buffer in a loop, a second reader opens the denied name directly and
-# through /proc/self/root, and the host renames a new credentials file over
-# the denied one 500 times (each rename detaches the cover of the name until
-# the watcher covers it again). The layer's rules hold inodes, so neither a
-# name the monitor never saw nor a file the cover no longer hides may be
-# read: no secret may reach the command, the refusals the monitor sees are
-# reported, and --explain says which way read opens go. A denied name
-# inside a write root (./.env), which the layer grants with its root, keeps
-# every read open the monitor's (0917 races that case).
+# Escape class H1 (linux-bwrap): a path rewritten between the violation
+# monitor's read and the kernel's, for a denied file outside every write
+# root, where srt's Landlock layer refuses the denied name as well (0917
+# races a denied .env inside the write root, which the layer grants with
+# its root). With ~/.ssh and the file ~/.aws/credentials denied (a file's
+# cover is what a host rename detaches), one thread of the command rewrites
+# its path buffer between "safe" (a file it may read) and ~/.aws/credentials
+# while another opens that buffer in a loop, a second reader opens the
+# denied name directly and through /proc/self/root, and the host renames a
+# new credentials file over the denied one 500 times. The monitor makes
+# every read open itself, on what it resolved, so no secret may reach the
+# command, and the refusals it sees are reported. (A faster variant that
+# let judged read opens go on to the kernel here, trusting the layer, was
+# broken by a host moving a granted neighbour onto the denied name: 0953.)
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -24,21 +20,6 @@ cd "$P" || exit 1
 CRED="$HOME/.aws/credentials"
 echo "OLD-$CANARY" > "$CRED"
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws/credentials"],"allowWrite":["."],"denyWrite":[]}')
-S_ENV=$(fsjson s-env '{"denyRead":["~/.ssh","~/.aws/credentials","./.env"],"allowWrite":["."],"denyWrite":[]}')
-echo "OLD-$CANARY" > "$P/.env"
-
-"$SRT" --backend="$BACKEND" --settings "$S" --explain -c true > "$WORK/explain.out" 2>&1
-attempt H1 "--explain: read opens go on to the kernel when the layer refuses every denied name" \
-	grep -q "^plan: read opens that reach no denied name go on to the kernel" "$WORK/explain.out"
-"$SRT" --backend="$BACKEND" --settings "$S_ENV" --explain -c true > "$WORK/explain-env.out" 2>&1
-attempt H1 "--explain: not with a denied name inside a write root (the monitor makes every read open)" \
-	sh -c "grep -q '^landlock layer: applied' '$WORK/explain-env.out' && ! grep -q 'go on to the kernel' '$WORK/explain-env.out'"
-if ! grep -q "go on to the kernel" "$WORK/explain.out"; then
-	diag "$(grep -i 'landlock layer' "$WORK/explain.out")"
-	skip_rest 4 "the Landlock layer is not applied here: every read open stays the monitor's (0917)"
-	echo "1..$_tap_n"
-	exit 0
-fi
 
 cat > "$WORK/reader.py" <<'EOF'
 import ctypes, os, sys, threading, time
@@ -102,7 +83,7 @@ for mode in rewrite direct; do
 	diag "500 host renames over a denied ~/.aws/credentials, $mode reads: $line"
 	attempt H1 "the $mode race ran and its opens of the denied name were refused ($line)" \
 		sh -c "[ -n '$refused' ] && [ '$refused' -gt 0 ]"
-	attempt H1 "no secret read by $mode opens while read opens go on to the kernel ($line)" \
+	attempt H1 "no secret read by $mode opens of a rewritten or direct path ($line)" \
 		sh -c "[ -n '$hits' ] && [ '$hits' -eq 0 ]"
 done
 attempt H1 "the refused reads of the denied name are reported" \
