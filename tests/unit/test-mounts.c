@@ -1466,6 +1466,7 @@ static void test_resolve_memo(void)
 	ok(err == 0 && links.n >= 1 && ol > strlen(tail) && !strcmp(out + ol - strlen(tail), tail),
 	   "after the plan, a directory replaced by a link is followed (%s)", out);
 	srt__strv_release(&links);
+	drop_tree();
 }
 
 int main(void)

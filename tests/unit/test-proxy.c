@@ -2463,5 +2463,13 @@ int main(void)
 		printf("# no private network namespace (%s): resolver tests skipped\n", strerror(errno));
 	tap_case_timeout(case_listen_range, "case_listen_range", 60);
 	tap_case_timeout(case_proxy, "case_proxy", 300);
+	{
+		/* the namespace's hosts and resolv.conf live in it */
+		char cmd[sizeof(dir) + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
 	return tap_done();
 }
