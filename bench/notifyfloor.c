@@ -110,26 +110,40 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+struct supervisor {
+	int listener;
+	pid_t child; /* killed when the supervisor cannot go on: its opens
+		      * would wait for an answer forever */
+};
+
+static void *give_up(const struct supervisor *s, const char *what)
+{
+	fprintf(stderr, "notifyfloor: %s: %s\n", what, strerror(errno));
+	kill(s->child, SIGKILL);
+	return NULL;
+}
+
 static void *answer(void *p)
 {
-	int listener = *(int *)p;
+	const struct supervisor *s = p;
+	int listener = s->listener;
 	struct seccomp_notif_sizes sz;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
-		return NULL;
+		return give_up(s, "SECCOMP_GET_NOTIF_SIZES");
 	req = calloc(1, sz.seccomp_notif > sizeof(*req) ? sz.seccomp_notif : sizeof(*req));
 	resp = calloc(1, sz.seccomp_notif_resp > sizeof(*resp) ? sz.seccomp_notif_resp : sizeof(*resp));
 	if (!req || !resp)
-		return NULL;
+		return give_up(s, "out of memory");
 	for (;;) {
 		memset(req, 0, sz.seccomp_notif);
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) {
 			struct pollfd pf = { listener, POLLIN, 0 };
 
 			if (errno != EINTR && errno != ENOENT)
-				return NULL;
+				return give_up(s, "SECCOMP_IOCTL_NOTIF_RECV");
 			if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLHUP) && !(pf.revents & POLLIN))
 				return NULL; /* nobody uses the filter any more */
 			continue;
@@ -145,6 +159,7 @@ int main(int argc, char **argv)
 {
 	int sv[2], listener, status;
 	uint64_t fl = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	struct supervisor sup;
 	pthread_t t;
 	pid_t pid;
 
@@ -186,7 +201,9 @@ int main(int argc, char **argv)
 	/* without the flag (a kernel before 6.6) the figure is a higher ceiling */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)fl) != 0)
 		fprintf(stderr, "notifyfloor: no synchronous wake-ups here (%s)\n", strerror(errno));
-	if (pthread_create(&t, NULL, answer, &listener) != 0 || write(sv[0], "g", 1) != 1) {
+	sup.listener = listener;
+	sup.child = pid;
+	if (pthread_create(&t, NULL, answer, &sup) != 0 || write(sv[0], "g", 1) != 1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		return 125;
