@@ -351,20 +351,45 @@ time.sleep(120)' "$tmp/held" "$@" 2>/dev/null &
 	td=$(sed -n 's/^TMPDIR: //p' "$tmp/out" | tr -d '\r')
 	[ $rc = 0 ] && case $td in /tmp/claude/srt-run.*) ! [ -e "$td" ];; *) false;; esac
 	ok $? "K the run's TMPDIR ($td) is gone after --explain (status $rc)"
-	# a refused run names no TMPDIR: what srt.exe added to /tmp/claude
-	# and is still there a while later (other programs' runs on this host
-	# come and go there)
+	# a refused run names no TMPDIR: the directories made for srt.exe in
+	# /tmp/claude must be gone after it. Wine makes a directory in its
+	# wineserver, so the persistent server is stopped and the run starts
+	# its own under strace, which sees every mkdir (the Linux tests that
+	# run beside this script make and keep their own srt-run.* there, so a
+	# listing before and after cannot tell whose a directory is). Without
+	# strace, a listing before and after, which holds only when nothing
+	# else runs srt on this host.
 	ls /tmp/claude >"$tmp/before" 2>/dev/null
-	s --backend windows-wfp --settings "$tmp/good.json" -- cmd.exe /c echo hi
-	rc=$?
+	if command -v strace >/dev/null 2>&1; then
+		[ -x "$ws" ] && "$ws" -k 2>/dev/null
+		(cd "$tmp/proj" && strace -f -qq -e trace=mkdir,mkdirat -o "$tmp/trace" \
+			"$wine" "$out/srt.exe" --backend windows-wfp --settings "$tmp/good.json" -- cmd.exe /c echo hi) \
+			>"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		[ -x "$ws" ] && "$ws" -p30 2>/dev/null
+		made=$(sed -n 's|.*mkdir[at]*(.*/tmp/claude/\(srt-run\.[^/"]*\)".*|\1|p' "$tmp/trace" | sort -u)
+		# seeing none would mean this check has lost sight of the run
+		how="strace saw it make: ${made:-nothing}"
+		saw=$made
+	else
+		s --backend windows-wfp --settings "$tmp/good.json" -- cmd.exe /c echo hi
+		rc=$?
+		made=
+		how="no strace: a listing before and after"
+		saw=unchecked
+	fi
 	left=
 	for wait in 0 5 10; do
 		sleep $wait
-		left=$(ls /tmp/claude 2>/dev/null | grep -vxF -f "$tmp/before" | grep '^srt-run\.' | while read -r d; do [ -e "/tmp/claude/$d" ] && echo "$d"; done)
+		if [ -n "$made" ]; then
+			left=$(for d in $made; do [ -e "/tmp/claude/$d" ] && echo "$d"; done)
+		else
+			left=$(ls /tmp/claude 2>/dev/null | grep -vxF -f "$tmp/before" | grep '^srt-run\.' | while read -r d; do [ -e "/tmp/claude/$d" ] && echo "$d"; done)
+		fi
 		[ -z "$left" ] && break
 	done
-	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && [ -z "$left" ]
-	ok $? "K and after a run refused because the backend is not installed (status $rc; left: $left)"
+	[ $rc != 0 ] && has "$tmp/err" "windows-wfp" && [ -n "$saw" ] && [ -z "$left" ]
+	ok $? "K and after a run refused because the backend is not installed (status $rc; $how; left: $left)"
 
 	# srt.exe proxy serving under Wine: --listen on loopback TCP, the test
 	# decider (tests/helpers/decider.py) on srt.exe's stdin and stdout
