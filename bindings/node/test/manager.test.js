@@ -115,7 +115,8 @@ test('registerCommandNetworkLists validates the id', () => {
 });
 
 test('when the service dies, the running command is killed and new ones fail', async () => {
-  const line = await SandboxManager.wrapWithSandbox('sleep 30; echo survived > survived.txt');
+  const line = await SandboxManager.wrapWithSandbox(
+    'echo "$TMPDIR" > tmpdir.txt; sleep 30; echo survived > survived.txt');
   const p = childProcess.spawn('/bin/sh', ['-c', line], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   p.stderr.on('data', (d) => { err += d; });
@@ -130,15 +131,27 @@ test('when the service dies, the running command is killed and new ones fail', a
   });
   const before = line.match(/--socket '?([^' ]+)/)[1];
   const mine = ours.filter((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(before));
-  // one, or two under libtool's wrapper script in a build tree
-  assert.ok(mine.length >= 1);
-  for (const pid of mine) process.kill(pid, 'SIGKILL');
+  // the service itself (this process started it), not the cleanup guard it
+  // forked for this command (a copy of it, with the same command line, left
+  // to init), which is what removes the service's TMPDIR once it is gone
+  const parent = (pid) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '').split(' ')[1]);
+  const service = mine.filter((pid) => parent(pid) === process.pid);
+  assert.strictEqual(service.length, 1, `service processes: ${mine.join(' ')}`);
+  const tmpdir = fs.readFileSync(path.join(work, 'tmpdir.txt'), 'utf8').trim();
+  assert.match(tmpdir, /^\/tmp\/claude[^/]*\/srt-run\./);
+  assert.ok(fs.existsSync(tmpdir), tmpdir);
+  process.kill(service[0], 'SIGKILL');
   // 'close', not 'exit': node reports the exit before it has read the last
   // of stderr, and the message is what this test checks
   const code = await new Promise((r) => p.on('close', (c) => r(c)));
   assert.strictEqual(code, 125, err);
   assert.match(err, /sandbox service/);
   assert.ok(!fs.existsSync(path.join(work, 'survived.txt')));
+  // the guard removes the service's TMPDIR once the sandbox is gone
+  for (let i = 0; i < 50 && fs.existsSync(tmpdir); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  assert.ok(!fs.existsSync(tmpdir), `${tmpdir} left after the service was killed`);
   await new Promise((r) => setTimeout(r, 200));
   assert.throws(() => SandboxManager.wrapWithSandboxArgv('true'), /service has ended/);
 });
