@@ -123,10 +123,12 @@ static int pin_ancestors(struct srt__strv *pins, const char *path, size_t top)
 	}
 }
 
-/* The covered files the helper's watcher must keep covered when the host
- * replaces them: every denied file (the host may replace one anywhere),
- * and every read-only file in a writable directory. Not what lies in a
- * hidden directory (the sandbox's own tmpfs). */
+/* The covered names the helper's watcher must keep covered when the host
+ * replaces them: every denied file and directory (the host may replace one
+ * anywhere: a directory moved away takes its cover with it, and whatever
+ * the host puts at the name next would be bare), and every read-only file
+ * in a writable directory. Not what lies in a hidden directory (the
+ * sandbox's own tmpfs). */
 static int list_watched(struct srt__mount_ctx *c, const size_t *order, size_t n)
 {
 	size_t i;
@@ -138,8 +140,13 @@ static int list_watched(struct srt__mount_ctx *c, const size_t *order, size_t n)
 		char dir[PATH_MAX];
 		const char *slash;
 
-		if (nd->type == T_DIR || inh == M_TMPFS)
+		if (inh == M_TMPFS)
 			continue;
+		if (nd->type == T_DIR) {
+			if (nd->mount == M_TMPFS && srt__strv_push(&c->plan->watch_deny, nd->path))
+				return SRT_E_NOMEM;
+			continue;
+		}
 		if (nd->mount != M_NULL && nd->mount != M_PH_FILE && nd->mount != M_RO)
 			continue;
 		s = srt__mount_state_of(c, nd->path);
