@@ -350,7 +350,7 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 	int p[2], rc;
 
 	rc = srt__bwrap_monitor_policy(pol, &bc->plan.words, &bc->plan.hidden, &bc->plan.pinned_links,
-				       &bc->plan.created,
+				       &bc->plan.missing_denied, &bc->plan.created,
 				       &buf, &len, &flags, diag);
 	if (rc)
 		return rc;

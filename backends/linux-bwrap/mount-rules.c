@@ -168,6 +168,13 @@ int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kin
 		struct stat st;
 
 		rc = srt__mount_note(c, "%s %s: resolves to %s; enforced there", origin, path, res);
+		/* a denied name that is a link: the host may point it elsewhere
+		 * during the run (a dotfile manager's ln -sfn and mv -T), and
+		 * what it leads to then is what the rule means; the watcher
+		 * covers the name itself when anything new arrives there */
+		if (!rc && (kind & K_DR) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    srt__strv_push(&c->plan->watch_deny, path))
+			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 		/* see mounts.c: a link's name is not a mount point */
 		if (!rc && deny && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
 		    links_untrusted(c, &links)) {

@@ -162,6 +162,22 @@ static int list_watched(struct srt__mount_ctx *c, const size_t *order, size_t n)
 		if (srt__mount_state_of(c, dir).w && srt__strv_push(&c->plan->watch_keep, nd->path))
 			return SRT_E_NOMEM;
 	}
+	/* a denied path missing at the start that no hidden directory holds:
+	 * a host tool may make it during the run (the first ssh-keygen makes
+	 * ~/.ssh), and nothing else would cover it */
+	for (i = 0; i < c->n; i++) {
+		const struct srt__mount_node *nd = &c->v[i];
+		long a;
+
+		if (nd->type != T_MISSING || !(nd->kinds & K_DR) || srt__mount_state_of(c, nd->path).r)
+			continue;
+		a = mounted_ancestor(c, nd->path);
+		if (a >= 0 && c->v[a].mount != M_RW && c->v[a].mount != M_RO && c->v[a].mount != M_PH_DIR)
+			continue;
+		if (srt__strv_push(&c->plan->watch_deny, nd->path) ||
+		    srt__strv_push(&c->plan->missing_denied, nd->path))
+			return SRT_E_NOMEM;
+	}
 	return SRT_OK;
 }
 
@@ -188,6 +204,12 @@ int srt__mount_emit(struct srt__mount_ctx *c)
 
 		if (nd->forced) {
 			want = nd->forced;
+			/* a placeholder directory made for a denied path: the
+			 * host may fill it during the run (ssh-keygen finds
+			 * ~/.ssh there), so it is hidden like an existing
+			 * denied directory, never bound read-only onto itself */
+			if (want == M_PH_DIR && !srt__mount_state_of(c, nd->path).r)
+				want = M_TMPFS;
 		} else {
 			struct srt__mount_state s = srt__mount_state_of(c, nd->path);
 

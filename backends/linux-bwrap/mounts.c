@@ -172,6 +172,7 @@ void srt__bwrap_plan_release(struct srt__mount_plan *plan)
 	srt__strv_release(&plan->pinned_links);
 	srt__strv_release(&plan->watch_deny);
 	srt__strv_release(&plan->watch_keep);
+	srt__strv_release(&plan->missing_denied);
 	srt__strv_release(&plan->watch_trees);
 	while (plan->n_lock_fds > 0)
 		close(plan->lock_fds[--plan->n_lock_fds]);

@@ -52,6 +52,12 @@ struct srt__mount_plan {
 	 * directory are the sandbox's own and are not listed. */
 	struct srt__strv watch_deny;
 	struct srt__strv watch_keep;
+	/* The denied paths that do not exist at the start and got no
+	 * placeholder (outside the write roots nothing can be made): no mount
+	 * hides them, so the violation monitor refuses reads below them and
+	 * the watcher (from their parent) covers what the host makes there.
+	 * Also in watch_deny. */
+	struct srt__strv missing_denied;
 	/* The write roots the mandatory denies were looked for in (not the
 	 * default ones, such as the temporary directory), and how many levels
 	 * of directories below each the watcher watches for a protected

@@ -352,7 +352,7 @@ static int unix_records(const struct srt_policy *pol, const struct mrec *r, size
 
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__strv *mount_words,
 			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
-			      const struct srt__strv *created,
+			      const struct srt__strv *missing, const struct srt__strv *created,
 			      char **out, size_t *len, unsigned *out_flags, struct srt_diag *diag)
 {
 	struct mrec *r = NULL;
@@ -382,7 +382,10 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 				goto fail;
 			i += 2;
 		} else if (!strcmp(a, "--tmpfs") && x) {
-			if (mrec_push(&r, &n, &alloc, is_created(created, x) ? 'p' : 'h', x))
+			/* hidden, a placeholder directory too: the plan mounts
+			 * a tmpfs on one only when it was made for a denied
+			 * path, which the host may fill during the run */
+			if (mrec_push(&r, &n, &alloc, 'h', x))
 				goto fail;
 			i += 1;
 		} else if ((!strcmp(a, "--perms") || !strcmp(a, "--dir")) && x) {
@@ -413,6 +416,9 @@ int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__st
 				goto fail;
 		for (i = 0; pinned_links && i < pinned_links->n; i++)
 			if (mrec_push(&r, &n, &alloc, 'r', pinned_links->v[i]))
+				goto fail;
+		for (i = 0; missing && i < missing->n; i++)
+			if (mrec_push(&r, &n, &alloc, 'h', missing->v[i]))
 				goto fail;
 		if (pol->proxy_dir && mrec_push(&r, &n, &alloc, 'w', pol->proxy_dir))
 			goto fail;

@@ -78,13 +78,15 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
  * word it does not know turns the file monitor off (flags 0), never into a
  * wrong report. The files a plan left to the helper (hidden, may be NULL)
  * are mounted after every mount word, and recorded so, as are the links it
- * pins (pinned_links, may be NULL: read-only). *out is malloc'd,
+ * pins (pinned_links, may be NULL: read-only) and the denied paths missing
+ * at the start that nothing hides (missing, may be NULL: hidden, whatever
+ * the host makes there). *out is malloc'd,
  * *len includes the final NUL; *flags are the flags it holds (1:
  * writes observed, 2: reads observed, 4: allowed Unix socket paths, each
  * a 'u' record; a path the mounts hide is refused with a message). */
 int srt__bwrap_monitor_policy(const struct srt_policy *pol, const struct srt__strv *mount_words,
 			      const struct srt__strv *hidden, const struct srt__strv *pinned_links,
-			      const struct srt__strv *created,
+			      const struct srt__strv *missing, const struct srt__strv *created,
 			      char **out, size_t *len, unsigned *flags, struct srt_diag *diag);
 
 #endif

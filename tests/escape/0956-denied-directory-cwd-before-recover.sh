@@ -18,6 +18,11 @@
 #    "." is on the writable bind of ~, below the cover: the command
 #    plants ~/.ssh/authorized_keys on the host, and the run's summary says
 #    "deny openat .../authorized_keys" although the write happened.
+# So the watcher, once it has covered a directory at a denied name, looks
+# for a process of the command whose working directory, root or a
+# directory descriptor is at or below it, and stops the run when it finds
+# one: either the spin never got in (the probe runs to its end), or srt
+# ended the run and said why; the host's later name is seen by nobody.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -100,8 +105,13 @@ for mode in names write; do
 	wait "$pid"
 	diag "$mode, $swaps swaps: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
-	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): the probe ran to its end" \
-		grep -qx done "$P/res"
+	if [ -e "$P/in" ]; then
+		attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): the probe got in, and srt stopped the run saying why" \
+			grep -q "had entered or opened before srt covered it again" "$WORK/bg.out"
+	else
+		attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): the probe never got in and ran to its end" \
+			grep -qx done "$P/res"
+	fi
 	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): no name the host puts there later is seen" \
 		sh -c "! grep -q stat-sees-name '$P/res'"
 	attempt H1 "cwd in a replaced denied ~/.ssh before its cover ($mode): no file of it is read" \

@@ -10,6 +10,9 @@
 # are no calls the monitor judges; opens by path are still refused), and
 # in a write root (allowWrite "~") the command writes into it on the host
 # (a write open is only reported), e.g. ~/.ssh/authorized_keys.
+# So the watcher, once it has covered a directory at a denied name, looks
+# for a process of the command whose working directory, root or a
+# directory descriptor is at or below it, and stops the run, saying why.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -95,8 +98,8 @@ PYEOF
 	wait "$pid"
 	diag "$swap: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
-	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): the probe ran to its end" \
-		grep -qx done "$P/res"
+	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): srt stopped the run saying why" \
+		sh -c "grep -q 'had entered or opened before srt covered it again' '$WORK/bg.out' && ! grep -qx done '$P/res'"
 	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): no name the host puts there is seen" \
 		sh -c "! grep -q stat-sees-name '$P/res'"
 	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): no file of it is read" \

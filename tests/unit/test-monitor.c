@@ -222,7 +222,7 @@ static void test_policy_from_words(void)
 	for (i = 0; words[i]; i++)
 		srt__strv_push(&w, words[i]);
 	srt__strv_push(&created, "/w/p/.zshrc");
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &created, &buf, &len, &fl, &diag);
 	ok(rc == 0 && buf && fl == 3, "policy built from mount words (flags %u)", fl);
 	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
 		ok(srt__monitor_flags(m) == (SRT_MONITOR_WRITES | SRT_MONITOR_READS), "observes writes and reads");
@@ -254,9 +254,9 @@ static void test_policy_from_words(void)
 			srt__strv_push(&w2, w.v[i]);
 		srt__strv_push(&hid, "/w/p/.bashrc");
 		srt__strv_push(&hid, "/w/p/.zshrc");
-		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
+		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &created, &buf, &len, &fl, &diag);
 		if (rc == 0)
-			rc = srt__bwrap_monitor_policy(&pol, &w2, &hid, NULL, &created, &buf2, &len2,
+			rc = srt__bwrap_monitor_policy(&pol, &w2, &hid, NULL, NULL, &created, &buf2, &len2,
 						       &fl2, &diag);
 		ok(rc == 0 && len == len2 && fl == fl2 && !memcmp(buf, buf2, len),
 		   "files the helper hides: recorded as their /dev/null binds were");
@@ -269,7 +269,7 @@ static void test_policy_from_words(void)
 
 	srt__strv_push(&w, "--overlay-src");
 	srt__strv_push(&w, "/x");
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, &created, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &created, &buf, &len, &fl, &diag);
 	ok(rc == 0 && fl == 0 && len > 22 && !strcmp(buf + 21, "f0") && len == 24,
 	   "an unknown mount word turns the file monitor off");
 	free(buf);
@@ -282,7 +282,7 @@ static void test_policy_from_words(void)
 		memset(&w, 0, sizeof(w));
 		for (i = 0; dis[i]; i++)
 			srt__strv_push(&w, dis[i]);
-		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+		rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, NULL, &buf, &len, &fl, &diag);
 		ok(rc == 0 && fl == 0 && !strcmp(buf + 21, "f0"), "filesystem.disabled: nothing to observe");
 		free(buf);
 		srt__strv_release(&w);
@@ -328,7 +328,7 @@ static void test_unix_policy(void)
 	rules[0].origin = "network.allowUnixSockets[0]";
 	pol.allow_unix_sockets.v = rules;
 	pol.allow_unix_sockets.n = 1;
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, NULL, &buf, &len, &fl, &diag);
 	ok(rc == 0 && (fl & 4), "an allowed socket path sets the flag (flags %u)", fl);
 	if (rc == 0 && srt__monitor_parse(buf, len, -1, 0, &m, err, sizeof(err)) == 0) {
 		paths = srt__monitor_unix_paths(m, &n);
@@ -345,7 +345,7 @@ static void test_unix_policy(void)
 	buf = NULL;
 
 	pol.allow_all_unix_sockets = 1;
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, NULL, &buf, &len, &fl, &diag);
 	ok(rc == 0 && !(fl & 4) && !memmem(buf, len, "\0u/", 3), "allowAllUnixSockets: no records");
 	free(buf);
 	buf = NULL;
@@ -355,7 +355,7 @@ static void test_unix_policy(void)
 	rules[1].flags = 0;
 	rules[1].origin = "network.allowUnixSockets[1]";
 	pol.allow_unix_sockets.n = 2;
-	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, &buf, &len, &fl, &diag);
+	rc = srt__bwrap_monitor_policy(&pol, &w, NULL, NULL, NULL, NULL, &buf, &len, &fl, &diag);
 	ok(rc != 0 && strstr(diag.message, "/h/.ssh/agent.sock") && strstr(diag.message, "hides"),
 	   "a socket in a hidden directory is refused by name (%s)", rc ? diag.message : "accepted");
 	free(buf);

@@ -2313,9 +2313,74 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	return 1;
 }
 
+struct symlink_act {
+	const char *target;
+	struct reach *r;
+};
+
+static int symlink_act(void *p)
+{
+	struct symlink_act *a = p;
+
+	return symlinkat(a->target, a->r->dir, a->r->name) == 0 ? 0 : -errno;
+}
+
+/* symlink, symlinkat: a link the command makes at a denied name (free
+ * because the host removed what was there, and its cover with it) would
+ * stay on the host, and a host tool that makes the denied directory again
+ * (mkdir -p ~/.ssh) would follow it to wherever the command pointed it.
+ * The new name judged, then the link made here on the directory and name
+ * judged, so a path rewritten after the judgement changes nothing. 1 when
+ * answered, -1 when the listener failed. */
+static int judge_symlink(struct srt__monitor *m, const struct seccomp_notif *req,
+			 const struct srt__observed_syscall *s)
+{
+	char rel[PATH_MAX], where[PATH_MAX * 2], target[PATH_MAX];
+	struct reach r;
+	ssize_t tl;
+	int hit, err = 0;
+
+	if (req->data.args[0] == 0)
+		return reply(m, req->id, -EFAULT, 0) == 0 ? 1 : -1;
+	tl = read_string((pid_t)req->pid, req->data.args[0], target, sizeof(target));
+	if (tl < 0)
+		return reply(m, req->id, (int)tl, 0) == 0 ? 1 : -1;
+	where[0] = rel[0] = '\0';
+	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, 1, rel, where, sizeof(where), &r);
+	if (hit > 0) {
+		reach_close(&r);
+		if (reply(m, req->id, -EACCES, 0) != 0)
+			return -1;
+		srt__monitor_event(m, s->name, where);
+		return 1;
+	}
+	if (hit < 0)
+		err = -hit;
+	if (!err && !still_waiting(m, req->id)) {
+		reach_close(&r);
+		return 1;
+	}
+	if (!err && r.dir < 0)
+		err = EEXIST; /* "/", "..", a magic link */
+	if (!err) {
+		struct symlink_act a = { target, &r };
+
+		err = -in_domain(m, symlink_act, &a);
+	}
+	reach_close(&r);
+	if (reply(m, req->id, -err, 0) != 0)
+		return -1;
+	if (err && where[0])
+		report_write(m, s->name, where, err);
+	else if (err)
+		report_lexical(m, req, s->at[0][0], rel, s->name, 1);
+	return 1;
+}
+
 /* The calls judged by a denied name (with SRT_MONITOR_READS): a read or
- * O_PATH open, a link or a rename. Each is refused with EACCES and reported
- * when it reaches a denied name, and otherwise performed here (see above).
+ * O_PATH open, a link, a symbolic link or a rename. Each is refused with
+ * EACCES and reported when it reaches a denied name, and otherwise
+ * performed here (see above).
  * 1 when answered, 0 when not judged, -1 when the listener failed. */
 static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
 			const struct srt__observed_syscall *s)
@@ -2324,6 +2389,8 @@ static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
 		return judge_open(m, req, s);
 	if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link") || !strncmp(s->name, "rename", 6))
 		return judge_link_rename(m, req, s);
+	if (!strcmp(s->name, "symlinkat") || !strcmp(s->name, "symlink"))
+		return judge_symlink(m, req, s);
 	return 0;
 }
 

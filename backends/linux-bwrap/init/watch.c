@@ -288,11 +288,12 @@ static void violation(struct watcher *w, const char *kind, const char *dir, cons
  * helper's death alone tears the namespace down only when the reaper
  * gets to it). In the last pass (finish) the violation is all: the pass
  * goes on with what follows. */
-static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
-	__attribute__((noreturn));
-static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
+static void stop_run_for(struct watcher *w, const char *kind, const char *dir, const char *name,
+			 const char *why) __attribute__((noreturn));
+static void stop_run_for(struct watcher *w, const char *kind, const char *dir, const char *name,
+			 const char *why)
 {
-	violation(w, "write", dir, name, why);
+	violation(w, kind, dir, name, why);
 	if (w->finishing)
 		/* the command and every process of the sandbox are gone:
 		 * there is nothing to stop, and the names not checked yet
@@ -303,6 +304,141 @@ static void stop_run(struct watcher *w, const char *dir, const char *name, const
 	kill(-1, SIGKILL);
 	kill(getppid(), SIGKILL);
 	_exit(EXIT_SETUP);
+}
+
+static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
+	__attribute__((noreturn));
+static void stop_run(struct watcher *w, const char *dir, const char *name, const char *why)
+{
+	stop_run_for(w, "write", dir, name, why);
+}
+
+/* Is the directory fd leads to (consumed) the one of (dev, ino), or below
+ * it? Walked up by "..", as the kernel sees it from here, to the root. */
+static int dir_below(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st, up;
+	int n, p;
+
+	for (n = 0; n < 4096 && fd >= 0; n++) {
+		if (fstat(fd, &st) != 0)
+			break;
+		if (st.st_dev == dev && st.st_ino == ino) {
+			close(fd);
+			return 1;
+		}
+		p = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (p < 0 || (fstat(p, &up) == 0 && up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			if (p >= 0)
+				close(p);
+			break; /* the root */
+		}
+		close(fd);
+		fd = p;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Is pid one of the command's processes: in a pid namespace below this
+ * one (its NSpid line in /proc/PID/status, which anyone may read, names
+ * more than one pid), and not that namespace's init (srt's own)? The
+ * processes of this namespace are srt's: bwrap's reaper and the helper. */
+static int command_process(long pid)
+{
+	char p[64], line[256];
+	FILE *f;
+	int yes = 0;
+
+	snprintf(p, sizeof(p), "/proc/%ld/status", pid);
+	f = fopen(p, "re");
+	if (!f)
+		return 0; /* gone */
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line + 6, *last = NULL;
+		int n = 0;
+
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		for (;;) {
+			s += strspn(s, " \t\n");
+			if (!*s)
+				break;
+			last = s;
+			n++;
+			s += strcspn(s, " \t\n");
+		}
+		/* more than one pid, and the innermost is not 1 */
+		yes = n > 1 && !(last[0] == '1' && strcspn(last, " \t\n") == 1);
+		break;
+	}
+	fclose(f);
+	return yes;
+}
+
+/* A denied directory arrived at its name and was covered: does a process
+ * of the sandbox hold a place at or below the directory itself, reached
+ * before the cover (its working directory or root, or a directory
+ * descriptor)? A mount covers the name, not what a process got to through
+ * it: from there it would go on seeing the names the host puts in the
+ * directory (stat is not judged by the monitor), and in a write root
+ * write there. 1 with the pid in *who when one does, 2 when /proc cannot
+ * tell (a process the watcher may not inspect: its pid in *who, or 0 when
+ * /proc cannot be listed); 0 when none does. */
+static int held_below(dev_t dev, ino_t ino, long *who)
+{
+	DIR *procd = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+	int held = 0;
+
+	if (!procd) {
+		*who = 0;
+		return 2;
+	}
+	while (!held && (de = readdir(procd))) {
+		char p[64], *end;
+		long pid = strtol(de->d_name, &end, 10);
+		static const char *const places[] = { "cwd", "root" };
+		DIR *fdd;
+		struct dirent *fe;
+		int fd;
+
+		if (*end || pid <= 0 || pid == (long)self || !command_process(pid))
+			continue;
+		for (size_t i = 0; i < 2 && !held; i++) {
+			snprintf(p, sizeof(p), "/proc/%ld/%s", pid, places[i]);
+			fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 && errno != ENOENT && errno != ESRCH)
+				held = 2;
+			else if (fd >= 0)
+				held = dir_below(fd, dev, ino);
+		}
+		snprintf(p, sizeof(p), "/proc/%ld/fd", pid);
+		fdd = held ? NULL : opendir(p);
+		if (!fdd && !held && errno != ENOENT && errno != ESRCH)
+			held = 2;
+		while (fdd && !held && (fe = readdir(fdd))) {
+			char f[PATH_MAX];
+			struct stat st;
+
+			if (fe->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "%s/%s", p, fe->d_name);
+			if (stat(f, &st) != 0 || !S_ISDIR(st.st_mode))
+				continue;
+			fd = open(f, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd >= 0)
+				held = dir_below(fd, dev, ino);
+		}
+		if (fdd)
+			closedir(fdd);
+		if (held)
+			*who = pid;
+	}
+	closedir(procd);
+	return held;
 }
 
 /* ---- mounting a cover -------------------------------------------------- */
@@ -738,6 +874,20 @@ static int track_path(struct watcher *w, const char *path, int kind)
 	if (k < 0)
 		return 0;
 	nm = &w->names[k];
+	if (kind == W_DENY) {
+		/* the directory above too: a host that replaces this one
+		 * (mv ~/.config ~/.config.bak, then a new ~/.config/gh) takes
+		 * the watch along with it, and parent_arrived watches the new
+		 * one (what lies higher up is not followed) */
+		const char *up = strrchr(dir, '/');
+
+		if (up && up != dir && (size_t)(up - dir) < sizeof(dir)) {
+			char gp[PATH_MAX];
+
+			snprintf(gp, sizeof(gp), "%.*s", (int)(up - dir), dir);
+			add_dir_path(w, gp, -1, 0);
+		}
+	}
 	if (kind != W_KEEP || nm->have_snap)
 		return 0;
 	fd = openat(w->dirs[d].fd, nm->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -981,10 +1131,27 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		if (iwd[i] >= 0 && iwd[i] != last && iwd[i] != nm->iwd)
 			inotify_rm_watch(w->ifd, iwd[i]);
 	if (nm->kind == W_DENY) {
+		long who = 0;
+
 		if (renamed && (seen & IN_OPEN))
 			violation(w, "read", d->path, nm->name,
 				  "replaced on the host during the run and opened before srt covered it again "
 				  "(by the command or by the host)");
+		if (S_ISDIR(st.st_mode)) {
+			int held = held_below(st.st_dev, st.st_ino, &who);
+			char why[240];
+
+			if (held == 1)
+				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
+					 "that process %ld had entered or opened before srt covered it again "
+					 "(a cover does not reach below it)", who);
+			else if (held == 2)
+				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
+					 "tell whether a process of the command is inside the new directory "
+					 "(/proc of process %ld cannot be read)", who);
+			if (held)
+				stop_run_for(w, "read", d->path, nm->name, why);
+		}
 		close(fd);
 		return;
 	}
@@ -1330,13 +1497,44 @@ static int glob_below(const struct watcher *w, const char *dir)
 /* name appeared in the watched directory dir (type: DT_DIR, DT_REG...). */
 /* name is in the watched directory dir: it arrived (an inotify event;
  * renamed: by a rename), or a listing found it (scanned). */
+/* A directory arrived at path: is it where the parent of denied names was
+ * (the host replaced it: mv ~/.config ~/.config.bak, then a new
+ * ~/.config/gh)? The watch on the old directory went with it, so each such
+ * name is watched again in the new one, and covered if it is there
+ * already (what is made there later, its own event covers). */
+static void parent_arrived(struct watcher *w, const char *path)
+{
+	size_t i, n = w->n_names;
+
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		long d, k;
+
+		if (w->names[i].kind != W_DENY || strcmp(w->dirs[w->names[i].dir].path, path) != 0)
+			continue;
+		d = add_dir_path(w, path, -1, 0);
+		if (d < 0 || (size_t)d == w->names[i].dir)
+			continue;
+		k = add_name(w, (size_t)d, w->names[i].name, W_DENY);
+		if (k >= 0 && fstatat(w->dirs[d].fd, w->names[k].name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			arrival(w, &w->names[k], w->qpos, 0, 0);
+	}
+}
+
 static void entry_arrived(struct watcher *w, size_t dir, const char *name, int is_dir, size_t from,
 			  int renamed, int scanned)
 {
 	char path[PATH_MAX];
 	struct wdir *d = &w->dirs[dir];
-	long k = find_name(w, dir, name);
+	long k;
 	int n, claude;
+
+	if (is_dir) {
+		n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
+		if (n > 0 && (size_t)n < sizeof(path))
+			parent_arrived(w, path);
+	}
+	k = find_name(w, dir, name);
 
 	if (k >= 0 && w->names[k].prot) {
 		quarantine_file(w, dir, name, w->names[k].prot);
