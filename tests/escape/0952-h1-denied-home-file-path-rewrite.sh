@@ -73,9 +73,7 @@ for i in range(500):
     os.rename(t, cred)
 EOF
 touch "$P/stop"
-for i in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid" 300
 for mode in rewrite direct; do
 	line=$(grep "^$mode tries " "$P/result-$mode" 2>/dev/null)
 	hits=$(echo "$line" | awk '{print $5}')

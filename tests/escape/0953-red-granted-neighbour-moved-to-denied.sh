@@ -100,9 +100,7 @@ else:
 with open(os.path.join(ssh, "key"), "w") as f:
     f.write("SECRET-written-after-the-swap\n")
 PYEOF
-	for i in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid" 300
 	for mode in rewrite direct; do
 		line=$(cat "$P/res-$mode" 2>/dev/null)
 		hits=$(echo "$line" | awk '{print $5}')

@@ -54,9 +54,7 @@ with open(os.path.join(ssh, "host-made-name"), "w") as f:
     f.write("SECRET-" + canary + "\n")
 PYEOF
 	touch "$P/swapped"
-	for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid" 150
 	diag "$swap: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	attempt H1 "$swap of the denied ~/.ssh on the host: the probe ran to its end" \
 		grep -qx done "$P/res"

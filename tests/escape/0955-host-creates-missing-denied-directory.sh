@@ -50,9 +50,7 @@ for where in write-root elsewhere; do
 	mkdir -p "$D"
 	echo "secret: $CANARY" > "$D/hosts.yml"
 	touch "$P/made"
-	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid"
 	diag "$where: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	attempt H1 "a denied $N the host makes during the run ($where): the probe ran to its end" \
 		grep -qx done "$P/res"

@@ -93,9 +93,7 @@ PYEOF
 	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
 	echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
 	touch "$P/written"
-	for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid" 150
 	diag "$swap: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
 	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): srt stopped the run saying why" \

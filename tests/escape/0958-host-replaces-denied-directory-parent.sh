@@ -44,9 +44,7 @@ for mode in names write; do
 	mkdir -p "$HOME/.config/gh"
 	echo "oauth_token: $CANARY" > "$HOME/.config/gh/hosts.yml"
 	touch "$P/swapped"
-	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid"
 	diag "$mode: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	attempt H1 "the host replaces the parent of the denied ~/.config/gh ($mode): the probe ran to its end" \
 		grep -qx done "$P/res"

@@ -60,9 +60,7 @@ sleep 0.2
 mkdir -p "$HOME/.ssh"
 echo "NEW-KEY-$CANARY" > "$HOME/.ssh/id_new"
 touch "$P/written"
-for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid" 150
 diag "probe: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "host ~/.ssh: $(ls -ld "$HOME/.ssh")"
 diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"

@@ -39,9 +39,7 @@ ln -sfn "$HOME/dot/ssh-b" "$HOME/.ssh.tmp"
 mv -T "$HOME/.ssh.tmp" "$HOME/.ssh"
 echo "NEW-KEY-$CANARY" > "$HOME/.ssh/id_new"
 touch "$P/switched"
-for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid"
 diag "probe: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
 attempt H1 "the host re-points the denied ~/.ssh link: the probe ran to its end" \

@@ -15,6 +15,7 @@
 #   requests_for WAYS PORT HOST...   proxyclient.py batch lines
 #   proxy_batch SRT-ARGS...          proxyclient.py batch < requests, in srt
 #   find_watcher PID                 the watcher of replaced names below srt PID
+#   end_bg PID [TENTHS]              srt__bg's srt ended (waited for, then killed)
 # Every attempt is a hostile command; each TAP line asserts on host state
 # (a canary, a marker file, a listener's log), not only on an exit status.
 . "$(dirname "$0")/../integration/lib.sh"
@@ -65,6 +66,14 @@ fork_notrap() {
 srt__bg_exec() { exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null; }
 srt__bg() { fork_notrap srt__bg_exec "$@"; }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+# end_bg PID [TENTHS]: wait up to TENTHS tenths of a second (100) for the
+# background srt PID to end by itself, then end it and reap it
+end_bg() {
+	local i
+	for i in $(seq "${2:-100}"); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill "$1" 2>/dev/null
+	wait "$1"
+}
 
 # Network scripts run the whole test (srt, its proxy, the listeners) in a
 # network namespace of their own (`unshare -rn`), so that even a proxy
