@@ -343,8 +343,9 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
 
 /* Is pid one of the command's processes: in a pid namespace below this
  * one (its NSpid line in /proc/PID/status, which anyone may read, names
- * more than one pid), and not that namespace's init (srt's own)? The
- * processes of this namespace are srt's: bwrap's reaper and the helper. */
+ * more than one pid), and not the init of the namespace right below (srt's
+ * own)? The processes of this namespace are srt's: bwrap's reaper and the
+ * helper. */
 static int command_process(long pid)
 {
 	char p[64], line[256];
@@ -369,8 +370,9 @@ static int command_process(long pid)
 			n++;
 			s += strcspn(s, " \t\n");
 		}
-		/* more than one pid, and the innermost is not 1 */
-		yes = n > 1 && !(last[0] == '1' && strcspn(last, " \t\n") == 1);
+		/* more than one pid, and not pid 1 of the namespace right
+		 * below (one the command makes deeper down is its own) */
+		yes = n > 1 && !(n == 2 && last[0] == '1' && strcspn(last, " \t\n") == 1);
 		break;
 	}
 	fclose(f);
