@@ -74,17 +74,15 @@ mv "$HOME/.ssh.new" "$HOME/.ssh"
 sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
 echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
 touch "$P/written"
-for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid" 150
 diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
-attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: srt stopped the run" \
+open_route "a descriptor in flight in a Unix socket is in no process table (SECURITY.md)" H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: srt stopped the run" \
 	sh -c "grep -q 'had entered or opened before srt covered it again' '$WORK/bg.out' && ! grep -qx done '$P/res'"
-attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: no name the host puts there is seen" \
+open_route "a descriptor in flight in a Unix socket is in no process table (SECURITY.md)" H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: no name the host puts there is seen" \
 	sh -c "! grep -q stat-sees-name '$P/res'"
 attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: no file of it is read" \
 	no_leak "$P/res"
-attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: nothing is written into it on the host" \
+open_route "a descriptor in flight in a Unix socket is in no process table (SECURITY.md)" H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: nothing is written into it on the host" \
 	test ! -e "$HOME/.ssh/authorized_keys"
 echo "1..$_tap_n"

@@ -44,9 +44,7 @@ for mode in names write; do
 	wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 	host_swap
 	touch "$P/swapped"
-	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid"
 	diag "$mode: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-500)"
 	attempt H1 "the host replaces the parent of the denied ~/.config/gh by a link to ~/dot/config ($mode): stat sees no name in the new one" \

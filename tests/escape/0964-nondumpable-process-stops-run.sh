@@ -54,8 +54,8 @@ touch "$U/home/proj/made"
 for i in $(seq 100); do [ -e "$U/home/proj/done" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 wait "$pid"
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
-attempt FP "a run with a non-dumpable agent is not stopped when the host makes the missing denied ~/.ssh" \
+open_route "the /proc fd list of a non-dumpable process is closed to an unprivileged sandbox: srt stops the run rather than guess (SECURITY.md)" FP "a run with a non-dumpable agent is not stopped when the host makes the missing denied ~/.ssh" \
 	test -e "$U/home/proj/done"
-attempt FP "no violation is reported for it" \
+open_route "the /proc fd list of a non-dumpable process is closed to an unprivileged sandbox: srt stops the run rather than guess (SECURITY.md)" FP "no violation is reported for it" \
 	sh -c "! grep -q 'cannot tell whether a process' '$WORK/bg.out'"
 echo "1..$_tap_n"

@@ -63,9 +63,7 @@ mv "$HOME/.ssh.new" "$HOME/.ssh"
 sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
 echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
 touch "$P/written"
-for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid" 150
 diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
 attempt H1 "inotify watch taken before the cover in the directory moved to the denied ~/.ssh: srt stopped the run" \

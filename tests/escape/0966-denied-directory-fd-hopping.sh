@@ -71,9 +71,7 @@ for try in $(seq 8); do
 	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
 	echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
 	touch "$P/written"
-	for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	kill "$pid" 2>/dev/null
-	wait "$pid"
+	end_bg "$pid" 150
 	diag "attempt $try: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	grep -q stat-sees-name "$P/res" 2>/dev/null && break
 done

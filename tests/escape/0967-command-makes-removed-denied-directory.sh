@@ -66,9 +66,7 @@ pid=$!
 wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 sleep 0.3
 rm -rf "$HOME/.ssh" # the host
-for i in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid" 150
 diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-500)"
 diag "host ~/.ssh after the run: $(ls -la "$HOME/.ssh" 2>&1 | tr '\n' ' ')"

@@ -54,9 +54,7 @@ sleep 0.3
 mkdir -p "$HOME/.config/gh"
 echo "oauth_token: $CANARY" > "$HOME/.config/gh/hosts.yml"
 touch "$P/written"
-for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill "$pid" 2>/dev/null
-wait "$pid"
+end_bg "$pid"
 diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
 diag "host ~/.config after the run: $(ls -ld "$HOME/.config" 2>&1)"

@@ -2313,40 +2313,90 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	return 1;
 }
 
-struct symlink_act {
-	const char *target;
+/* Does a hidden record lie strictly below path (an ancestor of a denied
+ * name)? */
+static int hides_below(const struct srt__monitor *m, const char *path)
+{
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->recs[i].state == 'h' && m->recs[i].len > len + 1 &&
+		    !strncmp(m->recs[i].path, path, len) && (len == 1 || m->recs[i].path[len] == '/'))
+			return 1;
+	return 0;
+}
+
+struct create_act {
+	const char *target; /* a symbolic link's, or NULL: a directory */
+	mode_t mode;
+	int umask;
 	struct reach *r;
 };
 
-static int symlink_act(void *p)
+static int create_act(void *p)
 {
-	struct symlink_act *a = p;
+	struct create_act *a = p;
+	int rc, old;
 
-	return symlinkat(a->target, a->r->dir, a->r->name) == 0 ? 0 : -errno;
+	if (a->target)
+		return symlinkat(a->target, a->r->dir, a->r->name) == 0 ? 0 : -errno;
+	old = (int)umask((mode_t)a->umask);
+	rc = mkdirat(a->r->dir, a->r->name, a->mode);
+	umask((mode_t)old);
+	return rc == 0 ? 0 : -errno;
 }
 
-/* symlink, symlinkat: a link the command makes at a denied name (free
- * because the host removed what was there, and its cover with it) would
- * stay on the host, and a host tool that makes the denied directory again
- * (mkdir -p ~/.ssh) would follow it to wherever the command pointed it.
- * The new name judged, then the link made here on the directory and name
- * judged, so a path rewritten after the judgement changes nothing. 1 when
- * answered, -1 when the listener failed. */
-static int judge_symlink(struct srt__monitor *m, const struct seccomp_notif *req,
-			 const struct srt__observed_syscall *s)
+/* symlink, symlinkat, mkdir, mkdirat: a name the command makes at a
+ * denied name (free because the host removed what was there, and its
+ * cover with it) stays on the host: a link there leads a host tool that
+ * makes the denied directory again (mkdir -p ~/.ssh) to wherever the
+ * command pointed it, and a directory there takes the host's keys and
+ * files (~/.ssh/config) the command put in it before the watcher covered
+ * it. A link at a free name above a denied one (~/.config when the host
+ * moved it away) would lead the host the same way. The new name judged,
+ * then made here on the directory and name judged, so a path rewritten
+ * after the judgement changes nothing. 1 when answered, -1 when the
+ * listener failed. */
+static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
+			const struct srt__observed_syscall *s)
 {
 	char rel[PATH_MAX], where[PATH_MAX * 2], target[PATH_MAX];
+	int is_link = !strncmp(s->name, "symlink", 7), hit, err = 0;
+	struct create_act a = { NULL, 0, 077, NULL };
 	struct reach r;
-	ssize_t tl;
-	int hit, err = 0;
+	size_t l;
 
-	if (req->data.args[0] == 0)
-		return reply(m, req->id, -EFAULT, 0) == 0 ? 1 : -1;
-	tl = read_string((pid_t)req->pid, req->data.args[0], target, sizeof(target));
-	if (tl < 0)
-		return reply(m, req->id, (int)tl, 0) == 0 ? 1 : -1;
+	if (is_link) {
+		ssize_t tl;
+
+		if (req->data.args[0] == 0)
+			return reply(m, req->id, -EFAULT, 0) == 0 ? 1 : -1;
+		tl = read_string((pid_t)req->pid, req->data.args[0], target, sizeof(target));
+		if (tl < 0)
+			return reply(m, req->id, (int)tl, 0) == 0 ? 1 : -1;
+		a.target = target;
+	} else {
+		a.mode = (mode_t)(req->data.args[s->at[0][0] < 0 ? 1 : 2] & 07777);
+		a.umask = caller_umask(proc_pid(m, (pid_t)req->pid));
+	}
 	where[0] = rel[0] = '\0';
 	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, 1, rel, where, sizeof(where), &r);
+	if (hit == 0 && is_link && r.dir >= 0) {
+		/* a link at a free name above a denied one */
+		char self[64], dir[PATH_MAX];
+		ssize_t dl;
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", r.dir);
+		dl = readlink(self, dir, sizeof(dir) - 1);
+		if (dl > 0) {
+			dir[dl] = '\0';
+			snprintf(where, sizeof(where), "%s/%s", strcmp(dir, "/") ? dir : "", r.name);
+			if (hides_below(m, where))
+				hit = 1;
+			else
+				where[0] = '\0';
+		}
+	}
 	if (hit > 0) {
 		reach_close(&r);
 		if (reply(m, req->id, -EACCES, 0) != 0)
@@ -2362,10 +2412,13 @@ static int judge_symlink(struct srt__monitor *m, const struct seccomp_notif *req
 	}
 	if (!err && r.dir < 0)
 		err = EEXIST; /* "/", "..", a magic link */
+	l = strlen(rel);
+	if (!err && is_link && l && rel[l - 1] == '/')
+		/* the kernel makes no link at a name with a trailing slash */
+		err = r.obj >= 0 ? EEXIST : ENOENT;
 	if (!err) {
-		struct symlink_act a = { target, &r };
-
-		err = -in_domain(m, symlink_act, &a);
+		a.r = &r;
+		err = -in_domain(m, create_act, &a);
 	}
 	reach_close(&r);
 	if (reply(m, req->id, -err, 0) != 0)
@@ -2378,10 +2431,9 @@ static int judge_symlink(struct srt__monitor *m, const struct seccomp_notif *req
 }
 
 /* The calls judged by a denied name (with SRT_MONITOR_READS): a read or
- * O_PATH open, a link, a symbolic link or a rename. Each is refused with
- * EACCES and reported when it reaches a denied name, and otherwise
- * performed here (see above).
- * 1 when answered, 0 when not judged, -1 when the listener failed. */
+ * O_PATH open, a link, a symbolic link, a directory made, or a rename.
+ * Each is refused with EACCES and reported when it reaches a denied name,
+ * and otherwise performed here (see above). 1 when answered, 0 when not judged, -1 when the listener failed. */
 static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
 			const struct srt__observed_syscall *s)
 {
@@ -2389,8 +2441,8 @@ static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
 		return judge_open(m, req, s);
 	if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link") || !strncmp(s->name, "rename", 6))
 		return judge_link_rename(m, req, s);
-	if (!strcmp(s->name, "symlinkat") || !strcmp(s->name, "symlink"))
-		return judge_symlink(m, req, s);
+	if (!strncmp(s->name, "symlink", 7) || !strncmp(s->name, "mkdir", 5))
+		return judge_create(m, req, s);
 	return 0;
 }
 

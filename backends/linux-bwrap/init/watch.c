@@ -26,6 +26,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -379,15 +380,119 @@ static int command_process(long pid)
 	return yes;
 }
 
+/* Is the descriptor at fdpath (one of /proc/PID/task/TID/fd) an inotify
+ * instance watching the directory (dev, ino) itself? Its fdinfo names
+ * each watched inode and its device as the kernel numbers it. */
+static int inotify_on(const char *task, const char *fdname, dev_t dev, ino_t ino)
+{
+	char p[PATH_MAX], line[256];
+	unsigned long long kdev = ((unsigned long long)major(dev) << 20) | minor(dev);
+	FILE *f;
+	int yes = 0;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/fdinfo/%s", task, fdname) >= sizeof(p))
+		return 0;
+	f = fopen(p, "re");
+	if (!f)
+		return 0;
+	while (!yes && fgets(line, sizeof(line), f)) {
+		unsigned long long i, d;
+		char *q = strstr(line, " ino:"), *r = strstr(line, " sdev:");
+
+		if (strncmp(line, "inotify ", 8) != 0 || !q || !r)
+			continue;
+		i = strtoull(q + 5, NULL, 16);
+		d = strtoull(r + 6, NULL, 16);
+		yes = i == (unsigned long long)ino && d == kdev;
+	}
+	fclose(f);
+	return yes;
+}
+
+/* One task (thread) of a process, by its /proc/PID/task/TID directory:
+ * 1 when its working directory or root, a directory descriptor or an
+ * inotify watch is at or below (dev, ino), 2 when it cannot tell (its
+ * entries cannot be read, or its descriptors keep changing while listed),
+ * 0 when none is. */
+static int task_below(const char *task, dev_t dev, ino_t ino)
+{
+	static const char *const places[] = { "cwd", "root" };
+	char p[PATH_MAX];
+	int fd, tries;
+
+	for (size_t i = 0; i < 2; i++) {
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", task, places[i]) >= sizeof(p))
+			return 2;
+		fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT && errno != ESRCH)
+			return 2;
+		if (fd >= 0 && dir_below(fd, dev, ino))
+			return 1;
+	}
+	/* a descriptor moved from number to number (dup2 and close) while the
+	 * list is read could be missed: the list is read again until no
+	 * listed descriptor vanished, three times at most */
+	for (tries = 0; tries < 3; tries++) {
+		DIR *fdd;
+		struct dirent *fe;
+		int vanished = 0;
+
+		if ((size_t)snprintf(p, sizeof(p), "%s/fd", task) >= sizeof(p))
+			return 2;
+		fdd = opendir(p);
+		if (!fdd)
+			return errno == ENOENT || errno == ESRCH ? 0 : 2;
+		while ((fe = readdir(fdd))) {
+			char f[PATH_MAX], link[64];
+			struct stat st;
+			ssize_t ll;
+
+			if (fe->d_name[0] == '.')
+				continue;
+			if ((size_t)snprintf(f, sizeof(f), "%s/%s", p, fe->d_name) >= sizeof(f))
+				continue;
+			if (stat(f, &st) != 0) {
+				vanished |= errno == ENOENT;
+				continue;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				ll = readlink(f, link, sizeof(link) - 1);
+				if (ll > 0) {
+					link[ll] = '\0';
+					if (!strcmp(link, "anon_inode:inotify") &&
+					    inotify_on(task, fe->d_name, dev, ino)) {
+						closedir(fdd);
+						return 1;
+					}
+				}
+				continue;
+			}
+			fd = open(f, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				vanished |= errno == ENOENT;
+			else if (dir_below(fd, dev, ino)) {
+				closedir(fdd);
+				return 1;
+			}
+		}
+		closedir(fdd);
+		if (!vanished)
+			return 0;
+	}
+	return 2;
+}
+
 /* A denied directory arrived at its name and was covered: does a process
  * of the sandbox hold a place at or below the directory itself, reached
- * before the cover (its working directory or root, or a directory
- * descriptor)? A mount covers the name, not what a process got to through
- * it: from there it would go on seeing the names the host puts in the
- * directory (stat is not judged by the monitor), and in a write root
- * write there. 1 with the pid in *who when one does, 2 when /proc cannot
- * tell (a process the watcher may not inspect: its pid in *who, or 0 when
- * /proc cannot be listed); 0 when none does. */
+ * before the cover (a thread's working directory or root, a directory
+ * descriptor, an inotify watch on it)? A mount covers the name, not what a
+ * process got to through it: from there it would go on seeing the names
+ * the host puts in the directory (stat is not judged by the monitor), and
+ * in a write root write there. 1 with the pid in *who when one does, 2
+ * when /proc cannot tell (a process the watcher may not inspect: its pid
+ * in *who, or 0 when /proc cannot be listed); 0 when none does. A
+ * descriptor in flight in a Unix socket is in no process's table: not
+ * seen. */
 static int held_below(dev_t dev, ino_t ino, long *who)
 {
 	DIR *procd = opendir("/proc");
@@ -400,42 +505,27 @@ static int held_below(dev_t dev, ino_t ino, long *who)
 		return 2;
 	}
 	while (!held && (de = readdir(procd))) {
-		char p[64], *end;
+		char p[64], task[PATH_MAX];
+		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		static const char *const places[] = { "cwd", "root" };
-		DIR *fdd;
-		struct dirent *fe;
-		int fd;
+		DIR *td;
+		struct dirent *te;
 
 		if (*end || pid <= 0 || pid == (long)self || !command_process(pid))
 			continue;
-		for (size_t i = 0; i < 2 && !held; i++) {
-			snprintf(p, sizeof(p), "/proc/%ld/%s", pid, places[i]);
-			fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (fd < 0 && errno != ENOENT && errno != ESRCH)
-				held = 2;
-			else if (fd >= 0)
-				held = dir_below(fd, dev, ino);
+		snprintf(p, sizeof(p), "/proc/%ld/task", pid);
+		td = opendir(p);
+		if (!td) {
+			held = errno == ENOENT || errno == ESRCH ? 0 : 2;
+		} else {
+			while (!held && (te = readdir(td))) {
+				if (te->d_name[0] == '.')
+					continue;
+				snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
+				held = task_below(task, dev, ino);
+			}
+			closedir(td);
 		}
-		snprintf(p, sizeof(p), "/proc/%ld/fd", pid);
-		fdd = held ? NULL : opendir(p);
-		if (!fdd && !held && errno != ENOENT && errno != ESRCH)
-			held = 2;
-		while (fdd && !held && (fe = readdir(fdd))) {
-			char f[PATH_MAX];
-			struct stat st;
-
-			if (fe->d_name[0] == '.')
-				continue;
-			snprintf(f, sizeof(f), "%s/%s", p, fe->d_name);
-			if (stat(f, &st) != 0 || !S_ISDIR(st.st_mode))
-				continue;
-			fd = open(f, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (fd >= 0)
-				held = dir_below(fd, dev, ino);
-		}
-		if (fdd)
-			closedir(fdd);
 		if (held)
 			*who = pid;
 	}
@@ -1499,11 +1589,13 @@ static int glob_below(const struct watcher *w, const char *dir)
 /* name appeared in the watched directory dir (type: DT_DIR, DT_REG...). */
 /* name is in the watched directory dir: it arrived (an inotify event;
  * renamed: by a rename), or a listing found it (scanned). */
-/* A directory arrived at path: is it where the parent of denied names was
+/* Something arrived at path: is it where the parent of denied names was
  * (the host replaced it: mv ~/.config ~/.config.bak, then a new
- * ~/.config/gh)? The watch on the old directory went with it, so each such
- * name is watched again in the new one, and covered if it is there
- * already (what is made there later, its own event covers). */
+ * ~/.config/gh, or a link to another directory, as stow makes)? The watch
+ * on the old directory went with it, so each such name is watched again
+ * in the new one (through a link: the denied name means what the path
+ * leads to now), and covered if it is there already (what is made there
+ * later, its own event covers). */
 static void parent_arrived(struct watcher *w, const char *path)
 {
 	size_t i, n = w->n_names;
@@ -1511,10 +1603,14 @@ static void parent_arrived(struct watcher *w, const char *path)
 	for (i = 0; i < n; i++) {
 		struct stat st;
 		long d, k;
+		int fd;
 
 		if (w->names[i].kind != W_DENY || strcmp(w->dirs[w->names[i].dir].path, path) != 0)
 			continue;
-		d = add_dir_path(w, path, -1, 0);
+		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		d = add_dir_fd(w, fd, path, -1, 0);
 		if (d < 0 || (size_t)d == w->names[i].dir)
 			continue;
 		k = add_name(w, (size_t)d, w->names[i].name, W_DENY);
@@ -1531,11 +1627,9 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 	long k;
 	int n, claude;
 
-	if (is_dir) {
-		n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
-		if (n > 0 && (size_t)n < sizeof(path))
-			parent_arrived(w, path);
-	}
+	n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
+	if (n > 0 && (size_t)n < sizeof(path))
+		parent_arrived(w, path);
 	k = find_name(w, dir, name);
 
 	if (k >= 0 && w->names[k].prot) {
