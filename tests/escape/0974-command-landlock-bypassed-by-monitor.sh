@@ -1,0 +1,58 @@
+#!/bin/bash
+# Escape class H1 (linux-bwrap), red team on d438bd4: the violation
+# monitor makes each call it judges itself (an open since the monitor
+# judged reads, a symlink since ce50c65, a mkdir since d438bd4), in srt's
+# own Landlock domain. A command that sandboxes part of itself with a
+# Landlock domain of its own (an agent running tools under landlock, a
+# nested srt with the linux-landlock backend, landrun) loses that layer
+# for every call the monitor makes: under a ruleset that handles
+# READ_FILE, MAKE_DIR and MAKE_SYM with no rule (so everything is
+# refused, as on the host and in a run without denyRead), the restricted
+# process reads ./f (the canary), makes ./ll_dir and links ./ll_lnk, all
+# on the host.
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+cd "$P" || exit 1
+S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+cat > "$WORK/ll.py" <<'PYEOF'
+import ctypes, errno, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+d = sys.argv[1]
+MAKE_DIR, MAKE_SYM, READ_FILE = 1 << 7, 1 << 12, 1 << 2
+attr = ctypes.create_string_buffer(struct.pack("Q", MAKE_DIR | MAKE_SYM | READ_FILE))
+fd = libc.syscall(444, attr, 8, 0)  # landlock_create_ruleset
+if fd < 0:
+    print("no-landlock", errno.errorcode.get(ctypes.get_errno()))
+    sys.exit(0)
+libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+if libc.syscall(446, fd, 0) != 0:  # landlock_restrict_self
+    print("no-restrict", errno.errorcode.get(ctypes.get_errno()))
+    sys.exit(0)
+for what, fn in (("mkdir", lambda: os.mkdir(d + "/ll_dir")),
+                 ("symlink", lambda: os.symlink("x", d + "/ll_lnk")),
+                 ("read", lambda: print(open(d + "/f").read().strip()))):
+    try:
+        fn()
+        print(what, "done")
+    except OSError as e:
+        print(what, errno.errorcode.get(e.errno, e.errno))
+PYEOF
+rm -rf "$P/ll_dir" "$P/ll_lnk" "$WORK/hostll"
+echo "$CANARY" > "$P/f"
+mkdir -p "$WORK/hostll" && echo "x" > "$WORK/hostll/f"
+host=$("$PY" "$WORK/ll.py" "$WORK/hostll" 2>&1)
+if ! echo "$host" | grep -qx "mkdir EACCES"; then
+	skip_rest 3 "no Landlock on this kernel: $host"
+	echo "1..$_tap_n"
+	exit 0
+fi
+srt__run -s "$S" -c "$PY $WORK/ll.py $P" > "$WORK/out" 2>&1
+diag "host: $(echo "$host" | tr '\n' ' ')" "sandbox: $(tr '\n' ' ' < "$WORK/out")"
+attempt H1 "the command's own Landlock domain holds for a read the monitor makes: ./f not read" \
+	no_leak "$WORK/out"
+attempt H1 "the command's own Landlock domain holds for a mkdir the monitor makes: no ./ll_dir on the host" \
+	test ! -e "$P/ll_dir"
+attempt H1 "the command's own Landlock domain holds for a symlink the monitor makes: no ./ll_lnk on the host" \
+	test ! -L "$P/ll_lnk"
+echo "1..$_tap_n"
