@@ -641,8 +641,12 @@ static int run(int argc, char **argv)
 		cJSON_AddStringToObject(req, "text", text);
 	if (custom)
 		cJSON_AddStringToObject(req, "custom", custom);
-	if (send_msg(fd, req, NULL, 0) != 0)
-		return die("cannot be reached", strerror(errno));
+	if (send_msg(fd, req, NULL, 0) != 0) {
+		int err = errno;
+
+		cJSON_Delete(req);
+		return die("cannot be reached", strerror(err));
+	}
 	cJSON_Delete(req);
 	w = recv_msg(fd, fds, &nfds);
 	if (!w)
@@ -653,21 +657,27 @@ static int run(int argc, char **argv)
 		return 125;
 	}
 	nums = cJSON_GetObjectItemCaseSensitive(w, "fds");
-	if (!cJSON_IsArray(nums) || cJSON_GetArraySize(nums) != nfds)
+	if (!cJSON_IsArray(nums) || cJSON_GetArraySize(nums) != nfds) {
+		cJSON_Delete(w);
 		return die("answered wrong", "descriptors missing");
+	}
 	for (i = 0; i < 6; i++)
 		signal(sigs[i], forward);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		cJSON_Delete(w);
 		return die("", "fork failed");
+	}
 	if (pid == 0) {
 		for (i = 0; i < 6; i++)
 			signal(sigs[i], SIG_DFL);
 		child_exec(w, fds, nfds);
 	}
-	/* only the sandbox may hold the write ends now */
+	/* only the sandbox may hold the write ends now; the answer is the
+	 * child's alone */
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
+	cJSON_Delete(w);
 	req = cJSON_CreateObject();
 	cJSON_AddNumberToObject(req, "started", pid);
 	r = send_msg(fd, req, NULL, 0) == 0 ? recv_msg(fd, NULL, NULL) : NULL;
@@ -701,7 +711,6 @@ static int run(int argc, char **argv)
 	if (!r)
 		return die("went away", "before the command was reported finished");
 	cJSON_Delete(r);
-	cJSON_Delete(w);
 	return status;
 }
 

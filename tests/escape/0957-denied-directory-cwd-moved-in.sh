@@ -97,7 +97,7 @@ PYEOF
 	diag "$swap: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
 	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): srt stopped the run saying why" \
-		sh -c "grep -q 'had entered or opened before srt covered it again' '$WORK/bg.out' && ! grep -qx done '$P/res'"
+		sh -c "grep -qE 'had entered or opened before srt covered it again|cannot tell whether a process of the command is inside' '$WORK/bg.out' && ! grep -qx done '$P/res'"
 	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): no name the host puts there is seen" \
 		sh -c "! grep -q stat-sees-name '$P/res'"
 	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): no file of it is read" \

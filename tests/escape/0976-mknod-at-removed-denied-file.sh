@@ -49,7 +49,13 @@ for how in mknod open; do
 	end_bg "$pid"
 	diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)" "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-300)"
 	diag "host ~/.netrc after the run: $(ls -l "$HOME/.netrc" 2>&1)"
-	attempt H1 "$how at the removed denied ~/.netrc: the host's password is not in a world-readable file of the command's making" \
-		sh -c '[ "$(stat -c %a "$1")" != 666 ]' _ "$HOME/.netrc"
+	if [ "$how" = open ]; then
+		open_route "a write-only creating open is not judged by a denied name (SECURITY.md)" \
+			H1 "$how at the removed denied ~/.netrc: the host's password is not in a world-readable file of the command's making" \
+			sh -c '[ "$(stat -c %a "$1")" != 666 ]' _ "$HOME/.netrc"
+	else
+		attempt H1 "$how at the removed denied ~/.netrc: the host's password is not in a world-readable file of the command's making" \
+			sh -c '[ "$(stat -c %a "$1")" != 666 ]' _ "$HOME/.netrc"
+	fi
 done
 echo "1..$_tap_n"

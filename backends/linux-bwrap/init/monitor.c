@@ -2197,6 +2197,36 @@ static int mounted_on(const struct reach *r)
 }
 
 /* The last call of a link or rename, made by in_domain: 0 or -errno. */
+/* Does a hidden record lie strictly below path (an ancestor of a denied
+ * name)? */
+static int hides_below(const struct srt__monitor *m, const char *path)
+{
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->recs[i].state == 'h' && m->recs[i].len > len + 1 &&
+		    !strncmp(m->recs[i].path, path, len) && (len == 1 || m->recs[i].path[len] == '/'))
+			return 1;
+	return 0;
+}
+
+/* The path of what r names (its directory and name) as the caller sees
+ * it: 0, or -1 when it cannot be told. */
+static int reach_path(const struct reach *r, char *out, size_t outlen)
+{
+	char self[64], dir[PATH_MAX];
+	ssize_t dl;
+
+	if (r->dir < 0)
+		return -1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->dir);
+	dl = readlink(self, dir, sizeof(dir) - 1);
+	if (dl <= 0)
+		return -1;
+	dir[dl] = '\0';
+	return (size_t)snprintf(out, outlen, "%s/%s", strcmp(dir, "/") ? dir : "", r->name) < outlen ? 0 : -1;
+}
+
 struct name_act {
 	struct reach *r;
 	int is_link;
@@ -2230,7 +2260,7 @@ static int name_act(void *p)
 static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif *req,
 			     const struct srt__observed_syscall *s)
 {
-	char rel[2][PATH_MAX], where[2][PATH_MAX * 2];
+	char rel[2][PATH_MAX], where[2][PATH_MAX * 2], dest[PATH_MAX * 2];
 	struct reach r[2];
 	int is_link = !strncmp(s->name, "link", 4), op[2][2], follow = 0, hit = 0, i, err = 0;
 	unsigned flags = 0;
@@ -2268,6 +2298,16 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 			err = EACCES;
 		else if (hit == 2)
 			err = ENOENT;
+	}
+	if (!hit && !err && reach_path(&r[1], dest, sizeof(dest)) == 0 && hides_below(m, dest)) {
+		/* a link or a directory of the command's moved to a free name
+		 * above a denied one (~/.config once the host moved it away):
+		 * a host tool that makes the denied path again (mkdir -p
+		 * ~/.config/gh) would write into the command's tree */
+		snprintf(where[1], sizeof(where[1]), "%s", dest);
+		hit = 1;
+		err = EACCES;
+		i = 2;
 	}
 	if (hit > 0) {
 		reach_close(&r[0]);
@@ -2313,22 +2353,11 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	return 1;
 }
 
-/* Does a hidden record lie strictly below path (an ancestor of a denied
- * name)? */
-static int hides_below(const struct srt__monitor *m, const char *path)
-{
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < m->n; i++)
-		if (m->recs[i].state == 'h' && m->recs[i].len > len + 1 &&
-		    !strncmp(m->recs[i].path, path, len) && (len == 1 || m->recs[i].path[len] == '/'))
-			return 1;
-	return 0;
-}
-
 struct create_act {
-	const char *target; /* a symbolic link's, or NULL: a directory */
+	const char *target; /* a symbolic link's, or NULL */
+	int node;           /* mknod: mode and dev are its; else a directory */
 	mode_t mode;
+	dev_t dev;
 	int umask;
 	struct reach *r;
 };
@@ -2341,13 +2370,13 @@ static int create_act(void *p)
 	if (a->target)
 		return symlinkat(a->target, a->r->dir, a->r->name) == 0 ? 0 : -errno;
 	old = (int)umask((mode_t)a->umask);
-	rc = mkdirat(a->r->dir, a->r->name, a->mode);
+	rc = a->node ? mknodat(a->r->dir, a->r->name, a->mode, a->dev) : mkdirat(a->r->dir, a->r->name, a->mode);
 	umask((mode_t)old);
 	return rc == 0 ? 0 : -errno;
 }
 
-/* symlink, symlinkat, mkdir, mkdirat: a name the command makes at a
- * denied name (free because the host removed what was there, and its
+/* symlink, symlinkat, mkdir, mkdirat, mknod, mknodat: a name the command
+ * makes at a denied name (free because the host removed what was there, and its
  * cover with it) stays on the host: a link there leads a host tool that
  * makes the denied directory again (mkdir -p ~/.ssh) to wherever the
  * command pointed it, and a directory there takes the host's keys and
@@ -2362,7 +2391,8 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 {
 	char rel[PATH_MAX], where[PATH_MAX * 2], target[PATH_MAX];
 	int is_link = !strncmp(s->name, "symlink", 7), hit, err = 0;
-	struct create_act a = { NULL, 0, 077, NULL };
+	int base = s->at[0][0] < 0 ? 1 : 2; /* the mode's argument */
+	struct create_act a = { NULL, 0, 0, 0, 077, NULL };
 	struct reach r;
 	size_t l;
 
@@ -2376,26 +2406,26 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 			return reply(m, req->id, (int)tl, 0) == 0 ? 1 : -1;
 		a.target = target;
 	} else {
-		a.mode = (mode_t)(req->data.args[s->at[0][0] < 0 ? 1 : 2] & 07777);
+		a.node = !strncmp(s->name, "mknod", 5);
+		a.mode = (mode_t)req->data.args[base] & (a.node ? (S_IFMT | 07777) : 07777);
+		a.dev = a.node ? (dev_t)req->data.args[base + 1] : 0;
 		a.umask = caller_umask(proc_pid(m, (pid_t)req->pid));
 	}
 	where[0] = rel[0] = '\0';
 	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, 1, rel, where, sizeof(where), &r);
 	if (hit == 0 && is_link && r.dir >= 0) {
 		/* a link at a free name above a denied one */
-		char self[64], dir[PATH_MAX];
-		ssize_t dl;
-
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", r.dir);
-		dl = readlink(self, dir, sizeof(dir) - 1);
-		if (dl > 0) {
-			dir[dl] = '\0';
-			snprintf(where, sizeof(where), "%s/%s", strcmp(dir, "/") ? dir : "", r.name);
-			if (hides_below(m, where))
-				hit = 1;
-			else
-				where[0] = '\0';
-		}
+		if (reach_path(&r, where, sizeof(where)) == 0 && hides_below(m, where))
+			hit = 1;
+		else
+			where[0] = '\0';
+	}
+	if (hit == 1 && exists_for(m, req, where)) {
+		/* something is at the denied name (its cover): the kernel
+		 * answers EEXIST before it looks any further, and programs
+		 * rely on it (a recursive mkdir of ~/.ssh) */
+		reach_close(&r);
+		return reply(m, req->id, -EEXIST, 0) == 0 ? 1 : -1;
 	}
 	if (hit > 0) {
 		reach_close(&r);
@@ -2423,15 +2453,18 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 	reach_close(&r);
 	if (reply(m, req->id, -err, 0) != 0)
 		return -1;
-	if (err && where[0])
+	/* a write the policy refuses is reported as before, but not a name
+	 * that exists (the kernel answers EEXIST before any other check) */
+	if (err && err != EEXIST && where[0])
 		report_write(m, s->name, where, err);
-	else if (err)
+	else if (err && err != EEXIST)
 		report_lexical(m, req, s->at[0][0], rel, s->name, 1);
 	return 1;
 }
 
 /* The calls judged by a denied name (with SRT_MONITOR_READS): a read or
- * O_PATH open, a link, a symbolic link, a directory made, or a rename.
+ * O_PATH open, a link, a symbolic link, a directory or node made, or a
+ * rename.
  * Each is refused with EACCES and reported when it reaches a denied name,
  * and otherwise performed here (see above). 1 when answered, 0 when not judged, -1 when the listener failed. */
 static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
@@ -2441,7 +2474,7 @@ static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
 		return judge_open(m, req, s);
 	if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link") || !strncmp(s->name, "rename", 6))
 		return judge_link_rename(m, req, s);
-	if (!strncmp(s->name, "symlink", 7) || !strncmp(s->name, "mkdir", 5))
+	if (!strncmp(s->name, "symlink", 7) || !strncmp(s->name, "mkdir", 5) || !strncmp(s->name, "mknod", 5))
 		return judge_create(m, req, s);
 	return 0;
 }

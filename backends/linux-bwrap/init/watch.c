@@ -380,40 +380,13 @@ static int command_process(long pid)
 	return yes;
 }
 
-/* Is the descriptor at fdpath (one of /proc/PID/task/TID/fd) an inotify
- * instance watching the directory (dev, ino) itself? Its fdinfo names
- * each watched inode and its device as the kernel numbers it. */
-static int inotify_on(const char *task, const char *fdname, dev_t dev, ino_t ino)
-{
-	char p[PATH_MAX], line[256];
-	unsigned long long kdev = ((unsigned long long)major(dev) << 20) | minor(dev);
-	FILE *f;
-	int yes = 0;
-
-	if ((size_t)snprintf(p, sizeof(p), "%s/fdinfo/%s", task, fdname) >= sizeof(p))
-		return 0;
-	f = fopen(p, "re");
-	if (!f)
-		return 0;
-	while (!yes && fgets(line, sizeof(line), f)) {
-		unsigned long long i, d;
-		char *q = strstr(line, " ino:"), *r = strstr(line, " sdev:");
-
-		if (strncmp(line, "inotify ", 8) != 0 || !q || !r)
-			continue;
-		i = strtoull(q + 5, NULL, 16);
-		d = strtoull(r + 6, NULL, 16);
-		yes = i == (unsigned long long)ino && d == kdev;
-	}
-	fclose(f);
-	return yes;
-}
-
 /* One task (thread) of a process, by its /proc/PID/task/TID directory:
- * 1 when its working directory or root, a directory descriptor or an
- * inotify watch is at or below (dev, ino), 2 when it cannot tell (its
- * entries cannot be read, or its descriptors keep changing while listed),
- * 0 when none is. */
+ * 1 when its working directory or root, or a directory descriptor is at or
+ * below (dev, ino), 2 when it cannot tell (its entries cannot be read, or
+ * its descriptors keep changing while listed), 0 when none is. An inotify
+ * watch on the directory is not looked for: it tells names, not contents,
+ * and every recursive file watcher (tsc --watch, chokidar) puts one on a
+ * directory made in the project at once, which would stop ordinary runs. */
 static int task_below(const char *task, dev_t dev, ino_t ino)
 {
 	static const char *const places[] = { "cwd", "root" };
@@ -443,9 +416,8 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 		if (!fdd)
 			return errno == ENOENT || errno == ESRCH ? 0 : 2;
 		while ((fe = readdir(fdd))) {
-			char f[PATH_MAX], link[64];
+			char f[PATH_MAX];
 			struct stat st;
-			ssize_t ll;
 
 			if (fe->d_name[0] == '.')
 				continue;
@@ -455,18 +427,8 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 				vanished |= errno == ENOENT;
 				continue;
 			}
-			if (!S_ISDIR(st.st_mode)) {
-				ll = readlink(f, link, sizeof(link) - 1);
-				if (ll > 0) {
-					link[ll] = '\0';
-					if (!strcmp(link, "anon_inode:inotify") &&
-					    inotify_on(task, fe->d_name, dev, ino)) {
-						closedir(fdd);
-						return 1;
-					}
-				}
+			if (!S_ISDIR(st.st_mode))
 				continue;
-			}
 			fd = open(f, O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0)
 				vanished |= errno == ENOENT;
@@ -485,7 +447,7 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 /* A denied directory arrived at its name and was covered: does a process
  * of the sandbox hold a place at or below the directory itself, reached
  * before the cover (a thread's working directory or root, a directory
- * descriptor, an inotify watch on it)? A mount covers the name, not what a
+ * descriptor)? A mount covers the name, not what a
  * process got to through it: from there it would go on seeing the names
  * the host puts in the directory (stat is not judged by the monitor), and
  * in a write root write there. 1 with the pid in *who when one does, 2
