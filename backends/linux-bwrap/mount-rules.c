@@ -166,18 +166,17 @@ int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kin
 	}
 	if (strcmp(res, path) != 0 && links.n) {
 		struct stat st;
+		int is_link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 
 		rc = srt__mount_note(c, "%s %s: resolves to %s; enforced there", origin, path, res);
 		/* a denied name that is a link: the host may point it elsewhere
 		 * during the run (a dotfile manager's ln -sfn and mv -T), and
 		 * what it leads to then is what the rule means; the watcher
 		 * covers the name itself when anything new arrives there */
-		if (!rc && (kind & K_DR) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    srt__strv_push(&c->plan->watch_deny, path))
+		if (!rc && (kind & K_DR) && is_link && srt__strv_push(&c->plan->watch_deny, path))
 			rc = srt_diag_set(c->diag, SRT_E_NOMEM, "", "out of memory");
 		/* see mounts.c: a link's name is not a mount point */
-		if (!rc && deny && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    links_untrusted(c, &links)) {
+		if (!rc && deny && is_link && links_untrusted(c, &links)) {
 			char target[PATH_MAX];
 			ssize_t tl = readlink(path, target, sizeof(target) - 1);
 			size_t li;

@@ -346,7 +346,7 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
  * one (its NSpid line in /proc/PID/status, which anyone may read, names
  * more than one pid), and not the init of the namespace right below (srt's
  * own)? The processes of this namespace are srt's: bwrap's reaper and the
- * helper. */
+ * helper. -1 when its status cannot be read (not gone). */
 static int command_process(long pid)
 {
 	char p[64], line[256];
@@ -356,7 +356,7 @@ static int command_process(long pid)
 	snprintf(p, sizeof(p), "/proc/%ld/status", pid);
 	f = fopen(p, "re");
 	if (!f)
-		return 0; /* gone */
+		return errno == ENOENT || errno == ESRCH ? 0 : -1; /* gone, or cannot tell */
 	while (fgets(line, sizeof(line), f)) {
 		char *s = line + 6, *last = NULL;
 		int n = 0;
@@ -472,8 +472,17 @@ static int held_below(dev_t dev, ino_t ino, long *who)
 		long pid = strtol(de->d_name, &end, 10);
 		DIR *td;
 		struct dirent *te;
+		int cp;
 
-		if (*end || pid <= 0 || pid == (long)self || !command_process(pid))
+		if (*end || pid <= 0 || pid == (long)self)
+			continue;
+		cp = command_process(pid);
+		if (cp < 0) {
+			held = 2;
+			*who = pid;
+			break;
+		}
+		if (!cp)
 			continue;
 		snprintf(p, sizeof(p), "/proc/%ld/task", pid);
 		td = opendir(p);
