@@ -9,6 +9,9 @@
 # watcher's cover and scan it receives it, fchdir()s there and sees and
 # writes the names the host puts in the new ~/.ssh. Nothing stops the run.
 # Needs unix sockets (allowAllUnixSockets, as for a docker socket).
+# Fixed since: the writes (the monitor judges every open, write-only ones
+# too, by the path the descriptor has then: a new file planted, a host's
+# file appended to). Still open: the names are seen (stat is not judged).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -54,6 +57,13 @@ def holder():
         res.write("planted\n")
     except OSError:
         pass
+    try:
+        fd = os.open("host-made-name", os.O_WRONLY | os.O_APPEND)
+        os.write(fd, b"appended-by-the-command\n")
+        os.close(fd)
+        res.write("appended\n")
+    except OSError:
+        pass
     res.flush()
 open(p + "/ready", "w").close()
 holder()
@@ -83,6 +93,8 @@ open_route "a descriptor in flight in a Unix socket is in no process table (SECU
 	sh -c "! grep -q stat-sees-name '$P/res'"
 attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: no file of it is read" \
 	no_leak "$P/res"
-open_route "a descriptor in flight in a Unix socket is in no process table (SECURITY.md)" H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: nothing is written into it on the host" \
+attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: no file is made in it on the host" \
 	test ! -e "$HOME/.ssh/authorized_keys"
+attempt H1 "directory fd in flight in a unix socket in the directory moved to the denied ~/.ssh: the host's file in it is not written" \
+	sh -c "! grep -q appended-by-the-command '$HOME/.ssh/host-made-name'"
 echo "1..$_tap_n"

@@ -156,8 +156,13 @@ check "a log with another hard link (the command could write it there): refused,
 U=${SRT_TEST_USER:-srt-test}
 if is_root && id "$U" >/dev/null 2>&1; then
 	chmod 755 "$WORK"; chmod 644 "$SV"
-	out=$(su "$U" -s /bin/bash -c "cd /tmp && timeout -k 5 30 '$SRT' --backend='$BACKEND' -s '$SV' --violations-fd 3 -c ': > /etc/srt-v-u; true' 3>&1 2>/dev/null" | cat)
-	check "--violations-fd to another user's pipe: the record arrives ($(printf '%s' "$out" | head -c 60))" \
+	# its own directory as the write root, not /tmp: there the git guard
+	# also reports the directories of other runs it cannot read, and one
+	# make check under load lost this record behind such a note (not
+	# explained; the check prints everything that arrived)
+	mkdir -p "$WORK/ucwd" && chown "$U" "$WORK/ucwd"
+	out=$(su "$U" -s /bin/bash -c "cd '$WORK/ucwd' && timeout -k 5 30 '$SRT' --backend='$BACKEND' -s '$SV' --violations-fd 3 -c ': > /etc/srt-v-u; true' 3>&1 2>/dev/null" | cat)
+	check "--violations-fd to another user's pipe: the record arrives ($(printf '%s' "$out" | tr '\n' ' ' | head -c 400))" \
 		sh -c "printf '%s' '$out' | grep -q 'deny openat /etc/srt-v-u'"
 else
 	skip "--violations-fd to another user's pipe: needs root and the user $U"

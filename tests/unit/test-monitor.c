@@ -785,7 +785,34 @@ static void test_live_perform(void)
 		if (fd < 0 || read(fd, b, 5) != 5 || memcmp(b, "Name:", 5) != 0)
 			bad |= 4096;
 		close(fd);
-		_exit(bad);
+		/* a write-only creating open is made here too: the caller's
+		 * umask, and the hidden name refused */
+		unlink(p[2]);
+		fd = open(p[2], O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0 || write(fd, "W", 1) != 1 || fstat(fd, &sb) != 0 || (sb.st_mode & 0777) != 0640)
+			bad |= 8192;
+		close(fd);
+		if (open(p[0], O_WRONLY | O_CREAT | O_TRUNC, 0600) >= 0 || errno != EACCES)
+			bad |= 16384;
+		/* a FIFO write open (a shell's "> fifo": O_CREAT) waits for
+		 * its reader, itself a caller that comes after it */
+		w = fork();
+		if (w == 0) {
+			int rf;
+
+			usleep(200000);
+			rf = open(p[4], O_RDONLY);
+			_exit(rf >= 0 && read(rf, b, 1) == 1 && b[0] == 'G' ? 0 : 1);
+		}
+		fd = open(p[4], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, "G", 1) != 1)
+			bad |= 32768;
+		close(fd);
+		waitpid(w, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad |= 32768;
+		/* more bits than an exit status holds: the word goes back whole */
+		_exit(write(sv[1], &bad, sizeof(bad)) == (ssize_t)sizeof(bad) ? 0 : 1);
 	}
 	close(sv[1]);
 	lfd = recv_fd(sv[0]);
@@ -798,10 +825,17 @@ static void test_live_perform(void)
 	}
 	pthread_create(&t, NULL, serve, m);
 	waitpid(pid, &st, 0);
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "perform: reads, close-on-exec, umask, EEXIST, O_PATH of a link, ELOOP, the hidden file "
-	   "refused, a FIFO, link and rename, O_TMPFILE, O_DIRECTORY, /proc/self (failed bits %d)",
-	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	{
+		int bad = -1;
+
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || read(sv[0], &bad, sizeof(bad)) != (ssize_t)sizeof(bad))
+			bad = -1;
+		ok(bad == 0,
+		   "perform: reads, close-on-exec, umask, EEXIST, O_PATH of a link, ELOOP, the hidden file "
+		   "refused, a FIFO either way round, link and rename, O_TMPFILE, O_DIRECTORY, /proc/self, "
+		   "write-only creating opens (failed bits %d, -1: the child's word was lost)",
+		   bad);
+	}
 	ok(access(p[7], F_OK) != 0, "perform: no second name was made for the hidden file");
 	pthread_join(t, NULL);
 	srt__monitor_free(m);

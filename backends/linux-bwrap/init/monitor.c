@@ -10,9 +10,9 @@
  * still change it between our read and the kernel's: for those the result
  * is a diagnostic, never a decision, and the kernel enforces the
  * filesystem policy (bwrap's mounts) on its own. The one decision here
- * (judge_denied, with denyRead: a read or O_PATH open, link or rename that
- * reaches a denied name is refused) is therefore never followed by a
- * CONTINUE: the monitor performs the call itself on what it resolved and
+ * (judge_denied, with denyRead: an open, a name made, a link or rename
+ * that reaches a denied name is refused) is
+ * therefore never followed by a CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
  * open costs one open of /proc/<pid>/root, one openat2, an fstat and an
  * fstatfs, the open again through /proc/self/fd/N and its fstat, and
@@ -987,9 +987,14 @@ static long proc_owner(const char *real)
 	return n;
 }
 
+/* follow's value for the names of calls that make, move or remove a name:
+ * its final component is never followed, even with a trailing slash (the
+ * kernel looks those up from their parent) */
+#define NAME_ITSELF (-1)
+
 /* The real path, in the caller's view, of what path names for the caller
  * (dirarg: the argument holding its directory descriptor, -1: its cwd),
- * following a final symbolic link when follow. 0: real is the object's
+ * following a final symbolic link when follow (never when NAME_ITSELF). 0: real is the object's
  * path; 1: the last component does not exist, real is where it would be;
  * or -errno when it cannot be resolved. An object without a path (a pipe or
  * socket reached through /proc/self/fd/N) has real "". With keep, what was
@@ -1110,7 +1115,12 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 				close(nfd);
 				break;
 			}
-			if (!S_ISLNK(st.st_mode) || (last && !follow && !(e[0] == '/'))) {
+			/* a trailing slash makes a lookup follow a final link,
+			 * but never a call that makes, moves or removes the name
+			 * itself (NAME_ITSELF): mkdir("dl/") at a link answers
+			 * EEXIST in the kernel */
+			if (!S_ISLNK(st.st_mode) ||
+			    (last && (follow == NAME_ITSELF || (!follow && e[0] != '/')))) {
 				if (!last && !S_ISDIR(st.st_mode)) {
 					rc = -ENOTDIR;
 					close(nfd);
@@ -1458,9 +1468,10 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
  *  - /dev/tty names the opener's controlling terminal: it is answered with
  *    the caller's own (its pty under /dev/pts, or ENXIO without one).
  *  - O_NOCTTY always: a terminal opened here never becomes ours.
- *  - a FIFO opened for reading waits for a writer, which may be another
- *    caller waiting on this monitor: it is opened by a short thread of its
- *    own, on a descriptor pinned to that FIFO.
+ *  - a FIFO opened for reading waits for a writer (and one opened for
+ *    writing for a reader), which may be another caller waiting on this
+ *    monitor: it is opened by a short thread of its own, on a descriptor
+ *    pinned to that FIFO.
  *  - the Landlock layer: the last call of each (open, create, link,
  *    rename) is made by a thread under the ruleset the worker applied to
  *    itself (see "the command's Landlock layer" below), so the layer judges
@@ -2034,7 +2045,8 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		return open_ctty(ppid, fd); /* a pty of the sandbox's devpts, which the layer grants */
 	a.at = r->obj;
 	a.flags = (int)((fl & pass) | O_NOCTTY | O_CLOEXEC);
-	if (S_ISFIFO(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && !(fl & O_NONBLOCK)) {
+	/* either end of a FIFO opened alone waits for the other end */
+	if (S_ISFIFO(st.st_mode) && (fl & O_ACCMODE) != O_RDWR && !(fl & O_NONBLOCK)) {
 		a.kind = ACT_FIFO;
 		a.fdflags = (fl & O_CLOEXEC) ? O_CLOEXEC : 0;
 		return in_domain(m, open_act, &a);
@@ -2112,21 +2124,25 @@ static void report_lexical(struct srt__monitor *m, const struct seccomp_notif *r
 		srt__monitor_event(m, name, path);
 }
 
-/* A read or O_PATH open (open, openat): judged, and a read open performed
- * here. 1 when
- * answered, 0 for a write-only open (not judged: it reads nothing), -1
+/* An open (open, openat, creat): judged, and performed here but for
+ * O_PATH. Write-only ones too, though they read nothing: made by the
+ * command at a denied name the host removed (and the cover with it), a
+ * file would stay on the host as the command made it (mode 0666) for a
+ * host tool to write the secret into, and through a directory descriptor
+ * taken before the host moved that directory onto a denied name the
+ * command would write into the host's files there. 1 when answered, -1
  * when the listener failed. */
 static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		      const struct srt__observed_syscall *s)
 {
 	char rel[PATH_MAX], where[PATH_MAX * 2];
-	uint32_t fl = (uint32_t)req->data.args[(int)s->flags_arg];
-	mode_t mode = (mode_t)req->data.args[(int)s->flags_arg + 1];
+	/* creat(path, mode) is open(path, O_CREAT | O_WRONLY | O_TRUNC, mode) */
+	uint32_t fl = s->flags_arg < 0 ? (uint32_t)(O_CREAT | O_WRONLY | O_TRUNC)
+				       : (uint32_t)req->data.args[(int)s->flags_arg];
+	mode_t mode = (mode_t)req->data.args[s->flags_arg < 0 ? 1 : (int)s->flags_arg + 1];
 	struct reach r;
 	int hit, rc, fd;
 
-	if ((fl & O_ACCMODE) == O_WRONLY && !(fl & O_PATH))
-		return 0;
 	where[0] = '\0';
 	/* O_CREAT | O_EXCL does not follow a final link either (EEXIST) */
 	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1],
@@ -2290,7 +2306,8 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	reach_init(&r[1]);
 	where[0][0] = where[1][0] = rel[0][0] = rel[1][0] = '\0';
 	for (i = 0; i < 2 && !hit && !err; i++) {
-		hit = reaches_denied(m, req, op[i][0], op[i][1], i == 0 ? follow : 0, 1, rel[i], where[i],
+		hit = reaches_denied(m, req, op[i][0], op[i][1], i == 0 && is_link ? follow : NAME_ITSELF, 1,
+				     rel[i], where[i],
 				     sizeof(where[i]), &r[i]);
 		if (hit < 0)
 			err = -hit;
@@ -2299,7 +2316,9 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 		else if (hit == 2)
 			err = ENOENT;
 	}
-	if (!hit && !err && reach_path(&r[1], dest, sizeof(dest)) == 0 && hides_below(m, dest)) {
+	if (!hit && !err && r[1].dir >= 0 && reach_path(&r[1], dest, sizeof(dest)) != 0)
+		err = EACCES; /* its path cannot be read back: refused, never made unjudged */
+	else if (!hit && !err && r[1].dir >= 0 && hides_below(m, dest)) {
 		/* a link or a directory of the command's moved to a free name
 		 * above a denied one (~/.config once the host moved it away):
 		 * a host tool that makes the denied path again (mkdir -p
@@ -2412,10 +2431,14 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 		a.umask = caller_umask(proc_pid(m, (pid_t)req->pid));
 	}
 	where[0] = rel[0] = '\0';
-	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], 0, 1, rel, where, sizeof(where), &r);
+	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], NAME_ITSELF, 1, rel, where, sizeof(where), &r);
 	if (hit == 0 && is_link && r.dir >= 0) {
-		/* a link at a free name above a denied one */
-		if (reach_path(&r, where, sizeof(where)) == 0 && hides_below(m, where))
+		/* a link at a free name above a denied one; a name whose
+		 * path cannot be read back is refused, never made unjudged */
+		if (reach_path(&r, where, sizeof(where)) != 0) {
+			where[0] = '\0';
+			err = EACCES;
+		} else if (hides_below(m, where))
 			hit = 1;
 		else
 			where[0] = '\0';
@@ -2462,15 +2485,14 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 	return 1;
 }
 
-/* The calls judged by a denied name (with SRT_MONITOR_READS): a read or
- * O_PATH open, a link, a symbolic link, a directory or node made, or a
- * rename.
+/* The calls judged by a denied name (with SRT_MONITOR_READS): an open, a
+ * link, a symbolic link, a directory or node made, or a rename.
  * Each is refused with EACCES and reported when it reaches a denied name,
  * and otherwise performed here (see above). 1 when answered, 0 when not judged, -1 when the listener failed. */
 static int judge_denied(struct srt__monitor *m, const struct seccomp_notif *req,
 			const struct srt__observed_syscall *s)
 {
-	if (s->kind == SRT_OBS_OPEN)
+	if (s->kind == SRT_OBS_OPEN || !strcmp(s->name, "creat"))
 		return judge_open(m, req, s);
 	if (!strcmp(s->name, "linkat") || !strcmp(s->name, "link") || !strncmp(s->name, "rename", 6))
 		return judge_link_rename(m, req, s);
