@@ -20,6 +20,7 @@ cd "$P" || exit 1
 
 cat > "$WORK/probe.py" <<'PYEOF'
 import os, sys, time
+from below import look_below, wait_marker
 p, stage, write = sys.argv[1], sys.argv[2], sys.argv[3] == "write"
 ssh = os.path.join(os.environ["HOME"], ".ssh")
 open(p + "/ready", "w").close()
@@ -34,38 +35,14 @@ for i in range(200):
 res = open(p + "/res", "a")
 if inside:
     open(p + "/in", "w").close()
-for i in range(200):
-    if os.path.exists(p + "/written"):
-        break
-    time.sleep(0.05)
-try:
-    os.stat(ssh + "/host-made-name")
-except OSError:
-    res.write("full-path-covered\n")
-try:
-    os.stat("host-made-name")
-    res.write("stat-sees-name\n")
-except OSError:
-    pass
-try:
-    res.write(open("host-made-name").read())
-except OSError:
-    pass
-if write:
-    try:
-        fd = os.open("authorized_keys", os.O_WRONLY | os.O_CREAT, 0o600)
-        os.write(fd, b"ssh-ed25519 AAAA planted-by-the-command\n")
-        os.close(fd)
-        res.write("planted\n")
-    except OSError:
-        pass
+wait_marker(p)
+look_below(res, ssh, write)
 res.write("done\n")
 PYEOF
 
 for swap in exchange staged; do
-	rm -rf "$HOME"/.ssh* "$HOME/pub" "$P/ready" "$P/in" "$P/written" "$P/res"
-	mkdir -p "$HOME/.ssh"
-	echo "$CANARY" > "$HOME/.ssh/id_canary"
+	below_stage
+	rm -rf "$HOME/pub"
 	if [ "$swap" = exchange ]; then
 		stage="$HOME/pub" mode=names
 		S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
@@ -74,7 +51,7 @@ for swap in exchange staged; do
 		S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
 	fi
 	mkdir -p "$stage"
-	srt__bg -s "$S" -c "$PY $WORK/probe.py $P $stage $mode"
+	srt__bg -s "$S" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P $stage $mode"
 	pid=$!
 	wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 	wait_for "$P/in" 50 || diag "the probe did not enter $stage"
@@ -90,19 +67,10 @@ else:
     os.rename(ssh, ssh + ".old")
     os.rename(ssh + ".new", ssh)
 PYEOF
-	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
-	echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
-	touch "$P/written"
-	end_bg "$pid" 150
+	below_host_writes "$pid"
 	diag "$swap: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "summary: $(grep deny "$WORK/bg.out" | tr '\n' ' ')"
-	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): srt stopped the run saying why" \
-		sh -c "grep -qE 'had entered or opened before srt covered it again|cannot tell whether a process of the command is inside' '$WORK/bg.out' && ! grep -qx done '$P/res'"
-	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): no name the host puts there is seen" \
-		sh -c "! grep -q stat-sees-name '$P/res'"
-	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): no file of it is read" \
-		no_leak "$P/res"
-	attempt H1 "cwd in the directory the host puts at the denied ~/.ssh ($swap): nothing is written into it on the host" \
-		test ! -e "$HOME/.ssh/authorized_keys"
+	below_stopped "cwd in the directory the host puts at the denied ~/.ssh ($swap)"
+	below_checks "cwd in the directory the host puts at the denied ~/.ssh ($swap)"
 done
 echo "1..$_tap_n"

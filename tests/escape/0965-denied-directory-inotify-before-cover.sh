@@ -15,7 +15,8 @@ P="$WORK/proj"
 cd "$P" || exit 1
 
 cat > "$WORK/probe.py" <<'PYEOF'
-import ctypes, os, sys, threading, time
+import ctypes, os, sys, threading
+from below import wait_marker
 p, stage = sys.argv[1], sys.argv[2]
 libc = ctypes.CDLL(None, use_errno=True)
 ssh = os.path.join(os.environ["HOME"], ".ssh")
@@ -27,10 +28,7 @@ def holder():
         res.write("inotify-failed %d\n" % ctypes.get_errno()); res.flush()
         return
     open(p + "/in", "w").close()
-    for i in range(200):
-        if os.path.exists(p + "/written"):
-            break
-        time.sleep(0.05)
+    wait_marker(p)
     os.set_blocking(ifd, False)
     try:
         buf = os.read(ifd, 65536)
@@ -50,28 +48,13 @@ res.write("leader-cwd %s\n" % os.getcwd())
 res.write("done\n")
 PYEOF
 
-rm -rf "$HOME"/.ssh* "$P/ready" "$P/in" "$P/written" "$P/res"
-mkdir -p "$HOME/.ssh" "$HOME/.ssh.new"
-echo "$CANARY" > "$HOME/.ssh/id_canary"
+below_stage
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
-srt__bg -s "$S" -c "$PY $WORK/probe.py $P $HOME/.ssh.new"
-pid=$!
-wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
-wait_for "$P/in" 50 || diag "the probe did not watch ~/.ssh.new: $(cat "$P/res" 2>/dev/null)"
-mv "$HOME/.ssh" "$HOME/.ssh.old"
-mv "$HOME/.ssh.new" "$HOME/.ssh"
-sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
-echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
-touch "$P/written"
-end_bg "$pid" 150
+below_run "$S" "a watch on ~/.ssh.new" "$P" "$HOME/.ssh.new"
 diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
-open_route "an inotify watch taken before the cover tells the new names; srt does not stop a run for one, as every recursive file watcher would trip it (SECURITY.md)" H1 "inotify watch taken before the cover in the directory moved to the denied ~/.ssh: srt stopped the run" \
-	sh -c "grep -qE 'had entered or opened before srt covered it again|cannot tell whether a process of the command is inside' '$WORK/bg.out' && ! grep -qx done '$P/res'"
-open_route "an inotify watch taken before the cover tells the new names; srt does not stop a run for one, as every recursive file watcher would trip it (SECURITY.md)" H1 "inotify watch taken before the cover in the directory moved to the denied ~/.ssh: no name the host puts there is seen" \
-	sh -c "! grep -q stat-sees-name '$P/res'"
-attempt H1 "inotify watch taken before the cover in the directory moved to the denied ~/.ssh: no file of it is read" \
-	no_leak "$P/res"
-attempt H1 "inotify watch taken before the cover in the directory moved to the denied ~/.ssh: nothing is written into it on the host" \
-	test ! -e "$HOME/.ssh/authorized_keys"
+WHY="an inotify watch taken before the cover tells the new names; srt does not stop a run for one, as every recursive file watcher would trip it (SECURITY.md)"
+W="inotify watch taken before the cover in the directory moved to the denied ~/.ssh"
+below_stopped "$W" "$WHY"
+below_checks "$W" "$WHY"
 echo "1..$_tap_n"

@@ -15,26 +15,17 @@ cd "$P" || exit 1
 S=$(fsjson s '{"denyRead":["~/.config/gh"],"allowWrite":[".","~"],"denyWrite":[]}')
 
 cat > "$WORK/probe.py" <<'PYEOF'
-import os, sys, time
+import os, sys
+from below import spin, wait_marker
 p = sys.argv[1]
 cfg = os.path.join(os.environ["HOME"], ".config")
 mine = os.path.join(p, "cfg")
 os.mkdir(mine)
 res = open(p + "/res", "a")
 open(p + "/ready", "w").close()
-made = False
-end = time.time() + 10
-while not made and time.time() < end:
-    try:
-        os.symlink(mine, cfg)
-        made = True
-    except OSError:
-        pass
-res.write("linked\n" if made else "not-linked\n")
-for i in range(100):
-    if os.path.exists(p + "/written"):
-        break
-    time.sleep(0.05)
+made, err = spin(lambda: os.symlink(mine, cfg))
+res.write("linked\n" if made else "not-linked %s\n" % err)
+wait_marker(p, tenths=100)
 try:
     res.write(open(mine + "/gh/hosts.yml").read())
 except OSError as e:
@@ -42,22 +33,8 @@ except OSError as e:
 res.write("done\n")
 PYEOF
 
-rm -rf "$HOME"/.config* "$P/ready" "$P/written" "$P/res" "$P/cfg"
-mkdir -p "$HOME/.config/gh"
-echo "oauth_token: old-$CANARY" > "$HOME/.config/gh/hosts.yml"
-srt__bg -s "$S" -c "$PY $WORK/probe.py $P"
-pid=$!
-wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
-sleep 0.3
-mv "$HOME/.config" "$HOME/.config.bak"
-sleep 0.3
-mkdir -p "$HOME/.config/gh"
-echo "oauth_token: $CANARY" > "$HOME/.config/gh/hosts.yml"
-touch "$P/written"
-end_bg "$pid"
-diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
-diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
-diag "host ~/.config after the run: $(ls -ld "$HOME/.config" 2>&1)"
+config_stage "$P/cfg"
+config_moved_run "$S"
 attempt H1 "link at the removed parent of the denied ~/.config/gh: the host's new token is not read" \
 	no_leak "$P/res"
 attempt H1 "link at the removed parent of the denied ~/.config/gh: no link of the command's making at ~/.config on the host" \

@@ -21,6 +21,7 @@ S=$(fsjson s '{"denyRead":["~/.config/gh"],"allowWrite":[".","~"],"denyWrite":[]
 
 cat > "$WORK/probe.py" <<'PYEOF'
 import os, sys, time
+from below import spin, wait_marker
 p = sys.argv[1]
 cfg = os.path.join(os.environ["HOME"], ".config")
 mine = os.path.join(os.environ["HOME"], "mycfg")
@@ -30,19 +31,9 @@ f = open(mine + "/gh/hosts.yml", "w+")
 os.symlink(mine, lnk)
 res = open(p + "/res", "a")
 open(p + "/ready", "w").close()
-made = None
-end = time.time() + 10
-while not made and time.time() < end:
-    try:
-        os.rename(lnk, cfg)
-        made = "renamed"
-    except OSError as e:
-        err = e
-res.write("%s\n" % (made or "not-moved %s" % err))
-for i in range(100):
-    if os.path.exists(p + "/written"):
-        break
-    time.sleep(0.05)
+made, err = spin(lambda: os.rename(lnk, cfg))
+res.write("renamed\n" if made else "not-moved %s\n" % err)
+wait_marker(p, tenths=100)
 time.sleep(0.2)
 f.seek(0)
 res.write("fd: " + f.read())
@@ -53,22 +44,8 @@ except OSError as e:
 res.write("done\n")
 PYEOF
 
-rm -rf "$HOME"/.config* "$HOME/mycfg" "$HOME/lnk" "$P/ready" "$P/written" "$P/res"
-mkdir -p "$HOME/.config/gh"
-echo "oauth_token: old-$CANARY" > "$HOME/.config/gh/hosts.yml"
-srt__bg -s "$S" -c "$PY $WORK/probe.py $P"
-pid=$!
-wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
-sleep 0.3
-mv "$HOME/.config" "$HOME/.config.bak"
-sleep 0.3
-mkdir -p "$HOME/.config/gh"
-echo "oauth_token: $CANARY" > "$HOME/.config/gh/hosts.yml"
-touch "$P/written"
-end_bg "$pid"
-diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
-diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
-diag "host ~/.config after the run: $(ls -ld "$HOME/.config" 2>&1)"
+config_stage "$HOME/mycfg" "$HOME/lnk"
+config_moved_run "$S"
 attempt H1 "link renamed onto the removed parent of the denied ~/.config/gh: the host's new token is not read" \
 	no_leak "$P/res"
 attempt H1 "link renamed onto the removed parent of the denied ~/.config/gh: no link of the command's making at ~/.config on the host" \

@@ -17,6 +17,9 @@
 #   proxy_batch SRT-ARGS...          proxyclient.py batch < requests, in srt
 #   find_watcher PID                 the watcher of replaced names below srt PID
 #   end_bg PID [TENTHS]              srt__bg's srt ended (waited for, then killed)
+#   below_stage, below_run, below_host_writes, below_stopped, below_checks
+#                                    a command below a directory the host
+#                                    moves onto the denied ~/.ssh (0956-0966)
 # Every attempt is a hostile command; each TAP line asserts on host state
 # (a canary, a marker file, a listener's log), not only on an exit status.
 . "$(dirname "$0")/../integration/lib.sh"
@@ -88,6 +91,94 @@ end_bg() {
 	for i in $(seq "${2:-100}"); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
 	kill "$1" 2>/dev/null
 	wait "$1"
+}
+
+# A command below a directory the host moves onto the denied ~/.ssh (0956
+# to 0966): the probe ($WORK/probe.py, importing below.py) gets below the
+# staged directory and touches $P/ready and $P/in; the host swaps, makes
+# host-made-name there and touches $P/written; the probe then looks
+# (below.py's look_below) and writes its findings to $P/res.
+BELOW_PY="$top_srcdir/tests/escape"
+STOPPED_RE='had entered or opened before srt covered it again|cannot tell whether a process of the command is inside'
+# below_stage: a fresh ~/.ssh with the canary and an empty ~/.ssh.new
+below_stage() {
+	rm -rf "$HOME"/.ssh* "$P/ready" "$P/in" "$P/gave-up" "$P/written" "$P/res"
+	mkdir -p "$HOME/.ssh" "$HOME/.ssh.new"
+	echo "$CANARY" > "$HOME/.ssh/id_canary"
+}
+# below_run SETTINGS WHAT ARGS...: the probe in srt with ARGS, staged
+# ~/.ssh.new moved onto ~/.ssh once the probe is in (WHAT names that in
+# the diagnostics), the host's file made, the run ended
+below_run() {
+	local s=$1 what=$2 pid
+	shift 2
+	srt__bg -s "$s" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $*"
+	pid=$!
+	wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
+	wait_for "$P/in" 50 || diag "the probe did not get $what: $(cat "$P/res" 2>/dev/null)"
+	mv "$HOME/.ssh" "$HOME/.ssh.old"
+	mv "$HOME/.ssh.new" "$HOME/.ssh"
+	below_host_writes "$pid"
+}
+# below_host_writes PID: the host's file in the new ~/.ssh once the
+# watcher's cover is on it, the marker, and the end of srt PID
+below_host_writes() {
+	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
+	echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
+	touch "$P/written"
+	end_bg "$1" 150
+}
+# below_stopped WHAT [TODO-WHY]: srt stopped the run, saying why, before
+# the probe's end
+below_stopped() {
+	below_check "${2:-}" H1 "$1: srt stopped the run" \
+		sh -c "grep -qE '$STOPPED_RE' '$WORK/bg.out' && ! grep -qx done '$P/res'"
+}
+# below_checks WHAT [SEEN-TODO-WHY]: the host's name not seen (a TODO line
+# when SEEN-TODO-WHY is given), its file not read, nothing made in the
+# directory and the host's file not written
+below_checks() {
+	below_check "${2:-}" H1 "$1: no name the host puts there is seen" \
+		sh -c "! grep -q stat-sees-name '$P/res'"
+	attempt H1 "$1: no file of it is read" no_leak "$P/res"
+	attempt H1 "$1: no file is made in it on the host" test ! -e "$HOME/.ssh/authorized_keys"
+	attempt H1 "$1: the host's file in it is not written" \
+		sh -c "! grep -q appended-by-the-command '$HOME/.ssh/host-made-name'"
+}
+# below_check TODO-WHY CLASS WHAT COMMAND...: attempt, or open_route when
+# TODO-WHY is not empty
+below_check() {
+	local why=$1
+	shift
+	if [ -n "$why" ]; then open_route "$why" "$@"; else attempt "$@"; fi
+}
+
+# The host moves the parent of the denied ~/.config/gh away and makes it
+# again (`mv ~/.config ~/.config.bak; mkdir -p ~/.config/gh` and a new
+# token) while the command tries to put something of its own at ~/.config
+# (0968 to 0971). config_stage NAMES...: ~/.config/gh with an old token,
+# the markers and NAMES removed. config_moved_run SETTINGS: the probe
+# ($WORK/probe.py P) in srt and the host's move.
+config_stage() {
+	rm -rf "$HOME"/.config* "$P/ready" "$P/written" "$P/res" "$@"
+	mkdir -p "$HOME/.config/gh"
+	echo "oauth_token: old-$CANARY" > "$HOME/.config/gh/hosts.yml"
+}
+config_moved_run() {
+	local pid
+	srt__bg -s "$1" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P"
+	pid=$!
+	wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
+	sleep 0.3
+	mv "$HOME/.config" "$HOME/.config.bak"
+	sleep 0.3
+	mkdir -p "$HOME/.config/gh"
+	echo "oauth_token: $CANARY" > "$HOME/.config/gh/hosts.yml"
+	touch "$P/written"
+	end_bg "$pid"
+	diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
+	diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
+	diag "host ~/.config after the run: $(ls -ld "$HOME/.config" 2>&1)"
 }
 
 # Network scripts run the whole test (srt, its proxy, the listeners) in a

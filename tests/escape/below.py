@@ -1,0 +1,69 @@
+"""Shared parts of the escape tests' probes. A command below a directory
+the host moved onto a denied name (tests 0956 to 0966): the host has made
+a file there (host-made-name, holding the canary) and touched the marker
+P/written; the probe, in that directory or holding it, tries to see the
+name, read it, plant a file there and write into the host's file. Each
+success is a line in P/res that the shell's checks (below_checks in
+lib.sh) look for; the canary itself is looked for by no_leak. A command
+that puts something of its own at the parent of a denied name while the
+host moves that parent away (0968 to 0971) spins on the call."""
+import os
+import time
+
+
+def wait_marker(p, name="written", tenths=200):
+    """Wait up to tenths / 20 seconds for the file P/name."""
+    for _ in range(tenths):
+        if os.path.exists(os.path.join(p, name)):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def spin(fn, seconds=10):
+    """Call fn until it does not raise OSError, for up to seconds: (True,
+    None) once it did, else (False, the last error)."""
+    end = time.time() + seconds
+    err = None
+    while time.time() < end:
+        try:
+            fn()
+            return True, None
+        except OSError as e:
+            err = e
+    return False, err
+
+
+def look_below(res, ssh, write=True):
+    """From a working directory that may be the new ~/.ssh: stat, read and
+    (with write) plant and append, relative to "."."""
+    try:
+        os.stat(ssh + "/host-made-name")
+    except OSError:
+        res.write("full-path-covered\n")
+    try:
+        os.stat("host-made-name")
+        res.write("stat-sees-name\n")
+    except OSError:
+        pass
+    try:
+        with open("host-made-name") as f:
+            res.write(f.read())
+    except OSError:
+        pass
+    if write:
+        try:
+            fd = os.open("authorized_keys", os.O_WRONLY | os.O_CREAT, 0o600)
+            os.write(fd, b"ssh-ed25519 AAAA planted-by-the-command\n")
+            os.close(fd)
+            res.write("planted\n")
+        except OSError:
+            pass
+        try:
+            fd = os.open("host-made-name", os.O_WRONLY | os.O_APPEND)
+            os.write(fd, b"appended-by-the-command\n")
+            os.close(fd)
+            res.write("appended\n")
+        except OSError:
+            pass
+    res.flush()
