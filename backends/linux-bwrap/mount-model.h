@@ -16,7 +16,11 @@
 
 #define MAX_NODES 20000
 
-enum { K_DR = 1, K_AR = 2, K_AW = 4, K_DW = 8 };
+/* K_DIR marks a deny whose name is a directory's (a protected directory:
+ * .vscode, .idea, .husky): when it is missing, its placeholder is an empty
+ * directory, so a host tool that makes it (an editor, husky install: a
+ * recursive mkdir) finds one during the run instead of failing on a file */
+enum { K_DR = 1, K_AR = 2, K_AW = 4, K_DW = 8, K_DIR = 16 };
 enum mkind { M_NONE, M_RW, M_RO, M_TMPFS, M_NULL, M_PH_FILE, M_PH_DIR };
 
 struct srt__mount_node {

@@ -3,7 +3,8 @@
  *
  * Paths that do not exist yet. A deny on a missing path inside a writable
  * directory gets a placeholder on the host at its first missing component
- * (an empty file, or an empty 0700 directory when more denies lie below),
+ * (an empty file, or an empty 0700 directory when more denies lie below
+ * or the name is a protected directory's, such as .vscode),
  * mounted over read-only, recorded in plan->created and removed again by
  * srt__bwrap_plan_cleanup(). Without it the command could create the path
  * and read or write it freely. */
@@ -311,7 +312,9 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 			nd->skip = 1;
 			continue;
 		}
-		/* a directory when some other missing deny lies below m */
+		/* a directory when the name is a directory's (K_DIR), or
+		 * when some other missing deny lies below m */
+		as_dir = (nd->kinds & K_DIR) != 0;
 		for (j = 0; j < n && !as_dir; j++)
 			if (c->v[j].type == T_MISSING && (c->v[j].kinds & (K_DR | K_DW)) &&
 			    strlen(c->v[j].path) > strlen(m) && srt__mount_covers(m, c->v[j].path))

@@ -52,7 +52,7 @@ static int add_pin(struct srt__mount_ctx *c, const char *origin, const char *pat
 
 static const char *kind_name(unsigned k)
 {
-	switch (k) {
+	switch (k & ~(unsigned)K_DIR) {
 	case K_DR: return "denyRead";
 	case K_AR: return "allowRead";
 	case K_AW: return "allowWrite";
@@ -309,10 +309,13 @@ int srt__mount_add_rules(struct srt__mount_ctx *c, const struct srt_rules *rules
 
 static int mandatory_cb(void *vctx, const char *path, const char *what)
 {
+	const char *base = strrchr(path, '/');
+	const struct srt__protected *p = srt__protected_find(base ? base + 1 : path);
 	char origin[128];
 
 	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
-	return srt__mount_add_rule(vctx, path, K_DW, origin, 0);
+	return srt__mount_add_rule(vctx, path, K_DW | (p && p->kind == SRT__PROT_DIR ? K_DIR : 0), origin,
+				   0);
 }
 
 /* A hard link to a denyRead file (srt__mandatory_opts.read_fn): hidden

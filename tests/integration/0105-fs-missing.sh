@@ -62,4 +62,22 @@ rm -f "$WORK/proj/upA" "$WORK/proj/goA" "$WORK/proj/upB" "$WORK/proj/goB" "$WORK
 check "concurrent runs: nothing left on the host" test "$before" = "$(listing)"
 [ "$before" = "$(listing)" ] || diff <(echo "$before") <(listing) | sed 's/^/# /'
 
+# A protected directory's name (.vscode, .idea, .husky) held while the
+# command runs is an empty directory, not a file: an editor or husky on
+# the host that makes it (a recursive mkdir) and writes into it during the
+# run succeeds, the command still cannot write there, and what the host put
+# there stays after the run (a file placeholder made the host's mkdir fail)
+"$SRT" --backend="$BACKEND" -s "$S" -c 'echo up > upV; while [ ! -e goV ]; do sleep 0.05; done; (echo x > .vscode/tasks.json) 2>/dev/null; echo $? > resV' >/dev/null 2>&1 &
+pv=$!
+for i in $(seq 50); do [ -e "$WORK/proj/upV" ] && break; sleep 0.1; done
+hostv=$( (mkdir -p "$WORK/proj/.vscode" && echo '{"x":1}' > "$WORK/proj/.vscode/settings.json") 2>&1 && echo made)
+touch "$WORK/proj/goV"
+wait $pv
+check "a protected directory's placeholder: the host makes it and writes into it during the run ($hostv)" \
+	test "$hostv" = made
+check "and the command cannot write there ($(cat "$WORK/proj/resV" 2>/dev/null))" \
+	test "$(cat "$WORK/proj/resV" 2>/dev/null)" != 0 -a ! -e "$WORK/proj/.vscode/tasks.json"
+check "and the host's file stays after the run" grep -q '"x":1' "$WORK/proj/.vscode/settings.json"
+rm -rf "$WORK/proj/upV" "$WORK/proj/goV" "$WORK/proj/resV" "$WORK/proj/.vscode"
+
 echo "1..$_tap_n"
