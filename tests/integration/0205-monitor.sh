@@ -210,4 +210,73 @@ check "weaker nested sandbox: relative and absolute denials reported ($(events "
 	test "$(events "$WORK/v11" | tr '\n' '|')" = "deny openat $WORK/proj/.bashrc|deny openat $HOME/.ssh/id_canary|"
 check "weaker nested sandbox: nothing written" test ! -s "$WORK/proj/.bashrc"
 
+# --- write-only opens, made by the monitor under denyRead ----------------
+# Every open is judged by the denied names (and made by the monitor) when
+# denyRead is set; a write-only one must end as the kernel ends it without
+# the monitor: the same settings without denyRead are the reference.
+cat > "$WORK/wprobe.py" <<'PYEOF'
+import errno, os, threading, time
+def t(name, fn):
+    try:
+        fn()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+def wr(path, data, flags=os.O_WRONLY):
+    fd = os.open(path, flags)
+    os.write(fd, data)
+    os.close(fd)
+t("comm", lambda: wr("/proc/self/comm", b"renamed"))
+print("comm-now", open("/proc/self/comm").read().strip())
+t("oom", lambda: wr("/proc/self/oom_score_adj", b"7"))
+print("oom-now", open("/proc/self/oom_score_adj").read().strip())
+# refused either way: by the kernel at the write (EPERM, the map is set),
+# by the monitor at the open (EACCES: such a write is checked against the
+# opener, which would be the monitor)
+try:
+    wr("/proc/self/uid_map", b"0 0 1")
+    print("uid_map ok")
+except OSError as e:
+    print("uid_map", "refused" if e.errno in (errno.EPERM, errno.EACCES) else e.errno)
+t("devnull", lambda: wr("/dev/null", b"x", os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+r, w = os.pipe()
+t("fd-reopen", lambda: wr("/proc/self/fd/%d" % w, b"via-proc", os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+print("pipe-got", os.read(r, 64).decode())
+t("etc", lambda: wr("/etc/srt-wprobe", b"x", os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+open("f", "w").write("one\n")
+t("append", lambda: wr("f", b"two\n", os.O_WRONLY | os.O_APPEND))
+t("trunc", lambda: wr("g", b"new\n", os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+print("f-now", open("f").read().replace("\n", "|"))
+t("excl", lambda: wr("f", b"x", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+t("dirslash", lambda: wr("f/", b"x", os.O_WRONLY | os.O_CREAT))
+t("dir", lambda: wr(".", b"x", os.O_WRONLY))
+os.mkfifo("fifo")
+got = []
+def reader():
+    time.sleep(0.3)
+    got.append(open("fifo").read())
+th = threading.Thread(target=reader)
+th.start()
+t("fifo-writer-first", lambda: wr("fifo", b"through-fifo", os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+th.join()
+print("fifo-got", got)
+t("fifo-nonblock-noreader", lambda: wr("fifo", b"x", os.O_WRONLY | os.O_NONBLOCK))
+os.umask(0o027)
+t("umask", lambda: wr("h", b"x", os.O_WRONLY | os.O_CREAT, ))
+print("h-mode", oct(os.stat("h").st_mode & 0o777))
+PYEOF
+SWD="$WORK/wd.json" SWN="$WORK/wn.json"
+echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}' > "$SWD"
+echo '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}' > "$SWN"
+mkdir -p "$WORK/wd" "$WORK/wn"
+(cd "$WORK/wd" && srt__run -s "$SWD" -c "$PY $WORK/wprobe.py") > "$WORK/wd.out" 2>&1
+(cd "$WORK/wn" && srt__run -s "$SWN" -c "$PY $WORK/wprobe.py") > "$WORK/wn.out" 2>&1
+grep -v '^srt:' "$WORK/wd.out" > "$WORK/wd.res"; grep -v '^srt:' "$WORK/wn.out" > "$WORK/wn.res"
+diag "with denyRead: $(tr '\n' ' ' < "$WORK/wd.res")"
+diag "without:       $(tr '\n' ' ' < "$WORK/wn.res")"
+check "write-only opens made by the monitor end as the kernel's: /proc/self files, /dev/null, a pipe through /proc/self/fd, EROFS, O_APPEND, O_TRUNC, O_EXCL, a FIFO's writer first, umask" \
+	test -s "$WORK/wn.res" -a "$(grep -c . "$WORK/wn.res")" -ge 20 -a "$(cat "$WORK/wd.res")" = "$(cat "$WORK/wn.res")"
+check "and the probe's own writes went where it wrote them (comm, oom_score_adj, the FIFO)" \
+	sh -c "grep -qx 'comm-now renamed' '$WORK/wd.res' && grep -qx 'oom-now 7' '$WORK/wd.res' && grep -q 'through-fifo' '$WORK/wd.res'"
+
 echo "1..$_tap_n"

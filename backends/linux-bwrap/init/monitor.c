@@ -1462,9 +1462,10 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
  *    /proc is opened here only when it is the caller's own (/proc/<its
  *    tgid>/...), a process-independent one (/proc/cpuinfo, /proc/sys/...),
  *    or a listed file every process may read of another (stat, status,
- *    cmdline, ...), read-only but for the caller's own mem; anything else
- *    is EACCES. Magic links of other processes are not followed
- *    (resolve_for).
+ *    cmdline, ...), read-only but for the caller's own files (whose
+ *    writes the kernel checks against the writer; see proc_open_ok);
+ *    anything else is EACCES. Magic links of other processes are not
+ *    followed (resolve_for).
  *  - /dev/tty names the opener's controlling terminal: it is answered with
  *    the caller's own (its pty under /dev/pts, or ENXIO without one).
  *  - O_NOCTTY always: a terminal opened here never becomes ours.
@@ -1615,7 +1616,14 @@ static int proc_open_ok(long ppid, int obj, const struct stat *st, const char *r
 	if (caller_ns_ids(ppid, &tgid, &tid) != 0)
 		return 0;
 	if (owner == tgid)
-		return rdonly || !strcmp(base, "mem");
+		/* its own files, for writing too (comm, oom_score_adj,
+		 * attr/current): the kernel checks such a write against the
+		 * writer, the caller. Not the id maps, setgroups and
+		 * timens_offsets, whose writes are checked against the
+		 * opener, this process */
+		return rdonly || (strcmp(base, "uid_map") && strcmp(base, "gid_map") &&
+				  strcmp(base, "projid_map") && strcmp(base, "setgroups") &&
+				  strcmp(base, "timens_offsets"));
 	return rdonly && (S_ISDIR(st->st_mode) || proc_public(base));
 }
 
@@ -2013,11 +2021,13 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	a.m = m;
 	a.id = req->id;
 	a.mode = mode & 01777;
+	/* the kernel refuses a creating open of a name ending in a slash
+	 * before it looks the name up, whatever is there */
+	if ((fl & O_CREAT) && rl && rel[rl - 1] == '/')
+		return -EISDIR;
 	if (r->obj < 0) {
 		if (!(fl & O_CREAT) || r->dir < 0)
 			return -ENOENT;
-		if (rl && rel[rl - 1] == '/')
-			return -EISDIR;
 		a.kind = ACT_CREATE;
 		a.at = r->dir;
 		a.name = r->name;
