@@ -11,8 +11,8 @@
  * is a diagnostic, never a decision, and the kernel enforces the
  * filesystem policy (bwrap's mounts) on its own. The one decision here
  * (judge_denied, with denyRead: an open, a name made, a link or rename
- * that reaches a denied name is refused) is
- * therefore never followed by a CONTINUE: the monitor performs the call itself on what it resolved and
+ * that reaches a denied name is refused) is therefore never followed by a
+ * CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
  * open costs one open of /proc/<pid>/root, one openat2, an fstat and an
  * fstatfs, the open again through /proc/self/fd/N and its fstat, and
@@ -994,8 +994,9 @@ static long proc_owner(const char *real)
 
 /* The real path, in the caller's view, of what path names for the caller
  * (dirarg: the argument holding its directory descriptor, -1: its cwd),
- * following a final symbolic link when follow (never when NAME_ITSELF). 0: real is the object's
- * path; 1: the last component does not exist, real is where it would be;
+ * following a final symbolic link when follow (never when NAME_ITSELF).
+ * 0: real is the object's path; 1: the last component does not exist,
+ * real is where it would be;
  * or -errno when it cannot be resolved. An object without a path (a pipe or
  * socket reached through /proc/self/fd/N) has real "". With keep, what was
  * reached stays open there (see struct reach). A magic link of another
@@ -2317,8 +2318,7 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	where[0][0] = where[1][0] = rel[0][0] = rel[1][0] = '\0';
 	for (i = 0; i < 2 && !hit && !err; i++) {
 		hit = reaches_denied(m, req, op[i][0], op[i][1], i == 0 && is_link ? follow : NAME_ITSELF, 1,
-				     rel[i], where[i],
-				     sizeof(where[i]), &r[i]);
+				     rel[i], where[i], sizeof(where[i]), &r[i]);
 		if (hit < 0)
 			err = -hit;
 		else if (hit > 0 && !(hit == 2 && i == 0))
