@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -70,6 +71,7 @@
 #ifndef F_GET_SEALS
 #define F_GET_SEALS 1034
 #endif
+#define SRT_RENAME_EXCHANGE (1u << 1) /* renameat2's, <linux/fs.h> */
 #ifndef SECCOMP_GET_NOTIF_SIZES
 #define SECCOMP_GET_NOTIF_SIZES 3
 #endif
@@ -2050,8 +2052,16 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	    ((fl & O_ACCMODE) != O_RDONLY || (fl & O_CREAT)))
 		return -EISDIR;
 	procfs = fstatfs(r->obj, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
-	if (procfs && !proc_open_ok(ppid, r->obj, &st, real, fl))
+	if (procfs && !proc_open_ok(ppid, r->obj, &st, real, fl)) {
+		struct statvfs sv;
+
+		/* a write the file's mode lets this user make, on a read-only
+		 * mount (/proc/sys as root): the kernel's answer is EROFS */
+		if ((fl & O_ACCMODE) != O_RDONLY && st.st_uid == geteuid() && (st.st_mode & S_IWUSR) &&
+		    fstatvfs(r->obj, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+			return -EROFS;
 		return -EACCES;
+	}
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0))
 		return open_ctty(ppid, fd); /* a pty of the sandbox's devpts, which the layer grants */
 	a.at = r->obj;
@@ -2154,6 +2164,10 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	struct reach r;
 	int hit, rc, fd;
 
+	/* the kernel refuses these flags before it looks at the path (Linux
+	 * 6.4; O_TMPFILE holds O_DIRECTORY's bit) */
+	if ((fl & O_CREAT) && (fl & O_DIRECTORY))
+		return reply(m, req->id, -EINVAL, 0) == 0 ? 1 : -1;
 	where[0] = '\0';
 	/* O_CREAT | O_EXCL does not follow a final link either (EEXIST) */
 	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1],
@@ -2353,11 +2367,21 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	}
 	if (!err && r[0].obj < 0)
 		err = ENOENT;
+	/* names ending in a slash, as the kernel takes them: the existing
+	 * name must be a directory, link(2) makes no such name (EEXIST
+	 * where something is, else ENOENT), and rename(2) moves no
+	 * non-directory to one (an exchange: not onto a non-directory) */
 	for (i = 0; i < 2 && !err; i++) {
 		size_t l = strlen(rel[i]);
+		int src_dir = r[0].obj >= 0 && fstat(r[0].obj, &st) == 0 && S_ISDIR(st.st_mode);
 
-		if (r[i].obj >= 0 && l && rel[i][l - 1] == '/' && fstat(r[i].obj, &st) == 0 &&
-		    !S_ISDIR(st.st_mode))
+		if (!l || rel[i][l - 1] != '/')
+			continue;
+		if (i == 0 || (!is_link && !(flags & SRT_RENAME_EXCHANGE)))
+			err = src_dir ? 0 : ENOTDIR;
+		else if (is_link)
+			err = r[1].obj >= 0 ? EEXIST : ENOENT;
+		else if (r[1].obj >= 0 && fstat(r[1].obj, &st) == 0 && !S_ISDIR(st.st_mode))
 			err = ENOTDIR;
 	}
 	if (!err && r[1].dir < 0)
@@ -2476,8 +2500,9 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 	if (!err && r.dir < 0)
 		err = EEXIST; /* "/", "..", a magic link */
 	l = strlen(rel);
-	if (!err && is_link && l && rel[l - 1] == '/')
-		/* the kernel makes no link at a name with a trailing slash */
+	if (!err && (is_link || a.node) && l && rel[l - 1] == '/')
+		/* the kernel makes no link or node at a name with a trailing
+		 * slash (a directory, yes) */
 		err = r.obj >= 0 ? EEXIST : ENOENT;
 	if (!err) {
 		a.r = &r;
