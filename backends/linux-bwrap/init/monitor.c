@@ -989,6 +989,68 @@ static long proc_owner(const char *real)
 	return n;
 }
 
+/* The four ids of a status line ("Uid:" or "Gid:": real, effective,
+ * saved, filesystem) in buf into v; 0, or -1 when it is not there. */
+static int status_ids(const char *buf, const char *key, unsigned long v[4])
+{
+	const char *q = strstr(buf, key);
+	char *end;
+	int i;
+
+	if (!q)
+		return -1;
+	q += strlen(key);
+	for (i = 0; i < 4; i++) {
+		v[i] = strtoul(q, &end, 10);
+		if (end == q)
+			return -1;
+		q = end;
+	}
+	return 0;
+}
+
+/* May the caller (ppid, in this process's numbering) follow a magic link
+ * of its sandbox's process owner (in the caller's numbering): the kernel's
+ * check for reading another process's fd/N, cwd or root (ptrace, read
+ * mode, filesystem ids), which this process would pass for anyone (it
+ * holds every capability in the caller's user namespace). The owner's
+ * real, effective and saved ids must be the caller's filesystem ids, and
+ * it must be dumpable: its /proc directory is the caller's user's, not
+ * root's (a non-dumpable process's belongs to root, which a caller that is
+ * root inside cannot tell apart: such a caller is let through). */
+static int may_follow_other(long ppid, long owner)
+{
+	char path[96], buf[4096];
+	unsigned long cu[4], cg[4], tu[4], tg[4];
+	struct stat st;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", ppid);
+	if (srt__read_small_file(path, buf, sizeof(buf)) <= 0 || status_ids(buf, "\nUid:", cu) ||
+	    status_ids(buf, "\nGid:", cg))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/root/proc/%ld/status", ppid, owner);
+	if (srt__read_small_file(path, buf, sizeof(buf)) <= 0 || status_ids(buf, "\nUid:", tu) ||
+	    status_ids(buf, "\nGid:", tg))
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (tu[i] != cu[3] || tg[i] != cg[3])
+			return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/root/proc/%ld", ppid, owner);
+	if (stat(path, &st) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld", ppid);
+	{
+		struct stat mine;
+
+		/* the caller's own directory shows its user as this process
+		 * sees it: the owner's must be the same */
+		if (stat(path, &mine) != 0 || st.st_uid != mine.st_uid)
+			return 0;
+	}
+	return 1;
+}
+
 /* follow's value for the names of calls that make, move or remove a name:
  * its final component is never followed, even with a trailing slash (the
  * kernel looks those up from their parent) */
@@ -1159,11 +1221,13 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 				}
 				if (procfs && (n <= 0 || link[0] == '/' || memchr(link, ':', (size_t)n))) {
 					/* a magic link (cwd, root, exe, fd/N): the kernel
-					 * follows it for us, to the object itself; only the
-					 * caller's own */
+					 * follows it for us, to the object itself; the
+					 * caller's own, or another process's the kernel
+					 * would let the caller follow */
 					if (fd_path(cur, link, sizeof(link)) != 0 ||
 					    (!tgid && caller_ns_ids(ppid, &tgid, &tid) != 0) ||
-					    proc_owner(link) != tgid) {
+					    (proc_owner(link) != tgid &&
+					     !may_follow_other(ppid, proc_owner(link)))) {
 						rc = -EACCES;
 						break;
 					}
@@ -1538,7 +1602,32 @@ static void *fifo_main(void *arg)
 	int fd;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", j->pin);
-	fd = open(p, j->flags);
+	if ((j->flags & O_ACCMODE) == O_WRONLY) {
+		/* a writer waits for a reader without being one: tried
+		 * without blocking until a reader is there (ENXIO until then),
+		 * and given up once the caller is gone, or the monitor would
+		 * become that caller's writer when a reader came, and the
+		 * reader would read end of file at once (0979) */
+		long wait_us = 500;
+
+		while ((fd = open(p, j->flags | O_NONBLOCK)) < 0 && errno == ENXIO) {
+			uint64_t id = j->id;
+
+			if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+				goto out;
+			usleep((useconds_t)wait_us);
+			if (wait_us < 10000)
+				wait_us *= 2;
+		}
+		if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+			close(fd);
+			fd = -1;
+		}
+	} else {
+		/* a reader's open blocks until a writer comes; a caller that
+		 * gives up meanwhile leaves this thread there (SECURITY.md) */
+		fd = open(p, j->flags);
+	}
 	if (fd >= 0) {
 		answer_fd(j->listener, j->send_flag, j->id, fd, j->fdflags);
 		close(fd);
@@ -1550,6 +1639,7 @@ static void *fifo_main(void *arg)
 		resp.error = -errno;
 		ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	}
+out:
 	close(j->pin);
 	free(j);
 	return NULL;
