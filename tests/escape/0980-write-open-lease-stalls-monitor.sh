@@ -24,13 +24,21 @@ if [ "$(cat /proc/sys/fs/leases-enable 2>/dev/null)" != 1 ]; then
 fi
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
 cat > "$WORK/lease.py" <<'PYEOF'
-import fcntl, os, signal, subprocess, threading, time
+import fcntl, os, signal, subprocess, sys, threading, time
 F_SETLEASE = 1024
 open("leased", "w").write("data")
-fd = os.open("leased", os.O_RDONLY)
 signal.signal(signal.SIGIO, lambda *a: None)  # the holder keeps the lease
-fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK)
-w = subprocess.Popen(["sh", "-c", "echo x > leased"])  # waits for the lease (its own wait)
+if sys.argv[1] == "write":
+    # a read lease: a write open waits for it
+    fd = os.open("leased", os.O_RDONLY)
+    fcntl.fcntl(fd, F_SETLEASE, fcntl.F_RDLCK)
+    w = subprocess.Popen(["sh", "-c", "echo x > leased"])  # waits for the lease (its own wait)
+else:
+    # a write lease: a read open waits for it (the monitor made read
+    # opens itself, and waited so, before write-only ones)
+    fd = os.open("leased", os.O_RDWR)
+    fcntl.fcntl(fd, F_SETLEASE, fcntl.F_WRLCK)
+    w = subprocess.Popen(["sh", "-c", "cat leased > /dev/null"])
 time.sleep(0.5)
 res = {}
 def other():
@@ -47,10 +55,15 @@ try:
 except OSError:
     pass
 w.wait()
+print("waiter", w.returncode, flush=True)
 th.join(10)
 PYEOF
-srt__run -s "$S" -c "$PY $WORK/lease.py" > "$WORK/out" 2>&1
-diag "sandbox: $(tr '\n' ' ' < "$WORK/out" | cut -c1-300)" "lease-break-time: $(cat /proc/sys/fs/lease-break-time 2>/dev/null)"
-attempt S "a write open waiting for a read lease stalls no other open of the command" \
-	sh -c "grep -q '^other-open [0-9]' '$WORK/out'"
+for how in write read; do
+	rm -f leased other
+	srt__run -s "$S" -c "$PY $WORK/lease.py $how" > "$WORK/out" 2>&1
+	diag "$how: $(tr '\n' ' ' < "$WORK/out" | cut -c1-300)" "lease-break-time: $(cat /proc/sys/fs/lease-break-time 2>/dev/null)"
+	attempt S "a $how open waiting for a lease stalls no other open of the command" \
+		sh -c "grep -q '^other-open [0-9]' '$WORK/out'"
+	attempt S "and it opens the file once the lease is given back" grep -qx 'waiter 0' "$WORK/out"
+done
 echo "1..$_tap_n"

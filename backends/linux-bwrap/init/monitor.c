@@ -1593,16 +1593,17 @@ struct fifo_job {
 	int listener, send_flag, pin, flags;
 	uint64_t id;
 	unsigned fdflags;
+	int wait_reader; /* a FIFO's write open (see slow_main) */
 };
 
-static void *fifo_main(void *arg)
+static void *slow_main(void *arg)
 {
 	struct fifo_job *j = arg;
 	char p[64];
 	int fd;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", j->pin);
-	if ((j->flags & O_ACCMODE) == O_WRONLY) {
+	if (j->wait_reader) {
 		/* a writer waits for a reader without being one: tried
 		 * without blocking until a reader is there (ENXIO until then),
 		 * and given up once the caller is gone, or the monitor would
@@ -1624,9 +1625,21 @@ static void *fifo_main(void *arg)
 			fd = -1;
 		}
 	} else {
-		/* a reader's open blocks until a writer comes; a caller that
-		 * gives up meanwhile leaves this thread there (SECURITY.md) */
+		/* a FIFO reader's open blocks until a writer comes (a caller
+		 * that gives up meanwhile leaves this thread there: SECURITY.md),
+		 * a leased file's until the lease is given back or broken */
 		fd = open(p, j->flags);
+	}
+	if (fd >= 0) {
+		struct stat a, b;
+
+		/* the file pinned, and no other */
+		if (fstat(fd, &a) != 0 || fstat(j->pin, &b) != 0 || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino) {
+			close(fd);
+			fd = -1;
+			errno = EACCES;
+		}
 	}
 	if (fd >= 0) {
 		answer_fd(j->listener, j->send_flag, j->id, fd, j->fdflags);
@@ -1645,9 +1658,12 @@ out:
 	return NULL;
 }
 
-/* The read open of a FIFO with no writer yet waits for one: 1 (answered
- * by the thread), or -errno. */
-static int open_fifo_later(struct srt__monitor *m, uint64_t id, int obj, int flags, unsigned fdflags)
+/* An open that waits (either end of a FIFO alone, a file under a lease
+ * being broken) is finished by a thread of its own, so the monitor and
+ * the thread under the layer go on answering the command's other calls:
+ * 1 (answered by that thread), or -errno. */
+static int open_later(int listener, int send_flag, uint64_t id, int obj, int flags, unsigned fdflags,
+		      int wait_reader)
 {
 	struct fifo_job *j = calloc(1, sizeof(*j));
 	pthread_attr_t at;
@@ -1662,15 +1678,16 @@ static int open_fifo_later(struct srt__monitor *m, uint64_t id, int obj, int fla
 		free(j);
 		return -err;
 	}
-	j->listener = m->listener;
-	j->send_flag = m->addfd_send;
+	j->listener = listener;
+	j->send_flag = send_flag;
 	j->id = id;
 	j->flags = flags;
 	j->fdflags = fdflags;
+	j->wait_reader = wait_reader;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&at, 64 * 1024);
-	err = pthread_create(&t, &at, fifo_main, j);
+	err = pthread_create(&t, &at, slow_main, j);
 	pthread_attr_destroy(&at);
 	if (err) {
 		close(j->pin);
@@ -1678,6 +1695,25 @@ static int open_fifo_later(struct srt__monitor *m, uint64_t id, int obj, int fla
 		return -EAGAIN;
 	}
 	return 1;
+}
+
+/* A regular file opened at once, or -2 when another process holds a lease
+ * on it (the open would wait until the lease is given back or broken, up
+ * to /proc/sys/fs/lease-break-time: open_later finishes it), or -1. */
+static int lease_open(const char *self, int flags)
+{
+	int f = open(self, flags | O_NONBLOCK);
+
+	if (f < 0)
+		return errno == EWOULDBLOCK ? -2 : -1;
+	if (!(flags & O_NONBLOCK) && fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK) != 0) {
+		int e = errno;
+
+		close(f);
+		errno = e;
+		return -1;
+	}
+	return f;
 }
 
 /* Files of another process's /proc directory that the kernel lets any
@@ -1791,6 +1827,7 @@ struct reopen_job {
 	ino_t ino;
 	uint64_t id;
 	unsigned fdflags;
+	int regular;      /* a regular file: see lease_open */
 };
 
 struct cmd_domain {
@@ -1821,9 +1858,17 @@ static int reopen_answer(const struct cmd_domain *d, const struct reopen_job *j)
 	int f, rc;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", j->obj);
-	f = open(self, j->flags);
+	f = j->regular ? lease_open(self, j->flags) : open(self, j->flags);
 	memset(&resp, 0, sizeof(resp));
 	resp.id = j->id;
+	if (f == -2) {
+		/* a lease being broken: its own thread waits for it */
+		f = open_later(d->listener, d->send_flag, j->id, j->obj, j->flags, j->fdflags, 0);
+		if (f == 1)
+			return 0;
+		errno = -f;
+		f = -1;
+	}
 	if (f < 0) {
 		resp.error = -errno;
 	} else if (fstat(f, &got) != 0 || got.st_dev != j->dev || got.st_ino != j->ino) {
@@ -2065,7 +2110,8 @@ struct open_act {
 	int flags;
 	mode_t mode;
 	int umask;        /* the caller's, for what is created */
-	unsigned fdflags; /* ACT_FIFO */
+	unsigned fdflags; /* ACT_FIFO, and a leased file's */
+	int regular;      /* ACT_REOPEN of a regular file (see lease_open) */
 	int fd;           /* out */
 };
 
@@ -2078,9 +2124,15 @@ static int open_act(void *p)
 
 	a->fd = -1;
 	if (a->kind == ACT_FIFO)
-		return open_fifo_later(a->m, a->id, a->at, a->flags, a->fdflags);
+		return open_later(a->m->listener, a->m->addfd_send, a->id, a->at, a->flags, a->fdflags,
+				  (a->flags & O_ACCMODE) == O_WRONLY);
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", a->at);
-	if (a->kind == ACT_REOPEN) {
+	if (a->kind == ACT_REOPEN && a->regular) {
+		f = lease_open(self, a->flags);
+		if (f == -2)
+			return open_later(a->m->listener, a->m->addfd_send, a->id, a->at, a->flags,
+					  a->fdflags, 0);
+	} else if (a->kind == ACT_REOPEN) {
 		f = open(self, a->flags);
 	} else {
 		old = (int)umask((mode_t)a->umask);
@@ -2168,6 +2220,8 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		a.umask = caller_umask(ppid);
 	} else {
 		a.kind = ACT_REOPEN;
+		a.regular = S_ISREG(st.st_mode);
+		a.fdflags = (fl & O_CLOEXEC) ? O_CLOEXEC : 0;
 	}
 	if (a.kind == ACT_REOPEN && !procfs && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS)) {
 		/* a plain read open: the thread under the layer reopens it,
@@ -2180,6 +2234,7 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		j.ino = st.st_ino;
 		j.id = req->id;
 		j.fdflags = (fl & O_CLOEXEC) ? O_CLOEXEC : 0;
+		j.regular = S_ISREG(st.st_mode);
 		r->obj = -1;
 		reopen_later(m, &j);
 		return 1;
@@ -2189,8 +2244,8 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	 * which the restricted thread is not (a sibling domain); the layer
 	 * grants the command that /proc and proc_open_ok has decided */
 	rc = procfs ? open_act(&a) : in_domain(m, open_act, &a);
-	if (rc < 0)
-		return rc;
+	if (rc != 0)
+		return rc; /* an error, or 1: a thread of its own answers (a lease) */
 	/* the file judged, and no other (an O_TMPFILE is a new inode) */
 	if (a.kind == ACT_REOPEN &&
 	    (fstat(a.fd, &got) != 0 || got.st_dev != st.st_dev || got.st_ino != st.st_ino)) {
