@@ -407,6 +407,14 @@ static int build_enforce(unsigned flags, scmp_filter_ctx *out, char *step, size_
 			goto out;
 	}
 
+	if (flags & SRT_SECCOMP_NO_LANDLOCK_SELF) {
+		static const struct named_syscall restrict_self = { "landlock_restrict_self", 446 };
+
+		rc = add_all(ctx, eperm, &restrict_self, 1, step, steplen);
+		if (rc < 0)
+			goto out;
+	}
+
 	if (!(flags & SRT_SECCOMP_ALLOW_USERNS)) {
 		static const struct named_syscall clone3 = { "clone3", 435 };
 		/* a new user or mount namespace: any of these flag bits set */

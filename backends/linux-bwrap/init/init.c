@@ -815,7 +815,8 @@ static int run(int argc, char **argv)
 		unsigned obs = srt__init_observe_flags(&o);
 		unsigned fl = (o.allow_unix ? SRT_SECCOMP_ALLOW_UNIX : 0) |
 			      (o.allow_userns ? SRT_SECCOMP_ALLOW_USERNS : 0) |
-			      (obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0);
+			      (obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0) |
+			      (obs & SRT_OBSERVE_READS ? SRT_SECCOMP_NO_LANDLOCK_SELF : 0);
 		char step[128] = "";
 
 		/* never waits for a reader that may be gone: a program

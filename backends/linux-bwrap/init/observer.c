@@ -163,7 +163,8 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o, const struct s
 		    obs & SRT_OBSERVE_WRITES ? "writes " : "", obs & SRT_OBSERVE_READS ? "reads " : "",
 		    obs & SRT_OBSERVE_UNIX ? "unix-sockets" : "",
 		    obs & SRT_OBSERVE_CONNECT ? " connect" : "");
-	return obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0;
+	return (obs & SRT_OBSERVE_UNIX ? SRT_SECCOMP_UNIX_OBSERVED : 0) |
+	       (obs & SRT_OBSERVE_READS ? SRT_SECCOMP_NO_LANDLOCK_SELF : 0);
 }
 
 /* The outer helper's monitor thread: wait for the listener from the
