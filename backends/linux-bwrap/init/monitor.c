@@ -1036,19 +1036,10 @@ static int may_follow_other(long ppid, long owner)
 	for (i = 0; i < 3; i++)
 		if (tu[i] != cu[3] || tg[i] != cg[3])
 			return 0;
+	/* dumpable: its /proc directory belongs to its user, the caller's
+	 * (both as this process sees them), not to root */
 	snprintf(path, sizeof(path), "/proc/%ld/root/proc/%ld", ppid, owner);
-	if (stat(path, &st) != 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld", ppid);
-	{
-		struct stat mine;
-
-		/* the caller's own directory shows its user as this process
-		 * sees it: the owner's must be the same */
-		if (stat(path, &mine) != 0 || st.st_uid != mine.st_uid)
-			return 0;
-	}
-	return 1;
+	return stat(path, &st) == 0 && st.st_uid == cu[3];
 }
 
 /* follow's value for the names of calls that make, move or remove a name:
