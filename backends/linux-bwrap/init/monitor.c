@@ -35,6 +35,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,8 @@
 #ifndef F_GET_SEALS
 #define F_GET_SEALS 1034
 #endif
-#define SRT_RENAME_EXCHANGE (1u << 1) /* renameat2's, <linux/fs.h> */
+#define SRT_RENAME_NOREPLACE (1u << 0) /* renameat2's, <linux/fs.h> */
+#define SRT_RENAME_EXCHANGE (1u << 1)
 #ifndef SECCOMP_GET_NOTIF_SIZES
 #define SECCOMP_GET_NOTIF_SIZES 3
 #endif
@@ -1016,8 +1018,8 @@ static int status_ids(const char *buf, const char *key, unsigned long v[4])
  * holds every capability in the caller's user namespace). The owner's
  * real, effective and saved ids must be the caller's filesystem ids, and
  * it must be dumpable: its /proc directory is the caller's user's, not
- * root's (a non-dumpable process's belongs to root, which a caller that is
- * root inside cannot tell apart: such a caller is let through). */
+ * root's (a non-dumpable process's belongs to root; a caller that is root
+ * there cannot tell the two apart, and is refused as before). */
 static int may_follow_other(long ppid, long owner)
 {
 	char path[96], buf[4096];
@@ -1037,9 +1039,10 @@ static int may_follow_other(long ppid, long owner)
 		if (tu[i] != cu[3] || tg[i] != cg[3])
 			return 0;
 	/* dumpable: its /proc directory belongs to its user, the caller's
-	 * (both as this process sees them), not to root */
+	 * (both as this process sees them), not to root; for a caller that
+	 * is root there, the two cannot be told apart: refused */
 	snprintf(path, sizeof(path), "/proc/%ld/root/proc/%ld", ppid, owner);
-	return stat(path, &st) == 0 && st.st_uid == cu[3];
+	return cu[3] != 0 && stat(path, &st) == 0 && st.st_uid == cu[3];
 }
 
 /* follow's value for the names of calls that make, move or remove a name:
@@ -1096,7 +1099,8 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 	}
 	cur = open(self, O_PATH | O_CLOEXEC);
 	if (cur < 0) {
-		rc = -errno;
+		/* no such descriptor in the caller: the kernel's EBADF */
+		rc = errno == ENOENT && path[0] != '/' && dirfd >= 0 ? -EBADF : -errno;
 		close(root);
 		return rc;
 	}
@@ -1580,12 +1584,81 @@ static int answer_fd(int listener, int send_flag, uint64_t id, int fd, unsigned 
 	return errno == ENOENT || errno == EINTR ? 0 : -1;
 }
 
+/* How an open that waits waits (slow_main): each is given up once its
+ * caller is gone, so no thread of the monitor stays a reader or writer of
+ * a FIFO, or makes a truncating open, for a call nobody waits for. */
+enum {
+	SLOW_READER,  /* a FIFO's read open: waits for a writer, woken by SLOW_SIGNAL */
+	SLOW_WRITER,  /* a FIFO's write open: tried until a reader is there */
+	SLOW_LEASE,   /* a leased file: tried until the lease is given back */
+};
+#define SLOW_SIGNAL (SIGRTMIN + 3)
+#define SLOW_MAX 256 /* such opens at once; past it, ENFILE */
+static unsigned slow_count;
+
 struct fifo_job {
 	int listener, send_flag, pin, flags;
 	uint64_t id;
 	unsigned fdflags;
-	int wait_reader; /* a FIFO's write open (see slow_main) */
+	int mode; /* SLOW_* */
 };
+
+static void slow_wake(int sig)
+{
+	(void)sig; /* only ends the open it interrupts (EINTR) */
+}
+
+/* The handler, once: without SA_RESTART, so the open returns EINTR. The
+ * signal is sent to a waiting thread alone (its own timer), which
+ * unblocks it only while it waits. */
+static void slow_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = slow_wake;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SLOW_SIGNAL, &sa, NULL);
+}
+
+static int slow_gone(const struct fifo_job *j)
+{
+	uint64_t id = j->id;
+
+	return ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0;
+}
+
+/* The FIFO read open, woken every 100 ms by a timer of this thread's own
+ * (SLOW_SIGNAL, no SA_RESTART) to see whether its caller is still
+ * there: -1 with errno, or -2 when the caller is gone. */
+static int slow_read_open(const struct fifo_job *j, const char *p)
+{
+	struct sigevent ev;
+	struct itimerspec its = { { 0, 100000000 }, { 0, 100000000 } };
+	sigset_t one;
+	timer_t t;
+	int fd;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SLOW_SIGNAL;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	sigemptyset(&one);
+	sigaddset(&one, SLOW_SIGNAL);
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
+		return open(p, j->flags); /* no timer: blocks, as before */
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	timer_settime(t, 0, &its, NULL);
+	while ((fd = open(p, j->flags)) < 0 && errno == EINTR) {
+		if (slow_gone(j)) {
+			fd = -2;
+			break;
+		}
+	}
+	timer_delete(t);
+	pthread_sigmask(SIG_BLOCK, &one, NULL);
+	return fd;
+}
 
 static void *slow_main(void *arg)
 {
@@ -1594,32 +1667,37 @@ static void *slow_main(void *arg)
 	int fd;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", j->pin);
-	if (j->wait_reader) {
-		/* a writer waits for a reader without being one: tried
-		 * without blocking until a reader is there (ENXIO until then),
-		 * and given up once the caller is gone, or the monitor would
-		 * become that caller's writer when a reader came, and the
-		 * reader would read end of file at once (0979) */
+	if (j->mode == SLOW_READER) {
+		fd = slow_read_open(j, p);
+		if (fd == -2)
+			goto out;
+	} else {
+		/* a writer waits for a reader without being one (ENXIO until
+		 * one is there), a leased file until the lease is given back
+		 * (EWOULDBLOCK): tried without blocking, and given up once
+		 * the caller is gone (the monitor would otherwise become the
+		 * writer a reader reads end of file from, or truncate a file
+		 * for a call nobody waits for any more) */
+		int wait_err = j->mode == SLOW_WRITER ? ENXIO : EWOULDBLOCK;
 		long wait_us = 500;
 
-		while ((fd = open(p, j->flags | O_NONBLOCK)) < 0 && errno == ENXIO) {
-			uint64_t id = j->id;
-
-			if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+		/* asked before each try: an open that succeeds for a caller
+		 * gone is already the reader's end of file */
+		for (;;) {
+			if (slow_gone(j))
 				goto out;
+			fd = open(p, j->flags | O_NONBLOCK);
+			if (fd >= 0 || errno != wait_err)
+				break;
 			usleep((useconds_t)wait_us);
-			if (wait_us < 10000)
+			if (wait_us < 20000)
 				wait_us *= 2;
 		}
-		if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		if (fd >= 0 && !(j->flags & O_NONBLOCK) &&
+		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
 			close(fd);
 			fd = -1;
 		}
-	} else {
-		/* a FIFO reader's open blocks until a writer comes (a caller
-		 * that gives up meanwhile leaves this thread there: SECURITY.md),
-		 * a leased file's until the lease is given back or broken */
-		fd = open(p, j->flags);
 	}
 	if (fd >= 0) {
 		struct stat a, b;
@@ -1646,6 +1724,7 @@ static void *slow_main(void *arg)
 out:
 	close(j->pin);
 	free(j);
+	__atomic_sub_fetch(&slow_count, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -1654,19 +1733,31 @@ out:
  * the thread under the layer go on answering the command's other calls:
  * 1 (answered by that thread), or -errno. */
 static int open_later(int listener, int send_flag, uint64_t id, int obj, int flags, unsigned fdflags,
-		      int wait_reader)
+		      int mode)
 {
-	struct fifo_job *j = calloc(1, sizeof(*j));
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct fifo_job *j;
 	pthread_attr_t at;
 	pthread_t t;
 	int err;
 
-	if (!j)
+	pthread_once(&once, slow_init);
+	/* bounded: a command that starts such opens and abandons them
+	 * cannot grow this process without end */
+	if (__atomic_add_fetch(&slow_count, 1, __ATOMIC_RELAXED) > SLOW_MAX) {
+		__atomic_sub_fetch(&slow_count, 1, __ATOMIC_RELAXED);
+		return -ENFILE;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		__atomic_sub_fetch(&slow_count, 1, __ATOMIC_RELAXED);
 		return -ENOMEM;
+	}
 	j->pin = fcntl(obj, F_DUPFD_CLOEXEC, 3);
 	if (j->pin < 0) {
 		err = errno;
 		free(j);
+		__atomic_sub_fetch(&slow_count, 1, __ATOMIC_RELAXED);
 		return -err;
 	}
 	j->listener = listener;
@@ -1674,7 +1765,7 @@ static int open_later(int listener, int send_flag, uint64_t id, int obj, int fla
 	j->id = id;
 	j->flags = flags;
 	j->fdflags = fdflags;
-	j->wait_reader = wait_reader;
+	j->mode = mode;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&at, 64 * 1024);
@@ -1683,6 +1774,7 @@ static int open_later(int listener, int send_flag, uint64_t id, int obj, int fla
 	if (err) {
 		close(j->pin);
 		free(j);
+		__atomic_sub_fetch(&slow_count, 1, __ATOMIC_RELAXED);
 		return -EAGAIN;
 	}
 	return 1;
@@ -1854,7 +1946,7 @@ static int reopen_answer(const struct cmd_domain *d, const struct reopen_job *j)
 	resp.id = j->id;
 	if (f == -2) {
 		/* a lease being broken: its own thread waits for it */
-		f = open_later(d->listener, d->send_flag, j->id, j->obj, j->flags, j->fdflags, 0);
+		f = open_later(d->listener, d->send_flag, j->id, j->obj, j->flags, j->fdflags, SLOW_LEASE);
 		if (f == 1)
 			return 0;
 		errno = -f;
@@ -2116,13 +2208,13 @@ static int open_act(void *p)
 	a->fd = -1;
 	if (a->kind == ACT_FIFO)
 		return open_later(a->m->listener, a->m->addfd_send, a->id, a->at, a->flags, a->fdflags,
-				  (a->flags & O_ACCMODE) == O_WRONLY);
+				  (a->flags & O_ACCMODE) == O_WRONLY ? SLOW_WRITER : SLOW_READER);
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", a->at);
 	if (a->kind == ACT_REOPEN && a->regular) {
 		f = lease_open(self, a->flags);
 		if (f == -2)
 			return open_later(a->m->listener, a->m->addfd_send, a->id, a->at, a->flags,
-					  a->fdflags, 0);
+					  a->fdflags, SLOW_LEASE);
 	} else if (a->kind == ACT_REOPEN) {
 		f = open(self, a->flags);
 	} else {
@@ -2206,9 +2298,11 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		return in_domain(m, open_act, &a);
 	}
 	if ((fl & O_TMPFILE) == O_TMPFILE) {
-		/* an unnamed file made with the caller's umask */
+		/* an unnamed file made with the caller's umask; O_EXCL keeps it
+		 * from ever getting a name (linkat through /proc/self/fd) */
 		a.kind = ACT_TMPFILE;
 		a.umask = caller_umask(ppid);
+		a.flags |= (int)(fl & O_EXCL);
 	} else {
 		a.kind = ACT_REOPEN;
 		a.regular = S_ISREG(st.st_mode);
@@ -2507,6 +2601,9 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	 * name must be a directory, link(2) makes no such name (EEXIST
 	 * where something is, else ENOENT), and rename(2) moves no
 	 * non-directory to one (an exchange: not onto a non-directory) */
+	/* renameat2's RENAME_NOREPLACE answers for a name there first */
+	if (!err && !is_link && (flags & SRT_RENAME_NOREPLACE) && r[1].obj >= 0)
+		err = EEXIST;
 	for (i = 0; i < 2 && !err; i++) {
 		size_t l = strlen(rel[i]);
 		int src_dir = r[0].obj >= 0 && fstat(r[0].obj, &st) == 0 && S_ISDIR(st.st_mode);
