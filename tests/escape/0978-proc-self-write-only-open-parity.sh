@@ -12,10 +12,7 @@
 # must answer alike.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-P="$WORK/proj"
-cd "$P" || exit 1
-SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+monitor_pair
 cat > "$WORK/procw.py" <<'PYEOF'
 import errno, os
 def t(what, path, data):

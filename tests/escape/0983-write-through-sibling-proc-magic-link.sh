@@ -12,10 +12,7 @@
 # made reads.) The same commands with and without denyRead must agree.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-P="$WORK/proj"
-cd "$P" || exit 1
-SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+monitor_pair
 cmd='exec 3>out; sh -c "echo via-fd > /proc/\$PPID/fd/3; echo fd \$?; echo via-cwd > /proc/\$PPID/cwd/pc; echo cwd \$?" 2>/dev/null; exec 3>&-'
 rm -f out pc
 with=$(srt__run -s "$SD" -c "$cmd" 2>/dev/null; echo "out: $(cat out 2>/dev/null) pc: $(cat pc 2>/dev/null)")

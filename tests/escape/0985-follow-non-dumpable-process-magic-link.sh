@@ -9,7 +9,8 @@
 # it through, and the monitor, holding every capability in the command's
 # user namespace, opens what the kernel refuses the caller (no
 # CAP_SYS_PTRACE: EACCES without denyRead). A root command reads and
-# writes the files a non-dumpable process holds open.
+# writes the files a non-dumpable process holds open. Fixed since: for a
+# root command the monitor follows no other process's magic links.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"

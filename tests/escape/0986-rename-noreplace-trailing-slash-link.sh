@@ -8,10 +8,7 @@
 # the names as they were.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-P="$WORK/proj"
-cd "$P" || exit 1
-SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+monitor_pair
 cat > rn.py <<'PYEOF'
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)

@@ -11,10 +11,7 @@
 # as slow_main does for a FIFO's writer.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-P="$WORK/proj"
-cd "$P" || exit 1
-SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+monitor_pair
 cat > lease.py <<'PYEOF'
 import fcntl, os, signal, subprocess, time
 signal.signal(signal.SIGIO, signal.SIG_IGN)  # the holder never gives it back by itself

@@ -9,10 +9,7 @@
 # for O_TMPFILE in a.flags.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-P="$WORK/proj"
-cd "$P" || exit 1
-SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+monitor_pair
 cat > tx.py <<'PYEOF'
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)

@@ -7,10 +7,7 @@
 # flink fails though the fd is the caller's. Without denyRead it works.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-P="$WORK/proj"
-cd "$P" || exit 1
-SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+monitor_pair
 cat > fl.py <<'PYEOF'
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)

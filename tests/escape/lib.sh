@@ -153,6 +153,16 @@ below_check() {
 	if [ -n "$why" ]; then open_route "$why" "$@"; else attempt "$@"; fi
 }
 
+# monitor_pair: into $WORK/proj (P), with SD (denyRead ~/.ssh, the project
+# writable: the monitor makes the calls) and SN (the same without denyRead:
+# the kernel does), for the tests that compare the two answers
+monitor_pair() {
+	P="$WORK/proj"
+	cd "$P" || exit 1
+	SD=$(fsjson sd '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+	SN=$(fsjson sn '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+}
+
 # The host moves the parent of the denied ~/.config/gh away and makes it
 # again (`mv ~/.config ~/.config.bak; mkdir -p ~/.config/gh` and a new
 # token) while the command tries to put something of its own at ~/.config
