@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -307,15 +308,26 @@ int srt__mount_add_rules(struct srt__mount_ctx *c, const struct srt_rules *rules
 	return SRT_OK;
 }
 
+/* Is name a protected directory's (.vscode, .idea, .husky)? */
+static int protected_dir_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < srt__protected_count; i++)
+		if (srt__protected_names[i].kind == SRT__PROT_DIR &&
+		    !strcasecmp(srt__protected_names[i].path, name))
+			return 1;
+	return 0;
+}
+
 static int mandatory_cb(void *vctx, const char *path, const char *what)
 {
 	const char *base = strrchr(path, '/');
-	const struct srt__protected *p = srt__protected_find(base ? base + 1 : path);
 	char origin[128];
 
 	snprintf(origin, sizeof(origin), "mandatory deny %s", what);
-	return srt__mount_add_rule(vctx, path, K_DW | (p && p->kind == SRT__PROT_DIR ? K_DIR : 0), origin,
-				   0);
+	return srt__mount_add_rule(vctx, path, K_DW | (protected_dir_name(base ? base + 1 : path) ? K_DIR : 0),
+				   origin, 0);
 }
 
 /* A hard link to a denyRead file (srt__mandatory_opts.read_fn): hidden
