@@ -1533,8 +1533,9 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
  *  - O_NOCTTY always: a terminal opened here never becomes ours.
  *  - a FIFO opened for reading waits for a writer (and one opened for
  *    writing for a reader), which may be another caller waiting on this
- *    monitor: it is opened by a short thread of its own, on a descriptor
- *    pinned to that FIFO.
+ *    monitor, and a file under a lease waits for the lease: such an open
+ *    is made by a short thread of its own (slow_main), on a descriptor
+ *    pinned to the file.
  *  - the Landlock layer: the last call of each (open, create, link,
  *    rename) is made by a thread under the ruleset the worker applied to
  *    itself (see "the command's Landlock layer" below), so the layer judges
@@ -1596,7 +1597,7 @@ enum {
 #define SLOW_MAX 256 /* such opens at once; past it, ENFILE */
 static unsigned slow_count;
 
-struct fifo_job {
+struct slow_job {
 	int listener, send_flag, pin, flags;
 	uint64_t id;
 	unsigned fdflags;
@@ -1621,7 +1622,7 @@ static void slow_init(void)
 	sigaction(SLOW_SIGNAL, &sa, NULL);
 }
 
-static int slow_gone(const struct fifo_job *j)
+static int slow_gone(const struct slow_job *j)
 {
 	uint64_t id = j->id;
 
@@ -1631,7 +1632,7 @@ static int slow_gone(const struct fifo_job *j)
 /* The FIFO read open, woken every 100 ms by a timer of this thread's own
  * (SLOW_SIGNAL, no SA_RESTART) to see whether its caller is still
  * there: -1 with errno, or -2 when the caller is gone. */
-static int slow_read_open(const struct fifo_job *j, const char *p)
+static int slow_read_open(const struct slow_job *j, const char *p)
 {
 	struct sigevent ev;
 	struct itimerspec its = { { 0, 100000000 }, { 0, 100000000 } };
@@ -1662,7 +1663,7 @@ static int slow_read_open(const struct fifo_job *j, const char *p)
 
 static void *slow_main(void *arg)
 {
-	struct fifo_job *j = arg;
+	struct slow_job *j = arg;
 	char p[64];
 	int fd;
 
@@ -1736,7 +1737,7 @@ static int open_later(int listener, int send_flag, uint64_t id, int obj, int fla
 		      int mode)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct fifo_job *j;
+	struct slow_job *j;
 	pthread_attr_t at;
 	pthread_t t;
 	int err;
@@ -1892,7 +1893,8 @@ static int open_ctty(long ppid, int *fd)
  * the command runs under: the worker hands over its ruleset and a thread
  * of this process restricts itself with it, then makes, on request, the
  * last call of each (the open, create, link or rename on what was judged);
- * a FIFO's late open starts from that thread and inherits its domain. Not
+ * an open that waits (slow_main) starts from that thread and inherits its
+ * domain. Not
  * this thread: Landlock lets a restricted process inspect only processes in
  * its own domain or below, and the command's domain is a sibling, so it
  * could no longer read the command's memory or /proc/<pid>/root. Without
@@ -2082,9 +2084,9 @@ int srt__monitor_confine(struct srt__monitor *m, int ruleset)
  * places each wake-up on the lowest-priority CPU, and a single reader
  * under SCHED_RR was slower with the thread held on one CPU. A failure
  * (the CPU left the cpuset) ends the following and gives the thread the
- * monitor's own mask back, the one it started with. A FIFO's waiting
- * thread, started from it, starts with the same one CPU: it blocks until a
- * writer comes, then answers once and ends. */
+ * monitor's own mask back, the one it started with. A waiting open's
+ * thread (slow_main), started from it, starts with the same one CPU: it
+ * waits for the other end or the lease, then answers once and ends. */
 static void follow_cpu(struct cmd_domain *d)
 {
 	cpu_set_t one;
@@ -2198,7 +2200,7 @@ struct open_act {
 	int fd;           /* out */
 };
 
-/* 0 with a->fd, 1 when a thread answers (a FIFO), or -errno. */
+/* 0 with a->fd, 1 when a thread answers (a FIFO, a leased file), or -errno. */
 static int open_act(void *p)
 {
 	struct open_act *a = p;
