@@ -83,6 +83,18 @@ fork_notrap() {
 }
 srt__bg_exec() { exec "$SRT" --backend="$BACKEND" "$@" >"$WORK/bg.out" 2>&1 </dev/null; }
 srt__bg() { fork_notrap srt__bg_exec "$@"; }
+# unprivileged_user: as root, the name of a user without privilege to run
+# srt as (SRT_TEST_USER, srtuser or srt-test), empty when there is none;
+# empty too when not root (the tests run as the caller then)
+unprivileged_user() {
+	is_root || return 0
+	local u
+	for u in "${SRT_TEST_USER:-}" srtuser srt-test; do
+		[ -n "$u" ] && [ "$u" != root ] && id "$u" >/dev/null 2>&1 && echo "$u" && return 0
+	done
+}
+# as_user USER COMMAND...: COMMAND as USER, or as the caller when USER is empty
+as_user() { local u=$1; shift; if [ -n "$u" ]; then runuser -u "$u" -- "$@"; else "$@"; fi; }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 # end_bg PID [TENTHS]: wait up to TENTHS tenths of a second (100) for the
 # background srt PID to end by itself, then end it and reap it

@@ -380,6 +380,91 @@ static int command_process(long pid)
 	return yes;
 }
 
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of one thread */
+#endif
+
+/* The directory descriptors of a task whose fd directory the watcher may
+ * not read: a process that made itself not dumpable (ssh-agent, gpg-agent)
+ * has its /proc entries owned by the root of its user namespace, and for
+ * an unprivileged user that root is mapped nowhere, so the fd directory
+ * (mode 0500) is closed even to the user's own processes. The watcher may
+ * still trace it: the command runs in a user namespace the helper made,
+ * and the watcher, in the namespace above as its owner, holds every
+ * capability there (init/init.c); the fdinfo directory (mode 0555) is open
+ * to a tracer, and each descriptor listed there is taken with pidfd_getfd
+ * to look at. The same answers as task_below's own list: 1 below, 0 not, 2
+ * cannot tell (no pidfd of a thread before Linux 6.9, not the command's
+ * namespace, a list that keeps changing). Taking a socket this way moves it to the watcher's
+ * cgroup for the first cgroup version's net_cls and net_prio controllers
+ * (the watcher is in the sandbox's cgroup); nothing else about a
+ * descriptor changes. */
+static int task_fds_below(const char *task, dev_t dev, ino_t ino)
+{
+	const char *slash = strrchr(task, '/');
+	char p[PATH_MAX], *end;
+	long tid;
+	int pfd, tries, rc = 2;
+
+	if (!slash)
+		return 2;
+	tid = strtol(slash + 1, &end, 10);
+	if (tid <= 0 || *end || (size_t)snprintf(p, sizeof(p), "%s/fdinfo", task) >= sizeof(p))
+		return 2;
+	pfd = (int)syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
+	if (pfd < 0)
+		return errno == ESRCH ? 0 : 2;
+	for (tries = 0; tries < 3; tries++) {
+		DIR *d = opendir(p);
+		struct dirent *e;
+		int vanished = 0, err = 0;
+
+		if (!d) {
+			rc = errno == ENOENT || errno == ESRCH ? 0 : 2;
+			break;
+		}
+		while (!err && (e = readdir(d))) {
+			struct stat st;
+			long n;
+			int f;
+
+			if (e->d_name[0] == '.')
+				continue;
+			n = strtol(e->d_name, &end, 10);
+			if (*end || n < 0 || n > INT_MAX)
+				continue;
+			f = (int)syscall(SYS_pidfd_getfd, pfd, (int)n, 0);
+			if (f < 0) {
+				/* closed since it was listed; the task gone */
+				if (errno == EBADF)
+					vanished = 1;
+				else
+					err = errno == ESRCH ? ESRCH : EPERM;
+				continue;
+			}
+			if (fstat(f, &st) != 0 || !S_ISDIR(st.st_mode)) {
+				close(f);
+				continue;
+			}
+			if (dir_below(f, dev, ino))
+				err = EEXIST;
+		}
+		closedir(d);
+		if (err || !vanished) {
+			rc = err == EEXIST ? 1 : err == ESRCH || !err ? 0 : 2;
+			break;
+		}
+	}
+	close(pfd);
+	return rc;
+}
+
 /* One task (thread) of a process, by its /proc/PID/task/TID directory:
  * 1 when its working directory or root, or a directory descriptor is at or
  * below (dev, ino), 2 when it cannot tell (its entries cannot be read, or
@@ -413,6 +498,8 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 		if ((size_t)snprintf(p, sizeof(p), "%s/fd", task) >= sizeof(p))
 			return 2;
 		fdd = opendir(p);
+		if (!fdd && errno == EACCES)
+			return task_fds_below(task, dev, ino);
 		if (!fdd)
 			return errno == ENOENT || errno == ESRCH ? 0 : 2;
 		while ((fe = readdir(fdd))) {
