@@ -20,38 +20,24 @@ P="$WORK/proj"
 cd "$P" || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
 cat > "$WORK/ll.py" <<'PYEOF'
-import ctypes, errno, os, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
+import os, sys
+import landlock_self as ll
 d = sys.argv[1]
-MAKE_DIR, MAKE_SYM, READ_FILE = 1 << 7, 1 << 12, 1 << 2
-attr = ctypes.create_string_buffer(struct.pack("Q", MAKE_DIR | MAKE_SYM | READ_FILE))
-fd = libc.syscall(444, attr, 8, 0)  # landlock_create_ruleset
-if fd < 0:
-    print("no-landlock", errno.errorcode.get(ctypes.get_errno()))
-    sys.exit(0)
-libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-if libc.syscall(446, fd, 0) != 0:  # landlock_restrict_self
-    print("no-restrict", errno.errorcode.get(ctypes.get_errno()))
-    sys.exit(0)
-for what, fn in (("mkdir", lambda: os.mkdir(d + "/ll_dir")),
-                 ("symlink", lambda: os.symlink("x", d + "/ll_lnk")),
-                 ("read", lambda: print(open(d + "/f").read().strip()))):
-    try:
-        fn()
-        print(what, "done")
-    except OSError as e:
-        print(what, errno.errorcode.get(e.errno, e.errno))
+ll.restrict(ll.MAKE_DIR | ll.MAKE_SYM | ll.READ_FILE)
+ll.attempts((("mkdir", lambda: os.mkdir(d + "/ll_dir")),
+             ("symlink", lambda: os.symlink("x", d + "/ll_lnk")),
+             ("read", lambda: print(open(d + "/f").read().strip()))))
 PYEOF
 rm -rf "$P/ll_dir" "$P/ll_lnk" "$WORK/hostll"
 echo "$CANARY" > "$P/f"
 mkdir -p "$WORK/hostll" && echo "x" > "$WORK/hostll/f"
-host=$("$PY" "$WORK/ll.py" "$WORK/hostll" 2>&1)
+host=$($LL_PROBE "$WORK/hostll" 2>&1)
 if ! echo "$host" | grep -qx "mkdir EACCES"; then
 	skip_rest 4 "no Landlock on this kernel: $host"
 	echo "1..$_tap_n"
 	exit 0
 fi
-srt__run -s "$S" -c "$PY $WORK/ll.py $P" > "$WORK/out" 2>&1
+srt__run -s "$S" -c "$LL_PROBE $P" > "$WORK/out" 2>&1
 diag "host: $(echo "$host" | tr '\n' ' ')" "sandbox: $(tr '\n' ' ' < "$WORK/out")"
 attempt H1 "the command's own Landlock domain holds for a read the monitor makes: ./f not read" \
 	no_leak "$WORK/out"

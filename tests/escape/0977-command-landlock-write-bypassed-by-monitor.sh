@@ -19,21 +19,11 @@ P="$WORK/proj"
 cd "$P" || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
 cat > "$WORK/ll.py" <<'PYEOF'
-import ctypes, errno, os, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
+import os, sys
+import landlock_self as ll
 d = sys.argv[1]
-WRITE_FILE, MAKE_REG, TRUNCATE = 1 << 1, 1 << 8, 1 << 14
-abi = libc.syscall(444, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
-acc = WRITE_FILE | MAKE_REG | (TRUNCATE if abi >= 3 else 0)
-attr = ctypes.create_string_buffer(struct.pack("Q", acc))
-fd = libc.syscall(444, attr, 8, 0)  # landlock_create_ruleset
-if fd < 0:
-    print("no-landlock", errno.errorcode.get(ctypes.get_errno()))
-    sys.exit(0)
-libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-if libc.syscall(446, fd, 0) != 0:  # landlock_restrict_self
-    print("no-restrict", errno.errorcode.get(ctypes.get_errno()))
-    sys.exit(0)
+# TRUNCATE only where the ABI knows it (3 and up): restrict() leaves it out
+ll.restrict(ll.WRITE_FILE | ll.MAKE_REG | ll.TRUNCATE)
 def append():
     f = os.open(d + "/f", os.O_WRONLY | os.O_APPEND)
     os.write(f, b"written-under-landlock\n")
@@ -42,23 +32,18 @@ def create():
     f = os.open(d + "/ll_new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.write(f, b"made-under-landlock\n")
     os.close(f)
-for what, fn in (("append", append), ("create", create)):
-    try:
-        fn()
-        print(what, "done")
-    except OSError as e:
-        print(what, errno.errorcode.get(e.errno, e.errno))
+ll.attempts((("append", append), ("create", create)))
 PYEOF
 rm -rf "$P/ll_new" "$WORK/hostll"
 echo "orig" > "$P/f"
 mkdir -p "$WORK/hostll" && echo "orig" > "$WORK/hostll/f"
-host=$("$PY" "$WORK/ll.py" "$WORK/hostll" 2>&1)
+host=$($LL_PROBE "$WORK/hostll" 2>&1)
 if ! echo "$host" | grep -qx "append EACCES"; then
 	skip_rest 3 "no Landlock on this kernel: $host"
 	echo "1..$_tap_n"
 	exit 0
 fi
-srt__run -s "$S" -c "$PY $WORK/ll.py $P" > "$WORK/out" 2>&1
+srt__run -s "$S" -c "$LL_PROBE $P" > "$WORK/out" 2>&1
 diag "host: $(echo "$host" | tr '\n' ' ')" "sandbox: $(tr '\n' ' ' < "$WORK/out")"
 attempt H1 "the command's own Landlock domain holds for a write-only open the monitor makes: ./f not appended to" \
 	sh -c "! grep -q written-under-landlock '$P/f'"

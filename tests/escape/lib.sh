@@ -17,6 +17,8 @@
 #   proxy_batch SRT-ARGS...          proxyclient.py batch < requests, in srt
 #   find_watcher PID                 the watcher of replaced names below srt PID
 #   end_bg PID [TENTHS]              srt__bg's srt ended (waited for, then killed)
+#   LL_PROBE                         runs $WORK/ll.py, a probe importing
+#                                    landlock_self.py (0974, 0977, 0992)
 #   below_stage, below_run, below_host_writes, below_stopped, below_checks
 #                                    a command below a directory the host
 #                                    moves onto the denied ~/.ssh (0956-0966)
@@ -164,6 +166,12 @@ below_check() {
 	shift
 	if [ -n "$why" ]; then open_route "$why" "$@"; else attempt "$@"; fi
 }
+
+# A Landlock domain the command adds to itself (0974, 0977, 0992): the
+# probe $WORK/ll.py imports landlock_self.py (restrict, attempts) from
+# here; LL_PROBE is the command line that runs it, on the host or as
+# srt's -c in the sandbox (the arguments follow).
+LL_PROBE="env PYTHONPATH=$top_srcdir/tests/escape PYTHONDONTWRITEBYTECODE=1 $PY $WORK/ll.py"
 
 # monitor_pair: into $WORK/proj (P), with SD (denyRead ~/.ssh, the project
 # writable: the monitor makes the calls) and SN (the same without denyRead:
