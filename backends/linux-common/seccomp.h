@@ -31,10 +31,11 @@ enum srt__seccomp_flags {
 	 * supervisor): leave those rules out, or their ERRNO action would take
 	 * precedence over the notification and hide the refusal */
 	SRT_SECCOMP_UNIX_OBSERVED = 1u << 2,
-	/* the violation monitor makes the command's file calls itself (with
-	 * denyRead), outside any Landlock domain the command would add:
-	 * landlock_restrict_self is refused (EPERM) rather than seem to
-	 * restrict what it would not */
+	/* something outside any Landlock domain the command would add makes
+	 * calls for it (linux-bwrap's violation monitor with denyRead,
+	 * linux-landlock's write supervisor with a write root or a Unix
+	 * socket path): landlock_restrict_self is refused (EPERM) rather
+	 * than seem to restrict what it would not */
 	SRT_SECCOMP_NO_LANDLOCK_SELF = 1u << 3,
 };
 

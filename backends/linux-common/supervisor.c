@@ -411,6 +411,11 @@ int srt__super_has_unix(const struct srt__super *s)
 	return s->n_unix > 0;
 }
 
+int srt__super_acts(const struct srt__super *s)
+{
+	return s->n_roots > 0 || s->n_unix > 0;
+}
+
 /* ---- the decision ------------------------------------------------------- */
 
 /* Is path at or below dir (len bytes; len 0 is "/")? Case-insensitive: a

@@ -93,6 +93,13 @@ void srt__super_free(struct srt__super *s);
  * socket(AF_UNIX) and connect)? */
 int srt__super_has_unix(const struct srt__super *s);
 
+/* Can the supervisor perform any call for the command (a write root it
+ * opened, or an allowed Unix socket path)? Such a call runs outside every
+ * Landlock domain the command would add to itself, so the command must
+ * then not be let add one (SRT_SECCOMP_NO_LANDLOCK_SELF). Without either,
+ * every notification is continued or refused, never performed. */
+int srt__super_acts(const struct srt__super *s);
+
 /* The decision on an absolute, real path: NULL when it may be created,
  * written or removed; else the reason (the rule). With holds, a protected
  * path below path also refuses (removing or renaming path would move it). */

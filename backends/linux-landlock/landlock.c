@@ -386,6 +386,9 @@ static int ll_explain(void *state, const struct srt_command *cmd, FILE *out)
 	if (st->supervised)
 		fprintf(out, "supervisor: %zu write roots kept read-only to the command by Landlock; every call that creates, removes, renames or write-opens a name in them is performed by the supervisor after checking it against %zu protected paths and %zu protected name patterns\n",
 			st->super.n_roots, st->super.n_deny, st->super.n_names);
+	if (st->supervised && (st->super.n_roots || st->super.n_unix))
+		fputs("supervisor: landlock_restrict_self refused (EPERM): a Landlock domain the command added to itself would not hold for the calls the supervisor performs for it\n",
+		      out);
 	for (i = 0; i < p->n_notes; i++)
 		fprintf(out, "plan: %s\n", p->notes[i]);
 	for (i = 0; i < p->n_rules; i++) {
