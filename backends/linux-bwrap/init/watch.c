@@ -469,9 +469,7 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino)
  * 1 when its working directory or root, or a directory descriptor is at or
  * below (dev, ino), 2 when it cannot tell (its entries cannot be read, or
  * its descriptors keep changing while listed), 0 when none is. An inotify
- * watch on the directory is not looked for: it tells names, not contents,
- * and every recursive file watcher (tsc --watch, chokidar) puts one on a
- * directory made in the project at once, which would stop ordinary runs. */
+ * watch on the directory is no place: unwatch_below takes it off. */
 static int task_below(const char *task, dev_t dev, ino_t ino)
 {
 	static const char *const places[] = { "cwd", "root" };
@@ -531,6 +529,71 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 	return 2;
 }
 
+/* fn(task, arg) for each task (thread) of each command process, by its
+ * /proc/PID/task/TID directory, until one answers other than 0: that
+ * answer, with the process's pid in *who. A process whose status cannot
+ * be read answers 2, as does /proc when it cannot be listed (*who 0). */
+static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, long *who)
+{
+	DIR *procd = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+	int rc = 0;
+
+	if (!procd) {
+		*who = 0;
+		return 2;
+	}
+	while (!rc && (de = readdir(procd))) {
+		char p[64], task[PATH_MAX];
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		DIR *td;
+		struct dirent *te;
+		int cp;
+
+		if (*end || pid <= 0 || pid == (long)self)
+			continue;
+		cp = command_process(pid);
+		if (cp < 0) {
+			rc = 2;
+			*who = pid;
+			break;
+		}
+		if (!cp)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%ld/task", pid);
+		td = opendir(p);
+		if (!td) {
+			rc = errno == ENOENT || errno == ESRCH ? 0 : 2;
+		} else {
+			while (!rc && (te = readdir(td))) {
+				if (te->d_name[0] == '.')
+					continue;
+				snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
+				rc = fn(task, arg);
+			}
+			closedir(td);
+		}
+		if (rc)
+			*who = pid;
+	}
+	closedir(procd);
+	return rc;
+}
+
+struct place {
+	dev_t dev;
+	ino_t ino;
+};
+
+static int task_below_place(const char *task, void *arg)
+{
+	const struct place *at = arg;
+
+	return task_below(task, at->dev, at->ino);
+}
+
 /* A denied directory arrived at its name and was covered: does a process
  * of the sandbox hold a place at or below the directory itself, reached
  * before the cover (a thread's working directory or root, a directory
@@ -544,51 +607,190 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
  * seen. */
 static int held_below(dev_t dev, ino_t ino, long *who)
 {
-	DIR *procd = opendir("/proc");
-	struct dirent *de;
-	pid_t self = getpid();
-	int held = 0;
+	struct place at = { dev, ino };
 
-	if (!procd) {
+	return each_command_task(task_below_place, &at, who);
+}
+
+/* ---- a command's inotify watch on a covered directory ---------------------
+ *
+ * An inotify watch follows the inode, not the name: one the command put on
+ * a directory before the host moved it to a denied name (the staged
+ * ~/.ssh.new of `mv ~/.ssh.new ~/.ssh`) would go on telling it every name
+ * the host makes there after the cover. Stopping the run for one would
+ * stop every recursive file watcher (tsc --watch, chokidar) that watched a
+ * directory the host then made at a denied name in the project, so the
+ * watch is taken off instead, as if the directory had been removed: the
+ * command reads IN_IGNORED for it. The watches are read from each task's
+ * fdinfo (an inotify descriptor lists every watch of its instance there),
+ * and one on the directory or a directory below it is removed through a
+ * copy of the descriptor (pidfd_getfd): a watch belongs to the instance,
+ * which the copy shares. */
+
+#define UNWATCH_DIRS 4096 /* the directories below a covered one looked at */
+
+struct unwatch {
+	dev_t dev;
+	ino_t *ino;    /* the covered directory first, then those below it */
+	size_t n;
+	int incomplete; /* more directories below than looked at */
+	int found;      /* a pass met a watch on one of them */
+};
+
+/* The directories below at (not consumed), on its filesystem, into u. */
+static void unwatch_dirs(struct unwatch *u, int at, int depth)
+{
+	int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		u->incomplete = 1;
+		return;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		int sub;
+
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_dev != u->dev)
+			continue;
+		if (u->n == UNWATCH_DIRS || depth >= 32) {
+			u->incomplete = 1;
+			break;
+		}
+		u->ino[u->n++] = st.st_ino;
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			u->incomplete = 1;
+			continue;
+		}
+		unwatch_dirs(u, sub, depth + 1);
+		close(sub);
+	}
+	closedir(d);
+}
+
+/* inotify's fdinfo names a filesystem by the kernel's own device number
+ * (major << 20 | minor), not the one stat reports */
+static dev_t kernel_dev(unsigned long v)
+{
+	return makedev((unsigned)(v >> 20), (unsigned)(v & 0xfffff));
+}
+
+/* One pass over a task's descriptors: each watch on a directory of u is
+ * removed (u->found set). 0, or 2 when it cannot tell (a descriptor that
+ * cannot be read or copied, a watch on this filesystem that may be below
+ * the directory when not every directory there was looked at). */
+static int task_unwatch(const char *task, void *arg)
+{
+	struct unwatch *u = arg;
+	const char *slash = strrchr(task, '/');
+	char p[PATH_MAX], f[PATH_MAX + 32], line[512], *end;
+	struct dirent *e;
+	long tid;
+	int pfd = -1, rc = 0;
+	DIR *d;
+
+	if (!slash || (tid = strtol(slash + 1, &end, 10)) <= 0 || *end ||
+	    (size_t)snprintf(p, sizeof(p), "%s/fdinfo", task) >= sizeof(p))
+		return 2;
+	d = opendir(p);
+	if (!d)
+		return errno == ENOENT || errno == ESRCH ? 0 : 2;
+	while (!rc && (e = readdir(d))) {
+		long n = strtol(e->d_name, &end, 10);
+		FILE *info;
+
+		if (e->d_name[0] == '.' || *end || n < 0 || n > INT_MAX)
+			continue;
+		if ((size_t)snprintf(f, sizeof(f), "%s/%s", p, e->d_name) >= sizeof(f)) {
+			rc = 2;
+			continue;
+		}
+		info = fopen(f, "re");
+		if (!info) {
+			if (errno != ENOENT) /* closed since listed: a later pass sees where it went */
+				rc = 2;
+			continue;
+		}
+		while (!rc && fgets(line, sizeof(line), info)) {
+			unsigned long ino, sdev;
+			unsigned wd;
+			size_t i;
+			int copy;
+
+			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) != 3 ||
+			    kernel_dev(sdev) != u->dev)
+				continue;
+			for (i = 0; i < u->n && u->ino[i] != (ino_t)ino; i++)
+				;
+			if (i == u->n) {
+				if (u->incomplete)
+					rc = 2;
+				continue;
+			}
+			u->found = 1;
+			if (pfd < 0)
+				pfd = (int)syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
+			if (pfd < 0) {
+				rc = errno == ESRCH ? 0 : 2;
+				break;
+			}
+			copy = (int)syscall(SYS_pidfd_getfd, pfd, (int)n, 0);
+			if (copy < 0) {
+				/* EBADF: moved or closed since listed, which the
+				 * next pass tells */
+				if (errno != EBADF)
+					rc = errno == ESRCH ? 0 : 2;
+				break;
+			}
+			/* EINVAL: gone already (a thread sharing the table) */
+			if (inotify_rm_watch(copy, (int)wd) != 0 && errno != EINVAL)
+				rc = 2;
+			close(copy);
+		}
+		fclose(info);
+	}
+	closedir(d);
+	if (pfd >= 0)
+		close(pfd);
+	return rc;
+}
+
+/* Take every command watch off the covered directory dirfd (of st) and
+ * the directories below it. 0 when none is left; 2 when srt cannot tell
+ * (the process in *who), 1 when one keeps coming back (a descriptor moved
+ * from number to number while the passes read them). */
+static int unwatch_below(int dirfd, const struct stat *st, long *who)
+{
+	struct unwatch u;
+	int pass, rc = 1;
+
+	memset(&u, 0, sizeof(u));
+	u.dev = st->st_dev;
+	u.ino = malloc(sizeof(*u.ino) * (UNWATCH_DIRS + 1));
+	if (!u.ino) {
 		*who = 0;
 		return 2;
 	}
-	while (!held && (de = readdir(procd))) {
-		char p[64], task[PATH_MAX];
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		DIR *td;
-		struct dirent *te;
-		int cp;
-
-		if (*end || pid <= 0 || pid == (long)self)
-			continue;
-		cp = command_process(pid);
-		if (cp < 0) {
-			held = 2;
-			*who = pid;
-			break;
-		}
-		if (!cp)
-			continue;
-		snprintf(p, sizeof(p), "/proc/%ld/task", pid);
-		td = opendir(p);
-		if (!td) {
-			held = errno == ENOENT || errno == ESRCH ? 0 : 2;
-		} else {
-			while (!held && (te = readdir(td))) {
-				if (te->d_name[0] == '.')
-					continue;
-				snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
-				held = task_below(task, dev, ino);
-			}
-			closedir(td);
-		}
-		if (held)
-			*who = pid;
+	u.ino[u.n++] = st->st_ino;
+	unwatch_dirs(&u, dirfd, 0);
+	/* a pass that met a watch removed it: the next must meet none */
+	for (pass = 0; pass < 3 && rc == 1; pass++) {
+		u.found = 0;
+		rc = each_command_task(task_unwatch, &u, who);
+		if (!rc && u.found)
+			rc = 1;
 	}
-	closedir(procd);
-	return held;
+	free(u.ino);
+	return rc;
 }
 
 /* ---- mounting a cover -------------------------------------------------- */
@@ -1299,6 +1501,17 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
 					 "tell whether a process of the command is inside the new directory "
 					 "(/proc of process %ld cannot be read)", who);
+			if (held)
+				stop_run_for(w, "read", d->path, nm->name, why);
+			held = unwatch_below(fd, &st, &who);
+			if (held == 1)
+				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
+					 "that process %ld watched (inotify) before srt covered it, and its "
+					 "watch kept coming back", who);
+			else if (held == 2)
+				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
+					 "tell whether a process of the command watches the new directory "
+					 "(inotify; /proc of process %ld cannot be read)", who);
 			if (held)
 				stop_run_for(w, "read", d->path, nm->name, why);
 		}
