@@ -621,15 +621,19 @@ static int held_below(dev_t dev, ino_t ino, long *who)
  * stop every recursive file watcher (tsc --watch, chokidar) that watched a
  * directory the host then made at a denied name in the project, so the
  * watch is taken off instead, as if the directory had been removed: the
- * command reads IN_IGNORED for it. The watches are read from each task's
- * fdinfo (an inotify descriptor lists every watch of its instance there),
- * and one on the directory or a directory below it is removed through a
- * copy of the descriptor (pidfd_getfd): a watch belongs to the instance,
- * which the copy shares. */
+ * command reads IN_IGNORED for it. A fanotify mark on the directory (which
+ * a user without privilege may put on an inode, with the names of what is
+ * made there reported) tells the same and is removed the same way. The
+ * watches and marks are read from each task's fdinfo (an inotify or
+ * fanotify descriptor lists every one of its group there), and one on the
+ * directory or a directory below it is removed through a copy of the
+ * descriptor (pidfd_getfd): a watch belongs to the group, which the copy
+ * shares. */
 
 #define UNWATCH_DIRS 4096 /* the directories below a covered one looked at */
 
 struct unwatch {
+	int top;        /* the covered directory */
 	dev_t dev;
 	ino_t *ino;    /* the covered directory first, then those below it */
 	size_t n;
@@ -677,6 +681,44 @@ static void unwatch_dirs(struct unwatch *u, int at, int depth)
 	closedir(d);
 }
 
+/* A descriptor of the directory ino below at, as unwatch_dirs walked to
+ * it, or -1. */
+static int find_dir(const struct unwatch *u, int at, ino_t ino, int depth)
+{
+	int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), found = -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (found < 0 && depth < 32 && (e = readdir(d))) {
+		struct stat st;
+		int sub;
+
+		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) || !strcmp(e->d_name, ".") ||
+		    !strcmp(e->d_name, ".."))
+			continue;
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		if (fstat(sub, &st) != 0 || st.st_dev != u->dev) {
+			close(sub);
+			continue;
+		}
+		if (st.st_ino == ino) {
+			found = sub;
+			break;
+		}
+		found = find_dir(u, sub, ino, depth + 1);
+		close(sub);
+	}
+	closedir(d);
+	return found;
+}
+
 /* inotify's fdinfo names a filesystem by the kernel's own device number
  * (major << 20 | minor), not the one stat reports */
 static dev_t kernel_dev(unsigned long v)
@@ -684,8 +726,8 @@ static dev_t kernel_dev(unsigned long v)
 	return makedev((unsigned)(v >> 20), (unsigned)(v & 0xfffff));
 }
 
-/* One pass over a task's descriptors: each watch on a directory of u is
- * removed (u->found set). 0, or 2 when it cannot tell (a descriptor that
+/* One pass over a task's descriptors: each inotify watch and fanotify
+ * mark on a directory of u is removed (u->found set). 0, or 2 when it cannot tell (a descriptor that
  * cannot be read or copied, a watch on this filesystem that may be below
  * the directory when not every directory there was looked at). */
 static int task_unwatch(const char *task, void *arg)
@@ -722,12 +764,15 @@ static int task_unwatch(const char *task, void *arg)
 		}
 		while (!rc && fgets(line, sizeof(line), info)) {
 			unsigned long ino, sdev;
-			unsigned wd;
+			unsigned wd = 0, mflags, mask = 0;
 			size_t i;
-			int copy;
+			int copy, dir;
 
-			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) != 3 ||
-			    kernel_dev(sdev) != u->dev)
+			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) != 3 &&
+			    sscanf(line, "fanotify ino:%lx sdev:%lx mflags:%x mask:%x", &ino, &sdev, &mflags,
+				   &mask) != 4)
+				continue;
+			if (kernel_dev(sdev) != u->dev)
 				continue;
 			for (i = 0; i < u->n && u->ino[i] != (ino_t)ino; i++)
 				;
@@ -751,9 +796,23 @@ static int task_unwatch(const char *task, void *arg)
 					rc = errno == ESRCH ? 0 : 2;
 				break;
 			}
-			/* EINVAL: gone already (a thread sharing the table) */
-			if (inotify_rm_watch(copy, (int)wd) != 0 && errno != EINVAL)
-				rc = 2;
+			if (!mask) {
+				/* EINVAL: gone already (a thread sharing the table) */
+				if (inotify_rm_watch(copy, (int)wd) != 0 && errno != EINVAL)
+					rc = 2;
+			} else {
+				/* a fanotify mark is named by an open descriptor
+				 * of its inode (not an O_PATH one, which the top
+				 * may be): the directory itself, or found again
+				 * below it */
+				dir = i == 0 ? openat(u->top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+					     : find_dir(u, u->top, (ino_t)ino, 0);
+				if (dir < 0 || (fanotify_mark(copy, FAN_MARK_REMOVE, mask, dir, NULL) != 0 &&
+						errno != ENOENT))
+					rc = 2;
+				if (dir >= 0)
+					close(dir);
+			}
 			close(copy);
 		}
 		fclose(info);
@@ -764,8 +823,8 @@ static int task_unwatch(const char *task, void *arg)
 	return rc;
 }
 
-/* Take every command watch off the covered directory dirfd (of st) and
- * the directories below it. 0 when none is left; 2 when srt cannot tell
+/* Take every command watch and mark off the covered directory dirfd (of
+ * st) and the directories below it. 0 when none is left; 2 when srt cannot tell
  * (the process in *who), 1 when one keeps coming back (a descriptor moved
  * from number to number while the passes read them). */
 static int unwatch_below(int dirfd, const struct stat *st, long *who)
@@ -774,6 +833,7 @@ static int unwatch_below(int dirfd, const struct stat *st, long *who)
 	int pass, rc = 1;
 
 	memset(&u, 0, sizeof(u));
+	u.top = dirfd;
 	u.dev = st->st_dev;
 	u.ino = malloc(sizeof(*u.ino) * (UNWATCH_DIRS + 1));
 	if (!u.ino) {
