@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -114,6 +115,8 @@ struct srt__monitor {
 	int events_fd;
 	int listener;
 	int addfd_send; /* SECCOMP_ADDFD_FLAG_SEND works (Linux >= 5.14) */
+	int flink; /* this kernel lets a process link its own file by its descriptor
+		    * (linkat AT_EMPTY_PATH without CAP_DAC_READ_SEARCH, Linux >= 6.10) */
 	int proc_ok; /* /proc is our pid namespace's: /proc/<pid> means the notified pid
 		      * (else see proc_pid()) */
 	size_t req_size, resp_size;
@@ -645,6 +648,23 @@ static int probe_addfd(int listener)
 	return -EOPNOTSUPP;
 }
 
+/* Does this kernel let a process without CAP_DAC_READ_SEARCH give a file
+ * it opened itself a name with linkat(fd, "", ..., AT_EMPTY_PATH) (Linux
+ * 6.10)? Asked with a memfd of our own and a new directory descriptor that
+ * is not one: a kernel that takes the empty path goes on to the new name
+ * and answers EBADF, one that refuses it answers ENOENT first. Anything
+ * else counts as no (the command is then answered ENOENT, as before). */
+static int probe_flink(void)
+{
+	int fd = memfd_create("srt-flink-probe", MFD_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = linkat(fd, "", -1, "srt-flink-probe", AT_EMPTY_PATH) != 0 && errno == EBADF;
+	close(fd);
+	return ok;
+}
+
 int srt__monitor_attach(struct srt__monitor *m, int listener)
 {
 	struct seccomp_notif_sizes sz;
@@ -668,6 +688,7 @@ int srt__monitor_attach(struct srt__monitor *m, int listener)
 		if (send < 0)
 			return send;
 		m->addfd_send = send;
+		m->flink = probe_flink();
 	}
 	/* Linux >= 6.6: wake the supervisor on the notifying CPU, which
 	 * shortens each round trip; older kernels say EINVAL, which is fine.
@@ -1324,14 +1345,49 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	return -EAGAIN;
 }
 
+/* The caller's descriptor in argument dirarg (its cwd for AT_FDCWD) as
+ * an empty path with AT_EMPTY_PATH names it: the object itself, opened
+ * O_PATH through the caller's /proc/<pid>/fd/<n> (the kernel follows that
+ * link for us to the file the descriptor holds, as it would for the
+ * caller's own /proc/self/fd/<n>), kept in keep with no directory, its
+ * path in the caller's view in out ("" for a pipe, a socket, an anonymous
+ * inode: no name to deny). 0, or -errno (EBADF for a descriptor the caller
+ * does not have, as the kernel answers). */
+static int reach_own_fd(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg, char *out,
+			size_t outlen, struct reach *keep)
+{
+	char self[64];
+	long ppid = proc_pid(m, (pid_t)req->pid);
+	int dirfd = dirarg < 0 ? AT_FDCWD : (int)(int32_t)req->data.args[dirarg], fd;
+
+	if (ppid < 0)
+		return -ESRCH;
+	if (dirfd == AT_FDCWD)
+		snprintf(self, sizeof(self), "/proc/%ld/cwd", ppid);
+	else if (dirfd >= 0)
+		snprintf(self, sizeof(self), "/proc/%ld/fd/%d", ppid, dirfd);
+	else
+		return -EBADF;
+	fd = open(self, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT && dirfd >= 0 ? -EBADF : -errno;
+	if (fd_path(fd, out, outlen) != 0)
+		out[0] = '\0';
+	keep->obj = fd;
+	return 0;
+}
+
 /* Does the caller's operand (dirarg, patharg), read once from its memory
  * into rel, reach a denied name now? 1 with where in out (2: nothing is
  * there now), 0 no, or -errno when it cannot be resolved (the kernel's
  * answer for most: ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG, EACCES). What it
  * reached is left open in keep (a directory and name always with need_dir,
- * which a creating open and a link or rename need). */
+ * which a creating open and a link or rename need). With empty_fd an empty
+ * path names the descriptor dirarg itself (AT_EMPTY_PATH, see
+ * reach_own_fd); without, it is ENOENT, as the kernel answers. */
 static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg, int patharg,
-			  int follow, int need_dir, char *rel, char *out, size_t outlen, struct reach *keep)
+			  int follow, int need_dir, int empty_fd, char *rel, char *out, size_t outlen,
+			  struct reach *keep)
 {
 	int rc;
 
@@ -1343,7 +1399,10 @@ static int reaches_denied(struct srt__monitor *m, const struct seccomp_notif *re
 		rel[0] = '\0';
 		return rc;
 	}
-	rc = need_dir ? -EAGAIN : quick_resolve(m, req, dirarg, rel, follow, out, outlen, keep);
+	if (rc == 0 && empty_fd)
+		rc = reach_own_fd(m, req, dirarg, out, outlen, keep);
+	else
+		rc = need_dir ? -EAGAIN : quick_resolve(m, req, dirarg, rel, follow, out, outlen, keep);
 	if (rc == -EAGAIN) {
 		reach_close(keep);
 		rc = resolve_for(m, req, dirarg, rel, follow, out, outlen, keep);
@@ -2404,7 +2463,7 @@ static int judge_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	/* O_CREAT | O_EXCL does not follow a final link either (EEXIST) */
 	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1],
 			     !(fl & O_NOFOLLOW) && (fl & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL),
-			     (fl & O_CREAT) != 0, rel, where, sizeof(where), &r);
+			     (fl & O_CREAT) != 0, 0, rel, where, sizeof(where), &r);
 	if (hit > 0) {
 		reach_close(&r);
 		/* nothing there: the kernel's own answer (the cover of a
@@ -2513,8 +2572,9 @@ static int name_act(void *p)
 	int rc;
 
 	if (a->is_link && r[0].dir < 0) {
-		/* a descriptor reached through /proc/self/fd/N (an O_TMPFILE
-		 * given a name): linked through our own descriptor of it */
+		/* a descriptor reached through /proc/self/fd/N or named by
+		 * an empty path (an O_TMPFILE given a name): linked through
+		 * our own descriptor of it */
 		char self[64];
 
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", r[0].obj);
@@ -2535,7 +2595,7 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 {
 	char rel[2][PATH_MAX], where[2][PATH_MAX * 2], dest[PATH_MAX * 2];
 	struct reach r[2];
-	int is_link = !strncmp(s->name, "link", 4), op[2][2], follow = 0, hit = 0, i, err = 0;
+	int is_link = !strncmp(s->name, "link", 4), op[2][2], follow = 0, hit = 0, i, err = 0, empty_fd = 0;
 	unsigned flags = 0;
 	struct stat st;
 
@@ -2551,6 +2611,15 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 		follow = at && ((uint32_t)req->data.args[4] & AT_SYMLINK_FOLLOW);
 		if (at && ((uint32_t)req->data.args[4] & ~(uint32_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)))
 			return reply(m, req->id, -EINVAL, 0) == 0 ? 1 : -1;
+		/* linkat(fd, "", ..., AT_EMPTY_PATH) gives the caller's open
+		 * file a name: the file is the one its descriptor holds (see
+		 * reach_own_fd), linked as its /proc/self/fd/<n> with
+		 * AT_SYMLINK_FOLLOW would be, which the kernel lets the caller
+		 * do for any descriptor it holds. The new name is judged as
+		 * any other's. A kernel that refuses an empty path to a
+		 * process without CAP_DAC_READ_SEARCH (before 6.10) is
+		 * answered as it would answer the command: ENOENT. */
+		empty_fd = at && ((uint32_t)req->data.args[4] & AT_EMPTY_PATH) && m->flink;
 	} else {
 		for (i = 0; i < 2; i++) {
 			op[i][0] = s->at[i][0];
@@ -2564,7 +2633,7 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 	where[0][0] = where[1][0] = rel[0][0] = rel[1][0] = '\0';
 	for (i = 0; i < 2 && !hit && !err; i++) {
 		hit = reaches_denied(m, req, op[i][0], op[i][1], i == 0 && is_link ? follow : NAME_ITSELF, 1,
-				     rel[i], where[i], sizeof(where[i]), &r[i]);
+				     i == 0 && empty_fd, rel[i], where[i], sizeof(where[i]), &r[i]);
 		if (hit < 0)
 			err = -hit;
 		else if (hit > 0 && !(hit == 2 && i == 0))
@@ -2700,7 +2769,7 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 		a.umask = caller_umask(proc_pid(m, (pid_t)req->pid));
 	}
 	where[0] = rel[0] = '\0';
-	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], NAME_ITSELF, 1, rel, where, sizeof(where), &r);
+	hit = reaches_denied(m, req, s->at[0][0], s->at[0][1], NAME_ITSELF, 1, 0, rel, where, sizeof(where), &r);
 	if (hit == 0 && is_link && r.dir >= 0) {
 		/* a link at a free name above a denied one; a name whose
 		 * path cannot be read back is refused, never made unjudged */
