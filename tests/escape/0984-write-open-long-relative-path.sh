@@ -7,7 +7,9 @@
 # with ENAMETOOLONG: a write-only create 4095 bytes deep below a short
 # cwd works on the host and before a61f400, not now. (Read opens and the
 # calls that make names have had the same limit since the monitor made
-# them.)
+# them.) The case below was in fact refused by read_string, which read one
+# byte less than the kernel copies and missed the NUL of a 4095-byte path;
+# fixed there.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -28,6 +30,6 @@ mkdir -p "$P/in" "$WORK/hostcmp"
 out=$(cd "$P/in" && srt__run -s "$S" -c "$PY $WORK/probe.py" 2>&1)
 host=$(cd "$WORK/hostcmp" && "$PY" "$WORK/probe.py" 2>&1)
 diag "sandbox: $(echo "$out" | tr '\n' ';' | cut -c1-300)" "host: $(echo "$host" | tr '\n' ';')"
-open_route "a path whose directory lies deeper than PATH_MAX cannot be judged by the denied names: refused (SECURITY.md)" S "a write-only create at a 4095-byte relative path answers as in the kernel ($host)" \
+attempt S "a write-only create at a 4095-byte relative path answers as in the kernel ($host)" \
 	sh -c "printf '%s\n' \"\$1\" | grep -qxF \"\$2\"" _ "$out" "$host"
 echo "1..$_tap_n"

@@ -750,12 +750,15 @@ static long proc_pid(const struct srt__monitor *m, pid_t pid)
 	return v > 0 ? v : -1;
 }
 
-/* Read a NUL-terminated string at addr in pid, at most len-1 bytes.
+/* Read a NUL-terminated string at addr in pid, at most len-1 bytes and its
+ * NUL: len bytes are read, as the kernel copies a path of up to PATH_MAX
+ * bytes with its NUL (a 4095-byte path is taken; reading one byte less
+ * missed its NUL and refused it with ENAMETOOLONG).
  * Split at the page boundary: a partial read stops at a whole iovec, so a
  * string that ends just before an unmapped page is still read. */
 static ssize_t read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 {
-	struct iovec local = { buf, len - 1 }, remote[2];
+	struct iovec local = { buf, len }, remote[2];
 	uint64_t page = 4096, first = page - (addr & (page - 1));
 	ssize_t n;
 	char *nul;
@@ -764,10 +767,10 @@ static ssize_t read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 	if (addr == 0)
 		return -EFAULT;
 	remote[0].iov_base = (void *)(uintptr_t)addr;
-	remote[0].iov_len = first < len - 1 ? first : len - 1;
-	if (remote[0].iov_len < len - 1) {
+	remote[0].iov_len = first < len ? first : len;
+	if (remote[0].iov_len < len) {
 		remote[1].iov_base = (void *)(uintptr_t)(addr + remote[0].iov_len);
-		remote[1].iov_len = len - 1 - remote[0].iov_len;
+		remote[1].iov_len = len - remote[0].iov_len;
 		nr = 2;
 	}
 	n = process_vm_readv(pid, &local, 1, remote, (unsigned long)nr, 0);
