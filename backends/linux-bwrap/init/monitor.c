@@ -974,6 +974,80 @@ static int fd_path(int fd, char *out, size_t outlen)
 	return 0;
 }
 
+/* How many levels judged_path climbs from a directory whose path the
+ * kernel cannot tell before it gives up (the call is then refused): the
+ * nearest ancestor whose path it can tell is a few levels up unless the
+ * tree is made of very short names far below PATH_MAX. */
+#define CLIMB_MAX 4096
+
+/* Does a record of the policy lie strictly below path (len bytes)? */
+static int record_below(const struct srt__monitor *m, const char *path, size_t len)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->recs[i].len > len && !strncmp(m->recs[i].path, path, len) &&
+		    (len == 1 || m->recs[i].path[len] == '/'))
+			return 1;
+	return 0;
+}
+
+/* The path of fd in the caller's view, to judge it by the policy's names,
+ * into out (at least PATH_MAX + 8 bytes), " (deleted)" dropped as fd_path
+ * does. 0: out is its path. 1: its path is longer than the kernel tells
+ * (d_path stops at PATH_MAX: a directory reached by relative steps from a
+ * deep cwd or descriptor); out is the path of its nearest ancestor that can
+ * be told, followed by "/...", and no record lies below that ancestor.
+ * Every record is shorter than PATH_MAX, so the records at the prefixes of
+ * the real path are those at the ancestor's: what state_of and hides_below
+ * say of out is what they would say of the real path. -2: no path (a pipe,
+ * a socket, an anonymous inode). -1: it cannot be told (a file deeper than
+ * PATH_MAX, which has no ".." to climb; a record below the ancestor; a
+ * tree deeper than CLIMB_MAX levels; an error): the callers refuse. */
+static int judged_path(const struct srt__monitor *m, int fd, char *out, size_t outlen)
+{
+	static const char gone[] = " (deleted)";
+	char self[64];
+	ssize_t n;
+	size_t len;
+	int cur, i;
+
+	if (outlen < PATH_MAX + 8)
+		return -1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	n = readlink(self, out, outlen - 1);
+	if (n > 0 && out[0] != '/')
+		return -2;
+	if (n <= 0 && (n == 0 || errno != ENAMETOOLONG))
+		return -1;
+	if (n > 0) {
+		out[n] = '\0';
+		if ((size_t)n > sizeof(gone) - 1 && !strcmp(out + n - (sizeof(gone) - 1), gone))
+			out[n - (sizeof(gone) - 1)] = '\0';
+		return 0;
+	}
+	/* too deep to tell: up through ".." (ENOTDIR for a file) to the
+	 * first directory whose path the kernel tells */
+	cur = openat(fd, "..", O_PATH | O_CLOEXEC);
+	for (i = 0; cur >= 0; i++) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", cur);
+		n = readlink(self, out, PATH_MAX);
+		if (n > 0 || errno != ENAMETOOLONG || i == CLIMB_MAX)
+			break;
+		swap_fd(&cur, openat(cur, "..", O_PATH | O_CLOEXEC));
+	}
+	if (cur >= 0)
+		close(cur);
+	if (n <= 0 || out[0] != '/')
+		return -1;
+	out[n] = '\0';
+	if ((size_t)n > sizeof(gone) - 1 && !strcmp(out + n - (sizeof(gone) - 1), gone))
+		out[n - (sizeof(gone) - 1)] = '\0';
+	len = strlen(out);
+	if (record_below(m, out, len))
+		return -1; /* a record could lie on the real path: not judged so */
+	snprintf(out + len, outlen - len, "%s...", len > 1 ? "/" : "");
+	return 1;
+}
+
 /* What a resolution reached, kept open so the call is then made on it and
  * never on the caller's bytes again: the object itself (O_PATH, -1 when the
  * last component is missing) and, when the path ended in a name, the
@@ -1088,7 +1162,7 @@ static int may_follow_other(long ppid, long owner)
 static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
 		       const char *path, int follow, char *real, size_t reallen, struct reach *keep)
 {
-	char link[PATH_MAX + 1], self[64], *rest;
+	char link[PATH_MAX + 8], self[64], *rest;
 	const size_t restcap = WALK_BUF;
 	long ppid = proc_pid(m, (pid_t)req->pid), tgid = 0, tid = 0;
 	int root, cur, parent = -1, hops = 0, rc = 0, dirfd;
@@ -1273,13 +1347,20 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		}
 	}
 	if (rc >= 0 && parent >= 0) {
-		if (fd_path(parent, link, sizeof(link)) != 0)
-			rc = -ENOENT;
+		/* a directory deeper than PATH_MAX is judged by its nearest
+		 * ancestor that has a path (judged_path); one that cannot be
+		 * judged is refused */
+		if (judged_path(m, parent, link, sizeof(link)) < 0)
+			rc = -ENAMETOOLONG;
 		else if ((size_t)snprintf(real, reallen, "%s%s%s", link, link[1] ? "/" : "", lastname) >= reallen)
 			rc = -ENAMETOOLONG;
-	} else if (rc == 0 && fd_path(cur, real, reallen) != 0) {
-		/* a pipe, a socket, an anonymous inode: no name to deny */
-		real[0] = '\0';
+	} else if (rc == 0) {
+		int pr = judged_path(m, cur, real, reallen);
+
+		if (pr == -2)
+			real[0] = '\0'; /* a pipe, a socket, an anonymous inode: no name to deny */
+		else if (pr == -1)
+			rc = -ENAMETOOLONG;
 	}
 	if (rc >= 0 && keep) {
 		keep->obj = cur;
@@ -1374,8 +1455,14 @@ static int reach_own_fd(struct srt__monitor *m, const struct seccomp_notif *req,
 	fd = open(self, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT && dirfd >= 0 ? -EBADF : -errno;
-	if (fd_path(fd, out, outlen) != 0)
+	switch (judged_path(m, fd, out, outlen)) {
+	case -2:
 		out[0] = '\0';
+		break;
+	case -1:
+		close(fd);
+		return -ENAMETOOLONG; /* cannot be judged: refused */
+	}
 	keep->obj = fd;
 	return 0;
 }
@@ -2546,19 +2633,14 @@ static int hides_below(const struct srt__monitor *m, const char *path)
 }
 
 /* The path of what r names (its directory and name) as the caller sees
- * it: 0, or -1 when it cannot be told. */
-static int reach_path(const struct reach *r, char *out, size_t outlen)
+ * it, a directory deeper than PATH_MAX as judged_path tells it: 0, or -1
+ * when it cannot be told. */
+static int reach_path(const struct srt__monitor *m, const struct reach *r, char *out, size_t outlen)
 {
-	char self[64], dir[PATH_MAX];
-	ssize_t dl;
+	char dir[PATH_MAX + 8];
 
-	if (r->dir < 0)
+	if (r->dir < 0 || judged_path(m, r->dir, dir, sizeof(dir)) < 0)
 		return -1;
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", r->dir);
-	dl = readlink(self, dir, sizeof(dir) - 1);
-	if (dl <= 0)
-		return -1;
-	dir[dl] = '\0';
 	return (size_t)snprintf(out, outlen, "%s/%s", strcmp(dir, "/") ? dir : "", r->name) < outlen ? 0 : -1;
 }
 
@@ -2644,7 +2726,7 @@ static int judge_link_rename(struct srt__monitor *m, const struct seccomp_notif 
 		else if (hit == 2)
 			err = ENOENT;
 	}
-	if (!hit && !err && r[1].dir >= 0 && reach_path(&r[1], dest, sizeof(dest)) != 0)
+	if (!hit && !err && r[1].dir >= 0 && reach_path(m, &r[1], dest, sizeof(dest)) != 0)
 		err = EACCES; /* its path cannot be read back: refused, never made unjudged */
 	else if (!hit && !err && r[1].dir >= 0 && hides_below(m, dest)) {
 		/* a link or a directory of the command's moved to a free name
@@ -2776,7 +2858,7 @@ static int judge_create(struct srt__monitor *m, const struct seccomp_notif *req,
 	if (hit == 0 && is_link && r.dir >= 0) {
 		/* a link at a free name above a denied one; a name whose
 		 * path cannot be read back is refused, never made unjudged */
-		if (reach_path(&r, where, sizeof(where)) != 0) {
+		if (reach_path(m, &r, where, sizeof(where)) != 0) {
 			where[0] = '\0';
 			err = EACCES;
 		} else if (hides_below(m, where))
