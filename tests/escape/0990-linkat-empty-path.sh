@@ -9,15 +9,16 @@
 # linkat(AT_FDCWD, "/proc/self/fd/N", ..., AT_SYMLINK_FOLLOW) would (the
 # kernel lets the caller do that for any descriptor it holds), after the
 # new name is judged as any other. Also here: what the kernel answers for
-# an O_TMPFILE|O_EXCL, a directory, a descriptor the caller does not have
-# and a name that exists; a new name at or above a denied name is refused
-# and nothing is made on the host; and the one difference left (open): a
-# descriptor the caller did not open itself, inherited through exec or
-# fork or received over a socket, is refused by the kernel's flink
-# (ENOENT: the file's opener is not the caller) but linked by the monitor,
-# which cannot tell who opened a file it opened itself for the caller;
-# the caller can link such a file through /proc/self/fd/N without
-# denyRead too, which the last line checks.
+# an O_TMPFILE|O_EXCL, a directory, a descriptor the caller does not have,
+# a name that exists or ends in a slash, an O_PATH of a symbolic link (the
+# link itself is linked), a pipe and a removed file; a new name at or
+# above a denied name is refused and nothing is made on the host; and the
+# one difference left (open): a descriptor the caller did not open
+# itself, inherited through exec or fork or received over a socket, is
+# refused by the kernel's flink (ENOENT: the file's opener is not the
+# caller) but linked by the monitor, which cannot tell who opened a file it
+# opened itself for the caller; the caller can link such a file through
+# /proc/self/fd/N without denyRead too, which a line below checks.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 monitor_pair
@@ -41,6 +42,15 @@ print("directory", lk(os.open(".", os.O_RDONLY), "fl5"))
 print("cwd", lk(-100, "fl6"))
 print("bad-fd", lk(987, "fl7"))
 print("exists", lk(os.open("reg", os.O_RDONLY), "reg"))
+print("slash", lk(os.open("reg", os.O_RDONLY), "fld/"))
+os.symlink("reg", "sl")
+print("symlink", lk(os.open("sl", os.O_PATH | os.O_NOFOLLOW), "fle"), os.path.islink("fle"))
+print("pipe", lk(os.pipe()[0], "flf"))
+with open("gone", "w"):
+    pass
+gone = os.open("gone", os.O_RDONLY)
+os.unlink("gone")
+print("deleted", lk(gone, "flg"))
 # 3 is the shell's, opened before this program's exec
 print("inherited", lk(3, "fl8"))
 print("inherited-proc", proc(3, "fl9"))
@@ -60,7 +70,8 @@ if os.fork() == 0:
     sys.stdout.flush()
     os._exit(0)
 os.wait()
-for f in ("fl1", "fl2", "fl3", "fl4", "fl5", "fl6", "fl7", "fl8", "fl9", "fla", "flb", "flc", "reg"):
+for f in ("fl1", "fl2", "fl3", "fl4", "fl5", "fl6", "fl7", "fl8", "fl9", "fla", "flb", "flc", "fle",
+          "flf", "flg", "sl", "reg"):
     try:
         os.unlink(f)
     except OSError:
@@ -71,7 +82,7 @@ with=$(srt__run -s "$SD" -c "exec 3<inh; exec $PY fl.py" 2>&1)
 without=$(srt__run -s "$SN" -c "exec 3<inh; exec $PY fl.py" 2>&1)
 diag "with denyRead: $(echo "$with" | tr '\n' ' ')" "without: $(echo "$without" | tr '\n' ' ')"
 answer() { printf '%s\n' "$1" | grep "^$2 " | head -1; }
-for w in tmpfile regular o_path excl directory cwd bad-fd exists; do
+for w in tmpfile regular o_path excl directory cwd bad-fd exists slash symlink pipe deleted; do
 	a=$(answer "$with" $w)
 	b=$(answer "$without" $w)
 	attempt S "linkat AT_EMPTY_PATH of a $w descriptor answers as without denyRead ($b)" \
