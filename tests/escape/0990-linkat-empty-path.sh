@@ -9,7 +9,8 @@
 # linkat(AT_FDCWD, "/proc/self/fd/N", ..., AT_SYMLINK_FOLLOW) would (the
 # kernel lets the caller do that for any descriptor it holds), after the
 # new name is judged as any other. Also here: what the kernel answers for
-# an O_TMPFILE|O_EXCL, a directory, a descriptor the caller does not have,
+# AT_SYMLINK_FOLLOW with it, an empty path without it, a NULL path, an
+# O_TMPFILE|O_EXCL, a directory, a descriptor the caller does not have,
 # a name that exists or ends in a slash, an O_PATH of a symbolic link (the
 # link itself is linked), a pipe and a removed file; a new name at or
 # above a denied name is refused and nothing is made on the host; and the
@@ -33,6 +34,10 @@ def proc(fd, new):
 fd = os.open(".", os.O_WRONLY | os.O_TMPFILE, 0o644)
 os.write(fd, b"x\n")
 print("tmpfile", lk(fd, "fl1"))
+print("follow-too", lk(fd, "flh", b"", 0x1400))
+print("no-flag", lk(fd, "fli", b"", 0))
+r = libc.linkat(fd, None, -100, b"flj", 0x1000)
+print("null-path", "ok" if r == 0 else errno.errorcode[ctypes.get_errno()])
 with open("reg", "w"):
     pass
 print("regular", lk(os.open("reg", os.O_RDONLY), "fl2"))
@@ -71,7 +76,7 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 for f in ("fl1", "fl2", "fl3", "fl4", "fl5", "fl6", "fl7", "fl8", "fl9", "fla", "flb", "flc", "fle",
-          "flf", "flg", "sl", "reg"):
+          "flf", "flg", "flh", "fli", "flj", "sl", "reg"):
     try:
         os.unlink(f)
     except OSError:
@@ -82,17 +87,18 @@ with=$(srt__run -s "$SD" -c "exec 3<inh; exec $PY fl.py" 2>&1)
 without=$(srt__run -s "$SN" -c "exec 3<inh; exec $PY fl.py" 2>&1)
 diag "with denyRead: $(echo "$with" | tr '\n' ' ')" "without: $(echo "$without" | tr '\n' ' ')"
 answer() { printf '%s\n' "$1" | grep "^$2 " | head -1; }
-for w in tmpfile regular o_path excl directory cwd bad-fd exists slash symlink pipe deleted; do
+for w in tmpfile follow-too no-flag null-path regular o_path excl directory cwd bad-fd exists slash \
+	symlink pipe deleted; do
 	a=$(answer "$with" $w)
 	b=$(answer "$without" $w)
-	attempt S "linkat AT_EMPTY_PATH of a $w descriptor answers as without denyRead ($b)" \
+	attempt S "linkat AT_EMPTY_PATH, case $w: answers as without denyRead ($b)" \
 		test -n "$b" -a "$a" = "$b"
 done
 for w in inherited received forked; do
 	a=$(answer "$with" $w)
 	b=$(answer "$without" $w)
 	open_route "the monitor links a descriptor the caller did not open itself, as /proc/self/fd/N would (SECURITY.md)" \
-		S "linkat AT_EMPTY_PATH of an $w descriptor answers as without denyRead ($b)" \
+		S "linkat AT_EMPTY_PATH, case $w: answers as without denyRead ($b)" \
 		test -n "$b" -a "$a" = "$b"
 done
 attempt S "without denyRead the caller links the inherited and received files through /proc/self/fd/N" \
