@@ -44,19 +44,8 @@
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
+#include "backends/linux-common/syscall-nr.h"
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif

@@ -53,10 +53,7 @@
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/helper-defs.h"
 #include "backends/linux-common/supervisor.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
+#include "backends/linux-common/syscall-nr.h"
 
 static void die(const char *step, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 static void die(const char *step, const char *fmt, ...)

@@ -81,21 +81,9 @@ PYEOF
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
 for where in top sub fan; do
 	below_stage
-	if [ "$where" != sub ]; then
+	# sub: the host's tool writes below too (~/.aws/sso/cache, ~/.ssh/keys.d)
+	BELOW_WRITE=.ssh$([ "$where" = sub ] && echo /sub) \
 		below_run "$S" "a watch on ~/.ssh.new" "$P" "$HOME/.ssh.new" "$where"
-	else
-		# the host's tool writes below too (~/.aws/sso/cache, ~/.ssh/keys.d)
-		srt__bg -s "$S" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P $HOME/.ssh.new sub"
-		pid=$!
-		wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
-		wait_for "$P/in" 50 || diag "the probe did not get its watch: $(cat "$P/res" 2>/dev/null)"
-		mv "$HOME/.ssh" "$HOME/.ssh.old"
-		mv "$HOME/.ssh.new" "$HOME/.ssh"
-		sleep 0.5
-		echo "SECRET-$CANARY" > "$HOME/.ssh/sub/host-made-name"
-		touch "$P/written"
-		end_bg "$pid" 150
-	fi
 	diag "$where: res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)"
 	diag "$where: srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
 	W="inotify watch taken before the cover on the directory moved to the denied ~/.ssh ($where)"

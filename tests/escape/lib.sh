@@ -134,11 +134,12 @@ below_run() {
 	mv "$HOME/.ssh.new" "$HOME/.ssh"
 	below_host_writes "$pid"
 }
-# below_host_writes PID: the host's file in the new ~/.ssh once the
-# watcher's cover is on it, the marker, and the end of srt PID
+# below_host_writes PID: the host's file in the new ~/.ssh (or in the
+# directory BELOW_WRITE names below $HOME) once the watcher's cover is on
+# it, the marker, and the end of srt PID
 below_host_writes() {
 	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
-	echo "SECRET-$CANARY" > "$HOME/.ssh/host-made-name"
+	echo "SECRET-$CANARY" > "$HOME/${BELOW_WRITE:-.ssh}/host-made-name"
 	touch "$P/written"
 	end_bg "$1" 150
 }

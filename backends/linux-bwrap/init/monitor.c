@@ -60,10 +60,8 @@
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
+#include "backends/linux-common/syscall-nr.h"
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
@@ -712,10 +710,6 @@ static int reply(struct srt__monitor *m, uint64_t id, int error, int cont)
 	/* ENOENT: the caller was interrupted or killed meanwhile */
 	return errno == ENOENT || errno == EINTR ? 0 : -1;
 }
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
 
 /* The number that names pid (of our pid namespace) in the /proc we see:
  * pid itself, or, on the host's /proc that the weaker nested sandbox

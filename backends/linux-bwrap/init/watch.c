@@ -36,6 +36,7 @@
 #include "backends/linux-bwrap/init/watch.h"
 #include "backends/linux-common/glob.h"
 #include "backends/linux-common/helper-defs.h"
+#include "backends/linux-common/syscall-nr.h"
 #include "common/aside.h"
 #include "common/protected.h"
 
@@ -379,16 +380,6 @@ static int command_process(long pid)
 	fclose(f);
 	return yes;
 }
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of one thread */
-#endif
 
 /* The directory descriptors of a task whose fd directory the watcher may
  * not read: a process that made itself not dumpable (ssh-agent, gpg-agent)
@@ -1550,28 +1541,23 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 				  "replaced on the host during the run and opened before srt covered it again "
 				  "(by the command or by the host)");
 		if (S_ISDIR(st.st_mode)) {
-			int held = held_below(st.st_dev, st.st_ino, &who);
+			int held = held_below(st.st_dev, st.st_ino, &who), watched = 0;
 			char why[240];
 
+			if (!held) {
+				held = unwatch_below(fd, &st, &who);
+				watched = 1;
+			}
 			if (held == 1)
 				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
-					 "that process %ld had entered or opened before srt covered it again "
-					 "(a cover does not reach below it)", who);
+					 "that process %ld %s before srt covered it again (%s)", who,
+					 watched ? "watched" : "had entered or opened",
+					 watched ? "its inotify or fanotify watch kept coming back"
+						 : "a cover does not reach below it");
 			else if (held == 2)
 				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
-					 "tell whether a process of the command is inside the new directory "
-					 "(/proc of process %ld cannot be read)", who);
-			if (held)
-				stop_run_for(w, "read", d->path, nm->name, why);
-			held = unwatch_below(fd, &st, &who);
-			if (held == 1)
-				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
-					 "that process %ld watched (inotify) before srt covered it, and its "
-					 "watch kept coming back", who);
-			else if (held == 2)
-				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
-					 "tell whether a process of the command watches the new directory "
-					 "(inotify; /proc of process %ld cannot be read)", who);
+					 "tell whether a process of the command is inside%s the new directory "
+					 "(/proc of process %ld cannot be read)", watched ? " or watches" : "", who);
 			if (held)
 				stop_run_for(w, "read", d->path, nm->name, why);
 		}
