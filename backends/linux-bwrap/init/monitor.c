@@ -2037,11 +2037,11 @@ static int open_ctty(long ppid, int *fd)
  * of this process restricts itself with it, then makes, on request, the
  * last call of each (the open, create, link or rename on what was judged);
  * an open that waits (slow_main) starts from that thread and inherits its
- * domain. Not
- * this thread: Landlock lets a restricted process inspect only processes in
- * its own domain or below, and the command's domain is a sibling, so it
- * could no longer read the command's memory or /proc/<pid>/root. Without
- * the layer (no Landlock, or srt left it out) the calls are made here. */
+ * domain. Not the monitor's own thread: Landlock lets a restricted process
+ * inspect only processes in its own domain or below, and the command's
+ * domain is a sibling, so it could no longer read the command's memory or
+ * /proc/<pid>/root. Without the layer (no Landlock, or srt left it out)
+ * the calls are made here. */
 
 /* A read open the thread finishes on its own: it reopens the judged
  * object, checks it is the one judged, and answers the caller, while the
