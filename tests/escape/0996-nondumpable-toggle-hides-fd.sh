@@ -70,11 +70,11 @@ for try in $(seq 8); do
 	touch "$U/home/proj/made"
 	for i in $(seq 100); do [ -e "$U/home/proj/done" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	wait "$pid"
-	diag "attempt $try: $(tr '\n' ' ' < "$U/home/proj/res" 2>/dev/null)"
+	diag "attempt $try: $(tr '\n' ' ' 2>/dev/null < "$U/home/proj/res")"
 	[ -e "$U/home/proj/done" ] && break
 done
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
 W="a process switching itself between dumpable and not, with a descriptor below the new ~/.ssh"
 attempt H1 "$W: the run is stopped ($try runs)" test ! -e "$U/home/proj/done"
-attempt H1 "$W: no name the host puts there is seen" sh -c "! grep -q stat-sees-name '$U/home/proj/res'"
+attempt H1 "$W: no name the host puts there is seen" sh -c "! grep -qs stat-sees-name '$U/home/proj/res'"
 echo "1..$_tap_n"

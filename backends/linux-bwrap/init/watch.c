@@ -499,13 +499,26 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 				continue;
 			if ((size_t)snprintf(f, sizeof(f), "%s/%s", p, fe->d_name) >= sizeof(f))
 				continue;
+			/* refused, not gone: the process made itself not
+			 * dumpable since the list was opened (it may switch
+			 * back and forth, tests/escape/0996), so the entry is
+			 * closed now; the whole list is looked at again as a
+			 * tracer, as when the open of the list is refused */
 			if (stat(f, &st) != 0) {
+				if (errno == EACCES || errno == EPERM) {
+					closedir(fdd);
+					return task_fds_below(task, dev, ino);
+				}
 				vanished |= errno == ENOENT;
 				continue;
 			}
 			if (!S_ISDIR(st.st_mode))
 				continue;
 			fd = open(f, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+				closedir(fdd);
+				return task_fds_below(task, dev, ino);
+			}
 			if (fd < 0)
 				vanished |= errno == ENOENT;
 			else if (dir_below(fd, dev, ino)) {
