@@ -316,31 +316,37 @@ static void stop_run(struct watcher *w, const char *dir, const char *name, const
 }
 
 /* Is the directory fd leads to (consumed) the one of (dev, ino), or below
- * it? Walked up by "..", as the kernel sees it from here, to the root. */
+ * it? Walked up by "..", as the kernel sees it from here, to the root: 1
+ * below, 0 not, 2 cannot tell. A walk that does not get to the root is
+ * no answer: the command can build a chain of directories deeper than any
+ * number of steps taken here (tests/escape/0997), and a ".." the watcher
+ * may not look up (a directory it cannot search) hides what is above. */
 static int dir_below(int fd, dev_t dev, ino_t ino)
 {
 	struct stat st, up;
-	int n, p;
+	int n, p, rc = 2;
 
 	for (n = 0; n < 4096 && fd >= 0; n++) {
 		if (fstat(fd, &st) != 0)
 			break;
 		if (st.st_dev == dev && st.st_ino == ino) {
-			close(fd);
-			return 1;
+			rc = 1;
+			break;
 		}
 		p = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (p < 0 || (fstat(p, &up) == 0 && up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
-			if (p >= 0)
-				close(p);
-			break; /* the root */
+		if (p < 0)
+			break;
+		if (fstat(p, &up) == 0 && up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+			close(p);
+			rc = 0; /* the root */
+			break;
 		}
 		close(fd);
 		fd = p;
 	}
 	if (fd >= 0)
 		close(fd);
-	return 0;
+	return rc;
 }
 
 /* Is pid one of the command's processes: in a pid namespace below this
@@ -443,8 +449,14 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino)
 				close(f);
 				continue;
 			}
-			if (dir_below(f, dev, ino))
+			switch (dir_below(f, dev, ino)) {
+			case 1:
 				err = EEXIST;
+				break;
+			case 2:
+				err = EPERM;
+				break;
+			}
 		}
 		closedir(d);
 		if (err || !vanished) {
@@ -465,7 +477,7 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 {
 	static const char *const places[] = { "cwd", "root" };
 	char p[PATH_MAX];
-	int fd, tries;
+	int fd, tries, below;
 
 	for (size_t i = 0; i < 2; i++) {
 		if ((size_t)snprintf(p, sizeof(p), "%s/%s", task, places[i]) >= sizeof(p))
@@ -473,8 +485,8 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 		fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 && errno != ENOENT && errno != ESRCH)
 			return 2;
-		if (fd >= 0 && dir_below(fd, dev, ino))
-			return 1;
+		if (fd >= 0 && (below = dir_below(fd, dev, ino)))
+			return below;
 	}
 	/* a descriptor moved from number to number (dup2 and close) while the
 	 * list is read could be missed: the list is read again until no
@@ -521,9 +533,9 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 			}
 			if (fd < 0)
 				vanished |= errno == ENOENT;
-			else if (dir_below(fd, dev, ino)) {
+			else if ((below = dir_below(fd, dev, ino))) {
 				closedir(fdd);
-				return 1;
+				return below;
 			}
 		}
 		closedir(fdd);
@@ -1555,7 +1567,7 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 				  "(by the command or by the host)");
 		if (S_ISDIR(st.st_mode)) {
 			int held = held_below(st.st_dev, st.st_ino, &who), watched = 0;
-			char why[240];
+			char why[320];
 
 			if (!held) {
 				held = unwatch_below(fd, &st, &who);
@@ -1570,7 +1582,9 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 			else if (held == 2)
 				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
 					 "tell whether a process of the command is inside%s the new directory "
-					 "(/proc of process %ld cannot be read)", watched ? " or watches" : "", who);
+					 "(process %ld: its /proc cannot be read, where it stands cannot be "
+					 "followed up to the root, or it keeps making new processes)",
+					 watched ? " or watches" : "", who);
 			if (held)
 				stop_run_for(w, "read", d->path, nm->name, why);
 		}
