@@ -545,56 +545,170 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 	return 2;
 }
 
+/* The tasks each_command_task has looked at, by thread id (thread ids and
+ * process ids are one number space): an open-addressed set, 0 for empty. */
+struct tid_set {
+	long *v;
+	size_t cap, n;
+};
+
+/* 1 when tid is in the set already, 0 when it was added now, -1 when
+ * there is no memory for it. */
+static int tid_seen(struct tid_set *s, long tid)
+{
+	size_t i, j;
+
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		long *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (j = 0; j < s->cap; j++) {
+			if (!s->v[j])
+				continue;
+			for (i = (size_t)s->v[j] * 2654435761u % cap; v[i]; i = (i + 1) % cap)
+				;
+			v[i] = s->v[j];
+		}
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	for (i = (size_t)tid * 2654435761u % s->cap; s->v[i]; i = (i + 1) % s->cap)
+		if (s->v[i] == tid)
+			return 1;
+	s->v[i] = tid;
+	s->n++;
+	return 0;
+}
+
+/* How many times each_command_task reads /proc again for tasks that were
+ * not there before, at most */
+#define TASK_ROUNDS 64
+
 /* fn(task, arg) for each task (thread) of each command process, by its
  * /proc/PID/task/TID directory, until one answers other than 0: that
  * answer, with the process's pid in *who. A process whose status cannot
- * be read answers 2, as does /proc when it cannot be listed (*who 0). */
+ * be read answers 2, as does /proc when it cannot be listed (*who 0).
+ *
+ * A list of /proc is out of date as soon as it is read: a process (or a
+ * thread with a descriptor table of its own) can hand its place to a
+ * child by fork and end before it is looked at, the child being in no
+ * list read so far (tests/escape/0998). And a thread that calls execve
+ * takes its leader's thread id (the kernel's de_thread): its table is then
+ * the leader's under an id looked at already, and its own id is gone
+ * (1000). So /proc and each process's task list are read again, and every
+ * task is looked at again, until a whole round lists no process and finds
+ * no task that was not there before (a process listed but gone before it
+ * is looked at counts: its child may have been too young for that list).
+ * A place can only move from one task to another unseen by a round that
+ * way when a new task takes it (counted) or the thread that had it takes
+ * another's id, which ends every other thread of its process, so the
+ * round after finds it at the leader's id. A command that keeps making
+ * new tasks for TASK_ROUNDS rounds, or for long past the first two
+ * rounds, gets 2 (cannot tell). */
 static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, long *who)
 {
-	DIR *procd = opendir("/proc");
-	struct dirent *de;
+	struct tid_set seen = { NULL, 0, 0 }, listed = { NULL, 0, 0 };
 	pid_t self = getpid();
-	int rc = 0;
+	int rc = 0, round, fresh = 1;
+	long fresh_pid = 0;
+	struct timespec t0, now;
+	double spent, base = 0;
 
-	if (!procd) {
-		*who = 0;
-		return 2;
-	}
-	while (!rc && (de = readdir(procd))) {
-		char p[64], task[PATH_MAX];
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		DIR *td;
-		struct dirent *te;
-		int cp;
+	*who = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 0; !rc && fresh && round < TASK_ROUNDS; round++) {
+		DIR *procd;
+		struct dirent *de;
 
-		if (*end || pid <= 0 || pid == (long)self)
-			continue;
-		cp = command_process(pid);
-		if (cp < 0) {
+		/* while it reads, the watcher covers nothing else: past the
+		 * two rounds every scan has, a command that keeps making new
+		 * tasks is given up on (2, the run is stopped) once the extra
+		 * rounds took a second more than twice what the first two
+		 * did (a process with a thousand threads and as many
+		 * descriptors takes long for each round, and is not stopped
+		 * for that alone) */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		spent = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (round == 2)
+			base = spent;
+		if (round > 2 && spent > 1.0 + 3 * base)
+			break;
+		procd = opendir("/proc");
+		fresh = 0;
+		if (!procd) {
 			rc = 2;
-			*who = pid;
+			*who = 0;
 			break;
 		}
-		if (!cp)
-			continue;
-		snprintf(p, sizeof(p), "/proc/%ld/task", pid);
-		td = opendir(p);
-		if (!td) {
-			rc = errno == ENOENT || errno == ESRCH ? 0 : 2;
-		} else {
-			while (!rc && (te = readdir(td))) {
-				if (te->d_name[0] == '.')
-					continue;
-				snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
-				rc = fn(task, arg);
+		while (!rc && (de = readdir(procd))) {
+			char p[64], task[PATH_MAX];
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+			DIR *td;
+			struct dirent *te;
+			int cp, known;
+
+			if (*end || pid <= 0 || pid == (long)self)
+				continue;
+			/* a process not listed before is news even when it is
+			 * gone by the time it is looked at: the child it made
+			 * may have been too young for this list */
+			known = tid_seen(&listed, pid);
+			if (known < 0) {
+				rc = 2;
+				break;
 			}
-			closedir(td);
+			if (!known) {
+				fresh = 1;
+				fresh_pid = pid;
+			}
+			cp = command_process(pid);
+			if (cp < 0) {
+				rc = 2;
+				*who = pid;
+				break;
+			}
+			if (!cp)
+				continue;
+			snprintf(p, sizeof(p), "/proc/%ld/task", pid);
+			td = opendir(p);
+			if (!td) {
+				rc = errno == ENOENT || errno == ESRCH ? 0 : 2;
+			} else {
+				while (!rc && (te = readdir(td))) {
+					long tid = strtol(te->d_name, &end, 10);
+
+					if (te->d_name[0] == '.' || *end || tid <= 0)
+						continue;
+					known = tid_seen(&seen, tid);
+					if (known < 0) {
+						rc = 2;
+						break;
+					}
+					if (!known) {
+						fresh = 1;
+						fresh_pid = pid;
+					}
+					snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
+					rc = fn(task, arg);
+				}
+				closedir(td);
+			}
+			if (rc)
+				*who = pid;
 		}
-		if (rc)
-			*who = pid;
+		closedir(procd);
 	}
-	closedir(procd);
+	free(seen.v);
+	free(listed.v);
+	if (!rc && fresh) {
+		/* still new tasks in the last round */
+		rc = 2;
+		*who = fresh_pid;
+	}
 	return rc;
 }
 
