@@ -1,0 +1,53 @@
+#!/bin/bash
+# Escape class H1 (linux-bwrap), red team on held_below (watch.c), 0966
+# made sharper: task_below lists /proc/PID/task/TID/fd (or fdinfo), then
+# looks at each entry, and reads the list again only when an entry it
+# listed is gone by then. The command keeps 64 numbers open at every
+# moment, /dev/null in all but one, and moves its descriptor of the staged
+# directory (0957's swap, allowWrite "~") from one to the next with dup3
+# onto open numbers (tests/helpers/escape-sys fd-hop). No entry ever
+# vanishes, so the list is read once, and the directory is rarely at the
+# number being looked at: the task is taken for holding nothing. The run
+# goes on, and the process enters the new ~/.ssh by the descriptor and
+# sees the names the host puts there. Up to 24 runs (one in 7 to 10 got
+# through here, on 2 busy CPUs: a hopper that is not running while the
+# watcher looks is caught).
+. "$(dirname "$0")/lib.sh"
+need_bwrap
+P="$WORK/proj"
+cd "$P" || exit 1
+
+cat > "$WORK/look.py" <<'PYEOF'
+import os, sys
+from below import look_below
+p = sys.argv[1]
+res = open(p + "/res", "a")
+look_below(res, os.path.join(os.environ["HOME"], ".ssh"))
+res.write("done\n")
+PYEOF
+cat > "$WORK/probe.py" <<'PYEOF'
+import os, subprocess, sys, time
+p, stage, esys, look = sys.argv[1:5]
+subprocess.Popen([esys, "fd-hop", stage, p + "/written", sys.executable, look, p])
+time.sleep(0.3)
+open(p + "/ready", "w").close()
+open(p + "/in", "w").close()
+for _ in range(150):
+    if os.path.exists(p + "/res") and "done" in open(p + "/res").read():
+        break
+    time.sleep(0.1)
+PYEOF
+
+S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
+for try in $(seq 24); do
+	below_stage
+	below_run "$S" "its descriptor of ~/.ssh.new" "$P" "$HOME/.ssh.new" "$ESYS" "$WORK/look.py"
+	diag "attempt $try: $(tr '\n' ' ' 2>/dev/null < "$P/res")"
+	grep -qs stat-sees-name "$P/res" && break
+done
+diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
+W="directory descriptor moved down from number to number in the directory moved to the denied ~/.ssh"
+WHY="a descriptor moved among numbers that are all open is found only when it is at the number looked at; telling for sure needs the command's processes held still while their tables are read, which srt does not do (SECURITY.md)"
+below_stopped "$W ($try runs)" "$WHY"
+below_checks "$W" "$WHY"
+echo "1..$_tap_n"
