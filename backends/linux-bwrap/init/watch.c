@@ -387,6 +387,15 @@ static int command_process(long pid)
 	return yes;
 }
 
+/* The names below a covered directory (see unwatch_walk): 1 when (dev,
+ * ino) is one of them, 2 when it may be (on its filesystem, and not every
+ * name there was looked at, or on a filesystem met below it), 0 when it is
+ * not. in_tree takes stat's st_dev, in_tree_sb the device of the inode's
+ * superblock as /proc tells it in fdinfo and maps. */
+struct unwatch;
+static int in_tree(const struct unwatch *u, dev_t dev, ino_t ino);
+static int in_tree_sb(const struct unwatch *u, unsigned long sdev, ino_t ino);
+
 /* The directory descriptors of a task whose fd directory the watcher may
  * not read: a process that made itself not dumpable (ssh-agent, gpg-agent)
  * has its /proc entries owned by the root of its user namespace, and for
@@ -402,7 +411,7 @@ static int command_process(long pid)
  * cgroup for the first cgroup version's net_cls and net_prio controllers
  * (the watcher is in the sandbox's cgroup); nothing else about a
  * descriptor changes. */
-static int task_fds_below(const char *task, dev_t dev, ino_t ino)
+static int task_fds_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u)
 {
 	const char *slash = strrchr(task, '/');
 	char p[PATH_MAX], *end;
@@ -445,7 +454,20 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino)
 					err = errno == ESRCH ? ESRCH : EPERM;
 				continue;
 			}
-			if (fstat(f, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			if (fstat(f, &st) != 0) {
+				close(f);
+				continue;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				/* a file of the new directory: see task_below */
+				switch (u ? in_tree(u, st.st_dev, st.st_ino) : 0) {
+				case 1:
+					err = EEXIST;
+					break;
+				case 2:
+					err = EPERM;
+					break;
+				}
 				close(f);
 				continue;
 			}
@@ -471,13 +493,16 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino)
 /* One task (thread) of a process, by its /proc/PID/task/TID directory:
  * 1 when its working directory or root, or a directory descriptor is at or
  * below (dev, ino), 2 when it cannot tell (its entries cannot be read, or
- * its descriptors keep changing while listed), 0 when none is. An inotify
- * watch on the directory is no place: unwatch_below takes it off. */
-static int task_below(const char *task, dev_t dev, ino_t ino)
+ * its descriptors keep changing while listed), 0 when none is. With u, a
+ * descriptor or a shared mapping of a file of the directory (one of u's
+ * names) counts too: the file is the host's now, and what the host writes
+ * into it would be read through it. An inotify watch on the directory is
+ * no place: unwatch_below takes it off. */
+static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, long *maps_of)
 {
 	static const char *const places[] = { "cwd", "root" };
 	char p[PATH_MAX];
-	int fd, tries, below;
+	int fd, tries, below, maybe = 0;
 
 	for (size_t i = 0; i < 2; i++) {
 		if ((size_t)snprintf(p, sizeof(p), "%s/%s", task, places[i]) >= sizeof(p))
@@ -487,6 +512,41 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 			return 2;
 		if (fd >= 0 && (below = dir_below(fd, dev, ino)))
 			return below;
+	}
+	if (u && strtol(task + strlen("/proc/"), NULL, 10) != *maps_of) {
+		/* a file mapped before the cover (each line: address, mode,
+		 * offset, major:minor, inode, path). The threads of a process
+		 * share its mappings: read once, from the first thread that
+		 * shows them (the first one's list is empty once it exited
+		 * while the others go on) */
+		char line[PATH_MAX + 128];
+		FILE *maps;
+		int any = 0;
+
+		if ((size_t)snprintf(p, sizeof(p), "%s/maps", task) >= sizeof(p))
+			return 2;
+		maps = fopen(p, "re");
+		if (!maps && errno != ENOENT && errno != ESRCH)
+			return 2;
+		while (maps && fgets(line, sizeof(line), maps)) {
+			unsigned maj, min;
+			unsigned long mino;
+			int r;
+
+			any = 1;
+			if (sscanf(line, "%*s %*s %*s %x:%x %lu", &maj, &min, &mino) != 3 || !mino)
+				continue;
+			r = in_tree_sb(u, (unsigned long)maj << 20 | min, (ino_t)mino);
+			if (r == 1) {
+				fclose(maps);
+				return 1;
+			}
+			maybe |= r == 2;
+		}
+		if (maps)
+			fclose(maps);
+		if (any)
+			*maps_of = strtol(task + strlen("/proc/"), NULL, 10);
 	}
 	/* a descriptor moved from number to number (dup2 and close) while the
 	 * list is read could be missed: the list is read again until no
@@ -500,7 +560,7 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 			return 2;
 		fdd = opendir(p);
 		if (!fdd && errno == EACCES)
-			return task_fds_below(task, dev, ino);
+			return task_fds_below(task, dev, ino, u);
 		if (!fdd)
 			return errno == ENOENT || errno == ESRCH ? 0 : 2;
 		while ((fe = readdir(fdd))) {
@@ -519,17 +579,25 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 			if (stat(f, &st) != 0) {
 				if (errno == EACCES || errno == EPERM) {
 					closedir(fdd);
-					return task_fds_below(task, dev, ino);
+					return task_fds_below(task, dev, ino, u);
 				}
 				vanished |= errno == ENOENT;
 				continue;
 			}
-			if (!S_ISDIR(st.st_mode))
+			if (!S_ISDIR(st.st_mode)) {
+				int r = u ? in_tree(u, st.st_dev, st.st_ino) : 0;
+
+				if (r == 1) {
+					closedir(fdd);
+					return 1;
+				}
+				maybe |= r == 2;
 				continue;
+			}
 			fd = open(f, O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 				closedir(fdd);
-				return task_fds_below(task, dev, ino);
+				return task_fds_below(task, dev, ino, u);
 			}
 			if (fd < 0)
 				vanished |= errno == ENOENT;
@@ -540,7 +608,7 @@ static int task_below(const char *task, dev_t dev, ino_t ino)
 		}
 		closedir(fdd);
 		if (!vanished)
-			return 0;
+			return maybe ? 2 : 0;
 	}
 	return 2;
 }
@@ -715,13 +783,15 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 struct place {
 	dev_t dev;
 	ino_t ino;
+	const struct unwatch *u;
+	long maps_of; /* the process whose mappings were read */
 };
 
 static int task_below_place(const char *task, void *arg)
 {
-	const struct place *at = arg;
+	struct place *at = arg;
 
-	return task_below(task, at->dev, at->ino);
+	return task_below(task, at->dev, at->ino, at->u, &at->maps_of);
 }
 
 /* A denied directory arrived at its name and was covered: does a process
@@ -732,12 +802,13 @@ static int task_below_place(const char *task, void *arg)
  * the host puts in the directory (stat is not judged by the monitor), and
  * in a write root write there. 1 with the pid in *who when one does, 2
  * when /proc cannot tell (a process the watcher may not inspect: its pid
- * in *who, or 0 when /proc cannot be listed); 0 when none does. A
- * descriptor in flight in a Unix socket is in no process's table: not
- * seen. */
-static int held_below(dev_t dev, ino_t ino, long *who)
+ * in *who, or 0 when /proc cannot be listed); 0 when none does. With u
+ * (the names below it, unwatch_walk), a descriptor or mapping of a file
+ * there counts too. A descriptor in flight in a Unix socket is in no
+ * process's table: not seen (0962, 0997). */
+static int held_below(dev_t dev, ino_t ino, const struct unwatch *u, long *who)
 {
-	struct place at = { dev, ino };
+	struct place at = { dev, ino, u, 0 };
 
 	return each_command_task(task_below_place, &at, who);
 }
@@ -758,20 +829,77 @@ static int held_below(dev_t dev, ino_t ino, long *who)
  * fanotify descriptor lists every one of its group there), and one on the
  * directory or a directory below it is removed through a copy of the
  * descriptor (pidfd_getfd): a watch belongs to the group, which the copy
- * shares. */
+ * shares. A watch or mark on a file there (not a directory) tells each
+ * write and read of the host's and is taken off too (0998). */
 
-#define UNWATCH_DIRS 4096 /* the directories below a covered one looked at */
+#define UNWATCH_MAX 65536 /* the names below a covered directory looked at */
+
+#define UNWATCH_OTHER 16 /* the other filesystems met below one told apart */
 
 struct unwatch {
 	int top;        /* the covered directory */
 	dev_t dev;
-	ino_t *ino;    /* the covered directory first, then those below it */
+	unsigned long sdev; /* its superblock's device as fdinfo and maps tell it
+			     * (major << 20 | minor): not st_dev on btrfs, where
+			     * stat tells each subvolume's own device */
+	dev_t other[UNWATCH_OTHER]; /* st_dev of the names met below on another */
+	size_t n_other;
+	int many_other; /* more of them than that */
+	ino_t *ino;    /* the covered directory first, then every name below it */
 	size_t n;
-	int incomplete; /* more directories below than looked at */
+	int incomplete; /* more names below than looked at */
+	int linked;     /* a file below has a name elsewhere too (a hard link) */
 	int found;      /* a pass met a watch on one of them */
 };
 
-/* The directories below at (not consumed), on its filesystem, into u. */
+static int ino_cmp(const void *a, const void *b)
+{
+	ino_t x = *(const ino_t *)a, y = *(const ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Where ino is in u's list: 0 the covered directory, more for a name
+ * below it (the list past the first is sorted by unwatch_walk, so a
+ * command holding many descriptors, mappings or threads costs a search of
+ * each, not a pass over every name), -1 not there. */
+static long tree_index(const struct unwatch *u, ino_t ino)
+{
+	const ino_t *hit;
+
+	if (u->ino[0] == ino)
+		return 0;
+	hit = u->n > 1 ? bsearch(&ino, u->ino + 1, u->n - 1, sizeof(*u->ino), ino_cmp) : NULL;
+	return hit ? hit - u->ino : -1;
+}
+
+static int in_list(const struct unwatch *u, ino_t ino)
+{
+	if (tree_index(u, ino) >= 0)
+		return 1;
+	return u->incomplete ? 2 : 0;
+}
+
+static int in_tree(const struct unwatch *u, dev_t dev, ino_t ino)
+{
+	if (dev == u->dev)
+		return in_list(u, ino);
+	if (u->many_other)
+		return 2;
+	for (size_t i = 0; i < u->n_other; i++)
+		if (u->other[i] == dev)
+			return 2; /* a subvolume or a mount below: not walked */
+	return 0;
+}
+
+static int in_tree_sb(const struct unwatch *u, unsigned long sdev, ino_t ino)
+{
+	return sdev == u->sdev ? in_list(u, ino) : 0;
+}
+
+/* The names below at (not consumed), on its filesystem, into u: the
+ * directories walked into, the other files noted (a regular file with more
+ * than one link marks u->linked). */
 static void unwatch_dirs(struct unwatch *u, int at, int depth)
 {
 	int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -788,18 +916,40 @@ static void unwatch_dirs(struct unwatch *u, int at, int depth)
 		struct stat st;
 		int sub;
 
-		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
-			continue;
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_dev != u->dev)
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno != ENOENT)
+				u->incomplete = 1;
 			continue;
-		if (u->n == UNWATCH_DIRS || depth >= 32) {
+		}
+		if (st.st_dev != u->dev) {
+			/* a btrfs subvolume (which a user may make without
+			 * privilege) or a mount: its names are not walked,
+			 * and on btrfs their watches tell the same superblock */
+			size_t i;
+
+			u->incomplete = 1;
+			for (i = 0; i < u->n_other && u->other[i] != st.st_dev; i++)
+				;
+			if (i == u->n_other) {
+				if (u->n_other < UNWATCH_OTHER)
+					u->other[u->n_other++] = st.st_dev;
+				else
+					u->many_other = 1;
+			}
+			continue;
+		}
+		if (u->n == UNWATCH_MAX || depth >= 32) {
 			u->incomplete = 1;
 			break;
 		}
 		u->ino[u->n++] = st.st_ino;
+		if (!S_ISDIR(st.st_mode)) {
+			if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+				u->linked = 1;
+			continue;
+		}
 		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {
 			u->incomplete = 1;
@@ -811,9 +961,10 @@ static void unwatch_dirs(struct unwatch *u, int at, int depth)
 	closedir(d);
 }
 
-/* A descriptor of the directory ino below at, as unwatch_dirs walked to
- * it, or -1. */
-static int find_dir(const struct unwatch *u, int at, ino_t ino, int depth)
+/* The directory below at (at itself or one under it) that holds the name
+ * of ino, as unwatch_dirs walked to it, as a new descriptor, with the name
+ * in name (NAME_MAX + 1 bytes); -1 when not found. */
+static int find_entry(const struct unwatch *u, int at, ino_t ino, int depth, char *name)
 {
 	int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), found = -1;
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -828,32 +979,25 @@ static int find_dir(const struct unwatch *u, int at, ino_t ino, int depth)
 		struct stat st;
 		int sub;
 
-		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) || !strcmp(e->d_name, ".") ||
-		    !strcmp(e->d_name, ".."))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != u->dev)
+			continue;
+		if (st.st_ino == ino) {
+			found = openat(dirfd(d), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			snprintf(name, NAME_MAX + 1, "%s", e->d_name);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode))
 			continue;
 		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)
 			continue;
-		if (fstat(sub, &st) != 0 || st.st_dev != u->dev) {
-			close(sub);
-			continue;
-		}
-		if (st.st_ino == ino) {
-			found = sub;
-			break;
-		}
-		found = find_dir(u, sub, ino, depth + 1);
+		found = find_entry(u, sub, ino, depth + 1, name);
 		close(sub);
 	}
 	closedir(d);
 	return found;
-}
-
-/* inotify's fdinfo names a filesystem by the kernel's own device number
- * (major << 20 | minor), not the one stat reports */
-static dev_t kernel_dev(unsigned long v)
-{
-	return makedev((unsigned)(v >> 20), (unsigned)(v & 0xfffff));
 }
 
 /* One pass over a task's descriptors: each inotify watch and fanotify
@@ -895,18 +1039,18 @@ static int task_unwatch(const char *task, void *arg)
 		while (!rc && fgets(line, sizeof(line), info)) {
 			unsigned long ino, sdev;
 			unsigned wd = 0, mflags, mask = 0;
-			size_t i;
+			long i;
 			int copy, dir;
+			char name[NAME_MAX + 1];
 
 			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) != 3 &&
 			    sscanf(line, "fanotify ino:%lx sdev:%lx mflags:%x mask:%x", &ino, &sdev, &mflags,
 				   &mask) != 4)
 				continue;
-			if (kernel_dev(sdev) != u->dev)
+			if (sdev != u->sdev)
 				continue;
-			for (i = 0; i < u->n && u->ino[i] != (ino_t)ino; i++)
-				;
-			if (i == u->n) {
+			i = tree_index(u, (ino_t)ino);
+			if (i < 0) {
 				if (u->incomplete)
 					rc = 2;
 				continue;
@@ -933,11 +1077,14 @@ static int task_unwatch(const char *task, void *arg)
 			} else {
 				/* a fanotify mark is named by an open descriptor
 				 * of its inode (not an O_PATH one, which the top
-				 * may be): the directory itself, or found again
-				 * below it */
+				 * may be): the directory itself, or for a name
+				 * below it, found again, its directory and name
+				 * (a link there is not followed) */
+				name[0] = '\0';
 				dir = i == 0 ? openat(u->top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-					     : find_dir(u, u->top, (ino_t)ino, 0);
-				if (dir < 0 || (fanotify_mark(copy, FAN_MARK_REMOVE, mask, dir, NULL) != 0 &&
+					     : find_entry(u, u->top, (ino_t)ino, 0, name);
+				if (dir < 0 || (fanotify_mark(copy, FAN_MARK_REMOVE | (name[0] ? FAN_MARK_DONT_FOLLOW : 0),
+							      mask, dir, name[0] ? name : NULL) != 0 &&
 						errno != ENOENT))
 					rc = 2;
 				if (dir >= 0)
@@ -953,33 +1100,71 @@ static int task_unwatch(const char *task, void *arg)
 	return rc;
 }
 
-/* Take every command watch and mark off the covered directory dirfd (of
- * st) and the directories below it. 0 when none is left; 2 when srt cannot tell
- * (the process in *who), 1 when one keeps coming back (a descriptor moved
- * from number to number while the passes read them). */
-static int unwatch_below(int dirfd, const struct stat *st, long *who)
+/* The device of dirfd's superblock as fdinfo tells it for a watch (the
+ * kernel's own number, major << 20 | minor), learnt from a watch of our
+ * own on it: on btrfs stat tells the subvolume's device instead. st's
+ * device when that cannot be had (the same on most filesystems). */
+static unsigned long sb_dev(int dirfd, const struct stat *st)
 {
-	struct unwatch u;
+	unsigned long v = (unsigned long)major(st->st_dev) << 20 | minor(st->st_dev);
+	char self[64], line[512];
+	int ifd = inotify_init1(IN_CLOEXEC);
+	FILE *info;
+
+	if (ifd < 0)
+		return v;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dirfd);
+	if (inotify_add_watch(ifd, self, IN_DELETE_SELF | IN_ONLYDIR) >= 0) {
+		snprintf(self, sizeof(self), "/proc/self/fdinfo/%d", ifd);
+		info = fopen(self, "re");
+		while (info && fgets(line, sizeof(line), info)) {
+			unsigned long ino, sdev;
+			unsigned wd;
+
+			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) == 3 &&
+			    ino == (unsigned long)st->st_ino)
+				v = sdev;
+		}
+		if (info)
+			fclose(info);
+	}
+	close(ifd);
+	return v;
+}
+
+/* The names below the covered directory dirfd (of st) into u: 0, or -1
+ * when there is no memory for them (u->ino is freed by the caller). */
+static int unwatch_walk(struct unwatch *u, int dirfd, const struct stat *st)
+{
+	memset(u, 0, sizeof(*u));
+	u->top = dirfd;
+	u->dev = st->st_dev;
+	u->sdev = sb_dev(dirfd, st);
+	u->ino = malloc(sizeof(*u->ino) * (UNWATCH_MAX + 1));
+	if (!u->ino)
+		return -1;
+	u->ino[u->n++] = st->st_ino;
+	unwatch_dirs(u, dirfd, 0);
+	if (u->n > 2)
+		qsort(u->ino + 1, u->n - 1, sizeof(*u->ino), ino_cmp);
+	return 0;
+}
+
+/* Take every command watch and mark off the covered directory and the
+ * names below it (u, from unwatch_walk). 0 when none is left; 2 when srt
+ * cannot tell (the process in *who), 1 when one keeps coming back (a
+ * descriptor moved from number to number while the passes read them). */
+static int unwatch_below(struct unwatch *u, long *who)
+{
 	int pass, rc = 1;
 
-	memset(&u, 0, sizeof(u));
-	u.top = dirfd;
-	u.dev = st->st_dev;
-	u.ino = malloc(sizeof(*u.ino) * (UNWATCH_DIRS + 1));
-	if (!u.ino) {
-		*who = 0;
-		return 2;
-	}
-	u.ino[u.n++] = st->st_ino;
-	unwatch_dirs(&u, dirfd, 0);
 	/* a pass that met a watch removed it: the next must meet none */
 	for (pass = 0; pass < 3 && rc == 1; pass++) {
-		u.found = 0;
-		rc = each_command_task(task_unwatch, &u, who);
-		if (!rc && u.found)
+		u->found = 0;
+		rc = each_command_task(task_unwatch, u, who);
+		if (!rc && u->found)
 			rc = 1;
 	}
-	free(u.ino);
 	return rc;
 }
 
@@ -1680,24 +1865,51 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 				  "replaced on the host during the run and opened before srt covered it again "
 				  "(by the command or by the host)");
 		if (S_ISDIR(st.st_mode)) {
-			int held = held_below(st.st_dev, st.st_ino, &who), watched = 0;
+			struct unwatch u;
+			int held, watched = 0;
 			char why[320];
 
+			/* the places below it first, as soon as can be (a
+			 * process there sees each name the host makes); then
+			 * every name below it, which the command may have made
+			 * many of in the staged directory, for the files held
+			 * there and the watches on them */
+			held = held_below(st.st_dev, st.st_ino, NULL, &who);
 			if (!held) {
-				held = unwatch_below(fd, &st, &who);
-				watched = 1;
+				if (unwatch_walk(&u, fd, &st) != 0)
+					stop_run_for(w, "read", d->path, nm->name,
+						     "replaced on the host during the run, and srt has no memory "
+						     "to look at what the command holds there");
+				held = held_below(st.st_dev, st.st_ino, &u, &who);
+				/* a file there with another name the command may
+				 * have made (or reach): what the host writes into
+				 * it now is read through that name */
+				if (!held && u.linked) {
+					free(u.ino);
+					stop_run_for(w, "read", d->path, nm->name,
+						     "replaced on the host during the run by a directory holding a "
+						     "file with another name (a hard link), through which the "
+						     "command would read what the host writes there");
+				}
+				if (!held) {
+					held = unwatch_below(&u, &who);
+					watched = 1;
+				}
+				free(u.ino);
 			}
 			if (held == 1)
 				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
 					 "that process %ld %s before srt covered it again (%s)", who,
 					 watched ? "watched" : "had entered or opened",
 					 watched ? "its inotify or fanotify watch kept coming back"
-						 : "a cover does not reach below it");
+						 : "a cover does not reach below it, nor a file of it held open or "
+						   "mapped");
 			else if (held == 2)
 				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
 					 "tell whether a process of the command is inside%s the new directory "
 					 "(process %ld: its /proc cannot be read, where it stands cannot be "
-					 "followed up to the root, or it keeps making new processes)",
+					 "followed up to the root, it keeps making new processes, or the "
+					 "directory holds more than srt looks at)",
 					 watched ? " or watches" : "", who);
 			if (held)
 				stop_run_for(w, "read", d->path, nm->name, why);
