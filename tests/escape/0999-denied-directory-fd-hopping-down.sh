@@ -48,6 +48,14 @@ done
 diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
 W="directory descriptor moved down from number to number in the directory moved to the denied ~/.ssh"
 WHY="a descriptor moved among numbers that are all open is found only when it is at the number looked at; telling for sure needs the command's processes held still while their tables are read, which srt does not do (SECURITY.md)"
+# the route is open but does not get through every time: the checks are
+# expected failures (TODO) only in a pass where it got through, and plain
+# checks, which then hold, in one where srt stopped every run (an
+# unexpected pass of a TODO would fail the suite for a lucky watcher)
+if ! grep -qs stat-sees-name "$P/res"; then
+	diag "srt stopped all $try runs this time; the route gets through about one run in 7"
+	WHY=
+fi
 below_stopped "$W ($try runs)" "$WHY"
 below_checks "$W" "$WHY"
 echo "1..$_tap_n"
