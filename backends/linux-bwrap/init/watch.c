@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <linux/kcmp.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -396,6 +397,72 @@ struct unwatch;
 static int in_tree(const struct unwatch *u, dev_t dev, ino_t ino);
 static int in_tree_sb(const struct unwatch *u, unsigned long sdev, ino_t ino);
 
+/* The threads of a process share one descriptor table (unless made
+ * without CLONE_FILES, or one called unshare): the table of a process
+ * with a thousand threads and as many descriptors was listed once per
+ * thread, a million entries a round, so that a round took seconds and a
+ * build beside it, starting processes all the time, never let a round go
+ * by without a new one (tests/escape/1005). A task whose table is the one
+ * of the task looked at just before it (kcmp KCMP_FILES), which held
+ * nothing there, is not listed again: the two lists would be of the same
+ * table, moments apart, no more than one thread of its own would be
+ * given. A table is never taken up by a task that did not share it from
+ * its birth, so sharing now means sharing all along. The task looked at
+ * before is held by a pidfd, so its thread id is not another's by the
+ * time kcmp reads it (an id freed and given again). */
+struct files_seen {
+	long tid; /* the task whose table held nothing, 0 none */
+	int pfd;  /* a pidfd of it, -1 none */
+};
+
+static long task_tid(const char *task)
+{
+	const char *slash = strrchr(task, '/');
+	char *end;
+	long tid;
+
+	if (!slash)
+		return 0;
+	tid = strtol(slash + 1, &end, 10);
+	return *end || tid <= 0 ? 0 : tid;
+}
+
+static void files_forget(struct files_seen *fs)
+{
+	if (fs->pfd >= 0)
+		close(fs->pfd);
+	fs->pfd = -1;
+	fs->tid = 0;
+}
+
+/* The table of task was looked at and held nothing: remembered. The pidfd
+ * is opened before the look (files_watch), so a task that ended and whose
+ * id was given again is not taken for it. */
+static void files_watch(long tid, int *pfd)
+{
+	*pfd = tid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD) : -1;
+}
+
+static void files_clean(struct files_seen *fs, long tid, int pfd)
+{
+	files_forget(fs);
+	if (pfd < 0)
+		return;
+	fs->tid = tid;
+	fs->pfd = pfd;
+}
+
+/* Is tid's descriptor table the one fs remembers as holding nothing? */
+static int files_same(const struct files_seen *fs, long tid)
+{
+	if (!fs->tid || fs->pfd < 0 || tid <= 0 || tid == fs->tid)
+		return 0;
+	if (syscall(SYS_kcmp, (pid_t)fs->tid, (pid_t)tid, KCMP_FILES, 0, 0) != 0)
+		return 0;
+	/* still alive after kcmp: the id kcmp read was its */
+	return syscall(SYS_pidfd_send_signal, fs->pfd, 0, NULL, 0) == 0;
+}
+
 /* The directory descriptors of a task whose fd directory the watcher may
  * not read: a process that made itself not dumpable (ssh-agent, gpg-agent)
  * has its /proc entries owned by the root of its user namespace, and for
@@ -498,11 +565,14 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino, const struct u
  * names) counts too: the file is the host's now, and what the host writes
  * into it would be read through it. An inotify watch on the directory is
  * no place: unwatch_below takes it off. */
-static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, long *maps_of)
+static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, int maybe);
+
+static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, long *maps_of,
+		      struct files_seen *fs)
 {
 	static const char *const places[] = { "cwd", "root" };
 	char p[PATH_MAX];
-	int fd, tries, below, maybe = 0;
+	int fd, below, maybe = 0;
 
 	for (size_t i = 0; i < 2; i++) {
 		if ((size_t)snprintf(p, sizeof(p), "%s/%s", task, places[i]) >= sizeof(p))
@@ -548,6 +618,29 @@ static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwat
 		if (any)
 			*maps_of = strtol(task + strlen("/proc/"), NULL, 10);
 	}
+	{
+		long tid = task_tid(task);
+		int pfd, rc;
+
+		if (files_same(fs, tid))
+			return maybe ? 2 : 0;
+		files_watch(tid, &pfd);
+		rc = task_table_below(task, dev, ino, u, maybe);
+		if (rc == 0)
+			files_clean(fs, tid, pfd);
+		else if (pfd >= 0)
+			close(pfd);
+		return rc;
+	}
+}
+
+/* The descriptor table of a task (see task_below); maybe: 2 is the answer
+ * when nothing there is below. */
+static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, int maybe)
+{
+	char p[PATH_MAX];
+	int fd, tries, below;
+
 	/* a descriptor moved from number to number (dup2 and close) while the
 	 * list is read could be missed: the list is read again until no
 	 * listed descriptor vanished, three times at most */
@@ -785,13 +878,14 @@ struct place {
 	ino_t ino;
 	const struct unwatch *u;
 	long maps_of; /* the process whose mappings were read */
+	struct files_seen fs;
 };
 
 static int task_below_place(const char *task, void *arg)
 {
 	struct place *at = arg;
 
-	return task_below(task, at->dev, at->ino, at->u, &at->maps_of);
+	return task_below(task, at->dev, at->ino, at->u, &at->maps_of, &at->fs);
 }
 
 /* A denied directory arrived at its name and was covered: does a process
@@ -808,9 +902,11 @@ static int task_below_place(const char *task, void *arg)
  * process's table: not seen (0962, 0997). */
 static int held_below(dev_t dev, ino_t ino, const struct unwatch *u, long *who)
 {
-	struct place at = { dev, ino, u, 0 };
+	struct place at = { dev, ino, u, 0, { 0, -1 } };
+	int rc = each_command_task(task_below_place, &at, who);
 
-	return each_command_task(task_below_place, &at, who);
+	files_forget(&at.fs);
+	return rc;
 }
 
 /* ---- a command's inotify watch on a covered directory ---------------------
@@ -850,6 +946,7 @@ struct unwatch {
 	int incomplete; /* more names below than looked at */
 	int linked;     /* a file below has a name elsewhere too (a hard link) */
 	int found;      /* a pass met a watch on one of them */
+	struct files_seen fs; /* the table a pass last found without one */
 };
 
 static int ino_cmp(const void *a, const void *b)
@@ -1011,15 +1108,23 @@ static int task_unwatch(const char *task, void *arg)
 	char p[PATH_MAX], f[PATH_MAX + 32], line[512], *end;
 	struct dirent *e;
 	long tid;
-	int pfd = -1, rc = 0;
+	int pfd = -1, seen_pfd, rc = 0, removed = 0;
 	DIR *d;
 
 	if (!slash || (tid = strtol(slash + 1, &end, 10)) <= 0 || *end ||
 	    (size_t)snprintf(p, sizeof(p), "%s/fdinfo", task) >= sizeof(p))
 		return 2;
+	/* the table of the task before, which had no watch left (see
+	 * struct files_seen) */
+	if (files_same(&u->fs, tid))
+		return 0;
+	files_watch(tid, &seen_pfd);
 	d = opendir(p);
-	if (!d)
+	if (!d) {
+		if (seen_pfd >= 0)
+			close(seen_pfd);
 		return errno == ENOENT || errno == ESRCH ? 0 : 2;
+	}
 	while (!rc && (e = readdir(d))) {
 		long n = strtol(e->d_name, &end, 10);
 		FILE *info;
@@ -1056,6 +1161,7 @@ static int task_unwatch(const char *task, void *arg)
 				continue;
 			}
 			u->found = 1;
+			removed = 1;
 			if (pfd < 0)
 				pfd = (int)syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
 			if (pfd < 0) {
@@ -1097,6 +1203,12 @@ static int task_unwatch(const char *task, void *arg)
 	closedir(d);
 	if (pfd >= 0)
 		close(pfd);
+	/* a table where a watch was taken off is listed again for the next
+	 * task sharing it: the removal is seen done there */
+	if (!rc && !removed)
+		files_clean(&u->fs, tid, seen_pfd);
+	else if (seen_pfd >= 0)
+		close(seen_pfd);
 	return rc;
 }
 
@@ -1137,6 +1249,7 @@ static unsigned long sb_dev(int dirfd, const struct stat *st)
 static int unwatch_walk(struct unwatch *u, int dirfd, const struct stat *st)
 {
 	memset(u, 0, sizeof(*u));
+	u->fs.pfd = -1;
 	u->top = dirfd;
 	u->dev = st->st_dev;
 	u->sdev = sb_dev(dirfd, st);
@@ -1162,6 +1275,7 @@ static int unwatch_below(struct unwatch *u, long *who)
 	for (pass = 0; pass < 3 && rc == 1; pass++) {
 		u->found = 0;
 		rc = each_command_task(task_unwatch, u, who);
+		files_forget(&u->fs);
 		if (!rc && u->found)
 			rc = 1;
 	}
