@@ -413,6 +413,8 @@ static int in_tree_sb(const struct unwatch *u, unsigned long sdev, ino_t ino);
 struct files_seen {
 	long tid; /* the task whose table held nothing, 0 none */
 	int pfd;  /* a pidfd of it, -1 none */
+	int kind; /* KCMP_FILES: its descriptor table; KCMP_FS: its working
+		   * directory and root */
 };
 
 static long task_tid(const char *task)
@@ -452,12 +454,13 @@ static void files_clean(struct files_seen *fs, long tid, int pfd)
 	fs->pfd = pfd;
 }
 
-/* Is tid's descriptor table the one fs remembers as holding nothing? */
+/* Is tid's descriptor table (or working directory and root, by fs->kind)
+ * the one fs remembers as holding nothing? */
 static int files_same(const struct files_seen *fs, long tid)
 {
 	if (!fs->tid || fs->pfd < 0 || tid <= 0 || tid == fs->tid)
 		return 0;
-	if (syscall(SYS_kcmp, (pid_t)fs->tid, (pid_t)tid, KCMP_FILES, 0, 0) != 0)
+	if (syscall(SYS_kcmp, (pid_t)fs->tid, (pid_t)tid, fs->kind, 0, 0) != 0)
 		return 0;
 	/* still alive after kcmp: the id kcmp read was its */
 	return syscall(SYS_pidfd_send_signal, fs->pfd, 0, NULL, 0) == 0;
@@ -567,12 +570,12 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino, const struct u
  * no place: unwatch_below takes it off. */
 static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, int maybe);
 
-static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, long *maps_of,
-		      struct files_seen *fs)
+/* The working directory and root of a task (see task_below). */
+static int task_places_below(const char *task, dev_t dev, ino_t ino)
 {
 	static const char *const places[] = { "cwd", "root" };
 	char p[PATH_MAX];
-	int fd, below, maybe = 0;
+	int fd, below;
 
 	for (size_t i = 0; i < 2; i++) {
 		if ((size_t)snprintf(p, sizeof(p), "%s/%s", task, places[i]) >= sizeof(p))
@@ -582,6 +585,32 @@ static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwat
 			return 2;
 		if (fd >= 0 && (below = dir_below(fd, dev, ino)))
 			return below;
+	}
+	return 0;
+}
+
+static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwatch *u, long *maps_of,
+		      struct files_seen *fs, struct files_seen *fsd)
+{
+	char p[PATH_MAX];
+	int maybe = 0;
+	long tid = task_tid(task);
+
+	/* the working directory and root are shared by the threads as the
+	 * table is (CLONE_FS), and looked at once the same way: a walk up
+	 * from each to the root was the most of a round over a thousand
+	 * threads */
+	if (!files_same(fsd, tid)) {
+		int pfd, below;
+
+		files_watch(tid, &pfd);
+		below = task_places_below(task, dev, ino);
+		if (below) {
+			if (pfd >= 0)
+				close(pfd);
+			return below;
+		}
+		files_clean(fsd, tid, pfd);
 	}
 	if (u && strtol(task + strlen("/proc/"), NULL, 10) != *maps_of) {
 		/* a file mapped before the cover (each line: address, mode,
@@ -619,7 +648,6 @@ static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwat
 			*maps_of = strtol(task + strlen("/proc/"), NULL, 10);
 	}
 	{
-		long tid = task_tid(task);
 		int pfd, rc;
 
 		if (files_same(fs, tid))
@@ -878,14 +906,14 @@ struct place {
 	ino_t ino;
 	const struct unwatch *u;
 	long maps_of; /* the process whose mappings were read */
-	struct files_seen fs;
+	struct files_seen fs, fsd;
 };
 
 static int task_below_place(const char *task, void *arg)
 {
 	struct place *at = arg;
 
-	return task_below(task, at->dev, at->ino, at->u, &at->maps_of, &at->fs);
+	return task_below(task, at->dev, at->ino, at->u, &at->maps_of, &at->fs, &at->fsd);
 }
 
 /* A denied directory arrived at its name and was covered: does a process
@@ -902,10 +930,11 @@ static int task_below_place(const char *task, void *arg)
  * process's table: not seen (0962, 0997). */
 static int held_below(dev_t dev, ino_t ino, const struct unwatch *u, long *who)
 {
-	struct place at = { dev, ino, u, 0, { 0, -1 } };
+	struct place at = { dev, ino, u, 0, { 0, -1, KCMP_FILES }, { 0, -1, KCMP_FS } };
 	int rc = each_command_task(task_below_place, &at, who);
 
 	files_forget(&at.fs);
+	files_forget(&at.fsd);
 	return rc;
 }
 
@@ -1250,6 +1279,7 @@ static int unwatch_walk(struct unwatch *u, int dirfd, const struct stat *st)
 {
 	memset(u, 0, sizeof(*u));
 	u->fs.pfd = -1;
+	u->fs.kind = KCMP_FILES;
 	u->top = dirfd;
 	u->dev = st->st_dev;
 	u->sdev = sb_dev(dirfd, st);
