@@ -322,8 +322,68 @@ static void stop_run(struct watcher *w, const char *dir, const char *name, const
  * no answer: the command can build a chain of directories deeper than any
  * number of steps taken here (tests/escape/0997), and a ".." the watcher
  * may not look up (a directory it cannot search) hides what is above. */
+/* The directories a scan (held_below) walked up from to the root without
+ * meeting the covered directory: a walk that meets one of them stops
+ * there, not below. The command held thousands of descriptors of one
+ * directory 4,000 levels down its project, each walked up step by step,
+ * every round: a minute in which the watcher covered nothing else
+ * (tests/escape/1008). A directory met so cannot have been moved below
+ * the covered one since: the name is covered, so only a process holding a
+ * place below it could move one there, which the scan finds; as that
+ * process may do so after it was looked at in a round, and drop its place,
+ * the set is emptied at the start of each round of the scan, as every
+ * task is looked at again (each_command_task). When full it takes no
+ * more. */
+#define MEMO_CAP (1u << 17)
+
+static struct dir_memo {
+	struct { dev_t dev; ino_t ino; } *v;
+	size_t n;
+} memo;
+
+static void memo_reset(void)
+{
+	if (!memo.v)
+		memo.v = calloc(MEMO_CAP, sizeof(*memo.v));
+	memo.n = 0;
+}
+
+/* A new round (each_command_task): the set emptied, kept allocated */
+static void memo_clear(void)
+{
+	if (memo.v && memo.n)
+		memset(memo.v, 0, MEMO_CAP * sizeof(*memo.v));
+	memo.n = 0;
+}
+
+static void memo_free(void)
+{
+	free(memo.v);
+	memo.v = NULL;
+	memo.n = 0;
+}
+
+/* 1 when (dev, ino) is in the set; with add, put it there (0 then) */
+static int memo_has(dev_t dev, ino_t ino, int add)
+{
+	size_t i;
+
+	if (!memo.v || !ino)
+		return 0;
+	for (i = (size_t)(ino * 2654435761u ^ dev) % MEMO_CAP; memo.v[i].ino; i = (i + 1) % MEMO_CAP)
+		if (memo.v[i].ino == ino && memo.v[i].dev == dev)
+			return 1;
+	if (add && memo.n < MEMO_CAP / 2) {
+		memo.v[i].dev = dev;
+		memo.v[i].ino = ino;
+		memo.n++;
+	}
+	return 0;
+}
+
 static int dir_below(int fd, dev_t dev, ino_t ino)
 {
+	static struct { dev_t dev; ino_t ino; } walked[4096];
 	struct stat st, up;
 	int n, p, rc = 2;
 
@@ -334,6 +394,12 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
 			rc = 1;
 			break;
 		}
+		if (memo_has(st.st_dev, st.st_ino, 0)) {
+			rc = 0; /* walked up to the root from there before */
+			break;
+		}
+		walked[n].dev = st.st_dev;
+		walked[n].ino = st.st_ino;
 		p = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (p < 0)
 			break;
@@ -347,6 +413,9 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
 	}
 	if (fd >= 0)
 		close(fd);
+	if (rc == 0)
+		for (p = 0; p < n && p < 4096; p++)
+			memo_has(walked[p].dev, walked[p].ino, 1);
 	return rc;
 }
 
@@ -825,6 +894,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			base = spent;
 		if (round > 2 && spent > 1.0 + 3 * base)
 			break;
+		memo_clear();
 		procd = opendir("/proc");
 		fresh = 0;
 		if (!procd) {
@@ -931,7 +1001,11 @@ static int task_below_place(const char *task, void *arg)
 static int held_below(dev_t dev, ino_t ino, const struct unwatch *u, long *who)
 {
 	struct place at = { dev, ino, u, 0, { 0, -1, KCMP_FILES }, { 0, -1, KCMP_FS } };
-	int rc = each_command_task(task_below_place, &at, who);
+	int rc;
+
+	memo_reset(); /* emptied at each round */
+	rc = each_command_task(task_below_place, &at, who);
+	memo_free();
 
 	files_forget(&at.fs);
 	files_forget(&at.fsd);
