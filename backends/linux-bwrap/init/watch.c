@@ -1043,6 +1043,26 @@ static int held_below(dev_t dev, ino_t ino, const struct unwatch *u, long *who)
  * cannot tell, and the run is stopped. */
 #define UNWATCH_FINDS 16
 
+/* The names of files with more than one link below a covered directory
+ * kept, at most: a file whose every link is a name below it (a key and
+ * its backup made by ln, a tree copied with its links by cp -a or rsync
+ * -H) has no other name to be read through, and the run goes on; one
+ * with a link elsewhere, or past this many, stops it (tests/escape/1009). */
+#define UNWATCH_LINKS 4096
+
+struct link_name {
+	ino_t ino;
+	nlink_t nlink;
+};
+
+static int link_cmp(const void *a, const void *b)
+{
+	const struct link_name *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+
 struct unwatch {
 	int top;        /* the covered directory */
 	dev_t dev;
@@ -1056,6 +1076,9 @@ struct unwatch {
 	size_t n;
 	int incomplete; /* more names below than looked at */
 	int linked;     /* a file below has a name elsewhere too (a hard link) */
+	struct link_name *links; /* files below with more than one link, one
+				  * entry per name met */
+	size_t n_links;
 	int found;      /* a pass met a watch on one of them */
 	unsigned finds; /* the walks made for marks on names below (find_entry) */
 	struct files_seen fs; /* the table a pass last found without one */
@@ -1155,8 +1178,15 @@ static void unwatch_dirs(struct unwatch *u, int at, int depth)
 		}
 		u->ino[u->n++] = st.st_ino;
 		if (!S_ISDIR(st.st_mode)) {
-			if (S_ISREG(st.st_mode) && st.st_nlink > 1)
-				u->linked = 1;
+			if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+				/* judged once the walk is done (links_outside) */
+				if (u->links && u->n_links < UNWATCH_LINKS) {
+					u->links[u->n_links].ino = st.st_ino;
+					u->links[u->n_links++].nlink = st.st_nlink;
+				} else {
+					u->linked = 1;
+				}
+			}
 			continue;
 		}
 		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -1361,6 +1391,31 @@ static unsigned long sb_dev(int dirfd, const struct stat *st)
 	return v;
 }
 
+/* After the walk: does a file below have more links than names below
+ * (the most links any of its names told, as one may have been removed
+ * while walked)? Not when the walk left names out: then u->incomplete
+ * already makes every file there one srt cannot tell of. */
+static int links_outside(struct unwatch *u)
+{
+	size_t i, j;
+
+	if (!u->n_links)
+		return 0;
+	if (u->incomplete)
+		return 1;
+	qsort(u->links, u->n_links, sizeof(*u->links), link_cmp);
+	for (i = 0; i < u->n_links; i = j) {
+		nlink_t most = 0;
+
+		for (j = i; j < u->n_links && u->links[j].ino == u->links[i].ino; j++)
+			if (u->links[j].nlink > most)
+				most = u->links[j].nlink;
+		if (most > (nlink_t)(j - i))
+			return 1;
+	}
+	return 0;
+}
+
 /* The names below the covered directory dirfd (of st) into u: 0, or -1
  * when there is no memory for them (u->ino is freed by the caller). */
 static int unwatch_walk(struct unwatch *u, int dirfd, const struct stat *st)
@@ -1375,7 +1430,12 @@ static int unwatch_walk(struct unwatch *u, int dirfd, const struct stat *st)
 	if (!u->ino)
 		return -1;
 	u->ino[u->n++] = st->st_ino;
+	u->links = malloc(sizeof(*u->links) * UNWATCH_LINKS);
 	unwatch_dirs(u, dirfd, 0);
+	if (links_outside(u))
+		u->linked = 1;
+	free(u->links);
+	u->links = NULL;
 	if (u->n > 2)
 		qsort(u->ino + 1, u->n - 1, sizeof(*u->ino), ino_cmp);
 	return 0;
