@@ -27,9 +27,11 @@ cat > "$P/build.sh" <<'EOF2'
 # and a long-lived tool beside it with many threads and descriptors (a
 # language server, a node dev server): each round of the scan is long
 python3 -c '
-import os, threading, time
+import os, resource, threading, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 fd = os.open("/dev/null", os.O_RDONLY)
-for i in range(1500): os.dup(fd)
+for i in range(min(1500, hard - 64)): os.dup(fd)
 ev = threading.Event()
 for i in range(300): threading.Thread(target=ev.wait, daemon=True).start()
 open(".ready", "w").close()
