@@ -466,6 +466,53 @@ struct unwatch;
 static int in_tree(const struct unwatch *u, dev_t dev, ino_t ino);
 static int in_tree_sb(const struct unwatch *u, unsigned long sdev, ino_t ino);
 
+static dev_t tree_dev(const struct unwatch *u);
+
+/* A file of the command that may be below the covered directory (dev,
+ * ino) only as the walk of the names there was not complete (a directory
+ * there the watcher may not read, more names or levels than it looks at):
+ * a build log open in the project stopped the run (tests/escape/1011). It
+ * is told apart when it has one link and its path (as /proc tells it to
+ * the watcher) names it again, the same inode, in a directory walked up
+ * to the root without meeting (dev, ino): that name is its only one. 0
+ * not below, 1 below, 2 cannot tell (a path that names another file or
+ * none, a file removed, a second link). */
+static int file_by_path(const char *path, dev_t fdev, ino_t fino, dev_t dev, ino_t ino)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st;
+	int dfd;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(buf))
+		return 2;
+	memcpy(buf, path, strlen(path) + 1);
+	slash = strrchr(buf, '/');
+	if (!slash[1])
+		return 2;
+	*slash = '\0';
+	dfd = open(buf[0] ? buf : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 2;
+	if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != fdev ||
+	    st.st_ino != fino || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(dfd);
+		return 2;
+	}
+	return dir_below(dfd, dev, ino); /* takes dfd */
+}
+
+/* The same for an entry of a descriptor list (a /proc/.../fd/N link) */
+static int fd_by_path(const char *link, const struct stat *fst, dev_t dev, ino_t ino)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+
+	if (n <= 0 || !S_ISREG(fst->st_mode) || fst->st_nlink != 1)
+		return 2;
+	path[n] = '\0';
+	return file_by_path(path, fst->st_dev, fst->st_ino, dev, ino);
+}
+
 /* The threads of a process share one descriptor table (unless made
  * without CLONE_FILES, or one called unshare): the table of a process
  * with a thousand threads and as many descriptors was listed once per
@@ -599,7 +646,15 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino, const struct u
 			}
 			if (!S_ISDIR(st.st_mode)) {
 				/* a file of the new directory: see task_below */
-				switch (u ? in_tree(u, st.st_dev, st.st_ino) : 0) {
+				int r = u ? in_tree(u, st.st_dev, st.st_ino) : 0;
+
+				if (r == 2) {
+					char self[64];
+
+					snprintf(self, sizeof(self), "/proc/self/fd/%d", f);
+					r = fd_by_path(self, &st, dev, ino);
+				}
+				switch (r) {
 				case 1:
 					err = EEXIST;
 					break;
@@ -705,6 +760,13 @@ static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwat
 			if (sscanf(line, "%*s %*s %*s %x:%x %lu", &maj, &min, &mino) != 3 || !mino)
 				continue;
 			r = in_tree_sb(u, (unsigned long)maj << 20 | min, (ino_t)mino);
+			if (r == 2) {
+				/* the path, after the inode's number, to the end */
+				char *path = strchr(line, '/');
+
+				line[strcspn(line, "\n")] = '\0';
+				r = path ? file_by_path(path, tree_dev(u), (ino_t)mino, dev, ino) : 2;
+			}
 			if (r == 1) {
 				fclose(maps);
 				return 1;
@@ -777,6 +839,8 @@ static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct
 			if (!S_ISDIR(st.st_mode)) {
 				int r = u ? in_tree(u, st.st_dev, st.st_ino) : 0;
 
+				if (r == 2)
+					r = fd_by_path(f, &st, dev, ino);
 				if (r == 1) {
 					closedir(fdd);
 					return 1;
@@ -1110,6 +1174,11 @@ static int in_list(const struct unwatch *u, ino_t ino)
 	if (tree_index(u, ino) >= 0)
 		return 1;
 	return u->incomplete ? 2 : 0;
+}
+
+static dev_t tree_dev(const struct unwatch *u)
+{
+	return u->dev;
 }
 
 static int in_tree(const struct unwatch *u, dev_t dev, ino_t ino)
