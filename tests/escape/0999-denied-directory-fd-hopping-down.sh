@@ -17,35 +17,7 @@ need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
 
-cat > "$WORK/look.py" <<'PYEOF'
-import os, sys
-from below import look_below
-p = sys.argv[1]
-res = open(p + "/res", "a")
-look_below(res, os.path.join(os.environ["HOME"], ".ssh"))
-res.write("done\n")
-PYEOF
-cat > "$WORK/probe.py" <<'PYEOF'
-import os, subprocess, sys, time
-p, stage, esys, look = sys.argv[1:5]
-subprocess.Popen([esys, "fd-hop", stage, p + "/written", sys.executable, look, p])
-time.sleep(0.3)
-open(p + "/ready", "w").close()
-open(p + "/in", "w").close()
-for _ in range(150):
-    if os.path.exists(p + "/res") and "done" in open(p + "/res").read():
-        break
-    time.sleep(0.1)
-PYEOF
-
-S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
-for try in $(seq 24); do
-	below_stage
-	below_run "$S" "its descriptor of ~/.ssh.new" "$P" "$HOME/.ssh.new" "$ESYS" "$WORK/look.py"
-	diag "attempt $try: $(tr '\n' ' ' 2>/dev/null < "$P/res")"
-	grep -qs stat-sees-name "$P/res" && break
-done
-diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
+below_esys_hop fd-hop 24
 W="directory descriptor moved down from number to number in the directory moved to the denied ~/.ssh"
 WHY="a descriptor moved among numbers that are all open is found only when it is at the number looked at; telling for sure needs the command's processes held still while their tables are read, which srt does not do (SECURITY.md)"
 # the route is open but does not get through every time: the checks are

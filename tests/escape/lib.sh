@@ -143,6 +143,43 @@ below_host_writes() {
 	touch "$P/written"
 	end_bg "$1" 150
 }
+# below_esys_hop MODE TRIES: the staged ~/.ssh.new's descriptor kept
+# moving by tests/helpers/escape-sys MODE (fork-hop: carried down a fork
+# chain; fd-hop: moved among descriptor numbers that are all open) until
+# the host's file is written, then used to look below it (below.py); up
+# to TRIES runs, until one sees the host's name. try is left at the number
+# of runs made.
+below_esys_hop() {
+	local mode=$1 tries=$2 s
+	cat > "$WORK/look.py" <<'PYEOF'
+import os, sys
+from below import look_below
+p = sys.argv[1]
+res = open(p + "/res", "a")
+look_below(res, os.path.join(os.environ["HOME"], ".ssh"))
+res.write("done\n")
+PYEOF
+	cat > "$WORK/probe.py" <<'PYEOF'
+import os, subprocess, sys, time
+p, stage, esys, mode, look = sys.argv[1:6]
+subprocess.Popen([esys, mode, stage, p + "/written", sys.executable, look, p])
+time.sleep(0.3)
+open(p + "/ready", "w").close()
+open(p + "/in", "w").close()
+for _ in range(150):
+    if os.path.exists(p + "/res") and "done" in open(p + "/res").read():
+        break
+    time.sleep(0.1)
+PYEOF
+	s=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
+	for try in $(seq "$tries"); do
+		below_stage
+		below_run "$s" "its descriptor of ~/.ssh.new" "$P" "$HOME/.ssh.new" "$ESYS" "$mode" "$WORK/look.py"
+		diag "attempt $try: $(tr '\n' ' ' 2>/dev/null < "$P/res")"
+		grep -qs stat-sees-name "$P/res" && break
+	done
+	diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-600)"
+}
 # below_stopped WHAT [TODO-WHY]: srt stopped the run, saying why, before
 # the probe's end
 below_stopped() {

@@ -909,6 +909,21 @@ static int tid_seen(struct tid_set *s, long tid)
  * not there before, at most */
 #define TASK_ROUNDS 64
 
+/* id (of process pid) into set: 0, or 2 (cannot tell) when there is no
+ * memory for it; one not met before marks the round fresh, with pid. */
+static int note_task(struct tid_set *set, long id, long pid, int *fresh, long *fresh_pid)
+{
+	int known = tid_seen(set, id);
+
+	if (known < 0)
+		return 2;
+	if (!known) {
+		*fresh = 1;
+		*fresh_pid = pid;
+	}
+	return 0;
+}
+
 /* fn(task, arg) for each task (thread) of each command process, by its
  * /proc/PID/task/TID directory, until one answers other than 0: that
  * answer, with the process's pid in *who. A process whose status cannot
@@ -972,22 +987,15 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			long pid = strtol(de->d_name, &end, 10);
 			DIR *td;
 			struct dirent *te;
-			int cp, known;
+			int cp;
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
 			/* a process not listed before is news even when it is
 			 * gone by the time it is looked at: the child it made
 			 * may have been too young for this list */
-			known = tid_seen(&listed, pid);
-			if (known < 0) {
-				rc = 2;
+			if ((rc = note_task(&listed, pid, pid, &fresh, &fresh_pid)))
 				break;
-			}
-			if (!known) {
-				fresh = 1;
-				fresh_pid = pid;
-			}
 			cp = command_process(pid);
 			if (cp < 0) {
 				rc = 2;
@@ -1006,15 +1014,8 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 
 					if (te->d_name[0] == '.' || *end || tid <= 0)
 						continue;
-					known = tid_seen(&seen, tid);
-					if (known < 0) {
-						rc = 2;
+					if ((rc = note_task(&seen, tid, pid, &fresh, &fresh_pid)))
 						break;
-					}
-					if (!known) {
-						fresh = 1;
-						fresh_pid = pid;
-					}
 					snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
 					rc = fn(task, arg);
 				}
