@@ -1431,17 +1431,19 @@ static int task_unwatch(const char *task, void *arg)
 
 /* The device of dirfd's superblock as fdinfo tells it for a watch (the
  * kernel's own number, major << 20 | minor), learnt from a watch of our
- * own on it: on btrfs stat tells the subvolume's device instead. st's
- * device when that cannot be had (the same on most filesystems). */
+ * own on it: on btrfs stat tells the subvolume's device instead. 0 when
+ * it cannot be had (no inotify instance or watch left for us, which the
+ * command can bring about): the caller stops the run then, as matching by
+ * st's device would miss every watch and mapping on btrfs. */
 static unsigned long sb_dev(int dirfd, const struct stat *st)
 {
-	unsigned long v = (unsigned long)major(st->st_dev) << 20 | minor(st->st_dev);
+	unsigned long v = 0;
 	char self[64], line[512];
 	int ifd = inotify_init1(IN_CLOEXEC);
 	FILE *info;
 
 	if (ifd < 0)
-		return v;
+		return 0;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", dirfd);
 	if (inotify_add_watch(ifd, self, IN_DELETE_SELF | IN_ONLYDIR) >= 0) {
 		snprintf(self, sizeof(self), "/proc/self/fdinfo/%d", ifd);
@@ -1496,6 +1498,8 @@ static int unwatch_walk(struct unwatch *u, int dirfd, const struct stat *st)
 	u->top = dirfd;
 	u->dev = st->st_dev;
 	u->sdev = sb_dev(dirfd, st);
+	if (!u->sdev)
+		return -2;
 	u->ino = malloc(sizeof(*u->ino) * (UNWATCH_MAX + 1));
 	if (!u->ino)
 		return -1;
@@ -2238,7 +2242,14 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 			 * there and the watches on them */
 			held = held_below(st.st_dev, st.st_ino, NULL, &who);
 			if (!held) {
-				if (unwatch_walk(&u, fd, &st) != 0)
+				int walked = unwatch_walk(&u, fd, &st);
+
+				if (walked == -2)
+					stop_run_for(w, "read", d->path, nm->name,
+						     "replaced on the host during the run, and srt could not learn "
+						     "its filesystem's device (no inotify instance or watch left "
+						     "for the watcher) to look at what the command holds there");
+				if (walked != 0)
 					stop_run_for(w, "read", d->path, nm->name,
 						     "replaced on the host during the run, and srt has no memory "
 						     "to look at what the command holds there");
