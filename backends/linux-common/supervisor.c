@@ -41,6 +41,7 @@
 #include <linux/posix_types.h>
 #include <linux/seccomp.h>
 
+#include "backends/linux-common/notif.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
@@ -678,7 +679,7 @@ static void send_reply(struct srt__super *s, uint64_t id, struct reply *r)
 		a.flags = SECCOMP_ADDFD_FLAG_SEND;
 		a.srcfd = (uint32_t)r->fd;
 		a.newfd_flags = r->fdflags;
-		rc = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+		rc = notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 		close(r->fd);
 		if (rc >= 0 || errno == ENOENT)
 			return; /* sent, or the caller is gone */
@@ -693,8 +694,9 @@ static void send_reply(struct srt__super *s, uint64_t id, struct reply *r)
 	} else {
 		resp.val = r->val;
 	}
-	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) != 0 && errno != ENOENT && errno != EINTR)
-		return;
+	/* a failure is ENOENT (the caller is gone) or a listener given up:
+	 * nobody is left to answer */
+	notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 static void report(struct srt__super *s, const char *call, const char *path, const char *why)
@@ -759,7 +761,7 @@ static int read_str(pid_t tid, uint64_t addr, char *buf, size_t cap)
 
 static int id_valid(struct srt__super *s, uint64_t id)
 {
-	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 static mode_t caller_umask(pid_t tid)
@@ -1042,7 +1044,7 @@ static void *fifo_main(void *arg)
 		a.flags = SECCOMP_ADDFD_FLAG_SEND;
 		a.srcfd = (uint32_t)fd;
 		a.newfd_flags = j->fdflags;
-		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) >= 0 || errno == ENOENT)
+		if (notif_ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) >= 0 || errno == ENOENT)
 			resp.id = 0; /* sent, or the caller is gone */
 		else
 			resp.error = -errno;
@@ -1051,7 +1053,7 @@ static void *fifo_main(void *arg)
 		resp.error = -errno;
 	}
 	if (resp.id)
-		ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		notif_ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	close(j->pin);
 	free(j);
 	return NULL;
@@ -1936,10 +1938,11 @@ static int take_socket(const struct srt__unix_connect *uc, int *fd)
 static int read_addr(const struct srt__unix_connect *uc, void *buf, size_t len)
 {
 	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)uc->addr, len };
+	uint64_t id = uc->id;
 
 	if (process_vm_readv(uc->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
 		return EFAULT;
-	if (ioctl(uc->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &uc->id) != 0)
+	if (notif_ioctl(uc->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
 		return EFAULT;
 	return 0;
 }

@@ -12,8 +12,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <linux/seccomp.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -846,6 +849,158 @@ static void test_live_perform(void)
 	rmdir(dir);
 }
 
+/* A listener request interrupted by a signal (EINTR) has done nothing: the
+ * kernel takes the filter's notification lock interruptibly, so a request
+ * made while another thread holds the lock fails that way when a signal
+ * comes. The test binary is linked with --wrap=ioctl: while inject_eintr
+ * is set, every thread's first answer, hand-over and "still waiting?"
+ * question fails so, and every other one after it. The monitor must ask
+ * again: read as "caller gone" (a waiting FIFO open's thread, woken by its
+ * own timer every 100 ms, is the one that meets it) or as "answered", the
+ * caller waits forever; this test then ends by the child's alarm. */
+static int inject_eintr;
+int __real_ioctl(int fd, unsigned long req, ...);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	static __thread int flip;
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (__atomic_load_n(&inject_eintr, __ATOMIC_RELAXED) &&
+	    (req == SECCOMP_IOCTL_NOTIF_SEND || req == SECCOMP_IOCTL_NOTIF_ADDFD ||
+	     req == SECCOMP_IOCTL_NOTIF_ID_VALID) &&
+	    (flip ^= 1)) {
+		errno = EINTR;
+		return -1;
+	}
+	return __real_ioctl(fd, req, arg);
+}
+
+static void test_live_interrupted(void)
+{
+	char dir[] = "/tmp/srt-moni-XXXXXX", rec1[240], rec2[240], step[128], ok_p[200], hid_p[200],
+	     fifo_p[200];
+	const char *recs[4];
+	struct srt__monitor *m;
+	int sv[2], st = 0, lfd;
+	pthread_t t;
+	pid_t pid;
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(ok_p, sizeof(ok_p), "%s/ok", dir);
+	snprintf(hid_p, sizeof(hid_p), "%s/hidden", dir);
+	snprintf(fifo_p, sizeof(fifo_p), "%s/fifo", dir);
+	snprintf(rec1, sizeof(rec1), "w%s", dir);
+	snprintf(rec2, sizeof(rec2), "h%s", hid_p);
+	recs[0] = "r/";
+	recs[1] = rec1;
+	recs[2] = rec2;
+	recs[3] = NULL;
+	{
+		FILE *f = fopen(ok_p, "w");
+
+		if (!f)
+			return;
+		fputs("OK\n", f);
+		fclose(f);
+		f = fopen(hid_p, "w");
+		if (!f)
+			return;
+		fputs("SECRET\n", f);
+		fclose(f);
+	}
+	if (mkfifo(fifo_p, 0600) != 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+		return;
+	m = parse_records("f3", recs, -1);
+	if (!m)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int fd, bad = 0;
+		char b[4];
+		pid_t w;
+
+		close(sv[0]);
+		/* a call never answered ends here, not in the harness's 120 s */
+		alarm(20);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (srt__seccomp_install_observer(SRT_OBSERVE_WRITES | SRT_OBSERVE_READS, &lfd, step,
+						  sizeof(step)) != 0 ||
+		    send_fd(sv[1], lfd) != 0)
+			_exit(90);
+		close(lfd);
+		/* handed over (ADDFD) */
+		fd = open(ok_p, O_RDONLY);
+		if (fd < 0 || read(fd, b, 3) != 3 || memcmp(b, "OK\n", 3) != 0)
+			bad |= 1;
+		close(fd);
+		/* refused (SEND) */
+		if (open(hid_p, O_RDONLY) >= 0 || errno != EACCES)
+			bad |= 2;
+		/* a FIFO's read open waits 300 ms for its writer: its thread
+		 * asks whether the caller still waits at each 100 ms tick */
+		w = fork();
+		if (w == 0) {
+			int wf;
+
+			usleep(300000);
+			wf = open(fifo_p, O_WRONLY);
+			_exit(wf >= 0 && write(wf, "F", 1) == 1 ? 0 : 1);
+		}
+		fd = open(fifo_p, O_RDONLY);
+		if (fd < 0 || read(fd, b, 1) != 1 || b[0] != 'F')
+			bad |= 4;
+		close(fd);
+		st = 0;
+		waitpid(w, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad |= 8;
+		_exit(write(sv[1], &bad, sizeof(bad)) == (ssize_t)sizeof(bad) ? 0 : 1);
+	}
+	close(sv[1]);
+	lfd = recv_fd(sv[0]);
+	live_lfd = lfd;
+	if (lfd < 0 || srt__monitor_attach(m, lfd) != 0) {
+		ok(0, "interrupted: the child hands over its listener");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	__atomic_store_n(&inject_eintr, 1, __ATOMIC_RELAXED);
+	pthread_create(&t, NULL, serve, m);
+	waitpid(pid, &st, 0);
+	{
+		int bad = -1;
+
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || read(sv[0], &bad, sizeof(bad)) != (ssize_t)sizeof(bad))
+			bad = -1;
+		ok(bad == 0,
+		   "interrupted: with every first listener request failing EINTR, a handed-over open, a "
+		   "refused one and a FIFO read open that waits are all answered (failed bits %d, -1 "
+		   "for none; the child %s %d)",
+		   bad, WIFSIGNALED(st) ? "was killed by signal" : "exited with",
+		   WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	pthread_join(t, NULL);
+	__atomic_store_n(&inject_eintr, 0, __ATOMIC_RELAXED);
+	srt__monitor_free(m);
+	close(lfd);
+	close(sv[0]);
+	unlink(ok_p);
+	unlink(hid_p);
+	unlink(fifo_p);
+	rmdir(dir);
+}
+
 /* The supervisor is gone (its listener closed): the kernel fails every
  * observed call with ENOSYS. The Unix socket stays refused (fail closed). */
 static void test_supervisor_gone(void)
@@ -904,6 +1059,7 @@ int main(void)
 	TAP_RUN(test_live);
 	TAP_RUN(test_live_unix);
 	TAP_RUN(test_live_perform);
+	TAP_RUN(test_live_interrupted);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }

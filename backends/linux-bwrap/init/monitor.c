@@ -57,6 +57,7 @@
 
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/notif.h"
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/small-file.h"
 #include "backends/linux-common/supervisor.h"
@@ -638,10 +639,10 @@ static int probe_addfd(int listener)
 	memset(&a, 0, sizeof(a));
 	a.srcfd = (uint32_t)listener;
 	a.flags = SECCOMP_ADDFD_FLAG_SEND;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno == ENOENT)
+	if (notif_ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno == ENOENT)
 		return 1;
 	a.flags = 0;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno == ENOENT)
+	if (notif_ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno == ENOENT)
 		return 0;
 	return -EOPNOTSUPP;
 }
@@ -705,10 +706,10 @@ static int reply(struct srt__monitor *m, uint64_t id, int error, int cont)
 	m->resp->error = error;
 	m->resp->val = 0;
 	m->resp->flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
-	if (ioctl(m->listener, SECCOMP_IOCTL_NOTIF_SEND, m->resp) == 0)
+	if (notif_ioctl(m->listener, SECCOMP_IOCTL_NOTIF_SEND, m->resp) == 0)
 		return 0;
 	/* ENOENT: the caller was interrupted or killed meanwhile */
-	return errno == ENOENT || errno == EINTR ? 0 : -1;
+	return errno == ENOENT ? 0 : -1;
 }
 
 /* The number that names pid (of our pid namespace) in the /proc we see:
@@ -1608,7 +1609,7 @@ static int unix_socket(struct srt__monitor *m, const struct seccomp_notif *req)
 	a.flags = SECCOMP_ADDFD_FLAG_SEND;
 	a.srcfd = (uint32_t)fd;
 	a.newfd_flags = (type & SOCK_CLOEXEC) ? O_CLOEXEC : 0;
-	rc = ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	rc = notif_ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 	rc = rc >= 0 ? 0 : errno;
 	close(fd);
 	if (rc == 0 || rc == ENOENT)
@@ -1712,7 +1713,7 @@ static int answer_fd(int listener, int send_flag, uint64_t id, int fd, unsigned 
 	a.flags = send_flag ? SECCOMP_ADDFD_FLAG_SEND : 0;
 	a.srcfd = (uint32_t)fd;
 	a.newfd_flags = fdflags;
-	rc = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	rc = notif_ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 	if (rc < 0 && errno == ENOENT)
 		return 0; /* the caller is gone */
 	memset(&resp, 0, sizeof(resp));
@@ -1723,9 +1724,9 @@ static int answer_fd(int listener, int send_flag, uint64_t id, int fd, unsigned 
 		return 0; /* installed and answered at once */
 	else
 		resp.val = rc; /* Linux 5.9-5.13: the descriptor number is the answer */
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
+	if (notif_ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
 		return 0;
-	return errno == ENOENT || errno == EINTR ? 0 : -1;
+	return errno == ENOENT ? 0 : -1;
 }
 
 /* How an open that waits waits (slow_main): each is given up once its
@@ -1769,7 +1770,7 @@ static int slow_gone(const struct slow_job *j)
 {
 	uint64_t id = j->id;
 
-	return ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0;
+	return notif_ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0;
 }
 
 /* The FIFO read open, woken every 100 ms by a timer of this thread's own
@@ -1863,7 +1864,7 @@ static void *slow_main(void *arg)
 		memset(&resp, 0, sizeof(resp));
 		resp.id = j->id;
 		resp.error = -errno;
-		ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		notif_ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	}
 out:
 	close(j->pin);
@@ -2109,9 +2110,9 @@ static int reopen_answer(const struct cmd_domain *d, const struct reopen_job *j)
 	}
 	if (f >= 0)
 		close(f);
-	if (ioctl(d->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
+	if (notif_ioctl(d->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
 		return 0;
-	return errno == ENOENT || errno == EINTR ? 0 : -1;
+	return errno == ENOENT ? 0 : -1;
 }
 
 static void *domain_main(void *p)
@@ -2490,7 +2491,7 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
  * caller, and a creating call is not made for nobody) */
 static int still_waiting(struct srt__monitor *m, uint64_t id)
 {
-	return ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return notif_ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /* Report a refused write the policy explains (the mounts answered EROFS or
@@ -3019,7 +3020,7 @@ static int handle_one(struct srt__monitor *m)
 		if (denied[i] && creates_name(s->name) && exists_for(m, req, path[i]))
 			denied[i] = 0;
 	/* the pid we read from must still be the caller when we report */
-	if ((denied[0] || denied[1]) && ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+	if ((denied[0] || denied[1]) && notif_ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
 		denied[0] = denied[1] = 0;
 	if (reply(m, id, 0, 1) != 0)
 		return -1;
