@@ -10,6 +10,7 @@
  * and read or write it freely. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,7 +48,19 @@ int srt__mount_open_dir_nofollow(const char *dir)
 /* Concurrent runs in one directory share placeholders: each run holds a
  * shared POSIX lock on every placeholder it mounts, and cleanup removes one
  * only when it can take the exclusive lock. POSIX locks belong to the
- * process, so a second sandbox in the same process shares them (limit). */
+ * process, so a second sandbox in the same process shares them (limit).
+ *
+ * A run killed with SIGKILL loses its locks at once, but its placeholders
+ * stay until its cleanup guard gets to them. A run planned in between
+ * would take such a directory for the project's own and make its own
+ * placeholders inside it, and the guard's rmdir would then fail: the
+ * directory would stay for good. So each placeholder carries a mark (an
+ * extended attribute), and a marked one that nobody locks and that is
+ * still empty is taken over like a live run's: the last run out removes
+ * it. Where the filesystem keeps no user attributes there is no mark, and
+ * such a leftover can stay (nothing is exposed by it: it is mounted over
+ * like any existing name). */
+#define PLACEHOLDER_MARK "user.srt.placeholder"
 static int keep_lock(struct srt__mount_ctx *c, int fd)
 {
 	struct srt__mount_plan *pl = c->plan;
@@ -79,8 +93,33 @@ static int open_locked(const char *path, int is_dir)
 	return fd;
 }
 
-/* Is path a placeholder another live run holds? Then take our shared lock
- * on it and return the descriptor, else -1. A file must still be empty. */
+/* Is fd a placeholder a killed run left (marked, and a directory still
+ * empty)? Its lock is not asked here. */
+static int left_behind(int fd, int is_dir)
+{
+	struct dirent *e;
+	DIR *d;
+	int dfd, empty = 1;
+
+	if (fgetxattr(fd, PLACEHOLDER_MARK, NULL, 0) < 0)
+		return 0;
+	if (!is_dir)
+		return 1; /* its size is asked by the caller */
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/* Is path a placeholder another live run holds, or one a killed run left?
+ * Then take our shared lock on it and return the descriptor, else -1. A
+ * file must still be empty. */
 static int adopt_foreign(const char *path, int is_dir)
 {
 	struct flock fl;
@@ -90,7 +129,7 @@ static int adopt_foreign(const char *path, int is_dir)
 
 	if (fd < 0)
 		return -1;
-	if (!srt__bwrap_locked_by_other(fd))
+	if (!srt__bwrap_locked_by_other(fd) && !left_behind(fd, is_dir))
 		goto no;
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_RDLCK;
@@ -188,6 +227,9 @@ static int make_placeholder(struct srt__mount_ctx *c, struct parent_dir *pd, con
 		}
 		*made = 1;
 		lfd = open_locked(m, as_dir);
+		if (lfd >= 0)
+			/* no mark (no user attributes here): see PLACEHOLDER_MARK */
+			(void)fsetxattr(lfd, PLACEHOLDER_MARK, "1", 1, 0);
 		rc = lfd < 0 ? srt_diag_set(c->diag, SRT_E_IO, why, "%s: cannot lock \"%s\": %s",
 					    why, m, strerror(errno)) :
 			       keep_lock(c, lfd);
