@@ -27,6 +27,8 @@ print("locked", flush=True)
 time.sleep(float(sys.argv[1]))
 PYEOF
 
+srt__run -s "$S" -c "cat sub/secret.txt; ls -a ~/.ssh" > "$WORK/a0.out" 2>&1
+check "a command alone reads neither" sh -c "! grep -q -e '$CANARY' -e id_canary '$WORK/a0.out'"
 # run A: its command holds a shared lock on $HOME
 fork_notrap srt__bg_exec -s "$S" -c "$PY $WORK/lock.py 15"
 a=$!

@@ -9,14 +9,14 @@
 # root). Run A (in the project) marks and locks the package directory;
 # run B (in the package, allowWrite ".") then binds its own working
 # directory read-only onto itself with every mount below it dropped: the
-# package's denyRead file is read.
+# package's denied file, which A cannot read, is read.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
 mkdir -p "$P/pkg"
 echo "PKG-$CANARY" > "$P/pkg/secret.txt"
-SA=$(fsjson marka '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
-SB=$(fsjson markb '{"denyRead":["~/.ssh","./secret.txt"],"allowWrite":["."],"denyWrite":[]}')
+# one settings file for both runs: the package's secret is denied to A too
+S=$(fsjson mark '{"denyRead":["~/.ssh","'"$P"'/pkg/secret.txt"],"allowWrite":["."],"denyWrite":[]}')
 cat > "$WORK/lock.py" <<'PYEOF'
 import fcntl, os, struct, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
@@ -30,13 +30,15 @@ time.sleep(float(sys.argv[2]))
 PYEOF
 
 cd "$P" || exit 1
-fork_notrap srt__bg_exec -s "$SA" -c "$PY $WORK/lock.py pkg 15"
+srt__run -s "$S" -c "cat pkg/secret.txt" > "$WORK/a0.out" 2>&1
+check "run A's command alone cannot read the package's secret" no_leak "$WORK/a0.out"
+fork_notrap srt__bg_exec -s "$S" -c "$PY $WORK/lock.py pkg 15"
 a=$!
 for i in $(seq 100); do grep -q locked "$WORK/bg.out" && break; sleep 0.1; done
 check "run A's command holds its lock on pkg" grep -q locked "$WORK/bg.out"
 
 cd "$P/pkg" || exit 1
-srt__run -s "$SB" -c "cat secret.txt" > "$WORK/b.out" 2>&1
+srt__run -s "$S" -c "cat secret.txt" > "$WORK/b.out" 2>&1
 diag "run B: $(tr '\n' ' ' < "$WORK/b.out" | cut -c1-300)"
 kill "$a" 2>/dev/null
 end_bg "$a" 50
