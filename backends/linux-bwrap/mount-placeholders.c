@@ -23,7 +23,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "guard-main.h"
 #include "mount-placeholders.h"
 
 #ifdef SYS_openat2
@@ -47,20 +46,30 @@ int srt__mount_open_dir_nofollow(const char *dir)
 
 /* Concurrent runs in one directory share placeholders: each run holds a
  * shared POSIX lock on every placeholder it mounts, and cleanup removes one
- * only when it can take the exclusive lock. POSIX locks belong to the
+ * only when no other process holds a lock on it. POSIX locks belong to the
  * process, so a second sandbox in the same process shares them (limit).
  *
- * A run killed with SIGKILL loses its locks at once, but its placeholders
- * stay until its cleanup guard gets to them. A run planned in between
- * would take such a directory for the project's own and make its own
- * placeholders inside it, and the guard's rmdir would then fail: the
- * directory would stay for good. So each placeholder carries a mark (an
- * extended attribute), and a marked one that nobody locks and that is
- * still empty is taken over like a live run's: the last run out removes
- * it. Where the filesystem keeps no user attributes there is no mark, and
- * such a leftover can stay (nothing is exposed by it: it is mounted over
- * like any existing name). */
+ * What makes a name another run's placeholder is srt's mark on it (an
+ * extended attribute, set when the placeholder is made) and its being
+ * still empty; never a lock alone: any process that can read a file or a
+ * directory can lock it, and a command in a concurrent run would lock
+ * $HOME or the project to have this run take it for a placeholder, bind it
+ * read-only and drop every mount below it (its denies among them). The
+ * mark can only be put by someone who may write the inode, in a sandbox
+ * only inside a write root, on what that command could remove anyway; an
+ * empty placeholder hides nothing.
+ *
+ * The mark also covers a run killed with SIGKILL: it loses its locks at
+ * once, but its placeholders stay until its cleanup guard gets to them. A
+ * run planned in between takes them over (the last run out removes them)
+ * instead of taking such a directory for the project's own and making its
+ * own placeholders inside it, which would make the guard's rmdir fail and
+ * leave the directory for good. Where the filesystem keeps no user
+ * attributes there is no mark: each run then makes its own placeholders
+ * below another's, and such a directory can stay (nothing is exposed by
+ * it: it is mounted over like any existing name). */
 #define PLACEHOLDER_MARK "user.srt.placeholder"
+
 static int keep_lock(struct srt__mount_ctx *c, int fd)
 {
 	struct srt__mount_plan *pl = c->plan;
@@ -93,33 +102,31 @@ static int open_locked(const char *path, int is_dir)
 	return fd;
 }
 
-/* Is fd a placeholder a killed run left (marked, and a directory still
- * empty)? Its lock is not asked here. */
-static int left_behind(int fd, int is_dir)
+/* Does the directory fd hold nothing? Read through fd itself: closing any
+ * other descriptor of the inode (fdopendir's copy) would drop this
+ * process's POSIX lock on it, the lock that keeps the placeholder ours. */
+static int dir_empty(int fd)
 {
-	struct dirent *e;
-	DIR *d;
-	int dfd, empty = 1;
+	char buf[1024] __attribute__((aligned(8)));
+	ssize_t n;
 
-	if (fgetxattr(fd, PLACEHOLDER_MARK, NULL, 0) < 0)
-		return 0;
-	if (!is_dir)
-		return 1; /* its size is asked by the caller */
-	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || !(d = fdopendir(dfd))) {
-		if (dfd >= 0)
-			close(dfd);
-		return 0;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t o = 0; o < n;) {
+			const struct dirent64 *e = (const struct dirent64 *)(buf + o);
+
+			if (e->d_reclen == 0)
+				return 0;
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				return 0;
+			o += e->d_reclen;
+		}
 	}
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	return empty;
+	return n == 0;
 }
 
-/* Is path a placeholder another live run holds, or one a killed run left?
- * Then take our shared lock on it and return the descriptor, else -1. A
- * file must still be empty. */
+/* Is path another run's placeholder, live or killed (marked, still empty,
+ * of the kind wanted)? Then take our shared lock on it and return the
+ * descriptor, else -1. */
 static int adopt_foreign(const char *path, int is_dir)
 {
 	struct flock fl;
@@ -129,7 +136,7 @@ static int adopt_foreign(const char *path, int is_dir)
 
 	if (fd < 0)
 		return -1;
-	if (!srt__bwrap_locked_by_other(fd) && !left_behind(fd, is_dir))
+	if (fgetxattr(fd, PLACEHOLDER_MARK, NULL, 0) < 0)
 		goto no;
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_RDLCK;
@@ -139,7 +146,7 @@ static int adopt_foreign(const char *path, int is_dir)
 	if (fcntl(fd, F_SETLK, &fl) != 0 || fstat(fd, &st) != 0 || st.st_nlink == 0 ||
 	    lstat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
 		goto no;
-	if (is_dir ? !S_ISDIR(st.st_mode) : !(S_ISREG(st.st_mode) && st.st_size == 0))
+	if (is_dir ? !S_ISDIR(st.st_mode) || !dir_empty(fd) : !(S_ISREG(st.st_mode) && st.st_size == 0))
 		goto no;
 	return fd;
 no:
@@ -235,7 +242,7 @@ static int make_placeholder(struct srt__mount_ctx *c, struct parent_dir *pd, con
 			       keep_lock(c, lfd);
 	} else if (err == EEXIST) {
 		/* a concurrent run created it between our look and now: give it a
-		 * moment to take its lock, then share the placeholder */
+		 * moment to mark it, then share the placeholder */
 		int i, lfd = -1;
 
 		for (i = 0; i < 50 && lfd < 0; i++) {

@@ -6,7 +6,8 @@
 # only write-denied (read-only, so readable) and take a shared POSIX lock
 # on it. Here the user's empty .npmrc (a mandatory-deny name the command
 # cannot remove) is locked by run A's command while run B is planned; A
-# then ends, and B's cleanup unlinks the user's file.
+# then ends, and B's cleanup unlinks the user's file. (Failed on 83d59b7;
+# now a lock is no evidence, and the command cannot mark a read-only file.)
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
