@@ -21,7 +21,7 @@ cd "$P" || exit 1
 
 cat > "$WORK/probe.py" <<'PYEOF'
 import ctypes, os, sys, threading
-from below import wait_marker
+from below import note_inotify, wait_marker
 p, stage, where = sys.argv[1], sys.argv[2], sys.argv[3]
 if where == "sub":
     stage = os.path.join(stage, "sub")
@@ -48,7 +48,6 @@ def fan_holder():
     res.write("watch-removed\n")  # fanotify says nothing of it: the name is the check
     res.flush()
 def holder():
-    import struct
     if where == "fan":
         return fan_holder()
     ifd = libc.inotify_init1(0)
@@ -58,20 +57,7 @@ def holder():
     open(p + "/in", "w").close()
     wait_marker(p)
     os.set_blocking(ifd, False)
-    try:
-        buf = os.read(ifd, 65536)
-    except BlockingIOError:
-        buf = b""
-    while buf:
-        wd, mask, cookie, ln = struct.unpack("iIII", buf[:16])
-        name = buf[16:16 + ln].rstrip(b"\0").decode()
-        if name == "host-made-name":
-            res.write("stat-sees-name\n")
-        if mask & 0x8000:  # IN_IGNORED: the watch was taken off
-            res.write("watch-removed\n")
-        res.write("event %s\n" % name)
-        buf = buf[16 + ln:]
-    res.flush()
+    note_inotify(res, ifd, each=True)
 open(p + "/ready", "w").close()
 holder()
 res.write("leader-cwd %s\n" % os.getcwd())

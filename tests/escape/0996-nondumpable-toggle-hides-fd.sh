@@ -16,14 +16,7 @@
 # started as root, as 0964 and 0995.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
-as=$(unprivileged_user)
-if is_root && [ -z "$as" ]; then
-	skip_rest 2 "needs an unprivileged user (srtuser or srt-test) when run as root"
-	echo "1..$_tap_n"
-	exit 0
-fi
-U=$(mktemp -d /tmp/srt-nd.XXXXXX) || exit 1
-trap 'rm -rf "$U"' EXIT
+unprivileged_setup 2
 chmod 755 "$U"
 cat > "$U/probe.py" <<'PYEOF'
 import ctypes, os, sys, time

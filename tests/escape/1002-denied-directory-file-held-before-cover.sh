@@ -21,8 +21,8 @@ P="$WORK/proj"
 cd "$P" || exit 1
 
 cat > "$WORK/probe.py" <<'PYEOF'
-import ctypes, os, struct, sys
-from below import wait_marker
+import ctypes, os, sys
+from below import note_inotify, wait_marker
 p, stage, how = sys.argv[1], sys.argv[2], sys.argv[3]
 libc = ctypes.CDLL(None, use_errno=True)
 res = open(p + "/res", "a")
@@ -64,17 +64,7 @@ if how == "mmap-thread":
     libc.syscall({"x86_64": 60, "aarch64": 93}.get(os.uname().machine, 60), 0)
 wait_marker(p)
 if how == "watch":
-    try:
-        buf = os.read(ifd, 65536)
-    except BlockingIOError:
-        buf = b""
-    while buf:
-        wd, mask, cookie, ln = struct.unpack("iIII", buf[:16])
-        if mask & 0x2:
-            res.write("host-write-seen\n")
-        if mask & 0x8000:
-            res.write("watch-removed\n")
-        buf = buf[16 + ln:]
+    note_inotify(res, ifd)
 elif how == "fanfile":
     try:
         if os.read(ifd, 65536):

@@ -42,8 +42,8 @@ echo "CANARY-AWS-$$" > "$HOME/.aws/credentials"
 chmod 755 "$BT" "$HOME"
 
 cat > "$WORK/probe.py" <<'PYEOF'
-import ctypes, os, struct, subprocess, sys
-from below import wait_marker
+import ctypes, os, subprocess, sys
+from below import note_inotify, wait_marker
 p, stage, how = sys.argv[1], sys.argv[2], sys.argv[3]
 libc = ctypes.CDLL(None, use_errno=True)
 res = open(p + "/res", "a")
@@ -78,18 +78,7 @@ wait_marker(p)
 if how == "mmap":
     res.write(ctypes.string_at(mm, 4096).decode(errors="replace").replace("#", "") + "\n")
 else:
-    try:
-        buf = os.read(ifd, 65536)
-    except BlockingIOError:
-        buf = b""
-    while buf:
-        wd, mask, cookie, ln = struct.unpack("iIII", buf[:16])
-        name = buf[16:16 + ln].rstrip(b"\0").decode()
-        if name == "host-made-name":
-            res.write("stat-sees-name\n")
-        if mask & 0x8000:
-            res.write("watch-removed\n")
-        buf = buf[16 + ln:]
+    note_inotify(res, ifd)
 res.write("done\n")
 res.flush()
 PYEOF

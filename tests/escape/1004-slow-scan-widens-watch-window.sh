@@ -25,8 +25,8 @@ P="$WORK/proj"
 cd "$P" || exit 1
 
 cat > "$WORK/probe.py" <<'PYEOF'
-import ctypes, os, resource, signal, struct, sys, time
-from below import wait_marker
+import ctypes, os, resource, signal, sys, time
+from below import note_inotify, wait_marker
 p, stage = sys.argv[1], sys.argv[2]
 libc = ctypes.CDLL(None, use_errno=True)
 res = open(p + "/res", "a")
@@ -59,18 +59,7 @@ if child == 0:
     os.read(r, 1)  # the parent's bloat is in place
     open(p + "/in", "w").close()
     wait_marker(p)
-    try:
-        buf = os.read(ifd, 65536)
-    except BlockingIOError:
-        buf = b""
-    while buf:
-        wd, mask, cookie, ln = struct.unpack("iIII", buf[:16])
-        name = buf[16:16 + ln].rstrip(b"\0").decode()
-        if name == "host-made-name":
-            res.write("stat-sees-name\n")
-        if mask & 0x8000:
-            res.write("watch-removed\n")
-        buf = buf[16 + ln:]
+    note_inotify(res, ifd)
     res.write("done\n")
     res.flush()
     os._exit(0)

@@ -24,18 +24,9 @@ cat > "$P/build.sh" <<'EOF2'
 # a build: four workers, each starting a compiler-like process five
 # times a second
 # and a long-lived tool beside it with many threads and descriptors (a
-# language server, a node dev server): each round of the scan is long
-python3 -c '
-import os, resource, threading, time
-soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-fd = os.open("/dev/null", os.O_RDONLY)
-for i in range(min(1500, hard - 64)): os.dup(fd)
-ev = threading.Event()
-for i in range(300): threading.Thread(target=ev.wait, daemon=True).start()
-open(".ready", "w").close()
-time.sleep(26)
-' &
+# language server, a node dev server; busy_tool.py, in the directory
+# given as $1): each round of the scan is long
+python3 "$1/busy_tool.py" 26 &
 while [ ! -e .ready ]; do sleep 0.1; done
 end=$(( $(date +%s) + 25 ))
 for w in 1 2 3 4; do
@@ -44,7 +35,7 @@ done
 wait
 echo "build ended normally"
 EOF2
-srt__bg -s "$S" -c "cd $P && sh $P/build.sh"
+srt__bg -s "$S" -c "cd $P && sh $P/build.sh $BELOW_PY"
 pid=$!
 wait_for "$P/.ready" 100 || diag "the build did not start: $(cat "$WORK/bg.out")"
 sleep 0.5

@@ -25,18 +25,9 @@ cat > "$P/build.sh" <<'EOF2'
 #!/bin/sh
 # a build: eight workers, each running many short compiler-like processes
 # and a long-lived tool beside it with many threads and descriptors (a
-# language server, a node dev server): each round of the scan is long
-python3 -c '
-import os, resource, threading, time
-soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-fd = os.open("/dev/null", os.O_RDONLY)
-for i in range(min(1500, hard - 64)): os.dup(fd)
-ev = threading.Event()
-for i in range(300): threading.Thread(target=ev.wait, daemon=True).start()
-open(".ready", "w").close()
-time.sleep(7)
-' &
+# language server, a node dev server; busy_tool.py, in the directory
+# given as $1): each round of the scan is long
+python3 "$1/busy_tool.py" 7 &
 while [ ! -e .ready ]; do sleep 0.1; done
 end=$(( $(date +%s) + 6 ))
 for w in 1 2 3 4 5 6 7 8; do
@@ -61,7 +52,7 @@ for run in 1 2 3 4; do
 	rm -rf "$HOME"/.ssh* "$P/.ready"
 	mkdir -p "$HOME/.ssh"
 	echo "$CANARY" > "$HOME/.ssh/id_canary"
-	srt__bg -s "$S" -c "cd $P && sh $P/build.sh"
+	srt__bg -s "$S" -c "cd $P && sh $P/build.sh $BELOW_PY"
 	pid=$!
 	wait_for "$P/.ready" 100 || diag "the build did not start: $(cat "$WORK/bg.out")"
 	sleep 0.5

@@ -17,8 +17,8 @@ need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
 cat > "$WORK/probe.py" <<'PYEOF'
-import os, resource, sys, time
-from below import wait_marker
+import os, resource, sys
+from below import watch_aws
 p, deep, aws = sys.argv[1], sys.argv[2], sys.argv[3]
 res = open(p + "/res", "a")
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -35,19 +35,7 @@ for i in range(min(hard, 5000) - 64):
         break
 res.write("fds %d\n" % n); res.flush()
 open(p + "/in", "w").close()
-wait_marker(p, "aws-made", 400)
-end, seen = time.time() + 15, False
-while time.time() < end:
-    try:
-        os.stat(aws + "/host-made-name")
-        if not seen:
-            res.write("stat-sees-name\n"); res.flush()
-        seen = True
-    except OSError:
-        pass
-    time.sleep(0.05)
-res.write("done\n")
-res.close()
+watch_aws(res, p, aws, 15)
 PYEOF
 S=$(fsjson s "$S0_FS")
 rm -rf "$HOME"/.ssh* "$P/in" "$P/res" "$P/aws-made" "$P/deep"
@@ -62,19 +50,7 @@ for i in range(4000):
 ' "$P/deep"
 srt__bg -s "$S" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P $P/deep $HOME/.aws"
 pid=$!
-wait_for "$P/in" 300 || diag "the probe did not start: $(cat "$WORK/bg.out")"
-t0=$(date +%s)
-mv "$HOME/.ssh" "$HOME/.ssh.old"
-mv "$HOME/.ssh.new" "$HOME/.ssh"
-sleep 1
-mv "$HOME/.aws" "$HOME/.aws.old"
-mkdir "$HOME/.aws"
-echo "CANARY-AWS-$$" > "$HOME/.aws/host-made-name"
-touch "$P/aws-made"
-end_bg "$pid" 300
-t1=$(date +%s)
-diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null), $((t1 - t0)) s"
-diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
+stall_swap "$pid" 300
 attempt H1 "thousands of descriptors 4,000 levels down the project: the new ~/.aws's names are not seen" \
 	sh -c "! grep -q stat-sees-name '$P/res'"
 attempt H1 "thousands of descriptors 4,000 levels down the project: the run is not stopped for them" \

@@ -8,6 +8,7 @@ lib.sh) look for; the canary itself is looked for by no_leak. A command
 that puts something of its own at the parent of a denied name while the
 host moves that parent away (0968 to 0971) spins on the call."""
 import os
+import struct
 import time
 
 
@@ -67,3 +68,48 @@ def look_below(res, ssh, write=True):
         except OSError:
             pass
     res.flush()
+
+
+def note_inotify(res, ifd, each=False):
+    """Note in res what the non-blocking inotify descriptor ifd has queued
+    (read once, without waiting): stat-sees-name for an event naming
+    host-made-name, host-write-seen for a write (IN_MODIFY), watch-removed
+    once the watch was taken off (IN_IGNORED), and with each, every
+    event's name (event NAME)."""
+    try:
+        buf = os.read(ifd, 65536)
+    except BlockingIOError:
+        buf = b""
+    while len(buf) >= 16:
+        _, mask, _, ln = struct.unpack("iIII", buf[:16])
+        name = buf[16:16 + ln].rstrip(b"\0").decode()
+        if name == "host-made-name":
+            res.write("stat-sees-name\n")
+        if mask & 0x2:
+            res.write("host-write-seen\n")
+        if mask & 0x8000:
+            res.write("watch-removed\n")
+        if each:
+            res.write("event %s\n" % name)
+        buf = buf[16 + ln:]
+    res.flush()
+
+
+def watch_aws(res, p, aws, seconds):
+    """1007, 1008: once the host has put a new ~/.aws in place (P/aws-made),
+    look for its host-made-name for seconds (stat-sees-name the first time
+    it is seen), then say done."""
+    wait_marker(p, "aws-made", 400)
+    end, seen = time.time() + seconds, False
+    while time.time() < end:
+        try:
+            os.stat(aws + "/host-made-name")
+            if not seen:
+                res.write("stat-sees-name\n")
+                res.flush()
+            seen = True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    res.write("done\n")
+    res.close()

@@ -95,6 +95,20 @@ unprivileged_user() {
 		[ -n "$u" ] && [ "$u" != root ] && id "$u" >/dev/null 2>&1 && echo "$u" && return 0
 	done
 }
+# unprivileged_setup N (0964, 0995, 0996): as root, the unprivileged user
+# to run srt as in $as, or, without one, the test's N checks skipped and
+# the test ended; $U a fresh directory below /tmp for a home that user
+# can use (removed at exit, as $WORK is)
+unprivileged_setup() {
+	as=$(unprivileged_user)
+	if is_root && [ -z "$as" ]; then
+		skip_rest "$1" "needs an unprivileged user (srtuser or srt-test) when run as root"
+		echo "1..$_tap_n"
+		exit 0
+	fi
+	U=$(mktemp -d /tmp/srt-nd.XXXXXX) || exit 1
+	trap 'rm -rf "$U"; _cleanup' EXIT
+}
 # as_user USER COMMAND...: COMMAND as USER, or as the caller when USER is empty
 as_user() { local u=$1; shift; if [ -n "$u" ]; then runuser -u "$u" -- "$@"; else "$@"; fi; }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
@@ -323,6 +337,27 @@ requests_for() {
 # the batch file requests of the project directory.
 proxy_batch() { srt__run "$@" -c "/usr/bin/python3 $CLIENT batch < requests"; }
 
+# stall_swap PID TENTHS (1007, 1008): once the probe of the srt PID has
+# touched $P/in, the host moves ~/.ssh.new onto the denied ~/.ssh, and a
+# second later, while the watcher may still be busy with the first, puts a
+# new ~/.aws (holding host-made-name) in place and touches $P/aws-made;
+# then srt is ended as end_bg does. STALL_SECONDS: how long that took.
+stall_swap() {
+	local t0
+	wait_for "$P/in" 300 || diag "the probe did not start: $(cat "$WORK/bg.out")"
+	t0=$(date +%s)
+	mv "$HOME/.ssh" "$HOME/.ssh.old"
+	mv "$HOME/.ssh.new" "$HOME/.ssh"
+	sleep 1
+	mv "$HOME/.aws" "$HOME/.aws.old"
+	mkdir "$HOME/.aws"
+	echo "CANARY-AWS-$$" > "$HOME/.aws/host-made-name"
+	touch "$P/aws-made"
+	end_bg "$1" "$2"
+	STALL_SECONDS=$(($(date +%s) - t0))
+	diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null), $STALL_SECONDS s"
+	diag "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-400)"
+}
 # find_watcher PID: the watcher of replaced names (linux-bwrap) below the
 # srt whose pid is PID, or nothing: a child of the outer helper
 # (srt-linux-init) that kept CAP_SYS_ADMIN and no other capability (the
