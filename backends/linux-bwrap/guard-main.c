@@ -12,9 +12,11 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/rmtree.h"
@@ -207,6 +209,25 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 	_exit(0);
 }
 
+#ifdef SYS_openat2
+struct srt__open_how {
+	uint64_t flags, mode, resolve;
+};
+#endif
+
+int srt__mount_open_dir_nofollow(const char *dir)
+{
+#ifdef SYS_openat2
+	struct srt__open_how how = { O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+				    0x04 /* RESOLVE_NO_SYMLINKS */ };
+	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EINVAL && errno != EPERM))
+		return (int)fd;
+#endif
+	return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
 int srt__bwrap_locked_by_other(int fd)
 {
 	struct flock fl;
@@ -218,7 +239,11 @@ int srt__bwrap_locked_by_other(int fd)
 }
 
 /* Placeholders (mount-placeholders.c) go in reverse order, deepest first,
- * and only while no live run holds them. */
+ * and only while no live run holds them. Each is removed relative to its
+ * directory, reached without following a link: a directory of the path
+ * that a concurrent run's command swapped for a link to $HOME (in its
+ * write root) since the placeholder was made must not carry the removal
+ * to the user's own empty file of that name. */
 void srt__bwrap_plan_cleanup(const struct srt__strv *created)
 {
 	size_t i;
@@ -226,30 +251,36 @@ void srt__bwrap_plan_cleanup(const struct srt__strv *created)
 	if (!created)
 		return;
 	for (i = created->n; i-- > 0;) {
-		const char *p = created->v[i];
+		const char *p = created->v[i], *name = p ? strrchr(p, '/') : NULL;
+		char parent[PATH_MAX];
 		struct stat st, now;
-		int fd;
+		int pfd, fd;
 
-		if (!p || lstat(p, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		if (!name || !name[1])
 			continue;
-		fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-			     (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
-		if (fd < 0)
+		snprintf(parent, sizeof(parent), "%.*s", (int)(name == p ? 1 : name - p), p);
+		name++;
+		pfd = srt__mount_open_dir_nofollow(parent);
+		if (pfd < 0)
 			continue;
-		/* another live run still mounts it: the last one out removes it */
-		if (srt__bwrap_locked_by_other(fd)) {
-			close(fd);
-			continue;
-		}
-		/* remove only what we locked, never something swapped in since */
-		if (fstat(fd, &now) == 0 && lstat(p, &st) == 0 && now.st_ino == st.st_ino &&
+		fd = -1;
+		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+						      (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+		/* another live run still mounts it: the last one out removes it;
+		 * else remove only what we locked, never something swapped in
+		 * since */
+		if (fd >= 0 && !srt__bwrap_locked_by_other(fd) && fstat(fd, &now) == 0 &&
+		    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && now.st_ino == st.st_ino &&
 		    now.st_dev == st.st_dev) {
 			if (S_ISDIR(now.st_mode))
-				rmdir(p); /* fails, as it should, when no longer empty */
+				unlinkat(pfd, name, AT_REMOVEDIR); /* fails, as it should, when no longer empty */
 			else if (S_ISREG(now.st_mode) && now.st_size == 0)
-				unlink(p);
+				unlinkat(pfd, name, 0);
 		}
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		close(pfd);
 	}
 }
 

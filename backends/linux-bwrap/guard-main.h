@@ -25,6 +25,13 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
  * (an exit status). */
 int srt__bwrap_guard_mode(int argc, char **argv);
 
+/* Open a resolved directory without following any link on the way, so a
+ * component swapped for a link since it was inspected is refused (without
+ * openat2, Linux < 5.6: the last component only). A descriptor, or -1
+ * with errno set. Shared by the mount plan and the placeholders' removal,
+ * which the guard makes too. */
+int srt__mount_open_dir_nofollow(const char *dir);
+
 /* Does another process hold a POSIX lock on fd's file? (The caller's own
  * never count.) A placeholder so locked is still mounted by a live run. */
 int srt__bwrap_locked_by_other(int fd);

@@ -23,26 +23,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "guard-main.h"
 #include "mount-placeholders.h"
-
-#ifdef SYS_openat2
-struct srt__open_how {
-	uint64_t flags, mode, resolve;
-};
-#endif
-
-int srt__mount_open_dir_nofollow(const char *dir)
-{
-#ifdef SYS_openat2
-	struct srt__open_how how = { O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
-				    0x04 /* RESOLVE_NO_SYMLINKS */ };
-	long fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
-
-	if (fd >= 0 || (errno != ENOSYS && errno != EINVAL && errno != EPERM))
-		return (int)fd;
-#endif
-	return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
 
 /* Concurrent runs in one directory share placeholders: each run holds a
  * shared POSIX lock on every placeholder it mounts, and cleanup removes one
@@ -84,11 +66,13 @@ static int keep_lock(struct srt__mount_ctx *c, int fd)
 	return SRT_OK;
 }
 
-static int open_locked(const char *path, int is_dir)
+/* name in the directory pfd, opened and share-locked: the placeholder just
+ * made there, reached through the directory it was made in */
+static int open_locked(int pfd, const char *name, int is_dir)
 {
 	struct flock fl;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-			    (is_dir ? O_DIRECTORY : 0));
+	int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+				   (is_dir ? O_DIRECTORY : 0));
 
 	if (fd < 0)
 		return -1;
@@ -146,7 +130,10 @@ static int adopt_foreign(const char *path, int is_dir)
 	if (fcntl(fd, F_SETLK, &fl) != 0 || fstat(fd, &st) != 0 || st.st_nlink == 0 ||
 	    lstat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
 		goto no;
-	if (is_dir ? !S_ISDIR(st.st_mode) || !dir_empty(fd) : !(S_ISREG(st.st_mode) && st.st_size == 0))
+	/* a file of one name only: a mark put through a second name in a
+	 * command's write root must not get the user's own name removed */
+	if (is_dir ? !S_ISDIR(st.st_mode) || !dir_empty(fd)
+		   : !(S_ISREG(st.st_mode) && st.st_size == 0 && st.st_nlink == 1))
 		goto no;
 	return fd;
 no:
@@ -233,7 +220,7 @@ static int make_placeholder(struct srt__mount_ctx *c, struct parent_dir *pd, con
 			goto out;
 		}
 		*made = 1;
-		lfd = open_locked(m, as_dir);
+		lfd = open_locked(pfd, name, as_dir);
 		if (lfd >= 0)
 			/* no mark (no user attributes here): see PLACEHOLDER_MARK */
 			(void)fsetxattr(lfd, PLACEHOLDER_MARK, "1", 1, 0);
@@ -272,6 +259,21 @@ static int make_placeholder(struct srt__mount_ctx *c, struct parent_dir *pd, con
 	}
 out:
 	return rc;
+}
+
+/* Could path be a placeholder this run would have made itself (node k of
+ * the model, or -1)? Only in a directory the run may write, and never one
+ * of its write roots: a command may mark its own write root, which it
+ * cannot remove, to have the next run bind it read-only and remove it. */
+static int adoptable(struct srt__mount_ctx *c, const char *path, long k)
+{
+	char up[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || (k >= 0 && (c->v[k].kinds & K_AW)))
+		return 0;
+	snprintf(up, sizeof(up), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	return srt__mount_state_of(c, up).w;
 }
 
 /* Was parent already found not to be a concurrent run's placeholder in
@@ -319,7 +321,7 @@ int srt__mount_plan_placeholders(struct srt__mount_ctx *c)
 						 c->v[k].forced))
 			continue;
 		as_dir = nd->type != T_OTHER;
-		if (asked(&done, parent))
+		if (asked(&done, parent) || !adoptable(c, parent, k))
 			continue;
 		fd = adopt_foreign(parent, as_dir);
 		if (fd < 0)

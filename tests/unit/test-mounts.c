@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1340,6 +1341,76 @@ static void test_concurrent_runs(void)
 	drop_tree();
 }
 
+/* A directory on a placeholder's path swapped for a link since it was made
+ * (a concurrent run's command can do that in its write root, pkg -> $HOME)
+ * must not carry the removal to the user's own empty file of that name:
+ * the cleanup reaches each placeholder's directory without following a
+ * link (red team on eaa5a83: it unlinked home/.zshrc). */
+static void test_cleanup_swapped_parent(void)
+{
+	struct srt__strv created = { 0 };
+
+	fresh_tree();
+	mkdirs("proj/pkg");
+	mkdirs("home/.vscode");
+	put("proj/pkg/.zshrc", "");
+	put("home/.zshrc", "");
+	if (srt__strv_push(&created, P("proj/pkg/.vscode")) || srt__strv_push(&created, P("proj/pkg/.zshrc")))
+		abort();
+	mkdirs("proj/pkg/.vscode");
+	if (rename(P("proj/pkg"), P("proj/pkg.old")) != 0 || symlink(P("home"), P("proj/pkg")) != 0)
+		abort();
+	srt__bwrap_plan_cleanup(&created);
+	ok(exists("home/.zshrc") && exists("home/.vscode"),
+	   "cleanup through a directory swapped for a link removes nothing there");
+	srt__bwrap_plan_cleanup(&created);
+	unlink(P("proj/pkg"));
+	if (rename(P("proj/pkg.old"), P("proj/pkg")) != 0)
+		abort();
+	srt__bwrap_plan_cleanup(&created);
+	ok(!exists("proj/pkg/.zshrc") && !exists("proj/pkg/.vscode"),
+	   "and removes the placeholders once the path leads to them again");
+	srt__strv_release(&created);
+	drop_tree();
+}
+
+/* Another run's placeholder file is one of a single name: a mark put on an
+ * inode through a second name in a command's write root must not make the
+ * user's own name a placeholder to remove (red team on eaa5a83). */
+static void test_adopt_one_name_only(void)
+{
+	struct srt_policy pol;
+	struct srt__mount_plan pl;
+	int marked;
+
+	fresh_tree();
+	mkdirs("proj");
+	put("proj/cred", "");
+	put("proj/cred2", "");
+	marked = setxattr(P("proj/cred"), "user.srt.placeholder", "1", 1, 0) == 0 &&
+		 setxattr(P("proj/cred2"), "user.srt.placeholder", "1", 1, 0) == 0;
+	if (!marked) {
+		printf("ok %d # SKIP no user attributes on %s\n", ++tap_n, T);
+		drop_tree();
+		return;
+	}
+	if (link(P("proj/cred2"), P("proj/cred2-link")) != 0)
+		abort();
+	pol_init(&pol);
+	rule(&pol.allow_write, P("proj"), 0);
+	rule(&pol.deny_write, P("proj/cred"), 0);
+	rule(&pol.deny_write, P("proj/cred2"), 0);
+	ok(plan_ok(&pol, &pl) && has_word(&pl.created, P("proj/cred")) &&
+		   !has_word(&pl.created, P("proj/cred2")),
+	   "a marked empty file is taken over, one with a second name is not");
+	srt__bwrap_plan_cleanup(&pl.created);
+	srt__bwrap_plan_release(&pl);
+	ok(!exists("proj/cred") && exists("proj/cred2") && exists("proj/cred2-link"),
+	   "and only the one taken over is removed");
+	pol_free(&pol);
+	drop_tree();
+}
+
 static int probe_bwrap(void);
 
 /* Run a case that needs a user other than root (root writes "/" and
@@ -1496,6 +1567,8 @@ int main(void)
 	tap_case(case_root_writable, "test_root_writable (unprivileged)");
 	tap_case(case_unsearchable, "test_unsearchable (unprivileged)");
 	TAP_RUN(test_concurrent_runs);
+	TAP_RUN(test_cleanup_swapped_parent);
+	TAP_RUN(test_adopt_one_name_only);
 	TAP_RUN(test_helper_hides);
 	TAP_RUN(test_walker_speed);
 	return tap_done();
