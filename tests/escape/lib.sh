@@ -339,16 +339,18 @@ proxy_batch() { srt__run "$@" -c "/usr/bin/python3 $CLIENT batch < requests"; }
 
 # stall_swap PID TENTHS (1007, 1008): once the probe of the srt PID has
 # touched $P/in, the host moves ~/.ssh.new onto the denied ~/.ssh, and a
-# second later, while the watcher may still be busy with the first, puts a
-# new ~/.aws (holding host-made-name) in place and touches $P/aws-made;
-# then srt is ended as end_bg does. STALL_SECONDS: how long that took.
+# fifth of a second later, while the watcher is still busy with the first
+# (looking at what the command holds below it takes the best part of a
+# second with the probe's thousands of descriptors), puts a new ~/.aws
+# (holding host-made-name) in place and touches $P/aws-made; then srt is
+# ended as end_bg does. STALL_SECONDS: how long that took.
 stall_swap() {
 	local t0
 	wait_for "$P/in" 300 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 	t0=$(date +%s)
 	mv "$HOME/.ssh" "$HOME/.ssh.old"
 	mv "$HOME/.ssh.new" "$HOME/.ssh"
-	sleep 1
+	sleep 0.2
 	mv "$HOME/.aws" "$HOME/.aws.old"
 	mkdir "$HOME/.aws"
 	echo "CANARY-AWS-$$" > "$HOME/.aws/host-made-name"

@@ -128,6 +128,8 @@ struct wname {
 	const struct srt__protected *prot; /* a placeholder srt put at a protected
 					    * name the run made: arrivals there are
 					    * moved aside again */
+	int early;     /* W_DENY: the inode covered ahead of its event during a
+			* scan (early_covers), or -1 */
 };
 
 /* A file made during the run in a directory that holds a write-protected
@@ -381,6 +383,10 @@ static int memo_has(dev_t dev, ino_t ino, int add)
 	return 0;
 }
 
+/* Called often by the scans below: now and then, covers the denied names
+ * that arrived meanwhile (see early_covers) */
+static void scan_tick(void);
+
 static int dir_below(int fd, dev_t dev, ino_t ino)
 {
 	static struct { dev_t dev; ino_t ino; } walked[4096];
@@ -388,6 +394,7 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
 	int n, p, rc = 2;
 
 	for (n = 0; n < 4096 && fd >= 0; n++) {
+		scan_tick();
 		if (fstat(fd, &st) != 0)
 			break;
 		if (st.st_dev == dev && st.st_ino == ino) {
@@ -628,6 +635,7 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino, const struct u
 
 			if (e->d_name[0] == '.')
 				continue;
+			scan_tick();
 			n = strtol(e->d_name, &end, 10);
 			if (*end || n < 0 || n > INT_MAX)
 				continue;
@@ -757,6 +765,7 @@ static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwat
 			int r;
 
 			any = 1;
+			scan_tick();
 			if (sscanf(line, "%*s %*s %*s %x:%x %lu", &maj, &min, &mino) != 3 || !mino)
 				continue;
 			r = in_tree_sb(u, (unsigned long)maj << 20 | min, (ino_t)mino);
@@ -821,6 +830,7 @@ static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct
 
 			if (fe->d_name[0] == '.')
 				continue;
+			scan_tick();
 			if ((size_t)snprintf(f, sizeof(f), "%s/%s", p, fe->d_name) >= sizeof(f))
 				continue;
 			/* refused, not gone: the process made itself not
@@ -1016,6 +1026,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 						continue;
 					if ((rc = note_task(&seen, tid, pid, &fresh, &fresh_pid)))
 						break;
+					scan_tick();
 					snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
 					rc = fn(task, arg);
 				}
@@ -1220,6 +1231,7 @@ static void unwatch_dirs(struct unwatch *u, int at, int depth)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		scan_tick();
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			if (errno != ENOENT)
 				u->incomplete = 1;
@@ -1941,7 +1953,7 @@ static long add_name(struct watcher *w, size_t dir, const char *name, int kind)
 		say_full(w, "names", MAX_NAMES);
 		return -1;
 	}
-	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL };
+	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL, -1 };
 	if (!w->names[w->n_names].name)
 		return -1;
 	return (long)w->n_names++;
@@ -2156,6 +2168,95 @@ static int cover_pending(struct watcher *w, struct wname *nm, struct stat *st, c
 	return fd;
 }
 
+/* ---- covers ahead of their events, during a scan ------------------------
+ *
+ * While the watcher looks at what the command holds below a directory the
+ * host put at a denied name (held_below, unwatch_below: every task and
+ * every descriptor, round after round), it handles no other event. A
+ * command holding thousands of descriptors makes that take a second or
+ * more (tests/escape/1008), and a denied name the host replaced meanwhile
+ * (`aws configure` beside `mv ~/.ssh.new ~/.ssh`) stayed uncovered all
+ * that time, its new names seen by stat. So while such a scan runs, the
+ * queue is read every EARLY_MS, and a denied name that arrived (created or
+ * moved there) and is not covered is covered at once, the inode kept in
+ * the name's early. Its event is judged when its turn comes (arrival), on
+ * that inode: the window of its events and the places below it are looked
+ * at as they would have been, only the cover came sooner. */
+#define EARLY_MS 2
+
+static struct watcher *scanning; /* the watcher, while a scan runs */
+static struct timespec early_at;  /* when the queue was last read so */
+
+static void early_cover(struct watcher *w, struct wname *nm)
+{
+	struct stat st;
+	int fd = openat(w->dirs[nm->dir].fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return; /* gone again: its event says so in its turn */
+	if (fstat(fd, &st) != 0 || cover_fd(fd, S_ISDIR(st.st_mode) ? C_EMPTY : C_NULL) != 0) {
+		close(fd); /* covered in its turn, or the run stopped then */
+		return;
+	}
+	if (nm->early >= 0)
+		close(nm->early); /* replaced again since: the newer one is covered */
+	nm->early = fd;
+}
+
+static void early_covers(struct watcher *w)
+{
+	size_t off;
+
+	read_events(w);
+	off = w->qpos; /* after the read, which may move the queue to its start */
+	while (off + sizeof(struct inotify_event) <= w->qlen) {
+		const struct inotify_event *ev = event_at(w, off);
+		size_t next = off + event_size(ev);
+		char name[NAME_MAX + 1];
+		long k, n;
+
+		if (next > w->qlen)
+			break;
+		off = next;
+		if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)) || !ev->len || (k = find_dir_wd(w, ev->wd)) < 0)
+			continue;
+		snprintf(name, sizeof(name), "%s", ev->name);
+		n = find_name(w, (size_t)k, name);
+		if (n >= 0 && w->names[n].kind == W_DENY && !w->names[n].prot && !covered(w->dirs[k].fd, name))
+			early_cover(w, &w->names[n]);
+	}
+}
+
+static void scan_tick(void)
+{
+	struct timespec now;
+
+	if (!scanning)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - early_at.tv_sec) * 1000 + (now.tv_nsec - early_at.tv_nsec) / 1000000 < EARLY_MS)
+		return;
+	early_at = now;
+	early_covers(scanning);
+}
+
+/* The inode early_covers covered at nm ahead of this event, with its
+ * stat, while that cover still stands; -1 otherwise (the host replaced
+ * the name again since, which took the cover off: covered anew) */
+static int early_taken(struct watcher *w, struct wname *nm, struct stat *st)
+{
+	int fd = nm->early;
+
+	nm->early = -1;
+	if (fd < 0)
+		return -1;
+	if (!covered(w->dirs[nm->dir].fd, nm->name) || fstat(fd, st) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A file appeared at nm (replaced by rename, or created): cover it again
  * at once, then check the window (see watch.h). from: the offset of the
  * events after the one that told of it. suspect: the window is already
@@ -2191,9 +2292,10 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 	unsigned seen;
 	size_t mark;
 
-	if (covered(d->fd, nm->name))
+	fd = early_taken(w, nm, &st);
+	if (fd < 0 && covered(d->fd, nm->name))
 		fd = cover_pending(w, nm, &st, &s, &slen, iwd, &n_iwd);
-	else
+	else if (fd < 0)
 		fd = cover_now(w, nm, &st, &s, &slen, iwd, &n_iwd);
 	if (fd < 0)
 		return;
@@ -2234,6 +2336,11 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 			struct unwatch u;
 			int held, watched = 0;
 			char why[320];
+			struct timespec t0, t1;
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			scanning = w; /* other denied names covered meanwhile */
+			early_at = t0;
 
 			/* the places below it first, as soon as can be (a
 			 * process there sees each name the host makes); then
@@ -2270,6 +2377,12 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 				}
 				free(u.ino);
 			}
+			scanning = NULL;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (w->o->debug)
+				srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again; what the command "
+					      "holds below it looked at in %.0f ms", d->path, nm->name,
+					      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 			if (held == 1)
 				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
 					 "that process %ld %s before srt covered it again (%s)", who,
@@ -3392,8 +3505,8 @@ static void recheck_name(struct watcher *w, size_t i)
 		quarantine_file(w, nm->dir, nm->name, nm->prot);
 	else if (nm->pre)
 		return;
-	else if (nm->pending || !covered(w->dirs[nm->dir].fd, nm->name))
-		arrival(w, nm, w->qlen, 1, 0); /* pending: its newer file's event was lost */
+	else if (nm->pending || nm->early >= 0 || !covered(w->dirs[nm->dir].fd, nm->name))
+		arrival(w, nm, w->qlen, 1, 0); /* pending, early: its (newer file's) event was lost */
 	else
 		recheck_covered(w, nm);
 }
