@@ -1001,6 +1001,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
+			scan_tick();
 			/* a process not listed before is news even when it is
 			 * gone by the time it is looked at: the child it made
 			 * may have been too young for this list */
@@ -1302,6 +1303,7 @@ static int find_entry(const struct unwatch *u, int at, ino_t ino, int depth, cha
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		scan_tick();
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != u->dev)
 			continue;
 		if (st.st_ino == ino) {
@@ -1371,6 +1373,8 @@ static int task_unwatch(const char *task, void *arg)
 			long i;
 			int copy, dir;
 			char name[NAME_MAX + 1];
+
+			scan_tick(); /* a group may hold a million watches */
 
 			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) != 3 &&
 			    sscanf(line, "fanotify ino:%lx sdev:%lx mflags:%x mask:%x", &ino, &sdev, &mflags,
@@ -2181,11 +2185,16 @@ static int cover_pending(struct watcher *w, struct wname *nm, struct stat *st, c
  * moved there) and is not covered is covered at once, the inode kept in
  * the name's early. Its event is judged when its turn comes (arrival), on
  * that inode: the window of its events and the places below it are looked
- * at as they would have been, only the cover came sooner. */
+ * at as they would have been, only the cover came sooner. Each event is
+ * looked at once in a scan (an event read and passed over stays so: a
+ * cover taken off by a newer replacement comes with a newer event). The
+ * queue read so is bounded as every read of it is (QUEUE_MAX): past
+ * that, the rest waits in the kernel's queue for the scan to end. */
 #define EARLY_MS 2
 
 static struct watcher *scanning; /* the watcher, while a scan runs */
 static struct timespec early_at;  /* when the queue was last read so */
+static size_t early_rel;          /* the events looked at so far, from qpos */
 
 static void early_cover(struct watcher *w, struct wname *nm)
 {
@@ -2208,7 +2217,8 @@ static void early_covers(struct watcher *w)
 	size_t off;
 
 	read_events(w);
-	off = w->qpos; /* after the read, which may move the queue to its start */
+	/* after the read, which may move the queue to its start */
+	off = w->qpos + early_rel;
 	while (off + sizeof(struct inotify_event) <= w->qlen) {
 		const struct inotify_event *ev = event_at(w, off);
 		size_t next = off + event_size(ev);
@@ -2218,6 +2228,7 @@ static void early_covers(struct watcher *w)
 		if (next > w->qlen)
 			break;
 		off = next;
+		early_rel = off - w->qpos;
 		if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)) || !ev->len || (k = find_dir_wd(w, ev->wd)) < 0)
 			continue;
 		snprintf(name, sizeof(name), "%s", ev->name);
@@ -2341,6 +2352,7 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			scanning = w; /* other denied names covered meanwhile */
 			early_at = t0;
+			early_rel = 0;
 
 			/* the places below it first, as soon as can be (a
 			 * process there sees each name the host makes); then
@@ -2784,8 +2796,14 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 	int n, claude;
 
 	n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
-	if (n > 0 && (size_t)n < sizeof(path))
+	if (n > 0 && (size_t)n < sizeof(path)) {
+		/* the arrivals there read the queue, which moves it to its
+		 * start: from is kept relative to where it is read from */
+		size_t rel = from >= w->qpos ? from - w->qpos : 0;
+
 		parent_arrived(w, path);
+		from = w->qpos + rel;
+	}
 	k = find_name(w, dir, name);
 
 	if (k >= 0 && w->names[k].prot) {
@@ -3777,6 +3795,7 @@ static void finish(struct watcher *w)
 		w->want_dir_fd = 0;
 		w->dir_fd = -1;
 		w->written = NULL;
+		scanning = NULL; /* a scan that gave up: no covers ahead now */
 	}
 	if (w->end_step == 0) {
 		read_events(w);
