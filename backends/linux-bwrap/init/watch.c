@@ -128,8 +128,6 @@ struct wname {
 	const struct srt__protected *prot; /* a placeholder srt put at a protected
 					    * name the run made: arrivals there are
 					    * moved aside again */
-	int early;     /* W_DENY: the inode covered ahead of its event during a
-			* scan (early_covers), or -1 */
 };
 
 /* A file made during the run in a directory that holds a write-protected
@@ -384,7 +382,7 @@ static int memo_has(dev_t dev, ino_t ino, int add)
 }
 
 /* Called often by the scans below: now and then, covers the denied names
- * that arrived meanwhile (see early_covers) */
+ * that arrived meanwhile (see covers_ahead) */
 static void scan_tick(void);
 
 static int dir_below(int fd, dev_t dev, ino_t ino)
@@ -1591,6 +1589,13 @@ static int cover_fd(int fd, int how)
 	return srt__init_mount_copy_on(tree, target, &step);
 }
 
+/* What covers a denied name: its contents hidden, its kind kept (an empty
+ * directory for a directory, /dev/null for anything else) */
+static int deny_cover(mode_t mode)
+{
+	return S_ISDIR(mode) ? C_EMPTY : C_NULL;
+}
+
 /* Is name in dfd a mount point here (covered)? */
 static int covered(int dfd, const char *name)
 {
@@ -1957,7 +1962,7 @@ static long add_name(struct watcher *w, size_t dir, const char *name, int kind)
 		say_full(w, "names", MAX_NAMES);
 		return -1;
 	}
-	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL, -1 };
+	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL };
 	if (!w->names[w->n_names].name)
 		return -1;
 	return (long)w->n_names++;
@@ -2125,7 +2130,7 @@ static int cover_now(struct watcher *w, struct wname *nm, struct stat *st, char 
 			break;
 		}
 		if (nm->kind == W_DENY)
-			how = S_ISDIR(st->st_mode) ? C_EMPTY : C_NULL;
+			how = deny_cover(st->st_mode);
 		else
 			how = S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) ? C_SELF : C_NULL;
 		if (nm->kind == W_KEEP && S_ISREG(st->st_mode)) {
@@ -2181,44 +2186,79 @@ static int cover_pending(struct watcher *w, struct wname *nm, struct stat *st, c
  * more (tests/escape/1008), and a denied name the host replaced meanwhile
  * (`aws configure` beside `mv ~/.ssh.new ~/.ssh`) stayed uncovered all
  * that time, its new names seen by stat. So while such a scan runs, the
- * queue is read every EARLY_MS, and a denied name that arrived (created or
- * moved there) and is not covered is covered at once, the inode kept in
- * the name's early. Its event is judged when its turn comes (arrival), on
- * that inode: the window of its events and the places below it are looked
- * at as they would have been, only the cover came sooner. Each event is
- * looked at once in a scan (an event read and passed over stays so: a
- * cover taken off by a newer replacement comes with a newer event). The
- * queue read so is bounded as every read of it is (QUEUE_MAX): past
- * that, the rest waits in the kernel's queue for the scan to end. */
-#define EARLY_MS 2
+ * queue is read every AHEAD_MS, and a denied name that arrived (created or
+ * moved there) and is not covered is covered at once, and the inode is
+ * kept in the list of covers taken ahead. Its event is judged when its
+ * turn comes (arrival), on that inode: the window of its events and the
+ * places below it are looked at as they would have been, only the cover
+ * came sooner. Each event is looked at once in a scan (an event read and
+ * passed over stays so: a cover taken off by a newer replacement comes
+ * with a newer event). The queue read so is bounded as every read of it
+ * is (QUEUE_MAX): past that, the rest waits in the kernel's queue for the
+ * scan to end.
+ *
+ * A cover stays on the directory it covers, not on the name: the host may
+ * rename that directory (with its cover) onto another denied name, or put
+ * a newer one at the name, before the name's turn comes. So every
+ * directory covered ahead is looked at for what the command holds below
+ * it at its name's turn, wherever it is by then (deny_dir_check), not
+ * only the one still at the name: a cover that moved with its directory
+ * makes the name it reaches look covered already, and no other turn
+ * would look below it. Past AHEAD_MAX covers not yet judged, a name waits
+ * for its turn as before the covers ahead. */
+#define AHEAD_MS 2
+#define AHEAD_MAX 64
+
+static struct ahead {
+	int fd;      /* O_PATH of the inode covered */
+	size_t name; /* the name it was at (w->names) */
+} ahead[AHEAD_MAX];
+static size_t n_ahead;
 
 static struct watcher *scanning; /* the watcher, while a scan runs */
-static struct timespec early_at;  /* when the queue was last read so */
-static size_t early_rel;          /* the events looked at so far, from qpos */
+static struct timespec ahead_at;  /* when the queue was last read so */
+static size_t ahead_rel;          /* the events looked at so far, from qpos */
 
-static void early_cover(struct watcher *w, struct wname *nm)
+static void cover_ahead(struct watcher *w, struct wname *nm)
 {
 	struct stat st;
-	int fd = openat(w->dirs[nm->dir].fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
 
+	if (n_ahead == AHEAD_MAX)
+		return; /* covered in its turn */
+	fd = openat(w->dirs[nm->dir].fd, nm->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return; /* gone again: its event says so in its turn */
-	if (fstat(fd, &st) != 0 || cover_fd(fd, S_ISDIR(st.st_mode) ? C_EMPTY : C_NULL) != 0) {
+	if (fstat(fd, &st) != 0 || cover_fd(fd, deny_cover(st.st_mode)) != 0) {
 		close(fd); /* covered in its turn, or the run stopped then */
 		return;
 	}
-	if (nm->early >= 0)
-		close(nm->early); /* replaced again since: the newer one is covered */
-	nm->early = fd;
+	ahead[n_ahead].fd = fd;
+	ahead[n_ahead].name = (size_t)(nm - w->names);
+	n_ahead++;
+	if (w->o->debug)
+		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered ahead of its turn, during a scan",
+			      w->dirs[nm->dir].path, nm->name);
 }
 
-static void early_covers(struct watcher *w)
+/* Has nm covers taken ahead, not judged yet? */
+static int ahead_of(const struct watcher *w, const struct wname *nm)
+{
+	size_t i;
+
+	for (i = 0; i < n_ahead; i++)
+		if (ahead[i].name == (size_t)(nm - w->names))
+			return 1;
+	return 0;
+}
+
+static void covers_ahead(struct watcher *w)
 {
 	size_t off;
 
 	read_events(w);
 	/* after the read, which may move the queue to its start */
-	off = w->qpos + early_rel;
+	off = w->qpos + ahead_rel;
 	while (off + sizeof(struct inotify_event) <= w->qlen) {
 		const struct inotify_event *ev = event_at(w, off);
 		size_t next = off + event_size(ev);
@@ -2228,13 +2268,13 @@ static void early_covers(struct watcher *w)
 		if (next > w->qlen)
 			break;
 		off = next;
-		early_rel = off - w->qpos;
+		ahead_rel = off - w->qpos;
 		if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)) || !ev->len || (k = find_dir_wd(w, ev->wd)) < 0)
 			continue;
 		snprintf(name, sizeof(name), "%s", ev->name);
 		n = find_name(w, (size_t)k, name);
 		if (n >= 0 && w->names[n].kind == W_DENY && !w->names[n].prot && !covered(w->dirs[k].fd, name))
-			early_cover(w, &w->names[n]);
+			cover_ahead(w, &w->names[n]);
 	}
 }
 
@@ -2245,27 +2285,131 @@ static void scan_tick(void)
 	if (!scanning)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - early_at.tv_sec) * 1000 + (now.tv_nsec - early_at.tv_nsec) / 1000000 < EARLY_MS)
+	if ((now.tv_sec - ahead_at.tv_sec) * 1000 + (now.tv_nsec - ahead_at.tv_nsec) / 1000000 < AHEAD_MS)
 		return;
-	early_at = now;
-	early_covers(scanning);
+	ahead_at = now;
+	covers_ahead(scanning);
 }
 
-/* The inode early_covers covered at nm ahead of this event, with its
- * stat, while that cover still stands; -1 otherwise (the host replaced
- * the name again since, which took the cover off: covered anew) */
-static int early_taken(struct watcher *w, struct wname *nm, struct stat *st)
+/* The covers covers_ahead took at nm ahead of this event, out of the
+ * list: the newest one's inode, with its stat, while the name is covered
+ * (-1 otherwise: the host replaced the name again since, or moved the
+ * directory on with its cover; what is at the name now is covered anew),
+ * the others in older[] (*n_older). A mount at the name may be another
+ * directory's cover that moved there with it: then this inode is judged
+ * in place of the one there, which is judged at its own name's turn, so
+ * every inode covered ahead is looked at below once all the same. */
+static int ahead_taken(struct watcher *w, struct wname *nm, struct stat *st, int *older, size_t *n_older)
 {
-	int fd = nm->early;
+	size_t i, o = 0, k = (size_t)(nm - w->names);
+	int fd = -1;
 
-	nm->early = -1;
-	if (fd < 0)
-		return -1;
-	if (!covered(w->dirs[nm->dir].fd, nm->name) || fstat(fd, st) != 0) {
-		close(fd);
-		return -1;
+	*n_older = 0;
+	for (i = 0; i < n_ahead; i++) {
+		if (ahead[i].name != k) {
+			ahead[o++] = ahead[i];
+			continue;
+		}
+		if (fd >= 0)
+			older[(*n_older)++] = fd;
+		fd = ahead[i].fd;
+	}
+	n_ahead = o;
+	if (fd >= 0 && (!covered(w->dirs[nm->dir].fd, nm->name) || fstat(fd, st) != 0)) {
+		older[(*n_older)++] = fd;
+		fd = -1;
 	}
 	return fd;
+}
+
+/* A directory the host put at the denied name nm (fd, st), there still or
+ * moved on since with its cover: is a process of the command already below
+ * it, or watching it? Stops the run if so, or if that cannot be told. */
+static void deny_dir_check(struct watcher *w, struct wname *nm, int fd, const struct stat *st)
+{
+	struct wdir *d = &w->dirs[nm->dir];
+	long who = 0;
+	struct unwatch u;
+	int held, watched = 0;
+	char why[320];
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	scanning = w; /* other denied names covered meanwhile */
+	ahead_at = t0;
+	ahead_rel = 0;
+
+	/* the places below it first, as soon as can be (a process there
+	 * sees each name the host makes); then every name below it, which
+	 * the command may have made many of in the staged directory, for
+	 * the files held there and the watches on them */
+	held = held_below(st->st_dev, st->st_ino, NULL, &who);
+	if (!held) {
+		int walked = unwatch_walk(&u, fd, st);
+
+		if (walked == -2)
+			stop_run_for(w, "read", d->path, nm->name,
+				     "replaced on the host during the run, and srt could not learn "
+				     "its filesystem's device (no inotify instance or watch left "
+				     "for the watcher) to look at what the command holds there");
+		if (walked != 0)
+			stop_run_for(w, "read", d->path, nm->name,
+				     "replaced on the host during the run, and srt has no memory "
+				     "to look at what the command holds there");
+		held = held_below(st->st_dev, st->st_ino, &u, &who);
+		/* a file there with another name the command may have made
+		 * (or reach): what the host writes into it now is read
+		 * through that name */
+		if (!held && u.linked) {
+			free(u.ino);
+			stop_run_for(w, "read", d->path, nm->name,
+				     "replaced on the host during the run by a directory holding a "
+				     "file with another name (a hard link), through which the "
+				     "command would read what the host writes there");
+		}
+		if (!held) {
+			held = unwatch_below(&u, &who);
+			watched = 1;
+		}
+		free(u.ino);
+	}
+	scanning = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (w->o->debug)
+		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again; what the command "
+			      "holds below it looked at in %.0f ms", d->path, nm->name,
+			      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	if (held == 1)
+		snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
+			 "that process %ld %s before srt covered it again (%s)", who,
+			 watched ? "watched" : "had entered or opened",
+			 watched ? "its inotify or fanotify watch kept coming back"
+				 : "a cover does not reach below it, nor a file of it held open or "
+				   "mapped");
+	else if (held == 2)
+		snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
+			 "tell whether a process of the command is inside%s the new directory "
+			 "(process %ld: its /proc cannot be read, where it stands cannot be "
+			 "followed up to the root, it keeps making new processes, or the "
+			 "directory holds more than srt looks at)",
+			 watched ? " or watches" : "", who);
+	if (held)
+		stop_run_for(w, "read", d->path, nm->name, why);
+}
+
+/* The directories covered ahead at nm that are no longer the one there
+ * (moved on with their covers, or replaced): each looked at for what the
+ * command holds below it, as the one at the name is */
+static void older_checked(struct watcher *w, struct wname *nm, int *older, size_t n_older)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < n_older; i++) {
+		if (fstat(older[i], &st) == 0 && S_ISDIR(st.st_mode))
+			deny_dir_check(w, nm, older[i], &st);
+		close(older[i]);
+	}
 }
 
 /* A file appeared at nm (replaced by rename, or created): cover it again
@@ -2274,7 +2418,8 @@ static int early_taken(struct watcher *w, struct wname *nm, struct stat *st)
  * known to be unsafe (an overflow hid it). renamed: it arrived by a rename
  * (which opens nothing), so an open in the window was someone reading it;
  * a file created in place is opened by its creator, which inotify does
- * not tell from another reader.
+ * not tell from another reader. fd: the inode already covered at nm
+ * ahead of this turn (ahead_st its stat), or -1.
  *
  * A write-protected file is accepted as the host's only on evidence that
  * holds however slow the watcher is: its inode is watched before srt
@@ -2293,20 +2438,22 @@ static int early_taken(struct watcher *w, struct wname *nm, struct stat *st)
  * temporary file that srt gathers up to then; what the stretch showed of
  * the older file goes with it (the host tool may have read the older file
  * to write the newer one), and until then nothing is taken or put back. */
-static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspect, int renamed)
+static void judge_arrival(struct watcher *w, struct wname *nm, size_t from, int suspect, int renamed,
+			  int fd, const struct stat *ahead_st)
 {
 	struct wdir *d = &w->dirs[nm->dir];
 	char *s = NULL;
 	size_t slen = 0, n_iwd = 0, i;
 	struct stat st;
-	int fd, busy = 0, iwd[COVER_TRIES], last;
+	int busy = 0, iwd[COVER_TRIES], last;
 	unsigned seen;
 	size_t mark;
 
-	fd = early_taken(w, nm, &st);
-	if (fd < 0 && covered(d->fd, nm->name))
+	if (fd >= 0)
+		st = *ahead_st;
+	else if (covered(d->fd, nm->name))
 		fd = cover_pending(w, nm, &st, &s, &slen, iwd, &n_iwd);
-	else if (fd < 0)
+	else
 		fd = cover_now(w, nm, &st, &s, &slen, iwd, &n_iwd);
 	if (fd < 0)
 		return;
@@ -2337,81 +2484,12 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		if (iwd[i] >= 0 && iwd[i] != last && iwd[i] != nm->iwd)
 			inotify_rm_watch(w->ifd, iwd[i]);
 	if (nm->kind == W_DENY) {
-		long who = 0;
-
 		if (renamed && (seen & IN_OPEN))
 			violation(w, "read", d->path, nm->name,
 				  "replaced on the host during the run and opened before srt covered it again "
 				  "(by the command or by the host)");
-		if (S_ISDIR(st.st_mode)) {
-			struct unwatch u;
-			int held, watched = 0;
-			char why[320];
-			struct timespec t0, t1;
-
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			scanning = w; /* other denied names covered meanwhile */
-			early_at = t0;
-			early_rel = 0;
-
-			/* the places below it first, as soon as can be (a
-			 * process there sees each name the host makes); then
-			 * every name below it, which the command may have made
-			 * many of in the staged directory, for the files held
-			 * there and the watches on them */
-			held = held_below(st.st_dev, st.st_ino, NULL, &who);
-			if (!held) {
-				int walked = unwatch_walk(&u, fd, &st);
-
-				if (walked == -2)
-					stop_run_for(w, "read", d->path, nm->name,
-						     "replaced on the host during the run, and srt could not learn "
-						     "its filesystem's device (no inotify instance or watch left "
-						     "for the watcher) to look at what the command holds there");
-				if (walked != 0)
-					stop_run_for(w, "read", d->path, nm->name,
-						     "replaced on the host during the run, and srt has no memory "
-						     "to look at what the command holds there");
-				held = held_below(st.st_dev, st.st_ino, &u, &who);
-				/* a file there with another name the command may
-				 * have made (or reach): what the host writes into
-				 * it now is read through that name */
-				if (!held && u.linked) {
-					free(u.ino);
-					stop_run_for(w, "read", d->path, nm->name,
-						     "replaced on the host during the run by a directory holding a "
-						     "file with another name (a hard link), through which the "
-						     "command would read what the host writes there");
-				}
-				if (!held) {
-					held = unwatch_below(&u, &who);
-					watched = 1;
-				}
-				free(u.ino);
-			}
-			scanning = NULL;
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			if (w->o->debug)
-				srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again; what the command "
-					      "holds below it looked at in %.0f ms", d->path, nm->name,
-					      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-			if (held == 1)
-				snprintf(why, sizeof(why), "replaced on the host during the run by a directory "
-					 "that process %ld %s before srt covered it again (%s)", who,
-					 watched ? "watched" : "had entered or opened",
-					 watched ? "its inotify or fanotify watch kept coming back"
-						 : "a cover does not reach below it, nor a file of it held open or "
-						   "mapped");
-			else if (held == 2)
-				snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
-					 "tell whether a process of the command is inside%s the new directory "
-					 "(process %ld: its /proc cannot be read, where it stands cannot be "
-					 "followed up to the root, it keeps making new processes, or the "
-					 "directory holds more than srt looks at)",
-					 watched ? " or watches" : "", who);
-			if (held)
-				stop_run_for(w, "read", d->path, nm->name, why);
-		}
+		if (S_ISDIR(st.st_mode))
+			deny_dir_check(w, nm, fd, &st);
 		close(fd);
 		return;
 	}
@@ -2501,6 +2579,20 @@ static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspec
 		nm->have_snap = 1;
 	}
 	watch_inode(w, nm, fd, last);
+}
+
+/* See judge_arrival; first the covers taken ahead at nm (covers_ahead):
+ * the newest one's inode, still covered at the name, is the one judged,
+ * and the directories covered before it are looked at after. */
+static void arrival(struct watcher *w, struct wname *nm, size_t from, int suspect, int renamed)
+{
+	int older[AHEAD_MAX], fd;
+	size_t n_older;
+	struct stat st;
+
+	fd = ahead_taken(w, nm, &st, older, &n_older);
+	judge_arrival(w, nm, from, suspect, renamed, fd, &st);
+	older_checked(w, nm, older, n_older);
 }
 
 /* A write reached an inode srt covered again during the run: only a
@@ -3523,8 +3615,8 @@ static void recheck_name(struct watcher *w, size_t i)
 		quarantine_file(w, nm->dir, nm->name, nm->prot);
 	else if (nm->pre)
 		return;
-	else if (nm->pending || nm->early >= 0 || !covered(w->dirs[nm->dir].fd, nm->name))
-		arrival(w, nm, w->qlen, 1, 0); /* pending, early: its (newer file's) event was lost */
+	else if (nm->pending || ahead_of(w, nm) || !covered(w->dirs[nm->dir].fd, nm->name))
+		arrival(w, nm, w->qlen, 1, 0); /* pending, ahead: its (newer file's) event was lost */
 	else
 		recheck_covered(w, nm);
 }
@@ -3795,7 +3887,7 @@ static void finish(struct watcher *w)
 		w->want_dir_fd = 0;
 		w->dir_fd = -1;
 		w->written = NULL;
-		scanning = NULL; /* a scan that gave up: no covers ahead now */
+		scanning = NULL; /* a scan that gave up: the queue no longer read ahead */
 	}
 	if (w->end_step == 0) {
 		read_events(w);
@@ -3853,8 +3945,20 @@ static void run_watcher(struct watcher *w)
 
 	for (;;) {
 		struct pollfd p[3] = { { w->ifd, POLLIN, 0 }, { w->ctl, POLLIN, 0 }, { w->fan, POLLIN, 0 } };
-		struct timespec gap = left_until(&next);
-		int gathering = gap.tv_sec > 0 || gap.tv_nsec > 0;
+		struct timespec gap;
+		int gathering;
+
+		/* events already read from the kernel's queue and not handled:
+		 * read by a step that reads it before its own mark or ahead
+		 * during a scan (an arrival at setup, or in the check after lost
+		 * events once that check has passed the name). The kernel does
+		 * not wake the watcher for them: only a later event would (the
+		 * check's own listing of the watched directories makes one, a
+		 * run without them none). */
+		if (w->qpos + sizeof(struct inotify_event) <= w->qlen || w->overflow)
+			handle_queue(w);
+		gap = left_until(&next);
+		gathering = gap.tv_sec > 0 || gap.tv_nsec > 0;
 
 		if (gathering)
 			p[0].fd = p[2].fd = -1; /* poll(2) skips them: no wake-up per event */
