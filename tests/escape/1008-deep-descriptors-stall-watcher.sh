@@ -23,37 +23,19 @@ need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
 cat > "$WORK/probe.py" <<'PYEOF'
-import os, resource, sys
-from below import watch_aws
+import sys
+from below import hold_deep, watch_aws
 p, deep, aws = sys.argv[1], sys.argv[2], sys.argv[3]
 res = open(p + "/res", "a")
-soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-os.chdir(deep)
-for i in range(4000):
-    os.chdir("d")
-fd = os.open(".", os.O_PATH | os.O_DIRECTORY)
-n = 1
-for i in range(min(hard, 5000) - 64):
-    try:
-        os.dup(fd); n += 1
-    except OSError:
-        break
-res.write("fds %d\n" % n); res.flush()
+res.write("fds %d\n" % hold_deep(deep)); res.flush()
 open(p + "/in", "w").close()
 watch_aws(res, p, aws, 15)
 PYEOF
 S=$(fsjson s "$S0_FS")
-rm -rf "$HOME"/.ssh* "$P/in" "$P/res" "$P/aws-made" "$P/deep"
-mkdir -p "$P/deep"
+rm -rf "$HOME"/.ssh* "$P/in" "$P/res" "$P/aws-made"
 mkdir -p "$HOME/.ssh" "$HOME/.ssh.new"
 echo "$CANARY" > "$HOME/.ssh/id_canary"
-"$PY" -c '
-import os, sys
-os.chdir(sys.argv[1])
-for i in range(4000):
-    os.mkdir("d"); os.chdir("d")
-' "$P/deep"
+make_deep "$P/deep"
 srt__bg -s "$S" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P $P/deep $HOME/.aws"
 pid=$!
 stall_swap "$pid" 300

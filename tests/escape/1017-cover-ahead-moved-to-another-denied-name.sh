@@ -19,12 +19,10 @@ need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
 cat > "$WORK/probe.py" <<'PYEOF'
-import os, resource, sys, time
-from below import wait_marker
+import os, sys, time
+from below import hold_deep, wait_marker
 p, deep, stage = sys.argv[1], sys.argv[2], sys.argv[3]
 res = open(p + "/res", "a")
-soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 child = os.fork()
 if child == 0:
     # stands in the staged directory, and looks for the host's name there
@@ -44,30 +42,15 @@ if child == 0:
     res.write("done\n"); res.close()
     os._exit(0)
 wait_marker(p, "child-in", 200)
-os.chdir(deep)
-for i in range(4000):
-    os.chdir("d")
-fd = os.open(".", os.O_PATH | os.O_DIRECTORY)
-n = 1
-for i in range(min(hard, 5000) - 64):
-    try:
-        os.dup(fd); n += 1
-    except OSError:
-        break
-res.write("fds %d\n" % n); res.flush()
+res.write("fds %d\n" % hold_deep(deep)); res.flush()
 open(p + "/in", "w").close()
 os.waitpid(child, 0)
 PYEOF
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws","~/.aws.next"],"allowWrite":["."],"denyWrite":[]}')
-rm -rf "$HOME"/.ssh* "$HOME/.aws.next" "$HOME/aws-stage" "$P/in" "$P/child-in" "$P/res" "$P/aws-made" "$P/deep"
-mkdir -p "$P/deep" "$HOME/.ssh" "$HOME/.ssh.new" "$HOME/aws-stage" "$HOME/.aws"
+rm -rf "$HOME"/.ssh* "$HOME/.aws.next" "$HOME/aws-stage" "$P/in" "$P/child-in" "$P/res" "$P/aws-made"
+mkdir -p "$HOME/.ssh" "$HOME/.ssh.new" "$HOME/aws-stage" "$HOME/.aws"
 echo "$CANARY" > "$HOME/.ssh/id_canary"
-"$PY" -c '
-import os, sys
-os.chdir(sys.argv[1])
-for i in range(4000):
-    os.mkdir("d"); os.chdir("d")
-' "$P/deep"
+make_deep "$P/deep"
 srt__bg --debug -s "$S" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P $P/deep $HOME/aws-stage"
 pid=$!
 wait_for "$P/in" 300 || diag "the probe did not start: $(cat "$WORK/bg.out")"

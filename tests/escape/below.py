@@ -8,6 +8,7 @@ lib.sh) look for; the canary itself is looked for by no_leak. A command
 that puts something of its own at the parent of a denied name while the
 host moves that parent away (0968 to 0971) spins on the call."""
 import os
+import resource
 import struct
 import time
 
@@ -93,6 +94,28 @@ def note_inotify(res, ifd, each=False):
             res.write("event %s\n" % name)
         buf = buf[16 + ln:]
     res.flush()
+
+
+def hold_deep(deep, most=5000):
+    """1008, 1017: go down the 4,000 levels make_deep (lib.sh) made below
+    deep and hold as many descriptors of the last directory as the
+    open-file limit allows, up to most: each is walked up by ".." in the
+    watcher's scan, which makes the scan last most of a second. Returns
+    how many are held."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    os.chdir(deep)
+    for _ in range(4000):
+        os.chdir("d")
+    fd = os.open(".", os.O_PATH | os.O_DIRECTORY)
+    n = 1
+    for _ in range(min(hard, most) - 64):
+        try:
+            os.dup(fd)
+            n += 1
+        except OSError:
+            break
+    return n
 
 
 def watch_aws(res, p, aws, seconds):

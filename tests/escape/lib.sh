@@ -337,6 +337,18 @@ requests_for() {
 # the batch file requests of the project directory.
 proxy_batch() { srt__run "$@" -c "/usr/bin/python3 $CLIENT batch < requests"; }
 
+# make_deep DIR (1008, 1017): a chain of 4,000 directories "d" below DIR,
+# which below.py's hold_deep goes down
+make_deep() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	"$PY" -c '
+import os, sys
+os.chdir(sys.argv[1])
+for i in range(4000):
+    os.mkdir("d"); os.chdir("d")
+' "$1"
+}
 # stall_swap PID TENTHS (1007, 1008): once the probe of the srt PID has
 # touched $P/in, the host moves ~/.ssh.new onto the denied ~/.ssh, and a
 # fifth of a second later, while the watcher is still busy with the first
