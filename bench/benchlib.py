@@ -299,6 +299,10 @@ ROWS = [
     ("build.notify.cpu", "the same build outside, every open sent to a supervisor that answers at once (bench/notifyfloor.c): the floor of any observer of each open", "ms", "build.out.cpu", "outside", None, None),
     ("realbuild.nodeny.cpu", "make -j2 of this tree (--only realbuild), allowWrite the tree: CPU time of the whole tree", "ms", "realbuild.out.cpu", "outside", "ratio_le", 1.05),
     ("realbuild.deny.cpu", "the same with denyRead (read violations observed and reported): CPU time", "ms", "realbuild.out.cpu", "outside", "ratio_le", 1.05),
+    ("realbuild.notify.cpu", "the same build outside, every open sent to a supervisor that answers at once (bench/notifyfloor.c): the floor of any observer of each open", "ms", "realbuild.out.cpu", "outside", None, None),
+    ("realbuild.nodeny.paired", "make -j2, allowWrite: the median of the per-round CPU time ratios", "x", None, "", "le", 1.05),
+    ("realbuild.deny.paired", "make -j2, denyRead: the median of the per-round CPU time ratios", "x", None, "", "le", 1.05),
+    ("realbuild.notify.paired", "make -j2 under a supervisor answering each open at once: the median of the per-round ratios", "x", None, "", None, None),
     ("open.root.us", "CPU time of one open (whole tree), srt, file in the write root (bench/opencost.c)", "us", "open.out.us", "outside", None, None),
     ("open.other.us", "CPU time of one open, srt, file outside the write roots", "us", "open.out.us", "outside", None, None),
     ("open.deny.us", "CPU time of one open, srt with denyRead (the read observer), file in the write root", "us", "open.out.us", "outside", None, None),
@@ -318,6 +322,7 @@ CEILINGS = {
     "tput.connect.mibs": "tput.floor.mibs",
     "conc.rps": "conc.floor.rps",
     "build.deny.cpu": "build.notify.cpu",
+    "realbuild.deny.cpu": "realbuild.notify.cpu",
 }
 
 
