@@ -132,6 +132,26 @@ check "allowed work: the write happened on the host" test "$(cat "$WORK/proj/kep
 check "allowed work: no event ($(events "$WORK/v7" | tr '\n' '|'))" test "$(nlines "$WORK/v7")" = 0
 check "allowed work: no summary" test -z "$(grep 'the sandbox denied' "$WORK/err7")"
 
+# --- the status flags of a file the monitor opens for the command ------------
+# With denyRead the monitor makes every open itself and hands the file over;
+# a regular file is opened O_NONBLOCK (a lease must not make it wait) and
+# the flag taken off again, so what F_GETFL shows must be what was asked
+cat > "$WORK/flags.py" <<'PYEOF'
+import fcntl, os
+keep = os.O_APPEND | os.O_NONBLOCK | os.O_NOATIME | os.O_DIRECT
+open("flags.txt", "w").write("x" * 4096)
+for name, fl in (("rd", os.O_RDONLY), ("rd-nonblock", os.O_RDONLY | os.O_NONBLOCK),
+                 ("wr-append", os.O_WRONLY | os.O_APPEND), ("rdwr", os.O_RDWR),
+                 ("rd-noatime", os.O_RDONLY | os.O_NOATIME)):
+    fd = os.open("flags.txt", fl)
+    print(name, oct(fcntl.fcntl(fd, fcntl.F_GETFL) & keep))
+    os.close(fd)
+PYEOF
+out=$(srt__run -s "$S" --quiet -c "$PY $WORK/flags.py" 2>&1 | tr '\n' ' ')
+check "status flags of handed-over files: as asked ($out)" \
+	test "$out" = "rd 0o0 rd-nonblock $(printf '0o%o' 2048) wr-append $(printf '0o%o' 1024) rdwr 0o0 rd-noatime $(printf '0o%o' 262144) "
+rm -f "$WORK/proj/flags.txt"
+
 # --- the monitor changes no outcome -----------------------------------------
 # The same probes with the monitor (plain run) and without it (a listener
 # above srt makes the kernel refuse ours): same messages, same errnos.
