@@ -1925,16 +1925,17 @@ static int open_later(int listener, int send_flag, uint64_t id, int obj, int fla
 	return 1;
 }
 
-/* The file status flags F_SETFL sets (the others it ignores). */
+/* The file status flags F_SETFL acts on (O_ASYNC through the file's
+ * fasync); it leaves every other bit as the open set it. */
 #define SETFL_FLAGS (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME | O_NONBLOCK)
 
 /* A regular file opened at once, or -2 when another process holds a lease
  * on it (the open would wait until the lease is given back or broken, up
  * to /proc/sys/fs/lease-break-time: open_later finishes it), or -1. The
  * O_NONBLOCK that keeps the open from waiting is then taken off again: the
- * status flags are set to the ones the open was asked for, which are what
- * F_GETFL would give back less O_NONBLOCK (one system call, not two, on
- * every read open the read observer makes). */
+ * bits F_SETFL acts on are set to the ones the open was asked for, which
+ * is what F_GETFL would give back in those bits less O_NONBLOCK (one system
+ * call, not two, on every read open the read observer makes). */
 static int lease_open(const char *self, int flags)
 {
 	int f = open(self, flags | O_NONBLOCK);
