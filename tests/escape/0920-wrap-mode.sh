@@ -9,7 +9,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-WRAP_RUN="$top_builddir/tests/helpers/wrap-run"
+WRAP_RUN=$(libtool_binary "$top_builddir/tests/helpers/wrap-run")
 if [ ! -x "$WRAP_RUN" ]; then
 	plan 1; skip "wrap-run not built"; exit 0
 fi

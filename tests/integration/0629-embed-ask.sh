@@ -11,7 +11,7 @@
 N=13
 need_bwrap_sandbox
 plan $N
-ASK_RUN="$top_builddir/tests/helpers/ask-run"
+ASK_RUN=$(libtool_binary "$top_builddir/tests/helpers/ask-run")
 if [ ! -x "$ASK_RUN" ] || ! command -v curl >/dev/null 2>&1; then
 	for i in $(seq $N); do skip "ask-run not built or curl missing"; done
 	exit 0

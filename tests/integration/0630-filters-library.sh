@@ -12,7 +12,7 @@
 N=8
 need_bwrap_sandbox
 plan $N
-FILTER_RUN="$top_builddir/tests/helpers/filter-run"
+FILTER_RUN=$(libtool_binary "$top_builddir/tests/helpers/filter-run")
 if [ ! -x "$FILTER_RUN" ] || ! command -v curl >/dev/null 2>&1; then
 	for i in $(seq $N); do skip "filter-run not built or curl missing"; done
 	exit 0

@@ -25,6 +25,14 @@ TESTDIR=$(cd "$(dirname "$0")" && pwd)
 #   BACKEND          the linux-bwrap module; BACKEND_LL the linux-landlock one
 #   INIT_HELPER      srt-linux-init; LL_HELPER srt-landlock-exec
 #   MODULE_TREE      a directory holding the modules' helpers
+# libtool_binary PROGRAM: in a build tree (SRT_LIBS set, see below), the
+# binary libtool's wrapper script PROGRAM runs (DIR/.libs/NAME); else, or
+# when PROGRAM is not a wrapper, PROGRAM itself
+libtool_binary() {
+	local real
+	real="$(dirname "$1")/.libs/$(basename "$1")"
+	if [ -n "$SRT_LIBS" ] && [ -x "$real" ]; then echo "$real"; else echo "$1"; fi
+}
 if [ -n "${SRT_TEST_SRT:-}" ]; then
 	SRT=$SRT_TEST_SRT
 	SRT_REAL=$SRT
@@ -35,10 +43,18 @@ if [ -n "${SRT_TEST_SRT:-}" ]; then
 	LL_HELPER="$SRT_TEST_MODULES/srt-landlock-exec"
 	MODULE_TREE=$SRT_TEST_MODULES
 else
-	SRT="$top_builddir/srt"
-	SRT_REAL=$SRT
-	[ -x "$top_builddir/.libs/srt" ] && SRT_REAL="$top_builddir/.libs/srt"
 	SRT_LIBS="$top_builddir/.libs"
+	# In a build tree the programs linked with libsrt (srt, the helpers
+	# wrap-run, filter-run, ask-run) are libtool's wrapper scripts: each
+	# only puts .libs first on LD_LIBRARY_PATH and execs the binary in
+	# .libs, but with four execs and a dozen forks on the way, about
+	# 100 ms a run here, paid by every one of the suite's thousands of srt
+	# runs. The scripts run the binaries themselves (libtool_binary) with
+	# that LD_LIBRARY_PATH exported, so that srt and its children see
+	# what they saw under the wrapper.
+	export LD_LIBRARY_PATH="$SRT_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	SRT=$(libtool_binary "$top_builddir/srt")
+	SRT_REAL=$SRT
 	BACKEND="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
 	BACKEND_LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 	INIT_HELPER="$top_builddir/backends/linux-bwrap/srt-linux-init"
