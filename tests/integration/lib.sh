@@ -47,11 +47,11 @@ else
 	# In a build tree the programs linked with libsrt (srt, the helpers
 	# wrap-run, filter-run, ask-run) are libtool's wrapper scripts: each
 	# only puts .libs first on LD_LIBRARY_PATH and execs the binary in
-	# .libs, but with four execs and a dozen forks on the way, about
-	# 100 ms a run here, paid by every one of the suite's thousands of srt
-	# runs. The scripts run the binaries themselves (libtool_binary) with
-	# that LD_LIBRARY_PATH exported, so that srt and its children see
-	# what they saw under the wrapper.
+	# .libs, but with four execs and a dozen forks on the way: about
+	# 100 ms of CPU a run on a 2-CPU test machine, paid by every srt run
+	# of every pass. The scripts run the binaries themselves
+	# (libtool_binary) with that LD_LIBRARY_PATH exported, so that srt
+	# and its children find the same libraries as under the wrapper.
 	export LD_LIBRARY_PATH="$SRT_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	SRT=$(libtool_binary "$top_builddir/srt")
 	SRT_REAL=$SRT
