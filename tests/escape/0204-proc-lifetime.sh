@@ -51,7 +51,7 @@ attempt K11 "missing bwrap: exit 1 and the command did not run (rc=$rc)" test "$
 rm -f "$WORK/ran"
 # the binary itself, not libtool's wrapper script (which needs PATH)
 LD_LIBRARY_PATH="$SRT_LIBS${LD_LIBRARY_PATH:+${SRT_LIBS:+:}$LD_LIBRARY_PATH}" PATH="/nonexistent" \
-	/usr/bin/timeout -k 5 30 "$SRT_REAL" --backend="$BACKEND" -s "$S" -c "/usr/bin/touch '$WORK/ran'" >/dev/null 2>&1; rc=$?
+	/usr/bin/timeout -k 5 30 "$SRT" --backend="$BACKEND" -s "$S" -c "/usr/bin/touch '$WORK/ran'" >/dev/null 2>&1; rc=$?
 attempt K11 "no bwrap on PATH: exit 1 and the command did not run (rc=$rc)" test ! -e "$WORK/ran" -a "$rc" = 1
 
 # a bwrap planted by an earlier sandboxed run in a write root on PATH (as

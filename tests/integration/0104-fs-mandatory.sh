@@ -128,8 +128,8 @@ if command -v strace >/dev/null 2>&1; then
 	forks() { # settings: clones of srt's process without CLONE_VM
 		(unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR
 		 timeout -k 5 30 strace -f -qq -e trace=execve,clone,clone3,fork -o "$WORK/st.txt" \
-			env LD_LIBRARY_PATH="$SRT_LIBS" "$SRT_REAL" --backend="$BACKEND" -s "$1" -c true) >/dev/null 2>&1
-		awk -v srt="$SRT_REAL" '
+			env LD_LIBRARY_PATH="$SRT_LIBS" "$SRT" --backend="$BACKEND" -s "$1" -c true) >/dev/null 2>&1
+		awk -v srt="$SRT" '
 			$2 ~ /^execve\(/ && index($2, "\"" srt "\"") == 8 && / = 0$/ { me = $1 }
 			me != "" && $1 == me && ($2 ~ /^(clone|clone3)\(/ && !/CLONE_VM/ || $2 ~ /^fork\(/) { n++ }
 			END { print (me == "" ? "none" : n + 0) }' "$WORK/st.txt"

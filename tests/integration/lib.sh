@@ -19,9 +19,8 @@ TESTDIR=$(cd "$(dirname "$0")" && pwd)
 # backend modules and their helpers (tests/packages/installed.sh runs the
 # scripts against the Debian packages that way). The test helpers
 # (sysprobe, escape-sys, ...) always come from the build tree.
-#   SRT              the srt command
+#   SRT              the srt binary (never libtool's wrapper script)
 #   SRT_LIBS         what LD_LIBRARY_PATH the real binary needs (build tree)
-#   SRT_REAL         the binary itself (not libtool's wrapper script)
 #   BACKEND          the linux-bwrap module; BACKEND_LL the linux-landlock one
 #   INIT_HELPER      srt-linux-init; LL_HELPER srt-landlock-exec
 #   MODULE_TREE      a directory holding the modules' helpers
@@ -35,7 +34,6 @@ libtool_binary() {
 }
 if [ -n "${SRT_TEST_SRT:-}" ]; then
 	SRT=$SRT_TEST_SRT
-	SRT_REAL=$SRT
 	SRT_LIBS=
 	BACKEND="$SRT_TEST_MODULES/linux_bwrap.so"
 	BACKEND_LL="$SRT_TEST_MODULES/linux_landlock.so"
@@ -54,7 +52,6 @@ else
 	# and its children find the same libraries as under the wrapper.
 	export LD_LIBRARY_PATH="$SRT_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	SRT=$(libtool_binary "$top_builddir/srt")
-	SRT_REAL=$SRT
 	BACKEND="$top_builddir/backends/linux-bwrap/.libs/linux_bwrap.so"
 	BACKEND_LL="$top_builddir/backends/linux-landlock/.libs/linux_landlock.so"
 	INIT_HELPER="$top_builddir/backends/linux-bwrap/srt-linux-init"
