@@ -16,7 +16,7 @@ TESTDIR=$(cd "$(dirname "$0")" && pwd)
 
 # The srt under test: the build tree's, or an installed copy when
 # SRT_TEST_SRT names its srt and SRT_TEST_MODULES the directory of its
-# backend modules and their helpers (tests/packages/installed.sh runs the
+# backend modules and their helpers (tests/packages/check.sh runs the
 # scripts against the Debian packages that way). The test helpers
 # (sysprobe, escape-sys, ...) always come from the build tree.
 #   SRT              the srt binary (never libtool's wrapper script)
