@@ -29,7 +29,14 @@ L2=$!
 socat -u "UNIX-RECV:$DSOCK" "OPEN:$WORK/got-dgram,creat,append" 2>/dev/null &
 L3=$!
 trap 'kill $L1 $L2 $L3 2>/dev/null; _cleanup' EXIT
-for i in $(seq 50); do [ -S "$SOCK" ] && [ -S "$DSOCK" ] && break; sleep 0.1; done
+# wait for all three: the abstract name has no file, so it is looked for in
+# /proc/net/unix (a probe sent before socat listens finds nobody, and the
+# control below would fail for a reason that is not the sandbox's)
+abstract_listening() { grep -q " @$ABS\$" /proc/net/unix; }
+for i in $(seq 50); do
+	[ -S "$SOCK" ] && [ -S "$DSOCK" ] && abstract_listening && break
+	sleep 0.1
+done
 
 # the listeners work from the host (else the checks below prove nothing)
 "$P" connect-abstract "$ABS" >/dev/null
