@@ -26,7 +26,8 @@ os.mkdir(mine)
 open(p + "/ready", "w").close()
 made = False
 end = time.time() + 10
-while not made and time.time() < end:
+# until the host has made the directory again (then the name is taken)
+while not made and time.time() < end and not os.path.exists(p + "/written"):
     for _ in range(1000):
         try:
             os.symlink(mine, ssh)

@@ -23,7 +23,7 @@ mine = os.path.join(p, "cfg")
 os.mkdir(mine)
 res = open(p + "/res", "a")
 open(p + "/ready", "w").close()
-made, err = spin(lambda: os.symlink(mine, cfg))
+made, err = spin(lambda: os.symlink(mine, cfg), until=p + "/written")
 res.write("linked\n" if made else "not-linked %s\n" % err)
 wait_marker(p, tenths=100)
 try:

@@ -27,7 +27,7 @@ open(mine + "/gh/.mine", "w").close()
 
 res = open(p + "/res", "a")
 open(p + "/ready", "w").close()
-made, err = spin(lambda: os.rename(mine, cfg))
+made, err = spin(lambda: os.rename(mine, cfg), until=p + "/written")
 res.write("renamed\n" if made else "not-moved %s\n" % err)
 wait_marker(p, tenths=100)
 time.sleep(0.2)

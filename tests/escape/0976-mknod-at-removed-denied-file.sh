@@ -24,8 +24,14 @@ os.umask(0)
 res = open(p + "/res", "a")
 open(p + "/ready", "w").close()
 made, err = False, None
-end = time.time() + 10
+end, look = time.time() + 10, 0
 while not made and time.time() < end:
+    # until the host has appended (its append made the file: the name is
+    # taken); looked for every 50 ms, so as not to slow the spin
+    if time.time() >= look:
+        if os.path.exists(p + "/written"):
+            break
+        look = time.time() + 0.05
     try:
         if how == "mknod":
             os.mknod(n, 0o100666)
@@ -55,7 +61,7 @@ else
 	diag "creat(2) is not tried: the probe calls it by its x86_64 number, this machine is $(uname -m)"
 fi
 for how in $hows; do
-	rm -f "$HOME/.netrc" "$P/ready" "$P/res"
+	rm -f "$HOME/.netrc" "$P/ready" "$P/res" "$P/written"
 	echo "machine old password old" > "$HOME/.netrc"
 	chmod 600 "$HOME/.netrc"
 	srt__bg -s "$S" -c "$PY $WORK/probe.py $P $how"
@@ -65,6 +71,7 @@ for how in $hows; do
 	rm -f "$HOME/.netrc"
 	sleep 0.3
 	echo "machine example.com password $CANARY" >> "$HOME/.netrc"
+	touch "$P/written"
 	end_bg "$pid"
 	diag "res: $(tr '\n' ' ' < "$P/res" 2>/dev/null)" "srt: $(tr '\n' ' ' < "$WORK/bg.out" | cut -c1-300)"
 	diag "host ~/.netrc after the run: $(ls -l "$HOME/.netrc" 2>&1)"

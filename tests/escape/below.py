@@ -22,17 +22,26 @@ def wait_marker(p, name="written", tenths=200):
     return False
 
 
-def spin(fn, seconds=10):
-    """Call fn until it does not raise OSError, for up to seconds: (True,
+def spin(fn, seconds=10, until=None):
+    """Call fn until it does not raise OSError, for up to seconds, or until
+    the file until exists (the host's marker that its last step is done:
+    the name is taken again, so no later call can succeed; looked for
+    every 50 ms, not between calls, so as not to slow the spin): (True,
     None) once it did, else (False, the last error)."""
-    end = time.time() + seconds
+    now = time.time()
+    end, look = now + seconds, now
     err = None
-    while time.time() < end:
+    while now < end:
         try:
             fn()
             return True, None
         except OSError as e:
             err = e
+        now = time.time()
+        if until and now >= look:
+            if os.path.exists(until):
+                break
+            look = now + 0.05
     return False, err
 
 
