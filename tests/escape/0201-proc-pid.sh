@@ -64,8 +64,7 @@ attempt K1 "/proc/1/environ and /proc/1/mem refused" \
 	sh -c "grep -q '^proc1-environ errno=' '$WORK/out' && ! grep -q mem-open '$WORK/out'"
 MARK="srt-esc-$$-$RANDOM"
 srt__run -s "$S" -c "kill -KILL 1; kill -STOP 1; sleep 0.2; (exec -a $MARK sleep 30) & sleep 0.3; exit 3" >/dev/null 2>&1; rc=$?
-sleep 0.3
-attempt K10 "signalling the helper leaves no sandboxed process behind (rc=$rc)" test -z "$(pgrep -f "$MARK")"
+attempt K10 "signalling the helper leaves no sandboxed process behind (rc=$rc)" gone "$MARK"
 for p in $(pgrep -f "$MARK"); do kill -KILL "$p"; done
 
 # K3: setuid and file-capability programs give nothing (no_new_privs)

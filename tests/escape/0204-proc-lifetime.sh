@@ -11,7 +11,6 @@ need_bwrap
 P="$WORK/proj"
 S=$(fsjson s0 "$S0_FS")
 MARK="srt-esc-$$-$RANDOM"
-gone() { local i; for i in $(seq 30); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
 reap() { local p; for p in $(pgrep -f "$1"); do kill -KILL "$p" 2>/dev/null; done; }
 
 # every detaching trick at once; each daemon is named after MARK
@@ -25,7 +24,8 @@ for s in range(1, 32):
     try: signal.signal(s, signal.SIG_IGN)
     except (OSError, ValueError): pass
 os.execvp(\"sleep\", [\"$MARK-pgrp\", \"120\"])' </dev/null >/dev/null 2>&1 &
-	disown -a; sleep 0.5"
+	disown -a
+	for i in \$(seq 100); do [ \$(pgrep -f '^$MARK-' | wc -l) -ge 4 ] && break; sleep 0.1; done"
 srt__run -s "$S" -c "$daemons; pgrep -f '^$MARK-' | wc -l > started; exit 7" >/dev/null 2>&1; rc=$?
 attempt K10 "exit status passes through (rc=$rc)" test "$rc" = 7
 started_and_gone() { [ "$(cat "$P/started" 2>/dev/null)" -ge 4 ] 2>/dev/null && gone "$MARK"; }

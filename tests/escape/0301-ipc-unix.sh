@@ -54,7 +54,7 @@ listen abstract "$ABS" "$WORK/abs.log"; listen fifo "$FIFO" "$WORK/fifo.log"
 
 # control: the listeners do log a host client (else the checks prove nothing)
 "$PY" -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('$A'); s=socket.socket(socket.AF_UNIX); s.connect('\0$ABS')"
-sleep 0.3
+for i in $(seq 50); do [ -s "$WORK/a.log" ] && [ -s "$WORK/abs.log" ] && break; sleep 0.1; done
 attempt I1 "control: the host's own clients are logged" test -s "$WORK/a.log" -a -s "$WORK/abs.log"
 rm -f "$WORK/a.log" "$WORK/abs.log"
 

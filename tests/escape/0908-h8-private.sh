@@ -88,7 +88,7 @@ net() { printf '{"allowedDomains":["*.corp.test","db.corp.test","10.99.0.2:%s"],
 
 # control: the local routes answer (a direct connection from the host side)
 "$PY" -c "import socket,sys; socket.create_connection(('10.99.0.9', $PORT), timeout=3).close()" 2>/dev/null
-sleep 0.2
+for i in $(seq 50); do [ "$(reached 10.99.0.9)" -ge 1 ] && break; sleep 0.1; done
 attempt H8 "control: the namespace's private range reaches the listener ($(reached 10.99.0.9))" \
 	test "$(reached 10.99.0.9)" -ge 1
 

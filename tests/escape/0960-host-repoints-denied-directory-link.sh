@@ -25,7 +25,9 @@ cat > "$WORK/probe.sh" <<'EOF2'
 p=$1
 touch "$p/ready"
 for i in $(seq 100); do [ -e "$p/switched" ] && break; sleep 0.05; done
-sleep 0.5
+# up to 5 s for the watcher to act on the new link (a loaded machine is
+# slow to), then look
+for i in $(seq 100); do ls -a "$HOME/.ssh/" 2>/dev/null | grep -q id_new || break; sleep 0.05; done
 ls -a "$HOME/.ssh/" 2>/dev/null | grep -q id_new && echo "ls-sees-name" >> "$p/res"
 cat "$HOME/.ssh/id_new" 2>/dev/null >> "$p/res"
 cat "$HOME/.ssh/id_canary" 2>/dev/null >> "$p/res"

@@ -15,7 +15,8 @@ cat > "$WORK/probe.sh" <<'EOF2'
 p=$1 d=$2 mode=$3
 touch "$p/ready"
 for i in $(seq 100); do [ -e "$p/swapped" ] && break; sleep 0.05; done
-sleep 0.5
+# up to 5 s for the cover to come (a loaded machine is slow to), then look
+for i in $(seq 100); do stat "$d/hosts.yml" >/dev/null 2>&1 || break; sleep 0.05; done
 stat "$d/hosts.yml" >/dev/null 2>&1 && echo "stat-sees-name" >> "$p/res"
 ls -a "$d" 2>/dev/null | grep -q hosts.yml && echo "ls-sees-name" >> "$p/res"
 cat "$d/hosts.yml" 2>/dev/null >> "$p/res"

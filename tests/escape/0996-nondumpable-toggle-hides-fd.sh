@@ -58,7 +58,7 @@ for try in $(seq 8); do
 	wait_for "$U/home/proj/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 	sleep 0.3
 	as_user "$as" mv "$U/home/stage" "$U/home/.ssh" # a tool's `mv ~/.ssh.new ~/.ssh`
-	sleep 0.5 # the watcher's cover is on it by now
+	settle_watch "$pid"
 	as_user "$as" sh -c "echo 'SECRET-$CANARY' > '$U/home/.ssh/host-made-name'"
 	touch "$U/home/proj/made"
 	for i in $(seq 100); do [ -e "$U/home/proj/done" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

@@ -68,7 +68,7 @@ wait_for "$P/ready" 300 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 wait_for "$P/in" 100 || diag "the probe did not get to the bottom: $(cat "$P/res" 2>/dev/null)"
 mv "$HOME/.ssh" "$HOME/.ssh.old"
 mv "$HOME/.ssh.new" "$HOME/.ssh"
-sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
+settle_watch "$pid"
 echo "SECRET-$CANARY" > "$HOME/.ssh/sub/host-made-name"
 touch "$P/written"
 end_bg "$pid" 150

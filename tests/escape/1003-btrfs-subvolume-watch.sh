@@ -95,7 +95,7 @@ for how in watch subvol mmap; do
 	wait_for "$P/in" 50 || diag "the probe did not get its $how: $(cat "$P/res" 2>/dev/null)"
 	mv "$HOME/.ssh" "$HOME/.ssh.old"
 	mv "$HOME/.ssh.new" "$HOME/.ssh"
-	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
+	settle_watch "$pid"
 	if [ "$how" = mmap ]; then
 		printf 'SECRET-%s' "$CANARY" | dd of="$HOME/.ssh/known_hosts" conv=notrunc status=none
 	else

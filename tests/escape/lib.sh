@@ -112,6 +112,10 @@ unprivileged_setup() {
 # as_user USER COMMAND...: COMMAND as USER, or as the caller when USER is empty
 as_user() { local u=$1; shift; if [ -n "$u" ]; then runuser -u "$u" -- "$@"; else "$@"; fi; }
 wait_for() { local i; for i in $(seq "${2:-100}"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+# gone PATTERN: no host process has PATTERN in its command line, within 5 s
+# (srt returns before the killed processes of its sandbox are reaped; on a
+# loaded machine that takes a while)
+gone() { local i; for i in $(seq 50); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
 # end_bg PID [TENTHS]: wait up to TENTHS tenths of a second (100) for the
 # background srt PID to end by itself, then end it and reap it
 end_bg() {
@@ -148,11 +152,21 @@ below_run() {
 	mv "$HOME/.ssh.new" "$HOME/.ssh"
 	below_host_writes "$pid"
 }
+# settle_watch PID: after the host's swap, wait until srt PID has ended or
+# 2 s have passed. That is the time the watcher gets to cover the new
+# ~/.ssh and end its scan for processes already below it: a fixed 0.5 s
+# was seen to be too short beside the sanitizer pass (see 1002). A run that
+# srt stops ends here at once, so a passing case does not wait; a run that
+# goes on is looked at after the full 2 s, as before on a slower clock.
+settle_watch() {
+	local i
+	for i in $(seq 20); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+}
 # below_host_writes PID: the host's file in the new ~/.ssh (or in the
 # directory BELOW_WRITE names below $HOME) once the watcher's cover is on
 # it, the marker, and the end of srt PID
 below_host_writes() {
-	sleep 0.5 # the watcher's cover is on the new ~/.ssh by now
+	settle_watch "$1"
 	echo "SECRET-$CANARY" > "$HOME/${BELOW_WRITE:-.ssh}/host-made-name"
 	touch "$P/written"
 	end_bg "$1" 150

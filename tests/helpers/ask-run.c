@@ -4,7 +4,7 @@
  * ANSWERS is a comma-separated list of HOST:PORT=ACTION, ACTION one of
  *   allow            answered inside the callback
  *   later            allowed from another thread 300 ms later
- *   slow             allowed from another thread 1.5 s later
+ *   slow             allowed from another thread 4 s later
  *   remember         allowed and remembered
  *   deny[:REASON]    denied (with the reason, as given)
  *   fail             the callback returns an error
@@ -95,7 +95,7 @@ static int on_ask(void *ctx, const struct srt_ask_request *req)
 	if (!strcmp(act, "later"))
 		return answer_async(req->ticket, 300);
 	if (!strcmp(act, "slow"))
-		return answer_async(req->ticket, 1500);
+		return answer_async(req->ticket, 4000);
 	if (!strcmp(act, "fail"))
 		return -1;
 	if (!strcmp(act, "silent"))

@@ -126,7 +126,7 @@ for sig in TERM INT HUP USR1; do
 	# that $! is srt's pid
 	"$SRT" --backend="$BACKEND" -s "$S" -c "trap 'echo $sig > got; exit 0' $sig; echo ready > ready; for i in \$(seq 100); do sleep 0.1; done" &
 	p=$!
-	for i in $(seq 50); do [ -e "$WORK/proj/ready" ] && break; sleep 0.1; done
+	for i in $(seq 100); do [ -e "$WORK/proj/ready" ] && break; sleep 0.1; done
 	sleep 0.2
 	kill -$sig $p
 	wait $p; rc=$?

@@ -89,9 +89,12 @@ SC=$(net_settings '[]' '[]')
 sp=$!
 exec 8>"$WORK/ctl"
 for i in $(seq 100); do [ -e ready.txt ] && break; sleep 0.1; done
-echo 'this is not json' >&8
+# the update, then an invalid line: srt reads and applies the lines in
+# order, so once the invalid one is reported the update is in force (and
+# stays, the invalid line being ignored)
 printf '%s\n' "{\"network\":{\"allowedDomains\":[\"localhost:$WEB_PORT\"],\"deniedDomains\":[]},$NET_FS}" >&8
-sleep 0.5
+echo 'this is not json' >&8
+for i in $(seq 100); do grep -q 'invalid settings on control fd 3' "$WORK/ctl-err" && break; sleep 0.1; done
 touch go.txt
 wait $sp
 exec 8>&-

@@ -35,7 +35,7 @@ check "and afterwards it is gone" test ! -e "$WORK/proj/credentials.json" -a ! -
 # srt itself, not srt__run's timeout wrapper, is what gets killed
 "$SRT" --backend="$BACKEND" -s "$S" -c 'echo up > up; sleep 30' >/dev/null 2>&1 &
 p=$!
-for i in $(seq 50); do [ -e "$WORK/proj/up" ] && break; sleep 0.1; done
+for i in $(seq 100); do [ -e "$WORK/proj/up" ] && break; sleep 0.1; done
 present=no; [ -e "$WORK/proj/credentials.json" ] && present=yes
 kill -9 $p; wait $p 2>/dev/null
 for i in $(seq 50); do [ -e "$WORK/proj/credentials.json" ] || break; sleep 0.1; done

@@ -19,8 +19,9 @@ finish() {
 	kill -KILL "$1" 2>/dev/null
 	wait "$1"
 }
-# gone PATTERN: no host process has PATTERN in its command line (2 s grace)
-gone() { local i; for i in $(seq 20); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
+# gone PATTERN: no host process has PATTERN in its command line (5 s grace:
+# srt returns before the killed processes of its sandbox are reaped)
+gone() { local i; for i in $(seq 50); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done; return 1; }
 
 srt__run -s "$S" -c 'exit 7' >/dev/null 2>&1; rc=$?
 check "K10 exit 7 -> 7 (rc=$rc)" test "$rc" = 7
@@ -36,7 +37,7 @@ check "command not executable -> 126 (rc=$rc)" test "$rc" = 126
 
 # K10: a setsid'd daemon is gone when the command exits
 rm -f "$WORK/proj/up"
-srt__run -s "$S" -c "setsid sh -c 'echo up > up; sleep 300; :' $MARK-daemon </dev/null >/dev/null 2>&1 & sleep 0.5; exit 7" >/dev/null 2>&1; rc=$?
+srt__run -s "$S" -c "setsid sh -c 'echo up > up; sleep 300; :' $MARK-daemon </dev/null >/dev/null 2>&1 & for i in \$(seq 100); do [ -e up ] && break; sleep 0.1; done; exit 7" >/dev/null 2>&1; rc=$?
 check "K10 daemon case exits 7 (rc=$rc)" test "$rc" = 7
 check "K10 the daemon did start inside" test -e "$WORK/proj/up"
 check "K10 no daemon left on the host" gone "$MARK-daemon"

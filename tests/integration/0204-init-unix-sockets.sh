@@ -40,7 +40,7 @@ done
 
 # the listeners work from the host (else the checks below prove nothing)
 "$P" connect-abstract "$ABS" >/dev/null
-for i in $(seq 20); do [ -s "$WORK/got-abstract" ] && break; sleep 0.1; done
+for i in $(seq 100); do [ -s "$WORK/got-abstract" ] && break; sleep 0.1; done
 check "control: the host reaches its own abstract listener" test -s "$WORK/got-abstract"
 rm -f "$WORK/got-abstract"
 
@@ -64,7 +64,7 @@ done
 # I1 through a datagram pair: socket(AF_UNIX) is refused, but an end of
 # socketpair(AF_UNIX, SOCK_DGRAM) could sendto() any host path socket
 out=$("$P" dgram-send "$DSOCK")
-for i in $(seq 20); do [ -s "$WORK/got-dgram" ] && break; sleep 0.1; done
+for i in $(seq 100); do [ -s "$WORK/got-dgram" ] && break; sleep 0.1; done
 check "control: a datagram pair on the host reaches the datagram listener ($out)" \
 	test "$out" = "dgram-send ok" -a -s "$WORK/got-dgram"
 rm -f "$WORK/got-dgram"
@@ -84,7 +84,7 @@ check "I2 nothing reached the host abstract listener" test ! -e "$WORK/got-abstr
 # in the reference), the abstract namespace still is not (own netns)
 out=$(srt__run -s "$A" -c "$P connect-unix $SOCK" 2>/dev/null)
 check "allowAllUnixSockets: connect to the path socket works ($out)" test "$out" = "connect-unix ok"
-for i in $(seq 20); do [ -s "$WORK/got-path" ] && break; sleep 0.1; done
+for i in $(seq 100); do [ -s "$WORK/got-path" ] && break; sleep 0.1; done
 check "allowAllUnixSockets: the listener got the bytes" test -s "$WORK/got-path"
 out=$(srt__run -s "$A" -c "$P dgram-send $DSOCK" 2>/dev/null)
 check "allowAllUnixSockets: a datagram pair works too ($out)" test "$out" = "dgram-send ok"

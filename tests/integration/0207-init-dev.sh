@@ -117,7 +117,7 @@ if [ -x "$SYSPROBE" ] && grep -q -- ' --make-dev-proc ' <<<"$largv" && grep -q -
 	dur="19.$$$RANDOM"
 	srt__run -s "$L" -c "exec sleep $dur" </dev/null >/dev/null 2>&1 &
 	spid=""
-	for i in $(seq 50); do
+	for i in $(seq 100); do
 		spid=$(pgrep -u "$(id -u)" -f -x "sleep $dur" | head -1)
 		[ -n "$spid" ] && break
 		sleep 0.1

@@ -17,7 +17,7 @@ TMPDIR=/tmp "$SRT" --backend="$BACKEND" --settings "$S" -c \
 SRT_PID=$!
 NET_PIDS="$NET_PIDS $SRT_PID"
 sock=
-for i in $(seq 50); do
+for i in $(seq 100); do
 	sock=$(ls /tmp/srt-$SRT_PID-*/proxy.sock 2>/dev/null | head -1)
 	[ -n "$sock" ] && [ -s "$WORK/proj/url" ] && break
 	sleep 0.1

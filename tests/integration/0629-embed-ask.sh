@@ -65,7 +65,7 @@ check "no answer within the timeout denies ($((t1 - t0)) s)" \
 check "recorded as permission prompt timed out" \
 	grep -qx "violation: deny network-outbound $H (permission prompt timed out)" "$WORK/out"
 
-# one connection waits 1.5 s for its answer; another, to an allowed host,
+# one connection waits 4 s for its answer; another, to an allowed host,
 # started after it, finishes first
 run "$H=slow" sh -c "($CURLP http://$H/slow >/dev/null; echo slow-done) & sleep 0.5; $CURLP http://localhost:$OK_PORT/fast >/dev/null; echo fast-done; wait"
 check "a connection waiting for its answer does not hold up another" \
