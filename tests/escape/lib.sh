@@ -157,7 +157,7 @@ below_run() {
 # ~/.ssh and end its scan for processes already below it: a fixed 0.5 s
 # was seen to be too short beside the sanitizer pass (see 1002). A run that
 # srt stops ends here at once, so a passing case does not wait; a run that
-# goes on is looked at after the full 2 s, as before on a slower clock.
+# goes on gets the full 2 s before the host writes.
 settle_watch() {
 	local i
 	for i in $(seq 20); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
