@@ -19,22 +19,14 @@ S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":[".","~"],"denyWrite":[]}')
 
 cat > "$WORK/probe.py" <<'PYEOF'
 import os, sys, time
+from below import spin
 p = sys.argv[1]
 ssh = os.path.join(os.environ["HOME"], ".ssh")
 mine = os.path.join(p, "mine")
 os.mkdir(mine)
 open(p + "/ready", "w").close()
-made = False
-end = time.time() + 10
 # until the host has made the directory again (then the name is taken)
-while not made and time.time() < end and not os.path.exists(p + "/written"):
-    for _ in range(1000):
-        try:
-            os.symlink(mine, ssh)
-            made = True
-            break
-        except OSError:
-            pass
+made, _ = spin(lambda: os.symlink(mine, ssh), until=p + "/written")
 res = open(p + "/res", "a")
 if made:
     res.write("linked\n")
@@ -50,7 +42,7 @@ for n in os.listdir(mine):
 res.write("done\n")
 PYEOF
 
-srt__bg -s "$S" -c "$PY $WORK/probe.py $P"
+srt__bg -s "$S" -c "env PYTHONPATH=$BELOW_PY PYTHONDONTWRITEBYTECODE=1 $PY $WORK/probe.py $P"
 pid=$!
 wait_for "$P/ready" 100 || diag "the probe did not start: $(cat "$WORK/bg.out")"
 sleep 0.3
