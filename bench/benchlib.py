@@ -231,6 +231,8 @@ ROWS = [
     ("startup.bwrap", "startup bare bwrap", "ms", "startup.true", "`true`", None, None),
     ("startup.floor", "startup floor: bare bwrap + nested pid/mount namespace helper, no policy (bench/floor.c)", "ms", "startup.bwrap", "bare bwrap", None, None),
     ("startup.helper", "bwrap + srt-linux-init alone, as srt runs them (nested namespaces, /dev and /proc, seccomp, caps; no srt process)", "ms", "startup.bwrap", "bare bwrap", None, None),
+    ("startup.argsblock", "bwrap's start until it waits for its options on `--args` (bench/argsblock.c): the most that starting bwrap before the plan could overlap", "ms", "startup.bwrap", "bare bwrap", None, None),
+    ("startup.argsblock_after", "bwrap after its options arrive, until its exit (the same runs)", "ms", "startup.bwrap", "bare bwrap", None, None),
     ("mem.nonet.root_hwm_mib", "srt peak RSS (no network)", "MiB", None, "", "le", 4.0),
     ("mem.net.root_hwm_mib", "srt peak RSS (proxy running)", "MiB", None, "", "le", 4.0),
     ("mem.net.root_pss_mib", "srt peak PSS (proxy running)", "MiB", None, "", None, None),
