@@ -50,13 +50,16 @@ static double median(double *v, int n)
 }
 
 /* Is pid waiting in read() on descriptor 3? -1 once it has exited (it
- * never asked for its options: the run is wrong, not slow). */
-static int waits_on_args(pid_t pid)
+ * never asked for its options: the run is wrong, not slow); *st is then
+ * its status. */
+static int waits_on_args(pid_t pid, int *st)
 {
 	char path[64], buf[128];
 	ssize_t n;
 	int fd;
 
+	if (waitpid(pid, st, WNOHANG) == pid)
+		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -95,10 +98,14 @@ static int one_run(const char *bwrap, double *before, double *after)
 		return -1;
 	}
 	/* the yield lets bwrap run on a machine with one CPU */
-	while ((w = waits_on_args(pid)) == 0)
+	while ((w = waits_on_args(pid, &st)) == 0)
 		sched_yield();
 	t1 = now_ms();
-	if (w > 0 && write(p[1], opts, sizeof(opts)) != (ssize_t)sizeof(opts))
+	if (w < 0) {
+		close(p[1]);
+		return -1;
+	}
+	if (write(p[1], opts, sizeof(opts)) != (ssize_t)sizeof(opts))
 		w = -1;
 	close(p[1]);
 	if (waitpid(pid, &st, 0) != pid || w < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
