@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,7 +55,7 @@ static double median(double *v, int n)
  * its status. */
 static int waits_on_args(pid_t pid, int *st)
 {
-	char path[64], buf[128];
+	char path[64], buf[128], want[32];
 	ssize_t n;
 	int fd;
 
@@ -69,8 +70,9 @@ static int waits_on_args(pid_t pid, int *st)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* syscall number 0 (read on x86_64), first argument 0x3 */
-	return strncmp(buf, "0 0x3 ", 6) == 0;
+	/* the number of read(2) on this architecture, first argument 0x3 */
+	snprintf(want, sizeof(want), "%ld 0x3 ", (long)SYS_read);
+	return strncmp(buf, want, strlen(want)) == 0;
 }
 
 static int one_run(const char *bwrap, double *before, double *after)
