@@ -31,6 +31,14 @@ int srt__backend_diagnose(const struct srt_backend *be, srt_report_fn report, vo
 	return SRT_OK;
 }
 
+int srt__backend_early(const struct srt_backend *be, void *state, const char *const *argv,
+		       struct srt_command *out, struct srt_diag *diag)
+{
+	if (!SRT__BACKEND_HAS(be, early) || srt__backend_spawns(be))
+		return SRT_E_UNSUPPORTED;
+	return be->early(state, argv, out, diag);
+}
+
 int srt__backend_spawns(const struct srt_backend *be)
 {
 	return SRT__BACKEND_HAS(be, spawn) && SRT__BACKEND_HAS(be, wait_proc) &&

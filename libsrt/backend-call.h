@@ -39,6 +39,12 @@ int srt__backend_explain(const struct srt_backend *be, void *state,
  * reported). */
 int srt__backend_diagnose(const struct srt_backend *be, srt_report_fn report, void *ctx);
 
+/* be->early(state, argv, out, diag) (ABI minor 10: the command started
+ * before it is planned), or SRT_E_UNSUPPORTED when the module has no such
+ * slot or runs commands itself. */
+int srt__backend_early(const struct srt_backend *be, void *state, const char *const *argv,
+		       struct srt_command *out, struct srt_diag *diag);
+
 /* Does the module run commands itself (ABI minor 5: spawn, wait_proc and
  * end_proc all inside its size and set)? */
 int srt__backend_spawns(const struct srt_backend *be);

@@ -325,12 +325,38 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 	return SRT_OK;
 }
 
+/* Start cmd as the backend made it: its descriptors kept, in a process
+ * group of its own when it asks, announced to the backend's guard. */
+static int spawn_command(struct srt_sandbox *sb, const struct srt_run_options *ro,
+			 struct srt_command *cmd, char **envp, pid_t *pid, struct srt_diag *diag)
+{
+	struct srt__spawn_args sp;
+	int keep[sizeof(cmd->child_fds) / sizeof(cmd->child_fds[0]) +
+		 sizeof(cmd->extra_child_fds) / sizeof(cmd->extra_child_fds[0])];
+	int n = 0, i;
+
+	for (i = 0; i < cmd->n_child_fds && i < (int)(sizeof(cmd->child_fds) / sizeof(cmd->child_fds[0])); i++)
+		keep[n++] = cmd->child_fds[i];
+	for (i = 0; i < cmd->n_extra_child_fds &&
+		    i < (int)(sizeof(cmd->extra_child_fds) / sizeof(cmd->extra_child_fds[0])); i++)
+		keep[n++] = cmd->extra_child_fds[i];
+	memset(&sp, 0, sizeof(sp));
+	sp.argv = cmd->argv;
+	sp.envp = envp;
+	sp.keep_fds = keep;
+	sp.n_keep_fds = n;
+	sp.null_fd = ro ? ro->null_fd : 0;
+	sp.new_pgrp = cmd->new_pgrp;
+	sp.announce_fd = cmd->guard_fd;
+	sp.nofile_soft = sb->nofile.rlim_cur; /* the proxy may have raised it */
+	return srt__spawn(&sp, pid, diag);
+}
+
 int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		    const struct srt_run_options *ro, int *status,
 		    struct srt_diag *diag)
 {
 	struct srt_command cmd;
-	struct srt__spawn_args sp;
 	char **envp = NULL;
 	char *key = NULL;
 	volatile pid_t target = 0;
@@ -369,27 +395,39 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	if (rc)
 		goto out;
 	srt__command_orphans(sb, &sb->policy, gg, &cmd);
-	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
-	if (rc)
-		goto out_cmd; /* a failed wrap may have set up part of the command */
-	if (srt__backend_spawns(sb->be)) {
-		/* a system without fork and pids: the module starts, waits for
-		 * and ends the command with its own handles */
-		rc = srt__backend_run(sb->be, sb->bstate, &cmd, envp, status, diag);
-		goto out_cmd;
+	/* The sandbox's own start (bwrap's exec and loading) runs beside the
+	 * plan when the backend can start the command before it is planned:
+	 * what is started waits for the plan and runs nothing without it. */
+	rc = srt__backend_early(sb->be, sb->bstate, argv, &cmd, diag);
+	if (rc == SRT_OK) {
+		rc = spawn_command(sb, ro, &cmd, envp, &pid, diag);
+		if (rc)
+			goto out_cmd;
+		rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+		if (rc) {
+			/* never let a command whose plan failed go on */
+			int ended;
+
+			kill(pid, SIGKILL);
+			srt__wait(pid, NULL, 0, &ended, NULL);
+			goto out_cmd;
+		}
+	} else if (rc != SRT_E_UNSUPPORTED) {
+		goto out_cmd; /* a failed early() may have set up part of the command */
+	} else {
+		rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+		if (rc)
+			goto out_cmd; /* a failed wrap may have set up part of the command */
+		if (srt__backend_spawns(sb->be)) {
+			/* a system without fork and pids: the module starts, waits for
+			 * and ends the command with its own handles */
+			rc = srt__backend_run(sb->be, sb->bstate, &cmd, envp, status, diag);
+			goto out_cmd;
+		}
+		rc = spawn_command(sb, ro, &cmd, envp, &pid, diag);
+		if (rc)
+			goto out_cmd;
 	}
-	memset(&sp, 0, sizeof(sp));
-	sp.argv = cmd.argv;
-	sp.envp = envp;
-	sp.keep_fds = cmd.child_fds;
-	sp.n_keep_fds = cmd.n_child_fds;
-	sp.null_fd = ro ? ro->null_fd : 0;
-	sp.new_pgrp = cmd.new_pgrp;
-	sp.announce_fd = cmd.guard_fd;
-	sp.nofile_soft = sb->nofile.rlim_cur; /* the proxy may have raised it */
-	rc = srt__spawn(&sp, &pid, diag);
-	if (rc)
-		goto out_cmd;
 	if (sb->sweep_base) {
 		srt__sandbox_sweep_proxy_dirs(sb->sweep_base);
 		free(sb->sweep_base);

@@ -65,9 +65,21 @@ struct bwrap_cmd {
 	int resolv_fd;        /* interception: the sandbox's /etc/resolv.conf, or -1 */
 	struct srt__ll_layer layer; /* the Landlock layer (layer.h) */
 	int counted;          /* in srt__bwrap_state.running */
+	/* Started before its plan (bw_early): bwrap reads its options from
+	 * a socket (--args) and the helper its own from a memfd sealed once
+	 * they are in it (--options-fd); descriptors made for a part of the
+	 * plan that turned out to need none are closed by the helper at
+	 * once (--close-fd) and by srt after the start. */
+	int early;
+	int plan_rd, plan_wr; /* bwrap's --args socket, until the plan is in it */
+	int opts_fd;          /* the helper's options memfd */
+	int layer_fd;         /* the memfd made for the Landlock layer, until the layer holds it */
+	int unused[3];        /* made early, needed by no part of the plan */
+	int n_unused;
 };
 
 static int push_fd_words(struct srt__strv *w, const char *opt, int fd);
+static void early_close(struct bwrap_cmd *bc);
 
 /* A memfd holding data, at offset 0; -1 with errno. */
 static int data_memfd(const char *name, const char *data)
@@ -87,6 +99,18 @@ static int data_memfd(const char *name, const char *data)
 	return fd;
 }
 
+/* Interception's two memfds: the proxy's token for the helper, and the
+ * sandbox's /etc/resolv.conf. */
+static int intercept_fds(struct bwrap_cmd *bc, const struct srt_policy *pol, struct srt_diag *diag)
+{
+	bc->icept_fd = data_memfd("srt-intercept-token", pol->proxy_token ? pol->proxy_token : "");
+	bc->resolv_fd = data_memfd("srt-resolv-conf", "nameserver 127.0.0.53\noptions edns0\n");
+	if (bc->icept_fd < 0 || bc->resolv_fd < 0)
+		return srt_diag_set(diag, SRT_E_IO, "network.intercept",
+				    "bwrap: memfd for the interception: %s", strerror(errno));
+	return SRT_OK;
+}
+
 /* Interception: the sandbox's resolver is the helper's answerer on
  * 127.0.0.53 (written over the file /etc/resolv.conf names, a link's
  * target included, as bwrap follows the link when it mounts), and the
@@ -97,11 +121,10 @@ static int intercept_words(struct bwrap_cmd *bc, const struct srt_policy *pol,
 	char real[PATH_MAX];
 	const char *dest = "/etc/resolv.conf";
 
-	bc->icept_fd = data_memfd("srt-intercept-token", pol->proxy_token ? pol->proxy_token : "");
-	bc->resolv_fd = data_memfd("srt-resolv-conf", "nameserver 127.0.0.53\noptions edns0\n");
-	if (bc->icept_fd < 0 || bc->resolv_fd < 0)
-		return srt_diag_set(diag, SRT_E_IO, "network.intercept",
-				    "bwrap: memfd for the interception: %s", strerror(errno));
+	int rc;
+
+	if (bc->icept_fd < 0 && (rc = intercept_fds(bc, pol, diag)))
+		return rc;
 	if (realpath(dest, real) && real[0] == '/')
 		dest = real;
 	if (push_fd_words(w, "--ro-bind-data", bc->resolv_fd) || srt__strv_push(w, dest))
@@ -367,7 +390,18 @@ static int monitor_setup(const struct srt_policy *pol, struct bwrap_cmd *bc, str
 	}
 	if (pol->allow_all_unix_sockets && flags == 0) {
 		free(buf);
+		if (bc->early) {
+			/* made before the plan said there is nothing to observe */
+			bc->unused[bc->n_unused++] = bc->events_wr;
+			bc->unused[bc->n_unused++] = bc->policy_fd;
+			close(bc->events_rd);
+			bc->events_rd = bc->events_wr = bc->policy_fd = -1;
+		}
 		return SRT_OK;
+	}
+	if (bc->early) {
+		rc = srt__memfd_seal_into(bc->policy_fd, buf, len, "bwrap", "the monitor policy", diag);
+		goto out;
 	}
 	rc = srt__sealed_memfd("srt-monitor-policy", buf, len, "bwrap", "the monitor policy",
 			       &bc->policy_fd, diag);
@@ -384,15 +418,14 @@ out:
 	return rc;
 }
 
-static int bw_wrap(void *state, const char *const *argv, struct srt_command *out,
-		   struct srt_diag *diag)
+/* A command's state, with the cleanup guard in place and told what it
+ * must remove if srt dies (the run's TMPDIR, the proxy's directory). */
+static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struct bwrap_cmd **bcp,
+		     struct srt_diag *diag)
 {
-	struct srt__bwrap_state *st = state;
 	const struct srt_policy *pol = st->pol;
 	struct bwrap_cmd *bc;
-	struct srt__strv w = { 0 };
-	size_t i, mount_bytes = 0;
-	int p[2], rc, own_dev;
+	int rc;
 
 	bc = calloc(1, sizeof(*bc));
 	if (!bc)
@@ -401,8 +434,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	bc->status_rd = bc->status_wr = -1;
 	bc->events_rd = bc->events_wr = bc->policy_fd = -1;
 	bc->icept_fd = bc->resolv_fd = -1;
+	bc->plan_rd = bc->plan_wr = bc->opts_fd = bc->layer_fd = -1;
 	bc->layer.fd = -1;
 	out->priv = bc;
+	*bcp = bc;
 	out->events_fd = -1;
 	out->guard_fd = -1;
 	out->new_pgrp = 1;
@@ -443,16 +478,63 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			return rc;
 		st->proxy_dir_sent = 1;
 	}
+	return SRT_OK;
+}
+
+/* bwrap's --info-fd pipe, and the socket the helper reports its start on. */
+static int make_channels(struct bwrap_cmd *bc, struct srt_diag *diag)
+{
+	int p[2], one = 1;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: info pipe: %s", strerror(errno));
+	bc->info_rd = p[0];
+	bc->info_wr = p[1];
+	/* a socket, so the helper's first byte carries its pid (SO_PASSCRED) */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status socket: %s", strerror(errno));
+	bc->status_rd = p[0];
+	bc->status_wr = p[1];
+	if (setsockopt(bc->status_rd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status socket credentials: %s",
+				    strerror(errno));
+	return SRT_OK;
+}
+
+static int hand_over(const struct srt__bwrap_state *st, struct bwrap_cmd *bc,
+		     const struct srt__strv *w, size_t helper_at, const char *const *argv,
+		     struct srt_diag *diag);
+
+static int bw_wrap(void *state, const char *const *argv, struct srt_command *out,
+		   struct srt_diag *diag)
+{
+	struct srt__bwrap_state *st = state;
+	const struct srt_policy *pol = st->pol;
+	struct bwrap_cmd *bc = out->priv; /* set: bw_early began this command */
+	struct srt__strv w = { 0 };
+	size_t i, mount_bytes = 0, helper_at;
+	int rc, own_dev;
+
+	if (!bc) {
+		rc = cmd_begin(st, out, &bc, diag);
+		if (rc)
+			return rc;
+	}
 	/* before the mount plan: the planner opens and closes directories,
 	 * and closing any descriptor of a placeholder would drop the POSIX
 	 * lock the plan keeps on it for concurrent runs. The placeholders it
 	 * then makes are denies, which the layer's plan never grants outside
 	 * a write root (inside one the mounts enforce them). */
 	srt__mandatory_memo_begin(); /* the two plans walk the same roots */
-	rc = srt__bwrap_ll_layer(pol, &bc->layer, diag);
+	rc = srt__bwrap_ll_layer(pol, &bc->layer, bc->layer_fd, diag);
 	if (rc) {
 		srt__mandatory_memo_end();
 		return rc;
+	}
+	if (bc->layer_fd >= 0) {
+		if (bc->layer.fd != bc->layer_fd)
+			bc->unused[bc->n_unused++] = bc->layer_fd;
+		bc->layer_fd = -1; /* the layer's now, or unused */
 	}
 	if (pol->debug && bc->layer.fd >= 0)
 		fprintf(stderr, "[srt debug] landlock layer: applied, %zu rules, ABI %d\n",
@@ -472,21 +554,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	if (!pol->plan_only && (rc = srt__bwrap_guard_check(st, diag)))
 		return rc;
 
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: info pipe: %s", strerror(errno));
-	bc->info_rd = p[0];
-	bc->info_wr = p[1];
-	/* a socket, so the helper's first byte carries its pid (SO_PASSCRED) */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status socket: %s", strerror(errno));
-	bc->status_rd = p[0];
-	bc->status_wr = p[1];
-	{
-		int one = 1;
-		if (setsockopt(bc->status_rd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0)
-			return srt_diag_set(diag, SRT_E_IO, "", "bwrap: status socket credentials: %s",
-					    strerror(errno));
-	}
+	if (!bc->early && (rc = make_channels(bc, diag)))
+		return rc;
 
 	rc = monitor_setup(pol, bc, diag);
 	if (rc)
@@ -499,7 +568,8 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 
 	for (i = 0; i < bc->plan.words.n; i++)
 		mount_bytes += strlen(bc->plan.words.v[i]) + 1;
-	if (bc->plan.words.n > ARGV_INLINE_WORDS || mount_bytes > ARGV_INLINE_BYTES) {
+	/* started early, bwrap reads every option from its --args socket */
+	if (!bc->early && (bc->plan.words.n > ARGV_INLINE_WORDS || mount_bytes > ARGV_INLINE_BYTES)) {
 		size_t len;
 		char *buf;
 
@@ -583,12 +653,28 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			fds.watch_trees = &bc->plan.watch_trees;
 			fds.watch_depth = bc->plan.watch_depth;
 		}
+		helper_at = w.n;
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 		srt__strv_release(&globs);
 	}
 	if (rc)
 		goto fail;
 
+	for (i = 0; i < bc->plan.notes.n; i++)
+		if (!strncmp(bc->plan.notes.v[i], "warning: ", 9))
+			fprintf(stderr, "srt: %s\n", bc->plan.notes.v[i]);
+	if (pol->debug) {
+		fprintf(stderr, "[srt debug] bwrap argv%s:", bc->early ? " (options through --args)" : "");
+		for (i = 0; i < w.n; i++)
+			fprintf(stderr, " %s", w.v[i]);
+		fputc('\n', stderr);
+	}
+	if (bc->early) {
+		out->events_fd = bc->events_rd;
+		rc = hand_over(st, bc, &w, helper_at, argv, diag);
+		srt__strv_release(&w);
+		return rc;
+	}
 	out->argv = w.v; /* ownership moves to the command */
 	out->n_child_fds = 0;
 	out->child_fds[out->n_child_fds++] = bc->info_wr;
@@ -606,19 +692,179 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		out->child_fds[out->n_child_fds++] = bc->icept_fd;
 		out->child_fds[out->n_child_fds++] = bc->resolv_fd;
 	}
-	for (i = 0; i < bc->plan.notes.n; i++)
-		if (!strncmp(bc->plan.notes.v[i], "warning: ", 9))
-			fprintf(stderr, "srt: %s\n", bc->plan.notes.v[i]);
-	if (pol->debug) {
-		fprintf(stderr, "[srt debug] bwrap argv:");
-		for (i = 0; i < w.n; i++)
-			fprintf(stderr, " %s", w.v[i]);
-		fputc('\n', stderr);
-	}
 	return SRT_OK;
 fail:
 	srt__strv_release(&w);
 	return rc;
+}
+
+/* bwrap ended before it made the sandbox: why, as far as srt can tell. */
+static int bwrap_ended(const struct srt__bwrap_state *st, struct srt_diag *diag)
+{
+	int uerr = 0;
+
+	/* guess at namespaces only when they are what fails here */
+	if (!srt__bwrap_userns_works(&uerr))
+		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+				    "bubblewrap could not create the sandbox; %s", srt__bwrap_userns_diagnosis());
+	return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
+			    "bubblewrap (%s) ended before it created the sandbox, although user namespaces work here; see its message above, or check bwrapPath",
+			    st->bwrap);
+}
+
+/* Every byte of buf to a socket whose reader may be gone (EPIPE, never
+ * SIGPIPE: a library's host may not ignore it). 0, or -1 with errno. */
+static int send_full(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The plan, into the command bw_early started. w is the argv wrap() would
+ * have started: bwrap, its options, "--", the helper, its options, "--",
+ * argv. bwrap's options go into its --args socket; then the helper's,
+ * with a --close-fd for each descriptor made early that no part of the
+ * plan needs, into its memfd, sealed; then the socket is closed, the end
+ * of file bwrap waits for. The helper runs nothing from a memfd that is not
+ * sealed, so a srt that dies anywhere on the way leaves a bwrap that
+ * starts nothing (the spawn's die-with-parent ends it first anyway). */
+static int hand_over(const struct srt__bwrap_state *st, struct bwrap_cmd *bc,
+		     const struct srt__strv *w, size_t helper_at, const char *const *argv,
+		     struct srt_diag *diag)
+{
+	struct srt__strv ho = { 0 };
+	size_t argc = 0, opts_end, i, len;
+	char *buf;
+	int rc;
+
+	while (argv[argc])
+		argc++;
+	if (helper_at < 1 || helper_at + 3 + argc > w->n)
+		goto bad;
+	opts_end = w->n - argc - 1;
+	if (strcmp(w->v[helper_at], "--") || strcmp(w->v[opts_end], "--"))
+		goto bad;
+	for (i = 0; i < argc; i++)
+		if (strcmp(w->v[opts_end + 1 + i], argv[i]))
+			goto bad;
+	for (i = helper_at + 2; i < opts_end; i++)
+		if (!strcmp(w->v[i], "--"))
+			goto bad;
+	buf = join_words(w->v + 1, helper_at - 1, &len);
+	if (!buf)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
+	rc = send_full(bc->plan_wr, buf, len);
+	free(buf);
+	if (rc && (errno == EPIPE || errno == ECONNRESET))
+		return bwrap_ended(st, diag);
+	if (rc)
+		return srt_diag_set(diag, SRT_E_IO, "bwrap", "bwrap: cannot hand bubblewrap its options: %s",
+				    strerror(errno));
+	for (i = helper_at + 2; i < opts_end; i++)
+		if (srt__strv_push(&ho, w->v[i]))
+			goto nomem;
+	for (i = 0; i < (size_t)bc->n_unused; i++)
+		if (push_fd_words(&ho, "--close-fd", bc->unused[i]))
+			goto nomem;
+	buf = join_words(ho.v, ho.n, &len);
+	srt__strv_release(&ho);
+	if (!buf)
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
+	rc = srt__memfd_seal_into(bc->opts_fd, buf, len, "bwrap", "the helper's options", diag);
+	free(buf);
+	if (rc)
+		return rc;
+	close(bc->plan_wr);
+	bc->plan_wr = -1;
+	return SRT_OK;
+nomem:
+	srt__strv_release(&ho);
+	return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
+bad:
+	return srt_diag_set(diag, SRT_E_INVAL, "", "bwrap: internal error: the planned argv has no helper part to hand over");
+}
+
+/* A memfd the helper will read once srt has filled and sealed it. */
+static int early_memfd(const char *name, int *fd, struct srt_diag *diag)
+{
+	*fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*fd < 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: memfd %s: %s", name, strerror(errno));
+	return SRT_OK;
+}
+
+/* The command started before its plan (the backend's early slot):
+ * bwrap --args SOCKET -- srt-linux-init --options-fd MEMFD -- argv, with
+ * every descriptor a plan can hand the helper made now, empty. Nothing
+ * runs until bw_wrap has planned and handed the plan over (hand_over).
+ * Interception hands the helper two descriptors more than a command
+ * carries (srt_command.child_fds): such a run is wrapped as before. */
+static int bw_early(void *state, const char *const *argv, struct srt_command *out,
+		    struct srt_diag *diag)
+{
+	struct srt__bwrap_state *st = state;
+	const struct srt_policy *pol = st->pol;
+	struct srt__strv w = { 0 };
+	struct bwrap_cmd *bc;
+	size_t i;
+	int p[2], rc;
+
+	if (pol->plan_only || !argv || !argv[0])
+		return SRT_E_UNSUPPORTED;
+	rc = cmd_begin(st, out, &bc, diag);
+	if (rc)
+		return rc;
+	bc->early = 1;
+	if ((rc = make_channels(bc, diag)))
+		return rc;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: options socket: %s", strerror(errno));
+	bc->plan_rd = p[0];
+	bc->plan_wr = p[1];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "bwrap: events pipe: %s", strerror(errno));
+	bc->events_rd = p[0];
+	bc->events_wr = p[1];
+	if ((rc = early_memfd("srt-helper-options", &bc->opts_fd, diag)) ||
+	    (rc = early_memfd("srt-monitor-policy", &bc->policy_fd, diag)) ||
+	    (!pol->fs_disabled && (rc = early_memfd("srt-landlock-layer", &bc->layer_fd, diag))))
+		return rc;
+	if (pol->intercept && pol->proxy_socket && (rc = intercept_fds(bc, pol, diag)))
+		return rc;
+	if (srt__strv_push(&w, st->bwrap) || push_fd_words(&w, "--args", bc->plan_rd) ||
+	    srt__strv_push(&w, "--") || srt__strv_push(&w, st->helper) ||
+	    push_fd_words(&w, "--options-fd", bc->opts_fd) || srt__strv_push(&w, "--"))
+		goto nomem;
+	for (i = 0; argv[i]; i++)
+		if (srt__strv_push(&w, argv[i]))
+			goto nomem;
+	out->argv = w.v; /* ownership moves to the command */
+	out->n_child_fds = 0;
+	out->child_fds[out->n_child_fds++] = bc->info_wr;
+	out->child_fds[out->n_child_fds++] = bc->status_wr;
+	out->child_fds[out->n_child_fds++] = bc->plan_rd;
+	out->child_fds[out->n_child_fds++] = bc->opts_fd;
+	out->child_fds[out->n_child_fds++] = bc->events_wr;
+	out->child_fds[out->n_child_fds++] = bc->policy_fd;
+	if (bc->layer_fd >= 0)
+		out->child_fds[out->n_child_fds++] = bc->layer_fd;
+	if (bc->icept_fd >= 0) {
+		out->extra_child_fds[out->n_extra_child_fds++] = bc->icept_fd;
+		out->extra_child_fds[out->n_extra_child_fds++] = bc->resolv_fd;
+	}
+	return SRT_OK;
+nomem:
+	srt__strv_release(&w);
+	return srt_diag_set(diag, SRT_E_NOMEM, "", "bwrap: out of memory");
 }
 
 /* bwrap writes {"child-pid": N} on --info-fd once the sandbox exists; EOF
@@ -753,18 +999,10 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 	}
 	/* --explain ran before this: the helper holds the plan now */
 	srt__bwrap_ll_layer_release(&bc->layer);
+	early_close(bc);
 	/* bwrap's reaper: only a sign that bwrap set the sandbox up */
-	if (read_child_pid(bc->info_rd, &reaper) != 0) {
-		int uerr = 0;
-
-		/* guess at namespaces only when they are what fails here */
-		if (!srt__bwrap_userns_works(&uerr))
-			return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-					    "bubblewrap could not create the sandbox; %s", srt__bwrap_userns_diagnosis());
-		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "bwrap",
-				    "bubblewrap (%s) ended before it created the sandbox, although user namespaces work here; see its message above, or check bwrapPath",
-				    ((const struct srt__bwrap_state *)state)->bwrap);
-	}
+	if (read_child_pid(bc->info_rd, &reaper) != 0)
+		return bwrap_ended(state, diag);
 	{
 		/* the guard waits for this one to be gone before it sweeps */
 		char num[24];
@@ -780,6 +1018,23 @@ static int bw_started(void *state, struct srt_command *cmd, pid_t pid,
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 				    "the sandbox helper ended before the command started (see the message above); nothing was run");
 	}
+}
+
+/* The descriptors only an early start makes: bwrap and the helper hold
+ * theirs once the command started, srt needs none of them after that. */
+static void early_close(struct bwrap_cmd *bc)
+{
+	int *fds[] = { &bc->plan_rd, &bc->plan_wr, &bc->opts_fd, &bc->layer_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	for (i = 0; i < (size_t)bc->n_unused; i++)
+		close(bc->unused[i]);
+	bc->n_unused = 0;
 }
 
 static void bw_release(void *state, struct srt_command *cmd)
@@ -822,6 +1077,7 @@ static void bw_release(void *state, struct srt_command *cmd)
 	if (bc->resolv_fd >= 0)
 		close(bc->resolv_fd);
 	srt__bwrap_ll_layer_release(&bc->layer);
+	early_close(bc);
 	cmd->events_fd = -1;
 	if (bc->pgrp > 0) {
 		char num[24];
@@ -914,4 +1170,5 @@ const struct srt_backend srt_backend_entry = {
 	.explain = bw_explain,
 	.teardown = bw_teardown,
 	.diagnose = bw_diagnose,
+	.early = bw_early,
 };

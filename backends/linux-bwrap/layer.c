@@ -120,7 +120,7 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 	return rc;
 }
 
-int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer,
+int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer, int into,
 			struct srt_diag *diag)
 {
 	struct srt_policy lp;
@@ -196,8 +196,14 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *laye
 	}
 	if (rc)
 		goto out;
-	rc = srt__sealed_memfd("srt-landlock-layer", b.p, b.len, "landlock layer", "the plan",
-			       &layer->fd, diag);
+	if (into >= 0) {
+		rc = srt__memfd_seal_into(into, b.p, b.len, "landlock layer", "the plan", diag);
+		if (!rc)
+			layer->fd = into;
+	} else {
+		rc = srt__sealed_memfd("srt-landlock-layer", b.p, b.len, "landlock layer", "the plan",
+				       &layer->fd, diag);
+	}
 	if (!rc)
 		layer->n_rules = plan.n_rules + extra;
 out:

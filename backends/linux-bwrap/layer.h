@@ -48,8 +48,11 @@ struct srt__ll_layer {
  * planner opens and closes directories, which would drop the POSIX locks
  * that plan keeps on its placeholders. Returns an error only when srt itself fails
  * (memory, memfd); a policy or kernel Landlock cannot serve leaves
- * layer->fd at -1 with the reason. */
-int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer,
+ * layer->fd at -1 with the reason. into: -1, or an empty sealable memfd
+ * made before the plan (a command started early already holds it), which
+ * the plan then goes into: layer->fd is into once the layer applies, and
+ * into stays the caller's otherwise. */
+int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *layer, int into,
 			struct srt_diag *diag);
 void srt__bwrap_ll_layer_release(struct srt__ll_layer *layer);
 /* The --explain lines ("landlock layer: ..."). */

@@ -16,4 +16,11 @@
 int srt__sealed_memfd(const char *name, const char *buf, size_t len, const char *who,
 		      const char *what, int *out, struct srt_diag *diag);
 
+/* The same into fd, a memfd made earlier with MFD_ALLOW_SEALING and empty
+ * (made before its content was known, so that a process started then
+ * could inherit it): SRT_OK, or SRT_E_IO with diag set as above; fd is
+ * left open either way. */
+int srt__memfd_seal_into(int fd, const char *buf, size_t len, const char *who,
+			 const char *what, struct srt_diag *diag);
+
 #endif

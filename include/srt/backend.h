@@ -34,7 +34,7 @@
  * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
  * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir; 1.8
  * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port; 1.9
- * srt_policy.plan_only. */
+ * srt_policy.plan_only; 1.10 the slot early and srt_command.extra_child_fds. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 9
+#define SRT_BACKEND_ABI_MINOR 10
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */
@@ -110,6 +110,11 @@ struct srt_command {
 	 * directory out of orphan_fn's work only for a module of this minor
 	 * or newer; NULL: none. */
 	const char *orphan_dir;
+	/* ABI minor 10: more descriptors the child must inherit, beyond
+	 * child_fds' eight (a command started early holds every descriptor
+	 * its plan may need). */
+	int extra_child_fds[4];
+	int n_extra_child_fds;
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,
@@ -178,6 +183,21 @@ struct srt_backend {
 	/* End every process of the run that is still alive and free proc.
 	 * Called once after every successful spawn(); NULL-safe. */
 	void (*end_proc)(void *state, void *proc);
+
+	/* ABI minor 10: start the command before it is planned, so that the
+	 * sandbox's own start-up (bwrap's exec and loading) runs beside the
+	 * plan. Optional; never called for a plan that is only printed or
+	 * by a module that sets spawn. Fills out as wrap() does (argv,
+	 * child_fds, new_pgrp, guard_fd, priv) with a command that can run
+	 * nothing until wrap() completes it: the core spawns out at once,
+	 * then calls wrap() with the same out, which plans, hands the plan
+	 * to the process already started and releases it. When wrap() fails
+	 * the core kills that process before release(); when srt dies in
+	 * between, the process must run nothing either. SRT_E_UNSUPPORTED
+	 * (with nothing set up, out untouched): not for this policy, the
+	 * core wraps and spawns as before. */
+	int (*early)(void *state, const char *const *argv, struct srt_command *out,
+		     struct srt_diag *diag);
 };
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 28
+plan 39
 H=$INIT_HELPER
 MARK="$WORK/proj/ran"
 
@@ -152,3 +152,135 @@ B=$(settings '{"bwrapPath":"/bin/false","network":{"allowedDomains":[],"deniedDo
 check "bwrapPath /bin/false: exit 1 and nothing run (rc=$rc)" test "$rc" = 1 -a ! -e "$WORK/bf-ran"
 check "bwrapPath /bin/false: the message names bwrap, not namespaces ($(head -c 200 "$WORK/err"))" \
 	grep -q "bubblewrap (/bin/false) ended before it created the sandbox.*check bwrapPath" "$WORK/err"
+
+# Started before srt has planned (bwrap beside the plan), the helper takes
+# its options from a memfd srt seals once they are all in it. One that is
+# not sealed is a plan srt did not finish (it died while planning): nothing
+# may run, whatever the memfd holds. opts_fd SEAL WORDS... :: ARGS...: run
+# the helper with such a memfd and ARGS after it (SEAL 1: sealed against
+# writing, growing, shrinking and further seals).
+opts_fd() {
+	python3 - "$H" "$@" <<'PY'
+import fcntl, os, sys
+h, seal, rest = sys.argv[1], sys.argv[2] == "1", sys.argv[3:]
+cut = rest.index("::")
+words, args = rest[:cut], rest[cut + 1:]
+fd = os.memfd_create("opts", os.MFD_ALLOW_SEALING)
+os.write(fd, b"".join(w.encode() + b"\0" for w in words))
+if seal:
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+os.set_inheritable(fd, True)
+os.execv(h, [h, "--options-fd", str(fd)] + args)
+PY
+}
+opts_fd 0 --make-dev-proc :: -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "options memfd not sealed: exit 125, nothing ran, said (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep 'options are not sealed' "$WORK/err")"
+python3 - "$H" "$MARK" 2>"$WORK/err" <<'PY'; rc=$?
+import fcntl, os, sys
+# sealed against writing only: srt seals all four at once
+fd = os.memfd_create("opts", os.MFD_ALLOW_SEALING)
+os.write(fd, b"--make-dev-proc\0")
+fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE)
+os.set_inheritable(fd, True)
+os.execv(sys.argv[1], [sys.argv[1], "--options-fd", str(fd), "--", "touch", sys.argv[2]])
+PY
+check "options memfd sealed against writing only: exit 125, nothing ran (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep 'options are not sealed' "$WORK/err")"
+opts_fd 1 --hide-file "$WORK/x" -- touch "$MARK" :: -- true 2>"$WORK/err"; rc=$?
+check "\"--\" among the memfd's options: exit 125, nothing ran, said (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep '"--" among the options' "$WORK/err")"
+python3 - "$H" "$MARK" 2>"$WORK/err" <<'PY'; rc=$?
+import fcntl, os, sys
+fd = os.memfd_create("opts", os.MFD_ALLOW_SEALING)
+fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+os.set_inheritable(fd, True)
+os.execv(sys.argv[1], [sys.argv[1], "--options-fd", str(fd), "touch", sys.argv[2]])
+PY
+check "options memfd without \"--\" before the command: exit 125, nothing ran (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep 'the command must follow it' "$WORK/err")"
+python3 - "$H" "$MARK" 2>"$WORK/err" <<'PY'; rc=$?
+import fcntl, os, sys
+fd = os.memfd_create("opts", os.MFD_ALLOW_SEALING)
+os.write(fd, b"--make-dev-proc")
+fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+os.set_inheritable(fd, True)
+os.execv(sys.argv[1], [sys.argv[1], "--options-fd", str(fd), "--", "touch", sys.argv[2]])
+PY
+check "options memfd whose last word has no NUL: exit 125, nothing ran (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep 'do not end with a NUL' "$WORK/err")"
+"$H" --options-fd 99 -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "options memfd that is not open: exit 125, nothing ran (rc=$rc)" test "$rc" = 125 -a ! -e "$MARK"
+opts_fd 1 --close-fd 98 :: -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "--close-fd of a descriptor that is not open: exit 125, nothing ran, named (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep -- "--close-fd: '98'" "$WORK/err")"
+opts_fd 1 --bogus :: -- touch "$MARK" 2>"$WORK/err"; rc=$?
+check "an unknown option in the memfd: exit 125, nothing ran, named (rc=$rc)" \
+	test "$rc" = 125 -a ! -e "$MARK" -a -n "$(grep "'--bogus'" "$WORK/err")"
+
+# srt starts bwrap before it plans: a plan that then fails must take that
+# bwrap with it. A denyRead path under a loop of links cannot be planned.
+ln -s loop "$WORK/loop"
+L=$(settings "{\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[\"$WORK/loop/x\"],\"allowWrite\":[],\"denyWrite\":[]}}")
+"$SRT" --settings "$L" -c "touch $WORK/loop-ran" 2>"$WORK/err"; rc=$?
+check "a plan that fails after bwrap started: exit 1, nothing ran, the path named (rc=$rc: $(head -c 200 "$WORK/err"))" \
+	test "$rc" = 1 -a ! -e "$WORK/loop-ran" -a -n "$(grep -F "$WORK/loop" "$WORK/err")"
+# The same through the library, in a process that lives on (an agent that
+# embeds libsrt): the failed run leaves no bwrap behind, neither waiting
+# for its options nor unreaped.
+cat > "$WORK/left.c" <<'C'
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+int main(int argc, char **argv)
+{
+	struct srt_sandbox *sb = NULL;
+	struct srt_diag d;
+	const char *cmd[] = { "/usr/bin/touch", argv[2], NULL };
+	int status = 0, rc, left = 0;
+	struct dirent *e;
+	DIR *p;
+
+	memset(&d, 0, sizeof(d));
+	if (argc != 3 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) ||
+	    srt_sandbox_start(sb, &d))
+		return fprintf(stderr, "setup: %s\n", d.message), 2;
+	rc = srt_sandbox_run(sb, cmd, NULL, &status, &d);
+	fprintf(stderr, "run: %d %s\n", rc, d.message);
+	p = opendir("/proc");
+	while (p && (e = readdir(p))) {
+		char path[64], buf[512], *c;
+		FILE *f;
+		int ppid;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (c = strrchr(buf, ')')) &&
+		    sscanf(c + 2, "%*c %d", &ppid) == 1 && ppid == getpid() && strstr(buf, "(bwrap)"))
+			left++;
+		fclose(f);
+	}
+	printf("%s %d\n", rc ? "failed" : "ran", left);
+	srt_sandbox_free(sb);
+	return 0;
+}
+C
+if [ -n "${SRT_TEST_SRT:-}" ]; then
+	flags=$(pkg-config --cflags --libs srt 2>/dev/null)
+else
+	flags="-I$top_srcdir/include -L$SRT_LIBS -Wl,-rpath,$SRT_LIBS -lsrt"
+fi
+san=
+ldd "$(libtool_binary "$top_builddir/srt" 2>/dev/null || echo "$SRT")" 2>/dev/null | grep -q libasan && san="-fsanitize=address,undefined"
+if cc $san -o "$WORK/left" "$WORK/left.c" $flags 2>"$WORK/cc.err"; then
+	out=$(SRT_BACKEND_DIR=$(dirname "$BACKEND") "$WORK/left" "$L" "$WORK/lib-ran" 2>"$WORK/err")
+	check "library: a plan that fails after bwrap started leaves no bwrap child, alive or unreaped ($out; $(head -c 160 "$WORK/err"))" \
+		test "$out" = "failed 0" -a ! -e "$WORK/lib-ran"
+else
+	not_ok "library: the check program builds ($(head -c 300 "$WORK/cc.err"))"
+fi

@@ -190,7 +190,7 @@ static void case_layer(void)
 	pol.allow_write.n = 1;
 	pol.mandatory_deny_depth = 3;
 	pol.allow_nested_userns = 1;
-	rc = srt__bwrap_ll_layer(&pol, &layer, &diag);
+	rc = srt__bwrap_ll_layer(&pol, &layer, -1, &diag);
 	ok(rc == 0, "the layer plans (%s)", rc ? diag.message : "ok");
 
 	if (srt__ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 3) {
@@ -238,7 +238,7 @@ static void case_layer(void)
 			printf("ok %d # SKIP link: %s\n", ++tap_n, strerror(errno));
 		} else {
 			memset(&diag, 0, sizeof(diag));
-			rc = srt__bwrap_ll_layer(&p2, &l2, &diag);
+			rc = srt__bwrap_ll_layer(&p2, &l2, -1, &diag);
 			ok(rc == 0 && l2.fd < 0 && contains(l2.reason, "hard links"),
 			   "a rule Landlock cannot express: not applied, not refused (%s)", l2.reason);
 			srt__bwrap_ll_layer_release(&l2);

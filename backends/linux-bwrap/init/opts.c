@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/linux-bwrap/init/opts.h"
@@ -42,10 +44,93 @@ static int add_path(const char ***v, size_t *n, size_t max, const char *opt, con
 	return 0;
 }
 
+/* The most srt writes into --options-fd (its own limit on the plan's
+ * words is far below). */
+#define OPTIONS_MAX (64u << 20)
+
+/* --options-fd N: how srt starts the helper before it has planned (bwrap
+ * is started beside the plan). The options are NUL-terminated words in a
+ * memfd that srt seals once it has written them all; the command stays on
+ * the command line, after "--". A memfd not sealed against writing,
+ * growing and shrinking is not complete (srt died while planning, or
+ * something else made it): nothing runs. On success *argv is a new list,
+ * argv[0], the memfd's words, then what followed N. */
+static int expand_options_fd(int *argc, char ***argv)
+{
+	const int need = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+	char **av = *argv, **nv, *buf;
+	int fd = -1, seals, n = 0, j;
+	struct stat st;
+	size_t size, got = 0, i;
+
+	if (*argc < 4 || parse_port(av[2], &fd) || fd < 3) {
+		srt__init_failf("srt-linux-init: --options-fd: '%s' is not an open descriptor",
+				*argc >= 3 ? av[2] : "");
+		return -1;
+	}
+	if (strcmp(av[3], "--")) {
+		srt__init_failf("srt-linux-init: --options-fd: the command must follow it after \"--\"");
+		return -1;
+	}
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need) {
+		srt__init_failf("srt-linux-init: --options-fd: the options are not sealed (srt did not finish planning); nothing was run");
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || st.st_size < 0 || (uint64_t)st.st_size > OPTIONS_MAX) {
+		srt__init_failf("srt-linux-init: --options-fd: cannot take the options' size");
+		return -1;
+	}
+	size = (size_t)st.st_size;
+	if (!(buf = malloc(size + 1))) {
+		srt__init_fail("--options-fd", ENOMEM);
+		return -1;
+	}
+	while (got < size) {
+		ssize_t r = pread(fd, buf + got, size - got, (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			srt__init_failf("srt-linux-init: --options-fd: cannot read the options");
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	if (size && buf[size - 1] != '\0') {
+		srt__init_failf("srt-linux-init: --options-fd: the options do not end with a NUL");
+		return -1;
+	}
+	for (i = 0; i < size; i++)
+		n += buf[i] == '\0';
+	if (!(nv = calloc((size_t)n + (size_t)*argc, sizeof(*nv)))) {
+		srt__init_fail("--options-fd", ENOMEM);
+		return -1;
+	}
+	nv[0] = av[0];
+	for (i = 0, j = 1; i < size; i += strlen(buf + i) + 1, j++) {
+		nv[j] = buf + i;
+		/* the command's boundary is the command line's alone */
+		if (!strcmp(nv[j], "--")) {
+			srt__init_failf("srt-linux-init: --options-fd: \"--\" among the options");
+			return -1;
+		}
+	}
+	for (i = 3; i < (size_t)*argc; i++)
+		nv[j++] = av[i];
+	nv[j] = NULL;
+	*argc = j;
+	*argv = nv;
+	return 0;
+}
+
 int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 {
 	int i;
 
+	if (argc >= 2 && !strcmp(argv[1], "--options-fd") && expand_options_fd(&argc, &argv) != 0)
+		return -1;
 	memset(o, 0, sizeof(*o));
 	o->events_fd = o->policy_fd = o->landlock_fd = -1;
 	for (i = 1; i < argc; i++) {
@@ -187,6 +272,15 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 		} else if (!strcmp(a, "--watch-depth") && val) {
 			if (parse_port(val, &o->watch_depth) || o->watch_depth > 64) {
 				srt__init_failf("srt-linux-init: --watch-depth: '%s' is not a depth (1-64)", val);
+				return -1;
+			}
+			i++;
+		} else if (!strcmp(a, "--close-fd") && val) {
+			/* made by srt before its plan said no part needs it */
+			int fd = -1;
+
+			if (parse_port(val, &fd) || fd < 3 || close(fd) != 0) {
+				srt__init_failf("srt-linux-init: --close-fd: '%s' is not an open descriptor", val);
 				return -1;
 			}
 			i++;
