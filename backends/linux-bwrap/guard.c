@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,46 @@ static int is_subreaper(void)
 	return prctl(PR_GET_CHILD_SUBREAPER, &v, 0, 0, 0) == 0 && v != 0;
 }
 
+/* In the guard that is a copy of srt: close every descriptor from 3 up
+ * but keep[]. srt's others include the ends of another command's pipes
+ * and sockets (bwrap's options, its info pipe, the helper's status and
+ * events), whose readers wait for their end of file: a guard that lived
+ * the whole run holding them would stall that command. */
+static void close_all_but(int keep0, const int *keep, size_t n)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	int fd;
+
+	if (max < 0 || max > 1 << 20)
+		max = 1 << 20;
+	for (fd = 3; fd < max; fd++) {
+		size_t i;
+		int kept = fd == keep0;
+
+		for (i = 0; !kept && i < n; i++)
+			kept = keep[i] == fd;
+		if (kept)
+			continue;
+#ifdef SYS_close_range
+		{
+			/* the run up to the next kept descriptor, at once */
+			int next = (int)max;
+
+			if (keep0 > fd && keep0 < next)
+				next = keep0;
+			for (i = 0; i < n; i++)
+				if (keep[i] > fd && keep[i] < next)
+					next = keep[i];
+			if (syscall(SYS_close_range, (unsigned)fd, (unsigned)next - 1, 0) == 0) {
+				fd = next - 1;
+				continue;
+			}
+		}
+#endif
+		close(fd);
+	}
+}
+
 /* The guard as a copy of srt, for a command with orphan work (its
  * callback and context are this process's memory). */
 static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd, int p[2],
@@ -57,6 +98,7 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
 		sigset_t none;
 
 		close(p[1]);
+		close_all_but(p[0], cmd->orphan_fds, cmd->n_orphan_fds);
 		if (!direct) {
 			pid_t g = fork();
 
