@@ -326,9 +326,12 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 }
 
 /* Start cmd as the backend made it: its descriptors kept, in a process
- * group of its own when it asks, announced to the backend's guard. */
+ * group of its own when it asks, announced to the backend's guard. With
+ * spawner, on a thread of its own (srt__spawn_begin): *pid is then
+ * srt__spawn_wait's. */
 static int spawn_command(struct srt_sandbox *sb, const struct srt_run_options *ro,
-			 struct srt_command *cmd, char **envp, pid_t *pid, struct srt_diag *diag)
+			 struct srt_command *cmd, char **envp, pid_t *pid,
+			 struct srt__spawner **spawner, struct srt_diag *diag)
 {
 	struct srt__spawn_args sp;
 	int keep[sizeof(cmd->child_fds) / sizeof(cmd->child_fds[0]) +
@@ -349,6 +352,8 @@ static int spawn_command(struct srt_sandbox *sb, const struct srt_run_options *r
 	sp.new_pgrp = cmd->new_pgrp;
 	sp.announce_fd = cmd->guard_fd;
 	sp.nofile_soft = sb->nofile.rlim_cur; /* the proxy may have raised it */
+	if (spawner)
+		return srt__spawn_begin(&sp, spawner, diag);
 	return srt__spawn(&sp, pid, diag);
 }
 
@@ -360,6 +365,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	char **envp = NULL;
 	char *key = NULL;
 	volatile pid_t target = 0;
+	struct srt__spawner *spawner = NULL;
 	struct srt__events_reader er = { 0 };
 	struct srt__gitguard *gg = NULL;
 	struct srt__gitguard_ctx ggc;
@@ -400,10 +406,23 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	 * what is started waits for the plan and runs nothing without it. */
 	rc = srt__backend_early(sb->be, sb->bstate, argv, &cmd, diag);
 	if (rc == SRT_OK) {
-		rc = spawn_command(sb, ro, &cmd, envp, &pid, diag);
+		struct srt_diag sdiag;
+		int src;
+
+		rc = spawn_command(sb, ro, &cmd, envp, &pid, &spawner, diag);
 		if (rc)
 			goto out_cmd;
 		rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+		memset(&sdiag, 0, sizeof(sdiag));
+		src = srt__spawn_wait(spawner, &pid, &sdiag);
+		if (src) {
+			/* why the command could not start says more than a
+			 * plan it could not take */
+			if (diag)
+				*diag = sdiag;
+			rc = src;
+			goto out_cmd;
+		}
 		if (rc) {
 			/* never let a command whose plan failed go on */
 			int ended;
@@ -424,7 +443,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 			rc = srt__backend_run(sb->be, sb->bstate, &cmd, envp, status, diag);
 			goto out_cmd;
 		}
-		rc = spawn_command(sb, ro, &cmd, envp, &pid, diag);
+		rc = spawn_command(sb, ro, &cmd, envp, &pid, NULL, diag);
 		if (rc)
 			goto out_cmd;
 	}
@@ -453,6 +472,8 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		srt__sandbox_log(sb, 0, "processes the command left kept appearing while srt ended them; some may outlive srt");
 	srt__events_join(&er);
 out_cmd:
+	/* the command has ended, or never started, or was killed and reaped */
+	srt__spawn_end(spawner);
 	sb->be->release(sb->bstate, &cmd);
 	/* the sandbox is gone: nothing can race the sweep */
 	srt__gitguard_sweep(gg, srt__on_gitguard, &ggc);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,100 @@ int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *di
 	}
 	*pid = p;
 	return SRT_OK;
+}
+
+struct srt__spawner {
+	struct srt__spawn_args sp;
+	int keep[16];
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state; /* 0 spawning, 1 spawned (rc, pid, diag), 2 told to end */
+	int rc;
+	pid_t pid;
+	struct srt_diag diag;
+};
+
+static void *spawner_main(void *arg)
+{
+	struct srt__spawner *s = arg;
+	struct srt_diag d;
+	pid_t pid = 0;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	rc = srt__spawn(&s->sp, &pid, &d);
+	pthread_mutex_lock(&s->mu);
+	s->rc = rc;
+	s->pid = pid;
+	s->diag = d;
+	s->state = 1;
+	pthread_cond_broadcast(&s->cv);
+	while (s->state != 2)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int srt__spawn_begin(const struct srt__spawn_args *sp, struct srt__spawner **out,
+		     struct srt_diag *diag)
+{
+	struct srt__spawner *s;
+	int e;
+
+	if (sp->n_keep_fds < 0 || (size_t)sp->n_keep_fds > sizeof(s->keep) / sizeof(s->keep[0]))
+		return srt_diag_set(diag, SRT_E_LIMIT, "", "spawn: %d descriptors to keep (limit %zu)",
+				    sp->n_keep_fds, sizeof(s->keep) / sizeof(s->keep[0]));
+	if (!(s = calloc(1, sizeof(*s))))
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	s->sp = *sp;
+	if (sp->n_keep_fds)
+		memcpy(s->keep, sp->keep_fds, (size_t)sp->n_keep_fds * sizeof(int));
+	s->sp.keep_fds = s->keep;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	/* the thread inherits the caller's signal mask: signals forwarded
+	 * to the command stay blocked in it, as the caller's contract asks */
+	e = pthread_create(&s->thread, NULL, spawner_main, s);
+	if (e) {
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+		free(s);
+		return srt_diag_set(diag, SRT_E_IO, "", "spawn: thread: %s", strerror(e));
+	}
+	*out = s;
+	return SRT_OK;
+}
+
+int srt__spawn_wait(struct srt__spawner *s, pid_t *pid, struct srt_diag *diag)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->state == 0)
+		pthread_cond_wait(&s->cv, &s->mu);
+	rc = s->rc;
+	*pid = s->pid;
+	if (rc && diag)
+		*diag = s->diag;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+void srt__spawn_end(struct srt__spawner *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	while (s->state == 0) /* never end the thread inside its vfork */
+		pthread_cond_wait(&s->cv, &s->mu);
+	s->state = 2;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
 }
 
 static int decode_status(int ws)

@@ -29,6 +29,22 @@ struct srt__spawn_args {
  * dispositions. *pid on success. Exec failure in the child exits 127. */
 int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *diag);
 
+/* srt__spawn on a thread of its own, for a command started before its
+ * plan: the calling thread plans on while the spawning thread waits for
+ * the child's exec (a vfork parent woken on the child's CPU waited there
+ * behind the child for a millisecond with the other CPU idle). begin
+ * copies sp but not what it points to (argv, envp), which must stay as
+ * they are until wait returns. wait: srt__spawn's result and *pid. end:
+ * after the command has ended (or was killed and reaped) only: the child
+ * was started with a parent-death signal, which follows the spawning
+ * thread, so that thread lives until end. end is NULL-safe and also
+ * follows a begin whose wait was never called. */
+struct srt__spawner;
+int srt__spawn_begin(const struct srt__spawn_args *sp, struct srt__spawner **out,
+		     struct srt_diag *diag);
+int srt__spawn_wait(struct srt__spawner *s, pid_t *pid, struct srt_diag *diag);
+void srt__spawn_end(struct srt__spawner *s);
+
 /* Wait for pid. With forward != 0, INT TERM HUP QUIT USR1 USR2 received by
  * the calling thread (which must have them blocked) are sent to
  * *signal_pid (read at each signal, so it may be filled in late; 0 means

@@ -267,6 +267,7 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 		return SRT_E_NOMEM;
 	st->pol = pol;
 	st->guard_fd = -1;
+	st->guard_rd = -1;
 	st->guard_ready = -1;
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
@@ -419,9 +420,11 @@ out:
 }
 
 /* A command's state, with the cleanup guard in place and told what it
- * must remove if srt dies (the run's TMPDIR, the proxy's directory). */
+ * must remove if srt dies (the run's TMPDIR, the proxy's directory). With
+ * early, only the guard's pipe: the guard itself is started by bw_wrap,
+ * after the command, which announces itself in that pipe. */
 static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struct bwrap_cmd **bcp,
-		     struct srt_diag *diag)
+		     int early, struct srt_diag *diag)
 {
 	const struct srt_policy *pol = st->pol;
 	struct bwrap_cmd *bc;
@@ -446,7 +449,7 @@ static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struc
 	 * srt killed while planning leaves nothing behind. A plan that is
 	 * only printed makes no placeholders and runs nothing: no guard. */
 	if (!pol->plan_only) {
-		rc = srt__bwrap_guard_start(st, out, diag);
+		rc = early ? srt__bwrap_guard_open(st, out, diag) : srt__bwrap_guard_start(st, out, diag);
 		if (rc)
 			return rc;
 		st->guard_used = 1;
@@ -516,7 +519,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	int rc, own_dev;
 
 	if (!bc) {
-		rc = cmd_begin(st, out, &bc, diag);
+		rc = cmd_begin(st, out, &bc, 0, diag);
 		if (rc)
 			return rc;
 	}
@@ -546,6 +549,13 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		 * alone do not cover what appears during the run */
 		fprintf(stderr, "srt: warning: landlock layer not applied, the mounts enforce the policy alone: %s\n",
 			bc->layer.reason);
+	/* started early, the command's guard starts now: after the layer's
+	 * plan, which makes nothing (the command's exec, just begun, gets a
+	 * CPU first), and before the mount plan makes the first placeholder */
+	if (bc->early && (rc = srt__bwrap_guard_launch(st, out, diag))) {
+		srt__mandatory_memo_end();
+		return rc;
+	}
 	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, pol->plan_only ? NULL : srt__bwrap_guard_announce, st,
 				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
 	srt__mandatory_memo_end();
@@ -820,7 +830,7 @@ static int bw_early(void *state, const char *const *argv, struct srt_command *ou
 
 	if (pol->plan_only || !argv || !argv[0])
 		return SRT_E_UNSUPPORTED;
-	rc = cmd_begin(st, out, &bc, diag);
+	rc = cmd_begin(st, out, &bc, 1, diag);
 	if (rc)
 		return rc;
 	bc->early = 1;
@@ -1149,6 +1159,10 @@ static void bw_teardown(void *state)
 
 	if (!st)
 		return;
+	if (st->guard_rd >= 0) { /* a guard that was never started */
+		close(st->guard_rd);
+		st->guard_rd = -1;
+	}
 	if (st->guard_fd >= 0) {
 		srt__bwrap_guard_send(st, 'Q', NULL, NULL);
 		close(st->guard_fd); /* EOF after Q: the guard just exits */

@@ -171,10 +171,10 @@ static int guard_spawn(struct srt__bwrap_state *st, int p[2], int direct, struct
  * state of this run, in this process's memory) gets a guard of its own,
  * a copy of srt made now; one left by an earlier command ends first. Any
  * other guard is srt-linux-init's guard mode (guard_spawn). */
-int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command *cmd,
-			   struct srt_diag *diag)
+int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command *cmd,
+			  struct srt_diag *diag)
 {
-	int p[2], rc;
+	int p[2];
 
 	if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn && st->running > 0) {
 		/* another command still needs this guard: keep it, without
@@ -193,6 +193,20 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
 		return SRT_OK;
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	st->guard_rd = p[0];
+	st->guard_fd = p[1];
+	return SRT_OK;
+}
+
+int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_command *cmd,
+			    struct srt_diag *diag)
+{
+	int p[2], rc;
+
+	if (st->guard_rd < 0)
+		return SRT_OK; /* running already */
+	p[0] = st->guard_rd;
+	p[1] = st->guard_fd;
 	if (st->pol && st->pol->debug)
 		fprintf(stderr, "[srt debug] cleanup guard: %s\n",
 			cmd->orphan_fn ? "a fork of srt (the git guard's sweep of write roots other than the run's TMPDIR)" :
@@ -202,14 +216,23 @@ int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command
 	else
 		rc = guard_spawn(st, p, is_subreaper(), diag);
 	close(p[0]);
+	st->guard_rd = -1;
 	if (rc) {
 		close(p[1]);
+		st->guard_fd = -1;
 		return rc;
 	}
 	/* a middle process is reaped later (srt__bwrap_guard_check): waiting
 	 * here would put its exit on every start's critical path */
-	st->guard_fd = p[1];
 	return SRT_OK;
+}
+
+int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command *cmd,
+			   struct srt_diag *diag)
+{
+	int rc = srt__bwrap_guard_open(st, cmd, diag);
+
+	return rc ? rc : srt__bwrap_guard_launch(st, cmd, diag);
 }
 
 /* Did the guard start? Asked once the plan is made, before anything runs:

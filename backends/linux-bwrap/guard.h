@@ -14,6 +14,14 @@
  * guard of its own); sets st->guard_fd, st->guard_mid. */
 int srt__bwrap_guard_start(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			   struct srt_diag *diag);
+/* The same in two steps, for a command started before its plan: open
+ * makes the guard's pipe when st has no guard (records sent from then on,
+ * the spawned command's "K" among them, wait in it), launch starts the
+ * guard that reads it (nothing to do when st's guard runs already). */
+int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command *cmd,
+			  struct srt_diag *diag);
+int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_command *cmd,
+			    struct srt_diag *diag);
 /* Reap the guard's short-lived parent: SRT_OK when the guard started. */
 int srt__bwrap_guard_check(struct srt__bwrap_state *st, struct srt_diag *diag);
 /* Send one record (type, then text) to the guard; SRT_OK with no guard. */

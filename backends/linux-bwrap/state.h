@@ -12,6 +12,8 @@ struct srt__bwrap_state {
 	char bwrap[PATH_MAX];
 	char helper[PATH_MAX];
 	int guard_fd;    /* write end of the cleanup guard's pipe, or -1 */
+	int guard_rd;    /* its read end while the guard is not started yet
+			  * (srt__bwrap_guard_open), or -1 */
 	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
 	int guard_ready; /* a spawned guard's "G" arrives here, until read, or -1 */
 	int guard_used;  /* a command has run under this guard */
