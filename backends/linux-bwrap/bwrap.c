@@ -578,17 +578,17 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 
 	for (i = 0; i < bc->plan.words.n; i++)
 		mount_bytes += strlen(bc->plan.words.v[i]) + 1;
+	if (bc->plan.words.n > MAX_ARGS_FILE_WORDS) {
+		rc = srt_diag_set(diag, SRT_E_LIMIT, "filesystem",
+				  "the mount plan has %zu words (limit %d); narrow the filesystem rules",
+				  bc->plan.words.n, MAX_ARGS_FILE_WORDS);
+		goto fail;
+	}
 	/* started early, bwrap reads every option from its --args socket */
 	if (!bc->early && (bc->plan.words.n > ARGV_INLINE_WORDS || mount_bytes > ARGV_INLINE_BYTES)) {
 		size_t len;
 		char *buf;
 
-		if (bc->plan.words.n > MAX_ARGS_FILE_WORDS) {
-			rc = srt_diag_set(diag, SRT_E_LIMIT, "filesystem",
-					  "the mount plan has %zu words (limit %d); narrow the filesystem rules",
-					  bc->plan.words.n, MAX_ARGS_FILE_WORDS);
-			goto fail;
-		}
 		buf = join_words(bc->plan.words.v, bc->plan.words.n, &len);
 		if (!buf)
 			goto fail;
