@@ -423,6 +423,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 			rc = src;
 			goto out_cmd;
 		}
+		cmd.early_pid = pid;
 		if (rc) {
 			/* never let a command whose plan failed go on */
 			int ended;

@@ -170,6 +170,12 @@ int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *di
 		return srt_diag_set(diag, SRT_E_IO, "", "vfork: %s", strerror(e));
 	}
 	close(errpipe[1]);
+	/* vfork returns once the child has exec'd or exited, and a child
+	 * that failed wrote its errno before it exited: what is in the pipe
+	 * now is all there will be. Waiting for its end of file instead would
+	 * wait for every process another thread of the caller forked
+	 * meanwhile (a copy of the write end lives in each until it execs). */
+	fcntl(errpipe[0], F_SETFL, O_NONBLOCK);
 	do
 		r = read(errpipe[0], &child_errno, sizeof(child_errno));
 	while (r < 0 && errno == EINTR);

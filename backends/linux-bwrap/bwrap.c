@@ -522,6 +522,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		rc = cmd_begin(st, out, &bc, 0, diag);
 		if (rc)
 			return rc;
+	} else if ((rc = srt__bwrap_guard_launch(st, out, diag))) {
+		/* started early: its guard starts now, before anything is
+		 * planned, as it does for any command */
+		return rc;
 	}
 	/* before the mount plan: the planner opens and closes directories,
 	 * and closing any descriptor of a placeholder would drop the POSIX
@@ -549,13 +553,6 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		 * alone do not cover what appears during the run */
 		fprintf(stderr, "srt: warning: landlock layer not applied, the mounts enforce the policy alone: %s\n",
 			bc->layer.reason);
-	/* started early, the command's guard starts now: after the layer's
-	 * plan, which makes nothing (the command's exec, just begun, gets a
-	 * CPU first), and before the mount plan makes the first placeholder */
-	if (bc->early && (rc = srt__bwrap_guard_launch(st, out, diag))) {
-		srt__mandatory_memo_end();
-		return rc;
-	}
 	rc = srt__bwrap_plan_mounts_ex(pol, &bc->plan, pol->plan_only ? NULL : srt__bwrap_guard_announce, st,
 				       helper_can_hide() ? HELPER_HIDE_MAX : 0, diag);
 	srt__mandatory_memo_end();
@@ -793,6 +790,9 @@ static int hand_over(const struct srt__bwrap_state *st, struct bwrap_cmd *bc,
 	free(buf);
 	if (rc)
 		return rc;
+	/* the end of file bwrap waits for, also when a process the caller
+	 * forked meanwhile (a library's host) holds a copy of this end */
+	shutdown(bc->plan_wr, SHUT_WR);
 	close(bc->plan_wr);
 	bc->plan_wr = -1;
 	return SRT_OK;
@@ -816,8 +816,8 @@ static int early_memfd(const char *name, int *fd, struct srt_diag *diag)
  * bwrap --args SOCKET -- srt-linux-init --options-fd MEMFD -- argv, with
  * every descriptor a plan can hand the helper made now, empty. Nothing
  * runs until bw_wrap has planned and handed the plan over (hand_over).
- * Interception hands the helper two descriptors more than a command
- * carries (srt_command.child_fds): such a run is wrapped as before. */
+ * Interception's two memfds, whose content does not depend on the plan,
+ * are made full and go in srt_command.extra_child_fds. */
 static int bw_early(void *state, const char *const *argv, struct srt_command *out,
 		    struct srt_diag *diag)
 {
@@ -1057,6 +1057,16 @@ static void bw_release(void *state, struct srt_command *cmd)
 		st->running--;
 		bc->counted = 0;
 	}
+	if (st->running == 0 && st->guard_rd >= 0) {
+		/* a guard pipe whose guard never started (the run failed
+		 * before its plan): its records are this run's, never the
+		 * next one's */
+		close(st->guard_rd);
+		close(st->guard_fd);
+		st->guard_rd = st->guard_fd = -1;
+		st->guard_used = 0;
+		st->proxy_dir_sent = 0;
+	}
 
 	if (cmd->argv) {
 		for (i = 0; cmd->argv[i]; i++)
@@ -1089,6 +1099,10 @@ static void bw_release(void *state, struct srt_command *cmd)
 	srt__bwrap_ll_layer_release(&bc->layer);
 	early_close(bc);
 	cmd->events_fd = -1;
+	/* a command started early announced itself to the guard at its
+	 * spawn, also when its plan then failed and it was killed */
+	if (bc->pgrp <= 0 && bc->early && cmd->early_pid > 0)
+		bc->pgrp = cmd->early_pid;
 	if (bc->pgrp > 0) {
 		char num[24];
 		snprintf(num, sizeof(num), "%ld", (long)bc->pgrp);

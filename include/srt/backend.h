@@ -34,7 +34,8 @@
  * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
  * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir; 1.8
  * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port; 1.9
- * srt_policy.plan_only; 1.10 the slot early and srt_command.extra_child_fds. */
+ * srt_policy.plan_only; 1.10 the slot early, srt_command.extra_child_fds and
+ * early_pid. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -115,6 +116,10 @@ struct srt_command {
 	 * its plan may need). */
 	int extra_child_fds[4];
 	int n_extra_child_fds;
+	/* ABI minor 10: set by the core once the command early() made is
+	 * spawned (its pid), also when wrap() then fails and the core kills
+	 * it; 0 otherwise. */
+	pid_t early_pid;
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

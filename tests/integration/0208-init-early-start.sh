@@ -1,0 +1,156 @@
+#!/bin/bash
+# bwrap started before the plan (the backend's early slot): srt spawns
+# `bwrap --args SOCKET -- srt-linux-init --options-fd MEMFD -- command`,
+# plans while bwrap loads, then writes bwrap's options into the socket and
+# the helper's into the memfd, seals it and closes the socket. What must
+# hold: every kind of run takes that path; a plan larger than the socket's
+# buffer arrives whole; a srt killed at any moment of a long plan leaves
+# nothing running and never a command with part of its plan; a program
+# embedding libsrt that forks without exec meanwhile does not stall the
+# run. The helper's refusals of an incomplete memfd are in 0203.
+. "$(dirname "$0")/lib.sh"
+
+plan 12
+need_bwrap_sandbox
+
+# 1-3: the early path is the one every kind of run takes
+S=$(fs default '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
+for c in "default:$S" \
+	"proxy:$(printf '{"network":{"allowedDomains":["localhost"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/net.json"; echo "$WORK/net.json")" \
+	"filesystem.disabled:$(printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"disabled":true,"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$WORK/off.json"; echo "$WORK/off.json")"; do
+	out=$(srt__run --debug -s "${c#*:}" -c 'echo ran' 2>&1 </dev/null)
+	check "${c%%:*}: bwrap is started before the plan and the command runs" \
+		test -n "$(grep -F '[srt debug] bwrap argv (options through --args):' <<<"$out")" -a -n "$(grep -x ran <<<"$out")"
+done
+
+# 4-5: a plan of about 260 KB (700 denyRead entries of 150 characters),
+# more than a socket's default buffer: bwrap gets all of it, so the last
+# entry is enforced
+long=$(printf 'x%.0s' $(seq 150))
+mkdir -p "$WORK/long"
+rules=
+for i in $(seq 700); do
+	mkdir -p "$WORK/long/$long$i"
+	rules="$rules\"$WORK/long/$long$i\","
+done
+echo "$CANARY" > "$WORK/long/${long}700/secret"
+printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[%s],"allowWrite":["."],"denyWrite":[]}}\n' \
+	"${rules%,}" > "$WORK/long.json"
+out=$(srt__run --debug -s "$WORK/long.json" -c "cat '$WORK/long/${long}700/secret' 2>&1; echo end" 2>"$WORK/long.err" </dev/null)
+words=$(grep -F '[srt debug] bwrap argv (options through --args):' "$WORK/long.err" | wc -c)
+check "a plan of $words bytes through the options socket: the command ran" test "$(tail -n1 <<<"$out")" = end
+check "a plan of $words bytes: its last denyRead entry holds" test -z "$(grep -F "$CANARY" <<<"$out")"
+
+# 6-9: srt killed (SIGKILL, then SIGINT) at moments spread over that
+# plan: the command either never ran or ran with the whole plan, and
+# nothing of the run is left
+M="$WORK/proj/ran"
+L="$WORK/proj/leak"
+ran=0 leaked=0 left=0
+for sig in KILL INT; do
+	for d in 0 0.005 0.02 0.05 0.1 0.2 0.4 0.8; do
+		rm -f "$M" "$L"
+		"$SRT" --backend="$BACKEND" -s "$WORK/long.json" -c \
+			"touch '$M'; cat '$WORK/long/${long}700/secret' >> '$L' 2>/dev/null; sleep 0.3" \
+			</dev/null >/dev/null 2>&1 &
+		p=$!
+		sleep "$d"
+		kill -"$sig" "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+		sleep 0.5
+		[ -e "$M" ] && ran=$((ran + 1))
+		[ -s "$L" ] && grep -q -F "$CANARY" "$L" && leaked=$((leaked + 1))
+		pgrep -f "$WORK/proj/leak" >/dev/null && left=$((left + 1))
+	done
+	check "SIGKILL/SIGINT sweep ($sig): no run read the last denied file ($ran of 8 commands started)" test "$leaked" = 0
+	check "SIGKILL/SIGINT sweep ($sig): no process of a killed run is left" test "$left" = 0
+	ran=0 leaked=0 left=0
+done
+
+# 10-12: a program embedding libsrt whose other thread forks without exec
+# while the run plans (a worker pool, a test runner): the copies of srt's
+# descriptors those children hold must not make the run wait for them
+cat > "$WORK/forker.c" <<'C'
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+static volatile int stop;
+static pid_t kids[4096];
+static int n_kids;
+
+/* forks a child that sleeps 4 s (no exec) every 200 us until told to stop */
+static void *forker(void *arg)
+{
+	(void)arg;
+	while (!stop && n_kids < 4096) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			sleep(4);
+			_exit(0);
+		}
+		if (p > 0)
+			kids[n_kids++] = p;
+		usleep(200);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct srt_sandbox *sb = NULL;
+	struct srt_diag d;
+	const char *cmd[] = { "/bin/true", NULL };
+	struct timespec a, b;
+	double worst = 0;
+	int i, status, rc = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (argc != 2 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) || srt_sandbox_start(sb, &d))
+		return fprintf(stderr, "setup: %s\n", d.message), 2;
+	for (i = 0; i < 5; i++) {
+		pthread_t t;
+		double s;
+
+		stop = 0;
+		pthread_create(&t, NULL, forker, NULL);
+		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		rc |= srt_sandbox_run(sb, cmd, NULL, &status, &d) || status != 0;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		stop = 1;
+		pthread_join(t, NULL);
+		s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		if (s > worst)
+			worst = s;
+	}
+	for (i = 0; i < n_kids; i++)
+		kill(kids[i], SIGKILL);
+	printf("%s %.3f %d\n", rc ? "failed" : "ran", worst, n_kids);
+	srt_sandbox_free(sb);
+	return 0;
+}
+C
+if [ -n "${SRT_TEST_SRT:-}" ]; then
+	flags=$(pkg-config --cflags --libs srt 2>/dev/null)
+else
+	flags="-I$top_srcdir/include -L$SRT_LIBS -Wl,-rpath,$SRT_LIBS -lsrt"
+fi
+san=
+ldd "$(libtool_binary "$top_builddir/srt" 2>/dev/null || echo "$SRT")" 2>/dev/null | grep -q libasan && san="-fsanitize=address,undefined"
+if cc $san -o "$WORK/forker" "$WORK/forker.c" $flags -lpthread 2>"$WORK/cc.err"; then
+	read -r what worst kids < <(SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 120 "$WORK/forker" "$S" 2>"$WORK/err")
+	ok "the forking program built and ran ($what; $kids children forked)"
+	check "forks without exec during the runs: every run ran" test "$what" = ran
+	check "forks without exec during the runs: no run waited for those children (slowest ${worst}s; each child lives 4 s)" \
+		awk -v w="$worst" 'BEGIN { exit !(w != "" && w < 2) }'
+else
+	not_ok "the forking program builds ($(head -c 300 "$WORK/cc.err"))"
+	skip "the program did not build"
+	skip "the program did not build"
+fi
