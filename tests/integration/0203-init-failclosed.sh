@@ -5,7 +5,7 @@
 # checked on the host.
 . "$(dirname "$0")/lib.sh"
 
-plan 39
+plan 38
 H=$INIT_HELPER
 MARK="$WORK/proj/ran"
 
