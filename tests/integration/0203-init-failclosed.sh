@@ -270,14 +270,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-if [ -n "${SRT_TEST_SRT:-}" ]; then
-	flags=$(pkg-config --cflags --libs srt 2>/dev/null)
-else
-	flags="-I$top_srcdir/include -L$SRT_LIBS -Wl,-rpath,$SRT_LIBS -lsrt"
-fi
-san=
-ldd "$(libtool_binary "$top_builddir/srt" 2>/dev/null || echo "$SRT")" 2>/dev/null | grep -q libasan && san="-fsanitize=address,undefined"
-if cc $san -o "$WORK/left" "$WORK/left.c" $flags 2>"$WORK/cc.err"; then
+if libsrt_cc "$WORK/left" "$WORK/left.c"; then
 	out=$(SRT_BACKEND_DIR=$(dirname "$BACKEND") "$WORK/left" "$L" "$WORK/lib-ran" 2>"$WORK/err")
 	check "library: a plan that fails after bwrap started leaves no bwrap child, alive or unreaped ($out; $(head -c 160 "$WORK/err"))" \
 		test "$out" = "failed 0" -a ! -e "$WORK/lib-ran"

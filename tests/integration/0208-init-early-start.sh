@@ -136,14 +136,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-if [ -n "${SRT_TEST_SRT:-}" ]; then
-	flags=$(pkg-config --cflags --libs srt 2>/dev/null)
-else
-	flags="-I$top_srcdir/include -L$SRT_LIBS -Wl,-rpath,$SRT_LIBS -lsrt"
-fi
-san=
-ldd "$(libtool_binary "$top_builddir/srt" 2>/dev/null || echo "$SRT")" 2>/dev/null | grep -q libasan && san="-fsanitize=address,undefined"
-if cc $san -o "$WORK/forker" "$WORK/forker.c" $flags -lpthread 2>"$WORK/cc.err"; then
+if libsrt_cc "$WORK/forker" "$WORK/forker.c"; then
 	read -r what worst kids < <(SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 120 "$WORK/forker" "$S" 2>"$WORK/err")
 	ok "the forking program built and ran ($what; $kids children forked)"
 	check "forks without exec during the runs: every run ran" test "$what" = ran

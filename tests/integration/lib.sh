@@ -103,5 +103,19 @@ need_bwrap_sandbox() {
 # fs NAME FILESYSTEM-JSON: writes $WORK/NAME.json (no network allowed),
 # echoes its path
 fs() { printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":%s}\n' "$2" > "$WORK/$1.json"; echo "$WORK/$1.json"; }
+# libsrt_cc OUT SRC: build the C program SRC against the libsrt under test
+# (the build tree's, or with SRT_TEST_SRT the installed one, through
+# pkg-config), with the sanitizers when that libsrt was built with them;
+# cc's messages in $WORK/cc.err
+libsrt_cc() {
+	local flags san=
+	if [ -n "${SRT_TEST_SRT:-}" ]; then
+		flags=$(pkg-config --cflags --libs srt 2>/dev/null)
+	else
+		flags="-I$top_srcdir/include -L$SRT_LIBS -Wl,-rpath,$SRT_LIBS -lsrt"
+	fi
+	ldd "$SRT" 2>/dev/null | grep -q libasan && san="-fsanitize=address,undefined"
+	cc $san -o "$1" "$2" $flags -lpthread 2>"$WORK/cc.err"
+}
 # no_canary FILE: the canary string is absent from FILE
 no_canary() { ! grep -q "$CANARY" "$1"; }
