@@ -265,7 +265,10 @@ int main(int argc, char **argv)
 			left++;
 		fclose(f);
 	}
+	if (p)
+		closedir(p);
 	printf("%s %d\n", rc ? "failed" : "ran", left);
+	fflush(stdout);
 	srt_sandbox_free(sb);
 	return 0;
 }

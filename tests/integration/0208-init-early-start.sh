@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n_kids; i++)
 		kill(kids[i], SIGKILL);
 	printf("%s %.3f %d\n", rc ? "failed" : "ran", worst, n_kids);
+	fflush(stdout);
 	srt_sandbox_free(sb);
 	return 0;
 }
