@@ -352,8 +352,15 @@ static int spawn_command(struct srt_sandbox *sb, const struct srt_run_options *r
 	sp.new_pgrp = cmd->new_pgrp;
 	sp.announce_fd = cmd->guard_fd;
 	sp.nofile_soft = sb->nofile.rlim_cur; /* the proxy may have raised it */
-	if (spawner)
-		return srt__spawn_begin(&sp, spawner, diag);
+	if (spawner) {
+		int rc;
+
+		sp.close_after_spawn = cmd->close_after_spawn;
+		rc = srt__spawn_begin(&sp, spawner, diag);
+		if (rc && cmd->close_after_spawn > 2)
+			close(cmd->close_after_spawn); /* no spawn will close it */
+		return rc;
+	}
 	return srt__spawn(&sp, pid, diag);
 }
 

@@ -154,7 +154,8 @@ int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *di
 	/* The child reports an exec failure through a CLOEXEC pipe, so srt can
 	 * say why instead of returning a bare 127. */
 	if (srt__os_pipe(errpipe, false) != 0)
-		return srt_diag_set(diag, SRT_E_IO, "", "pipe: %s", strerror(errno));
+		return srt_diag_set(diag, SRT_E_IO, sp->argv[0], "cannot start \"%s\": pipe: %s", sp->argv[0],
+				    strerror(errno));
 	parent = getpid();
 	/* vfork: no copy of srt's page tables for a child that only execs,
 	 * and no copy-on-write faults in srt afterwards (a plain fork cost
@@ -167,7 +168,8 @@ int srt__spawn(const struct srt__spawn_args *sp, pid_t *pid, struct srt_diag *di
 		int e = errno;
 		close(errpipe[0]);
 		close(errpipe[1]);
-		return srt_diag_set(diag, SRT_E_IO, "", "vfork: %s", strerror(e));
+		return srt_diag_set(diag, SRT_E_IO, sp->argv[0], "cannot start \"%s\": vfork: %s", sp->argv[0],
+				    strerror(e));
 	}
 	close(errpipe[1]);
 	/* vfork returns once the child has exec'd or exited, and a child
@@ -212,6 +214,9 @@ static void *spawner_main(void *arg)
 
 	memset(&d, 0, sizeof(d));
 	rc = srt__spawn(&s->sp, &pid, &d);
+	/* the child has its copy now, or never will */
+	if (s->sp.close_after_spawn > 2)
+		close(s->sp.close_after_spawn);
 	pthread_mutex_lock(&s->mu);
 	s->rc = rc;
 	s->pid = pid;
@@ -248,7 +253,8 @@ int srt__spawn_begin(const struct srt__spawn_args *sp, struct srt__spawner **out
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		free(s);
-		return srt_diag_set(diag, SRT_E_IO, "", "spawn: thread: %s", strerror(e));
+		return srt_diag_set(diag, SRT_E_IO, sp->argv[0], "cannot start \"%s\": a thread to start it: %s",
+				    sp->argv[0], strerror(e));
 	}
 	*out = s;
 	return SRT_OK;

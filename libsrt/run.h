@@ -23,6 +23,9 @@ struct srt__spawn_args {
 			      * before srt can die) */
 	unsigned long long nofile_soft; /* RLIMIT_NOFILE soft limit for the child
 					 * (0: leave as is) */
+	int close_after_spawn; /* > 2, srt__spawn_begin only: closed in srt as
+				* soon as the spawn is over, exec'd or failed
+				* (see srt_command.close_after_spawn) */
 };
 
 /* fork + exec. The child starts with an empty signal mask and default

@@ -871,6 +871,10 @@ static int bw_early(void *state, const char *const *argv, struct srt_command *ou
 		out->extra_child_fds[out->n_extra_child_fds++] = bc->icept_fd;
 		out->extra_child_fds[out->n_extra_child_fds++] = bc->resolv_fd;
 	}
+	/* srt's copy of bwrap's end goes once bwrap has its own: a bwrap
+	 * that ends before it reads then fails the send with EPIPE */
+	out->close_after_spawn = bc->plan_rd;
+	bc->plan_rd = -1;
 	return SRT_OK;
 nomem:
 	srt__strv_release(&w);

@@ -34,8 +34,8 @@
  * process slots spawn, wait_proc and end_proc; 1.6 srt_policy.masked_files
  * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir; 1.8
  * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port; 1.9
- * srt_policy.plan_only; 1.10 the slot early, srt_command.extra_child_fds and
- * early_pid. */
+ * srt_policy.plan_only; 1.10 the slot early, srt_command.extra_child_fds,
+ * early_pid and close_after_spawn. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -120,6 +120,14 @@ struct srt_command {
 	 * spawned (its pid), also when wrap() then fails and the core kills
 	 * it; 0 otherwise. */
 	pid_t early_pid;
+	/* ABI minor 10, early() only: > 2, a descriptor of the child's that
+	 * srt must not keep once the child has its copy: the core closes it
+	 * as soon as the spawn is over (exec'd or failed), also when it could
+	 * not spawn at all. The backend neither uses nor closes it after
+	 * early() (linux-bwrap: the read end of bwrap's options socket, so
+	 * that a bwrap gone before it read them makes the send fail instead
+	 * of blocking). */
+	int close_after_spawn;
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

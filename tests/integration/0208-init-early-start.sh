@@ -10,7 +10,7 @@
 # run. The helper's refusals of an incomplete memfd are in 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 14
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -41,7 +41,18 @@ words=$(grep -F '[srt debug] bwrap argv (options through --args):' "$WORK/long.e
 check "a plan of $words bytes through the options socket: the command ran" test "$(tail -n1 <<<"$out")" = end
 check "a plan of $words bytes: its last denyRead entry holds" test -z "$(grep -F "$CANARY" <<<"$out")"
 
-# 6-9: srt killed (SIGKILL, then SIGINT) at moments spread over that
+# 6-7: a bwrap that ends without reading that plan (bwrapPath /bin/false):
+# srt's send of more than the socket holds must fail, not wait forever
+sed 's|^{|{"bwrapPath":"/bin/false",|' "$WORK/long.json" > "$WORK/longfalse.json"
+s0=$(date +%s)
+timeout -k 2 20 "$SRT" --backend="$BACKEND" -s "$WORK/longfalse.json" -c "touch '$WORK/false-ran'" </dev/null 2>"$WORK/false.err"; rc=$?
+took=$(($(date +%s) - s0))
+check "bwrap gone before it read a large plan: srt ends at once, exit 1, nothing ran (rc=$rc, ${took}s)" \
+	test "$rc" = 1 -a "$took" -lt 10 -a ! -e "$WORK/false-ran"
+check "bwrap gone before it read a large plan: the message names bwrap ($(head -c 200 "$WORK/false.err"))" \
+	grep -q "bubblewrap (/bin/false) ended before it created the sandbox" "$WORK/false.err"
+
+# 8-11: srt killed (SIGKILL, then SIGINT) at moments spread over that
 # plan: the command either never ran or ran with the whole plan, and
 # nothing of the run is left
 M="$WORK/proj/ran"
@@ -67,7 +78,7 @@ for sig in KILL INT; do
 	ran=0 leaked=0 left=0
 done
 
-# 10-12: a program embedding libsrt whose other thread forks without exec
+# 12-14: a program embedding libsrt whose other thread forks without exec
 # while the run plans (a worker pool, a test runner): the copies of srt's
 # descriptors those children hold must not make the run wait for them
 cat > "$WORK/forker.c" <<'C'
