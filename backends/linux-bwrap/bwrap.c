@@ -719,8 +719,10 @@ static int bwrap_ended(const struct srt__bwrap_state *st, struct srt_diag *diag)
 			    st->bwrap);
 }
 
-/* Every byte of buf to a socket whose reader may be gone (EPIPE, never
- * SIGPIPE: a library's host may not ignore it). 0, or -1 with errno. */
+/* Every byte of buf to a socket whose reader may be gone: common/fdio.h's
+ * srt__write_full, but with send(MSG_NOSIGNAL), so a reader gone is EPIPE
+ * and never SIGPIPE, which a library's host may not ignore. 0, or -1 with
+ * errno (EIO when send sent nothing and said no error). */
 static int send_full(int fd, const char *buf, size_t len)
 {
 	while (len) {
@@ -728,8 +730,12 @@ static int send_full(int fd, const char *buf, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0)
 			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
 		buf += n;
 		len -= (size_t)n;
 	}

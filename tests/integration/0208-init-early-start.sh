@@ -54,7 +54,8 @@ check "bwrap gone before it read a large plan: the message names bwrap ($(head -
 
 # 8-11: srt killed (SIGKILL, then SIGINT) at moments spread over that
 # plan: the command either never ran or ran with the whole plan, and
-# nothing of the run is left
+# nothing of the run is left (the command sleeps past the look for
+# leftovers, so one that outlived srt is seen)
 M="$WORK/proj/ran"
 L="$WORK/proj/leak"
 ran=0 leaked=0 left=0
@@ -62,7 +63,7 @@ for sig in KILL INT; do
 	for d in 0 0.005 0.02 0.05 0.1 0.2 0.4 0.8; do
 		rm -f "$M" "$L"
 		"$SRT" --backend="$BACKEND" -s "$WORK/long.json" -c \
-			"touch '$M'; cat '$WORK/long/${long}700/secret' >> '$L' 2>/dev/null; sleep 0.3" \
+			"touch '$M'; cat '$WORK/long/${long}700/secret' >> '$L' 2>/dev/null; sleep 2" \
 			</dev/null >/dev/null 2>&1 &
 		p=$!
 		sleep "$d"
