@@ -10,6 +10,7 @@
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "loader.h"
+#include "proxy-glue.h"
 #include "sandbox.h"
 
 /* The protected names, each with why it is protected and, when released,
@@ -126,6 +127,10 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 			sb->settings.denied_domains.v[i], i);
 
 	memset(&cmd, 0, sizeof(cmd));
+	/* a sandbox started for runs plans with the socket it bound */
+	rc = srt__sandbox_open_proxy(sb, diag);
+	if (rc)
+		return rc;
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 	if (rc) {
 		/* a failed wrap may have set up part of the command */

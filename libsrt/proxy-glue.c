@@ -22,6 +22,7 @@
 #include "common/domain.h"
 #include "common/platform.h"
 #include "proxies/proxy.h"
+#include "backend-call.h"
 #include "backend-choice.h"
 #include "filters.h"
 #include "proxy-config.h"
@@ -198,7 +199,8 @@ void srt__sandbox_proxy_ports(struct srt_sandbox *sb)
 
 /* Make the sandbox's proxy from cfg (its listener already set) and start
  * its thread. */
-static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, struct srt_diag *diag)
+static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, int start,
+		     struct srt_diag *diag)
 {
 	sigset_t all, old;
 	int rc;
@@ -214,8 +216,9 @@ static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, stru
 	if (rc)
 		return rc;
 	/* a plan only printed serves nobody: the proxy is made (its
-	 * settings checked as for a run) but no thread waits on it */
-	if (sb->plan_only)
+	 * settings checked as for a run) but no thread waits on it; one
+	 * whose socket is bound later starts with that */
+	if (sb->plan_only || !start)
 		return SRT_OK;
 	/* The proxy thread must never take the signals srt forwards. */
 	sigfillset(&all);
@@ -243,7 +246,7 @@ static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		return SRT_E_UNAVAILABLE; /* diag names the range */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.tcp_listener = fd; /* the proxy's from here, closed even on failure */
-	rc = run_proxy(sb, &cfg, diag);
+	rc = run_proxy(sb, &cfg, 1, diag);
 	if (rc)
 		return rc;
 	sb->policy.proxy_port = port;
@@ -254,18 +257,72 @@ static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	return intercept_mode(sb, diag);
 }
 
+/* How the proxy's private directory is named: a plan only printed shows
+ * the template, a run makes it at once, or draws the name (one nobody can
+ * guess, as mkdtemp's) to make it later. */
+enum dir_name { DIR_TEMPLATE, DIR_MADE, DIR_DRAWN };
+
+static int proxy_dir_name(char *tmpl, size_t cap, const char *base, enum dir_name how,
+			  struct srt_diag *diag)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char raw[6];
+	size_t n;
+	int i, e;
+
+	if (snprintf(tmpl, cap, "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)cap)
+		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
+	if (how == DIR_TEMPLATE)
+		return SRT_OK;
+	if (how == DIR_MADE) {
+		if (!mkdtemp(tmpl))
+			goto fail;
+		return SRT_OK;
+	}
+	if ((e = srt__os_random(raw, sizeof(raw))))
+		return srt_diag_set(diag, SRT_E_IO, "", "cannot draw the proxy directory's name from the system's random generator: %s",
+				    strerror(e));
+	n = strlen(tmpl);
+	for (i = 0; i < 6; i++)
+		tmpl[n - 6 + i] = set[raw[i] % (sizeof(set) - 1)];
+	return SRT_OK;
+fail:
+	return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
+			    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
+			    base, strerror(errno));
+}
+
+/* The socket srt bound, and no other inode put in its place: the bridge
+ * will connect to this one alone. */
+static int note_socket(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	struct stat st;
+
+	if (lstat(sb->policy.proxy_socket, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return srt_diag_set(diag, SRT_E_IO, "proxy",
+				    "proxy: %s is not the socket srt bound (replaced during start-up?)",
+				    sb->policy.proxy_socket);
+	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
+	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
+	return SRT_OK;
+}
+
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
 	char tmpl[PATH_MAX];
 	char *sock = NULL;
 	const char *base = getenv("TMPDIR");
-	struct stat st;
 	/* A plan only printed names the directory and socket a run would
 	 * make and makes neither (each is a file system operation in a
 	 * shared, often crowded /tmp), unless credentials.files' masked
 	 * copies, which live in that directory, are part of the plan. */
 	int named_only = sb->plan_only && !sb->cred_mask_path.n;
+	/* With a backend that starts the command before it plans, the
+	 * directory, the socket and the thread are made by the first run or
+	 * wrap (srt__sandbox_open_proxy), beside the sandbox's own start; the
+	 * masked copies of credentials.files need the directory now. */
+	int later = !named_only && !sb->cred_mask_path.n && SRT__BACKEND_HAS(sb->be, early);
 	int rc;
 
 	if (srt__backend_loopback_proxy(sb->be))
@@ -274,14 +331,12 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		base = "/tmp";
 	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))
 		return SRT_E_NOMEM;
-	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
-		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
-	if (!named_only && !mkdtemp(tmpl))
-		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
-				    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
-				    base, strerror(errno));
+	rc = proxy_dir_name(tmpl, sizeof(tmpl), base,
+			    named_only ? DIR_TEMPLATE : later ? DIR_DRAWN : DIR_MADE, diag);
+	if (rc)
+		return rc;
 	/* sb->proxy_dir is what srt made and removes at the end */
-	if (!named_only && !(sb->proxy_dir = strdup(tmpl)))
+	if (!named_only && !later && !(sb->proxy_dir = strdup(tmpl)))
 		return SRT_E_NOMEM;
 	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
 		return SRT_E_NOMEM;
@@ -291,31 +346,70 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.socket_path = sock;
 	cfg.plan_only = named_only;
-	rc = run_proxy(sb, &cfg, diag);
+	cfg.listen_later = later;
+	rc = run_proxy(sb, &cfg, !named_only && !later, diag);
 	if (rc)
 		goto out;
-	/* the inode the proxy bound (not a link or another socket put in
-	 * its place since): the bridge will connect to it alone */
-	if (!named_only && (lstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode))) {
-		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
-				  "proxy: %s is not the socket srt bound (replaced during start-up?)", sock);
-		goto out;
-	}
-	if (!named_only) {
-		sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
-		sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
-	}
 	sb->policy.proxy_dir = strdup(tmpl);
 	sb->policy.proxy_socket = sock;
 	sock = NULL;
-	if (!sb->policy.proxy_dir)
+	if (!sb->policy.proxy_dir) {
 		rc = SRT_E_NOMEM;
+		goto out;
+	}
+	if (!named_only && !later && (rc = note_socket(sb, diag)))
+		goto out;
+	sb->proxy_open_later = later;
 	sb->policy.http_port = SRT_HTTP_PORT;
 	sb->policy.socks_port = SRT_SOCKS_PORT;
-	if (!rc)
-		rc = intercept_mode(sb, diag);
+	rc = intercept_mode(sb, diag);
 out:
 	free(sock);
+	return rc;
+}
+
+int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	sigset_t all, old;
+	int rc = SRT_OK;
+
+	pthread_mutex_lock(&sb->update_lock); /* two runs of one sandbox at once */
+	if (sb->proxy_open_later < 0) {
+		rc = srt_diag_set(diag, SRT_E_STATE, "proxy",
+				  "proxy: it could not be started for an earlier run of this sandbox; start a new sandbox");
+		goto out;
+	}
+	if (!sb->proxy_open_later)
+		goto out;
+	/* the name was drawn at random and never made: a directory there
+	 * now is somebody else's, never used (a later run tries again) */
+	if (mkdir(sb->policy.proxy_dir, 0700) != 0) {
+		rc = srt_diag_set(diag, SRT_E_IO, "TMPDIR",
+				  "proxy: cannot create the private directory \"%s\": %s; set TMPDIR to a writable directory",
+				  sb->policy.proxy_dir, strerror(errno));
+		goto out;
+	}
+	/* from here a failure is for good: the directory, and maybe the
+	 * socket, go with the sandbox */
+	sb->proxy_open_later = -1;
+	if (!(sb->proxy_dir = strdup(sb->policy.proxy_dir))) {
+		rmdir(sb->policy.proxy_dir);
+		rc = SRT_E_NOMEM;
+		goto out;
+	}
+	rc = srt__proxy_listen(sb->proxy, diag);
+	if (!rc)
+		rc = note_socket(sb, diag);
+	if (!rc) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		rc = srt__proxy_start(sb->proxy, diag);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!rc)
+		sb->proxy_open_later = 0;
+out:
+	pthread_mutex_unlock(&sb->update_lock);
 	return rc;
 }
 

@@ -211,6 +211,7 @@ struct srt__proxy {
 	int debug;
 	pthread_t thread;
 	bool started;
+	bool listen_pending; /* made with listen_later, not bound yet */
 	atomic_bool stop;
 	pthread_mutex_t lock; /* guards rules and cmds */
 	struct srt__net_rules *rules;

@@ -451,23 +451,13 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	err = srt__dns_new(&p->dns, p->ev, diag);
 	if (err)
 		goto out;
-	if (p->path && !cfg->plan_only) {
-		p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
-		memset(&sa, 0, sizeof(sa));
-		sa.sun_family = AF_UNIX;
-		memcpy(sa.sun_path, cfg->socket_path, strlen(cfg->socket_path));
-		unlink(cfg->socket_path); /* a stale socket of an earlier run */
-		if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-		    chmod(cfg->socket_path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
-			err = srt_diag_set(diag, SRT_E_IO, cfg->socket_path,
-					   "cannot listen on the proxy socket '%s': %s",
-					   cfg->socket_path, strerror(errno));
-			if (diag)
-				diag->saved_errno = errno;
+	if (p->path && !cfg->plan_only && !cfg->listen_later) {
+		err = srt__proxy_listen(p, diag);
+		if (err)
 			goto out;
-		}
 	}
-	if (p->lfd >= 0 && srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
+	p->listen_pending = p->path && !cfg->plan_only && cfg->listen_later;
+	if (!p->path && p->lfd >= 0 && srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
 		goto io;
 	if (srt__evloop_add(p->ev, p->wakefd[0], SRT_EV_IN, &p->wep) < 0)
 		goto io;
@@ -502,12 +492,44 @@ out:
 	return err;
 }
 
+int srt__proxy_listen(struct srt__proxy *p, struct srt_diag *diag)
+{
+	struct sockaddr_un sa;
+	size_t len;
+
+	if (!p || !p->path || p->lfd >= 0)
+		return srt_diag_set(diag, SRT_E_STATE, "", "proxy: no socket to listen on, or listening already");
+	len = strlen(p->path); /* checked shorter than sun_path by srt__proxy_new */
+	p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, p->path, len);
+	unlink(p->path); /* a stale socket of an earlier run */
+	if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(p->path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
+		int e = errno;
+
+		srt_diag_set(diag, SRT_E_IO, p->path, "cannot listen on the proxy socket '%s': %s",
+			     p->path, strerror(e));
+		if (diag)
+			diag->saved_errno = e;
+		return SRT_E_IO;
+	}
+	if (srt__evloop_add(p->ev, p->lfd, SRT_EV_IN, &p->lep) < 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "proxy event loop: %s", strerror(errno));
+	p->listen_pending = false;
+	return SRT_OK;
+}
+
 int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag)
 {
 	int rc;
 
 	if (!p || p->started)
 		return srt_diag_set(diag, SRT_E_STATE, "", "proxy already started");
+	/* a loop without its listener would serve nobody, and quietly */
+	if (p->listen_pending)
+		return srt_diag_set(diag, SRT_E_STATE, "", "proxy started before its socket was bound");
 	rc = pthread_create(&p->thread, NULL, loop, p);
 	if (rc)
 		return srt_diag_set(diag, SRT_E_IO, "", "cannot start the proxy thread: %s",

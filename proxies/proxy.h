@@ -51,6 +51,10 @@ struct srt__proxy_config {
 	 * only prints the plan of a run (socket_path is the name a run would
 	 * bind, and is neither made nor removed) */
 	int plan_only;
+	/* 1: built and checked, its socket bound later by srt__proxy_listen
+	 * (whose caller makes socket_path's directory first); the thread
+	 * cannot start before */
+	int listen_later;
 };
 
 struct srt_proxy_options;
@@ -67,6 +71,9 @@ int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__t
 /* Bind the socket and prepare the loop; no thread yet. */
 int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		   struct srt_diag *diag);
+/* Bind the socket of a proxy made with listen_later: the same bind,
+ * mode and listen srt__proxy_new would have done. */
+int srt__proxy_listen(struct srt__proxy *p, struct srt_diag *diag);
 /* Start the loop thread. */
 int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */

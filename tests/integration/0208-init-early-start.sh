@@ -7,10 +7,12 @@
 # buffer arrives whole; a srt killed at any moment of a long plan leaves
 # nothing running and never a command with part of its plan; a program
 # embedding libsrt that forks without exec meanwhile does not stall the
-# run. The helper's refusals of an incomplete memfd are in 0203.
+# run; the proxy's directory, socket and thread are made by the run, beside
+# bwrap's loading, and a run that cannot make them runs nothing. The
+# helper's refusals of an incomplete memfd are in 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 19
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -159,4 +161,109 @@ else
 	not_ok "the forking program builds ($(head -c 300 "$WORK/cc.err"))"
 	skip "the program did not build"
 	skip "the program did not build"
+fi
+
+# 15-19: with the early start, srt_sandbox_start names the proxy's private
+# directory and the first run makes it (with its socket and thread) after
+# bwrap has been spawned. Nothing is made at start; the run makes it and the
+# command reaches the proxy; a run that cannot make it (its TMPDIR removed
+# since the start) fails naming the directory, runs nothing, and leaves no
+# bwrap behind.
+cat > "$WORK/later.c" <<'C'
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+/* entries named srt-<our pid>-* in dir */
+static int ours(const char *dir)
+{
+	char pre[64];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	snprintf(pre, sizeof(pre), "srt-%ld-", (long)getpid());
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, pre, strlen(pre));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int run(const char *settings, const char *base, const char *marker, int drop_base,
+	       int *made_at_start, int *made_after, char *why, size_t cap)
+{
+	struct srt_sandbox *sb = NULL;
+	struct srt_diag d;
+	char line[4096];
+	const char *cmd[] = { "/bin/sh", "-c", line, NULL };
+	int status = -1, rc;
+
+	memset(&d, 0, sizeof(d));
+	setenv("TMPDIR", base, 1);
+	if (srt_sandbox_new_from_file(&sb, settings, 1, NULL, &d) || srt_sandbox_start(sb, &d)) {
+		snprintf(why, cap, "setup: %s", d.message);
+		srt_sandbox_free(sb);
+		return -1;
+	}
+	*made_at_start = ours(base);
+	if (drop_base && rmdir(base) != 0) {
+		snprintf(why, cap, "rmdir %s: %s", base, strerror(errno));
+		srt_sandbox_free(sb);
+		return -1;
+	}
+	/* the proxy answers 403 for a host the settings do not allow */
+	snprintf(line, sizeof(line),
+		 "touch '%s'; curl -s -o /dev/null -w %%{http_code} -x \"$http_proxy\" http://not-allowed.invalid/ > '%s.code'",
+		 marker, marker);
+	rc = srt_sandbox_run(sb, cmd, NULL, &status, &d);
+	*made_after = ours(base);
+	snprintf(why, cap, "%s", rc ? d.message : "");
+	srt_sandbox_free(sb);
+	return rc ? rc : status;
+}
+
+int main(int argc, char **argv)
+{
+	char why[1024];
+	int at_start = -1, after = -1, rc, left;
+
+	if (argc != 5)
+		return 2;
+	rc = run(argv[1], argv[2], argv[4], 0, &at_start, &after, why, sizeof(why));
+	printf("ok-run rc=%d at_start=%d after_run=%d left_after_free=%d why=%s\n", rc, at_start, after,
+	       ours(argv[2]), why);
+	rc = run(argv[1], argv[3], argv[4], 1, &at_start, &after, why, sizeof(why));
+	left = waitpid(-1, NULL, WNOHANG) >= 0 || errno != ECHILD;
+	printf("no-base rc=%d children_left=%d why=%s\n", rc, left, why);
+	return 0;
+}
+C
+mkdir -p "$WORK/tbase1" "$WORK/tbase2"
+cat > "$WORK/later.json" <<'J'
+{"network":{"allowedDomains":["localhost"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}
+J
+if libsrt_cc "$WORK/later" "$WORK/later.c"; then
+	(cd "$WORK/proj" && SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 120 "$WORK/later" "$WORK/later.json" \
+		"$WORK/tbase1" "$WORK/tbase2" "$WORK/proj/later-ran") > "$WORK/later.out" 2>"$WORK/later.err"
+	okrun=$(grep '^ok-run ' "$WORK/later.out")
+	nobase=$(grep '^no-base ' "$WORK/later.out")
+	diag "$okrun" "$nobase" "$(head -c 300 "$WORK/later.err")"
+	check "srt_sandbox_start makes no proxy directory; the run makes it and removes it at the end" \
+		grep -q 'rc=0 at_start=0 after_run=1 left_after_free=0 ' <<<"$okrun"
+	check "the command reached the proxy the run started (403 for a host not allowed)" \
+		test "$(cat "$WORK/proj/later-ran.code" 2>/dev/null)" = 403
+	rm -f "$WORK/proj/later-ran" "$WORK/proj/later-ran.code"
+	check "the proxy's directory cannot be made at the run: the run fails, naming it" \
+		grep -q "rc=-[0-9]* children_left=0 why=proxy: cannot create the private directory \"$WORK/tbase2/srt-" <<<"$nobase"
+	check "the proxy's directory cannot be made at the run: nothing ran" test ! -e "$WORK/proj/later-ran"
+	check "the proxy's directory cannot be made at the run: no bwrap left unreaped" grep -q 'children_left=0 ' <<<"$nobase"
+else
+	not_ok "the deferred-proxy program builds ($(head -c 300 "$WORK/cc.err"))"
+	for _ in 1 2 3 4; do skip "the program did not build"; done
 fi
