@@ -49,6 +49,10 @@
 #define ARGV_INLINE_WORDS 2000
 #define ARGV_INLINE_BYTES (64 * 1024)
 #define MAX_ARGS_FILE_WORDS 200000
+/* bwrap refuses more arguments than this, counted over its command line
+ * (less its own name) and every --args file, the command's arguments
+ * included ("Exceeded maximum number of arguments") */
+#define BWRAP_MAX_ARGS 9000
 /* Files the helper covers on its command line; a plan with more leaves
  * the rest to bwrap (through --args when large). */
 #define HELPER_HIDE_MAX 128
@@ -508,6 +512,31 @@ static int hand_over(const struct srt__bwrap_state *st, struct bwrap_cmd *bc,
 		     const struct srt__strv *w, size_t helper_at, const char *const *argv,
 		     struct srt_diag *diag);
 
+/* What bwrap will count against BWRAP_MAX_ARGS, refused here with the
+ * reason rather than by bwrap once started. Started early, bwrap's own
+ * command line is "--args N -- HELPER --options-fd M -- ARGV" and the
+ * socket carries w's words before the helper; otherwise w is its command
+ * line, with the mount words in an --args memfd when they were moved
+ * there. */
+static int check_arg_count(const struct bwrap_cmd *bc, const struct srt__strv *w, size_t helper_at,
+			   const char *const *argv, struct srt_diag *diag)
+{
+	size_t argc = 0, total;
+
+	while (argv[argc])
+		argc++;
+	if (bc->early)
+		total = 7 + argc + (helper_at > 0 ? helper_at - 1 : 0);
+	else
+		total = w->n - 1 + (bc->args_fd >= 0 ? bc->plan.words.n : 0);
+	if (total <= BWRAP_MAX_ARGS)
+		return SRT_OK;
+	return srt_diag_set(diag, SRT_E_LIMIT, argc > BWRAP_MAX_ARGS / 2 ? "command" : "filesystem",
+			    "bubblewrap accepts at most %d arguments, and this sandbox needs %zu "
+			    "(%zu of them the command's); pass the command fewer arguments, or narrow the filesystem rules",
+			    BWRAP_MAX_ARGS, total, argc);
+}
+
 static int bw_wrap(void *state, const char *const *argv, struct srt_command *out,
 		   struct srt_diag *diag)
 {
@@ -667,6 +696,9 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 	if (rc)
 		goto fail;
 
+	rc = check_arg_count(bc, &w, helper_at, argv, diag);
+	if (rc)
+		goto fail;
 	for (i = 0; i < bc->plan.notes.n; i++)
 		if (!strncmp(bc->plan.notes.v[i], "warning: ", 9))
 			fprintf(stderr, "srt: %s\n", bc->plan.notes.v[i]);

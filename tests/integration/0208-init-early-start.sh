@@ -8,11 +8,12 @@
 # nothing running and never a command with part of its plan; a program
 # embedding libsrt that forks without exec meanwhile does not stall the
 # run; the proxy's directory, socket and thread are made by the run, beside
-# bwrap's loading, and a run that cannot make them runs nothing. The
+# bwrap's loading, and a run that cannot make them runs nothing; past
+# bwrap's limit of 9000 arguments srt says so itself. The
 # helper's refusals of an incomplete memfd are in 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 19
+plan 21
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -267,3 +268,31 @@ else
 	not_ok "the deferred-proxy program builds ($(head -c 300 "$WORK/cc.err"))"
 	for _ in 1 2 3 4; do skip "the program did not build"; done
 fi
+
+# 20-21: bwrap counts every argument it is given, on its command line, in
+# --args and the command's own, and refuses past 9000 ("Exceeded maximum
+# number of arguments"); srt said only that bwrap "ended before it created
+# the sandbox". srt counts them as bwrap does: the most that runs still
+# runs, one more is refused with the limit and the count, and runs nothing.
+S=$(fs default '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+n=1
+while :; do
+	out=$(srt__run -s "$S" -- /bin/sh -c "touch '$WORK/proj/argc-ran'" x $(seq "$n") 2>&1 </dev/null)
+	grep -q 'accepts at most 9000 arguments' <<<"$out" && break
+	[ "$n" -gt 9000 ] && break
+	n=$((n + 500))
+done
+# the edge: the largest count that runs, found by halving
+lo=$((n - 500)) hi=$n
+while [ $((hi - lo)) -gt 1 ]; do
+	mid=$(((lo + hi) / 2))
+	if srt__run -s "$S" -- /bin/sh -c ':' x $(seq "$mid") </dev/null >/dev/null 2>&1; then lo=$mid; else hi=$mid; fi
+done
+rm -f "$WORK/proj/argc-ran"
+srt__run -s "$S" -- /bin/sh -c "touch '$WORK/proj/argc-ran'" x $(seq "$lo") </dev/null >/dev/null 2>&1
+ran_lo=$?
+check "the most arguments bwrap takes ($lo and the shell's 4) still run (rc=$ran_lo)" test "$ran_lo" = 0 -a -e "$WORK/proj/argc-ran"
+rm -f "$WORK/proj/argc-ran"
+out=$(srt__run -s "$S" -- /bin/sh -c "touch '$WORK/proj/argc-ran'" x $(seq "$hi") 2>&1 </dev/null); rc=$?
+check "one more is refused by srt, naming bwrap's limit, and nothing ran (rc=$rc: $(head -c 200 <<<"$out"))" \
+	test "$rc" != 0 -a ! -e "$WORK/proj/argc-ran" -a -n "$(grep 'bubblewrap accepts at most 9000 arguments, and this sandbox needs 9001 ' <<<"$out")"
