@@ -72,6 +72,11 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 
 	if (!sb->started)
 		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox not started");
+	/* a sandbox started for runs shows and plans the proxy directory and
+	 * socket it made (a plan only printed shows their template) */
+	rc = srt__sandbox_open_proxy(sb, diag);
+	if (rc)
+		return rc;
 	lists[0] = &sb->policy.deny_read;
 	lists[1] = &sb->policy.allow_read;
 	lists[2] = &sb->policy.allow_write;
@@ -127,10 +132,6 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 			sb->settings.denied_domains.v[i], i);
 
 	memset(&cmd, 0, sizeof(cmd));
-	/* a sandbox started for runs plans with the socket it bound */
-	rc = srt__sandbox_open_proxy(sb, diag);
-	if (rc)
-		return rc;
 	rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 	if (rc) {
 		/* a failed wrap may have set up part of the command */

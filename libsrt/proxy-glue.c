@@ -257,56 +257,6 @@ static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	return intercept_mode(sb, diag);
 }
 
-/* How the proxy's private directory is named: a plan only printed shows
- * the template, a run makes it at once, or draws the name (one nobody can
- * guess, as mkdtemp's) to make it later. */
-enum dir_name { DIR_TEMPLATE, DIR_MADE, DIR_DRAWN };
-
-static int proxy_dir_name(char *tmpl, size_t cap, const char *base, enum dir_name how,
-			  struct srt_diag *diag)
-{
-	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	unsigned char raw[6];
-	size_t n;
-	int i, e;
-
-	if (snprintf(tmpl, cap, "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)cap)
-		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
-	if (how == DIR_TEMPLATE)
-		return SRT_OK;
-	if (how == DIR_MADE) {
-		if (!mkdtemp(tmpl))
-			goto fail;
-		return SRT_OK;
-	}
-	if ((e = srt__os_random(raw, sizeof(raw))))
-		return srt_diag_set(diag, SRT_E_IO, "", "cannot draw the proxy directory's name from the system's random generator: %s",
-				    strerror(e));
-	n = strlen(tmpl);
-	for (i = 0; i < 6; i++)
-		tmpl[n - 6 + i] = set[raw[i] % (sizeof(set) - 1)];
-	return SRT_OK;
-fail:
-	return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
-			    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
-			    base, strerror(errno));
-}
-
-/* The socket srt bound, and no other inode put in its place: the bridge
- * will connect to this one alone. */
-static int note_socket(struct srt_sandbox *sb, struct srt_diag *diag)
-{
-	struct stat st;
-
-	if (lstat(sb->policy.proxy_socket, &st) != 0 || !S_ISSOCK(st.st_mode))
-		return srt_diag_set(diag, SRT_E_IO, "proxy",
-				    "proxy: %s is not the socket srt bound (replaced during start-up?)",
-				    sb->policy.proxy_socket);
-	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
-	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
-	return SRT_OK;
-}
-
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
@@ -331,13 +281,10 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		base = "/tmp";
 	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))
 		return SRT_E_NOMEM;
-	rc = proxy_dir_name(tmpl, sizeof(tmpl), base,
-			    named_only ? DIR_TEMPLATE : later ? DIR_DRAWN : DIR_MADE, diag);
-	if (rc)
-		return rc;
-	/* sb->proxy_dir is what srt made and removes at the end */
-	if (!named_only && !later && !(sb->proxy_dir = strdup(tmpl)))
-		return SRT_E_NOMEM;
+	/* the template: what a plan only printed shows, and what
+	 * srt__sandbox_open_proxy makes a directory of (mkdtemp) */
+	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
+		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
 	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
 		return SRT_E_NOMEM;
 	rc = make_token(sb->token, diag);
@@ -346,8 +293,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.socket_path = sock;
 	cfg.plan_only = named_only;
-	cfg.listen_later = later;
-	rc = run_proxy(sb, &cfg, !named_only && !later, diag);
+	cfg.listen_later = !named_only;
+	rc = run_proxy(sb, &cfg, 0, diag);
 	if (rc)
 		goto out;
 	sb->policy.proxy_dir = strdup(tmpl);
@@ -357,21 +304,73 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		rc = SRT_E_NOMEM;
 		goto out;
 	}
-	if (!named_only && !later && (rc = note_socket(sb, diag)))
-		goto out;
-	sb->proxy_open_later = later;
+	sb->proxy_open_later = !named_only;
 	sb->policy.http_port = SRT_HTTP_PORT;
 	sb->policy.socks_port = SRT_SOCKS_PORT;
 	rc = intercept_mode(sb, diag);
+	if (!rc && !named_only && !later)
+		rc = srt__sandbox_open_proxy(sb, diag);
 out:
 	free(sock);
 	return rc;
 }
 
+/* Make the private directory from the policy's template and replace the
+ * template by its name. A directory that is not srt's own once opened
+ * without following links (another user can rename entries of a TMPDIR
+ * that is theirs and not sticky) is refused. *dfd: the directory. */
+static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *diag)
+{
+	char dir[PATH_MAX], *d = NULL, *sock = NULL, *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", sb->policy.proxy_dir);
+	if (!mkdtemp(dir)) {
+		int e = errno;
+
+		if ((slash = strrchr(dir, '/')))
+			*slash = '\0';
+		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
+				    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
+				    slash ? dir : "TMPDIR", strerror(e));
+	}
+	/* nobody else can make a directory of srt's user; its mode is put
+	 * back to 0700 whatever the umask took off */
+	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*dfd < 0 || fstat(*dfd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    fchmod(*dfd, 0700) != 0) {
+		if (*dfd >= 0)
+			close(*dfd);
+		*dfd = -1;
+		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
+				    "proxy: the private directory \"%s\" was replaced as soon as it was made (another user can rename what is in TMPDIR); set TMPDIR to a directory of your own",
+				    dir);
+	}
+	d = strdup(dir);
+	sock = malloc(strlen(dir) + sizeof("/proxy.sock"));
+	if (sock)
+		sprintf(sock, "%s/proxy.sock", dir);
+	if (!d || !sock || !(sb->proxy_dir = strdup(dir))) {
+		free(d);
+		free(sock);
+		close(*dfd);
+		*dfd = -1;
+		rmdir(dir);
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	}
+	free(sb->policy.proxy_dir);
+	free(sb->policy.proxy_socket);
+	sb->policy.proxy_dir = d;
+	sb->policy.proxy_socket = sock;
+	return SRT_OK;
+}
+
 int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
+	char bind_path[64];
+	struct stat st;
 	sigset_t all, old;
-	int rc = SRT_OK;
+	int rc = SRT_OK, dfd = -1;
 
 	pthread_mutex_lock(&sb->update_lock); /* two runs of one sandbox at once */
 	if (sb->proxy_open_later < 0) {
@@ -381,26 +380,26 @@ int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	}
 	if (!sb->proxy_open_later)
 		goto out;
-	/* the name was drawn at random and never made: a directory there
-	 * now is somebody else's, never used (a later run tries again) */
-	if (mkdir(sb->policy.proxy_dir, 0700) != 0) {
-		rc = srt_diag_set(diag, SRT_E_IO, "TMPDIR",
-				  "proxy: cannot create the private directory \"%s\": %s; set TMPDIR to a writable directory",
-				  sb->policy.proxy_dir, strerror(errno));
+	/* a name drawn now (never shown before it exists), so a failure
+	 * here leaves nothing a later run would meet again */
+	rc = make_proxy_dir(sb, &dfd, diag);
+	if (rc)
 		goto out;
-	}
 	/* from here a failure is for good: the directory, and maybe the
 	 * socket, go with the sandbox */
 	sb->proxy_open_later = -1;
-	if (!(sb->proxy_dir = strdup(sb->policy.proxy_dir))) {
-		rmdir(sb->policy.proxy_dir);
-		rc = SRT_E_NOMEM;
-		goto out;
-	}
-	rc = srt__proxy_listen(sb->proxy, diag);
-	if (!rc)
-		rc = note_socket(sb, diag);
+	/* bound and looked at through the directory srt made, whatever its
+	 * name leads to by then */
+	snprintf(bind_path, sizeof(bind_path), "/proc/self/fd/%d/proxy.sock", dfd);
+	rc = srt__proxy_listen(sb->proxy, sb->policy.proxy_socket, bind_path, diag);
+	if (!rc && (fstatat(dfd, "proxy.sock", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode)))
+		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
+				  "proxy: %s is not the socket srt bound (replaced during start-up?)",
+				  sb->policy.proxy_socket);
 	if (!rc) {
+		/* the inode the bridge will connect to, and to no other */
+		sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
+		sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		rc = srt__proxy_start(sb->proxy, diag);
@@ -409,6 +408,8 @@ int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	if (!rc)
 		sb->proxy_open_later = 0;
 out:
+	if (dfd >= 0)
+		close(dfd);
 	pthread_mutex_unlock(&sb->update_lock);
 	return rc;
 }

@@ -452,7 +452,7 @@ int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 	if (err)
 		goto out;
 	if (p->path && !cfg->plan_only && !cfg->listen_later) {
-		err = srt__proxy_listen(p, diag);
+		err = srt__proxy_listen(p, NULL, NULL, diag);
 		if (err)
 			goto out;
 	}
@@ -492,23 +492,37 @@ out:
 	return err;
 }
 
-int srt__proxy_listen(struct srt__proxy *p, struct srt_diag *diag)
+int srt__proxy_listen(struct srt__proxy *p, const char *path, const char *bind_path,
+		      struct srt_diag *diag)
 {
 	struct sockaddr_un sa;
 	size_t len;
 
 	if (!p || !p->path || p->lfd >= 0)
 		return srt_diag_set(diag, SRT_E_STATE, "", "proxy: no socket to listen on, or listening already");
-	len = strlen(p->path); /* checked shorter than sun_path by srt__proxy_new */
+	if (path) {
+		char *d = strdup(path);
+
+		if (!d)
+			return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+		free(p->path);
+		p->path = d;
+	}
+	if (!bind_path)
+		bind_path = p->path;
+	len = strlen(bind_path);
+	if (len >= sizeof(sa.sun_path))
+		return srt_diag_set(diag, SRT_E_INVAL, bind_path, "proxy socket path '%s' is too long", bind_path);
 	p->lfd = srt__os_socket(AF_UNIX, SOCK_STREAM, 0, true);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, p->path, len);
-	unlink(p->path); /* a stale socket of an earlier run */
+	memcpy(sa.sun_path, bind_path, len);
+	unlink(bind_path); /* a stale socket of an earlier run */
 	if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(p->path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
+	    chmod(bind_path, 0600) < 0 || listen(p->lfd, 4096) < 0) {
 		int e = errno;
 
+		/* named by its path, not the one through a descriptor */
 		srt_diag_set(diag, SRT_E_IO, p->path, "cannot listen on the proxy socket '%s': %s",
 			     p->path, strerror(e));
 		if (diag)

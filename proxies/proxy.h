@@ -52,8 +52,8 @@ struct srt__proxy_config {
 	 * bind, and is neither made nor removed) */
 	int plan_only;
 	/* 1: built and checked, its socket bound later by srt__proxy_listen
-	 * (whose caller makes socket_path's directory first); the thread
-	 * cannot start before */
+	 * (whose caller makes the directory first, and may name another
+	 * path); the thread cannot start before */
 	int listen_later;
 };
 
@@ -72,8 +72,13 @@ int srt__proxy_only_serve(const struct srt_proxy_options *o, const struct srt__t
 int srt__proxy_new(struct srt__proxy **out, const struct srt__proxy_config *cfg,
 		   struct srt_diag *diag);
 /* Bind the socket of a proxy made with listen_later: the same bind,
- * mode and listen srt__proxy_new would have done. */
-int srt__proxy_listen(struct srt__proxy *p, struct srt_diag *diag);
+ * mode and listen srt__proxy_new would have done. path (NULL: the
+ * config's socket_path) becomes the socket's name, unlinked by
+ * srt__proxy_free; bind_path (NULL: path) is where it is bound, such as
+ * the same name through a descriptor of its directory
+ * ("/proc/self/fd/N/proxy.sock"). */
+int srt__proxy_listen(struct srt__proxy *p, const char *path, const char *bind_path,
+		      struct srt_diag *diag);
 /* Start the loop thread. */
 int srt__proxy_start(struct srt__proxy *p, struct srt_diag *diag);
 /* Replace the network lists live (thread-safe). */

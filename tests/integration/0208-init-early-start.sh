@@ -13,7 +13,7 @@
 # helper's refusals of an incomplete memfd are in 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 21
+plan 24
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -260,8 +260,8 @@ if libsrt_cc "$WORK/later" "$WORK/later.c"; then
 	check "the command reached the proxy the run started (403 for a host not allowed)" \
 		test "$(cat "$WORK/proj/later-ran.code" 2>/dev/null)" = 403
 	rm -f "$WORK/proj/later-ran" "$WORK/proj/later-ran.code"
-	check "the proxy's directory cannot be made at the run: the run fails, naming it" \
-		grep -q "rc=-[0-9]* children_left=0 why=proxy: cannot create the private directory \"$WORK/tbase2/srt-" <<<"$nobase"
+	check "the proxy's directory cannot be made at the run: the run fails, naming where" \
+		grep -q "rc=-[0-9]* children_left=0 why=proxy: cannot create a private directory in \"$WORK/tbase2\"" <<<"$nobase"
 	check "the proxy's directory cannot be made at the run: nothing ran" test ! -e "$WORK/proj/later-ran"
 	check "the proxy's directory cannot be made at the run: no bwrap left unreaped" grep -q 'children_left=0 ' <<<"$nobase"
 else
@@ -296,3 +296,63 @@ rm -f "$WORK/proj/argc-ran"
 out=$(srt__run -s "$S" -- /bin/sh -c "touch '$WORK/proj/argc-ran'" x $(seq "$hi") 2>&1 </dev/null); rc=$?
 check "one more is refused by srt, naming bwrap's limit, and nothing ran (rc=$rc: $(head -c 200 <<<"$out"))" \
 	test "$rc" != 0 -a ! -e "$WORK/proj/argc-ran" -a -n "$(grep 'bubblewrap accepts at most 9000 arguments, and this sandbox needs 9001 ' <<<"$out")"
+
+# 22-24: the directory is made when the run needs it, under a name drawn
+# then (mkdtemp), and looked at through a descriptor opened without
+# following links. A TMPDIR another user owns and may rename entries of
+# (not sticky) let that user swap srt's directory for one of theirs between
+# the mkdir and the bind: srt bound its socket in their directory, and its
+# check of the socket by path could record their socket for the bridge
+# (the red team won 1 of 150 races). Made certain here: a shim swaps the
+# directory at once, as the racer does when it wins. srt must refuse the
+# run, bind nothing in the swapped-in directory, and run nothing.
+cat > "$WORK/swap.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* after srt's mkdtemp of its proxy directory: the directory moved aside
+ * and one of another user's (mode 0777) put at its name */
+char *mkdtemp(char *t)
+{
+	static char *(*real)(char *);
+	char aside[4096];
+
+	if (!real)
+		real = (char *(*)(char *))dlsym(RTLD_NEXT, "mkdtemp");
+	if (!real(t))
+		return NULL;
+	if (strstr(t, "/srt-") && !strstr(t, "/srt-run.") && getenv("SWAP_UID")) {
+		snprintf(aside, sizeof(aside), "%s.aside", t);
+		if (rename(t, aside) == 0 && mkdir(t, 0777) == 0) {
+			chmod(t, 0777);
+			if (chown(t, (uid_t)atoi(getenv("SWAP_UID")), (gid_t)atoi(getenv("SWAP_UID"))) != 0)
+				fprintf(stderr, "swap: chown failed\n");
+		}
+	}
+	return t;
+}
+C
+if [ "$(id -u)" != 0 ]; then
+	for _ in 1 2 3; do skip "a directory of another user swapped in needs root to make it (chown)"; done
+elif ! cc -shared -fPIC -o "$WORK/swap.so" "$WORK/swap.c" -ldl 2>"$WORK/cc.err"; then
+	for _ in 1 2 3; do not_ok "the swapping shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+else
+	mkdir -p "$WORK/tswap"
+	chown 65534 "$WORK/tswap"
+	chmod 0755 "$WORK/tswap"
+	rm -f "$WORK/proj/swap-ran"
+	out=$(cd "$WORK/proj" && TMPDIR="$WORK/tswap" SWAP_UID=65534 LD_PRELOAD="$WORK/swap.so" \
+		"$SRT" --backend="$BACKEND" -s "$WORK/later.json" -c "touch '$WORK/proj/swap-ran'" 2>&1 </dev/null); rc=$?
+	diag "swapped: rc=$rc $(head -c 300 <<<"$out")" "$(ls -la "$WORK/tswap"/*/ 2>/dev/null | head -8)"
+	check "the proxy's directory swapped for another user's: the run is refused, saying so" \
+		test "$rc" != 0 -a -n "$(grep 'was replaced as soon as it was made' <<<"$out")"
+	check "the proxy's directory swapped for another user's: nothing ran" test ! -e "$WORK/proj/swap-ran"
+	check "the proxy's directory swapped for another user's: no socket of srt's is in it" \
+		test -z "$(find "$WORK/tswap" -mindepth 2 -maxdepth 2 -name proxy.sock ! -path '*.aside/*' 2>/dev/null)"
+	rm -rf "$WORK/tswap"
+fi
