@@ -95,6 +95,14 @@ int srt__plat_open_dir_ref(const char *path)
 	return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+int srt__plat_path_in_dir(char *out, size_t cap, int dirfd, const char *dir, const char *name)
+{
+	int n = snprintf(out, cap, "/proc/self/fd/%d/%s", dirfd, name);
+
+	(void)dir;
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
 void srt__plat_fd_path(int fd, char out[PATH_MAX])
 {
 	char link[64];

@@ -121,6 +121,14 @@ int srt__plat_open_dir_ref(const char *path)
 	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+int srt__plat_path_in_dir(char *out, size_t cap, int dirfd, const char *dir, const char *name)
+{
+	int n = snprintf(out, cap, "%s/%s", dir, name);
+
+	(void)dirfd;
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
 void srt__plat_fd_path(int fd, char out[PATH_MAX])
 {
 	out[0] = '\0';

@@ -7,6 +7,7 @@
 
 #include <direct.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,6 +60,14 @@ int srt__plat_open_dir_ref(const char *path)
 	(void)path;
 	errno = ENOSYS;
 	return -1;
+}
+
+int srt__plat_path_in_dir(char *out, size_t cap, int dirfd, const char *dir, const char *name)
+{
+	int n = snprintf(out, cap, "%s/%s", dir, name);
+
+	(void)dirfd;
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 void srt__plat_fd_path(int fd, char out[PATH_MAX])

@@ -39,6 +39,12 @@ int srt__plat_open_dir_ref(const char *path);
  * tell. */
 void srt__plat_fd_path(int fd, char out[PATH_MAX]);
 
+/* Where name in the directory open at dirfd is, whatever the directory's
+ * path (dir) leads to by then: /proc/self/fd/N/name on Linux; elsewhere
+ * dir/name, which a rename of the directory can redirect. 0, or -1 when
+ * out is too small. */
+int srt__plat_path_in_dir(char *out, size_t cap, int dirfd, const char *dir, const char *name);
+
 /* A file's times (not following a last link): born (zero where the
  * filesystem keeps no birth time), changed (ctime), modified (mtime). */
 struct srt__ftimes {

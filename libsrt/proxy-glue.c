@@ -25,6 +25,7 @@
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "filters.h"
+#include "platform.h"
 #include "proxy-config.h"
 #include "proxy-glue.h"
 #include "violations.h"
@@ -367,7 +368,7 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 
 int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
-	char bind_path[64];
+	char bind_path[PATH_MAX];
 	struct stat st;
 	sigset_t all, old;
 	int rc = SRT_OK, dfd = -1;
@@ -389,9 +390,12 @@ int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	 * socket, go with the sandbox */
 	sb->proxy_open_later = -1;
 	/* bound and looked at through the directory srt made, whatever its
-	 * name leads to by then */
-	snprintf(bind_path, sizeof(bind_path), "/proc/self/fd/%d/proxy.sock", dfd);
-	rc = srt__proxy_listen(sb->proxy, sb->policy.proxy_socket, bind_path, diag);
+	 * name leads to by then (where the system can tell) */
+	if (srt__plat_path_in_dir(bind_path, sizeof(bind_path), dfd, sb->proxy_dir, "proxy.sock") != 0)
+		rc = srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "proxy: the socket's path in \"%s\" is too long",
+				  sb->proxy_dir);
+	else
+		rc = srt__proxy_listen(sb->proxy, sb->policy.proxy_socket, bind_path, diag);
 	if (!rc && (fstatat(dfd, "proxy.sock", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode)))
 		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
 				  "proxy: %s is not the socket srt bound (replaced during start-up?)",

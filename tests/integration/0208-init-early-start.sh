@@ -346,7 +346,11 @@ else
 	chown 65534 "$WORK/tswap"
 	chmod 0755 "$WORK/tswap"
 	rm -f "$WORK/proj/swap-ran"
-	out=$(cd "$WORK/proj" && TMPDIR="$WORK/tswap" SWAP_UID=65534 LD_PRELOAD="$WORK/swap.so" \
+	# a sanitized srt wants its runtime first among the preloads
+	pre="$WORK/swap.so"
+	asan=$(ldd "$SRT" 2>/dev/null | awk '/libasan/ { print $3 }')
+	[ -n "$asan" ] && pre="$asan $pre"
+	out=$(cd "$WORK/proj" && TMPDIR="$WORK/tswap" SWAP_UID=65534 LD_PRELOAD="$pre" \
 		"$SRT" --backend="$BACKEND" -s "$WORK/later.json" -c "touch '$WORK/proj/swap-ran'" 2>&1 </dev/null); rc=$?
 	diag "swapped: rc=$rc $(head -c 300 <<<"$out")" "$(ls -la "$WORK/tswap"/*/ 2>/dev/null | head -8)"
 	check "the proxy's directory swapped for another user's: the run is refused, saying so" \
