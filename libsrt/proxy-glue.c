@@ -325,7 +325,14 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 	char dir[PATH_MAX], *d = NULL, *sock = NULL, *slash;
 	struct stat st;
 
+	/* named after the process that makes it (a host may have forked
+	 * since the start): the sweep of a later start keeps it while that
+	 * process lives */
 	snprintf(dir, sizeof(dir), "%s", sb->policy.proxy_dir);
+	if ((slash = strrchr(dir, '/')) &&
+	    snprintf(slash, sizeof(dir) - (size_t)(slash - dir), "/srt-%ld-XXXXXX", (long)getpid()) >=
+		    (int)(sizeof(dir) - (size_t)(slash - dir)))
+		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", sb->policy.proxy_dir);
 	if (!mkdtemp(dir)) {
 		int e = errno;
 
