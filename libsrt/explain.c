@@ -10,7 +10,6 @@
 #include "backend-call.h"
 #include "backend-choice.h"
 #include "loader.h"
-#include "proxy-glue.h"
 #include "sandbox.h"
 
 /* The protected names, each with why it is protected and, when released,
@@ -72,11 +71,6 @@ int srt_sandbox_explain(struct srt_sandbox *sb, const char *const *argv,
 
 	if (!sb->started)
 		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox not started");
-	/* a sandbox started for runs shows and plans the proxy directory and
-	 * socket it made (a plan only printed shows their template) */
-	rc = srt__sandbox_open_proxy(sb, diag);
-	if (rc)
-		return rc;
 	lists[0] = &sb->policy.deny_read;
 	lists[1] = &sb->policy.allow_read;
 	lists[2] = &sb->policy.allow_write;

@@ -419,9 +419,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		rc = spawn_command(sb, ro, &cmd, envp, &pid, &spawner, diag);
 		if (rc)
 			goto out_cmd;
-		rc = srt__sandbox_open_proxy(sb, diag);
-		if (!rc)
-			rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+		rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 		memset(&sdiag, 0, sizeof(sdiag));
 		src = srt__spawn_wait(spawner, &pid, &sdiag);
 		if (src) {
@@ -444,9 +442,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	} else if (rc != SRT_E_UNSUPPORTED) {
 		goto out_cmd; /* a failed early() may have set up part of the command */
 	} else {
-		rc = srt__sandbox_open_proxy(sb, diag);
-		if (!rc)
-			rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
+		rc = sb->be->wrap(sb->bstate, argv, &cmd, diag);
 		if (rc)
 			goto out_cmd; /* a failed wrap may have set up part of the command */
 		if (srt__backend_spawns(sb->be)) {

@@ -22,7 +22,6 @@
 #include "common/domain.h"
 #include "common/platform.h"
 #include "proxies/proxy.h"
-#include "backend-call.h"
 #include "backend-choice.h"
 #include "filters.h"
 #include "platform.h"
@@ -258,6 +257,8 @@ static int start_loopback_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	return intercept_mode(sb, diag);
 }
 
+static int open_proxy(struct srt_sandbox *sb, struct srt_diag *diag);
+
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	struct srt__proxy_config cfg;
@@ -269,11 +270,6 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	 * shared, often crowded /tmp), unless credentials.files' masked
 	 * copies, which live in that directory, are part of the plan. */
 	int named_only = sb->plan_only && !sb->cred_mask_path.n;
-	/* With a backend that starts the command before it plans, the
-	 * directory, the socket and the thread are made by the first run or
-	 * wrap (srt__sandbox_open_proxy), beside the sandbox's own start; the
-	 * masked copies of credentials.files need the directory now. */
-	int later = !named_only && !sb->cred_mask_path.n && SRT__BACKEND_HAS(sb->be, early);
 	int rc;
 
 	if (srt__backend_loopback_proxy(sb->be))
@@ -282,8 +278,8 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		base = "/tmp";
 	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))
 		return SRT_E_NOMEM;
-	/* the template: what a plan only printed shows, and what
-	 * srt__sandbox_open_proxy makes a directory of (mkdtemp) */
+	/* the template: what a plan only printed shows, and what open_proxy
+	 * makes a directory of (mkdtemp) */
 	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
 		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
 	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
@@ -294,7 +290,7 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.socket_path = sock;
 	cfg.plan_only = named_only;
-	cfg.listen_later = !named_only;
+	cfg.listen_later = !named_only; /* bound by open_proxy */
 	rc = run_proxy(sb, &cfg, 0, diag);
 	if (rc)
 		goto out;
@@ -305,34 +301,29 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		rc = SRT_E_NOMEM;
 		goto out;
 	}
-	sb->proxy_open_later = !named_only;
 	sb->policy.http_port = SRT_HTTP_PORT;
 	sb->policy.socks_port = SRT_SOCKS_PORT;
 	rc = intercept_mode(sb, diag);
-	if (!rc && !named_only && !later)
-		rc = srt__sandbox_open_proxy(sb, diag);
+	if (!rc && !named_only)
+		rc = open_proxy(sb, diag);
 out:
 	free(sock);
 	return rc;
 }
 
 /* Make the private directory from the policy's template and replace the
- * template by its name. A directory that is not srt's own once opened
- * without following links (another user can rename entries of a TMPDIR
- * that is theirs and not sticky) is refused. *dfd: the directory. */
+ * template by its name. What is opened there without following links must
+ * be the directory mkdtemp just made: srt's user's, empty, with no bit for
+ * others. Another user who can rename entries of TMPDIR, or show srt a
+ * mount of theirs there, could put another in its place; that one is
+ * refused and left as it was. *dfd: the directory. */
 static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *diag)
 {
 	char dir[PATH_MAX], *d = NULL, *sock = NULL, *slash;
 	struct stat st;
+	int fresh = 0;
 
-	/* named after the process that makes it (a host may have forked
-	 * since the start): the sweep of a later start keeps it while that
-	 * process lives */
 	snprintf(dir, sizeof(dir), "%s", sb->policy.proxy_dir);
-	if ((slash = strrchr(dir, '/')) &&
-	    snprintf(slash, sizeof(dir) - (size_t)(slash - dir), "/srt-%ld-XXXXXX", (long)getpid()) >=
-		    (int)(sizeof(dir) - (size_t)(slash - dir)))
-		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", sb->policy.proxy_dir);
 	if (!mkdtemp(dir)) {
 		int e = errno;
 
@@ -342,16 +333,28 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 				    "proxy: cannot create a private directory in \"%s\": %s; set TMPDIR to a writable directory",
 				    slash ? dir : "TMPDIR", strerror(e));
 	}
-	/* nobody else can make a directory of srt's user; its mode is put
-	 * back to 0700 whatever the umask took off */
 	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (*dfd < 0 || fstat(*dfd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    fchmod(*dfd, 0700) != 0) {
+	if (*dfd >= 0 && fstat(*dfd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 07077) && (st.st_mode & 0700) == 0700 && st.st_nlink == 2) {
+		int dup_fd = dup(*dfd);
+		DIR *dh = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+		struct dirent *e;
+
+		fresh = dh != NULL;
+		while (dh && (e = readdir(dh)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				fresh = 0;
+		if (dh)
+			closedir(dh);
+		else if (dup_fd >= 0)
+			close(dup_fd);
+	}
+	if (!fresh) {
 		if (*dfd >= 0)
 			close(*dfd);
 		*dfd = -1;
 		return srt_diag_set(diag, SRT_E_IO, "TMPDIR",
-				    "proxy: the private directory \"%s\" was replaced as soon as it was made (another user can rename what is in TMPDIR); set TMPDIR to a directory of your own",
+				    "proxy: \"%s\" is not the private directory srt just made (replaced at once: another user can rename or mount what is in TMPDIR; or a umask that takes the owner's bits); set TMPDIR to a directory of your own",
 				    dir);
 	}
 	d = strdup(dir);
@@ -373,29 +376,17 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 	return SRT_OK;
 }
 
-int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
+/* The proxy's private directory, its socket and its thread. */
+static int open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	char bind_path[PATH_MAX];
 	struct stat st;
 	sigset_t all, old;
-	int rc = SRT_OK, dfd = -1;
+	int rc, dfd = -1;
 
-	pthread_mutex_lock(&sb->update_lock); /* two runs of one sandbox at once */
-	if (sb->proxy_open_later < 0) {
-		rc = srt_diag_set(diag, SRT_E_STATE, "proxy",
-				  "proxy: it could not be started for an earlier run of this sandbox; start a new sandbox");
-		goto out;
-	}
-	if (!sb->proxy_open_later)
-		goto out;
-	/* a name drawn now (never shown before it exists), so a failure
-	 * here leaves nothing a later run would meet again */
 	rc = make_proxy_dir(sb, &dfd, diag);
 	if (rc)
-		goto out;
-	/* from here a failure is for good: the directory, and maybe the
-	 * socket, go with the sandbox */
-	sb->proxy_open_later = -1;
+		return rc;
 	/* bound and looked at through the directory srt made, whatever its
 	 * name leads to by then (where the system can tell) */
 	if (srt__plat_path_in_dir(bind_path, sizeof(bind_path), dfd, sb->proxy_dir, "proxy.sock") != 0)
@@ -407,21 +398,17 @@ int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
 				  "proxy: %s is not the socket srt bound (replaced during start-up?)",
 				  sb->policy.proxy_socket);
-	if (!rc) {
-		/* the inode the bridge will connect to, and to no other */
-		sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
-		sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		rc = srt__proxy_start(sb->proxy, diag);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	if (!rc)
-		sb->proxy_open_later = 0;
-out:
-	if (dfd >= 0)
-		close(dfd);
-	pthread_mutex_unlock(&sb->update_lock);
+	close(dfd);
+	if (rc)
+		return rc; /* the directory, and maybe the socket, go with the sandbox */
+	/* the inode the bridge will connect to, and to no other */
+	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
+	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
+	/* The proxy thread must never take the signals srt forwards. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = srt__proxy_start(sb->proxy, diag);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
 

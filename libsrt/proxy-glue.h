@@ -12,12 +12,6 @@
  * 127.0.0.1 (none free: the run is refused) and wants the token. */
 int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag);
 
-/* Make the directory, bind the socket and start the thread of a proxy
- * srt__sandbox_start_proxy left for later (a backend that starts the
- * command before it plans: the sandbox's own start runs beside them);
- * nothing otherwise. Before the backend's wrap reads the policy. */
-int srt__sandbox_open_proxy(struct srt_sandbox *sb, struct srt_diag *diag);
-
 /* For a backend the command reaches the proxy through on loopback TCP
  * (SRT_CAP_LOOPBACK_PROXY): the port range of windows.proxyPortRange
  * (default 60080-60089) into sb->policy, for the backend's network rules,

@@ -74,18 +74,13 @@ struct srt_sandbox {
 	struct srt__tls_ctx *tls_ctx;
 	char *tls_dir, *tls_bundle;
 	char *proxy_dir;
-	/* 1: the proxy is made and its policy named, but its directory, socket
-	 * and thread wait for the first run or wrap (srt__sandbox_open_proxy);
-	 * -1: making them failed, and every later run fails too */
-	int proxy_open_later;
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];
 	int started;
 
 	struct srt__vstore *violations;
 	struct rlimit nofile; /* the caller's open-files limit, restored for commands */
-	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings
-				      * and srt__sandbox_open_proxy */
+	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings */
 };
 
 /* One line for the caller: through srt_options.log when set, else stderr

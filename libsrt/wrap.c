@@ -332,10 +332,6 @@ int srt_sandbox_wrap(struct srt_sandbox *sb, const char *const *argv,
 		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox started to print its plan only (plan_only); nothing can be wrapped");
 	if (!argv || !argv[0])
 		return srt_diag_set(diag, SRT_E_INVAL, "", "no command to wrap");
-	/* a per-command policy copies the proxy's socket from this one */
-	rc = srt__sandbox_open_proxy(sb, diag);
-	if (rc)
-		return rc;
 	wp = calloc(1, sizeof(*wp));
 	if (!wp)
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "wrap: out of memory");

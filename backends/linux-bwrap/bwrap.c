@@ -423,22 +423,6 @@ out:
 	return rc;
 }
 
-/* The guard removes the proxy's directory if srt dies: told once the
- * directory exists (its socket bound and noted), which with the early
- * start is only by the plan, after the core made it. */
-static int guard_proxy_dir(struct srt__bwrap_state *st, const struct srt_policy *pol,
-			   struct srt_diag *diag)
-{
-	int rc;
-
-	if (!pol->proxy_dir || !pol->proxy_socket_ino || st->proxy_dir_sent || pol->plan_only)
-		return SRT_OK;
-	rc = srt__bwrap_guard_send(st, 'D', pol->proxy_dir, diag);
-	if (!rc)
-		st->proxy_dir_sent = 1;
-	return rc;
-}
-
 /* A command's state, with the cleanup guard in place and told what it
  * must remove if srt dies (the run's TMPDIR, the proxy's directory). With
  * early, only the guard's pipe: the guard itself is started by bw_wrap,
@@ -495,7 +479,13 @@ static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struc
 		if (rc)
 			return rc;
 	}
-	return guard_proxy_dir(st, pol, diag);
+	if (pol->proxy_dir && !st->proxy_dir_sent && !pol->plan_only) {
+		rc = srt__bwrap_guard_send(st, 'D', pol->proxy_dir, diag);
+		if (rc)
+			return rc;
+		st->proxy_dir_sent = 1;
+	}
+	return SRT_OK;
 }
 
 /* bwrap's --info-fd pipe, and the socket the helper reports its start on. */
@@ -561,11 +551,9 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		rc = cmd_begin(st, out, &bc, 0, diag);
 		if (rc)
 			return rc;
-	} else if ((rc = srt__bwrap_guard_launch(st, out, diag)) ||
-		   (rc = guard_proxy_dir(st, pol, diag))) {
+	} else if ((rc = srt__bwrap_guard_launch(st, out, diag))) {
 		/* started early: its guard starts now, before anything is
-		 * planned, as it does for any command, and learns of the
-		 * proxy's directory the core made since */
+		 * planned, as it does for any command */
 		return rc;
 	}
 	/* before the mount plan: the planner opens and closes directories,

@@ -77,12 +77,7 @@ int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
 			      const struct srt_options *opt, struct srt_diag *diag);
 
 /* Load the backend, check it can run here, start the proxy, compile the
- * policy. Fails closed: on error nothing is running. With a backend that
- * starts the command before planning it (linux-bwrap), the proxy is made
- * and checked here but its private directory, socket and thread are made
- * by the first srt_sandbox_run, srt_sandbox_wrap or srt_sandbox_explain,
- * beside the sandbox's own start; that call fails (running nothing) when
- * they cannot be made. */
+ * policy. Fails closed: on error nothing is running. */
 int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag);
 
 /* Print the effective policy and the backend's plan for argv. Runs nothing. */
