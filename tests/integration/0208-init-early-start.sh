@@ -178,8 +178,28 @@ cat > "$WORK/forkrun.c" <<'C'
 #include <unistd.h>
 #include <srt/srt.h>
 
-static const char *cmd[] = { "/bin/sh", "-c",
-	"curl -s -o /dev/null -w '%{http_code}' -x \"$http_proxy\" http://not-allowed.invalid/", NULL };
+/* each process's command writes its code to a file of its own: the two
+ * run at once and share the output */
+static const char *cmd_child[] = { "/bin/sh", "-c",
+	"curl -s -o /dev/null -w '%{http_code}' -x \"$http_proxy\" http://not-allowed.invalid/ > \"$0\"",
+	"code-child", NULL };
+static const char *cmd_parent[] = { "/bin/sh", "-c",
+	"curl -s -o /dev/null -w '%{http_code}' -x \"$http_proxy\" http://not-allowed.invalid/ > \"$0\"",
+	"code-parent", NULL };
+
+static void show(const char *who, const char *file, int rc)
+{
+	char code[8] = "";
+	FILE *f = fopen(file, "r");
+
+	if (f) {
+		if (!fgets(code, sizeof(code), f))
+			code[0] = '\0';
+		fclose(f);
+	}
+	printf("%s-code=%s %s-rc=%d\n", who, code, who, rc);
+	fflush(stdout);
+}
 
 int main(int argc, char **argv)
 {
@@ -194,13 +214,12 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	p = fork();
 	if (p == 0) {
-		rc = srt_sandbox_run(sb, cmd, NULL, &st, &d);
-		printf(" child-rc=%d\n", rc);
-		fflush(stdout);
+		rc = srt_sandbox_run(sb, cmd_child, NULL, &st, &d);
+		show("child", "code-child", rc);
 		_exit(rc ? 1 : 0);
 	}
-	rc = srt_sandbox_run(sb, cmd, NULL, &st, &d);
-	printf(" parent-rc=%d\n", rc);
+	rc = srt_sandbox_run(sb, cmd_parent, NULL, &st, &d);
+	show("parent", "code-parent", rc);
 	if (p > 0)
 		waitpid(p, &ws, 0);
 	printf("child-status=%d\n", WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
@@ -212,11 +231,12 @@ cat > "$WORK/later.json" <<'J'
 {"network":{"allowedDomains":["localhost"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}
 J
 if libsrt_cc "$WORK/forkrun" "$WORK/forkrun.c"; then
+	rm -f "$WORK/proj/code-child" "$WORK/proj/code-parent"
 	out=$(cd "$WORK/proj" && SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 60 "$WORK/forkrun" "$WORK/later.json" 2>"$WORK/forkrun.err")
 	diag "$(tr '\n' ' ' <<<"$out")" "$(head -c 300 "$WORK/forkrun.err")"
 	check "forked after the start: the child's run ends and its command got the proxy's 403" \
-		grep -q '403 child-rc=0' <<<"$out"
-	check "forked after the start: the parent's run too" grep -q '403 parent-rc=0' <<<"$out"
+		grep -qx 'child-code=403 child-rc=0' <<<"$out"
+	check "forked after the start: the parent's run too" grep -qx 'parent-code=403 parent-rc=0' <<<"$out"
 	check "forked after the start: the child exited by itself, not by a signal" grep -qx 'child-status=0' <<<"$out"
 else
 	not_ok "the forking program builds ($(head -c 300 "$WORK/cc.err"))"
