@@ -205,21 +205,33 @@ int main(int argc, char **argv)
 {
 	struct srt_sandbox *sb = NULL;
 	struct srt_diag d;
-	int st = -1, ws = -1, rc;
+	int st = -1, ws = -1, rc, hold[2];
 	pid_t p;
 
 	memset(&d, 0, sizeof(d));
 	if (argc != 2 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) || srt_sandbox_start(sb, &d))
 		return fprintf(stderr, "setup: %s\n", d.message), 2;
 	fflush(stdout);
+	/* the child ends only after the parent's run: a process that ends
+	 * without srt_sandbox_free leaves its cleanup guard to remove the
+	 * proxy's directory, which both share (SECURITY.md; left open) */
+	if (pipe(hold) != 0)
+		return 2;
 	p = fork();
 	if (p == 0) {
+		char c;
+
+		close(hold[1]);
 		rc = srt_sandbox_run(sb, cmd_child, NULL, &st, &d);
 		show("child", "code-child", rc);
+		while (read(hold[0], &c, 1) > 0)
+			;
 		_exit(rc ? 1 : 0);
 	}
+	close(hold[0]);
 	rc = srt_sandbox_run(sb, cmd_parent, NULL, &st, &d);
 	show("parent", "code-parent", rc);
+	close(hold[1]);
 	if (p > 0)
 		waitpid(p, &ws, 0);
 	printf("child-status=%d\n", WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
