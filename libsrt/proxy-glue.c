@@ -197,12 +197,25 @@ void srt__sandbox_proxy_ports(struct srt_sandbox *sb)
 	sb->policy.proxy_port_hi = sb->settings.win_proxy_port_hi ? sb->settings.win_proxy_port_hi : 60089;
 }
 
-/* Make the sandbox's proxy from cfg (its listener already set) and start
- * its thread. */
+/* Start the proxy's thread, which must never take the signals srt
+ * forwards. */
+static int start_thread(struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = srt__proxy_start(sb->proxy, diag);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* Make the sandbox's proxy from cfg (its listener already set) and, with
+ * start, start its thread. */
 static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, int start,
 		     struct srt_diag *diag)
 {
-	sigset_t all, old;
 	int rc;
 
 	cfg->token = sb->token;
@@ -220,12 +233,7 @@ static int run_proxy(struct srt_sandbox *sb, struct srt__proxy_config *cfg, int 
 	 * whose socket is bound later starts with that */
 	if (sb->plan_only || !start)
 		return SRT_OK;
-	/* The proxy thread must never take the signals srt forwards. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = srt__proxy_start(sb->proxy, diag);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
+	return start_thread(sb, diag);
 }
 
 /* The proxy on a loopback TCP port the command connects to itself: any
@@ -381,7 +389,6 @@ static int open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 {
 	char bind_path[PATH_MAX];
 	struct stat st;
-	sigset_t all, old;
 	int rc, dfd = -1;
 
 	rc = make_proxy_dir(sb, &dfd, diag);
@@ -404,12 +411,7 @@ static int open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	/* the inode the bridge will connect to, and to no other */
 	sb->policy.proxy_socket_dev = (unsigned long long)st.st_dev;
 	sb->policy.proxy_socket_ino = (unsigned long long)st.st_ino;
-	/* The proxy thread must never take the signals srt forwards. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = srt__proxy_start(sb->proxy, diag);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
+	return start_thread(sb, diag);
 }
 
 int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
