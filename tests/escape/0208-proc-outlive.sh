@@ -21,7 +21,7 @@ S=$(fsjson s0 "$S0_FS")
 E=$ESYS
 LL=$BACKEND_LL
 VICTIM=
-trap '[ -n "$VICTIM" ] && kill $VICTIM 2>/dev/null; _cleanup' EXIT
+trap 'main_shell || exit; [ -n "$VICTIM" ] && kill $VICTIM 2>/dev/null; _cleanup' EXIT
 
 backends="bwrap:$BACKEND"
 if [ -e "$LL" ] && timeout -k 5 30 "$SRT" --backend="$LL" -s "$S" -c true >/dev/null 2>"$WORK/ll.err"; then

@@ -11,7 +11,7 @@ need_bwrap
 P="$WORK/proj"
 S=$(fsjson s0 "$S0_FS")
 PIDS=
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; _cleanup' EXIT
+trap 'main_shell || exit; for p in $PIDS; do kill $p 2>/dev/null; done; _cleanup' EXIT
 
 cat > "$WORK/listen.py" <<'PYEOF'
 import os, socket, sys, time

@@ -34,7 +34,7 @@ attempt H4 "the run's TMPDIR and what the command left there are removed at its 
 # 250,000 files left behind in the shared base, created fast and removed
 # at the end (other runs of this user meet them only for these seconds)
 FILL="$base/h4-fill-$$"
-cleanup_fill() { rm -rf "$FILL"; _cleanup; }
+cleanup_fill() { main_shell || return 0; rm -rf "$FILL"; _cleanup; }
 trap cleanup_fill EXIT
 "$PY" - "$FILL" <<'EOF'
 import os, sys

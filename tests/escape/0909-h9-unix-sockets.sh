@@ -32,7 +32,7 @@ for p in sys.argv[1:]:
 time.sleep(900)
 EOF
 "$PY" "$WORK/srv.py" "$U/ok.sock" "$U/no.sock" & SRV=$!
-trap 'kill $SRV 2>/dev/null; _cleanup' EXIT
+trap 'main_shell || exit; kill $SRV 2>/dev/null; _cleanup' EXIT
 wait_for "$U/ok.sock.ready" && wait_for "$U/no.sock.ready" || diag "the host servers did not start"
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[]}' \
 	"{\"allowedDomains\":[],\"deniedDomains\":[],\"allowUnixSockets\":[\"$U/ok.sock\"]}")

@@ -33,7 +33,7 @@ for p in sys.argv[1:]:
 time.sleep(120)
 EOF
 "$PY" "$WORK/srv.py" "$P/run/app.sock" "$U/no.sock" & SRV=$!
-trap 'kill $SRV 2>/dev/null; _cleanup' EXIT
+trap 'main_shell || exit; kill $SRV 2>/dev/null; _cleanup' EXIT
 wait_for "$P/run/app.sock.ready" && wait_for "$U/no.sock.ready" || diag "the host servers did not start"
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws"],"allowWrite":["."],"denyWrite":[]}' \
 	"{\"allowedDomains\":[],\"deniedDomains\":[],\"allowUnixSockets\":[\"$P/run/app.sock\"]}")

@@ -29,7 +29,7 @@ echo "$CANARY" > "$HOME/.ssh/keys/inner"
 mounts=()
 bind() { mount --bind "$1" "$2" && mounts=("$2" "${mounts[@]}"); }
 unbind() { local m; for m in "${mounts[@]}"; do umount "$m"; done; mounts=(); }
-trap 'unbind; _cleanup' EXIT
+trap 'main_shell || exit; unbind; _cleanup' EXIT
 S="$WORK/s.json"
 run() { srt__run -s "$S" -c "$1" >"$WORK/out" 2>&1; echo "rc=$?" >> "$WORK/out"; }
 what() { tr '\n' ' ' < "$WORK/out" | head -c 300; }

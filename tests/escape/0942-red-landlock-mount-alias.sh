@@ -26,7 +26,7 @@ cd "$P" || exit 1
 mounts=()
 bind() { mount --bind "$1" "$2" && mounts=("$2" "${mounts[@]}"); }
 unbind() { local m; for m in "${mounts[@]}"; do umount "$m"; done; mounts=(); }
-trap 'unbind; _cleanup' EXIT
+trap 'main_shell || exit; unbind; _cleanup' EXIT
 S="$WORK/s.json"
 run() { timeout -k 5 60 "$SRT" --backend="$LL" -s "$S" -c "$1" >"$WORK/out" 2>&1; echo "rc=$?" >> "$WORK/out"; }
 what() { tr '\n' ' ' < "$WORK/out" | head -c 300; }

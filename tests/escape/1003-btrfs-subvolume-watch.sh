@@ -28,7 +28,7 @@ if ! is_root || ! command -v mkfs.btrfs >/dev/null 2>&1 || ! command -v btrfs >/
 fi
 BT="$WORK/bt"
 mkdir -p "$BT"
-_cleanup() { cd /; umount -l "$BT" 2>/dev/null; rm -rf "$WORK" 2>/dev/null || true; }
+_cleanup() { main_shell || return 0; cd /; umount -l "$BT" 2>/dev/null; rm -rf "$WORK" 2>/dev/null || true; }
 if ! truncate -s 300M "$WORK/b.img" || ! mkfs.btrfs -q -f "$WORK/b.img" >/dev/null 2>&1 ||
 	! mount -o loop "$WORK/b.img" "$BT" || ! btrfs subvolume create "$BT/home" >/dev/null; then
 	skip_rest $N "cannot mount a btrfs image here"

@@ -107,7 +107,7 @@ unprivileged_setup() {
 		exit 0
 	fi
 	U=$(mktemp -d /tmp/srt-nd.XXXXXX) || exit 1
-	trap 'rm -rf "$U"; _cleanup' EXIT
+	trap 'main_shell || exit; rm -rf "$U"; _cleanup' EXIT
 }
 # as_user USER COMMAND...: COMMAND as USER, or as the caller when USER is empty
 as_user() { local u=$1; shift; if [ -n "$u" ]; then runuser -u "$u" -- "$@"; else "$@"; fi; }

@@ -18,7 +18,7 @@ if ! is_root; then
 	exit 0
 fi
 MNTS=
-trap 'for m in $MNTS; do umount -l "$m" 2>/dev/null; done; for p in $NET_PIDS; do kill "$p" 2>/dev/null; done; _cleanup' EXIT
+trap 'main_shell || exit; for m in $MNTS; do umount -l "$m" 2>/dev/null; done; for p in $NET_PIDS; do kill "$p" 2>/dev/null; done; _cleanup' EXIT
 
 # tiny_fs NAME blocks|inodes: a full tmpfs at $WORK/NAME
 tiny_fs() {

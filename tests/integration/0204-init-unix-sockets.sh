@@ -28,7 +28,7 @@ L2=$!
 # a datagram daemon (syslog, journald, $NOTIFY_SOCKET): reached by sendto()
 socat -u "UNIX-RECV:$DSOCK" "OPEN:$WORK/got-dgram,creat,append" 2>/dev/null &
 L3=$!
-trap 'kill $L1 $L2 $L3 2>/dev/null; _cleanup' EXIT
+trap 'main_shell || exit; kill $L1 $L2 $L3 2>/dev/null; _cleanup' EXIT
 # wait for all three: the abstract name has no file, so it is looked for in
 # /proc/net/unix (a probe sent before socat listens finds nobody, and the
 # control below would fail for a reason that is not the sandbox's)

@@ -46,7 +46,7 @@ EOF
 USOCK="$WORK/host.sock"
 "$PY" "$WORK/listen.py" "$LOG" "$WORK/ports" "$USOCK" &
 LPID=$!
-trap 'kill $LPID 2>/dev/null; _cleanup' EXIT
+trap 'main_shell || exit; kill $LPID 2>/dev/null; _cleanup' EXIT
 for i in $(seq 100); do [ -s "$WORK/ports" ] && break; sleep 0.05; done
 read -r TPORT UPORT < "$WORK/ports"
 

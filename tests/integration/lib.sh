@@ -79,7 +79,17 @@ echo "CANARY-SECRET-$$" > "$HOME/.ssh/id_canary"
 chmod 700 "$HOME/.ssh"; chmod 600 "$HOME/.ssh/id_canary"
 CANARY=$(cat "$HOME/.ssh/id_canary")
 cd "$WORK/proj"
-_cleanup() { cd /; rm -rf "$WORK" 2>/dev/null || true; }
+# A copy of this shell that bash forked for a background command runs the
+# EXIT trap too when a signal ends it before its exec (a test's kill -INT
+# right after the `&`: 0208's sweep once removed its own $WORK so, and
+# every later check failed). Only the script's own shell cleans up: each
+# script's EXIT trap starts with `main_shell || exit;`. The process asks
+# the kernel who it is (/proc/self, read without a fork): in a copy caught
+# that early, $$ and even $BASHPID may still give the script's pid
+# (tests/integration/0006-harness-traps.sh saw both).
+read -r _main_shell _ </proc/self/stat
+main_shell() { local me; read -r me _ </proc/self/stat; [ "$me" = "$_main_shell" ]; }
+_cleanup() { main_shell || return 0; cd /; rm -rf "$WORK" 2>/dev/null || true; }
 trap _cleanup EXIT
 
 # settings JSON: writes $WORK/settings.json and echoes its path

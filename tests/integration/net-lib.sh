@@ -6,7 +6,7 @@
 PY=/usr/bin/python3
 NET_FS='"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}'
 NET_PIDS=
-trap 'for p in $NET_PIDS; do kill "$p" 2>/dev/null; done; _cleanup' EXIT
+trap 'main_shell || exit; for p in $NET_PIDS; do kill "$p" 2>/dev/null; done; _cleanup' EXIT
 
 cat > "$WORK/netsrv.py" <<'PYEOF'
 import os, socket, sys, threading
