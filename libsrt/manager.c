@@ -59,20 +59,21 @@ void srt__sandbox_log(struct srt_sandbox *sb, int is_debug, const char *fmt, ...
 		fprintf(stderr, "%s%s\n", is_debug ? "[srt debug] " : "srt: warning: ", line);
 }
 
-static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
+static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt,
+		    struct srt_diag *diag)
 {
 	struct srt_sandbox *sb = calloc(1, sizeof(*sb));
 	char buf[PATH_MAX];
 
 	if (!sb)
-		return SRT_E_NOMEM;
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "cannot create sandbox: out of memory");
 	srt__settings_init(&sb->settings);
 	pthread_mutex_init(&sb->update_lock, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &sb->nofile) != 0)
 		sb->nofile.rlim_cur = sb->nofile.rlim_max = RLIM_INFINITY;
 	if (srt__vstore_new(&sb->violations)) {
 		free(sb);
-		return SRT_E_NOMEM;
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "cannot create sandbox: out of memory");
 	}
 	if (opt) {
 		sb->debug = opt->debug;
@@ -89,8 +90,14 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 	}
 	if (!sb->cwd) {
 		if (!getcwd(buf, sizeof(buf))) {
+			/* the write rule "." and relative paths are read from
+			 * it: no guess at what they meant */
+			int e = errno;
+
 			srt_sandbox_free(sb);
-			return SRT_E_IO;
+			return srt_diag_set(diag, SRT_E_IO, "", "cannot tell the current directory: %s%s",
+					    strerror(e),
+					    e == ENOENT ? " (it was removed); run srt from a directory that exists" : "");
 		}
 		if (!(sb->cwd = strdup(buf)))
 			goto nomem;
@@ -99,7 +106,7 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt)
 	return SRT_OK;
 nomem:
 	srt_sandbox_free(sb);
-	return SRT_E_NOMEM;
+	return srt_diag_set(diag, SRT_E_NOMEM, "", "cannot create sandbox: out of memory");
 }
 
 static void flush_warnings(struct srt_sandbox *sb)
@@ -138,9 +145,9 @@ int srt_sandbox_new_from_file(struct srt_sandbox **out, const char *path,
 	bool loaded = false;
 	int rc;
 
-	rc = sb_alloc(&sb, opt);
+	rc = sb_alloc(&sb, opt, diag);
 	if (rc)
-		return srt_diag_set(diag, rc, "", "cannot create sandbox: %s", srt_strerror(rc));
+		return rc;
 	if (!path) {
 		def = default_settings_path();
 		explicit_path = 0;
@@ -200,9 +207,9 @@ int srt_sandbox_new_from_text(struct srt_sandbox **out, const char *text,
 	struct srt_sandbox *sb = NULL;
 	int rc;
 
-	rc = sb_alloc(&sb, opt);
+	rc = sb_alloc(&sb, opt, diag);
 	if (rc)
-		return srt_diag_set(diag, rc, "", "cannot create sandbox: %s", srt_strerror(rc));
+		return rc;
 	if (fmt == SRT_SETTINGS_YAML)
 		rc = srt__settings_parse_yaml(&sb->settings, text, len, "settings", diag);
 	else

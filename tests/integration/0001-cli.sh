@@ -158,4 +158,12 @@ done
 for i in $(seq 50); do pgrep -f "$tag-setup" >/dev/null || break; sleep 0.1; done
 check "kill -9 srt during startup leaves no bwrap or helper" test -z "$(pgrep -f "$tag-setup")"
 
+# run from a directory that was removed: "." and relative rules cannot be
+# read, so srt stops with a message that says why, and nothing runs (it
+# said only "system call failed")
+mkdir -p "$WORK/gone"
+out=$(cd "$WORK/gone" && rmdir "$WORK/gone" && "$SRT" --backend="$BACKEND" -s "$S" -c "touch '$WORK/gone-ran'" 2>&1 </dev/null); rc=$?
+check "a removed current directory: refused, naming it, and nothing ran (rc=$rc: $(tail -n1 <<<"$out"))" \
+	test "$rc" != 0 -a ! -e "$WORK/gone-ran" -a -n "$(grep 'cannot tell the current directory: .*(it was removed)' <<<"$out")"
+
 echo "1..$_tap_n"
