@@ -161,6 +161,13 @@ int srt__bwrap_ll_layer(const struct srt_policy *pol, struct srt__ll_layer *laye
 	}
 	if (rc == SRT_E_NOMEM)
 		return srt_diag_set(diag, rc, "", "landlock layer: out of memory");
+	/* a system call that failed (out of descriptors, an unreadable
+	 * mount table) says nothing of the policy: the run stops instead of
+	 * going on without the layer a retry would have */
+	if (rc == SRT_E_IO)
+		return srt_diag_set(diag, rc, pd.key,
+				    "landlock layer: %.500s; the run stops rather than go without the layer",
+				    pd.message[0] ? pd.message : "a system call failed");
 	if (rc) {
 		snprintf(layer->reason, sizeof(layer->reason), "%.590s",
 			 pd.message[0] ? pd.message : "the planner refused the policy");

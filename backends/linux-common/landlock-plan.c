@@ -243,6 +243,12 @@ static int add_deny(struct planner *pl, struct domain *d, const char *p, int str
 	} else if (named[0] && lrc != 0 && lerr == ENOENT) {
 		memcpy(real, named, strlen(named) + 1);
 	} else if (resolve(p, real) != 0) {
+		/* out of descriptors or memory is no property of the policy:
+		 * SRT_E_IO, which a caller must not take for a refusal */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == EIO)
+			return srt_diag_set(pl->diag, SRT_E_IO, origin,
+					    "linux-landlock cannot resolve \"%s\" (%s): %s", p, origin,
+					    strerror(errno));
 		return srt_diag_set(pl->diag, SRT_E_LIMIT, origin,
 				    "linux-landlock cannot resolve \"%s\" (%s)", p, origin);
 	} else {
@@ -1203,7 +1209,8 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 		return rc;
 	if (rc)
 		return srt_diag_set(diag, SRT_E_IO, "filesystem",
-				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the protected names (is /proc mounted?)");
+				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the protected names: %s",
+				    strerror(errno));
 	for (size_t i = 0; !rc && i < srt__protected_count; i++) {
 		const struct srt__protected *p = &srt__protected_names[i];
 		long k;
@@ -1276,7 +1283,8 @@ static int ll_check_mounts(struct planner *pl, const struct domain *rd, const st
 		return rc;
 	if (rc)
 		return srt_diag_set(pl->diag, SRT_E_IO, "filesystem",
-				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the denied paths (is /proc mounted?)");
+				    "linux-landlock: cannot read /proc/self/mountinfo to find other mounts of the denied paths: %s",
+				    strerror(errno));
 	rc = ll_check_mounts_of(pl, rd, v, n, SRT_LL_READ_FILE_RIGHTS);
 	if (!rc)
 		rc = ll_check_overlays(pl, rd, v, n);
