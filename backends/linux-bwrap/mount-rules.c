@@ -412,7 +412,9 @@ int srt__mount_add_mandatory(struct srt__mount_ctx *c)
 		if (full[i] && srt__strv_push(&c->plan->watch_trees, roots.v[i]))
 			goto nomem;
 		truncated = 0;
-		rc = srt__mandatory_scan(roots.v[i], &o, &budget, &truncated, mandatory_cb, c);
+		rc = srt__mandatory_scan_error(srt__mandatory_scan(roots.v[i], &o, &budget, &truncated,
+								   mandatory_cb, c),
+					       roots.v[i], c->diag);
 		/* fail closed: past the bound, repositories and rc files an
 		 * earlier run could have pushed there would stay writable */
 		if (!rc && truncated)

@@ -788,7 +788,8 @@ static int scan_root(struct planner *pl, const struct srt__mandatory_opts *mo, c
 	for (j = 0; j < scanned->n; j++)
 		if (!strcmp(scanned->v[j], real))
 			return SRT_OK;
-	rc = srt__mandatory_scan(real, mo, budget, truncated, on_mandatory, sc);
+	rc = srt__mandatory_scan_error(srt__mandatory_scan(real, mo, budget, truncated, on_mandatory, sc),
+				       real, pl->diag);
 	if (!rc && srt__strv_push(scanned, real))
 		rc = srt_diag_set(pl->diag, SRT_E_NOMEM, "", "out of memory");
 	return rc;

@@ -37,6 +37,47 @@ struct scan {
 	char path[PATH_MAX];
 };
 
+/* A call that failed for want of descriptors or memory, or with an I/O
+ * error, says nothing of what the tree holds: the scan stops with
+ * SRT_E_IO instead of taking the directory for empty, which would leave
+ * its rc files, hooks and repositories writable (red team: one failed
+ * open of the write root let the command append to .bashrc and plant a
+ * pre-commit hook, srt exiting 0). A name that is gone, no directory, a
+ * link or unreadable holds nothing to protect, as before.
+ * srt__mandatory_scan_error() names the call in the caller's message. */
+static __thread char failure[PATH_MAX + 128];
+
+static int nothing_there(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == EACCES || e == EPERM ||
+	       e == ENAMETOOLONG;
+}
+
+static int io_failed(struct scan *s, const char *call, const char *name)
+{
+	int e = errno;
+
+	if (nothing_there(e))
+		return 0;
+	if (name && (name[0] == '/' || name[0] == '~'))
+		snprintf(failure, sizeof(failure), "%s of %s: %s", call, name, strerror(e ? e : EIO));
+	else
+		snprintf(failure, sizeof(failure), "%s of %s%s%s: %s", call, s->path[0] ? s->path : "/",
+			 name ? "/" : "", name ? name : "", strerror(e ? e : EIO));
+	return SRT_E_IO;
+}
+
+int srt__mandatory_scan_error(int rc, const char *root, struct srt_diag *diag)
+{
+	if (rc != SRT_E_IO || !failure[0])
+		return rc;
+	rc = srt_diag_set(diag, SRT_E_IO, root,
+			  "the mandatory deny scan of %s failed (%s): srt cannot tell what to protect there",
+			  root, failure);
+	failure[0] = '\0';
+	return rc;
+}
+
 /* ---- hard links ---------------------------------------------------------
  * A file with more than one link that must not be written (a protected or
  * denyWrite file) or read (a denyRead file): every other name of it in
@@ -198,13 +239,14 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 		return 0;
 	fd = openat(gfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return io_failed(s, "open", dir);
 	d = fdopendir(fd);
 	if (!d) {
+		rc = io_failed(s, "list", dir);
 		close(fd);
-		return 0;
+		return rc ? rc : SRT_E_NOMEM;
 	}
-	while (!rc && (de = readdir(d))) {
+	while (!rc && (errno = 0, de = readdir(d))) {
 		char child[PATH_MAX];
 		struct stat st;
 		int cfd;
@@ -223,8 +265,10 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 		    sizeof(child))
 			continue;
 		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
+		if (cfd < 0) {
+			rc = io_failed(s, "open", child);
 			continue;
+		}
 		if (fstatat(cfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			/* a step of a submodule name with slashes */
 			char deeper[PATH_MAX];
@@ -247,6 +291,8 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 		if (*s->truncated)
 			break;
 	}
+	if (!rc && !de && errno)
+		rc = io_failed(s, "list", dir);
 	closedir(d);
 	return rc;
 }
@@ -275,7 +321,8 @@ static int protect_gitdir(struct scan *s, int gfd, const char *abs, int own, int
 
 /* core.hooksPath of the git config file name below dfd, read as git
  * reads the simple form: a "[core]" section, a "hooksPath = value" line,
- * the value unquoted; the last one wins. 0: found (out set). */
+ * the value unquoted; the last one wins. 0: found (out set); -1: none;
+ * -2: a call failed (errno says which way: see io_failed). */
 #define GITCONFIG_MAX (256 * 1024)
 
 static int read_hooks_path(int dfd, const char *name, int follow, char *out, size_t outsz)
@@ -286,11 +333,21 @@ static int read_hooks_path(int dfd, const char *name, int follow, char *out, siz
 
 	fd = openat(dfd, name, O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return nothing_there(errno) ? -1 : -2;
 	buf = malloc(GITCONFIG_MAX + 1);
+	if (!buf)
+		errno = ENOMEM;
 	n = buf ? read(fd, buf, GITCONFIG_MAX) : -1;
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		free(buf);
+		errno = e;
+		return -2;
+	}
 	close(fd);
-	if (n <= 0) {
+	if (n == 0) {
 		free(buf);
 		return -1;
 	}
@@ -377,8 +434,12 @@ static int check_hooks_path(struct scan *s, int dfd, const char *cfg, const char
 	for (i = 0; i < srt__protected_count; i++)
 		if (PROT(i)->kind == SRT__PROT_GIT && !strcmp(PROT(i)->path, "core.hooksPath"))
 			break;
-	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT) ||
-	    read_hooks_path(dfd, cfg, !top, v, sizeof(v)) != 0)
+	if (i == srt__protected_count || !wanted(s, i, SRT__PROT_GIT))
+		return 0;
+	n = read_hooks_path(dfd, cfg, !top, v, sizeof(v));
+	if (n == -2)
+		return io_failed(s, "read", top ? ".git/config" : "~/.gitconfig");
+	if (n)
 		return 0;
 	if (v[0] == '/')
 		n = snprintf(abs, sizeof(abs), "%s", v);
@@ -435,8 +496,12 @@ static int check_home_hooks_rel(struct scan *s, const char *top)
 	for (k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]) && !rc; k++) {
 		struct stat st;
 
-		if (read_hooks_path(hfd, cfgs[k], 1, v, sizeof(v)) != 0 || v[0] == '/' ||
-		    (v[0] == '~' && v[1] == '/'))
+		n = read_hooks_path(hfd, cfgs[k], 1, v, sizeof(v));
+		if (n == -2) {
+			rc = io_failed(s, "read", k ? "~/.config/git/config" : "~/.gitconfig");
+			continue;
+		}
+		if (n || v[0] == '/' || (v[0] == '~' && v[1] == '/'))
 			continue;
 		n = snprintf(abs, sizeof(abs), "%s/%s", top[0] ? top : "", v);
 		if (n < 0 || (size_t)n >= sizeof(abs))
@@ -461,7 +526,7 @@ static int check_gitdir(struct scan *s, int dfd, size_t plen, const char *git)
 	snprintf(top, sizeof(top), "%.*s", (int)plen, s->path);
 	gfd = openat(dfd, git, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
-		return 0;
+		return io_failed(s, "open", git);
 	rc = protect_gitdir(s, gfd, abs, 1, 1);
 	if (!rc)
 		rc = check_hooks_path(s, gfd, "config", top[0] ? top : "/", 0);
@@ -481,8 +546,13 @@ static int check_gitfile(struct scan *s, int dfd, const char *name)
 
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return io_failed(s, "open", name);
 	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		rc = io_failed(s, "read", name);
+		close(fd);
+		return rc;
+	}
 	close(fd);
 	if (n <= 8)
 		return 0;
@@ -494,7 +564,7 @@ static int check_gitfile(struct scan *s, int dfd, const char *name)
 		buf[--len] = '\0';
 	gfd = openat(dfd, buf + 8, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (gfd < 0)
-		return 0;
+		return io_failed(s, "open", buf + 8);
 	snprintf(abs, sizeof(abs), "/proc/self/fd/%d", gfd);
 	n = readlink(abs, real, sizeof(real) - 1);
 	if (n <= 0 || (size_t)n >= sizeof(real) - 1) {
@@ -604,10 +674,11 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 
 	d = fdopendir(dfd);
 	if (!d) {
+		rc = io_failed(s, "list", NULL);
 		close(dfd);
-		return 0;
+		return rc ? rc : SRT_E_NOMEM;
 	}
-	while ((de = readdir(d))) {
+	while ((errno = 0, de = readdir(d))) {
 		const char *name = de->d_name;
 		unsigned char type = de->d_type;
 		size_t nlen;
@@ -632,8 +703,11 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 		if (type == DT_UNKNOWN) {
 			struct stat st;
 
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+				if ((rc = io_failed(s, "stat", name)))
+					break;
 				continue;
+			}
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
 		if (name[0] == '.') {
@@ -667,8 +741,11 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 			if (depth + 1 < s->o->depth - 1) {
 				cfd = openat(dirfd(d), name,
 					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				if (cfd < 0)
+				if (cfd < 0) {
+					if ((rc = io_failed(s, "open", name)))
+						break;
 					continue;
+				}
 			}
 			s->path[plen] = '/';
 			memcpy(s->path + plen + 1, name, nlen + 1);
@@ -681,6 +758,8 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 				break;
 		}
 	}
+	if (!rc && !de && errno)
+		rc = io_failed(s, "list", NULL);
 	closedir(d);
 	return rc;
 }
@@ -1171,10 +1250,11 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 	int rc = 0;
 
 	if (!d) {
+		rc = io_failed(s, "list", NULL);
 		close(dfd);
-		return 0;
+		return rc ? rc : SRT_E_NOMEM;
 	}
-	while (!rc && (de = readdir(d))) {
+	while (!rc && (errno = 0, de = readdir(d))) {
 		const char *name = de->d_name;
 		unsigned char type;
 		struct stat st;
@@ -1189,8 +1269,10 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 			continue;
 		type = de->d_type;
 		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+				rc = io_failed(s, "stat", name);
 				continue;
+			}
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
 		}
 		if (type == DT_DIR) {
@@ -1204,8 +1286,10 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 			if (plen + 1 + nlen + 1 > sizeof(s->path))
 				continue;
 			cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (cfd < 0)
+			if (cfd < 0) {
+				rc = io_failed(s, "open", name);
 				continue;
+			}
 			s->path[plen] = '/';
 			memcpy(s->path + plen + 1, name, nlen + 1);
 			rc = link_walk(s, cfd, plen + 1 + nlen, depth + 1);
@@ -1216,8 +1300,11 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 		}
 		if (type != DT_REG)
 			continue;
-		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
-		    st.st_nlink < 2)
+		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			rc = io_failed(s, "stat", name);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) || st.st_nlink < 2)
 			continue;
 		for (i = 0; i < s->tg->n && !rc; i++) {
 			const struct target *t = &s->tg->v[i];
@@ -1239,6 +1326,8 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 			break;
 		}
 	}
+	if (!rc && !de && errno)
+		rc = io_failed(s, "list", NULL);
 	closedir(d);
 	return rc;
 }
@@ -1471,10 +1560,12 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	memcpy(s.path, root, plen);
 	s.path[plen] = '\0';
 
+	failure[0] = '\0';
 	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
+		rc = io_failed(&s, "open", NULL);
 		free(tg);
-		return SRT_OK;
+		return rc;
 	}
 	rc = report_home(&s);
 	if (rc)
@@ -1504,6 +1595,8 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 		dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0)
 			rc = link_walk(&s, dfd, plen, 0);
+		else
+			rc = io_failed(&s, "open", NULL);
 		dfd = -1;
 	}
 out:

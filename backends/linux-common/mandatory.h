@@ -50,6 +50,13 @@ struct srt__mandatory_opts {
 int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 			size_t *budget, int *truncated, srt__mandatory_fn fn, void *ctx);
 
+/* The scan never takes a failed call for an empty directory: it returns
+ * SRT_E_IO. srt__mandatory_scan_error() turns that rc into diag's message
+ * naming the call, the path and errno ("open of /p/x: Too many open
+ * files"); any other rc (a callback's SRT_E_IO among them, whose message
+ * is set) comes back as it is. */
+int srt__mandatory_scan_error(int rc, const char *root, struct srt_diag *diag);
+
 /* One walk per root for one run's plans: between begin and end (same
  * thread), a scan of a root already scanned with the same options replays
  * that scan's reports, and takes the same share of *budget, instead of

@@ -120,7 +120,8 @@ static int name_patterns(struct sp_build *b, const struct srt__mandatory_opts *b
 				    strerror(errno));
 	b->root = dir;
 	b->root_len = strlen(dir);
-	rc = srt__mandatory_scan(dir, &mo, &budget, &truncated, on_name, b);
+	rc = srt__mandatory_scan_error(srt__mandatory_scan(dir, &mo, &budget, &truncated, on_name, b), dir,
+				       b->diag);
 	rmdir(dir);
 	b->root = NULL;
 	return rc;
@@ -302,7 +303,8 @@ static int scan_once(struct sp_build *b, struct srt__strv *done, const struct sr
 	for (i = 0; i < done->n; i++)
 		if (!strcmp(done->v[i], real))
 			return SRT_OK;
-	rc = srt__mandatory_scan(real, mo, budget, truncated, on_mandatory, b);
+	rc = srt__mandatory_scan_error(srt__mandatory_scan(real, mo, budget, truncated, on_mandatory, b),
+				       real, b->diag);
 	if (!rc && srt__strv_push(done, real))
 		rc = SRT_E_NOMEM;
 	return rc;
