@@ -80,7 +80,7 @@ static char *read_cred_file(const char *path, const char **why)
 {
 	struct stat st;
 	char *buf;
-	ssize_t n;
+	ssize_t n = 0;
 	size_t got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
@@ -95,12 +95,26 @@ static char *read_cred_file(const char *path, const char **why)
 		return NULL;
 	}
 	if (!(buf = malloc((size_t)st.st_size + 1))) {
+		*why = "cannot be read (out of memory)";
 		close(fd);
 		return NULL;
 	}
-	while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+	/* all of it or nothing: a part (or none) read would mask too little,
+	 * and an empty value shows the file as it is; the caller denies it */
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
 		got += (size_t)n;
+	}
 	close(fd);
+	if (got != (size_t)st.st_size) {
+		*why = n < 0 ? "cannot be read (a read failed)" : "changed while srt read it";
+		wipe_free(buf);
+		return NULL;
+	}
 	buf[got] = '\0';
 	if (strlen(buf) != got) {
 		*why = "holds NUL bytes (not text)";
