@@ -952,6 +952,31 @@ static int under(const char *path, const char *root)
 	return strncmp(path, root, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
+/* Why the last snapshot failed (SRT_E_IO), for srt__gitguard_failure(). */
+static __thread char failure[PATH_MAX + 96];
+
+/* A root that is gone, no directory or unreadable holds no repository to
+ * guard; any other failure (out of descriptors or memory) leaves the
+ * root unwatched, so the snapshot fails: -2 (red team: one failed open
+ * kept a repository the command made with core.fsmonitor set). */
+static int root_failed(const char *call, const char *path)
+{
+	int e = errno;
+
+	/* ENOSYS: a platform without directory references (the Windows
+	 * build) keeps no guard at all, as it always has */
+	if (e == ENOENT || e == ENOTDIR || e == ELOOP || e == EACCES || e == EPERM ||
+	    e == ENAMETOOLONG || e == ENOSYS)
+		return 0;
+	snprintf(failure, sizeof(failure), "%s of %s: %s", call, path, strerror(e));
+	return -2;
+}
+
+const char *srt__gitguard_failure(void)
+{
+	return failure;
+}
+
 static int add_root(struct srt__gitguard *g, const char *path)
 {
 	struct stat st;
@@ -964,11 +989,13 @@ static int add_root(struct srt__gitguard *g, const char *path)
 	/* a root through a link a command could have planted is not the
 	 * policy's: the mounts do not bind it either, and walking it would
 	 * judge, and rename, repositories of wherever it points */
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || srt__path_via_writable_link(path))
+	if (stat(path, &st) != 0)
+		return root_failed("stat", path);
+	if (!S_ISDIR(st.st_mode) || srt__path_via_writable_link(path))
 		return 0;
 	fd = srt__plat_open_dir_ref(path);
 	if (fd < 0)
-		return 0;
+		return root_failed("open", path);
 	fds = realloc(g->root_fds, (g->roots.n + 1) * sizeof(*fds));
 	if (!fds) {
 		close(fd);
@@ -988,9 +1015,10 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 {
 	struct srt__gitguard *g;
 	size_t i;
-	int cwd_writable = 0;
+	int cwd_writable = 0, rc;
 
 	*out = NULL;
+	failure[0] = '\0';
 	if (pol->fs_disabled || pol->allow_write.n == 0)
 		return SRT_OK;
 	g = calloc(1, sizeof(*g));
@@ -1006,11 +1034,11 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 			continue;
 		if (pol->cwd && under(pol->cwd, r->path))
 			cwd_writable = 1;
-		if (add_root(g, r->path) != 0)
-			goto nomem;
+		if ((rc = add_root(g, r->path)) != 0)
+			goto fail;
 	}
-	if (cwd_writable && add_root(g, pol->cwd) != 0)
-		goto nomem;
+	if (cwd_writable && (rc = add_root(g, pol->cwd)) != 0)
+		goto fail;
 	if (g->roots.n == 0) {
 		srt__gitguard_free(g);
 		return SRT_OK;
@@ -1019,9 +1047,9 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 	walk_roots(g, 0, fn, ctx);
 	*out = g;
 	return SRT_OK;
-nomem:
+fail:
 	srt__gitguard_free(g);
-	return SRT_E_NOMEM;
+	return rc == -2 ? SRT_E_IO : SRT_E_NOMEM;
 }
 
 void srt__gitguard_sweep(struct srt__gitguard *g, srt__gitguard_fn fn, void *ctx)

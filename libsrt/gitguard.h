@@ -26,9 +26,12 @@ typedef void (*srt__gitguard_fn)(void *ctx, int is_violation, const char *line);
 
 /* Lists the .git entries now present in the write roots of pol. *out is
  * NULL when there is nothing to guard (no write roots, filesystem rules
- * disabled). Notes (a scan cut short) go to fn as non-violations. */
+ * disabled). Notes (a scan cut short) go to fn as non-violations.
+ * SRT_E_IO: a write root could not be opened for a reason other than its
+ * absence; srt__gitguard_failure() says which and why. */
 int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **out,
 			   srt__gitguard_fn fn, void *ctx);
+const char *srt__gitguard_failure(void);
 
 /* After the command: quarantines the new repositories that could run a
  * program, reporting each through fn (is_violation = 1), and frees g. */

@@ -412,6 +412,10 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 	/* before the backend plans: the repositories that exist now are the
 	 * ones its mounts protect */
 	rc = srt__gitguard_snapshot(&sb->policy, &gg, srt__on_gitguard, &ggc);
+	if (rc == SRT_E_IO)
+		rc = srt_diag_set(diag, rc, "filesystem.allowWrite",
+				  "git guard: cannot watch a write root (%s); the run stops rather than leave "
+				  "repositories made there unguarded", srt__gitguard_failure());
 	if (rc)
 		goto out;
 	srt__command_orphans(sb, &sb->policy, gg, &cmd);

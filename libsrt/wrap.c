@@ -363,7 +363,8 @@ int srt_sandbox_wrap(struct srt_sandbox *sb, const char *const *argv,
 	rc = srt__gitguard_snapshot(wp->own_policy ? &wp->policy : &sb->policy, &wp->gg,
 				    srt__on_gitguard, &wp->ggc);
 	if (rc) {
-		srt_diag_set(diag, rc, "", "wrap: git guard: %s", srt_strerror(rc));
+		srt_diag_set(diag, rc, "", "wrap: git guard: %s", rc == SRT_E_IO ? srt__gitguard_failure() :
+									srt_strerror(rc));
 		goto fail;
 	}
 	srt__command_orphans(sb, wp->own_policy ? &wp->policy : &sb->policy, wp->gg, &wp->cmd);
