@@ -1,0 +1,140 @@
+#!/bin/bash
+# A system call that fails for a reason other than the absence of what it
+# names (out of descriptors, out of memory, an I/O error) says nothing of
+# what the sandbox must protect: srt stops the run, naming what failed, and
+# never takes the failure for an empty directory or an empty file. A shim
+# preloaded into srt makes one kind of call fail with EMFILE or EIO; each
+# route below once ran the command with less protection, srt exiting 0
+# (red team): the write root's rc files and hooks writable, a repository
+# made in the run left unguarded, a masked credentials file shown as it is.
+. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+
+plan 12
+need_bwrap_sandbox
+
+cat > "$WORK/fail.c" <<'C'
+/* FAIL_NAME: the path (open) or name (openat) whose opens fail with
+ * EMFILE; FAIL_FLAGS: only opens with exactly these flags (hex);
+ * FAIL_READ=1: the open succeeds and its first read fails with EIO */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int read_fd = -1;
+
+static int fails(const char *p, int flags)
+{
+	const char *n = getenv("FAIL_NAME"), *f = getenv("FAIL_FLAGS");
+
+	if (!n || !p || strcmp(p, n))
+		return 0;
+	if (f && *f && strtol(f, NULL, 16) != (flags & ~0100000 /* O_LARGEFILE */))
+		return 0;
+	return 1;
+}
+
+static int opened(const char *p, int flags, int fd)
+{
+	if (fd >= 0 && getenv("FAIL_READ") && fails(p, flags))
+		read_fd = fd;
+	return fd;
+}
+
+#define OPEN_AS(sym, ...) \
+	static int (*real)(); \
+	mode_t m = 0; \
+	if (flags & (O_CREAT | O_TMPFILE)) { \
+		va_list ap; \
+		va_start(ap, flags); \
+		m = va_arg(ap, mode_t); \
+		va_end(ap); \
+	} \
+	if (!real) \
+		real = (int (*)())dlsym(RTLD_NEXT, sym); \
+	if (!getenv("FAIL_READ") && fails(p, flags)) { \
+		errno = EMFILE; \
+		return -1; \
+	} \
+	return opened(p, flags, real(__VA_ARGS__, m));
+
+int open(const char *p, int flags, ...) { OPEN_AS("open", p, flags) }
+int open64(const char *p, int flags, ...) { OPEN_AS("open64", p, flags) }
+int openat(int d, const char *p, int flags, ...) { OPEN_AS("openat", d, p, flags) }
+int openat64(int d, const char *p, int flags, ...) { OPEN_AS("openat64", d, p, flags) }
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real)(int, void *, size_t);
+
+	if (!real)
+		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	if (fd >= 0 && fd == read_fd) {
+		read_fd = -1;
+		errno = EIO;
+		return -1;
+	}
+	return real(fd, buf, n);
+}
+C
+if ! cc -shared -fPIC -o "$WORK/fail.so" "$WORK/fail.c" -ldl 2>"$WORK/cc.err"; then
+	for _ in $(seq 12); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+	exit 0
+fi
+pre="$WORK/fail.so"
+asan=$(ldd "$SRT" 2>/dev/null | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && pre="$asan $pre"
+
+P="$WORK/proj"
+cd "$P" || exit 1
+git init -q . && git init -q sub && git config core.hooksPath githooks
+mkdir -p githooks
+echo orig > .bashrc
+S=$(settings '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}}')
+ATTACK="echo pwn >> .bashrc; echo pwn > githooks/pre-commit; echo pwn > sub/.git/hooks/pre-commit; echo pwn > .git/hooks/pre-commit; echo ran > ran"
+untouched() {
+	[ "$(cat .bashrc)" = orig ] && [ ! -e githooks/pre-commit ] && [ ! -e sub/.git/hooks/pre-commit ] &&
+		[ ! -e .git/hooks/pre-commit ]
+}
+ran_untouched() { [ -e ran ] && untouched; }
+none_written() { [ ! -e ran ] && untouched; }
+# failing CASE NAME FLAGS MESSAGE: the attack with NAME's opens failing;
+# srt must stop (MESSAGE in its words), the command must not run, and
+# every protected file stays as it was
+failing() {
+	local out rc
+	rm -f ran githooks/pre-commit sub/.git/hooks/pre-commit .git/hooks/pre-commit
+	echo orig > .bashrc
+	out=$(FAIL_NAME=$2 FAIL_FLAGS=$3 LD_PRELOAD="$pre" srt__run -s "$S" -c "$ATTACK" 2>&1 </dev/null); rc=$?
+	check "$1: srt stops, saying what failed (rc=$rc: $(grep -v '^srt:   ' <<<"$out" | tail -n1 | head -c 250))" \
+		test "$rc" != 0 -a -n "$(grep -e "$4" <<<"$out")"
+	check "$1: nothing ran and nothing protected was written" none_written
+}
+
+# control: without a failure the attack is refused file by file, and runs
+rm -f ran
+out=$(srt__run -s "$S" -c "$ATTACK" 2>&1 </dev/null)
+check "control: the attack runs and writes none of the protected files" ran_untouched
+
+# 2-3: the write root itself (the mandatory deny scan's open of it)
+failing "the write root cannot be opened for the scan" "$P" 90000 'mandatory deny scan of .*Too many open files'
+# 4-5: a directory inside it (the repository sub/)
+failing "a directory in the write root cannot be opened" sub b0000 'mandatory deny scan of .*sub.*Too many open files'
+# 6-7: a repository's config (core.hooksPath is read from it)
+failing "a repository's config cannot be opened" config "" 'mandatory deny scan of .*config.*Too many open files\|git guard'
+# 8-9: the git guard's reference to the write root
+failing "the git guard cannot open the write root" "$P" 290000 'git guard: cannot watch a write root'
+
+# 10-12: a masked credentials file whose read fails: denied, never shown
+echo "token: ghp_$CANARY" > "$WORK/cred.yml"
+C=$(printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]},"credentials":{"allowPlaintextInject":true,"files":[{"path":"%s","mode":"mask"}]}}' "$WORK/cred.yml" >"$WORK/cred.json"; echo "$WORK/cred.json")
+out=$(srt__run -s "$C" -c "cat '$WORK/cred.yml'" 2>&1 </dev/null)
+check "control: the masked file reads as its copy ($(head -c 60 <<<"$out"))" test -z "$(grep -F "$CANARY" <<<"$out")" -a -n "$(grep 'fake_' <<<"$out")"
+out=$(FAIL_NAME="$WORK/cred.yml" FAIL_READ=1 LD_PRELOAD="$pre" srt__run -s "$C" -c "cat '$WORK/cred.yml'" 2>&1 </dev/null)
+check "a masked credentials file whose read fails: its content never reaches the command" no_canary <(printf '%s\n' "$out")
+check "a masked credentials file whose read fails: srt says it denied it ($(grep 'credentials.files' <<<"$out" | head -c 200))" \
+	test -n "$(grep 'cannot be read (a read failed); it is denied to the sandbox instead' <<<"$out")"
