@@ -138,6 +138,16 @@ unsigned srt__init_start_observer(const struct srt__init_opts *o, const struct s
 		srt__init_fail(what, -rc);
 		_exit(EXIT_SETUP);
 	}
+	/* out of descriptors or memory is no kernel without the feature: the
+	 * run stops rather than lose the monitor's reports and its denyRead
+	 * checks for a reason a retry would not have */
+	if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM || rc == -EAGAIN) {
+		char what[200];
+
+		snprintf(what, sizeof(what), "start the violation monitor (seccomp: %s)", step);
+		srt__init_fail(what, -rc);
+		_exit(EXIT_SETUP);
+	}
 	if (rc < 0) {
 		if (o->debug && obs)
 			srt__init_say("srt-linux-init: (debug) violation monitor unavailable (%s: %s); "
