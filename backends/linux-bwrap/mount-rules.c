@@ -589,6 +589,11 @@ int srt__mount_check_links(struct srt__mount_ctx *c)
 
 			if (fd >= 0)
 				rc = lnames_list(c, &l, fd, nd->path, 0, what);
+			else if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != EACCES)
+				/* out of descriptors: its files' other names unchecked */
+				rc = srt_diag_set(c->diag, SRT_E_IO, what,
+						  "%s: cannot list \"%s\" for other names (hard links) of its "
+						  "files: %s; the run stops", what, nd->path, strerror(errno));
 		} else {
 			rc = lnames_add(&l, nd->path, &st, 1, what);
 		}

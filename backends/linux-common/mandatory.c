@@ -100,6 +100,7 @@ struct targets {
 	size_t n;
 	int full; /* a target was left out (the table full, or memory out):
 		   * the scan counts as cut short, which callers refuse */
+	int io;   /* a call failed (see io_failed): the scan fails */
 };
 
 static void target_add(struct targets *t, const struct stat *st, int read, const char *what)
@@ -968,17 +969,30 @@ int srt__mandatory_scan(const char *root, const struct srt__mandatory_opts *o,
 
 /* The regular files of a denied directory (bounded: a denied tree too
  * large to list keeps what was found). */
+/* As io_failed, for the lists of files to cover: t->io fails the scan. */
+static void target_io(struct targets *t, const char *call, const char *path, const char *name)
+{
+	int e = errno;
+
+	if (nothing_there(e) || t->io)
+		return;
+	snprintf(failure, sizeof(failure), "%s of %s%s%s: %s", call, path, name ? "/" : "",
+		 name ? name : "", strerror(e ? e : EIO));
+	t->io = 1;
+}
+
 static void targets_of_dir(struct targets *t, int dfd, int read, const char *what, int depth,
-			   size_t *left)
+			   size_t *left, const char *top)
 {
 	DIR *d = fdopendir(dfd);
-	struct dirent *de;
+	struct dirent *de = NULL;
 
 	if (!d) {
+		target_io(t, "list", top, NULL);
 		close(dfd);
 		return;
 	}
-	while (*left && (de = readdir(d))) {
+	while (*left && (errno = 0, de = readdir(d))) {
 		struct stat st;
 
 		(*left)--;
@@ -989,13 +1003,20 @@ static void targets_of_dir(struct targets *t, int dfd, int read, const char *wha
 			int cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (cfd >= 0)
-				targets_of_dir(t, cfd, read, what, depth + 1, left);
+				targets_of_dir(t, cfd, read, what, depth + 1, left, top);
+			else
+				target_io(t, "open", top, de->d_name);
 			continue;
 		}
-		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			target_add(t, &st, read, what);
+		if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				target_add(t, &st, read, what);
+			else
+				target_io(t, "stat", top, de->d_name);
+		}
 	}
+	if (!de && errno && *left)
+		target_io(t, "list", top, NULL);
 	closedir(d);
 }
 
@@ -1008,14 +1029,20 @@ static void targets_of_rules(struct targets *t, const struct srt_rules *rules, i
 		struct stat st;
 		char what[112];
 
-		if ((r->flags & SRT_RULE_GLOB) || stat(r->path, &st) != 0)
+		if (r->flags & SRT_RULE_GLOB)
 			continue;
+		if (stat(r->path, &st) != 0) {
+			target_io(t, "stat", r->path, NULL);
+			continue;
+		}
 		snprintf(what, sizeof(what), "%s", r->origin ? r->origin : read ? "denyRead" : "denyWrite");
 		if (S_ISDIR(st.st_mode)) {
 			int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 			if (fd >= 0)
-				targets_of_dir(t, fd, read, what, 0, &left);
+				targets_of_dir(t, fd, read, what, 0, &left, r->path);
+			else
+				target_io(t, "open", r->path, NULL);
 		} else {
 			target_add(t, &st, read, what);
 		}
@@ -1071,7 +1098,8 @@ static void home_dir_memo_free(void)
 
 /* List $HOME's protected directories into *out; 0, or -1 when memory ran
  * out or a directory held more such files than the table keeps (*out then
- * misses some, and the caller must not take it as complete). */
+ * misses some, and the caller must not take it as complete), or -2 when a
+ * call failed (target_io). */
 static int home_dirs_list(const struct scan *s, const char *home, struct home_dir_target **out,
 			  size_t *n_out)
 {
@@ -1095,7 +1123,7 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 		    stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) ||
 		    (fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			continue;
-		targets_of_dir(t, fd, 0, PROT(i)->name, 0, &left);
+		targets_of_dir(t, fd, 0, PROT(i)->name, 0, &left, abs);
 		if (t->n > from) {
 			struct home_dir_target *nv = realloc(*out, (*n_out + t->n) * sizeof(*nv));
 
@@ -1113,10 +1141,10 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 		}
 	}
 	{
-		int full = t->full;
+		int full = t->full, io = t->io;
 
 		free(t);
-		return full ? -1 : 0;
+		return io ? -2 : full ? -1 : 0;
 	}
 }
 
@@ -1124,12 +1152,16 @@ static void targets_of_home_dirs(struct scan *s, const char *home)
 {
 	struct home_dir_target *v = NULL;
 	size_t n = 0, i;
+	int r = 0;
 
 	if (memo_on && home_dir_memo_home && !strcmp(home_dir_memo_home, home)) {
 		v = home_dir_memo;
 		n = home_dir_memo_n;
-	} else if (home_dirs_list(s, home, &v, &n) != 0) {
-		s->tg->full = 1;
+	} else if ((r = home_dirs_list(s, home, &v, &n)) != 0) {
+		if (r == -2)
+			s->tg->io = 1;
+		else
+			s->tg->full = 1;
 	} else if (memo_on) {
 		home_dir_memo_free();
 		if ((home_dir_memo_home = strdup(home))) {
@@ -1536,8 +1568,9 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	 * faults behind them (target_add sets every field of what it adds) */
 	struct targets *tg = malloc(sizeof(*tg));
 
+	failure[0] = '\0';
 	if (tg)
-		tg->n = 0, tg->full = 0;
+		tg->n = 0, tg->full = 0, tg->io = 0;
 	if (plen >= sizeof(s.path)) {
 		free(tg);
 		return SRT_OK;
@@ -1554,13 +1587,16 @@ static int scan_walk(const char *root, const struct srt__mandatory_opts *o,
 	if (!tg)
 		return SRT_E_NOMEM;
 	targets_before(&s);
+	if (tg->io) {
+		free(tg);
+		return SRT_E_IO;
+	}
 	/* "/" is spelled "" so children come out as "/x", not "//x" */
 	if (strcmp(root, "/") == 0)
 		plen = 0;
 	memcpy(s.path, root, plen);
 	s.path[plen] = '\0';
 
-	failure[0] = '\0';
 	dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		rc = io_failed(&s, "open", NULL);

@@ -9,7 +9,7 @@
 # made in the run left unguarded, a masked credentials file shown as it is.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-plan 12
+plan 16
 need_bwrap_sandbox
 
 cat > "$WORK/fail.c" <<'C'
@@ -82,7 +82,7 @@ ssize_t read(int fd, void *buf, size_t n)
 }
 C
 if ! cc -shared -fPIC -o "$WORK/fail.so" "$WORK/fail.c" -ldl 2>"$WORK/cc.err"; then
-	for _ in $(seq 12); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+	for _ in $(seq 16); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
 	exit 0
 fi
 pre="$WORK/fail.so"
@@ -129,7 +129,23 @@ failing "a repository's config cannot be opened" config "" 'mandatory deny scan 
 # 8-9: the git guard's reference to the write root
 failing "the git guard cannot open the write root" "$P" 290000 'git guard: cannot watch a write root'
 
-# 10-12: a masked credentials file whose read fails: denied, never shown
+# 10-13: a hard link in the write root to a file of the denied ~/.ssh:
+# the denied directory cannot be listed for the files whose other names
+# must be hidden (the mandatory scan's open, then the mounts' check of the
+# links). srt stops; the link never shows the secret (red team: both
+# opens failing read it through the link, srt exiting 0).
+ln "$HOME/.ssh/id_canary" "$P/hl"
+for step in "the mandatory scan:90000:mandatory deny scan of .*ssh.*Too many open files" \
+	"the check of the links:b0000:cannot list .*ssh.* for other names (hard links) of its files: Too many open files"; do
+	IFS=: read -r what flags msg <<<"$step"
+	out=$(FAIL_NAME="$HOME/.ssh" FAIL_FLAGS=$flags LD_PRELOAD="$pre" srt__run -s "$S" -c "cat hl" 2>&1 </dev/null); rc=$?
+	check "the denied ~/.ssh cannot be listed for $what: srt stops, saying so (rc=$rc: $(grep -v '^srt:   ' <<<"$out" | tail -n1 | head -c 250))" \
+		test "$rc" != 0 -a -n "$(grep -e "$msg" <<<"$out")"
+	check "the denied ~/.ssh cannot be listed for $what: the link never shows the secret" no_canary <(printf '%s\n' "$out")
+done
+rm -f "$P/hl"
+
+# 14-16: a masked credentials file whose read fails: denied, never shown
 echo "token: ghp_$CANARY" > "$WORK/cred.yml"
 C=$(printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]},"credentials":{"allowPlaintextInject":true,"files":[{"path":"%s","mode":"mask"}]}}' "$WORK/cred.yml" >"$WORK/cred.json"; echo "$WORK/cred.json")
 out=$(srt__run -s "$C" -c "cat '$WORK/cred.yml'" 2>&1 </dev/null)
