@@ -121,8 +121,17 @@ int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kin
 			 * search stays closed inside too, unless it is ours (an
 			 * owner can chmod it back open). Then the whole directory
 			 * gets the rule: wider than asked, never narrower. */
-			if (lstat(res, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-			    strcmp(res, "/") != 0) {
+			int lr = lstat(res, &st);
+
+			if (lr != 0 && errno != ENOENT && errno != ENOTDIR && errno != EACCES) {
+				/* not known to be someone else's: no proof the
+				 * command cannot open it (red team: a failed lstat
+				 * here dropped the rule, and the key was read) */
+				rc = srt_diag_set(c->diag, SRT_E_IO, origin,
+						  "%s: cannot tell who owns \"%s\": %s; the rule cannot be "
+						  "enforced", origin, res, strerror(errno));
+			} else if (lr == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+				   strcmp(res, "/") != 0) {
 				rc = srt__mount_note(c, "%s %s: \"%s\" cannot be searched; the rule covers all of it",
 					  origin, path, res);
 				if (!rc)
@@ -747,6 +756,14 @@ static int mi_read(struct minfo **out, size_t *nout)
 			goto nomem;
 		}
 		v[n++] = e;
+	}
+	/* a read that failed part way is no end of the table: a mount of
+	 * a denied path past it would go unseen */
+	if (ferror(f) || !feof(f)) {
+		free(line);
+		fclose(f);
+		mi_free(v, n);
+		return SRT_E_IO;
 	}
 	free(line);
 	fclose(f);

@@ -1007,6 +1007,9 @@ static int ll_mounts_read(struct ll_mount **out, size_t *nout)
 		v[n].mnt = mnt;
 		n++;
 	}
+	/* a read that failed part way is no end of the table */
+	if (!rc && (ferror(f) || !feof(f)))
+		rc = SRT_E_IO;
 	free(line);
 	fclose(f);
 	if (rc) {

@@ -56,14 +56,29 @@ static int nothing_there(int e)
 static int io_failed(struct scan *s, const char *call, const char *name)
 {
 	int e = errno;
+	char p[PATH_MAX + 2];
+	struct stat st;
 
+	if (name && (name[0] == '/' || name[0] == '~'))
+		snprintf(p, sizeof(p), "%s", name);
+	else
+		snprintf(p, sizeof(p), "%s%s%s", s->path[0] ? s->path : "/", name ? "/" : "",
+			 name ? name : "");
+	/* unreadable, but a directory the command may open or chmod back:
+	 * what it holds (or will hold) cannot be left unprotected (red
+	 * team: one run made the write root mode 0100, the next wrote its
+	 * .bashrc and hooks, the walk having taken it for empty) */
+	if ((e == EACCES || e == EPERM) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_uid == geteuid() || access(p, X_OK) == 0)) {
+		snprintf(failure, sizeof(failure),
+			 "%s of %s: %s, and the command could still reach what is in it; make it "
+			 "readable (chmod u+rx) or take it out of filesystem.allowWrite",
+			 call, p, strerror(e));
+		return SRT_E_IO;
+	}
 	if (nothing_there(e))
 		return 0;
-	if (name && (name[0] == '/' || name[0] == '~'))
-		snprintf(failure, sizeof(failure), "%s of %s: %s", call, name, strerror(e ? e : EIO));
-	else
-		snprintf(failure, sizeof(failure), "%s of %s%s%s: %s", call, s->path[0] ? s->path : "/",
-			 name ? "/" : "", name ? name : "", strerror(e ? e : EIO));
+	snprintf(failure, sizeof(failure), "%s of %s: %s", call, p, strerror(e ? e : EIO));
 	return SRT_E_IO;
 }
 
@@ -584,8 +599,13 @@ static int check_bare_dir(struct scan *s, int dfd, size_t plen)
 	char abs[PATH_MAX];
 	struct stat st;
 
-	if (fstatat(dfd, "objects", &st, 0) != 0 || !S_ISDIR(st.st_mode) ||
-	    fstatat(dfd, "refs", &st, 0) != 0 || !S_ISDIR(st.st_mode))
+	if (fstatat(dfd, "objects", &st, 0) != 0)
+		return io_failed(s, "stat", "objects");
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if (fstatat(dfd, "refs", &st, 0) != 0)
+		return io_failed(s, "stat", "refs");
+	if (!S_ISDIR(st.st_mode))
 		return 0;
 	if (snprintf(abs, sizeof(abs), "%.*s", (int)plen, s->path) >= (int)sizeof(abs))
 		return 0;
@@ -661,8 +681,12 @@ static int probe_leaf(struct scan *s, int dfd, const char *dir, size_t plen)
 		 * the deny applied at its target) by the caller anyway */
 		srt__pathcat(rel + dl + 1, sizeof(rel) - dl - 1, PROT(i)->path, strlen(PROT(i)->path), NULL,
 			     NULL, NULL, NULL);
-		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-			rc = report(s, plen, PROT(i)->path, NULL, PROT(i)->name);
+		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				rc = report(s, plen, PROT(i)->path, NULL, PROT(i)->name);
+		} else {
+			rc = io_failed(s, "stat", PROT(i)->path);
+		}
 	}
 	return rc;
 }
@@ -1111,6 +1135,7 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 	if (!t)
 		return -1;
 	t->full = 0;
+	t->io = 0;
 	for (i = 0; i < srt__protected_count && left; i++) {
 		char abs[PATH_MAX];
 		struct stat st;
@@ -1119,10 +1144,18 @@ static int home_dirs_list(const struct scan *s, const char *home, struct home_di
 
 		if (PROT(i)->kind == SRT__PROT_GIT || !wanted(s, i, PROT(i)->kind) ||
 		    srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) >=
-			    sizeof(abs) ||
-		    stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) ||
-		    (fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			    sizeof(abs))
 			continue;
+		if (stat(abs, &st) != 0) {
+			target_io(t, "stat", abs, NULL);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			target_io(t, "open", abs, NULL);
+			continue;
+		}
 		targets_of_dir(t, fd, 0, PROT(i)->name, 0, &left, abs);
 		if (t->n > from) {
 			struct home_dir_target *nv = realloc(*out, (*n_out + t->n) * sizeof(*nv));
@@ -1208,11 +1241,12 @@ static void home_stat_memo_free(void)
 
 /* The names statted, memoised or fresh (the caller frees what is not the
  * memo), or NULL when memory ran out. */
-static struct home_stat *home_stats(const char *home)
+static struct home_stat *home_stats(const char *home, int *io)
 {
 	struct home_stat *v;
 	size_t i;
 
+	*io = 0;
 	if (memo_on && home_stat_memo && !strcmp(home_stat_memo_home, home))
 		return home_stat_memo;
 	v = calloc(srt__protected_count, sizeof(*v));
@@ -1221,10 +1255,19 @@ static struct home_stat *home_stats(const char *home)
 	for (i = 0; i < srt__protected_count; i++) {
 		char abs[PATH_MAX];
 
-		if (PROT(i)->kind != SRT__PROT_GIT &&
-		    srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) <
+		if (PROT(i)->kind == SRT__PROT_GIT ||
+		    srt__pathcat(abs, sizeof(abs), home, strlen(home), "/", PROT(i)->path, NULL, NULL) >=
 			    sizeof(abs))
-			v[i].ok = stat(abs, &v[i].st) == 0;
+			continue;
+		v[i].ok = stat(abs, &v[i].st) == 0;
+		/* a failed call is no absent file: its other names would go
+		 * unlooked-for (red team: a hard link of ~/.bashrc written) */
+		if (!v[i].ok && !nothing_there(errno)) {
+			snprintf(failure, sizeof(failure), "stat of %s: %s", abs, strerror(errno));
+			*io = 1;
+			free(v);
+			return NULL;
+		}
 	}
 	if (memo_on) {
 		home_stat_memo_free();
@@ -1241,11 +1284,14 @@ static void targets_before(struct scan *s)
 	size_t i;
 
 	if (home && home[0] == '/') {
-		struct home_stat *hs = home_stats(home);
+		int io;
+		struct home_stat *hs = home_stats(home, &io);
 
 		/* a table that cannot be made leaves these files out: the
-		 * scan counts as cut short, and the run is refused */
-		if (!hs)
+		 * scan counts as cut short, or failed, and the run is refused */
+		if (!hs && io)
+			s->tg->io = 1;
+		else if (!hs)
 			s->tg->full = 1;
 		/* every kind: a name inside a directory too
 		 * (~/.claude/settings.json; red team: a hard link of it was
@@ -1498,6 +1544,9 @@ static int report_home(struct scan *s)
 	if (!home || home[0] != '/' || !strcmp(home, "/"))
 		return 0;
 	have_hreal = realpath(home, hreal) != NULL;
+	/* a $HOME that is a link into the root would go unfollowed */
+	if (!have_hreal && (rc = io_failed(s, "resolve", home)))
+		return rc;
 	for (i = 0; i < srt__protected_count && !rc; i++) {
 		char abs[PATH_MAX], plain[PATH_MAX * 2];
 		struct home_name tmp, *h;
