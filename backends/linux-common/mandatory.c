@@ -53,6 +53,28 @@ static int nothing_there(int e)
 	       e == ENAMETOOLONG;
 }
 
+/* A deny rule at or below dir: the mounts cover the whole of a directory
+ * of ours that cannot be searched (the command could chmod it open), so
+ * nothing in it is within its reach. */
+static int denied_within(const struct scan *s, const char *dir)
+{
+	const struct srt_rules *sets[2];
+	size_t i, k, n = strlen(dir);
+
+	if (!s->o->pol)
+		return 0;
+	sets[0] = &s->o->pol->deny_read;
+	sets[1] = &s->o->pol->deny_write;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < sets[k]->n; i++) {
+			const char *r = sets[k]->v[i].path;
+
+			if (r && !strncmp(r, dir, n) && (r[n] == '\0' || r[n] == '/'))
+				return 1;
+		}
+	return 0;
+}
+
 static int io_failed(struct scan *s, const char *call, const char *name)
 {
 	int e = errno;
@@ -69,7 +91,7 @@ static int io_failed(struct scan *s, const char *call, const char *name)
 	 * team: one run made the write root mode 0100, the next wrote its
 	 * .bashrc and hooks, the walk having taken it for empty) */
 	if ((e == EACCES || e == EPERM) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (st.st_uid == geteuid() || access(p, X_OK) == 0)) {
+	    (st.st_uid == geteuid() || access(p, X_OK) == 0) && !denied_within(s, p)) {
 		snprintf(failure, sizeof(failure),
 			 "%s of %s: %s, and the command could still reach what is in it; make it "
 			 "readable (chmod u+rx) or take it out of filesystem.allowWrite",
