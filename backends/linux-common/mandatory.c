@@ -45,7 +45,7 @@ struct scan {
  * pre-commit hook, srt exiting 0). A name that is gone, no directory, a
  * link or unreadable holds nothing to protect, as before.
  * srt__mandatory_scan_error() names the call in the caller's message. */
-static __thread char failure[PATH_MAX + 128];
+static __thread char failure[PATH_MAX + 512];
 
 static int nothing_there(int e)
 {
@@ -75,6 +75,30 @@ static int denied_within(const struct scan *s, const char *dir)
 	return 0;
 }
 
+/* A directory of the user's own, open at fd (s->path), that the user can
+ * list but not search (mode 0600): the names in it cannot be opened or
+ * statted, and a failure there cannot tell itself from absence, yet the
+ * command may chmod it back and write below it (red team: sub/ at 0600
+ * hid sub/deeper/.bashrc and its hooks from the walk). The run stops,
+ * unless a deny rule at or below it makes the mounts hide all of it.
+ * Root searches every directory, so it meets none. */
+static int unsearchable_own(struct scan *s, int fd, const char *path)
+{
+	struct stat st;
+
+	if (!path[0])
+		path = "/";
+	if (geteuid() == 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IXUSR) || denied_within(s, path))
+		return 0;
+	snprintf(failure, sizeof(failure),
+		 "list of %s: it is yours but cannot be searched (mode %04o), so what is in it cannot "
+		 "be looked at, and the command could still chmod it and write there; make it "
+		 "searchable (chmod u+x), deny it, or take it out of filesystem.allowWrite",
+		 path, (unsigned)(st.st_mode & 07777));
+	return SRT_E_IO;
+}
+
 static int io_failed(struct scan *s, const char *call, const char *name)
 {
 	int e = errno;
@@ -91,10 +115,10 @@ static int io_failed(struct scan *s, const char *call, const char *name)
 	 * team: one run made the write root mode 0100, the next wrote its
 	 * .bashrc and hooks, the walk having taken it for empty) */
 	if ((e == EACCES || e == EPERM) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (st.st_uid == geteuid() || access(p, X_OK) == 0) && !denied_within(s, p)) {
+	    (st.st_uid == geteuid() || access(p, W_OK | X_OK) == 0) && !denied_within(s, p)) {
 		snprintf(failure, sizeof(failure),
 			 "%s of %s: %s, and the command could still reach what is in it; make it "
-			 "readable (chmod u+rx) or take it out of filesystem.allowWrite",
+			 "readable to you (chmod u+rx), deny it, or take it out of filesystem.allowWrite",
 			 call, p, strerror(e));
 		return SRT_E_IO;
 	}
@@ -278,6 +302,10 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 	fd = openat(gfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return io_failed(s, "open", dir);
+	if ((rc = unsearchable_own(s, fd, dir))) {
+		close(fd);
+		return rc;
+	}
 	d = fdopendir(fd);
 	if (!d) {
 		rc = io_failed(s, "list", dir);
@@ -719,6 +747,10 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 	struct dirent *de;
 	int rc = 0;
 
+	if ((rc = unsearchable_own(s, dfd, s->path))) {
+		close(dfd);
+		return rc;
+	}
 	d = fdopendir(dfd);
 	if (!d) {
 		rc = io_failed(s, "list", NULL);
@@ -772,7 +804,7 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 				continue;
 		}
 		if (type != DT_DIR || depth + 1 > s->o->depth - 1 ||
-		    strcasecmp(name, "node_modules") == 0)
+		    strcmp(name, "node_modules") == 0)
 			continue;
 		/* "/" as a write root: the sandbox gets its own /proc and /dev,
 		 * and nothing below /sys is a file anyone sources */
@@ -1345,10 +1377,15 @@ static int own_name(const struct scan *s, size_t plen, const char *name, const c
 
 static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 {
-	DIR *d = fdopendir(dfd);
+	DIR *d;
 	struct dirent *de;
-	int rc = 0;
+	int rc = unsearchable_own(s, dfd, s->path);
 
+	if (rc) {
+		close(dfd);
+		return rc;
+	}
+	d = fdopendir(dfd);
 	if (!d) {
 		rc = io_failed(s, "list", NULL);
 		close(dfd);
@@ -1378,7 +1415,7 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 		if (type == DT_DIR) {
 			int cfd;
 
-			if (depth + 1 > s->o->depth - 1 || !strcasecmp(name, "node_modules") ||
+			if (depth + 1 > s->o->depth - 1 || !strcmp(name, "node_modules") ||
 			    (plen == 0 && (!strcmp(name, "proc") || !strcmp(name, "sys") ||
 					   !strcmp(name, "dev"))))
 				continue;

@@ -9,7 +9,7 @@
 # made in the run left unguarded, a masked credentials file shown as it is.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-plan 22
+plan 26
 need_bwrap_sandbox
 
 cat > "$WORK/fail.c" <<'C'
@@ -109,7 +109,7 @@ ssize_t read(int fd, void *buf, size_t n)
 }
 C
 if ! cc -shared -fPIC -o "$WORK/fail.so" "$WORK/fail.c" -ldl 2>"$WORK/cc.err"; then
-	for _ in $(seq 22); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+	for _ in $(seq 26); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
 	exit 0
 fi
 pre="$WORK/fail.so"
@@ -222,3 +222,34 @@ else
 		test "$rc" != 0 -a -n "$(grep 'Permission denied, and the command could still reach what is in it' <<<"$out")"
 	check "a write root its owner cannot list: nothing ran and nothing protected was written" none_written
 fi
+
+# 23-24: the same with a directory inside the root that its owner can
+# list but not search (mode 0600): names below it cannot be looked at,
+# and a failure there looks like absence (red team, round 3: the second
+# run wrote sub/deeper/.bashrc and its hooks)
+if is_root; then
+	skip "a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
+	skip "a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
+else
+	mkdir -p "$P/sub2/deeper" && git init -q "$P/sub2/deeper" && echo orig > "$P/sub2/deeper/.bashrc"
+	rm -f ran
+	srt__run -s "$S" -c "chmod 0600 sub2" </dev/null >/dev/null 2>&1
+	out=$(srt__run -s "$S" -c "chmod 0700 sub2; echo pwn >> sub2/deeper/.bashrc; echo pwn > sub2/deeper/.git/hooks/pre-commit; echo ran > ran; chmod 0600 sub2" 2>&1 </dev/null); rc=$?
+	chmod 0700 "$P/sub2"
+	check "a directory of its own that cannot be searched: srt stops, saying why (rc=$rc: $(grep -v '^srt:   ' <<<"$out" | grep -v 'git-repository-check' | tail -n1 | head -c 250))" \
+		test "$rc" != 0 -a -n "$(grep 'is yours but cannot be searched (mode 0600)' <<<"$out")"
+	check "a directory of its own that cannot be searched: nothing ran, nothing below it written" \
+		test ! -e ran -a "$(cat "$P/sub2/deeper/.bashrc")" = orig -a ! -e "$P/sub2/deeper/.git/hooks/pre-commit"
+	rm -rf "$P/sub2"
+fi
+
+# 25-26: a repository in a directory named like node_modules in another
+# case (Node_Modules): the scan skipped it as node_modules while the git
+# guard took it for an ordinary directory, and its hooks stayed writable
+# (red team, round 3). Only the name node_modules itself is skipped now.
+git init -q "$P/Node_Modules"
+rm -f ran
+out=$(srt__run -s "$S" -c "echo pwn > Node_Modules/.git/hooks/pre-commit; echo ran > ran" 2>&1 </dev/null); rc=$?
+check "a repository in Node_Modules: the command ran (rc=$rc)" test -e ran
+check "a repository in Node_Modules: its hooks are protected" test ! -e "$P/Node_Modules/.git/hooks/pre-commit"
+rm -rf "$P/Node_Modules"
