@@ -174,7 +174,7 @@ else
 	[ -n "$asan" ] && pre="$asan $pre"
 	rm -f "$WORK/proj/mi-ran"
 	out=$(cd "$WORK/proj" && LD_PRELOAD="$pre" srt__run --settings "$S" -c "touch '$WORK/proj/mi-ran'" 2>&1 </dev/null); rc=$?
-	check "the layer's planner out of descriptors: the run stops, naming the layer (rc=$rc: $(head -c 250 <<<"$out"))" \
-		test "$rc" != 0 -a -n "$(grep 'landlock layer: .*Too many open files; the run stops' <<<"$out")"
+	check "the layer's planner out of descriptors: the run stops, naming the layer (rc=$rc: $(printf '%s\n' "$out" | head -c 250))" \
+		test "$rc" != 0 -a -n "$(printf '%s\n' "$out" | grep 'landlock layer: .*Too many open files; the run stops')"
 	check "the layer's planner out of descriptors: nothing ran" test ! -e "$WORK/proj/mi-ran"
 fi
