@@ -47,6 +47,8 @@ struct scan {
  * srt__mandatory_scan_error() names the call in the caller's message. */
 static __thread char failure[PATH_MAX + 512];
 
+static int emit(struct scan *s, const char *path, const char *what);
+
 static int nothing_there(int e)
 {
 	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == EACCES || e == EPERM ||
@@ -75,28 +77,31 @@ static int denied_within(const struct scan *s, const char *dir)
 	return 0;
 }
 
-/* A directory of the user's own, open at fd (s->path), that the user can
+/* What a directory the walk cannot look into is protected as: all of it,
+ * read-only, so the command can neither chmod it open nor write below it
+ * (wider than the names it may hold, never narrower). */
+#define UNLOOKABLE "a directory srt cannot look into (held read-only whole)"
+
+/* A directory of the user's own, open at fd (path), that the user can
  * list but not search (mode 0600): the names in it cannot be opened or
  * statted, and a failure there cannot tell itself from absence, yet the
  * command may chmod it back and write below it (red team: sub/ at 0600
- * hid sub/deeper/.bashrc and its hooks from the walk). The run stops,
- * unless a deny rule at or below it makes the mounts hide all of it.
- * Root searches every directory, so it meets none. */
-static int unsearchable_own(struct scan *s, int fd, const char *path)
+ * hid sub/deeper/.bashrc and its hooks from the walk). It is held
+ * read-only whole and not listed (*covered), unless a deny rule at or
+ * below it makes the mounts hide all of it. Root searches every
+ * directory, so it meets none. */
+static int unsearchable_own(struct scan *s, int fd, const char *path, int *covered)
 {
 	struct stat st;
 
+	*covered = 0;
 	if (!path[0])
 		path = "/";
 	if (geteuid() == 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
 	    (st.st_mode & S_IXUSR) || denied_within(s, path))
 		return 0;
-	snprintf(failure, sizeof(failure),
-		 "list of %s: it is yours but cannot be searched (mode %04o), so what is in it cannot "
-		 "be looked at, and the command could still chmod it and write there; make it "
-		 "searchable (chmod u+x), deny it, or take it out of filesystem.allowWrite",
-		 path, (unsigned)(st.st_mode & 07777));
-	return SRT_E_IO;
+	*covered = 1;
+	return emit(s, path, UNLOOKABLE);
 }
 
 static int io_failed(struct scan *s, const char *call, const char *name)
@@ -113,15 +118,12 @@ static int io_failed(struct scan *s, const char *call, const char *name)
 	/* unreadable, but a directory the command may open or chmod back:
 	 * what it holds (or will hold) cannot be left unprotected (red
 	 * team: one run made the write root mode 0100, the next wrote its
-	 * .bashrc and hooks, the walk having taken it for empty) */
+	 * .bashrc and hooks, the walk having taken it for empty); it is
+	 * held read-only whole, and the walk goes on */
+	(void)call;
 	if ((e == EACCES || e == EPERM) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (st.st_uid == geteuid() || access(p, W_OK | X_OK) == 0) && !denied_within(s, p)) {
-		snprintf(failure, sizeof(failure),
-			 "%s of %s: %s, and the command could still reach what is in it; make it "
-			 "readable to you (chmod u+rx), deny it, or take it out of filesystem.allowWrite",
-			 call, p, strerror(e));
-		return SRT_E_IO;
-	}
+	    (st.st_uid == geteuid() || access(p, W_OK | X_OK) == 0) && !denied_within(s, p))
+		return emit(s, p, UNLOOKABLE);
 	if (nothing_there(e))
 		return 0;
 	snprintf(failure, sizeof(failure), "%s of %s: %s", call, p, strerror(e ? e : EIO));
@@ -295,14 +297,14 @@ static int walk_gitdirs(struct scan *s, int gfd, const char *abs, const char *su
 	char dir[PATH_MAX];
 	DIR *d;
 	struct dirent *de;
-	int fd, rc = 0;
+	int fd, covered, rc = 0;
 
 	if (level > GITDIR_DEPTH || srt__pathcat(dir, sizeof(dir), abs, strlen(abs), "/", sub, NULL, NULL) >= sizeof(dir))
 		return 0;
 	fd = openat(gfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return io_failed(s, "open", dir);
-	if ((rc = unsearchable_own(s, fd, dir))) {
+	if ((rc = unsearchable_own(s, fd, dir, &covered)) || covered) {
 		close(fd);
 		return rc;
 	}
@@ -745,9 +747,9 @@ static int walk(struct scan *s, int dfd, size_t plen, int depth)
 {
 	DIR *d;
 	struct dirent *de;
-	int rc = 0;
+	int covered, rc = 0;
 
-	if ((rc = unsearchable_own(s, dfd, s->path))) {
+	if ((rc = unsearchable_own(s, dfd, s->path, &covered)) || covered) {
 		close(dfd);
 		return rc;
 	}
@@ -1379,9 +1381,9 @@ static int link_walk(struct scan *s, int dfd, size_t plen, int depth)
 {
 	DIR *d;
 	struct dirent *de;
-	int rc = unsearchable_own(s, dfd, s->path);
+	int covered, rc = unsearchable_own(s, dfd, s->path, &covered);
 
-	if (rc) {
+	if (rc || covered) {
 		close(dfd);
 		return rc;
 	}

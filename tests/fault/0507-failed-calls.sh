@@ -177,10 +177,15 @@ echo "token: ghp_$CANARY" > "$WORK/cred.yml"
 C=$(printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]},"credentials":{"allowPlaintextInject":true,"files":[{"path":"%s","mode":"mask"}]}}' "$WORK/cred.yml" >"$WORK/cred.json"; echo "$WORK/cred.json")
 out=$(srt__run -s "$C" -c "cat '$WORK/cred.yml'" 2>&1 </dev/null)
 check "control: the masked file reads as its copy ($(head -c 60 <<<"$out"))" test -z "$(grep -F "$CANARY" <<<"$out")" -a -n "$(grep 'fake_' <<<"$out")"
-out=$(FAIL_NAME="$WORK/cred.yml" FAIL_READ=1 LD_PRELOAD="$pre" srt__run -s "$C" -c "cat '$WORK/cred.yml'" 2>&1 </dev/null)
-check "a masked credentials file whose read fails: its content never reaches the command" no_canary <(printf '%s\n' "$out")
-check "a masked credentials file whose read fails: srt says it denied it ($(grep 'credentials.files' <<<"$out" | head -c 200))" \
-	test -n "$(grep 'cannot be read (a read failed); it is denied to the sandbox instead' <<<"$out")"
+if [ -n "$asan" ]; then
+	skip "a masked credentials file whose read fails: in the sanitized build the shim's read() is not reached (the read succeeds, seen in CI), so no failure can be injected; the plain build runs it"
+	skip "a masked credentials file whose read fails: in the sanitized build the shim's read() is not reached (the read succeeds, seen in CI), so no failure can be injected; the plain build runs it"
+else
+	out=$(FAIL_NAME="$WORK/cred.yml" FAIL_READ=1 LD_PRELOAD="$pre" srt__run -s "$C" -c "cat '$WORK/cred.yml'" 2>&1 </dev/null)
+	check "a masked credentials file whose read fails: its content never reaches the command" no_canary <(printf '%s\n' "$out")
+	check "a masked credentials file whose read fails: srt says it denied it ($(grep 'credentials.files' <<<"$out" | head -c 200))" \
+		test -n "$(grep 'cannot be read (a read failed); it is denied to the sandbox instead' <<<"$out")"
+fi
 
 # 17-18: a stat that fails with EIO where the scan looks for a protected
 # name at its deepest level (a/b/.bashrc, depth 3 by default): not taken
@@ -208,7 +213,9 @@ rm -f "$P/hb" "$HOME/.bashrc"
 # unreadable to its owner (mode 0100), and the next run's scan cannot list
 # it. The command could chmod it back and reach what is there, so the scan
 # must not take it for empty (red team: the second run wrote .bashrc and
-# the hooks). Root lists every directory, so this is the unprivileged case.
+# the hooks): it holds the directory read-only whole, so the command can
+# neither chmod it nor write below it. Root lists every directory, so
+# this is the unprivileged case.
 if is_root; then
 	skip "an unreadable write root of one's own: root reads every directory (run as an unprivileged user in CI)"
 	skip "an unreadable write root of one's own: root reads every directory (run as an unprivileged user in CI)"
@@ -216,17 +223,17 @@ else
 	rm -f ran .git/hooks/pre-commit
 	echo orig > .bashrc
 	srt__run -s "$S" -c "chmod 100 ." </dev/null >/dev/null 2>&1
-	out=$(srt__run -s "$S" -c "chmod 755 .; $ATTACK" 2>&1 </dev/null); rc=$?
+	srt__run -s "$S" -c "chmod 755 .; $ATTACK" </dev/null >/dev/null 2>&1
+	mode=$(stat -c %a "$P")
 	chmod 755 "$P"
-	check "a write root its owner cannot list: srt stops, saying why (rc=$rc: $(grep -v '^srt:   ' <<<"$out" | tail -n1 | head -c 250))" \
-		test "$rc" != 0 -a -n "$(grep 'Permission denied, and the command could still reach what is in it' <<<"$out")"
-	check "a write root its owner cannot list: nothing ran and nothing protected was written" none_written
+	check "a write root its owner cannot list: the next run cannot chmod it back (mode $mode)" test "$mode" = 100
+	check "a write root its owner cannot list: nothing protected was written" untouched
 fi
 
 # 23-24: the same with a directory inside the root that its owner can
 # list but not search (mode 0600): names below it cannot be looked at,
 # and a failure there looks like absence (red team, round 3: the second
-# run wrote sub/deeper/.bashrc and its hooks)
+# run wrote sub/deeper/.bashrc and its hooks). It is held read-only whole.
 if is_root; then
 	skip "a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
 	skip "a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
@@ -234,12 +241,12 @@ else
 	mkdir -p "$P/sub2/deeper" && git init -q "$P/sub2/deeper" && echo orig > "$P/sub2/deeper/.bashrc"
 	rm -f ran
 	srt__run -s "$S" -c "chmod 0600 sub2" </dev/null >/dev/null 2>&1
-	out=$(srt__run -s "$S" -c "chmod 0700 sub2; echo pwn >> sub2/deeper/.bashrc; echo pwn > sub2/deeper/.git/hooks/pre-commit; echo ran > ran; chmod 0600 sub2" 2>&1 </dev/null); rc=$?
+	srt__run -s "$S" -c "chmod 0700 sub2; echo pwn >> sub2/deeper/.bashrc; echo pwn > sub2/deeper/.git/hooks/pre-commit; echo ran > ran; chmod 0600 sub2" </dev/null >/dev/null 2>&1
+	mode=$(stat -c %a "$P/sub2")
 	chmod 0700 "$P/sub2"
-	check "a directory of its own that cannot be searched: srt stops, saying why (rc=$rc: $(grep -v '^srt:   ' <<<"$out" | grep -v 'git-repository-check' | tail -n1 | head -c 250))" \
-		test "$rc" != 0 -a -n "$(grep 'is yours but cannot be searched (mode 0600)' <<<"$out")"
-	check "a directory of its own that cannot be searched: nothing ran, nothing below it written" \
-		test ! -e ran -a "$(cat "$P/sub2/deeper/.bashrc")" = orig -a ! -e "$P/sub2/deeper/.git/hooks/pre-commit"
+	check "a directory of its own that cannot be searched: the command cannot chmod it (mode $mode)" test "$mode" = 600
+	check "a directory of its own that cannot be searched: nothing below it written, the rest of the root writable" \
+		test -e ran -a "$(cat "$P/sub2/deeper/.bashrc")" = orig -a ! -e "$P/sub2/deeper/.git/hooks/pre-commit"
 	rm -rf "$P/sub2"
 fi
 
