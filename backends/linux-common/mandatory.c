@@ -120,7 +120,6 @@ static int io_failed(struct scan *s, const char *call, const char *name)
 	 * team: one run made the write root mode 0100, the next wrote its
 	 * .bashrc and hooks, the walk having taken it for empty); it is
 	 * held read-only whole, and the walk goes on */
-	(void)call;
 	if ((e == EACCES || e == EPERM) && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    (st.st_uid == geteuid() || access(p, W_OK | X_OK) == 0) && !denied_within(s, p))
 		return emit(s, p, UNLOOKABLE);
