@@ -463,11 +463,18 @@ out:
 	return rc < 0 ? rc : -EINVAL;
 }
 
+static int load_prog(const struct sock_filter *prog, uint32_t n, int *listener, char *step,
+		     size_t steplen);
+
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 {
+	const struct srt__seccomp_program *built =
+		srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, flags);
 	scmp_filter_ctx ctx;
 	int rc, before;
 
+	if (built)
+		return load_prog(built->prog, built->n, NULL, step, steplen);
 	rc = build_enforce(flags, &ctx, step, steplen);
 	if (rc < 0)
 		return rc;
@@ -688,6 +695,7 @@ out:
 
 int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, size_t steplen)
 {
+	const struct srt__seccomp_program *built;
 	scmp_filter_ctx ctx;
 	int rc;
 
@@ -695,6 +703,9 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 	rc = srt__seccomp_notify_supported(step, steplen);
 	if (rc < 0)
 		return rc;
+	built = srt__seccomp_program_built(SRT_SECCOMP_KIND_OBSERVE, observe);
+	if (built)
+		return load_prog(built->prog, built->n, listener, step, steplen);
 	rc = build_observer(observe, &ctx, step, steplen);
 	if (rc < 0)
 		return rc;
@@ -831,9 +842,11 @@ void srt__seccomp_prebuilt_free(struct srt__seccomp_prebuilt *p)
 /* Load prog as seccomp_load would (no_new_privs first, then the filter,
  * with a listener when listener is not NULL), checked against the
  * kernel's own filter count. */
-static int load_prog(struct sock_filter *prog, uint32_t n, int *listener, char *step, size_t steplen)
+static int load_prog(const struct sock_filter *prog, uint32_t n, int *listener, char *step,
+		     size_t steplen)
 {
-	struct sock_fprog fp = { (unsigned short)n, prog };
+	/* the kernel copies the program and never writes it */
+	struct sock_fprog fp = { (unsigned short)n, (struct sock_filter *)prog };
 	int before, rc;
 
 	if (n == 0 || n > 0xffff) {
@@ -887,6 +900,54 @@ int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step
 {
 	return load_prog(p->enf, p->n_enf, NULL, step, steplen);
 }
+
+int srt__seccomp_build_program(int kind, unsigned bits, struct sock_filter **prog, uint32_t *n,
+			       char *step, size_t steplen)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	*prog = NULL;
+	*n = 0;
+	if (kind == SRT_SECCOMP_KIND_ENFORCE && bits < SRT_SECCOMP_ENFORCE_BITS)
+		rc = build_enforce(bits, &ctx, step, steplen);
+	else if (kind == SRT_SECCOMP_KIND_OBSERVE && bits && bits < SRT_SECCOMP_OBSERVE_BITS)
+		rc = build_observer(bits, &ctx, step, steplen);
+	else
+		return -EINVAL;
+	if (rc < 0)
+		return rc;
+	rc = export_prog(ctx, prog, n);
+	seccomp_release(ctx);
+	if (rc < 0)
+		snprintf(step, steplen, "export the filter");
+	return rc;
+}
+
+#ifdef SRT_SECCOMP_TABLES
+/* seccomp-tables.c, written by seccomp-gen at build time */
+extern const struct srt__seccomp_program srt__seccomp_programs[];
+extern const size_t srt__n_seccomp_programs;
+
+const struct srt__seccomp_program *srt__seccomp_program_built(int kind, unsigned bits)
+{
+	size_t i;
+
+	for (i = 0; i < srt__n_seccomp_programs; i++)
+		if (srt__seccomp_programs[i].kind == kind && srt__seccomp_programs[i].bits == bits)
+			return &srt__seccomp_programs[i];
+	return NULL;
+}
+#else
+/* built without the tables (seccomp-gen itself, a cross-compiled build):
+ * libseccomp builds every filter at run time */
+const struct srt__seccomp_program *srt__seccomp_program_built(int kind, unsigned bits)
+{
+	(void)kind;
+	(void)bits;
+	return NULL;
+}
+#endif
 
 /* ---- the supervisor's filter (linux-landlock write roots) --------------- */
 

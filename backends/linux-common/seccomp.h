@@ -1,6 +1,8 @@
-/* The seccomp filter the in-sandbox worker installs before exec. Built at
- * run time by libseccomp for the running architecture; a separate file so
- * tests/unit/test-seccomp.c installs exactly what the worker installs. */
+/* The seccomp filter the in-sandbox worker installs before exec. Built by
+ * libseccomp for the architecture srt was built for, once per flag
+ * combination when srt is built (see "filters built when srt was built"
+ * below), else at run time; a separate file so tests/unit/test-seccomp.c
+ * installs exactly what the worker installs. */
 #ifndef SRT_INIT_SECCOMP_H
 #define SRT_INIT_SECCOMP_H
 
@@ -151,6 +153,40 @@ int srt__seccomp_load_observer_prebuilt(const struct srt__seccomp_prebuilt *p, i
 /* srt__seccomp_install with p's enforcement program (p->flags must be the
  * flags the caller wants); the same results. */
 int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step, size_t steplen);
+
+/* ---- filters built when srt was built ------------------------------------
+ * The programs depend only on the flags and on the libseccomp linked in, so
+ * the build runs libseccomp once for every combination (seccomp-gen.c) and
+ * compiles the results into the helpers (seccomp-tables.c, made by the
+ * build); srt__seccomp_install and srt__seccomp_install_observer load the
+ * program found there and run libseccomp only for one that is not (a
+ * cross-compiled build has none). Building a filter took the helper 0.5 to
+ * 1.4 ms per filter, two per run, of a start of about 25 ms on a 2-CPU
+ * virtual machine where page faults are dear; loading one takes 0.2 ms.
+ * tests/unit/test-seccomp.c checks each table program against what
+ * libseccomp builds at run time. */
+enum srt__seccomp_kind {
+	SRT_SECCOMP_KIND_ENFORCE = 1, /* bits: enum srt__seccomp_flags */
+	SRT_SECCOMP_KIND_OBSERVE,     /* bits: enum srt__observe_flags, not 0 */
+};
+/* every combination of the bits of each kind */
+#define SRT_SECCOMP_ENFORCE_BITS 16u
+#define SRT_SECCOMP_OBSERVE_BITS 16u
+
+struct srt__seccomp_program {
+	unsigned char kind, bits;
+	unsigned short n; /* instructions */
+	const struct sock_filter *prog;
+};
+
+/* The program of kind for bits as libseccomp builds it for this
+ * architecture: 0 with *prog (the caller's to free) of *n instructions,
+ * or -errno with step saying where. */
+int srt__seccomp_build_program(int kind, unsigned bits, struct sock_filter **prog, uint32_t *n,
+			       char *step, size_t steplen);
+
+/* The program of kind for bits built with srt, or NULL. */
+const struct srt__seccomp_program *srt__seccomp_program_built(int kind, unsigned bits);
 
 /* ---- linux-landlock's write supervisor (supervisor.h) --------------------
  * A third program, loaded last, whose only non-ALLOW action is USER_NOTIF:

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/filter.h>
 
 #include "backends/linux-common/seccomp.h"
 #include "tests/unit/tap.h"
@@ -471,8 +472,42 @@ static void case_export_observer(void)
 	srt__seccomp_prebuilt_free(&pb);
 }
 
+/* Every program compiled into the helpers (seccomp-tables.c, written by
+ * seccomp-gen at build time) is the one libseccomp builds now for the same
+ * flags, instruction for instruction, and none is missing: the cases above
+ * load the compiled ones (srt__seccomp_install uses them), so what they
+ * prove holds for what libseccomp would have built too. */
+static void case_built_programs(void)
+{
+	static const int kinds[] = { SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_KIND_OBSERVE };
+
+	for (size_t k = 0; k < 2; k++) {
+		unsigned end = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? SRT_SECCOMP_ENFORCE_BITS
+								    : SRT_SECCOMP_OBSERVE_BITS;
+
+		for (unsigned bits = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? 0 : 1; bits < end; bits++) {
+			const struct srt__seccomp_program *b = srt__seccomp_program_built(kinds[k], bits);
+			struct sock_filter *prog = NULL;
+			uint32_t n = 0;
+			char step[128] = "";
+			int rc = srt__seccomp_build_program(kinds[k], bits, &prog, &n, step, sizeof(step));
+
+			ok(rc == 0 && b && b->n == n && memcmp(b->prog, prog, n * sizeof(*prog)) == 0,
+			   "%s filter, flags %#x: the program built with srt (%u instructions) is libseccomp's "
+			   "(%u, rc %d %s)",
+			   kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? "enforcement" : "observe", bits,
+			   b ? (unsigned)b->n : 0, (unsigned)n, rc, step);
+			free(prog);
+		}
+	}
+	ok(!srt__seccomp_program_built(SRT_SECCOMP_KIND_OBSERVE, 0) &&
+		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_ENFORCE_BITS),
+	   "no program for flags outside the combinations");
+}
+
 int main(void)
 {
+	TAP_RUN(case_built_programs);
 	for (use_export = 0; use_export < 2; use_export++) {
 		TAP_RUN(case_controls);
 		TAP_RUN(case_default_unix_sockets);

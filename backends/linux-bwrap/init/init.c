@@ -810,7 +810,9 @@ static int run(int argc, char **argv)
 	 * loads them before this process had written them, and waited. The
 	 * same code builds it, and the worker loads it only when it was
 	 * built for the flags it would build it for; a failure here only
-	 * makes the worker build its own. */
+	 * makes the worker build its own. A filter compiled into this
+	 * program (seccomp.h, "filters built when srt was built") is not
+	 * sent: the worker has the same copy. */
 	{
 		unsigned obs = srt__init_observe_flags(&o);
 		unsigned fl = (o.allow_unix ? SRT_SECCOMP_ALLOW_UNIX : 0) |
@@ -822,7 +824,9 @@ static int run(int argc, char **argv)
 		/* never waits for a reader that may be gone: a program
 		 * larger than the pipe holds (none is) is left to the
 		 * worker to build */
-		if (fcntl(pre[1], F_SETFL, O_NONBLOCK) != 0)
+		if (srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, fl))
+			; /* built with srt: the worker loads it from its own copy (EOF here) */
+		else if (fcntl(pre[1], F_SETFL, O_NONBLOCK) != 0)
 			snprintf(step, sizeof(step), "pipe");
 		else if (srt__seccomp_export(0, fl, pre[1], step, sizeof(step)) == 0)
 			step[0] = 0;
