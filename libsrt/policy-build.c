@@ -139,8 +139,16 @@ out:
 	return rc;
 }
 
+/* Does a failed lookup of a name say that nothing is there? Only these
+ * errors do; any other (out of descriptors or memory, an I/O error) says
+ * nothing of what the rules must cover. */
+static int name_absent(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG;
+}
+
 static int add_entries(struct srt_rules *dst, const struct srt__path_entries *src,
-		       const char *key, int write_rule, const char *cwd,
+		       const char *key, int write_rule, int grant, const char *cwd,
 		       const char *home, struct srt_diag *diag)
 {
 	char origin[128];
@@ -151,6 +159,7 @@ static int add_entries(struct srt_rules *dst, const struct srt__path_entries *sr
 		const char *spelling = src->v[i].path;
 		char *copy = NULL, *path = NULL;
 		struct stat st;
+		int lstat_err;
 
 		snprintf(origin, sizeof(origin), "%s[%zu]", key, i);
 		if (!spelling || !*spelling)
@@ -187,7 +196,21 @@ static int add_entries(struct srt_rules *dst, const struct srt__path_entries *sr
 			free(copy);
 			goto fail;
 		}
-		if (lstat(path, &st) == 0) {
+		lstat_err = lstat(path, &st) == 0 ? 0 : errno;
+		if (lstat_err && !name_absent(lstat_err) && lstat_err != EACCES && lstat_err != EPERM) {
+			rc = srt_diag_set(diag, SRT_E_IO, origin,
+					  "%s: cannot tell whether \"%s\" exists, to apply it as that path too: %s",
+					  origin, path, strerror(lstat_err));
+			free(path);
+			free(copy);
+			return rc;
+		}
+		/* a name srt may not look at (a directory of the user's
+		 * without search permission, which a command that can write
+		 * there can chmod) may be there all the same: a read denial
+		 * takes it as that path too; a grant or a write rule only
+		 * what srt saw */
+		if (!lstat_err || (!write_rule && !grant && !name_absent(lstat_err))) {
 			rc = rules_push(dst, path, SRT_RULE_LITERAL, origin, diag);
 			path = NULL;
 			if (rc) {
@@ -489,9 +512,22 @@ static int deny_settings_links(struct srt_policy *pol, const char *named, struct
 		struct stat st;
 		ssize_t n;
 
-		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+		if (lstat(cur, &st) != 0) {
+			if (!name_absent(errno))
+				rc = srt_diag_set(diag, SRT_E_IO, "settings",
+						  "cannot tell whether \"%s\", a name of the loaded settings file, is a link to protect: %s",
+						  cur, strerror(errno));
+			break;
+		}
+		if (!S_ISLNK(st.st_mode))
 			break;
 		n = readlink(cur, target, sizeof(target) - 1);
+		if (n < 0 && !name_absent(errno)) {
+			rc = srt_diag_set(diag, SRT_E_IO, "settings",
+					  "cannot read the link \"%s\", a name of the loaded settings file: %s",
+					  cur, strerror(errno));
+			break;
+		}
 		if (n <= 0 || (size_t)n >= sizeof(target) - 1)
 			break;
 		target[n] = '\0';
@@ -716,19 +752,19 @@ int srt__policy_build(struct srt_policy *pol, const struct srt__settings *s,
 		goto out;
 	}
 
-	rc = add_entries(&pol->deny_read, &s->deny_read, "filesystem.denyRead", 0,
+	rc = add_entries(&pol->deny_read, &s->deny_read, "filesystem.denyRead", 0, 0,
 			 pol->cwd, pol->home, diag);
 	if (!rc)
-		rc = add_entries(&pol->deny_read, &s->cred_deny_read, "credentials.files", 0,
+		rc = add_entries(&pol->deny_read, &s->cred_deny_read, "credentials.files", 0, 0,
 				 pol->cwd, pol->home, diag);
 	if (!rc)
-		rc = add_entries(&pol->allow_read, &s->allow_read, "filesystem.allowRead", 0,
+		rc = add_entries(&pol->allow_read, &s->allow_read, "filesystem.allowRead", 0, 1,
 				 pol->cwd, pol->home, diag);
 	if (!rc)
-		rc = add_entries(&pol->allow_write, &s->allow_write, "filesystem.allowWrite", 1,
+		rc = add_entries(&pol->allow_write, &s->allow_write, "filesystem.allowWrite", 1, 1,
 				 pol->cwd, pol->home, diag);
 	if (!rc)
-		rc = add_entries(&pol->deny_write, &s->deny_write, "filesystem.denyWrite", 1,
+		rc = add_entries(&pol->deny_write, &s->deny_write, "filesystem.denyWrite", 1, 0,
 				 pol->cwd, pol->home, diag);
 	if (!rc)
 		rc = add_caches(pol, s, diag);

@@ -9,7 +9,7 @@
 # made in the run left unguarded, a masked credentials file shown as it is.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-plan 26
+plan 29
 need_bwrap_sandbox
 
 cat > "$WORK/fail.c" <<'C'
@@ -109,7 +109,7 @@ ssize_t read(int fd, void *buf, size_t n)
 }
 C
 if ! cc -shared -fPIC -o "$WORK/fail.so" "$WORK/fail.c" -ldl 2>"$WORK/cc.err"; then
-	for _ in $(seq 26); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+	for _ in $(seq 29); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
 	exit 0
 fi
 pre="$WORK/fail.so"
@@ -260,3 +260,32 @@ out=$(srt__run -s "$S" -c "echo pwn > Node_Modules/.git/hooks/pre-commit; echo r
 check "a repository in Node_Modules: the command ran (rc=$rc)" test -e ran
 check "a repository in Node_Modules: its hooks are protected" test ! -e "$P/Node_Modules/.git/hooks/pre-commit"
 rm -rf "$P/Node_Modules"
+
+# 27-29: a denyRead entry with glob characters that also names an existing
+# file (secret[1].txt) is applied as that path too, which srt decides by
+# looking the name up. A lookup that failed was taken for "no such file":
+# only the pattern was applied, which does not match the name itself, and
+# the command read the file (red team, 2026-12-05). An I/O error now stops
+# the run; a name srt may not look at is denied as that path all the same.
+mkdir -p "$P/g" && cp "$HOME/.ssh/id_canary" "$P/g/secret[1].txt"
+SG=$(settings "{\"network\":{\"allowedDomains\":[],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[\"$P/g/secret[1].txt\",\"$P/priv/key[1].txt\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}}")
+rm -f ran
+out=$(FAIL_STAT="$P/g/secret[1].txt" LD_PRELOAD="$pre" srt__run -s "$SG" -c "cat 'g/secret[1].txt'; echo ran > ran" 2>&1 </dev/null); rc=$?
+check "the name a glob denial also names cannot be looked up: srt stops, saying so (rc=$rc: $(grep -v '^srt:   ' <<<"$out" | tail -n1 | head -c 250))" \
+	test "$rc" != 0 -a ! -e ran -a -n "$(grep 'denyRead\[0\]: cannot tell whether .*secret\[1\].txt.* exists.*Input/output error' <<<"$out")"
+check "the name a glob denial also names cannot be looked up: its content never reaches the command" no_canary <(printf '%s\n' "$out")
+# no fault: the file sits in a directory of the user's without search
+# permission (mode 0600) inside the write root; srt's lookup fails with
+# EACCES, and the command can chmod the directory. Root searches every
+# directory, so this is the unprivileged case.
+if is_root; then
+	skip "a glob denial's name in a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
+else
+	mkdir -p "$P/priv" && cp "$HOME/.ssh/id_canary" "$P/priv/key[1].txt" && chmod 0600 "$P/priv"
+	out=$(srt__run -s "$SG" -c "chmod 0700 priv; cat 'priv/key[1].txt'" 2>&1 </dev/null)
+	chmod 0700 "$P/priv"
+	check "a glob denial's name in a directory of one's own that cannot be searched: never shown ($(tail -n1 <<<"$out" | head -c 200))" \
+		no_canary <(printf '%s\n' "$out")
+	rm -rf "$P/priv"
+fi
+rm -rf "$P/g"
