@@ -9,7 +9,7 @@
 # made in the run left unguarded, a masked credentials file shown as it is.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-plan 29
+plan 31
 need_bwrap_sandbox
 
 cat > "$WORK/fail.c" <<'C'
@@ -109,7 +109,7 @@ ssize_t read(int fd, void *buf, size_t n)
 }
 C
 if ! cc -shared -fPIC -o "$WORK/fail.so" "$WORK/fail.c" -ldl 2>"$WORK/cc.err"; then
-	for _ in $(seq 29); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+	for _ in $(seq 31); do not_ok "the failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
 	exit 0
 fi
 pre="$WORK/fail.so"
@@ -289,3 +289,31 @@ else
 	rm -rf "$P/priv"
 fi
 rm -rf "$P/g"
+
+# 30-31: #23-24 under linux-landlock, whose write roots are Landlock rules
+# and a write supervisor rather than mounts: the directory of one's own
+# that cannot be searched is held read-only whole there too.
+if is_root; then
+	skip "linux-landlock, a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
+	skip "linux-landlock, a directory of one's own that cannot be searched: root searches every directory (run as an unprivileged user in CI)"
+elif [ ! -e "$BACKEND_LL" ]; then
+	skip "linux-landlock, a directory of one's own that cannot be searched: the linux-landlock module is not built"
+	skip "linux-landlock, a directory of one's own that cannot be searched: the linux-landlock module is not built"
+else
+	mkdir -p "$P/sub3/deeper" && git init -q "$P/sub3/deeper" && echo orig > "$P/sub3/deeper/.bashrc"
+	rm -f ran
+	ll() { timeout -k 5 30 "$SRT" --backend="$BACKEND_LL" "$@"; }
+	ll -s "$S" -c "chmod 0600 sub3" </dev/null >/dev/null 2>&1
+	out=$(ll -s "$S" -c "chmod 0700 sub3; echo pwn >> sub3/deeper/.bashrc; echo pwn > sub3/deeper/.git/hooks/pre-commit; echo ran > ran; chmod 0600 sub3" </dev/null 2>&1)
+	mode=$(stat -c %a "$P/sub3")
+	chmod 0700 "$P/sub3"
+	if grep -qi 'landlock.*\(not supported\|unavailable\|cannot run\)' <<<"$out" && [ ! -e ran ]; then
+		skip "linux-landlock, a directory of one's own that cannot be searched: linux-landlock cannot run here ($(tail -n1 <<<"$out" | head -c 150))"
+		skip "linux-landlock, a directory of one's own that cannot be searched: linux-landlock cannot run here"
+	else
+		check "linux-landlock, a directory of its own that cannot be searched: the command cannot chmod it (mode $mode)" test "$mode" = 600
+		check "linux-landlock, a directory of its own that cannot be searched: nothing below it written, the rest of the root writable" \
+			test -e ran -a "$(cat "$P/sub3/deeper/.bashrc")" = orig -a ! -e "$P/sub3/deeper/.git/hooks/pre-commit"
+	fi
+	rm -rf "$P/sub3"
+fi
