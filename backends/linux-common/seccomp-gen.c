@@ -57,7 +57,7 @@ static int emit(int kind, unsigned bits, struct made *m)
 
 int main(void)
 {
-	struct made made[SRT_SECCOMP_ENFORCE_BITS + SRT_SECCOMP_OBSERVE_BITS];
+	struct made made[SRT_SECCOMP_ENFORCE_COMBINATIONS + SRT_SECCOMP_OBSERVE_COMBINATIONS];
 	size_t k = 0, i;
 	unsigned bits;
 	int rc;
@@ -68,13 +68,13 @@ int main(void)
 	       "#include <stddef.h>\n"
 	       "#include <linux/filter.h>\n\n"
 	       "#include \"backends/linux-common/seccomp.h\"\n\n");
-	for (bits = 0; bits < SRT_SECCOMP_ENFORCE_BITS; bits++) {
+	for (bits = 0; bits < SRT_SECCOMP_ENFORCE_COMBINATIONS; bits++) {
 		rc = emit(SRT_SECCOMP_KIND_ENFORCE, bits, &made[k]);
 		if (rc < 0)
 			return 1;
 		k += (size_t)rc;
 	}
-	for (bits = 1; bits < SRT_SECCOMP_OBSERVE_BITS; bits++) {
+	for (bits = 1; bits < SRT_SECCOMP_OBSERVE_COMBINATIONS; bits++) {
 		rc = emit(SRT_SECCOMP_KIND_OBSERVE, bits, &made[k]);
 		if (rc < 0)
 			return 1;

@@ -909,9 +909,9 @@ int srt__seccomp_build_program(int kind, unsigned bits, struct sock_filter **pro
 
 	*prog = NULL;
 	*n = 0;
-	if (kind == SRT_SECCOMP_KIND_ENFORCE && bits < SRT_SECCOMP_ENFORCE_BITS)
+	if (kind == SRT_SECCOMP_KIND_ENFORCE && bits < SRT_SECCOMP_ENFORCE_COMBINATIONS)
 		rc = build_enforce(bits, &ctx, step, steplen);
-	else if (kind == SRT_SECCOMP_KIND_OBSERVE && bits && bits < SRT_SECCOMP_OBSERVE_BITS)
+	else if (kind == SRT_SECCOMP_KIND_OBSERVE && bits && bits < SRT_SECCOMP_OBSERVE_COMBINATIONS)
 		rc = build_observer(bits, &ctx, step, steplen);
 	else
 		return -EINVAL;

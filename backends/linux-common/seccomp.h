@@ -161,7 +161,7 @@ int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step
  * build); srt__seccomp_install and srt__seccomp_install_observer load the
  * program found there and run libseccomp only for one that is not (a
  * cross-compiled build has none). Building a filter took the helper 0.5 to
- * 1.4 ms per filter, two per run, of a start of about 25 ms on a 2-CPU
+ * 1.4 ms per filter, two per run, of a start of 27 to 29 ms on a 2-CPU
  * virtual machine where page faults are dear; loading one takes 0.2 ms.
  * tests/unit/test-seccomp.c checks each table program against what
  * libseccomp builds at run time. */
@@ -169,9 +169,10 @@ enum srt__seccomp_kind {
 	SRT_SECCOMP_KIND_ENFORCE = 1, /* bits: enum srt__seccomp_flags */
 	SRT_SECCOMP_KIND_OBSERVE,     /* bits: enum srt__observe_flags, not 0 */
 };
-/* every combination of the bits of each kind */
-#define SRT_SECCOMP_ENFORCE_BITS 16u
-#define SRT_SECCOMP_OBSERVE_BITS 16u
+/* how many combinations of its bits each kind has (the bits of every
+ * combination are below it) */
+#define SRT_SECCOMP_ENFORCE_COMBINATIONS 16u
+#define SRT_SECCOMP_OBSERVE_COMBINATIONS 16u
 
 struct srt__seccomp_program {
 	unsigned char kind, bits;

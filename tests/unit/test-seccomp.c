@@ -482,8 +482,8 @@ static void case_built_programs(void)
 	static const int kinds[] = { SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_KIND_OBSERVE };
 
 	for (size_t k = 0; k < 2; k++) {
-		unsigned end = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? SRT_SECCOMP_ENFORCE_BITS
-								    : SRT_SECCOMP_OBSERVE_BITS;
+		unsigned end = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? SRT_SECCOMP_ENFORCE_COMBINATIONS
+								    : SRT_SECCOMP_OBSERVE_COMBINATIONS;
 
 		for (unsigned bits = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? 0 : 1; bits < end; bits++) {
 			const struct srt__seccomp_program *b = srt__seccomp_program_built(kinds[k], bits);
@@ -501,7 +501,7 @@ static void case_built_programs(void)
 		}
 	}
 	ok(!srt__seccomp_program_built(SRT_SECCOMP_KIND_OBSERVE, 0) &&
-		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_ENFORCE_BITS),
+		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_ENFORCE_COMBINATIONS),
 	   "no program for flags outside the combinations");
 }
 
