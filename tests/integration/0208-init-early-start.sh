@@ -246,10 +246,23 @@ if libsrt_cc "$WORK/forkrun" "$WORK/forkrun.c"; then
 	rm -f "$WORK/proj/code-child" "$WORK/proj/code-parent"
 	out=$(cd "$WORK/proj" && SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 60 "$WORK/forkrun" "$WORK/later.json" 2>"$WORK/forkrun.err")
 	diag "$(tr '\n' ' ' <<<"$out")" "$(head -c 300 "$WORK/forkrun.err")"
-	check "forked after the start: the child's run ends and its command got the proxy's 403" \
-		grep -qx 'child-code=403 child-rc=0' <<<"$out"
+	# the sanitized build: gcc 12's libasan does not intercept fork(2), so
+	# its allocator's locks are not taken around it, and a child forked
+	# while the proxy's thread allocates can wait on one forever (seen
+	# once in CI, 2026-12-05: the child printed nothing until the timeout;
+	# the plain build runs these checks)
+	if ldd "$WORK/forkrun" 2>/dev/null | grep -q libasan; then
+		skip "forked after the start, the child's run: the sanitized build's allocator is not fork-safe in a threaded program (libasan has no fork interceptor); the plain build runs it"
+	else
+		check "forked after the start: the child's run ends and its command got the proxy's 403" \
+			grep -qx 'child-code=403 child-rc=0' <<<"$out"
+	fi
 	check "forked after the start: the parent's run too" grep -qx 'parent-code=403 parent-rc=0' <<<"$out"
-	check "forked after the start: the child exited by itself, not by a signal" grep -qx 'child-status=0' <<<"$out"
+	if ldd "$WORK/forkrun" 2>/dev/null | grep -q libasan; then
+		skip "forked after the start, the child's exit: the sanitized build's allocator is not fork-safe in a threaded program (libasan has no fork interceptor); the plain build runs it"
+	else
+		check "forked after the start: the child exited by itself, not by a signal" grep -qx 'child-status=0' <<<"$out"
+	fi
 else
 	not_ok "the forking program builds ($(head -c 300 "$WORK/cc.err"))"
 	skip "the program did not build"
