@@ -340,6 +340,21 @@ struct run_tmp {
 };
 static pthread_mutex_t run_tmp_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct run_tmp *run_tmps;
+static int run_tmp_fork_ready; /* under run_tmp_lock */
+
+/* A fork takes the list's lock first and releases it on both sides, so
+ * that a child forked while another thread edits the list gets a whole
+ * list and a free lock (its runs make their directories here too); the
+ * violation store does the same, violations.c says why. */
+static void run_tmp_fork_prepare(void)
+{
+	pthread_mutex_lock(&run_tmp_lock);
+}
+
+static void run_tmp_fork_done(void)
+{
+	pthread_mutex_unlock(&run_tmp_lock);
+}
 
 /* The default TMPDIR: a fresh directory below the shared base
  * (/tmp/claude), made for this run and removed at its end. The base itself
@@ -384,6 +399,18 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 	t->dev = st.st_dev;
 	t->ino = st.st_ino;
 	pthread_mutex_lock(&run_tmp_lock);
+	/* registered before the first entry exists: no fork runs them yet */
+	if (!run_tmp_fork_ready &&
+	    pthread_atfork(run_tmp_fork_prepare, run_tmp_fork_done, run_tmp_fork_done) != 0) {
+		pthread_mutex_unlock(&run_tmp_lock);
+		rmdir(path);
+		free(pol->tmpdir);
+		pol->tmpdir = NULL;
+		free(path);
+		free(t);
+		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
+	}
+	run_tmp_fork_ready = 1;
 	t->next = run_tmps;
 	run_tmps = t;
 	pthread_mutex_unlock(&run_tmp_lock);

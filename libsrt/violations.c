@@ -27,6 +27,7 @@ struct reg {
 
 struct srt__vstore {
 	pthread_mutex_t lock;
+	struct srt__vstore *next; /* in `stores`, for fork (below) */
 	struct event ring[SRT_VSTORE_KEEP];
 	size_t head, count;
 	unsigned long total;
@@ -156,6 +157,35 @@ static int key_eq(const char *a, const char *b)
 	return la == lb && !memcmp(a, b, la);
 }
 
+/* A fork while another thread holds a store's lock (the proxy's thread
+ * records a denied request, with the listener called under the lock)
+ * would leave the child a lock no thread of its own can release, and the
+ * child's first run, which registers its command here, would wait on it
+ * forever. So every live store is listed, and fork takes all their locks
+ * first (waiting for the holders to finish) and releases them on both
+ * sides: the child gets consistent stores and free locks. */
+static pthread_mutex_t stores_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct srt__vstore *stores;
+static int fork_ready; /* the handlers are registered; under stores_lock */
+
+static void fork_prepare(void)
+{
+	struct srt__vstore *vs;
+
+	pthread_mutex_lock(&stores_lock);
+	for (vs = stores; vs; vs = vs->next)
+		pthread_mutex_lock(&vs->lock);
+}
+
+static void fork_done(void)
+{
+	struct srt__vstore *vs;
+
+	for (vs = stores; vs; vs = vs->next)
+		pthread_mutex_unlock(&vs->lock);
+	pthread_mutex_unlock(&stores_lock);
+}
+
 int srt__vstore_new(struct srt__vstore **out)
 {
 	struct srt__vstore *vs = calloc(1, sizeof(*vs));
@@ -163,6 +193,19 @@ int srt__vstore_new(struct srt__vstore **out)
 	if (!vs)
 		return SRT_E_NOMEM;
 	pthread_mutex_init(&vs->lock, NULL); /* vs->ignore: zeroed, no rules */
+	pthread_mutex_lock(&stores_lock);
+	/* registered once, before the first store exists, so no fork can be
+	 * running these handlers here */
+	if (!fork_ready && pthread_atfork(fork_prepare, fork_done, fork_done) != 0) {
+		pthread_mutex_unlock(&stores_lock);
+		pthread_mutex_destroy(&vs->lock);
+		free(vs);
+		return SRT_E_NOMEM;
+	}
+	fork_ready = 1;
+	vs->next = stores;
+	stores = vs;
+	pthread_mutex_unlock(&stores_lock);
 	*out = vs;
 	return SRT_OK;
 }
@@ -190,10 +233,18 @@ static void ignore_release(struct srt__settings *s)
 
 void srt__vstore_free(struct srt__vstore *vs)
 {
+	struct srt__vstore **pp;
 	size_t i;
 
 	if (!vs)
 		return;
+	pthread_mutex_lock(&stores_lock);
+	for (pp = &stores; *pp; pp = &(*pp)->next)
+		if (*pp == vs) {
+			*pp = vs->next;
+			break;
+		}
+	pthread_mutex_unlock(&stores_lock);
 	for (i = 0; i < SRT_VSTORE_KEEP; i++)
 		event_release(&vs->ring[i]);
 	for (i = 0; i < vs->nregs; i++) {
@@ -348,7 +399,9 @@ int srt__vstore_add(struct srt__vstore *vs, const char *key, const char *line)
 	fn = vs->listener;
 	ctx = vs->listener_ctx;
 	/* The listener runs under the lock so the event it sees stays valid;
-	 * listeners must not call back into the store. */
+	 * listeners must not call back into the store, create or free a
+	 * sandbox (a fork would take stores_lock, then wait for this lock),
+	 * nor fork. */
 	if (fn)
 		fn(ctx, &v);
 	pthread_mutex_unlock(&vs->lock);

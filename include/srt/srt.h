@@ -52,8 +52,11 @@ struct srt_violation {
 };
 
 /* Called for every recorded violation, from the thread that produced it
- * (the proxy thread or the monitor). The event is borrowed for the call;
- * the listener must not call back into the sandbox. */
+ * (the proxy thread or the monitor), with the sandbox's violation store
+ * locked. The event is borrowed for the call; the listener must not call
+ * back into the sandbox, create or free a sandbox, nor fork: a fork in
+ * any thread first waits for every store to be unlocked, so that a child
+ * forked meanwhile gets whole stores and free locks. */
 typedef void (*srt_violation_fn)(void *ctx, const struct srt_violation *v);
 
 enum srt_settings_format {
