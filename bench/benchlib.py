@@ -228,6 +228,7 @@ ROWS = [
     ("startup.nonet.floor", "the same start against the floor", "ms", "startup.floor", "floor", "ratio_le", 1.15),
     ("startup.net.floor", "the start with the proxy against the floor", "ms", "startup.floor", "floor", "ratio_le", 1.25),
     ("startup.dry", "`srt --dry-run -c true` (denyRead [\"~/.ssh\"], allowWrite [\".\"]): settings, modules, the plans, printed; no sandbox", "ms", "startup.true", "`true`", "le", 2.0),
+    ("startup.dryfloor", "an empty program loading srt's shared libraries (exec and the dynamic loader alone): the dry run's ceiling", "ms", "startup.true", "`true`", None, None),
     ("startup.bwrap", "startup bare bwrap", "ms", "startup.true", "`true`", None, None),
     ("startup.floor", "startup floor: bare bwrap + nested pid/mount namespace helper, no policy (bench/floor.c)", "ms", "startup.bwrap", "bare bwrap", None, None),
     ("startup.helper", "bwrap + srt-linux-init alone, as srt runs them (nested namespaces, /dev and /proc, seccomp, caps; no srt process)", "ms", "startup.bwrap", "bare bwrap", None, None),
@@ -321,6 +322,7 @@ CEILINGS = {
     "startup.net": "startup.floor",
     "startup.nonet.floor": "startup.helper",
     "startup.net.floor": "startup.helper",
+    "startup.dry": "startup.dryfloor",
     "tput.connect.mibs": "tput.floor.mibs",
     "conc.rps": "conc.floor.rps",
     "build.deny.cpu": "build.notify.cpu",
@@ -336,6 +338,8 @@ def ceiling_note(kind, t, c, b):
         return f"ceiling {c / b:.2f}x is below the target"
     if kind == "ratio_le" and c > t * b:
         return f"floor {c / b:.2f}x is above the target"
+    if kind == "le" and c > t:
+        return f"ceiling {c:.2f} is above the target {t:g}"
     return ""
 
 
