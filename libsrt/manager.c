@@ -259,6 +259,7 @@ int srt_sandbox_start(struct srt_sandbox *sb, struct srt_diag *diag)
 
 	if (sb->started)
 		return srt_diag_set(diag, SRT_E_STATE, "", "sandbox already started");
+	sb->owner = getpid();
 	rc = check_supported(sb, diag);
 	if (rc)
 		return rc;
@@ -519,19 +520,31 @@ int srt_sandbox_set_request_filter(struct srt_sandbox *sb, srt_request_filter_fn
 
 void srt_sandbox_free(struct srt_sandbox *sb)
 {
+	int copy;
+
 	if (!sb)
 		return;
+	/* A copy made by fork after the start (a worker of a forking pool)
+	 * owns nothing the start made: the proxy's thread is not in this
+	 * process, and the proxy's socket and directory, the TLS and masked
+	 * credential files and the filter plugins' processes serve the
+	 * process that started the sandbox, which still runs commands. The
+	 * copy leaves them be (its memory and descriptors of them go with it)
+	 * and releases only its own; the backend knows its part itself. */
+	copy = sb->started && sb->owner != getpid();
 	if (sb->be && sb->bstate)
 		sb->be->teardown(sb->bstate);
-	srt__proxy_free(sb->proxy);
-	srt__sandbox_free_filters(sb);
-	srt__ask_free(sb->ask); /* after the proxy, which watched it */
-	srt__sandbox_tls_free(sb);
+	if (!copy) {
+		srt__proxy_free(sb->proxy);
+		srt__sandbox_free_filters(sb);
+		srt__ask_free(sb->ask); /* after the proxy, which watched it */
+		srt__sandbox_tls_free(sb);
+		srt__credentials_free(sb);
+		if (sb->proxy_dir)
+			rmdir(sb->proxy_dir);
+	}
 	srt__strv_release(&sb->cred_env);
 	srt__strv_release(&sb->cred_unset);
-	srt__credentials_free(sb);
-	if (sb->proxy_dir)
-		rmdir(sb->proxy_dir);
 	srt__module_free(sb->module);
 	srt__vstore_free(sb->violations);
 	pthread_mutex_destroy(&sb->update_lock);

@@ -336,6 +336,8 @@ struct run_tmp {
 	char *path;
 	dev_t dev;
 	ino_t ino;
+	pid_t pid; /* the process that made it: a copy made by fork leaves
+		    * it to that process, which still runs commands in it */
 	struct run_tmp *next;
 };
 static pthread_mutex_t run_tmp_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -398,6 +400,7 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 	t->path = path;
 	t->dev = st.st_dev;
 	t->ino = st.st_ino;
+	t->pid = getpid();
 	pthread_mutex_lock(&run_tmp_lock);
 	/* registered before the first entry exists: no fork runs them yet */
 	if (!run_tmp_fork_ready &&
@@ -418,7 +421,7 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 }
 
 /* Remove this run's temporary directory, when pol's is one run_tmpdir()
- * made for pol and still the same directory. */
+ * made for pol in this process and still the same directory. */
 static void run_tmpdir_remove(const struct srt_policy *pol)
 {
 	struct run_tmp **pp, *t = NULL;
@@ -433,7 +436,8 @@ static void run_tmpdir_remove(const struct srt_policy *pol)
 	pthread_mutex_unlock(&run_tmp_lock);
 	if (!t)
 		return;
-	srt__rm_tree_same(t->path, t->dev, t->ino);
+	if (t->pid == getpid())
+		srt__rm_tree_same(t->path, t->dev, t->ino);
 	free(t->path);
 	free(t);
 }
@@ -445,7 +449,7 @@ int srt__policy_own_tmpdir(const struct srt_policy *pol)
 
 	pthread_mutex_lock(&run_tmp_lock);
 	for (t = run_tmps; pol->tmpdir && t && !own; t = t->next)
-		own = t->owner == pol && !strcmp(t->path, pol->tmpdir);
+		own = t->owner == pol && t->pid == getpid() && !strcmp(t->path, pol->tmpdir);
 	pthread_mutex_unlock(&run_tmp_lock);
 	return own;
 }

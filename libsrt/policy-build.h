@@ -35,7 +35,9 @@ void srt__policy_release(struct srt_policy *pol);
 
 /* Is pol->tmpdir the run's own directory that srt__policy_release(pol)
  * removes with everything in it (not one named by CLAUDE_CODE_TMPDIR, nor
- * another policy's)? pol must not have been moved since the build. */
+ * another policy's, nor, in a process forked after the build, the one of
+ * the process that made it)? pol must not have been moved since the
+ * build. */
 int srt__policy_own_tmpdir(const struct srt_policy *pol);
 
 /* Add one absolute path to pol->deny_read after the build (a file the

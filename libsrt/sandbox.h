@@ -77,6 +77,8 @@ struct srt_sandbox {
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
 	char token[33];
 	int started;
+	pid_t owner; /* the process that started it: a copy made by fork owns
+		      * nothing the start made (srt_sandbox_free) */
 
 	struct srt__vstore *violations;
 	struct rlimit nofile; /* the caller's open-files limit, restored for commands */

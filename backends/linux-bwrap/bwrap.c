@@ -273,6 +273,7 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	st->guard_fd = -1;
 	st->guard_rd = -1;
 	st->guard_ready = -1;
+	st->owner = getpid();
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
 	else if (srt__bwrap_find_on_path("bwrap", pol, st->bwrap, sizeof(st->bwrap)) != 0) {
@@ -452,6 +453,7 @@ static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struc
 	/* the guard first, told of each placeholder before it exists, so a
 	 * srt killed while planning leaves nothing behind. A plan that is
 	 * only printed makes no placeholders and runs nothing: no guard. */
+	srt__bwrap_guard_adopt(st);
 	if (!pol->plan_only) {
 		rc = early ? srt__bwrap_guard_open(st, out, diag) : srt__bwrap_guard_start(st, out, diag);
 		if (rc)
@@ -479,7 +481,7 @@ static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struc
 		if (rc)
 			return rc;
 	}
-	if (pol->proxy_dir && !st->proxy_dir_sent && !pol->plan_only) {
+	if (pol->proxy_dir && !st->proxy_dir_sent && !st->proxy_dir_foreign && !pol->plan_only) {
 		rc = srt__bwrap_guard_send(st, 'D', pol->proxy_dir, diag);
 		if (rc)
 			return rc;
@@ -1215,6 +1217,7 @@ static void bw_teardown(void *state)
 
 	if (!st)
 		return;
+	srt__bwrap_guard_adopt(st); /* a copy made by fork ends no guard of the other's */
 	if (st->guard_rd >= 0) { /* a guard that was never started */
 		close(st->guard_rd);
 		st->guard_rd = -1;

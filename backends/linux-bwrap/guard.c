@@ -198,6 +198,25 @@ int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command 
 	return SRT_OK;
 }
 
+void srt__bwrap_guard_adopt(struct srt__bwrap_state *st)
+{
+	if (st->owner == getpid())
+		return;
+	if (st->guard_rd >= 0)
+		close(st->guard_rd);
+	if (st->guard_fd >= 0)
+		close(st->guard_fd);
+	if (st->guard_ready >= 0)
+		close(st->guard_ready);
+	st->guard_rd = st->guard_fd = st->guard_ready = -1;
+	st->guard_mid = 0; /* the other process's child */
+	st->guard_used = 0;
+	st->running = 0; /* that process's commands */
+	st->proxy_dir_sent = 0;
+	st->proxy_dir_foreign = 1;
+	st->owner = getpid();
+}
+
 int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			    struct srt_diag *diag)
 {

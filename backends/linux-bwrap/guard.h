@@ -22,6 +22,13 @@ int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command 
 			  struct srt_diag *diag);
 int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			    struct srt_diag *diag);
+/* In a process forked from the one st's guard fields are of (a worker
+ * forked after the start): forget that process's guard, closing this
+ * copy's end of its pipe without a record (a quit from here would disarm
+ * it), and mark the proxy's directory as that process's, so this one's
+ * own guards are never told to remove it. Nothing in the process they
+ * are of. */
+void srt__bwrap_guard_adopt(struct srt__bwrap_state *st);
 /* Reap the guard's short-lived parent: SRT_OK when the guard started. */
 int srt__bwrap_guard_check(struct srt__bwrap_state *st, struct srt_diag *diag);
 /* Send one record (type, then text) to the guard; SRT_OK with no guard. */

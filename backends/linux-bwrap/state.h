@@ -19,6 +19,10 @@ struct srt__bwrap_state {
 	int guard_used;  /* a command has run under this guard */
 	int running;     /* commands between wrap() and release() */
 	int proxy_dir_sent;
+	int proxy_dir_foreign; /* a copy made by fork: the proxy's directory
+				* is the other process's, never this one's
+				* guards' to remove (srt__bwrap_guard_adopt) */
+	pid_t owner;     /* the process this state's guard fields are of */
 };
 
 #endif

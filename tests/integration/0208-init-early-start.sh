@@ -8,13 +8,15 @@
 # nothing running and never a command with part of its plan; a program
 # embedding libsrt that forks without exec meanwhile does not stall the
 # run, also in a child the program forked after the start, even while
-# the proxy's thread holds the violation store; the proxy's
+# the proxy's thread holds the violation store, and such a child, ending
+# with or without srt_sandbox_free, takes nothing of the parent's with
+# it (proxy, run directory, cleanup guard); the proxy's
 # directory is the one srt made, or the run is refused; past bwrap's
 # limit of 9000 arguments srt says so itself. The
 # helper's refusals of an incomplete memfd are in 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 32
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -507,4 +509,159 @@ if libsrt_cc "$WORK/forkheld" "$WORK/forkheld.c"; then
 else
 	not_ok "the program holding the store builds ($(head -c 300 "$WORK/cc.err"))"
 	skip "the program did not build"
+fi
+
+# 27-32: a child forked after the start and after a run (its parent's
+# cleanup guard exists) owns nothing the start made. It used to take the
+# parent's things with it: its srt_sandbox_free stopped the proxy's copy
+# and removed the parent's socket and directory, its guard or its free
+# removed the parent's run directory (each failed the parent's later runs
+# closed), and its runs wrote to the parent's guard and its free sent that
+# guard the quit record of a normal end, after which a srt killed would
+# leave its sandboxed command running.
+cat > "$WORK/forkfree.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+/* the command's code goes to the file $0 names */
+static const char *cmd_run[] = { "/bin/sh", "-c",
+	"curl -s -o /dev/null -w '%{http_code}' -x \"$http_proxy\" http://not-allowed.invalid/ > \"$0\"",
+	NULL, NULL };
+
+static int run(struct srt_sandbox *sb, const char *file)
+{
+	struct srt_diag d;
+	char code[8] = "";
+	int st = -1, rc;
+	FILE *f;
+
+	memset(&d, 0, sizeof(d));
+	cmd_run[3] = file;
+	unlink(file);
+	rc = srt_sandbox_run(sb, cmd_run, NULL, &st, &d);
+	if ((f = fopen(file, "r"))) {
+		if (!fgets(code, sizeof(code), f))
+			code[0] = '\0';
+		fclose(f);
+	}
+	if (rc)
+		fprintf(stderr, "%s: %s\n", file, d.message);
+	return rc ? -1 : atoi(code);
+}
+
+int main(int argc, char **argv)
+{
+	struct srt_sandbox *sb = NULL;
+	struct srt_diag d;
+	const char *mode;
+	int ws = -1, first;
+	pid_t p;
+
+	memset(&d, 0, sizeof(d));
+	if (argc != 3 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) || srt_sandbox_start(sb, &d))
+		return fprintf(stderr, "setup: %s\n", d.message), 2;
+	mode = argv[2];
+	/* a run first: the parent's cleanup guard exists at the fork */
+	first = run(sb, "code-first");
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		int code = run(sb, "code-child");
+
+		printf("child-code=%d\n", code);
+		fflush(stdout);
+		if (!strcmp(mode, "free")) {
+			alarm(20); /* a free that waits on the parent's threads */
+			srt_sandbox_free(sb);
+			printf("child-freed\n");
+			fflush(stdout);
+		}
+		_exit(0);
+	}
+	waitpid(p, &ws, 0);
+	sleep(1); /* what the child's guard does after its exit */
+	printf("first-code=%d child-status=%d later-code=%d\n", first,
+	       WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), run(sb, "code-later"));
+	srt_sandbox_free(sb);
+	return 0;
+}
+C
+cat > "$WORK/forkguard.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+int main(int argc, char **argv)
+{
+	static const char *quick[] = { "/bin/sh", "-c", "exit 0", NULL };
+	const char *slow[] = { "/bin/sh", "-c", NULL, NULL };
+	struct srt_sandbox *sb = NULL;
+	struct srt_diag d;
+	int st = -1, ws = -1;
+	pid_t p;
+
+	memset(&d, 0, sizeof(d));
+	if (argc != 3 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) || srt_sandbox_start(sb, &d))
+		return fprintf(stderr, "setup: %s\n", d.message), 2;
+	slow[2] = argv[2];
+	/* the parent's guard exists before the fork and is kept for its runs */
+	if (srt_sandbox_run(sb, quick, NULL, &st, &d))
+		return fprintf(stderr, "first run: %s\n", d.message), 2;
+	p = fork();
+	if (p == 0) {
+		int rc = srt_sandbox_run(sb, quick, NULL, &st, &d);
+
+		srt_sandbox_free(sb);
+		_exit(rc ? 1 : 0);
+	}
+	waitpid(p, &ws, 0);
+	printf("child-exit=%d\n", WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
+	fflush(stdout);
+	/* killed by the test during this run: the guard must end it */
+	srt_sandbox_run(sb, slow, NULL, &st, &d);
+	return 0;
+}
+C
+cat > "$WORK/guard.json" <<'J'
+{"network":{"allowedDomains":["localhost"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+J
+if ldd "$SRT" 2>/dev/null | grep -q libasan; then
+	for i in 1 2 3 4 5 6; do
+		skip "a child forked after a run: the sanitized build's allocator is not fork-safe in a threaded program (libasan has no fork interceptor); the plain build runs it"
+	done
+elif libsrt_cc "$WORK/forkfree" "$WORK/forkfree.c" && libsrt_cc "$WORK/forkguard" "$WORK/forkguard.c"; then
+	for m in exit free; do
+		out=$(cd "$WORK/proj" && SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 60 "$WORK/forkfree" "$WORK/later.json" $m 2>"$WORK/forkfree.err")
+		diag "$m: $(tr '\n' ' ' <<<"$out")" "$(head -c 300 "$WORK/forkfree.err")"
+		check "a child forked after a run, ending by $m: its own run got the proxy's 403" \
+			grep -qx 'child-code=403' <<<"$out"
+		check "a child forked after a run, ending by $m: the parent's later run still reaches the proxy (403)" \
+			grep -qx 'first-code=403 child-status=0 later-code=403' <<<"$out"
+	done
+	# the parent's last run is killed with SIGKILL while its command
+	# sleeps: the parent's guard, which the child must have left armed,
+	# ends the command
+	mark="sleep 6$$.5"
+	(cd "$WORK/proj" && exec env SRT_BACKEND_DIR="$(dirname "$BACKEND")" "$WORK/forkguard" "$WORK/guard.json" "exec $mark" >"$WORK/forkguard.out" 2>&1) &
+	fg=$!
+	for i in $(seq 100); do pgrep -f "^$mark\$" >/dev/null && break; sleep 0.1; done
+	seen=$(pgrep -f "^$mark\$")
+	kill -9 $fg 2>/dev/null
+	wait $fg 2>/dev/null
+	for i in $(seq 50); do pgrep -f "^$mark\$" >/dev/null || break; sleep 0.1; done
+	left=$(pgrep -f "^$mark\$")
+	[ -n "$left" ] && kill -9 $left 2>/dev/null
+	diag "forkguard: $(tr '\n' ' ' <"$WORK/forkguard.out" | head -c 300)"
+	check "a child forked after a run and freed: the parent's next command runs" test -n "$seen"
+	check "and when the parent is killed during it, the parent's guard ends it" test -n "$seen" -a -z "$left"
+else
+	not_ok "the forking programs build ($(head -c 300 "$WORK/cc.err"))"
+	for i in 2 3 4 5 6; do skip "the program did not build"; done
 fi
