@@ -128,6 +128,9 @@ struct wname {
 	const struct srt__protected *prot; /* a placeholder srt put at a protected
 					    * name the run made: arrivals there are
 					    * moved aside again */
+	char *at;      /* the path of its directory when the name was taken: a
+			* denied path names its parent by path, which a rename
+			* of that directory (dir_moved) does not change */
 };
 
 /* A file made during the run in a directory that holds a write-protected
@@ -1962,9 +1965,13 @@ static long add_name(struct watcher *w, size_t dir, const char *name, int kind)
 		say_full(w, "names", MAX_NAMES);
 		return -1;
 	}
-	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL };
-	if (!w->names[w->n_names].name)
+	w->names[w->n_names] = (struct wname){ dir, strdup(name), kind, 0, -1, -1, NULL, 0, 0, 0, 0, NULL, NULL,
+					       strdup(w->dirs[dir].path) };
+	if (!w->names[w->n_names].name || !w->names[w->n_names].at) {
+		free(w->names[w->n_names].name);
+		free(w->names[w->n_names].at);
 		return -1;
+	}
 	return (long)w->n_names++;
 }
 
@@ -2815,14 +2822,23 @@ static int new_protected(struct watcher *w, size_t dir, const char *name, int is
 
 /* ---- new directory entries: globs and write roots ---------------------- */
 
-static void scan_dir(struct watcher *w, size_t dir);
+/* how a listing calls entry_arrived: */
+#define LISTED 1       /* a directory watched now, or after lost events */
+#define LISTED_AGAIN 2 /* a watched directory renamed: names tracked in it
+			* already are as they were (their covers moved with
+			* them); only the others are looked at */
+static void scan_dir(struct watcher *w, size_t dir, int how);
 
+/* A denied pattern covers what it matches and also the name it spells
+ * ("secret[1].txt" the file of that name as well as "secret1.txt"): srt
+ * applies an existing one of those at the start, and one made during the
+ * run must be covered as it appears, as an absent plain name is. */
 static int glob_matches(const struct watcher *w, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < w->n_globs; i++)
-		if (srt__glob_match(w->globs[i], path))
+		if (srt__glob_match(w->globs[i], path) || !strcmp(w->o->watch_glob[i], path))
 			return 1;
 	return 0;
 }
@@ -2846,6 +2862,58 @@ static int glob_below(const struct watcher *w, const char *dir)
 	return 0;
 }
 
+/* Is the watched directory dir still at its path? Then a second name of
+ * it (a bind mount) arrived, not the directory itself by a rename. */
+static int dir_still_at(const struct watcher *w, size_t dir)
+{
+	struct stat a, b;
+
+	return fstat(w->dirs[dir].fd, &a) == 0 && lstat(w->dirs[dir].path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A watched directory arrived as path, opened there without following
+ * links: it was renamed (a directory has one name), by the host or by the
+ * command. Names are matched against the globs by their directory's
+ * path, so its path and those of the watched directories below it change
+ * to the new ones, and each is listed again: a name already in it may
+ * match a glob under the new path (g/tmpd holding k, renamed g/secY, for
+ * "g/sec*" "/k"), and new names in it are matched as they come. Out of
+ * memory, the run stops rather than match against a path that is gone. */
+static void dir_moved(struct watcher *w, size_t dir, const char *path)
+{
+	size_t n = w->n_dirs, k = 0, i, ol;
+	size_t *moved = calloc(n, sizeof(*moved));
+	char *old = strdup(w->dirs[dir].path);
+
+	if (!moved || !old) {
+		free(moved);
+		free(old);
+		stop_run(w, path, NULL, "out of memory following a renamed directory");
+	}
+	ol = strlen(old);
+	for (i = 0; i < n; i++) {
+		const char *p = w->dirs[i].path;
+		char *np;
+
+		if (i != dir && (strncmp(p, old, ol) != 0 || p[ol] != '/'))
+			continue;
+		if (asprintf(&np, "%s%s", path, i == dir ? "" : p + ol) < 0) {
+			free(moved);
+			free(old);
+			stop_run(w, path, NULL, "out of memory following a renamed directory");
+		}
+		free(w->dirs[i].path);
+		w->dirs[i].path = np;
+		w->dirs[i].globbed |= glob_below(w, np);
+		moved[k++] = i;
+	}
+	free(old);
+	for (i = 0; i < k; i++)
+		scan_dir(w, moved[i], LISTED_AGAIN);
+	free(moved);
+}
+
 /* name appeared in the watched directory dir (type: DT_DIR, DT_REG...). */
 /* name is in the watched directory dir: it arrived (an inotify event;
  * renamed: by a rename), or a listing found it (scanned). */
@@ -2865,7 +2933,7 @@ static void parent_arrived(struct watcher *w, const char *path)
 		long d, k;
 		int fd;
 
-		if (w->names[i].kind != W_DENY || strcmp(w->dirs[w->names[i].dir].path, path) != 0)
+		if (w->names[i].kind != W_DENY || strcmp(w->names[i].at, path) != 0)
 			continue;
 		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -2897,7 +2965,8 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		from = w->qpos + rel;
 	}
 	k = find_name(w, dir, name);
-
+	if (k >= 0 && scanned == LISTED_AGAIN)
+		return;
 	if (k >= 0 && w->names[k].prot) {
 		quarantine_file(w, dir, name, w->names[k].prot);
 		return;
@@ -2930,6 +2999,7 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 	if ((d->depth >= 0 && (d->depth + 1 < w->o->watch_depth || claude)) ||
 	    (d->globbed && glob_below(w, path))) {
 		int fd = openat(d->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		size_t had = w->n_dirs;
 		long nd;
 
 		if (fd < 0) {
@@ -2939,13 +3009,15 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		nd = add_dir_fd(w, fd, path,
 				d->depth >= 0 && (d->depth + 1 < w->o->watch_depth || claude) ? d->depth + 1 : -1,
 				d->globbed && glob_below(w, path));
-		if (nd >= 0 && (size_t)nd == w->n_dirs - 1)
-			scan_dir(w, (size_t)nd); /* entries made before the watch */
+		if (nd >= 0 && w->n_dirs > had)
+			scan_dir(w, (size_t)nd, LISTED); /* entries made before the watch */
+		else if (nd >= 0 && strcmp(w->dirs[nd].path, path) != 0 && !dir_still_at(w, (size_t)nd))
+			dir_moved(w, (size_t)nd, path);
 	}
 }
 
 /* The entries of a directory just watched (or after an overflow). */
-static void scan_dir(struct watcher *w, size_t dir)
+static void scan_dir(struct watcher *w, size_t dir, int how)
 {
 	int fd = openat(w->dirs[dir].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dd;
@@ -2971,7 +3043,7 @@ static void scan_dir(struct watcher *w, size_t dir)
 				continue;
 			is_dir = S_ISDIR(st.st_mode);
 		}
-		entry_arrived(w, dir, de->d_name, is_dir, w->qlen, 0, 1);
+		entry_arrived(w, dir, de->d_name, is_dir, w->qlen, 0, how);
 	}
 	closedir(dd);
 }
@@ -3644,7 +3716,7 @@ static void recheck_all(struct watcher *w)
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth >= 0 || w->dirs[i].globbed)
-			scan_dir(w, i);
+			scan_dir(w, i, LISTED);
 }
 
 /* Past the time finish gave itself to read the queue? */
@@ -3811,7 +3883,7 @@ static int setup(struct watcher *w)
 			continue;
 		snprintf(base, sizeof(base), "%.*s", (int)bl, o->watch_glob[i]);
 		if (add_dir_path(w, base, -1, 1) >= 0 && glob_below(w, base))
-			scan_dir(w, w->n_dirs - 1);
+			scan_dir(w, w->n_dirs - 1, LISTED);
 	}
 	for (i = 0; i < o->n_watch_tree && o->watch_depth > 0; i++)
 		add_dir_path(w, o->watch_tree[i], 0, 0);
@@ -3820,7 +3892,7 @@ static int setup(struct watcher *w)
 	n = w->n_dirs;
 	for (i = 0; i < n; i++)
 		if (w->dirs[i].depth == 0)
-			scan_dir(w, i);
+			scan_dir(w, i, LISTED);
 	if (w->setup_full)
 		return -1; /* said by say_full */
 	return fan_setup(w);
@@ -3903,7 +3975,7 @@ static void finish(struct watcher *w)
 				size_t i = w->end_dir++;
 
 				if (w->dirs[i].depth >= 0 || w->dirs[i].globbed)
-					scan_dir(w, i);
+					scan_dir(w, i, LISTED);
 			}
 		}
 		w->end_step = 2;
