@@ -463,8 +463,9 @@ out:
 	return rc < 0 ? rc : -EINVAL;
 }
 
-static int load_prog(const struct sock_filter *prog, uint32_t n, int *listener, char *step,
-		     size_t steplen);
+static int load_prog(const struct sock_filter *prog, uint32_t n, const char *what, int *listener,
+		     char *step, size_t steplen);
+static int build_supervisor(unsigned flags, scmp_filter_ctx *out, char *step, size_t steplen);
 
 int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 {
@@ -474,7 +475,7 @@ int srt__seccomp_install(unsigned flags, char *step, size_t steplen)
 	int rc, before;
 
 	if (built)
-		return load_prog(built->prog, built->n, NULL, step, steplen);
+		return load_prog(built->prog, built->n, NULL, NULL, step, steplen);
 	rc = build_enforce(flags, &ctx, step, steplen);
 	if (rc < 0)
 		return rc;
@@ -705,7 +706,7 @@ int srt__seccomp_install_observer(unsigned observe, int *listener, char *step, s
 		return rc;
 	built = srt__seccomp_program_built(SRT_SECCOMP_KIND_OBSERVE, observe);
 	if (built)
-		return load_prog(built->prog, built->n, listener, step, steplen);
+		return load_prog(built->prog, built->n, "observe", listener, step, steplen);
 	rc = build_observer(observe, &ctx, step, steplen);
 	if (rc < 0)
 		return rc;
@@ -842,8 +843,8 @@ void srt__seccomp_prebuilt_free(struct srt__seccomp_prebuilt *p)
 /* Load prog as seccomp_load would (no_new_privs first, then the filter,
  * with a listener when listener is not NULL), checked against the
  * kernel's own filter count. */
-static int load_prog(const struct sock_filter *prog, uint32_t n, int *listener, char *step,
-		     size_t steplen)
+static int load_prog(const struct sock_filter *prog, uint32_t n, const char *what, int *listener,
+		     char *step, size_t steplen)
 {
 	/* the kernel copies the program and never writes it */
 	struct sock_fprog fp = { (unsigned short)n, (struct sock_filter *)prog };
@@ -864,7 +865,10 @@ static int load_prog(const struct sock_filter *prog, uint32_t n, int *listener, 
 			  listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &fp);
 	if (rc < 0) {
 		rc = -errno;
-		snprintf(step, steplen, listener ? "load the observe filter" : "seccomp_load");
+		if (listener)
+			snprintf(step, steplen, "load the %s filter", what);
+		else
+			snprintf(step, steplen, "seccomp_load");
 		return rc;
 	}
 	if (listener) {
@@ -873,7 +877,7 @@ static int load_prog(const struct sock_filter *prog, uint32_t n, int *listener, 
 		*listener = rc;
 		if (fcntl(rc, F_SETFD, FD_CLOEXEC) != 0) {
 			*listener = -2; /* the filter is in place */
-			snprintf(step, steplen, "listener of the observe filter");
+			snprintf(step, steplen, "listener of the %s filter", what);
 			return -errno;
 		}
 	}
@@ -893,12 +897,12 @@ int srt__seccomp_load_observer_prebuilt(const struct srt__seccomp_prebuilt *p, i
 	rc = srt__seccomp_notify_supported(step, steplen);
 	if (rc < 0)
 		return rc;
-	return load_prog(p->obs, p->n_obs, listener, step, steplen);
+	return load_prog(p->obs, p->n_obs, "observe", listener, step, steplen);
 }
 
 int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step, size_t steplen)
 {
-	return load_prog(p->enf, p->n_enf, NULL, step, steplen);
+	return load_prog(p->enf, p->n_enf, NULL, NULL, step, steplen);
 }
 
 int srt__seccomp_build_program(int kind, unsigned bits, struct sock_filter **prog, uint32_t *n,
@@ -913,15 +917,29 @@ int srt__seccomp_build_program(int kind, unsigned bits, struct sock_filter **pro
 		rc = build_enforce(bits, &ctx, step, steplen);
 	else if (kind == SRT_SECCOMP_KIND_OBSERVE && bits && bits < SRT_SECCOMP_OBSERVE_COMBINATIONS)
 		rc = build_observer(bits, &ctx, step, steplen);
+	else if (kind == SRT_SECCOMP_KIND_SUPERVISOR && bits < SRT_SECCOMP_SUPERVISOR_COMBINATIONS)
+		rc = build_supervisor(bits, &ctx, step, steplen);
 	else
 		return -EINVAL;
 	if (rc < 0)
 		return rc;
-	rc = export_prog(ctx, prog, n);
+	return srt__seccomp_ctx_program(ctx, prog, n, step, steplen);
+}
+
+int srt__seccomp_ctx_program(void *ctx, struct sock_filter **prog, uint32_t *n, char *step,
+			     size_t steplen)
+{
+	int rc = export_prog(ctx, prog, n);
+
 	seccomp_release(ctx);
 	if (rc < 0)
 		snprintf(step, steplen, "export the filter");
 	return rc;
+}
+
+int srt__seccomp_load_built(const struct srt__seccomp_program *p, char *step, size_t steplen)
+{
+	return load_prog(p->prog, p->n, NULL, NULL, step, steplen);
 }
 
 #ifdef SRT_SECCOMP_TABLES
@@ -1037,26 +1055,43 @@ static int add_supervised(scmp_filter_ctx ctx, const struct srt__supervised_sysc
 	return rc;
 }
 
-int srt__seccomp_install_supervisor(unsigned flags, int *listener, char *step, size_t steplen)
+/* The supervisor's filter for flags, built (not loaded): as build_enforce. */
+static int build_supervisor(unsigned flags, scmp_filter_ctx *out, char *step, size_t steplen)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
+	int rc;
+
+	*out = NULL;
+	ctx = srt__seccomp_filter_new(&rc, step, steplen);
+	if (!ctx)
+		return rc;
+	for (i = 0; i < srt__n_supervised_syscalls; i++) {
+		rc = add_supervised(ctx, &srt__supervised_syscalls[i], flags, step, steplen);
+		if (rc < 0) {
+			seccomp_release(ctx);
+			return rc;
+		}
+	}
+	*out = ctx;
+	return 0;
+}
+
+int srt__seccomp_install_supervisor(unsigned flags, int *listener, char *step, size_t steplen)
+{
+	const struct srt__seccomp_program *built =
+		srt__seccomp_program_built(SRT_SECCOMP_KIND_SUPERVISOR, flags);
+	scmp_filter_ctx ctx;
 	int rc;
 
 	*listener = -1;
 	rc = srt__seccomp_notify_supported(step, steplen);
 	if (rc < 0)
 		return rc;
-	ctx = srt__seccomp_filter_new(&rc, step, steplen);
-	if (!ctx)
+	if (built)
+		return load_prog(built->prog, built->n, "supervisor", listener, step, steplen);
+	rc = build_supervisor(flags, &ctx, step, steplen);
+	if (rc < 0)
 		return rc;
-	for (i = 0; i < srt__n_supervised_syscalls; i++) {
-		rc = add_supervised(ctx, &srt__supervised_syscalls[i], flags, step, steplen);
-		if (rc < 0)
-			goto out;
-	}
 	return load_with_listener(ctx, "supervisor", listener, step, steplen);
-out:
-	seccomp_release(ctx);
-	return rc < 0 ? rc : 0;
 }

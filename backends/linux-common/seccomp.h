@@ -158,21 +158,30 @@ int srt__seccomp_load_prebuilt(const struct srt__seccomp_prebuilt *p, char *step
  * The programs depend only on the flags and on the libseccomp linked in, so
  * the build runs libseccomp once for every combination (seccomp-gen.c) and
  * compiles the results into the helpers (seccomp-tables.c, made by the
- * build); srt__seccomp_install and srt__seccomp_install_observer load the
- * program found there and run libseccomp only for one that is not (a
- * cross-compiled build has none). Building a filter took the helper 0.5 to
- * 1.4 ms per filter, two per run, of a start of 27 to 29 ms on a 2-CPU
- * virtual machine where page faults are dear; loading one takes 0.2 ms.
+ * build); srt__seccomp_install, srt__seccomp_install_observer,
+ * srt__seccomp_install_supervisor and linux-landlock's
+ * srt__ll_seccomp_install load the program found there and run libseccomp
+ * only for one that is not (a cross-compiled build has none). Building a
+ * filter took the helpers 0.2 to 1.8 ms per filter, two per run under
+ * linux-bwrap and three under linux-landlock, on a 2-CPU virtual machine
+ * where page faults are dear; loading one takes 0.2 ms.
  * tests/unit/test-seccomp.c checks each table program against what
  * libseccomp builds at run time. */
 enum srt__seccomp_kind {
 	SRT_SECCOMP_KIND_ENFORCE = 1, /* bits: enum srt__seccomp_flags */
 	SRT_SECCOMP_KIND_OBSERVE,     /* bits: enum srt__observe_flags, not 0 */
+	SRT_SECCOMP_KIND_SUPERVISOR,  /* bits: SRT_SUPER_* (linux-landlock's
+				       * write supervisor, below) */
+	SRT_SECCOMP_KIND_LL_NET,      /* bits: enum srt__ll_seccomp_flags
+				       * (backends/linux-landlock/netfilter.h),
+				       * built there: srt__ll_seccomp_build_program */
 };
 /* how many combinations of its bits each kind has (the bits of every
  * combination are below it) */
 #define SRT_SECCOMP_ENFORCE_COMBINATIONS 16u
 #define SRT_SECCOMP_OBSERVE_COMBINATIONS 16u
+#define SRT_SECCOMP_SUPERVISOR_COMBINATIONS 4u
+#define SRT_SECCOMP_LL_NET_COMBINATIONS 8u
 
 struct srt__seccomp_program {
 	unsigned char kind, bits;
@@ -188,6 +197,16 @@ int srt__seccomp_build_program(int kind, unsigned bits, struct sock_filter **pro
 
 /* The program of kind for bits built with srt, or NULL. */
 const struct srt__seccomp_program *srt__seccomp_program_built(int kind, unsigned bits);
+
+/* ctx's program (a scmp_filter_ctx) as seccomp_load would load it, and
+ * ctx released: 0 with *prog (the caller's to free) of *n instructions,
+ * or -errno with step saying where. */
+int srt__seccomp_ctx_program(void *ctx, struct sock_filter **prog, uint32_t *n, char *step,
+			     size_t steplen);
+
+/* Load p (a program without a listener) as seccomp_load would: no new
+ * privileges first, and the kernel's filter count checked after. */
+int srt__seccomp_load_built(const struct srt__seccomp_program *p, char *step, size_t steplen);
 
 /* ---- linux-landlock's write supervisor (supervisor.h) --------------------
  * A third program, loaded last, whose only non-ALLOW action is USER_NOTIF:

@@ -125,11 +125,14 @@ static int add_calls(scmp_filter_ctx ctx, uint32_t action, const struct call *v,
 	return 0;
 }
 
-int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
+/* The filter for flags, built (not loaded): 0 with *out the caller's, or
+ * -errno with step saying where. */
+static int build(unsigned flags, scmp_filter_ctx *out, char *step, size_t steplen)
 {
 	scmp_filter_ctx ctx;
 	int rc;
 
+	*out = NULL;
 	ctx = srt__seccomp_filter_new(&rc, step, steplen);
 	if (!ctx)
 		return rc;
@@ -183,10 +186,41 @@ int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
 		if (rc < 0)
 			goto out;
 	}
+	*out = ctx;
+	return 0;
+out:
+	seccomp_release(ctx);
+	return rc;
+}
+
+int srt__ll_seccomp_build_program(unsigned flags, struct sock_filter **prog, uint32_t *n, char *step,
+				  size_t steplen)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	*prog = NULL;
+	*n = 0;
+	if (flags >= SRT_SECCOMP_LL_NET_COMBINATIONS)
+		return -EINVAL;
+	rc = build(flags, &ctx, step, steplen);
+	return rc < 0 ? rc : srt__seccomp_ctx_program(ctx, prog, n, step, steplen);
+}
+
+int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen)
+{
+	const struct srt__seccomp_program *built = srt__seccomp_program_built(SRT_SECCOMP_KIND_LL_NET, flags);
+	scmp_filter_ctx ctx;
+	int rc;
+
+	if (built)
+		return srt__seccomp_load_built(built, step, steplen);
+	rc = build(flags, &ctx, step, steplen);
+	if (rc < 0)
+		return rc;
 	rc = seccomp_load(ctx);
 	if (rc < 0)
 		snprintf(step, steplen, "seccomp_load");
-out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;
 }

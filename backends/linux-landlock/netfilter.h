@@ -13,6 +13,7 @@
 #define SRT_LANDLOCK_NETFILTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum srt__ll_seccomp_flags {
 	/* socket()/socketpair() of every family but AF_UNIX: EPERM */
@@ -33,5 +34,13 @@ enum srt__ll_seccomp_flags {
  * On failure returns a negative errno, names the failed step in step, and
  * nothing is loaded. */
 int srt__ll_seccomp_install(unsigned flags, char *step, size_t steplen);
+
+/* The program srt__ll_seccomp_install loads for flags when srt was built
+ * without it (libseccomp's, built now): 0 with *prog (the caller's to
+ * free) of *n instructions, or -errno with step saying where. seccomp-gen
+ * compiles it into the helpers for every combination of the flags. */
+struct sock_filter;
+int srt__ll_seccomp_build_program(unsigned flags, struct sock_filter **prog, uint32_t *n, char *step,
+				  size_t steplen);
 
 #endif

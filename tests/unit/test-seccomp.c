@@ -28,6 +28,7 @@
 #include <linux/filter.h>
 
 #include "backends/linux-common/seccomp.h"
+#include "backends/linux-landlock/netfilter.h"
 #include "tests/unit/tap.h"
 
 #define HI_NOISE ((unsigned long)(UINT64_C(1) << 32))
@@ -479,29 +480,38 @@ static void case_export_observer(void)
  * prove holds for what libseccomp would have built too. */
 static void case_built_programs(void)
 {
-	static const int kinds[] = { SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_KIND_OBSERVE };
+	static const struct {
+		int kind;
+		const char *what;
+		unsigned first, end;
+	} kinds[] = {
+		{ SRT_SECCOMP_KIND_ENFORCE, "enforcement", 0, SRT_SECCOMP_ENFORCE_COMBINATIONS },
+		{ SRT_SECCOMP_KIND_OBSERVE, "observe", 1, SRT_SECCOMP_OBSERVE_COMBINATIONS },
+		{ SRT_SECCOMP_KIND_SUPERVISOR, "write supervisor", 0, SRT_SECCOMP_SUPERVISOR_COMBINATIONS },
+		{ SRT_SECCOMP_KIND_LL_NET, "linux-landlock network", 0, SRT_SECCOMP_LL_NET_COMBINATIONS },
+	};
 
-	for (size_t k = 0; k < 2; k++) {
-		unsigned end = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? SRT_SECCOMP_ENFORCE_COMBINATIONS
-								    : SRT_SECCOMP_OBSERVE_COMBINATIONS;
-
-		for (unsigned bits = kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? 0 : 1; bits < end; bits++) {
-			const struct srt__seccomp_program *b = srt__seccomp_program_built(kinds[k], bits);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (unsigned bits = kinds[k].first; bits < kinds[k].end; bits++) {
+			const struct srt__seccomp_program *b = srt__seccomp_program_built(kinds[k].kind, bits);
 			struct sock_filter *prog = NULL;
 			uint32_t n = 0;
 			char step[128] = "";
-			int rc = srt__seccomp_build_program(kinds[k], bits, &prog, &n, step, sizeof(step));
+			int rc = kinds[k].kind == SRT_SECCOMP_KIND_LL_NET ?
+					 srt__ll_seccomp_build_program(bits, &prog, &n, step, sizeof(step)) :
+					 srt__seccomp_build_program(kinds[k].kind, bits, &prog, &n, step, sizeof(step));
 
 			ok(rc == 0 && b && b->n == n && memcmp(b->prog, prog, n * sizeof(*prog)) == 0,
 			   "%s filter, flags %#x: the program built with srt (%u instructions) is libseccomp's "
 			   "(%u, rc %d %s)",
-			   kinds[k] == SRT_SECCOMP_KIND_ENFORCE ? "enforcement" : "observe", bits,
-			   b ? (unsigned)b->n : 0, (unsigned)n, rc, step);
+			   kinds[k].what, bits, b ? (unsigned)b->n : 0, (unsigned)n, rc, step);
 			free(prog);
 		}
 	}
 	ok(!srt__seccomp_program_built(SRT_SECCOMP_KIND_OBSERVE, 0) &&
-		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_ENFORCE_COMBINATIONS),
+		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_ENFORCE, SRT_SECCOMP_ENFORCE_COMBINATIONS) &&
+		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_SUPERVISOR, SRT_SECCOMP_SUPERVISOR_COMBINATIONS) &&
+		   !srt__seccomp_program_built(SRT_SECCOMP_KIND_LL_NET, SRT_SECCOMP_LL_NET_COMBINATIONS),
 	   "no program for flags outside the combinations");
 }
 
