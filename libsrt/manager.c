@@ -518,6 +518,11 @@ int srt_sandbox_set_request_filter(struct srt_sandbox *sb, srt_request_filter_fn
 	return SRT_OK;
 }
 
+int srt__sandbox_is_copy(const struct srt_sandbox *sb)
+{
+	return sb->started && sb->owner != getpid();
+}
+
 void srt_sandbox_free(struct srt_sandbox *sb)
 {
 	int copy;
@@ -531,7 +536,7 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 	 * process that started the sandbox, which still runs commands. The
 	 * copy leaves them be (its memory and descriptors of them go with it)
 	 * and releases only its own; the backend knows its part itself. */
-	copy = sb->started && sb->owner != getpid();
+	copy = srt__sandbox_is_copy(sb);
 	if (sb->be && sb->bstate)
 		sb->be->teardown(sb->bstate);
 	if (!copy) {

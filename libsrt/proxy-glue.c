@@ -414,12 +414,25 @@ static int open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	return start_thread(sb, diag);
 }
 
+/* A copy made by fork has a copy of the proxy's rules, which no proxy
+ * reads: the proxy runs in the process that started the sandbox, and a
+ * change made here would be reported done and change nothing. */
+static int copy_refused(const struct srt_sandbox *sb, struct srt_diag *diag)
+{
+	return srt_diag_set(diag, SRT_E_STATE, "network",
+			    "this process was forked from the one that started the sandbox (pid %ld), whose "
+			    "proxy serves its commands: change the network rules there",
+			    (long)sb->owner);
+}
+
 int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
 				struct srt_diag *diag)
 {
 	struct srt__settings next;
 	int rc;
 
+	if (srt__sandbox_is_copy(sb))
+		return copy_refused(sb, diag);
 	srt__settings_init(&next);
 	rc = srt__settings_parse_json(&next, json, len, "settings update", diag);
 	if (rc)
@@ -451,6 +464,8 @@ int srt_sandbox_set_command_domains(struct srt_sandbox *sb, const char *command_
 	size_t i;
 	int rc;
 
+	if (srt__sandbox_is_copy(sb))
+		return copy_refused(sb, diag);
 	if (!command_id || strlen(command_id) < 22)
 		return srt_diag_set(diag, SRT_E_INVAL, "commandId",
 				    "a per-command list needs a command id of at least 22 characters (it is carried in the proxy username)");

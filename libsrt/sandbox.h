@@ -85,6 +85,11 @@ struct srt_sandbox {
 	pthread_mutex_t update_lock; /* serialises srt_sandbox_update_settings */
 };
 
+/* Is this a copy of a started sandbox made by fork (this process is not
+ * the one that started it)? The proxy and what it serves stay that
+ * process's (srt_sandbox_free, srt_sandbox_update_settings). */
+int srt__sandbox_is_copy(const struct srt_sandbox *sb);
+
 /* One line for the caller: through srt_options.log when set, else stderr
  * ("srt: warning: ..."); is_debug lines only under --debug. */
 void srt__sandbox_log(struct srt_sandbox *sb, int is_debug, const char *fmt, ...)

@@ -241,7 +241,11 @@ int srt_sandbox_annotate_stderr(struct srt_sandbox *sb, const char *key,
 /* Replace the live settings with a complete settings object (JSON text):
  * the network lists and ignoreViolations change for running commands; the
  * filesystem rules of running commands do not. An invalid object changes
- * nothing and fills diag. Thread-safe. */
+ * nothing and fills diag. Thread-safe. In a process forked after
+ * srt_sandbox_start, SRT_E_STATE: the proxy runs in the process that
+ * started the sandbox, which changes the rules for both (the same for
+ * srt_sandbox_set_command_domains); that process also records the proxy's
+ * violations of the forked process's commands. */
 int srt_sandbox_update_settings(struct srt_sandbox *sb, const char *json, size_t len,
 				struct srt_diag *diag);
 
