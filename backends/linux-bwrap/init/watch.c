@@ -67,7 +67,7 @@
 
 /* what a dir watch reports: arrivals, and what a window check counts */
 #define DIR_MASK (IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | \
-		  IN_OPEN | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
+		  IN_OPEN | IN_ATTRIB | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define INODE_MASK (IN_MODIFY | IN_CLOSE_WRITE)
 
 #ifndef STATX_ATTR_MOUNT_ROOT
@@ -130,7 +130,7 @@ struct wname {
 					    * moved aside again */
 	char *at;      /* the path of its directory when the name was taken: a
 			* denied path names its parent by path, which a rename
-			* of that directory (dir_moved) does not change */
+			* of that directory (dirs_follow) does not change */
 };
 
 /* A file made during the run in a directory that holds a write-protected
@@ -2862,53 +2862,60 @@ static int glob_below(const struct watcher *w, const char *dir)
 	return 0;
 }
 
-/* Is the watched directory dir still at its path? Then a second name of
- * it (a bind mount) arrived, not the directory itself by a rename. */
-static int dir_still_at(const struct watcher *w, size_t dir)
+/* The path of the watched directory dir now, as the kernel names it
+ * (renames of it or of any directory above it included), into buf: 0, or
+ * -1 when it has none (removed) or the kernel cannot say. */
+static int dir_path_now(const struct watcher *w, size_t dir, char *buf, size_t len)
 {
-	struct stat a, b;
+	char self[64];
+	struct stat st;
+	ssize_t n;
 
-	return fstat(w->dirs[dir].fd, &a) == 0 && lstat(w->dirs[dir].path, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", w->dirs[dir].fd);
+	if (fstat(w->dirs[dir].fd, &st) != 0 || st.st_nlink == 0)
+		return -1;
+	n = readlink(self, buf, len - 1);
+	if (n <= 0 || (size_t)n >= len - 1 || buf[0] != '/')
+		return -1;
+	buf[n] = '\0';
+	return 0;
 }
 
-/* A watched directory arrived as path, opened there without following
- * links: it was renamed (a directory has one name), by the host or by the
- * command. Names are matched against the globs by their directory's
- * path, so its path and those of the watched directories below it change
- * to the new ones, and each is listed again: a name already in it may
- * match a glob under the new path (g/tmpd holding k, renamed g/secY, for
- * "g/sec*" "/k"), and new names in it are matched as they come. Out of
- * memory, the run stops rather than match against a path that is gone. */
-static void dir_moved(struct watcher *w, size_t dir, const char *path)
+/* A watched directory was renamed, by the host or by the command: itself
+ * (IN_MOVE_SELF), or it arrived under a new name. Names are matched
+ * against the globs by their directory's path, so every watched
+ * directory takes the path the kernel gives it now (a rename moves the
+ * directories below it too, and only the kernel knows which those are:
+ * an exchange of two names, or a link put where a directory was, makes a
+ * guess from the old paths wrong), and each one whose path changed is
+ * listed again: a name already in it may match a glob under the new path
+ * (g/tmpd holding k, renamed g/secY, for "g/sec*" "/k"), and new names in
+ * it are matched as they come. A second name of a directory (a bind
+ * mount) changes nothing: the kernel names it by the mount it was opened
+ * through. Out of memory, the run stops rather than match against a path
+ * that is gone. */
+static void dirs_follow(struct watcher *w, const char *what)
 {
-	size_t n = w->n_dirs, k = 0, i, ol;
-	size_t *moved = calloc(n, sizeof(*moved));
-	char *old = strdup(w->dirs[dir].path);
+	size_t n = w->n_dirs, k = 0, i;
+	size_t *moved = calloc(n ? n : 1, sizeof(*moved));
+	char now[PATH_MAX];
 
-	if (!moved || !old) {
-		free(moved);
-		free(old);
-		stop_run(w, path, NULL, "out of memory following a renamed directory");
-	}
-	ol = strlen(old);
+	if (!moved)
+		stop_run(w, what, NULL, "out of memory following a renamed directory");
 	for (i = 0; i < n; i++) {
-		const char *p = w->dirs[i].path;
 		char *np;
 
-		if (i != dir && (strncmp(p, old, ol) != 0 || p[ol] != '/'))
+		if (dir_path_now(w, i, now, sizeof(now)) != 0 || !strcmp(now, w->dirs[i].path))
 			continue;
-		if (asprintf(&np, "%s%s", path, i == dir ? "" : p + ol) < 0) {
+		if (!(np = strdup(now))) {
 			free(moved);
-			free(old);
-			stop_run(w, path, NULL, "out of memory following a renamed directory");
+			stop_run(w, what, NULL, "out of memory following a renamed directory");
 		}
 		free(w->dirs[i].path);
 		w->dirs[i].path = np;
 		w->dirs[i].globbed |= glob_below(w, np);
 		moved[k++] = i;
 	}
-	free(old);
 	for (i = 0; i < k; i++)
 		scan_dir(w, moved[i], LISTED_AGAIN);
 	free(moved);
@@ -2947,6 +2954,34 @@ static void parent_arrived(struct watcher *w, const char *path)
 	}
 }
 
+/* Something arrived at path: is it a glob's base directory (the host
+ * replaced it: mv ~/.cfg ~/.cfg.old, then a new ~/.cfg, or the command in a
+ * write root)? The old one's watch went with it, so the new one is
+ * watched and listed: what matches in it, now or later, is covered, as in
+ * the base at the start. A link there is followed (the pattern means what
+ * the path leads to now). */
+static void glob_base_arrived(struct watcher *w, const char *path)
+{
+	size_t i, l = strlen(path);
+
+	for (i = 0; i < w->o->n_watch_glob; i++) {
+		const char *p = w->o->watch_glob[i];
+		size_t had = w->n_dirs;
+		long d;
+		int fd;
+
+		if (srt__glob_base_len(p) != l || strncmp(p, path, l) != 0)
+			continue;
+		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* not a directory (yet): nothing can match below it */
+		d = add_dir_fd(w, fd, path, -1, 1);
+		if (d >= 0 && (w->n_dirs > had || strcmp(w->dirs[d].path, path) == 0))
+			scan_dir(w, (size_t)d, w->n_dirs > had ? LISTED : LISTED_AGAIN);
+		return;
+	}
+}
+
 static void entry_arrived(struct watcher *w, size_t dir, const char *name, int is_dir, size_t from,
 			  int renamed, int scanned)
 {
@@ -2962,6 +2997,7 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		size_t rel = from >= w->qpos ? from - w->qpos : 0;
 
 		parent_arrived(w, path);
+		glob_base_arrived(w, path);
 		from = w->qpos + rel;
 	}
 	k = find_name(w, dir, name);
@@ -3011,8 +3047,8 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 				d->globbed && glob_below(w, path));
 		if (nd >= 0 && w->n_dirs > had)
 			scan_dir(w, (size_t)nd, LISTED); /* entries made before the watch */
-		else if (nd >= 0 && strcmp(w->dirs[nd].path, path) != 0 && !dir_still_at(w, (size_t)nd))
-			dir_moved(w, (size_t)nd, path);
+		else if (nd >= 0 && strcmp(w->dirs[nd].path, path) != 0)
+			dirs_follow(w, path); /* renamed here, or a second name */
 	}
 }
 
@@ -3774,6 +3810,10 @@ static void handle_queue(struct watcher *w)
 				w->fresh[k].iopens++;
 			continue;
 		}
+		if ((mask & IN_MOVE_SELF) && !name[0] && (k = find_dir_wd(w, wd)) >= 0) {
+			dirs_follow(w, w->dirs[k].path);
+			continue;
+		}
 		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
 			continue;
 		if (mask & INODE_MASK) {
@@ -3878,12 +3918,20 @@ static int setup(struct watcher *w)
 	for (i = 0; i < o->n_watch_glob; i++) {
 		char base[PATH_MAX];
 		size_t bl = srt__glob_base_len(o->watch_glob[i]);
+		char *slash;
 
 		if (bl == 0 || bl >= sizeof(base))
 			continue;
 		snprintf(base, sizeof(base), "%.*s", (int)bl, o->watch_glob[i]);
 		if (add_dir_path(w, base, -1, 1) >= 0 && glob_below(w, base))
 			scan_dir(w, w->n_dirs - 1, LISTED);
+		/* and the directory above it, where a new base arrives
+		 * (glob_base_arrived) */
+		slash = strrchr(base, '/');
+		if (slash && slash != base) {
+			*slash = '\0';
+			add_dir_path(w, base, -1, 0);
+		}
 	}
 	for (i = 0; i < o->n_watch_tree && o->watch_depth > 0; i++)
 		add_dir_path(w, o->watch_tree[i], 0, 0);
