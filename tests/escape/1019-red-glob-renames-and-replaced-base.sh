@@ -11,8 +11,8 @@
 # 2. An exchange of two names (renameat2 RENAME_EXCHANGE of g/tmpd, which
 #    holds s, and g/secY) moved the paths of the directories below by their
 #    old paths' prefixes, twice: s went back to g/tmpd/s.
-#    Now every watched directory takes the path the kernel gives it after
-#    a rename (and on its own IN_MOVE_SELF).
+#    Now, on a watched directory's IN_MOVE_SELF, it and the watched
+#    directories below it take the paths the kernel gives them.
 # 3. A glob's base directory replaced (mv g g.old; mkdir g), by the command
 #    in a write root or by the host outside one: the new base was never
 #    watched. The directory above each base is watched now, and a new base

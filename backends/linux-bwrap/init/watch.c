@@ -2881,41 +2881,51 @@ static int dir_path_now(const struct watcher *w, size_t dir, char *buf, size_t l
 	return 0;
 }
 
-/* A watched directory was renamed, by the host or by the command: itself
- * (IN_MOVE_SELF), or it arrived under a new name. Names are matched
- * against the globs by their directory's path, so every watched
- * directory takes the path the kernel gives it now (a rename moves the
- * directories below it too, and only the kernel knows which those are:
- * an exchange of two names, or a link put where a directory was, makes a
- * guess from the old paths wrong), and each one whose path changed is
+/* The watched directory dir was renamed, by the host or by the command
+ * (its IN_MOVE_SELF). Names are matched against the globs by their
+ * directory's path, so it and the watched directories below it (those
+ * whose paths begin with its old one) take the path the kernel gives
+ * their descriptors now: the kernel, not a rewrite of the old paths, knows
+ * where each one is (an exchange of two names, or a link left where the
+ * directory was, made such a rewrite wrong). Each whose path changed is
  * listed again: a name already in it may match a glob under the new path
  * (g/tmpd holding k, renamed g/secY, for "g/sec*" "/k"), and new names in
- * it are matched as they come. A second name of a directory (a bind
- * mount) changes nothing: the kernel names it by the mount it was opened
- * through. Out of memory, the run stops rather than match against a path
- * that is gone. */
-static void dirs_follow(struct watcher *w, const char *what)
+ * it are matched as they come. The work is the renamed tree's, not every
+ * watched directory's: a command renaming directories in a loop gets the
+ * watcher to follow each, not to list everything it watches. Out of
+ * memory, the run stops rather than match against a path that is gone. */
+static void dirs_follow(struct watcher *w, size_t dir)
 {
-	size_t n = w->n_dirs, k = 0, i;
+	size_t n = w->n_dirs, k = 0, i, ol;
 	size_t *moved = calloc(n ? n : 1, sizeof(*moved));
+	char *old = strdup(w->dirs[dir].path);
 	char now[PATH_MAX];
 
-	if (!moved)
-		stop_run(w, what, NULL, "out of memory following a renamed directory");
+	if (!moved || !old) {
+		free(moved);
+		free(old);
+		stop_run(w, w->dirs[dir].path, NULL, "out of memory following a renamed directory");
+	}
+	ol = strlen(old);
 	for (i = 0; i < n; i++) {
+		const char *p = w->dirs[i].path;
 		char *np;
 
-		if (dir_path_now(w, i, now, sizeof(now)) != 0 || !strcmp(now, w->dirs[i].path))
+		if (i != dir && (strncmp(p, old, ol) != 0 || p[ol] != '/'))
+			continue;
+		if (dir_path_now(w, i, now, sizeof(now)) != 0 || !strcmp(now, p))
 			continue;
 		if (!(np = strdup(now))) {
 			free(moved);
-			stop_run(w, what, NULL, "out of memory following a renamed directory");
+			free(old);
+			stop_run(w, now, NULL, "out of memory following a renamed directory");
 		}
 		free(w->dirs[i].path);
 		w->dirs[i].path = np;
 		w->dirs[i].globbed |= glob_below(w, np);
 		moved[k++] = i;
 	}
+	free(old);
 	for (i = 0; i < k; i++)
 		scan_dir(w, moved[i], LISTED_AGAIN);
 	free(moved);
@@ -3015,6 +3025,13 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		return;
 	}
 	n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
+	if ((n < 0 || (size_t)n >= sizeof(path)) && d->globbed)
+		/* a path the globs cannot be matched against: the walk at the
+		 * start denies such a directory whole; here nothing can be
+		 * covered by name, so the run stops (red team: a secret read
+		 * past PATH_MAX under a glob's base) */
+		stop_run_for(w, "read", d->path, name,
+			     "a name made during the run under a denyRead glob's base is past PATH_MAX, where srt cannot match it");
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return;
 	if (d->globbed && glob_matches(w, path)) {
@@ -3047,8 +3064,8 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 				d->globbed && glob_below(w, path));
 		if (nd >= 0 && w->n_dirs > had)
 			scan_dir(w, (size_t)nd, LISTED); /* entries made before the watch */
-		else if (nd >= 0 && strcmp(w->dirs[nd].path, path) != 0)
-			dirs_follow(w, path); /* renamed here, or a second name */
+		/* one known already arrived by a rename: its IN_MOVE_SELF,
+		 * queued after this, has it followed (dirs_follow) */
 	}
 }
 
@@ -3811,7 +3828,7 @@ static void handle_queue(struct watcher *w)
 			continue;
 		}
 		if ((mask & IN_MOVE_SELF) && !name[0] && (k = find_dir_wd(w, wd)) >= 0) {
-			dirs_follow(w, w->dirs[k].path);
+			dirs_follow(w, (size_t)k);
 			continue;
 		}
 		if (!name[0] || (k = find_dir_wd(w, wd)) < 0)
