@@ -17,7 +17,6 @@
 need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
-bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill "$1"; wait "$1"; }
 S=$(fsjson s '{"denyRead":["~/.ssh","./g/secret[1].txt","./g/plain.txt"],"allowWrite":["."],"denyWrite":[]}')
 # the glob alone: a plain name in g would have the watcher look at g's
 # new entries for reasons of its own
@@ -30,7 +29,7 @@ pid=$!
 wait_for "$P/started" 100
 echo "SPELLED-$CANARY" > "$P/g/secret[1].txt"
 echo "PLAIN-$CANARY" > "$P/g/plain.txt"
-sleep 0.5; touch "$P/go"; bg_wait "$pid"
+sleep 0.5; touch "$P/go"; end_bg "$pid" 300
 diag "$(head -c 400 "$WORK/bg.out")"
 attempt H6 "a glob entry's spelled name, made by the host during the run, is unreadable" \
 	sh -c "! grep -q 'SPELLED-' '$WORK/bg.out'"
@@ -44,7 +43,7 @@ srt__bg -s "$S2" -c 'mkdir g/tmpd; mv g/tmpd g/secY; touch started; while [ ! -e
 pid=$!
 wait_for "$P/started" 100
 echo "MOVED-IN-$CANARY" > "$P/g/secY/k"
-sleep 0.5; touch "$P/go"; bg_wait "$pid"
+sleep 0.5; touch "$P/go"; end_bg "$pid" 300
 diag "$(head -c 400 "$WORK/bg.out")"
 attempt H6 "a directory the command renamed into a glob's name: the secret the host writes in it is unreadable" \
 	sh -c "! grep -q 'MOVED-IN-' '$WORK/bg.out'"
@@ -57,7 +56,7 @@ srt__bg -s "$S2" -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat 
 pid=$!
 wait_for "$P/started" 100
 mv "$P/g/tmpd" "$P/g/secY"
-sleep 0.5; touch "$P/go"; bg_wait "$pid"
+sleep 0.5; touch "$P/go"; end_bg "$pid" 300
 diag "$(head -c 400 "$WORK/bg.out")"
 attempt H6 "a directory the host renamed into a glob's name with the secret in it: unreadable" \
 	sh -c "! grep -q 'HELD-' '$WORK/bg.out'"

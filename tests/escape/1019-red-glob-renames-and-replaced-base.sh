@@ -21,27 +21,12 @@
 need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
-bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill "$1"; wait "$1"; }
-# run_case NAME SETTINGS COMMAND HOST-ACTION: the command ends by reading
-# what the host wrote (after "go"); the canary must not be in its output
-run_case() {
-	local name=$1 s=$2 cmd=$3 host=$4 pid
-	rm -f "$P/started" "$P/go"
-	srt__bg -s "$s" -c "$cmd"
-	pid=$!
-	wait_for "$P/started" 300 || diag "$name: the command did not start: $(head -c 300 "$WORK/bg.out")"
-	(cd "$P" && eval "$host")
-	sleep 0.5
-	touch "$P/go"
-	bg_wait "$pid"
-	diag "$name: $(tr '\n' ' ' < "$WORK/bg.out" | head -c 300)"
-}
 
 # 1: the link put where the directory was
 rm -rf "$P/g" "$P/a"; mkdir -p "$P/g/x/secY" "$P/a/b/big"
 (cd "$P/a/b/big" && seq 1 30000 | xargs touch)
 S=$(fsjson s '{"denyRead":["./g/sec*/k"],"allowWrite":["."],"denyWrite":[]}')
-run_case link "$S" "sleep 0.3; $PY -c '
+host_case link "$S" "sleep 0.3; $PY -c '
 import os, time
 os.rename(\"a/b/big\", \"g/big\")
 time.sleep(0.002)
@@ -54,7 +39,7 @@ attempt H6 "a directory renamed into a glob's name, a link left at its old place
 # 2: the exchange
 rm -rf "$P/g"; mkdir -p "$P/g"
 S=$(fsjson s2 '{"denyRead":["./g/sec*/s/k"],"allowWrite":["."],"denyWrite":[]}')
-run_case exchange "$S" "mkdir -p g/tmpd/s g/secY; sleep 0.3; $PY -c '
+host_case exchange "$S" "mkdir -p g/tmpd/s g/secY; sleep 0.3; $PY -c '
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 print(\"exchange\", libc.renameat2(-100, b\"g/tmpd\", -100, b\"g/secY\", 2))
@@ -66,7 +51,7 @@ attempt H6 "two directories' names exchanged: the host's secret below the one no
 # 3a: the command replaces the base, deeper than the write root's watched depth
 rm -rf "$P/a"; mkdir -p "$P/a/b/c/d/g"
 S=$(fsjson s3 '{"denyRead":["./a/b/c/d/g/sec*/k"],"allowWrite":["."],"denyWrite":[]}')
-run_case base-cmd "$S" 'mv a/b/c/d/g a/b/c/d/g.old; mkdir -p a/b/c/d/g/secY; touch started; while [ ! -e go ]; do sleep 0.05; done; cat a/b/c/d/g/secY/k; true' \
+host_case base-cmd "$S" 'mv a/b/c/d/g a/b/c/d/g.old; mkdir -p a/b/c/d/g/secY; touch started; while [ ! -e go ]; do sleep 0.05; done; cat a/b/c/d/g/secY/k; true' \
 	'sleep 0.3; echo "BASE-CMD-$CANARY" > a/b/c/d/g/secY/k'
 attempt H6 "a glob's base directory the command replaced: the host's secret in the new one is unreadable" \
 	sh -c "! grep -q 'BASE-CMD-' '$WORK/bg.out'"
@@ -74,7 +59,7 @@ attempt H6 "a glob's base directory the command replaced: the host's secret in t
 # 3b: the host replaces a base outside the write roots
 rm -rf "$WORK/o" "$WORK/o.old"; mkdir -p "$WORK/o"
 S=$(fsjson s4 "{\"denyRead\":[\"$WORK/o/sec*/k\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
-run_case base-host "$S" "touch started; while [ ! -e go ]; do sleep 0.05; done; cat $WORK/o/secY/k; true" \
+host_case base-host "$S" "touch started; while [ ! -e go ]; do sleep 0.05; done; cat $WORK/o/secY/k; true" \
 	'sleep 0.3; mv "$WORK/o" "$WORK/o.old"; mkdir -p "$WORK/o/secY"; echo "BASE-HOST-$CANARY" > "$WORK/o/secY/k"'
 attempt H6 "a glob's base directory the host replaced: the secret in the new one is unreadable" \
 	sh -c "! grep -q 'BASE-HOST-' '$WORK/bg.out'"

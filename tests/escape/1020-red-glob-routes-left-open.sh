@@ -18,23 +18,10 @@
 need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
-bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill "$1"; wait "$1"; }
-run_case() {
-	local name=$1 s=$2 cmd=$3 host=$4 pid
-	rm -f "$P/started" "$P/go"
-	srt__bg -s "$s" -c "$cmd"
-	pid=$!
-	wait_for "$P/started" 300 || diag "$name: the command did not start: $(head -c 300 "$WORK/bg.out")"
-	(cd "$P" && eval "$host")
-	sleep 0.5
-	touch "$P/go"
-	bg_wait "$pid"
-	diag "$name: $(tr '\n' ' ' < "$WORK/bg.out" | head -c 300)"
-}
 
 rm -rf "$P/a"; mkdir -p "$P/a/b/c/d/g"
 S=$(fsjson s '{"denyRead":["./a/b/c/d/g/sec*/k"],"allowWrite":["."],"denyWrite":[]}')
-run_case ancestor "$S" 'mv a/b/c/d a/b/c/d.old; mkdir -p a/b/c/d/g/secY; touch started; while [ ! -e go ]; do sleep 0.05; done; cat a/b/c/d/g/secY/k; true' \
+host_case ancestor "$S" 'mv a/b/c/d a/b/c/d.old; mkdir -p a/b/c/d/g/secY; touch started; while [ ! -e go ]; do sleep 0.05; done; cat a/b/c/d/g/secY/k; true' \
 	'echo "ANCESTOR-$CANARY" > a/b/c/d/g/secY/k'
 open_route "of a glob's fixed part only the base is followed when replaced (SECURITY.md)" H6 \
 	"the directory above a glob's base replaced by the command: the host's secret in the new tree is unreadable" \
@@ -42,7 +29,7 @@ open_route "of a glob's fixed part only the base is followed when replaced (SECU
 
 rm -rf "$P/real" "$P/lnk"; mkdir -p "$P/real/g"; ln -s real "$P/lnk"
 S=$(fsjson s2 "{\"denyRead\":[\"$P/lnk/g/sec*/k\"],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
-run_case link "$S" 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat lnk/g/secZ/k; true' \
+host_case link "$S" 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat lnk/g/secZ/k; true' \
 	'mkdir lnk/g/secZ; echo "LINKED-$CANARY" > lnk/g/secZ/k'
 open_route "a glob whose fixed part goes through a link is not watched during the run (SECURITY.md)" H6 \
 	"a glob written through a link: the host's secret made during the run is unreadable" \
@@ -50,7 +37,7 @@ open_route "a glob whose fixed part goes through a link is not watched during th
 
 rm -rf "$P/g"; mkdir -p "$P/g"
 S=$(fsjson s3 '{"denyRead":["./g/*/k"],"allowWrite":["."],"denyWrite":[]}')
-run_case node_modules "$S" 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat g/node_modules/k; true' \
+host_case node_modules "$S" 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat g/node_modules/k; true' \
 	'mkdir g/node_modules; echo "NODEMOD-$CANARY" > g/node_modules/k'
 open_route "node_modules and .git are not watched below a glob's base (SECURITY.md)" H6 \
 	"a node_modules directory the host makes under a glob's base: the secret in it is unreadable" \

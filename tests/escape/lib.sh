@@ -125,6 +125,23 @@ end_bg() {
 	wait "$1"
 }
 
+# host_case NAME SETTINGS COMMAND HOST: run COMMAND in the sandbox in $P;
+# it touches $P/started and waits for $P/go before it reads; meanwhile HOST
+# runs on the host in $P (eval'd), then go is given. The command's output
+# is in $WORK/bg.out (shown as a diag line).
+host_case() {
+	local name=$1 s=$2 cmd=$3 host=$4 pid
+	rm -f "$P/started" "$P/go"
+	srt__bg -s "$s" -c "$cmd"
+	pid=$!
+	wait_for "$P/started" 300 || diag "$name: the command did not start: $(head -c 300 "$WORK/bg.out")"
+	(cd "$P" && eval "$host")
+	sleep 0.5
+	touch "$P/go"
+	end_bg "$pid" 300
+	diag "$name: $(tr '\n' ' ' < "$WORK/bg.out" | head -c 300)"
+}
+
 # A command below a directory the host moves onto the denied ~/.ssh (0956
 # to 0966): the probe ($WORK/probe.py, importing below.py) gets below the
 # staged directory and touches $P/ready and $P/in; the host swaps, makes
