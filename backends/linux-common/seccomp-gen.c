@@ -18,7 +18,7 @@
 #include <linux/filter.h>
 
 #include "backends/linux-common/seccomp.h"
-#include "backends/linux-landlock/netfilter.h"
+#include "backends/linux-common/netfilter.h"
 
 static const struct {
 	int kind;

@@ -173,7 +173,7 @@ enum srt__seccomp_kind {
 	SRT_SECCOMP_KIND_SUPERVISOR,  /* bits: SRT_SUPER_* (linux-landlock's
 				       * write supervisor, below) */
 	SRT_SECCOMP_KIND_LL_NET,      /* bits: enum srt__ll_seccomp_flags
-				       * (backends/linux-landlock/netfilter.h),
+				       * (backends/linux-common/netfilter.h),
 				       * built there: srt__ll_seccomp_build_program */
 };
 /* how many combinations of its bits each kind has (the bits of every

@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "backends/linux-common/landlock-abi.h"
-#include "backends/linux-landlock/netfilter.h"
+#include "backends/linux-common/netfilter.h"
 #include "backends/linux-common/landlock-plan.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "backends/linux-common/seccomp.h"

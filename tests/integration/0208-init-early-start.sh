@@ -398,7 +398,10 @@ fi
 # the program's listener under that lock, and this listener sleeps there.
 # The child's run registers its command in the store first: with the lock
 # copied held into a process where no thread will release it, the child
-# waited forever (libsrt before its fork handlers).
+# waited forever (libsrt before its fork handlers). The child runs only
+# after the parent's run has ended: two runs at once in one write root
+# share its placeholders, and the first to end removes them under the
+# other (a run then fails closed; not what this checks).
 cat > "$WORK/forkheld.c" <<'C'
 #include <pthread.h>
 #include <signal.h>
@@ -445,13 +448,13 @@ int main(int argc, char **argv)
 {
 	struct srt_diag d;
 	struct timespec tick = { 0, 50000000 };
-	int ws = 0, hold[2], i;
+	int ws = 0, hold[2], after[2], i;
 	pthread_t t;
 	char c;
 	pid_t p, w = 0;
 
 	memset(&d, 0, sizeof(d));
-	if (argc != 2 || pipe(entered) != 0 || pipe(hold) != 0 ||
+	if (argc != 2 || pipe(entered) != 0 || pipe(hold) != 0 || pipe(after) != 0 ||
 	    srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d))
 		return fprintf(stderr, "setup: %s\n", d.message), 2;
 	srt_sandbox_on_violation(sb, listener, NULL);
@@ -465,8 +468,11 @@ int main(int argc, char **argv)
 		int st = -1, rc;
 
 		close(hold[1]);
+		close(after[1]);
+		while (read(after[0], &c, 1) > 0)
+			; /* the parent's run has ended */
 		rc = srt_sandbox_run(sb, cmd_child, NULL, &st, &d);
-		printf("child-rc=%d child-status=%d\n", rc, st);
+		printf("child-rc=%d child-status=%d%s%s\n", rc, st, rc ? " " : "", rc ? d.message : "");
 		fflush(stdout);
 		/* end only after the parent's run: the proxy's directory is
 		 * shared (see 15-17) */
@@ -475,7 +481,9 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	close(hold[0]);
+	close(after[0]);
 	pthread_join(t, NULL);
+	close(after[1]);
 	printf("parent-rc=%d\n", parent_rc);
 	close(hold[1]);
 	for (i = 0; i < 400 && p > 0 && (w = waitpid(p, &ws, WNOHANG)) == 0; i++)

@@ -28,7 +28,7 @@
 #include <linux/filter.h>
 
 #include "backends/linux-common/seccomp.h"
-#include "backends/linux-landlock/netfilter.h"
+#include "backends/linux-common/netfilter.h"
 #include "tests/unit/tap.h"
 
 #define HI_NOISE ((unsigned long)(UINT64_C(1) << 32))
