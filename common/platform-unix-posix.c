@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -77,4 +78,9 @@ int srt__os_listen(const struct sockaddr *a, socklen_t len, int backlog)
 		errno = e;
 	}
 	return -1;
+}
+
+int srt__os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	return pthread_atfork(prepare, parent, child);
 }

@@ -569,3 +569,12 @@ close_fds:
 	}
 	return -1;
 }
+
+/* No fork on Windows: nothing to prepare for. */
+int srt__os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	(void)prepare;
+	(void)parent;
+	(void)child;
+	return 0;
+}

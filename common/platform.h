@@ -105,6 +105,11 @@ int srt__os_signal_fd(const sigset_t *set);
 /* The signal that made fd readable, or -1. */
 int srt__os_signal_read(int fd);
 
+/* Have prepare run before every fork() of the process and parent and
+ * child after it, in each (pthread_atfork): 0, or an errno value. Where
+ * there is no fork (Windows) nothing is registered and 0 is returned. */
+int srt__os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+
 /* Clear len bytes in a way the compiler keeps (secrets). */
 void srt__os_wipe(void *p, size_t len);
 

@@ -404,7 +404,7 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 	pthread_mutex_lock(&run_tmp_lock);
 	/* registered before the first entry exists: no fork runs them yet */
 	if (!run_tmp_fork_ready &&
-	    pthread_atfork(run_tmp_fork_prepare, run_tmp_fork_done, run_tmp_fork_done) != 0) {
+	    srt__os_atfork(run_tmp_fork_prepare, run_tmp_fork_done, run_tmp_fork_done) != 0) {
 		pthread_mutex_unlock(&run_tmp_lock);
 		rmdir(path);
 		free(pol->tmpdir);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/platform.h"
 #include "violations.h"
 
 #define MAX_LINE 2048
@@ -196,7 +197,7 @@ int srt__vstore_new(struct srt__vstore **out)
 	pthread_mutex_lock(&stores_lock);
 	/* registered once, before the first store exists, so no fork can be
 	 * running these handlers here */
-	if (!fork_ready && pthread_atfork(fork_prepare, fork_done, fork_done) != 0) {
+	if (!fork_ready && srt__os_atfork(fork_prepare, fork_done, fork_done) != 0) {
 		pthread_mutex_unlock(&stores_lock);
 		pthread_mutex_destroy(&vs->lock);
 		free(vs);
