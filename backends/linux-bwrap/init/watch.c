@@ -3025,11 +3025,11 @@ static void entry_arrived(struct watcher *w, size_t dir, const char *name, int i
 		return;
 	}
 	n = snprintf(path, sizeof(path), "%s/%s", strcmp(d->path, "/") ? d->path : "", name);
-	if ((n < 0 || (size_t)n >= sizeof(path)) && d->globbed)
-		/* a path the globs cannot be matched against: the walk at the
-		 * start denies such a directory whole; here nothing can be
-		 * covered by name, so the run stops (red team: a secret read
-		 * past PATH_MAX under a glob's base) */
+	if ((n < 0 || (size_t)n >= sizeof(path)) && d->globbed && w->running)
+		/* a path the globs cannot be matched against, made during the
+		 * run (the walk at the start denies one there then whole):
+		 * nothing can be covered by name, so the run stops (red team:
+		 * a secret read past PATH_MAX under a glob's base) */
 		stop_run_for(w, "read", d->path, name,
 			     "a name made during the run under a denyRead glob's base is past PATH_MAX, where srt cannot match it");
 	if (n < 0 || (size_t)n >= sizeof(path))
