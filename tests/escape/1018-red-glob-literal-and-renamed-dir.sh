@@ -23,14 +23,9 @@ S=$(fsjson s '{"denyRead":["~/.ssh","./g/secret[1].txt","./g/plain.txt"],"allowW
 S2=$(fsjson s2 '{"denyRead":["./g/sec*/k"],"allowWrite":["."],"denyWrite":[]}')
 
 # 1: the spelled name and a plain absent name, both made by the host
-rm -rf "$P/g" "$P/started" "$P/go"; mkdir -p "$P/g"
-srt__bg -s "$S" -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat "g/secret[1].txt" g/plain.txt; true'
-pid=$!
-wait_for "$P/started" 100
-echo "SPELLED-$CANARY" > "$P/g/secret[1].txt"
-echo "PLAIN-$CANARY" > "$P/g/plain.txt"
-sleep 0.5; touch "$P/go"; end_bg "$pid" 300
-diag "$(head -c 400 "$WORK/bg.out")"
+rm -rf "$P/g"; mkdir -p "$P/g"
+host_case spelled "$S" 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat "g/secret[1].txt" g/plain.txt; true' \
+	'echo "SPELLED-$CANARY" > "g/secret[1].txt"; echo "PLAIN-$CANARY" > g/plain.txt'
 attempt H6 "a glob entry's spelled name, made by the host during the run, is unreadable" \
 	sh -c "! grep -q 'SPELLED-' '$WORK/bg.out'"
 attempt H6 "(control) a plain absent name made by the host during the run is unreadable" \
@@ -38,26 +33,18 @@ attempt H6 "(control) a plain absent name made by the host during the run is unr
 
 # 2a: the command renames a directory of its own into a matching name;
 # the host then writes the secret into it
-rm -rf "$P/g" "$P/started" "$P/go"; mkdir -p "$P/g"
-srt__bg -s "$S2" -c 'mkdir g/tmpd; mv g/tmpd g/secY; touch started; while [ ! -e go ]; do sleep 0.05; done; cat g/secY/k; true'
-pid=$!
-wait_for "$P/started" 100
-echo "MOVED-IN-$CANARY" > "$P/g/secY/k"
-sleep 0.5; touch "$P/go"; end_bg "$pid" 300
-diag "$(head -c 400 "$WORK/bg.out")"
+rm -rf "$P/g"; mkdir -p "$P/g"
+host_case renamed-by-command "$S2" 'mkdir g/tmpd; mv g/tmpd g/secY; touch started; while [ ! -e go ]; do sleep 0.05; done; cat g/secY/k; true' \
+	'echo "MOVED-IN-$CANARY" > g/secY/k'
 attempt H6 "a directory the command renamed into a glob's name: the secret the host writes in it is unreadable" \
 	sh -c "! grep -q 'MOVED-IN-' '$WORK/bg.out'"
 
 # 2b: a directory holding the secret from the start, renamed by the host
 # into a matching name during the run
-rm -rf "$P/g" "$P/started" "$P/go"; mkdir -p "$P/g/tmpd"
+rm -rf "$P/g"; mkdir -p "$P/g/tmpd"
 echo "HELD-$CANARY" > "$P/g/tmpd/k"
-srt__bg -s "$S2" -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat g/secY/k; true'
-pid=$!
-wait_for "$P/started" 100
-mv "$P/g/tmpd" "$P/g/secY"
-sleep 0.5; touch "$P/go"; end_bg "$pid" 300
-diag "$(head -c 400 "$WORK/bg.out")"
+host_case renamed-by-host "$S2" 'touch started; while [ ! -e go ]; do sleep 0.05; done; cat g/secY/k; true' \
+	'mv g/tmpd g/secY'
 attempt H6 "a directory the host renamed into a glob's name with the secret in it: unreadable" \
 	sh -c "! grep -q 'HELD-' '$WORK/bg.out'"
 echo "1..$_tap_n"
