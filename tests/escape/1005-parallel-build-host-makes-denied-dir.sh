@@ -26,9 +26,9 @@ cat > "$P/build.sh" <<'EOF2'
 # and a long-lived tool beside it with many threads and descriptors (a
 # language server, a node dev server; busy_tool.py, in the directory
 # given as $1): each round of the scan is long
-python3 "$1/busy_tool.py" 26 &
+python3 "$1/busy_tool.py" 13 &
 while [ ! -e .ready ]; do sleep 0.1; done
-end=$(( $(date +%s) + 25 ))
+end=$(( $(date +%s) + 12 ))
 for w in 1 2 3 4; do
 	( while [ "$(date +%s)" -lt "$end" ]; do sleep 0.2; done ) &
 done

@@ -917,8 +917,20 @@ static int tid_seen(struct tid_set *s, long tid)
 }
 
 /* How many times each_command_task reads /proc again for tasks that were
- * not there before, at most */
-#define TASK_ROUNDS 64
+ * not there before, at most (a round after the first looks only at what
+ * changed, and takes milliseconds: the time limit in each_command_task
+ * is what ends a command that keeps making tasks) */
+#define TASK_ROUNDS 4096
+
+/* How many rounds look at every task: each task is looked at twice at
+ * least, as a descriptor moved from number to number while its table is
+ * read can be missed by one look (tests/escape/0999) */
+#define TASK_FULL_ROUNDS 2
+
+/* Why the last each_command_task that answered 2 could not tell, in
+ * words for the message that stops the run; NULL when the look at a task
+ * answered 2 (for one of the reasons deny_dir_check lists) */
+static const char *unknown_why;
 
 /* id (of process pid) into set: 0, or 2 (cannot tell) when there is no
  * memory for it; one not met before marks the round fresh, with pid. */
@@ -935,70 +947,164 @@ static int note_task(struct tid_set *set, long id, long pid, int *fresh, long *f
 	return 0;
 }
 
+/* The tasks of the command's processes one round listed, sorted by
+ * process id, then thread id, once the round is over */
+struct listed_task {
+	long pid, tid;
+};
+
+struct task_list {
+	struct listed_task *v;
+	size_t n, cap;
+};
+
+static int task_list_add(struct task_list *l, long pid, long tid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		struct listed_task *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].pid = pid;
+	l->v[l->n].tid = tid;
+	l->n++;
+	return 0;
+}
+
+static int listed_task_cmp(const void *a, const void *b)
+{
+	const struct listed_task *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int long_cmp(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Did process pid lose a task between list `before` (sorted) and its
+ * tasks now (tid[0..n), sorted)? One pass over each tells. */
+static int lost_task(const struct task_list *before, long pid, const long *tid, size_t n)
+{
+	size_t lo = 0, hi = before->n, j = 0;
+
+	while (lo < hi) { /* pid's first entry */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (before->v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < before->n && before->v[lo].pid == pid; lo++) {
+		while (j < n && tid[j] < before->v[lo].tid)
+			j++;
+		if (j == n || tid[j] != before->v[lo].tid)
+			return 1;
+	}
+	return 0;
+}
+
 /* fn(task, arg) for each task (thread) of each command process, by its
  * /proc/PID/task/TID directory, until one answers other than 0: that
  * answer, with the process's pid in *who. A process whose status cannot
  * be read answers 2, as does /proc when it cannot be listed (*who 0).
  *
- * A list of /proc is out of date as soon as it is read: a process (or a
- * thread with a descriptor table of its own) can hand its place to a
- * child by fork and end before it is looked at, the child being in no
- * list read so far (tests/escape/0998). And a thread that calls execve
- * takes its leader's thread id (the kernel's de_thread): its table is then
- * the leader's under an id looked at already, and its own id is gone
- * (1000). So /proc and each process's task list are read again, and every
- * task is looked at again, until a whole round lists no process and finds
- * no task that was not there before (a process listed but gone before it
- * is looked at counts: its child may have been too young for that list).
- * A place can only move from one task to another unseen by a round that
- * way when a new task takes it (counted) or the thread that had it takes
- * another's id, which ends every other thread of its process, so the
- * round after finds it at the leader's id. A command that keeps making
- * new tasks for TASK_ROUNDS rounds, or for long past the first two
+ * A list of /proc is out of date as soon as it is read (the kernel lists
+ * the processes there are when the list is begun): a process (or a thread
+ * with a descriptor table of its own) can hand its place to a child by
+ * fork and end before it is looked at, the child being in no list read so
+ * far (tests/escape/0998). And a thread that calls execve takes its
+ * leader's thread id (the kernel's de_thread): its table is then the
+ * leader's under an id looked at already, and its own id is gone (1000).
+ * So the first round looks at every task, and then /proc and each command
+ * process's task list are read again, round after round, until a round
+ * lists no process and no task that was not listed before and finds no
+ * process that lost a task since the round before (a quiet round); then
+ * once more, from a round that looks at every task again. A round that
+ * does not look at every task looks at what is new in its lists, and at
+ * every task of a process that lost one (the leader that took an
+ * exec'ing thread's table is found that way); a process listed but gone
+ * before it is looked at counts as new (its child may have been too
+ * young for that list).
+ *
+ * A task found without a place can get one later only as a new task
+ * takes it by fork or clone (counted) or its process's leader takes an
+ * exec'ing thread's (counted), or by taking it from another task that
+ * holds it, through that task's /proc/PID/fd or cwd or over a Unix
+ * socket, which no look at one moment can rule out (SECURITY.md). Every
+ * round used to look at every task again, which made each as long as the
+ * first (seconds beside a tool with many descriptors, on a loaded
+ * machine), and an ordinary parallel build, with a new compiler every
+ * few milliseconds, made something new in every one: the run was
+ * stopped (1005, 1006). A round that looks only at what changed takes
+ * milliseconds, and one goes by without a new task. A command that keeps
+ * making tasks for TASK_ROUNDS rounds, or for long past the first two
  * rounds, gets 2 (cannot tell). */
 static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, long *who)
 {
 	struct tid_set seen = { NULL, 0, 0 }, listed = { NULL, 0, 0 };
+	struct task_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	struct task_list *before = &lists[0], *now_l = &lists[1];
+	long *tids = NULL;
+	size_t tcap = 0;
 	pid_t self = getpid();
-	int rc = 0, round, fresh = 1;
+	int rc = 0, round, fresh = 1, full, fulls = 0;
 	long fresh_pid = 0;
 	struct timespec t0, now;
 	double spent, base = 0;
 
 	*who = 0;
+	unknown_why = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (round = 0; !rc && fresh && round < TASK_ROUNDS; round++) {
+	for (round = 0; !rc && (fresh || fulls < TASK_FULL_ROUNDS) && round < TASK_ROUNDS; round++) {
 		DIR *procd;
 		struct dirent *de;
+		struct task_list *swap;
 
 		/* while it reads, the watcher covers nothing else: past the
 		 * two rounds every scan has, a command that keeps making new
 		 * tasks is given up on (2, the run is stopped) once the extra
 		 * rounds took a second more than twice what the first two
 		 * did (a process with a thousand threads and as many
-		 * descriptors takes long for each round, and is not stopped
-		 * for that alone) */
+		 * descriptors takes long for the first round, and is not
+		 * stopped for that alone) */
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		spent = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
 		if (round == 2)
 			base = spent;
 		if (round > 2 && spent > 1.0 + 3 * base)
 			break;
+		/* the first round, and the one after the first quiet one */
+		full = round == 0 || !fresh;
+		fulls += full;
 		memo_clear();
 		procd = opendir("/proc");
 		fresh = 0;
+		now_l->n = 0;
 		if (!procd) {
 			rc = 2;
 			*who = 0;
+			unknown_why = "/proc cannot be listed";
 			break;
 		}
 		while (!rc && (de = readdir(procd))) {
 			char p[64], task[PATH_MAX];
 			char *end;
 			long pid = strtol(de->d_name, &end, 10);
+			size_t nt = 0, i;
 			DIR *td;
 			struct dirent *te;
-			int cp;
+			int cp, whole;
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
@@ -1012,6 +1118,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			if (cp < 0) {
 				rc = 2;
 				*who = pid;
+				unknown_why = "its status in /proc cannot be read";
 				break;
 			}
 			if (!cp)
@@ -1020,31 +1127,84 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			td = opendir(p);
 			if (!td) {
 				rc = errno == ENOENT || errno == ESRCH ? 0 : 2;
-			} else {
-				while (!rc && (te = readdir(td))) {
-					long tid = strtol(te->d_name, &end, 10);
-
-					if (te->d_name[0] == '.' || *end || tid <= 0)
-						continue;
-					if ((rc = note_task(&seen, tid, pid, &fresh, &fresh_pid)))
-						break;
-					scan_tick();
-					snprintf(task, sizeof(task), "%s/%s", p, te->d_name);
-					rc = fn(task, arg);
+				if (rc) {
+					*who = pid;
+					unknown_why = "its threads cannot be listed";
 				}
-				closedir(td);
+				continue;
+			}
+			while ((te = readdir(td))) {
+				long tid = strtol(te->d_name, &end, 10);
+
+				if (te->d_name[0] == '.' || *end || tid <= 0)
+					continue;
+				if (nt == tcap) {
+					size_t cap = tcap ? 2 * tcap : 64;
+					long *t = realloc(tids, cap * sizeof(*t));
+
+					if (!t) {
+						rc = 2;
+						break;
+					}
+					tids = t;
+					tcap = cap;
+				}
+				tids[nt++] = tid;
+			}
+			closedir(td);
+			/* in the order the threads were made, which is not
+			 * the order of their ids once ids go round */
+			qsort(tids, nt, sizeof(*tids), long_cmp);
+			for (i = 0; !rc && i < nt; i++)
+				if (task_list_add(now_l, pid, tids[i]) < 0)
+					rc = 2;
+			if (rc) {
+				*who = pid;
+				unknown_why = "srt has no memory for its thread list";
+				break;
+			}
+			whole = full || lost_task(before, pid, tids, nt);
+			if (whole)
+				fresh = 1, fresh_pid = pid;
+			for (i = 0; !rc && i < nt; i++) {
+				int known = tid_seen(&seen, tids[i]);
+
+				if (known < 0) {
+					rc = 2;
+					unknown_why = "srt has no memory for its thread list";
+					break;
+				}
+				if (!known)
+					fresh = 1, fresh_pid = pid;
+				if (known && !whole)
+					continue;
+				scan_tick();
+				snprintf(task, sizeof(task), "%s/%ld", p, tids[i]);
+				rc = fn(task, arg);
 			}
 			if (rc)
 				*who = pid;
 		}
 		closedir(procd);
+		qsort(now_l->v, now_l->n, sizeof(*now_l->v), listed_task_cmp);
+		swap = before;
+		before = now_l;
+		now_l = swap;
 	}
 	free(seen.v);
 	free(listed.v);
-	if (!rc && fresh) {
-		/* still new tasks in the last round */
+	free(tids);
+	free(lists[0].v);
+	free(lists[1].v);
+	if (!rc && (fresh || fulls < TASK_FULL_ROUNDS)) {
+		/* still new tasks in the last round, or no time left for
+		 * the second look at every task */
 		rc = 2;
 		*who = fresh_pid;
+		unknown_why = round >= TASK_ROUNDS ? "it kept making new processes or threads through "
+						     "every round of the look"
+						   : "it kept making new processes or threads for longer "
+						     "than the look may take";
 	}
 	return rc;
 }
@@ -2396,10 +2556,12 @@ static void deny_dir_check(struct watcher *w, struct wname *nm, int fd, const st
 	else if (held == 2)
 		snprintf(why, sizeof(why), "replaced on the host during the run, and srt cannot "
 			 "tell whether a process of the command is inside%s the new directory "
-			 "(process %ld: its /proc cannot be read, where it stands cannot be "
-			 "followed up to the root, it keeps making new processes, or the "
-			 "directory holds more than srt looks at)",
-			 watched ? " or watches" : "", who);
+			 "(process %ld: %s)",
+			 watched ? " or watches" : "", who,
+			 unknown_why ? unknown_why
+				     : "what it holds in /proc cannot be read, where it stands cannot "
+				       "be followed up to the root, or the directory holds more than "
+				       "srt looks at");
 	if (held)
 		stop_run_for(w, "read", d->path, nm->name, why);
 }
