@@ -431,17 +431,21 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
  * one (its NSpid line in /proc/PID/status, which anyone may read, names
  * more than one pid), and not the init of the namespace right below (srt's
  * own)? The processes of this namespace are srt's: bwrap's reaper and the
- * helper. -1 when its status cannot be read (not gone). */
-static int command_process(long pid)
+ * helper. -1 when its status cannot be read (not gone); 0 with *gone set
+ * when it is gone. */
+static int command_process(long pid, int *gone)
 {
 	char p[64], line[256];
 	FILE *f;
 	int yes = 0;
 
+	*gone = 0;
 	snprintf(p, sizeof(p), "/proc/%ld/status", pid);
 	f = fopen(p, "re");
-	if (!f)
-		return errno == ENOENT || errno == ESRCH ? 0 : -1; /* gone, or cannot tell */
+	if (!f) {
+		*gone = errno == ENOENT || errno == ESRCH;
+		return *gone ? 0 : -1;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char *s = line + 6, *last = NULL;
 		int n = 0;
@@ -948,9 +952,12 @@ static int note_task(struct tid_set *set, long id, long pid, int *fresh, long *f
 }
 
 /* The tasks of the command's processes one round listed, sorted by
- * process id, then thread id, once the round is over */
+ * process id, then thread id, once the round is over; with when each
+ * started (task_started), which tells a task from a later one given the
+ * same id */
 struct listed_task {
 	long pid, tid;
+	long long start;
 };
 
 struct task_list {
@@ -958,7 +965,7 @@ struct task_list {
 	size_t n, cap;
 };
 
-static int task_list_add(struct task_list *l, long pid, long tid)
+static int task_list_add(struct task_list *l, long pid, long tid, long long start)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 256;
@@ -971,6 +978,7 @@ static int task_list_add(struct task_list *l, long pid, long tid)
 	}
 	l->v[l->n].pid = pid;
 	l->v[l->n].tid = tid;
+	l->v[l->n].start = start;
 	l->n++;
 	return 0;
 }
@@ -989,6 +997,71 @@ static int long_cmp(const void *a, const void *b)
 	long x = *(const long *)a, y = *(const long *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* When the task whose stat file is path started, in clock ticks since
+ * boot; -1 when it cannot be read (gone) */
+static long long task_started(const char *path)
+{
+	char buf[1024], *s, *end;
+	long long ticks;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), field;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the name in parentheses may hold anything: the fields start
+	 * after the last ')', the state first (field 3), the start time
+	 * 22nd */
+	s = strrchr(buf, ')');
+	if (!s)
+		return -1;
+	s++;
+	for (field = 3; field < 22; field++) {
+		s += strspn(s, " ");
+		s += strcspn(s, " ");
+	}
+	errno = 0;
+	ticks = strtoll(s, &end, 10);
+	return errno || end == s || ticks < 0 ? -1 : ticks;
+}
+
+/* The start time of a task not read (see listed_before) */
+#define START_UNREAD (-2)
+
+/* Ids go round to the low ones, and a new task may get an old one's.
+ * Between two lists of a process no further apart than this, its ids
+ * cannot have gone round: that takes 32,768 new tasks at the least (the
+ * fewest ids a kernel gives out unless its admin lowers pid_max), which
+ * in 50 ms is 650,000 a second, far past what fork can do. Lists further
+ * apart (after a round that looked at every task, which may take
+ * seconds) tell tasks apart by start time too. */
+#define TASK_ID_TURN_NS 50000000LL
+
+/* Was task tid of process pid in list `before` (sorted)? With *start
+ * the time the task started, read when `check` (the lists are further
+ * apart than TASK_ID_TURN_NS) and then compared with the one listed: not
+ * the same task when they differ, or when either is unknown; set to the
+ * listed one otherwise (START_UNREAD for a new task). */
+static int listed_before(const struct task_list *before, long pid, long tid, const char *stat,
+			 int check, long long *start)
+{
+	struct listed_task key = { pid, tid, 0 };
+	const struct listed_task *hit = NULL;
+
+	if (before->n)
+		hit = bsearch(&key, before->v, before->n, sizeof(*before->v), listed_task_cmp);
+	if (!check) {
+		*start = hit ? hit->start : START_UNREAD;
+		return hit != NULL;
+	}
+	*start = task_started(stat);
+	return hit && *start >= 0 && hit->start == *start;
 }
 
 /* Did process pid lose a task between list `before` (sorted) and its
@@ -1035,7 +1108,11 @@ static int lost_task(const struct task_list *before, long pid, const long *tid, 
  * every task of a process that lost one (the leader that took an
  * exec'ing thread's table is found that way); a process listed but gone
  * before it is looked at counts as new (its child may have been too
- * young for that list).
+ * young for that list). Where ids may have gone round since the list
+ * before, a task is told by its id and its start time: a task given an
+ * id a round listed for another is new (a command may make ids go round
+ * during a long round, and hand its place on to a task that gets an id
+ * looked at already).
  *
  * A task found without a place can get one later only as a new task
  * takes it by fork or clone (counted) or its process's leader takes an
@@ -1052,9 +1129,10 @@ static int lost_task(const struct task_list *before, long pid, const long *tid, 
  * rounds, gets 2 (cannot tell). */
 static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, long *who)
 {
-	struct tid_set seen = { NULL, 0, 0 }, listed = { NULL, 0, 0 };
+	struct tid_set listed = { NULL, 0, 0 };
 	struct task_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
 	struct task_list *before = &lists[0], *now_l = &lists[1];
+	struct timespec before_at = { 0, 0 }, round_at;
 	long *tids = NULL;
 	size_t tcap = 0;
 	pid_t self = getpid();
@@ -1087,6 +1165,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 		/* the first round, and the one after the first quiet one */
 		full = round == 0 || !fresh;
 		fulls += full;
+		round_at = now;
 		memo_clear();
 		procd = opendir("/proc");
 		fresh = 0;
@@ -1104,7 +1183,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			size_t nt = 0, i;
 			DIR *td;
 			struct dirent *te;
-			int cp, whole;
+			int cp, whole, gone, check;
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
@@ -1114,7 +1193,12 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			 * may have been too young for this list */
 			if ((rc = note_task(&listed, pid, pid, &fresh, &fresh_pid)))
 				break;
-			cp = command_process(pid);
+			cp = command_process(pid, &gone);
+			/* a process listed before but gone now may be another
+			 * that got its id, with a child too young for this
+			 * list */
+			if (gone)
+				fresh = 1, fresh_pid = pid;
 			if (cp < 0) {
 				rc = 2;
 				*who = pid;
@@ -1131,6 +1215,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 					*who = pid;
 					unknown_why = "its threads cannot be listed";
 				}
+				fresh = 1, fresh_pid = pid; /* gone, as above */
 				continue;
 			}
 			while ((te = readdir(td))) {
@@ -1155,9 +1240,6 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			/* in the order the threads were made, which is not
 			 * the order of their ids once ids go round */
 			qsort(tids, nt, sizeof(*tids), long_cmp);
-			for (i = 0; !rc && i < nt; i++)
-				if (task_list_add(now_l, pid, tids[i]) < 0)
-					rc = 2;
 			if (rc) {
 				*who = pid;
 				unknown_why = "srt has no memory for its thread list";
@@ -1166,19 +1248,25 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			whole = full || lost_task(before, pid, tids, nt);
 			if (whole)
 				fresh = 1, fresh_pid = pid;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			check = (long long)(now.tv_sec - before_at.tv_sec) * 1000000000LL +
+					(now.tv_nsec - before_at.tv_nsec) > TASK_ID_TURN_NS;
 			for (i = 0; !rc && i < nt; i++) {
-				int known = tid_seen(&seen, tids[i]);
+				long long start;
+				int known;
 
-				if (known < 0) {
+				scan_tick();
+				snprintf(task, sizeof(task), "%s/%ld/stat", p, tids[i]);
+				known = listed_before(before, pid, tids[i], task, check, &start);
+				if (task_list_add(now_l, pid, tids[i], start) < 0) {
 					rc = 2;
 					unknown_why = "srt has no memory for its thread list";
 					break;
 				}
 				if (!known)
 					fresh = 1, fresh_pid = pid;
-				if (known && !whole)
+				else if (!whole)
 					continue;
-				scan_tick();
 				snprintf(task, sizeof(task), "%s/%ld", p, tids[i]);
 				rc = fn(task, arg);
 			}
@@ -1187,11 +1275,11 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 		}
 		closedir(procd);
 		qsort(now_l->v, now_l->n, sizeof(*now_l->v), listed_task_cmp);
+		before_at = round_at;
 		swap = before;
 		before = now_l;
 		now_l = swap;
 	}
-	free(seen.v);
 	free(listed.v);
 	free(tids);
 	free(lists[0].v);
