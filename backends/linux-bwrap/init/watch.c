@@ -543,7 +543,17 @@ struct files_seen {
 	int pfd;  /* a pidfd of it, -1 none */
 	int kind; /* KCMP_FILES: its descriptor table; KCMP_FS: its working
 		   * directory and root */
+	unsigned round; /* the round of the scan it was looked at in */
 };
+
+/* The round each_command_task is in, counted over every scan: what a
+ * round remembered of a table or working directory that held nothing
+ * (files_same) or of a process's mappings (task_below_place) is for that
+ * round alone. A table shared by several tasks can get a descriptor
+ * after it was looked at; within a round the tasks sharing it are looked
+ * at one after the other, moments apart, while the next round may come
+ * long after. */
+static unsigned scan_round;
 
 static long task_tid(const char *task)
 {
@@ -580,13 +590,14 @@ static void files_clean(struct files_seen *fs, long tid, int pfd)
 		return;
 	fs->tid = tid;
 	fs->pfd = pfd;
+	fs->round = scan_round;
 }
 
 /* Is tid's descriptor table (or working directory and root, by fs->kind)
  * the one fs remembers as holding nothing? */
 static int files_same(const struct files_seen *fs, long tid)
 {
-	if (!fs->tid || fs->pfd < 0 || tid <= 0 || tid == fs->tid)
+	if (!fs->tid || fs->pfd < 0 || tid <= 0 || tid == fs->tid || fs->round != scan_round)
 		return 0;
 	if (syscall(SYS_kcmp, (pid_t)fs->tid, (pid_t)tid, fs->kind, 0, 0) != 0)
 		return 0;
@@ -1166,6 +1177,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 		full = round == 0 || !fresh;
 		fulls += full;
 		round_at = now;
+		scan_round++;
 		memo_clear();
 		procd = opendir("/proc");
 		fresh = 0;
@@ -1302,6 +1314,7 @@ struct place {
 	ino_t ino;
 	const struct unwatch *u;
 	long maps_of; /* the process whose mappings were read */
+	unsigned maps_round; /* in this round of the scan */
 	struct files_seen fs, fsd;
 };
 
@@ -1309,6 +1322,10 @@ static int task_below_place(const char *task, void *arg)
 {
 	struct place *at = arg;
 
+	if (at->maps_round != scan_round) {
+		at->maps_of = 0;
+		at->maps_round = scan_round;
+	}
 	return task_below(task, at->dev, at->ino, at->u, &at->maps_of, &at->fs, &at->fsd);
 }
 
@@ -1326,7 +1343,7 @@ static int task_below_place(const char *task, void *arg)
  * process's table: not seen (0962, 0997). */
 static int held_below(dev_t dev, ino_t ino, const struct unwatch *u, long *who)
 {
-	struct place at = { dev, ino, u, 0, { 0, -1, KCMP_FILES }, { 0, -1, KCMP_FS } };
+	struct place at = { dev, ino, u, 0, 0, { 0, -1, KCMP_FILES, 0 }, { 0, -1, KCMP_FS, 0 } };
 	int rc;
 
 	memo_reset(); /* emptied at each round */
