@@ -1003,13 +1003,6 @@ static int listed_task_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int long_cmp(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* When the task whose stat file is path started, in clock ticks since
  * boot; -1 when it cannot be read (gone) */
 static long long task_started(const char *path)
@@ -1054,11 +1047,12 @@ static long long task_started(const char *path)
  * seconds) tell tasks apart by start time too. */
 #define TASK_ID_TURN_NS 50000000LL
 
-/* Was task tid of process pid in list `before` (sorted)? With *start
- * the time the task started, read when `check` (the lists are further
- * apart than TASK_ID_TURN_NS) and then compared with the one listed: not
- * the same task when they differ, or when either is unknown; set to the
- * listed one otherwise (START_UNREAD for a new task). */
+/* Was task tid of process pid in list `before` (sorted)? 1 yes, 0 no,
+ * -1 when its id was there for another task. With *start the time the
+ * task started, read when `check` (the lists are further apart than
+ * TASK_ID_TURN_NS) and then compared with the one listed: another task
+ * when they differ, or when either is unknown; set to the listed one
+ * otherwise (START_UNREAD for a new task). */
 static int listed_before(const struct task_list *before, long pid, long tid, const char *stat,
 			 int check, long long *start)
 {
@@ -1072,12 +1066,32 @@ static int listed_before(const struct task_list *before, long pid, long tid, con
 		return hit != NULL;
 	}
 	*start = task_started(stat);
-	return hit && *start >= 0 && hit->start == *start;
+	if (!hit)
+		return 0;
+	return *start >= 0 && hit->start == *start ? 1 : -1;
+}
+
+/* A task of a process in this round's list: its id, when it started
+ * (see listed_before), and whether the list before had it */
+struct now_task {
+	long tid;
+	long long start;
+	int known;
+};
+
+static int now_task_cmp(const void *a, const void *b)
+{
+	long x = ((const struct now_task *)a)->tid, y = ((const struct now_task *)b)->tid;
+
+	return x < y ? -1 : x > y;
 }
 
 /* Did process pid lose a task between list `before` (sorted) and its
- * tasks now (tid[0..n), sorted)? One pass over each tells. */
-static int lost_task(const struct task_list *before, long pid, const long *tid, size_t n)
+ * tasks now (t[0..n), sorted by id)? One pass over each tells. A task
+ * listed under an id the list before had for another (listed_before: -1)
+ * counts as the other one lost: an exec'ing thread's id given again
+ * would hide that its leader took its table. */
+static int lost_task(const struct task_list *before, long pid, const struct now_task *t, size_t n)
 {
 	size_t lo = 0, hi = before->n, j = 0;
 
@@ -1090,9 +1104,9 @@ static int lost_task(const struct task_list *before, long pid, const long *tid, 
 			hi = mid;
 	}
 	for (; lo < before->n && before->v[lo].pid == pid; lo++) {
-		while (j < n && tid[j] < before->v[lo].tid)
+		while (j < n && t[j].tid < before->v[lo].tid)
 			j++;
-		if (j == n || tid[j] != before->v[lo].tid)
+		if (j == n || t[j].tid != before->v[lo].tid || t[j].known < 0)
 			return 1;
 	}
 	return 0;
@@ -1144,7 +1158,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 	struct task_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
 	struct task_list *before = &lists[0], *now_l = &lists[1];
 	struct timespec before_at = { 0, 0 }, round_at;
-	long *tids = NULL;
+	struct now_task *th = NULL;
 	size_t tcap = 0;
 	pid_t self = getpid();
 	int rc = 0, round, fresh = 1, full, fulls = 0;
@@ -1237,49 +1251,50 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 					continue;
 				if (nt == tcap) {
 					size_t cap = tcap ? 2 * tcap : 64;
-					long *t = realloc(tids, cap * sizeof(*t));
+					struct now_task *t = realloc(th, cap * sizeof(*t));
 
 					if (!t) {
 						rc = 2;
 						break;
 					}
-					tids = t;
+					th = t;
 					tcap = cap;
 				}
-				tids[nt++] = tid;
+				th[nt++].tid = tid;
 			}
 			closedir(td);
-			/* in the order the threads were made, which is not
-			 * the order of their ids once ids go round */
-			qsort(tids, nt, sizeof(*tids), long_cmp);
 			if (rc) {
 				*who = pid;
 				unknown_why = "srt has no memory for its thread list";
 				break;
 			}
-			whole = full || lost_task(before, pid, tids, nt);
-			if (whole)
-				fresh = 1, fresh_pid = pid;
+			/* in the order the threads were made, which is not
+			 * the order of their ids once ids go round */
+			qsort(th, nt, sizeof(*th), now_task_cmp);
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			check = (long long)(now.tv_sec - before_at.tv_sec) * 1000000000LL +
 					(now.tv_nsec - before_at.tv_nsec) > TASK_ID_TURN_NS;
-			for (i = 0; !rc && i < nt; i++) {
-				long long start;
-				int known;
-
+			for (i = 0; i < nt; i++) {
 				scan_tick();
-				snprintf(task, sizeof(task), "%s/%ld/stat", p, tids[i]);
-				known = listed_before(before, pid, tids[i], task, check, &start);
-				if (task_list_add(now_l, pid, tids[i], start) < 0) {
+				snprintf(task, sizeof(task), "%s/%ld/stat", p, th[i].tid);
+				th[i].known = listed_before(before, pid, th[i].tid, task, check, &th[i].start);
+				if (task_list_add(now_l, pid, th[i].tid, th[i].start) < 0) {
 					rc = 2;
+					*who = pid;
 					unknown_why = "srt has no memory for its thread list";
 					break;
 				}
-				if (!known)
+			}
+			whole = full || lost_task(before, pid, th, nt);
+			if (whole)
+				fresh = 1, fresh_pid = pid;
+			for (i = 0; !rc && i < nt; i++) {
+				if (th[i].known != 1)
 					fresh = 1, fresh_pid = pid;
 				else if (!whole)
 					continue;
-				snprintf(task, sizeof(task), "%s/%ld", p, tids[i]);
+				scan_tick();
+				snprintf(task, sizeof(task), "%s/%ld", p, th[i].tid);
 				rc = fn(task, arg);
 			}
 			if (rc)
@@ -1293,7 +1308,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 		now_l = swap;
 	}
 	free(listed.v);
-	free(tids);
+	free(th);
 	free(lists[0].v);
 	free(lists[1].v);
 	if (!rc && (fresh || fulls < TASK_FULL_ROUNDS)) {
