@@ -963,12 +963,17 @@ static int note_task(struct tid_set *set, long id, long pid, int *fresh, long *f
 }
 
 /* The tasks of the command's processes one round listed, sorted by
- * process id, then thread id, once the round is over; with when each
- * started (task_started), which tells a task from a later one given the
- * same id */
+ * process id, then thread id, once the round is over; with the inode
+ * numbers /proc gave the task's directory and its process's as it listed
+ * them, which tell a task from a later one given the same id: /proc keeps
+ * one inode for a live task's directory, and drops it once the task is
+ * gone, and each new inode gets a number not given before (the kernel's
+ * get_next_ino). 0 for a number not known (/proc gives 1 for one it could
+ * not make). Should /proc drop the inode of a live task (memory short), a
+ * task is taken for a new one, and looked at again. */
 struct listed_task {
 	long pid, tid;
-	long long start;
+	ino_t ino, pino;
 };
 
 struct task_list {
@@ -976,7 +981,7 @@ struct task_list {
 	size_t n, cap;
 };
 
-static int task_list_add(struct task_list *l, long pid, long tid, long long start)
+static int task_list_add(struct task_list *l, long pid, long tid, ino_t ino, ino_t pino)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 256;
@@ -989,7 +994,8 @@ static int task_list_add(struct task_list *l, long pid, long tid, long long star
 	}
 	l->v[l->n].pid = pid;
 	l->v[l->n].tid = tid;
-	l->v[l->n].start = start;
+	l->v[l->n].ino = ino;
+	l->v[l->n].pino = pino;
 	l->n++;
 	return 0;
 }
@@ -1003,79 +1009,30 @@ static int listed_task_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* When the task whose stat file is path started, in clock ticks since
- * boot; -1 when it cannot be read (gone) */
-static long long task_started(const char *path)
+/* Was task tid of process pid, with the inode numbers ino (its task
+ * directory's, 0 not to compare) and pino (its process's), in list
+ * `before` (sorted)? 1 yes, 0 no, -1 when its id was there for another
+ * task. Ids go round to the low ones, and a freed id may be the next one
+ * given: a command that moved the kernel's next id to just below one of
+ * its tasks' (by making tasks) can end that task and give its id to a
+ * new one at once, so the inode numbers tell them apart too. */
+static int listed_before(const struct task_list *before, long pid, long tid, ino_t ino, ino_t pino)
 {
-	char buf[1024], *s, *end;
-	long long ticks;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), field;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* the name in parentheses may hold anything: the fields start
-	 * after the last ')', the state first (field 3), the start time
-	 * 22nd */
-	s = strrchr(buf, ')');
-	if (!s)
-		return -1;
-	s++;
-	for (field = 3; field < 22; field++) {
-		s += strspn(s, " ");
-		s += strcspn(s, " ");
-	}
-	errno = 0;
-	ticks = strtoll(s, &end, 10);
-	return errno || end == s || ticks < 0 ? -1 : ticks;
-}
-
-/* The start time of a task not read (see listed_before) */
-#define START_UNREAD (-2)
-
-/* Ids go round to the low ones, and a new task may get an old one's.
- * Between two lists of a process no further apart than this, its ids
- * cannot have gone round: that takes 32,768 new tasks at the least (the
- * fewest ids a kernel gives out unless its admin lowers pid_max), which
- * in 50 ms is 650,000 a second, far past what fork can do. Lists further
- * apart (after a round that looked at every task, which may take
- * seconds) tell tasks apart by start time too. */
-#define TASK_ID_TURN_NS 50000000LL
-
-/* Was task tid of process pid in list `before` (sorted)? 1 yes, 0 no,
- * -1 when its id was there for another task. With *start the time the
- * task started, read when `check` (the lists are further apart than
- * TASK_ID_TURN_NS) and then compared with the one listed: another task
- * when they differ, or when either is unknown; set to the listed one
- * otherwise (START_UNREAD for a new task). */
-static int listed_before(const struct task_list *before, long pid, long tid, const char *stat,
-			 int check, long long *start)
-{
-	struct listed_task key = { pid, tid, 0 };
+	struct listed_task key = { pid, tid, 0, 0 };
 	const struct listed_task *hit = NULL;
 
 	if (before->n)
 		hit = bsearch(&key, before->v, before->n, sizeof(*before->v), listed_task_cmp);
-	if (!check) {
-		*start = hit ? hit->start : START_UNREAD;
-		return hit != NULL;
-	}
-	*start = task_started(stat);
 	if (!hit)
 		return 0;
-	return *start >= 0 && hit->start == *start ? 1 : -1;
+	return (!ino || (ino > 1 && hit->ino == ino)) && pino > 1 && hit->pino == pino ? 1 : -1;
 }
 
-/* A task of a process in this round's list: its id, when it started
- * (see listed_before), and whether the list before had it */
+/* A task of a process in this round's list: its id, its directory's
+ * inode number, and whether the list before had it (listed_before) */
 struct now_task {
 	long tid;
-	long long start;
+	ino_t ino;
 	int known;
 };
 
@@ -1133,11 +1090,8 @@ static int lost_task(const struct task_list *before, long pid, const struct now_
  * every task of a process that lost one (the leader that took an
  * exec'ing thread's table is found that way); a process listed but gone
  * before it is looked at counts as new (its child may have been too
- * young for that list). Where ids may have gone round since the list
- * before, a task is told by its id and its start time: a task given an
- * id a round listed for another is new (a command may make ids go round
- * during a long round, and hand its place on to a task that gets an id
- * looked at already).
+ * young for that list). A task is told by its ids and its start time: a
+ * task given an id a round listed for another is new (listed_before).
  *
  * A task found without a place can get one later only as a new task
  * takes it by fork or clone (counted) or its process's leader takes an
@@ -1157,7 +1111,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 	struct tid_set listed = { NULL, 0, 0 };
 	struct task_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
 	struct task_list *before = &lists[0], *now_l = &lists[1];
-	struct timespec before_at = { 0, 0 }, round_at;
+
 	struct now_task *th = NULL;
 	size_t tcap = 0;
 	pid_t self = getpid();
@@ -1190,7 +1144,6 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 		/* the first round, and the one after the first quiet one */
 		full = round == 0 || !fresh;
 		fulls += full;
-		round_at = now;
 		scan_round++;
 		memo_clear();
 		procd = opendir("/proc");
@@ -1209,7 +1162,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			size_t nt = 0, i;
 			DIR *td;
 			struct dirent *te;
-			int cp, whole, gone, check;
+			int cp, whole, gone;
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
@@ -1219,10 +1172,16 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			 * may have been too young for this list */
 			if ((rc = note_task(&listed, pid, pid, &fresh, &fresh_pid)))
 				break;
-			cp = command_process(pid, &gone);
-			/* a process listed before but gone now may be another
-			 * that got its id, with a child too young for this
-			 * list */
+			/* a process the list before had (its leader's id and
+			 * start time) is one of the command's; any other is
+			 * asked, and one listed before but gone now may be
+			 * another that got its id, with a child too young for
+			 * this list */
+			gone = 0;
+			if (listed_before(before, pid, pid, 0, de->d_ino ? de->d_ino : 1) == 1)
+				cp = 1;
+			else
+				cp = command_process(pid, &gone);
 			if (gone)
 				fresh = 1, fresh_pid = pid;
 			if (cp < 0) {
@@ -1260,7 +1219,8 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 					th = t;
 					tcap = cap;
 				}
-				th[nt++].tid = tid;
+				th[nt].tid = tid;
+				th[nt++].ino = te->d_ino ? te->d_ino : 1; /* 1: not known */
 			}
 			closedir(td);
 			if (rc) {
@@ -1271,14 +1231,10 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			/* in the order the threads were made, which is not
 			 * the order of their ids once ids go round */
 			qsort(th, nt, sizeof(*th), now_task_cmp);
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			check = (long long)(now.tv_sec - before_at.tv_sec) * 1000000000LL +
-					(now.tv_nsec - before_at.tv_nsec) > TASK_ID_TURN_NS;
 			for (i = 0; i < nt; i++) {
-				scan_tick();
-				snprintf(task, sizeof(task), "%s/%ld/stat", p, th[i].tid);
-				th[i].known = listed_before(before, pid, th[i].tid, task, check, &th[i].start);
-				if (task_list_add(now_l, pid, th[i].tid, th[i].start) < 0) {
+				th[i].known = listed_before(before, pid, th[i].tid, th[i].ino,
+							    de->d_ino ? de->d_ino : 1);
+				if (task_list_add(now_l, pid, th[i].tid, th[i].ino, de->d_ino ? de->d_ino : 1) < 0) {
 					rc = 2;
 					*who = pid;
 					unknown_why = "srt has no memory for its thread list";
@@ -1302,7 +1258,6 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 		}
 		closedir(procd);
 		qsort(now_l->v, now_l->n, sizeof(*now_l->v), listed_task_cmp);
-		before_at = round_at;
 		swap = before;
 		before = now_l;
 		now_l = swap;
