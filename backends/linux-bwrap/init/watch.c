@@ -1090,14 +1090,15 @@ static int lost_task(const struct task_list *before, long pid, const struct now_
  * every task of a process that lost one (the leader that took an
  * exec'ing thread's table is found that way); a process listed but gone
  * before it is looked at counts as new (its child may have been too
- * young for that list). A task is told by its ids and its start time: a
- * task given an id a round listed for another is new (listed_before).
+ * young for that list). A task is told by its ids and the inode numbers
+ * /proc lists it with: a task given an id a round listed for another is
+ * new (listed_before).
  *
  * A task found without a place can get one later only as a new task
  * takes it by fork or clone (counted) or its process's leader takes an
  * exec'ing thread's (counted), or by taking it from another task that
- * holds it, through that task's /proc/PID/fd or cwd or over a Unix
- * socket, which no look at one moment can rule out (SECURITY.md). Every
+ * holds it (pidfd_getfd, its /proc/PID/fd, a Unix socket), which no look
+ * at one moment can rule out (SECURITY.md). Every
  * round used to look at every task again, which made each as long as the
  * first (seconds beside a tool with many descriptors, on a loaded
  * machine), and an ordinary parallel build, with a new compiler every
@@ -1173,7 +1174,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			if ((rc = note_task(&listed, pid, pid, &fresh, &fresh_pid)))
 				break;
 			/* a process the list before had (its leader's id and
-			 * start time) is one of the command's; any other is
+			 * inode number) is one of the command's; any other is
 			 * asked, and one listed before but gone now may be
 			 * another that got its id, with a child too young for
 			 * this list */
