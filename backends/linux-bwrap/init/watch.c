@@ -1098,8 +1098,13 @@ static int lost_task(const struct task_list *before, long pid, const struct now_
  * takes it by fork or clone (counted) or its process's leader takes an
  * exec'ing thread's (counted), or by taking it from another task that
  * holds it (pidfd_getfd, its /proc/PID/fd, a Unix socket), which no look
- * at one moment can rule out (SECURITY.md). Every
- * round used to look at every task again, which made each as long as the
+ * at one moment can rule out (SECURITY.md). A quiet round looks at
+ * nothing, and its lists are read after every look: each task alive then
+ * was listed, and looked at, before, and one made later is made by a
+ * task found without a place. A task made during a round's looks, by
+ * one not yet looked at, is in the next round's lists (or its child is),
+ * which is then not quiet. Every round used to look at every task again,
+ * which made each as long as the
  * first (seconds beside a tool with many descriptors, on a loaded
  * machine), and an ordinary parallel build, with a new compiler every
  * few milliseconds, made something new in every one: the run was
