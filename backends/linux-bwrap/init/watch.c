@@ -893,8 +893,8 @@ static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct
 	return 2;
 }
 
-/* The tasks each_command_task has looked at, by thread id (thread ids and
- * process ids are one number space): an open-addressed set, 0 for empty. */
+/* The processes each_command_task has listed, by id: an open-addressed
+ * set, 0 for empty. */
 struct tid_set {
 	long *v;
 	size_t cap, n;
@@ -968,9 +968,10 @@ static int note_task(struct tid_set *set, long id, long pid, int *fresh, long *f
  * them, which tell a task from a later one given the same id: /proc keeps
  * one inode for a live task's directory, and drops it once the task is
  * gone, and each new inode gets a number not given before (the kernel's
- * get_next_ino). 0 for a number not known (/proc gives 1 for one it could
- * not make). Should /proc drop the inode of a live task (memory short), a
- * task is taken for a new one, and looked at again. */
+ * get_next_ino). 1 for a number not known (what /proc gives for one it
+ * could not make, and what a 0 is kept as), which matches none. Should
+ * /proc drop the inode of a live task (memory short), the task is taken
+ * for a new one, and looked at again. */
 struct listed_task {
 	long pid, tid;
 	ino_t ino, pino;
@@ -1117,7 +1118,6 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 	struct tid_set listed = { NULL, 0, 0 };
 	struct task_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
 	struct task_list *before = &lists[0], *now_l = &lists[1];
-
 	struct now_task *th = NULL;
 	size_t tcap = 0;
 	pid_t self = getpid();
@@ -1169,6 +1169,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			DIR *td;
 			struct dirent *te;
 			int cp, whole, gone;
+			ino_t pino = de->d_ino ? de->d_ino : 1; /* 1: not known */
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
@@ -1184,7 +1185,7 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			 * another that got its id, with a child too young for
 			 * this list */
 			gone = 0;
-			if (listed_before(before, pid, pid, 0, de->d_ino ? de->d_ino : 1) == 1)
+			if (listed_before(before, pid, pid, 0, pino) == 1)
 				cp = 1;
 			else
 				cp = command_process(pid, &gone);
@@ -1238,9 +1239,8 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 			 * the order of their ids once ids go round */
 			qsort(th, nt, sizeof(*th), now_task_cmp);
 			for (i = 0; i < nt; i++) {
-				th[i].known = listed_before(before, pid, th[i].tid, th[i].ino,
-							    de->d_ino ? de->d_ino : 1);
-				if (task_list_add(now_l, pid, th[i].tid, th[i].ino, de->d_ino ? de->d_ino : 1) < 0) {
+				th[i].known = listed_before(before, pid, th[i].tid, th[i].ino, pino);
+				if (task_list_add(now_l, pid, th[i].tid, th[i].ino, pino) < 0) {
 					rc = 2;
 					*who = pid;
 					unknown_why = "srt has no memory for its thread list";
