@@ -101,7 +101,9 @@ static volatile int stop;
 static pid_t kids[4096];
 static int n_kids;
 
-/* forks a child that sleeps 4 s (no exec) every 200 us until told to stop */
+/* forks a child that sleeps 10 s (no exec) every 200 us until told to stop:
+ * a run that waited for one would take that long, while a run under the
+ * sanitizer on a loaded machine was seen to take 2.1 s */
 static void *forker(void *arg)
 {
 	(void)arg;
@@ -109,7 +111,7 @@ static void *forker(void *arg)
 		pid_t p = fork();
 
 		if (p == 0) {
-			sleep(4);
+			sleep(10);
 			_exit(0);
 		}
 		if (p > 0)
@@ -159,8 +161,8 @@ if libsrt_cc "$WORK/forker" "$WORK/forker.c"; then
 	read -r what worst kids < <(SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout 120 "$WORK/forker" "$S" 2>"$WORK/err")
 	ok "the forking program built and ran ($what; $kids children forked)"
 	check "forks without exec during the runs: every run ran" test "$what" = ran
-	check "forks without exec during the runs: no run waited for those children (slowest ${worst}s; each child lives 4 s)" \
-		awk -v w="$worst" 'BEGIN { exit !(w != "" && w < 2) }'
+	check "forks without exec during the runs: no run waited for those children (slowest ${worst}s; each child lives 10 s)" \
+		awk -v w="$worst" 'BEGIN { exit !(w != "" && w < 8) }'
 else
 	not_ok "the forking program builds ($(head -c 300 "$WORK/cc.err"))"
 	skip "the program did not build"
