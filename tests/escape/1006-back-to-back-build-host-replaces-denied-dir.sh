@@ -15,6 +15,16 @@
 # rounds take milliseconds now, and one goes by without a new task).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
+# the sanitized build's watcher reads /proc several times slower, and
+# under the sanitizer pass's load a round that looks only at what changed
+# still met a new process in every round in 1 run of 4 (CI, 873f011):
+# the run is stopped, which fails closed; the plain build's passes (as
+# root and as the unprivileged user) run the check
+if ldd "$SRT" 2>/dev/null | grep -q libasan; then
+	skip "the sanitized build: its watcher is too slow to see a quiet round beside a build starting processes back to back (the run is stopped: fails closed); the plain build runs this check"
+	echo "1..$_tap_n"
+	exit 0
+fi
 P="$WORK/proj"
 cd "$P" || exit 1
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
