@@ -36,7 +36,12 @@ reap "$MARK"
 srt__bg -s "$S" -c "$daemons; touch up; exec -a $MARK-main sleep 120"
 R=$!
 wait_for "$P/up" 100
-n_up=$(pgrep -f "^$MARK-" | wc -l)
+# "up" is made before the last exec: its name may come a moment later
+for i in $(seq 50); do
+	n_up=$(pgrep -f "^$MARK-" | wc -l)
+	[ "$n_up" -ge 5 ] && break
+	sleep 0.1
+done
 attempt K10 "srt SIGKILL case: all five daemons were running ($n_up)" test "$n_up" -ge 5
 kill -KILL "$R"; wait "$R" 2>/dev/null
 attempt K10 "after srt is SIGKILLed no sandboxed process is left" gone "$MARK"
