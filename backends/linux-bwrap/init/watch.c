@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/kcmp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -384,10 +385,6 @@ static int memo_has(dev_t dev, ino_t ino, int add)
 	return 0;
 }
 
-/* Called often by the scans below: now and then, covers the denied names
- * that arrived meanwhile (see covers_ahead) */
-static void scan_tick(void);
-
 static int dir_below(int fd, dev_t dev, ino_t ino)
 {
 	static struct { dev_t dev; ino_t ino; } walked[4096];
@@ -395,7 +392,6 @@ static int dir_below(int fd, dev_t dev, ino_t ino)
 	int n, p, rc = 2;
 
 	for (n = 0; n < 4096 && fd >= 0; n++) {
-		scan_tick();
 		if (fstat(fd, &st) != 0)
 			break;
 		if (st.st_dev == dev && st.st_ino == ino) {
@@ -651,7 +647,6 @@ static int task_fds_below(const char *task, dev_t dev, ino_t ino, const struct u
 
 			if (e->d_name[0] == '.')
 				continue;
-			scan_tick();
 			n = strtol(e->d_name, &end, 10);
 			if (*end || n < 0 || n > INT_MAX)
 				continue;
@@ -781,7 +776,6 @@ static int task_below(const char *task, dev_t dev, ino_t ino, const struct unwat
 			int r;
 
 			any = 1;
-			scan_tick();
 			if (sscanf(line, "%*s %*s %*s %x:%x %lu", &maj, &min, &mino) != 3 || !mino)
 				continue;
 			r = in_tree_sb(u, (unsigned long)maj << 20 | min, (ino_t)mino);
@@ -846,7 +840,6 @@ static int task_table_below(const char *task, dev_t dev, ino_t ino, const struct
 
 			if (fe->d_name[0] == '.')
 				continue;
-			scan_tick();
 			if ((size_t)snprintf(f, sizeof(f), "%s/%s", p, fe->d_name) >= sizeof(f))
 				continue;
 			/* refused, not gone: the process made itself not
@@ -1173,7 +1166,6 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 
 			if (*end || pid <= 0 || pid == (long)self)
 				continue;
-			scan_tick();
 			/* a process not listed before is news even when it is
 			 * gone by the time it is looked at: the child it made
 			 * may have been too young for this list */
@@ -1255,7 +1247,6 @@ static int each_command_task(int (*fn)(const char *task, void *arg), void *arg, 
 					fresh = 1, fresh_pid = pid;
 				else if (!whole)
 					continue;
-				scan_tick();
 				snprintf(task, sizeof(task), "%s/%ld", p, th[i].tid);
 				rc = fn(task, arg);
 			}
@@ -1474,7 +1465,6 @@ static void unwatch_dirs(struct unwatch *u, int at, int depth)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		scan_tick();
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			if (errno != ENOENT)
 				u->incomplete = 1;
@@ -1545,7 +1535,6 @@ static int find_entry(const struct unwatch *u, int at, ino_t ino, int depth, cha
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		scan_tick();
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != u->dev)
 			continue;
 		if (st.st_ino == ino) {
@@ -1615,8 +1604,6 @@ static int task_unwatch(const char *task, void *arg)
 			long i;
 			int copy, dir;
 			char name[NAME_MAX + 1];
-
-			scan_tick(); /* a group may hold a million watches */
 
 			if (sscanf(line, "inotify wd:%x ino:%lx sdev:%lx", &wd, &ino, &sdev) != 3 &&
 			    sscanf(line, "fanotify ino:%lx sdev:%lx mflags:%x mask:%x", &ino, &sdev, &mflags,
@@ -2433,16 +2420,24 @@ static int cover_pending(struct watcher *w, struct wname *nm, struct stat *st, c
  * command holding thousands of descriptors makes that take a second or
  * more (tests/escape/1008), and a denied name the host replaced meanwhile
  * (`aws configure` beside `mv ~/.ssh.new ~/.ssh`) stayed uncovered all
- * that time, its new names seen by stat. So while such a scan runs, the
- * queue is read every AHEAD_MS, and a denied name that arrived (created or
- * moved there) and is not covered is covered at once, and the inode is
- * kept in the list of covers taken ahead. Its event is judged when its
- * turn comes (arrival), on that inode: the window of its events and the
- * places below it are looked at as they would have been, only the cover
- * came sooner. Each event is looked at once in a scan (an event read and
- * passed over stays so: a cover taken off by a newer replacement comes
- * with a newer event). The queue read so is bounded as every read of it
- * is (QUEUE_MAX): past that, the rest waits in the kernel's queue for the
+ * that time, its new names seen by stat. So while such a scan runs, a
+ * thread of the watcher (ahead_main) waits on the queue, and a denied name
+ * that arrived (created or moved there) and is not covered is covered as
+ * soon as its event comes, and the inode is kept in the list of covers
+ * taken ahead. The thread waits in poll(2) rather than the scan looking at
+ * the queue between its steps: a scan is all CPU, and on a loaded machine
+ * the scheduler leaves it off the CPU for tens of milliseconds at a time,
+ * while a thread woken by an event runs at once (the sanitizer pass of
+ * CI saw the host's new ~/.aws names with the queue read between steps,
+ * tests/escape/1007). The scan and the thread take turns on the queue
+ * through ahead_lock: the scan touches no event while it runs, the thread
+ * touches none outside a scan. Its event is judged when its turn comes
+ * (arrival), on that inode: the window of its events and the places below
+ * it are looked at as they would have been, only the cover came sooner.
+ * Each event is looked at once in a scan (an event read and passed over
+ * stays so: a cover taken off by a newer replacement comes with a newer
+ * event). The queue read so is bounded as every read of it is
+ * (QUEUE_MAX): past that, the rest waits in the kernel's queue for the
  * scan to end.
  *
  * A cover stays on the directory it covers, not on the name: the host may
@@ -2454,7 +2449,6 @@ static int cover_pending(struct watcher *w, struct wname *nm, struct stat *st, c
  * makes the name it reaches look covered already, and no other turn
  * would look below it. Past AHEAD_MAX covers not yet judged, a name waits
  * for its turn as before the covers ahead. */
-#define AHEAD_MS 2
 #define AHEAD_MAX 64
 
 static struct ahead {
@@ -2463,9 +2457,16 @@ static struct ahead {
 } ahead[AHEAD_MAX];
 static size_t n_ahead;
 
-static struct watcher *scanning; /* the watcher, while a scan runs */
-static struct timespec ahead_at;  /* when the queue was last read so */
-static size_t ahead_rel;          /* the events looked at so far, from qpos */
+static pthread_mutex_t ahead_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ahead_wake = PTHREAD_COND_INITIALIZER;
+static struct watcher *scanning; /* the watcher, while a scan runs (ahead_lock) */
+static size_t ahead_rel;         /* the events looked at so far, from qpos */
+
+/* How long the thread waits for the queue before it looks whether the
+ * scan ended, and how long it rests when the queue is full (the kernel's
+ * queue stays readable then, and the rest waits for the scan's end). */
+#define AHEAD_WAIT_MS 100
+#define AHEAD_FULL_MS 2
 
 static void cover_ahead(struct watcher *w, struct wname *nm)
 {
@@ -2526,17 +2527,63 @@ static void covers_ahead(struct watcher *w)
 	}
 }
 
-static void scan_tick(void)
+/* The thread that covers denied names during a scan: asleep on
+ * ahead_wake outside one, in poll(2) on the queue during one. */
+static void *ahead_main(void *arg)
 {
-	struct timespec now;
+	struct watcher *w = arg;
 
-	if (!scanning)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - ahead_at.tv_sec) * 1000 + (now.tv_nsec - ahead_at.tv_nsec) / 1000000 < AHEAD_MS)
-		return;
-	ahead_at = now;
-	covers_ahead(scanning);
+	for (;;) {
+		struct pollfd p = { w->ifd, POLLIN, 0 };
+		int full;
+
+		pthread_mutex_lock(&ahead_lock);
+		while (!scanning)
+			pthread_cond_wait(&ahead_wake, &ahead_lock);
+		covers_ahead(w);
+		full = w->overflow;
+		pthread_mutex_unlock(&ahead_lock);
+		if (full) {
+			struct timespec rest = { 0, AHEAD_FULL_MS * 1000000L };
+
+			nanosleep(&rest, NULL);
+			continue;
+		}
+		if (poll(&p, 1, AHEAD_WAIT_MS) < 0 && errno != EINTR) {
+			struct timespec rest = { 0, AHEAD_FULL_MS * 1000000L };
+
+			nanosleep(&rest, NULL); /* what poll refused, read_events tells */
+		}
+	}
+	return NULL;
+}
+
+/* The thread started, with every signal blocked in it (they are the
+ * main thread's to take): 0, or an errno value. */
+static int ahead_start(struct watcher *w)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, NULL, ahead_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err)
+		pthread_detach(t);
+	return err;
+}
+
+/* A scan begins (w) or ends (NULL): the thread reads the queue only
+ * between the two. */
+static void ahead_scanning(struct watcher *w)
+{
+	pthread_mutex_lock(&ahead_lock);
+	scanning = w;
+	ahead_rel = 0;
+	pthread_cond_signal(&ahead_wake);
+	pthread_mutex_unlock(&ahead_lock);
 }
 
 /* The covers covers_ahead took at nm ahead of this event, out of the
@@ -2583,9 +2630,7 @@ static void deny_dir_check(struct watcher *w, struct wname *nm, int fd, const st
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	scanning = w; /* other denied names covered meanwhile */
-	ahead_at = t0;
-	ahead_rel = 0;
+	ahead_scanning(w); /* other denied names covered meanwhile */
 
 	/* the places below it first, as soon as can be (a process there
 	 * sees each name the host makes); then every name below it, which
@@ -2621,7 +2666,7 @@ static void deny_dir_check(struct watcher *w, struct wname *nm, int fd, const st
 		}
 		free(u.ino);
 	}
-	scanning = NULL;
+	ahead_scanning(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (w->o->debug)
 		srt__init_say("srt-linux-init: (debug) watcher: %s/%s covered again; what the command "
@@ -4267,7 +4312,7 @@ static void finish(struct watcher *w)
 		w->want_dir_fd = 0;
 		w->dir_fd = -1;
 		w->written = NULL;
-		scanning = NULL; /* a scan that gave up: the queue no longer read ahead */
+		ahead_scanning(NULL); /* a scan that gave up: the queue no longer read ahead */
 	}
 	if (w->end_step == 0) {
 		read_events(w);
@@ -4401,6 +4446,7 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 	}
 	if (pid == 0) {
 		struct watcher w;
+		int err;
 
 		memset(&w, 0, sizeof(w));
 		w.fan = -1;
@@ -4417,6 +4463,10 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		}
 		if (getppid() == 1)
 			_exit(EXIT_SETUP);
+		if ((err = ahead_start(&w)) != 0) {
+			srt__init_fail("watcher: the thread that covers denied names during a scan", err);
+			_exit(EXIT_SETUP);
+		}
 		if (setup(&w) != 0)
 			_exit(EXIT_SETUP);
 		srt__init_status_fd = -1; /* failures from here on go to stderr */
