@@ -2534,12 +2534,15 @@ static void *ahead_main(void *arg)
 	struct watcher *w = arg;
 
 	for (;;) {
-		struct pollfd p = { w->ifd, POLLIN, 0 };
+		struct pollfd p = { -1, POLLIN, 0 };
 		int full;
 
 		pthread_mutex_lock(&ahead_lock);
 		while (!scanning)
 			pthread_cond_wait(&ahead_wake, &ahead_lock);
+		/* read under the lock: the thread starts before setup opens
+		 * the queue */
+		p.fd = w->ifd;
 		covers_ahead(w);
 		full = w->overflow;
 		pthread_mutex_unlock(&ahead_lock);
