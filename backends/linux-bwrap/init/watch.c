@@ -289,6 +289,42 @@ static void violation(struct watcher *w, const char *kind, const char *dir, cons
 	srt__init_say("srt: %s", line);
 }
 
+/* The watcher's stderr is the caller's terminal or pipe, which the command
+ * shares: it can stop the terminal's output (tcflow TCOOFF, as ^S does) or
+ * fill a pipe whose reader drains it slowly, and a write of ours to it then
+ * waits. While the watcher waits it covers nothing: a red team stopped the
+ * terminal, stood in ~/.ssh.new, had the host move it onto the denied
+ * ~/.ssh, and the watcher, about to stop the run, hung in its message
+ * while the command saw the names the host made there
+ * (tests/escape/1021). So the watcher writes through a description of the
+ * terminal or pipe of its own, opened again through /proc and
+ * non-blocking (the command's stays as it is): a line that cannot be
+ * written at once is dropped. A regular file does not make a write wait; a
+ * socket cannot be opened again. stderr_own: fd 2 is such a description,
+ * or a regular file. */
+static int stderr_own;
+
+static void own_stderr(void)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(STDERR_FILENO, &st) != 0)
+		return;
+	if (S_ISREG(st.st_mode)) {
+		stderr_own = 1;
+		return;
+	}
+	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return;
+	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* not ours to open (another user's terminal): kept */
+	if (dup2(fd, STDERR_FILENO) == STDERR_FILENO)
+		stderr_own = 1;
+	close(fd);
+}
+
 /* The run cannot go on safely: say why and end it. kill(-1) reaches
  * every process of bwrap's pid namespace but its reaper and us: the outer
  * helper, the nested init and the command's tree, at once (the outer
@@ -306,6 +342,11 @@ static void stop_run_for(struct watcher *w, const char *kind, const char *dir, c
 		 * there is nothing to stop, and the names not checked yet
 		 * still are (the violation names this one) */
 		siglongjmp(w->give_up, 1);
+	if (!stderr_own)
+		/* the write below may wait on the command (see own_stderr):
+		 * the command ends first. The outer helper ends with it, and
+		 * our own end (PR_SET_PDEATHSIG) may come before the line */
+		kill(-1, SIGKILL);
 	srt__init_say("srt-linux-init: %s%s%s: %s; the command was stopped", dir, name ? "/" : "",
 		      name ? name : "", why);
 	kill(-1, SIGKILL);
@@ -4466,6 +4507,7 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		}
 		if (getppid() == 1)
 			_exit(EXIT_SETUP);
+		own_stderr();
 		if ((err = ahead_start(&w)) != 0) {
 			srt__init_fail("watcher: the thread that covers denied names during a scan", err);
 			_exit(EXIT_SETUP);
