@@ -363,11 +363,13 @@ static int supervise(pid_t child, const sigset_t *set, struct srt__watch *watch,
 			if (watch && p == watch->pid) {
 				watch->pid = -1;
 				watcher_gone = 1;
+				/* before the message, which may wait on the
+				 * terminal the command stopped */
+				kill(child, SIGKILL);
 				srt__init_say("srt-linux-init: the watcher that keeps replaced protected files "
 					      "covered ended during the run (%s %d); the command was stopped",
 					      WIFSIGNALED(st) ? "signal" : "exit status",
 					      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-				kill(child, SIGKILL);
 				watch_unfinished(events_fd, "the watcher of replaced files ended during the run");
 			}
 		}

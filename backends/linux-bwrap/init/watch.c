@@ -295,13 +295,19 @@ static void violation(struct watcher *w, const char *kind, const char *dir, cons
  * waits. While the watcher waits it covers nothing: a red team stopped the
  * terminal, stood in ~/.ssh.new, had the host move it onto the denied
  * ~/.ssh, and the watcher, about to stop the run, hung in its message
- * while the command saw the names the host made there
- * (tests/escape/1021). So the watcher writes through a description of the
- * terminal or pipe of its own, opened again through /proc and
- * non-blocking (the command's stays as it is): a line that cannot be
- * written at once is dropped. A regular file does not make a write wait; a
- * socket cannot be opened again. stderr_own: fd 2 is such a description,
- * or a regular file. */
+ * while the command saw the names the host made there (tests/escape/1021).
+ * So once set up (its warnings are written before the command starts),
+ * the watcher writes through a description of the terminal or pipe of its
+ * own, opened again through /proc and non-blocking (the command's stays as
+ * it is): a line that cannot be written at once is dropped. What cannot be
+ * opened so (a socket; /dev/tty, which names the controlling terminal the
+ * watcher's new session does not have; another user's terminal) gets none
+ * of its lines: fd 2 becomes /dev/null, and the run's summary still has
+ * every violation, through the events pipe. A regular file is kept: a
+ * write to it waits only while the command's own write to the same file
+ * holds it. stderr_own: fd 2 is a non-blocking description of our own or
+ * /dev/null, which no write waits on; without it (a regular file, or
+ * /dev/null could not be had) the run is stopped before its line. */
 static int stderr_own;
 
 static void own_stderr(void)
@@ -309,17 +315,15 @@ static void own_stderr(void)
 	struct stat st;
 	int fd;
 
-	if (fstat(STDERR_FILENO, &st) != 0)
+	if (fstat(STDERR_FILENO, &st) != 0 || S_ISREG(st.st_mode))
 		return;
-	if (S_ISREG(st.st_mode)) {
-		stderr_own = 1;
-		return;
-	}
-	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
-		return;
-	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = -1;
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return; /* not ours to open (another user's terminal): kept */
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
 	if (dup2(fd, STDERR_FILENO) == STDERR_FILENO)
 		stderr_own = 1;
 	close(fd);
@@ -345,7 +349,8 @@ static void stop_run_for(struct watcher *w, const char *kind, const char *dir, c
 	if (!stderr_own)
 		/* the write below may wait on the command (see own_stderr):
 		 * the command ends first. The outer helper ends with it, and
-		 * our own end (PR_SET_PDEATHSIG) may come before the line */
+		 * our own end (PR_SET_PDEATHSIG) may come before the line,
+		 * which the run's summary has (violation) */
 		kill(-1, SIGKILL);
 	srt__init_say("srt-linux-init: %s%s%s: %s; the command was stopped", dir, name ? "/" : "",
 		      name ? name : "", why);
@@ -4507,7 +4512,6 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		}
 		if (getppid() == 1)
 			_exit(EXIT_SETUP);
-		own_stderr();
 		if ((err = ahead_start(&w)) != 0) {
 			srt__init_fail("watcher: the thread that covers denied names during a scan", err);
 			_exit(EXIT_SETUP);
@@ -4515,6 +4519,7 @@ int srt__watch_start(const struct srt__init_opts *o, int events_fd, struct srt__
 		if (setup(&w) != 0)
 			_exit(EXIT_SETUP);
 		srt__init_status_fd = -1; /* failures from here on go to stderr */
+		own_stderr();
 		w.running = 1;
 		if (write(w.done, "R", 1) != 1)
 			_exit(EXIT_SETUP);
