@@ -2577,6 +2577,7 @@ static void covers_ahead(struct watcher *w)
  * ahead_wake outside one, in poll(2) on the queue during one. */
 static void *ahead_main(void *arg)
 {
+	static const struct timespec rest = { 0, AHEAD_FULL_MS * 1000000L };
 	struct watcher *w = arg;
 
 	for (;;) {
@@ -2592,17 +2593,11 @@ static void *ahead_main(void *arg)
 		covers_ahead(w);
 		full = w->overflow;
 		pthread_mutex_unlock(&ahead_lock);
-		if (full) {
-			struct timespec rest = { 0, AHEAD_FULL_MS * 1000000L };
-
-			nanosleep(&rest, NULL);
+		if (!full && (poll(&p, 1, AHEAD_WAIT_MS) >= 0 || errno == EINTR))
 			continue;
-		}
-		if (poll(&p, 1, AHEAD_WAIT_MS) < 0 && errno != EINTR) {
-			struct timespec rest = { 0, AHEAD_FULL_MS * 1000000L };
-
-			nanosleep(&rest, NULL); /* what poll refused, read_events tells */
-		}
+		/* the kernel's queue stays readable while ours is full, and
+		 * what poll refused read_events tells: a rest, not a spin */
+		nanosleep(&rest, NULL);
 	}
 	return NULL;
 }
