@@ -8,7 +8,8 @@
 #      the installed /usr/bin/srt, with each backend;
 #   4. with BUILDDIR: run tests/integration as root against the installed
 #      srt and modules (SRT_TEST_SRT, SRT_TEST_MODULES: see
-#      tests/integration/lib.sh; the test helpers come from BUILDDIR). The
+#      tests/integration/lib.sh; the test helpers come from BUILDDIR), two
+#      scripts at a time (PKG_TEST_JOBS). The
 #      escape battery ran three times on the same code in tests/run's other
 #      passes; here the question is whether the installed files work;
 #   5. keep only srt + libsrt0 + one backend package, run a sandboxed
@@ -235,12 +236,27 @@ if [ -z "$BUILDDIR" ] || [ ! -x "$BUILDDIR/tests/helpers/sysprobe" ]; then
 else
 	TSRC=$(sed -n 's/^abs_top_srcdir = //p' "$BUILDDIR/Makefile")
 	suite_pass=0 suite_fail=0 suite_skip=0
+	# PKG_TEST_JOBS scripts at a time (default 2): they mostly wait on
+	# sandboxes starting, and the escape and sanitizer passes run them
+	# side by side as root too. Each one's output and exit code go to
+	# files, read back below in the scripts' order.
+	mkdir -p "$T/suite"
+	run_one() { # run_one SCRIPT: its output in $T/suite/NAME.out, exit code in .rc
+		local o
+		o=$T/suite/$(basename "$1" .sh)
+		(cd /tmp && env -u SRT_BACKEND_DIR -u SRT_FILTER_DIR top_builddir="$BUILDDIR" top_srcdir="$TSRC" \
+			SRT_TEST_SRT=/usr/bin/srt SRT_TEST_MODULES="$MODDIR" \
+			timeout -k 10 300 bash "$1") >"$o.out" 2>&1
+		echo $? >"$o.rc"
+	}
+	export -f run_one
+	export T BUILDDIR TSRC MODDIR
+	printf '%s\0' "$TSRC"/tests/integration/[0-9]*.sh |
+		xargs -0 -n1 -P"${PKG_TEST_JOBS:-2}" bash -c 'run_one "$1"' run_one
 	for t in "$TSRC"/tests/integration/[0-9]*.sh; do
 		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
-		out=$(cd /tmp && env -u SRT_BACKEND_DIR -u SRT_FILTER_DIR top_builddir="$BUILDDIR" top_srcdir="$TSRC" \
-			SRT_TEST_SRT=/usr/bin/srt SRT_TEST_MODULES="$MODDIR" \
-			timeout -k 10 300 bash "$t" 2>&1)
-		rc=$?
+		out=$(cat "$T/suite/$(basename "$t" .sh).out" 2>/dev/null)
+		rc=$(cat "$T/suite/$(basename "$t" .sh).rc" 2>/dev/null || echo 1)
 		printf '%s\n' "$out" | sed "s|^|$name: |" >>"$LOG/suite.log"
 		while IFS= read -r line; do
 			case "$line" in
