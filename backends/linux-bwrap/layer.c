@@ -79,7 +79,9 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 		char real[PATH_MAX];
 		int skip = 0;
 
-		if ((x->flags & SRT_RULE_GLOB) || srt__realpath_memo(x->path, real) != 0)
+		/* never through a link a sandboxed run could plant or flip
+		 * (as the mounts and the planner's grants) */
+		if ((x->flags & SRT_RULE_GLOB) || srt__ll_allow_real(pol, x->path, real) != 0)
 			continue;
 		/* a root over or in a pseudo filesystem keeps the planner's
 		 * split: /dev, /proc and /sys are never write roots */

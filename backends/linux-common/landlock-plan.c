@@ -714,12 +714,54 @@ static int via_planted_link(const struct srt_policy *pol, const char *p)
 	return 0;
 }
 
+/* The link_fn of srt__ll_allow_real: is the link at path one a sandboxed
+ * command could have planted (via_planted_link's test, on its directory)? */
+static int link_planted(void *ctx, const char *link)
+{
+	const struct srt_policy *pol = ctx;
+	char dir[PATH_MAX];
+	size_t j;
+
+	snprintf(dir, sizeof(dir), "%s", link);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	if (access(dir, W_OK) == 0)
+		return 1;
+	for (j = 0; j < pol->allow_write.n; j++) {
+		const char *root = pol->allow_write.v[j].path;
+		size_t l = strlen(root);
+
+		if (!strcmp(root, "/") || (!strncmp(dir, root, l) && (dir[l] == '/' || dir[l] == '\0')))
+			return 1;
+	}
+	return 0;
+}
+
+int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX])
+{
+	char again[PATH_MAX];
+	int rc;
+
+	if (via_planted_link(pol, p))
+		return 1;
+	rc = srt__mountinfo_resolve_links(p, again, sizeof(again), link_planted, (void *)pol);
+	if (rc == 1)
+		return 1;
+	if (rc != 0 || resolve(p, out) != 0)
+		return -1;
+	/* the second look (realpath) must land where the checked one did: a
+	 * link flipped in between would otherwise be granted unchecked */
+	return strcmp(out, again) ? 1 : 0;
+}
+
 static int build_reads(struct planner *pl, struct domain *r, const struct domain *w)
 {
 	const struct srt_policy *pol = pl->pol;
 	char real[PATH_MAX];
 	size_t i;
-	int rc;
+	int rc, k;
 
 	for (i = 0; i < pol->deny_read.n; i++) {
 		const struct srt_rule *x = &pol->deny_read.v[i];
@@ -754,14 +796,15 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 				return rc;
 			continue;
 		}
-		if (via_planted_link(pol, x->path)) {
-			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it); name the real path instead",
+		k = srt__ll_allow_real(pol, x->path, real);
+		if (k == 1) {
+			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it), or it changed while srt looked; name the real path instead",
 				  x->origin, x->path);
 			if (rc)
 				return rc;
 			continue;
 		}
-		if (resolve(x->path, real) == 0 && (rc = domain_add(r, real, 1, 0, x->origin)))
+		if (k == 0 && (rc = domain_add(r, real, 1, 0, x->origin)))
 			return rc;
 	}
 	/* a write root is readable (bwrap binds it back inside a denied dir) */
@@ -823,8 +866,8 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 				return rc;
 			continue;
 		}
-		if (via_planted_link(pol, x->path)) {
-			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it); name the real path \"%s\" instead",
+		if (srt__ll_allow_real(pol, x->path, real) != 0) {
+			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it), or it changed while srt looked; name the real path \"%s\" instead",
 				  x->origin, x->path, real);
 			if (rc)
 				return rc;

@@ -32,6 +32,7 @@
 #ifndef SRT_LANDLOCK_PLAN_H
 #define SRT_LANDLOCK_PLAN_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <srt/error.h>
@@ -92,6 +93,14 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 /* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
  * zeroed by the call). limits may be NULL. On failure plan is released and
  * diag names the rule that could not be enforced. */
+/* Where the allow rule p really is, for a grant: 0 with out set when p
+ * resolves without following a symbolic link a sandboxed command could
+ * have planted (one in a directory this user can write, or in a write
+ * root of pol), and a second look lands at the same place; 1 when it goes
+ * through such a link or moved between the looks (a link flipped
+ * meanwhile: the grant is left out, which fails closed); -1 when it
+ * cannot be resolved. */
+int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX]);
 int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		       const struct srt__ll_plan_limits *limits,
 		       struct srt__ll_plan *plan, struct srt_diag *diag);

@@ -24,6 +24,7 @@
 
 #include "backends/linux-bwrap/layer.h"
 #include "backends/linux-common/landlock-abi.h"
+#include "backends/linux-common/landlock-plan.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "tests/unit/tap.h"
 
@@ -248,6 +249,59 @@ out:
 	srt__bwrap_ll_layer_release(&layer);
 }
 
+/* A write root named through a symbolic link in a writable directory (one
+ * a sandboxed run could have planted, or flips while srt plans) gets no
+ * grant at the link's target: the mounts leave such a rule out, and the
+ * layer used to grant the target anyway, so a link flipped while bwrap
+ * bound the root left a writable door outside (0920 #78 in CI). */
+static void case_planted_write_root(void)
+{
+	char link_path[256], real[PATH_MAX], *buf = NULL;
+	struct srt_rule allow[2] = { { root, 0, "filesystem.allowWrite[0]" },
+				     { link_path, 0, "filesystem.allowWrite[1]" } };
+	struct srt_policy pol;
+	struct srt__ll_layer layer;
+	struct srt_diag diag;
+	struct stat st;
+	int rc;
+
+	snprintf(link_path, sizeof(link_path), "%s/out", root);
+	if (symlink(outside, link_path) != 0) {
+		printf("ok %d # SKIP symlink: %s\n", ++tap_n, strerror(errno));
+		return;
+	}
+	memset(&pol, 0, sizeof(pol));
+	memset(&diag, 0, sizeof(diag));
+	pol.cwd = root;
+	pol.allow_write.v = allow;
+	pol.allow_write.n = 2;
+	pol.mandatory_deny_depth = 3;
+	ok(srt__ll_allow_real(&pol, link_path, real) == 1,
+	   "a write root through a link in a write root is not a place to grant");
+	ok(srt__ll_allow_real(&pol, root, real) == 0 && !strcmp(real, root),
+	   "a write root without links is (%s)", real);
+	rc = srt__bwrap_ll_layer(&pol, &layer, -1, &diag);
+	if (rc == 0 && layer.fd < 0) {
+		printf("ok %d # SKIP no layer here: %s\n", ++tap_n, layer.reason);
+		goto out;
+	}
+	if (rc == 0 && fstat(layer.fd, &st) == 0 && (buf = calloc(1, (size_t)st.st_size + 1)) &&
+	    pread(layer.fd, buf, (size_t)st.st_size, 0) == st.st_size) {
+		char needle[300];
+
+		/* records end with a NUL: a rule's last field is its path */
+		snprintf(needle, sizeof(needle), " %s", outside);
+		ok(!memmem(buf, (size_t)st.st_size, needle, strlen(needle) + 1),
+		   "the layer grants nothing at the link's target %s", outside);
+	} else {
+		ok(0, "the layer plans and can be read (%s)", rc ? diag.message : strerror(errno));
+	}
+out:
+	free(buf);
+	srt__bwrap_ll_layer_release(&layer);
+	unlink(link_path);
+}
+
 int main(void)
 {
 	snprintf(top, sizeof(top), "/tmp/srt-ll-layer.XXXXXX");
@@ -271,6 +325,7 @@ int main(void)
 	}
 
 	TAP_RUN(case_layer);
+	TAP_RUN(case_planted_write_root);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
