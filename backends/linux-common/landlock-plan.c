@@ -672,50 +672,9 @@ static int grant_pts(struct planner *pl, struct domain *d, const char *origin)
 	return rc;
 }
 
-/* Does p lead through a symbolic link that a sandboxed command could have
- * planted: one in a write root of this policy, or in any directory this
- * user can write? An allow rule never follows such a link (as linux-bwrap:
- * a run could turn its own directory into a door to anywhere for the next
- * run). */
-static int via_planted_link(const struct srt_policy *pol, const char *p)
-{
-	char cur[PATH_MAX];
-	size_t len = strlen(p), i, j;
-
-	if (p[0] != '/' || len >= sizeof(cur))
-		return 0;
-	for (i = 1; i <= len; i++) {
-		struct stat st;
-		char dir[PATH_MAX];
-
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		memcpy(cur, p, i);
-		cur[i] = '\0';
-		if (lstat(cur, &st) != 0)
-			return 0; /* the rest does not exist: nothing to follow */
-		if (!S_ISLNK(st.st_mode))
-			continue;
-		snprintf(dir, sizeof(dir), "%s", cur);
-		*strrchr(dir, '/') = '\0';
-		if (!dir[0])
-			snprintf(dir, sizeof(dir), "/");
-		if (access(dir, W_OK) == 0)
-			return 1;
-		for (j = 0; j < pol->allow_write.n; j++) {
-			const char *root = pol->allow_write.v[j].path;
-			size_t l = strlen(root);
-
-			if (!strcmp(root, "/") ||
-			    (!strncmp(dir, root, l) && (dir[l] == '/' || dir[l] == '\0')))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* The link_fn of srt__ll_allow_real: is the link at path one a sandboxed
- * command could have planted (via_planted_link's test, on its directory)? */
+/* Is the link at path one a sandboxed command could have planted: in a
+ * write root of pol, or in any directory this user can write? (Also the
+ * link_fn of srt__ll_allow_real's resolution.) */
 static int link_planted(void *ctx, const char *link)
 {
 	const struct srt_policy *pol = ctx;
@@ -734,6 +693,33 @@ static int link_planted(void *ctx, const char *link)
 		size_t l = strlen(root);
 
 		if (!strcmp(root, "/") || (!strncmp(dir, root, l) && (dir[l] == '/' || dir[l] == '\0')))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does p lead through a symbolic link that a sandboxed command could have
+ * planted: one in a write root of this policy, or in any directory this
+ * user can write? An allow rule never follows such a link (as linux-bwrap:
+ * a run could turn its own directory into a door to anywhere for the next
+ * run). */
+static int via_planted_link(const struct srt_policy *pol, const char *p)
+{
+	char cur[PATH_MAX];
+	size_t len = strlen(p), i;
+
+	if (p[0] != '/' || len >= sizeof(cur))
+		return 0;
+	for (i = 1; i <= len; i++) {
+		struct stat st;
+
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		memcpy(cur, p, i);
+		cur[i] = '\0';
+		if (lstat(cur, &st) != 0)
+			return 0; /* the rest does not exist: nothing to follow */
+		if (S_ISLNK(st.st_mode) && link_planted((void *)pol, cur))
 			return 1;
 	}
 	return 0;

@@ -90,9 +90,6 @@ int srt__ll_plan_check(const struct srt_policy *pol, int abi, struct srt_diag *d
  * unit). Reads /proc/self/mountinfo; SRT_OK, or the refusal in diag. */
 int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag *diag);
 
-/* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
- * zeroed by the call). limits may be NULL. On failure plan is released and
- * diag names the rule that could not be enforced. */
 /* Where the allow rule p really is, for a grant: 0 with out set when p
  * resolves without following a symbolic link a sandboxed command could
  * have planted (one in a directory this user can write, or in a write
@@ -101,6 +98,9 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
  * meanwhile: the grant is left out, which fails closed); -1 when it
  * cannot be resolved. */
 int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX]);
+/* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
+ * zeroed by the call). limits may be NULL. On failure plan is released and
+ * diag names the rule that could not be enforced. */
 int srt__ll_plan_build(const struct srt_policy *pol, int abi,
 		       const struct srt__ll_plan_limits *limits,
 		       struct srt__ll_plan *plan, struct srt_diag *diag);
