@@ -877,6 +877,10 @@ static void test_live_perform(void)
  * own timer every 100 ms, is the one that meets it) or as "answered", the
  * caller waits forever; this test then ends by the child's alarm. */
 static int inject_eintr;
+/* While late_fifo_close is set, a thread of the monitor that hands over an
+ * end of a FIFO is held back 300 ms after the hand-over, before it closes
+ * its own copy (as a thread preempted there on a loaded machine is). */
+static int late_fifo_close;
 int __real_ioctl(int fd, unsigned long req, ...);
 int __wrap_ioctl(int fd, unsigned long req, ...);
 int __wrap_ioctl(int fd, unsigned long req, ...)
@@ -894,6 +898,16 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	    (flip ^= 1)) {
 		errno = EINTR;
 		return -1;
+	}
+	if (__atomic_load_n(&late_fifo_close, __ATOMIC_RELAXED) && req == SECCOMP_IOCTL_NOTIF_ADDFD) {
+		const struct seccomp_notif_addfd *a = arg;
+		struct stat sb;
+		int rc = __real_ioctl(fd, req, arg), e = errno;
+
+		if (fstat((int)a->srcfd, &sb) == 0 && S_ISFIFO(sb.st_mode))
+			usleep(300000);
+		errno = e;
+		return rc;
 	}
 	return __real_ioctl(fd, req, arg);
 }
@@ -969,6 +983,117 @@ static void test_live_interrupted(void)
 	rmdir(dir);
 }
 
+/* An end of a FIFO the monitor handed over is never what the other end's
+ * open is matched with once the caller has closed its own: the monitor's
+ * copy, closed 300 ms after each hand-over here (late_fifo_close), must
+ * not let a write open through with no reader left (its byte lost, or
+ * EPIPE), nor a read open meet end of file with no writer left. */
+static int live_fifo_late_body(void *arg)
+{
+	const char *fifo = arg;
+	int fd, bad = 0, st = 0;
+	char b[2] = "";
+	pid_t w;
+
+	signal(SIGPIPE, SIG_IGN); /* a write with no reader: a bit, not a death */
+	/* a reader, closed as soon as its writer's byte is read */
+	if (fifo_read_late_writer(fifo, 50000) != 0)
+		bad |= 1;
+	/* a writer at once after it: its reader comes 600 ms later */
+	w = fork();
+	if (w == 0) {
+		int rf;
+
+		alarm(5);
+		usleep(600000);
+		rf = open(fifo, O_RDONLY);
+		_exit(rf >= 0 && read(rf, b, 1) == 1 && b[0] == 'H' ? 0 : 1);
+	}
+	fd = open(fifo, O_WRONLY);
+	if (fd < 0 || write(fd, "H", 1) != 1)
+		bad |= 2;
+	close(fd);
+	waitpid(w, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad |= 4;
+	/* a writer, closed as soon as its byte is written; a reader at once
+	 * after it: its writer comes 600 ms later */
+	w = fork();
+	if (w == 0) {
+		int wf;
+
+		alarm(5);
+		usleep(600000);
+		wf = open(fifo, O_WRONLY);
+		_exit(wf >= 0 && write(wf, "J", 1) == 1 ? 0 : 1);
+	}
+	{
+		pid_t r = fork();
+
+		if (r == 0) {
+			int rf;
+
+			alarm(5);
+			rf = open(fifo, O_RDONLY);
+			_exit(rf >= 0 && read(rf, b, 1) == 1 && b[0] == 'I' ? 0 : 1);
+		}
+		usleep(50000);
+		fd = open(fifo, O_WRONLY);
+		if (fd < 0 || write(fd, "I", 1) != 1)
+			bad |= 8;
+		close(fd);
+		waitpid(r, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad |= 8;
+	}
+	fd = open(fifo, O_RDONLY);
+	if (fd < 0 || read(fd, b, 1) != 1 || b[0] != 'J')
+		bad |= 16;
+	close(fd);
+	waitpid(w, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad |= 32;
+	return bad;
+}
+
+static void test_live_fifo_late(void)
+{
+	char dir[] = "/tmp/srt-monf-XXXXXX", fifo[64], rec[64], step[128];
+	const char *recs[3];
+	struct srt__monitor *m;
+	int bad;
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(rec, sizeof(rec), "w%s", dir);
+	recs[0] = "r/";
+	recs[1] = rec;
+	recs[2] = NULL;
+	if (mkfifo(fifo, 0600) != 0)
+		return;
+	m = parse_records("f3", recs, -1);
+	if (!m)
+		return;
+	__atomic_store_n(&late_fifo_close, 1, __ATOMIC_RELAXED);
+	bad = live_run("late close", m, SRT_OBSERVE_WRITES | SRT_OBSERVE_READS, live_fifo_late_body, fifo);
+	__atomic_store_n(&late_fifo_close, 0, __ATOMIC_RELAXED);
+	if (bad == -2)
+		return;
+	ok(bad == 0,
+	   "late close: with the monitor's copy of each FIFO end closed 300 ms late, a write open "
+	   "after a reader closed waits for the next reader, and a read open after a writer closed "
+	   "for the next writer (failed bits %d, -1 for none)",
+	   bad);
+	srt__monitor_free(m);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 /* The supervisor is gone (its listener closed): the kernel fails every
  * observed call with ENOSYS. The Unix socket stays refused (fail closed). */
 static void test_supervisor_gone(void)
@@ -1028,6 +1153,7 @@ int main(void)
 	TAP_RUN(test_live_unix);
 	TAP_RUN(test_live_perform);
 	TAP_RUN(test_live_interrupted);
+	TAP_RUN(test_live_fifo_late);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }

@@ -1679,7 +1679,9 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
  *    writing for a reader), which may be another caller waiting on this
  *    monitor, and a file under a lease waits for the lease: such an open
  *    is made by a short thread of its own (slow_main), on a descriptor
- *    pinned to the file.
+ *    pinned to the file. Every end of a FIFO is, even one that does not
+ *    wait: the monitor's copy of an end must never be what the other
+ *    end's open is matched with (see fifo_held).
  *  - the Landlock layer: the last call of each (open, create, link,
  *    rename) is made by a thread under the ruleset the worker applied to
  *    itself (see "the command's Landlock layer" below), so the layer judges
@@ -1735,6 +1737,7 @@ static int answer_fd(int listener, int send_flag, uint64_t id, int fd, unsigned 
 enum {
 	SLOW_READER,  /* a FIFO's read open: waits for a writer, woken by SLOW_SIGNAL */
 	SLOW_WRITER,  /* a FIFO's write open: tried until a reader is there */
+	SLOW_NOW,     /* a FIFO's end that does not wait (O_RDWR, O_NONBLOCK) */
 	SLOW_LEASE,   /* a leased file: tried until the lease is given back */
 };
 #define SLOW_SIGNAL (SIGRTMIN + 3)
@@ -1747,6 +1750,115 @@ struct slow_job {
 	unsigned fdflags;
 	int mode; /* SLOW_* */
 };
+
+/* The monitor's own copy of a FIFO end it hands over lives on until its
+ * close, a moment after the caller has the end. A caller quick to close
+ * its end leaves, for that moment, a reader (or writer) that is the
+ * monitor alone, and an open of the other end made then is matched with
+ * it: a write open goes through with nobody to read (the write then fails
+ * with EPIPE, or its bytes are lost), a read open meets end of file. So
+ * every end of a FIFO is opened by a thread of its own (slow_main), which
+ * notes the end held from its open until its own copy is closed, and no
+ * end of a FIFO is opened while an end of the same FIFO is held. For the
+ * opens that do not wait (a writer's tries, O_RDWR, O_NONBLOCK) the look
+ * and the open are made under one lock, so no end is handed over between
+ * them; a reader's open waits for its writer, so it cannot be made under
+ * the lock, and it starts just after its look (slow_main). Each note is
+ * let go within the time of one answer, so a wait for it is short (a
+ * caller stopped while its end is installed makes it as long as the stop,
+ * for that FIFO alone). */
+#define FIFO_HELD_MAX (SLOW_MAX + 8)
+static pthread_mutex_t fifo_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct fifo_end {
+	dev_t dev;
+	ino_t ino;
+	unsigned n; /* ends of it held; 0 = a free slot */
+} fifo_held[FIFO_HELD_MAX];
+
+/* Under fifo_mu: the FIFO's slot, or when add a free one (NULL when none
+ * is free), or NULL. */
+static struct fifo_end *fifo_slot(dev_t dev, ino_t ino, int add)
+{
+	struct fifo_end *unused = NULL;
+
+	for (size_t i = 0; i < FIFO_HELD_MAX; i++) {
+		struct fifo_end *e = &fifo_held[i];
+
+		if (e->n && e->dev == dev && e->ino == ino)
+			return e;
+		if (!e->n && !unused)
+			unused = e;
+	}
+	if (!add || !unused)
+		return NULL;
+	unused->dev = dev;
+	unused->ino = ino;
+	return unused;
+}
+
+/* Note an end of the FIFO held: 0, or -1 (ENFILE) when no slot is free. */
+static int fifo_hold(dev_t dev, ino_t ino)
+{
+	struct fifo_end *e;
+
+	pthread_mutex_lock(&fifo_mu);
+	e = fifo_slot(dev, ino, 1);
+	if (e)
+		e->n++;
+	pthread_mutex_unlock(&fifo_mu);
+	if (!e)
+		errno = ENFILE;
+	return e ? 0 : -1;
+}
+
+static void fifo_let_go(dev_t dev, ino_t ino)
+{
+	struct fifo_end *e;
+
+	pthread_mutex_lock(&fifo_mu);
+	e = fifo_slot(dev, ino, 0);
+	if (e)
+		e->n--;
+	pthread_mutex_unlock(&fifo_mu);
+}
+
+static int fifo_held_now(dev_t dev, ino_t ino)
+{
+	int held;
+
+	pthread_mutex_lock(&fifo_mu);
+	held = fifo_slot(dev, ino, 0) != NULL;
+	pthread_mutex_unlock(&fifo_mu);
+	return held;
+}
+
+/* Open an end of the FIFO (dev, ino) at path with flags that do not wait
+ * (O_NONBLOCK, or O_RDWR) unless an end of it is held: the descriptor,
+ * noted held when hold, or -1 with errno (EBUSY: an end is held). */
+static int fifo_try(const char *path, int flags, dev_t dev, ino_t ino, int hold)
+{
+	struct fifo_end *e;
+	int fd = -1, err = EBUSY;
+
+	pthread_mutex_lock(&fifo_mu);
+	if (!fifo_slot(dev, ino, 0)) {
+		fd = open(path, flags);
+		err = errno;
+		if (fd >= 0 && hold) {
+			e = fifo_slot(dev, ino, 1);
+			if (e) {
+				e->n++;
+			} else {
+				close(fd);
+				fd = -1;
+				err = ENFILE;
+			}
+		}
+	}
+	pthread_mutex_unlock(&fifo_mu);
+	errno = err;
+	return fd;
+}
 
 static void slow_wake(int sig)
 {
@@ -1805,59 +1917,90 @@ static int slow_read_open(const struct slow_job *j, const char *p)
 	return fd;
 }
 
+/* Try the job's open without waiting until it gives a descriptor or an
+ * error other than the ones it waits out (a FIFO's writer: ENXIO until a
+ * reader is there; a leased file: EWOULDBLOCK until the lease is given
+ * back; any end of a FIFO: EBUSY while an end of it is held), asking
+ * before each try whether the caller is still there (an open that
+ * succeeds for a caller gone is already the reader's end of file, or a
+ * truncation made for nobody): the descriptor, -1 with errno, or -2 when
+ * the caller is gone. For a FIFO's reader, which waits in its open, only
+ * the look is made: 0 once no end of the FIFO is held. */
+static int slow_try(const struct slow_job *j, const char *p, const struct stat *pin)
+{
+	int wait_err = j->mode == SLOW_WRITER ? ENXIO : j->mode == SLOW_LEASE ? EWOULDBLOCK : 0;
+	long wait_us = 500;
+	int fd;
+
+	for (;;) {
+		if (slow_gone(j))
+			return -2;
+		if (j->mode == SLOW_LEASE)
+			fd = open(p, j->flags | O_NONBLOCK);
+		else if (j->mode == SLOW_READER)
+			fd = fifo_held_now(pin->st_dev, pin->st_ino) ? (errno = EBUSY, -1) : 0;
+		else
+			fd = fifo_try(p, j->flags | (j->mode == SLOW_WRITER ? O_NONBLOCK : 0), pin->st_dev,
+				      pin->st_ino, 1);
+		if (fd >= 0 || (errno != wait_err && (errno != EBUSY || j->mode == SLOW_LEASE)))
+			return fd;
+		usleep((useconds_t)wait_us);
+		if (wait_us < 20000)
+			wait_us *= 2;
+	}
+}
+
 static void *slow_main(void *arg)
 {
 	struct slow_job *j = arg;
+	struct stat pin, got;
+	int fifo = j->mode != SLOW_LEASE, fd, err;
 	char p[64];
-	int fd;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", j->pin);
-	if (j->mode == SLOW_READER) {
-		fd = slow_read_open(j, p);
+	if (fstat(j->pin, &pin) != 0) {
+		fd = -1;
+	} else if (j->mode == SLOW_READER) {
+		/* no end of it held, then the open that waits for a writer
+		 * (the one gap: a writer handed over and closed between the
+		 * look and this open's start is met at that start) */
+		fd = slow_try(j, p, &pin);
 		if (fd == -2)
 			goto out;
-	} else {
-		/* a writer waits for a reader without being one (ENXIO until
-		 * one is there), a leased file until the lease is given back
-		 * (EWOULDBLOCK): tried without blocking, and given up once
-		 * the caller is gone (the monitor would otherwise become the
-		 * writer a reader reads end of file from, or truncate a file
-		 * for a call nobody waits for any more) */
-		int wait_err = j->mode == SLOW_WRITER ? ENXIO : EWOULDBLOCK;
-		long wait_us = 500;
-
-		/* asked before each try: an open that succeeds for a caller
-		 * gone is already the reader's end of file */
-		for (;;) {
-			if (slow_gone(j))
-				goto out;
-			fd = open(p, j->flags | O_NONBLOCK);
-			if (fd >= 0 || errno != wait_err)
-				break;
-			usleep((useconds_t)wait_us);
-			if (wait_us < 20000)
-				wait_us *= 2;
+		fd = fd < 0 ? -1 : slow_read_open(j, p);
+		if (fd == -2)
+			goto out;
+		if (fd >= 0 && fifo_hold(pin.st_dev, pin.st_ino) != 0) {
+			err = errno;
+			close(fd);
+			fd = -1;
+			errno = err;
 		}
-		if (fd >= 0 && !(j->flags & O_NONBLOCK) &&
+	} else {
+		fd = slow_try(j, p, &pin);
+		if (fd == -2)
+			goto out;
+		if (fd >= 0 && j->mode != SLOW_NOW && !(j->flags & O_NONBLOCK) &&
 		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
 			close(fd);
+			if (fifo)
+				fifo_let_go(pin.st_dev, pin.st_ino);
 			fd = -1;
 		}
 	}
-	if (fd >= 0) {
-		struct stat a, b;
-
-		/* the file pinned, and no other */
-		if (fstat(fd, &a) != 0 || fstat(j->pin, &b) != 0 || a.st_dev != b.st_dev ||
-		    a.st_ino != b.st_ino) {
-			close(fd);
-			fd = -1;
-			errno = EACCES;
-		}
+	/* the file pinned, and no other */
+	if (fd >= 0 && (fstat(fd, &got) != 0 || got.st_dev != pin.st_dev || got.st_ino != pin.st_ino)) {
+		close(fd);
+		if (fifo)
+			fifo_let_go(pin.st_dev, pin.st_ino);
+		fd = -1;
+		errno = EACCES;
 	}
 	if (fd >= 0) {
 		answer_fd(j->listener, j->send_flag, j->id, fd, j->fdflags);
 		close(fd);
+		if (fifo)
+			fifo_let_go(pin.st_dev, pin.st_ino);
 	} else {
 		struct seccomp_notif_resp resp;
 
@@ -2360,9 +2503,14 @@ static int open_act(void *p)
 	int old, f;
 
 	a->fd = -1;
-	if (a->kind == ACT_FIFO)
+	if (a->kind == ACT_FIFO) {
+		int mode = (a->flags & O_ACCMODE) == O_WRONLY ? SLOW_WRITER : SLOW_READER;
+
+		if ((a->flags & O_ACCMODE) == O_RDWR || (a->flags & O_NONBLOCK))
+			mode = SLOW_NOW;
 		return open_later(a->m->listener, a->m->addfd_send, a->id, a->at, a->flags, a->fdflags,
-				  (a->flags & O_ACCMODE) == O_WRONLY ? SLOW_WRITER : SLOW_READER);
+				  mode);
+	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", a->at);
 	if (a->kind == ACT_REOPEN && a->regular) {
 		f = lease_open(self, a->flags);
@@ -2445,8 +2593,9 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		return open_ctty(ppid, fd); /* a pty of the sandbox's devpts, which the layer grants */
 	a.at = r->obj;
 	a.flags = (int)((fl & pass) | O_NOCTTY | O_CLOEXEC);
-	/* either end of a FIFO opened alone waits for the other end */
-	if (S_ISFIFO(st.st_mode) && (fl & O_ACCMODE) != O_RDWR && !(fl & O_NONBLOCK)) {
+	/* an end of a FIFO: opened by a thread of its own (slow_main), which
+	 * waits for the other end when the open would */
+	if (S_ISFIFO(st.st_mode)) {
 		a.kind = ACT_FIFO;
 		a.fdflags = (fl & O_CLOEXEC) ? O_CLOEXEC : 0;
 		return in_domain(m, open_act, &a);
