@@ -879,13 +879,16 @@ static void test_live_perform(void)
 static int inject_eintr;
 /* While late_fifo_close is set, a thread of the monitor that hands over an
  * end of a FIFO is held back 300 ms after the hand-over, before it closes
- * its own copy (as a thread preempted there on a loaded machine is). */
+ * its own copy (as a thread preempted there on a loaded machine is): after
+ * ADDFD with SECCOMP_ADDFD_FLAG_SEND, or, on a kernel without it, after
+ * the answer that follows the ADDFD. */
 static int late_fifo_close;
 int __real_ioctl(int fd, unsigned long req, ...);
 int __wrap_ioctl(int fd, unsigned long req, ...);
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
 	static __thread int flip;
+	static __thread int fifo_answer; /* a FIFO's ADDFD without SEND: its answer next */
 	va_list ap;
 	void *arg;
 
@@ -899,12 +902,22 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		errno = EINTR;
 		return -1;
 	}
-	if (__atomic_load_n(&late_fifo_close, __ATOMIC_RELAXED) && req == SECCOMP_IOCTL_NOTIF_ADDFD) {
+	if (__atomic_load_n(&late_fifo_close, __ATOMIC_RELAXED) &&
+	    (req == SECCOMP_IOCTL_NOTIF_ADDFD || (req == SECCOMP_IOCTL_NOTIF_SEND && fifo_answer))) {
 		const struct seccomp_notif_addfd *a = arg;
 		struct stat sb;
-		int rc = __real_ioctl(fd, req, arg), e = errno;
+		int rc, e, late = 0;
 
-		if (fstat((int)a->srcfd, &sb) == 0 && S_ISFIFO(sb.st_mode))
+		if (req == SECCOMP_IOCTL_NOTIF_SEND) {
+			fifo_answer = 0;
+			late = 1;
+		} else if (fstat((int)a->srcfd, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+			late = (a->flags & SECCOMP_ADDFD_FLAG_SEND) != 0;
+			fifo_answer = !late;
+		}
+		rc = __real_ioctl(fd, req, arg);
+		e = errno;
+		if (late)
 			usleep(300000);
 		errno = e;
 		return rc;
@@ -996,10 +1009,19 @@ static int live_fifo_late_body(void *arg)
 	pid_t w;
 
 	signal(SIGPIPE, SIG_IGN); /* a write with no reader: a bit, not a death */
-	/* a reader, closed as soon as its writer's byte is read */
+	/* a reader, closed as soon as its writer's byte is read; a write
+	 * open that does not wait at once after it finds no reader */
 	if (fifo_read_late_writer(fifo, 50000) != 0)
 		bad |= 1;
-	/* a writer at once after it: its reader comes 600 ms later */
+	fd = open(fifo, O_WRONLY | O_NONBLOCK);
+	if (fd >= 0 || errno != ENXIO)
+		bad |= 64;
+	if (fd >= 0)
+		close(fd);
+	/* the same reader; a write open that waits at once after it: its
+	 * reader comes 600 ms later */
+	if (fifo_read_late_writer(fifo, 50000) != 0)
+		bad |= 1;
 	w = fork();
 	if (w == 0) {
 		int rf;
@@ -1086,11 +1108,93 @@ static void test_live_fifo_late(void)
 		return;
 	ok(bad == 0,
 	   "late close: with the monitor's copy of each FIFO end closed 300 ms late, a write open "
-	   "after a reader closed waits for the next reader, and a read open after a writer closed "
-	   "for the next writer (failed bits %d, -1 for none)",
+	   "after a reader closed waits for the next reader (ENXIO with O_NONBLOCK), and a read "
+	   "open after a writer closed for the next writer (failed bits %d, -1 for none)",
 	   bad);
 	srt__monitor_free(m);
 	unlink(fifo);
+	rmdir(dir);
+}
+
+/* An open of one FIFO that waits on the pipe's own lock (which a splice
+ * into the FIFO holds while it waits for its data) holds up the opens of
+ * that FIFO alone: an O_RDWR open of another FIFO is answered meanwhile. */
+static int live_fifo_splice_body(void *arg)
+{
+	char (*p)[64] = arg; /* p[0] the FIFO spliced into, p[1] another */
+	int x, sv[2], bad = 0, st = 0;
+	pid_t sp, w, y;
+
+	x = open(p[0], O_RDWR);
+	if (x < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	sp = fork();
+	if (sp == 0) {
+		alarm(10);
+		_exit(splice(sv[0], NULL, x, NULL, 1, 0) == 1 ? 0 : 1);
+	}
+	usleep(200000);
+	/* waits in its open on the spliced FIFO's lock */
+	w = fork();
+	if (w == 0) {
+		alarm(10);
+		_exit(open(p[0], O_WRONLY | O_NONBLOCK) >= 0 ? 0 : 1);
+	}
+	usleep(200000);
+	y = fork();
+	if (y == 0) {
+		alarm(3);
+		_exit(open(p[1], O_RDWR) >= 0 ? 0 : 1);
+	}
+	waitpid(y, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad |= 2;
+	/* the splice's byte: it ends, and the open that waited with it */
+	if (write(sv[1], "s", 1) != 1)
+		bad |= 4;
+	waitpid(sp, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad |= 4;
+	waitpid(w, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad |= 8;
+	return bad;
+}
+
+static void test_live_fifo_splice(void)
+{
+	char dir[] = "/tmp/srt-mons-XXXXXX", p[2][64], rec[64], step[128];
+	const char *recs[3];
+	struct srt__monitor *m;
+	int bad;
+
+	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
+		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
+		return;
+	}
+	if (!mkdtemp(dir))
+		return;
+	snprintf(p[0], sizeof(p[0]), "%s/spliced", dir);
+	snprintf(p[1], sizeof(p[1]), "%s/other", dir);
+	snprintf(rec, sizeof(rec), "w%s", dir);
+	recs[0] = "r/";
+	recs[1] = rec;
+	recs[2] = NULL;
+	if (mkfifo(p[0], 0600) != 0 || mkfifo(p[1], 0600) != 0)
+		return;
+	m = parse_records("f3", recs, -1);
+	if (!m)
+		return;
+	bad = live_run("splice", m, SRT_OBSERVE_WRITES | SRT_OBSERVE_READS, live_fifo_splice_body, p);
+	if (bad == -2)
+		return;
+	ok(bad == 0,
+	   "splice: while an open of a FIFO waits on that pipe's lock (a splice into it waiting for "
+	   "data), an O_RDWR open of another FIFO is answered (failed bits %d, -1 for none)",
+	   bad);
+	srt__monitor_free(m);
+	unlink(p[0]);
+	unlink(p[1]);
 	rmdir(dir);
 }
 
@@ -1154,6 +1258,7 @@ int main(void)
 	TAP_RUN(test_live_perform);
 	TAP_RUN(test_live_interrupted);
 	TAP_RUN(test_live_fifo_late);
+	TAP_RUN(test_live_fifo_splice);
 	TAP_RUN(test_supervisor_gone);
 	return tap_done();
 }

@@ -1759,14 +1759,18 @@ struct slow_job {
  * with EPIPE, or its bytes are lost), a read open meets end of file. So
  * every end of a FIFO is opened by a thread of its own (slow_main), which
  * notes the end held from its open until its own copy is closed, and no
- * end of a FIFO is opened while an end of the same FIFO is held. For the
- * opens that do not wait (a writer's tries, O_RDWR, O_NONBLOCK) the look
- * and the open are made under one lock, so no end is handed over between
- * them; a reader's open waits for its writer, so it cannot be made under
- * the lock, and it starts just after its look (slow_main). Each note is
- * let go within the time of one answer, so a wait for it is short (a
- * caller stopped while its end is installed makes it as long as the stop,
- * for that FIFO alone). */
+ * end of a FIFO is opened while an end of the same FIFO is held. The opens
+ * that do not wait for the other end (a writer's tries, O_RDWR,
+ * O_NONBLOCK) take their note before the open (fifo_try), so no end is
+ * handed over between their look and their open. Two gaps are left, both
+ * for a reader, whose open waits for its writer and so cannot be made
+ * under a note: an end (a writer's or an O_RDWR one) handed over and
+ * closed by its caller between the reader's look and the start of its
+ * open is met by that open; and a reader's thread whose caller has left
+ * stays in its open up to 100 ms (slow_read_open's timer), where a
+ * writer's open meets it. Each note is let go within the time of one
+ * answer, so a wait for it is short (a caller stopped while its end is
+ * installed makes it as long as the stop, for that FIFO alone). */
 #define FIFO_HELD_MAX (SLOW_MAX + 8)
 static pthread_mutex_t fifo_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fifo_end {
@@ -1833,29 +1837,36 @@ static int fifo_held_now(dev_t dev, ino_t ino)
 }
 
 /* Open an end of the FIFO (dev, ino) at path with flags that do not wait
- * (O_NONBLOCK, or O_RDWR) unless an end of it is held: the descriptor,
- * noted held when hold, or -1 with errno (EBUSY: an end is held). */
+ * for the other end (O_NONBLOCK, or O_RDWR) unless an end of it is held:
+ * the descriptor, noted held when hold, or -1 with errno (EBUSY: an end is
+ * held). The note is taken, under the lock, before the open and kept
+ * through it, so no end of the FIFO is handed over between the look and
+ * the open; the open itself is made without the lock (it can wait on the
+ * pipe's own lock, which a splice into the FIFO holds while it waits for
+ * its data, and that must stall the opens of this FIFO alone). */
 static int fifo_try(const char *path, int flags, dev_t dev, ino_t ino, int hold)
 {
-	struct fifo_end *e;
-	int fd = -1, err = EBUSY;
+	struct fifo_end *e = NULL;
+	int fd, err;
 
 	pthread_mutex_lock(&fifo_mu);
-	if (!fifo_slot(dev, ino, 0)) {
-		fd = open(path, flags);
-		err = errno;
-		if (fd >= 0 && hold) {
-			e = fifo_slot(dev, ino, 1);
-			if (e) {
-				e->n++;
-			} else {
-				close(fd);
-				fd = -1;
-				err = ENFILE;
-			}
-		}
+	if (fifo_slot(dev, ino, 0)) {
+		err = EBUSY;
+	} else if ((e = fifo_slot(dev, ino, 1)) == NULL) {
+		err = ENFILE;
+	} else {
+		e->n++;
+		err = 0;
 	}
 	pthread_mutex_unlock(&fifo_mu);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	fd = open(path, flags);
+	err = errno;
+	if (fd < 0 || !hold)
+		fifo_let_go(dev, ino);
 	errno = err;
 	return fd;
 }
@@ -1962,8 +1973,7 @@ static void *slow_main(void *arg)
 		fd = -1;
 	} else if (j->mode == SLOW_READER) {
 		/* no end of it held, then the open that waits for a writer
-		 * (the one gap: a writer handed over and closed between the
-		 * look and this open's start is met at that start) */
+		 * (see fifo_held for the gap between the two) */
 		fd = slow_try(j, p, &pin);
 		if (fd == -2)
 			goto out;
