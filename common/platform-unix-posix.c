@@ -84,3 +84,10 @@ int srt__os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 {
 	return pthread_atfork(prepare, parent, child);
 }
+
+bool srt__os_dir_ours_to_write(const char *dir)
+{
+	struct stat st;
+
+	return access(dir, W_OK) == 0 || (lstat(dir, &st) == 0 && st.st_uid == geteuid());
+}

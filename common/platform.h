@@ -123,4 +123,10 @@ void *srt__os_memrchr(const void *s, int c, size_t n);
  * errno (ENOSYS: no spelling on this platform; ENAMETOOLONG). */
 int srt__os_path_spell(const char *in, char *out, size_t cap);
 
+/* Could a process of this user write in the directory dir, at any time:
+ * it can now, or it owns dir (its owner may chmod it writable again
+ * whenever, so a sandboxed run may have made it read-only only to hide
+ * what it planted there)? POSIX systems only. */
+bool srt__os_dir_ours_to_write(const char *dir);
+
 #endif

@@ -191,15 +191,12 @@ int srt__path_via_writable_link(const char *path)
 			return 0;
 		if (S_ISLNK(st.st_mode)) {
 			char *slash = strrchr(cur, '/');
-			struct stat dst;
 
 			if (slash == cur)
 				slash[1] = '\0';
 			else
 				*slash = '\0';
-			/* writable now, or ours (its owner can chmod it back
-			 * whenever: a command may have made it read-only) */
-			if (access(cur, W_OK) == 0 || (lstat(cur, &dst) == 0 && dst.st_uid == geteuid()))
+			if (srt__os_dir_ours_to_write(cur))
 				return 1;
 		}
 	}

@@ -44,16 +44,20 @@ static int root_writable(const struct srt_policy *pol, const char *root)
 	return 1;
 }
 
-/* A rule on the host object at path (real path), dev/ino checked when the
- * worker replays it. */
-static int host_rule(struct srt__ll_buf *b, const char *path, uint64_t dir_access, uint64_t file_access,
-		     uint64_t handled, size_t *n)
+/* A rule on the host object at path (real path) whose status is st (NULL:
+ * looked up here), dev/ino checked when the worker replays it. */
+static int host_rule(struct srt__ll_buf *b, const char *path, const struct stat *known,
+		     uint64_t dir_access, uint64_t file_access, uint64_t handled, size_t *n)
 {
 	struct stat st;
 	uint64_t access;
 
-	if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
+	if (known)
+		st = *known;
+	else if (lstat(path, &st) != 0)
 		return SRT_OK; /* gone: nothing to grant */
+	if (S_ISLNK(st.st_mode))
+		return SRT_OK;
 	access = (S_ISDIR(st.st_mode) ? dir_access : file_access) & handled;
 	if (!access)
 		return SRT_OK;
@@ -73,15 +77,17 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 	int rc;
 
 	/* every directory listable, as under the mounts */
-	rc = host_rule(b, "/", LANDLOCK_ACCESS_FS_READ_DIR, 0, h, n);
+	rc = host_rule(b, "/", NULL, LANDLOCK_ACCESS_FS_READ_DIR, 0, h, n);
 	for (i = 0; !rc && i < pol->allow_write.n; i++) {
 		const struct srt_rule *x = &pol->allow_write.v[i];
 		char real[PATH_MAX];
+		struct stat st;
 		int skip = 0;
 
 		/* never through a link a sandboxed run could plant or flip
-		 * (as the mounts and the planner's grants) */
-		if ((x->flags & SRT_RULE_GLOB) || srt__ll_allow_real(pol, x->path, real) != 0)
+		 * (as the mounts and the planner's grants), and on the object
+		 * that was checked */
+		if ((x->flags & SRT_RULE_GLOB) || srt__ll_allow_real(pol, x->path, real, &st) != 0)
 			continue;
 		/* a root over or in a pseudo filesystem keeps the planner's
 		 * split: /dev, /proc and /sys are never write roots */
@@ -90,7 +96,7 @@ static int extra_records(const struct srt_policy *pol, const struct srt__ll_plan
 				skip = 1;
 		if (skip || !root_writable(pol, real))
 			continue;
-		rc = host_rule(b, real, SRT_LL_READ_RIGHTS | SRT_LL_WRITE_RIGHTS,
+		rc = host_rule(b, real, &st, SRT_LL_READ_RIGHTS | SRT_LL_WRITE_RIGHTS,
 			       SRT_LL_READ_FILE_RIGHTS | SRT_LL_WRITE_FILE_RIGHTS, h, n);
 	}
 	/* the masked copies of credential files, read-only, at the files'

@@ -20,6 +20,7 @@
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/mountinfo.h"
 #include "common/pathcat.h"
+#include "common/platform.h"
 #include "common/protected.h"
 #include "mount-rules.h"
 
@@ -74,15 +75,16 @@ static int links_untrusted(const struct srt__mount_ctx *c, const struct srt__str
 	return 0;
 }
 
-/* A symbolic link in a directory this user can write may have been
- * planted by an earlier sandboxed run that could write there, even when no
- * write root of this run covers it. An allow rule never follows one. */
+/* A symbolic link in a directory this user can write (or owns, and so
+ * may make writable again) may have been planted by an earlier sandboxed
+ * run that could write there, even when no write root of this run covers
+ * it. An allow rule never follows one. */
 static int links_in_writable_dirs(const struct srt__strv *dirs)
 {
 	size_t i;
 
 	for (i = 0; i < dirs->n; i++)
-		if (access(dirs->v[i], W_OK) == 0)
+		if (srt__os_dir_ours_to_write(dirs->v[i]))
 			return 1;
 	return 0;
 }
@@ -153,7 +155,8 @@ int srt__mount_add_rule(struct srt__mount_ctx *c, const char *path, unsigned kin
 	if (!deny && links.n && (links_untrusted(c, &links) || links_in_writable_dirs(&links))) {
 		rc = srt__mount_note(c, "warning: %s \"%s\" is not applied: it goes through a symbolic link "
 			  "in a directory that can be written (a sandboxed command could have "
-			  "planted it); name the real path \"%s\" instead", origin, path, res);
+			  "planted it); check where it leads (\"%s\") and, if that is the place you "
+			  "meant, name that path instead", origin, path, res);
 		goto out;
 	}
 	if (srt__mount_covers("/dev", res) || srt__mount_covers("/proc", res)) {

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "backends/linux-common/landlock-plan.h"
 #include "backends/linux-common/unix-path.h"
@@ -32,6 +34,7 @@
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/mountinfo.h"
 #include "backends/linux-common/seccomp.h"
+#include "common/platform.h"
 #include "common/protected.h"
 
 #define DEFAULT_SCAN_BUDGET 200000
@@ -673,8 +676,9 @@ static int grant_pts(struct planner *pl, struct domain *d, const char *origin)
 }
 
 /* Is the link at path one a sandboxed command could have planted: in a
- * write root of pol, or in any directory this user can write? (Also the
- * link_fn of srt__ll_allow_real's resolution.) */
+ * write root of pol, or in any directory this user can write or owns (see
+ * srt__os_dir_ours_to_write)? (Also the link_fn of srt__ll_allow_real's
+ * resolution.) */
 static int link_planted(void *ctx, const char *link)
 {
 	const struct srt_policy *pol = ctx;
@@ -686,7 +690,7 @@ static int link_planted(void *ctx, const char *link)
 		*strrchr(dir, '/') = '\0';
 	if (!dir[0])
 		snprintf(dir, sizeof(dir), "/");
-	if (access(dir, W_OK) == 0)
+	if (srt__os_dir_ours_to_write(dir))
 		return 1;
 	for (j = 0; j < pol->allow_write.n; j++) {
 		const char *root = pol->allow_write.v[j].path;
@@ -725,10 +729,12 @@ static int via_planted_link(const struct srt_policy *pol, const char *p)
 	return 0;
 }
 
-int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX])
+int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX],
+		       struct stat *st)
 {
+	struct open_how how;
 	char again[PATH_MAX];
-	int rc;
+	int rc, fd;
 
 	if (via_planted_link(pol, p))
 		return 1;
@@ -739,7 +745,24 @@ int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PAT
 		return -1;
 	/* the second look (realpath) must land where the checked one did: a
 	 * link flipped in between would otherwise be granted unchecked */
-	return strcmp(out, again) ? 1 : 0;
+	if (strcmp(out, again))
+		return 1;
+	if (!st)
+		return 0;
+	/* the object there now, reached without following any link (the
+	 * resolved path has none: one that has become a link since is a
+	 * change, not a way somewhere else) */
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, out, &how, sizeof(how));
+	if (fd < 0)
+		return errno == ELOOP ? 1 : -1;
+	rc = fstat(fd, st);
+	close(fd);
+	if (rc != 0)
+		return -1;
+	return S_ISLNK(st->st_mode) ? 1 : 0;
 }
 
 static int build_reads(struct planner *pl, struct domain *r, const struct domain *w)
@@ -782,7 +805,7 @@ static int build_reads(struct planner *pl, struct domain *r, const struct domain
 				return rc;
 			continue;
 		}
-		k = srt__ll_allow_real(pol, x->path, real);
+		k = srt__ll_allow_real(pol, x->path, real, NULL);
 		if (k == 1) {
 			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it), or it changed while srt looked; name the real path instead",
 				  x->origin, x->path);
@@ -852,9 +875,9 @@ static int build_writes(struct planner *pl, struct domain *w, struct domain *rd)
 				return rc;
 			continue;
 		}
-		if (srt__ll_allow_real(pol, x->path, real) != 0) {
-			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it), or it changed while srt looked; name the real path \"%s\" instead",
-				  x->origin, x->path, real);
+		if (srt__ll_allow_real(pol, x->path, real, NULL) != 0) {
+			rc = note(pl->plan, "warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it), or it changed while srt looked; check where it leads and, if that is the place you meant, name that path instead",
+				  x->origin, x->path);
 			if (rc)
 				return rc;
 			continue;

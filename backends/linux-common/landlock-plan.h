@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <srt/error.h>
 #include <srt/policy.h>
 
@@ -92,12 +93,16 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
 
 /* Where the allow rule p really is, for a grant: 0 with out set when p
  * resolves without following a symbolic link a sandboxed command could
- * have planted (one in a directory this user can write, or in a write
- * root of pol), and a second look lands at the same place; 1 when it goes
- * through such a link or moved between the looks (a link flipped
+ * have planted (one in a directory this user can write or owns, or in a
+ * write root of pol), and a second look lands at the same place; 1 when
+ * it goes through such a link or moved between the looks (a link flipped
  * meanwhile: the grant is left out, which fails closed); -1 when it
- * cannot be resolved. */
-int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX]);
+ * cannot be resolved. With st, also the status of the object at out then,
+ * reached without following any link (out has none; one found there now
+ * is a change: 1): a grant keyed on its device and inode is the object
+ * checked, never one a later flip of a directory on the way leads to. */
+int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX],
+		       struct stat *st);
 /* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
  * zeroed by the call). limits may be NULL. On failure plan is released and
  * diag names the rule that could not be enforced. */

@@ -172,39 +172,6 @@ static int under_root(const struct srt_policy *pol, const char *real)
 	return 0;
 }
 
-/* Does p lead through a symbolic link in a directory this user can write
- * (one a sandboxed command could have planted)? Such a write root is not
- * applied, as the Landlock planner does. */
-static int via_writable_link(const char *p)
-{
-	char cur[PATH_MAX];
-	size_t len = strlen(p), i;
-
-	if (p[0] != '/' || len >= sizeof(cur))
-		return 0;
-	for (i = 1; i <= len; i++) {
-		struct stat st;
-		char *slash;
-
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		memcpy(cur, p, i);
-		cur[i] = '\0';
-		if (lstat(cur, &st) != 0)
-			return 0;
-		if (!S_ISLNK(st.st_mode))
-			continue;
-		slash = strrchr(cur, '/');
-		if (slash == cur)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (access(cur, W_OK) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 static int push_rule(struct srt_rule **v, size_t *n, const struct srt_rule *r)
 {
 	struct srt_rule *nv = realloc(*v, (*n + 1) * sizeof(**v));
@@ -232,18 +199,25 @@ static int roots(struct sp_build *b)
 		const struct srt_rule *x = &pol->allow_write.v[i];
 		char real[PATH_MAX];
 		struct stat st;
+		int k = -1;
 
-		if ((x->flags & SRT_RULE_GLOB) || is_dev(x->path) || resolve(x->path, real) != 0 ||
-		    stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		/* resolved once with every link on the way checked, looked at
+		 * again, and the directory's identity taken from the object
+		 * reached without following any link (as linux-bwrap's
+		 * grants): a root flipped between a directory and a link by
+		 * another sandboxed run is never the supervisor's */
+		if (!(x->flags & SRT_RULE_GLOB) && !is_dev(x->path))
+			k = srt__ll_allow_real(pol, x->path, real, &st);
+		if (k == 1) {
+			fprintf(stderr, "srt: warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it), or it changed while srt looked; name the real path instead\n",
+				x->origin, x->path);
+			continue;
+		}
+		if (k != 0 || !S_ISDIR(st.st_mode)) {
 			/* the planner refuses globs, skips what is missing
 			 * and grants the rest on its own */
 			if ((rc = push_rule(&b->sp->allow_write, &nw, x)))
 				return rc;
-			continue;
-		}
-		if (via_writable_link(x->path)) {
-			fprintf(stderr, "srt: warning: %s \"%s\" is not applied: it goes through a symbolic link in a directory that can be written (a sandboxed command could have planted it); name the real path \"%s\" instead\n",
-				x->origin, x->path, real);
 			continue;
 		}
 		if ((rc = push_rule(&b->sp->allow_read, &nr, x)))

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,10 +277,17 @@ static void case_planted_write_root(void)
 	pol.allow_write.v = allow;
 	pol.allow_write.n = 2;
 	pol.mandatory_deny_depth = 3;
-	ok(srt__ll_allow_real(&pol, link_path, real) == 1,
+	ok(srt__ll_allow_real(&pol, link_path, real, NULL) == 1,
 	   "a write root through a link in a write root is not a place to grant");
-	ok(srt__ll_allow_real(&pol, root, real) == 0 && !strcmp(real, root),
+	ok(srt__ll_allow_real(&pol, root, real, NULL) == 0 && !strcmp(real, root),
 	   "a write root without links is (%s)", real);
+	{
+		struct stat want, got;
+
+		ok(srt__ll_allow_real(&pol, root, real, &got) == 0 && stat(root, &want) == 0 &&
+			   got.st_dev == want.st_dev && got.st_ino == want.st_ino && S_ISDIR(got.st_mode),
+		   "and its status is the directory's own");
+	}
 	rc = srt__bwrap_ll_layer(&pol, &layer, -1, &diag);
 	if (rc == 0 && layer.fd < 0) {
 		printf("ok %d # SKIP no layer here: %s\n", ++tap_n, layer.reason);
@@ -300,6 +308,59 @@ out:
 	free(buf);
 	srt__bwrap_ll_layer_release(&layer);
 	unlink(link_path);
+}
+
+/* A link in a directory this user owns but has made read-only is one a
+ * sandboxed run could have planted all the same: its owner may chmod the
+ * directory back whenever, so a run that could write there plants the
+ * link and drops the write bit to hide it (red team). The check used to
+ * ask only whether the directory was writable now. As root the directory
+ * is given to nobody, and the check runs as nobody. */
+static void case_readonly_own_dir(void)
+{
+	char d[] = "/tmp/srt-llro-XXXXXX", t[] = "/tmp/srt-llrt-XXXXXX", lp[300];
+	int st = 0;
+	pid_t pid;
+
+	if (!mkdtemp(d) || !mkdtemp(t)) {
+		printf("ok %d # SKIP mkdtemp: %s\n", ++tap_n, strerror(errno));
+		return;
+	}
+	snprintf(lp, sizeof(lp), "%s/out", d);
+	if (chmod(t, 0755) != 0 || symlink(t, lp) != 0 ||
+	    (geteuid() == 0 && (chown(d, 65534, 65534) != 0 || lchown(lp, 65534, 65534) != 0)) ||
+	    chmod(d, 0555) != 0) {
+		printf("ok %d # SKIP setting up: %s\n", ++tap_n, strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct srt_rule allow[1] = { { lp, 0, "filesystem.allowWrite[0]" } };
+		struct srt_policy pol;
+		char real[PATH_MAX];
+		int k;
+
+		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		if (access(d, W_OK) == 0)
+			_exit(4); /* the case needs a directory not writable now */
+		memset(&pol, 0, sizeof(pol));
+		pol.cwd = "/";
+		pol.allow_write.v = allow;
+		pol.allow_write.n = 1;
+		k = srt__ll_allow_real(&pol, lp, real, NULL);
+		_exit(k == 1 ? 0 : 11 + k); /* 10: unresolved, 11: granted */
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "a write root through a link in a read-only directory of this user's is not a place to "
+	   "grant (status %d; 11: granted)",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+out:
+	chmod(d, 0700);
+	unlink(lp);
+	rmdir(d);
+	rmdir(t);
 }
 
 int main(void)
@@ -326,6 +387,7 @@ int main(void)
 
 	TAP_RUN(case_layer);
 	TAP_RUN(case_planted_write_root);
+	TAP_RUN(case_readonly_own_dir);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
