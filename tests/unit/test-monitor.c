@@ -1078,28 +1078,38 @@ static int live_fifo_late_body(void *arg)
 	return bad;
 }
 
-static void test_live_fifo_late(void)
+/* The policy of the FIFO tests: everything readable, the directory made
+ * from the mkdtemp template dir writable. NULL when the kernel has no user
+ * notifications (a SKIP line said so) or nothing could be set up. */
+static struct srt__monitor *live_fifo_policy(char *dir)
 {
-	char dir[] = "/tmp/srt-monf-XXXXXX", fifo[64], rec[64], step[128];
+	char rec[64], step[128];
 	const char *recs[3];
-	struct srt__monitor *m;
-	int bad;
 
 	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
 		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
-		return;
+		return NULL;
 	}
 	if (!mkdtemp(dir))
-		return;
-	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+		return NULL;
 	snprintf(rec, sizeof(rec), "w%s", dir);
 	recs[0] = "r/";
 	recs[1] = rec;
 	recs[2] = NULL;
-	if (mkfifo(fifo, 0600) != 0)
-		return;
-	m = parse_records("f3", recs, -1);
+	return parse_records("f3", recs, -1);
+}
+
+static void test_live_fifo_late(void)
+{
+	char dir[] = "/tmp/srt-monf-XXXXXX", fifo[64];
+	struct srt__monitor *m;
+	int bad;
+
+	m = live_fifo_policy(dir);
 	if (!m)
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	if (mkfifo(fifo, 0600) != 0)
 		return;
 	__atomic_store_n(&late_fifo_close, 1, __ATOMIC_RELAXED);
 	bad = live_run("late close", m, SRT_OBSERVE_WRITES | SRT_OBSERVE_READS, live_fifo_late_body, fifo);
@@ -1163,27 +1173,16 @@ static int live_fifo_splice_body(void *arg)
 
 static void test_live_fifo_splice(void)
 {
-	char dir[] = "/tmp/srt-mons-XXXXXX", p[2][64], rec[64], step[128];
-	const char *recs[3];
+	char dir[] = "/tmp/srt-mons-XXXXXX", p[2][64];
 	struct srt__monitor *m;
 	int bad;
 
-	if (srt__seccomp_notify_supported(step, sizeof(step)) != 0) {
-		printf("ok %d # SKIP no seccomp user notifications here (%s)\n", ++tap_n, step);
-		return;
-	}
-	if (!mkdtemp(dir))
+	m = live_fifo_policy(dir);
+	if (!m)
 		return;
 	snprintf(p[0], sizeof(p[0]), "%s/spliced", dir);
 	snprintf(p[1], sizeof(p[1]), "%s/other", dir);
-	snprintf(rec, sizeof(rec), "w%s", dir);
-	recs[0] = "r/";
-	recs[1] = rec;
-	recs[2] = NULL;
 	if (mkfifo(p[0], 0600) != 0 || mkfifo(p[1], 0600) != 0)
-		return;
-	m = parse_records("f3", recs, -1);
-	if (!m)
 		return;
 	bad = live_run("splice", m, SRT_OBSERVE_WRITES | SRT_OBSERVE_READS, live_fifo_splice_body, p);
 	if (bad == -2)
