@@ -8,7 +8,7 @@
 #      the installed /usr/bin/srt, with each backend;
 #   4. with BUILDDIR: run tests/integration as root against the installed
 #      srt and modules (SRT_TEST_SRT, SRT_TEST_MODULES: see
-#      tests/integration/lib.sh; the test helpers come from BUILDDIR), three
+#      tests/integration/lib.sh; the test helpers come from BUILDDIR), four
 #      scripts at a time, the longest first (PKG_TEST_JOBS). The
 #      escape battery ran three times on the same code in tests/run's other
 #      passes; here the question is whether the installed files work;
@@ -236,7 +236,7 @@ if [ -z "$BUILDDIR" ] || [ ! -x "$BUILDDIR/tests/helpers/sysprobe" ]; then
 else
 	TSRC=$(sed -n 's/^abs_top_srcdir = //p' "$BUILDDIR/Makefile")
 	suite_pass=0 suite_fail=0 suite_skip=0
-	# PKG_TEST_JOBS scripts at a time (default 3): they mostly wait on
+	# PKG_TEST_JOBS scripts at a time (default 4): they mostly wait on
 	# sandboxes starting, and the escape and sanitizer passes run them
 	# side by side as root too. Each one's output and exit code go to
 	# files, read back below in the scripts' order.
@@ -261,7 +261,7 @@ else
 		for t in "$TSRC"/tests/integration/[0-9]*.sh; do
 			case " $first " in *" $(basename "$t" .sh) "*) ;; *) printf '%s\0' "$t" ;; esac
 		done
-	} | xargs -0 -n1 -P"${PKG_TEST_JOBS:-3}" bash -c 'run_one "$1"' run_one
+	} | xargs -0 -n1 -P"${PKG_TEST_JOBS:-4}" bash -c 'run_one "$1"' run_one
 	for t in "$TSRC"/tests/integration/[0-9]*.sh; do
 		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
 		out=$(cat "$T/suite/$(basename "$t" .sh).out" 2>/dev/null)
