@@ -757,12 +757,10 @@ int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PAT
 	how.resolve = RESOLVE_NO_SYMLINKS;
 	fd = (int)syscall(SYS_openat2, AT_FDCWD, out, &how, sizeof(how));
 	if (fd < 0)
-		return errno == ELOOP ? 1 : -1;
+		return 1; /* gone, a link on the way now, or not to be checked: refused */
 	rc = fstat(fd, st);
 	close(fd);
-	if (rc != 0)
-		return -1;
-	return S_ISLNK(st->st_mode) ? 1 : 0;
+	return rc != 0 || S_ISLNK(st->st_mode) ? 1 : 0;
 }
 
 static int build_reads(struct planner *pl, struct domain *r, const struct domain *w)

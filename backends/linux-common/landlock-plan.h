@@ -98,9 +98,11 @@ int srt__ll_check_protected_mounts(const struct srt_policy *pol, struct srt_diag
  * it goes through such a link or moved between the looks (a link flipped
  * meanwhile: the grant is left out, which fails closed); -1 when it
  * cannot be resolved. With st, also the status of the object at out then,
- * reached without following any link (out has none; one found there now
- * is a change: 1): a grant keyed on its device and inode is the object
- * checked, never one a later flip of a directory on the way leads to. */
+ * reached without following any link (out has none; one found there now,
+ * the object gone, or a look that fails is 1: a caller that falls back to
+ * another way of granting on -1 must not grant it): a grant keyed on its
+ * device and inode is the object checked, never one a later flip of a
+ * directory on the way leads to. */
 int srt__ll_allow_real(const struct srt_policy *pol, const char *p, char out[PATH_MAX],
 		       struct stat *st);
 /* Compile pol for Landlock ABI abi (>= 1) into plan (caller's memory,
