@@ -176,7 +176,9 @@ rm -rf "$HOME/.claude" "$P/sj"
 for be in bwrap:"$BACKEND" landlock:"$LL"; do
 	rm -rf "$HOME/.claude" "$P/links"
 	mkdir -p "$HOME/.claude/commands" "$P/links"
-	(cd "$HOME/.claude/commands" && for i in $(seq 1100); do echo x > "c$i.md"; ln "c$i.md" "$P/links/c$i.md"; done)
+	# the files written by the shell, the links made by one ln
+	(cd "$HOME/.claude/commands" && for i in $(seq 1100); do echo x > "c$i.md"; done &&
+		ln -- c*.md "$P/links/")
 	run_in "$P" "${be#*:}" 'for f in links/*; do echo PWNED >> "$f"; done 2>/dev/null; echo ran'
 	attempt F6 "${be%%:*}: past 1,024 files with other links, no hard link is written ($what)" \
 		sh -c "! grep -lq PWNED '$HOME/.claude/commands/'*"

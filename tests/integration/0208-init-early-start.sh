@@ -33,12 +33,12 @@ done
 # more than a socket's default buffer: bwrap gets all of it, so the last
 # entry is enforced
 long=$(printf 'x%.0s' $(seq 150))
-mkdir -p "$WORK/long"
-rules=
+rules= dirs=()
 for i in $(seq 700); do
-	mkdir -p "$WORK/long/$long$i"
+	dirs+=("$WORK/long/$long$i")
 	rules="$rules\"$WORK/long/$long$i\","
 done
+mkdir -p "${dirs[@]}"
 echo "$CANARY" > "$WORK/long/${long}700/secret"
 printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[%s],"allowWrite":["."],"denyWrite":[]}}\n' \
 	"${rules%,}" > "$WORK/long.json"
