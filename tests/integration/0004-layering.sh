@@ -168,7 +168,7 @@ put() {
 }
 
 # a tree that keeps every rule, with each kind of allowed include: made
-# once (make_clean_tree), copied for each planted tree (one process where
+# once (make_clean_tree), copied for each planted tree (two processes where
 # writing it anew took thirty)
 clean_tree() {
 	mkdir -p "$1" && cp -R "$work/clean/." "$1"
