@@ -24,8 +24,7 @@
 # Environment: SRT_WIN_NO_APT=1 never calls apt-get (the packages must be
 # installed); SRT_WIN_DEPS=DIR keeps the library cache in DIR (default
 # win/deps; a CI that copies the tree points it at a lasting place); JOBS
-# (default 2). c-ares builds through its CMake build (its cross configure
-# probes for many minutes), libltdl through its configure, once each.
+# (default 2). Each library is built once.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -138,23 +137,52 @@ yaml_dep() {
 	touch "$deps/yaml.stamp"
 }
 
-# c-ares through its CMake build: its autotools configure probes for many
-# minutes under a cross compiler. 1.18.1's inet_net_pton.c uses INADDRSZ,
-# which only arpa/nameser.h defines (Windows has none): 4, an IPv4
-# address's size.
-cmake_cares() {
-	[ -f "$deps/cares.stamp" ] && return 0
+# c-ares compiled directly, with the settings c-ares ships for Windows
+# builds without a configure step (src/lib/config-win32.h, what its own
+# Makefile.m32 and Makefile.msvc use) and the flags its CMake build sets
+# for Windows: CMake's configure ran about 200 compile probes, over a
+# minute of CPU on a 2-CPU machine for answers that never change for
+# mingw-w64. The public ares_build.h in the source is the one for
+# compilers without a configure step, whose mingw branch names __int64
+# before anything declares it, so a mingw one is written beside the other
+# installed headers (the library's own files include "ares.h" from there:
+# nothing puts the source's include/ on the path). 1.18.1's
+# inet_net_pton.c uses INADDRSZ, which only arpa/nameser.h defines
+# (Windows has none): 4, an IPv4 address's size.
+cares_dep() {
+	[ -f "$deps/cares-direct.stamp" ] && return 0
 	dir=$(fetch c-ares)
 	say "building c-ares from $dir"
-	rm -rf "$deps/build-cares" && mkdir -p "$deps/build-cares"
-	(cd "$deps/build-cares" && cmake -DCMAKE_SYSTEM_NAME=Windows -DCMAKE_C_COMPILER=$cc \
-		-DCMAKE_RC_COMPILER=$host-windres -DCMAKE_C_FLAGS=-DINADDRSZ=4 \
-		-DCARES_STATIC=ON -DCARES_SHARED=OFF -DCARES_BUILD_TOOLS=OFF \
-		-DCARES_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release \
-		-DCMAKE_INSTALL_PREFIX="$prefix" "$dir" >cmake.log 2>&1 &&
-		make -j"$jobs" >make.log 2>&1 && make install >install.log 2>&1) ||
-		{ say "c-ares failed: see $deps/build-cares/*.log"; exit 1; }
-	touch "$deps/cares.stamp"
+	rm -rf "$deps/build-cares" && mkdir -p "$deps/build-cares" "$prefix/lib" "$prefix/include"
+	for h in ares.h ares_dns.h ares_nameser.h ares_rules.h ares_version.h; do
+		cp "$dir/include/$h" "$prefix/include/" || { say "c-ares: no include/$h in $dir"; exit 1; }
+	done
+	cat > "$prefix/include/ares_build.h" <<-'EOF'
+	/* win/build.sh: c-ares' build header for mingw-w64 */
+	#ifndef __CARES_BUILD_H
+	#define __CARES_BUILD_H
+	#define CARES_TYPEOF_ARES_SOCKLEN_T int
+	#define CARES_TYPEOF_ARES_SSIZE_T ssize_t
+	#include <sys/types.h>
+	#include <winsock2.h>
+	#include <ws2tcpip.h>
+	#include <windows.h>
+	typedef CARES_TYPEOF_ARES_SOCKLEN_T ares_socklen_t;
+	typedef CARES_TYPEOF_ARES_SSIZE_T ares_ssize_t;
+	#endif
+	EOF
+	# the library's sources, as its Makefile.inc lists them
+	srcs=$(sed -n '/^CSOURCES/,/^$/p' "$dir/src/lib/Makefile.inc" | tr -d '\\' | sed 's/^CSOURCES *=//')
+	[ -n "$srcs" ] || { say "c-ares: no CSOURCES in $dir/src/lib/Makefile.inc"; exit 1; }
+	printf '%s\n' $srcs | (cd "$deps/build-cares" && xargs -P"$jobs" -I{} $cc -O2 -DCARES_STATICLIB \
+		-DWIN32_LEAN_AND_MEAN -D_WIN32_WINNT=0x0600 -DHAVE_STRCASECMP -DHAVE_STRNCASECMP -DINADDRSZ=4 \
+		-I"$prefix/include" -I"$dir/src/lib" -c "$dir/src/lib/{}" -o "{}.o") \
+		>"$deps/build-cares/make.log" 2>&1 &&
+		rm -f "$prefix/lib/libcares.a" && $host-ar rcs "$prefix/lib/libcares.a" "$deps"/build-cares/*.o ||
+		{ say "c-ares failed: see $deps/build-cares/make.log"; exit 1; }
+	[ "$(ls "$deps"/build-cares/*.o | wc -l)" = "$(printf '%s\n' $srcs | wc -l)" ] ||
+		{ say "c-ares: not every source compiled (see $deps/build-cares/make.log)"; exit 1; }
+	touch "$deps/cares-direct.stamp"
 }
 
 # mbedTLS for the TLS module only (plugins/tls/; as on Linux, neither
@@ -184,7 +212,7 @@ mkdir -p "$deps" "$out"
 t0=$(date +%s)
 cjson_dep
 yaml_dep
-cmake_cares
+cares_dep
 autotools_dep ltdl libtool "libltdl" --enable-ltdl-install
 # PCRE2, its 8-bit library (no JIT, as the Linux module uses none): the
 # credentials module's engine, and the settings check's for extract

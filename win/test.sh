@@ -399,6 +399,7 @@ time.sleep(120)' "$tmp/held" "$@" 2>/dev/null &
 	# the client
 	PX_LINES="N srt.exe proxy serves on 127.0.0.1 under Wine
 N an allowed plain-HTTP GET gets the origin's body through the proxy
+N a host name is resolved by the proxy's resolver (c-ares) and served
 N a host the decider's hello does not allow: 403 with srt's reason
 N the decider's deny: its status and reason
 N a malformed request: 400
@@ -427,7 +428,7 @@ EOF
 		done
 		target=127.0.0.1:$wport
 		# the FIFOs are opened in one order on both sides (p2d, then d2p)
-		python3 "$here/../tests/helpers/decider.py" --allow "$target" <"$tmp/p2d" >"$tmp/d2p" &
+		python3 "$here/../tests/helpers/decider.py" --allow "$target" --allow "localhost:$wport" <"$tmp/p2d" >"$tmp/d2p" &
 		dec=$!
 		"$wine" "$out/srt.exe" proxy --listen 127.0.0.1:0 --decider-in 0 --decider-out 1 \
 			>"$tmp/p2d" <"$tmp/d2p" 2>"$tmp/px.err" &
@@ -447,6 +448,11 @@ EOF
 		get /allow "$target" "$target"
 		[ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
 		ok $? "N an allowed plain-HTTP GET gets the origin's body through the proxy ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
+		# a name, not an address: the proxy's resolver (c-ares, built by
+		# win/build.sh) answers it from Windows' own localhost handling
+		get /allow "localhost:$wport" "localhost:$wport"
+		[ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
+		ok $? "N a host name is resolved by the proxy's resolver (c-ares) and served ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
 		get /allow not-allowed.example not-allowed.example
 		[ "$(status)" = 403 ] && has "$tmp/pc.out" "blocked by network allowlist"
 		ok $? "N a host the decider's hello does not allow: 403 with srt's reason ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
