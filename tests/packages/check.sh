@@ -6,12 +6,15 @@
 #      shell nor ld.so can reach it), install the five packages with dpkg -i;
 #   3. run the quick start's sandboxed read (./quickstart.sh --demo) with
 #      the installed /usr/bin/srt, with each backend;
-#   4. with BUILDDIR: run tests/integration as root against the installed
+#   4. with BUILDDIR: run integration scripts as root against the installed
 #      srt and modules (SRT_TEST_SRT, SRT_TEST_MODULES: see
 #      tests/integration/lib.sh; the test helpers come from BUILDDIR), four
-#      scripts at a time, the longest first (PKG_TEST_JOBS). The
-#      escape battery ran three times on the same code in tests/run's other
-#      passes; here the question is whether the installed files work;
+#      at a time, the longest first (PKG_TEST_JOBS). tests/run runs every
+#      integration script three times on the same code (as root, as the
+#      unprivileged user, under the sanitizers) and the escape battery
+#      too; here the question is whether the installed files work, so the
+#      scripts are those that put each installed file to work (PKG_TESTS
+#      below; PKG_TESTS=all runs every one);
 #   5. keep only srt + libsrt0 + one backend package, run a sandboxed
 #      command, swap the backend package, run it again;
 #   6. purge, and check that no path the packages installed is left (the
@@ -251,18 +254,36 @@ else
 	}
 	export -f run_one
 	export T BUILDDIR TSRC MODDIR
-	# the longest scripts first: started last, they alone would set the
-	# step's length (missing names are passed over)
-	first="0621-embed-node 0208-init-early-start 0620-embed-python 0003-violations"
-	{
-		for n in $first; do
-			[ -f "$TSRC/tests/integration/$n.sh" ] && printf '%s\0' "$TSRC/tests/integration/$n.sh"
-		done
-		for t in "$TSRC"/tests/integration/[0-9]*.sh; do
-			case " $first " in *" $(basename "$t" .sh) "*) ;; *) printf '%s\0' "$t" ;; esac
-		done
-	} | xargs -0 -n1 -P"${PKG_TEST_JOBS:-4}" bash -c 'run_one "$1"' run_one
-	for t in "$TSRC"/tests/integration/[0-9]*.sh; do
+	# The scripts that put each installed file to work, the longest first
+	# (started last, they alone would set the step's length): the proxy
+	# in libsrt0 with the filters of srt-filter-audit, -body-limit, -exec
+	# and -rules (0624, 0623, 0301, 0302); srt, its modules directory and
+	# its options (0001, 0610); the violations the helper reports (0003);
+	# libsrt-dev's headers, library and pkg-config file (0002);
+	# linux_bwrap.so with srt-linux-init (0101, 0102, 0104, 0201, 0203);
+	# srt-connect (0304); srt-tls (0307, 0309); srt-filter-credentials
+	# (0308); linux_landlock.so with srt-landlock-exec (0401, 0402, 0404);
+	# the choice among the installed backends (0405). The language
+	# bindings, which need srt-service, are not packaged (0620 and 0621
+	# skip themselves here).
+	PKG_TESTS=${PKG_TESTS:-0624-filters-proxy 0301-net-proxy 0203-init-failclosed 0003-violations
+		0001-cli 0002-library 0104-fs-mandatory 0201-init-isolation 0307-net-tls-terminate
+		0309-net-tls-clients 0401-landlock-fs 0102-fs-reads 0308-net-credentials 0402-landlock-net
+		0405-auto-backend 0302-net-dns 0610-cli-options 0623-filters-settings 0101-fs-writes
+		0304-net-ssh 0404-landlock-helper}
+	if [ "$PKG_TESTS" = all ]; then
+		PKG_TESTS=$(cd "$TSRC/tests/integration" && ls [0-9]*.sh | sed 's/\.sh$//')
+	fi
+	scripts=
+	for script in $PKG_TESTS; do
+		if [ -f "$TSRC/tests/integration/$script.sh" ]; then
+			scripts="$scripts $TSRC/tests/integration/$script.sh"
+		else
+			not_ok "installed: PKG_TESTS names $script, which is not in tests/integration"
+		fi
+	done
+	[ -n "$scripts" ] && printf '%s\0' $scripts | xargs -0 -n1 -P"${PKG_TEST_JOBS:-4}" bash -c 'run_one "$1"' run_one
+	for t in $(printf '%s\n' $scripts | LC_ALL=C sort); do
 		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
 		out=$(cat "$T/suite/$(basename "$t" .sh).out" 2>/dev/null)
 		rc=$(cat "$T/suite/$(basename "$t" .sh).rc" 2>/dev/null || echo 1)
