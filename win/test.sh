@@ -448,8 +448,8 @@ EOF
 		get /allow "$target" "$target"
 		[ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
 		ok $? "N an allowed plain-HTTP GET gets the origin's body through the proxy ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
-		# a name, not an address: the proxy's resolver (c-ares, built by
-		# win/build.sh) answers it from Windows' own localhost handling
+		# a name, not an address: the proxy asks its resolver (c-ares, as
+		# win/build.sh compiles it) for localhost's addresses
 		get /allow "localhost:$wport" "localhost:$wport"
 		[ "$(status)" = 200 ] && has "$tmp/pc.out" "served through srt under Wine"
 		ok $? "N a host name is resolved by the proxy's resolver (c-ares) and served ($(head -n1 "$tmp/pc.out" | tr -d '\r'))"
