@@ -456,8 +456,15 @@ static void icept_add(int ep, int tcp, const struct sockaddr_un *sa, struct srt_
 	const char *name;
 	int ux = -1, n;
 
-	if (getsockopt(tcp, SOL_IP, SO_ORIGINAL_DST, &od, &ol) < 0 || od.sin_family != AF_INET)
-		goto drop; /* not redirected: someone dialled the listener itself */
+	/* Not redirected: someone dialled the listener itself. With the
+	 * rules' connection tracking in place the kernel still answers, with
+	 * the listener's own address; the rules redirect nothing addressed
+	 * to 127.0.0.0/8, so such an answer is never a redirect, and passed
+	 * on it would become a CONNECT to the host's loopback port of the
+	 * same number. */
+	if (getsockopt(tcp, SOL_IP, SO_ORIGINAL_DST, &od, &ol) < 0 || od.sin_family != AF_INET ||
+	    (ntohl(od.sin_addr.s_addr) >> 24) == 127)
+		goto drop;
 	name = srt__dnsans_name_of(od.sin_addr.s_addr);
 	if (name)
 		snprintf(host, sizeof(host), "%s", name);
