@@ -74,13 +74,15 @@ threading.Event().wait(60)
 PYEOF
 : > "$WORK/host.log"
 "$PY" "$WORK/host.py" "$WORK/host.log" $ports > "$WORK/host.out" 2>&1 &
-NET_PIDS="${NET_PIDS:-} $!"
+host_pid=$!
 for i in $(seq 50); do
 	[ "$(grep -c '^listening\|^busy' "$WORK/host.out" 2>/dev/null)" -ge "$(echo $ports | wc -w)" ] && break
 	sleep 0.1
 done
 touch "$P/go"
 end_bg "$pid" 400
+kill "$host_pid" 2>/dev/null
+wait "$host_pid" 2>/dev/null
 diag "ports: $(echo $ports); host: $(tr '\n' ' ' < "$WORK/host.out"); results: $(tr '\n' ' ' < "$P/results" 2>/dev/null)"
 n=$(echo $ports | wc -w)
 check "N1 the bridge's listener for intercepted connections is there to dial (ports: $(echo $ports))" \
