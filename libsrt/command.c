@@ -104,6 +104,10 @@ void srt__command_orphans(const struct srt_sandbox *sb, const struct srt_policy 
 		/* srt SIGKILLed mid-run: the backend's guard sweeps instead */
 		cmd->orphan_fn = srt__gitguard_orphan;
 		cmd->orphan_ctx = gg;
+		/* the same as a program, so the guard need not be a copy of
+		 * srt: a module that knows the field runs it instead */
+		if (sb->be->hdr.abi_minor >= 11)
+			srt__gitguard_orphan_program(gg, &cmd->orphan_argv);
 		cmd->n_orphan_fds = srt__gitguard_fds(gg, &cmd->orphan_fds);
 	}
 }

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +58,12 @@ struct srt__gitguard {
 				* clock file times come from) */
 	struct gg_id *ids;
 	size_t n, cap;
+	/* the sweep as a program (srt__gitguard_orphan_program): the state
+	 * written for it, the descriptors it gets, its command line */
+	int state_fd;
+	int *orphan_fds;
+	char *orphan_argv[4];
+	char roots_arg[24];
 };
 
 struct walk {
@@ -1024,6 +1033,7 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return SRT_E_NOMEM;
+	g->state_fd = -1;
 	g->depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
 		   pol->mandatory_deny_depth : 3;
 	g->allow_git_config = pol->allow_git_config;
@@ -1062,9 +1072,273 @@ void srt__gitguard_sweep(struct srt__gitguard *g, srt__gitguard_fn fn, void *ctx
 
 size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds)
 {
+	if (g && g->orphan_fds) {
+		*fds = g->orphan_fds;
+		return g->roots.n + 1;
+	}
 	*fds = g && g->root_fds ? g->root_fds : NULL;
 	return *fds ? g->roots.n : 0;
 }
+
+/* ---- the sweep as a program --------------------------------------------
+ *
+ * The state goes to the program in a sealed memfd, in this layout (host
+ * byte order: the same machine reads it, and a program of another build
+ * refuses the magic): the magic, then 32-bit depth and allow_git_config,
+ * 64-bit since (seconds, nanoseconds), root count and id count; each root
+ * as a 32-bit length and its bytes; each id as dev, ino, where, ctime
+ * (seconds, nanoseconds) in 64 bits and redirects in 32. The roots are
+ * named for the sweep's notes only: it walks the descriptors. */
+#ifdef __linux__
+#define GG_STATE_MAGIC "srt-gitguard-state 1"
+#define GG_STATE_MAX (64u << 20)
+#define GG_ROOTS_MAX 4096
+#define GG_ID_BYTES (5 * 8 + 4)
+
+struct gg_buf {
+	unsigned char *p;
+	size_t len, cap, off; /* off: the reader's position */
+	int bad;
+};
+
+static void put_bytes(struct gg_buf *b, const void *v, size_t n)
+{
+	if (b->bad)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		unsigned char *q;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		if (cap > GG_STATE_MAX || !(q = realloc(b->p, cap))) {
+			b->bad = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void put_u32(struct gg_buf *b, uint32_t v)
+{
+	put_bytes(b, &v, sizeof(v));
+}
+
+static void put_u64(struct gg_buf *b, uint64_t v)
+{
+	put_bytes(b, &v, sizeof(v));
+}
+
+static int get_bytes(struct gg_buf *b, void *v, size_t n)
+{
+	if (b->bad || n > b->len - b->off) {
+		b->bad = 1;
+		return -1;
+	}
+	memcpy(v, b->p + b->off, n);
+	b->off += n;
+	return 0;
+}
+
+static uint32_t get_u32(struct gg_buf *b)
+{
+	uint32_t v = 0;
+
+	get_bytes(b, &v, sizeof(v));
+	return v;
+}
+
+static uint64_t get_u64(struct gg_buf *b)
+{
+	uint64_t v = 0;
+
+	get_bytes(b, &v, sizeof(v));
+	return v;
+}
+
+static void export_state(const struct srt__gitguard *g, struct gg_buf *b)
+{
+	put_bytes(b, GG_STATE_MAGIC, sizeof(GG_STATE_MAGIC));
+	put_u32(b, (uint32_t)g->depth);
+	put_u32(b, (uint32_t)g->allow_git_config);
+	put_u64(b, (uint64_t)g->since.tv_sec);
+	put_u64(b, (uint64_t)g->since.tv_nsec);
+	put_u64(b, g->roots.n);
+	put_u64(b, g->n);
+	for (size_t i = 0; i < g->roots.n; i++) {
+		size_t l = strlen(g->roots.v[i]);
+
+		put_u32(b, (uint32_t)l);
+		put_bytes(b, g->roots.v[i], l);
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const struct gg_id *id = &g->ids[i];
+
+		put_u64(b, (uint64_t)id->dev);
+		put_u64(b, (uint64_t)id->ino);
+		put_u64(b, id->where);
+		put_u64(b, (uint64_t)id->ctime.tv_sec);
+		put_u64(b, (uint64_t)id->ctime.tv_nsec);
+		put_u32(b, id->redirects);
+	}
+}
+
+int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
+{
+	const char *dir = getenv("SRT_HELPER_DIR");
+	char prog[PATH_MAX];
+	struct gg_buf b = { 0 };
+	int fd, *fds;
+	size_t off = 0;
+
+	*argv = NULL;
+	if (!g || g->roots.n == 0 || g->roots.n > GG_ROOTS_MAX)
+		return -1;
+	if (g->orphan_fds) {
+		*argv = g->orphan_argv;
+		return 0;
+	}
+	if (!dir || !dir[0])
+		dir = SRT_PKGLIBDIR;
+	if ((size_t)snprintf(prog, sizeof(prog), "%s/srt-gitguard-sweep", dir) >= sizeof(prog) ||
+	    prog[0] != '/' || access(prog, X_OK) != 0)
+		return -1;
+	export_state(g, &b);
+	if (b.bad) {
+		free(b.p);
+		return -1;
+	}
+	fd = memfd_create("srt-gitguard-state", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		free(b.p);
+		return -1;
+	}
+	while (off < b.len) {
+		ssize_t w = write(fd, b.p + off, b.len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(b.p);
+	fds = malloc((g->roots.n + 1) * sizeof(*fds));
+	g->orphan_argv[0] = strdup(prog);
+	if (off != b.len || !fds || !g->orphan_argv[0] ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+		close(fd);
+		free(fds);
+		free(g->orphan_argv[0]);
+		g->orphan_argv[0] = NULL;
+		return -1;
+	}
+	memcpy(fds, g->root_fds, g->roots.n * sizeof(*fds));
+	fds[g->roots.n] = fd;
+	g->state_fd = fd;
+	g->orphan_fds = fds;
+	snprintf(g->roots_arg, sizeof(g->roots_arg), "%zu", g->roots.n);
+	g->orphan_argv[1] = (char *)"--roots";
+	g->orphan_argv[2] = g->roots_arg;
+	g->orphan_argv[3] = NULL;
+	*argv = g->orphan_argv;
+	return 0;
+}
+
+struct srt__gitguard *srt__gitguard_import(int fd, const int *root_fds, size_t n_roots)
+{
+	struct srt__gitguard *g = NULL;
+	struct gg_buf b = { 0 };
+	struct stat st;
+	char magic[sizeof(GG_STATE_MAGIC)];
+	uint64_t nr, ni;
+
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size > GG_STATE_MAX)
+		return NULL;
+	b.cap = b.len = (size_t)st.st_size;
+	b.p = malloc(b.len);
+	if (!b.p || pread(fd, b.p, b.len, 0) != (ssize_t)b.len)
+		goto fail;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		goto fail;
+	g->state_fd = -1;
+	if (get_bytes(&b, magic, sizeof(magic)) || memcmp(magic, GG_STATE_MAGIC, sizeof(magic)))
+		goto fail;
+	g->depth = (int)get_u32(&b);
+	g->allow_git_config = (int)get_u32(&b);
+	g->since.tv_sec = (time_t)get_u64(&b);
+	g->since.tv_nsec = (long)get_u64(&b);
+	nr = get_u64(&b);
+	ni = get_u64(&b);
+	if (b.bad || nr != n_roots || nr == 0 || nr > GG_ROOTS_MAX || g->depth < 1 || g->depth > 10 ||
+	    ni > (b.len - b.off) / GG_ID_BYTES)
+		goto fail;
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t l = get_u32(&b);
+		char path[PATH_MAX];
+
+		if (b.bad || l == 0 || l >= sizeof(path) || get_bytes(&b, path, l))
+			goto fail;
+		path[l] = '\0';
+		if (path[0] != '/' || memchr(path, '\0', l) || srt__strv_push(&g->roots, path) != SRT_OK)
+			goto fail;
+	}
+	if (ni && !(g->ids = calloc((size_t)ni, sizeof(*g->ids))))
+		goto fail;
+	g->n = g->cap = (size_t)ni;
+	for (size_t i = 0; i < g->n; i++) {
+		struct gg_id *id = &g->ids[i];
+
+		id->dev = (dev_t)get_u64(&b);
+		id->ino = (ino_t)get_u64(&b);
+		id->where = get_u64(&b);
+		id->ctime.tv_sec = (time_t)get_u64(&b);
+		id->ctime.tv_nsec = (long)get_u64(&b);
+		id->redirects = get_u32(&b);
+	}
+	if (b.bad || b.off != b.len)
+		goto fail;
+	/* the sweep's look-ups are binary searches: only ever sorted ids */
+	for (size_t i = 1; i < g->n; i++)
+		if (id_cmp(&g->ids[i - 1], &g->ids[i]) > 0)
+			goto fail;
+	g->root_fds = malloc(n_roots * sizeof(*g->root_fds));
+	if (!g->root_fds)
+		goto fail;
+	memcpy(g->root_fds, root_fds, n_roots * sizeof(*g->root_fds));
+	free(b.p);
+	return g;
+fail:
+	free(b.p);
+	if (g) {
+		srt__strv_release(&g->roots);
+		free(g->ids);
+		free(g);
+	}
+	return NULL;
+}
+#else
+/* No sealed memfd to carry the state: the guard, where there is one, is
+ * a copy of srt. */
+int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
+{
+	(void)g;
+	*argv = NULL;
+	return -1;
+}
+
+struct srt__gitguard *srt__gitguard_import(int fd, const int *root_fds, size_t n_roots)
+{
+	(void)fd;
+	(void)root_fds;
+	(void)n_roots;
+	return NULL;
+}
+#endif
 
 int srt__gitguard_orphan_work(const struct srt__gitguard *g, const char *removed)
 {
@@ -1084,6 +1358,10 @@ void srt__gitguard_free(struct srt__gitguard *g)
 	for (size_t i = 0; g->root_fds && i < g->roots.n; i++)
 		close(g->root_fds[i]);
 	free(g->root_fds);
+	if (g->state_fd >= 0)
+		close(g->state_fd);
+	free(g->orphan_fds);
+	free(g->orphan_argv[0]);
 	srt__strv_release(&g->roots);
 	free(g->ids);
 	free(g);

@@ -43,6 +43,22 @@ void srt__gitguard_free(struct srt__gitguard *g);
  * copy of g in another process needs them open to sweep. */
 size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds);
 
+/* The sweep as a program, for a guard that is not a copy of this process
+ * (a fork of srt copies its page tables and makes every page srt writes
+ * afterwards a copy-on-write fault): *argv is its command line, to run
+ * with srt__gitguard_fds()'s descriptors, from then on, open as 3, 4, ...
+ * in that order (the write roots, then the state, written here into a
+ * sealed memfd). The program is srt-gitguard-sweep in SRT_HELPER_DIR, or
+ * in the package's library directory. 0, or -1 when there is none here
+ * (not installed, another platform): then only srt__gitguard_orphan in a
+ * copy of srt can do the work. */
+int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv);
+
+/* In that program: the state it was given on fd, with the write roots open
+ * at root_fds[0 .. n_roots). NULL when fd holds no such state (another
+ * build's, cut short) or memory ran out. */
+struct srt__gitguard *srt__gitguard_import(int fd, const int *root_fds, size_t n_roots);
+
 /* Does g's sweep have work if srt dies mid-run, when the directory
  * removed (may be NULL) is removed with everything in it instead of
  * being swept? 1 when g has a root other than removed. */

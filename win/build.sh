@@ -282,7 +282,7 @@ $cc $CFLAGS -o "$out/listen-parent.exe" "$here/listen-parent.c" -lws2_32
 # CLI may call nothing private of libsrt. Each object is rebuilt when its
 # source or a header is newer.
 LIB_SRC="$(cd "$top" && ls libsrt/*.c proxies/*.c common/*.c | grep -v -e '-linux\.c' -e '-posix\.c' \
-	-e 'evloop-epoll' -e 'evloop-kqueue' -e 'proxies/connect[.-]')"
+	-e 'evloop-epoll' -e 'evloop-kqueue' -e 'proxies/connect[.-]' -e 'gitguard-sweep')"
 CLI_SRC="cli/srt.c cli/direct.c cli/proxy.c cli/platform-windows.c common/platform-windows.c common/posix-windows.c common/winpath.c"
 # -Wno-format: the core's printf-like functions declare format(printf),
 # which gcc reads as Microsoft's printf on mingw, while the core is built

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/rmtree.h"
@@ -92,9 +93,40 @@ static void guard_wait_gone(const pid_t *groups, size_t ngroups, pid_t reaper)
 		usleep(200000);
 }
 
-void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void *orphan_ctx,
-			   const int *orphan_fds, size_t n_orphan_fds)
+/* The orphan work as a program: fds[i] as descriptor 3 + i, nothing else
+ * past 2 (the guard's are /dev/null), waited for. */
+static void run_orphan_program(char *const *argv, const int *fds, size_t n)
 {
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int *hi = malloc(n * sizeof(*hi));
+		size_t i;
+
+		/* moved up first, so no descriptor lands on one not yet moved */
+		for (i = 0; hi && i < n; i++)
+			if ((hi[i] = fcntl(fds[i], F_DUPFD, (int)(3 + n))) < 0)
+				_exit(127);
+		for (i = 0; hi && i < n; i++)
+			if (dup2(hi[i], (int)(3 + i)) < 0)
+				_exit(127);
+		if (!hi)
+			_exit(127);
+		close_range((unsigned)(3 + n), ~0U, 0);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan *orphan)
+{
+	void (*orphan_fn)(void *) = orphan ? orphan->fn : NULL;
+	char *const *orphan_argv = orphan ? orphan->argv : NULL;
 	struct srt__strv paths = { 0 };
 	pid_t groups[GUARD_MAX_GROUPS];
 	size_t ngroups = 0, g;
@@ -130,7 +162,7 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 	}
 	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...)
 	 * and what the orphan work needs (the write roots it sweeps) */
-	close_all_but(rd, orphan_fn ? orphan_fds : NULL, orphan_fn ? n_orphan_fds : 0);
+	close_all_but(rd, orphan ? orphan->fds : NULL, orphan ? orphan->n_fds : 0);
 	for (;;) {
 		ssize_t n = read(rd, buf + have, sizeof(buf) - have);
 		char *nul;
@@ -172,7 +204,9 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 			} else if (buf[0] == 'Q') {
 				quitting = 1;
 			} else if (buf[0] == 'X') {
-				orphan_fn = NULL; /* stale: see srt__bwrap_guard_start */
+				/* stale: see srt__bwrap_guard_start */
+				orphan_fn = NULL;
+				orphan_argv = NULL;
 			}
 			memmove(buf, buf + l, have - l);
 			have -= l;
@@ -187,10 +221,12 @@ void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void
 		kill(-groups[g], SIGKILL);
 	/* srt died mid-run: what it would have done at the command's end
 	 * (the git guard's sweep), once nothing sandboxed is left */
-	if ((orphan_fn || run_dir[0]) && ngroups)
+	if ((orphan_fn || orphan_argv || run_dir[0]) && ngroups)
 		guard_wait_gone(groups, ngroups, reaper);
 	if (orphan_fn && ngroups)
-		orphan_fn(orphan_ctx);
+		orphan_fn(orphan->ctx);
+	else if (orphan_argv && ngroups)
+		run_orphan_program(orphan_argv, orphan->fds, orphan->n_fds);
 	/* srt died: the run's own TMPDIR, which it would have removed at its
 	 * end, goes with everything the command left there (also a git
 	 * repository, which the sweep above therefore leaves to this) */
@@ -284,14 +320,38 @@ void srt__bwrap_plan_cleanup(const struct srt__strv *created)
 	}
 }
 
+#define GUARD_KEEP_MAX 4097 /* the git guard's most write roots, and its state */
+
 int srt__bwrap_guard_mode(int argc, char **argv)
 {
-	int detach = argc == 3 && !strcmp(argv[2], "--detach");
-	int rd, ready;
+	static int keep[GUARD_KEEP_MAX];
+	struct srt__guard_orphan orphan = { 0 };
+	int i = 2, detach = 0, rd, ready;
 
-	if (argc < 2 || strcmp(argv[1], "--guard") != 0 || (argc != 2 && !detach)) {
-		fprintf(stderr, "srt-linux-init: usage: srt-linux-init --guard [--detach] (started by srt)\n");
-		return 125;
+	if (argc < 2 || strcmp(argv[1], "--guard") != 0)
+		goto usage;
+	if (i < argc && !strcmp(argv[i], "--detach")) {
+		detach = 1;
+		i++;
+	}
+	if (i < argc) {
+		char *end;
+		unsigned long n;
+
+		if (strcmp(argv[i], "--keep") != 0 || i + 3 >= argc || strcmp(argv[i + 2], "--") != 0 ||
+		    argv[i + 3][0] != '/')
+			goto usage;
+		n = strtoul(argv[i + 1], &end, 10);
+		if (*end || n == 0 || n > GUARD_KEEP_MAX)
+			goto usage;
+		for (unsigned long k = 0; k < n; k++) {
+			keep[k] = (int)(3 + k);
+			if (fcntl(keep[k], F_GETFD) < 0)
+				return 125; /* srt reads EOF instead of "G" and stops */
+		}
+		orphan.argv = argv + i + 3;
+		orphan.fds = keep;
+		orphan.n_fds = n;
 	}
 	/* above 2, where srt__bwrap_guard_main puts /dev/null */
 	rd = fcntl(0, F_DUPFD_CLOEXEC, 3);
@@ -304,5 +364,9 @@ int srt__bwrap_guard_mode(int argc, char **argv)
 		if (pid != 0)
 			_exit(pid < 0 ? 1 : 0);
 	}
-	srt__bwrap_guard_main(rd, ready, NULL, NULL, NULL, 0);
+	srt__bwrap_guard_main(rd, ready, orphan.argv ? &orphan : NULL);
+usage:
+	fprintf(stderr, "srt-linux-init: usage: srt-linux-init --guard [--detach] [--keep N -- PROGRAM ARG...] "
+			"(started by srt)\n");
+	return 125;
 }

@@ -7,22 +7,35 @@
 
 #include <stddef.h>
 
+/* What the guard does after srt died mid-run, once the sandbox is gone
+ * (srt_command.orphan_fn and orphan_argv): fn(ctx) in a copy of srt, or
+ * the program argv run with fds[i] as descriptor 3 + i. The n_fds
+ * descriptors in fds stay open until then. */
+struct srt__guard_orphan {
+	void (*fn)(void *);
+	void *ctx;
+	char *const *argv;
+	const int *fds;
+	size_t n_fds;
+};
+
 /* Read records from rd until EOF, then undo what srt left (nothing after
  * "Q") and exit. When ready_fd >= 0, one byte "G" is written on it (and
  * it is closed) once the guard holds nothing of srt's and ignores the
- * terminal's signals: from then on srt may rely on it. orphan_fn (may be
- * NULL) runs after srt died mid-run, once the sandbox is gone; it needs
- * the n_orphan_fds descriptors in orphan_fds, which stay open. Never
- * returns. */
-void srt__bwrap_guard_main(int rd, int ready_fd, void (*orphan_fn)(void *), void *orphan_ctx,
-			   const int *orphan_fds, size_t n_orphan_fds) __attribute__((noreturn));
+ * terminal's signals: from then on srt may rely on it. orphan (may be
+ * NULL: none) is done after srt died mid-run, once the sandbox is gone.
+ * Never returns. */
+void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan *orphan)
+	__attribute__((noreturn));
 
-/* srt-linux-init --guard [--detach]: the guard as a program of its own,
- * started by srt with posix_spawn (no copy of srt's address space): the
- * records on descriptor 0, the "G" of srt__bwrap_guard_main on 1. With
- * --detach it forks first and the parent exits 0, so a caller that is not
- * a child subreaper reaps only that parent. Returns only on a usage error
- * (an exit status). */
+/* srt-linux-init --guard [--detach] [--keep N -- PROGRAM ARG...]: the
+ * guard as a program of its own, started by srt with posix_spawn (no copy
+ * of srt's address space): the records on descriptor 0, the "G" of
+ * srt__bwrap_guard_main on 1. With --detach it forks first and the parent
+ * exits 0, so a caller that is not a child subreaper reaps only that
+ * parent. With --keep, descriptors 3 .. 2 + N are the orphan work's and
+ * PROGRAM its program (srt_command.orphan_argv). Returns only on a usage
+ * error (an exit status). */
 int srt__bwrap_guard_mode(int argc, char **argv);
 
 /* Open a resolved directory without following any link on the way, so a

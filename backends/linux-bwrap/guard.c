@@ -14,12 +14,16 @@
  * acts on what is left: nothing after "Q", since srt removes its own
  * placeholders when each command ends (bw_release), so srt never waits for
  * the guard. Killed mid-run, srt leaves the guard
- * its command's orphan work too (srt_command.orphan_fn, the git guard's
- * sweep): done once the reaper has exited, by a guard that is a copy of
- * srt (fork), since the work is a callback into this process's memory.
- * Every other guard is srt-linux-init's guard mode, which starts without
- * copying srt (guard-main.c). Either way srt does not start bwrap before
- * the guard is known to run: a guard that cannot start stops the run. */
+ * its command's orphan work too (the git guard's sweep): done once the
+ * reaper has exited. Where the work is a program (srt_command.orphan_argv,
+ * srt-gitguard-sweep) the guard is srt-linux-init's guard mode, which
+ * starts without copying srt (guard-main.c), and runs that program with
+ * the work's descriptors; where it is only a callback into this process's
+ * memory (srt_command.orphan_fn: the program is not installed), the guard
+ * is a copy of srt (fork). A command without orphan work gets
+ * srt-linux-init's guard mode too. Either way srt does not start bwrap
+ * before the guard is known to run: a guard that cannot start stops the
+ * run. */
 #include "config.h"
 
 #include <errno.h>
@@ -107,8 +111,10 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
 		}
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		srt__bwrap_guard_main(p[0], -1, cmd->orphan_fn, cmd->orphan_ctx, cmd->orphan_fds,
-				      cmd->n_orphan_fds);
+		struct srt__guard_orphan orphan = { cmd->orphan_fn, cmd->orphan_ctx, NULL, cmd->orphan_fds,
+						    cmd->n_orphan_fds };
+
+		srt__bwrap_guard_main(p[0], -1, &orphan);
 	}
 	if (pid < 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
@@ -120,35 +126,86 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
  * glibc's is a vfork (no copy of srt's page tables, no copy-on-write fault
  * for srt afterwards) and reports a failed exec. The records go to its
  * descriptor 0; it says "G" on its descriptor 1 once it is in place, which
- * srt__bwrap_guard_check waits for. */
-static int guard_spawn(struct srt__bwrap_state *st, int p[2], int direct, struct srt_diag *diag)
+ * srt__bwrap_guard_check waits for. A command's orphan work as a program
+ * (cmd->orphan_argv; cmd NULL: none) goes on its command line, with the
+ * work's descriptors as its 3, 4, ... */
+#define GUARD_ARGV_MAX 64
+static int guard_spawn(struct srt__bwrap_state *st, const struct srt_command *cmd, int p[2],
+		       int direct, struct srt_diag *diag)
 {
-	char *argv[] = { st->helper, (char *)"--guard", direct ? NULL : (char *)"--detach", NULL };
+	char *argv[GUARD_ARGV_MAX], keep[24];
 	char *envp[] = { NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none;
-	int r[2], err;
+	int r[2], err = 0, *hi = NULL;
+	size_t n = 0, i, nfds = cmd ? cmd->n_orphan_fds : 0;
 	pid_t pid;
 
+	argv[n++] = st->helper;
+	argv[n++] = (char *)"--guard";
+	if (!direct)
+		argv[n++] = (char *)"--detach";
+	if (cmd) {
+		snprintf(keep, sizeof(keep), "%zu", nfds);
+		argv[n++] = (char *)"--keep";
+		argv[n++] = keep;
+		argv[n++] = (char *)"--";
+		for (i = 0; cmd->orphan_argv[i]; i++) {
+			if (n + 1 >= GUARD_ARGV_MAX)
+				return srt_diag_set(diag, SRT_E_LIMIT, "", "cleanup guard: the orphan work's "
+						    "command line is longer than %d words", GUARD_ARGV_MAX - 8);
+			argv[n++] = cmd->orphan_argv[i];
+		}
+		if (!nfds || !cmd->orphan_argv[0] || cmd->orphan_argv[0][0] != '/')
+			return srt_diag_set(diag, SRT_E_INVAL, "", "cleanup guard: the orphan work's "
+					    "program is not an absolute path with descriptors");
+	}
+	argv[n] = NULL;
 	if (pipe2(r, O_CLOEXEC) != 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	/* the work's descriptors above every number they go to (3 .. 2 + n),
+	 * so no move in the child lands on one not yet moved */
+	if (nfds && !(hi = malloc(nfds * sizeof(*hi))))
+		err = ENOMEM;
+	for (i = 0; !err && i < nfds; i++)
+		if ((hi[i] = fcntl(cmd->orphan_fds[i], F_DUPFD_CLOEXEC, (int)(3 + nfds))) < 0) {
+			err = errno;
+			while (i-- > 0)
+				close(hi[i]);
+		}
+	if (err) {
+		free(hi);
+		close(r[0]);
+		close(r[1]);
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: the orphan work's descriptors: %s",
+				    strerror(err));
+	}
 	sigemptyset(&none);
 	err = posix_spawn_file_actions_init(&fa);
 	if (!err && (err = posix_spawnattr_init(&at)) != 0)
 		posix_spawn_file_actions_destroy(&fa);
 	if (err) {
+		for (i = 0; i < nfds; i++)
+			close(hi[i]);
+		free(hi);
 		close(r[0]);
 		close(r[1]);
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "cleanup guard: posix_spawn: %s", strerror(err));
 	}
-	if (!(err = posix_spawn_file_actions_adddup2(&fa, p[0], 0)) &&
-	    !(err = posix_spawn_file_actions_adddup2(&fa, r[1], 1)) &&
-	    !(err = posix_spawnattr_setsigmask(&at, &none)) &&
+	err = posix_spawn_file_actions_adddup2(&fa, p[0], 0);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, r[1], 1);
+	for (i = 0; !err && i < nfds; i++)
+		err = posix_spawn_file_actions_adddup2(&fa, hi[i], (int)(3 + i));
+	if (!err && !(err = posix_spawnattr_setsigmask(&at, &none)) &&
 	    !(err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK)))
 		err = posix_spawn(&pid, st->helper, &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	for (i = 0; i < nfds; i++)
+		close(hi[i]);
+	free(hi);
 	close(r[1]);
 	if (err) {
 		close(r[0]);
@@ -228,12 +285,14 @@ int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_comman
 	p[1] = st->guard_fd;
 	if (st->pol && st->pol->debug)
 		fprintf(stderr, "[srt debug] cleanup guard: %s\n",
+			cmd->orphan_argv ? "srt-linux-init --guard (posix_spawn), the git guard's sweep of write "
+					   "roots other than the run's TMPDIR by its program" :
 			cmd->orphan_fn ? "a fork of srt (the git guard's sweep of write roots other than the run's TMPDIR)" :
 					 "srt-linux-init --guard (posix_spawn)");
-	if (cmd->orphan_fn)
+	if (cmd->orphan_fn && !cmd->orphan_argv)
 		rc = guard_fork(st, cmd, p, is_subreaper(), diag);
 	else
-		rc = guard_spawn(st, p, is_subreaper(), diag);
+		rc = guard_spawn(st, cmd->orphan_argv ? cmd : NULL, p, is_subreaper(), diag);
 	close(p[0]);
 	st->guard_rd = -1;
 	if (rc) {

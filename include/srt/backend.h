@@ -35,7 +35,7 @@
  * and SRT_CAP_MASKED_FILES; 1.7 srt_command.orphan_dir; 1.8
  * SRT_CAP_LOOPBACK_PROXY and srt_policy.proxy_port_lo .. proxy_port; 1.9
  * srt_policy.plan_only; 1.10 the slot early, srt_command.extra_child_fds,
- * early_pid and close_after_spawn. */
+ * early_pid and close_after_spawn; 1.11 srt_command.orphan_argv. */
 #ifndef SRT_BACKEND_H
 #define SRT_BACKEND_H
 
@@ -51,7 +51,7 @@ extern "C" {
 #endif
 
 #define SRT_BACKEND_ABI_MAJOR 1
-#define SRT_BACKEND_ABI_MINOR 10
+#define SRT_BACKEND_ABI_MINOR 11
 
 /* Capability bits (struct srt_backend.caps). */
 #define SRT_CAP_FILESYSTEM (1u << 0) /* enforces filesystem rules */
@@ -128,6 +128,12 @@ struct srt_command {
 	 * that a bwrap gone before it read them makes the send fail instead
 	 * of blocking). */
 	int close_after_spawn;
+	/* ABI minor 11. Set by the core beside orphan_fn when the same work
+	 * exists as a program: a guard that is not a copy of srt runs
+	 * orphan_argv (NULL-terminated, argv[0] absolute) where a copy would
+	 * call orphan_fn, with orphan_fds[i] open as descriptor 3 + i, /dev/null
+	 * as 0 to 2 and nothing else, and waits for it. NULL: orphan_fn alone. */
+	char *const *orphan_argv;
 };
 
 /* One probed layer, for `srt doctor`: what was checked, whether it works,

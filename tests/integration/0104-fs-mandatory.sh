@@ -68,30 +68,38 @@ fi
 # srt SIGKILLed mid-run: a repository the command made, and a commondir it
 # added to an existing one, would run a program at the host's next git
 # command there; the cleanup guard, which outlives srt, sweeps them once
-# the sandbox is gone, as srt does when the command ends
-if command -v git >/dev/null 2>&1; then
-	GK="$WORK/gk"
+# the sandbox is gone, as srt does when the command ends. The guard runs
+# srt-gitguard-sweep for it (SRT_HELPER_DIR, set by the harness, or the
+# installed one); where that program is missing, the guard is a fork of
+# srt that sweeps with srt's own code. Both ways are run.
+killed_sweep() { # label, then VAR=value words for srt's environment
+	local label=$1 GK="$WORK/gk-$1" KS kt K
+	shift
 	mkdir -p "$GK"
 	git init -q "$GK/old" 2>/dev/null
-	KS=$(fs gk "{\"denyRead\":[],\"allowWrite\":[\"$GK\"],\"denyWrite\":[]}")
-	(cd "$GK" && unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR && exec "$SRT" --backend="$BACKEND" -s "$KS" -c 'git init -q new && git -C new config core.fsmonitor "touch PWNED; false" && mkdir -p evil && printf "[core]\n\tfsmonitor = touch PWNED2\n" > evil/config && echo "$PWD/evil" > old/.git/commondir && git init -q "$TMPDIR/r" && echo "$TMPDIR" > tmpname && touch up && exec sleep 300') >/dev/null 2>&1 &
+	KS=$(fs "gk-$label" "{\"denyRead\":[],\"allowWrite\":[\"$GK\"],\"denyWrite\":[]}")
+	(cd "$GK" && unset CLAUDE_CODE_TMPDIR CLAUDE_TMPDIR && exec env "$@" "$SRT" --backend="$BACKEND" -s "$KS" -c 'git init -q new && git -C new config core.fsmonitor "touch PWNED; false" && mkdir -p evil && printf "[core]\n\tfsmonitor = touch PWNED2\n" > evil/config && echo "$PWD/evil" > old/.git/commondir && git init -q "$TMPDIR/r" && echo "$TMPDIR" > tmpname && touch up && exec sleep 300') >/dev/null 2>&1 &
 	K=$!
 	for _ in $(seq 100); do [ -e "$GK/up" ] && break; sleep 0.1; done
 	kill -KILL "$K"
 	wait "$K" 2>/dev/null
 	for _ in $(seq 100); do [ -e "$GK/new/.git.srt-quarantine" ] && break; sleep 0.1; done
-	check "srt SIGKILLed: the command's new repository is quarantined by the guard" \
+	check "srt SIGKILLed ($label): the command's new repository is quarantined by the guard" \
 		test -e "$GK/up" -a ! -e "$GK/new/.git" -a -e "$GK/new/.git.srt-quarantine"
-	check "srt SIGKILLed: the commondir it added is moved aside" \
+	check "srt SIGKILLed ($label): the commondir it added is moved aside" \
 		test ! -e "$GK/old/.git/commondir" -a -e "$GK/old/.git/commondir.srt-quarantine"
 	# the guard removes the TMPDIR after the sweep, so the quarantine
 	# being there does not mean the removal is done yet
 	kt=$(cat "$GK/tmpname" 2>/dev/null)
 	for _ in $(seq 100); do [ -n "$kt" ] && [ ! -e "$kt" ] && break; sleep 0.1; done
-	check "srt SIGKILLed: the guard (a fork, for the sweep) removes the run's TMPDIR too (${kt:-none})" \
+	check "srt SIGKILLed ($label): the guard removes the run's TMPDIR too (${kt:-none})" \
 		test -n "$kt" -a ! -e "$kt"
+}
+if command -v git >/dev/null 2>&1; then
+	killed_sweep program
+	killed_sweep fork SRT_HELPER_DIR="$WORK/no-helpers"
 else
-	skip "git missing"; skip "git missing"; skip "git missing"
+	for _ in 1 2 3 4 5 6; do skip "git missing"; done
 fi
 
 # The run's own TMPDIR is removed with everything in it, by srt at the
@@ -136,10 +144,13 @@ if command -v strace >/dev/null 2>&1; then
 	}
 	n0=$(forks "$T0")
 	n1=$(forks "$S")
+	n2=$(SRT_HELPER_DIR="$WORK/no-helpers" forks "$S")
 	check "only its TMPDIR writable: srt's process forks nothing (strace: $n0 clones without CLONE_VM)" test "$n0" = 0
-	check "control: with allowWrite [\".\"] the sweep's guard is a fork of srt (strace: $n1)" test "$n1" = 1
+	check "with allowWrite [\".\"] the sweep is srt-gitguard-sweep's: srt's process forks nothing (strace: $n1)" \
+		test "$n1" = 0
+	check "control: without srt-gitguard-sweep the sweep's guard is a fork of srt (strace: $n2)" test "$n2" = 1
 else
-	skip "strace missing"; skip "strace missing"
+	skip "strace missing"; skip "strace missing"; skip "strace missing"
 fi
 
 srt__run -s "$S" -c 'mkdir -p .claude/commands && echo x > .claude/commands/t.md; mkdir -p .vscode && echo x > .vscode/settings.json' >/dev/null 2>&1

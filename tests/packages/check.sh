@@ -247,7 +247,7 @@ else
 	run_one() { # run_one SCRIPT: its output in $T/suite/NAME.out, exit code in .rc
 		local o
 		o=$T/suite/$(basename "$1" .sh)
-		(cd /tmp && env -u SRT_BACKEND_DIR -u SRT_FILTER_DIR top_builddir="$BUILDDIR" top_srcdir="$TSRC" \
+		(cd /tmp && env -u SRT_BACKEND_DIR -u SRT_FILTER_DIR -u SRT_HELPER_DIR top_builddir="$BUILDDIR" top_srcdir="$TSRC" \
 			SRT_TEST_SRT=/usr/bin/srt SRT_TEST_MODULES="$MODDIR" \
 			timeout -k 10 300 bash "$1") >"$o.out" 2>&1
 		echo $? >"$o.rc"

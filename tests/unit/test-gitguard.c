@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -537,6 +539,94 @@ static void case_fill(void)
 
 /* Which roots the guard must still sweep if srt dies: none when the only
  * root is the directory removed instead (the run's own TMPDIR). */
+/* A memfd holding len bytes of text, for the state the program refuses. */
+static int state_of(const void *text, size_t len)
+{
+	int fd = memfd_create("test-state", MFD_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+		perror("memfd");
+		exit(2);
+	}
+	return fd;
+}
+
+/* The sweep as a program: the state srt__gitguard_orphan_program writes
+ * for srt-gitguard-sweep, read back as the program reads it, sweeps what
+ * a snapshot would have; a state that is not one is refused. */
+static void case_program_state(void)
+{
+	struct srt__gitguard *g = NULL, *copy;
+	char dir[300], prog[400], buf[65536];
+	char *const *argv = NULL;
+	const int *fds = NULL;
+	int mine[2], bad;
+	size_t n;
+	ssize_t len;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s-helpers.XXXXXX", root);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	setenv("SRT_HELPER_DIR", dir, 1);
+	ok(srt__gitguard_snapshot(&pol, &g, on_line, NULL) == SRT_OK && g, "snapshot for the program");
+	ok(srt__gitguard_orphan_program(g, &argv) == -1 && argv == NULL,
+	   "no srt-gitguard-sweep in SRT_HELPER_DIR: no program (the guard forks srt instead)");
+	ok(srt__gitguard_fds(g, &fds) == 1, "without the program: the write root's descriptor alone");
+	snprintf(prog, sizeof(prog), "%s/srt-gitguard-sweep", dir);
+	f = fopen(prog, "w");
+	if (!f || fputs("#!/bin/sh\nexit 0\n", f) < 0 || fclose(f) != 0 || chmod(prog, 0755) != 0) {
+		perror(prog);
+		exit(2);
+	}
+	ok(srt__gitguard_orphan_program(g, &argv) == 0 && argv && !strcmp(argv[0], prog) &&
+	   !strcmp(argv[1], "--roots") && !strcmp(argv[2], "1") && argv[3] == NULL,
+	   "the program found: srt-gitguard-sweep --roots 1");
+	n = fds ? srt__gitguard_fds(g, &fds) : 0;
+	ok(n == 2, "its descriptors: the write root, then the state (%zu)", n);
+	ok(n == 2 && (fcntl(fds[1], F_GET_SEALS) & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) ==
+			     (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+	   "the state is a sealed memfd");
+
+	/* what the command does after the snapshot */
+	mk("prog");
+	plant_hook("prog", "touch PWNED\n");
+	len = n == 2 ? pread(fds[1], buf, sizeof(buf), 0) : -1;
+	mine[0] = n == 2 ? dup(fds[0]) : -1;
+	copy = mine[0] >= 0 ? srt__gitguard_import(fds[1], mine, 1) : NULL;
+	ok(copy != NULL, "the state read back");
+	if (copy)
+		sweep(copy);
+	ok(!exists("prog/.git") && exists("prog/.git.srt-quarantine/hooks/pre-commit") && nviol == 1,
+	   "its sweep renames aside the repository made since the snapshot, and only that (%d)", nviol);
+	ok(exists("old/.git/hooks/pre-commit") && exists("clean/.git"),
+	   "the repositories the snapshot saw are left alone");
+
+	/* states that are not one: the copy refuses them */
+	mine[0] = dup(fds[0]);
+	mine[1] = dup(fds[0]);
+	ok(len > 40 && srt__gitguard_import(fds[1], mine, 2) == NULL, "a root count other than the state's");
+	bad = state_of(buf, len > 0 ? (size_t)len - 1 : 0);
+	ok(srt__gitguard_import(bad, mine, 1) == NULL, "a state cut short by one byte");
+	close(bad);
+	buf[0] ^= 1;
+	bad = state_of(buf, len > 0 ? (size_t)len : 0);
+	ok(srt__gitguard_import(bad, mine, 1) == NULL, "another magic (another build's state)");
+	close(bad);
+	buf[0] ^= 1;
+	bad = state_of(buf, 0);
+	ok(srt__gitguard_import(bad, mine, 1) == NULL, "an empty state");
+	close(bad);
+	close(mine[0]);
+	close(mine[1]);
+	srt__gitguard_free(g);
+	unlink(prog);
+	rmdir(dir);
+	unsetenv("SRT_HELPER_DIR");
+}
+
 static void case_orphan_work(void)
 {
 	struct srt__gitguard *g = NULL;
@@ -613,6 +703,7 @@ int main(void)
 	TAP_RUN(case_red_team);
 	TAP_RUN(case_fill);
 	TAP_RUN(case_orphan_work);
+	TAP_RUN(case_program_state);
 	TAP_RUN(case_no_write_roots);
 	{
 		char cmd[600];
