@@ -61,6 +61,7 @@ struct srt__gitguard {
 	/* the sweep as a program (srt__gitguard_orphan_program): the state
 	 * written for it, the descriptors it gets, its command line */
 	int state_fd;
+	int prog_fd;
 	int *orphan_fds;
 	char *orphan_argv[4];
 	char roots_arg[24];
@@ -1033,7 +1034,7 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return SRT_E_NOMEM;
-	g->state_fd = -1;
+	g->state_fd = g->prog_fd = -1;
 	g->depth = pol->mandatory_deny_depth >= 1 && pol->mandatory_deny_depth <= 10 ?
 		   pol->mandatory_deny_depth : 3;
 	g->allow_git_config = pol->allow_git_config;
@@ -1074,7 +1075,7 @@ size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds)
 {
 	if (g && g->orphan_fds) {
 		*fds = g->orphan_fds;
-		return g->roots.n + 1;
+		return g->roots.n + 2;
 	}
 	*fds = g && g->root_fds ? g->root_fds : NULL;
 	return *fds ? g->roots.n : 0;
@@ -1186,12 +1187,48 @@ static void export_state(const struct srt__gitguard *g, struct gg_buf *b)
 	}
 }
 
+/* The program at path, opened (O_PATH) if the command cannot have put or
+ * changed it: a regular executable file that neither it nor its directory
+ * lets group or others write (a sticky directory aside), and that this
+ * user cannot write (nor its directory) when it lies in one of g's write
+ * roots. The guard runs what this descriptor holds, so a file renamed
+ * over the name later is not what runs. -1: none such. */
+static int trusted_program(const struct srt__gitguard *g, const char *path)
+{
+	char real[PATH_MAX], dir[PATH_MAX], *slash;
+	struct stat st, dst;
+	int fd;
+
+	if (!realpath(path, real))
+		return -1;
+	fd = open(real, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", real);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 022) || !(st.st_mode & 0111) ||
+	    !slash || stat(dir, &dst) != 0 || ((dst.st_mode & 022) && !(dst.st_mode & S_ISVTX))) {
+		close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < g->roots.n; i++)
+		if (under(real, g->roots.v[i]) && (access(real, W_OK) == 0 || access(dir, W_OK) == 0)) {
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
 int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 {
 	const char *dir = getenv("SRT_HELPER_DIR");
 	char prog[PATH_MAX];
 	struct gg_buf b = { 0 };
-	int fd, *fds;
+	int fd, pfd, *fds;
 	size_t off = 0;
 
 	*argv = NULL;
@@ -1204,16 +1241,18 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 	if (!dir || !dir[0])
 		dir = SRT_PKGLIBDIR;
 	if ((size_t)snprintf(prog, sizeof(prog), "%s/srt-gitguard-sweep", dir) >= sizeof(prog) ||
-	    prog[0] != '/' || access(prog, X_OK) != 0)
+	    prog[0] != '/' || (pfd = trusted_program(g, prog)) < 0)
 		return -1;
 	export_state(g, &b);
 	if (b.bad) {
 		free(b.p);
+		close(pfd);
 		return -1;
 	}
 	fd = memfd_create("srt-gitguard-state", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		free(b.p);
+		close(pfd);
 		return -1;
 	}
 	while (off < b.len) {
@@ -1226,11 +1265,15 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 		off += (size_t)w;
 	}
 	free(b.p);
-	fds = malloc((g->roots.n + 1) * sizeof(*fds));
+	fds = malloc((g->roots.n + 2) * sizeof(*fds));
+	/* the program by its descriptor, the last one: 3 + roots + 1 where
+	 * it runs */
+	snprintf(prog, sizeof(prog), "/proc/self/fd/%zu", 3 + g->roots.n + 1);
 	g->orphan_argv[0] = strdup(prog);
 	if (off != b.len || !fds || !g->orphan_argv[0] ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
 		close(fd);
+		close(pfd);
 		free(fds);
 		free(g->orphan_argv[0]);
 		g->orphan_argv[0] = NULL;
@@ -1238,7 +1281,9 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 	}
 	memcpy(fds, g->root_fds, g->roots.n * sizeof(*fds));
 	fds[g->roots.n] = fd;
+	fds[g->roots.n + 1] = pfd;
 	g->state_fd = fd;
+	g->prog_fd = pfd;
 	g->orphan_fds = fds;
 	snprintf(g->roots_arg, sizeof(g->roots_arg), "%zu", g->roots.n);
 	g->orphan_argv[1] = (char *)"--roots";
@@ -1265,7 +1310,7 @@ struct srt__gitguard *srt__gitguard_import(int fd, const int *root_fds, size_t n
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		goto fail;
-	g->state_fd = -1;
+	g->state_fd = g->prog_fd = -1;
 	if (get_bytes(&b, magic, sizeof(magic)) || memcmp(magic, GG_STATE_MAGIC, sizeof(magic)))
 		goto fail;
 	g->depth = (int)get_u32(&b);
@@ -1360,6 +1405,8 @@ void srt__gitguard_free(struct srt__gitguard *g)
 	free(g->root_fds);
 	if (g->state_fd >= 0)
 		close(g->state_fd);
+	if (g->prog_fd >= 0)
+		close(g->prog_fd);
 	free(g->orphan_fds);
 	free(g->orphan_argv[0]);
 	srt__strv_release(&g->roots);

@@ -581,20 +581,47 @@ static void case_program_state(void)
 		perror(prog);
 		exit(2);
 	}
-	ok(srt__gitguard_orphan_program(g, &argv) == 0 && argv && !strcmp(argv[0], prog) &&
+	/* one the command could have put or changed is not run */
+	chmod(prog, 0775);
+	ok(srt__gitguard_orphan_program(g, &argv) == -1, "a program its group may write is refused");
+	chmod(prog, 0755);
+	chmod(dir, 0777);
+	ok(srt__gitguard_orphan_program(g, &argv) == -1, "a program in a directory anyone may write is refused");
+	chmod(dir, 0700);
+	{
+		char inroot[600], cmd[1400];
+
+		snprintf(inroot, sizeof(inroot), "%s/helpers", root);
+		mkdir(inroot, 0755);
+		snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s/'", prog, inroot);
+		setenv("SRT_HELPER_DIR", inroot, 1);
+		ok(system(cmd) == 0 && srt__gitguard_orphan_program(g, &argv) == -1,
+		   "a program in a write root that this user may write is refused");
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", inroot);
+		if (system(cmd) != 0)
+			perror(cmd);
+		setenv("SRT_HELPER_DIR", dir, 1);
+	}
+	ok(srt__gitguard_orphan_program(g, &argv) == 0 && argv && !strcmp(argv[0], "/proc/self/fd/5") &&
 	   !strcmp(argv[1], "--roots") && !strcmp(argv[2], "1") && argv[3] == NULL,
-	   "the program found: srt-gitguard-sweep --roots 1");
+	   "the program found: /proc/self/fd/5 --roots 1 (%s)", argv ? argv[0] : "none");
 	n = fds ? srt__gitguard_fds(g, &fds) : 0;
-	ok(n == 2, "its descriptors: the write root, then the state (%zu)", n);
-	ok(n == 2 && (fcntl(fds[1], F_GET_SEALS) & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) ==
+	ok(n == 3, "its descriptors: the write root, the state, the program (%zu)", n);
+	ok(n == 3 && (fcntl(fds[1], F_GET_SEALS) & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) ==
 			     (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
 	   "the state is a sealed memfd");
+	{
+		struct stat a, b;
+
+		ok(n == 3 && fstat(fds[2], &a) == 0 && stat(prog, &b) == 0 && a.st_ino == b.st_ino &&
+		   a.st_dev == b.st_dev, "the program's descriptor is the file found");
+	}
 
 	/* what the command does after the snapshot */
 	mk("prog");
 	plant_hook("prog", "touch PWNED\n");
-	len = n == 2 ? pread(fds[1], buf, sizeof(buf), 0) : -1;
-	mine[0] = n == 2 ? dup(fds[0]) : -1;
+	len = n == 3 ? pread(fds[1], buf, sizeof(buf), 0) : -1;
+	mine[0] = n == 3 ? dup(fds[0]) : -1;
 	copy = mine[0] >= 0 ? srt__gitguard_import(fds[1], mine, 1) : NULL;
 	ok(copy != NULL, "the state read back");
 	if (copy)
