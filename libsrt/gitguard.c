@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #ifdef __linux__
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #endif
 #include <time.h>
 #include <unistd.h>
@@ -1187,40 +1188,72 @@ static void export_state(const struct srt__gitguard *g, struct gg_buf *b)
 	}
 }
 
-/* The program at path, opened (O_PATH) if the command cannot have put or
- * changed it: a regular executable file that neither it nor its directory
- * lets group or others write (a sticky directory aside), and that this
- * user cannot write (nor its directory) when it lies in one of g's write
- * roots. The guard runs what this descriptor holds, so a file renamed
- * over the name later is not what runs. -1: none such. */
-static int trusted_program(const struct srt__gitguard *g, const char *path)
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* Linux 6.3: an executable memfd, also where vm.memfd_noexec is 1 */
+#endif
+#define GG_PROGRAM_MAX (16u << 20)
+
+/* Is the file or directory st owned by root or by this process's user,
+ * and closed to writes by group and others? */
+static int owned_closed(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & 022);
+}
+
+/* A copy of the program at path in a sealed memfd, made now, which the
+ * guard runs: nothing done to the file during the run (the command
+ * rewriting it where it may write, a host tool renaming another over it)
+ * changes what runs. Taken only from a file the command cannot have put
+ * there: a regular executable owned by root or by srt's user, closed to
+ * writes by group and others, in a directory that is the same, and in
+ * none of g's write roots. -1: none such, or the copy failed (no memfd
+ * that may be run, vm.memfd_noexec = 2). */
+static int program_copy(const struct srt__gitguard *g, const char *path)
 {
 	char real[PATH_MAX], dir[PATH_MAX], *slash;
 	struct stat st, dst;
-	int fd;
+	int fd, m;
+	off_t off = 0;
 
 	if (!realpath(path, real))
 		return -1;
-	fd = open(real, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
+	for (size_t i = 0; i < g->roots.n; i++)
+		if (under(real, g->roots.v[i]))
+			return -1;
 	snprintf(dir, sizeof(dir), "%s", real);
 	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 022) || !(st.st_mode & 0111) ||
-	    !slash || stat(dir, &dst) != 0 || ((dst.st_mode & 022) && !(dst.st_mode & S_ISVTX))) {
+	if (!slash)
+		return -1;
+	slash[slash == dir ? 1 : 0] = '\0';
+	if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode) || !owned_closed(&dst))
+		return -1;
+	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111) || !owned_closed(&st) ||
+	    st.st_size <= 0 || (uint64_t)st.st_size > GG_PROGRAM_MAX) {
 		close(fd);
 		return -1;
 	}
-	for (size_t i = 0; i < g->roots.n; i++)
-		if (under(real, g->roots.v[i]) && (access(real, W_OK) == 0 || access(dir, W_OK) == 0)) {
-			close(fd);
-			return -1;
+	m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	if (m < 0 && errno == EINVAL) /* before Linux 6.3: every memfd may be run */
+		m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	while (m >= 0 && off < st.st_size) {
+		ssize_t n = sendfile(m, fd, &off, (size_t)(st.st_size - off));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(m);
+			m = -1;
 		}
-	return fd;
+	}
+	close(fd);
+	if (m >= 0 && fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+		close(m);
+		m = -1;
+	}
+	return m;
 }
 
 int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
@@ -1241,7 +1274,7 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 	if (!dir || !dir[0])
 		dir = SRT_PKGLIBDIR;
 	if ((size_t)snprintf(prog, sizeof(prog), "%s/srt-gitguard-sweep", dir) >= sizeof(prog) ||
-	    prog[0] != '/' || (pfd = trusted_program(g, prog)) < 0)
+	    prog[0] != '/' || (pfd = program_copy(g, prog)) < 0)
 		return -1;
 	export_state(g, &b);
 	if (b.bad) {
@@ -1266,8 +1299,8 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 	}
 	free(b.p);
 	fds = malloc((g->roots.n + 2) * sizeof(*fds));
-	/* the program by its descriptor, the last one: 3 + roots + 1 where
-	 * it runs */
+	/* the program's copy by its descriptor, the last one: 3 + roots + 1
+	 * where it runs */
 	snprintf(prog, sizeof(prog), "/proc/self/fd/%zu", 3 + g->roots.n + 1);
 	g->orphan_argv[0] = strdup(prog);
 	if (off != b.len || !fds || !g->orphan_argv[0] ||

@@ -48,14 +48,15 @@ size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds);
  * afterwards a copy-on-write fault): *argv is its command line, to run
  * with srt__gitguard_fds()'s descriptors, from then on, open as 3, 4, ...
  * in that order: the write roots, the state (written here into a sealed
- * memfd), and the program itself, which argv[0] names through that last
- * descriptor (/proc/self/fd/N), so what runs is the file opened now. The
- * program is srt-gitguard-sweep in SRT_HELPER_DIR, or in the package's
- * library directory, taken only where the command cannot have put or
- * changed it (no write for group or others on it or its directory, and
- * none for this user when it lies in a write root). 0, or -1 when there
- * is no such program here (not installed, untrusted, another platform):
- * then only srt__gitguard_orphan in a copy of srt can do the work. */
+ * memfd), and a copy of the program made now in another sealed memfd,
+ * which argv[0] names through that last descriptor (/proc/self/fd/N): what
+ * runs is the program as it was at the start. It is srt-gitguard-sweep in
+ * SRT_HELPER_DIR, or in the package's library directory, taken only from
+ * a file the command cannot have put there (owned by root or this user,
+ * closed to writes by group and others, as is its directory, and in no
+ * write root). 0, or -1 when there is no such program here (not
+ * installed, untrusted, another platform): then only srt__gitguard_orphan
+ * in a copy of srt can do the work. */
 int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv);
 
 /* In that program: the state it was given on fd, with the write roots open

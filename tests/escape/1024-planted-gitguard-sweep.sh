@@ -1,21 +1,25 @@
 #!/bin/bash
 # Escape class G (the cleanup guard): when srt is killed mid-run (SIGKILL,
 # as an agent's timeout does), its cleanup guard runs the git guard's sweep
-# as the program srt-gitguard-sweep, on the host, outside any sandbox.
-#   1. srt installed where the command can write (its directory in a write
-#      root): the command replaces the program, the run is killed, and the
-#      guard would run the command's program on the host. srt must not take
-#      a program the command can have put or changed: the sweep is then done
-#      by a copy of srt, and nothing of the command's runs.
-#   2. the host replaces the program by a rename during the run (a package
-#      upgrade): what runs must be the file srt opened at the start, not
-#      whatever has the name when srt dies.
-# Each case checks a marker the replacement writes on the host, and that the
-# sweep still quarantined the repository the command made.
+# as the program srt-gitguard-sweep, on the host, outside any sandbox. What
+# runs must be the program as srt took it at the start, and srt must take
+# none the command can have put there; without one, the guard is a copy of
+# srt, which sweeps all the same. Each case checks a marker a replacement
+# writes on the host, and that the sweep quarantined the repository the
+# command made (core.fsmonitor set). Found by this session's red team:
+#   1. srt installed in a write root: the command swaps the program;
+#   2. the host renames another program over it during the run;
+#   3. the host rewrites it in place during the run (the command does the
+#      same where it may write the file: its own, in a write root named
+#      by another path, a bind mount of one);
+#   4. (root) the program on a noexec mount: taken, then it could not run,
+#      and nothing swept;
+#   5. (root) the program in another user's directory, which that user
+#      rewrites during the run: run as root.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
 if ! command -v git >/dev/null 2>&1; then
-	skip_rest 4 "G the sweep's program replaced: git is missing"
+	skip_rest 9 "G the sweep's program replaced: git is missing"
 	echo "1..$_tap_n"; exit 0
 fi
 # the program srt runs for this tree: the harness's, else the installed one
@@ -26,7 +30,7 @@ else
 	SWEEP=$(dirname "$MODULE_TREE")/srt-gitguard-sweep
 fi
 if [ ! -x "$SWEEP" ]; then
-	skip_rest 4 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
+	skip_rest 9 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
 	echo "1..$_tap_n"; exit 0
 fi
 
@@ -69,6 +73,42 @@ cp -p "$SWEEP" "$WORK/h2/"
 M2=$WORK/pwned-2
 killed_run c2 "$WORK/h2" "" "plant '$WORK/h2/new' '$M2' && mv -f '$WORK/h2/new' '$WORK/h2/srt-gitguard-sweep'"
 attempt G "a program renamed over the sweep's during the run is not what runs" test ! -e "$M2"
-check "G ... the program srt opened at the start sweeps: the command's repository is quarantined" \
+check "G ... the program srt took at the start sweeps: the command's repository is quarantined" \
 	test -e "$WORK/c2/up" -a ! -e "$WORK/c2/newrepo/.git" -a -e "$WORK/c2/newrepo/.git.srt-quarantine"
+
+# 3. the program outside the write roots: the host rewrites it in place
+mkdir -p "$WORK/h3"
+cp -p "$SWEEP" "$WORK/h3/"
+M3=$WORK/pwned-3
+killed_run c3 "$WORK/h3" "" "printf '#!/bin/sh\ntouch %s\n' '$M3' > '$WORK/h3/srt-gitguard-sweep'"
+attempt G "a program rewritten in place during the run is not what runs" test ! -e "$M3"
+check "G ... the copy srt took at the start sweeps: the command's repository is quarantined" \
+	test -e "$WORK/c3/up" -a ! -e "$WORK/c3/newrepo/.git" -a -e "$WORK/c3/newrepo/.git.srt-quarantine"
+
+if ! is_root; then
+	skip_rest 3 "G the sweep's program on a noexec mount, or another user's: needs root (mount, chown)"
+	echo "1..$_tap_n"; exit 0
+fi
+# 4. the program on a noexec mount: the sweep must still happen
+mkdir -p "$WORK/nx"
+if mount -t tmpfs -o noexec,mode=755 tmpfs "$WORK/nx" 2>/dev/null; then
+	cp -p "$SWEEP" "$WORK/nx/"
+	killed_run c4 "$WORK/nx" "" ""
+	umount "$WORK/nx"
+	attempt G "the sweep's program on a noexec mount: the command's repository is still quarantined" \
+		test -e "$WORK/c4/up" -a ! -e "$WORK/c4/newrepo/.git" -a -e "$WORK/c4/newrepo/.git.srt-quarantine"
+else
+	skip "G the sweep's program on a noexec mount: tmpfs cannot be mounted here"
+fi
+# 5. another user's directory: that user rewrites the program during the
+# run; root's guard must not run it
+mkdir -p "$WORK/h5"
+cp -p "$SWEEP" "$WORK/h5/"
+chown -R 65534:65534 "$WORK/h5"
+M5=$WORK/pwned-5
+killed_run c5 "$WORK/h5" "" "printf '#!/bin/sh\ntouch %s\n' '$M5' > '$WORK/h5/srt-gitguard-sweep'"
+attempt G "a program in another user's directory, rewritten by that user, is not run by root's guard" \
+	test ! -e "$M5"
+check "G ... the sweep is done (by a copy of srt): the command's repository is quarantined" \
+	test -e "$WORK/c5/up" -a ! -e "$WORK/c5/newrepo/.git" -a -e "$WORK/c5/newrepo/.git.srt-quarantine"
 echo "1..$_tap_n"
