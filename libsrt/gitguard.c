@@ -1200,38 +1200,89 @@ static int owned_closed(const struct stat *st)
 	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & 022);
 }
 
-/* A copy of the program at path in a sealed memfd, made now, which the
- * guard runs: nothing done to the file during the run (the command
- * rewriting it where it may write, a host tool renaming another over it)
- * changes what runs. Taken only from a file the command cannot have put
- * there: a regular executable owned by root or by srt's user, closed to
- * writes by group and others, in a directory that is the same, and in
- * none of g's write roots. -1: none such, or the copy failed (no memfd
- * that may be run, vm.memfd_noexec = 2). */
-static int program_copy(const struct srt__gitguard *g, const char *path)
+/* Is the directory open at dfd, and every one above it up to "/", owned
+ * by root or this process's user and closed to writes by group and others
+ * (or sticky: nobody else can move what it holds), and none of them one
+ * of g's write roots by identity (a root reached by another name, a bind
+ * mount of it)? Walked up by "..", so no name is taken for it. */
+static int dir_chain_trusted(const struct srt__gitguard *g, int dfd)
 {
-	char real[PATH_MAX], dir[PATH_MAX], *slash;
-	struct stat st, dst;
-	int fd, m;
-	off_t off = 0;
+	struct stat st, up;
+	int cur = dup(dfd), ok = cur >= 0;
 
-	if (!realpath(path, real))
-		return -1;
+	for (int depth = 0; ok && depth < 256; depth++) {
+		int parent;
+
+		if (fstat(cur, &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    (st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+			ok = 0;
+			break;
+		}
+		for (size_t i = 0; ok && g->root_fds && i < g->roots.n; i++) {
+			struct stat rs;
+
+			if (fstat(g->root_fds[i], &rs) != 0 || (rs.st_dev == st.st_dev && rs.st_ino == st.st_ino))
+				ok = 0;
+		}
+		parent = ok ? openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (parent < 0 || fstat(parent, &up) != 0) {
+			ok = ok && parent >= 0;
+			if (parent >= 0)
+				close(parent);
+			break;
+		}
+		close(cur);
+		cur = parent;
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
+			break; /* "/" */
+	}
+	if (cur >= 0)
+		close(cur);
+	return ok;
+}
+
+/* A copy of dir/name in a sealed memfd, made now, which the guard runs:
+ * nothing done to the file during the run (the command rewriting it where
+ * it may write, a host tool renaming another over it) changes what runs.
+ * Taken only as srt's own code is trusted: dir named without a symbolic
+ * link, it and every directory above it root's or srt's user's and closed
+ * to others (dir_chain_trusted), none of them a write root of the run,
+ * and name there a regular executable (not a link, not a FIFO or device:
+ * the open neither follows nor blocks), with one link, root's or srt's
+ * user's and closed to writes by group and others. Where srt runs as
+ * root, files a sandboxed command made in an earlier run's write roots
+ * are root's too: dir must no more name such a place than
+ * SRT_BACKEND_DIR may. -1: none such, or the copy failed (no memfd that
+ * may be run: vm.memfd_noexec = 2). */
+static int program_copy(const struct srt__gitguard *g, const char *dir, const char *name)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	int dfd, fd, m;
+	off_t off = 0;
+	size_t l = strlen(dir);
+
+	while (l > 1 && dir[l - 1] == '/')
+		l--;
+	if (!realpath(dir, real) || strlen(real) != l || strncmp(real, dir, l) != 0)
+		return -1; /* a link on the way, or no such directory */
 	for (size_t i = 0; i < g->roots.n; i++)
 		if (under(real, g->roots.v[i]))
 			return -1;
-	snprintf(dir, sizeof(dir), "%s", real);
-	slash = strrchr(dir, '/');
-	if (!slash)
+	dfd = open(real, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return -1;
-	slash[slash == dir ? 1 : 0] = '\0';
-	if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode) || !owned_closed(&dst))
+	if (!dir_chain_trusted(g, dfd)) {
+		close(dfd);
 		return -1;
-	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(dfd);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111) || !owned_closed(&st) ||
-	    st.st_size <= 0 || (uint64_t)st.st_size > GG_PROGRAM_MAX) {
+	    st.st_nlink != 1 || st.st_size <= 0 || (uint64_t)st.st_size > GG_PROGRAM_MAX) {
 		close(fd);
 		return -1;
 	}
@@ -1273,8 +1324,7 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 	}
 	if (!dir || !dir[0])
 		dir = SRT_PKGLIBDIR;
-	if ((size_t)snprintf(prog, sizeof(prog), "%s/srt-gitguard-sweep", dir) >= sizeof(prog) ||
-	    prog[0] != '/' || (pfd = program_copy(g, prog)) < 0)
+	if (dir[0] != '/' || (pfd = program_copy(g, dir, "srt-gitguard-sweep")) < 0)
 		return -1;
 	export_state(g, &b);
 	if (b.bad) {

@@ -51,12 +51,13 @@ size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds);
  * memfd), and a copy of the program made now in another sealed memfd,
  * which argv[0] names through that last descriptor (/proc/self/fd/N): what
  * runs is the program as it was at the start. It is srt-gitguard-sweep in
- * SRT_HELPER_DIR, or in the package's library directory, taken only from
- * a file the command cannot have put there (owned by root or this user,
- * closed to writes by group and others, as is its directory, and in no
- * write root). 0, or -1 when there is no such program here (not
- * installed, untrusted, another platform): then only srt__gitguard_orphan
- * in a copy of srt can do the work. */
+ * SRT_HELPER_DIR, or in the package's library directory, taken only as
+ * srt's own code is trusted (gitguard.c: program_copy): no link on the
+ * way, every directory up to "/" and the file root's or this user's and
+ * closed to others, none of them a write root of the run. 0, or -1 when
+ * there is no such program here (not installed, untrusted, another
+ * platform): then only srt__gitguard_orphan in a copy of srt can do the
+ * work. */
 int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv);
 
 /* In that program: the state it was given on fd, with the write roots open

@@ -320,7 +320,7 @@ void srt__bwrap_plan_cleanup(const struct srt__strv *created)
 	}
 }
 
-#define GUARD_KEEP_MAX 4097 /* the git guard's most write roots, and its state */
+#define GUARD_KEEP_MAX 4098 /* the git guard's most write roots, its state and its program */
 
 int srt__bwrap_guard_mode(int argc, char **argv)
 {

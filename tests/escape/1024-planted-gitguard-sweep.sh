@@ -15,11 +15,16 @@
 #   4. (root) the program on a noexec mount: taken, then it could not run,
 #      and nothing swept;
 #   5. (root) the program in another user's directory, which that user
-#      rewrites during the run: run as root.
+#      rewrites during the run: run as root;
+#   6. (root) a link at the program's name to a program of root's that does
+#      nothing (true): taken, and nothing swept;
+#   7. (root) the program's directory is a write root under another name
+#      (a bind mount): a run writes the program through it, the next run,
+#      killed, runs what it wrote.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
 if ! command -v git >/dev/null 2>&1; then
-	skip_rest 9 "G the sweep's program replaced: git is missing"
+	skip_rest 12 "G the sweep's program replaced: git is missing"
 	echo "1..$_tap_n"; exit 0
 fi
 # the program srt runs for this tree: the harness's, else the installed one
@@ -30,7 +35,7 @@ else
 	SWEEP=$(dirname "$MODULE_TREE")/srt-gitguard-sweep
 fi
 if [ ! -x "$SWEEP" ]; then
-	skip_rest 9 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
+	skip_rest 12 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
 	echo "1..$_tap_n"; exit 0
 fi
 
@@ -86,7 +91,7 @@ check "G ... the copy srt took at the start sweeps: the command's repository is 
 	test -e "$WORK/c3/up" -a ! -e "$WORK/c3/newrepo/.git" -a -e "$WORK/c3/newrepo/.git.srt-quarantine"
 
 if ! is_root; then
-	skip_rest 3 "G the sweep's program on a noexec mount, or another user's: needs root (mount, chown)"
+	skip_rest 6 "G the sweep's program on a noexec mount, another user's, a link, a bind mount: needs root (mount, chown)"
 	echo "1..$_tap_n"; exit 0
 fi
 # 4. the program on a noexec mount: the sweep must still happen
@@ -111,4 +116,42 @@ attempt G "a program in another user's directory, rewritten by that user, is not
 	test ! -e "$M5"
 check "G ... the sweep is done (by a copy of srt): the command's repository is quarantined" \
 	test -e "$WORK/c5/up" -a ! -e "$WORK/c5/newrepo/.git" -a -e "$WORK/c5/newrepo/.git.srt-quarantine"
+
+# 6. a link at the name, in root's own directory, to a program that does
+# nothing
+mkdir -p "$WORK/h6"
+ln -s "$(type -P true)" "$WORK/h6/srt-gitguard-sweep"
+killed_run c6 "$WORK/h6" "" ""
+attempt G "a link at the sweep program's name is not followed: the command's repository is quarantined" \
+	test -e "$WORK/c6/up" -a ! -e "$WORK/c6/newrepo/.git" -a -e "$WORK/c6/newrepo/.git.srt-quarantine"
+
+# 7. the program's directory bound elsewhere and made a write root there:
+# one run (not killed) writes the program through that name, the next
+# one is killed
+mkdir -p "$WORK/h7" "$WORK/alias7" "$WORK/c7"
+cp -p "$SWEEP" "$WORK/h7/"
+M7=$WORK/pwned-7
+if mount --bind "$WORK/h7" "$WORK/alias7" 2>/dev/null; then
+	S7=$(fsjson g7 "{\"denyRead\":[],\"allowWrite\":[\"$WORK/c7\",\"$WORK/alias7\"],\"denyWrite\":[]}")
+	(cd "$WORK/c7" && SRT_HELPER_DIR=$WORK/h7 srt__run -s "$S7" -c "printf '#!/bin/sh\ntouch $M7\n' > '$WORK/alias7/srt-gitguard-sweep'") >/dev/null 2>&1
+	planted=no
+	grep -q "$M7" "$WORK/h7/srt-gitguard-sweep" 2>/dev/null && planted=yes
+	cd "$WORK/c7" || exit 1
+	SRT_HELPER_DIR=$WORK/h7 srt__bg -s "$S7" -c 'git init -q newrepo && git -C newrepo config core.fsmonitor "touch PWNED; false" && echo "$TMPDIR" > tmpname && touch up && exec sleep 300'
+	K=$!
+	cd "$WORK" || exit 1
+	wait_for "$WORK/c7/up" 200 || diag "c7: the command did not start: $(head -c 400 "$WORK/bg.out")"
+	kill -KILL "$K"
+	wait "$K" 2>/dev/null
+	t=$(cat "$WORK/c7/tmpname" 2>/dev/null)
+	for _ in $(seq 150); do [ -n "$t" ] && [ ! -e "$t" ] && break; sleep 0.1; done
+	for _ in $(seq 20); do [ -e "$WORK/c7/newrepo/.git.srt-quarantine" ] && break; sleep 0.1; done
+	umount "$WORK/alias7"
+	attempt G "a program a run wrote through a write root bound over its directory is not run (planted: $planted)" \
+		test ! -e "$M7" -a "$planted" = yes
+	check "G ... the command's repository is quarantined (by a copy of srt)" \
+		test -e "$WORK/c7/up" -a ! -e "$WORK/c7/newrepo/.git" -a -e "$WORK/c7/newrepo/.git.srt-quarantine"
+else
+	skip_rest 2 "G the sweep's program under a bind mount: mount --bind refused here"
+fi
 echo "1..$_tap_n"

@@ -588,6 +588,31 @@ static void case_program_state(void)
 	chmod(dir, 0777);
 	ok(srt__gitguard_orphan_program(g, &argv) == -1, "a program in a directory anyone may write is refused");
 	chmod(dir, 0700);
+	{
+		char other[500], link_dir[500];
+
+		/* a link at the name, even to a program that would pass */
+		snprintf(other, sizeof(other), "%s/real-sweep", dir);
+		ok(rename(prog, other) == 0 && symlink("real-sweep", prog) == 0 &&
+		   srt__gitguard_orphan_program(g, &argv) == -1, "a symbolic link at the program's name is refused");
+		unlink(prog);
+		/* a second link to the file: it may be written by another name */
+		ok(link(other, prog) == 0 && srt__gitguard_orphan_program(g, &argv) == -1,
+		   "a program with a second hard link is refused");
+		unlink(prog);
+		ok(rename(other, prog) == 0, "the program back");
+		/* a directory named through a link */
+		snprintf(link_dir, sizeof(link_dir), "%s-link", dir);
+		ok(symlink(dir, link_dir) == 0 && setenv("SRT_HELPER_DIR", link_dir, 1) == 0 &&
+		   srt__gitguard_orphan_program(g, &argv) == -1, "a directory named through a symbolic link is refused");
+		unlink(link_dir);
+		setenv("SRT_HELPER_DIR", dir, 1);
+		/* a FIFO at the name: refused at once, never waited on */
+		ok(rename(prog, other) == 0 && mkfifo(prog, 0755) == 0 && srt__gitguard_orphan_program(g, &argv) == -1,
+		   "a FIFO at the program's name is refused without blocking");
+		unlink(prog);
+		ok(rename(other, prog) == 0, "the program back again");
+	}
 	if (geteuid() == 0) {
 		ok(chown(prog, 65534, 65534) == 0 && srt__gitguard_orphan_program(g, &argv) == -1,
 		   "a program another user owns is refused");
