@@ -39,14 +39,16 @@ if [ ! -x "$SWEEP" ]; then
 	echo "1..$_tap_n"; exit 0
 fi
 
-# killed_run CASE HELPERS COMMAND-PREFIX HOST: srt with SRT_HELPER_DIR=HELPERS
-# runs, in $WORK/CASE, COMMAND-PREFIX, then makes a repository with a
-# program in its config and waits; once it is up, HOST runs (eval'd) and srt
-# is killed; then the guard's work is waited for (the run's TMPDIR gone)
+# killed_run CASE HELPERS COMMAND-PREFIX HOST [ROOT]: srt with
+# SRT_HELPER_DIR=HELPERS and the write roots $WORK/CASE (and ROOT) runs, in
+# $WORK/CASE, COMMAND-PREFIX, then makes a repository with a program in its
+# config and waits; once it is up, HOST runs (eval'd) and srt is killed;
+# then the guard's work is waited for (the run's TMPDIR gone)
 killed_run() {
-	local c=$1 helpers=$2 pre=$3 host=$4 P=$WORK/$1 S K t here=$PWD
+	local c=$1 helpers=$2 pre=$3 host=$4 P=$WORK/$1 S K t here=$PWD roots
 	mkdir -p "$P"
-	S=$(fsjson "g$c" "{\"denyRead\":[],\"allowWrite\":[\"$P\"],\"denyWrite\":[]}")
+	roots="\"$P\"${5:+,\"$5\"}"
+	S=$(fsjson "g$c" "{\"denyRead\":[],\"allowWrite\":[$roots],\"denyWrite\":[]}")
 	cd "$P" || return
 	SRT_HELPER_DIR=$helpers srt__bg -s "$S" -c "$pre"'git init -q newrepo && git -C newrepo config core.fsmonitor "touch PWNED; false" && echo "$TMPDIR" > tmpname && touch up && exec sleep 300'
 	K=$!
@@ -59,36 +61,44 @@ killed_run() {
 	for _ in $(seq 150); do [ -n "$t" ] && [ ! -e "$t" ] && break; sleep 0.1; done
 	for _ in $(seq 20); do [ -e "$P/newrepo/.git.srt-quarantine" ] && break; sleep 0.1; done
 }
-# what a replacement does when it runs: a marker on the host
-plant() { printf '#!/bin/sh\ntouch %s\n' "$2" > "$1" && chmod 755 "$1"; }
+# swept CASE WHO: the repository the command made in case CASE was
+# quarantined (WHO did the sweep)
+swept() {
+	check "G ... the command's repository is quarantined ($2)" \
+		test -e "$WORK/$1/up" -a ! -e "$WORK/$1/newrepo/.git" -a -e "$WORK/$1/newrepo/.git.srt-quarantine"
+}
+# helpers_copy DIR: DIR made, holding a copy of the sweep's program
+helpers_copy() { mkdir -p "$1" && cp -p "$SWEEP" "$1/"; }
+# replacing WHAT DIR MARKER: the commands that put a program at DIR's
+# srt-gitguard-sweep which, run, makes MARKER (WHAT: rename or inplace)
+replacing() {
+	local script="printf '#!/bin/sh\\ntouch %s\\n' '$3'"
+	case $1 in
+	rename) echo "$script > '$2/new' && chmod 755 '$2/new' && mv -f '$2/new' '$2/srt-gitguard-sweep'" ;;
+	inplace) echo "$script > '$2/srt-gitguard-sweep'" ;;
+	esac
+}
 
 # 1. the program in the write root: the command swaps it
-mkdir -p "$WORK/c1/helpers"
-cp -p "$SWEEP" "$WORK/c1/helpers/"
+helpers_copy "$WORK/c1/helpers"
 M1=$WORK/pwned-1
-killed_run c1 "$WORK/c1/helpers" \
-	"printf '#!/bin/sh\ntouch $M1\n' > helpers/new && chmod 755 helpers/new && mv -f helpers/new helpers/srt-gitguard-sweep && " ""
+killed_run c1 "$WORK/c1/helpers" "$(replacing rename helpers "$M1") && " ""
 attempt G "a program the command replaced in its write root is not run when srt is killed" test ! -e "$M1"
-check "G ... the sweep still quarantines the command's repository (by a copy of srt)" \
-	test -e "$WORK/c1/up" -a ! -e "$WORK/c1/newrepo/.git" -a -e "$WORK/c1/newrepo/.git.srt-quarantine"
+swept c1 "by a copy of srt"
 
 # 2. the program outside the write roots: the host renames another over it
-mkdir -p "$WORK/h2"
-cp -p "$SWEEP" "$WORK/h2/"
+helpers_copy "$WORK/h2"
 M2=$WORK/pwned-2
-killed_run c2 "$WORK/h2" "" "plant '$WORK/h2/new' '$M2' && mv -f '$WORK/h2/new' '$WORK/h2/srt-gitguard-sweep'"
+killed_run c2 "$WORK/h2" "" "$(replacing rename "$WORK/h2" "$M2")"
 attempt G "a program renamed over the sweep's during the run is not what runs" test ! -e "$M2"
-check "G ... the program srt took at the start sweeps: the command's repository is quarantined" \
-	test -e "$WORK/c2/up" -a ! -e "$WORK/c2/newrepo/.git" -a -e "$WORK/c2/newrepo/.git.srt-quarantine"
+swept c2 "by the program srt took at the start"
 
 # 3. the program outside the write roots: the host rewrites it in place
-mkdir -p "$WORK/h3"
-cp -p "$SWEEP" "$WORK/h3/"
+helpers_copy "$WORK/h3"
 M3=$WORK/pwned-3
-killed_run c3 "$WORK/h3" "" "printf '#!/bin/sh\ntouch %s\n' '$M3' > '$WORK/h3/srt-gitguard-sweep'"
+killed_run c3 "$WORK/h3" "" "$(replacing inplace "$WORK/h3" "$M3")"
 attempt G "a program rewritten in place during the run is not what runs" test ! -e "$M3"
-check "G ... the copy srt took at the start sweeps: the command's repository is quarantined" \
-	test -e "$WORK/c3/up" -a ! -e "$WORK/c3/newrepo/.git" -a -e "$WORK/c3/newrepo/.git.srt-quarantine"
+swept c3 "by the copy srt took at the start"
 
 if ! is_root; then
 	skip_rest 6 "G the sweep's program on a noexec mount, another user's, a link, a bind mount: needs root (mount, chown)"
@@ -100,57 +110,43 @@ if mount -t tmpfs -o noexec,mode=755 tmpfs "$WORK/nx" 2>/dev/null; then
 	cp -p "$SWEEP" "$WORK/nx/"
 	killed_run c4 "$WORK/nx" "" ""
 	umount "$WORK/nx"
-	attempt G "the sweep's program on a noexec mount: the command's repository is still quarantined" \
-		test -e "$WORK/c4/up" -a ! -e "$WORK/c4/newrepo/.git" -a -e "$WORK/c4/newrepo/.git.srt-quarantine"
+	swept c4 "the sweep's program on a noexec mount: its copy ran"
 else
 	skip "G the sweep's program on a noexec mount: tmpfs cannot be mounted here"
 fi
 # 5. another user's directory: that user rewrites the program during the
 # run; root's guard must not run it
-mkdir -p "$WORK/h5"
-cp -p "$SWEEP" "$WORK/h5/"
+helpers_copy "$WORK/h5"
 chown -R 65534:65534 "$WORK/h5"
 M5=$WORK/pwned-5
-killed_run c5 "$WORK/h5" "" "printf '#!/bin/sh\ntouch %s\n' '$M5' > '$WORK/h5/srt-gitguard-sweep'"
+killed_run c5 "$WORK/h5" "" "$(replacing inplace "$WORK/h5" "$M5")"
 attempt G "a program in another user's directory, rewritten by that user, is not run by root's guard" \
 	test ! -e "$M5"
-check "G ... the sweep is done (by a copy of srt): the command's repository is quarantined" \
-	test -e "$WORK/c5/up" -a ! -e "$WORK/c5/newrepo/.git" -a -e "$WORK/c5/newrepo/.git.srt-quarantine"
+swept c5 "by a copy of srt"
 
 # 6. a link at the name, in root's own directory, to a program that does
 # nothing
 mkdir -p "$WORK/h6"
 ln -s "$(type -P true)" "$WORK/h6/srt-gitguard-sweep"
 killed_run c6 "$WORK/h6" "" ""
-attempt G "a link at the sweep program's name is not followed: the command's repository is quarantined" \
-	test -e "$WORK/c6/up" -a ! -e "$WORK/c6/newrepo/.git" -a -e "$WORK/c6/newrepo/.git.srt-quarantine"
+swept c6 "a link at the sweep program's name is not followed: by a copy of srt"
 
 # 7. the program's directory bound elsewhere and made a write root there:
 # one run (not killed) writes the program through that name, the next
 # one is killed
-mkdir -p "$WORK/h7" "$WORK/alias7" "$WORK/c7"
-cp -p "$SWEEP" "$WORK/h7/"
+helpers_copy "$WORK/h7"
+mkdir -p "$WORK/alias7" "$WORK/c7"
 M7=$WORK/pwned-7
 if mount --bind "$WORK/h7" "$WORK/alias7" 2>/dev/null; then
-	S7=$(fsjson g7 "{\"denyRead\":[],\"allowWrite\":[\"$WORK/c7\",\"$WORK/alias7\"],\"denyWrite\":[]}")
-	(cd "$WORK/c7" && SRT_HELPER_DIR=$WORK/h7 srt__run -s "$S7" -c "printf '#!/bin/sh\ntouch $M7\n' > '$WORK/alias7/srt-gitguard-sweep'") >/dev/null 2>&1
+	S7=$(fsjson g7p "{\"denyRead\":[],\"allowWrite\":[\"$WORK/c7\",\"$WORK/alias7\"],\"denyWrite\":[]}")
+	(cd "$WORK/c7" && SRT_HELPER_DIR=$WORK/h7 srt__run -s "$S7" -c "$(replacing inplace "$WORK/alias7" "$M7")") >/dev/null 2>&1
 	planted=no
 	grep -q "$M7" "$WORK/h7/srt-gitguard-sweep" 2>/dev/null && planted=yes
-	cd "$WORK/c7" || exit 1
-	SRT_HELPER_DIR=$WORK/h7 srt__bg -s "$S7" -c 'git init -q newrepo && git -C newrepo config core.fsmonitor "touch PWNED; false" && echo "$TMPDIR" > tmpname && touch up && exec sleep 300'
-	K=$!
-	cd "$WORK" || exit 1
-	wait_for "$WORK/c7/up" 200 || diag "c7: the command did not start: $(head -c 400 "$WORK/bg.out")"
-	kill -KILL "$K"
-	wait "$K" 2>/dev/null
-	t=$(cat "$WORK/c7/tmpname" 2>/dev/null)
-	for _ in $(seq 150); do [ -n "$t" ] && [ ! -e "$t" ] && break; sleep 0.1; done
-	for _ in $(seq 20); do [ -e "$WORK/c7/newrepo/.git.srt-quarantine" ] && break; sleep 0.1; done
+	killed_run c7 "$WORK/h7" "" "" "$WORK/alias7"
 	umount "$WORK/alias7"
 	attempt G "a program a run wrote through a write root bound over its directory is not run (planted: $planted)" \
 		test ! -e "$M7" -a "$planted" = yes
-	check "G ... the command's repository is quarantined (by a copy of srt)" \
-		test -e "$WORK/c7/up" -a ! -e "$WORK/c7/newrepo/.git" -a -e "$WORK/c7/newrepo/.git.srt-quarantine"
+	swept c7 "by a copy of srt"
 else
 	skip_rest 2 "G the sweep's program under a bind mount: mount --bind refused here"
 fi
