@@ -63,6 +63,10 @@ struct srt__gitguard {
 	 * written for it, the descriptors it gets, its command line */
 	int state_fd;
 	int prog_fd;
+	/* the write rules that name a file, not a directory (no root of the
+	 * walks): the sweep's program must be none of them */
+	struct { dev_t dev; ino_t ino; } *file_rules;
+	size_t n_file_rules;
 	int *orphan_fds;
 	char *orphan_argv[4];
 	char roots_arg[24];
@@ -1021,6 +1025,25 @@ static int add_root(struct srt__gitguard *g, const char *path)
 	return 0;
 }
 
+/* A write rule that names an existing file (not a directory): kept by
+ * identity for srt__gitguard_orphan_program. */
+static int add_file_rule(struct srt__gitguard *g, const char *path)
+{
+	struct stat st;
+	void *v;
+
+	if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+		return 0;
+	v = realloc(g->file_rules, (g->n_file_rules + 1) * sizeof(*g->file_rules));
+	if (!v)
+		return -1;
+	g->file_rules = v;
+	g->file_rules[g->n_file_rules].dev = st.st_dev;
+	g->file_rules[g->n_file_rules].ino = st.st_ino;
+	g->n_file_rules++;
+	return 0;
+}
+
 int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **out,
 			   srt__gitguard_fn fn, void *ctx)
 {
@@ -1046,7 +1069,7 @@ int srt__gitguard_snapshot(const struct srt_policy *pol, struct srt__gitguard **
 			continue;
 		if (pol->cwd && under(pol->cwd, r->path))
 			cwd_writable = 1;
-		if ((rc = add_root(g, r->path)) != 0)
+		if ((rc = add_root(g, r->path)) != 0 || (rc = add_file_rule(g, r->path)) != 0)
 			goto fail;
 	}
 	if (cwd_writable && (rc = add_root(g, pol->cwd)) != 0)
@@ -1200,17 +1223,53 @@ static int owned_closed(const struct stat *st)
 	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & 022);
 }
 
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#define GG_CHAIN_MAX 256
+
+/* Is the mount with this id one whose root is its filesystem's own root
+ * (not a directory bound from inside another tree)? From
+ * /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...". 0 when
+ * it is not, or cannot be told. */
+static int mount_of_whole_fs(uint64_t id)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096 + 256];
+	int whole = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long mid;
+		char root[8];
+
+		if (sscanf(line, "%llu %*u %*s %7s", &mid, root) == 2 && mid == id) {
+			whole = !strcmp(root, "/");
+			break;
+		}
+	}
+	fclose(f);
+	return whole;
+}
+
 /* Is the directory open at dfd, and every one above it up to "/", owned
  * by root or this process's user and closed to writes by group and others
- * (or sticky: nobody else can move what it holds), and none of them one
- * of g's write roots by identity (a root reached by another name, a bind
- * mount of it)? Walked up by "..", so no name is taken for it. */
+ * (or sticky: nobody else can move what it holds), none of them one of
+ * g's write roots by identity (a root reached by another name, a bind
+ * mount of it), and none a mount of a directory bound from elsewhere
+ * (which could be a write root's subdirectory)? Walked up by "..", so no
+ * name is taken for it; a chain longer than GG_CHAIN_MAX is refused. */
 static int dir_chain_trusted(const struct srt__gitguard *g, int dfd)
 {
 	struct stat st, up;
-	int cur = dup(dfd), ok = cur >= 0;
+	int cur = dup(dfd), ok = cur >= 0, at_top = 0;
 
-	for (int depth = 0; ok && depth < 256; depth++) {
+	for (int depth = 0; ok && depth < GG_CHAIN_MAX; depth++) {
+		struct statx sx;
 		int parent;
 
 		if (fstat(cur, &st) != 0 || !S_ISDIR(st.st_mode) ||
@@ -1225,21 +1284,28 @@ static int dir_chain_trusted(const struct srt__gitguard *g, int dfd)
 			if (fstat(g->root_fds[i], &rs) != 0 || (rs.st_dev == st.st_dev && rs.st_ino == st.st_ino))
 				ok = 0;
 		}
+		if (ok && (statx(cur, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0 ||
+			   ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+			    (!(sx.stx_mask & STATX_MNT_ID) || !mount_of_whole_fs(sx.stx_mnt_id)))))
+			ok = 0;
 		parent = ok ? openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (parent < 0 || fstat(parent, &up) != 0) {
-			ok = ok && parent >= 0;
+			ok = 0;
 			if (parent >= 0)
 				close(parent);
 			break;
 		}
 		close(cur);
 		cur = parent;
-		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
-			break; /* "/" */
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+			at_top = 1; /* "/" */
+			break;
+		}
 	}
 	if (cur >= 0)
 		close(cur);
-	return ok;
+	return ok && at_top;
 }
 
 /* A copy of dir/name in a sealed memfd, made now, which the guard runs:
@@ -1286,6 +1352,11 @@ static int program_copy(const struct srt__gitguard *g, const char *dir, const ch
 		close(fd);
 		return -1;
 	}
+	for (size_t i = 0; i < g->n_file_rules; i++)
+		if (g->file_rules[i].dev == st.st_dev && g->file_rules[i].ino == st.st_ino) {
+			close(fd);
+			return -1; /* the program itself may be written */
+		}
 	m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (m < 0 && errno == EINVAL) /* before Linux 6.3: every memfd may be run */
 		m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -1490,6 +1561,7 @@ void srt__gitguard_free(struct srt__gitguard *g)
 		close(g->state_fd);
 	if (g->prog_fd >= 0)
 		close(g->prog_fd);
+	free(g->file_rules);
 	free(g->orphan_fds);
 	free(g->orphan_argv[0]);
 	srt__strv_release(&g->roots);

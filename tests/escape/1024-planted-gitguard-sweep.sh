@@ -20,11 +20,13 @@
 #      nothing (true): taken, and nothing swept;
 #   7. (root) the program's directory is a write root under another name
 #      (a bind mount): a run writes the program through it, the next run,
-#      killed, runs what it wrote.
+#      killed, runs what it wrote;
+#   8. (root) the same with a subdirectory of a write root bound onto the
+#      program's directory.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
 if ! command -v git >/dev/null 2>&1; then
-	skip_rest 12 "G the sweep's program replaced: git is missing"
+	skip_rest 14 "G the sweep's program replaced: git is missing"
 	echo "1..$_tap_n"; exit 0
 fi
 # the program srt runs for this tree: the harness's, else the installed one
@@ -35,7 +37,7 @@ else
 	SWEEP=$(dirname "$MODULE_TREE")/srt-gitguard-sweep
 fi
 if [ ! -x "$SWEEP" ]; then
-	skip_rest 12 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
+	skip_rest 14 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
 	echo "1..$_tap_n"; exit 0
 fi
 
@@ -101,7 +103,7 @@ attempt G "a program rewritten in place during the run is not what runs" test ! 
 swept c3 "by the copy srt took at the start"
 
 if ! is_root; then
-	skip_rest 6 "G the sweep's program on a noexec mount, another user's, a link, a bind mount: needs root (mount, chown)"
+	skip_rest 8 "G the sweep's program on a noexec mount, another user's, a link, bind mounts: needs root (mount, chown)"
 	echo "1..$_tap_n"; exit 0
 fi
 # 4. the program on a noexec mount: the sweep must still happen
@@ -147,6 +149,25 @@ if mount --bind "$WORK/h7" "$WORK/alias7" 2>/dev/null; then
 	attempt G "a program a run wrote through a write root bound over its directory is not run (planted: $planted)" \
 		test ! -e "$M7" -a "$planted" = yes
 	swept c7 "by a copy of srt"
+else
+	skip_rest 2 "G the sweep's program under a bind mount: mount --bind refused here"
+fi
+
+# 8. a write root's subdirectory bound onto the program's directory: a run
+# writes the program in its write root, the next one is killed
+mkdir -p "$WORK/c8/sub" "$WORK/h8"
+M8=$WORK/pwned-8
+if mount --bind "$WORK/c8/sub" "$WORK/h8" 2>/dev/null; then
+	cp -p "$SWEEP" "$WORK/h8/"
+	S8=$(fsjson g8p "{\"denyRead\":[],\"allowWrite\":[\"$WORK/c8\"],\"denyWrite\":[]}")
+	(cd "$WORK/c8" && SRT_HELPER_DIR=$WORK/h8 srt__run -s "$S8" -c "$(replacing inplace sub "$M8")") >/dev/null 2>&1
+	planted=no
+	grep -q "$M8" "$WORK/h8/srt-gitguard-sweep" 2>/dev/null && planted=yes
+	killed_run c8 "$WORK/h8" "" ""
+	umount "$WORK/h8"
+	attempt G "a program a run wrote in a write root's subdirectory bound onto its directory is not run (planted: $planted)" \
+		test ! -e "$M8" -a "$planted" = yes
+	swept c8 "by a copy of srt"
 else
 	skip_rest 2 "G the sweep's program under a bind mount: mount --bind refused here"
 fi

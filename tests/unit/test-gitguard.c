@@ -613,6 +613,40 @@ static void case_program_state(void)
 		unlink(prog);
 		ok(rename(other, prog) == 0, "the program back again");
 	}
+	{
+		/* a chain of directories longer than the walk goes up: refused,
+		 * not taken for one whose top was seen */
+		char deep[1200], cmd[3000];
+		size_t l = (size_t)snprintf(deep, sizeof(deep), "%s/deep", dir);
+
+		for (int k = 0; k < 260 && l + 3 < sizeof(deep); k++)
+			l += (size_t)snprintf(deep + l, sizeof(deep) - l, "/d");
+		if ((size_t)snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp -p '%s' '%s/'", deep, prog, deep) >=
+		    sizeof(cmd))
+			cmd[0] = '\0';
+		setenv("SRT_HELPER_DIR", deep, 1);
+		ok(cmd[0] && system(cmd) == 0 && srt__gitguard_orphan_program(g, &argv) == -1,
+		   "a program 260 directories below another is refused (the walk up stops at 256)");
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/deep'", dir);
+		if (system(cmd) != 0)
+			perror(cmd);
+		setenv("SRT_HELPER_DIR", dir, 1);
+	}
+	{
+		/* the program itself named by a write rule */
+		struct srt__gitguard *g2 = NULL;
+		struct srt_policy p2 = pol;
+		struct srt_rule r2[2];
+
+		memset(r2, 0, sizeof(r2));
+		r2[0] = rule;
+		r2[1].path = prog;
+		p2.allow_write.v = r2;
+		p2.allow_write.n = 2;
+		ok(srt__gitguard_snapshot(&p2, &g2, on_line, NULL) == SRT_OK && g2 &&
+		   srt__gitguard_orphan_program(g2, &argv) == -1, "a program a write rule names is refused");
+		srt__gitguard_free(g2);
+	}
 	if (geteuid() == 0) {
 		ok(chown(prog, 65534, 65534) == 0 && srt__gitguard_orphan_program(g, &argv) == -1,
 		   "a program another user owns is refused");
