@@ -1239,18 +1239,32 @@ static int mount_of_whole_fs(uint64_t id)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096 + 256];
-	int whole = 0;
+	int whole = 0, at_start = 1;
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long mid;
-		char root[8];
+		char *end, *field = line;
+		int starts = at_start;
 
-		if (sscanf(line, "%llu %*u %*s %7s", &mid, root) == 2 && mid == id) {
-			whole = !strcmp(root, "/");
-			break;
+		/* the rest of a line longer than the buffer is no line of its own */
+		at_start = strchr(line, '\n') != NULL;
+		if (!starts)
+			continue;
+		mid = strtoull(line, &end, 10);
+		if (end == line || *end != ' ' || mid != id)
+			continue;
+		/* the fourth field, the fields split at single spaces (the
+		 * kernel writes a space, tab, newline or backslash in a path
+		 * as an octal escape): "/" and nothing else */
+		for (int k = 0; k < 3 && field; k++) {
+			field = strchr(field, ' ');
+			if (field)
+				field++;
 		}
+		whole = field && field[0] == '/' && field[1] == ' ';
+		break;
 	}
 	fclose(f);
 	return whole;
@@ -1284,11 +1298,6 @@ static int dir_chain_trusted(const struct srt__gitguard *g, int dfd)
 			if (fstat(g->root_fds[i], &rs) != 0 || (rs.st_dev == st.st_dev && rs.st_ino == st.st_ino))
 				ok = 0;
 		}
-		if (ok && (statx(cur, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0 ||
-			   ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
-			    (!(sx.stx_mask & STATX_MNT_ID) || !mount_of_whole_fs(sx.stx_mnt_id)))))
-			ok = 0;
 		parent = ok ? openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (parent < 0 || fstat(parent, &up) != 0) {
 			ok = 0;
@@ -1296,12 +1305,17 @@ static int dir_chain_trusted(const struct srt__gitguard *g, int dfd)
 				close(parent);
 			break;
 		}
+		at_top = up.st_dev == st.st_dev && up.st_ino == st.st_ino; /* "/" */
+		/* below "/", a mount of a directory bound from elsewhere */
+		if (!at_top && (statx(cur, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0 ||
+				((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+				 (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+				 (!(sx.stx_mask & STATX_MNT_ID) || !mount_of_whole_fs(sx.stx_mnt_id)))))
+			ok = 0;
 		close(cur);
 		cur = parent;
-		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
-			at_top = 1; /* "/" */
+		if (at_top || !ok)
 			break;
-		}
 	}
 	if (cur >= 0)
 		close(cur);
@@ -1357,6 +1371,18 @@ static int program_copy(const struct srt__gitguard *g, const char *dir, const ch
 			close(fd);
 			return -1; /* the program itself may be written */
 		}
+	{
+		/* a file bound onto the program's name: from where, no check
+		 * here can tell */
+		struct statx sx;
+
+		if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) != 0 ||
+		    ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		     (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))) {
+			close(fd);
+			return -1;
+		}
+	}
 	m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (m < 0 && errno == EINVAL) /* before Linux 6.3: every memfd may be run */
 		m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING);

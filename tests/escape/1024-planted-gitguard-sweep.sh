@@ -22,11 +22,15 @@
 #      (a bind mount): a run writes the program through it, the next run,
 #      killed, runs what it wrote;
 #   8. (root) the same with a subdirectory of a write root bound onto the
-#      program's directory.
+#      program's directory;
+#   9. (root) case 8 with the write root the top of its own filesystem, and
+#      the subdirectory renamed by the command to a name starting with a
+#      form feed, which a parse of mountinfo by whitespace took for "/";
+#  10. (root) a write root's file bound onto the program's name.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
 if ! command -v git >/dev/null 2>&1; then
-	skip_rest 14 "G the sweep's program replaced: git is missing"
+	skip_rest 18 "G the sweep's program replaced: git is missing"
 	echo "1..$_tap_n"; exit 0
 fi
 # the program srt runs for this tree: the harness's, else the installed one
@@ -37,7 +41,7 @@ else
 	SWEEP=$(dirname "$MODULE_TREE")/srt-gitguard-sweep
 fi
 if [ ! -x "$SWEEP" ]; then
-	skip_rest 14 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
+	skip_rest 18 "G the sweep's program replaced: no srt-gitguard-sweep at $SWEEP"
 	echo "1..$_tap_n"; exit 0
 fi
 
@@ -103,7 +107,7 @@ attempt G "a program rewritten in place during the run is not what runs" test ! 
 swept c3 "by the copy srt took at the start"
 
 if ! is_root; then
-	skip_rest 8 "G the sweep's program on a noexec mount, another user's, a link, bind mounts: needs root (mount, chown)"
+	skip_rest 12 "G the sweep's program on a noexec mount, another user's, a link, bind mounts: needs root (mount, chown)"
 	echo "1..$_tap_n"; exit 0
 fi
 # 4. the program on a noexec mount: the sweep must still happen
@@ -170,5 +174,47 @@ if mount --bind "$WORK/c8/sub" "$WORK/h8" 2>/dev/null; then
 	swept c8 "by a copy of srt"
 else
 	skip_rest 2 "G the sweep's program under a bind mount: mount --bind refused here"
+fi
+
+# 9. case 8 on a write root that is a filesystem's top, the subdirectory
+# renamed to "\fsub" by a run before the killed one
+mkdir -p "$WORK/c9" "$WORK/h9"
+M9=$WORK/pwned-9
+if mount -t tmpfs -o mode=755 tmpfs "$WORK/c9" 2>/dev/null && mkdir "$WORK/c9/sub" &&
+	cp -p "$SWEEP" "$WORK/c9/sub/" && mount --bind "$WORK/c9/sub" "$WORK/h9" 2>/dev/null; then
+	S9=$(fsjson g9p "{\"denyRead\":[],\"allowWrite\":[\"$WORK/c9\"],\"denyWrite\":[]}")
+	C9="mv sub \"\$(printf '\\fsub')\" && printf '#!/bin/sh\\ntouch %s\\n' '$M9' > \"\$(printf '\\fsub')/srt-gitguard-sweep\""
+	(cd "$WORK/c9" && SRT_HELPER_DIR=$WORK/h9 srt__run -s "$S9" -c "$C9") >"$WORK/c9.out" 2>&1
+	planted=no
+	grep -q "$M9" "$WORK/h9/srt-gitguard-sweep" 2>/dev/null && planted=yes
+	killed_run c9 "$WORK/h9" "" ""
+	attempt G "a bound subdirectory renamed to a name mountinfo escapes no differently is still seen (planted: $planted)" \
+		test ! -e "$M9" -a "$planted" = yes
+	swept c9 "by a copy of srt"
+	umount "$WORK/h9"
+	umount "$WORK/c9"
+else
+	umount "$WORK/c9" 2>/dev/null
+	skip_rest 2 "G the sweep's program in a bound subdirectory of a tmpfs: mount refused here"
+fi
+
+# 10. a write root's file bound onto the program's name
+helpers_copy "$WORK/h10"
+mkdir -p "$WORK/c10"
+cp -p "$SWEEP" "$WORK/c10/prog"
+M10=$WORK/pwned-10
+if mount --bind "$WORK/c10/prog" "$WORK/h10/srt-gitguard-sweep" 2>/dev/null; then
+	S10=$(fsjson g10p "{\"denyRead\":[],\"allowWrite\":[\"$WORK/c10\"],\"denyWrite\":[]}")
+	(cd "$WORK/c10" && SRT_HELPER_DIR=$WORK/h10 srt__run -s "$S10" \
+		-c "$(replacing inplace . "$M10" | sed 's|/srt-gitguard-sweep|/prog|')") >/dev/null 2>&1
+	planted=no
+	grep -q "$M10" "$WORK/h10/srt-gitguard-sweep" 2>/dev/null && planted=yes
+	killed_run c10 "$WORK/h10" "" ""
+	umount "$WORK/h10/srt-gitguard-sweep"
+	attempt G "a program a run wrote in a write root's file bound onto its name is not run (planted: $planted)" \
+		test ! -e "$M10" -a "$planted" = yes
+	swept c10 "by a copy of srt"
+else
+	skip_rest 2 "G a file bound onto the sweep's program: mount --bind refused here"
 fi
 echo "1..$_tap_n"
