@@ -16,10 +16,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#include <sys/sendfile.h>
-#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -65,7 +61,8 @@ struct srt__gitguard {
 	int prog_fd;
 	/* the write rules that name a file, not a directory (no root of the
 	 * walks): the sweep's program must be none of them */
-	struct { dev_t dev; ino_t ino; } *file_rules;
+	dev_t *file_devs;
+	ino_t *file_inos;
 	size_t n_file_rules;
 	int *orphan_fds;
 	char *orphan_argv[4];
@@ -1034,12 +1031,16 @@ static int add_file_rule(struct srt__gitguard *g, const char *path)
 
 	if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
 		return 0;
-	v = realloc(g->file_rules, (g->n_file_rules + 1) * sizeof(*g->file_rules));
+	v = realloc(g->file_devs, (g->n_file_rules + 1) * sizeof(*g->file_devs));
 	if (!v)
 		return -1;
-	g->file_rules = v;
-	g->file_rules[g->n_file_rules].dev = st.st_dev;
-	g->file_rules[g->n_file_rules].ino = st.st_ino;
+	g->file_devs = v;
+	v = realloc(g->file_inos, (g->n_file_rules + 1) * sizeof(*g->file_inos));
+	if (!v)
+		return -1;
+	g->file_inos = v;
+	g->file_devs[g->n_file_rules] = st.st_dev;
+	g->file_inos[g->n_file_rules] = st.st_ino;
 	g->n_file_rules++;
 	return 0;
 }
@@ -1114,7 +1115,6 @@ size_t srt__gitguard_fds(const struct srt__gitguard *g, const int **fds)
  * as a 32-bit length and its bytes; each id as dev, ino, where, ctime
  * (seconds, nanoseconds) in 64 bits and redirects in 32. The roots are
  * named for the sweep's notes only: it walks the descriptors. */
-#ifdef __linux__
 #define GG_STATE_MAGIC "srt-gitguard-state 1"
 #define GG_STATE_MAX (64u << 20)
 #define GG_ROOTS_MAX 4096
@@ -1211,206 +1211,13 @@ static void export_state(const struct srt__gitguard *g, struct gg_buf *b)
 	}
 }
 
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U /* Linux 6.3: an executable memfd, also where vm.memfd_noexec is 1 */
-#endif
-#define GG_PROGRAM_MAX (16u << 20)
-
-/* Is the file or directory st owned by root or by this process's user,
- * and closed to writes by group and others? */
-static int owned_closed(const struct stat *st)
-{
-	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & 022);
-}
-
-#ifndef STATX_ATTR_MOUNT_ROOT
-#define STATX_ATTR_MOUNT_ROOT 0x00002000
-#endif
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID 0x00001000U
-#endif
-#define GG_CHAIN_MAX 256
-
-/* Is the mount with this id one whose root is its filesystem's own root
- * (not a directory bound from inside another tree)? From
- * /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...". 0 when
- * it is not, or cannot be told. */
-static int mount_of_whole_fs(uint64_t id)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096 + 256];
-	int whole = 0, at_start = 1;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long mid;
-		char *end, *field = line;
-		int starts = at_start;
-
-		/* the rest of a line longer than the buffer is no line of its own */
-		at_start = strchr(line, '\n') != NULL;
-		if (!starts)
-			continue;
-		mid = strtoull(line, &end, 10);
-		if (end == line || *end != ' ' || mid != id)
-			continue;
-		/* the fourth field, the fields split at single spaces (the
-		 * kernel writes a space, tab, newline or backslash in a path
-		 * as an octal escape): "/" and nothing else */
-		for (int k = 0; k < 3 && field; k++) {
-			field = strchr(field, ' ');
-			if (field)
-				field++;
-		}
-		whole = field && field[0] == '/' && field[1] == ' ';
-		break;
-	}
-	fclose(f);
-	return whole;
-}
-
-/* Is the directory open at dfd, and every one above it up to "/", owned
- * by root or this process's user and closed to writes by group and others
- * (or sticky: nobody else can move what it holds), none of them one of
- * g's write roots by identity (a root reached by another name, a bind
- * mount of it), and none a mount of a directory bound from elsewhere
- * (which could be a write root's subdirectory)? Walked up by "..", so no
- * name is taken for it; a chain longer than GG_CHAIN_MAX is refused. */
-static int dir_chain_trusted(const struct srt__gitguard *g, int dfd)
-{
-	struct stat st, up;
-	int cur = dup(dfd), ok = cur >= 0, at_top = 0;
-
-	for (int depth = 0; ok && depth < GG_CHAIN_MAX; depth++) {
-		struct statx sx;
-		int parent;
-
-		if (fstat(cur, &st) != 0 || !S_ISDIR(st.st_mode) ||
-		    (st.st_uid != 0 && st.st_uid != geteuid()) ||
-		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-			ok = 0;
-			break;
-		}
-		for (size_t i = 0; ok && g->root_fds && i < g->roots.n; i++) {
-			struct stat rs;
-
-			if (fstat(g->root_fds[i], &rs) != 0 || (rs.st_dev == st.st_dev && rs.st_ino == st.st_ino))
-				ok = 0;
-		}
-		parent = ok ? openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-		if (parent < 0 || fstat(parent, &up) != 0) {
-			ok = 0;
-			if (parent >= 0)
-				close(parent);
-			break;
-		}
-		at_top = up.st_dev == st.st_dev && up.st_ino == st.st_ino; /* "/" */
-		/* below "/", a mount of a directory bound from elsewhere */
-		if (!at_top && (statx(cur, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0 ||
-				((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-				 (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
-				 (!(sx.stx_mask & STATX_MNT_ID) || !mount_of_whole_fs(sx.stx_mnt_id)))))
-			ok = 0;
-		close(cur);
-		cur = parent;
-		if (at_top || !ok)
-			break;
-	}
-	if (cur >= 0)
-		close(cur);
-	return ok && at_top;
-}
-
-/* A copy of dir/name in a sealed memfd, made now, which the guard runs:
- * nothing done to the file during the run (the command rewriting it where
- * it may write, a host tool renaming another over it) changes what runs.
- * Taken only as srt's own code is trusted: dir named without a symbolic
- * link, it and every directory above it root's or srt's user's and closed
- * to others (dir_chain_trusted), none of them a write root of the run,
- * and name there a regular executable (not a link, not a FIFO or device:
- * the open neither follows nor blocks), with one link, root's or srt's
- * user's and closed to writes by group and others. Where srt runs as
- * root, files a sandboxed command made in an earlier run's write roots
- * are root's too: dir must no more name such a place than
- * SRT_BACKEND_DIR may. -1: none such, or the copy failed (no memfd that
- * may be run: vm.memfd_noexec = 2). */
-static int program_copy(const struct srt__gitguard *g, const char *dir, const char *name)
-{
-	char real[PATH_MAX];
-	struct stat st;
-	int dfd, fd, m;
-	off_t off = 0;
-	size_t l = strlen(dir);
-
-	while (l > 1 && dir[l - 1] == '/')
-		l--;
-	if (!realpath(dir, real) || strlen(real) != l || strncmp(real, dir, l) != 0)
-		return -1; /* a link on the way, or no such directory */
-	for (size_t i = 0; i < g->roots.n; i++)
-		if (under(real, g->roots.v[i]))
-			return -1;
-	dfd = open(real, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
-	if (!dir_chain_trusted(g, dfd)) {
-		close(dfd);
-		return -1;
-	}
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	close(dfd);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111) || !owned_closed(&st) ||
-	    st.st_nlink != 1 || st.st_size <= 0 || (uint64_t)st.st_size > GG_PROGRAM_MAX) {
-		close(fd);
-		return -1;
-	}
-	for (size_t i = 0; i < g->n_file_rules; i++)
-		if (g->file_rules[i].dev == st.st_dev && g->file_rules[i].ino == st.st_ino) {
-			close(fd);
-			return -1; /* the program itself may be written */
-		}
-	{
-		/* a file bound onto the program's name: from where, no check
-		 * here can tell */
-		struct statx sx;
-
-		if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) != 0 ||
-		    ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-		     (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))) {
-			close(fd);
-			return -1;
-		}
-	}
-	m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
-	if (m < 0 && errno == EINVAL) /* before Linux 6.3: every memfd may be run */
-		m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	while (m >= 0 && off < st.st_size) {
-		ssize_t n = sendfile(m, fd, &off, (size_t)(st.st_size - off));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(m);
-			m = -1;
-		}
-	}
-	close(fd);
-	if (m >= 0 && fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-		close(m);
-		m = -1;
-	}
-	return m;
-}
-
 int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 {
 	const char *dir = getenv("SRT_HELPER_DIR");
-	char prog[PATH_MAX];
+	char prog[64];
 	struct gg_buf b = { 0 };
+	struct srt__plat_trust t;
 	int fd, pfd, *fds;
-	size_t off = 0;
 
 	*argv = NULL;
 	if (!g || g->roots.n == 0 || g->roots.n > GG_ROOTS_MAX)
@@ -1421,42 +1228,27 @@ int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
 	}
 	if (!dir || !dir[0])
 		dir = SRT_PKGLIBDIR;
-	if (dir[0] != '/' || (pfd = program_copy(g, dir, "srt-gitguard-sweep")) < 0)
+	t.root_paths = (const char *const *)g->roots.v;
+	t.root_fds = g->root_fds;
+	t.n_roots = g->roots.n;
+	t.file_devs = g->file_devs;
+	t.file_inos = g->file_inos;
+	t.n_files = g->n_file_rules;
+	pfd = srt__plat_trusted_program_copy(dir, "srt-gitguard-sweep", &t);
+	if (pfd < 0)
 		return -1;
 	export_state(g, &b);
-	if (b.bad) {
-		free(b.p);
-		close(pfd);
-		return -1;
-	}
-	fd = memfd_create("srt-gitguard-state", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		free(b.p);
-		close(pfd);
-		return -1;
-	}
-	while (off < b.len) {
-		ssize_t w = write(fd, b.p + off, b.len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	fd = b.bad ? -1 : srt__plat_sealed_data("srt-gitguard-state", b.p, b.len);
 	free(b.p);
 	fds = malloc((g->roots.n + 2) * sizeof(*fds));
 	/* the program's copy by its descriptor, the last one: 3 + roots + 1
 	 * where it runs */
-	snprintf(prog, sizeof(prog), "/proc/self/fd/%zu", 3 + g->roots.n + 1);
-	g->orphan_argv[0] = strdup(prog);
-	if (off != b.len || !fds || !g->orphan_argv[0] ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-		close(fd);
+	if (fd < 0 || !fds || srt__plat_fd_exec_path(prog, sizeof(prog), (int)(3 + g->roots.n + 1)) != 0 ||
+	    !(g->orphan_argv[0] = strdup(prog))) {
+		if (fd >= 0)
+			close(fd);
 		close(pfd);
 		free(fds);
-		free(g->orphan_argv[0]);
-		g->orphan_argv[0] = NULL;
 		return -1;
 	}
 	memcpy(fds, g->root_fds, g->roots.n * sizeof(*fds));
@@ -1485,8 +1277,17 @@ struct srt__gitguard *srt__gitguard_import(int fd, const int *root_fds, size_t n
 		return NULL;
 	b.cap = b.len = (size_t)st.st_size;
 	b.p = malloc(b.len);
-	if (!b.p || pread(fd, b.p, b.len, 0) != (ssize_t)b.len)
+	if (!b.p || lseek(fd, 0, SEEK_SET) != 0)
 		goto fail;
+	for (size_t got = 0; got < b.len;) {
+		ssize_t n = read(fd, b.p + got, b.len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		got += (size_t)n;
+	}
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		goto fail;
@@ -1546,24 +1347,6 @@ fail:
 	}
 	return NULL;
 }
-#else
-/* No sealed memfd to carry the state: the guard, where there is one, is
- * a copy of srt. */
-int srt__gitguard_orphan_program(struct srt__gitguard *g, char *const **argv)
-{
-	(void)g;
-	*argv = NULL;
-	return -1;
-}
-
-struct srt__gitguard *srt__gitguard_import(int fd, const int *root_fds, size_t n_roots)
-{
-	(void)fd;
-	(void)root_fds;
-	(void)n_roots;
-	return NULL;
-}
-#endif
 
 int srt__gitguard_orphan_work(const struct srt__gitguard *g, const char *removed)
 {
@@ -1587,7 +1370,8 @@ void srt__gitguard_free(struct srt__gitguard *g)
 		close(g->state_fd);
 	if (g->prog_fd >= 0)
 		close(g->prog_fd);
-	free(g->file_rules);
+	free(g->file_devs);
+	free(g->file_inos);
 	free(g->orphan_fds);
 	free(g->orphan_argv[0]);
 	srt__strv_release(&g->roots);

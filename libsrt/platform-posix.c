@@ -202,3 +202,31 @@ const char *srt__plat_module_dir(const char *configured)
 {
 	return configured;
 }
+
+/* No sealed memfds here: the cleanup guard, where there is one, is a copy
+ * of srt (gitguard.h). */
+int srt__plat_trusted_program_copy(const char *dir, const char *name, const struct srt__plat_trust *t)
+{
+	(void)dir;
+	(void)name;
+	(void)t;
+	errno = ENOSYS;
+	return -1;
+}
+
+int srt__plat_sealed_data(const char *name, const void *buf, size_t len)
+{
+	(void)name;
+	(void)buf;
+	(void)len;
+	errno = ENOSYS;
+	return -1;
+}
+
+int srt__plat_fd_exec_path(char *out, size_t cap, int fdnum)
+{
+	(void)out;
+	(void)cap;
+	(void)fdnum;
+	return -1;
+}

@@ -39,6 +39,37 @@ int srt__plat_open_dir_ref(const char *path);
  * tell. */
 void srt__plat_fd_path(int fd, char out[PATH_MAX]);
 
+/* What a program srt runs later outside the sandbox must not be reachable
+ * from: the run's write roots (their paths and descriptors) and the
+ * files write rules name (device and inode). */
+struct srt__plat_trust {
+	const char *const *root_paths;
+	const int *root_fds;
+	size_t n_roots;
+	const dev_t *file_devs;
+	const ino_t *file_inos;
+	size_t n_files;
+};
+
+/* A copy, in a sealed memfd that may be run, of the program dir/name,
+ * made now, when it is one srt trusts as its own code: dir named without
+ * a link; dir and every directory above it root's or this user's and
+ * closed to others (or sticky), none of them a write root of t by
+ * identity or a directory bound from elsewhere (a write root's
+ * subdirectory could be one); name there a regular executable, not a
+ * link, not a mount, with one link, named by none of t's files, root's or
+ * this user's and closed to writes by group and others. A descriptor, or
+ * -1 (not such a program; a system without sealed memfds). */
+int srt__plat_trusted_program_copy(const char *dir, const char *name, const struct srt__plat_trust *t);
+
+/* len bytes of buf in a sealed memfd named name (a descriptor), or -1
+ * (out of memory; a system without them). */
+int srt__plat_sealed_data(const char *name, const void *buf, size_t len);
+
+/* A path that names the descriptor fdnum of the process that opens it
+ * (/proc/self/fd/N), for exec: 0, or -1 where there is none. */
+int srt__plat_fd_exec_path(char *out, size_t cap, int fdnum);
+
 /* Where name in the directory open at dirfd is, whatever the directory's
  * path (dir) leads to by then: /proc/self/fd/N/name on Linux; elsewhere
  * dir/name, which a rename of the directory can redirect. 0, or -1 when
