@@ -177,7 +177,6 @@ const char *srt__plat_module_dir(const char *configured)
 
 /* ---- a program srt runs outside the sandbox later (the git guard's sweep) ---- */
 
-
 /* Is path root itself or below it? */
 static int path_under(const char *path, const char *root)
 {
@@ -250,7 +249,7 @@ static int mount_of_whole_fs(uint64_t id)
 /* Is the directory open at dfd, and every one above it up to "/", owned
  * by root or this process's user and closed to writes by group and others
  * (or sticky: nobody else can move what it holds), none of them one of
- * g's write roots by identity (a root reached by another name, a bind
+ * t's write roots by identity (a root reached by another name, a bind
  * mount of it), and none a mount of a directory bound from elsewhere
  * (which could be a write root's subdirectory)? Walked up by "..", so no
  * name is taken for it; a chain longer than CHAIN_MAX is refused. */
@@ -300,19 +299,13 @@ static int dir_chain_trusted(const struct srt__plat_trust *t, int dfd)
 }
 
 /* srt__plat_trusted_program_copy (platform.h). The copy is what the
- * cleanup guard runs:
- * nothing done to the file during the run (the command rewriting it where
- * it may write, a host tool renaming another over it) changes what runs.
- * Taken only as srt's own code is trusted: dir named without a symbolic
- * link, it and every directory above it root's or srt's user's and closed
- * to others (dir_chain_trusted), none of them a write root of the run,
- * and name there a regular executable (not a link, not a FIFO or device:
- * the open neither follows nor blocks), with one link, root's or srt's
- * user's and closed to writes by group and others. Where srt runs as
- * root, files a sandboxed command made in an earlier run's write roots
- * are root's too: dir must no more name such a place than
- * SRT_BACKEND_DIR may. -1: none such, or the copy failed (no memfd that
- * may be run: vm.memfd_noexec = 2). */
+ * cleanup guard runs, so nothing done to the file during the run (the
+ * command rewriting it where it may write, a host tool renaming another
+ * over it) changes what runs. The file is opened neither following a link
+ * nor waiting (a FIFO, a device). Where srt runs as root, files a
+ * sandboxed command made in an earlier run's write roots are root's too:
+ * dir must no more name such a place than SRT_BACKEND_DIR may. -1 also
+ * when the copy failed (no memfd that may be run: vm.memfd_noexec = 2). */
 int srt__plat_trusted_program_copy(const char *dir, const char *name, const struct srt__plat_trust *t)
 {
 	char real[PATH_MAX];
@@ -361,9 +354,9 @@ int srt__plat_trusted_program_copy(const char *dir, const char *name, const stru
 			return -1;
 		}
 	}
-	m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	m = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (m < 0 && errno == EINVAL) /* before Linux 6.3: every memfd may be run */
-		m = memfd_create("srt-gitguard-sweep", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		m = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	while (m >= 0 && off < st.st_size) {
 		ssize_t n = sendfile(m, fd, &off, (size_t)(st.st_size - off));
 
