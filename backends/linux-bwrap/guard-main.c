@@ -139,11 +139,15 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	int i, quitting = 0;
 
 	/* the terminal's signals reach srt's whole process group: the guard
-	 * must outlive a srt they kill */
+	 * must outlive a srt they kill, and a Ctrl-Z must not leave it
+	 * stopped when srt is killed while the job is */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
 	for (i = 0; i < 3; i++) {
 		int nfd = open("/dev/null", O_RDWR);
 		if (nfd >= 0 && nfd != i) {

@@ -42,7 +42,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -216,20 +215,23 @@ struct guard_wait {
 static int GW_CHILD guard_wait_main(void *arg)
 {
 	const struct guard_wait *g = arg;
-	const int quiet[4] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct gw_sigaction ign;
-	struct pollfd pf[2];
-	unsigned long none = 0;
-	int i, n = g->n;
-
 	/* the terminal's signals reach srt's whole process group: ignored
 	 * now (which also drops one pending), and still after the exec, so
-	 * the guard mode outlives a srt they kill before it ignores them */
+	 * the guard mode outlives a srt they kill before it ignores them;
+	 * and a Ctrl-Z's stop, held pending here, must not stop the guard
+	 * when it starts long after the job was continued */
+	const int quiet[7] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU };
+	const long zero[2] = { 0, 0 };
+	unsigned long none = 0, all = ~0UL;
+	struct gw_sigaction ign;
+	struct pollfd pf[2];
+	int i, k, n = g->n;
+
 	ign.handler = (unsigned long)SIG_IGN;
 	ign.flags = 0;
 	ign.restorer = 0;
 	ign.mask = 0;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 7; i++)
 		gw_sys(SYS_rt_sigaction, quiet[i], (long)&ign, 0, sizeof(ign.mask), 0);
 	/* every descriptor as posix_spawn would have placed it; every
 	 * other copy of srt's (the write end of this pipe among them) goes */
@@ -260,6 +262,21 @@ static int GW_CHILD guard_wait_main(void *arg)
 		if (r != -EINTR)
 			break;
 	}
+	/* srt's handlers (the C library's own among them) are in this
+	 * table too: none may run here, so a signal pending when the mask
+	 * goes takes its default action instead */
+	ign.handler = (unsigned long)SIG_DFL;
+	for (i = 1; i <= 64; i++) {
+		for (k = 0; k < 7 && quiet[k] != i; k++)
+			;
+		if (k == 7 && i != SIGKILL && i != SIGSTOP)
+			gw_sys(SYS_rt_sigaction, i, (long)&ign, 0, sizeof(ign.mask), 0);
+	}
+	/* and what waits pending goes unread: the guard starts whatever
+	 * was sent to this process while it waited (bounded: a queue of
+	 * real-time signals ends, and 4096 takes are plenty) */
+	for (i = 0; i < 4096 && gw_sys(SYS_rt_sigtimedwait, (long)&all, 0, (long)zero, sizeof(all), 0) > 0; i++)
+		;
 	gw_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0, sizeof(none), 0);
 	gw_sys(SYS_execveat, 3 + n, (long)"", (long)g->argv, (long)g->envp, AT_EMPTY_PATH);
 	gw_sys(SYS_exit_group, 127, 0, 0, 0, 0);
@@ -277,7 +294,7 @@ static int guard_wait(struct srt__bwrap_state *st, char *const *argv, int rd, co
 {
 	size_t argc = 0, strs = 0, len, i, off, av;
 	struct guard_wait *g;
-	sigset_t all, old;
+	unsigned long all, old = 0;
 	int pidfd = -1, w[2] = { -1, -1 }, fds[3] = { -1, -1, -1 }, e, floor_fd;
 	struct rlimit rl;
 	char *mem, *p;
@@ -335,11 +352,14 @@ static int guard_wait(struct srt__bwrap_state *st, char *const *argv, int rd, co
 		goto fail;
 	close(w[0]);
 	w[0] = g->wake;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* every signal blocked, the C library's own too (pthread_sigmask
+	 * leaves those out), for the child to inherit; this thread's mask
+	 * is back right after */
+	all = ~0UL;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all));
 	pid = clone(guard_wait_main, mem + len, CLONE_VM | CLONE_PIDFD | SIGCHLD, g, &pidfd);
 	e = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 	errno = e;
 	if (pid < 0)
 		goto fail;
