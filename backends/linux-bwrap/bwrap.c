@@ -273,8 +273,6 @@ static int bw_prepare(const struct srt_policy *pol, void **state, struct srt_dia
 	st->guard_fd = -1;
 	st->guard_rd = -1;
 	st->guard_ready = -1;
-	st->wait_pidfd = -1;
-	st->wait_wake = -1;
 	st->owner = getpid();
 	if (pol->bwrap_path)
 		snprintf(st->bwrap, sizeof(st->bwrap), "%s", pol->bwrap_path);
@@ -465,8 +463,6 @@ static int cmd_begin(struct srt__bwrap_state *st, struct srt_command *out, struc
 	st->running++; /* until bw_release */
 	bc->counted = 1;
 	out->guard_fd = st->guard_fd;
-	if (out->guard_fd >= 0)
-		srt__bwrap_guard_reserve(st, 32); /* the spawned child's "K<pid>" */
 	if (out->orphan_dir && !pol->plan_only) {
 		/* the run's own TMPDIR: the guard removes it if srt dies,
 		 * while it is still this directory */
@@ -1226,8 +1222,10 @@ static void bw_teardown(void *state)
 		close(st->guard_rd);
 		st->guard_rd = -1;
 	}
-	if (st->guard_fd >= 0)
-		srt__bwrap_guard_quit(st);
+	if (st->guard_fd >= 0) {
+		srt__bwrap_guard_send(st, 'Q', NULL, NULL);
+		close(st->guard_fd); /* EOF after Q: the guard just exits */
+	}
 	srt__bwrap_guard_check(st, NULL);
 	free(st);
 }

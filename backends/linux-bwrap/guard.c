@@ -23,34 +23,18 @@
  * is a copy of srt (fork). A command without orphan work gets
  * srt-linux-init's guard mode too. Either way srt does not start bwrap
  * before the guard is known to run: a guard that cannot start stops the
- * run.
- *
- * Where srt is a child subreaper (the CLI), srt-linux-init's guard mode
- * is not started at all while srt lives: a process that shares srt's
- * memory (clone with CLONE_VM: no exec, no copy of srt's page tables)
- * holds the guard's pipe and descriptors and waits (guard_wait). It
- * starts the guard mode, with everything in place as posix_spawn would
- * have put it, when srt is gone (the pipe's last writer closed: the
- * records wait in the pipe, read then as they would have been during the
- * run) or when the pipe is about to fill (srt wakes it: a guard that
- * reads must be there before a write could block). srt ends it at its
- * own normal end. An exec and a static program's start of 1 to 2 ms
- * of CPU went from every start to the starts whose srt died. */
+ * run. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,292 +122,6 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
 	return SRT_OK;
 }
 
-/* ---- the guard that starts only when needed --------------------------
- *
- * guard_wait_main runs in a process made by clone(CLONE_VM): srt's own
- * address space, while srt goes on. It must touch nothing srt uses: no C
- * library call (errno and the allocator are srt's thread's), no stack
- * protector (its canary is in that thread's TLS, which a library host's
- * thread may free), no sanitizer's run-time; only the system calls below,
- * its own stack and the block srt made for it (struct guard_wait), which
- * srt unmaps only after it has reaped this process. srt blocks every
- * signal around the clone, so srt's handlers never run here. */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define GUARD_WAIT 1
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
-#ifndef CLONE_PIDFD
-#define CLONE_PIDFD 0x00001000
-#endif
-#ifndef AT_EMPTY_PATH
-#define AT_EMPTY_PATH 0x1000
-#endif
-#if defined(__has_attribute)
-#if __has_attribute(no_stack_protector)
-#define GW_NO_SSP __attribute__((no_stack_protector))
-#endif
-#endif
-#ifndef GW_NO_SSP
-#define GW_NO_SSP __attribute__((optimize("no-stack-protector")))
-#endif
-#define GW_CHILD GW_NO_SSP __attribute__((no_sanitize_address, no_sanitize("undefined"), noinline))
-
-static inline __attribute__((always_inline)) long gw_sys(long nr, long a, long b, long c, long d, long e)
-{
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
-			 : "rcx", "r11", "memory");
-	return ret;
-#else
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
-	return x0;
-#endif
-}
-
-/* The kernel's struct sigaction (x86-64 and arm64 alike): handler,
- * flags, restorer, mask. */
-struct gw_sigaction {
-	unsigned long handler, flags, restorer, mask;
-};
-
-struct guard_wait {
-	int n;          /* the orphan work's descriptors, as 3 .. 2 + n */
-	int rd;         /* the records' pipe, as 0 */
-	int devnull;    /* as 1 and 2 (the guard mode moves them to /dev/null itself) */
-	int helper;     /* srt-linux-init, O_PATH: executed as itself */
-	int wake;       /* a byte, or the hang-up when srt is gone */
-	unsigned fd_max; /* close these, past the ones kept, where close_range is missing */
-	int *src;       /* the orphan work's descriptors, in order */
-	char **argv;
-	char *envp[1];
-};
-
-static int GW_CHILD guard_wait_main(void *arg)
-{
-	const struct guard_wait *g = arg;
-	/* the terminal's signals reach srt's whole process group: ignored
-	 * now (which also drops one pending), and still after the exec, so
-	 * the guard mode outlives a srt they kill before it ignores them;
-	 * and a Ctrl-Z's stop, held pending here, must not stop the guard
-	 * when it starts long after the job was continued */
-	const int quiet[7] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU };
-	const long zero[2] = { 0, 0 };
-	unsigned long none = 0, all = ~0UL;
-	struct gw_sigaction ign;
-	struct pollfd pf[2];
-	int i, k, n = g->n;
-
-	ign.handler = (unsigned long)SIG_IGN;
-	ign.flags = 0;
-	ign.restorer = 0;
-	ign.mask = 0;
-	for (i = 0; i < 7; i++)
-		gw_sys(SYS_rt_sigaction, quiet[i], (long)&ign, 0, sizeof(ign.mask), 0);
-	/* every descriptor as posix_spawn would have placed it; every
-	 * other copy of srt's (the write end of this pipe among them) goes */
-	if (gw_sys(SYS_dup3, g->rd, 0, 0, 0, 0) < 0 || gw_sys(SYS_dup3, g->devnull, 1, 0, 0, 0) < 0 ||
-	    gw_sys(SYS_dup3, g->devnull, 2, 0, 0, 0) < 0)
-		gw_sys(SYS_exit_group, 127, 0, 0, 0, 0);
-	for (i = 0; i < n; i++)
-		if (gw_sys(SYS_dup3, g->src[i], 3 + i, 0, 0, 0) < 0)
-			gw_sys(SYS_exit_group, 127, 0, 0, 0, 0);
-	if (gw_sys(SYS_dup3, g->helper, 3 + n, O_CLOEXEC, 0, 0) < 0 ||
-	    gw_sys(SYS_dup3, g->wake, 4 + n, O_CLOEXEC, 0, 0) < 0)
-		gw_sys(SYS_exit_group, 127, 0, 0, 0, 0);
-	if (gw_sys(SYS_close_range, 5 + n, ~0U, 0, 0, 0) != 0)
-		for (unsigned fd = (unsigned)(5 + n); fd <= g->fd_max; fd++)
-			gw_sys(SYS_close, fd, 0, 0, 0, 0);
-	/* wait: for the hang-up of the pipe (srt gone: its records wait in
-	 * the pipe) or of the wake pipe, or for a byte on the latter */
-	for (;;) {
-		long r;
-
-		pf[0].fd = 0;
-		pf[0].events = 0;
-		pf[0].revents = 0;
-		pf[1].fd = 4 + n;
-		pf[1].events = POLLIN;
-		pf[1].revents = 0;
-		r = gw_sys(SYS_ppoll, (long)pf, 2, 0, 0, 0);
-		if (r != -EINTR)
-			break;
-	}
-	/* srt's handlers (the C library's own among them) are in this
-	 * table too: none may run here, so a signal pending when the mask
-	 * goes takes its default action instead */
-	ign.handler = (unsigned long)SIG_DFL;
-	for (i = 1; i <= 64; i++) {
-		for (k = 0; k < 7 && quiet[k] != i; k++)
-			;
-		if (k == 7 && i != SIGKILL && i != SIGSTOP)
-			gw_sys(SYS_rt_sigaction, i, (long)&ign, 0, sizeof(ign.mask), 0);
-	}
-	/* and what waits pending goes unread: the guard starts whatever
-	 * was sent to this process while it waited (bounded: a queue of
-	 * real-time signals ends, and 4096 takes are plenty) */
-	for (i = 0; i < 4096 && gw_sys(SYS_rt_sigtimedwait, (long)&all, 0, (long)zero, sizeof(all), 0) > 0; i++)
-		;
-	gw_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&none, 0, sizeof(none), 0);
-	gw_sys(SYS_execveat, 3 + n, (long)"", (long)g->argv, (long)g->envp, AT_EMPTY_PATH);
-	gw_sys(SYS_exit_group, 127, 0, 0, 0, 0);
-	return 127;
-}
-
-#define GUARD_WAIT_STACK (64 * 1024)
-
-/* Start the waiting process for a guard whose command line is argv (argv[0]
- * srt-linux-init) and whose records come on rd, with the orphan work's
- * descriptors src[0 .. n-1] (placed at or above 3 + n). 0, or -1 with
- * errno: then nothing was started and the caller spawns the guard mode at
- * once. */
-static int guard_wait(struct srt__bwrap_state *st, char *const *argv, int rd, const int *src, size_t n)
-{
-	size_t argc = 0, strs = 0, len, i, off, av;
-	struct guard_wait *g;
-	unsigned long all, old = 0;
-	int pidfd = -1, w[2] = { -1, -1 }, fds[3] = { -1, -1, -1 }, e, floor_fd;
-	struct rlimit rl;
-	char *mem, *p;
-	pid_t pid;
-
-	while (argv[argc])
-		strs += strlen(argv[argc++]) + 1;
-	/* the block: g, src[n], argv[argc + 1] (aligned for a pointer),
-	 * the strings, then the stack at its end */
-	av = (sizeof(*g) + n * sizeof(int) + sizeof(char *) - 1) / sizeof(char *) * sizeof(char *);
-	off = av + (argc + 1) * sizeof(char *);
-	len = (off + strs + 15) / 16 * 16;
-	len = (len + GUARD_WAIT_STACK + 4095) / 4096 * 4096;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return -1;
-	g = (struct guard_wait *)(void *)mem;
-	g->n = (int)n;
-	g->src = (int *)(void *)(mem + sizeof(*g));
-	g->argv = (char **)(void *)(mem + av);
-	p = mem + off;
-	for (i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]) + 1;
-
-		memcpy(p, argv[i], l);
-		g->argv[i] = p;
-		p += l;
-	}
-	g->argv[argc] = NULL;
-	g->envp[0] = NULL;
-	for (i = 0; i < n; i++)
-		g->src[i] = src[i];
-	g->fd_max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (1U << 20)
-			    ? (unsigned)rl.rlim_cur : (1U << 20);
-	/* every descriptor the child moves starts above every number it
-	 * moves one to (0 .. 4 + n) */
-	floor_fd = (int)(5 + n);
-	if (pipe2(w, O_CLOEXEC) != 0)
-		goto fail;
-	fds[0] = fcntl(rd, F_DUPFD_CLOEXEC, floor_fd);
-	fds[1] = open("/dev/null", O_RDWR | O_CLOEXEC);
-	fds[2] = open(st->helper, O_PATH | O_CLOEXEC);
-	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0)
-		goto fail;
-	g->rd = fds[0];
-	if ((g->devnull = fcntl(fds[1], F_DUPFD_CLOEXEC, floor_fd)) < 0)
-		goto fail;
-	close(fds[1]);
-	fds[1] = g->devnull;
-	if ((g->helper = fcntl(fds[2], F_DUPFD_CLOEXEC, floor_fd)) < 0)
-		goto fail;
-	close(fds[2]);
-	fds[2] = g->helper;
-	if ((g->wake = fcntl(w[0], F_DUPFD_CLOEXEC, floor_fd)) < 0)
-		goto fail;
-	close(w[0]);
-	w[0] = g->wake;
-	/* every signal blocked, the C library's own too (pthread_sigmask
-	 * leaves those out), for the child to inherit; this thread's mask
-	 * is back right after */
-	all = ~0UL;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all));
-	pid = clone(guard_wait_main, mem + len, CLONE_VM | CLONE_PIDFD | SIGCHLD, g, &pidfd);
-	e = errno;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
-	errno = e;
-	if (pid < 0)
-		goto fail;
-	for (i = 0; i < 3; i++)
-		close(fds[i]);
-	close(w[0]);
-	st->wait_pid = pid;
-	st->wait_pidfd = pidfd;
-	st->wait_wake = w[1];
-	st->wait_mem = mem;
-	st->wait_len = len;
-	st->wait_cap = fcntl(st->guard_fd, F_GETPIPE_SZ);
-	srt__bwrap_guard_reserve(st, 0); /* what was written before */
-	return 0;
-fail:
-	e = errno;
-	for (i = 0; i < 3; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	if (w[0] >= 0)
-		close(w[0]);
-	if (w[1] >= 0)
-		close(w[1]);
-	munmap(mem, len);
-	errno = e;
-	return -1;
-}
-#endif
-
-/* Start the guard now if a process waits to (the pipe is about to fill). */
-static void guard_wake(struct srt__bwrap_state *st)
-{
-	ssize_t w;
-
-	if (st->wait_wake < 0)
-		return;
-	do
-		w = write(st->wait_wake, "w", 1);
-	while (w < 0 && errno == EINTR);
-	close(st->wait_wake);
-	st->wait_wake = -1;
-}
-
-/* End and reap the waiting process (or the guard mode it started), at
- * srt's normal end: nothing is left for a guard to do. */
-static void guard_wait_end(struct srt__bwrap_state *st)
-{
-	if (st->wait_pid <= 0)
-		return;
-	if (st->wait_pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, st->wait_pidfd, SIGKILL, NULL, 0);
-	while (waitpid(st->wait_pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	if (st->wait_pidfd >= 0)
-		close(st->wait_pidfd);
-	if (st->wait_wake >= 0)
-		close(st->wait_wake);
-	munmap(st->wait_mem, st->wait_len);
-	st->wait_pid = 0;
-	st->wait_pidfd = st->wait_wake = -1;
-	st->wait_mem = NULL;
-	st->wait_len = 0;
-}
-
 /* The guard as srt-linux-init's guard mode, started with posix_spawn:
  * glibc's is a vfork (no copy of srt's page tables, no copy-on-write fault
  * for srt afterwards) and reports a failed exec. The records go to its
@@ -464,42 +162,24 @@ static int guard_spawn(struct srt__bwrap_state *st, const struct srt_command *cm
 					    "program is not an absolute path with descriptors");
 	}
 	argv[n] = NULL;
-	/* the work's descriptors above every number they go to (3 .. 2 + n,
-	 * and 4 + n for a waiting process), so no move in the child lands
-	 * on one not yet moved */
+	if (pipe2(r, O_CLOEXEC) != 0)
+		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
+	/* the work's descriptors above every number they go to (3 .. 2 + n),
+	 * so no move in the child lands on one not yet moved */
 	if (nfds && !(hi = malloc(nfds * sizeof(*hi))))
 		err = ENOMEM;
 	for (i = 0; !err && i < nfds; i++)
-		if ((hi[i] = fcntl(cmd->orphan_fds[i], F_DUPFD_CLOEXEC, (int)(5 + nfds))) < 0) {
+		if ((hi[i] = fcntl(cmd->orphan_fds[i], F_DUPFD_CLOEXEC, (int)(3 + nfds))) < 0) {
 			err = errno;
 			while (i-- > 0)
 				close(hi[i]);
 		}
 	if (err) {
 		free(hi);
+		close(r[0]);
+		close(r[1]);
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: the orphan work's descriptors: %s",
 				    strerror(err));
-	}
-#ifdef GUARD_WAIT
-	if (direct) {
-		if (guard_wait(st, argv, p[0], hi, nfds) == 0) {
-			for (i = 0; i < nfds; i++)
-				close(hi[i]);
-			free(hi);
-			st->guard_mid = 0;
-			return SRT_OK;
-		}
-		if (st->pol && st->pol->debug)
-			fprintf(stderr, "[srt debug] cleanup guard: no process to wait in (%s): started at once\n",
-				strerror(errno));
-	}
-#endif
-	if (pipe2(r, O_CLOEXEC) != 0) {
-		err = errno;
-		for (i = 0; i < nfds; i++)
-			close(hi[i]);
-		free(hi);
-		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(err));
 	}
 	sigemptyset(&none);
 	err = posix_spawn_file_actions_init(&fa);
@@ -559,7 +239,9 @@ int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command 
 		 * repositories made since for the command's) */
 		srt__bwrap_guard_send(st, 'X', NULL, NULL);
 	} else if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
-		srt__bwrap_guard_quit(st);
+		srt__bwrap_guard_send(st, 'Q', NULL, NULL);
+		close(st->guard_fd); /* EOF after Q: the guard just exits */
+		st->guard_fd = -1;
 		st->guard_used = 0;
 		st->proxy_dir_sent = 0;
 		srt__bwrap_guard_check(st, NULL);
@@ -570,7 +252,6 @@ int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command 
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: pipe: %s", strerror(errno));
 	st->guard_rd = p[0];
 	st->guard_fd = p[1];
-	st->guard_bytes = 0;
 	return SRT_OK;
 }
 
@@ -586,16 +267,6 @@ void srt__bwrap_guard_adopt(struct srt__bwrap_state *st)
 		close(st->guard_ready);
 	st->guard_rd = st->guard_fd = st->guard_ready = -1;
 	st->guard_mid = 0; /* the other process's child */
-	if (st->wait_pidfd >= 0)
-		close(st->wait_pidfd);
-	if (st->wait_wake >= 0)
-		close(st->wait_wake);
-	if (st->wait_mem)
-		munmap(st->wait_mem, st->wait_len); /* this copy of it: the other's is the one in use */
-	st->wait_pid = 0; /* the other process's, sharing the other's memory */
-	st->wait_pidfd = st->wait_wake = -1;
-	st->wait_mem = NULL;
-	st->wait_len = 0;
 	st->guard_used = 0;
 	st->running = 0; /* that process's commands */
 	st->proxy_dir_sent = 0;
@@ -606,28 +277,22 @@ void srt__bwrap_guard_adopt(struct srt__bwrap_state *st)
 int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			    struct srt_diag *diag)
 {
-	int p[2], rc, direct;
+	int p[2], rc;
 
 	if (st->guard_rd < 0)
 		return SRT_OK; /* running already */
 	p[0] = st->guard_rd;
 	p[1] = st->guard_fd;
-	direct = is_subreaper();
 	if (st->pol && st->pol->debug)
-		fprintf(stderr, "[srt debug] cleanup guard: %s%s\n",
-			cmd->orphan_argv ? "srt-linux-init --guard, the git guard's sweep of write "
+		fprintf(stderr, "[srt debug] cleanup guard: %s\n",
+			cmd->orphan_argv ? "srt-linux-init --guard (posix_spawn), the git guard's sweep of write "
 					   "roots other than the run's TMPDIR by its program" :
 			cmd->orphan_fn ? "a fork of srt (the git guard's sweep of write roots other than the run's TMPDIR)" :
-					 "srt-linux-init --guard",
-			cmd->orphan_fn && !cmd->orphan_argv ? "" :
-#ifdef GUARD_WAIT
-			direct ? " (started only if srt dies or its pipe fills: a process sharing srt's memory waits till then)" :
-#endif
-				 " (posix_spawn)");
+					 "srt-linux-init --guard (posix_spawn)");
 	if (cmd->orphan_fn && !cmd->orphan_argv)
-		rc = guard_fork(st, cmd, p, direct, diag);
+		rc = guard_fork(st, cmd, p, is_subreaper(), diag);
 	else
-		rc = guard_spawn(st, cmd->orphan_argv ? cmd : NULL, p, direct, diag);
+		rc = guard_spawn(st, cmd->orphan_argv ? cmd : NULL, p, is_subreaper(), diag);
 	close(p[0]);
 	st->guard_rd = -1;
 	if (rc) {
@@ -683,20 +348,6 @@ int srt__bwrap_guard_check(struct srt__bwrap_state *st, struct srt_diag *diag)
 	return rc;
 }
 
-/* Nobody reads the pipe while the guard waits to start, so it starts
- * before a write could block. A pipe holds wait_cap / 4096 pages, and a
- * write that does not fit in the last page's free room starts a new one:
- * the room left behind is smaller than that write, so the pages in use
- * never take more than twice the bytes written (plus the last page). */
-void srt__bwrap_guard_reserve(struct srt__bwrap_state *st, size_t bytes)
-{
-	size_t pages = st->wait_cap > 0 ? (size_t)st->wait_cap / 4096 : 0;
-
-	st->guard_bytes += bytes;
-	if (st->wait_wake >= 0 && (pages < 2 || 2 * st->guard_bytes + 4096 > (pages - 1) * 4096))
-		guard_wake(st);
-}
-
 int srt__bwrap_guard_send(struct srt__bwrap_state *st, char type, const char *text,
 			  struct srt_diag *diag)
 {
@@ -709,7 +360,6 @@ int srt__bwrap_guard_send(struct srt__bwrap_state *st, char type, const char *te
 	if (l >= sizeof(rec))
 		return srt_diag_set(diag, SRT_E_LIMIT, "", "cleanup guard: record too long");
 	l++; /* the NUL ends the record */
-	srt__bwrap_guard_reserve(st, l);
 	while (off < l) {
 		ssize_t w = write(st->guard_fd, rec + off, l - off);
 		if (w < 0 && errno == EINTR)
@@ -719,18 +369,6 @@ int srt__bwrap_guard_send(struct srt__bwrap_state *st, char type, const char *te
 		off += (size_t)w;
 	}
 	return SRT_OK;
-}
-
-void srt__bwrap_guard_quit(struct srt__bwrap_state *st)
-{
-	if (st->guard_fd < 0)
-		return;
-	srt__bwrap_guard_send(st, 'Q', NULL, NULL);
-#ifdef GUARD_WAIT
-	guard_wait_end(st);
-#endif
-	close(st->guard_fd); /* EOF after Q: the guard just exits */
-	st->guard_fd = -1;
 }
 
 void srt__bwrap_guard_announce(void *ctx, const char *path)

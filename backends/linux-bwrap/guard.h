@@ -31,14 +31,6 @@ int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_comman
 void srt__bwrap_guard_adopt(struct srt__bwrap_state *st);
 /* Reap the guard's short-lived parent: SRT_OK when the guard started. */
 int srt__bwrap_guard_check(struct srt__bwrap_state *st, struct srt_diag *diag);
-/* srt ends normally: "Q" to the guard, which then has nothing to do, and
- * the guard's pipe closed; a guard that waits to start is ended and reaped
- * (guard.c). */
-void srt__bwrap_guard_quit(struct srt__bwrap_state *st);
-/* Count bytes about to go into the guard's pipe (a record, or the "K" a
- * spawned child writes), waking a guard that waits before the pipe could
- * fill (guard.c). */
-void srt__bwrap_guard_reserve(struct srt__bwrap_state *st, size_t bytes);
 /* Send one record (type, then text) to the guard; SRT_OK with no guard. */
 int srt__bwrap_guard_send(struct srt__bwrap_state *st, char type, const char *text,
 			  struct srt_diag *diag);

@@ -23,16 +23,6 @@ struct srt__bwrap_state {
 				* is the other process's, never this one's
 				* guards' to remove (srt__bwrap_guard_adopt) */
 	pid_t owner;     /* the process this state's guard fields are of */
-	/* the guard that starts only when needed (guard.c, guard_wait):
-	 * a process sharing srt's memory, until srt ends it */
-	pid_t wait_pid;  /* that process, or 0 */
-	int wait_pidfd;  /* its pidfd, or -1 */
-	int wait_wake;   /* a byte here starts the guard at once, or -1 */
-	void *wait_mem;  /* its stack, argv and strings (munmapped once it is reaped) */
-	size_t wait_len;
-	int wait_cap;    /* the guard pipe's size: the wake comes before it is full */
-	size_t guard_bytes; /* written into the guard's pipe (the spawned
-			     * children's "K" reserved in advance) */
 };
 
 #endif

@@ -1,0 +1,90 @@
+#!/bin/bash
+# The cleanup guard (backends/linux-bwrap/guard.c) undoes a run whose srt
+# died: it quarantines a git repository the command planted in a write root
+# (the git guard's sweep), removes srt's placeholders and the run's TMPDIR.
+# It must outlive the ways srt is commonly ended:
+# - the terminal's Ctrl-C, Ctrl-Z and hang-up (the guard ignores them: a
+#   stopped guard undid nothing when srt was killed later);
+# - records past what its pipe holds (400 placeholders).
+. "$(dirname "$0")/lib.sh"
+need_bwrap_sandbox
+plan 6
+P="$WORK/proj"
+# a unique sleep argument marks every process of a run
+MARK="300.0$$$RANDOM"
+S=$(fs s '{"denyRead":["./missing-secret"],"allowWrite":["."],"denyWrite":[]}')
+# CMD in the background without the EXIT trap in the fork (see
+# tests/escape/lib.sh: a signal landing before the exec would run it)
+fork_notrap() { local t; t=$(trap -p EXIT); trap - EXIT; "$@" & eval "${t:-trap - EXIT}"; }
+# srt in the background in the project, in a session and process group of
+# its own (as a harness starts a command), OUT its output:
+#   bg_srt SETTINGS OUT COMMAND
+bg_srt() {
+	fork_notrap setsid bash -c 'cd "$1" && exec env LD_LIBRARY_PATH="$2" "$3" --backend="$4" -s "$5" -c "$6" >"$7" 2>/dev/null' \
+		_ "$P" "$SRT_LIBS" "$SRT" "$BACKEND" "$1" "$3" "$2"
+}
+# what the command plants and leaves: a repository whose fsmonitor a host
+# git would run, its TMPDIR's name on stdout, then it waits
+PLANT='git init -q planted && git -C planted config core.fsmonitor "touch PWNED; false" && echo $TMPDIR'
+# undone: the repository quarantined, the placeholder and TMPDIR gone
+undone() { # TMPDIR
+	[ -n "$1" ] && [ ! -e "$1" ] && [ ! -e "$P/missing-secret" ] && [ ! -e "$P/planted/.git" ] &&
+		[ -e "$P/planted/.git.srt-quarantine" ]
+}
+wait_undone() { for _ in $(seq 100); do undone "$1" && return 0; sleep 0.1; done; return 1; }
+wait_out() { for _ in $(seq 150); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+# the guard: srt's child that is not bwrap
+guard_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "bwrap" { print $1; exit }'; }
+reset_proj() { cd "$WORK" && rm -rf "$P" && mkdir -p "$P" && cd "$P"; }
+
+have_git=1
+command -v git >/dev/null 2>&1 || have_git=0
+
+# 2. the terminal's signals and a job-control stop sent to the guard, then
+# srt SIGKILLed
+if [ $have_git = 1 ]; then
+	reset_proj
+	bg_srt "$S" "$WORK/o2" "$PLANT && exec sleep $MARK"
+	K=$!
+	wait_out "$WORK/o2"
+	t=$(head -1 "$WORK/o2")
+	g=$(guard_of "$K")
+	if [ -n "$g" ]; then
+		for sig in INT TERM HUP QUIT TSTP TTIN TTOU; do kill -s "$sig" "$g" 2>/dev/null; done
+		sleep 0.3
+	fi
+	state=$(awk '{ print $3 }' "/proc/${g:-none}/stat" 2>/dev/null)
+	check "the guard outlives SIGINT, SIGTERM, SIGHUP and SIGQUIT and is not stopped by SIGTSTP, SIGTTIN or SIGTTOU (${g:-no guard found}, state ${state:-gone})" \
+		test -n "$g" -a -n "$state" -a "$state" != T
+	kill -KILL "$K"
+	wait "$K" 2>/dev/null
+	check "then srt SIGKILLed: the guard still undoes the run (${t:-none})" wait_undone "$t"
+else
+	skip "git missing"; skip "git missing"
+fi
+
+# 4. records past what the guard's pipe holds: 400 placeholders of
+# 200-byte names, over 80 KiB of records
+reset_proj
+names=$(for i in $(seq 400); do printf '"./m%03d-%0190d",' "$i" 0; done)
+M=$(fs many "{\"denyRead\":[${names%,}],\"allowWrite\":[\".\"],\"denyWrite\":[]}")
+out=$(cd "$P" && timeout -k 5 60 env LD_LIBRARY_PATH="$SRT_LIBS" "$SRT" --backend="$BACKEND" -s "$M" -c 'ls | grep -c "^m[0-9]"' 2>&1)
+rc=$?
+check "400 placeholders (80 KiB of records): the run ends by itself (rc=$rc, saw ${out:-nothing})" \
+	test "$rc" = 0 -a "$out" = 400
+check "and leaves none of them" test -z "$(ls "$P" | grep '^m[0-9]')"
+bg_srt "$M" "$WORK/o4" "ls | grep -c ^m[0-9]; exec sleep $MARK"
+K=$!
+wait_out "$WORK/o4"
+seen=$(head -1 "$WORK/o4")
+kill -KILL "$K"
+wait "$K" 2>/dev/null
+for _ in $(seq 100); do [ -z "$(ls "$P" | grep '^m[0-9]')" ] && break; sleep 0.1; done
+check "the same run SIGKILLed: the guard removes all 400 (the command saw ${seen:-none})" \
+	test "$seen" = 400 -a -z "$(ls "$P" | grep '^m[0-9]')"
+
+# nothing of any run is left, and a normal end leaves no process
+srt__run -s "$S" -c "true $MARK" >/dev/null 2>&1
+for _ in $(seq 50); do pgrep -f "$MARK" >/dev/null || break; sleep 0.1; done
+check "nothing of the runs is left (no process carries the mark)" test -z "$(pgrep -f "$MARK")"
+pkill -KILL -f "$MARK" 2>/dev/null || true
