@@ -101,6 +101,7 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
 	if (pid == 0) {
 		sigset_t none;
 
+		setpgid(0, 0); /* a process group of its own: see srt__bwrap_guard_launch */
 		close(p[1]);
 		close_all_but(p[0], cmd->orphan_fds, cmd->n_orphan_fds);
 		if (!direct) {
@@ -198,8 +199,9 @@ static int guard_spawn(struct srt__bwrap_state *st, const struct srt_command *cm
 		err = posix_spawn_file_actions_adddup2(&fa, r[1], 1);
 	for (i = 0; !err && i < nfds; i++)
 		err = posix_spawn_file_actions_adddup2(&fa, hi[i], (int)(3 + i));
-	if (!err && !(err = posix_spawnattr_setsigmask(&at, &none)) &&
-	    !(err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK)))
+	/* a process group of its own: see srt__bwrap_guard_launch */
+	if (!err && !(err = posix_spawnattr_setsigmask(&at, &none)) && !(err = posix_spawnattr_setpgroup(&at, 0)) &&
+	    !(err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP)))
 		err = posix_spawn(&pid, st->helper, &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -274,6 +276,11 @@ void srt__bwrap_guard_adopt(struct srt__bwrap_state *st)
 	st->owner = getpid();
 }
 
+/* Whatever kind, the guard runs in a process group of its own. A harness
+ * that ends a command it timed out kills the command's whole process group
+ * (kill(-pgid, SIGKILL)), and a terminal sends its Ctrl-C and Ctrl-Z to
+ * the foreground one: in srt's group the guard died with srt (or stopped
+ * with it), and nothing was undone, the git guard's sweep included. */
 int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_command *cmd,
 			    struct srt_diag *diag)
 {

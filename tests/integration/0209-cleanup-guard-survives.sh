@@ -3,12 +3,20 @@
 # died: it quarantines a git repository the command planted in a write root
 # (the git guard's sweep), removes srt's placeholders and the run's TMPDIR.
 # It must outlive the ways srt is commonly ended:
+# - a harness that ends a timed-out command kills its whole process group
+#   with SIGKILL: the guard has a process group of its own (in srt's it
+#   died with srt, and nothing was undone);
 # - the terminal's Ctrl-C, Ctrl-Z and hang-up (the guard ignores them: a
 #   stopped guard undid nothing when srt was killed later);
+# - the kernel's OOM killer choosing srt, in a memory cgroup the command
+#   fills through a tmpfs: the guard is a program of its own, with memory of
+#   its own (a guard that waited in srt's memory, tried and dropped, was
+#   killed with srt: the kernel kills every process that shares a victim's
+#   memory);
 # - records past what its pipe holds (400 placeholders).
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 6
+plan 9
 P="$WORK/proj"
 # a unique sleep argument marks every process of a run
 MARK="300.0$$$RANDOM"
@@ -40,6 +48,25 @@ reset_proj() { cd "$WORK" && rm -rf "$P" && mkdir -p "$P" && cd "$P"; }
 have_git=1
 command -v git >/dev/null 2>&1 || have_git=0
 
+# 1. srt's process group SIGKILLed, as a harness's timeout does
+if [ $have_git = 1 ]; then
+	reset_proj
+	bg_srt "$S" "$WORK/o1" "$PLANT && exec sleep $MARK"
+	K=$!
+	wait_out "$WORK/o1"
+	t=$(head -1 "$WORK/o1")
+	g=$(guard_of "$K")
+	gpg=$(ps -o pgid= -p "${g:-0}" 2>/dev/null | tr -d ' ')
+	check "the guard has a process group of its own (guard ${g:-none} in ${gpg:-none}, srt's is $K)" \
+		test -n "$gpg" -a "$gpg" != "$K"
+	kill -KILL -- "-$K" 2>/dev/null
+	wait "$K" 2>/dev/null
+	check "srt's whole process group SIGKILLed: the guard quarantines the planted repository, removes the placeholder and TMPDIR (${t:-none})" \
+		wait_undone "$t"
+else
+	skip "git missing"; skip "git missing"
+fi
+
 # 2. the terminal's signals and a job-control stop sent to the guard, then
 # srt SIGKILLed
 if [ $have_git = 1 ]; then
@@ -61,6 +88,48 @@ if [ $have_git = 1 ]; then
 	check "then srt SIGKILLed: the guard still undoes the run (${t:-none})" wait_undone "$t"
 else
 	skip "git missing"; skip "git missing"
+fi
+
+# 3. the OOM killer choosing srt: root, and a memory cgroup this test can
+# make below its own (cgroup v1's memory controller, or v2 with memory
+# enabled for children)
+oom_cgroup() {
+	local base d
+	is_root || return 1
+	base=/sys/fs/cgroup/memory$(awk -F: '$2 == "memory" { print $3; exit }' /proc/self/cgroup)
+	if [ -d "$base" ] && [ -w "$base" ]; then
+		d="$base/srt-test-oom-$$"
+		mkdir "$d" 2>/dev/null && echo $((64 << 20)) >"$d/memory.limit_in_bytes" 2>/dev/null
+		[ -w "$d/cgroup.procs" ] && [ "$(cat "$d/memory.limit_in_bytes" 2>/dev/null)" = $((64 << 20)) ] &&
+			echo "$d" && return 0
+		rmdir "$d" 2>/dev/null
+	fi
+	base=/sys/fs/cgroup$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] && [ -w "$base" ]; then
+		d="$base/srt-test-oom-$$"
+		mkdir "$d" 2>/dev/null && [ -w "$d/memory.max" ] && echo $((64 << 20)) >"$d/memory.max" 2>/dev/null &&
+			echo "$d" && return 0
+		rmdir "$d" 2>/dev/null
+	fi
+	return 1
+}
+if [ $have_git = 0 ]; then
+	skip "git missing"
+elif ! CG=$(oom_cgroup); then
+	skip "no memory cgroup this test can make here (needs root and a memory controller for a child cgroup): the OOM case is not run"
+else
+	reset_proj
+	rm -f "$WORK/o3"
+	(cd "$P" && timeout -k 5 60 sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$CG" \
+		env LD_LIBRARY_PATH="$SRT_LIBS" "$SRT" --backend="$BACKEND" -s "$S" \
+		-c "$PLANT && exec dd if=/dev/zero of=/dev/shm/fill bs=64k" >"$WORK/o3" 2>/dev/null)
+	rc=$?
+	t=$(head -1 "$WORK/o3")
+	killed=$(dmesg 2>/dev/null | grep -c "Killed process .*(srt)")
+	check "srt killed by the OOM killer (exit $rc; the kernel's log names srt $killed times): the guard quarantines the planted repository, removes the placeholder and TMPDIR (${t:-none})" \
+		wait_undone "$t"
+	for _ in $(seq 100); do rmdir "$CG" 2>/dev/null && break; sleep 0.1; done
+	[ -d "$CG" ] && diag "the test's cgroup $CG could not be removed"
 fi
 
 # 4. records past what the guard's pipe holds: 400 placeholders of
