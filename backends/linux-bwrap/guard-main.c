@@ -138,9 +138,10 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	pid_t reaper = 0;
 	int i, quitting = 0;
 
-	/* the terminal's signals reach srt's whole process group: the guard
-	 * must outlive a srt they kill, and a Ctrl-Z must not leave it
-	 * stopped when srt is killed while the job is */
+	/* the terminal's signals and a harness's kill reach a process
+	 * group: the guard has one of its own (guard.c) and ignores these
+	 * besides, so it outlives a srt they kill, and a stop never leaves
+	 * it stopped when srt is killed later */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
