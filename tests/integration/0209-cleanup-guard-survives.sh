@@ -44,18 +44,23 @@ wait_out() { for _ in $(seq 150); do [ -s "$1" ] && return 0; sleep 0.1; done; r
 # the guard: srt's child that is not bwrap
 guard_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "bwrap" { print $1; exit }'; }
 reset_proj() { cd "$WORK" && rm -rf "$P" && mkdir -p "$P" && cd "$P"; }
+# a fresh project and a run that plants there and waits, output in OUT:
+# sets K (srt), t (its TMPDIR), g (its guard)
+start_planted() {
+	reset_proj
+	bg_srt "$S" "$1" "$PLANT && exec sleep $MARK"
+	K=$!
+	wait_out "$1"
+	t=$(head -1 "$1")
+	g=$(guard_of "$K")
+}
 
 have_git=1
 command -v git >/dev/null 2>&1 || have_git=0
 
 # 1. srt's process group SIGKILLed, as a harness's timeout does
 if [ $have_git = 1 ]; then
-	reset_proj
-	bg_srt "$S" "$WORK/o1" "$PLANT && exec sleep $MARK"
-	K=$!
-	wait_out "$WORK/o1"
-	t=$(head -1 "$WORK/o1")
-	g=$(guard_of "$K")
+	start_planted "$WORK/o1"
 	gpg=$(ps -o pgid= -p "${g:-0}" 2>/dev/null | tr -d ' ')
 	check "the guard has a process group of its own (guard ${g:-none} in ${gpg:-none}, srt's is $K)" \
 		test -n "$gpg" -a "$gpg" != "$K"
@@ -70,12 +75,7 @@ fi
 # 2. the terminal's signals and a job-control stop sent to the guard, then
 # srt SIGKILLed
 if [ $have_git = 1 ]; then
-	reset_proj
-	bg_srt "$S" "$WORK/o2" "$PLANT && exec sleep $MARK"
-	K=$!
-	wait_out "$WORK/o2"
-	t=$(head -1 "$WORK/o2")
-	g=$(guard_of "$K")
+	start_planted "$WORK/o2"
 	if [ -n "$g" ]; then
 		for sig in INT TERM HUP QUIT TSTP TTIN TTOU; do kill -s "$sig" "$g" 2>/dev/null; done
 		sleep 0.3
