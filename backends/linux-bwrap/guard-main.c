@@ -140,8 +140,8 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 
 	/* the terminal's signals and a harness's kill reach a process
 	 * group: the guard has one of its own (guard.c) and ignores these
-	 * besides, so it outlives a srt they kill, and a stop never leaves
-	 * it stopped when srt is killed later */
+	 * besides, so it outlives a srt they kill and is not stopped with
+	 * srt's job */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

@@ -119,6 +119,9 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
 	}
 	if (pid < 0)
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: fork: %s", strerror(errno));
+	/* here too, so the group is the guard's before srt goes on (a kill
+	 * of srt's group could otherwise come before the child's own call) */
+	setpgid(pid, pid);
 	st->guard_mid = direct ? 0 : pid;
 	return SRT_OK;
 }
