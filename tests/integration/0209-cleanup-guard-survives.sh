@@ -24,13 +24,6 @@ S=$(fs s '{"denyRead":["./missing-secret"],"allowWrite":["."],"denyWrite":[]}')
 # CMD in the background without the EXIT trap in the fork (see
 # tests/escape/lib.sh: a signal landing before the exec would run it)
 fork_notrap() { local t; t=$(trap -p EXIT); trap - EXIT; "$@" & eval "${t:-trap - EXIT}"; }
-# srt in the background in the project, in a session and process group of
-# its own (as a harness starts a command), OUT its output:
-#   bg_srt SETTINGS OUT COMMAND
-bg_srt() {
-	fork_notrap setsid bash -c 'cd "$1" && exec env LD_LIBRARY_PATH="$2" "$3" --backend="$4" -s "$5" -c "$6" >"$7" 2>/dev/null' \
-		_ "$P" "$SRT_LIBS" "$SRT" "$BACKEND" "$1" "$3" "$2"
-}
 # what the command plants and leaves: a repository whose fsmonitor a host
 # git would run, its TMPDIR's name on stdout, then it waits
 PLANT='git init -q planted && git -C planted config core.fsmonitor "touch PWNED; false" && echo $TMPDIR'
@@ -44,31 +37,26 @@ wait_out() { for _ in $(seq 150); do [ -s "$1" ] && return 0; sleep 0.1; done; r
 # the guard: srt's child that is not bwrap
 guard_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "bwrap" { print $1; exit }'; }
 reset_proj() { cd "$WORK" && rm -rf "$P" && mkdir -p "$P" && cd "$P"; }
-# srt as a job of a shell with job control, in a session of its own:
-# srt's group then has its parent shell in another group of the same
-# session, so it is not orphaned, and a SIGTSTP stops what is in it (the
-# kernel drops the job-control stops for an orphaned group, as bg_srt's
-# is). Sets K (srt).
-#   bg_srt_job SETTINGS OUT COMMAND
-bg_srt_job() {
+# srt in the background in the project, as a job of a shell with job
+# control in a session of its own (as a harness or a terminal starts a
+# command): srt leads a process group whose parent shell is in another
+# group of the same session, so the group is not orphaned and a SIGTSTP
+# stops what is in it (the kernel drops the job-control stops for an
+# orphaned group). OUT its output; sets K (srt).
+#   bg_srt SETTINGS OUT COMMAND
+bg_srt() {
 	rm -f "$WORK/jobpid"
 	fork_notrap setsid bash -c 'set -m; cd "$1" || exit 1; env LD_LIBRARY_PATH="$2" "$3" --backend="$4" -s "$5" -c "$6" >"$7" 2>/dev/null & echo $! >"$8"; wait' \
 		_ "$P" "$SRT_LIBS" "$SRT" "$BACKEND" "$1" "$3" "$2" "$WORK/jobpid"
 	for _ in $(seq 100); do [ -s "$WORK/jobpid" ] && break; sleep 0.1; done
 	K=$(cat "$WORK/jobpid" 2>/dev/null)
 }
-# a fresh project and a run that plants there and waits, output in OUT,
-# started by bg_srt, or with "job" by bg_srt_job: sets K (srt), t (its
-# TMPDIR), g (its guard, also kept in GUARDS)
+# a fresh project and a run that plants there and waits, output in OUT:
+# sets K (srt), t (its TMPDIR), g (its guard, also kept in GUARDS)
 GUARDS=
 start_planted() {
 	reset_proj
-	if [ "${2:-}" = job ]; then
-		bg_srt_job "$S" "$1" "$PLANT && exec sleep $MARK"
-	else
-		bg_srt "$S" "$1" "$PLANT && exec sleep $MARK"
-		K=$!
-	fi
+	bg_srt "$S" "$1" "$PLANT && exec sleep $MARK"
 	wait_out "$1"
 	t=$(head -1 "$1")
 	g=$(guard_of "${K:-0}")
@@ -92,10 +80,10 @@ else
 	skip "git missing"; skip "git missing"
 fi
 
-# 2. the terminal's signals and a job-control stop sent to the guard of a
-# srt run as a shell's job, then srt SIGKILLed
+# 2. the terminal's signals and a job-control stop sent to the guard, then
+# srt SIGKILLed
 if [ $have_git = 1 ]; then
-	start_planted "$WORK/o2" job
+	start_planted "$WORK/o2"
 	if [ -n "$g" ]; then
 		for sig in INT TERM HUP QUIT TSTP TTIN TTOU; do kill -s "$sig" "$g" 2>/dev/null; done
 		sleep 0.3
@@ -176,7 +164,6 @@ check "400 placeholders (80 KiB of records): the run ends by itself (rc=$rc, saw
 	test "$rc" = 0 -a "$out" = 400
 check "and leaves none of them" test -z "$(ls "$P" | grep '^m[0-9]')"
 bg_srt "$M" "$WORK/o4" "ls | grep -c ^m[0-9]; exec sleep $MARK"
-K=$!
 wait_out "$WORK/o4"
 seen=$(head -1 "$WORK/o4")
 kill -KILL "$K"
