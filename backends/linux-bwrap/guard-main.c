@@ -3,8 +3,8 @@
  * it). Also srt-linux-init's guard mode, the program srt starts as its
  * guard when the command has no orphan work: a fork of srt copies its
  * page tables (about 3 ms here with srt's libraries mapped) and makes
- * every page srt writes afterwards a copy-on-write fault, while
- * posix_spawn of this static program copies nothing. */
+ * every page srt writes afterwards a copy-on-write fault, while a vfork
+ * and exec of this static program copies nothing. */
 #include "config.h"
 
 #include <errno.h>
@@ -136,6 +136,7 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	char run_dir[PATH_MAX + 2] = "";
 	unsigned long long run_dev = 0, run_ino = 0;
 	pid_t reaper = 0;
+	sigset_t none;
 	int i, quitting = 0;
 
 	/* the terminal's signals and a harness's kill reach a process
@@ -149,6 +150,11 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
+	/* srt starts the program with every signal blocked (guard.c: no
+	 * handler of srt's may run between its vfork and the exec); the
+	 * dispositions are the guard's own now */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (i = 0; i < 3; i++) {
 		int nfd = open("/dev/null", O_RDWR);
 		if (nfd >= 0 && nfd != i) {

@@ -29,8 +29,9 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	__attribute__((noreturn));
 
 /* srt-linux-init --guard [--detach] [--keep N -- PROGRAM ARG...]: the
- * guard as a program of its own, started by srt with posix_spawn (no copy
- * of srt's address space): the records on descriptor 0, the "G" of
+ * guard as a program of its own, started by srt with vfork and exec (no
+ * copy of srt's address space; every signal blocked until
+ * srt__bwrap_guard_main has set its own dispositions): the records on descriptor 0, the "G" of
  * srt__bwrap_guard_main on 1. With --detach it forks first and the parent
  * exits 0, so a caller that is not a child subreaper reaps only that
  * parent. With --keep, descriptors 3 .. 2 + N are the orphan work's and

@@ -30,7 +30,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,9 +126,57 @@ static int guard_fork(struct srt__bwrap_state *st, const struct srt_command *cmd
 	return SRT_OK;
 }
 
-/* The guard as srt-linux-init's guard mode, started with posix_spawn:
- * glibc's is a vfork (no copy of srt's page tables, no copy-on-write fault
- * for srt afterwards) and reports a failed exec. The records go to its
+/* The child of guard_spawn's vfork: it runs on srt's stack and shares its
+ * memory until the exec, so it only makes system calls and writes nothing
+ * of srt's but *err. Every signal stays blocked from before the vfork
+ * through the exec (the mask survives it): no handler of srt's can run
+ * here, so none has to be reset first (glibc's posix_spawn asks the kernel
+ * about all 64 signals and resets each, about 120 system calls while srt
+ * waits for this child), and the guard unblocks them itself once its own
+ * dispositions are set (srt__bwrap_guard_main). */
+static __attribute__((noinline, noreturn)) void guard_child(const char *helper, char *const *argv,
+							   char *const *envp, int rd, int ready,
+							   const int *hi, size_t nfds, volatile int *err)
+{
+	size_t i;
+
+	/* a process group of its own: see srt__bwrap_guard_launch */
+	if (setpgid(0, 0) != 0)
+		goto fail;
+	/* ready must survive the move of rd onto 0 */
+	if (ready == 0 && (ready = fcntl(ready, F_DUPFD_CLOEXEC, 3)) < 0)
+		goto fail;
+	/* dup2 onto itself keeps close-on-exec: clear it instead */
+	if (rd == 0 ? fcntl(0, F_SETFD, 0) != 0 : dup2(rd, 0) < 0)
+		goto fail;
+	if (ready == 1 ? fcntl(1, F_SETFD, 0) != 0 : dup2(ready, 1) < 0)
+		goto fail;
+	/* the work's descriptors were put above 2 + nfds by the parent */
+	for (i = 0; i < nfds; i++)
+		if (dup2(hi[i], (int)(3 + i)) < 0)
+			goto fail;
+	execve(helper, argv, envp);
+fail:
+	*err = errno ? errno : EIO;
+	_exit(127);
+}
+
+/* vfork with guard_child as the child, apart from guard_spawn so that
+ * none of that function's variables lives across the vfork. */
+static __attribute__((noinline)) pid_t guard_vfork(const char *helper, char *const *argv, char *const *envp,
+						  int rd, int ready, const int *hi, size_t nfds,
+						  volatile int *err)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		guard_child(helper, argv, envp, rd, ready, hi, nfds, err);
+	return pid;
+}
+
+/* The guard as srt-linux-init's guard mode, started with vfork (no copy of
+ * srt's page tables, no copy-on-write fault for srt afterwards) by
+ * guard_child, which reports a failed exec. The records go to its
  * descriptor 0; it says "G" on its descriptor 1 once it is in place, which
  * srt__bwrap_guard_check waits for. A command's orphan work as a program
  * (cmd->orphan_argv; cmd NULL: none) goes on its command line, with the
@@ -139,9 +187,8 @@ static int guard_spawn(struct srt__bwrap_state *st, const struct srt_command *cm
 {
 	char *argv[GUARD_ARGV_MAX], keep[24];
 	char *envp[] = { NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none;
+	sigset_t all, old;
+	volatile int child_err = 0;
 	int r[2], err = 0, *hi = NULL;
 	size_t n = 0, i, nfds = cmd ? cmd->n_orphan_fds : 0;
 	pid_t pid;
@@ -185,33 +232,20 @@ static int guard_spawn(struct srt__bwrap_state *st, const struct srt_command *cm
 		return srt_diag_set(diag, SRT_E_IO, "", "cleanup guard: the orphan work's descriptors: %s",
 				    strerror(err));
 	}
-	sigemptyset(&none);
-	err = posix_spawn_file_actions_init(&fa);
-	if (!err && (err = posix_spawnattr_init(&at)) != 0)
-		posix_spawn_file_actions_destroy(&fa);
-	if (err) {
-		for (i = 0; i < nfds; i++)
-			close(hi[i]);
-		free(hi);
-		close(r[0]);
-		close(r[1]);
-		return srt_diag_set(diag, SRT_E_NOMEM, "", "cleanup guard: posix_spawn: %s", strerror(err));
-	}
-	err = posix_spawn_file_actions_adddup2(&fa, p[0], 0);
-	if (!err)
-		err = posix_spawn_file_actions_adddup2(&fa, r[1], 1);
-	for (i = 0; !err && i < nfds; i++)
-		err = posix_spawn_file_actions_adddup2(&fa, hi[i], (int)(3 + i));
-	/* a process group of its own: see srt__bwrap_guard_launch */
-	if (!err && !(err = posix_spawnattr_setsigmask(&at, &none)) && !(err = posix_spawnattr_setpgroup(&at, 0)) &&
-	    !(err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP)))
-		err = posix_spawn(&pid, st->helper, &fa, &at, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = guard_vfork(st->helper, argv, envp, p[0], r[1], hi, nfds, &child_err);
+	err = pid < 0 ? errno : child_err;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	for (i = 0; i < nfds; i++)
 		close(hi[i]);
 	free(hi);
 	close(r[1]);
+	if (pid > 0 && err) {
+		/* the child has exited: vfork returned */
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	if (err) {
 		close(r[0]);
 		return srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
@@ -295,10 +329,10 @@ int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_comman
 	p[1] = st->guard_fd;
 	if (st->pol && st->pol->debug)
 		fprintf(stderr, "[srt debug] cleanup guard: %s\n",
-			cmd->orphan_argv ? "srt-linux-init --guard (posix_spawn), the git guard's sweep of write "
+			cmd->orphan_argv ? "srt-linux-init --guard (vfork), the git guard's sweep of write "
 					   "roots other than the run's TMPDIR by its program" :
 			cmd->orphan_fn ? "a fork of srt (the git guard's sweep of write roots other than the run's TMPDIR)" :
-					 "srt-linux-init --guard (posix_spawn)");
+					 "srt-linux-init --guard (vfork)");
 	if (cmd->orphan_fn && !cmd->orphan_argv)
 		rc = guard_fork(st, cmd, p, is_subreaper(), diag);
 	else
