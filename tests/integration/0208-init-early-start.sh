@@ -12,11 +12,12 @@
 # with or without srt_sandbox_free, takes nothing of the parent's with
 # it (proxy, run directory, cleanup guard); the proxy's
 # directory is the one srt made, or the run is refused; past bwrap's
-# limit of 9000 arguments srt says so itself. The
-# helper's refusals of an incomplete memfd are in 0203.
+# limit of 9000 arguments srt says so itself; a plan that fails while
+# bwrap is being started ends the run with the plan's own error, never a
+# wait. The helper's refusals of an incomplete memfd are in 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 34
+plan 36
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -730,4 +731,80 @@ elif libsrt_cc "$WORK/forkupd" "$WORK/forkupd.c"; then
 else
 	not_ok "the program updating settings builds ($(head -c 300 "$WORK/cc.err"))"
 	skip "the program did not build"
+fi
+
+# 35-36: the plan fails while the spawning thread starts bwrap beside it
+# (here its first step: the cleanup guard cannot be started, which a shim
+# preloaded into srt arranges). The failed plan closes the guard's pipe,
+# and the next descriptor srt opened took its number: the spawning
+# thread's own pipe for the child's exec error, into which the child then
+# wrote its record for the guard. The thread read that record as an exec
+# error and waited for the exec'd bwrap, itself waiting for its plan,
+# forever; srt ignored timeout's SIGTERM (about 1 run in 8), and the runs
+# that ended said "cannot execute bwrap: Bad file descriptor".
+cat > "$WORK/noguard.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <string.h>
+#include <unistd.h>
+
+static int is_guard(char *const argv[])
+{
+	return argv && argv[0] && argv[1] && !strcmp(argv[1], "--guard");
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+
+	if (is_guard(argv)) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!real)
+		real = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
+	return real(path, argv, envp);
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+
+	if (is_guard(argv))
+		return EACCES;
+	if (!real)
+		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				const posix_spawnattr_t *, char *const[], char *const[]))dlsym(RTLD_NEXT, "posix_spawn");
+	return real(pid, path, fa, at, argv, envp);
+}
+C
+if ! cc -shared -fPIC -o "$WORK/noguard.so" "$WORK/noguard.c" -ldl 2>"$WORK/cc.err"; then
+	for _ in 1 2; do not_ok "the guard-failing shim builds ($(head -c 200 "$WORK/cc.err"))"; done
+else
+	pre="$WORK/noguard.so"
+	asan=$(ldd "$SRT" 2>/dev/null | awk '/libasan/ { print $3 }')
+	[ -n "$asan" ] && pre="$asan $pre"
+	rm -f "$WORK/proj/noguard-ran"
+	hung=0 other=0 named=0
+	for _ in $(seq 30); do
+		out=$(cd "$WORK/proj" && LD_PRELOAD="$pre" timeout -k 2 20 "$SRT" --backend="$BACKEND" \
+			-s "$WORK/later.json" -c "touch '$WORK/proj/noguard-ran'" 2>&1 </dev/null); rc=$?
+		case $rc in
+		1) ;;
+		124 | 137) hung=$((hung + 1)) ;;
+		*) other=$((other + 1)) ;;
+		esac
+		if grep -q 'cleanup guard: cannot start .*--guard: Permission denied; nothing was run' <<<"$out"; then
+			named=$((named + 1))
+		else
+			diag "a run's message: $(head -c 300 <<<"$out")"
+		fi
+	done
+	check "a plan that fails beside bwrap's start: 30 runs end at once with exit 1 ($hung hung, $other other) and nothing ran" \
+		test "$hung" = 0 -a "$other" = 0 -a ! -e "$WORK/proj/noguard-ran"
+	check "a plan that fails beside bwrap's start: each run names the plan's failure ($named of 30)" test "$named" = 30
 fi
