@@ -436,15 +436,10 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		src = srt__spawn_wait(spawner, &pid, &sdiag);
 		if (src) {
 			/* why the command could not start says more than a
-			 * plan it could not take, unless the failed plan is
-			 * why: a wrap that fails closes the descriptors the
-			 * command was to keep, which the start, running
-			 * beside it, then finds gone (EBADF) */
-			if (!rc || sdiag.saved_errno != EBADF) {
-				if (diag)
-					*diag = sdiag;
-				rc = src;
-			}
+			 * plan it could not take */
+			if (diag)
+				*diag = sdiag;
+			rc = src;
 			goto out_cmd;
 		}
 		cmd.early_pid = pid;

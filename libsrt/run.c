@@ -215,8 +215,6 @@ static void *spawner_main(void *arg)
 	/* the child has its copy now, or never will */
 	if (s->sp.close_after_spawn > 2)
 		close(s->sp.close_after_spawn);
-	if (s->sp.announce_fd > 2)
-		close(s->sp.announce_fd); /* the spawner's own copy */
 	pthread_mutex_lock(&s->mu);
 	s->rc = rc;
 	s->pid = pid;
@@ -244,28 +242,12 @@ int srt__spawn_begin(const struct srt__spawn_args *sp, struct srt__spawner **out
 	if (sp->n_keep_fds)
 		memcpy(s->keep, sp->keep_fds, (size_t)sp->n_keep_fds * sizeof(int));
 	s->sp.keep_fds = s->keep;
-	/* The child writes its record to a copy of its own: the caller plans
-	 * on meanwhile, and a plan that fails closes the guard's pipe, whose
-	 * number the next descriptor opened anywhere in srt takes, this
-	 * thread's pipe for the child's exec error included. Written there,
-	 * the record read as an exec error and this thread waited for the
-	 * exec'd child (bwrap, waiting for its plan) forever. In a pipe whose
-	 * guard never started, the write ends the child instead (SIGPIPE),
-	 * and the caller ends the run with its plan's error. */
-	if (sp->announce_fd > 2 && (s->sp.announce_fd = fcntl(sp->announce_fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		e = errno;
-		free(s);
-		return srt_diag_set(diag, SRT_E_IO, sp->argv[0], "cannot start \"%s\": dup: %s", sp->argv[0],
-				    strerror(e));
-	}
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	/* the thread inherits the caller's signal mask: signals forwarded
 	 * to the command stay blocked in it, as the caller's contract asks */
 	e = pthread_create(&s->thread, NULL, spawner_main, s);
 	if (e) {
-		if (s->sp.announce_fd > 2)
-			close(s->sp.announce_fd);
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		free(s);

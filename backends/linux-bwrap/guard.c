@@ -337,13 +337,19 @@ int srt__bwrap_guard_launch(struct srt__bwrap_state *st, const struct srt_comman
 		rc = guard_fork(st, cmd, p, is_subreaper(), diag);
 	else
 		rc = guard_spawn(st, cmd->orphan_argv ? cmd : NULL, p, is_subreaper(), diag);
-	close(p[0]);
-	st->guard_rd = -1;
 	if (rc) {
-		close(p[1]);
-		st->guard_fd = -1;
+		/* Both ends stay srt's until the command is released
+		 * (bw_release closes a pipe whose guard never started). A
+		 * command started before its plan may be writing its record
+		 * for the guard by this number right now, and a number closed
+		 * here goes to the next descriptor srt opens: once the
+		 * spawning thread's own pipe for its child's exec error, where
+		 * the record read as an exec error, and srt waited for bwrap
+		 * forever. */
 		return rc;
 	}
+	close(p[0]);
+	st->guard_rd = -1;
 	/* a middle process is reaped later (srt__bwrap_guard_check): waiting
 	 * here would put its exit on every start's critical path */
 	return SRT_OK;

@@ -14,10 +14,12 @@
 # directory is the one srt made, or the run is refused; past bwrap's
 # limit of 9000 arguments srt says so itself; a plan that fails while
 # bwrap is being started ends the run with the plan's own error, never a
-# wait. The helper's refusals of an incomplete memfd are in 0203.
+# wait, and what the start holds of the guard's pipe goes with a process
+# forked meanwhile. The helper's refusals of an incomplete memfd are in
+# 0203.
 . "$(dirname "$0")/lib.sh"
 
-plan 36
+plan 37
 need_bwrap_sandbox
 
 # 1-3: the early path is the one every kind of run takes
@@ -807,4 +809,82 @@ else
 	check "a plan that fails beside bwrap's start: 30 runs end at once with exit 1 ($hung hung, $other other) and nothing ran" \
 		test "$hung" = 0 -a "$other" = 0 -a ! -e "$WORK/proj/noguard-ran"
 	check "a plan that fails beside bwrap's start: each run names the plan's failure ($named of 30)" test "$named" = 30
+fi
+
+# 37: a program embedding libsrt forks, from another thread, all through a
+# run's start (a worker pool); each child lets go of srt
+# (srt_sandbox_free) and lives on. The program is then SIGKILLed: its
+# cleanup guard must see the end of its pipe and undo the run (here: remove
+# the run's TMPDIR) while those children live. A fix of 35-36 that gave
+# the spawning thread a copy of the guard's pipe of its own left that copy
+# in every child forked during the start, and the guard waited as long as
+# they lived, undoing nothing (red team: 5 of 5 runs).
+cat > "$WORK/forkstart.c" <<'C'
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <srt/srt.h>
+
+static struct srt_sandbox *sb;
+static volatile int forking = 1;
+
+static void *forker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 300 && forking; i++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			alarm(30);
+			srt_sandbox_free(sb);
+			pause();
+			_exit(0);
+		}
+		usleep(200);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *cmd[] = { "/bin/sh", "-c", "echo \"$TMPDIR\" > \"$0\"; exec sleep 60", NULL, NULL };
+	struct srt_diag d;
+	pthread_t t;
+	int st = -1;
+
+	memset(&d, 0, sizeof(d));
+	if (argc != 3 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) || srt_sandbox_start(sb, &d))
+		return fprintf(stderr, "setup: %s\n", d.message), 2;
+	cmd[3] = argv[2];
+	if (pthread_create(&t, NULL, forker, NULL) != 0)
+		return 2;
+	if (srt_sandbox_run(sb, cmd, NULL, &st, &d))
+		fprintf(stderr, "run: %s\n", d.message);
+	forking = 0;
+	return 0;
+}
+C
+if ldd "$SRT" 2>/dev/null | grep -q libasan; then
+	skip "forks during the start, then SIGKILL: the sanitized build's allocator is not fork-safe in a threaded program (libasan has no fork interceptor); the plain build runs it"
+elif libsrt_cc "$WORK/forkstart" "$WORK/forkstart.c"; then
+	rm -f "$WORK/proj/forkstart-tmp"
+	(cd "$WORK/proj" && SRT_BACKEND_DIR=$(dirname "$BACKEND") exec setsid "$WORK/forkstart" "$WORK/later.json" \
+		"$WORK/proj/forkstart-tmp" </dev/null >/dev/null 2>"$WORK/forkstart.err") &
+	fpid=$!
+	for _ in $(seq 200); do [ -s "$WORK/proj/forkstart-tmp" ] && break; sleep 0.05; done
+	ftmp=$(cat "$WORK/proj/forkstart-tmp" 2>/dev/null)
+	kill -9 "$fpid" 2>/dev/null
+	wait "$fpid" 2>/dev/null
+	for _ in $(seq 100); do [ -n "$ftmp" ] && [ ! -e "$ftmp" ] && break; sleep 0.1; done
+	kids=$(pgrep -c -g "$fpid" 2>/dev/null)
+	diag "TMPDIR ${ftmp:-none}, children of the killed program alive: ${kids:-0}" "$(head -c 300 "$WORK/forkstart.err")"
+	check "forks all through the start, then the program SIGKILLed: its guard removes the run's TMPDIR while the children live (${ftmp:-the command never started})" \
+		test -n "$ftmp" -a ! -e "$ftmp" -a "${kids:-0}" -gt 0
+	pkill -9 -g "$fpid" 2>/dev/null
+else
+	not_ok "the forking program builds ($(head -c 300 "$WORK/cc.err"))"
 fi
