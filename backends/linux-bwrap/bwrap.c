@@ -1101,13 +1101,16 @@ static void bw_release(void *state, struct srt_command *cmd)
 		st->running--;
 		bc->counted = 0;
 	}
-	if (st->running == 0 && st->guard_rd >= 0) {
+	if (st->running == 0 && (st->guard_rd >= 0 || st->guard_gone)) {
 		/* a guard pipe whose guard never started (the run failed
-		 * before its plan): its records are this run's, never the
-		 * next one's */
-		close(st->guard_rd);
+		 * before its plan) or ended before it was in place: its
+		 * records are this run's, never the next one's, and the next
+		 * run starts a guard of its own */
+		if (st->guard_rd >= 0)
+			close(st->guard_rd);
 		close(st->guard_fd);
 		st->guard_rd = st->guard_fd = -1;
+		st->guard_gone = 0;
 		st->guard_used = 0;
 		st->proxy_dir_sent = 0;
 	}
@@ -1218,9 +1221,10 @@ static void bw_teardown(void *state)
 	if (!st)
 		return;
 	srt__bwrap_guard_adopt(st); /* a copy made by fork ends no guard of the other's */
-	if (st->guard_rd >= 0) { /* a guard that was never started */
+	if (st->guard_rd >= 0) { /* a guard that was never started: no Q */
 		close(st->guard_rd);
 		st->guard_rd = -1;
+		st->guard_gone = 1; /* into a pipe without its reader: SIGPIPE */
 	}
 	if (st->guard_fd >= 0) {
 		srt__bwrap_guard_send(st, 'Q', NULL, NULL);

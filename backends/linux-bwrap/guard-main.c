@@ -150,6 +150,10 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
+	/* its "G" to a srt that died meanwhile fails (EPIPE) instead of
+	 * ending it: it has that run to undo (a library host that does not
+	 * ignore SIGPIPE leaves it at its default) */
+	signal(SIGPIPE, SIG_IGN);
 	/* srt starts the program with every signal blocked (guard.c: no
 	 * handler of srt's may run between its vfork and the exec); the
 	 * dispositions are the guard's own now */

@@ -307,6 +307,7 @@ void srt__bwrap_guard_adopt(struct srt__bwrap_state *st)
 	st->guard_rd = st->guard_fd = st->guard_ready = -1;
 	st->guard_mid = 0; /* the other process's child */
 	st->guard_used = 0;
+	st->guard_gone = 0;
 	st->running = 0; /* that process's commands */
 	st->proxy_dir_sent = 0;
 	st->proxy_dir_foreign = 1;
@@ -382,10 +383,19 @@ int srt__bwrap_guard_check(struct srt__bwrap_state *st, struct srt_diag *diag)
 		while (n < 0 && errno == EINTR);
 		close(st->guard_ready);
 		st->guard_ready = -1;
-		if (n != 1 || c != 'G')
+		if (n != 1 || c != 'G') {
 			rc = srt_diag_set(diag, SRT_E_UNAVAILABLE, "srt-linux-init",
 					  "cleanup guard: %s --guard ended before it was in place (a helper older than this module? reinstall srt); nothing was run",
 					  st->helper);
+			/* Its pipe has no reader now. Kept, it went on as this
+			 * sandbox's guard: the next run found it "running
+			 * already", and its spawned bwrap died of SIGPIPE
+			 * writing its record there. Closed when the command is
+			 * released (bw_release), not here: a command started
+			 * before its plan may be writing there by number. */
+			if (st->guard_fd >= 0)
+				st->guard_gone = 1;
+		}
 	}
 	if (st->guard_mid <= 0)
 		return rc;
@@ -404,7 +414,7 @@ int srt__bwrap_guard_send(struct srt__bwrap_state *st, char type, const char *te
 	char rec[PATH_MAX + 2];
 	size_t l, off = 0;
 
-	if (st->guard_fd < 0)
+	if (st->guard_fd < 0 || st->guard_gone)
 		return SRT_OK;
 	l = (size_t)snprintf(rec, sizeof(rec), "%c%s", type, text ? text : "");
 	if (l >= sizeof(rec))

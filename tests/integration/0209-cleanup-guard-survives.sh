@@ -14,9 +14,11 @@
 #   killed with srt: the kernel kills every process that shares a victim's
 #   memory);
 # - records past what its pipe holds (400 placeholders).
+# A guard that ends before it is in place stops that run, and the next run
+# of the same sandbox gets a guard of its own.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 9
+plan 10
 P="$WORK/proj"
 # a unique sleep argument marks every process of a run
 MARK="300.0$$$RANDOM"
@@ -186,3 +188,86 @@ for _ in $(seq 50); do [ -z "$(pgrep -f "$MARK")$(guards_left)" ] && break; slee
 check "nothing of the runs is left (no process carries the mark; guards seen:${GUARDS:- none}, running: $(guards_left | tr '\n' ' '))" \
 	test -z "$(pgrep -f "$MARK")$(guards_left)"
 pkill -KILL -f "$MARK" 2>/dev/null || true
+
+# 10. a guard that ends before it is in place (a shim preloaded into a
+# program embedding libsrt makes the first guard's exec run /bin/false):
+# that run stops, saying so; the sandbox's next run must get a guard of its
+# own. The dead guard's pipe, kept, went on as the sandbox's guard: the next
+# run found it "running already", and its spawned bwrap died of SIGPIPE
+# writing its record there ("bubblewrap ended before it created the
+# sandbox"), every later run the same. The program ignores SIGPIPE, as
+# srt's CLI, its service and its Python binding do: srt's own records to a
+# guard that died raise it.
+cat > "$WORK/guard-once.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+	const char *mark = getenv("GUARD_ONCE_MARK");
+	int fd;
+
+	if (!real)
+		real = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
+	if (mark && argv && argv[0] && argv[1] && !strcmp(argv[1], "--guard") &&
+	    (fd = open(mark, O_WRONLY | O_CREAT | O_EXCL, 0600)) >= 0) {
+		close(fd);
+		return real("/bin/false", argv, envp); /* ends without its "G" */
+	}
+	return real(path, argv, envp);
+}
+C
+cat > "$WORK/twice.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <srt/srt.h>
+
+int main(int argc, char **argv)
+{
+	static const char *one[] = { "/bin/sh", "-c", "echo one-ran", NULL };
+	static const char *two[] = { "/bin/sh", "-c", "echo two-ran", NULL };
+	struct srt_sandbox *sb = NULL;
+	struct srt_diag d;
+	int st = -1, rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&d, 0, sizeof(d));
+	if (argc != 2 || srt_sandbox_new_from_file(&sb, argv[1], 1, NULL, &d) || srt_sandbox_start(sb, &d))
+		return fprintf(stderr, "setup: %s\n", d.message), 2;
+	rc = srt_sandbox_run(sb, one, NULL, &st, &d);
+	printf("first rc=%d %s\n", rc, rc ? d.message : "");
+	memset(&d, 0, sizeof(d));
+	rc = srt_sandbox_run(sb, two, NULL, &st, &d);
+	printf("second rc=%d status=%d %s\n", rc, st, rc ? d.message : "");
+	srt_sandbox_free(sb);
+	return 0;
+}
+C
+if ! cc -shared -fPIC -o "$WORK/guard-once.so" "$WORK/guard-once.c" -ldl 2>"$WORK/cc.err"; then
+	not_ok "the guard-ending shim builds ($(head -c 200 "$WORK/cc.err"))"
+elif ! libsrt_cc "$WORK/twice" "$WORK/twice.c"; then
+	not_ok "the program running twice builds ($(head -c 300 "$WORK/cc.err"))"
+else
+	pre="$WORK/guard-once.so"
+	asan=$(ldd "$SRT" 2>/dev/null | awk '/libasan/ { print $3 }')
+	[ -n "$asan" ] && pre="$asan $pre"
+	# no write root but the run's TMPDIR (a HOME without ~/.npm/_logs):
+	# no orphan work, whose guard would be replaced at the next run anyway
+	S10=$(fs s10 '{"denyRead":[],"allowWrite":[],"denyWrite":[]}')
+	mkdir -p "$WORK/home10"
+	rm -f "$WORK/guard-once.mark"
+	out=$(cd "$P" && HOME="$WORK/home10" GUARD_ONCE_MARK="$WORK/guard-once.mark" LD_PRELOAD="$pre" \
+		SRT_BACKEND_DIR=$(dirname "$BACKEND") timeout -k 2 60 "$WORK/twice" "$S10" 2>&1 </dev/null); rc=$?
+	diag "rc=$rc $(tr '\n' ' ' <<<"$out" | head -c 400)"
+	check "a guard that ends before it is in place stops its run (nothing ran); the next run gets a guard of its own and runs" \
+		test "$rc" = 0 -a -e "$WORK/guard-once.mark" -a -z "$(grep -x one-ran <<<"$out")" \
+		-a -n "$(grep -x two-ran <<<"$out")" \
+		-a -n "$(grep -F 'first rc=' <<<"$out" | grep 'ended before it was in place')" \
+		-a -n "$(grep -x 'second rc=0 status=0 ' <<<"$out")"
+fi
