@@ -1224,7 +1224,7 @@ static void bw_teardown(void *state)
 	if (st->guard_rd >= 0) { /* a guard that was never started: no Q */
 		close(st->guard_rd);
 		st->guard_rd = -1;
-		st->guard_gone = 1; /* into a pipe without its reader: SIGPIPE */
+		st->guard_gone = 1; /* no Q into a pipe without a reader (SIGPIPE) */
 	}
 	if (st->guard_fd >= 0) {
 		srt__bwrap_guard_send(st, 'Q', NULL, NULL);

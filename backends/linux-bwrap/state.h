@@ -17,9 +17,10 @@ struct srt__bwrap_state {
 	pid_t guard_mid; /* the short-lived parent of the guard, until reaped */
 	int guard_ready; /* a spawned guard's "G" arrives here, until read, or -1 */
 	int guard_used;  /* a command has run under this guard */
-	int guard_gone;  /* the guard ended before it was in place: its pipe
-			  * has no reader, closed with the command
-			  * (bw_release), never written to again */
+	int guard_gone;  /* the pipe has no reader (its guard ended before it
+			  * was in place, or teardown closed the reader of one
+			  * never started): never written to again; closed by
+			  * bw_release once no command runs, or by teardown */
 	int running;     /* commands between wrap() and release() */
 	int proxy_dir_sent;
 	int proxy_dir_foreign; /* a copy made by fork: the proxy's directory
