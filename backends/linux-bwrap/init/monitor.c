@@ -14,8 +14,8 @@
  * that reaches a denied name is refused) is therefore never followed by a
  * CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
- * open costs one open of /proc/<pid>/root, one openat2, an fstat and an
- * fstatfs, the open again through /proc/self/fd/N and its fstat, and
+ * open costs one open of /proc/<pid>/root, one openat2, an fstat (and an
+ * fstatfs where the file may be on a procfs), the open again through /proc/self/fd/N and its fstat, and
  * SECCOMP_IOCTL_NOTIF_ADDFD instead of the reply; a path with ".." or a
  * link is walked instead (an openat and fstat per component), as links
  * and renames always are.
@@ -914,14 +914,23 @@ static int caller_ns_ids(long ppid, long *tgid, long *tid)
 	return 0;
 }
 
+/* Is fd, whose fstat is st, a file of a procfs? Every procfs has an
+ * anonymous device (major number 0), so a file on a device with a major
+ * number is not one, and is told without an fstatfs: on ext4 that sums
+ * the free-block counters of every CPU, a cost paid on each open judged. */
+static int on_procfs(int fd, const struct stat *st)
+{
+	struct statfs sf;
+
+	return major(st->st_dev) == 0 && fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
 /* Is fd the root of a procfs? */
 static int proc_root(int fd)
 {
-	struct statfs sf;
 	struct stat st;
 
-	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC && fstat(fd, &st) == 0 &&
-	       st.st_ino == 1;
+	return fstat(fd, &st) == 0 && st.st_ino == 1 && on_procfs(fd, &st);
 }
 
 static int same_inode(int a, int b)
@@ -1299,8 +1308,7 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 			}
 			n = readlinkat(nfd, "", link, sizeof(link) - 1);
 			{
-				struct statfs sf;
-				int procfs = fstatfs(nfd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+				int procfs = on_procfs(nfd, &st);
 
 				close(nfd);
 				if (n < 0 && !procfs) {
@@ -2551,7 +2559,6 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	size_t rl = strlen(rel);
 	struct open_act a;
 	struct stat st, got;
-	struct statfs sf;
 	int rc, procfs;
 
 	*fd = -1;
@@ -2588,7 +2595,7 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 	if (S_ISDIR(st.st_mode) && (fl & O_TMPFILE) != O_TMPFILE &&
 	    ((fl & O_ACCMODE) != O_RDONLY || (fl & O_CREAT)))
 		return -EISDIR;
-	procfs = fstatfs(r->obj, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+	procfs = on_procfs(r->obj, &st);
 	if (procfs && !proc_open_ok(ppid, r->obj, &st, real, fl)) {
 		struct statvfs sv;
 
