@@ -1,18 +1,27 @@
-/* bench/notifyfloor.c: the least any seccomp user-notification observer of
- * read opens can cost, for judging the read observer against it.
+/* bench/notifyfloor.c: the least any seccomp user-notification observer
+ * can cost, for judging srt's violation monitor against it.
  *
- *   notifyfloor COMMAND [ARG...]
+ *   notifyfloor [--calls opens|writes|all] COMMAND [ARG...]
  *
- * Runs COMMAND (with its children) under a seccomp filter that sends every
- * open and openat to a supervisor thread of this process, which answers
- * each at once with SECCOMP_USER_NOTIF_FLAG_CONTINUE: no path read, no
- * judgement, no file opened for the caller. The listener asks for the
- * kernel's synchronous wake-ups (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux
- * 6.6), as srt's monitor does. So the difference between a build run this
- * way and the same build outside is the mechanism's own price, two context
- * switches per open: a ceiling for every observer that sees each open
- * (bench/run's build row runs it beside srt). Exits with COMMAND's status;
- * 125 when the filter cannot be set up. */
+ * Runs COMMAND (with its children) under a seccomp filter that sends a set
+ * of calls to a supervisor thread of this process, which answers each at
+ * once with SECCOMP_USER_NOTIF_FLAG_CONTINUE: no path read, no judgement,
+ * no file opened for the caller. The sets:
+ *   opens   every open and openat (the default);
+ *   writes  the calls srt's monitor observes when nothing is denied for
+ *           reading: an open or openat with a write flag (O_WRONLY, O_RDWR,
+ *           O_CREAT, O_TRUNC, O_APPEND), creat, and every call that makes,
+ *           removes, renames, links or changes the metadata of a name
+ *           (backends/linux-common/seccomp.c, srt__observed_syscalls);
+ *   all     both: what the monitor observes with denyRead.
+ * The listener asks for the kernel's synchronous wake-ups
+ * (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6), as srt's monitor does.
+ * So the difference between a build run this way and the same build
+ * outside is the mechanism's own price, two context switches per call: a
+ * ceiling for every observer that sees each of those calls (bench/run's
+ * build row runs "writes" beside srt with allowWrite and "all" beside srt
+ * with denyRead). Exits with COMMAND's status; 125 when the filter cannot
+ * be set up, 2 on a bad option. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -40,23 +49,78 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-/* open and openat to the supervisor, everything else allowed (x86_64 and
- * aarch64 have no open(2) at the same number: the check is per build) */
-static int load_filter(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#ifdef SYS_open
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open, 2, 0),
-#else
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
+/* The calls that make, remove, rename, link or change a name, as srt's
+ * monitor observes them (those this architecture has). */
+static const int write_calls[] = {
+#ifdef SYS_creat
+	SYS_creat,
 #endif
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	SYS_unlinkat, SYS_mkdirat, SYS_mknodat, SYS_symlinkat, SYS_linkat, SYS_renameat2,
+	SYS_fchmodat, SYS_fchownat, SYS_utimensat, SYS_truncate,
+#ifdef SYS_renameat
+	SYS_renameat,
+#endif
+#ifdef SYS_fchmodat2
+	SYS_fchmodat2,
+#else
+	452, /* fchmodat2, the same number on every architecture */
+#endif
+#ifdef SYS_unlink
+	SYS_unlink, SYS_rmdir, SYS_rename, SYS_link, SYS_symlink, SYS_mkdir, SYS_mknod,
+	SYS_chmod, SYS_chown, SYS_lchown, SYS_utime, SYS_utimes, SYS_futimesat,
+#endif
+};
+#define N_WRITE_CALLS (sizeof(write_calls) / sizeof(write_calls[0]))
 
+enum calls { CALLS_OPENS = 1, CALLS_WRITES = 2, CALLS_ALL = 3 };
+
+/* The filter for the set calls: everything else allowed. An open with a
+ * write flag is told by the low 32 bits of its flags argument (x86_64 and
+ * aarch64 are little-endian: they come first). */
+static int load_filter(enum calls calls)
+{
+	static const int opens[] = {
+#ifdef SYS_open
+		SYS_open,
+#endif
+		SYS_openat,
+	};
+	static const unsigned flag_arg[] = {
+#ifdef SYS_open
+		1,
+#endif
+		2,
+	};
+	const uint32_t wflags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+	struct sock_filter f[64];
+	size_t n = 0, i, to_notify[64], np = 0;
+	struct sock_fprog prog;
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (i = 0; (calls & CALLS_WRITES) && i < N_WRITE_CALLS; i++) {
+		to_notify[np++] = n;
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)write_calls[i], 0, 0);
+	}
+	for (i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		if (calls & CALLS_OPENS) {
+			to_notify[np++] = n;
+			f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)opens[i], 0, 0);
+			continue;
+		}
+		/* this open? its flags decide; else on to the next test */
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)opens[i], 0, 3);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						      offsetof(struct seccomp_data, args[flag_arg[i]]));
+		to_notify[np++] = n;
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, wflags, 0, 0);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	for (i = 0; i < np; i++) /* a jump counts from the next instruction */
+		f[to_notify[i]].jt = (uint8_t)(n - 1 - to_notify[i] - 1);
+	prog.len = (unsigned short)n;
+	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
@@ -159,12 +223,25 @@ int main(int argc, char **argv)
 {
 	int sv[2], listener, status;
 	uint64_t fl = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	enum calls calls = CALLS_OPENS;
 	struct supervisor sup;
 	pthread_t t;
 	pid_t pid;
 
+	if (argc >= 3 && !strcmp(argv[1], "--calls")) {
+		if (!strcmp(argv[2], "opens"))
+			calls = CALLS_OPENS;
+		else if (!strcmp(argv[2], "writes"))
+			calls = CALLS_WRITES;
+		else if (!strcmp(argv[2], "all"))
+			calls = CALLS_ALL;
+		else
+			argc = 0; /* the usage below */
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: notifyfloor COMMAND [ARG...]\n");
+		fprintf(stderr, "usage: notifyfloor [--calls opens|writes|all] COMMAND [ARG...]\n");
 		return 2;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -178,7 +255,7 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		char go;
-		int l = load_filter();
+		int l = load_filter(calls);
 
 		/* the filter's first notification would be this process's own
 		 * open: the listener goes to the parent before anything opens */
