@@ -15,10 +15,10 @@
  * CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
  * open costs one open of /proc/<pid>/root, one openat2, an fstat (and an
- * fstatfs where the file may be on a procfs), the open again through /proc/self/fd/N and its fstat, and
- * SECCOMP_IOCTL_NOTIF_ADDFD instead of the reply; a path with ".." or a
- * link is walked instead (an openat and fstat per component), as links
- * and renames always are.
+ * fstatfs where the file may be on a procfs), the open again through
+ * /proc/self/fd/N and its fstat, and SECCOMP_IOCTL_NOTIF_ADDFD instead of
+ * the reply; a path with ".." or a link is walked instead (an openat and
+ * fstat per component), as links and renames always are.
  *
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
  * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
