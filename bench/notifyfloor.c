@@ -9,19 +9,26 @@
  * no file opened for the caller. The sets:
  *   opens   every open and openat (the default);
  *   writes  the calls srt's monitor observes when nothing is denied for
- *           reading: an open or openat with a write flag (O_WRONLY, O_RDWR,
- *           O_CREAT, O_TRUNC, O_APPEND), creat, and every call that makes,
- *           removes, renames, links or changes the metadata of a name
- *           (backends/linux-common/seccomp.c, srt__observed_syscalls);
- *   all     both: what the monitor observes with denyRead.
+ *           reading (backends/linux-common/seccomp.c, srt__observed_syscalls
+ *           and build_observer): an open or openat with a write flag
+ *           (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND), creat, every
+ *           call that makes, removes, renames, links or changes the
+ *           metadata of a name, and the calls it refuses unless
+ *           allowAllUnixSockets is set (socket of AF_UNIX or AF_VSOCK, a
+ *           socketpair of AF_UNIX datagrams, io_uring_*);
+ *   all     those and every open: what the monitor observes with denyRead.
+ * Left out: connect, which srt observes only when allowUnixSockets lists
+ * paths (the benchmark's settings list none).
  * The listener asks for the kernel's synchronous wake-ups
  * (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6), as srt's monitor does.
  * So the difference between a build run this way and the same build
  * outside is the mechanism's own price, two context switches per call: a
  * ceiling for every observer that sees each of those calls (bench/run's
  * build row runs "writes" beside srt with allowWrite and "all" beside srt
- * with denyRead). Exits with COMMAND's status; 125 when the filter cannot
- * be set up, 2 on a bad option. */
+ * with denyRead). A benchmark, not a sandbox: the filter does not look at
+ * the calling convention (x32, i386), which srt's filters refuse.
+ * Exits with COMMAND's status; 125 when the filter cannot be set up, 2 on
+ * a bad option. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -69,14 +76,39 @@ static const int write_calls[] = {
 	SYS_unlink, SYS_rmdir, SYS_rename, SYS_link, SYS_symlink, SYS_mkdir, SYS_mknod,
 	SYS_chmod, SYS_chown, SYS_lchown, SYS_utime, SYS_utimes, SYS_futimesat,
 #endif
+	/* io_uring_setup, _enter, _register: the same numbers everywhere */
+	425, 426, 427,
 };
 #define N_WRITE_CALLS (sizeof(write_calls) / sizeof(write_calls[0]))
 
 enum calls { CALLS_OPENS = 1, CALLS_WRITES = 2, CALLS_ALL = 3 };
 
-/* The filter for the set calls: everything else allowed. An open with a
- * write flag is told by the low 32 bits of its flags argument (x86_64 and
- * aarch64 are little-endian: they come first). */
+/* A filter under construction: each jump's target is the next
+ * instruction, a number of instructions ahead, or one of the two returns
+ * at the end, resolved when the filter is complete. */
+#define TO_NOTIFY 0x100
+#define TO_ALLOW 0x200
+struct prog {
+	struct sock_filter f[96];
+	unsigned jt[96], jf[96]; /* 0..255: ahead; or TO_NOTIFY, TO_ALLOW */
+	size_t n;
+};
+
+static void op(struct prog *p, uint16_t code, uint32_t k, unsigned jt, unsigned jf)
+{
+	p->f[p->n] = (struct sock_filter){ code, 0, 0, k };
+	p->jt[p->n] = jt;
+	p->jf[p->n] = jf;
+	p->n++;
+}
+
+#define LD_NR(p) op(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0)
+/* the low 32 bits of an argument (x86_64 and aarch64 are little-endian:
+ * they come first) */
+#define LD_ARG(p, i) op(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]), 0, 0)
+#define JEQ(p, k, jt, jf) op(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), jt, jf)
+
+/* The filter for the set calls: everything else allowed. */
 static int load_filter(enum calls calls)
 {
 	static const int opens[] = {
@@ -92,35 +124,53 @@ static int load_filter(enum calls calls)
 		2,
 	};
 	const uint32_t wflags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-	struct sock_filter f[64];
-	size_t n = 0, i, to_notify[64], np = 0;
+	struct prog p = { .n = 0 };
 	struct sock_fprog prog;
+	size_t i, ret_allow, ret_notify;
 
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-	for (i = 0; (calls & CALLS_WRITES) && i < N_WRITE_CALLS; i++) {
-		to_notify[np++] = n;
-		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)write_calls[i], 0, 0);
-	}
+	LD_NR(&p);
+	for (i = 0; (calls & CALLS_WRITES) && i < N_WRITE_CALLS; i++)
+		JEQ(&p, write_calls[i], TO_NOTIFY, 0);
 	for (i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
 		if (calls & CALLS_OPENS) {
-			to_notify[np++] = n;
-			f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)opens[i], 0, 0);
+			JEQ(&p, opens[i], TO_NOTIFY, 0);
 			continue;
 		}
 		/* this open? its flags decide; else on to the next test */
-		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)opens[i], 0, 3);
-		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						      offsetof(struct seccomp_data, args[flag_arg[i]]));
-		to_notify[np++] = n;
-		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, wflags, 0, 0);
-		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		JEQ(&p, opens[i], 0, 2);
+		LD_ARG(&p, flag_arg[i]);
+		op(&p, BPF_JMP | BPF_JSET | BPF_K, wflags, TO_NOTIFY, TO_ALLOW);
 	}
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-	for (i = 0; i < np; i++) /* a jump counts from the next instruction */
-		f[to_notify[i]].jt = (uint8_t)(n - 1 - to_notify[i] - 1);
-	prog.len = (unsigned short)n;
-	prog.filter = f;
+	if (calls & CALLS_WRITES) {
+		/* socket(AF_UNIX or AF_VSOCK, ...) */
+		JEQ(&p, SYS_socket, 0, 3);
+		LD_ARG(&p, 0);
+		JEQ(&p, AF_UNIX, TO_NOTIFY, 0);
+		JEQ(&p, AF_VSOCK, TO_NOTIFY, TO_ALLOW);
+		/* socketpair(AF_UNIX, a type other than a stream or a
+		 * seqpacket, ...) */
+		JEQ(&p, SYS_socketpair, 0, TO_ALLOW);
+		LD_ARG(&p, 0);
+		JEQ(&p, AF_UNIX, 0, TO_ALLOW);
+		LD_ARG(&p, 1);
+		op(&p, BPF_ALU | BPF_AND | BPF_K, 0xf, 0, 0);
+		JEQ(&p, SOCK_STREAM, TO_ALLOW, 0);
+		JEQ(&p, SOCK_SEQPACKET, TO_ALLOW, TO_NOTIFY);
+	}
+	ret_allow = p.n;
+	op(&p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	ret_notify = p.n;
+	op(&p, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	for (i = 0; i < p.n; i++) {
+		unsigned *t[2] = { &p.jt[i], &p.jf[i] };
+		uint8_t *o[2] = { &p.f[i].jt, &p.f[i].jf };
+
+		for (int k = 0; k < 2; k++) /* a jump counts from the next instruction */
+			*o[k] = (uint8_t)(*t[k] == TO_NOTIFY ? ret_notify - i - 1 :
+					  *t[k] == TO_ALLOW  ? ret_allow - i - 1 : *t[k]);
+	}
+	prog.len = (unsigned short)p.n;
+	prog.filter = p.f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
@@ -228,8 +278,10 @@ int main(int argc, char **argv)
 	pthread_t t;
 	pid_t pid;
 
-	if (argc >= 3 && !strcmp(argv[1], "--calls")) {
-		if (!strcmp(argv[2], "opens"))
+	if (argc >= 2 && !strncmp(argv[1], "--", 2)) {
+		if (argc < 3 || strcmp(argv[1], "--calls"))
+			argc = 0; /* the usage below */
+		else if (!strcmp(argv[2], "opens"))
 			calls = CALLS_OPENS;
 		else if (!strcmp(argv[2], "writes"))
 			calls = CALLS_WRITES;
