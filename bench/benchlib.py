@@ -300,7 +300,7 @@ ROWS = [
     ("build.notify.paired", "a supervisor answering each call srt observes with denyRead at once (every open besides): the median of the per-round ratios", "x", None, "", None, None),
     ("build.srt", "build-shaped load, allowWrite [\".\"]: wall time (the scheduler's share, see README)", "ms", "build.out", "outside", None, None),
     ("build.deny", "the same with denyRead: wall time", "ms", "build.out", "outside", None, None),
-    ("build.wnotify.cpu", "the same build outside, each call srt observes with allowWrite (write opens, names made, removed, renamed or changed) sent to a supervisor that answers at once (bench/notifyfloor.c --calls writes): the floor of any observer of those calls", "ms", "build.out.cpu", "outside", None, None),
+    ("build.wnotify.cpu", "the same build outside, each call srt observes with allowWrite (write opens, names made, removed, renamed or changed, Unix sockets) sent to a supervisor that answers at once (bench/notifyfloor.c --calls writes): the floor of any observer of those calls", "ms", "build.out.cpu", "outside", None, None),
     ("build.notify.cpu", "the same, each call srt observes with denyRead (those and every open; --calls all)", "ms", "build.out.cpu", "outside", None, None),
     ("realbuild.nodeny.cpu", "make -j2 of this tree (--only realbuild), allowWrite the tree: CPU time of the whole tree", "ms", "realbuild.out.cpu", "outside", "ratio_le", 1.05),
     ("realbuild.deny.cpu", "the same with denyRead (read violations observed and reported): CPU time", "ms", "realbuild.out.cpu", "outside", "ratio_le", 1.05),
