@@ -96,6 +96,10 @@ struct prog {
 
 static void op(struct prog *p, uint16_t code, uint32_t k, unsigned jt, unsigned jf)
 {
+	if (p->n == sizeof(p->f) / sizeof(p->f[0])) {
+		fprintf(stderr, "notifyfloor: the filter outgrew its %zu instructions\n", p->n);
+		exit(125);
+	}
 	p->f[p->n] = (struct sock_filter){ code, 0, 0, k };
 	p->jt[p->n] = jt;
 	p->jf[p->n] = jf;
