@@ -32,9 +32,9 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
  * guard as a program of its own, started by srt with vfork and exec (no
  * copy of srt's address space; every signal blocked until
  * srt__bwrap_guard_main has set its own dispositions): the records on
- * descriptor 0, the "G" of srt__bwrap_guard_main on 1. With --detach it forks first and the parent
- * exits 0, so a caller that is not a child subreaper reaps only that
- * parent. With --keep, descriptors 3 .. 2 + N are the orphan work's and
+ * descriptor 0, the "G" of srt__bwrap_guard_main on 1. With --detach it
+ * forks first and the parent exits 0, so a caller that is not a child
+ * subreaper reaps only that parent. With --keep, descriptors 3 .. 2 + N are the orphan work's and
  * PROGRAM its program (srt_command.orphan_argv). Returns only on a usage
  * error (an exit status). */
 int srt__bwrap_guard_mode(int argc, char **argv);

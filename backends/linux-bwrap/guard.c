@@ -163,9 +163,9 @@ fail:
 
 /* vfork with guard_child as the child, apart from guard_spawn so that
  * none of that function's variables lives across the vfork. */
-static __attribute__((noinline)) pid_t guard_vfork(const char *helper, char *const *argv, char *const *envp,
-						  int rd, int ready, const int *hi, size_t nfds,
-						  volatile int *err)
+static __attribute__((noinline)) pid_t guard_vfork(const char *helper, char *const *argv,
+						  char *const *envp, int rd, int ready, const int *hi,
+						  size_t nfds, volatile int *err)
 {
 	pid_t pid = vfork();
 
