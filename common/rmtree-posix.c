@@ -4,7 +4,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/rmtree.h"
@@ -55,4 +58,39 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 	}
 	rm_below(fd, 0);
 	(void)rmdir(path);
+}
+
+int srt__rundir_hold(int dfd)
+{
+	return flock(dfd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
+}
+
+void srt__rundir_sweep(const char *base, int (*match)(const char *name, const struct stat *st))
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[4096];
+		struct stat st, held;
+		int fd;
+
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || !match(de->d_name, &st) ||
+		    st.st_ctime > now - SRT_RUNDIR_GRACE_S)
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* held while it goes: a second sweep at the same time skips it */
+		if (fstat(fd, &held) == 0 && held.st_dev == st.st_dev && held.st_ino == st.st_ino &&
+		    srt__rundir_hold(fd) == 0 &&
+		    snprintf(path, sizeof(path), "%s/%s", base, de->d_name) < (int)sizeof(path))
+			srt__rm_tree_same(path, st.st_dev, st.st_ino);
+		close(fd);
+	}
+	closedir(d);
 }

@@ -7,6 +7,7 @@
  * of a name: still a directory, and no reparse point. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,4 +65,18 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 		return;
 	rm_below(path, 0);
 	(void)RemoveDirectoryA(path);
+}
+
+/* Windows has no lock srt takes on a directory (the C library has no
+ * flock): what a killed srt left is never taken for abandoned, and stays. */
+int srt__rundir_hold(int dfd)
+{
+	(void)dfd;
+	return -ENOSYS;
+}
+
+void srt__rundir_sweep(const char *base, int (*match)(const char *name, const struct stat *st))
+{
+	(void)base;
+	(void)match;
 }

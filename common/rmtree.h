@@ -15,4 +15,28 @@
  * (with path, which is then not empty). */
 void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
 
+/* The directories srt makes for one run (the run's TMPDIR below
+ * /tmp/claude, the proxy's directory in TMPDIR) are held with a lock on a
+ * descriptor of each, kept open for as long as the process that made them
+ * (or a fork of it) lives. A srt killed before its cleanup guard was in
+ * place, or together with it (a pid namespace torn down kills both),
+ * leaves them behind, and the next start removes those that nobody holds.
+ * The lock tells, not the pid in a name: a pid means nothing across pid
+ * namespaces (a srt started in one took a live host run's directory for a
+ * dead one's, and one killed in one was never swept where its pid named a
+ * live process). */
+
+/* Hold the directory open at dfd: 0, or -errno where the file system
+ * cannot lock it (there the sweep's own lock fails too, and the directory
+ * is left alone). */
+int srt__rundir_hold(int dfd);
+
+/* Remove, with everything below it, each entry of base that is a
+ * directory of this user, that match() accepts, that nothing changed for
+ * SRT_RUNDIR_GRACE_S seconds (its maker took the lock right after making
+ * it, so one younger may be about to be held) and that no process holds. */
+#define SRT_RUNDIR_GRACE_S 2
+struct stat;
+void srt__rundir_sweep(const char *base, int (*match)(const char *name, const struct stat *st));
+
 #endif

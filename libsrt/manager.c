@@ -67,6 +67,7 @@ static int sb_alloc(struct srt_sandbox **out, const struct srt_options *opt,
 
 	if (!sb)
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "cannot create sandbox: out of memory");
+	sb->proxy_dir_fd = -1;
 	srt__settings_init(&sb->settings);
 	pthread_mutex_init(&sb->update_lock, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &sb->nofile) != 0)
@@ -467,11 +468,7 @@ int srt_sandbox_run(struct srt_sandbox *sb, const char *const *argv,
 		if (rc)
 			goto out_cmd;
 	}
-	if (sb->sweep_base) {
-		srt__sandbox_sweep_proxy_dirs(sb->sweep_base);
-		free(sb->sweep_base);
-		sb->sweep_base = NULL;
-	}
+	srt__sandbox_sweep(sb);
 	/* present but failing (even with SRT_E_UNSUPPORTED) ends the command */
 	if (SRT__BACKEND_HAS(sb->be, started)) {
 		rc = srt__backend_started(sb->be, sb->bstate, &cmd, pid, diag);
@@ -518,6 +515,20 @@ int srt_sandbox_set_request_filter(struct srt_sandbox *sb, srt_request_filter_fn
 	return SRT_OK;
 }
 
+void srt__sandbox_sweep(struct srt_sandbox *sb)
+{
+	if (sb->swept)
+		return;
+	sb->swept = 1;
+	if (sb->sweep_base) {
+		srt__sandbox_sweep_proxy_dirs(sb->sweep_base);
+		free(sb->sweep_base);
+		sb->sweep_base = NULL;
+	}
+	if (sb->have_policy)
+		srt__policy_sweep_run_dirs(&sb->policy);
+}
+
 int srt__sandbox_is_copy(const struct srt_sandbox *sb)
 {
 	return sb->started && sb->owner != getpid();
@@ -548,6 +559,8 @@ void srt_sandbox_free(struct srt_sandbox *sb)
 		if (sb->proxy_dir)
 			rmdir(sb->proxy_dir);
 	}
+	if (sb->proxy_dir_fd >= 0)
+		close(sb->proxy_dir_fd); /* in a copy, the starter's lock stays */
 	srt__strv_release(&sb->cred_env);
 	srt__strv_release(&sb->cred_unset);
 	srt__module_free(sb->module);

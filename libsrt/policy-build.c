@@ -336,6 +336,7 @@ struct run_tmp {
 	char *path;
 	dev_t dev;
 	ino_t ino;
+	int fd; /* held (common/rmtree.h) until the directory goes */
 	pid_t pid; /* the process that made it: a copy made by fork leaves
 		    * it to that process, which still runs commands in it */
 	struct run_tmp *next;
@@ -390,12 +391,29 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 				    base, strerror(e));
 	}
 	t = calloc(1, sizeof(*t));
-	if (!t || lstat(path, &st) != 0 || !(pol->tmpdir = strdup(path))) {
+	if (!t || !(pol->tmpdir = strdup(path))) {
 		rmdir(path);
 		free(path);
 		free(t);
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	}
+	/* held at once, so that no other start's sweep takes it for a killed
+	 * run's (a file system without locks leaves it unheld and unswept) */
+	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->fd < 0 || fstat(t->fd, &st) != 0) {
+		int e = errno;
+
+		if (t->fd >= 0)
+			close(t->fd);
+		free(pol->tmpdir);
+		pol->tmpdir = NULL;
+		free(path);
+		free(t);
+		return srt_diag_set(diag, SRT_E_IO, base,
+				    "cannot open this run's temporary directory in \"%s\" (removed at once?): %s",
+				    base, strerror(e));
+	}
+	(void)srt__rundir_hold(t->fd);
 	t->owner = pol;
 	t->path = path;
 	t->dev = st.st_dev;
@@ -406,6 +424,7 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 	if (!run_tmp_fork_ready &&
 	    srt__os_atfork(run_tmp_fork_prepare, run_tmp_fork_done, run_tmp_fork_done) != 0) {
 		pthread_mutex_unlock(&run_tmp_lock);
+		close(t->fd);
 		rmdir(path);
 		free(pol->tmpdir);
 		pol->tmpdir = NULL;
@@ -438,8 +457,28 @@ static void run_tmpdir_remove(const struct srt_policy *pol)
 		return;
 	if (t->pid == getpid())
 		srt__rm_tree_same(t->path, t->dev, t->ino);
+	close(t->fd); /* a fork's copy: the maker's lock stays */
 	free(t->path);
 	free(t);
+}
+
+/* A run directory's name: what run_tmpdir() gives mkdtemp. */
+static int run_dir_name(const char *name, const struct stat *st)
+{
+	(void)st;
+	return !strncmp(name, "srt-run.", 8) && strlen(name) == 8 + 6;
+}
+
+void srt__policy_sweep_run_dirs(const struct srt_policy *pol)
+{
+	char base[PATH_MAX];
+	char *slash;
+
+	if (!srt__policy_own_tmpdir(pol) || snprintf(base, sizeof(base), "%s", pol->tmpdir) >= (int)sizeof(base) ||
+	    !(slash = strrchr(base, '/')) || slash == base)
+		return;
+	*slash = '\0';
+	srt__rundir_sweep(base, run_dir_name);
 }
 
 int srt__policy_own_tmpdir(const struct srt_policy *pol)

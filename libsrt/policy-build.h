@@ -40,6 +40,10 @@ void srt__policy_release(struct srt_policy *pol);
  * build. */
 int srt__policy_own_tmpdir(const struct srt_policy *pol);
 
+/* Remove the run directories srts killed before their end left beside
+ * pol's (common/rmtree.h), when pol's is one this process made. */
+void srt__policy_sweep_run_dirs(const struct srt_policy *pol);
+
 /* Add one absolute path to pol->deny_read after the build (a file the
  * backend cannot show as srt wants it is denied instead). */
 int srt__policy_deny_read_path(struct srt_policy *pol, const char *path, const char *origin,

@@ -21,6 +21,7 @@
 
 #include "common/domain.h"
 #include "common/platform.h"
+#include "common/rmtree.h"
 #include "proxies/proxy.h"
 #include "backend-choice.h"
 #include "filters.h"
@@ -93,70 +94,28 @@ static void on_proxy_violation(void *ctx, const char *command_key, const char *l
 }
 
 /* The proxy socket lives in a fresh 0700 directory: other users cannot
- * reach it even before the token check. */
-/* A srt killed with SIGKILL cannot remove its proxy directory. The next
- * start removes those of ours whose srt is gone: "srt-<pid>-XXXXXX", owned
- * by us, mode 0700, pid no longer alive, holding at most proxy.sock and
- * the masked credential copies. It
- * reads the whole of TMPDIR, so it runs once the sandbox is being built
- * (srt_sandbox_run, right after the spawn), on the CPU that would
- * otherwise wait for bwrap, not before the command can start. */
-/* The masked credential copies a killed srt left ("masked/masked-<n>",
- * sentinels only): removed with their directory. */
-static void sweep_masked(int proxy_dfd)
+ * reach it even before the token check. The start holds it
+ * (sb->proxy_dir_fd, common/rmtree.h) for the sandbox's life; the
+ * directories a killed srt left ("srt-<pid>-XXXXXX", this user's, 0700:
+ * proxy.sock and the masked credential copies) are removed by the next
+ * start that finds them held by no process. It reads the whole of TMPDIR,
+ * so it runs once the sandbox is being built (srt_sandbox_run, right after
+ * the spawn), on the CPU that would otherwise wait for bwrap, not before
+ * the command can start. */
+static int proxy_dir_name(const char *name, const struct stat *st)
 {
-	int dfd = openat(proxy_dfd, "masked", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct dirent *e;
-	DIR *d;
+	const char *p = name + 4;
 
-	if (dfd < 0)
-		return;
-	if (!(d = fdopendir(dfd))) {
-		close(dfd);
-		return;
-	}
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "masked-", 7))
-			unlinkat(dfd, e->d_name, 0);
-	closedir(d);
-	unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
+	if (strncmp(name, "srt-", 4) != 0 || (st->st_mode & 07777) != 0700)
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p > name + 4 && *p == '-' && strlen(p) == 7;
 }
 
 void srt__sandbox_sweep_proxy_dirs(const char *base)
 {
-	DIR *d = opendir(base);
-	struct dirent *e;
-	int dfd;
-
-	if (!d)
-		return;
-	dfd = dirfd(d);
-	while ((e = readdir(d))) {
-		struct stat st;
-		char *end;
-		long pid;
-		int sub;
-
-		if (strncmp(e->d_name, "srt-", 4) != 0)
-			continue;
-		pid = strtol(e->d_name + 4, &end, 10);
-		if (end == e->d_name + 4 || *end != '-' || strlen(end) != 7 || pid <= 0 ||
-		    pid == (long)getpid())
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
-			continue;
-		sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
-			continue;
-		unlinkat(sub, "proxy.sock", 0);
-		sweep_masked(sub);
-		close(sub);
-		unlinkat(dfd, e->d_name, AT_REMOVEDIR); /* fails, harmlessly, if not empty */
-	}
-	closedir(d);
+	srt__rundir_sweep(base, proxy_dir_name);
 }
 
 /* network.intercept: unset means optional where the backend can
@@ -357,6 +316,8 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 		else if (dup_fd >= 0)
 			close(dup_fd);
 	}
+	if (fresh)
+		(void)srt__rundir_hold(*dfd); /* no sweep takes it for a killed run's */
 	if (!fresh) {
 		if (*dfd >= 0)
 			close(*dfd);
@@ -405,7 +366,7 @@ static int open_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 		rc = srt_diag_set(diag, SRT_E_IO, "proxy",
 				  "proxy: %s is not the socket srt bound (replaced during start-up?)",
 				  sb->policy.proxy_socket);
-	close(dfd);
+	sb->proxy_dir_fd = dfd; /* held until the directory goes */
 	if (rc)
 		return rc; /* the directory, and maybe the socket, go with the sandbox */
 	/* the inode the bridge will connect to, and to no other */

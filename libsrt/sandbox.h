@@ -74,7 +74,9 @@ struct srt_sandbox {
 	struct srt__tls_ctx *tls_ctx;
 	char *tls_dir, *tls_bundle;
 	char *proxy_dir;
+	int proxy_dir_fd; /* proxy_dir held (common/rmtree.h), or -1 */
 	char *sweep_base; /* where stale proxy directories are swept, once, or NULL */
+	int swept; /* srt__sandbox_sweep ran */
 	char token[33];
 	int started;
 	pid_t owner; /* the process that started it: a copy made by fork owns
@@ -89,6 +91,11 @@ struct srt_sandbox {
  * the one that started it)? The proxy and what it serves stay that
  * process's (srt_sandbox_free, srt_sandbox_update_settings). */
 int srt__sandbox_is_copy(const struct srt_sandbox *sb);
+
+/* Once per sandbox, after its first command is spawned: remove what
+ * killed srts left, the proxy directories in TMPDIR and the run
+ * directories beside this run's (common/rmtree.h). */
+void srt__sandbox_sweep(struct srt_sandbox *sb);
 
 /* One line for the caller: through srt_options.log when set, else stderr
  * ("srt: warning: ..."); is_debug lines only under --debug. */

@@ -476,11 +476,7 @@ int srt_command_started(struct srt_wrapped *w, pid_t pid, struct srt_diag *diag)
 	wp->started = 1;
 	wp->pid = pid;
 	announce(wp, pid);
-	if (sb->sweep_base) {
-		srt__sandbox_sweep_proxy_dirs(sb->sweep_base);
-		free(sb->sweep_base);
-		sb->sweep_base = NULL;
-	}
+	srt__sandbox_sweep(sb);
 	/* present but failing (even with SRT_E_UNSUPPORTED) ends the command */
 	if (SRT__BACKEND_HAS(sb->be, started)) {
 		rc = srt__backend_started(sb->be, backend_state(wp), &wp->cmd, pid, diag);

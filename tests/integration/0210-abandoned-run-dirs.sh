@@ -1,0 +1,105 @@
+#!/bin/bash
+# What a killed srt leaves behind: its proxy directory in TMPDIR
+# ("srt-<pid>-XXXXXX") and its run directory below /tmp/claude
+# ("srt-run.XXXXXX"). The cleanup guard removes them when srt dies during
+# the run; a srt killed before its guard was in place, or together with it
+# (a pid namespace torn down kills both), leaves them, and the next start
+# removes those no process holds (common/rmtree.h). A live run's
+# directories are held by a lock, whatever the pid namespace of the srt that
+# sweeps: a pid in a name means nothing across pid namespaces.
+. "$(dirname "$0")/lib.sh"
+need_bwrap_sandbox
+plan 13
+export TMPDIR="$WORK/tb"
+mkdir -p "$TMPDIR"
+S=$(fs s '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
+# the run directories' base: /tmp/claude, or the per-user name srt takes
+# when another user owns that
+RUNDIR=$(srt__run -s "$S" -c 'echo $TMPDIR' 2>/dev/null)
+BASE=${RUNDIR%/*}
+case $RUNDIR in
+*/srt-run.??????) ;;
+*)
+	diag "no run directory: $RUNDIR"
+	BASE=/nonexistent
+	;;
+esac
+gone() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+past_grace() { sleep 2.5; }
+
+# 1-4: a killed run's leftovers, as the kernel leaves them when a pid
+# namespace ends (srt and its guard killed at once)
+LEFT_P="$TMPDIR/srt-1-AbCdEf" # pid 1 is alive in every namespace
+LEFT_R="$BASE/srt-run.AbCdEf"
+mkdir -m 700 "$LEFT_P" "$LEFT_P/masked" "$LEFT_R" "$LEFT_R/sub" "$LEFT_R/sub/deeper"
+touch "$LEFT_P/proxy.sock" "$LEFT_P/masked/masked-0" "$LEFT_R/sub/deeper/f"
+chmod 500 "$LEFT_R/sub" # a directory the command made unwritable
+# 5-8: what must stay: a directory just made (its maker may not hold it
+# yet), one a process holds, a link with a run directory's name, and a
+# proxy-named directory with other bits than srt's
+YOUNG=$BASE/srt-run.YoUnG1
+HELD=$BASE/srt-run.HeLd01
+LINK=$BASE/srt-run.LiNk01
+TARGET="$WORK/link-target"
+OPEN_P="$TMPDIR/srt-2-OpEn01"
+mkdir -m 700 "$HELD" "$TARGET"
+touch "$TARGET/keep"
+ln -s "$TARGET" "$LINK"
+mkdir -m 755 "$OPEN_P"
+flock "$HELD" sleep 30 &
+HOLDER=$!
+past_grace
+mkdir -m 700 "$YOUNG"
+out=$(srt__run -s "$S" -c 'echo ran' 2>/dev/null)
+check "a killed run's proxy directory is removed, though its pid is alive here" gone "$LEFT_P"
+check "a killed run's run directory is removed with what is below it" gone "$LEFT_R"
+check "the start that swept ran its command" test "$out" = ran
+check "a run directory younger than the grace is left" test -d "$YOUNG"
+check "a run directory a process holds is left" test -d "$HELD"
+check "a link named as a run directory is left, and its target" test -L "$LINK" -a -e "$TARGET/keep"
+check "a proxy-named directory with other bits than srt's is left" test -d "$OPEN_P"
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+rm -rf "$YOUNG" "$HELD" "$LINK" "$OPEN_P" "$LEFT_P" "$LEFT_R"
+
+# 8-13: a live run's directories survive a srt that sweeps from another pid
+# namespace (whose kill(pid, 0) finds no such process), and a srt killed in
+# a pid namespace, guard and all, is swept by the next start
+if ! unshare -p -f --mount-proc true 2>/dev/null; then
+	for i in 8 9 10 11 12 13; do skip "unshare -p: no new pid namespace here ($(id -un))"; done
+	exit 0
+fi
+rm -f "$WORK/live.out"
+# the live run: its TMPDIR on its first line, its write there after the
+# other start on the second
+(srt__run -s "$S" -c 'echo "$TMPDIR"; sleep 5; echo written >"$TMPDIR/after" && cat "$TMPDIR/after"' >"$WORK/live.out" 2>&1 &)
+for _ in $(seq 50); do [ -s "$WORK/live.out" ] && break; sleep 0.1; done
+LIVE_T=$(sed -n 1p "$WORK/live.out")
+LIVE_P=$(ls -d "$TMPDIR"/srt-*-* 2>/dev/null | head -1)
+check "the live run has a run and a proxy directory" test -d "$LIVE_T" -a -d "$LIVE_P"
+past_grace
+out=$(unshare -p -f --mount-proc env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" TMPDIR="$TMPDIR" HOME="$HOME" \
+	timeout 30 "$SRT" --backend="$BACKEND" -s "$S" -c 'echo ran' 2>"$WORK/inner.err")
+[ "$out" = ran ] || diag "the start in a pid namespace: $out $(cat "$WORK/inner.err")"
+check "a start in another pid namespace (it ran) leaves the live run's proxy directory" \
+	test "$out" = ran -a -d "$LIVE_P"
+check "and its run directory" test -d "$LIVE_T"
+for _ in $(seq 80); do [ "$(wc -l <"$WORK/live.out")" -ge 2 ] && break; sleep 0.1; done
+check "the live run writes in its TMPDIR after that start" test "$(sed -n 2p "$WORK/live.out")" = written
+# a srt killed with its guard: the namespace's init ends, and the kernel
+# kills every other process in it
+rm -f "$WORK/ns.out"
+unshare -p -f --mount-proc env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" TMPDIR="$TMPDIR" HOME="$HOME" \
+	sh -c '"$1" --backend="$2" -s "$3" -c "echo \$TMPDIR; sleep 30" >"$4" 2>/dev/null & sleep 2' \
+	_ "$SRT" "$BACKEND" "$S" "$WORK/ns.out" 2>/dev/null
+NS_T=$(head -1 "$WORK/ns.out")
+NS_P=$(ls -d "$TMPDIR"/srt-*-* 2>/dev/null | grep -v "^$LIVE_P\$" | head -1)
+if [ -n "$NS_T" ] && [ -d "$NS_T" ] && [ -n "$NS_P" ]; then
+	past_grace
+	srt__run -s "$S" -c true >/dev/null 2>&1
+	check "a run killed with its guard in a pid namespace: its proxy directory is swept" gone "$NS_P"
+	check "and its run directory" gone "$NS_T"
+else
+	not_ok "a run killed in a pid namespace left its directories (TMPDIR '$NS_T', proxy '$NS_P')"
+	not_ok "and its run directory"
+fi
