@@ -65,7 +65,7 @@ int srt__rundir_hold(int dfd)
 	return flock(dfd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
 }
 
-void srt__rundir_sweep(const char *base, int (*match)(const char *name, const struct stat *st))
+void srt__rundir_sweep(const char *base, int (*match)(const char *name), int mode)
 {
 	DIR *d = opendir(base);
 	struct dirent *de;
@@ -78,8 +78,9 @@ void srt__rundir_sweep(const char *base, int (*match)(const char *name, const st
 		struct stat st, held;
 		int fd;
 
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid() || !match(de->d_name, &st) ||
+		if (!match(de->d_name) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (mode >= 0 && (st.st_mode & 07777) != (unsigned)mode) ||
 		    st.st_ctime > now - SRT_RUNDIR_GRACE_S)
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

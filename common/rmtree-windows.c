@@ -75,8 +75,9 @@ int srt__rundir_hold(int dfd)
 	return -ENOSYS;
 }
 
-void srt__rundir_sweep(const char *base, int (*match)(const char *name, const struct stat *st))
+void srt__rundir_sweep(const char *base, int (*match)(const char *name), int mode)
 {
 	(void)base;
 	(void)match;
+	(void)mode;
 }

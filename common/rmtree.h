@@ -31,12 +31,14 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
  * is left alone). */
 int srt__rundir_hold(int dfd);
 
-/* Remove, with everything below it, each entry of base that is a
- * directory of this user, that match() accepts, that nothing changed for
+/* Remove, with everything below it, each entry of base whose name
+ * match() accepts that is a directory of this user (with exactly the
+ * permission bits mode, unless mode is -1), that nothing changed for
  * SRT_RUNDIR_GRACE_S seconds (its maker took the lock right after making
- * it, so one younger may be about to be held) and that no process holds. */
+ * it, so one younger may be about to be held) and that no process holds.
+ * Only the entries match() accepts are looked at (base may be a crowded
+ * /tmp). */
 #define SRT_RUNDIR_GRACE_S 2
-struct stat;
-void srt__rundir_sweep(const char *base, int (*match)(const char *name, const struct stat *st));
+void srt__rundir_sweep(const char *base, int (*match)(const char *name), int mode);
 
 #endif

@@ -463,9 +463,8 @@ static void run_tmpdir_remove(const struct srt_policy *pol)
 }
 
 /* A run directory's name: what run_tmpdir() gives mkdtemp. */
-static int run_dir_name(const char *name, const struct stat *st)
+static int run_dir_name(const char *name)
 {
-	(void)st;
 	return !strncmp(name, "srt-run.", 8) && strlen(name) == 8 + 6;
 }
 
@@ -478,7 +477,8 @@ void srt__policy_sweep_run_dirs(const struct srt_policy *pol)
 	    !(slash = strrchr(base, '/')) || slash == base)
 		return;
 	*slash = '\0';
-	srt__rundir_sweep(base, run_dir_name);
+	/* any mode: the command may chmod its own TMPDIR */
+	srt__rundir_sweep(base, run_dir_name, -1);
 }
 
 int srt__policy_own_tmpdir(const struct srt_policy *pol)

@@ -102,11 +102,11 @@ static void on_proxy_violation(void *ctx, const char *command_key, const char *l
  * so it runs once the sandbox is being built (srt_sandbox_run, right after
  * the spawn), on the CPU that would otherwise wait for bwrap, not before
  * the command can start. */
-static int proxy_dir_name(const char *name, const struct stat *st)
+static int proxy_dir_name(const char *name)
 {
 	const char *p = name + 4;
 
-	if (strncmp(name, "srt-", 4) != 0 || (st->st_mode & 07777) != 0700)
+	if (strncmp(name, "srt-", 4) != 0)
 		return 0;
 	while (*p >= '0' && *p <= '9')
 		p++;
@@ -115,7 +115,7 @@ static int proxy_dir_name(const char *name, const struct stat *st)
 
 void srt__sandbox_sweep_proxy_dirs(const char *base)
 {
-	srt__rundir_sweep(base, proxy_dir_name);
+	srt__rundir_sweep(base, proxy_dir_name, 0700);
 }
 
 /* network.intercept: unset means optional where the backend can
