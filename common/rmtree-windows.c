@@ -75,9 +75,19 @@ int srt__rundir_hold(int dfd)
 	return -ENOSYS;
 }
 
-void srt__rundir_sweep(const char *base, int (*match)(const char *name), int mode)
+int srt__rm_below_budget(int dfd, long *budget)
+{
+	(void)dfd;
+	(void)budget;
+	return 0;
+}
+
+void srt__rundir_sweep(const char *base, int (*match)(const char *name), unsigned mask, unsigned want,
+		       int (*remove)(int basefd, const char *name, int dfd, long *budget))
 {
 	(void)base;
 	(void)match;
-	(void)mode;
+	(void)mask;
+	(void)want;
+	(void)remove;
 }

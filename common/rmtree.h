@@ -10,35 +10,51 @@
 /* Remove path and everything below it when it is still the directory
  * (dev, ino) that was made: never through a link (each directory is
  * opened with O_NOFOLLOW relative to its parent's descriptor), a
- * directory the command made unreadable is made readable first (it is
- * this user's), and a tree deeper than 256 levels is left where it lies
- * (with path, which is then not empty). */
+ * directory the command made unreadable or unsearchable is made so first
+ * (it is this user's), and a tree deeper than the walk goes (256 levels:
+ * a descriptor per level) has its deeper part moved up to the top and
+ * removed by the walk's next pass. */
 void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
 
 /* The directories srt makes for one run (the run's TMPDIR below
  * /tmp/claude, the proxy's directory in TMPDIR) are held with a lock on a
  * descriptor of each, kept open for as long as the process that made them
- * (or a fork of it) lives. A srt killed before its cleanup guard was in
- * place, or together with it (a pid namespace torn down kills both),
- * leaves them behind, and the next start removes those that nobody holds.
- * The lock tells, not the pid in a name: a pid means nothing across pid
- * namespaces (a srt started in one took a live host run's directory for a
- * dead one's, and one killed in one was never swept where its pid named a
- * live process). */
+ * (or a fork of it) lives, and marked with the sticky bit once held. A srt
+ * killed before its cleanup guard was in place, or together with it (a pid
+ * namespace torn down kills both), leaves them behind, and the next start
+ * removes the marked ones that nobody holds. The lock tells, not the pid
+ * in a name: a pid means nothing across pid namespaces (a srt started in
+ * one took a live host run's directory for a dead one's, and one killed in
+ * one was never swept where its pid named a live process). The mark tells
+ * that a locking srt made it: a srt of an earlier version holds nothing,
+ * and a directory of the user's own that only looks like one of srt's is
+ * no run's. */
 
-/* Hold the directory open at dfd: 0, or -errno where the file system
- * cannot lock it (there the sweep's own lock fails too, and the directory
- * is left alone). */
+/* Hold the directory open at dfd and mark it (mode 01700): 0, or -errno
+ * where the file system cannot lock it (the directory is then left
+ * unmarked, and never swept). */
 int srt__rundir_hold(int dfd);
 
-/* Remove, with everything below it, each entry of base whose name
- * match() accepts that is a directory of this user (with exactly the
- * permission bits mode, unless mode is -1), that nothing changed for
- * SRT_RUNDIR_GRACE_S seconds (its maker took the lock right after making
- * it, so one younger may be about to be held) and that no process holds.
- * Only the entries match() accepts are looked at (base may be a crowded
- * /tmp). */
+/* Remove what below the directory open at dfd the sweep's budget allows
+ * (*budget entries, counted down), deeper trees as srt__rm_tree_same does.
+ * 1 when it is empty, else 0. dfd stays open. */
+int srt__rm_below_budget(int dfd, long *budget);
+
+/* Each entry of base whose name match() accepts that is a directory of
+ * this user, marked (its permission bits equal to want under mask), that
+ * nothing changed for SRT_RUNDIR_GRACE_S seconds (its maker held it right
+ * after making it, so one younger may be about to be held) and that no
+ * process holds, goes to remove() with base's descriptor, its name and a
+ * descriptor of it that holds it meanwhile. remove() returns 1 when it
+ * removed it, 0 when the budget ran out first (the next start goes on),
+ * -1 when it cannot: that one is unmarked, so that no later start walks
+ * it again. remove() is given at most SRT_RUNDIR_BUDGET entries per
+ * sweep through *budget (srt__rm_below_budget), so a killed run's large
+ * tree costs one start a bounded share and the next starts the rest. Only
+ * the entries match() accepts are looked at (base may be a crowded /tmp). */
 #define SRT_RUNDIR_GRACE_S 2
-void srt__rundir_sweep(const char *base, int (*match)(const char *name), int mode);
+#define SRT_RUNDIR_BUDGET 20000
+void srt__rundir_sweep(const char *base, int (*match)(const char *name), unsigned mask, unsigned want,
+		       int (*remove)(int basefd, const char *name, int dfd, long *budget));
 
 #endif

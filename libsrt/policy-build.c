@@ -397,8 +397,9 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 		free(t);
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	}
-	/* held at once, so that no other start's sweep takes it for a killed
-	 * run's (a file system without locks leaves it unheld and unswept) */
+	/* held and marked at once, so that no other start's sweep takes it
+	 * for a killed run's (a file system without locks leaves it unheld,
+	 * unmarked and unswept) */
 	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (t->fd < 0 || fstat(t->fd, &st) != 0) {
 		int e = errno;
@@ -468,6 +469,15 @@ static int run_dir_name(const char *name)
 	return !strncmp(name, "srt-run.", 8) && strlen(name) == 8 + 6;
 }
 
+/* A killed run's directory: what the command left there too (held by the
+ * sweep meanwhile, common/rmtree.h). */
+static int remove_run_dir(int basefd, const char *name, int dfd, long *budget)
+{
+	if (!srt__rm_below_budget(dfd, budget))
+		return *budget == 0 ? 0 : -1;
+	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;
+}
+
 void srt__policy_sweep_run_dirs(const struct srt_policy *pol)
 {
 	char base[PATH_MAX];
@@ -477,8 +487,9 @@ void srt__policy_sweep_run_dirs(const struct srt_policy *pol)
 	    !(slash = strrchr(base, '/')) || slash == base)
 		return;
 	*slash = '\0';
-	/* any mode: the command may chmod its own TMPDIR */
-	srt__rundir_sweep(base, run_dir_name, -1);
+	/* the mark alone: the command may chmod its own TMPDIR's other bits
+	 * (and with the mark's own, it only keeps that directory unswept) */
+	srt__rundir_sweep(base, run_dir_name, S_ISVTX, S_ISVTX, remove_run_dir);
 }
 
 int srt__policy_own_tmpdir(const struct srt_policy *pol)

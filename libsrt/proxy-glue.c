@@ -94,14 +94,15 @@ static void on_proxy_violation(void *ctx, const char *command_key, const char *l
 }
 
 /* The proxy socket lives in a fresh 0700 directory: other users cannot
- * reach it even before the token check. The start holds it
- * (sb->proxy_dir_fd, common/rmtree.h) for the sandbox's life; the
- * directories a killed srt left ("srt-<pid>-XXXXXX", this user's, 0700:
- * proxy.sock and the masked credential copies) are removed by the next
- * start that finds them held by no process. It reads the whole of TMPDIR,
- * so it runs once the sandbox is being built (srt_sandbox_run, right after
- * the spawn), on the CPU that would otherwise wait for bwrap, not before
- * the command can start. */
+ * reach it even before the token check. The start holds and marks it
+ * (sb->proxy_dir_fd, mode 01700, common/rmtree.h) for the sandbox's life;
+ * the directories a killed srt left ("srt-<pid>-XXXXXX", this user's,
+ * marked, held by no process) are emptied of what srt puts there
+ * (proxy.sock, the masked credential copies) and removed, when that is all
+ * they hold, by the next start. It reads the whole of TMPDIR, so it runs
+ * once the sandbox is being built (srt_sandbox_run, right after the spawn),
+ * on the CPU that would otherwise wait for bwrap, not before the command
+ * can start. */
 static int proxy_dir_name(const char *name)
 {
 	const char *p = name + 4;
@@ -113,9 +114,40 @@ static int proxy_dir_name(const char *name)
 	return p > name + 4 && *p == '-' && strlen(p) == 7;
 }
 
+/* The masked credential copies a killed srt left ("masked/masked-<n>",
+ * sentinels only): removed with their directory. */
+static void sweep_masked(int proxy_dfd)
+{
+	int dfd = openat(proxy_dfd, "masked", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return;
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "masked-", 7))
+			unlinkat(dfd, e->d_name, 0);
+	closedir(d);
+	unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
+}
+
+static int remove_proxy_dir(int basefd, const char *name, int dfd, long *budget)
+{
+	(void)budget;
+	unlinkat(dfd, "proxy.sock", 0);
+	sweep_masked(dfd);
+	/* fails, and the directory is left unmarked, when anything else is
+	 * there: nothing srt made */
+	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;
+}
+
 void srt__sandbox_sweep_proxy_dirs(const char *base)
 {
-	srt__rundir_sweep(base, proxy_dir_name, 0700);
+	srt__rundir_sweep(base, proxy_dir_name, 07777, 01700, remove_proxy_dir);
 }
 
 /* network.intercept: unset means optional where the backend can
@@ -317,7 +349,7 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 			close(dup_fd);
 	}
 	if (fresh)
-		(void)srt__rundir_hold(*dfd); /* no sweep takes it for a killed run's */
+		(void)srt__rundir_hold(*dfd); /* held and marked: see the sweep above */
 	if (!fresh) {
 		if (*dfd >= 0)
 			close(*dfd);

@@ -4,12 +4,17 @@
 # ("srt-run.XXXXXX"). The cleanup guard removes them when srt dies during
 # the run; a srt killed before its guard was in place, or together with it
 # (a pid namespace torn down kills both), leaves them, and the next start
-# removes those no process holds (common/rmtree.h). A live run's
-# directories are held by a lock, whatever the pid namespace of the srt that
-# sweeps: a pid in a name means nothing across pid namespaces.
+# removes those that carry srt's mark (the sticky bit, mode 01700) and that
+# no process holds (common/rmtree.h). A live run's directories are held by
+# a lock, whatever the pid namespace of the srt that sweeps: a pid in a
+# name means nothing across pid namespaces. An unmarked directory (an
+# earlier srt's, which takes no lock, or the user's own) is never touched,
+# a proxy directory loses only what srt puts there, and what a command
+# leaves in its TMPDIR (a directory closed to its owner, a tree deeper than
+# the walk's descriptors go) goes at the run's end.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 13
+plan 20
 export TMPDIR="$WORK/tb"
 mkdir -p "$TMPDIR"
 S=$(fs s '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
@@ -27,14 +32,31 @@ esac
 gone() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
 past_grace() { sleep 2.5; }
 
-# 1-4: a killed run's leftovers, as the kernel leaves them when a pid
+# 1-3: a killed run's leftovers, as the kernel leaves them when a pid
 # namespace ends (srt and its guard killed at once)
 LEFT_P="$TMPDIR/srt-1-AbCdEf" # pid 1 is alive in every namespace
 LEFT_R="$BASE/srt-run.AbCdEf"
-mkdir -m 700 "$LEFT_P" "$LEFT_P/masked" "$LEFT_R" "$LEFT_R/sub" "$LEFT_R/sub/deeper"
-touch "$LEFT_P/proxy.sock" "$LEFT_P/masked/masked-0" "$LEFT_R/sub/deeper/f"
-chmod 500 "$LEFT_R/sub" # a directory the command made unwritable
-# 5-8: what must stay: a directory just made (its maker may not hold it
+mkdir -m 700 "$LEFT_P" "$LEFT_P/masked" "$LEFT_R" "$LEFT_R/sub" "$LEFT_R/sub/deeper" "$LEFT_R/closed"
+touch "$LEFT_P/proxy.sock" "$LEFT_P/masked/masked-0" "$LEFT_R/sub/deeper/f" "$LEFT_R/closed/f"
+chmod 1700 "$LEFT_P" "$LEFT_R" # srt's mark
+chmod 500 "$LEFT_R/sub"  # a directory the command made unwritable
+chmod 000 "$LEFT_R/closed" # and one it closed to its owner
+# 8-10: unmarked look-alikes (an earlier srt's live run, the user's own
+# directory), and a marked proxy-named directory holding more than srt puts
+# there
+OLD_R="$BASE/srt-run.OlDsRt"
+OLD_P="$TMPDIR/srt-3-OlDsRt"
+MINE_P="$TMPDIR/srt-2024-drafts"
+mkdir -m 700 "$OLD_R" "$OLD_P" "$MINE_P"
+touch "$OLD_R/work" "$OLD_P/proxy.sock" "$MINE_P/proxy.sock" "$MINE_P/notes"
+chmod 1700 "$MINE_P"
+# 11-12: a killed run's tree larger than one start's share of the sweep
+BIG_R="$BASE/srt-run.BiGtRe"
+mkdir -m 700 "$BIG_R"
+python3 -c 'import os, sys
+for i in range(25000): open(os.path.join(sys.argv[1], "f%d" % i), "w").close()' "$BIG_R"
+chmod 1700 "$BIG_R"
+# 4-7: what must stay: a directory just made (its maker may not hold it
 # yet), one a process holds, a link with a run directory's name, and a
 # proxy-named directory with other bits than srt's
 YOUNG=$BASE/srt-run.YoUnG1
@@ -58,15 +80,34 @@ check "a run directory younger than the grace is left" test -d "$YOUNG"
 check "a run directory a process holds is left" test -d "$HELD"
 check "a link named as a run directory is left, and its target" test -L "$LINK" -a -e "$TARGET/keep"
 check "a proxy-named directory with other bits than srt's is left" test -d "$OPEN_P"
+check "an unmarked run directory (an earlier srt's live run) is left with its files" test -e "$OLD_R/work"
+check "an unmarked proxy directory is left with its socket" test -e "$OLD_P/proxy.sock"
+check "a marked proxy-named directory loses only what srt puts there, and its mark" \
+	test ! -e "$MINE_P/proxy.sock" -a -e "$MINE_P/notes" -a "$(stat -c %a "$MINE_P" 2>/dev/null)" = 700
+left=$(ls -A "$BIG_R" 2>/dev/null | wc -l)
+check "one start removes a bounded share of a killed run's large tree ($left of 25000 left)" \
+	test -d "$BIG_R" -a "$left" -gt 0 -a "$left" -lt 25000
+past_grace # the sweep changed it: as young as a directory just made
+srt__run -s "$S" -c true >/dev/null 2>&1
+check "a later start removes the rest" gone "$BIG_R"
 kill "$HOLDER" 2>/dev/null
 wait "$HOLDER" 2>/dev/null
-rm -rf "$YOUNG" "$HELD" "$LINK" "$OPEN_P" "$LEFT_P" "$LEFT_R"
+chmod 700 "$LEFT_R/closed" 2>/dev/null
+rm -rf "$YOUNG" "$HELD" "$LINK" "$OPEN_P" "$LEFT_P" "$LEFT_R" "$OLD_R" "$OLD_P" "$MINE_P" "$BIG_R"
 
-# 8-13: a live run's directories survive a srt that sweeps from another pid
+# 13-14: what a command leaves in its TMPDIR goes at the run's end: a
+# directory closed to its owner, and a chain deeper than the walk's 256
+# descriptors
+out=$(srt__run -s "$S" -c 'cd "$TMPDIR" && mkdir -p closed/in && touch closed/in/f && chmod 000 closed &&
+	d=.; for i in $(seq 300); do d=$d/d; done; mkdir -p "$d" && touch "$d/leaf" && echo "$TMPDIR"' 2>/dev/null)
+check "the run made its tree" test -n "$out"
+check "its TMPDIR is gone at its end, closed and deep parts too" gone "${out:-/nonexistent}"
+
+# 15-20: a live run's directories survive a srt that sweeps from another pid
 # namespace (whose kill(pid, 0) finds no such process), and a srt killed in
 # a pid namespace, guard and all, is swept by the next start
 if ! unshare -p -f --mount-proc true 2>/dev/null; then
-	for i in 8 9 10 11 12 13; do skip "unshare -p: no new pid namespace here ($(id -un))"; done
+	for i in 15 16 17 18 19 20; do skip "unshare -p: no new pid namespace here ($(id -un))"; done
 	exit 0
 fi
 rm -f "$WORK/live.out"
