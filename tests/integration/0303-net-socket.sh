@@ -27,8 +27,10 @@ if [ -z "$sock" ]; then
 	exit 1
 fi
 dir=$(dirname "$sock")
-check "per-run directory is 0700 and ours" \
-	[ "$(stat -c '%a %u' "$dir")" = "700 $(id -u)" ]
+# 0700, and the sticky bit: srt's mark on a directory it holds
+# (common/rmtree.h)
+check "per-run directory is 0700, marked, and ours" \
+	[ "$(stat -c '%a %u' "$dir")" = "1700 $(id -u)" ]
 check "socket is 0600" [ "$(stat -c '%a' "$sock")" = 600 ]
 
 resp=$("$PY" - "$sock" "$WEB_PORT" <<'PYEOF'
