@@ -15,44 +15,67 @@
 #define RM_DEPTH_MAX 256
 #define RM_MARKED 01700
 
-/* One removal: the top directory, where what lies deeper than the walk
- * goes is moved up; the names given to those; the entries it may still
- * remove (-1: no bound); whether the pass removed or moved anything. */
+/* One removal. Each pass walks RM_DEPTH_MAX levels below its root and
+ * moves what lies deeper into a stage directory of its own, made in the
+ * top directory; the next pass walks only that stage. So what a pass
+ * could not remove is never walked again, and a tree of any depth costs
+ * each of its entries a visit or two. budget: NULL for no bound. */
 struct rm_walk {
 	int top;
+	int stage;            /* this pass's stage directory, or -1 until it moves something */
+	unsigned long stages; /* stage directories made: .srt-rm-stage-0 .. */
 	unsigned long moved;
-	long *budget;
-	int progress;
+	struct srt__rm_budget *budget;
 };
+
+int srt__rm_budget_spent(const struct srt__rm_budget *b)
+{
+	struct timespec now;
+
+	if (b->entries <= 0)
+		return 1;
+	if (!b->until.tv_sec)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > b->until.tv_sec ||
+	       (now.tv_sec == b->until.tv_sec && now.tv_nsec >= b->until.tv_nsec);
+}
 
 static void spend(struct rm_walk *w)
 {
-	if (w->budget && *w->budget > 0)
-		(*w->budget)--;
-	w->progress = 1;
+	if (w->budget && w->budget->entries > 0)
+		w->budget->entries--;
 }
 
 static int out_of_budget(const struct rm_walk *w)
 {
-	return w->budget && *w->budget == 0;
+	return w->budget && srt__rm_budget_spent(w->budget);
 }
 
-/* A directory too deep for this pass: moved up into the top directory
- * under a name no entry has, for the next pass. */
-static void move_up(struct rm_walk *w, int dfd, const char *n)
+static void stage_name(char *out, size_t cap, unsigned long k)
 {
-	char up[48];
-	struct stat st;
-	int tries;
+	snprintf(out, cap, ".srt-rm-stage-%lu", k);
+}
 
-	for (tries = 0; tries < 16; tries++) {
-		snprintf(up, sizeof(up), ".srt-rm-deep-%lu", w->moved++);
-		if (fstatat(w->top, up, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-			continue;
-		if (renameat(dfd, n, w->top, up) == 0)
-			w->progress = 1;
-		return;
+/* A directory too deep for this pass: into this pass's stage, for the
+ * next. Made its owner's first: a move to another parent rewrites its
+ * "..", which needs write permission on it. */
+static void move_down_the_line(struct rm_walk *w, int dfd, const char *n)
+{
+	char name[48];
+
+	if (w->stage < 0) {
+		stage_name(name, sizeof(name), w->stages);
+		if (mkdirat(w->top, name, 0700) != 0)
+			return; /* the command made that name: the deep part stays */
+		w->stage = openat(w->top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		w->stages++;
+		if (w->stage < 0)
+			return;
 	}
+	(void)fchmodat(dfd, n, 0700, AT_SYMLINK_NOFOLLOW);
+	snprintf(name, sizeof(name), "%lu", w->moved++);
+	(void)renameat(dfd, n, w->stage, name);
 }
 
 /* Remove everything below the directory open at dfd. Consumes dfd. */
@@ -74,14 +97,11 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
-		if (unlinkat(dirfd(d), n, 0) == 0) {
-			spend(w);
-			continue;
-		}
-		if (errno != EISDIR && errno != EPERM)
+		spend(w);
+		if (unlinkat(dirfd(d), n, 0) == 0 || (errno != EISDIR && errno != EPERM))
 			continue;
 		if (depth >= RM_DEPTH_MAX) {
-			move_up(w, dirfd(d), n);
+			move_down_the_line(w, dirfd(d), n);
 			continue;
 		}
 		cfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -92,37 +112,44 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 		if (cfd < 0)
 			continue;
 		rm_below(w, cfd, depth + 1);
-		if (unlinkat(dirfd(d), n, AT_REMOVEDIR) == 0)
-			spend(w);
+		(void)unlinkat(dirfd(d), n, AT_REMOVEDIR);
 	}
 	closedir(d);
 }
 
-/* Passes over the directory open at top until it is empty, the budget is
- * spent or a pass changes nothing. 1 when empty. */
-static int rm_passes(int top, long *budget)
+/* The passes over the directory open at top, then the stage directories
+ * they emptied. 1 when top is empty. */
+static int rm_passes(int top, struct srt__rm_budget *budget)
 {
-	struct rm_walk w = { top, 0, budget, 1 };
+	struct rm_walk w = { top, -1, 0, 0, budget };
 	struct dirent *de;
 	struct stat st;
-	int fd, empty = 0;
+	char name[48];
+	int root, empty;
 	DIR *d;
 
 	/* readable and searchable again, its mark kept (a budget spent
 	 * leaves it for the next sweep) */
 	if (fstat(top, &st) == 0 && (st.st_mode & 0700) != 0700)
 		(void)fchmod(top, (st.st_mode & 07000) | 0700);
-	while (w.progress && !out_of_budget(&w)) {
-		w.progress = 0;
-		fd = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		rm_below(&w, fd, 0);
+	root = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (root >= 0) {
+		w.stage = -1;
+		rm_below(&w, root, 0);
+		root = w.stage; /* the next pass's root, or -1: nothing went deeper */
+		if (root >= 0 && out_of_budget(&w)) {
+			close(root);
+			root = -1;
+		}
 	}
-	fd = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	while (w.stages > 0) {
+		stage_name(name, sizeof(name), --w.stages);
+		(void)unlinkat(top, name, AT_REMOVEDIR); /* fails when not emptied */
+	}
+	root = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 || !(d = fdopendir(root))) {
+		if (root >= 0)
+			close(root);
 		return 0;
 	}
 	empty = 1;
@@ -134,9 +161,9 @@ static int rm_passes(int top, long *budget)
 	return empty;
 }
 
-int srt__rm_below_budget(int dfd, long *budget)
+int srt__rm_below_budget(int dfd, struct srt__rm_budget *b)
 {
-	return rm_passes(dfd, budget);
+	return rm_passes(dfd, b);
 }
 
 void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
@@ -163,16 +190,22 @@ int srt__rundir_hold(int dfd)
 }
 
 void srt__rundir_sweep(const char *base, int (*match)(const char *name), unsigned mask, unsigned want,
-		       int (*remove)(int basefd, const char *name, int dfd, long *budget))
+		       int (*remove)(int basefd, const char *name, int dfd, struct srt__rm_budget *b))
 {
 	DIR *d = opendir(base);
 	struct dirent *de;
 	time_t now = time(NULL);
-	long budget = SRT_RUNDIR_BUDGET;
+	struct srt__rm_budget budget = { SRT_RUNDIR_BUDGET, { 0, 0 } };
 
 	if (!d)
 		return;
-	while (budget > 0 && (de = readdir(d))) {
+	clock_gettime(CLOCK_MONOTONIC, &budget.until);
+	budget.until.tv_nsec += SRT_RUNDIR_BUDGET_MS * 1000000L;
+	if (budget.until.tv_nsec >= 1000000000L) {
+		budget.until.tv_sec++;
+		budget.until.tv_nsec -= 1000000000L;
+	}
+	while (!srt__rm_budget_spent(&budget) && (de = readdir(d))) {
 		struct stat st, held;
 		int fd;
 

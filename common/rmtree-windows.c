@@ -75,15 +75,21 @@ int srt__rundir_hold(int dfd)
 	return -ENOSYS;
 }
 
-int srt__rm_below_budget(int dfd, long *budget)
+int srt__rm_below_budget(int dfd, struct srt__rm_budget *b)
 {
 	(void)dfd;
-	(void)budget;
+	(void)b;
 	return 0;
 }
 
+int srt__rm_budget_spent(const struct srt__rm_budget *b)
+{
+	(void)b;
+	return 1;
+}
+
 void srt__rundir_sweep(const char *base, int (*match)(const char *name), unsigned mask, unsigned want,
-		       int (*remove)(int basefd, const char *name, int dfd, long *budget))
+		       int (*remove)(int basefd, const char *name, int dfd, struct srt__rm_budget *b))
 {
 	(void)base;
 	(void)match;

@@ -6,6 +6,7 @@
 #define SRT_COMMON_RMTREE_H
 
 #include <sys/types.h>
+#include <time.h>
 
 /* Remove path and everything below it when it is still the directory
  * (dev, ino) that was made: never through a link (each directory is
@@ -35,10 +36,20 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
  * unmarked, and never swept). */
 int srt__rundir_hold(int dfd);
 
-/* Remove what below the directory open at dfd the sweep's budget allows
- * (*budget entries, counted down), deeper trees as srt__rm_tree_same does.
- * 1 when it is empty, else 0. dfd stays open. */
-int srt__rm_below_budget(int dfd, long *budget);
+/* What one sweep may spend on removals: entries to look at, and a
+ * deadline on CLOCK_MONOTONIC (tv_sec 0: none). */
+struct srt__rm_budget {
+	long entries;
+	struct timespec until;
+};
+
+/* Remove what below the directory open at dfd the budget allows, deeper
+ * trees as srt__rm_tree_same does. 1 when it is empty, else 0. dfd stays
+ * open. */
+int srt__rm_below_budget(int dfd, struct srt__rm_budget *b);
+
+/* Is the budget spent? */
+int srt__rm_budget_spent(const struct srt__rm_budget *b);
 
 /* Each entry of base whose name match() accepts that is a directory of
  * this user, marked (its permission bits equal to want under mask), that
@@ -46,15 +57,17 @@ int srt__rm_below_budget(int dfd, long *budget);
  * after making it, so one younger may be about to be held) and that no
  * process holds, goes to remove() with base's descriptor, its name and a
  * descriptor of it that holds it meanwhile. remove() returns 1 when it
- * removed it, 0 when the budget ran out first (the next start goes on),
+ * removed it, 0 when the budget ran out first (a later start goes on),
  * -1 when it cannot: that one is unmarked, so that no later start walks
- * it again. remove() is given at most SRT_RUNDIR_BUDGET entries per
- * sweep through *budget (srt__rm_below_budget), so a killed run's large
- * tree costs one start a bounded share and the next starts the rest. Only
- * the entries match() accepts are looked at (base may be a crowded /tmp). */
+ * it again. One sweep spends at most SRT_RUNDIR_BUDGET entries and
+ * SRT_RUNDIR_BUDGET_MS milliseconds on removals (a killed run's large tree
+ * costs each start a bounded share: an rmdir can take a millisecond where
+ * the disk discards freed blocks at once). Only the entries match()
+ * accepts are looked at (base may be a crowded /tmp). */
 #define SRT_RUNDIR_GRACE_S 2
 #define SRT_RUNDIR_BUDGET 20000
+#define SRT_RUNDIR_BUDGET_MS 10
 void srt__rundir_sweep(const char *base, int (*match)(const char *name), unsigned mask, unsigned want,
-		       int (*remove)(int basefd, const char *name, int dfd, long *budget));
+		       int (*remove)(int basefd, const char *name, int dfd, struct srt__rm_budget *b));
 
 #endif

@@ -471,10 +471,10 @@ static int run_dir_name(const char *name)
 
 /* A killed run's directory: what the command left there too (held by the
  * sweep meanwhile, common/rmtree.h). */
-static int remove_run_dir(int basefd, const char *name, int dfd, long *budget)
+static int remove_run_dir(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
-	if (!srt__rm_below_budget(dfd, budget))
-		return *budget == 0 ? 0 : -1;
+	if (!srt__rm_below_budget(dfd, b))
+		return srt__rm_budget_spent(b) ? 0 : -1;
 	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;
 }
 

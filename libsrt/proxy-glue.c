@@ -135,9 +135,9 @@ static void sweep_masked(int proxy_dfd)
 	unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
 }
 
-static int remove_proxy_dir(int basefd, const char *name, int dfd, long *budget)
+static int remove_proxy_dir(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
-	(void)budget;
+	(void)b;
 	unlinkat(dfd, "proxy.sock", 0);
 	sweep_masked(dfd);
 	/* fails, and the directory is left unmarked, when anything else is

@@ -89,7 +89,8 @@ check "one start removes a bounded share of a killed run's large tree ($left of 
 	test -d "$BIG_R" -a "$left" -gt 0 -a "$left" -lt 25000
 past_grace # the sweep changed it: as young as a directory just made
 srt__run -s "$S" -c true >/dev/null 2>&1
-check "a later start removes the rest" gone "$BIG_R"
+left2=$(ls -A "$BIG_R" 2>/dev/null | wc -l)
+check "a later start removes more ($left2 left)" test "$left2" -lt "$left"
 kill "$HOLDER" 2>/dev/null
 wait "$HOLDER" 2>/dev/null
 chmod 700 "$LEFT_R/closed" 2>/dev/null

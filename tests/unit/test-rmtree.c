@@ -121,8 +121,8 @@ static void case_other_dir(void)
 
 static void case_budget(void)
 {
+	struct srt__rm_budget b = { 30, { 0, 0 } };
 	char name[32];
-	long budget = 30;
 	int fd, i, left;
 
 	make_top();
@@ -131,12 +131,16 @@ static void case_budget(void)
 		snprintf(name, sizeof(name), "f%d", i);
 		touch_at(fd, name);
 	}
-	ok(srt__rm_below_budget(fd, &budget) == 0 && budget == 0, "a budget of 30 is spent on 100 files");
+	ok(srt__rm_below_budget(fd, &b) == 0 && b.entries == 0 && srt__rm_budget_spent(&b),
+	   "a budget of 30 entries is spent on 100 files");
 	left = entries(top);
 	ok(left == 70, "30 of them are gone (%d left)", left);
-	budget = 1000;
-	ok(srt__rm_below_budget(fd, &budget) == 1 && budget == 930, "the next budget empties it (%ld left)",
-	   budget);
+	b.entries = 1000;
+	clock_gettime(CLOCK_MONOTONIC, &b.until); /* a deadline already past */
+	ok(srt__rm_below_budget(fd, &b) == 0 && entries(top) == 70, "a deadline already past removes nothing");
+	b.until.tv_sec = 0;
+	ok(srt__rm_below_budget(fd, &b) == 1 && b.entries == 930, "the next budget empties it (%ld left)",
+	   b.entries);
 	close(fd);
 	rmdir(top);
 }
@@ -151,19 +155,19 @@ static int refused_name(const char *name)
 	return !strcmp(name, "kept-refused");
 }
 
-static int remove_tree(int basefd, const char *name, int dfd, long *budget)
+static int remove_tree(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
-	if (!srt__rm_below_budget(dfd, budget))
-		return *budget == 0 ? 0 : -1;
+	if (!srt__rm_below_budget(dfd, b))
+		return srt__rm_budget_spent(b) ? 0 : -1;
 	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;
 }
 
-static int refuse(int basefd, const char *name, int dfd, long *budget)
+static int refuse(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
 	(void)basefd;
 	(void)name;
 	(void)dfd;
-	(void)budget;
+	(void)b;
 	return -1;
 }
 
