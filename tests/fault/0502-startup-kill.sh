@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/fault/fault-lib.sh"
 
 ITER=${FAULT_KILL_ITER:-40}
-plan 14
+plan 15
 mkdir -p "$WORK/tmp" && chmod 700 "$WORK/tmp"
 export TMPDIR="$WORK/tmp"
 S=$(settings '{"network":{"allowedDomains":["example.invalid"],"deniedDomains":[]},"filesystem":{"denyRead":["~/.ssh","./missing-secret"],"allowWrite":["."],"denyWrite":["./missing-dir/deep/x","./missing-file"]}}')
@@ -124,33 +124,39 @@ out=$(srt__run -s "$S" --dry-run -- true 2>&1)
 check "--dry-run prints the plan (exit $?)" \
 	sh -c "printf '%s' \"\$1\" | grep -q 'effective policy'" _ "$out"
 
-# A SIGKILLed srt cannot remove its own proxy directory; the next srt start
-# sweeps the stale ones of its user (libsrt/manager.c sweep_stale_proxy_dirs).
+# A SIGKILLed srt cannot remove its own proxy directory; the next start
+# sweeps the ones of its user that carry srt's mark (the sticky bit) and
+# that no process holds, once nothing changed them for 2 s
+# (common/rmtree.h).
 diag "$left_dirs of $ITER killed runs left their proxy directory until the next start"
 left_now=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
 diag "proxy directories in TMPDIR after the last kill: $left_now"
+sleep 2.5
 out=$(srt__run -s "$S" -- true 2>&1)
 stale=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
 check "no proxy directory of a killed srt survives the next srt start ($stale left)" test "$stale" = 0
-# a dir that belongs to a live process or another user is never swept
-mkdir -m 700 "$TMPDIR/srt-$$-AAAAAA"
-srt__run -s "$S" -- true >/dev/null 2>&1
-check "a live srt's proxy directory is not swept by another start" test -d "$TMPDIR/srt-$$-AAAAAA"
-rmdir "$TMPDIR/srt-$$-AAAAAA"
 # The kills above leave a directory only now and then (the guard usually
 # removes it), so the sweep itself is checked on directories made here: a
-# dead pid's, shaped like srt's (0700, holding proxy.sock), goes; one with
-# another mode stays. It runs after the spawn now: check it ran at all.
-true &
-dead=$!
-wait "$dead"
-mkdir -m 700 "$TMPDIR/srt-$dead-BBBBBB" "$TMPDIR/srt-$dead-CCCCCC"
-chmod 755 "$TMPDIR/srt-$dead-CCCCCC"
-: > "$TMPDIR/srt-$dead-BBBBBB/proxy.sock"
+# dead run's, shaped like srt's (marked, holding proxy.sock), goes; one a
+# process holds (a live srt's), one without the mark (an earlier srt's,
+# which took no lock) and one with another mode stay. It runs after the
+# spawn now: check it ran at all.
+mkdir -m 700 "$TMPDIR/srt-$$-AAAAAA" "$TMPDIR/srt-$$-BBBBBB" "$TMPDIR/srt-$$-CCCCCC" "$TMPDIR/srt-$$-DDDDDD"
+chmod 1700 "$TMPDIR/srt-$$-AAAAAA" "$TMPDIR/srt-$$-BBBBBB"
+chmod 755 "$TMPDIR/srt-$$-CCCCCC"
+: > "$TMPDIR/srt-$$-BBBBBB/proxy.sock"
+: > "$TMPDIR/srt-$$-DDDDDD/proxy.sock"
+flock "$TMPDIR/srt-$$-AAAAAA" sleep 30 &
+holder=$!
+sleep 2.5
 out=$(srt__run -s "$S" -- true 2>&1)
 rc=$?
 check "the start ran (exit $rc${out:+: $out})" test "$rc" = 0
-check "a dead srt's proxy directory is swept by the next start" test ! -e "$TMPDIR/srt-$dead-BBBBBB"
-check "a directory of a dead pid that is not mode 0700 is not swept" test -d "$TMPDIR/srt-$dead-CCCCCC"
-rmdir "$TMPDIR/srt-$dead-CCCCCC"
+check "a live srt's proxy directory (held) is not swept by another start" test -d "$TMPDIR/srt-$$-AAAAAA"
+check "a dead srt's proxy directory is swept by the next start" test ! -e "$TMPDIR/srt-$$-BBBBBB"
+check "a directory that is not mode 0700 is not swept" test -d "$TMPDIR/srt-$$-CCCCCC"
+check "an unmarked one (an earlier srt's) is not swept" test -e "$TMPDIR/srt-$$-DDDDDD/proxy.sock"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rm -rf "$TMPDIR/srt-$$-AAAAAA" "$TMPDIR/srt-$$-CCCCCC" "$TMPDIR/srt-$$-DDDDDD"
 exit 0
