@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -16,17 +17,26 @@
 #define RM_MARKED 01700
 
 /* One removal. Each pass walks RM_DEPTH_MAX levels below its root and
- * moves what lies deeper into a stage directory of its own, made in the
- * top directory; the next pass walks only that stage. So what a pass
- * could not remove is never walked again, and a tree of any depth costs
- * each of its entries a visit or two. budget: NULL for no bound. */
+ * moves what lies deeper (or what it cannot open for want of descriptors)
+ * into a stage directory of its own, made in the top directory; the next
+ * pass walks only that stage. So what a pass could not remove is never
+ * walked again, and a tree of any depth costs each of its entries a visit
+ * or two. The stages this removal made are .srt-rm-stage-N for N in
+ * [first, next): a walk of the top directory passes over them (each is a
+ * later pass's root), and a name the command took is skipped over, each
+ * try paid from the budget. budget: NULL for no bound. */
 struct rm_walk {
 	int top;
-	int stage;            /* this pass's stage directory, or -1 until it moves something */
-	unsigned long stages; /* stage directories made: .srt-rm-stage-0 .. */
+	int staged;               /* this pass made its stage (.srt-rm-stage-<stage>) */
+	unsigned long stage;
+	unsigned long first, next; /* the stages made */
 	unsigned long moved;
+	int progress;             /* something was removed or moved */
 	struct srt__rm_budget *budget;
 };
+
+#define STAGE_PREFIX ".srt-rm-stage-"
+#define STAGE_TRIES 64
 
 int srt__rm_budget_spent(const struct srt__rm_budget *b)
 {
@@ -34,7 +44,7 @@ int srt__rm_budget_spent(const struct srt__rm_budget *b)
 
 	if (b->entries <= 0)
 		return 1;
-	if (!b->until.tv_sec)
+	if (!b->timed)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > b->until.tv_sec ||
@@ -54,28 +64,62 @@ static int out_of_budget(const struct rm_walk *w)
 
 static void stage_name(char *out, size_t cap, unsigned long k)
 {
-	snprintf(out, cap, ".srt-rm-stage-%lu", k);
+	snprintf(out, cap, STAGE_PREFIX "%lu", k);
 }
 
-/* A directory too deep for this pass: into this pass's stage, for the
- * next. Made its owner's first: a move to another parent rewrites its
- * "..", which needs write permission on it. */
-static void move_down_the_line(struct rm_walk *w, int dfd, const char *n)
+/* Is name, in the top directory, one of this removal's stages? */
+static int own_stage(const struct rm_walk *w, const char *name)
+{
+	const char *p = name + sizeof(STAGE_PREFIX) - 1;
+	unsigned long k = 0;
+
+	if (strncmp(name, STAGE_PREFIX, sizeof(STAGE_PREFIX) - 1) || !*p)
+		return 0;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || k > (~0UL - 9) / 10)
+			return 0;
+		k = k * 10 + (unsigned long)(*p - '0');
+	}
+	return k >= w->first && k < w->next;
+}
+
+/* This pass's stage: made on its first move, under the next free number
+ * (no descriptor: a move may be for want of one). */
+static int make_stage(struct rm_walk *w)
 {
 	char name[48];
+	int tries;
 
-	if (w->stage < 0) {
-		stage_name(name, sizeof(name), w->stages);
-		if (mkdirat(w->top, name, 0700) != 0)
-			return; /* the command made that name: the deep part stays */
-		w->stage = openat(w->top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		w->stages++;
-		if (w->stage < 0)
-			return;
+	for (tries = 0; !w->staged && tries < STAGE_TRIES && !out_of_budget(w); tries++) {
+		unsigned long k = w->next++;
+
+		spend(w);
+		stage_name(name, sizeof(name), k);
+		if (mkdirat(w->top, name, 0700) != 0) {
+			if (k == w->first)
+				w->first++; /* not ours: the range starts past it */
+			continue;
+		}
+		w->stage = k;
+		w->staged = 1;
 	}
+	return w->staged;
+}
+
+/* A directory this pass cannot walk (too deep, or no descriptor left for
+ * it): into this pass's stage, for the next. Made its owner's first: a
+ * move to another parent rewrites its "..", which needs write permission
+ * on it. */
+static void move_down_the_line(struct rm_walk *w, int dfd, const char *n)
+{
+	char to[80];
+
+	if (!make_stage(w))
+		return;
 	(void)fchmodat(dfd, n, 0700, AT_SYMLINK_NOFOLLOW);
-	snprintf(name, sizeof(name), "%lu", w->moved++);
-	(void)renameat(dfd, n, w->stage, name);
+	snprintf(to, sizeof(to), STAGE_PREFIX "%lu/%lu", w->stage, w->moved++);
+	if (renameat(dfd, n, w->top, to) == 0)
+		w->progress = 1;
 }
 
 /* Remove everything below the directory open at dfd. Consumes dfd. */
@@ -83,6 +127,7 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 {
 	DIR *d;
 	struct dirent *de;
+	int top_level = depth == 0;
 
 	if (depth > 0)
 		(void)fchmod(dfd, 0700);
@@ -97,8 +142,16 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
+		/* a stage of this removal, met in the top directory: a later
+		 * pass's root (the first pass walks the top directory itself) */
+		if (top_level && own_stage(w, n))
+			continue;
 		spend(w);
-		if (unlinkat(dirfd(d), n, 0) == 0 || (errno != EISDIR && errno != EPERM))
+		if (unlinkat(dirfd(d), n, 0) == 0) {
+			w->progress = 1;
+			continue;
+		}
+		if (errno != EISDIR && errno != EPERM)
 			continue;
 		if (depth >= RM_DEPTH_MAX) {
 			move_down_the_line(w, dirfd(d), n);
@@ -109,22 +162,30 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 		 * it is the owner's again (never a link's target: NOFOLLOW) */
 		if (cfd < 0 && errno == EACCES && fchmodat(dirfd(d), n, 0700, AT_SYMLINK_NOFOLLOW) == 0)
 			cfd = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
+		if (cfd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				move_down_the_line(w, dirfd(d), n);
 			continue;
+		}
 		rm_below(w, cfd, depth + 1);
-		(void)unlinkat(dirfd(d), n, AT_REMOVEDIR);
+		if (unlinkat(dirfd(d), n, AT_REMOVEDIR) == 0)
+			w->progress = 1;
 	}
 	closedir(d);
 }
 
 /* The passes over the directory open at top, then the stage directories
- * they emptied. 1 when top is empty. */
+ * they emptied: 1 when top is empty, 0 when the budget ran out after some
+ * progress (a later sweep goes on), -1 when it cannot be emptied (or the
+ * budget ran out with nothing removed or moved: a tree that only eats
+ * budgets is given up). */
 static int rm_passes(int top, struct srt__rm_budget *budget)
 {
-	struct rm_walk w = { top, -1, 0, 0, budget };
+	struct rm_walk w = { top, 0, 0, 0, 0, 0, 0, budget };
 	struct dirent *de;
 	struct stat st;
 	char name[48];
+	unsigned long k;
 	int root, empty;
 	DIR *d;
 
@@ -134,23 +195,23 @@ static int rm_passes(int top, struct srt__rm_budget *budget)
 		(void)fchmod(top, (st.st_mode & 07000) | 0700);
 	root = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	while (root >= 0) {
-		w.stage = -1;
+		w.staged = 0;
 		rm_below(&w, root, 0);
-		root = w.stage; /* the next pass's root, or -1: nothing went deeper */
-		if (root >= 0 && out_of_budget(&w)) {
-			close(root);
-			root = -1;
+		root = -1; /* the next pass's root: this one's stage, when it made one */
+		if (w.staged && !out_of_budget(&w)) {
+			stage_name(name, sizeof(name), w.stage);
+			root = openat(top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
 	}
-	while (w.stages > 0) {
-		stage_name(name, sizeof(name), --w.stages);
-		(void)unlinkat(top, name, AT_REMOVEDIR); /* fails when not emptied */
+	for (k = w.first; k < w.next; k++) {
+		stage_name(name, sizeof(name), k);
+		(void)unlinkat(top, name, AT_REMOVEDIR); /* fails when not emptied, or not ours */
 	}
 	root = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0 || !(d = fdopendir(root))) {
 		if (root >= 0)
 			close(root);
-		return 0;
+		return -1;
 	}
 	empty = 1;
 	while (empty && (de = readdir(d)))
@@ -158,7 +219,9 @@ static int rm_passes(int top, struct srt__rm_budget *budget)
 					       (de->d_name[1] == '.' && de->d_name[2] == '\0'))))
 			empty = 0;
 	closedir(d);
-	return empty;
+	if (empty)
+		return 1;
+	return out_of_budget(&w) && w.progress ? 0 : -1;
 }
 
 int srt__rm_below_budget(int dfd, struct srt__rm_budget *b)
@@ -195,7 +258,7 @@ void srt__rundir_sweep(const char *base, int (*match)(const char *name), unsigne
 	DIR *d = opendir(base);
 	struct dirent *de;
 	time_t now = time(NULL);
-	struct srt__rm_budget budget = { SRT_RUNDIR_BUDGET, { 0, 0 } };
+	struct srt__rm_budget budget = { SRT_RUNDIR_BUDGET, 1, { 0, 0 } };
 
 	if (!d)
 		return;

@@ -36,16 +36,19 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
  * unmarked, and never swept). */
 int srt__rundir_hold(int dfd);
 
-/* What one sweep may spend on removals: entries to look at, and a
- * deadline on CLOCK_MONOTONIC (tv_sec 0: none). */
+/* What one sweep may spend on removals: entries to look at, and, when
+ * timed, a deadline on CLOCK_MONOTONIC. */
 struct srt__rm_budget {
 	long entries;
+	int timed;
 	struct timespec until;
 };
 
 /* Remove what below the directory open at dfd the budget allows, deeper
- * trees as srt__rm_tree_same does. 1 when it is empty, else 0. dfd stays
- * open. */
+ * trees as srt__rm_tree_same does: 1 when it is empty, 0 when the budget
+ * ran out after some progress (a later sweep goes on), -1 when it cannot
+ * be emptied (also when a budget was spent with nothing removed). dfd
+ * stays open. */
 int srt__rm_below_budget(int dfd, struct srt__rm_budget *b);
 
 /* Is the budget spent? */

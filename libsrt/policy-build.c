@@ -473,8 +473,10 @@ static int run_dir_name(const char *name)
  * sweep meanwhile, common/rmtree.h). */
 static int remove_run_dir(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
-	if (!srt__rm_below_budget(dfd, b))
-		return srt__rm_budget_spent(b) ? 0 : -1;
+	int rc = srt__rm_below_budget(dfd, b);
+
+	if (rc != 1)
+		return rc;
 	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;
 }
 

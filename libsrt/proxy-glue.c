@@ -115,31 +115,37 @@ static int proxy_dir_name(const char *name)
 }
 
 /* The masked credential copies a killed srt left ("masked/masked-<n>",
- * sentinels only): removed with their directory. */
-static void sweep_masked(int proxy_dfd)
+ * sentinels only): removed with their directory, each paid from the
+ * sweep's budget. 0 when the budget ran out first. */
+static int sweep_masked(int proxy_dfd, struct srt__rm_budget *b)
 {
 	int dfd = openat(proxy_dfd, "masked", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *e;
 	DIR *d;
 
 	if (dfd < 0)
-		return;
+		return 1;
 	if (!(d = fdopendir(dfd))) {
 		close(dfd);
-		return;
+		return 1;
 	}
-	while ((e = readdir(d)))
+	while (!srt__rm_budget_spent(b) && (e = readdir(d))) {
+		b->entries--;
 		if (!strncmp(e->d_name, "masked-", 7))
 			unlinkat(dfd, e->d_name, 0);
+	}
 	closedir(d);
+	if (srt__rm_budget_spent(b))
+		return 0;
 	unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
+	return 1;
 }
 
 static int remove_proxy_dir(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
-	(void)b;
 	unlinkat(dfd, "proxy.sock", 0);
-	sweep_masked(dfd);
+	if (!sweep_masked(dfd, b))
+		return 0; /* a later sweep goes on */
 	/* fails, and the directory is left unmarked, when anything else is
 	 * there: nothing srt made */
 	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;

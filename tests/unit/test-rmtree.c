@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,6 +101,57 @@ static void case_deep_and_closed(void)
 	ok(rmdir(top) == 0, "nothing was moved out of the tree (its parent is empty)");
 }
 
+/* a chain of n directories below dfd (consumed) */
+static int chain(int fd, int n)
+{
+	int i;
+
+	for (i = 0; i < n && fd >= 0; i++) {
+		int next;
+
+		mkdirat(fd, "d", 0700);
+		next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = next;
+	}
+	if (fd < 0)
+		return -1;
+	touch_at(fd, "leaf");
+	close(fd);
+	return 0;
+}
+
+static void case_planted_and_scarce(void)
+{
+	char path[512];
+	struct rlimit rl = { 64, 64 };
+	struct stat st;
+	int fd;
+
+	make_top();
+	snprintf(path, sizeof(path), "%s/run", top);
+	mkdir(path, 0700);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	/* the names of the removal's stages, taken in advance */
+	touch_at(fd, ".srt-rm-stage-0");
+	mkdirat(fd, ".srt-rm-stage-1", 0700);
+	ok(chain(dup(fd), 300) == 0, "a chain of 300 beside two planted stage names");
+	close(fd);
+	stat(path, &st);
+	srt__rm_tree_same(path, st.st_dev, st.st_ino);
+	ok(access(path, F_OK) != 0, "the tree is gone, planted names and all");
+	/* no descriptor to spare: a chain the walk cannot open to its end */
+	mkdir(path, 0700);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	ok(chain(fd, 100) == 0, "a chain of 100");
+	stat(path, &st);
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		ok(0, "setrlimit: %s", strerror(errno));
+	srt__rm_tree_same(path, st.st_dev, st.st_ino);
+	ok(access(path, F_OK) != 0, "with 64 descriptors it is gone too");
+	rmdir(top);
+}
+
 static void case_other_dir(void)
 {
 	char path[512], aside[512];
@@ -121,7 +173,7 @@ static void case_other_dir(void)
 
 static void case_budget(void)
 {
-	struct srt__rm_budget b = { 30, { 0, 0 } };
+	struct srt__rm_budget b = { 30, 0, { 0, 0 } };
 	char name[32];
 	int fd, i, left;
 
@@ -132,13 +184,15 @@ static void case_budget(void)
 		touch_at(fd, name);
 	}
 	ok(srt__rm_below_budget(fd, &b) == 0 && b.entries == 0 && srt__rm_budget_spent(&b),
-	   "a budget of 30 entries is spent on 100 files");
+	   "a budget of 30 entries is spent on 100 files: go on later (0)");
 	left = entries(top);
 	ok(left == 70, "30 of them are gone (%d left)", left);
 	b.entries = 1000;
+	b.timed = 1;
 	clock_gettime(CLOCK_MONOTONIC, &b.until); /* a deadline already past */
-	ok(srt__rm_below_budget(fd, &b) == 0 && entries(top) == 70, "a deadline already past removes nothing");
-	b.until.tv_sec = 0;
+	ok(srt__rm_below_budget(fd, &b) == -1 && entries(top) == 70,
+	   "a deadline already past removes nothing, and says it cannot (-1)");
+	b.timed = 0;
 	ok(srt__rm_below_budget(fd, &b) == 1 && b.entries == 930, "the next budget empties it (%ld left)",
 	   b.entries);
 	close(fd);
@@ -157,8 +211,10 @@ static int refused_name(const char *name)
 
 static int remove_tree(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
-	if (!srt__rm_below_budget(dfd, b))
-		return srt__rm_budget_spent(b) ? 0 : -1;
+	int rc = srt__rm_below_budget(dfd, b);
+
+	if (rc != 1)
+		return rc;
 	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;
 }
 
@@ -241,6 +297,7 @@ static void case_sweep(void)
 int main(void)
 {
 	TAP_RUN(case_deep_and_closed);
+	TAP_RUN(case_planted_and_scarce);
 	TAP_RUN(case_other_dir);
 	TAP_RUN(case_budget);
 	TAP_RUN(case_sweep);
