@@ -32,6 +32,7 @@ struct rm_walk {
 	unsigned long first, next; /* the stages made */
 	unsigned long moved;
 	int progress;             /* something was removed or moved */
+	long visited;             /* entries looked at */
 	struct srt__rm_budget *budget;
 };
 
@@ -53,6 +54,7 @@ int srt__rm_budget_spent(const struct srt__rm_budget *b)
 
 static void spend(struct rm_walk *w)
 {
+	w->visited++;
 	if (w->budget && w->budget->entries > 0)
 		w->budget->entries--;
 }
@@ -73,7 +75,8 @@ static int own_stage(const struct rm_walk *w, const char *name)
 	const char *p = name + sizeof(STAGE_PREFIX) - 1;
 	unsigned long k = 0;
 
-	if (strncmp(name, STAGE_PREFIX, sizeof(STAGE_PREFIX) - 1) || !*p)
+	/* only the spelling stage_name() writes: no sign, no leading zero */
+	if (strncmp(name, STAGE_PREFIX, sizeof(STAGE_PREFIX) - 1) || !*p || (p[0] == '0' && p[1]))
 		return 0;
 	for (; *p; p++) {
 		if (*p < '0' || *p > '9' || k > (~0UL - 9) / 10)
@@ -84,13 +87,15 @@ static int own_stage(const struct rm_walk *w, const char *name)
 }
 
 /* This pass's stage: made on its first move, under the next free number
- * (no descriptor: a move may be for want of one). */
+ * (no descriptor: a move may be for want of one). A budget spent before
+ * anything went still pays for the one move that lets the next sweep
+ * start where this one stopped. */
 static int make_stage(struct rm_walk *w)
 {
 	char name[48];
 	int tries;
 
-	for (tries = 0; !w->staged && tries < STAGE_TRIES && !out_of_budget(w); tries++) {
+	for (tries = 0; !w->staged && tries < STAGE_TRIES && (!out_of_budget(w) || !w->progress); tries++) {
 		unsigned long k = w->next++;
 
 		spend(w);
@@ -168,6 +173,12 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 			continue;
 		}
 		rm_below(w, cfd, depth + 1);
+		/* the budget spent on the way down before anything went (a
+		 * chain deeper than one sweep reaches): what was reached goes to
+		 * a stage, where the next sweep starts, instead of walking the
+		 * same levels again */
+		if (out_of_budget(w) && !w->progress)
+			move_down_the_line(w, dirfd(d), n);
 		if (unlinkat(dirfd(d), n, AT_REMOVEDIR) == 0)
 			w->progress = 1;
 	}
@@ -176,12 +187,12 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 
 /* The passes over the directory open at top, then the stage directories
  * they emptied: 1 when top is empty, 0 when the budget ran out after some
- * progress (a later sweep goes on), -1 when it cannot be emptied (or the
- * budget ran out with nothing removed or moved: a tree that only eats
- * budgets is given up). */
+ * progress (a later sweep goes on), -1 when it cannot be emptied (also
+ * when the budget ran out with nothing removed or moved: a tree that only
+ * eats budgets is given up). */
 static int rm_passes(int top, struct srt__rm_budget *budget)
 {
-	struct rm_walk w = { top, 0, 0, 0, 0, 0, 0, budget };
+	struct rm_walk w = { top, 0, 0, 0, 0, 0, 0, 0, budget };
 	struct dirent *de;
 	struct stat st;
 	char name[48];
@@ -221,7 +232,10 @@ static int rm_passes(int top, struct srt__rm_budget *budget)
 	closedir(d);
 	if (empty)
 		return 1;
-	return out_of_budget(&w) && w.progress ? 0 : -1;
+	/* spent before it could look at anything, or after some progress: a
+	 * later sweep goes on; spent with nothing removed or moved, or every
+	 * pass done and still not empty: it cannot be emptied */
+	return out_of_budget(&w) && (w.progress || !w.visited) ? 0 : -1;
 }
 
 int srt__rm_below_budget(int dfd, struct srt__rm_budget *b)

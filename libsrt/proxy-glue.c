@@ -116,11 +116,13 @@ static int proxy_dir_name(const char *name)
 
 /* The masked credential copies a killed srt left ("masked/masked-<n>",
  * sentinels only): removed with their directory, each paid from the
- * sweep's budget. 0 when the budget ran out first. */
+ * sweep's budget. 1 when done, 0 when the budget ran out first, -1 when
+ * something srt never puts there is there. */
 static int sweep_masked(int proxy_dfd, struct srt__rm_budget *b)
 {
 	int dfd = openat(proxy_dfd, "masked", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *e;
+	int rc = 1;
 	DIR *d;
 
 	if (dfd < 0)
@@ -129,23 +131,31 @@ static int sweep_masked(int proxy_dfd, struct srt__rm_budget *b)
 		close(dfd);
 		return 1;
 	}
-	while (!srt__rm_budget_spent(b) && (e = readdir(d))) {
+	while (rc == 1 && !srt__rm_budget_spent(b) && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
 		b->entries--;
-		if (!strncmp(e->d_name, "masked-", 7))
+		if (strncmp(e->d_name, "masked-", 7) != 0)
+			rc = -1;
+		else
 			unlinkat(dfd, e->d_name, 0);
 	}
 	closedir(d);
-	if (srt__rm_budget_spent(b))
-		return 0;
-	unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
-	return 1;
+	if (rc == 1 && srt__rm_budget_spent(b))
+		rc = 0;
+	if (rc == 1)
+		unlinkat(proxy_dfd, "masked", AT_REMOVEDIR);
+	return rc;
 }
 
 static int remove_proxy_dir(int basefd, const char *name, int dfd, struct srt__rm_budget *b)
 {
+	int rc;
+
 	unlinkat(dfd, "proxy.sock", 0);
-	if (!sweep_masked(dfd, b))
-		return 0; /* a later sweep goes on */
+	rc = sweep_masked(dfd, b);
+	if (rc <= 0)
+		return rc; /* 0: a later sweep goes on */
 	/* fails, and the directory is left unmarked, when anything else is
 	 * there: nothing srt made */
 	return unlinkat(basefd, name, AT_REMOVEDIR) == 0 ? 1 : -1;

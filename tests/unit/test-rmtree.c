@@ -190,11 +190,24 @@ static void case_budget(void)
 	b.entries = 1000;
 	b.timed = 1;
 	clock_gettime(CLOCK_MONOTONIC, &b.until); /* a deadline already past */
-	ok(srt__rm_below_budget(fd, &b) == -1 && entries(top) == 70,
-	   "a deadline already past removes nothing, and says it cannot (-1)");
+	ok(srt__rm_below_budget(fd, &b) == 0 && entries(top) == 70,
+	   "a deadline already past removes nothing, and leaves it to a later sweep (0)");
 	b.timed = 0;
 	ok(srt__rm_below_budget(fd, &b) == 1 && b.entries == 930, "the next budget empties it (%ld left)",
 	   b.entries);
+	/* a chain deeper than one budget reaches: each sweep starts where the
+	 * last stopped (what it reached moved to a stage), none gives up */
+	{
+		int calls, rc = 0, gave_up = 0;
+
+		ok(chain(dup(fd), 300) == 0, "a chain of 300");
+		for (calls = 0; calls < 40 && rc != 1; calls++) {
+			b.entries = 100;
+			rc = srt__rm_below_budget(fd, &b);
+			gave_up |= rc == -1;
+		}
+		ok(rc == 1 && !gave_up, "budgets of 100 empty it, none giving up (%d calls)", calls);
+	}
 	close(fd);
 	rmdir(top);
 }
