@@ -398,23 +398,28 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	}
 	/* held and marked at once, so that no other start's sweep takes it
-	 * for a killed run's (a file system without locks leaves it unheld,
-	 * unmarked and unswept) */
+	 * for a killed run's. Where it cannot be opened so (Windows has no
+	 * directory descriptors) or locked (a file system without locks), it
+	 * stays unheld, unmarked and unswept. */
 	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (t->fd < 0 || fstat(t->fd, &st) != 0) {
+	if (t->fd >= 0 && fstat(t->fd, &st) != 0) {
+		close(t->fd);
+		t->fd = -1;
+	}
+	if (t->fd < 0 && lstat(path, &st) != 0) {
 		int e = errno;
 
-		if (t->fd >= 0)
-			close(t->fd);
+		rmdir(path);
 		free(pol->tmpdir);
 		pol->tmpdir = NULL;
 		free(path);
 		free(t);
 		return srt_diag_set(diag, SRT_E_IO, base,
-				    "cannot open this run's temporary directory in \"%s\" (removed at once?): %s",
+				    "cannot look at this run's temporary directory in \"%s\" (removed at once?): %s",
 				    base, strerror(e));
 	}
-	(void)srt__rundir_hold(t->fd);
+	if (t->fd >= 0)
+		(void)srt__rundir_hold(t->fd);
 	t->owner = pol;
 	t->path = path;
 	t->dev = st.st_dev;
@@ -425,7 +430,8 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 	if (!run_tmp_fork_ready &&
 	    srt__os_atfork(run_tmp_fork_prepare, run_tmp_fork_done, run_tmp_fork_done) != 0) {
 		pthread_mutex_unlock(&run_tmp_lock);
-		close(t->fd);
+		if (t->fd >= 0)
+			close(t->fd);
 		rmdir(path);
 		free(pol->tmpdir);
 		pol->tmpdir = NULL;
@@ -458,7 +464,8 @@ static void run_tmpdir_remove(const struct srt_policy *pol)
 		return;
 	if (t->pid == getpid())
 		srt__rm_tree_same(t->path, t->dev, t->ino);
-	close(t->fd); /* a fork's copy: the maker's lock stays */
+	if (t->fd >= 0)
+		close(t->fd); /* a fork's copy: the maker's lock stays */
 	free(t->path);
 	free(t);
 }
