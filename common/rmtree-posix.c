@@ -64,6 +64,11 @@ static int out_of_budget(const struct rm_walk *w)
 	return w->budget && srt__rm_budget_spent(w->budget);
 }
 
+static int is_dot(const char *n)
+{
+	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
+}
+
 static void stage_name(char *out, size_t cap, unsigned long k)
 {
 	snprintf(out, cap, STAGE_PREFIX "%lu", k);
@@ -145,7 +150,7 @@ static void rm_below(struct rm_walk *w, int dfd, int depth)
 		const char *n = de->d_name;
 		int cfd;
 
-		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+		if (is_dot(n))
 			continue;
 		/* a stage of this removal, met in the top directory: a later
 		 * pass's root (the first pass walks the top directory itself) */
@@ -226,9 +231,7 @@ static int rm_passes(int top, struct srt__rm_budget *budget)
 	}
 	empty = 1;
 	while (empty && (de = readdir(d)))
-		if (!(de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
-					       (de->d_name[1] == '.' && de->d_name[2] == '\0'))))
-			empty = 0;
+		empty = is_dot(de->d_name);
 	closedir(d);
 	if (empty)
 		return 1;
