@@ -364,8 +364,6 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 		else if (dup_fd >= 0)
 			close(dup_fd);
 	}
-	if (fresh)
-		(void)srt__rundir_hold(*dfd); /* held and marked: see the sweep above */
 	if (!fresh) {
 		if (*dfd >= 0)
 			close(*dfd);
@@ -374,6 +372,7 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 				    "proxy: \"%s\" is not the private directory srt just made (replaced at once: another user can rename or mount what is in TMPDIR; or a umask that takes the owner's bits); set TMPDIR to a directory of your own",
 				    dir);
 	}
+	(void)srt__rundir_hold(*dfd); /* held and marked: see the sweep above */
 	d = strdup(dir);
 	sock = malloc(strlen(dir) + sizeof("/proxy.sock"));
 	if (sock)
