@@ -122,3 +122,88 @@ int srt__os_path_spell(const char *in, char *out, size_t cap)
 	memcpy(out, in, n + 1);
 	return 0;
 }
+
+/* /proc/self/oom_score_adj, opened read-write; -1 with errno. */
+static int oom_file(int *fd, int *score)
+{
+	char buf[16];
+	ssize_t n;
+	long v = 0;
+	int i = 0, neg;
+
+	*fd = open("/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	n = read(*fd, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		close(*fd);
+		errno = n < 0 ? errno : EIO;
+		return -1;
+	}
+	buf[n] = '\0';
+	/* by hand: no locale or stdio in a vfork child */
+	neg = buf[0] == '-';
+	for (i = neg; buf[i] >= '0' && buf[i] <= '9' && v <= 1000; i++)
+		v = v * 10 + (buf[i] - '0');
+	*score = (int)(neg ? -v : v);
+	return 0;
+}
+
+int srt__os_oom_target(int by, int *target)
+{
+	int fd, score;
+
+	if (oom_file(&fd, &score) != 0)
+		return -1;
+	close(fd);
+	if (score <= -1000) {
+		errno = EPERM;
+		return -1;
+	}
+	score += by;
+	*target = score > 1000 ? 1000 : score < -1000 ? -1000 : score;
+	return 0;
+}
+
+/* Move this process's score to `to` when it is on the wrong side of it
+ * (up: below it; else above it). */
+static int oom_move(int to, int up)
+{
+	char buf[16], dig[8];
+	int fd, score, i = 0, l = 0, rc = 0, err;
+	long v = to;
+
+	if (to < -1000 || to > 1000) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (oom_file(&fd, &score) != 0)
+		return -1;
+	if (up ? score < to : score > to) {
+		if (v < 0) {
+			buf[i++] = '-';
+			v = -v;
+		}
+		do
+			dig[l++] = (char)('0' + v % 10);
+		while ((v /= 10) > 0);
+		while (l > 0)
+			buf[i++] = dig[--l];
+		if (lseek(fd, 0, SEEK_SET) != 0 || write(fd, buf, (size_t)i) != i)
+			rc = -1;
+	}
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc;
+}
+
+int srt__os_oom_at_least(int min)
+{
+	return oom_move(min, 1);
+}
+
+int srt__os_oom_at_most(int max)
+{
+	return oom_move(max, 0);
+}

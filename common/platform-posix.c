@@ -288,3 +288,26 @@ int srt__os_path_spell(const char *in, char *out, size_t cap)
 	memcpy(out, in, n + 1);
 	return 0;
 }
+
+/* No OOM score on this system: the kernel's own choice stands. */
+int srt__os_oom_target(int by, int *target)
+{
+	(void)by;
+	(void)target;
+	errno = ENOSYS;
+	return -1;
+}
+
+int srt__os_oom_at_least(int min)
+{
+	(void)min;
+	errno = ENOSYS;
+	return -1;
+}
+
+int srt__os_oom_at_most(int max)
+{
+	(void)max;
+	errno = ENOSYS;
+	return -1;
+}

@@ -587,3 +587,26 @@ bool srt__os_dir_ours_to_write(const char *dir)
 	(void)dir;
 	return true;
 }
+
+/* No OOM score on this system: the kernel's own choice stands. */
+int srt__os_oom_target(int by, int *target)
+{
+	(void)by;
+	(void)target;
+	errno = ENOSYS;
+	return -1;
+}
+
+int srt__os_oom_at_least(int min)
+{
+	(void)min;
+	errno = ENOSYS;
+	return -1;
+}
+
+int srt__os_oom_at_most(int max)
+{
+	(void)max;
+	errno = ENOSYS;
+	return -1;
+}

@@ -123,6 +123,23 @@ void *srt__os_memrchr(const void *s, int c, size_t n);
  * errno (ENOSYS: no spelling on this platform; ENAMETOOLONG). */
 int srt__os_path_spell(const char *in, char *out, size_t cap);
 
+/* The kernel's OOM killer chooses by size plus a score (oom_score_adj,
+ * -1000 to 1000; -1000: never). A process may raise its own score; only a
+ * privileged one may lower it. Both calls are async-signal-safe (a child
+ * between vfork and exec makes them) and fail with ENOSYS where the system
+ * has no such score.
+ * srt__os_oom_target: into *target, this process's score moved by `by`
+ * (kept within -1000 to 1000): 0, or -1 with errno (also EPERM for a
+ * score of -1000, which a move would make killable).
+ * srt__os_oom_at_least: raise this process's score to min when it is
+ * lower (everything it starts afterwards inherits it). srt__os_oom_at_most:
+ * lower it to max when it is higher, which the kernel allows an
+ * unprivileged process only down to the lowest score a privileged one
+ * gave it (EACCES). 0, or -1 with errno. */
+int srt__os_oom_target(int by, int *target);
+int srt__os_oom_at_least(int min);
+int srt__os_oom_at_most(int max);
+
 /* Could a process of this user write in the directory dir, at any time:
  * it can now, or it owns dir (its owner may chmod it writable again
  * whenever, so a sandboxed run may have made it read-only only to hide
