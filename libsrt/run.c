@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <srt/backend.h>
+
 #include "common/platform.h"
 #include "platform.h"
 #include "run.h"
@@ -109,6 +111,10 @@ static __attribute__((noinline, noreturn)) void spawn_child(const struct srt__sp
 		/* shorter than PIPE_BUF: one atomic write */
 		if (write(sp->announce_fd, rec, (size_t)l) != l)
 			goto fail;
+		/* before the guard for the OOM killer; a score that stays as
+		 * it was (none on this system) does not stop the run */
+		if (srt__os_oom_target(SRT_GUARD_OOM_RAISE, &k) == 0)
+			srt__os_oom_at_least(k);
 	}
 	/* Nothing of the caller's but stdin/stdout/stderr and the descriptors
 	 * the backend asked for reaches the sandbox: an inherited directory

@@ -20,7 +20,8 @@ struct srt__spawn_args {
 	int new_pgrp;        /* setpgid(0, 0) in the child */
 	int announce_fd;     /* > 2: before exec the child writes "K<its pid>\0"
 			      * here (a guard that must know its process group
-			      * before srt can die) */
+			      * before srt can die) and raises its OOM score
+			      * (SRT_GUARD_OOM_RAISE, srt/backend.h) */
 	unsigned long long nofile_soft; /* RLIMIT_NOFILE soft limit for the child
 					 * (0: leave as is) */
 	int close_after_spawn; /* > 2, srt__spawn_begin only: closed in srt as

@@ -24,6 +24,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/platform.h"
 #include "backend-call.h"
 #include "child-env.h"
 #include "command.h"
@@ -436,6 +437,11 @@ int srt_wrapped_child_setup(const struct srt_wrapped *w)
 	/* a session leader (setsid for a pty) already leads its group */
 	if (w->new_pgrp && getpgrp() != getpid() && setpgid(0, 0) != 0)
 		return -1;
+	/* before the backend's guard for the OOM killer, as srt_sandbox_run's
+	 * child (libsrt/run.c); a score that stays as it was does not stop
+	 * the run */
+	if (wp->cmd.guard_fd > 2 && srt__os_oom_target(SRT_GUARD_OOM_RAISE, &i) == 0)
+		srt__os_oom_at_least(i);
 	if (wp->nofile_soft && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 	    rl.rlim_cur != (rlim_t)wp->nofile_soft) {
 		rl.rlim_cur = (rlim_t)wp->nofile_soft;

@@ -33,6 +33,7 @@
 #include "backends/linux-common/path-search.h"
 #include "backends/linux-common/sibling.h"
 #include "common/fdio.h"
+#include "common/platform.h"
 #include "layer.h"
 #include "backends/linux-common/mandatory.h"
 #include "backends/linux-common/memfd.h"
@@ -668,7 +669,7 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 		struct srt__helper_fds fds = { bc->status_wr, bc->events_wr, bc->policy_fd,
 					      bc->layer.fd, &bc->plan.hidden, own_dev,
 					      &bc->plan.pinned_links, NULL, NULL, NULL, NULL, 0,
-					      bc->icept_fd };
+					      bc->icept_fd, 0, 0 };
 		struct srt__strv globs = { 0 };
 
 		/* the watcher mounts with the same kernel interface the
@@ -691,6 +692,10 @@ static int bw_wrap(void *state, const char *const *argv, struct srt_command *out
 			fds.watch_trees = &bc->plan.watch_trees;
 			fds.watch_depth = bc->plan.watch_depth;
 		}
+		/* the sandbox before the guard for the OOM killer, whoever
+		 * spawns bwrap (procargs.h) */
+		if (srt__os_oom_target(SRT_GUARD_OOM_RAISE, &fds.oom_min) == 0)
+			fds.oom_min_set = 1;
 		helper_at = w.n;
 		rc = srt__bwrap_helper_args_fds(pol, st->helper, &fds, argv, &w, diag);
 		srt__strv_release(&globs);

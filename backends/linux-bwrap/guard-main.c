@@ -20,6 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <srt/backend.h>
+
+#include "common/platform.h"
 #include "common/rmtree.h"
 #include "guard-main.h"
 #include "mounts.h"
@@ -174,6 +177,17 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 			w = write(ready_fd, "G", 1);
 		while (w < 0 && errno == EINTR);
 		close(ready_fd);
+	}
+	/* after the sandbox for the OOM killer: the sandbox is raised above
+	 * srt's score (include/srt/backend.h), which cannot go past 1000; the
+	 * guard also lowers its own by as much, where the kernel lets it
+	 * (with CAP_SYS_RESOURCE, or a score srt was raised to without it),
+	 * and keeps srt's where not */
+	{
+		int t;
+
+		if (srt__os_oom_target(-SRT_GUARD_OOM_RAISE, &t) == 0)
+			srt__os_oom_at_most(t);
 	}
 	/* hold nothing of srt's but the pipe (sockets, the info pipe, ...)
 	 * and what the orphan work needs (the write roots it sweeps) */

@@ -107,7 +107,7 @@ int srt__bwrap_helper_args_status(const struct srt_policy *pol, const char *help
 				  struct srt__strv *w, struct srt_diag *diag)
 {
 	struct srt__helper_fds fds = { status_fd, -1, -1, -1, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0,
-				       -1 };
+				       -1, 0, 0 };
 
 	return srt__bwrap_helper_args_fds(pol, helper_path, &fds, argv, w, diag);
 }
@@ -138,7 +138,7 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 			       const struct srt__helper_fds *fds, const char *const *argv,
 			       struct srt__strv *w, struct srt_diag *diag)
 {
-	char http[16], socks[16], sockid[48];
+	char http[16], socks[16], sockid[48], oom[16];
 	size_t i;
 	int rc;
 
@@ -220,6 +220,11 @@ int srt__bwrap_helper_args_fds(const struct srt_policy *pol, const char *helper_
 		goto nomem;
 	if (pol->debug && srt__strv_push(w, "--debug"))
 		goto nomem;
+	if (fds->oom_min_set) {
+		snprintf(oom, sizeof(oom), "%d", fds->oom_min);
+		if (srt__strv_push(w, "--oom-score-min") || srt__strv_push(w, oom))
+			goto nomem;
+	}
 	if (srt__strv_push(w, "--"))
 		goto nomem;
 	for (; *argv; argv++)

@@ -61,6 +61,11 @@ struct srt__helper_fds {
 	/* the proxy's token for intercepted connections (a memfd), or -1:
 	 * --intercept is passed only with it */
 	int intercept_token_fd;
+	/* oom_min_set: --oom-score-min oom_min, the OOM score the helper
+	 * raises itself to before it starts anything (SRT_GUARD_OOM_RAISE
+	 * above srt's: spawners that cannot run code in the child leave bwrap
+	 * at srt's score, and the sandbox must still come before the guard) */
+	int oom_min_set, oom_min;
 };
 
 /* srt__bwrap_helper_args_status with every descriptor of fds. */

@@ -76,6 +76,20 @@ extern "C" {
 
 /* One wrapped command, produced by wrap() and owned by the core afterwards
  * (freed with srt_command_release()). */
+/* How far a command announced to a backend's guard (srt_command.guard_fd)
+ * raises its OOM score (oom_score_adj) above srt's before exec, so that it
+ * and everything it starts, the sandbox, come before the guard when the
+ * kernel's OOM killer chooses. Killing srt frees little while the
+ * command's tmpfs pages stay charged: the killer goes on choosing, and by
+ * size alone the guard, a small program, came before the smaller of the
+ * sandbox's processes and was killed with nothing undone. The killer adds
+ * score/1000 of the memory (the memory cgroup's, else the machine's) to a
+ * process's size: 200 puts the sandbox first unless the guard is larger
+ * by a fifth of that memory (12.8 MB in a 64 MB cgroup; the guard is
+ * about 1 MB, 9 MB built with the sanitizers). srt's own score, and the
+ * program hosting libsrt's, are left as they are. */
+#define SRT_GUARD_OOM_RAISE 200
+
 struct srt_command {
 	char **argv;        /* NULL-terminated, malloc'd strings; argv[0] absolute */
 	int child_fds[8];   /* descriptors the child must inherit (CLOEXEC cleared) */
@@ -89,7 +103,8 @@ struct srt_command {
 	int new_pgrp;       /* spawn the command in a process group of its own
 			     * (its pgid = its pid), so a guard can kill it all */
 	int guard_fd;       /* > 2: the spawned child writes "K<its pid>\0" on
-			     * it before exec (see new_pgrp); owned by the
+			     * it before exec (see new_pgrp), and raises its
+			     * OOM score by SRT_GUARD_OOM_RAISE; owned by the
 			     * backend */
 	/* ABI minor 1. Set by the core before wrap(): work that must still
 	 * happen if srt dies before the command ends (SIGKILL), once every

@@ -9,6 +9,7 @@
  *                  [--hide-file PATH]... [--pin-link PATH]... [--make-dev-proc]
  *                  [--watch-deny PATH]... [--watch-keep PATH]... [--watch-glob PATTERN]...
  *                  [--watch-tree ROOT]... [--watch-depth N] [--watch-weaker]
+ *                  [--oom-score-min N]
  *                  -- command [args...]
  *   srt-linux-init --guard [--detach]   (srt's cleanup guard: guard-main.h)
  *
@@ -161,6 +162,7 @@
 #include "backends/linux-common/seccomp.h"
 #include "backends/linux-common/landlock-replay.h"
 #include "backends/linux-common/helper-defs.h"
+#include "common/platform.h"
 
 /* The watcher runs (watch.h): the outer helper's mounts are shared, and
  * the nested namespaces take its covers as slaves. */
@@ -715,6 +717,13 @@ static int run(int argc, char **argv)
 	 * user namespace boundary, has them locked, so no cover comes off */
 	if (o.make_dev_proc && srt__init_hide_files(&o) != 0)
 		return EXIT_SETUP;
+	/* once /proc is there and before anything is forked: every process
+	 * of the sandbox comes before srt's guard for the OOM killer
+	 * (include/srt/backend.h, SRT_GUARD_OOM_RAISE). A score that stays
+	 * as it was does not stop the run. */
+	if (o.oom_min >= -1000 && srt__os_oom_at_least(o.oom_min) != 0 && o.debug)
+		srt__init_say("srt-linux-init: (debug) --oom-score-min %d: %s (the run goes on)", o.oom_min,
+			      strerror(errno));
 	/* before the capabilities go, before the nested namespaces copy the
 	 * mounts it makes shared, and before the monitor holds anything the
 	 * watcher must not. It sets its watches up beside what follows;

@@ -133,6 +133,7 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 		return -1;
 	memset(o, 0, sizeof(*o));
 	o->events_fd = o->policy_fd = o->landlock_fd = -1;
+	o->oom_min = -1001;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -283,6 +284,18 @@ int srt__init_parse_opts(int argc, char **argv, struct srt__init_opts *o)
 				srt__init_failf("srt-linux-init: --close-fd: '%s' is not an open descriptor", val);
 				return -1;
 			}
+			i++;
+		} else if (!strcmp(a, "--oom-score-min") && val) {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(val, &end, 10);
+			if (errno || end == val || *end || v < -1000 || v > 1000) {
+				srt__init_failf("srt-linux-init: --oom-score-min: '%s' is not an OOM score (-1000 to 1000)", val);
+				return -1;
+			}
+			o->oom_min = (int)v;
 			i++;
 		} else if (!strcmp(a, "--make-dev-proc")) {
 			o->make_dev_proc = 1;

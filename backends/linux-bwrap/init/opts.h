@@ -31,6 +31,9 @@ struct srt__init_opts {
 	int watch_weaker;
 	const char **watch_release; /* --watch-release: protected names the user released */
 	size_t n_watch_release;
+	/* --oom-score-min: the OOM score the helper raises itself to before
+	 * it starts anything (-1001: none) */
+	int oom_min;
 	char **argv; /* the command, NULL-terminated */
 };
 
