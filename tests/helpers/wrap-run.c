@@ -6,12 +6,17 @@
  * srt_wrapped_child_setup in the child and execs, reports the pid and the
  * end, and exits with the command's status (128+N for signal N).
  * WRAP_RUN_FORM=string spawns /bin/sh -c with the string form instead of
- * argv and envp. WRAP_RUN_REPEAT=N runs the command N times in the one
+ * argv and envp. WRAP_RUN_SPAWN=parent leaves srt_wrapped_child_setup out:
+ * the child does only what a spawner that runs no code of the caller's in
+ * the child can (posix_spawn's file actions and process group, Python's
+ * subprocess), and srt_command_started does the rest from the parent.
+ * WRAP_RUN_REPEAT=N runs the command N times in the one
  * sandbox (for the cost per command) and exits with the last status.
  * Like srt: a sandbox that cannot be created, started or wrapped prints
  * "srt: <message>" and exits 1; one that could not be confirmed after the
  * spawn (the command was killed) exits 125. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +32,18 @@ static int fail(const struct srt_diag *d, int code)
 	return code;
 }
 
+/* What a spawner without code in the child does: the descriptors inherited
+ * at their numbers, a process group of the child's own. */
+static int child_setup_outside(const struct srt_wrapped *w)
+{
+	for (int i = 0; i < w->n_fds; i++)
+		if (fcntl(w->fds[i], F_SETFD, 0) != 0)
+			return -1;
+	return w->new_pgrp ? setpgid(0, 0) : 0;
+}
+
 static int spawn_one(struct srt_sandbox *sb, const char *shell_cmd, char *const *argv,
-		     int string_form)
+		     int string_form, int parent_only)
 {
 	struct srt_wrapped *w = NULL;
 	struct srt_diag d;
@@ -49,7 +64,8 @@ static int spawn_one(struct srt_sandbox *sb, const char *shell_cmd, char *const 
 		return 125;
 	}
 	if (pid == 0) {
-		if (srt_wrapped_child_setup(w) != 0 || chdir(w->cwd) != 0)
+		if ((parent_only ? child_setup_outside(w) : srt_wrapped_child_setup(w)) != 0 ||
+		    chdir(w->cwd) != 0)
 			_exit(125);
 		if (string_form) {
 			char *sh[] = { "/bin/sh", "-c", (char *)w->shell_command, NULL };
@@ -78,7 +94,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *settings = NULL, *cmd = NULL, *form = getenv("WRAP_RUN_FORM");
-	const char *rep = getenv("WRAP_RUN_REPEAT");
+	const char *rep = getenv("WRAP_RUN_REPEAT"), *spawn = getenv("WRAP_RUN_SPAWN");
 	struct srt_options opt;
 	struct srt_sandbox *sb = NULL;
 	struct srt_diag d;
@@ -105,7 +121,8 @@ int main(int argc, char **argv)
 		return fail(&d, 1);
 	}
 	for (i = 0; i < (n > 0 ? n : 1); i++)
-		status = spawn_one(sb, cmd, argv + optind, form && !strcmp(form, "string"));
+		status = spawn_one(sb, cmd, argv + optind, form && !strcmp(form, "string"),
+				   spawn && !strcmp(spawn, "parent"));
 	srt_sandbox_free(sb);
 	return status;
 }

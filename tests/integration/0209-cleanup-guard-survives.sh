@@ -13,12 +13,15 @@
 #   its own (a guard that waited in srt's memory, tried and dropped, was
 #   killed with srt: the kernel kills every process that shares a victim's
 #   memory);
+#   and the OOM killer going on past srt: every process of the sandbox
+#   comes before the guard (their OOM score raised above srt's, whoever
+#   spawns bwrap);
 # - records past what its pipe holds (400 placeholders).
 # A guard that ends before it is in place stops that run, and the next run
 # of the same sandbox gets a guard of its own.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 10
+plan 12
 P="$WORK/proj"
 # a unique sleep argument marks every process of a run
 MARK="300.0$$$RANDOM"
@@ -102,13 +105,21 @@ fi
 
 # 3. the OOM killer choosing srt: root, and a memory cgroup this test can
 # make below its own (cgroup v1's memory controller, or v2 with memory
-# enabled for children)
+# enabled for children). The sandbox's processes come before srt (#11), so
+# srt asks to be chosen first (an OOM score of 1000, as a harness that
+# would rather lose it than anything else might): the sandbox cannot be
+# raised past it, and the guard must lower its own to come after the
+# sandbox. The killer goes on choosing until the sandbox, whose tmpfs
+# holds the memory, is gone; the guard, chosen before the smaller of the
+# sandbox's processes (built with the sanitizers, before all of them),
+# was killed with nothing undone.
+#   oom_cgroup NAME: prints the cgroup's directory
 oom_cgroup() {
 	local base d
 	is_root || return 1
 	base=/sys/fs/cgroup/memory$(awk -F: '$2 == "memory" { print $3; exit }' /proc/self/cgroup)
 	if [ -d "$base" ] && [ -w "$base" ]; then
-		d="$base/srt-test-oom-$$"
+		d="$base/$1"
 		mkdir "$d" 2>/dev/null && echo $((64 << 20)) >"$d/memory.limit_in_bytes" 2>/dev/null
 		[ -w "$d/cgroup.procs" ] && [ "$(cat "$d/memory.limit_in_bytes" 2>/dev/null)" = $((64 << 20)) ] &&
 			echo "$d" && return 0
@@ -116,21 +127,35 @@ oom_cgroup() {
 	fi
 	base=/sys/fs/cgroup$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
 	if [ -f /sys/fs/cgroup/cgroup.controllers ] && [ -w "$base" ]; then
-		d="$base/srt-test-oom-$$"
+		d="$base/$1"
 		mkdir "$d" 2>/dev/null && [ -w "$d/memory.max" ] && echo $((64 << 20)) >"$d/memory.max" 2>/dev/null &&
 			echo "$d" && return 0
 		rmdir "$d" 2>/dev/null
 	fi
 	return 1
 }
+cgroup_remove() { # CGROUP
+	for _ in $(seq 100); do rmdir "$1" 2>/dev/null && break; sleep 0.1; done
+	if [ -d "$1" ]; then
+		# what is left in it (a guard that hangs): ended, so the cgroup goes
+		for q in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -KILL "$q" 2>/dev/null; done
+		for _ in $(seq 50); do rmdir "$1" 2>/dev/null && break; sleep 0.1; done
+		diag "the test's cgroup $1 still held processes after the run: ended"
+	fi
+}
+# the processes the OOM killer chose in a cgroup of this test, in order
+oom_victims() { # NAME
+	dmesg 2>/dev/null | grep -F "oom_memcg=" | grep -F "/$1,task_memcg" |
+		sed -n 's/.*,task=\([^,]*\),pid=\([0-9]*\),.*/\1 \2/p' | tr '\n' ' '
+}
 if [ $have_git = 0 ]; then
 	skip "git missing"
-elif ! CG=$(oom_cgroup); then
+elif ! CG=$(oom_cgroup "srt-test-oom-$$"); then
 	skip "no memory cgroup this test can make here (needs root and a memory controller for a child cgroup): the OOM case is not run"
 else
 	reset_proj
 	rm -f "$WORK/o3" "$WORK/oompid"
-	(cd "$P" && timeout -k 5 60 sh -c 'echo $$ >"$1/cgroup.procs" && echo $$ >"$2" && shift 2 && exec "$@"' _ "$CG" \
+	(cd "$P" && timeout -k 5 60 sh -c 'echo 1000 >/proc/self/oom_score_adj && echo $$ >"$1/cgroup.procs" && echo $$ >"$2" && shift 2 && exec "$@"' _ "$CG" \
 		"$WORK/oompid" env LD_LIBRARY_PATH="$SRT_LIBS" "$SRT" --backend="$BACKEND" -s "$S" \
 		-c "$PLANT && exec dd if=/dev/zero of=/dev/shm/fill bs=64k" >"$WORK/o3" 2>/dev/null)
 	rc=$?
@@ -143,16 +168,10 @@ else
 	elif ! printf '%s\n' "$log" | grep -q "Killed process ${pid:-none} (srt)"; then
 		skip "the OOM killer did not choose srt (pid ${pid:-unknown}, exit $rc) in this run: the case was not reproduced"
 	else
-		check "srt ($pid) killed by the OOM killer (exit $rc): the guard quarantines the planted repository, removes the placeholder and TMPDIR (${t:-none})" \
+		check "srt ($pid) killed by the OOM killer (exit $rc): the guard quarantines the planted repository, removes the placeholder and TMPDIR (${t:-none}; chosen: $(oom_victims "srt-test-oom-$$"))" \
 			wait_undone "$t"
 	fi
-	for _ in $(seq 100); do rmdir "$CG" 2>/dev/null && break; sleep 0.1; done
-	if [ -d "$CG" ]; then
-		# what is left in it (a guard that hangs): ended, so the cgroup goes
-		for q in $(cat "$CG/cgroup.procs" 2>/dev/null); do kill -KILL "$q" 2>/dev/null; done
-		for _ in $(seq 50); do rmdir "$CG" 2>/dev/null && break; sleep 0.1; done
-		diag "the test's cgroup $CG still held processes after the run: ended"
-	fi
+	cgroup_remove "$CG"
 fi
 
 # 4. records past what the guard's pipe holds: 400 placeholders of
@@ -270,4 +289,76 @@ else
 		-a -n "$(grep -x two-ran <<<"$out")" \
 		-a -n "$(grep -F 'first rc=' <<<"$out" | grep 'ended before it was in place')" \
 		-a -n "$(grep -x 'second rc=0 status=0 ' <<<"$out")"
+fi
+
+
+# 11, 12. The OOM killer goes on choosing while the command's tmpfs pages
+# stay charged, largest first: every process of the sandbox must come
+# before the guard, whatever its size (the guard, about 1 MB, came before
+# the sandbox's smaller helpers; built with the sanitizers, before all of
+# them: #5 failed so, the guard chosen third). Their OOM score is srt's
+# raised by 200 (include/srt/backend.h); srt's own stays, the guard's
+# stays or is lower. 12: a spawner that runs no code of srt's in the
+# child (Python's subprocess, posix_spawn): bwrap keeps the caller's
+# score, everything in the sandbox is raised by the helper.
+# the processes below ROOT, "pid name" each
+descendants() { # ROOT
+	ps -e -o pid=,ppid=,comm= | awk -v root="$1" '
+		{ up[$1] = $2; name[$1] = $3; order[NR] = $1 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				p = order[i]; q = up[p]
+				while (q != root && (q in up) && q > 1) q = up[q]
+				if (q == root) print p, name[p]
+			}
+		}'
+}
+# "name=score" of every process below ROOT but the guard (and bwrap's
+# with SKIP_BWRAP=1) whose score is below WANT, then "ranked=N"
+below_want() { # ROOT GUARD WANT
+	local pid name adj n=0
+	while read -r pid name; do
+		[ "$pid" = "$2" ] && continue
+		[ "${SKIP_BWRAP:-0}" = 1 ] && [ "$name" = bwrap ] && continue
+		adj=$(cat "/proc/$pid/oom_score_adj" 2>/dev/null) || continue
+		n=$((n + 1))
+		[ "$adj" -lt "$3" ] && printf '%s=%s ' "$name" "$adj"
+	done < <(descendants "$1")
+	echo "ranked=$n"
+}
+# the spawner's score is the test's; the guard's (when it is the
+# spawner's child: wrap mode detaches it) at most the spawner's; at least
+# the helper, the nested init, the worker and the command were looked at
+rank_ok() { # GUARD GUARD_SCORE SRT_SCORE BELOW_WANT
+	[ "$3" = "$(cat /proc/self/oom_score_adj)" ] &&
+		{ [ "${GUARD_DETACHED:-0}" = 1 ] || { [ -n "$1" ] && [ -n "$2" ] && [ "$2" -le "$3" ]; }; } &&
+		[[ $4 == ranked=* ]] && [ "${4#ranked=}" -ge 4 ]
+}
+rank_case() { # LABEL OUT (K: the spawner, in the background)
+	local g= gadj= kadj want res
+	wait_out "$2"
+	[ "${GUARD_DETACHED:-0}" = 1 ] || g=$(guard_of "${K:-0}")
+	[ -n "$g" ] && gadj=$(cat "/proc/$g/oom_score_adj" 2>/dev/null)
+	kadj=$(cat "/proc/${K:-0}/oom_score_adj" 2>/dev/null)
+	want=$(( ${kadj:-0} + 200 > 1000 ? 1000 : ${kadj:-0} + 200 ))
+	res=$(below_want "${K:-0}" "${g:-0}" "$want")
+	check "$1: every process of the sandbox has an OOM score of at least $want, srt keeps its own (${kadj:-none}), the guard ${g:-detached} at most that (${gadj:-not looked at}); below $want: ${res}" \
+		rank_ok "$g" "$gadj" "$kadj" "$res"
+	kill -KILL "${K:-0}" 2>/dev/null
+	wait "${K:-0}" 2>/dev/null
+	pkill -KILL -f "$MARK" 2>/dev/null
+}
+reset_proj
+bg_srt "$S" "$WORK/o11" "echo started; exec sleep $MARK"
+rank_case "srt's own spawn" "$WORK/o11"
+WRAP_RUN=$(libtool_binary "$top_builddir/tests/helpers/wrap-run" 2>/dev/null)
+if [ -x "$WRAP_RUN" ]; then
+	reset_proj
+	rm -f "$WORK/jobpid" "$WORK/o12"
+	fork_notrap env WRAP_RUN_SPAWN=parent LD_LIBRARY_PATH="$SRT_LIBS" \
+		"$WRAP_RUN" --backend="$BACKEND" -s "$S" -c "echo started; exec sleep $MARK" >"$WORK/o12" 2>/dev/null
+	K=$!
+	SKIP_BWRAP=1 GUARD_DETACHED=1 rank_case "a spawner that runs no code in the child (wrap mode, WRAP_RUN_SPAWN=parent)" "$WORK/o12"
+else
+	skip "tests/helpers/wrap-run not built: the wrap mode's case is not run"
 fi
