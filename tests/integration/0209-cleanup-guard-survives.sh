@@ -346,7 +346,7 @@ rank_case() { # LABEL OUT (K: the spawner, in the background)
 		rank_ok "$g" "$gadj" "$kadj" "$res"
 	kill -KILL "${K:-0}" 2>/dev/null
 	wait "${K:-0}" 2>/dev/null
-	pkill -KILL -f "$MARK" 2>/dev/null
+	pkill -KILL -f "$MARK" 2>/dev/null || true
 }
 reset_proj
 bg_srt "$S" "$WORK/o11" "echo started; exec sleep $MARK"
