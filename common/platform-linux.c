@@ -165,45 +165,72 @@ int srt__os_oom_target(int by, int *target)
 	return 0;
 }
 
-/* Move this process's score to `to` when it is on the wrong side of it
- * (up: below it; else above it). */
-static int oom_move(int to, int up)
+/* Write v (-1000 to 1000) to the score file open at fd: 0, or -1 with
+ * errno. */
+static int oom_write(int fd, int v)
 {
 	char buf[16], dig[8];
-	int fd, score, i = 0, l = 0, rc = 0, err;
-	long v = to;
+	int i = 0, l = 0;
+	long u = v;
 
-	if (to < -1000 || to > 1000) {
+	if (u < 0) {
+		buf[i++] = '-';
+		u = -u;
+	}
+	do
+		dig[l++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	while (l > 0)
+		buf[i++] = dig[--l];
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
+	return write(fd, buf, (size_t)i) == i ? 0 : -1;
+}
+
+int srt__os_oom_at_least(int min)
+{
+	int fd, score, rc = 0, err;
+
+	if (min < -1000 || min > 1000) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (oom_file(&fd, &score) != 0)
 		return -1;
-	if (up ? score < to : score > to) {
-		if (v < 0) {
-			buf[i++] = '-';
-			v = -v;
-		}
-		do
-			dig[l++] = (char)('0' + v % 10);
-		while ((v /= 10) > 0);
-		while (l > 0)
-			buf[i++] = dig[--l];
-		if (lseek(fd, 0, SEEK_SET) != 0 || write(fd, buf, (size_t)i) != i)
-			rc = -1;
-	}
+	if (score < min)
+		rc = oom_write(fd, min);
 	err = errno;
 	close(fd);
 	errno = err;
 	return rc;
 }
 
-int srt__os_oom_at_least(int min)
-{
-	return oom_move(min, 1);
-}
-
 int srt__os_oom_at_most(int max)
 {
-	return oom_move(max, 0);
+	int fd, score, rc = 0, err, lo, hi;
+
+	if (max < -1000 || max > 1000) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (oom_file(&fd, &score) != 0)
+		return -1;
+	if (score > max && oom_write(fd, max) != 0) {
+		rc = -1;
+		/* below the kernel's floor for this process: the lowest score
+		 * it takes between max (refused) and the current one (held),
+		 * in at most 11 tries */
+		for (lo = max, hi = score; errno == EACCES && hi - lo > 1;) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (oom_write(fd, mid) == 0)
+				hi = mid;
+			else
+				lo = mid;
+		}
+	}
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc;
 }

@@ -133,9 +133,10 @@ int srt__os_path_spell(const char *in, char *out, size_t cap);
  * score of -1000, which a move would make killable).
  * srt__os_oom_at_least: raise this process's score to min when it is
  * lower (everything it starts afterwards inherits it). srt__os_oom_at_most:
- * lower it to max when it is higher, which the kernel allows an
- * unprivileged process only down to the lowest score a privileged one
- * gave it (EACCES). 0, or -1 with errno. */
+ * lower it to max when it is higher; the kernel lets a process without
+ * CAP_SYS_RESOURCE go down only to the lowest score a privileged writer
+ * gave it (0 where none did): then as near to max as that allows, and -1
+ * with EACCES. 0, or -1 with errno. */
 int srt__os_oom_target(int by, int *target);
 int srt__os_oom_at_least(int min);
 int srt__os_oom_at_most(int max);
