@@ -21,7 +21,7 @@
 # of the same sandbox gets a guard of its own.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 12
+plan 14
 P="$WORK/proj"
 # a unique sleep argument marks every process of a run
 MARK="300.0$$$RANDOM"
@@ -47,12 +47,13 @@ reset_proj() { cd "$WORK" && rm -rf "$P" && mkdir -p "$P" && cd "$P"; }
 # command): srt leads a process group whose parent shell is in another
 # group of the same session, so the group is not orphaned and a SIGTSTP
 # stops what is in it (the kernel drops the job-control stops for an
-# orphaned group). OUT its output; sets K (srt).
+# orphaned group). OUT its output; sets K (srt). With SRT_SCORE, srt
+# starts with that OOM score (raised from the test's).
 #   bg_srt SETTINGS OUT COMMAND
 bg_srt() {
 	rm -f "$WORK/jobpid"
-	fork_notrap setsid bash -c 'set -m; cd "$1" || exit 1; env LD_LIBRARY_PATH="$2" "$3" --backend="$4" -s "$5" -c "$6" >"$7" 2>/dev/null & echo $! >"$8"; wait' \
-		_ "$P" "$SRT_LIBS" "$SRT" "$BACKEND" "$1" "$3" "$2" "$WORK/jobpid"
+	fork_notrap setsid bash -c 'set -m; cd "$1" || exit 1; [ -z "$9" ] || echo "$9" >/proc/self/oom_score_adj || exit 1; env LD_LIBRARY_PATH="$2" "$3" --backend="$4" -s "$5" -c "$6" >"$7" 2>/dev/null & echo $! >"$8"; wait' \
+		_ "$P" "$SRT_LIBS" "$SRT" "$BACKEND" "$1" "$3" "$2" "$WORK/jobpid" "${SRT_SCORE:-}"
 	for _ in $(seq 100); do [ -s "$WORK/jobpid" ] && break; sleep 0.1; done
 	K=$(cat "$WORK/jobpid" 2>/dev/null)
 }
@@ -326,12 +327,13 @@ below_want() { # ROOT GUARD WANT
 	done < <(descendants "$1")
 	echo "ranked=$n"
 }
-# the spawner's score is the test's; the guard's (when it is the
-# spawner's child: wrap mode detaches it) at most the spawner's; at least
-# the helper, the nested init, the worker and the command were looked at
+# the spawner's score is the test's (or SRT_SCORE); the guard's (when it
+# is the spawner's child: wrap mode detaches it) at most GUARD_MAX (the
+# spawner's); at least the helper, the nested init, the worker and the
+# command were looked at
 rank_ok() { # GUARD GUARD_SCORE SRT_SCORE BELOW_WANT
-	[ "$3" = "$(cat /proc/self/oom_score_adj)" ] &&
-		{ [ "${GUARD_DETACHED:-0}" = 1 ] || { [ -n "$1" ] && [ -n "$2" ] && [ "$2" -le "$3" ]; }; } &&
+	[ "$3" = "${SRT_SCORE:-$(cat /proc/self/oom_score_adj)}" ] &&
+		{ [ "${GUARD_DETACHED:-0}" = 1 ] || { [ -n "$1" ] && [ -n "$2" ] && [ "$2" -le "${GUARD_MAX:-$3}" ]; }; } &&
 		[[ $4 == ranked=* ]] && [ "${4#ranked=}" -ge 4 ]
 }
 rank_case() { # LABEL OUT (K: the spawner, in the background)
@@ -342,7 +344,7 @@ rank_case() { # LABEL OUT (K: the spawner, in the background)
 	kadj=$(cat "/proc/${K:-0}/oom_score_adj" 2>/dev/null)
 	want=$(( ${kadj:-0} + 200 > 1000 ? 1000 : ${kadj:-0} + 200 ))
 	res=$(below_want "${K:-0}" "${g:-0}" "$want")
-	check "$1: every process of the sandbox has an OOM score of at least $want, srt keeps its own (${kadj:-none}), the guard ${g:-detached} at most that (${gadj:-not looked at}); below $want: ${res}" \
+	check "$1: every process of the sandbox has an OOM score of at least $want, srt keeps its own (${kadj:-none}), the guard ${g:-detached} at most ${GUARD_MAX:-that} (${gadj:-not looked at}); below $want: ${res}" \
 		rank_ok "$g" "$gadj" "$kadj" "$res"
 	kill -KILL "${K:-0}" 2>/dev/null
 	wait "${K:-0}" 2>/dev/null
@@ -362,3 +364,23 @@ if [ -x "$WRAP_RUN" ]; then
 else
 	skip "tests/helpers/wrap-run not built: the wrap mode's case is not run"
 fi
+
+# 13, 14. The guard lowers its score by up to 200, as far as the kernel
+# lets it, so that it stays after the sandbox where srt's score leaves the
+# sandbox no room above it. A process without CAP_SYS_RESOURCE may go down
+# to the lowest score a privileged writer gave it, which is at most the
+# test's own: srt raised 100 above the test's, its guard goes back at
+# least to the test's (a guard that tried only the whole 200 stayed at
+# srt's); srt at 1000, the sandbox stays at 1000 and the guard goes to 800
+# or lower.
+own=$(cat /proc/self/oom_score_adj)
+if [ "$own" -gt 900 ]; then
+	skip "this test runs at an OOM score of $own: no room to raise srt 100 above it"
+else
+	reset_proj
+	SRT_SCORE=$((own + 100)) bg_srt "$S" "$WORK/o13" "echo started; exec sleep $MARK"
+	SRT_SCORE=$((own + 100)) GUARD_MAX=$own rank_case "srt started at a score of $((own + 100))" "$WORK/o13"
+fi
+reset_proj
+SRT_SCORE=1000 bg_srt "$S" "$WORK/o14" "echo started; exec sleep $MARK"
+SRT_SCORE=1000 GUARD_MAX=800 rank_case "srt started at a score of 1000" "$WORK/o14"
