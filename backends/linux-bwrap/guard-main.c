@@ -180,9 +180,9 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	}
 	/* after the sandbox for the OOM killer: the sandbox is raised above
 	 * srt's score (include/srt/backend.h), which cannot go past 1000; the
-	 * guard also lowers its own by as much, where the kernel lets it
-	 * (with CAP_SYS_RESOURCE, or a score srt was raised to without it),
-	 * and keeps srt's where not */
+	 * guard also lowers its own by as much, as far as the kernel lets it
+	 * (all the way with CAP_SYS_RESOURCE; without, down to the lowest
+	 * score a privileged writer gave srt) */
 	{
 		int t;
 

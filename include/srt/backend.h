@@ -74,8 +74,6 @@ extern "C" {
 					  * proxy listens at 127.0.0.1:proxy_port and
 					  * wants the run's token */
 
-/* One wrapped command, produced by wrap() and owned by the core afterwards
- * (freed with srt_command_release()). */
 /* How far a command announced to a backend's guard (srt_command.guard_fd)
  * raises its OOM score (oom_score_adj) above srt's before exec, so that it
  * and everything it starts, the sandbox, come before the guard when the
@@ -86,10 +84,12 @@ extern "C" {
  * score/1000 of the memory (the memory cgroup's, else the machine's) to a
  * process's size: 200 puts the sandbox first unless the guard is larger
  * by a fifth of that memory (12.8 MB in a 64 MB cgroup; the guard is
- * about 1 MB, 9 MB built with the sanitizers). srt's own score, and the
- * program hosting libsrt's, are left as they are. */
+ * about 1 MB, 9 MB built with the sanitizers). srt's own score, and that
+ * of a program hosting libsrt, are left as they are. */
 #define SRT_GUARD_OOM_RAISE 200
 
+/* One wrapped command, produced by wrap() and owned by the core afterwards
+ * (freed with srt_command_release()). */
 struct srt_command {
 	char **argv;        /* NULL-terminated, malloc'd strings; argv[0] absolute */
 	int child_fds[8];   /* descriptors the child must inherit (CLOEXEC cleared) */
