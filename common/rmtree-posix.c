@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "common/rmtree.h"
 
 #define RM_DEPTH_MAX 256
@@ -262,10 +263,43 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 	(void)rmdir(path);
 }
 
+char *srt__rundir_make(char *tmpl)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t l = strlen(tmpl);
+	char *x = tmpl + l - 6;
+
+	if (l < 6 || strcmp(x, "XXXXXX") != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+
+		if (srt__os_random(r, sizeof(r)) != 0) {
+			errno = EIO;
+			return NULL;
+		}
+		for (size_t i = 0; i < sizeof(r); i++)
+			x[i] = letters[r[i] % (sizeof(letters) - 1)];
+		/* the umask takes only permission bits: the sticky bit stays */
+		if (mkdir(tmpl, RM_MARKED) == 0)
+			return tmpl;
+		if (errno != EEXIST)
+			return NULL;
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
 int srt__rundir_hold(int dfd)
 {
-	if (flock(dfd, LOCK_EX | LOCK_NB) != 0)
-		return -errno;
+	if (flock(dfd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+
+		(void)fchmod(dfd, 0700); /* unheld: never taken for a killed run's */
+		return -e;
+	}
 	return fchmod(dfd, RM_MARKED) == 0 ? 0 : -errno;
 }
 

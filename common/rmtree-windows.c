@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <windows.h>
@@ -69,6 +70,11 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 
 /* Windows has no lock srt takes on a directory (the C library has no
  * flock): what a killed srt left is never taken for abandoned, and stays. */
+char *srt__rundir_make(char *tmpl)
+{
+	return mkdtemp(tmpl);
+}
+
 int srt__rundir_hold(int dfd)
 {
 	(void)dfd;

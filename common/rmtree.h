@@ -31,9 +31,16 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
  * and a directory of the user's own that only looks like one of srt's is
  * no run's. */
 
+/* mkdtemp(3), with the directory made marked (mode 01700) from its first
+ * moment: a srt killed before it holds it leaves one the sweep takes once
+ * the grace is over (made unmarked and marked once held, such a directory
+ * stayed for good). Where nothing is ever marked (Windows), mkdtemp. tmpl
+ * ends in XXXXXX; NULL with errno. */
+char *srt__rundir_make(char *tmpl);
+
 /* Hold the directory open at dfd and mark it (mode 01700): 0, or -errno
- * where the file system cannot lock it (the directory is then left
- * unmarked, and never swept). */
+ * where the file system cannot lock it (the directory is then unmarked,
+ * and never swept). */
 int srt__rundir_hold(int dfd);
 
 /* What one sweep may spend on removals: entries to look at, and, when

@@ -382,7 +382,7 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 		pol->tmpdir = path;
 		return SRT_OK;
 	}
-	if (!mkdtemp(path)) {
+	if (!srt__rundir_make(path)) {
 		int e = errno;
 
 		free(path);
@@ -397,10 +397,11 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 		free(t);
 		return srt_diag_set(diag, SRT_E_NOMEM, "", "out of memory");
 	}
-	/* held and marked at once, so that no other start's sweep takes it
-	 * for a killed run's. Where it cannot be opened so (Windows has no
-	 * directory descriptors) or locked (a file system without locks), it
-	 * stays unheld, unmarked and unswept. */
+	/* made marked (common/rmtree.h) and held now, so that no other
+	 * start's sweep takes it for a killed run's once the grace is over.
+	 * Where it cannot be opened so (Windows has no directory
+	 * descriptors) or locked (a file system without locks), it is
+	 * unmarked: unheld and never swept. */
 	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (t->fd >= 0 && fstat(t->fd, &st) != 0) {
 		close(t->fd);
@@ -420,6 +421,8 @@ static int run_tmpdir(struct srt_policy *pol, const char *base, int plan_only,
 	}
 	if (t->fd >= 0)
 		(void)srt__rundir_hold(t->fd);
+	else
+		(void)chmod(path, 0700);
 	t->owner = pol;
 	t->path = path;
 	t->dev = st.st_dev;
@@ -470,7 +473,7 @@ static void run_tmpdir_remove(const struct srt_policy *pol)
 	free(t);
 }
 
-/* A run directory's name: what run_tmpdir() gives mkdtemp. */
+/* A run directory's name: what run_tmpdir() gives srt__rundir_make. */
 static int run_dir_name(const char *name)
 {
 	return !strncmp(name, "srt-run.", 8) && strlen(name) == 8 + 6;

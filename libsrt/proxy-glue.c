@@ -294,7 +294,7 @@ int srt__sandbox_start_proxy(struct srt_sandbox *sb, struct srt_diag *diag)
 	if (!sb->sweep_base && !(sb->sweep_base = strdup(base)))
 		return SRT_E_NOMEM;
 	/* the template: what a plan only printed shows, and what open_proxy
-	 * makes a directory of (mkdtemp) */
+	 * makes a directory of (srt__rundir_make) */
 	if (snprintf(tmpl, sizeof(tmpl), "%s/srt-%ld-XXXXXX", base, (long)getpid()) >= (int)sizeof(tmpl))
 		return srt_diag_set(diag, SRT_E_LIMIT, "TMPDIR", "TMPDIR \"%s\" is too long", base);
 	if (asprintf(&sock, "%s/proxy.sock", tmpl) < 0)
@@ -328,10 +328,11 @@ out:
 
 /* Make the private directory from the policy's template and replace the
  * template by its name. What is opened there without following links must
- * be the directory mkdtemp just made: srt's user's, empty, with no bit for
- * others. Another user who can rename entries of TMPDIR, or show srt a
- * mount of theirs there, could put another in its place; that one is
- * refused and left as it was. *dfd: the directory. */
+ * be the directory srt__rundir_make just made: srt's user's, empty, with
+ * no bit for others (its mark, the sticky bit, aside). Another user who
+ * can rename entries of TMPDIR, or show srt a mount of theirs there, could
+ * put another in its place; that one is refused and left as it was. *dfd:
+ * the directory. */
 static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *diag)
 {
 	char dir[PATH_MAX], *d = NULL, *sock = NULL, *slash;
@@ -339,7 +340,7 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 	int fresh = 0;
 
 	snprintf(dir, sizeof(dir), "%s", sb->policy.proxy_dir);
-	if (!mkdtemp(dir)) {
+	if (!srt__rundir_make(dir)) {
 		int e = errno;
 
 		if ((slash = strrchr(dir, '/')))
@@ -350,7 +351,7 @@ static int make_proxy_dir(struct srt_sandbox *sb, int *dfd, struct srt_diag *dia
 	}
 	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*dfd >= 0 && fstat(*dfd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & 07077) && (st.st_mode & 0700) == 0700 && st.st_nlink == 2) {
+	    !(st.st_mode & 06077) && (st.st_mode & 0700) == 0700 && st.st_nlink == 2) {
 		int dup_fd = dup(*dfd);
 		DIR *dh = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 		struct dirent *e;
