@@ -14,7 +14,7 @@
 # the walk's descriptors go) goes at the run's end.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 20
+plan 24
 export TMPDIR="$WORK/tb"
 mkdir -p "$TMPDIR"
 S=$(fs s '{"denyRead":[],"allowWrite":["."],"denyWrite":[]}')
@@ -150,4 +150,82 @@ if [ -n "$NS_T" ] && [ -d "$NS_T" ] && [ -n "$NS_P" ]; then
 else
 	not_ok "a run killed in a pid namespace left its directories (TMPDIR '$NS_T', proxy '$NS_P')"
 	not_ok "and its run directory"
+fi
+
+# 21-24. srt killed right after it made its proxy directory, or its run
+# directory, before it held it (a shim preloaded into srt kills it there;
+# no guard is running yet). Made unmarked and marked only once held, such
+# a directory stayed for good: no start takes an unmarked one. Made marked
+# (srt__rundir_make), the first start past the grace removes it.
+cat > "$WORK/kill-after-make.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* KILL_AFTER_MAKE=proxy: a directory named srt-<digit>...; =run: srt-run.* */
+static void maybe_die(const char *path)
+{
+	const char *want = getenv("KILL_AFTER_MAKE"), *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!want || strncmp(base, "srt-", 4) != 0)
+		return;
+	if ((!strcmp(want, "proxy") && base[4] >= '0' && base[4] <= '9') ||
+	    (!strcmp(want, "run") && !strncmp(base, "srt-run.", 8)))
+		raise(SIGKILL);
+}
+
+char *mkdtemp(char *tmpl)
+{
+	static char *(*real)(char *);
+	char *r;
+
+	if (!real)
+		real = (char *(*)(char *))dlsym(RTLD_NEXT, "mkdtemp");
+	if ((r = real(tmpl)))
+		maybe_die(r);
+	return r;
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	static int (*real)(const char *, mode_t);
+	int r;
+
+	if (!real)
+		real = (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "mkdir");
+	if ((r = real(path, mode)) == 0)
+		maybe_die(path);
+	return r;
+}
+C
+if ! cc -shared -fPIC -o "$WORK/kill-after-make.so" "$WORK/kill-after-make.c" -ldl 2>"$WORK/cc.err"; then
+	for _ in 1 2 3 4; do not_ok "the shim that kills srt after it makes a directory builds ($(head -c 200 "$WORK/cc.err"))"; done
+else
+	pre="$WORK/kill-after-make.so"
+	asan=$(ldd "$SRT" 2>/dev/null | awk '/libasan/ { print $3 }')
+	[ -n "$asan" ] && pre="$asan $pre"
+	# the new directory of KIND srt left, killed right after making it
+	killed_make() { # KIND DIR
+		local before after
+		before=$(ls -d "$2"/srt-* 2>/dev/null | sort)
+		env LD_PRELOAD="$pre" KILL_AFTER_MAKE="$1" "$SRT" --backend="$BACKEND" -s "$S" -c true \
+			>/dev/null 2>&1 </dev/null
+		after=$(ls -d "$2"/srt-* 2>/dev/null | sort)
+		comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$after") | head -1
+	}
+	for kind in proxy run; do
+		[ "$kind" = proxy ] && where=$TMPDIR || where=$BASE
+		left=$(killed_make "$kind" "$where")
+		mode=$(stat -c %a "${left:-/nonexistent}" 2>/dev/null)
+		check "srt killed right after making its $kind directory left it (${left:-none}, mode ${mode:-none})" \
+			test -n "$left" -a -d "${left:-/nonexistent}"
+		past_grace
+		srt__run -s "$S" -c true >/dev/null 2>&1
+		check "the next start past the grace removes it (mode ${mode:-none} when left)" gone "${left:-/nonexistent}"
+	done
 fi
