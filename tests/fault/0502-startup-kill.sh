@@ -127,14 +127,26 @@ check "--dry-run prints the plan (exit $?)" \
 # A SIGKILLed srt cannot remove its own proxy directory; the next start
 # sweeps the ones of its user that carry srt's mark (the sticky bit) and
 # that no process holds, once nothing changed them for 2 s
-# (common/rmtree.h).
+# (common/rmtree.h). One start spends at most 10 ms on it: under the
+# sanitizers beside another test pass a start can be preempted past that,
+# so up to three starts may share the work. Each directory left is named
+# with its mode and age: one left unmarked (mode 700) is never swept, as
+# when srt made it unmarked and was killed before marking it (once, under
+# the sanitizers in a CI-like run; srt now makes it marked: 0210 #21-#24).
 diag "$left_dirs of $ITER killed runs left their proxy directory until the next start"
 left_now=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
 diag "proxy directories in TMPDIR after the last kill: $left_now"
 sleep 2.5
-out=$(srt__run -s "$S" -- true 2>&1)
-stale=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
-check "no proxy directory of a killed srt survives the next srt start ($stale left)" test "$stale" = 0
+for starts in 1 2 3; do
+	out=$(srt__run -s "$S" -- true 2>&1)
+	stale=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' | wc -l)
+	[ "$stale" = 0 ] && break
+done
+what=$(find "$TMPDIR" -maxdepth 1 -name 'srt-*' -printf '%f mode %m changed %Ts, ' 2>/dev/null)
+sep=", "
+[ -n "$what" ] && sep=": $what"
+check "no proxy directory of a killed srt survives the next srt starts ($stale left after $starts start(s)${sep}now $(date +%s))" \
+	test "$stale" = 0
 # The kills above leave a directory only now and then (the guard usually
 # removes it), so the sweep itself is checked on directories made here: a
 # dead run's, shaped like srt's (marked, holding proxy.sock), goes; one a
