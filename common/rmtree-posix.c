@@ -267,12 +267,13 @@ char *srt__rundir_make(char *tmpl)
 {
 	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	size_t l = strlen(tmpl);
-	char *x = tmpl + l - 6;
+	char *x;
 
-	if (l < 6 || strcmp(x, "XXXXXX") != 0) {
+	if (l < 6 || strcmp(tmpl + l - 6, "XXXXXX") != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
+	x = tmpl + l - 6;
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned char r[6];
 

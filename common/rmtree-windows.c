@@ -68,13 +68,14 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 	(void)RemoveDirectoryA(path);
 }
 
-/* Windows has no lock srt takes on a directory (the C library has no
- * flock): what a killed srt left is never taken for abandoned, and stays. */
+/* Nothing is marked on Windows (no lock, below): a plain mkdtemp. */
 char *srt__rundir_make(char *tmpl)
 {
 	return mkdtemp(tmpl);
 }
 
+/* Windows has no lock srt takes on a directory (the C library has no
+ * flock): what a killed srt left is never taken for abandoned, and stays. */
 int srt__rundir_hold(int dfd)
 {
 	(void)dfd;
