@@ -310,7 +310,7 @@ out=$(srt__run -s "$S" -- /bin/sh -c "touch '$WORK/proj/argc-ran'" x $(seq "$hi"
 check "one more is refused by srt, naming bwrap's limit, and nothing ran (rc=$rc: $(head -c 200 <<<"$out"))" \
 	test "$rc" != 0 -a ! -e "$WORK/proj/argc-ran" -a -n "$(grep 'bubblewrap accepts at most 9000 arguments, and this sandbox needs 9001 ' <<<"$out")"
 
-# 20-22: the proxy's directory is made with mkdtemp and looked at through
+# 20-22: the proxy's directory is made (srt__rundir_make) and looked at through
 # a descriptor opened without following links. A TMPDIR another user owns and may rename entries of
 # (not sticky) let that user swap srt's directory for one of theirs between
 # the mkdir and the bind: srt bound its socket in their directory, and its
@@ -327,32 +327,53 @@ cat > "$WORK/swap.c" <<'C'
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* after srt's mkdtemp of its proxy directory: the directory moved aside
- * and one of another user's (mode 0777) put at its name */
+static int (*real_mkdir)(const char *, mode_t);
+
+/* after srt made its proxy directory (srt__rundir_make's mkdir; mkdtemp
+ * before): the directory moved aside and one of another user's (mode
+ * 0777) put at its name */
+static void swap(const char *t)
+{
+	char aside[4096];
+
+	if (!strstr(t, "/srt-") || strstr(t, "/srt-run.") || !getenv("SWAP_UID"))
+		return;
+	snprintf(aside, sizeof(aside), "%s.aside", t);
+	if (rename(t, aside) == 0 && real_mkdir(t, 0777) == 0) {
+		char f[4200];
+		FILE *fp;
+
+		chmod(t, (mode_t)strtol(getenv("SWAP_MODE") ? getenv("SWAP_MODE") : "0777", NULL, 8));
+		if (chown(t, (uid_t)atoi(getenv("SWAP_UID")), (gid_t)atoi(getenv("SWAP_UID"))) != 0)
+			fprintf(stderr, "swap: chown failed\n");
+		/* a file of the other directory's, which srt must leave */
+		snprintf(f, sizeof(f), "%s/proxy.sock", t);
+		if ((fp = fopen(f, "w")))
+			fclose(fp);
+	}
+}
+
+int mkdir(const char *t, mode_t mode)
+{
+	if (!real_mkdir)
+		real_mkdir = (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "mkdir");
+	if (real_mkdir(t, mode) != 0)
+		return -1;
+	swap(t);
+	return 0;
+}
+
 char *mkdtemp(char *t)
 {
 	static char *(*real)(char *);
-	char aside[4096];
 
 	if (!real)
 		real = (char *(*)(char *))dlsym(RTLD_NEXT, "mkdtemp");
+	if (!real_mkdir)
+		real_mkdir = (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "mkdir");
 	if (!real(t))
 		return NULL;
-	if (strstr(t, "/srt-") && !strstr(t, "/srt-run.") && getenv("SWAP_UID")) {
-		snprintf(aside, sizeof(aside), "%s.aside", t);
-		if (rename(t, aside) == 0 && mkdir(t, 0777) == 0) {
-			char f[4200];
-			FILE *fp;
-
-			chmod(t, (mode_t)strtol(getenv("SWAP_MODE") ? getenv("SWAP_MODE") : "0777", NULL, 8));
-			if (chown(t, (uid_t)atoi(getenv("SWAP_UID")), (gid_t)atoi(getenv("SWAP_UID"))) != 0)
-				fprintf(stderr, "swap: chown failed\n");
-			/* a file of the other directory's, which srt must leave */
-			snprintf(f, sizeof(f), "%s/proxy.sock", t);
-			if ((fp = fopen(f, "w")))
-				fclose(fp);
-		}
-	}
+	swap(t);
 	return t;
 }
 C
