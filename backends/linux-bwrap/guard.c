@@ -9,11 +9,13 @@
  * group is finished, "R<pid>" bwrap's reaper (PID 1 of the sandbox) of the
  * running command, "X" no orphan work (see srt__bwrap_guard_start),
  * "T<dev>:<ino>:<path>" the run's own temporary directory, to be removed
- * if srt dies (srt_command.orphan_dir), "Q"
- * srt is ending normally. At EOF, which comes when srt is gone or done, it
- * acts on what is left: nothing after "Q", since srt removes its own
- * placeholders when each command ends (bw_release), so srt never waits for
- * the guard. Killed mid-run, srt leaves the guard
+ * if srt dies (srt_command.orphan_dir), "D<path>" srt's proxy directory,
+ * likewise, "Q" srt is ending normally. The guard keeps a descriptor of
+ * both directories until it exits, so that the costly last close of each
+ * (guard-main.c, hold_dir) falls in the guard's end, not srt's. At EOF,
+ * which comes when srt is gone or done, it acts on what is left: nothing
+ * after "Q", since srt removes its own placeholders when each command ends
+ * (bw_release), so srt never waits for the guard. Killed mid-run, srt leaves the guard
  * its command's orphan work too (the git guard's sweep): done once the
  * reaper has exited. Where the work is a program (srt_command.orphan_argv,
  * srt-gitguard-sweep) the guard is srt-linux-init's guard mode, which
