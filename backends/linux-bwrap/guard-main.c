@@ -152,12 +152,16 @@ static int hold_dir(const char *path, unsigned long long dev, unsigned long long
 	return fd;
 }
 
-/* Is the directory fd names removed (or fd -1)? */
-static int held_gone(int fd)
+/* Has the directory fd holds been removed (or is fd -1)? Its link count
+ * says so where the filesystem keeps one for directories; its path, which
+ * no longer leads to it, says so everywhere. */
+static int held_gone(int fd, const char *path)
 {
-	struct stat st;
+	struct stat st, now;
 
-	return fd < 0 || fstat(fd, &st) != 0 || st.st_nlink == 0;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_nlink == 0)
+		return 1;
+	return lstat(path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino;
 }
 
 /* The guard's end: the references hold_dir took go with it. After srt's
@@ -169,9 +173,11 @@ static int held_gone(int fd)
  * that keeps its sandbox for more commands, a srt held up by load) it
  * exits all the same; srt then pays the close itself, as without the
  * hold. */
-static __attribute__((noreturn)) void release_held(int proxy, int run, int wait)
+static __attribute__((noreturn)) void release_held(int proxy, const char *proxy_path, int run,
+							const char *run_path, int wait)
 {
-	for (int t = 0; wait && t < 200 && !(held_gone(proxy) && held_gone(run)); t++) {
+	for (int t = 0; wait && t < 200 && !(held_gone(proxy, proxy_path) && held_gone(run, run_path));
+	     t++) {
 		struct timespec ms = { 0, 1000000 };
 
 		nanosleep(&ms, NULL);
@@ -309,7 +315,7 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	/* srt ending normally has removed its placeholders itself; the
 	 * directories held above go now, after srt's end */
 	if (quitting)
-		release_held(held_proxy, held_run, 1);
+		release_held(held_proxy, proxy_dir, held_run, run_dir, 1);
 	for (g = 0; g < ngroups; g++)
 		kill(-groups[g], SIGKILL);
 	/* srt died mid-run: what it would have done at the command's end
@@ -335,7 +341,7 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 		}
 	}
 	srt__bwrap_plan_cleanup(&paths);
-	release_held(held_proxy, held_run, 0);
+	release_held(held_proxy, proxy_dir, held_run, run_dir, 0);
 }
 
 #ifdef SYS_openat2
