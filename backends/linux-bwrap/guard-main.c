@@ -167,17 +167,26 @@ static int held_gone(int fd, const char *path)
 /* The guard's end: the references hold_dir took go with it. After srt's
  * "Q" the guard has its end of file before srt removes the directories
  * (srt's backend ends before its proxy and policy are released), so when
- * srt is ending normally the guard first waits, a millisecond at a time
- * and for 200 ms at most, until both are removed: exiting sooner would
- * hand the last reference back to srt. Past the bound (a library host
- * that keeps its sandbox for more commands, a srt held up by load) it
- * exits all the same; srt then pays the close itself, as without the
- * hold. */
+ * srt is ending normally (wait) the guard first waits, a millisecond at a
+ * time and for 200 ms at most, until both are removed: exiting sooner
+ * would hand the last reference back to srt. Past the bound (a srt held
+ * up by load, a file system that will not let the directory go) it exits
+ * all the same; srt then pays the close itself, as without the hold. A
+ * guard retired while its sandbox lives on ("q") does not wait. */
 static __attribute__((noreturn)) void release_held(int proxy, const char *proxy_path, int run,
 							const char *run_path, int wait)
 {
-	for (int t = 0; wait && t < 200 && !(held_gone(proxy, proxy_path) && held_gone(run, run_path));
-	     t++) {
+	struct timespec end, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_nsec += 200 * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (wait && !(held_gone(proxy, proxy_path) && held_gone(run, run_path)) &&
+	       clock_gettime(CLOCK_MONOTONIC, &now) == 0 &&
+	       (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec))) {
 		struct timespec ms = { 0, 1000000 };
 
 		nanosleep(&ms, NULL);
@@ -301,6 +310,8 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 				}
 			} else if (buf[0] == 'Q') {
 				quitting = 1;
+			} else if (buf[0] == 'q') {
+				quitting = 2; /* retired: see release_held */
 			} else if (buf[0] == 'X') {
 				/* stale: see srt__bwrap_guard_start */
 				orphan_fn = NULL;
@@ -315,7 +326,7 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	/* srt ending normally has removed its placeholders itself; the
 	 * directories held above go now, after srt's end */
 	if (quitting)
-		release_held(held_proxy, proxy_dir, held_run, run_dir, 1);
+		release_held(held_proxy, proxy_dir, held_run, run_dir, quitting == 1);
 	for (g = 0; g < ngroups; g++)
 		kill(-groups[g], SIGKILL);
 	/* srt died mid-run: what it would have done at the command's end
@@ -331,14 +342,19 @@ void srt__bwrap_guard_main(int rd, int ready_fd, const struct srt__guard_orphan 
 	 * repository, which the sweep above therefore leaves to this) */
 	if (run_dir[0])
 		srt__rm_tree_same(run_dir, (dev_t)run_dev, (ino_t)run_ino);
-	/* srt died: its proxy directory (socket inside) goes too */
+	/* srt died: its proxy directory (socket inside) goes too, when the
+	 * name still leads to the directory held since srt named it */
 	if (proxy_dir[0]) {
 		int dfd = open(proxy_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0) {
+		struct stat a, b;
+
+		if (dfd >= 0 && (held_proxy < 0 || (fstat(dfd, &a) == 0 && fstat(held_proxy, &b) == 0 &&
+						    a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
 			unlinkat(dfd, "proxy.sock", 0);
-			close(dfd);
 			rmdir(proxy_dir);
 		}
+		if (dfd >= 0)
+			close(dfd);
 	}
 	srt__bwrap_plan_cleanup(&paths);
 	release_held(held_proxy, proxy_dir, held_run, run_dir, 0);

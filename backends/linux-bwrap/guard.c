@@ -10,11 +10,14 @@
  * running command, "X" no orphan work (see srt__bwrap_guard_start),
  * "T<dev>:<ino>:<path>" the run's own temporary directory, to be removed
  * if srt dies (srt_command.orphan_dir), "D<path>" srt's proxy directory,
- * likewise, "Q" srt is ending normally. The guard keeps a descriptor of
- * both directories until it exits, so that the costly last close of each
- * (guard-main.c, hold_dir) falls in the guard's end, not srt's. At EOF,
+ * likewise, "Q" srt is ending normally, "q" this guard is retired (a
+ * library host's next command gets a guard of its own, the sandbox goes
+ * on). The guard keeps a descriptor of both directories until it exits,
+ * so that the costly last close of each (guard-main.c, hold_dir) falls in
+ * the guard's end, not srt's: after "Q" it waits for srt to remove them,
+ * after "q" it does not. At EOF,
  * which comes when srt is gone or done, it acts on what is left: nothing
- * after "Q", since srt removes its own placeholders when each command ends
+ * after "Q" or "q", since srt removes its own placeholders when each command ends
  * (bw_release), so srt never waits for the guard. Killed mid-run, srt leaves the guard
  * its command's orphan work too (the git guard's sweep): done once the
  * reaper has exited. Where the work is a program (srt_command.orphan_argv,
@@ -280,8 +283,10 @@ int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command 
 		 * repositories made since for the command's) */
 		srt__bwrap_guard_send(st, 'X', NULL, NULL);
 	} else if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
-		srt__bwrap_guard_send(st, 'Q', NULL, NULL);
-		close(st->guard_fd); /* EOF after Q: the guard just exits */
+		/* retired, not ending: the sandbox keeps its directories,
+		 * so the guard must not wait for their removal */
+		srt__bwrap_guard_send(st, 'q', NULL, NULL);
+		close(st->guard_fd); /* EOF after q: the guard just exits */
 		st->guard_fd = -1;
 		st->guard_used = 0;
 		st->proxy_dir_sent = 0;
