@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -247,11 +248,41 @@ int srt__rm_below_budget(int dfd, struct srt__rm_budget *b)
 	return rm_passes(dfd, b);
 }
 
+/* The top of a tree closed to its owner (a command's chmod 000 of its own
+ * TMPDIR, which rm_passes cannot open to make readable again): made
+ * readable and searchable to its owner through its parent, when the name
+ * still leads to the directory meant (dev, ino) and it is ours. 0, or -1.
+ * The parent of a run's TMPDIR is srt's own directory, which no command
+ * can write, so only srt's own user could swap the name between the check
+ * and the chmod. */
+static int open_closed_top(const char *path, dev_t dev, ino_t ino)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	struct stat st;
+	int pfd, rc = -1;
+
+	if (!slash || !slash[1] || (size_t)(slash - path) >= sizeof(parent))
+		return -1;
+	snprintf(parent, sizeof(parent), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_dev == dev && st.st_ino == ino && st.st_uid == geteuid() &&
+	    fchmodat(pfd, slash + 1, (st.st_mode & 07000) | 0700, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = 0;
+	close(pfd);
+	return rc;
+}
+
 void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+	if (fd < 0 && errno == EACCES && open_closed_top(path, dev, ino) == 0)
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {

@@ -8,10 +8,13 @@
 # the wait comes at the guard's exit instead of in srt's end. What must
 # stay as it was: srt removes both directories itself before it exits, the
 # guard ends soon after srt, and a srt killed mid-run still has both
-# removed by the guard.
+# removed by the guard. And a TMPDIR its command closed to its owner
+# (chmod 000, as an unprivileged user: root reads it anyway) goes all the
+# same, at the run's end and after a killed srt; it used to stay for good,
+# unmarked, so that no later start's sweep took it either.
 . "$(dirname "$0")/lib.sh"
 need_bwrap_sandbox
-plan 8
+plan 10
 export TMPDIR="$WORK/tb"
 mkdir -p "$TMPDIR"
 S=$(fs s '{"denyRead":[],"allowWrite":[],"denyWrite":[]}')
@@ -99,3 +102,33 @@ done
 left=$(for p in $(pgrep -f -- "srt-linux-init --guard") $(pgrep -x srt); do dirs_held "$p"; done |
 	grep -F -e "$PD" -e "$RT" || true)
 check "no guard holds either directory after the run" test -z "$left"
+
+# 9-10: the command closes its TMPDIR to its owner (mode 000 also drops
+# srt's mark): srt removes it at the run's end, the guard after a killed srt
+CLOSED="$WORK/closed"
+srt__run -s "$S" -c 'echo $TMPDIR; chmod 000 "$TMPDIR"' > "$CLOSED" 2>&1
+RT2=$(head -1 "$CLOSED")
+check "a TMPDIR closed with chmod 000 is removed at the run's end" \
+	sh -c '[ -n "$1" ] && [ "${1#/}" != "$1" ] && [ ! -e "$1" ]' _ "$RT2"
+: > "$CLOSED"
+srt__run -s "$S" -c "echo \$TMPDIR; chmod 000 \"\$TMPDIR\"; exec sleep $MARK" > "$CLOSED" 2>&1 &
+RUN=$!
+SP="" RT3=""
+for _ in $(seq 100); do
+	SP=$(srt_pid)
+	RT3=$(head -1 "$CLOSED")
+	[ -n "$SP" ] && [ -n "$RT3" ] && [ "$(stat -c %a "$RT3" 2>/dev/null)" = 0 ] && break
+	sleep 0.1
+done
+kill -9 "$SP" 2>/dev/null
+for _ in $(seq 100); do
+	[ -n "$RT3" ] && [ ! -e "$RT3" ] && break
+	sleep 0.1
+done
+check "killed srt: the guard removes a TMPDIR closed with chmod 000" \
+	sh -c '[ -n "$1" ] && [ "${1#/}" != "$1" ] && [ ! -e "$1" ]' _ "$RT3"
+end_run
+for d in "$RT2" "$RT3"; do
+	[ -n "$d" ] && [ -e "$d" ] && chmod 700 "$d" && rm -rf "$d"
+done
+true
