@@ -10,9 +10,9 @@
  * running command, "X" no orphan work (see srt__bwrap_guard_start),
  * "T<dev>:<ino>:<path>" the run's own temporary directory, to be removed
  * if srt dies (srt_command.orphan_dir), "D<path>" srt's proxy directory,
- * likewise, "Q" srt is ending normally, "q" this guard is retired (a
- * library host's next command gets a guard of its own, the sandbox goes
- * on). The guard keeps a descriptor of both directories until it exits,
+ * likewise, "Q" srt is ending normally, "q" after "Q" this guard is
+ * retired (a library host's next command gets a guard of its own, the
+ * sandbox goes on). The guard keeps a descriptor of both directories until it exits,
  * so that the costly last close of each (guard-main.c, hold_dir) falls in
  * the guard's end, not srt's: after "Q" it waits for srt to remove them,
  * after "q" it does not. At EOF,
@@ -284,9 +284,13 @@ int srt__bwrap_guard_open(struct srt__bwrap_state *st, const struct srt_command 
 		srt__bwrap_guard_send(st, 'X', NULL, NULL);
 	} else if (st->guard_fd >= 0 && st->guard_used && cmd->orphan_fn) {
 		/* retired, not ending: the sandbox keeps its directories,
-		 * so the guard must not wait for their removal */
+		 * so the guard must not wait for their removal ("q"); "Q"
+		 * first, which a guard program of an earlier build, knowing
+		 * no "q", needs to take the end of file for srt's normal end
+		 * and not for its death */
+		srt__bwrap_guard_send(st, 'Q', NULL, NULL);
 		srt__bwrap_guard_send(st, 'q', NULL, NULL);
-		close(st->guard_fd); /* EOF after q: the guard just exits */
+		close(st->guard_fd); /* EOF after Q and q: the guard just exits */
 		st->guard_fd = -1;
 		st->guard_used = 0;
 		st->proxy_dir_sent = 0;
