@@ -255,7 +255,7 @@ int srt__rm_below_budget(int dfd, struct srt__rm_budget *b)
  * The parent of a run's TMPDIR is srt's own directory, which no command
  * can write, so only srt's own user could swap the name between the check
  * and the chmod. */
-static int open_closed_top(const char *path, dev_t dev, ino_t ino)
+static int top_readable_again(const char *path, dev_t dev, ino_t ino)
 {
 	const char *slash = strrchr(path, '/');
 	char parent[PATH_MAX];
@@ -281,7 +281,7 @@ void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino)
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0 && errno == EACCES && open_closed_top(path, dev, ino) == 0)
+	if (fd < 0 && errno == EACCES && top_readable_again(path, dev, ino) == 0)
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;

@@ -12,9 +12,9 @@
  * (dev, ino) that was made: never through a link (each directory is
  * opened with O_NOFOLLOW relative to its parent's descriptor), a
  * directory the command made unreadable or unsearchable, path itself
- * included, is made so first (it is this user's), and a tree deeper than the walk goes (256 levels:
- * a descriptor per level) has its deeper part moved up to the top and
- * removed by the walk's next pass. */
+ * included, is made so first (it is this user's), and a tree deeper than
+ * the walk goes (256 levels: a descriptor per level) has its deeper part
+ * moved up to the top and removed by the walk's next pass. */
 void srt__rm_tree_same(const char *path, dev_t dev, ino_t ino);
 
 /* The directories srt makes for one run (the run's TMPDIR below

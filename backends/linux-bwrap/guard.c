@@ -12,14 +12,14 @@
  * if srt dies (srt_command.orphan_dir), "D<path>" srt's proxy directory,
  * likewise, "Q" srt is ending normally, "q" after "Q" this guard is
  * retired (a library host's next command gets a guard of its own, the
- * sandbox goes on). The guard keeps a descriptor of both directories until it exits,
- * so that the costly last close of each (guard-main.c, hold_dir) falls in
- * the guard's end, not srt's: after "Q" it waits for srt to remove them,
- * after "q" it does not. At EOF,
- * which comes when srt is gone or done, it acts on what is left: nothing
- * after "Q" or "q", since srt removes its own placeholders when each command ends
- * (bw_release), so srt never waits for the guard. Killed mid-run, srt leaves the guard
- * its command's orphan work too (the git guard's sweep): done once the
+ * sandbox goes on). The guard keeps a descriptor of both directories
+ * until it exits, so that the costly last close of each (guard-main.c,
+ * hold_dir) falls in the guard's end, not srt's: after "Q" it waits for
+ * srt to remove them, after "q" it does not. At EOF, which comes when srt
+ * is gone or done, it acts on what is left: nothing after "Q" or "q",
+ * since srt removes its own placeholders when each command ends
+ * (bw_release), so srt never waits for the guard. Killed mid-run, srt
+ * leaves the guard its command's orphan work too (the git guard's sweep): done once the
  * reaper has exited. Where the work is a program (srt_command.orphan_argv,
  * srt-gitguard-sweep) the guard is srt-linux-init's guard mode, which
  * starts without copying srt (guard-main.c), and runs that program with
