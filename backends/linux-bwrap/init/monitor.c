@@ -14,11 +14,15 @@
  * that reaches a denied name is refused) is therefore never followed by a
  * CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
- * open costs one open of /proc/<pid>/root, one openat2, an fstat (and an
- * fstatfs where the file may be on a procfs), the open again through
- * /proc/self/fd/N and its fstat, and SECCOMP_IOCTL_NOTIF_ADDFD instead of
- * the reply; a path with ".." or a link is walked instead (an openat and
- * fstat per component), as links and renames always are.
+ * open costs one open of /proc/<pid>/root, two openat2 (the directory, then
+ * the name in it), an fstat (and an fstatfs where the file may be on a
+ * procfs), the open again by that name with the command's Landlock
+ * credentials (one io_uring_enter, see cred-ring.h) and its fstat, and
+ * SECCOMP_IOCTL_NOTIF_ADDFD instead of the reply. Without io_uring the open
+ * again is made through /proc/self/fd/N by the thread under the command's
+ * layer, a hand-over of two context switches more. A path with ".." or a
+ * link is walked instead (an openat and fstat per component), as links and
+ * renames always are.
  *
  * Bounds: paths are read up to PATH_MAX; lines are at most MAX_LINE bytes
  * (under PIPE_BUF, so each write is atomic) and written non-blocking; equal
@@ -55,6 +59,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 
+#include "backends/linux-bwrap/init/cred-ring.h"
 #include "backends/linux-bwrap/init/monitor.h"
 #include "backends/linux-common/landlock-abi.h"
 #include "backends/linux-common/notif.h"
@@ -135,6 +140,7 @@ struct srt__monitor {
 	int note_pending;
 	char *walk; /* resolve_for's path still to walk (WALK_BUF bytes), made on first use */
 	struct cmd_domain *dom; /* the thread under the command's Landlock layer, or NULL */
+	struct srt__cred_ring *ring; /* opens with that thread's credentials, or NULL */
 };
 
 static uint64_t fnv_step(uint64_t h, unsigned char c)
@@ -367,6 +373,7 @@ void srt__monitor_free(struct srt__monitor *m)
 	free(m->req);
 	free(m->resp);
 	free(m->walk);
+	srt__cred_ring_free(m->ring);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -1383,16 +1390,19 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
  * meets no symbolic link it follows (RESOLVE_NO_SYMLINKS, from the
  * caller's root) is where its lexical spelling says. 0: out is its path; 1: its
  * last component is missing (no link before it either); -EAGAIN: take the
- * walk above (a link, "..", or anything unexpected). */
+ * walk above (a link, "..", or anything unexpected). With the cred ring
+ * (see ring_open) the directory is resolved first and the name in it
+ * second, and both are kept: one call more, for an open made again by
+ * that name. */
 static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req, int dirarg,
 			 const char *rel, int follow, char *out, size_t outlen, struct reach *keep)
 {
 	static const char gone[] = " (deleted)";
 	struct open_how how;
-	char self[64];
+	char self[64], *base;
 	const char *p;
 	long ppid;
-	int root, fd, err;
+	int root, fd, dir = -1, err;
 
 	if (!*rel)
 		return -EAGAIN;
@@ -1415,12 +1425,34 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	 * not follow is the object (O_PATH opens the link itself) */
 	how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, root, out, &how, sizeof(how));
+	base = strrchr(out, '/');
+	if (keep && srt__cred_ring_ready(m->ring) && base && base[1] && strlen(base + 1) <= NAME_MAX) {
+		/* out is absolute and normalised: its last component is a
+		 * name, neither "." nor ".." */
+		struct open_how dhow = how;
+
+		dhow.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+		*base = '\0';
+		dir = (int)syscall(SYS_openat2, root, base == out ? "/" : out, &dhow, sizeof(dhow));
+		*base = '/';
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+		fd = dir < 0 ? -1 : (int)syscall(SYS_openat2, dir, base + 1, &how, sizeof(how));
+	} else {
+		fd = (int)syscall(SYS_openat2, root, out, &how, sizeof(how));
+	}
 	err = fd < 0 ? errno : 0;
-	if (fd >= 0 && keep)
+	if (fd >= 0 && keep) {
 		keep->obj = fd;
-	else if (fd >= 0)
+		if (dir >= 0) {
+			keep->dir = dir;
+			snprintf(keep->name, sizeof(keep->name), "%s", base + 1);
+			dir = -1;
+		}
+	} else if (fd >= 0) {
 		close(fd);
+	}
+	if (dir >= 0)
+		close(dir);
 	close(root);
 	if (!err)
 		return 0;
@@ -2341,6 +2373,14 @@ static int fair_class(void)
 	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE;
 }
 
+static int in_domain(struct srt__monitor *m, int (*fn)(void *), void *arg);
+
+/* In the thread under the layer: its credentials are the ring's. */
+static int adopt_creds(void *ring)
+{
+	return srt__cred_ring_adopt(ring);
+}
+
 int srt__monitor_confine(struct srt__monitor *m, int ruleset)
 {
 	struct cmd_domain *d;
@@ -2381,6 +2421,18 @@ int srt__monitor_confine(struct srt__monitor *m, int ruleset)
 	d->cpu = -1;
 	d->follow = fair_class();
 	m->dom = d;
+	/* the thread's credentials on a ring of this one's: a plain read
+	 * open is then made here, without the hand-over (cred-ring.h).
+	 * Without io_uring every such open is handed over, as before */
+	m->ring = srt__cred_ring_new();
+	err = m->ring ? in_domain(m, adopt_creds, m->ring) : -errno;
+	if (err) {
+		if (m->debug)
+			fprintf(stderr, "srt-linux-init: (debug) violation monitor: read opens handed to "
+				"the thread under the Landlock layer (no io_uring ring: %s)\n", strerror(-err));
+		srt__cred_ring_free(m->ring);
+		m->ring = NULL;
+	}
 	return 0;
 }
 
@@ -2549,6 +2601,35 @@ static int open_act(void *p)
 	return 0;
 }
 
+/* A plain read open of a regular file or a directory, made by this
+ * thread under the command's layer with the cred ring: the name r reached
+ * in the directory r holds, opened again with flags, counts only when it
+ * is the object judged (st). 0 with *fd; -1 for anything else (an error,
+ * another object there now, a lease being broken), which the thread
+ * under the layer then answers by reopening what was judged, as it would
+ * without the ring. A regular file is opened O_NONBLOCK and then given
+ * back the caller's flags, as lease_open does. */
+static int ring_open(struct srt__monitor *m, const struct reach *r, const struct stat *st, int flags, int *fd)
+{
+	const uint64_t resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	int reg = S_ISREG(st->st_mode), f;
+	struct stat got;
+
+	if (r->dir < 0 || !r->name[0] || !(reg || S_ISDIR(st->st_mode)))
+		return -1;
+	f = srt__cred_ring_openat(m->ring, r->dir, r->name, flags | O_NOFOLLOW | (reg ? O_NONBLOCK : 0),
+				  resolve);
+	if (f < 0)
+		return -1;
+	if (fstat(f, &got) != 0 || got.st_dev != st->st_dev || got.st_ino != st->st_ino ||
+	    (reg && !(flags & O_NONBLOCK) && fcntl(f, F_SETFL, flags & (SETFL_FLAGS & ~O_NONBLOCK)) != 0)) {
+		close(f);
+		return -1;
+	}
+	*fd = f;
+	return 0;
+}
+
 /* Open, for the caller, what r reached, with the caller's flags and mode.
  * 0 with *fd to hand over, 1 when a thread answers (a FIFO), or -errno. */
 static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req, struct reach *r,
@@ -2629,10 +2710,14 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		a.fdflags = (fl & O_CLOEXEC) ? O_CLOEXEC : 0;
 	}
 	if (a.kind == ACT_REOPEN && !procfs && m->dom && !(fl & SRT_OPEN_WRITE_FLAGS)) {
-		/* a plain read open: the thread under the layer reopens it,
-		 * checks it and answers; what was judged is its to close */
+		/* a plain read open: made here under the layer with the
+		 * cred ring where it can be; else the thread under the layer
+		 * reopens it, checks it and answers, and what was judged is
+		 * its to close */
 		struct reopen_job j;
 
+		if (srt__cred_ring_ready(m->ring) && ring_open(m, r, &st, a.flags, fd) == 0)
+			return 0;
 		j.obj = r->obj;
 		j.flags = a.flags;
 		j.dev = st.st_dev;
