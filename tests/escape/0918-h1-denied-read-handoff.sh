@@ -11,6 +11,9 @@
 # the file it named (its content),
 # a read of a denied file in the middle of the burst is refused and
 # reported, and the denied content never reaches the command.
+# Since then a plain read open is made on the monitor's own thread through
+# an io_uring ring with that thread's credentials, and not handed over at
+# all (1025 bounds that at 1.5); this bound is what holds without io_uring.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"
@@ -19,8 +22,6 @@ echo "SECRET-$CANARY" > "$P/.env"
 S=$(fsjson s '{"denyRead":["~/.ssh","~/.aws","./.env"],"allowWrite":["."],"denyWrite":[]}')
 N=3000
 bg_wait() { local i; for i in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; echo "# srt did not end in 30 s: stopped"; kill "$1"; wait "$1"; }
-# voluntary switches of every thread of a process: each time one blocked
-blocked() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'; }
 for i in $(seq 8); do echo "content-$i" > "$P/r$i"; done
 srt__bg -s "$S" -c 'touch started; while [ ! -e go ]; do sleep 0.02; done
 	/usr/bin/python3 -c "
@@ -40,9 +41,7 @@ except OSError as e:
 	touch burst; while [ ! -e stop ]; do sleep 0.02; done'
 pid=$!
 wait_for "$P/started" 100
-wpid=$(find_watcher "$pid")
-helper=""
-[ -n "$wpid" ] && helper=$(ps -o ppid= -p "$wpid" | tr -d ' ')
+helper=$(monitor_helper "$pid")
 sleep 0.2
 before=$(blocked "$helper")
 touch "$P/go"; wait_for "$P/burst" 600

@@ -56,9 +56,7 @@ except OSError as e:
 	touch burst; while [ ! -e stop ]; do sleep 0.02; done'
 pid=$!
 wait_for "$P/started" 100
-wpid=$(find_watcher "$pid")
-helper=""
-[ -n "$wpid" ] && helper=$(ps -o ppid= -p "$wpid" | tr -d ' ')
+helper=$(monitor_helper "$pid")
 touch "$P/go"; wait_for "$P/burst" 600
 whole="" pinned=0 lists=""
 if [ -n "$helper" ]; then

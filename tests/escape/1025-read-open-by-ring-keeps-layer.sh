@@ -75,7 +75,6 @@ if grep -q 'no io_uring ring' "$WORK/dbg"; then
 	skip "the monitor has no io_uring ring here ($(grep -o 'no io_uring ring: [^)]*' "$WORK/dbg")): every read open is handed over, as 0918 checks"
 else
 	N=3000
-	blocked() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'; }
 	for i in $(seq 8); do echo "content-$i" > "$P/r$i"; done
 	srt__bg -s "$S" -c "touch started; while [ ! -e go ]; do sleep 0.02; done
 		$PY -c '
@@ -87,9 +86,7 @@ for i in range($N):
 		touch burst; while [ ! -e stop ]; do sleep 0.02; done"
 	pid=$!
 	wait_for "$P/started" 100
-	wpid=$(find_watcher "$pid")
-	helper=""
-	[ -n "$wpid" ] && helper=$(ps -o ppid= -p "$wpid" | tr -d ' ')
+	helper=$(monitor_helper "$pid")
 	sleep 0.2
 	before=$(blocked "$helper")
 	touch "$P/go"; wait_for "$P/burst" 600

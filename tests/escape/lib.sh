@@ -16,6 +16,8 @@
 #   requests_for WAYS PORT HOST...   proxyclient.py batch lines
 #   proxy_batch SRT-ARGS...          proxyclient.py batch < requests, in srt
 #   find_watcher PID                 the watcher of replaced names below srt PID
+#   monitor_helper PID, blocked PID  the monitor's process below srt PID; how
+#                                    often its threads blocked so far
 #   end_bg PID [TENTHS]              srt__bg's srt ended (waited for, then killed)
 #   LL_PROBE                         runs $WORK/ll.py, a probe importing
 #                                    landlock_self.py (0974, 0977, 0992)
@@ -420,3 +422,13 @@ find_watcher() {
 		grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && echo "$c"
 	done
 }
+# monitor_helper PID: the outer helper below srt PID (the watcher's parent),
+# whose threads are the violation monitor's; empty when not found
+monitor_helper() {
+	local w
+	w=$(find_watcher "$1")
+	[ -n "$w" ] && ps -o ppid= -p "$w" | tr -d ' '
+}
+# blocked PID: how often every thread of PID blocked so far (voluntary
+# context switches)
+blocked() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }'; }
