@@ -2607,22 +2607,29 @@ static int open_act(void *p)
  * is the object judged (st). 0 with *fd; -1 for anything else (an error,
  * another object there now, a lease being broken), which the thread
  * under the layer then answers by reopening what was judged, as it would
- * without the ring. A regular file is opened O_NONBLOCK and then given
- * back the caller's flags, as lease_open does. */
+ * without the ring. The open never waits: the command or the host can
+ * put another file at the name after the judgement, one with a lease
+ * that nobody gives back, and a waiting open would stop this thread and
+ * every observed call of the command with it (up to lease-break-time).
+ * So it is made O_NONBLOCK (a lease answers EAGAIN), unless the caller
+ * asked for a directory (O_DIRECTORY refuses anything else before the
+ * kernel looks at it), and the descriptor then gets the caller's bit
+ * back, as lease_open does. No link is followed (RESOLVE_NO_SYMLINKS, the
+ * last component too); O_NOFOLLOW only where the caller asked for it,
+ * since the descriptor keeps it in its flags. */
 static int ring_open(struct srt__monitor *m, const struct reach *r, const struct stat *st, int flags, int *fd)
 {
 	const uint64_t resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	int reg = S_ISREG(st->st_mode), f;
+	int added = (flags & O_DIRECTORY) || (flags & O_NONBLOCK) ? 0 : O_NONBLOCK, f;
 	struct stat got;
 
-	if (r->dir < 0 || !r->name[0] || !(reg || S_ISDIR(st->st_mode)))
+	if (r->dir < 0 || !r->name[0] || !(S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)))
 		return -1;
-	f = srt__cred_ring_openat(m->ring, r->dir, r->name, flags | O_NOFOLLOW | (reg ? O_NONBLOCK : 0),
-				  resolve);
+	f = srt__cred_ring_openat(m->ring, r->dir, r->name, flags | added, resolve);
 	if (f < 0)
 		return -1;
 	if (fstat(f, &got) != 0 || got.st_dev != st->st_dev || got.st_ino != st->st_ino ||
-	    (reg && !(flags & O_NONBLOCK) && fcntl(f, F_SETFL, flags & (SETFL_FLAGS & ~O_NONBLOCK)) != 0)) {
+	    (added && fcntl(f, F_SETFL, flags & SETFL_FLAGS) != 0)) {
 		close(f);
 		return -1;
 	}
@@ -2716,7 +2723,7 @@ static int perform_open(struct srt__monitor *m, const struct seccomp_notif *req,
 		 * its to close */
 		struct reopen_job j;
 
-		if (srt__cred_ring_ready(m->ring) && ring_open(m, r, &st, a.flags, fd) == 0)
+		if (srt__cred_ring_ready(m->ring) && ring_open(m, r, &st, a.flags | (int)(fl & O_NOFOLLOW), fd) == 0)
 			return 0;
 		j.obj = r->obj;
 		j.flags = a.flags;
