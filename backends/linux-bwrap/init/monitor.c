@@ -1724,10 +1724,11 @@ static int unix_connect(struct srt__monitor *m, const struct seccomp_notif *req)
  *    end's open is matched with (see fifo_held).
  *  - the Landlock layer: the last call of each (open, create, link,
  *    rename) is made by a thread under the ruleset the worker applied to
- *    itself (see "the command's Landlock layer" below), so the layer judges
- *    it as the command's own (the mounts alone let an O_RDWR open of a
- *    FIFO outside the write roots through: a read-only mount does not stop
- *    writes into a FIFO). */
+ *    itself (see "the command's Landlock layer" below), or, for a plain
+ *    read open, with that thread's credentials through the cred ring
+ *    (ring_open), so the layer judges it as the command's own (the mounts
+ *    alone let an O_RDWR open of a FIFO outside the write roots through: a
+ *    read-only mount does not stop writes into a FIFO). */
 
 static int caller_umask(long ppid)
 {
@@ -2243,7 +2244,10 @@ static int open_ctty(long ppid, int *fd)
  * inspect only processes in its own domain or below, and the command's
  * domain is a sibling, so it could no longer read the command's memory or
  * /proc/<pid>/root. Without the layer (no Landlock, or srt left it out)
- * the calls are made here. */
+ * the calls are made here. A plain read open, the most frequent by far,
+ * is made here too, but with the restricted thread's credentials: the
+ * thread registers them on the cred ring once (srt__monitor_confine,
+ * ring_open), which saves the two context switches of a hand-over. */
 
 /* A read open the thread finishes on its own: it reopens the judged
  * object, checks it is the one judged, and answers the caller, while the
@@ -2602,7 +2606,7 @@ static int open_act(void *p)
 }
 
 /* A plain read open of a regular file or a directory, made by this
- * thread under the command's layer with the cred ring: the name r reached
+ * thread through the cred ring, so under the command's layer: the name r reached
  * in the directory r holds, opened again with flags, counts only when it
  * is the object judged (st). 0 with *fd; -1 for anything else (an error,
  * another object there now, a lease being broken), which the thread
