@@ -20,11 +20,7 @@
 need_bwrap
 P="$WORK/proj"
 cd "$P" || exit 1
-if [ "$(cat /proc/sys/fs/leases-enable 2>/dev/null)" != 1 ]; then
-	skip "file leases are disabled on this host (fs.leases-enable)"
-	echo "1..$_tap_n"
-	exit 0
-fi
+need_leases
 S=$(fsjson s '{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":[]}')
 R="$WORK/race"
 rm -rf "$R" && mkdir -p "$R/x" && : > "$R/y"

@@ -18,6 +18,7 @@
 #   find_watcher PID                 the watcher of replaced names below srt PID
 #   monitor_helper PID, blocked PID  the monitor's process below srt PID; how
 #                                    often its threads blocked so far
+#   need_leases                      skips the rest where fs.leases-enable is off
 #   end_bg PID [TENTHS]              srt__bg's srt ended (waited for, then killed)
 #   LL_PROBE                         runs $WORK/ll.py, a probe importing
 #                                    landlock_self.py (0974, 0977, 0992)
@@ -421,6 +422,14 @@ find_watcher() {
 		[ "$(ps -o comm= -p "$pp" 2>/dev/null)" = srt-linux-init ] || continue
 		grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && echo "$c"
 	done
+}
+# need_leases: end the test here, skipped with the reason, where the host
+# has file leases switched off (fs.leases-enable)
+need_leases() {
+	[ "$(cat /proc/sys/fs/leases-enable 2>/dev/null)" = 1 ] && return 0
+	skip "file leases are disabled on this host (fs.leases-enable)"
+	echo "1..$_tap_n"
+	exit 0
 }
 # monitor_helper PID: the outer helper below srt PID (the watcher's parent),
 # whose threads are the violation monitor's; empty when not found
