@@ -18,6 +18,8 @@
 #   find_watcher PID                 the watcher of replaced names below srt PID
 #   monitor_helper PID, blocked PID  the monitor's process below srt PID; how
 #                                    often its threads blocked so far
+#   burst_blocks PID                 how often the monitor blocked in a burst
+#                                    (the started/go/burst protocol: 0918, 1025)
 #   need_leases                      skips the rest where fs.leases-enable is off
 #   end_bg PID [TENTHS]              srt__bg's srt ended (waited for, then killed)
 #   LL_PROBE                         runs $WORK/ll.py, a probe importing
@@ -422,6 +424,20 @@ find_watcher() {
 		[ "$(ps -o comm= -p "$pp" 2>/dev/null)" = srt-linux-init ] || continue
 		grep -q '^CapEff:[[:space:]]*0*200000$' "/proc/$c/status" 2>/dev/null && echo "$c"
 	done
+}
+# burst_blocks PID: for srt__bg's run PID whose command touches $P/started,
+# waits for $P/go, makes a burst of calls and touches $P/burst: gives go and
+# sets helper (the monitor's process, empty when not found) and
+# burst_blocked (how often its threads blocked during the burst). The
+# caller gives $P/stop and ends the run.
+burst_blocks() {
+	local before
+	wait_for "$P/started" 100
+	helper=$(monitor_helper "$1")
+	sleep 0.2
+	before=$(blocked "$helper")
+	touch "$P/go"; wait_for "$P/burst" 600
+	burst_blocked=$(($(blocked "$helper") - before))
 }
 # need_leases: end the test here, skipped with the reason, where the host
 # has file leases switched off (fs.leases-enable)
