@@ -6,7 +6,10 @@
 # open_by_handle_at, umount of the masks. Every probe runs in its own child
 # of tests/helpers/escape-sys: "ok" means the kernel did it, which is an
 # escape here; a refusal (errno) or a seccomp kill (sig=31) passes. Host
-# state: the canary, the key, the masks.
+# state: the canary, the key, the masks. The read observer resolves every
+# path of the command in one root it opens once (command_root in
+# backends/linux-bwrap/init/monitor.c): the chroot, pivot_root and user
+# namespace refusals here are what keep that root every process's.
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"

@@ -14,10 +14,10 @@
  * that reaches a denied name is refused) is therefore never followed by a
  * CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
- * open costs one open of /proc/<pid>/root, two openat2 (the directory, then
- * the name in it), an fstat (and an fstatfs where the file may be on a
- * procfs), the open again by that name with the command's Landlock
- * credentials (one io_uring_enter, see cred-ring.h) and its fstat, and
+ * open costs two openat2 in the command's root (the directory, then the
+ * name in it; the root is opened once, see command_root), an fstat (and an
+ * fstatfs where the file may be on a procfs), the open again by that name
+ * with the command's Landlock credentials (one io_uring_enter, see cred-ring.h) and its fstat, and
  * SECCOMP_IOCTL_NOTIF_ADDFD instead of the reply. Without io_uring the open
  * again is made through /proc/self/fd/N by the thread under the command's
  * layer, a hand-over of two context switches more. A path with ".." or a
@@ -141,6 +141,7 @@ struct srt__monitor {
 	char *walk; /* resolve_for's path still to walk (WALK_BUF bytes), made on first use */
 	struct cmd_domain *dom; /* the thread under the command's Landlock layer, or NULL */
 	struct srt__cred_ring *ring; /* opens with that thread's credentials, or NULL */
+	int root; /* the command's root (see command_root), -1 until opened */
 };
 
 static uint64_t fnv_step(uint64_t h, unsigned char c)
@@ -216,6 +217,7 @@ int srt__monitor_parse(const char *buf, size_t len, int events_fd, int debug,
 	m->tokens_milli = (uint64_t)SRT_MONITOR_MAX_EVENTS * 1000;
 	m->events_fd = events_fd;
 	m->listener = -1;
+	m->root = -1;
 	m->debug = debug;
 	m->blob = malloc(len);
 	if (!m->blob)
@@ -374,6 +376,8 @@ void srt__monitor_free(struct srt__monitor *m)
 	free(m->resp);
 	free(m->walk);
 	srt__cred_ring_free(m->ring);
+	if (m->root >= 0)
+		close(m->root);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -1154,6 +1158,39 @@ static int may_follow_other(long ppid, long owner)
 	return cu[3] != 0 && stat(path, &st) == 0 && st.st_uid == cu[3];
 }
 
+/* The command's root, where every path it names is resolved: one for all
+ * its processes. None of them can change its own: chroot and pivot_root
+ * need a capability none keeps, and its filter refuses the new user
+ * namespaces that would give one. So it is opened once, through the first
+ * notification's /proc/<pid>/root, and kept only when that notification
+ * is still waiting after the open (the pid was still the caller's, not
+ * reused). Opened at every notification it cost a procfs lookup and a
+ * close, a tenth of a judged open (bench/README.md). Were a process ever
+ * in a root of its own, its judged paths would be resolved and opened in
+ * the sandbox's root: what it is refused or given is still what the
+ * policy says of the object reached. The descriptor is the monitor's:
+ * callers do not close it. -1 with errno set when it cannot be opened. */
+static int command_root(struct srt__monitor *m, const struct seccomp_notif *req, long ppid)
+{
+	char self[64];
+	uint64_t id = req->id;
+	int fd;
+
+	if (m->root >= 0)
+		return m->root;
+	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
+	fd = open(self, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (notif_ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	m->root = fd;
+	return fd;
+}
+
 /* follow's value for the names of calls that make, move or remove a name:
  * its final component is never followed, even with a trailing slash (the
  * kernel looks those up from their parent) */
@@ -1191,8 +1228,7 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 	if (len >= restcap)
 		return -ENAMETOOLONG;
 	memcpy(rest, path, len + 1);
-	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
-	root = open(self, O_PATH | O_CLOEXEC);
+	root = command_root(m, req, ppid);
 	if (root < 0)
 		return -errno;
 	dirfd = dirarg < 0 ? AT_FDCWD : (int)(int32_t)req->data.args[dirarg];
@@ -1202,16 +1238,12 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		snprintf(self, sizeof(self), "/proc/%ld/cwd", ppid);
 	else if (dirfd >= 0)
 		snprintf(self, sizeof(self), "/proc/%ld/fd/%d", ppid, dirfd);
-	else {
-		close(root);
+	else
 		return -EBADF;
-	}
 	cur = open(self, O_PATH | O_CLOEXEC);
 	if (cur < 0) {
 		/* no such descriptor in the caller: the kernel's EBADF */
-		rc = errno == ENOENT && path[0] != '/' && dirfd >= 0 ? -EBADF : -errno;
-		close(root);
-		return rc;
+		return errno == ENOENT && path[0] != '/' && dirfd >= 0 ? -EBADF : -errno;
 	}
 	for (;;) {
 		char *p = rest, *comp, *e;
@@ -1382,7 +1414,6 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		close(parent);
 	if (cur >= 0)
 		close(cur);
-	close(root);
 	return rc;
 }
 
@@ -1399,7 +1430,7 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 {
 	static const char gone[] = " (deleted)";
 	struct open_how how;
-	char self[64], *base;
+	char *base;
 	const char *p;
 	long ppid;
 	int root, fd, dir = -1, err;
@@ -1416,8 +1447,7 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	ppid = proc_pid(m, (pid_t)req->pid);
 	if (ppid < 0)
 		return -EAGAIN;
-	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
-	root = open(self, O_PATH | O_CLOEXEC);
+	root = command_root(m, req, ppid);
 	if (root < 0)
 		return -EAGAIN;
 	memset(&how, 0, sizeof(how));
@@ -1453,7 +1483,6 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	}
 	if (dir >= 0)
 		close(dir);
-	close(root);
 	if (!err)
 		return 0;
 	if (err == ENOENT) {
