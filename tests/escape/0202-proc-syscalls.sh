@@ -9,7 +9,9 @@
 # state: the canary, the key, the masks. The read observer resolves every
 # path of the command in one root it opens once (command_root in
 # backends/linux-bwrap/init/monitor.c): the chroot, pivot_root and user
-# namespace refusals here are what keep that root every process's.
+# namespace refusals here are what keep that root every process's
+# (allowNestedUserNamespaces lifts them, and the monitor then opens each
+# call's root at that call: 1027).
 . "$(dirname "$0")/lib.sh"
 need_bwrap
 P="$WORK/proj"

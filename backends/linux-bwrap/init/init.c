@@ -743,6 +743,8 @@ static int run(int argc, char **argv)
 			srt__init_failf("srt-linux-init: violation monitor: %s", err);
 			goto out;
 		}
+		if (!o.allow_userns)
+			srt__monitor_one_root(srt__init_monitor);
 		close(o.policy_fd);
 		o.policy_fd = -1;
 		/* before the filters and namespaces: the worker's end travels

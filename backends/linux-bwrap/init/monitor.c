@@ -141,7 +141,8 @@ struct srt__monitor {
 	char *walk; /* resolve_for's path still to walk (WALK_BUF bytes), made on first use */
 	struct cmd_domain *dom; /* the thread under the command's Landlock layer, or NULL */
 	struct srt__cred_ring *ring; /* opens with that thread's credentials, or NULL */
-	int root; /* the command's root (see command_root), -1 until opened */
+	int one_root; /* every process of the command keeps its root (srt__monitor_one_root) */
+	int root;     /* that root once opened (see command_root), else -1 */
 };
 
 static uint64_t fnv_step(uint64_t h, unsigned char c)
@@ -380,6 +381,11 @@ void srt__monitor_free(struct srt__monitor *m)
 		close(m->root);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
+}
+
+void srt__monitor_one_root(struct srt__monitor *m)
+{
+	m->one_root = 1;
 }
 
 /* The state letter of the last mount at path or above it. */
@@ -1158,18 +1164,15 @@ static int may_follow_other(long ppid, long owner)
 	return cu[3] != 0 && stat(path, &st) == 0 && st.st_uid == cu[3];
 }
 
-/* The command's root, where every path it names is resolved: one for all
- * its processes. None of them can change its own: chroot and pivot_root
- * need a capability none keeps, and its filter refuses the new user
- * namespaces that would give one. So it is opened once, through the first
- * notification's /proc/<pid>/root, and kept only when that notification
- * is still waiting after the open (the pid was still the caller's, not
- * reused). Opened at every notification it cost a procfs lookup and a
- * close, a tenth of a judged open (bench/README.md). Were a process ever
- * in a root of its own, its judged paths would be resolved and opened in
- * the sandbox's root: what it is refused or given is still what the
- * policy says of the object reached. The descriptor is the monitor's:
- * callers do not close it. -1 with errno set when it cannot be opened. */
+/* The caller's root, where every path it names is resolved: opened from
+ * /proc/<pid>/root at each call, or, where every process of the command
+ * keeps the root it started with (see srt__monitor_one_root), once for
+ * all of them. Opened at every notification it cost a procfs lookup and
+ * a close, a tenth of a judged open (bench/README.md). The one kept is
+ * opened through the first notification's /proc/<pid>/root and kept only
+ * when that notification still waits after the open (the pid was still
+ * the caller's, not reused). Give it back with root_done. -1 with errno
+ * set when it cannot be opened. */
 static int command_root(struct srt__monitor *m, const struct seccomp_notif *req, long ppid)
 {
 	char self[64];
@@ -1180,8 +1183,8 @@ static int command_root(struct srt__monitor *m, const struct seccomp_notif *req,
 		return m->root;
 	snprintf(self, sizeof(self), "/proc/%ld/root", ppid);
 	fd = open(self, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
+	if (fd < 0 || !m->one_root)
+		return fd;
 	if (notif_ioctl(m->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
 		close(fd);
 		errno = ESRCH;
@@ -1189,6 +1192,12 @@ static int command_root(struct srt__monitor *m, const struct seccomp_notif *req,
 	}
 	m->root = fd;
 	return fd;
+}
+
+static void root_done(const struct srt__monitor *m, int root)
+{
+	if (root >= 0 && root != m->root)
+		close(root);
 }
 
 /* follow's value for the names of calls that make, move or remove a name:
@@ -1238,12 +1247,16 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		snprintf(self, sizeof(self), "/proc/%ld/cwd", ppid);
 	else if (dirfd >= 0)
 		snprintf(self, sizeof(self), "/proc/%ld/fd/%d", ppid, dirfd);
-	else
+	else {
+		root_done(m, root);
 		return -EBADF;
+	}
 	cur = open(self, O_PATH | O_CLOEXEC);
 	if (cur < 0) {
 		/* no such descriptor in the caller: the kernel's EBADF */
-		return errno == ENOENT && path[0] != '/' && dirfd >= 0 ? -EBADF : -errno;
+		rc = errno == ENOENT && path[0] != '/' && dirfd >= 0 ? -EBADF : -errno;
+		root_done(m, root);
+		return rc;
 	}
 	for (;;) {
 		char *p = rest, *comp, *e;
@@ -1414,6 +1427,7 @@ static int resolve_for(struct srt__monitor *m, const struct seccomp_notif *req, 
 		close(parent);
 	if (cur >= 0)
 		close(cur);
+	root_done(m, root);
 	return rc;
 }
 
@@ -1483,6 +1497,7 @@ static int quick_resolve(struct srt__monitor *m, const struct seccomp_notif *req
 	}
 	if (dir >= 0)
 		close(dir);
+	root_done(m, root);
 	if (!err)
 		return 0;
 	if (err == ENOENT) {

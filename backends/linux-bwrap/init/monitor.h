@@ -95,6 +95,14 @@ int srt__monitor_denied(const struct srt__monitor *m, const char *path, int writ
  * fit in outlen. */
 int srt__monitor_join(const char *base, const char *rel, char *out, size_t outlen);
 
+/* Every process of the command keeps the root it starts with: none can
+ * make a user namespace (without allowNestedUserNamespaces), and without
+ * one nothing it runs may chroot or pivot_root. The monitor then opens that
+ * root once and resolves every path in it, instead of opening the caller's
+ * /proc/<pid>/root at each call. Not for a command that may make user
+ * namespaces: a process of it can chroot into a directory of its own. */
+void srt__monitor_one_root(struct srt__monitor *m);
+
 /* Make the calls the monitor performs for the command (the last open,
  * create, link or rename of each) under the Landlock ruleset the command
  * runs under: a thread restricted with it makes them. Before
