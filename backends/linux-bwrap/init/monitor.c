@@ -14,10 +14,11 @@
  * that reaches a denied name is refused) is therefore never followed by a
  * CONTINUE: the monitor performs the call itself on what it resolved and
  * hands the file over (see "performing the calls it judges" below). A read
- * open costs two openat2 in the command's root (the directory, then the
- * name in it; the root is opened once, see command_root), an fstat (and an
- * fstatfs where the file may be on a procfs), the open again by that name
- * with the command's Landlock credentials (one io_uring_enter, see cred-ring.h) and its fstat, and
+ * open costs two openat2 in the caller's root (the directory, then the
+ * name in it; the root is opened once for all calls where it can be, see
+ * command_root), an fstat (and an fstatfs where the file may be on a
+ * procfs), the open again by that name with the command's Landlock
+ * credentials (one io_uring_enter, see cred-ring.h) and its fstat, and
  * SECCOMP_IOCTL_NOTIF_ADDFD instead of the reply. Without io_uring the open
  * again is made through /proc/self/fd/N by the thread under the command's
  * layer, a hand-over of two context switches more. A path with ".." or a
